@@ -1,0 +1,10 @@
+/** The five profiles. The active profile narrows tool search to its backends plus `core`. */
+export const PROFILE_NAMES = ['core', 'appsec', 'android', 'game', 'research'] as const;
+
+/** A profile name. */
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** True when `value` names one of the five profiles. */
+export function isProfileName(value: unknown): value is ProfileName {
+  return typeof value === 'string' && (PROFILE_NAMES as readonly string[]).includes(value);
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ROLE_NAMES,
+  ROLES,
+  UnknownRoleError,
+  canCallMutating,
+  getRole,
+  isReadOnlyRole,
+  parseRoleName,
+} from './index.js';
+
+describe('roles', () => {
+  it('defines exactly the six roles of the spec', () => {
+    expect([...ROLE_NAMES]).toEqual([
+      'director',
+      'staff-backend',
+      'staff-frontend',
+      'staff-mobile',
+      'security-researcher',
+      'qa-adversary',
+    ]);
+    expect(Object.keys(ROLES).sort()).toEqual([...ROLE_NAMES].sort());
+  });
+
+  it('makes director and qa-adversary read-only and every other role a writer', () => {
+    const readOnly = ROLE_NAMES.filter((r) => isReadOnlyRole(r));
+    expect(readOnly).toEqual(['director', 'qa-adversary']);
+    for (const role of ROLE_NAMES) {
+      expect(canCallMutating(role)).toBe(!readOnly.includes(role));
+      expect(getRole(role).permissions.canReceiveMutatingWork).toBe(!readOnly.includes(role));
+    }
+  });
+
+  it.each(['', 'Director', 'admin', 'staff_backend', ' director', 'toString', '__proto__'])(
+    'refuses the unknown role %j with a typed error',
+    (name) => {
+      expect(() => canCallMutating(name)).toThrow(UnknownRoleError);
+      expect(() => parseRoleName(name)).toThrow(/Unknown role .*expected one of director/);
+      try {
+        getRole(name);
+      } catch (error) {
+        expect(UnknownRoleError.isInstance(error)).toBe(true);
+        expect((error as UnknownRoleError).code).toBe('UNKNOWN_ROLE');
+      }
+    },
+  );
+
+  it('freezes the role table so no caller can promote a role', () => {
+    expect(Object.isFrozen(ROLES)).toBe(true);
+    expect(Object.isFrozen(ROLES.director.permissions)).toBe(true);
+    expect(() => {
+      (ROLES.director.permissions as { canCallMutatingTools: boolean }).canCallMutatingTools = true;
+    }).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { VERSION } from './version.js';
+
+console.error(VERSION);
