@@ -1,4 +1,14 @@
 #!/usr/bin/env node
-import { VERSION } from './version.js';
+import { runServer } from './run.js';
 
-console.error(VERSION);
+runServer({ argv: process.argv.slice(2), env: process.env }).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `heretek-lazy-broker: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

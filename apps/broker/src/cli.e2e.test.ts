@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBrokerCli, spawnBroker, type SpawnedBroker } from './__fixtures__/spawn-broker.js';
+
+type TextResult = { content: Array<{ type: string; text?: string }>; isError?: boolean };
+const text = (result: unknown) =>
+  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+
+describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () => {
+  let broker: SpawnedBroker;
+
+  beforeAll(async () => {
+    broker = await spawnBroker({ HERETEK_BROKER_OFFLINE: '1', HERETEK_BROKER_ROLE: 'director' });
+  });
+
+  afterAll(async () => {
+    await broker?.close();
+  });
+
+  it('lists exactly the three meta-tools', async () => {
+    const { tools } = await broker.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['mcp_call_tool', 'mcp_inspect_schema', 'mcp_search_tools']);
+  });
+
+  it('finds adb tools for an android install task', async () => {
+    const result = await broker.client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query: 'android adb install apk', profile: 'android' },
+    });
+    expect((result as TextResult).isError).not.toBe(true);
+    const firstLine = text(result).split('\n')[0] ?? '';
+    expect(firstLine).toMatch(/^adb_install/);
+  });
+
+  it('says which query words matched nothing', async () => {
+    const result = await broker.client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query: 'decompile function zzyzxq' },
+    });
+    expect(text(result)).toMatch(/Matched nothing: .*zzyzxq/);
+  });
+
+  it('inspects a tool schema by exact name', async () => {
+    const result = await broker.client.callTool({
+      name: 'mcp_inspect_schema',
+      arguments: { name: 'core_read_file' },
+    });
+    const view = JSON.parse(text(result)) as { name: string; mutating: boolean; inputSchema: { required: string[] } };
+    expect(view.name).toBe('core_read_file');
+    expect(view.mutating).toBe(false);
+    expect(view.inputSchema.required).toContain('path');
+  });
+
+  it('answers an unknown name with an error and close suggestions', async () => {
+    const result = await broker.client.callTool({ name: 'mcp_inspect_schema', arguments: { name: 'adb_instal_apk' } });
+    expect((result as TextResult).isError).toBe(true);
+    expect(text(result)).toMatch(/UNKNOWN_TOOL: .*Closest: .*adb_/);
+  });
+
+  it('refuses a mutating tool for the read-only director, before anything else', async () => {
+    const result = await broker.client.callTool({
+      name: 'mcp_call_tool',
+      arguments: { name: 'adb_install_apk', arguments: {} },
+    });
+    expect((result as TextResult).isError).toBe(true);
+    expect(text(result)).toMatch(/^ROLE_FORBIDDEN: Role "director" is read-only/);
+  });
+
+  it('returns a schema error naming the bad argument, and sends nothing', async () => {
+    const result = await broker.client.callTool({
+      name: 'mcp_call_tool',
+      arguments: { name: 'core_read_file', arguments: { path: 42 } },
+    });
+    expect((result as TextResult).isError).toBe(true);
+    expect(text(result)).toMatch(/^INVALID_ARGUMENTS: .*\n- arguments\/path: must be string/);
+  });
+
+  it('says plainly that no gateway is configured once the checks pass', async () => {
+    const result = await broker.client.callTool({
+      name: 'mcp_call_tool',
+      arguments: { name: 'core_read_file', arguments: { path: 'README.md' } },
+    });
+    expect((result as TextResult).isError).toBe(true);
+    expect(text(result)).toMatch(/^NO_GATEWAY: No gateway is configured/);
+  });
+
+  it('writes nothing but JSON-RPC 2.0 messages to stdout, and logs on stderr', () => {
+    expect(broker.transport.stdoutLines.length).toBeGreaterThan(5);
+    for (const line of broker.transport.stdoutLines) {
+      const message = JSON.parse(line) as { jsonrpc?: string };
+      expect(message.jsonrpc).toBe('2.0');
+    }
+    expect(broker.transport.pending).toBe('');
+    expect(broker.stderr()).toMatch(/serving 3 meta-tools over 34 tools from 12 backends/);
+    expect(broker.stderr()).toMatch(/waiting for an MCP client on stdio/);
+  });
+});
+
+describe('heretek-lazy-broker command line', () => {
+  it('--version prints the package version', async () => {
+    const { code, stdout } = await runBrokerCli(['--version'], {});
+    expect(code).toBe(0);
+    const { version } = (await import('../package.json', { with: { type: 'json' } })).default;
+    expect(stdout.trim()).toBe(version);
+  });
+
+  it('--help names the three tools and every environment variable', async () => {
+    const { code, stdout } = await runBrokerCli(['--help'], {});
+    expect(code).toBe(0);
+    for (const name of ['mcp_search_tools', 'HERETEK_GATEWAY_URL', 'HERETEK_BROKER_ROLE', 'HERETEK_BROKER_OFFLINE']) {
+      expect(stdout).toContain(name);
+    }
+  });
+
+  it.each([
+    ['HERETEK_GATEWAY_MODE', 'sideways', /HERETEK_GATEWAY_MODE must be per-target or multiplexed/],
+    ['HERETEK_BROKER_ROLE', 'root', /HERETEK_BROKER_ROLE must be one of director/],
+    ['HERETEK_GATEWAY_TIMEOUT_MS', 'soon', /HERETEK_GATEWAY_TIMEOUT_MS must be a whole number/],
+    ['HERETEK_GATEWAY_URL', 'ftp://x', /HERETEK_GATEWAY_URL must be an http/],
+    ['HERETEK_BROKER_OFFLINE', 'yes', /HERETEK_BROKER_OFFLINE must be 1 or 0/],
+  ])('exits 2 naming %s when it is %j', async (name, value, message) => {
+    const { code, stdout, stderr } = await runBrokerCli([], { [name]: value });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stdout).toBe('');
+  });
+
+  it('refuses an unknown argument with exit 2', async () => {
+    const { code, stderr } = await runBrokerCli(['--frobnicate'], {});
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown argument "--frobnicate"/);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { BrokerConfigError, loadBrokerConfig } from './config.js';
+
+describe('loadBrokerConfig', () => {
+  it('gives the documented defaults for an empty environment (read-only director, per-target)', () => {
+    expect(loadBrokerConfig({})).toEqual({
+      gatewayUrl: 'http://127.0.0.1:3000',
+      gatewayMode: 'per-target',
+      gatewayToken: undefined,
+      gatewayTimeoutMs: 30_000,
+      role: 'director',
+      discoveryTtlMs: 300_000,
+      offline: false,
+      defaultProfile: undefined,
+      backendsFile: undefined,
+      skillsRoot: undefined,
+    });
+  });
+
+  it('reads every variable and trims a trailing slash from the URL', () => {
+    const config = loadBrokerConfig({
+      HERETEK_GATEWAY_URL: 'https://gw.example:8443/',
+      HERETEK_GATEWAY_MODE: 'multiplexed',
+      HERETEK_GATEWAY_TOKEN: 's3cret',
+      HERETEK_GATEWAY_TIMEOUT_MS: '1500',
+      HERETEK_BROKER_ROLE: 'staff-mobile',
+      HERETEK_DISCOVERY_TTL_MS: '1000',
+      HERETEK_BROKER_OFFLINE: '1',
+      HERETEK_BROKER_PROFILE: 'android',
+    });
+    expect(config).toMatchObject({
+      gatewayUrl: 'https://gw.example:8443',
+      gatewayMode: 'multiplexed',
+      gatewayToken: 's3cret',
+      gatewayTimeoutMs: 1500,
+      role: 'staff-mobile',
+      discoveryTtlMs: 1000,
+      offline: true,
+      defaultProfile: 'android',
+    });
+  });
+
+  it('reports every bad variable at once, each by name, and never echoes the token', () => {
+    try {
+      loadBrokerConfig({
+        HERETEK_GATEWAY_TIMEOUT_MS: '0',
+        HERETEK_BROKER_ROLE: 'admin',
+        HERETEK_GATEWAY_TOKEN: 'has space secret',
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(BrokerConfigError);
+      const issues = (error as BrokerConfigError).issues;
+      expect(issues).toHaveLength(3);
+      expect(issues.join('\n')).toMatch(/HERETEK_GATEWAY_TIMEOUT_MS must be between 1/);
+      expect(issues.join('\n')).toMatch(/HERETEK_BROKER_ROLE must be one of/);
+      expect(issues.join('\n')).toMatch(/HERETEK_GATEWAY_TOKEN must not contain whitespace/);
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+
+  it('treats an empty variable as unset, except an empty token, which is refused', () => {
+    expect(loadBrokerConfig({ HERETEK_GATEWAY_MODE: '' }).gatewayMode).toBe('per-target');
+    expect(() => loadBrokerConfig({ HERETEK_GATEWAY_TOKEN: '' })).toThrow(/HERETEK_GATEWAY_TOKEN is set but empty/);
+  });
+});
