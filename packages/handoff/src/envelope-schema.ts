@@ -1,0 +1,282 @@
+import { ROLE_NAMES } from '@heretek/prefix';
+import { z } from 'zod';
+
+/** The envelope version this package writes and reads. */
+export const HANDOFF_ENVELOPE_VERSION = 1 as const;
+
+/**
+ * Media type of a serialized (canonical JSON) handoff envelope. Agent cards
+ * list it among the input modes of the roles' handoff skill.
+ */
+export const HANDOFF_MEDIA_TYPE = 'application/vnd.heretek.handoff.v1+json';
+
+/**
+ * Size limits of an envelope. A handoff lands in an agent's context, so it
+ * stays small: a task, a summary and references, never whole files.
+ */
+export const HANDOFF_LIMITS = Object.freeze({
+  /** Characters in `task.title` (one line). */
+  titleLength: 200,
+  /** Characters in `task.details`. */
+  detailsLength: 20_000,
+  /** Items in `task.acceptanceCriteria` and in `constraints.rules`. */
+  listItems: 50,
+  /** Characters in one acceptance criterion, rule or artifact description. */
+  itemLength: 1_000,
+  /** Characters in `contextSummary`. */
+  contextSummaryLength: 32_000,
+  /** Entries in `artifacts`. */
+  artifacts: 256,
+  /** Characters in an artifact `uri`. */
+  uriLength: 2_048,
+  /** Entries in `constraints.allowedTargets`. */
+  targets: 64,
+});
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LINE_BREAK = /[\r\n\u2028\u2029]/;
+
+/**
+ * A string that is well-formed Unicode (no lone surrogate). Lone surrogates
+ * cannot be encoded as UTF-8, so two different envelopes could otherwise
+ * share one digest.
+ */
+function text({
+  min,
+  max,
+  singleLine = false,
+  what,
+}: {
+  min: number;
+  max: number;
+  singleLine?: boolean;
+  what: string;
+}) {
+  let schema = z
+    .string({ error: (issue) => (issue.input === undefined ? `${what} is required.` : `${what} must be a string.`) })
+    .min(min, { error: min === 1 ? `${what} must not be empty.` : `${what} needs at least ${min} characters.` })
+    .max(max, { error: `${what} is longer than ${max} characters; shorten it.` })
+    .refine((value) => !LONE_SURROGATE.test(value), {
+      error: `${what} contains a lone UTF-16 surrogate; use well-formed Unicode.`,
+    });
+  if (singleLine) {
+    schema = schema.refine((value) => !LINE_BREAK.test(value), {
+      error: `${what} must be a single line.`,
+    });
+  }
+  return schema;
+}
+
+const roleSchema = z.enum(ROLE_NAMES, {
+  error: (issue) =>
+    `Unknown role ${JSON.stringify(issue.input)}: expected one of ${ROLE_NAMES.join(', ')}.`,
+});
+
+const DIGEST = /^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$/;
+
+/**
+ * `sha256:<64 lowercase hex>` or `sha512:<128 lowercase hex>`.
+ */
+const digestSchema = z
+  .string({ error: 'digest must be a string like "sha256:<64 lowercase hex digits>".' })
+  .regex(DIGEST, {
+    error: 'digest must be "sha256:" followed by 64 lowercase hex digits (or "sha512:" and 128).',
+  });
+
+const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+const TARGET = /^[a-z0-9][a-z0-9.-]{0,62}$/;
+const URI_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]+:/;
+
+/**
+ * True for a workspace-relative POSIX path (`src/a.ts`, no leading `/`, no
+ * `.` or `..` segment, no backslash) or an absolute URI with a scheme of two
+ * or more characters (`https://...`, `file:///...`, `git+ssh://...`). A
+ * Windows drive path (`C:\x`) is neither.
+ */
+export function isArtifactUri(value: string): boolean {
+  if (URI_SCHEME.test(value)) {
+    return URL.canParse(value) && !/\s/.test(value);
+  }
+  // eslint-disable-next-line no-control-regex
+  if (value.startsWith('/') || value.includes('\\') || /[\u0000-\u001f\u007f]/.test(value)) {
+    return false;
+  }
+  const segments = value.split('/');
+  return segments.every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+const artifactSchema = z.strictObject({
+  /** Short human name of the artifact, e.g. `failing test`. */
+  name: text({ min: 1, max: 200, singleLine: true, what: 'artifact name' }),
+  /** Where the artifact is: a workspace-relative POSIX path or an absolute URI. */
+  uri: text({ min: 1, max: HANDOFF_LIMITS.uriLength, singleLine: true, what: 'artifact uri' }).refine(
+    isArtifactUri,
+    {
+      error:
+        'artifact uri must be a workspace-relative POSIX path (no leading "/", no "." or ".." segments, no backslashes) or an absolute URI such as https://... or file:///...',
+    },
+  ),
+  /** Digest of the artifact's bytes. */
+  digest: digestSchema,
+  /** Media type, e.g. `text/x-typescript`. */
+  mediaType: z
+    .string({ error: 'artifact mediaType must be a string.' })
+    .regex(MEDIA_TYPE, { error: 'artifact mediaType must be a lowercase type/subtype such as "text/plain".' })
+    .optional(),
+  /** Size in bytes. */
+  sizeBytes: z
+    .number({ error: 'artifact sizeBytes must be a number.' })
+    .int({ error: 'artifact sizeBytes must be a whole number.' })
+    .min(0, { error: 'artifact sizeBytes must not be negative.' })
+    .max(Number.MAX_SAFE_INTEGER, { error: 'artifact sizeBytes is too large.' })
+    .optional(),
+  /** One line on why the recipient should look at it. */
+  description: text({ min: 1, max: HANDOFF_LIMITS.itemLength, what: 'artifact description' }).optional(),
+});
+
+const constraintsSchema = z.strictObject({
+  /** Free-form rules the recipient must follow, e.g. `do not touch the public API`. */
+  rules: z
+    .array(text({ min: 1, max: HANDOFF_LIMITS.itemLength, what: 'rule' }), {
+      error: 'constraints.rules must be an array of strings.',
+    })
+    .max(HANDOFF_LIMITS.listItems, { error: `constraints.rules has more than ${HANDOFF_LIMITS.listItems} items.` })
+    .default([]),
+  /**
+   * Gateway targets (backends) the recipient may use, e.g. `["ghidra", "core"]`.
+   * Absent means no narrowing beyond the recipient's profile.
+   */
+  allowedTargets: z
+    .array(
+      z
+        .string({ error: 'target must be a string.' })
+        .regex(TARGET, {
+          error:
+            'target must be 1-63 lowercase letters, digits, "." or "-" (gateway target names never contain "_").',
+        }),
+      { error: 'constraints.allowedTargets must be an array of strings.' },
+    )
+    .max(HANDOFF_LIMITS.targets, { error: `constraints.allowedTargets has more than ${HANDOFF_LIMITS.targets} items.` })
+    .refine((targets) => new Set(targets).size === targets.length, {
+      error: 'constraints.allowedTargets lists a target twice; list each once.',
+    })
+    .optional(),
+  /** Upper bound on the tool calls the recipient should spend. */
+  maxToolCalls: z
+    .number({ error: 'constraints.maxToolCalls must be a number.' })
+    .int({ error: 'constraints.maxToolCalls must be a whole number.' })
+    .min(1, { error: 'constraints.maxToolCalls must be at least 1.' })
+    .max(1_000_000, { error: 'constraints.maxToolCalls must be at most 1000000.' })
+    .optional(),
+  /** When the result is due (RFC 3339, UTC, `Z`). */
+  deadline: z.iso
+    .datetime({ error: 'constraints.deadline must be an RFC 3339 UTC timestamp like 2026-01-31T12:00:00Z.' })
+    .optional(),
+});
+
+const taskSchema = z.strictObject({
+  /** One line saying what to do. */
+  title: text({ min: 1, max: HANDOFF_LIMITS.titleLength, singleLine: true, what: 'task.title' }),
+  /** The full instructions. */
+  details: text({ min: 0, max: HANDOFF_LIMITS.detailsLength, what: 'task.details' }).default(''),
+  /** Checks that tell the recipient it is done. */
+  acceptanceCriteria: z
+    .array(text({ min: 1, max: HANDOFF_LIMITS.itemLength, what: 'acceptance criterion' }), {
+      error: 'task.acceptanceCriteria must be an array of strings.',
+    })
+    .max(HANDOFF_LIMITS.listItems, {
+      error: `task.acceptanceCriteria has more than ${HANDOFF_LIMITS.listItems} items.`,
+    })
+    .default([]),
+});
+
+function buildEnvelopeSchema() {
+  return z.strictObject({
+    /** Envelope format version; always {@link HANDOFF_ENVELOPE_VERSION}. */
+    version: z.literal(HANDOFF_ENVELOPE_VERSION, {
+      error: `version must be ${HANDOFF_ENVELOPE_VERSION}.`,
+    }),
+    /** W3C trace-context trace id: 32 lowercase hex digits, not all zero. */
+    traceId: z
+      .string({ error: 'traceId must be a string.' })
+      .regex(TRACE_ID, {
+        error: 'traceId must be a W3C trace id: 32 lowercase hex digits, not all zero.',
+      }),
+    /** When the envelope was created (RFC 3339, UTC, `Z`). */
+    createdAt: z.iso.datetime({
+      error: 'createdAt must be an RFC 3339 UTC timestamp like 2026-01-31T12:00:00.000Z.',
+    }),
+    /** The role handing the work over. */
+    from: roleSchema,
+    /** The role receiving the work. */
+    to: roleSchema,
+    /**
+     * Whether the recipient is asked to change anything. `mutating` may only
+     * go to a role that can call mutating tools.
+     */
+    intent: z.enum(['read-only', 'mutating'], {
+      error: 'intent must be "read-only" or "mutating".',
+    }),
+    /** What to do. */
+    task: taskSchema,
+    /** What the recipient needs to know that is not in the task. */
+    contextSummary: text({
+      min: 0,
+      max: HANDOFF_LIMITS.contextSummaryLength,
+      what: 'contextSummary',
+    }),
+    /** Files, logs and other outputs the recipient should look at. */
+    artifacts: z
+      .array(artifactSchema, { error: 'artifacts must be an array.' })
+      .max(HANDOFF_LIMITS.artifacts, { error: `artifacts has more than ${HANDOFF_LIMITS.artifacts} entries.` })
+      .superRefine((artifacts, context) => {
+        const seen = new Set<string>();
+        artifacts.forEach((artifact, index) => {
+          if (seen.has(artifact.uri)) {
+            context.addIssue({
+              code: 'custom',
+              path: [index, 'uri'],
+              message: `artifact uri ${JSON.stringify(artifact.uri)} appears twice; list each artifact once.`,
+            });
+          }
+          seen.add(artifact.uri);
+        });
+      })
+      .default([]),
+    /** Limits the recipient must respect. */
+    constraints: constraintsSchema.default({ rules: [] }),
+    /** Digest of the envelope this one answers or continues, if any. */
+    parentDigest: digestSchema.optional(),
+  });
+}
+
+let cachedSchema: ReturnType<typeof buildEnvelopeSchema> | undefined;
+
+/**
+ * The zod schema of a handoff envelope (version 1), without the read-only
+ * recipient policy. Built on first use. `parseHandoff` applies it and then
+ * the policy; use it directly only to compose larger schemas.
+ */
+export function handoffEnvelopeSchema(): ReturnType<typeof buildEnvelopeSchema> {
+  cachedSchema ??= buildEnvelopeSchema();
+  return cachedSchema;
+}
+
+/** A parsed, valid handoff envelope (defaults filled in). */
+export type HandoffEnvelope = z.output<ReturnType<typeof buildEnvelopeSchema>>;
+
+/** What the envelope schema accepts: like {@link HandoffEnvelope}, with defaulted fields optional. */
+export type HandoffEnvelopeInput = z.input<ReturnType<typeof buildEnvelopeSchema>>;
+
+/** One artifact reference in an envelope. */
+export type HandoffArtifact = HandoffEnvelope['artifacts'][number];
+
+/** The constraints of an envelope. */
+export type HandoffConstraints = HandoffEnvelope['constraints'];
+
+/** The task of an envelope. */
+export type HandoffTask = HandoffEnvelope['task'];
+
+/** `read-only` or `mutating`. */
+export type HandoffIntent = HandoffEnvelope['intent'];

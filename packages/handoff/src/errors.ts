@@ -1,0 +1,199 @@
+/**
+ * Typed errors of `@heretek/handoff`. Every error thrown by this package is a
+ * {@link HandoffError}: it carries a stable string {@link HandoffErrorCode},
+ * says whether retrying can help, and has a message that says what to fix.
+ */
+
+/**
+ * Stable error codes. Match on these, never on messages.
+ *
+ * - `INVALID_JSON`: `parseHandoff` got a string that is not JSON.
+ * - `INVALID_ENVELOPE`: the value breaks the envelope schema (missing or
+ *   unknown keys, unknown roles, bad digests ...). `issues` names every path.
+ * - `UNSUPPORTED_VERSION`: the envelope declares a `version` this package
+ *   does not speak.
+ * - `READ_ONLY_RECIPIENT`: mutating work was handed to a read-only role.
+ * - `DIGEST_MISMATCH`: an envelope does not have the digest it was expected to.
+ * - `UNKNOWN_ROLE`: `agentCardFor` was asked for a role that does not exist.
+ * - `INVALID_AGENT_CARD_OPTIONS`: `agentCardFor` options break their schema.
+ */
+export type HandoffErrorCode =
+  | 'INVALID_JSON'
+  | 'INVALID_ENVELOPE'
+  | 'UNSUPPORTED_VERSION'
+  | 'READ_ONLY_RECIPIENT'
+  | 'DIGEST_MISMATCH'
+  | 'UNKNOWN_ROLE'
+  | 'INVALID_AGENT_CARD_OPTIONS';
+
+/** Every {@link HandoffErrorCode}, for exhaustive checks and docs. */
+export const HANDOFF_ERROR_CODES: readonly HandoffErrorCode[] = Object.freeze([
+  'INVALID_JSON',
+  'INVALID_ENVELOPE',
+  'UNSUPPORTED_VERSION',
+  'READ_ONLY_RECIPIENT',
+  'DIGEST_MISMATCH',
+  'UNKNOWN_ROLE',
+  'INVALID_AGENT_CARD_OPTIONS',
+]);
+
+/**
+ * One problem found while validating a value: where it is and what is wrong.
+ */
+export type HandoffIssue = {
+  /** Path to the offending value, e.g. `artifacts[0].digest`; `(root)` for the value itself. */
+  readonly path: string;
+  /** The path as a list of keys and indexes. */
+  readonly pathSegments: readonly (string | number)[];
+  /**
+   * Kind of problem: `unknown_key`, `unknown_role`, or the zod issue code
+   * (`invalid_type`, `invalid_format`, `too_big` ...).
+   */
+  readonly code: string;
+  /** What is wrong and what to do about it. */
+  readonly message: string;
+};
+
+const BASE_MARKER = Symbol.for('heretek.handoff.HandoffError');
+const VALIDATION_MARKER = Symbol.for('heretek.handoff.HandoffValidationError');
+const READ_ONLY_MARKER = Symbol.for('heretek.handoff.ReadOnlyRecipientError');
+const DIGEST_MARKER = Symbol.for('heretek.handoff.HandoffDigestMismatchError');
+
+function hasMarker(error: unknown, marker: symbol): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[marker] === true
+  );
+}
+
+/**
+ * Base class of every error thrown by `@heretek/handoff`. Use
+ * {@link HandoffError.isInstance} rather than `instanceof`: it also holds for
+ * errors from another copy of this package.
+ */
+export class HandoffError extends Error {
+  private readonly [BASE_MARKER] = true;
+  /** Stable code; see {@link HandoffErrorCode}. */
+  readonly code: HandoffErrorCode;
+  /**
+   * True when the same call may succeed if repeated unchanged. Always false
+   * here: every failure of this package is about the input, not the moment.
+   */
+  readonly isRetryable: boolean = false;
+
+  constructor({
+    code,
+    message,
+    cause,
+  }: {
+    code: HandoffErrorCode;
+    message: string;
+    cause?: unknown;
+  }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'HandoffError';
+    this.code = code;
+  }
+
+  /** True for any error thrown by any copy of `@heretek/handoff`. */
+  static isInstance(error: unknown): error is HandoffError {
+    return hasMarker(error, BASE_MARKER);
+  }
+}
+
+/**
+ * The input broke a schema: the envelope (`INVALID_ENVELOPE`), the JSON text
+ * (`INVALID_JSON`), the envelope version (`UNSUPPORTED_VERSION`), the agent
+ * card options (`INVALID_AGENT_CARD_OPTIONS`) or the role (`UNKNOWN_ROLE`).
+ * `issues` lists every problem with its path.
+ */
+export class HandoffValidationError extends HandoffError {
+  private readonly [VALIDATION_MARKER] = true;
+  /** Every problem found, each naming its path. Never empty. */
+  readonly issues: readonly HandoffIssue[];
+
+  constructor({
+    code,
+    subject,
+    issues,
+    cause,
+  }: {
+    code: Extract<
+      HandoffErrorCode,
+      | 'INVALID_JSON'
+      | 'INVALID_ENVELOPE'
+      | 'UNSUPPORTED_VERSION'
+      | 'UNKNOWN_ROLE'
+      | 'INVALID_AGENT_CARD_OPTIONS'
+    >;
+    /** What was being validated, e.g. `handoff envelope`. */
+    subject: string;
+    issues: readonly HandoffIssue[];
+    cause?: unknown;
+  }) {
+    const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+    const lines = issues.map((issue) => `  - ${issue.path}: ${issue.message}`);
+    super({ code, message: `Invalid ${subject} (${count}):\n${lines.join('\n')}`, cause });
+    this.name = 'HandoffValidationError';
+    this.issues = Object.freeze([...issues]);
+  }
+
+  /** True for a validation error from any copy of `@heretek/handoff`. */
+  static override isInstance(error: unknown): error is HandoffValidationError {
+    return hasMarker(error, VALIDATION_MARKER);
+  }
+}
+
+/** Mutating work was handed to a role that may never change anything. */
+export class ReadOnlyRecipientError extends HandoffError {
+  private readonly [READ_ONLY_MARKER] = true;
+  /** The role that handed the work over. */
+  readonly from: string;
+  /** The read-only role that was asked to do mutating work. */
+  readonly to: string;
+
+  constructor({ from, to }: { from: string; to: string }) {
+    super({
+      code: 'READ_ONLY_RECIPIENT',
+      message:
+        `Refused handoff from ${JSON.stringify(from)} to ${JSON.stringify(to)}: ` +
+        `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
+        'Hand the work to a role that may change things, or send it with intent "read-only".',
+    });
+    this.name = 'ReadOnlyRecipientError';
+    this.from = from;
+    this.to = to;
+  }
+
+  /** True for a read-only recipient error from any copy of `@heretek/handoff`. */
+  static override isInstance(error: unknown): error is ReadOnlyRecipientError {
+    return hasMarker(error, READ_ONLY_MARKER);
+  }
+}
+
+/** An envelope's digest is not the one the caller expected. */
+export class HandoffDigestMismatchError extends HandoffError {
+  private readonly [DIGEST_MARKER] = true;
+  /** The digest the caller expected. */
+  readonly expected: string;
+  /** The digest of the envelope as received. */
+  readonly actual: string;
+
+  constructor({ expected, actual }: { expected: string; actual: string }) {
+    super({
+      code: 'DIGEST_MISMATCH',
+      message:
+        `Handoff envelope digest mismatch: expected ${expected}, got ${actual}. ` +
+        'The envelope changed after the digest was taken; do not act on it.',
+    });
+    this.name = 'HandoffDigestMismatchError';
+    this.expected = expected;
+    this.actual = actual;
+  }
+
+  /** True for a digest mismatch error from any copy of `@heretek/handoff`. */
+  static override isInstance(error: unknown): error is HandoffDigestMismatchError {
+    return hasMarker(error, DIGEST_MARKER);
+  }
+}
