@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { CatalogError } from './errors.js';
+import type { Backend } from './types.js';
+
+/** The 12 default backends: (backend, gateway target, profile). */
+export const DEFAULT_BACKENDS: readonly Backend[] = Object.freeze(
+  [
+    { backend: 'heretek-core', target: 'core', profile: 'core' },
+    { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
+    { backend: 'radare2-mcp', target: 'radare2', profile: 'appsec' },
+    { backend: 'morluto/rea', target: 'rea', profile: 'appsec' },
+    { backend: 'mdb-mcp', target: 'mdb', profile: 'appsec' },
+    { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
+    { backend: 'maestro', target: 'maestro', profile: 'android' },
+    { backend: 'godot-mcp', target: 'godot', profile: 'game' },
+    { backend: 'blender-mcp', target: 'blender', profile: 'game' },
+    { backend: 'crawl4ai', target: 'crawl4ai', profile: 'research' },
+    { backend: 'searxng', target: 'searxng', profile: 'research' },
+    { backend: 'computer-use-linux', target: 'gui', profile: 'research' },
+  ].map((backend) => Object.freeze(backend)),
+);
+
+const TARGET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+
+/**
+ * Throws `INVALID_TARGET` unless `target` is a usable gateway target name: letters, digits,
+ * `-` and `.`, starting with a letter or digit. agentgateway splits `<target>_<tool>` on the
+ * first `_`, so a target must never contain `_`.
+ */
+export function assertTargetName(target: unknown): asserts target is string {
+  if (typeof target !== 'string' || !TARGET_PATTERN.test(target)) {
+    throw new CatalogError({
+      code: 'INVALID_TARGET',
+      message: `Invalid target name ${JSON.stringify(target)}: use letters, digits, "-" and "." only (no "_", which separates target and tool).`,
+    });
+  }
+}
+
+/**
+ * Checks one backend record and returns a clean copy.
+ * @throws CatalogError `INVALID_BACKENDS_FILE` / `INVALID_TARGET` naming the bad field.
+ */
+export function parseBackend(options: { value: unknown; where?: string }): Backend {
+  const where = options.where ?? 'backend';
+  const value = options.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CatalogError({
+      code: 'INVALID_BACKENDS_FILE',
+      message: `${where}: expected an object {"backend","target","profile"}, got ${JSON.stringify(value)}.`,
+    });
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of ['backend', 'target', 'profile'] as const) {
+    const field = record[key];
+    if (typeof field !== 'string' || field.trim() === '') {
+      throw new CatalogError({
+        code: 'INVALID_BACKENDS_FILE',
+        message: `${where}: "${key}" must be a non-empty string, got ${JSON.stringify(field)}.`,
+      });
+    }
+  }
+  const unknownKeys = Object.keys(record).filter((key) => !['backend', 'target', 'profile'].includes(key));
+  if (unknownKeys.length > 0) {
+    throw new CatalogError({
+      code: 'INVALID_BACKENDS_FILE',
+      message: `${where}: unknown field(s) ${unknownKeys.map((key) => JSON.stringify(key)).join(', ')}; allowed are "backend", "target", "profile".`,
+    });
+  }
+  try {
+    assertTargetName(record.target);
+  } catch (error) {
+    throw new CatalogError({
+      code: 'INVALID_TARGET',
+      message: `${where}: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  return { backend: record.backend as string, target: record.target as string, profile: record.profile as string };
+}
+
+/**
+ * Reads a backend list from a JSON file holding `[{ "backend", "target", "profile" }, ...]`.
+ * Targets and backends must be unique; a target must not contain `_`.
+ *
+ * @example
+ * ```ts
+ * const backends = loadBackends({ file: './backends.json' });
+ * ```
+ * @throws CatalogError `INVALID_BACKENDS_FILE` or `INVALID_TARGET`, with the file and entry index in the message.
+ */
+export function loadBackends(options: { file: string }): Backend[] {
+  const { file } = options;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CatalogError({
+      code: 'INVALID_BACKENDS_FILE',
+      message: `Cannot read backends file ${file}: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError({
+      code: 'INVALID_BACKENDS_FILE',
+      message: `Backends file ${file} is not valid JSON: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  if (!Array.isArray(parsed)) {
+    throw new CatalogError({
+      code: 'INVALID_BACKENDS_FILE',
+      message: `Backends file ${file} must hold a JSON array of {"backend","target","profile"} objects.`,
+    });
+  }
+  const backends = parsed.map((value, index) => parseBackend({ value, where: `${file} [${index}]` }));
+  const seenTargets = new Map<string, number>();
+  const seenBackends = new Map<string, number>();
+  backends.forEach((backend, index) => {
+    const previousTarget = seenTargets.get(backend.target);
+    if (previousTarget !== undefined) {
+      throw new CatalogError({
+        code: 'INVALID_BACKENDS_FILE',
+        message: `${file} [${index}]: target "${backend.target}" is already used by entry [${previousTarget}]; targets must be unique.`,
+      });
+    }
+    const previousBackend = seenBackends.get(backend.backend);
+    if (previousBackend !== undefined) {
+      throw new CatalogError({
+        code: 'INVALID_BACKENDS_FILE',
+        message: `${file} [${index}]: backend "${backend.backend}" is already listed as entry [${previousBackend}]; backends must be unique.`,
+      });
+    }
+    seenTargets.set(backend.target, index);
+    seenBackends.set(backend.backend, index);
+  });
+  return backends;
+}

@@ -1,0 +1,83 @@
+import { assertTargetName } from './backends.js';
+import { CatalogError } from './errors.js';
+import { SEED_TOOL_SPECS } from './seed-tools.js';
+import type { Backend, ToolAnnotations, ToolEntry, ToolSource } from './types.js';
+
+const ANNOTATION_FLAGS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
+  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) return undefined;
+  const record = annotations as Record<string, unknown>;
+  const clean: ToolAnnotations = {};
+  if (typeof record.title === 'string') clean.title = record.title;
+  for (const flag of ANNOTATION_FLAGS) {
+    if (typeof record[flag] === 'boolean') clean[flag] = record[flag];
+  }
+  return Object.keys(clean).length > 0 ? clean : undefined;
+}
+
+/**
+ * Turns one tool from a backend's `tools/list` into a catalog entry: qualified name
+ * `<target>_<tool>`, `mutating` unless `readOnlyHint === true`, and a schema that is always
+ * an object (`{ type: 'object' }` when the backend sent something else).
+ *
+ * @example
+ * ```ts
+ * const entry = toolEntryFromMcpTool({
+ *   backend: { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
+ *   tool: { name: 'install_apk', description: 'Install an APK', annotations: { readOnlyHint: false } },
+ * });
+ * entry.name; // 'adb_install_apk'
+ * ```
+ * @throws CatalogError `INVALID_TOOL` when the tool has no usable name, `INVALID_TARGET` for a bad target.
+ */
+export function toolEntryFromMcpTool(options: {
+  backend: Backend;
+  tool: { name: string; description?: string; inputSchema?: unknown; annotations?: ToolAnnotations };
+  source?: ToolSource;
+}): ToolEntry {
+  const { backend, tool } = options;
+  assertTargetName(backend.target);
+  if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string' || tool.name.trim() === '') {
+    throw new CatalogError({
+      code: 'INVALID_TOOL',
+      message: `A tool of backend "${backend.backend}" (target "${backend.target}") has no name; every tool needs a non-empty string "name".`,
+    });
+  }
+  const schema =
+    typeof tool.inputSchema === 'object' && tool.inputSchema !== null && !Array.isArray(tool.inputSchema)
+      ? (tool.inputSchema as Record<string, unknown>)
+      : { type: 'object' };
+  const annotations = cleanAnnotations(tool.annotations);
+  const entry: ToolEntry = {
+    name: `${backend.target}_${tool.name}`,
+    target: backend.target,
+    tool: tool.name,
+    backend: backend.backend,
+    description: typeof tool.description === 'string' ? tool.description : '',
+    inputSchema: schema,
+    mutating: annotations?.readOnlyHint !== true,
+    profile: backend.profile,
+    source: options.source ?? 'discovered',
+  };
+  if (annotations) entry.annotations = annotations;
+  return entry;
+}
+
+/** The 34 built-in tools over the 12 {@link DEFAULT_BACKENDS}, served until discovery replaces a backend. */
+export const SEED_TOOLS: readonly ToolEntry[] = Object.freeze(
+  SEED_TOOL_SPECS.map((spec) =>
+    Object.freeze(
+      toolEntryFromMcpTool({
+        backend: { backend: spec.backend, target: spec.target, profile: spec.profile },
+        tool: {
+          name: spec.tool,
+          description: spec.description,
+          inputSchema: spec.inputSchema,
+          annotations: { readOnlyHint: spec.readOnly },
+        },
+        source: 'seed',
+      }),
+    ),
+  ),
+);
