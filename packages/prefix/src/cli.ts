@@ -1,4 +1,230 @@
 #!/usr/bin/env node
+/**
+ * heretek-prefix: print a role's system prompt, its layer table, a diff of
+ * two roles, the measurements of all roles, or provider-ready request parts.
+ * Results go to stdout, diagnostics to stderr; exit 1 on an error, 2 on a
+ * usage error.
+ */
+import { parseArgs } from 'node:util';
+import { toAnthropicSystem, toOpenAIPromptCache } from './adapters.js';
+import { assemblePrefixCachedPrompt } from './assemble.js';
+import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
+import { diffPrompts, measurePrompt, measureWorkspace } from './compare.js';
+import type { PromptMeasurement } from './compare.js';
+import { PrefixError } from './errors.js';
 import { VERSION } from './version.js';
 
-console.error(VERSION);
+const USAGE = `Usage: heretek-prefix <command> [options]
+
+Commands:
+  print <role>              print the role's system prompt
+  layers <role>             table of the four layers: bytes, estimated tokens, SHA-256
+  diff <roleA> <roleB>      which layers differ, shared prefix bytes, unified diff
+  report                    bytes, tokens and frozen share of all six roles
+  anthropic <role>          Anthropic system blocks with cache_control (JSON)
+  openai <role>             OpenAI instructions and prompt_cache_key (JSON)
+  minimums                  documented minimum cacheable lengths per provider
+
+Options:
+  --root <dir>              folder that contains roles/ (default: current directory)
+  --profile <name>          active profile: core, appsec, android, game, research (default: core)
+  --profile-b <name>        profile of the second role in diff (default: --profile)
+  --model <id>              model id for anthropic/openai (selects the cache minimum)
+  --json                    machine-readable output for layers and report
+  -h, --help                this help
+  -v, --version             the version
+`;
+
+class UsageError extends Error {}
+
+function write(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+function pad(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ').trimEnd();
+}
+
+function layerTable(measurement: PromptMeasurement, breakpoints: readonly number[], frozenSha: string): string {
+  const header = ['layer', 'name', 'bytes', 'tokens', 'sha256'];
+  const rows = measurement.layers.map((layer) => [
+    String(layer.index),
+    layer.name,
+    String(layer.bytes),
+    String(layer.tokens),
+    layer.sha256,
+  ]);
+  rows.push(['1+2', 'frozen', String(measurement.frozenBytes), String(measurement.frozenTokens), frozenSha]);
+  rows.push(['all', 'prompt', String(measurement.totalBytes), String(measurement.totalTokens), '']);
+  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)));
+  return [
+    `role ${measurement.role}, profile ${measurement.activeProfile}`,
+    pad(header, widths),
+    ...rows.map((row) => pad(row, widths)),
+    `frozen share: ${percent(measurement.frozenByteShare)} of bytes, ${percent(measurement.frozenTokenShare)} of tokens (o200k_base estimate)`,
+    `cache breakpoints (UTF-8 byte offsets): ${breakpoints.join(' ')}`,
+  ].join('\n');
+}
+
+function requireArgs(positionals: readonly string[], count: number, what: string): string[] {
+  if (positionals.length !== count) throw new UsageError(`expected ${what}`);
+  return [...positionals];
+}
+
+function run(argv: readonly string[]): number {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      root: { type: 'string' },
+      profile: { type: 'string' },
+      'profile-b': { type: 'string' },
+      model: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'v', default: false },
+    },
+  });
+  if (values.help) {
+    write(USAGE);
+    return 0;
+  }
+  if (values.version) {
+    write(VERSION);
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  const workspaceRoot = values.root ?? process.cwd();
+  const activeProfile = values.profile ?? 'core';
+  const assemble = (role: string, profile = activeProfile) =>
+    assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile: profile });
+  const requireModel = (): string => {
+    if (values.model === undefined) throw new UsageError(`${command} needs --model <id>`);
+    return values.model;
+  };
+
+  switch (command) {
+    case 'print': {
+      const [role] = requireArgs(rest, 1, 'print <role>');
+      process.stdout.write(assemble(role as string).systemPrompt);
+      return 0;
+    }
+    case 'layers': {
+      const [role] = requireArgs(rest, 1, 'layers <role>');
+      const prompt = assemble(role as string);
+      const measurement = measurePrompt(prompt);
+      if (values.json) {
+        write(
+          JSON.stringify(
+            {
+              ...measurement,
+              cacheBreakpoints: prompt.cacheBreakpoints,
+              frozenPrefixSha256: prompt.frozenPrefixSha256,
+              systemPromptSha256: prompt.systemPromptSha256,
+            },
+            null,
+            2,
+          ),
+        );
+      } else {
+        write(layerTable(measurement, prompt.cacheBreakpoints, prompt.frozenPrefixSha256));
+      }
+      return 0;
+    }
+    case 'diff': {
+      const [roleA, roleB] = requireArgs(rest, 2, 'diff <roleA> <roleB>');
+      const a = assemble(roleA as string);
+      const b = assemble(roleB as string, values['profile-b'] ?? activeProfile);
+      const result = diffPrompts({ a, b });
+      const lines = [
+        `${a.role} (${a.activeProfile}) vs ${b.role} (${b.activeProfile})`,
+        `shared prefix: ${result.commonPrefixBytes} bytes`,
+        ...result.layers.map(
+          (layer) =>
+            `layer ${layer.index} ${layer.name}: ${layer.identical ? `identical ${layer.sha256A}` : `differs ${layer.sha256A} ${layer.sha256B}`}`,
+        ),
+      ];
+      write(lines.join('\n'));
+      if (result.unifiedDiff !== '') write(result.unifiedDiff);
+      return 0;
+    }
+    case 'report': {
+      requireArgs(rest, 0, 'report without arguments');
+      const report = measureWorkspace({ workspaceRoot, activeProfile });
+      if (values.json) {
+        write(JSON.stringify(report, null, 2));
+        return 0;
+      }
+      const [first] = report.roles;
+      const lines = [
+        `Frozen prefix (layers 1+2, identical for every role and profile): ${first?.frozenBytes} bytes, ${first?.frozenTokens} tokens, sha256 ${report.frozenPrefixSha256}`,
+        ...(first?.layers.slice(0, 2).map((layer) => `  layer ${layer.index} ${layer.name}: ${layer.bytes} bytes, ${layer.tokens} tokens`) ?? []),
+        '',
+        `| role (profile ${activeProfile}) | layer 3 bytes | layer 3 tokens | layer 4 bytes | layer 4 tokens | prompt bytes | prompt tokens | frozen share (bytes) | frozen share (tokens) |`,
+        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+        ...report.roles.map((role) => {
+          const layer3 = role.layers[2];
+          const layer4 = role.layers[3];
+          return `| ${role.role} | ${layer3?.bytes} | ${layer3?.tokens} | ${layer4?.bytes} | ${layer4?.tokens} | ${role.totalBytes} | ${role.totalTokens} | ${percent(role.frozenByteShare)} | ${percent(role.frozenTokenShare)} |`;
+        }),
+        '',
+        '| profile | layer 4 bytes | layer 4 tokens |',
+        '|---|---:|---:|',
+        ...report.profiles.map((profile) => `| ${profile.profile} | ${profile.bytes} | ${profile.tokens} |`),
+      ];
+      write(lines.join('\n'));
+      return 0;
+    }
+    case 'anthropic': {
+      const [role] = requireArgs(rest, 1, 'anthropic <role>');
+      const result = toAnthropicSystem({ prompt: assemble(role as string), model: requireModel() });
+      for (const warning of result.warnings) process.stderr.write(`warning: ${warning.message}\n`);
+      write(JSON.stringify({ system: result.system, remainingBreakpoints: result.remainingBreakpoints }, null, 2));
+      return 0;
+    }
+    case 'openai': {
+      const [role] = requireArgs(rest, 1, 'openai <role>');
+      const result = toOpenAIPromptCache({ prompt: assemble(role as string), model: requireModel() });
+      for (const warning of result.warnings) process.stderr.write(`warning: ${warning.message}\n`);
+      write(JSON.stringify({ instructions: result.instructions, prompt_cache_key: result.promptCacheKey }, null, 2));
+      return 0;
+    }
+    case 'minimums': {
+      requireArgs(rest, 0, 'minimums without arguments');
+      const lines = ['| provider | models | minimum tokens | source |', '|---|---|---:|---|'];
+      for (const entry of MINIMUM_CACHEABLE_TOKENS) {
+        lines.push(`| ${entry.provider} | ${entry.models.join(', ')} | ${entry.minimumTokens} | ${entry.source} |`);
+      }
+      write(lines.join('\n'));
+      return 0;
+    }
+    case undefined:
+      throw new UsageError('missing command');
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+function main(): void {
+  try {
+    process.exitCode = run(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`heretek-prefix: ${(error as Error).message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (PrefixError.isInstance(error)) {
+      process.stderr.write(`heretek-prefix: ${error.code}: ${error.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`heretek-prefix: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+main();

@@ -4,6 +4,8 @@
  * unknown role is an error everywhere, and nothing falls back to a writer role.
  */
 
+import { PrefixError } from './errors.js';
+
 /** Names of the six roles, in a stable order. */
 export const ROLE_NAMES = [
   'director',
@@ -83,22 +85,24 @@ export const ROLES: Readonly<Record<RoleName, RoleDefinition>> = Object.freeze({
 
 const UNKNOWN_ROLE_MARKER = Symbol.for('heretek.prefix.UnknownRoleError');
 
-/** Thrown when a role name is not one of {@link ROLE_NAMES}. */
-export class UnknownRoleError extends Error {
+/** Thrown when a role name is not one of {@link ROLE_NAMES}. A {@link PrefixError} with code `UNKNOWN_ROLE`. */
+export class UnknownRoleError extends PrefixError {
   readonly [UNKNOWN_ROLE_MARKER] = true;
-  readonly code = 'UNKNOWN_ROLE' as const;
+  declare readonly code: 'UNKNOWN_ROLE';
+  /** The rejected name. */
   readonly role: string;
 
   constructor(role: string) {
-    super(
-      `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
-    );
+    super({
+      code: 'UNKNOWN_ROLE',
+      message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
+    });
     this.name = 'UnknownRoleError';
     this.role = role;
   }
 
   /** True for an UnknownRoleError from any copy of this package. */
-  static isInstance(error: unknown): error is UnknownRoleError {
+  static override isInstance(error: unknown): error is UnknownRoleError {
     return (
       typeof error === 'object' &&
       error !== null &&
