@@ -90,7 +90,7 @@ const URI_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]+:/;
 
 /**
  * True for a workspace-relative POSIX path (`src/a.ts`, no leading `/`, no
- * `.` or `..` segment, no backslash) or an absolute URI with a scheme of two
+ * `.` or `..` segment, no backslash, no drive letter) or an absolute URI with a scheme of two
  * or more characters (`https://...`, `file:///...`, `git+ssh://...`). A
  * Windows drive path (`C:\x`) is neither.
  */
@@ -99,7 +99,7 @@ export function isArtifactUri(value: string): boolean {
     return URL.canParse(value) && !/\s/.test(value);
   }
   // eslint-disable-next-line no-control-regex
-  if (value.startsWith('/') || value.includes('\\') || /[\u0000-\u001f\u007f]/.test(value)) {
+  if (value.startsWith('/') || /^[A-Za-z]:/.test(value) || value.includes('\\') || /[\u0000-\u001f\u007f]/.test(value)) {
     return false;
   }
   const segments = value.split('/');

@@ -1,0 +1,343 @@
+import { createHash } from 'node:crypto';
+import { ROLE_NAMES, isReadOnlyRole } from '@heretek/prefix';
+import { describe, expect, it } from 'vitest';
+import {
+  HandoffDigestMismatchError,
+  HandoffError,
+  HandoffValidationError,
+  ReadOnlyRecipientError,
+  canReceiveHandoff,
+  createHandoff,
+  handoffDigest,
+  isArtifactUri,
+  parseHandoff,
+  serializeHandoff,
+  sha256Digest,
+  verifyHandoffDigest,
+  type HandoffEnvelope,
+} from './index.js';
+
+const DIGEST_A = `sha256:${'a'.repeat(64)}`;
+
+function sample(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    version: 1,
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    createdAt: '2026-01-31T12:00:00.000Z',
+    from: 'director',
+    to: 'staff-backend',
+    intent: 'mutating',
+    task: {
+      title: 'Add rate limiting to POST /login',
+      details: 'Five attempts per minute per IP; 429 with Retry-After.',
+      acceptanceCriteria: ['a sixth attempt within a minute gets 429'],
+    },
+    contextSummary: 'QA saw brute force in the logs.',
+    artifacts: [
+      {
+        name: 'QA report',
+        uri: 'reports/qa/login.md',
+        digest: DIGEST_A,
+        mediaType: 'text/markdown',
+        sizeBytes: 1234,
+      },
+    ],
+    constraints: { rules: ['do not change the public API'], allowedTargets: ['core'], maxToolCalls: 40 },
+    ...overrides,
+  };
+}
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('parseHandoff', () => {
+  it('accepts a full envelope and returns it unchanged', () => {
+    const input = sample();
+    expect(parseHandoff(input)).toEqual(input);
+    expect(parseHandoff(JSON.stringify(input))).toEqual(input);
+  });
+
+  it('fills in defaults so omitted and empty fields mean the same envelope', () => {
+    const minimal = sample({ task: { title: 't' } });
+    delete minimal.artifacts;
+    delete minimal.constraints;
+    const parsed = parseHandoff(minimal);
+    expect(parsed.task).toEqual({ title: 't', details: '', acceptanceCriteria: [] });
+    expect(parsed.artifacts).toEqual([]);
+    expect(parsed.constraints).toEqual({ rules: [] });
+    const explicit = sample({
+      task: { title: 't', details: '', acceptanceCriteria: [] },
+      artifacts: [],
+      constraints: { rules: [] },
+    });
+    expect(handoffDigest(minimal)).toBe(handoffDigest(explicit));
+  });
+
+  it('refuses unknown keys at every depth, naming each path', () => {
+    const input = sample({ extra: 1 });
+    (input.task as Record<string, unknown>).priority = 'high';
+    (input.artifacts as Record<string, unknown>[])[0]!.owner = 'me';
+    (input.constraints as Record<string, unknown>).mutating = true;
+    const error = catchError(() => parseHandoff(input));
+    expect(HandoffValidationError.isInstance(error)).toBe(true);
+    const { code, issues, message } = error as HandoffValidationError;
+    expect(code).toBe('INVALID_ENVELOPE');
+    expect(issues.map((issue) => [issue.path, issue.code])).toEqual([
+      ['artifacts[0].owner', 'unknown_key'],
+      ['constraints.mutating', 'unknown_key'],
+      ['extra', 'unknown_key'],
+      ['task.priority', 'unknown_key'],
+    ]);
+    expect(message).toContain('task.priority: unknown key "priority"');
+    expect(message).toContain('remove it');
+  });
+
+  it.each(['admin', 'Director', 'staff_backend', '', 'toString', '__proto__'])(
+    'refuses the unknown role %j with a clear error',
+    (role) => {
+      const error = catchError(() => parseHandoff(sample({ to: role }))) as HandoffValidationError;
+      expect(error.code).toBe('INVALID_ENVELOPE');
+      expect(error.issues).toEqual([
+        expect.objectContaining({ path: 'to', code: 'unknown_role' }),
+      ]);
+      expect(error.message).toContain(`to: Unknown role ${JSON.stringify(role)}: expected one of director`);
+    },
+  );
+
+  it('names the path of every invalid value', () => {
+    const error = catchError(() =>
+      parseHandoff(
+        sample({
+          traceId: 'abc',
+          createdAt: '2026-01-31 12:00',
+          intent: 'write',
+          task: { title: 'two\nlines' },
+          artifacts: [{ name: 'x', uri: '../etc/passwd', digest: 'md5:abc' }],
+          constraints: { rules: [], allowedTargets: ['ghidra_mcp'], maxToolCalls: 0 },
+        }),
+      ),
+    ) as HandoffValidationError;
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'artifacts[0].digest',
+      'artifacts[0].uri',
+      'constraints.allowedTargets[0]',
+      'constraints.maxToolCalls',
+      'createdAt',
+      'intent',
+      'task.title',
+      'traceId',
+    ]);
+    for (const issue of error.issues) expect(error.message).toContain(`${issue.path}: `);
+  });
+
+  it('names missing required fields', () => {
+    const error = catchError(() => parseHandoff({ version: 1 })) as HandoffValidationError;
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'contextSummary',
+      'createdAt',
+      'from',
+      'intent',
+      'task',
+      'to',
+      'traceId',
+    ]);
+    expect(error.message).toContain('contextSummary: contextSummary is required.');
+  });
+
+  it('refuses a non-object, invalid JSON and other versions with their own codes', () => {
+    expect((catchError(() => parseHandoff('{not json')) as HandoffError).code).toBe('INVALID_JSON');
+    expect((catchError(() => parseHandoff([])) as HandoffError).code).toBe('INVALID_ENVELOPE');
+    expect((catchError(() => parseHandoff(null)) as HandoffError).code).toBe('INVALID_ENVELOPE');
+    const future = catchError(() => parseHandoff(sample({ version: 2 }))) as HandoffValidationError;
+    expect(future.code).toBe('UNSUPPORTED_VERSION');
+    expect(future.issues[0]?.path).toBe('version');
+    expect(future.message).toMatch(/version 2 is not supported; this package reads version 1/);
+  });
+
+  it('refuses lone surrogates, which UTF-8 cannot carry', () => {
+    const error = catchError(() =>
+      parseHandoff(sample({ contextSummary: 'bad \uD800 text' })),
+    ) as HandoffValidationError;
+    expect(error.issues).toEqual([
+      expect.objectContaining({ path: 'contextSummary', message: expect.stringMatching(/lone UTF-16 surrogate/) }),
+    ]);
+    // A proper surrogate pair is fine.
+    expect(parseHandoff(sample({ contextSummary: 'ok \uD83D\uDE00' })).contextSummary).toBe('ok 😀');
+  });
+
+  it('refuses the same artifact twice', () => {
+    const artifact = { name: 'a', uri: 'a.txt', digest: DIGEST_A };
+    const error = catchError(() =>
+      parseHandoff(sample({ artifacts: [artifact, { ...artifact, name: 'b' }] })),
+    ) as HandoffValidationError;
+    expect(error.issues.map((issue) => issue.path)).toEqual(['artifacts[1].uri']);
+  });
+});
+
+describe('artifact uris', () => {
+  it.each([
+    'src/index.ts',
+    'reports/qa login.md',
+    'https://ci.example.com/runs/1/log.txt',
+    'file:///tmp/x.bin',
+    'git+ssh://git@example.com/repo.git',
+  ])('accepts %j', (uri) => expect(isArtifactUri(uri)).toBe(true));
+
+  it.each(['/etc/passwd', '../secret', 'a/../../b', './a', 'a//b', 'C:\\x', 'a\\b', 'C:/x', 'd:', 'a\nb', ''])(
+    'refuses %j',
+    (uri) => expect(isArtifactUri(uri)).toBe(false),
+  );
+});
+
+describe('read-only recipients', () => {
+  const readOnly = ROLE_NAMES.filter((role) => isReadOnlyRole(role));
+
+  it('knows which roles are read-only (director, qa-adversary)', () => {
+    expect(readOnly).toEqual(['director', 'qa-adversary']);
+  });
+
+  it.each(readOnly)('refuses mutating work for %s from every role', (to) => {
+    for (const from of ROLE_NAMES) {
+      const error = catchError(() => parseHandoff(sample({ from, to, intent: 'mutating' })));
+      expect(ReadOnlyRecipientError.isInstance(error)).toBe(true);
+      expect(HandoffError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'READ_ONLY_RECIPIENT', from, to, isRetryable: false });
+      expect((error as Error).message).toContain(`"${to}" is a read-only role`);
+      expect(() =>
+        createHandoff({ from, to, intent: 'mutating', task: { title: 't' }, contextSummary: '' }),
+      ).toThrow(ReadOnlyRecipientError);
+    }
+  });
+
+  it('lets read-only roles receive read-only work and writers receive both', () => {
+    for (const to of ROLE_NAMES) {
+      expect(parseHandoff(sample({ to, intent: 'read-only' })).to).toBe(to);
+      expect(canReceiveHandoff({ to, intent: 'read-only' })).toBe(true);
+      expect(canReceiveHandoff({ to, intent: 'mutating' })).toBe(!readOnly.includes(to));
+    }
+  });
+
+  it('lets a read-only role hand mutating work to a writer', () => {
+    expect(parseHandoff(sample({ from: 'qa-adversary', to: 'staff-mobile' })).intent).toBe('mutating');
+  });
+
+  it('throws for unknown roles in canReceiveHandoff too', () => {
+    expect(() => canReceiveHandoff({ to: 'admin', intent: 'read-only' })).toThrow(/Unknown role "admin"/);
+  });
+});
+
+describe('createHandoff', () => {
+  it('fills version, a W3C trace id and the creation time', () => {
+    const before = Date.now();
+    const envelope = createHandoff({
+      from: 'director',
+      to: 'qa-adversary',
+      intent: 'read-only',
+      task: { title: 'Try to break the login rate limit' },
+      contextSummary: '',
+    });
+    expect(envelope.version).toBe(1);
+    expect(envelope.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(Date.parse(envelope.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+    expect(envelope.createdAt.endsWith('Z')).toBe(true);
+  });
+
+  it('keeps a given trace id and time (Date or string)', () => {
+    const base = {
+      from: 'staff-backend',
+      to: 'qa-adversary',
+      intent: 'read-only',
+      task: { title: 'Verify the fix' },
+      contextSummary: 'ready',
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    } as const;
+    const fromDate = createHandoff({ ...base, createdAt: new Date(Date.UTC(2026, 0, 31, 12)) });
+    const fromText = createHandoff({ ...base, createdAt: '2026-01-31T12:00:00.000Z' });
+    expect(fromDate).toEqual(fromText);
+    expect(handoffDigest(fromDate)).toBe(handoffDigest(fromText));
+  });
+
+  it('gives distinct trace ids', () => {
+    const ids = new Set(
+      Array.from({ length: 50 }, () =>
+        createHandoff({ from: 'director', to: 'director', intent: 'read-only', task: { title: 't' }, contextSummary: '' }).traceId,
+      ),
+    );
+    expect(ids.size).toBe(50);
+  });
+});
+
+describe('serializeHandoff and handoffDigest', () => {
+  it('writes RFC 8785 canonical JSON: sorted keys, no whitespace', () => {
+    const text = serializeHandoff(sample() as HandoffEnvelope);
+    expect(text).toBe(
+      '{"artifacts":[{"digest":"' +
+        DIGEST_A +
+        '","mediaType":"text/markdown","name":"QA report","sizeBytes":1234,"uri":"reports/qa/login.md"}],' +
+        '"constraints":{"allowedTargets":["core"],"maxToolCalls":40,"rules":["do not change the public API"]},' +
+        '"contextSummary":"QA saw brute force in the logs.","createdAt":"2026-01-31T12:00:00.000Z",' +
+        '"from":"director","intent":"mutating",' +
+        '"task":{"acceptanceCriteria":["a sixth attempt within a minute gets 429"],' +
+        '"details":"Five attempts per minute per IP; 429 with Retry-After.","title":"Add rate limiting to POST /login"},' +
+        '"to":"staff-backend","traceId":"4bf92f3577b34da6a3ce929d0e0e4736","version":1}',
+    );
+  });
+
+  it('digests the UTF-8 bytes of the canonical text as sha256:<hex>', () => {
+    const envelope = sample({ contextSummary: 'naïve café — 😀' });
+    const expected = createHash('sha256').update(Buffer.from(serializeHandoff(envelope), 'utf8')).digest('hex');
+    expect(handoffDigest(envelope)).toBe(`sha256:${expected}`);
+    expect(sha256Digest('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('does not change with key order or whitespace', () => {
+    const input = sample();
+    const reversed = Object.fromEntries(Object.entries(input).reverse());
+    const pretty = JSON.stringify(input, null, 2);
+    expect(handoffDigest(reversed)).toBe(handoffDigest(input));
+    expect(handoffDigest(parseHandoff(pretty))).toBe(handoffDigest(input));
+  });
+
+  it('changes when any value changes', () => {
+    const digest = handoffDigest(sample());
+    expect(handoffDigest(sample({ contextSummary: 'QA saw brute force in the logs!' }))).not.toBe(digest);
+    expect(handoffDigest(sample({ to: 'staff-frontend' }))).not.toBe(digest);
+    expect(handoffDigest(sample({ createdAt: '2026-01-31T12:00:00.001Z' }))).not.toBe(digest);
+  });
+
+  it('refuses to serialize an invalid envelope', () => {
+    expect(() => serializeHandoff(sample({ to: 'admin' }) as HandoffEnvelope)).toThrow(HandoffValidationError);
+    expect(() => handoffDigest(sample({ to: 'director' }) as HandoffEnvelope)).toThrow(ReadOnlyRecipientError);
+  });
+
+  it('verifies an expected digest', () => {
+    const input = sample();
+    const digest = handoffDigest(input);
+    expect(verifyHandoffDigest({ envelope: serializeHandoff(input), digest })).toEqual(input);
+    const tampered = sample({ contextSummary: 'nothing to see' });
+    const error = catchError(() => verifyHandoffDigest({ envelope: tampered, digest }));
+    expect(HandoffDigestMismatchError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'DIGEST_MISMATCH', expected: digest, actual: handoffDigest(tampered) });
+  });
+});
+
+describe('errors', () => {
+  it('recognise errors by marker, not by class identity', () => {
+    const error = catchError(() => parseHandoff({}));
+    const copy = Object.assign(Object.create(null) as object, {
+      [Symbol.for('heretek.handoff.HandoffError')]: true,
+    });
+    expect(HandoffError.isInstance(error)).toBe(true);
+    expect(HandoffError.isInstance(copy)).toBe(true);
+    expect(HandoffError.isInstance(new Error('x'))).toBe(false);
+    expect(HandoffValidationError.isInstance(new ReadOnlyRecipientError({ from: 'a', to: 'b' }))).toBe(false);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).name).toBe('HandoffValidationError');
+  });
+});
