@@ -1,0 +1,160 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lockSkills } from '@heretek/skills';
+import { Client } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { registerVerifiedSkills } from './skills-extension.js';
+
+const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const workspaces: string[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  for (const workspace of workspaces.splice(0)) {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+function writeSkill({ root, name, description }: { root: string; name: string; description: string }): void {
+  mkdirSync(join(root, 'skills', name, 'references'), { recursive: true });
+  writeFileSync(join(root, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nBody of ${name}.\n`);
+  writeFileSync(join(root, 'skills', name, 'references', 'notes.md'), `Notes for ${name}.\n`);
+}
+
+function makeWorkspace(): string {
+  const root = mkdtempSync(join(tmpdir(), 'broker-skills-'));
+  workspaces.push(root);
+  writeSkill({ root, name: 'alpha', description: 'Alpha skill, verified.' });
+  writeSkill({ root, name: 'beta', description: 'Beta skill, tampered after locking.' });
+  lockSkills({ workspaceRoot: root });
+  return root;
+}
+
+/** A server shaped like the broker: three meta-tools. */
+function makeServer(): McpServer {
+  const server = new McpServer({ name: 'test-broker', version: '0.0.0' }, { capabilities: { tools: {} } });
+  for (const name of ['mcp_search_tools', 'mcp_inspect_schema', 'mcp_call_tool']) {
+    server.registerTool(
+      name,
+      { description: `${name} stub`, inputSchema: z.object({ query: z.string() }) },
+      async () => ({ content: [{ type: 'text', text: name }] }),
+    );
+  }
+  return server;
+}
+
+async function connect(server: McpServer): Promise<Client> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'test-client', version: '0.0.0' });
+  await client.connect(clientTransport);
+  clients.push(client);
+  return client;
+}
+
+describe('registerVerifiedSkills', () => {
+  it('serves a verified skill, refuses a tampered and an unlocked one, and says why on the log', async () => {
+    const root = makeWorkspace();
+    // One byte of beta changes after locking.
+    const betaNotes = join(root, 'skills', 'beta', 'references', 'notes.md');
+    const original = readFileSync(betaNotes);
+    original[0] = original[0]! ^ 0x01;
+    writeFileSync(betaNotes, original);
+    // A skill folder nobody locked.
+    writeSkill({ root, name: 'gamma', description: 'Never locked.' });
+
+    const lines: string[] = [];
+    const server = makeServer();
+    const result = await registerVerifiedSkills({ server, workspaceRoot: root, log: (line) => lines.push(line) });
+    expect(result.served.map((skill) => skill.name)).toEqual(['alpha']);
+    expect(result.refused.map(({ name, code }) => ({ name, code }))).toEqual([
+      { name: 'beta', code: 'skill_hash_mismatch' },
+      { name: 'gamma', code: 'skill_not_locked' },
+    ]);
+    expect(lines.some((line) => line.includes('refusing "beta" (skill_hash_mismatch)'))).toBe(true);
+    expect(lines.some((line) => line.includes('refusing "gamma" (skill_not_locked)'))).toBe(true);
+
+    const client = await connect(server);
+    const skills = new SkillsClient(client);
+    expect(skills.supported).toBe(true);
+    const listing = await skills.list();
+    expect(listing.skills.map((skill) => skill.frontmatter.name)).toEqual(['alpha']);
+
+    const alpha = listing.skills[0]!;
+    const manifest = await skills.read(alpha);
+    expect(manifest.verified).toBe(true);
+    expect(Buffer.from(manifest.bytes)).toEqual(readFileSync(join(root, 'skills', 'alpha', 'SKILL.md')));
+    const notes = await skills.read(alpha, 'references/notes.md');
+    expect(Buffer.from(notes.bytes).toString('utf8')).toBe('Notes for alpha.\n');
+
+    // The tampered skill is reachable by no method.
+    const betaUri = alpha.uri.replace('/alpha/', '/beta/');
+    await expect(skills.get(betaUri)).rejects.toThrow();
+    await expect(client.readResource({ uri: betaUri })).rejects.toThrow();
+  });
+
+  it('serves the bytes that were verified, even if the file changes on disk afterwards', async () => {
+    const root = makeWorkspace();
+    const server = makeServer();
+    const alphaSkillMd = join(root, 'skills', 'alpha', 'SKILL.md');
+    const verifiedBytes = readFileSync(alphaSkillMd);
+    await registerVerifiedSkills({ server, workspaceRoot: root, log: () => {} });
+    writeFileSync(alphaSkillMd, verifiedBytes.toString('utf8').replace('Body of alpha.', 'Injected text.'));
+
+    const client = await connect(server);
+    const skills = new SkillsClient(client);
+    const alpha = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'alpha')!;
+    const manifest = await skills.read(alpha);
+    expect(Buffer.from(manifest.bytes)).toEqual(verifiedBytes);
+    expect(manifest.text).not.toContain('Injected text.');
+  });
+
+  it('adds nothing to tools/list', async () => {
+    const root = makeWorkspace();
+    const plain = makeServer();
+    const withSkills = makeServer();
+    const { served } = await registerVerifiedSkills({ server: withSkills, workspaceRoot: root, log: () => {} });
+    expect(served.length).toBeGreaterThan(0);
+    const before = await (await connect(plain)).listTools();
+    const after = await (await connect(withSkills)).listTools();
+    expect(after.tools).toEqual(before.tools);
+    expect(after.tools.map((tool) => tool.name)).toEqual(['mcp_search_tools', 'mcp_inspect_schema', 'mcp_call_tool']);
+  });
+
+  it('serves nothing and does not attach the extension when grimoire.lock was tampered with', async () => {
+    const root = makeWorkspace();
+    const grimoirePath = join(root, 'grimoire.lock');
+    const grimoire = JSON.parse(readFileSync(grimoirePath, 'utf8')) as { declaration: Record<string, unknown> };
+    grimoire.declaration['note'] = 'added by hand';
+    writeFileSync(grimoirePath, JSON.stringify(grimoire, null, 2));
+
+    const lines: string[] = [];
+    const server = makeServer();
+    const result = await registerVerifiedSkills({ server, workspaceRoot: root, log: (line) => lines.push(line) });
+    expect(result.served).toEqual([]);
+    expect(new Set(result.refused.map((skill) => skill.code))).toEqual(new Set(['grimoire_hash_mismatch']));
+    expect(lines.filter((line) => line.includes('grimoire_hash_mismatch'))).toHaveLength(2);
+
+    const skills = new SkillsClient(await connect(server));
+    expect(skills.supported).toBe(false);
+  });
+
+  it('serves the shipped lazy-search and red-proof skills from the repository', async () => {
+    const server = makeServer();
+    const lines: string[] = [];
+    const result = await registerVerifiedSkills({ server, workspaceRoot: repositoryRoot, log: (line) => lines.push(line) });
+    expect(result.refused).toEqual([]);
+    expect(result.served.map((skill) => skill.name)).toEqual(['lazy-search', 'red-proof']);
+    const skills = new SkillsClient(await connect(server));
+    const listing = await skills.list();
+    const redProof = listing.skills.find((skill) => skill.frontmatter.name === 'red-proof')!;
+    const manifest = await skills.read(redProof);
+    expect(manifest.body).toContain('Never modify the system under test');
+  });
+});

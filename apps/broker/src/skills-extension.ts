@@ -1,0 +1,120 @@
+import { mountVerifiedSkills, SkillError } from '@heretek/skills';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { memorySkillFiles, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
+
+/** A skill the broker serves through the MCP skills extension. */
+export type ServedSkill = {
+  /** Skill name. */
+  name: string;
+  /** Verified tree hash from `.skill-lock.json`. */
+  treeHash: string;
+  /** Number of files served. */
+  fileCount: number;
+  /** Resource URI of the skill's `SKILL.md`, as clients see it. */
+  uri: string;
+};
+
+/** A skill the broker refused to serve, and why. */
+export type RefusedSkillReport = {
+  /** Skill (folder) name. */
+  name: string;
+  /** Stable reason code: a `SkillErrorCode` of `@heretek/skills`, `catalog_rejected` or `error`. */
+  code: string;
+  /** Human-readable reason (what to fix). */
+  reason: string;
+};
+
+/** What {@link registerVerifiedSkills} did. */
+export type RegisteredSkills = {
+  /** Skills served, sorted by name. */
+  served: ServedSkill[];
+  /** Skills refused, sorted by name. */
+  refused: RefusedSkillReport[];
+};
+
+/**
+ * Verifies the workspace's skill locks and serves only the skills that verify
+ * through the MCP skills extension of SDK v2 (`skills/list`, `skills/get` and
+ * `skill://` resources). Each refused skill is named on `log` with its reason;
+ * nothing of it is served. Files are served from the exact bytes that were
+ * hashed during verification, so a later change on disk cannot reach clients.
+ * Registers no tool: `tools/list` is unchanged. Call before `server.connect`.
+ * When no skill verifies, the extension is not attached at all.
+ *
+ * @example
+ * ```ts
+ * const { served, refused } = await registerVerifiedSkills({
+ *   server,
+ *   workspaceRoot: process.cwd(),
+ *   log: (line) => process.stderr.write(`${line}\n`),
+ * });
+ * ```
+ */
+export async function registerVerifiedSkills({
+  server,
+  workspaceRoot,
+  log,
+  verifyGrimoire = true,
+}: {
+  /** The broker's SDK v2 server, not yet connected. */
+  server: McpServer;
+  /** Folder that holds `skills/`, `.skill-lock.json` and `grimoire.lock`. */
+  workspaceRoot: string;
+  /** One diagnostic line at a time, written to stderr. */
+  log: (line: string) => void;
+  /** Also require `grimoire.lock` to verify. Default `true`. */
+  verifyGrimoire?: boolean;
+}): Promise<RegisteredSkills> {
+  const { mounted, refused } = mountVerifiedSkills({ workspaceRoot, verifyGrimoire });
+  const refusedReports: RefusedSkillReport[] = refused.map(({ skillName, error }) => ({
+    name: skillName,
+    code: SkillError.isInstance(error) ? error.code : 'error',
+    reason: error.message,
+  }));
+
+  const record: Record<string, Uint8Array> = {};
+  for (const skill of mounted) {
+    for (const file of skill.files) {
+      record[`${skill.name}/${file.path}`] = file.bytes;
+    }
+  }
+  const warnings: SkillWarning[] = [];
+  const catalog =
+    mounted.length === 0
+      ? undefined
+      : await SkillsExtension.load(memorySkillFiles(record), {
+          onWarning: (warning) => warnings.push(warning),
+        });
+
+  const entriesByName = new Map(
+    (catalog?.entries ?? []).map((entry) => [String(entry.frontmatter['name']), entry.uri] as const),
+  );
+  const served: ServedSkill[] = [];
+  for (const skill of mounted) {
+    const uri = entriesByName.get(skill.name);
+    if (uri === undefined) {
+      const own = warnings.filter((warning) => warning.path.includes(skill.name));
+      refusedReports.push({
+        name: skill.name,
+        code: 'catalog_rejected',
+        reason: `the MCP skills catalog rejected it: ${own.map((warning) => `${warning.path}: ${warning.message}`).join('; ') || 'no reason given'}`,
+      });
+      continue;
+    }
+    served.push({ name: skill.name, treeHash: skill.treeHash, fileCount: skill.fileCount, uri });
+  }
+
+  if (catalog !== undefined && served.length > 0) {
+    catalog.attach(server);
+  }
+  served.sort((left, right) => left.name.localeCompare(right.name));
+  refusedReports.sort((left, right) => left.name.localeCompare(right.name));
+  for (const skill of served) {
+    log(`skills: serving "${skill.name}" (${skill.treeHash}, ${skill.fileCount} files) at ${skill.uri}`);
+  }
+  for (const skill of refusedReports) {
+    log(`skills: refusing "${skill.name}" (${skill.code}): ${skill.reason}`);
+  }
+  return { served, refused: refusedReports };
+}
