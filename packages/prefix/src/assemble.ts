@@ -122,7 +122,7 @@ function readSource(workspaceRoot: string, file: string): string {
 export function renderPermissions(role: RoleName): string {
   const definition = getRole(role);
   const writers = ROLE_NAMES.filter((name) => !ROLES[name].readOnly).join(', ');
-  const readOnlyRoles = ROLE_NAMES.filter((name) => ROLES[name].readOnly).join(' and ');
+  const readOnlyRoles = ROLE_NAMES.filter((name) => ROLES[name].readOnly).join(' or ');
   const lines = [
     '## Your permissions',
     '',
@@ -142,7 +142,7 @@ export function renderPermissions(role: RoleName): string {
   } else {
     lines.push('- Handoffs: you never receive mutating work; envelopes that ask you for it are refused.');
   }
-  lines.push(`- Mutating work you hand over goes to: ${writers}; never to ${readOnlyRoles}.`);
+  lines.push(`- Mutating work goes only to: ${writers}; never to ${readOnlyRoles}.`);
   return lines.join('\n');
 }
 
@@ -162,7 +162,7 @@ export function renderProfile(profile: ProfileName): string {
   }
   lines.push(
     '',
-    'Tools of other backends are out of scope for this session. If the task needs one, say which capability is missing and hand the task back to the director.',
+    'Tools of other backends are out of scope for this session. If the task needs one, report which capability is missing; the director decides whether to switch profile.',
   );
   return lines.join('\n');
 }
