@@ -1,0 +1,260 @@
+/**
+ * Test fixture: real MCP servers built with the SDK server packages, served
+ * over node:http on 127.0.0.1 with random ports. Not shipped.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  createMcpHandler,
+  ProtocolError,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+
+/** One request as the fixture saw it. */
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  rpcMethod: string | undefined;
+  rpcId: unknown;
+  body: unknown;
+};
+
+/** A listening fixture server. */
+export type Listening = {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  close: () => Promise<void>;
+};
+
+/** Listen on 127.0.0.1:0 with `handler`; `close()` destroys open sockets too. */
+export async function listen(handler: (request: IncomingMessage, response: ServerResponse, body: Buffer) => void | Promise<void>): Promise<Listening & { server: HttpServer }> {
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      let parsed: unknown;
+      try {
+        parsed = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(request.headers)) headers[key] = Array.isArray(value) ? value.join(', ') : String(value);
+      const message = parsed as { method?: string; id?: unknown } | undefined;
+      requests.push({ method: request.method ?? 'GET', path: request.url ?? '/', headers, rpcMethod: message?.method, rpcId: message?.id, body: parsed });
+      Promise.resolve(handler(request, response, body)).catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(String(error));
+      });
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Serve a web-standard `(Request) => Response` handler from node:http. */
+export function webHandler(fetchHandler: (request: Request) => Promise<Response>) {
+  return async (request: IncomingMessage, response: ServerResponse, body: Buffer) => {
+    const abort = new AbortController();
+    response.on('close', () => abort.abort());
+    const headers = new Headers();
+    for (const [key, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const method = request.method ?? 'GET';
+    const webRequest = new Request(`http://127.0.0.1${request.url ?? '/'}`, {
+      method,
+      headers,
+      body: method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : body,
+      signal: abort.signal,
+    });
+    const webResponse = await fetchHandler(webRequest);
+    response.writeHead(webResponse.status, Object.fromEntries(webResponse.headers));
+    if (!webResponse.body) {
+      response.end();
+      return;
+    }
+    const reader = webResponse.body.getReader();
+    response.on('close', () => void reader.cancel().catch(() => undefined));
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (done) break;
+      response.write(value);
+    }
+    response.end();
+  };
+}
+
+/** Options of the SDK tool server used by the tests. */
+export type ToolServerOptions = {
+  /** Extra generated tools `tool-000` ... (for pagination). */
+  generatedTools?: number;
+  /** Page size of tools/list; unset means one page. */
+  pageSize?: number;
+  /** Protocol revisions the server accepts (legacy era). */
+  protocolVersions?: string[];
+  /** Record of cancelled request ids (`notifications/cancelled` or signal abort). */
+  cancelled?: unknown[];
+  /** Server name (shown in serverInfo). */
+  name?: string;
+};
+
+type ToolDefinition = { name: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> };
+
+/** The tools every fixture server has, plus `generatedTools` more. */
+export function fixtureTools(options: ToolServerOptions = {}): ToolDefinition[] {
+  const tools: ToolDefinition[] = [
+    { name: 'echo', description: 'Echo the text argument back.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, annotations: { readOnlyHint: true } },
+    { name: 'add', description: 'Add two numbers.', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, annotations: { readOnlyHint: true } },
+    { name: 'sleep', description: 'Wait ms milliseconds, then answer.', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+    { name: 'chatty', description: 'Send a log notification before the result.', inputSchema: { type: 'object' } },
+    { name: 'fail', description: 'Always returns isError.', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } },
+    { name: 'write_file', description: 'A tool name with an underscore.', inputSchema: { type: 'object' } },
+  ];
+  for (let index = 0; index < (options.generatedTools ?? 0); index += 1) {
+    tools.push({ name: `tool-${String(index).padStart(3, '0')}`, description: `Generated tool number ${index}.`, inputSchema: { type: 'object' } });
+  }
+  return tools;
+}
+
+/** A low-level SDK v2 `Server` with the fixture tools and cursor pagination. */
+export function createToolServer(options: ToolServerOptions = {}): Server {
+  const tools = fixtureTools(options);
+  const server = new Server(
+    { name: options.name ?? 'fixture', version: '1.0.0' },
+    { capabilities: { tools: {}, logging: {} }, ...(options.protocolVersions ? { supportedProtocolVersions: options.protocolVersions } : {}) },
+  );
+  server.setRequestHandler('tools/list', async (request) => {
+    const pageSize = options.pageSize ?? tools.length;
+    const start = request.params?.cursor ? Number(Buffer.from(request.params.cursor, 'base64url').toString('utf8')) : 0;
+    if (!Number.isInteger(start) || start < 0) throw new ProtocolError(-32602, 'Invalid cursor');
+    const page = tools.slice(start, start + pageSize);
+    const next = start + pageSize < tools.length ? Buffer.from(String(start + pageSize)).toString('base64url') : undefined;
+    return { tools: page as never, ...(next ? { nextCursor: next } : {}) };
+  });
+  server.setRequestHandler('tools/call', async (request, context) => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    switch (request.params.name) {
+      case 'echo':
+        return { content: [{ type: 'text', text: String(args.text ?? '') }] };
+      case 'add':
+        return { content: [{ type: 'text', text: String(Number(args.a) + Number(args.b)) }] };
+      case 'write_file':
+        return { content: [{ type: 'text', text: 'written' }] };
+      case 'sleep': {
+        const ms = Number(args.ms ?? 0);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          context.mcpReq.signal.addEventListener('abort', () => {
+            options.cancelled?.push(context.mcpReq.id);
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        return { content: [{ type: 'text', text: `slept ${ms}` }] };
+      }
+      case 'chatty':
+        await context.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'working on it' } });
+        await context.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'almost done' } });
+        return { content: [{ type: 'text', text: 'done after notifications' }] };
+      case 'fail':
+        return { content: [{ type: 'text', text: 'the tool failed on purpose' }], isError: true };
+      default:
+        if (request.params.name.startsWith('tool-')) return { content: [{ type: 'text', text: request.params.name }] };
+        throw new ProtocolError(-32602, `Unknown tool: ${request.params.name}`);
+    }
+  });
+  return server;
+}
+
+/** A sessionful (2025-06-18 / 2025-11-25) SDK v2 server: one transport + server per session. */
+export type SessionfulServer = Listening & {
+  /** Live sessions by id. */
+  sessions: Map<string, WebStandardStreamableHTTPServerTransport>;
+  /** Forget every session: the next request with an old id gets 404. */
+  forgetSessions: () => void;
+  /** Sessions ended by DELETE. */
+  deleted: string[];
+};
+
+/** Start a sessionful server on 127.0.0.1 (path ignored: any path is the MCP endpoint). */
+export async function startSessionfulServer(options: ToolServerOptions & { jsonResponse?: boolean; requireToken?: string } = {}): Promise<SessionfulServer> {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const deleted: string[] = [];
+  const handle = async (request: Request): Promise<Response> => {
+    if (options.requireToken !== undefined && request.headers.get('authorization') !== `Bearer ${options.requireToken}`) {
+      return new Response('unauthorized', { status: 401 });
+    }
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId) {
+      const transport = sessions.get(sessionId);
+      if (!transport) {
+        return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+      }
+      if (request.method === 'DELETE') deleted.push(sessionId);
+      return transport.handleRequest(request);
+    }
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: options.jsonResponse ?? false,
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    await createToolServer(options).connect(transport);
+    return transport.handleRequest(request);
+  };
+  const listening = await listen(webHandler(handle));
+  return {
+    ...listening,
+    sessions,
+    deleted,
+    forgetSessions: () => {
+      for (const transport of sessions.values()) void transport.close();
+      sessions.clear();
+    },
+    close: async () => {
+      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      sessions.clear();
+      await listening.close();
+    },
+  };
+}
+
+/** A 2026-07-28 server (stateless, `server/discover`) with the SDK's stateless legacy fallback. */
+export async function startModernServer(options: ToolServerOptions & { responseMode?: 'auto' | 'sse' | 'json' } = {}): Promise<Listening> {
+  const handler = createMcpHandler(() => createToolServer(options), { responseMode: options.responseMode ?? 'auto', keepAliveMs: 0 });
+  const listening = await listen(webHandler((request) => handler.fetch(request)));
+  return {
+    ...listening,
+    close: async () => {
+      await handler.close();
+      await listening.close();
+    },
+  };
+}

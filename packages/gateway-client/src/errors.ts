@@ -1,0 +1,224 @@
+const MARKER = Symbol.for('heretek.gateway-client.error');
+
+/**
+ * Every stable error code of `@heretek/gateway-client`. Codes never change
+ * meaning between versions; match on them, not on messages.
+ *
+ * - `INVALID_CONFIG`: an option or environment variable is wrong (fix the value).
+ * - `INVALID_TARGET_NAME`: a target name agentgateway would reject.
+ * - `TIMEOUT`: no complete reply within the per-request timeout.
+ * - `ABORTED`: the caller's `AbortSignal` fired.
+ * - `CONNECTION_REFUSED`: nothing listens at the gateway address.
+ * - `CONNECTION_RESET`: the connection dropped before the reply was complete.
+ * - `HTTP_STATUS`: the gateway answered with a non-2xx status.
+ * - `JSON_RPC_ERROR`: the reply was a JSON-RPC error (unknown tool, bad params ...).
+ * - `MALFORMED_JSON`: a JSON reply body that does not parse as a JSON-RPC message.
+ * - `MALFORMED_SSE`: an SSE event whose data does not parse as a JSON-RPC message.
+ * - `WRONG_RESPONSE_ID`: a response that answers another request id.
+ * - `UNEXPECTED_CONTENT_TYPE`: a reply neither JSON nor SSE.
+ * - `INVALID_RESULT`: a reply that parses but is not a valid result for the method.
+ * - `RESPONSE_TOO_LARGE`: the reply exceeded `maxResponseBytes`.
+ * - `SESSION_LOST`: the session was gone again right after a fresh initialize.
+ * - `CURSOR_LOOP`: `tools/list` pagination repeated a cursor or never ended.
+ * - `NEGOTIATION_FAILED`: no protocol revision could be agreed with the endpoint.
+ * - `CLIENT_CLOSED`: the client was closed before or during the request.
+ * - `UNKNOWN`: anything else; `cause` carries the original error.
+ */
+export const GatewayErrorCode = {
+  InvalidConfig: 'INVALID_CONFIG',
+  InvalidTargetName: 'INVALID_TARGET_NAME',
+  Timeout: 'TIMEOUT',
+  Aborted: 'ABORTED',
+  ConnectionRefused: 'CONNECTION_REFUSED',
+  ConnectionReset: 'CONNECTION_RESET',
+  HttpStatus: 'HTTP_STATUS',
+  JsonRpcError: 'JSON_RPC_ERROR',
+  MalformedJson: 'MALFORMED_JSON',
+  MalformedSse: 'MALFORMED_SSE',
+  WrongResponseId: 'WRONG_RESPONSE_ID',
+  UnexpectedContentType: 'UNEXPECTED_CONTENT_TYPE',
+  InvalidResult: 'INVALID_RESULT',
+  ResponseTooLarge: 'RESPONSE_TOO_LARGE',
+  SessionLost: 'SESSION_LOST',
+  CursorLoop: 'CURSOR_LOOP',
+  NegotiationFailed: 'NEGOTIATION_FAILED',
+  ClientClosed: 'CLIENT_CLOSED',
+  Unknown: 'UNKNOWN',
+} as const;
+
+/** One of the {@link GatewayErrorCode} values. */
+export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
+
+/** Options shared by every gateway error constructor. */
+export type GatewayErrorOptions = {
+  /** What went wrong and what to do about it. Never contains the bearer token. */
+  message: string;
+  /** The target (backend) the request was for, when there was one. */
+  target?: string | undefined;
+  /** The underlying error, already scrubbed of the bearer token. */
+  cause?: unknown;
+};
+
+/**
+ * Base class of every error this package throws. Carries a stable `code`,
+ * whether retrying the same request later may succeed (`isRetryable`), the
+ * target and the underlying `cause`. Use {@link GatewayError.isInstance}
+ * rather than `instanceof` across package copies.
+ */
+export class GatewayError extends Error {
+  private readonly [MARKER] = true;
+  /** Stable machine-readable code. */
+  readonly code: GatewayErrorCode;
+  /** Whether the same request may succeed if sent again later. */
+  readonly isRetryable: boolean;
+  /** The target the request was for, if any. */
+  readonly target: string | undefined;
+  /** The underlying error (scrubbed of the bearer token). */
+  declare readonly cause: unknown;
+
+  constructor(options: GatewayErrorOptions & { code: GatewayErrorCode; isRetryable?: boolean }) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = options.code;
+    this.isRetryable = options.isRetryable ?? false;
+    this.target = options.target;
+  }
+
+  /** Whether `error` is a gateway error (of this class or a subclass when called on one). */
+  static isInstance(error: unknown): error is GatewayError {
+    return typeof error === 'object' && error !== null && MARKER in error && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** A wrong option or environment variable; fix the configuration. */
+export class GatewayConfigError extends GatewayError {
+  /** The option or environment variable at fault, e.g. `HERETEK_GATEWAY_URL`. */
+  readonly setting: string;
+  constructor(options: GatewayErrorOptions & { setting: string; code?: typeof GatewayErrorCode.InvalidConfig | typeof GatewayErrorCode.InvalidTargetName }) {
+    super({ ...options, code: options.code ?? GatewayErrorCode.InvalidConfig, isRetryable: false });
+    this.name = 'GatewayConfigError';
+    this.setting = options.setting;
+  }
+}
+
+/** No complete reply within the per-request timeout. */
+export class GatewayTimeoutError extends GatewayError {
+  /** The timeout that elapsed, in milliseconds. */
+  readonly timeoutMs: number;
+  constructor(options: GatewayErrorOptions & { timeoutMs: number }) {
+    super({ ...options, code: GatewayErrorCode.Timeout, isRetryable: true });
+    this.name = 'GatewayTimeoutError';
+    this.timeoutMs = options.timeoutMs;
+  }
+}
+
+/** The caller cancelled the request through its `AbortSignal`. */
+export class GatewayAbortedError extends GatewayError {
+  constructor(options: GatewayErrorOptions) {
+    super({ ...options, code: GatewayErrorCode.Aborted, isRetryable: false });
+    this.name = 'GatewayAbortedError';
+  }
+}
+
+/** The TCP connection was refused or dropped. */
+export class GatewayConnectionError extends GatewayError {
+  constructor(options: GatewayErrorOptions & { code: typeof GatewayErrorCode.ConnectionRefused | typeof GatewayErrorCode.ConnectionReset }) {
+    super({ ...options, isRetryable: true });
+    this.name = 'GatewayConnectionError';
+  }
+}
+
+/** A JSON-RPC error object as sent by the server or gateway. */
+export type JsonRpcErrorObject = { code: number; message: string; data?: unknown };
+
+/** The gateway answered with a non-2xx HTTP status. */
+export class GatewayHttpError extends GatewayError {
+  /** The HTTP status code. */
+  readonly status: number;
+  /** The JSON-RPC error in the body, when the body carried one. */
+  readonly jsonRpcError: JsonRpcErrorObject | undefined;
+  constructor(options: GatewayErrorOptions & { status: number; jsonRpcError?: JsonRpcErrorObject | undefined }) {
+    const retryable = options.status >= 500 || options.status === 429 || options.status === 408;
+    super({ ...options, code: GatewayErrorCode.HttpStatus, isRetryable: retryable });
+    this.name = 'GatewayHttpError';
+    this.status = options.status;
+    this.jsonRpcError = options.jsonRpcError;
+  }
+}
+
+/** The reply was a JSON-RPC error (for example an unknown tool, -32602). */
+export class GatewayJsonRpcError extends GatewayError {
+  /** The JSON-RPC error code. */
+  readonly jsonRpcCode: number;
+  /** The JSON-RPC error `data`, if any. */
+  readonly data: unknown;
+  constructor(options: GatewayErrorOptions & { jsonRpcCode: number; data?: unknown }) {
+    super({ ...options, code: GatewayErrorCode.JsonRpcError, isRetryable: false });
+    this.name = 'GatewayJsonRpcError';
+    this.jsonRpcCode = options.jsonRpcCode;
+    this.data = options.data;
+  }
+}
+
+/** The reply could not be understood (bad JSON, bad SSE, wrong id, wrong content type, invalid result). */
+export class GatewayMalformedResponseError extends GatewayError {
+  constructor(
+    options: GatewayErrorOptions & {
+      code:
+        | typeof GatewayErrorCode.MalformedJson
+        | typeof GatewayErrorCode.MalformedSse
+        | typeof GatewayErrorCode.WrongResponseId
+        | typeof GatewayErrorCode.UnexpectedContentType
+        | typeof GatewayErrorCode.InvalidResult;
+    },
+  ) {
+    super({ ...options, isRetryable: false });
+    this.name = 'GatewayMalformedResponseError';
+  }
+}
+
+/** The reply exceeded the configured size cap. */
+export class GatewayResponseTooLargeError extends GatewayError {
+  /** The cap that was exceeded, in bytes. */
+  readonly limitBytes: number;
+  constructor(options: GatewayErrorOptions & { limitBytes: number }) {
+    super({ ...options, code: GatewayErrorCode.ResponseTooLarge, isRetryable: false });
+    this.name = 'GatewayResponseTooLargeError';
+    this.limitBytes = options.limitBytes;
+  }
+}
+
+/** The session was lost again right after a fresh initialize. */
+export class GatewaySessionLostError extends GatewayError {
+  constructor(options: GatewayErrorOptions) {
+    super({ ...options, code: GatewayErrorCode.SessionLost, isRetryable: true });
+    this.name = 'GatewaySessionLostError';
+  }
+}
+
+/** `tools/list` pagination repeated a cursor or exceeded the page cap. */
+export class GatewayCursorLoopError extends GatewayError {
+  /** Pages fetched before giving up. */
+  readonly pages: number;
+  constructor(options: GatewayErrorOptions & { pages: number }) {
+    super({ ...options, code: GatewayErrorCode.CursorLoop, isRetryable: false });
+    this.name = 'GatewayCursorLoopError';
+    this.pages = options.pages;
+  }
+}
+
+/** No protocol revision could be agreed with the endpoint. */
+export class GatewayNegotiationError extends GatewayError {
+  constructor(options: GatewayErrorOptions) {
+    super({ ...options, code: GatewayErrorCode.NegotiationFailed, isRetryable: false });
+    this.name = 'GatewayNegotiationError';
+  }
+}
+
+/** The client was closed. */
+export class GatewayClosedError extends GatewayError {
+  constructor(options: GatewayErrorOptions) {
+    super({ ...options, code: GatewayErrorCode.ClientClosed, isRetryable: false });
+    this.name = 'GatewayClosedError';
+  }
+}

@@ -1,0 +1,408 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { fetch as undiciFetch, type Agent } from 'undici';
+import {
+  GatewayConnectionError,
+  GatewayErrorCode,
+  GatewayHttpError,
+  GatewayMalformedResponseError,
+  GatewayResponseTooLargeError,
+  type GatewayError,
+  type JsonRpcErrorObject,
+} from './errors.js';
+
+/**
+ * Per-operation state shared between the client and the fetch layer through
+ * `AsyncLocalStorage`: the SDK transport reports malformed SSE, foreign ids
+ * and dropped streams only through an uncorrelated `onerror`, so the fetch
+ * layer records the typed fault here and aborts the operation at once.
+ */
+export type CallContext = {
+  /** Target the operation is for (for error messages). */
+  target: string | undefined;
+  /** First fault seen; it wins over whatever the SDK rejects with. */
+  fault: GatewayError | undefined;
+  /** Aborted on fault, timeout, caller cancel, or after completion. */
+  controller: AbortController;
+  /** Set once the operation has its answer: later stream noise is ignored. */
+  settled: boolean;
+  /** The gateway rejected the session this request carried (404, or 400/500 naming the session). */
+  sessionRejected: boolean;
+  /** Record `error` as the fault (first one wins) and abort the operation. */
+  fail(error: GatewayError): void;
+};
+
+/** Where the fetch layer finds the current operation. */
+export const callContextStorage = new AsyncLocalStorage<CallContext>();
+
+/** Create a fresh operation context. */
+export function createCallContext(target: string | undefined): CallContext {
+  const context: CallContext = {
+    target,
+    fault: undefined,
+    controller: new AbortController(),
+    settled: false,
+    sessionRejected: false,
+    fail(error) {
+      if (context.settled || context.fault !== undefined) return;
+      context.fault = error;
+      context.controller.abort(error);
+    },
+  };
+  return context;
+}
+
+/** Options of {@link createGatewayFetch}. */
+export type GatewayFetchOptions = {
+  agent: Agent;
+  role: string;
+  token: string | undefined;
+  maxResponseBytes: number;
+  /** Timeout for fetches that belong to no operation (notifications, DELETE). */
+  backgroundTimeoutMs: number;
+  scrub: (text: string) => string;
+};
+
+type JsonRpcId = string | number;
+
+const SESSION_WORDING = /session/i;
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0 && code !== 'ABORT_ERR') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Map a network-level failure from undici to a typed connection error. */
+export function connectionError(error: unknown, target: string | undefined, where: string): GatewayConnectionError {
+  const code = networkCode(error);
+  const refused = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
+  return new GatewayConnectionError({
+    code: refused ? GatewayErrorCode.ConnectionRefused : GatewayErrorCode.ConnectionReset,
+    target,
+    message: refused
+      ? `Cannot connect to the gateway at ${where} (${code}): check HERETEK_GATEWAY_URL and that the gateway is running.`
+      : `The connection to the gateway at ${where} dropped before the reply was complete (${code ?? 'stream ended early'}); retry, and check the gateway and backend logs.`,
+    cause: error,
+  });
+}
+
+function parseJsonRpcError(text: string): JsonRpcErrorObject | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    const error = (body as { error?: unknown } | null)?.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (error && typeof error.code === 'number' && typeof error.message === 'string') {
+      return { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
+    }
+  } catch {
+    // not JSON: no JSON-RPC error to report
+  }
+  return undefined;
+}
+
+/** The JSON-RPC error inside an HTTP error body, if the body is one. */
+export { parseJsonRpcError };
+
+function isResponseMessage(message: unknown): message is { id: JsonRpcId | null } {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    !Array.isArray(message) &&
+    'id' in message &&
+    !('method' in message) &&
+    ('result' in message || 'error' in message)
+  );
+}
+
+function isJsonRpcMessage(message: unknown): boolean {
+  if (Array.isArray(message)) return message.length > 0 && message.every(isJsonRpcMessage);
+  return typeof message === 'object' && message !== null && (message as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number, onTooLarge: () => GatewayError): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw onTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The `fetch` handed to the SDK's `StreamableHTTPClientTransport`: undici's
+ * fetch on one keep-alive `Agent`, plus the headers this client always sends
+ * (`x-heretek-role`, bearer token), a reply size cap, and per-request checks
+ * of the reply (JSON parses, SSE events parse, the response id is the
+ * request's) that turn into typed faults on the current {@link CallContext}.
+ */
+export function createGatewayFetch(options: GatewayFetchOptions) {
+  const { agent, role, token, maxResponseBytes, scrub } = options;
+
+  const tooLarge = (target: string | undefined) =>
+    new GatewayResponseTooLargeError({
+      target,
+      limitBytes: maxResponseBytes,
+      message: `The reply exceeded ${maxResponseBytes} bytes (maxResponseBytes); raise the cap or ask the backend for less data.`,
+    });
+
+  return async function gatewayFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+    const context = callContextStorage.getStore();
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const headers = new Headers(init?.headers);
+    headers.set('x-heretek-role', role);
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    const where = String(input);
+
+    let expectedId: JsonRpcId | undefined;
+    let probe = false;
+    if (method === 'POST' && typeof init?.body === 'string') {
+      try {
+        const message = JSON.parse(init.body) as { id?: unknown; method?: unknown };
+        if (typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) {
+          expectedId = message.id;
+          // The SDK classifies the answer to its `server/discover` probe
+          // itself (an error status there means "legacy server").
+          probe = message.method === 'server/discover';
+        }
+      } catch {
+        // the SDK always sends JSON; anything else is passed on untouched
+      }
+    }
+    const resumption = method === 'GET' && headers.has('last-event-id');
+    if (method === 'GET' && !resumption) {
+      // This client is request/response only: it does not hold the optional
+      // standalone GET stream open per session (a server may refuse it with
+      // 405 too, which is what the transport is told here).
+      return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
+    }
+    const bound = context !== undefined && (expectedId !== undefined || resumption);
+    if (bound && context.controller.signal.aborted) throw context.fault ?? context.controller.signal.reason;
+
+    const signals: AbortSignal[] = [];
+    if (init?.signal) signals.push(init.signal);
+    if (bound) signals.push(context.controller.signal);
+    else signals.push(AbortSignal.timeout(options.backgroundTimeoutMs));
+    const signal = signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    try {
+      response = await undiciFetch(input, {
+        ...(init as Record<string, unknown>),
+        method,
+        headers,
+        signal,
+        dispatcher: agent,
+      } as unknown as Parameters<typeof undiciFetch>[1]);
+    } catch (error) {
+      if (signal?.aborted) throw bound ? (context.fault ?? error) : error;
+      const typed = connectionError(error, context?.target, where);
+      if (bound) context.fail(typed);
+      throw typed;
+    }
+
+    const target = context?.target;
+    if (!bound) {
+      if (response.ok) return response as unknown as Response;
+      const text = await readLimited(response.body as ReadableStream<Uint8Array> | null, maxResponseBytes, () => tooLarge(target)).catch(() => '');
+      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+    }
+
+    const length = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (Number.isFinite(length) && length > maxResponseBytes) {
+      const error = tooLarge(target);
+      context.fail(error);
+      throw error;
+    }
+
+    const readBody = async (): Promise<string> => {
+      try {
+        return await readLimited(response.body as ReadableStream<Uint8Array> | null, maxResponseBytes, () => tooLarge(target));
+      } catch (error) {
+        const typed = (error as { code?: unknown }).code === GatewayErrorCode.ResponseTooLarge ? (error as GatewayError) : (context.fault ?? connectionError(error, target, where));
+        context.fail(typed);
+        throw typed;
+      }
+    };
+
+    if (!response.ok) {
+      const text = await readBody();
+      if (probe) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+      const jsonRpcError = parseJsonRpcError(text);
+      const sentSession = headers.has('mcp-session-id');
+      if (
+        sentSession &&
+        (response.status === 404 ||
+          ((response.status === 400 || response.status === 500) && SESSION_WORDING.test(jsonRpcError?.message ?? text)))
+      ) {
+        context.sessionRejected = true;
+      }
+      const detail = jsonRpcError ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}` : text.trim().slice(0, 300) || response.statusText;
+      const error = new GatewayHttpError({
+        target,
+        status: response.status,
+        jsonRpcError,
+        message: scrub(`The gateway answered HTTP ${response.status} at ${where}: ${detail}`),
+      });
+      context.fail(error);
+      throw error;
+    }
+
+    if (response.status === 202 || expectedId === undefined && !resumption) return response as unknown as Response;
+
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+    if (mediaType === 'application/json' && !resumption) {
+      const text = await readBody();
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch (error) {
+        const typed = new GatewayMalformedResponseError({
+          code: GatewayErrorCode.MalformedJson,
+          target,
+          message: scrub(`The gateway sent a JSON reply that does not parse (${(error as Error).message}): ${text.slice(0, 120)}`),
+          cause: error,
+        });
+        context.fail(typed);
+        throw typed;
+      }
+      if (!isJsonRpcMessage(message)) {
+        const typed = new GatewayMalformedResponseError({
+          code: GatewayErrorCode.MalformedJson,
+          target,
+          message: scrub(`The gateway sent JSON that is not a JSON-RPC 2.0 message: ${text.slice(0, 120)}`),
+        });
+        context.fail(typed);
+        throw typed;
+      }
+      if (isResponseMessage(message) && message.id !== expectedId) {
+        const typed = new GatewayMalformedResponseError({
+          code: GatewayErrorCode.WrongResponseId,
+          target,
+          message: `The gateway answered request id ${JSON.stringify(expectedId)} with a response for id ${JSON.stringify(message.id)}; the reply is discarded.`,
+        });
+        context.fail(typed);
+        throw typed;
+      }
+      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+    }
+
+    if (mediaType === 'text/event-stream') {
+      return new Response(inspectEventStream(response.body as ReadableStream<Uint8Array> | null), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers as unknown as Headers,
+      });
+    }
+
+    const typed = new GatewayMalformedResponseError({
+      code: GatewayErrorCode.UnexpectedContentType,
+      target,
+      message: `The gateway replied with content type ${JSON.stringify(mediaType || 'none')}; expected application/json or text/event-stream.`,
+    });
+    await response.body?.cancel().catch(() => undefined);
+    context.fail(typed);
+    throw typed;
+
+    function inspectEventStream(body: ReadableStream<Uint8Array> | null): ReadableStream<Uint8Array> | null {
+      if (!body || !context) return body;
+      const operation = context;
+      const reader = body.getReader();
+      const decoder = new TextDecoder();
+      let total = 0;
+      let sawEventId = false;
+      let sawResponse = false;
+      const check = (event: EventSourceMessage) => {
+        if (event.id) sawEventId = true;
+        if (!event.data || (event.event !== undefined && event.event !== 'message')) return;
+        let message: unknown;
+        try {
+          message = JSON.parse(event.data);
+        } catch (error) {
+          operation.fail(
+            new GatewayMalformedResponseError({
+              code: GatewayErrorCode.MalformedSse,
+              target,
+              message: scrub(`The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`),
+              cause: error,
+            }),
+          );
+          return;
+        }
+        if (!isJsonRpcMessage(message)) {
+          operation.fail(
+            new GatewayMalformedResponseError({
+              code: GatewayErrorCode.MalformedSse,
+              target,
+              message: scrub(`The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`),
+            }),
+          );
+          return;
+        }
+        if (isResponseMessage(message)) {
+          if (message.id !== expectedId) {
+            operation.fail(
+              new GatewayMalformedResponseError({
+                code: GatewayErrorCode.WrongResponseId,
+                target,
+                message: `The gateway answered request id ${JSON.stringify(expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
+              }),
+            );
+            return;
+          }
+          sawResponse = true;
+        }
+      };
+      const parser = createParser({ onEvent: check });
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            if (!operation.settled && !sawResponse && !sawEventId) operation.fail(operation.fault ?? connectionError(error, target, where));
+            controller.error(operation.fault ?? error);
+            return;
+          }
+          if (chunk.done) {
+            if (!operation.settled && !sawResponse && !sawEventId) {
+              operation.fail(connectionError(undefined, target, where));
+            }
+            controller.close();
+            return;
+          }
+          total += chunk.value.byteLength;
+          if (total > maxResponseBytes) {
+            operation.fail(tooLarge(target));
+            await reader.cancel().catch(() => undefined);
+            controller.error(operation.fault);
+            return;
+          }
+          parser.feed(decoder.decode(chunk.value, { stream: true }));
+          if (operation.fault && !operation.settled) {
+            await reader.cancel().catch(() => undefined);
+            controller.error(operation.fault);
+            return;
+          }
+          controller.enqueue(chunk.value);
+        },
+        cancel(reason) {
+          return reader.cancel(reason);
+        },
+      });
+    }
+  };
+}

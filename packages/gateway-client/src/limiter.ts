@@ -1,0 +1,51 @@
+/**
+ * A counting semaphore with FIFO waiters and abort support. Hand-written
+ * (30 lines) rather than a dependency: the client needs `AbortSignal`
+ * cancellation of a queued waiter, which small limiter packages lack.
+ */
+export class Limiter {
+  private active = 0;
+  private readonly waiters: Array<{ grant: () => void }> = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Requests currently holding a slot. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Wait for a slot; resolves with a release function, rejects with `signal.reason` on abort. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.active < this.limit) {
+      this.active += 1;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.active += 1;
+          resolve(this.releaser());
+        },
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active -= 1;
+      this.waiters.shift()?.grant();
+    };
+  }
+}
