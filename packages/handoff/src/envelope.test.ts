@@ -17,6 +17,10 @@ import {
   type HandoffEnvelope,
 } from './index.js';
 
+/** The functions are typed for envelopes; the tests feed them raw values on purpose. */
+const digestOf = (value: unknown): string => handoffDigest(value as HandoffEnvelope);
+const serializeOf = (value: unknown): string => serializeHandoff(value as HandoffEnvelope);
+
 const DIGEST_A = `sha256:${'a'.repeat(64)}`;
 
 function sample(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -76,7 +80,7 @@ describe('parseHandoff', () => {
       artifacts: [],
       constraints: { rules: [] },
     });
-    expect(handoffDigest(minimal)).toBe(handoffDigest(explicit));
+    expect(digestOf(minimal)).toBe(digestOf(explicit));
   });
 
   it('refuses unknown keys at every depth, naming each path', () => {
@@ -260,7 +264,7 @@ describe('createHandoff', () => {
     const fromDate = createHandoff({ ...base, createdAt: new Date(Date.UTC(2026, 0, 31, 12)) });
     const fromText = createHandoff({ ...base, createdAt: '2026-01-31T12:00:00.000Z' });
     expect(fromDate).toEqual(fromText);
-    expect(handoffDigest(fromDate)).toBe(handoffDigest(fromText));
+    expect(digestOf(fromDate)).toBe(digestOf(fromText));
   });
 
   it('gives distinct trace ids', () => {
@@ -275,7 +279,7 @@ describe('createHandoff', () => {
 
 describe('serializeHandoff and handoffDigest', () => {
   it('writes RFC 8785 canonical JSON: sorted keys, no whitespace', () => {
-    const text = serializeHandoff(sample() as HandoffEnvelope);
+    const text = serializeOf(sample());
     expect(text).toBe(
       '{"artifacts":[{"digest":"' +
         DIGEST_A +
@@ -291,8 +295,8 @@ describe('serializeHandoff and handoffDigest', () => {
 
   it('digests the UTF-8 bytes of the canonical text as sha256:<hex>', () => {
     const envelope = sample({ contextSummary: 'naïve café — 😀' });
-    const expected = createHash('sha256').update(Buffer.from(serializeHandoff(envelope), 'utf8')).digest('hex');
-    expect(handoffDigest(envelope)).toBe(`sha256:${expected}`);
+    const expected = createHash('sha256').update(Buffer.from(serializeOf(envelope), 'utf8')).digest('hex');
+    expect(digestOf(envelope)).toBe(`sha256:${expected}`);
     expect(sha256Digest('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
@@ -300,30 +304,30 @@ describe('serializeHandoff and handoffDigest', () => {
     const input = sample();
     const reversed = Object.fromEntries(Object.entries(input).reverse());
     const pretty = JSON.stringify(input, null, 2);
-    expect(handoffDigest(reversed)).toBe(handoffDigest(input));
-    expect(handoffDigest(parseHandoff(pretty))).toBe(handoffDigest(input));
+    expect(digestOf(reversed)).toBe(digestOf(input));
+    expect(digestOf(parseHandoff(pretty))).toBe(digestOf(input));
   });
 
   it('changes when any value changes', () => {
-    const digest = handoffDigest(sample());
-    expect(handoffDigest(sample({ contextSummary: 'QA saw brute force in the logs!' }))).not.toBe(digest);
-    expect(handoffDigest(sample({ to: 'staff-frontend' }))).not.toBe(digest);
-    expect(handoffDigest(sample({ createdAt: '2026-01-31T12:00:00.001Z' }))).not.toBe(digest);
+    const digest = digestOf(sample());
+    expect(digestOf(sample({ contextSummary: 'QA saw brute force in the logs!' }))).not.toBe(digest);
+    expect(digestOf(sample({ to: 'staff-frontend' }))).not.toBe(digest);
+    expect(digestOf(sample({ createdAt: '2026-01-31T12:00:00.001Z' }))).not.toBe(digest);
   });
 
   it('refuses to serialize an invalid envelope', () => {
-    expect(() => serializeHandoff(sample({ to: 'admin' }) as HandoffEnvelope)).toThrow(HandoffValidationError);
-    expect(() => handoffDigest(sample({ to: 'director' }) as HandoffEnvelope)).toThrow(ReadOnlyRecipientError);
+    expect(() => serializeOf(sample({ to: 'admin' }))).toThrow(HandoffValidationError);
+    expect(() => digestOf(sample({ to: 'director' }))).toThrow(ReadOnlyRecipientError);
   });
 
   it('verifies an expected digest', () => {
     const input = sample();
-    const digest = handoffDigest(input);
-    expect(verifyHandoffDigest({ envelope: serializeHandoff(input), digest })).toEqual(input);
+    const digest = digestOf(input);
+    expect(verifyHandoffDigest({ envelope: serializeOf(input), digest })).toEqual(input);
     const tampered = sample({ contextSummary: 'nothing to see' });
     const error = catchError(() => verifyHandoffDigest({ envelope: tampered, digest }));
     expect(HandoffDigestMismatchError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'DIGEST_MISMATCH', expected: digest, actual: handoffDigest(tampered) });
+    expect(error).toMatchObject({ code: 'DIGEST_MISMATCH', expected: digest, actual: digestOf(tampered) });
   });
 });
 
