@@ -10,5 +10,8 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
+    // The CLI tests spawn node processes that each load the o200k_base rank
+    // table (about a second on an idle core, several on a busy shared one).
+    testTimeout: 60_000,
   },
 });
