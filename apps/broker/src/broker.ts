@@ -29,8 +29,8 @@ export type GatewayTool = {
 
 /** The MCP `CallToolResult` shape the broker passes back to the agent. */
 export type ToolCallResult = {
-  content: Array<Record<string, unknown>>;
-  structuredContent?: Record<string, unknown>;
+  content: ReadonlyArray<object>;
+  structuredContent?: unknown;
   isError?: boolean;
   [key: string]: unknown;
 };
@@ -109,7 +109,7 @@ export class Broker {
   readonly #gateway: ToolGateway | undefined;
   readonly #gatewayMode: 'per-target' | 'multiplexed';
   readonly #validator = new ArgumentValidator();
-  readonly #breakers = new Map<string, CircuitBreakerPolicy>();
+  readonly #breakers = new Map<string, { policy: CircuitBreakerPolicy; openedAt: number | undefined }>();
   readonly #breakerOptions: { failureThreshold: number; cooldownMs: number };
   readonly #discoveryTtlMs: number;
   readonly #initialDiscoveryWaitMs: number;
@@ -271,12 +271,15 @@ export class Broker {
     if (route === undefined) this.#unknownTool(name);
 
     const breaker = this.#breakerFor(route.target);
-    if (breaker.state === CircuitState.Open) {
+    const pausedFor = breaker.openedAt === undefined ? 0 : breaker.openedAt + this.#breakerOptions.cooldownMs - Date.now();
+    if (breaker.policy.state === CircuitState.Open && pausedFor > 0) {
+      // Still cooling down: refuse before anything else. Once the cooldown is
+      // over, the next call goes through as the half-open trial.
       throw new BrokerError({
         code: 'CIRCUIT_OPEN',
         toolName: name,
         isRetryable: true,
-        message: `Backend "${route.target}" failed ${this.#breakerOptions.failureThreshold} times in a row and is paused for up to ${Math.round(this.#breakerOptions.cooldownMs / 1000)} s. Use another tool or retry later.`,
+        message: `Backend "${route.target}" failed ${this.#breakerOptions.failureThreshold} times in a row and is paused for ${Math.ceil(pausedFor / 1000)} s more. Use another tool or retry later.`,
       });
     }
 
@@ -320,7 +323,7 @@ export class Broker {
     }
 
     try {
-      return await breaker.execute(() =>
+      return await breaker.policy.execute(() =>
         gateway.callTool({
           target: route.target,
           tool: route.tool,
@@ -353,17 +356,25 @@ export class Broker {
     await this.#gateway?.close();
   }
 
-  #breakerFor(target: string): CircuitBreakerPolicy {
+  #breakerFor(target: string): { policy: CircuitBreakerPolicy; openedAt: number | undefined } {
     let breaker = this.#breakers.get(target);
     if (breaker === undefined) {
       // Only faults of the backend count (timeouts, connection, 5xx); refusals and
       // non-retryable protocol answers do not open the circuit.
-      breaker = circuitBreaker(handleWhen(isRetryableError), {
+      const policy = circuitBreaker(handleWhen(isRetryableError), {
         halfOpenAfter: this.#breakerOptions.cooldownMs,
         breaker: new ConsecutiveBreaker(this.#breakerOptions.failureThreshold),
       });
-      breaker.onBreak(() => this.#log(`circuit: backend "${target}" opened after repeated failures`));
-      breaker.onReset(() => this.#log(`circuit: backend "${target}" closed again`));
+      const entry: { policy: CircuitBreakerPolicy; openedAt: number | undefined } = { policy, openedAt: undefined };
+      policy.onBreak(() => {
+        entry.openedAt = Date.now();
+        this.#log(`circuit: backend "${target}" opened after repeated failures`);
+      });
+      policy.onReset(() => {
+        entry.openedAt = undefined;
+        this.#log(`circuit: backend "${target}" closed again`);
+      });
+      breaker = entry;
       this.#breakers.set(target, breaker);
     }
     return breaker;

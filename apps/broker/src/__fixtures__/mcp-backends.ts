@@ -1,0 +1,141 @@
+// Test fixture: real MCP servers from the SDK (v2, createMcpHandler) behind one
+// node:http server on 127.0.0.1, routed like agentgateway: `/mcp/<target>`
+// serves one target with bare tool names (per-target mode) and `/mcp` serves
+// every target with `<target>_<tool>` names (multiplexed mode). A target can
+// be switched to fail (HTTP 503) to exercise discovery fallback and the
+// circuit breaker.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
+
+export type FixtureTool = {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly?: boolean;
+};
+
+export type FixtureCall = { path: string; tool: string; arguments: unknown; role: string | undefined };
+
+export type McpBackends = {
+  url: string;
+  calls: FixtureCall[];
+  listings: string[];
+  /** Every HTTP request's path, in order (including refused ones). */
+  requests: string[];
+  failing: Set<string>;
+  tools: Map<string, FixtureTool[]>;
+  close: () => Promise<void>;
+};
+
+function buildServer(
+  entries: Array<{ name: string; tool: FixtureTool }>,
+  onCall: (tool: string, args: unknown) => void,
+): McpServer {
+  const server = new McpServer({ name: 'fixture-backend', version: '1.0.0' }, { capabilities: { tools: {} } });
+  for (const { name, tool } of entries) {
+    server.registerTool(
+      name,
+      {
+        description: tool.description,
+        inputSchema: fromJsonSchema(tool.inputSchema as never),
+        annotations: { readOnlyHint: tool.readOnly === true },
+      },
+      async (args: unknown) => {
+        onCall(name, args);
+        return { content: [{ type: 'text' as const, text: `${name} ok ${JSON.stringify(args)}` }] };
+      },
+    );
+  }
+  return server;
+}
+
+async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(key, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+  }
+  const body = chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : undefined;
+  return new Request(new URL(req.url ?? '/', base), { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) });
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
+}
+
+/** Starts the fixture on a random 127.0.0.1 port with the given tools per target. */
+export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Promise<McpBackends> {
+  const state: McpBackends = {
+    url: '',
+    calls: [],
+    listings: [],
+    requests: [],
+    failing: new Set(),
+    tools: new Map(Object.entries(tools)),
+    close: async () => {},
+  };
+  const handlerFor = (path: string) => {
+    const target = path === '/mcp' ? undefined : path.slice('/mcp/'.length);
+    return createMcpHandler((ctx) => {
+      const role = ctx.requestInfo?.headers.get('x-heretek-role') ?? undefined;
+      const entries =
+        target === undefined
+          ? [...state.tools].flatMap(([t, list]) => list.map((tool) => ({ name: `${t}_${tool.name}`, tool })))
+          : (state.tools.get(target) ?? []).map((tool) => ({ name: tool.name, tool }));
+      return buildServer(entries, (tool, args) => state.calls.push({ path, tool, arguments: args, role }));
+    });
+  };
+  const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      const target = path.startsWith('/mcp/') ? path.slice('/mcp/'.length) : undefined;
+      state.requests.push(path);
+      if (path !== '/mcp' && (target === undefined || !state.tools.has(target))) {
+        res.writeHead(404).end();
+        return;
+      }
+      if (target !== undefined && state.failing.has(target)) {
+        req.resume();
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('backend unavailable');
+        return;
+      }
+      const request = await toRequest(req, state.url);
+      const peek = await request.clone().text();
+      if (peek.includes('"tools/list"')) state.listings.push(path);
+      let handler = handlers.get(path);
+      if (handler === undefined) {
+        handler = handlerFor(path);
+        handlers.set(path, handler);
+      }
+      const response = await handler.fetch(request);
+      await writeResponse(response, res);
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = async () => {
+    await Promise.allSettled([...handlers.values()].map((h) => h.close()));
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}

@@ -1,0 +1,226 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
+import { GatewayClient } from '@heretek/gateway-client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startMcpBackends, type FixtureTool, type McpBackends } from './__fixtures__/mcp-backends.js';
+import { spawnBroker } from './__fixtures__/spawn-broker.js';
+import { Broker, type ToolGateway } from './broker.js';
+import { BrokerError } from './errors.js';
+
+const BACKENDS: Backend[] = [
+  { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
+  { backend: 'heretek-core', target: 'core', profile: 'core' },
+];
+
+const ADB_TOOLS: FixtureTool[] = [
+  {
+    name: 'install_apk',
+    description: 'Install an APK file on a connected Android device',
+    inputSchema: {
+      type: 'object',
+      properties: { apk_path: { type: 'string' }, serial: { type: 'string' } },
+      required: ['apk_path'],
+    },
+  },
+  {
+    name: 'list_packages',
+    description: 'List installed Android packages on a device',
+    inputSchema: { type: 'object', properties: { serial: { type: 'string' } } },
+    readOnly: true,
+  },
+];
+
+const seedCatalog = () =>
+  new ToolCatalog({ tools: SEED_TOOLS.filter((t) => BACKENDS.some((b) => b.target === t.target)) });
+
+async function refusal(promise: Promise<unknown>): Promise<BrokerError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (BrokerError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a BrokerError');
+}
+
+describe('Broker through a real gateway client and real MCP servers', () => {
+  let backends: McpBackends;
+  let gateway: GatewayClient;
+
+  beforeEach(async () => {
+    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
+  });
+
+  afterEach(async () => {
+    await gateway?.close();
+    await backends.close();
+  });
+
+  const brokerFor = (role: string, extra: Partial<ConstructorParameters<typeof Broker>[0]> = {}) => {
+    gateway = new GatewayClient({ url: backends.url, mode: 'per-target', role, timeoutMs: 5_000 });
+    return new Broker({
+      role,
+      catalog: seedCatalog(),
+      backends: BACKENDS,
+      gateway: gateway as unknown as ToolGateway,
+      ...extra,
+    });
+  };
+
+  it('replaces a backend that discovery lists and keeps the seed of one that fails', async () => {
+    backends.failing.add('core');
+    const broker = brokerFor('staff-mobile');
+    const seedAdb = broker.catalog.list().filter((t) => t.target === 'adb').map((t) => t.name);
+    expect(seedAdb).toContain('adb_tap');
+
+    const outcomes = await broker.discover();
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        { target: 'adb', ok: true, tools: 2 },
+        expect.objectContaining({ target: 'core', ok: false }),
+      ]),
+    );
+    const adb = broker.catalog.list().filter((t) => t.target === 'adb');
+    expect(adb.map((t) => t.name).sort()).toEqual(['adb_install_apk', 'adb_list_packages']);
+    expect(adb.find((t) => t.name === 'adb_install_apk')?.mutating).toBe(true);
+    expect(adb.find((t) => t.name === 'adb_list_packages')?.mutating).toBe(false);
+    expect(broker.catalog.get('core_read_file')?.source).toBe('seed');
+  });
+
+  it('calls the backend with the bare tool name and the role header, and returns its result', async () => {
+    const broker = brokerFor('staff-mobile');
+    await broker.discover();
+    const result = await broker.callTool({ name: 'adb_install_apk', arguments: { apk_path: 'app.apk' } });
+    expect(result.isError).not.toBe(true);
+    expect(JSON.stringify(result.content)).toContain('install_apk ok');
+    expect(backends.calls).toEqual([
+      { path: '/mcp/adb', tool: 'install_apk', arguments: { apk_path: 'app.apk' }, role: 'staff-mobile' },
+    ]);
+  });
+
+  it('lets a read-only role call read-only tools and refuses mutating ones without sending', async () => {
+    const broker = brokerFor('qa-adversary');
+    await broker.discover();
+    const ok = await broker.callTool({ name: 'adb_list_packages', arguments: {} });
+    expect(JSON.stringify(ok.content)).toContain('list_packages ok');
+    const before = backends.requests.length;
+    const error = await refusal(broker.callTool({ name: 'adb_install_apk', arguments: { apk_path: 'x.apk' } }));
+    expect(error.code).toBe('ROLE_FORBIDDEN');
+    const unknown = await refusal(broker.callTool({ name: 'adb_not_listed', arguments: {} }));
+    expect(unknown.code).toBe('ROLE_FORBIDDEN');
+    expect(unknown.message).toMatch(/not in the catalog, so it counts as mutating/);
+    expect(backends.requests.length).toBe(before);
+  });
+
+  it('checks arguments against the discovered schema and sends nothing when they fail', async () => {
+    const broker = brokerFor('staff-mobile');
+    await broker.discover();
+    const before = backends.requests.length;
+    const error = await refusal(broker.callTool({ name: 'adb_install_apk', arguments: { serial: 5 } }));
+    expect(error.code).toBe('INVALID_ARGUMENTS');
+    expect(error.message).toContain('missing required property "apk_path"');
+    expect(error.message).toContain('arguments/serial: must be string');
+    expect(backends.requests.length).toBe(before);
+  });
+
+  it('opens the circuit after three backend faults, then closes it after the cooldown', async () => {
+    const broker = brokerFor('staff-mobile', { circuitBreaker: { failureThreshold: 3, cooldownMs: 300 } });
+    await broker.discover();
+    backends.failing.add('adb');
+    for (let i = 0; i < 3; i++) {
+      const error = await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }));
+      expect(error.code).toBe('BACKEND_FAILED');
+    }
+    const before = backends.requests.length;
+    const open = await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }));
+    expect(open.code).toBe('CIRCUIT_OPEN');
+    expect(open.isRetryable).toBe(true);
+    expect(backends.requests.length).toBe(before);
+    // A refusal by schema never reaches the breaker, so it is not counted as a fault.
+    expect((await refusal(broker.callTool({ name: 'adb_install_apk', arguments: {} }))).code).toBe('CIRCUIT_OPEN');
+
+    backends.failing.delete('adb');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const result = await broker.callTool({ name: 'adb_list_packages', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain('list_packages ok');
+  });
+
+  it('re-runs discovery in the background once the catalog is older than the TTL', async () => {
+    const broker = brokerFor('director', { discoveryTtlMs: 1 });
+    await broker.discover();
+    const listed = backends.listings.length;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    backends.tools.set('adb', [...ADB_TOOLS, { ...ADB_TOOLS[1]!, name: 'logcat_dump', description: 'Dump the Android logcat buffer' }]);
+    await broker.searchTools({ query: 'logcat' });
+    for (let i = 0; i < 100 && broker.catalog.get('adb_logcat_dump') === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(backends.listings.length).toBeGreaterThan(listed);
+    expect(broker.catalog.get('adb_logcat_dump')).toBeDefined();
+  });
+});
+
+describe('Broker in multiplexed mode', () => {
+  let backends: McpBackends;
+  let gateway: GatewayClient;
+
+  afterEach(async () => {
+    await gateway?.close();
+    await backends?.close();
+  });
+
+  it('catalogues targets the configuration does not know, and calls them by prefixed name', async () => {
+    backends = await startMcpBackends({
+      adb: ADB_TOOLS,
+      extra: [{ name: 'echo_text', description: 'Echo text back', inputSchema: { type: 'object' }, readOnly: true }],
+    });
+    gateway = new GatewayClient({ url: backends.url, mode: 'multiplexed', role: 'director', timeoutMs: 5_000 });
+    const broker = new Broker({
+      role: 'director',
+      catalog: seedCatalog(),
+      backends: BACKENDS,
+      gateway: gateway as unknown as ToolGateway,
+      gatewayMode: 'multiplexed',
+    });
+    await broker.discover();
+    const extra = broker.catalog.get('extra_echo_text');
+    expect(extra).toMatchObject({ target: 'extra', tool: 'echo_text', profile: 'core', mutating: false });
+    expect(broker.backends.get('extra')?.profile).toBe('core');
+    await broker.callTool({ name: 'extra_echo_text', arguments: { text: 'hi' } });
+    expect(backends.calls.at(-1)).toMatchObject({ path: '/mcp', tool: 'extra_echo_text', role: 'director' });
+  });
+});
+
+describe('heretek-lazy-broker against a gateway (built CLI over stdio)', () => {
+  it('discovers at start-up and calls a tool end to end', async () => {
+    const backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
+    const dir = mkdtempSync(join(tmpdir(), 'broker-backends-'));
+    const file = join(dir, 'backends.json');
+    writeFileSync(file, JSON.stringify(BACKENDS));
+    const broker = await spawnBroker({
+      HERETEK_GATEWAY_URL: backends.url,
+      HERETEK_BROKER_ROLE: 'staff-mobile',
+      HERETEK_BACKENDS_FILE: file,
+      HERETEK_GATEWAY_TOKEN: 'tok-never-logged',
+    });
+    try {
+      const search = await broker.client.callTool({ name: 'mcp_search_tools', arguments: { query: 'install apk' } });
+      expect(JSON.stringify(search.content)).toContain('adb_install_apk');
+      const result = await broker.client.callTool({
+        name: 'mcp_call_tool',
+        arguments: { name: 'adb_install_apk', arguments: { apk_path: 'demo.apk' } },
+      });
+      expect(result.isError).not.toBe(true);
+      expect(JSON.stringify(result.content)).toContain('install_apk ok');
+      expect(backends.calls.at(-1)).toMatchObject({ path: '/mcp/adb', tool: 'install_apk', role: 'staff-mobile' });
+      expect(broker.stderr()).toMatch(/discovery: 2\/2 backends listed/);
+      expect(broker.stderr()).not.toContain('tok-never-logged');
+    } finally {
+      await broker.close();
+      await backends.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
