@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
 import { GatewayError, GatewayErrorCode } from './errors.js';
-import { startModernServer, startSessionfulServer, type Listening } from './__fixtures__/servers.js';
+import { startModernServer, startSessionfulServer, startV1Server, type Listening } from './__fixtures__/servers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -74,5 +74,148 @@ describe('modern servers (2026-07-28)', () => {
     const call = server.requests.find((request) => request.rpcMethod === 'tools/call');
     expect(call?.headers['mcp-method']).toBe('tools/call');
     expect(call?.headers['mcp-name']).toBe('add');
+  });
+});
+
+describe('reply forms and protocol eras', () => {
+  it('reads JSON replies (enableJsonResponse)', async () => {
+    const server = track(await startSessionfulServer({ jsonResponse: true }));
+    const gateway = client(server);
+    expect(await gateway.listTools({ target: 'json' })).toHaveLength(6);
+    const result = await gateway.callTool({ target: 'json', tool: 'echo', arguments: { text: 'json reply' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'json reply' }]);
+  });
+
+  it('reads SSE replies that carry notifications before the response', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = client(server);
+    const result = await gateway.callTool({ target: 'sse', tool: 'chatty', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'done after notifications' }]);
+  });
+
+  it('reads modern SSE replies (responseMode sse) with notifications first', async () => {
+    const server = track(await startModernServer({ responseMode: 'sse' }));
+    const gateway = client(server);
+    const result = await gateway.callTool({ target: 'sse', tool: 'chatty', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'done after notifications' }]);
+    expect(gateway.endpointInfo({ target: 'sse' })?.era).toBe('modern');
+  });
+
+  it('speaks 2025-06-18 to a server that only supports it', async () => {
+    const server = track(await startSessionfulServer({ protocolVersions: ['2025-06-18'] }));
+    const gateway = client(server);
+    await gateway.callTool({ target: 'old', tool: 'echo', arguments: { text: 'x' } });
+    expect(gateway.endpointInfo({ target: 'old' })?.protocolVersion).toBe('2025-06-18');
+    const call = server.requests.find((request) => request.rpcMethod === 'tools/call');
+    expect(call?.headers['mcp-protocol-version']).toBe('2025-06-18');
+  });
+
+  it('works against an SDK v1 server, following its one-page-at-a-time pagination', async () => {
+    const server = track(await startV1Server({ generatedTools: 9, pageSize: 4 }));
+    const gateway = client(server);
+    const tools = await gateway.listTools({ target: 'v1' });
+    expect(tools).toHaveLength(15);
+    const result = await gateway.callTool({ target: 'v1', tool: 'echo', arguments: { text: 'from v1' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'from v1' }]);
+    expect(gateway.endpointInfo({ target: 'v1' })?.era).toBe('legacy');
+  });
+});
+
+describe('sessions', () => {
+  it('re-initializes once when the server forgets the session, and not on every call', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = client(server);
+    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: '1' } });
+    const firstSession = gateway.endpointInfo({ target: 'alpha' })?.sessionId;
+    server.forgetSessions();
+    const result = await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: '2' } });
+    expect(result.content).toEqual([{ type: 'text', text: '2' }]);
+    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: '3' } });
+    const info = gateway.endpointInfo({ target: 'alpha' });
+    expect(info?.initializations).toBe(2);
+    expect(info?.sessionId).not.toBe(firstSession);
+    expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
+    const notFound = server.requests.filter((request) => request.headers['mcp-session-id'] === firstSession && request.rpcMethod === 'tools/call');
+    expect(notFound).toHaveLength(2);
+  });
+
+  it('re-initializes an SDK v1 session that is gone', async () => {
+    const server = track(await startV1Server());
+    const gateway = client(server);
+    await gateway.callTool({ target: 'v1', tool: 'echo', arguments: { text: 'a' } });
+    server.forgetSessions();
+    const result = await gateway.callTool({ target: 'v1', tool: 'echo', arguments: { text: 'b' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
+    expect(gateway.endpointInfo({ target: 'v1' })?.initializations).toBe(2);
+  });
+
+  it('ends sessions with DELETE on close()', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director' });
+    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'a' } });
+    await gateway.callTool({ target: 'beta', tool: 'echo', arguments: { text: 'b' } });
+    const sessions = [gateway.endpointInfo({ target: 'alpha' })?.sessionId, gateway.endpointInfo({ target: 'beta' })?.sessionId];
+    await gateway.close();
+    expect(server.deleted.sort()).toEqual([...sessions].sort());
+    const error = await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: {} }).catch((caught: unknown) => caught);
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.ClientClosed);
+  });
+});
+
+describe('headers, cancellation, concurrency', () => {
+  it('sends the bearer token and role, and keeps the token out of errors', async () => {
+    const token = 'sekrit-token-123';
+    const server = track(await startSessionfulServer({ requireToken: token }));
+    const gateway = client(server, { token, role: 'qa-adversary' });
+    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'ok' } });
+    expect(server.requests.every((request) => request.headers.authorization === `Bearer ${token}`)).toBe(true);
+    expect(server.requests.every((request) => request.headers['x-heretek-role'] === 'qa-adversary')).toBe(true);
+    const without = client(server, { role: 'director' });
+    const error = await without.listTools({ target: 'alpha' }).catch((caught: unknown) => caught);
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
+  });
+
+  it('cancels on the caller signal and tells the server (notifications/cancelled)', async () => {
+    const cancelled: unknown[] = [];
+    const server = track(await startSessionfulServer({ cancelled }));
+    const gateway = client(server);
+    await gateway.listTools({ target: 'alpha' });
+    const controller = new AbortController();
+    const pending = gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 10_000 }, signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    controller.abort();
+    const error = await pending.catch((caught: unknown) => caught);
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.Aborted);
+    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'notifications/cancelled')).toBe(true);
+    const callId = server.requests.find((request) => request.rpcMethod === 'tools/call')?.rpcId;
+    const notice = server.requests.find((request) => request.rpcMethod === 'notifications/cancelled');
+    expect((notice?.body as { params: { requestId: unknown } }).params.requestId).toBe(callId);
+    await expect.poll(() => cancelled.length).toBe(1);
+  });
+
+  it('times out with TIMEOUT', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = client(server, { timeoutMs: 300 });
+    await gateway.listTools({ target: 'alpha' });
+    const error = await gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } }).catch((caught: unknown) => caught);
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.Timeout);
+    expect((error as GatewayError).isRetryable).toBe(true);
+  });
+
+  it('caps concurrent requests per endpoint', async () => {
+    const stats = { active: 0, maxActive: 0 };
+    const server = track(await startSessionfulServer({ stats }));
+    const gateway = client(server, { maxConcurrentPerEndpoint: 2 });
+    await Promise.all(Array.from({ length: 6 }, () => gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 60 } })));
+    expect(stats.maxActive).toBe(2);
+  });
+
+  it('answers 200 concurrent calls with no lost or crossed replies', { timeout: 60_000 }, async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = client(server, { maxConcurrentPerEndpoint: 64 });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: `reply-${index}` } })),
+    );
+    results.forEach((result, index) => expect(result.content).toEqual([{ type: 'text', text: `reply-${index}` }]));
   });
 });

@@ -35,7 +35,7 @@ import {
   GatewayTimeoutError,
   GatewayConnectionError,
 } from './errors.js';
-import { callContextStorage, createCallContext, createGatewayFetch, parseJsonRpcError, type CallContext } from './http-layer.js';
+import { callContextStorage, createCallContext, createGatewayFetch, parseJsonRpcError, scrubValue, type CallContext } from './http-layer.js';
 import { Limiter } from './limiter.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
@@ -474,7 +474,7 @@ export class GatewayClient {
       return new GatewayJsonRpcError({
         target,
         jsonRpcCode: error.code,
-        data: error.data,
+        data: scrubValue(error.data, this.scrub),
         message: this.scrub(`${target ? `Target '${target}'` : 'The gateway'} answered with JSON-RPC error ${error.code}: ${error.message}`),
         cause,
       });
@@ -484,7 +484,7 @@ export class GatewayClient {
       return new GatewayHttpError({
         target,
         status: error.status,
-        jsonRpcError: parseJsonRpcError(text),
+        jsonRpcError: scrubValue(parseJsonRpcError(text), this.scrub),
         message: this.scrub(`The gateway answered HTTP ${error.status}: ${text.slice(0, 300) || error.message}`),
         cause,
       });

@@ -107,6 +107,15 @@ function parseJsonRpcError(text: string): JsonRpcErrorObject | undefined {
 /** The JSON-RPC error inside an HTTP error body, if the body is one. */
 export { parseJsonRpcError };
 
+/** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
+export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
+  if (value === undefined) return value;
+  const text = JSON.stringify(value);
+  if (text === undefined) return value;
+  const clean = scrub(text);
+  return clean === text ? value : (JSON.parse(clean) as T);
+}
+
 function isResponseMessage(message: unknown): message is { id: JsonRpcId | null } {
   return (
     typeof message === 'object' &&
@@ -240,7 +249,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     if (!response.ok) {
       const text = await readBody();
       if (probe) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
-      const jsonRpcError = parseJsonRpcError(text);
+      const jsonRpcError = scrubValue(parseJsonRpcError(text), scrub);
       const sentSession = headers.has('mcp-session-id');
       if (
         sentSession &&

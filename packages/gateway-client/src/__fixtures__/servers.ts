@@ -119,6 +119,8 @@ export type ToolServerOptions = {
   cancelled?: unknown[];
   /** Server name (shown in serverInfo). */
   name?: string;
+  /** Concurrency of `sleep` calls, updated live. */
+  stats?: { active: number; maxActive: number };
 };
 
 type ToolDefinition = { name: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> };
@@ -165,6 +167,11 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
         return { content: [{ type: 'text', text: 'written' }] };
       case 'sleep': {
         const ms = Number(args.ms ?? 0);
+        const stats = options.stats;
+        if (stats) {
+          stats.active += 1;
+          stats.maxActive = Math.max(stats.maxActive, stats.active);
+        }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, ms);
           context.mcpReq.signal.addEventListener('abort', () => {
@@ -173,6 +180,7 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
             resolve();
           });
         });
+        if (stats) stats.active -= 1;
         return { content: [{ type: 'text', text: `slept ${ms}` }] };
       }
       case 'chatty':
@@ -254,6 +262,66 @@ export async function startModernServer(options: ToolServerOptions & { responseM
     ...listening,
     close: async () => {
       await handler.close();
+      await listening.close();
+    },
+  };
+}
+
+/**
+ * An older-era server built with SDK v1 (`@modelcontextprotocol/sdk` 1.32),
+ * sessionful, pinned to `protocolVersion` when given (it answers
+ * `initialize` with the client's revision when it supports it).
+ */
+export async function startV1Server(options: { generatedTools?: number; pageSize?: number } = {}): Promise<SessionfulServer> {
+  const { Server: V1Server } = await import('@modelcontextprotocol/sdk/server/index.js');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { ListToolsRequestSchema, CallToolRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const tools = fixtureTools(options);
+  const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  const deleted: string[] = [];
+  const listening = await listen(async (request, response, body) => {
+    const parsed = body.length ? (JSON.parse(body.toString('utf8')) as unknown) : undefined;
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = transports.get(sessionId);
+      if (!transport) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        return;
+      }
+      if (request.method === 'DELETE') deleted.push(sessionId);
+      await transport.handleRequest(request, response, parsed);
+      return;
+    }
+    const transport: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+      },
+    });
+    const server = new V1Server({ name: 'fixture-v1', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async (listRequest) => {
+      const pageSize = options.pageSize ?? tools.length;
+      const start = listRequest.params?.cursor ? Number(listRequest.params.cursor) : 0;
+      const next = start + pageSize < tools.length ? String(start + pageSize) : undefined;
+      return { tools: tools.slice(start, start + pageSize) as never, ...(next ? { nextCursor: next } : {}) };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (callRequest) => {
+      if (callRequest.params.name === 'echo') {
+        return { content: [{ type: 'text', text: String((callRequest.params.arguments as { text?: unknown } | undefined)?.text ?? '') }] };
+      }
+      return { content: [{ type: 'text', text: `no such tool ${callRequest.params.name}` }], isError: true };
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response, parsed);
+  });
+  return {
+    ...listening,
+    sessions: transports as unknown as Map<string, WebStandardStreamableHTTPServerTransport>,
+    deleted,
+    forgetSessions: () => transports.clear(),
+    close: async () => {
+      for (const transport of transports.values()) await transport.close().catch(() => undefined);
+      transports.clear();
       await listening.close();
     },
   };

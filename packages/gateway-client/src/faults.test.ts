@@ -1,0 +1,162 @@
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayClient } from './gateway-client.js';
+import { GatewayError, GatewayErrorCode, GatewayHttpError, type GatewayErrorCode as Code } from './errors.js';
+import { startFaultServer, type Fault, type FaultServer } from './__fixtures__/fault-server.js';
+import { listen } from './__fixtures__/servers.js';
+
+const TIMEOUT_MS = 3_000;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+function tcpHandles(): number {
+  return process.getActiveResourcesInfo().filter((name) => name === 'TCPSocketWrap').length;
+}
+
+async function settle<T>(read: () => T, expected: T, timeoutMs = 5_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let value = read();
+  while (value !== expected && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    value = read();
+  }
+  return value;
+}
+
+let baselineHandles = 0;
+beforeAll(() => {
+  baselineHandles = tcpHandles();
+  process.on('unhandledRejection', onUnhandled);
+});
+afterAll(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+async function expectFault(options: { server: FaultServer; fault: Fault; code: Code; gateway?: GatewayClient }) {
+  const gateway = options.gateway ?? new GatewayClient({ url: options.server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS, maxResponseBytes: 1024 * 1024 });
+  try {
+    const error = await gateway.callTool({ target: 'faulty', tool: options.fault, arguments: {} }).catch((caught: unknown) => caught);
+    expect(GatewayError.isInstance(error), `${options.fault}: ${String(error)}`).toBe(true);
+    expect((error as GatewayError).code, `${options.fault}: ${(error as Error).message}`).toBe(options.code);
+    expect((error as GatewayError).target).toBe('faulty');
+    // The client still works after the fault: the next call on the same endpoint succeeds.
+    const ok = await gateway.callTool({ target: 'faulty', tool: 'fine', arguments: {} });
+    expect(ok.content).toEqual([{ type: 'text', text: 'ok' }]);
+    return error as GatewayError;
+  } finally {
+    if (!options.gateway) await gateway.close();
+  }
+}
+
+describe('fault matrix: each injected fault gives its typed error within the timeout', () => {
+  let server: FaultServer;
+  beforeAll(async () => {
+    server = await startFaultServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('leaves no connection open on the server once the clients are closed', async () => {
+    expect(await settle(() => server.openSockets(), 0)).toBe(0);
+  });
+
+  const matrix: Array<[Fault, Code]> = [
+    ['drop-mid-stream', GatewayErrorCode.ConnectionReset],
+    ['stream-ends-early', GatewayErrorCode.ConnectionReset],
+    ['garbage-sse', GatewayErrorCode.MalformedSse],
+    ['garbage-json', GatewayErrorCode.MalformedJson],
+    ['not-json-rpc', GatewayErrorCode.MalformedJson],
+    ['wrong-id-json', GatewayErrorCode.WrongResponseId],
+    ['wrong-id-sse', GatewayErrorCode.WrongResponseId],
+    ['stream-50mb', GatewayErrorCode.ResponseTooLarge],
+    ['json-50mb', GatewayErrorCode.ResponseTooLarge],
+    ['never-answer', GatewayErrorCode.Timeout],
+    ['status-500', GatewayErrorCode.HttpStatus],
+    ['html', GatewayErrorCode.UnexpectedContentType],
+  ];
+
+  it.each(matrix)('%s -> %s', async (fault, code) => {
+    const error = await expectFault({ server, fault, code });
+    if (fault === 'status-500') {
+      expect((error as GatewayHttpError).status).toBe(500);
+      expect((error as GatewayHttpError).jsonRpcError?.code).toBe(-32603);
+      expect(error.isRetryable).toBe(true);
+    }
+    if (fault === 'stream-50mb') expect(server.streamed.bytes).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it('a never-answering server gets notifications/cancelled after the timeout', async () => {
+    await expectFault({ server, fault: 'never-answer', code: GatewayErrorCode.Timeout });
+    expect(server.requests.some((request) => request.rpcMethod === 'notifications/cancelled')).toBe(true);
+  });
+});
+
+describe('session and pagination faults', () => {
+  it('a session lost twice gives SESSION_LOST after exactly one re-initialize', async () => {
+    const server = await startFaultServer({ sessionAlwaysLost: true });
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
+    try {
+      const error = await gateway.callTool({ target: 'faulty', tool: 'fine', arguments: {} }).catch((caught: unknown) => caught);
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
+      expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
+      expect(server.requests.filter((request) => request.rpcMethod === 'tools/call')).toHaveLength(2);
+    } finally {
+      await gateway.close();
+      await server.close();
+    }
+  });
+
+  it.each(['same', 'alternate', 'endless'] as const)('a %s cursor gives CURSOR_LOOP', async (cursorLoop) => {
+    const server = await startFaultServer({ cursorLoop });
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS, maxListPages: 50 });
+    try {
+      const error = await gateway.listTools({ target: 'faulty' }).catch((caught: unknown) => caught);
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.CursorLoop);
+      expect(server.requests.filter((request) => request.rpcMethod === 'tools/list').length).toBeLessThanOrEqual(50);
+    } finally {
+      await gateway.close();
+      await server.close();
+    }
+  });
+});
+
+describe('connection faults and the token', () => {
+  it('a closed port gives CONNECTION_REFUSED', async () => {
+    const closed = await listen(() => undefined);
+    await closed.close();
+    const gateway = new GatewayClient({ url: closed.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
+    try {
+      const error = await gateway.listTools({ target: 'gone' }).catch((caught: unknown) => caught);
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.ConnectionRefused);
+      expect((error as GatewayError).isRetryable).toBe(true);
+      expect((error as Error).message).toContain('HERETEK_GATEWAY_URL');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('never puts the bearer token in an error, even when the server echoes it', async () => {
+    const token = 'tok-VERY-secret-9f8e7d';
+    const server = await startFaultServer({ echoAuthorization: true });
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS, token });
+    try {
+      const error = await gateway.callTool({ target: 'faulty', tool: 'status-500', arguments: {} }).catch((caught: unknown) => caught);
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
+      expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+      const rendered = [String(error), (error as Error).stack, inspect(error, { depth: 10 }), JSON.stringify(error), JSON.stringify((error as GatewayHttpError).jsonRpcError)].join('\n');
+      expect(rendered).toContain('[redacted]');
+      expect(rendered).not.toContain(token);
+    } finally {
+      await gateway.close();
+      await server.close();
+    }
+  });
+});
+
+describe('after every fault', () => {
+  it('no socket is left open and no promise rejection went unhandled', async () => {
+    expect(await settle(tcpHandles, baselineHandles)).toBe(baselineHandles);
+    expect(unhandled).toEqual([]);
+  });
+});
