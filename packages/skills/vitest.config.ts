@@ -10,5 +10,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
+    // The CLI and cross-implementation tests spawn processes; a shared 2-core machine can be slow.
+    testTimeout: 30_000,
   },
 });
