@@ -16,7 +16,7 @@ import {
   toOpenAIPromptCache,
 } from './index.js';
 import type { CacheSegment } from './index.js';
-import { REPO_ROOT, copyWorkspace, removeTempWorkspaces } from './test-support.js';
+import { REPO_ROOT, copyWorkspace, removeTempWorkspaces } from './__fixtures__/workspace.js';
 
 afterAll(removeTempWorkspaces);
 

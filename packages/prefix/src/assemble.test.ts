@@ -18,7 +18,7 @@ import {
   sliceUtf8,
 } from './index.js';
 import type { AssembledPrefix } from './index.js';
-import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsify } from './test-support.js';
+import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsify } from './__fixtures__/workspace.js';
 
 afterAll(removeTempWorkspaces);
 

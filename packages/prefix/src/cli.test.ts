@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION, assemblePrefixCachedPrompt } from './index.js';
-import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsify } from './test-support.js';
+import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsify } from './__fixtures__/workspace.js';
 
 const CLI = join(PACKAGE_ROOT, 'dist', 'cli.js');
 
