@@ -1,4 +1,4 @@
-import { ROLE_NAMES } from '@heretek/prefix';
+import { ROLE_NAMES, canCallMutating, isReadOnlyRole, type RoleName } from '@heretek/prefix';
 import { z } from 'zod';
 
 /** The envelope version this package writes and reads. */
@@ -251,32 +251,133 @@ function buildEnvelopeSchema() {
   });
 }
 
-let cachedSchema: ReturnType<typeof buildEnvelopeSchema> | undefined;
+/**
+ * True when `to` may receive work with the given intent: any role may receive
+ * read-only work; mutating work only goes to a role that may call mutating
+ * tools. Throws `UnknownRoleError` (from `@heretek/prefix`) for an unknown role.
+ */
+export function canReceiveHandoff({
+  to,
+  intent,
+}: {
+  to: string;
+  intent: 'read-only' | 'mutating';
+}): boolean {
+  if (intent === 'read-only') {
+    // Still validates the role name: unknown roles throw.
+    isReadOnlyRole(to);
+    return true;
+  }
+  return !isReadOnlyRole(to) && canCallMutating(to);
+}
+
+let cachedShape: z.ZodType<HandoffEnvelope, HandoffEnvelopeInput> | undefined;
+let cachedSchema: z.ZodType<HandoffEnvelope, HandoffEnvelopeInput> | undefined;
 
 /**
- * The zod schema of a handoff envelope (version 1), without the read-only
- * recipient policy. Built on first use. `parseHandoff` applies it and then
- * the policy; use it directly only to compose larger schemas.
+ * The envelope shape without the read-only recipient policy; `parseHandoff`
+ * applies the policy itself so it can throw its own error type.
+ *
+ * @internal
  */
-export function handoffEnvelopeSchema(): ReturnType<typeof buildEnvelopeSchema> {
-  cachedSchema ??= buildEnvelopeSchema();
+export function handoffEnvelopeShape(): z.ZodType<HandoffEnvelope, HandoffEnvelopeInput> {
+  cachedShape ??= buildEnvelopeSchema();
+  return cachedShape;
+}
+
+/**
+ * The zod schema of a handoff envelope (version 1), including the role
+ * policy: intent `mutating` addressed to a read-only role is an issue at
+ * `intent`. Built on first use. Use it to embed envelopes in larger schemas;
+ * `parseHandoff` gives typed errors instead of zod issues.
+ */
+export function handoffEnvelopeSchema(): z.ZodType<HandoffEnvelope, HandoffEnvelopeInput> {
+  cachedSchema ??= handoffEnvelopeShape().superRefine((envelope, context) => {
+    if (!canReceiveHandoff({ to: envelope.to, intent: envelope.intent })) {
+      context.addIssue({
+        code: 'custom',
+        path: ['intent'],
+        message: `${JSON.stringify(envelope.to)} is a read-only role and cannot take intent "mutating".`,
+      });
+    }
+  });
   return cachedSchema;
 }
 
-/** A parsed, valid handoff envelope (defaults filled in). */
-export type HandoffEnvelope = z.output<ReturnType<typeof buildEnvelopeSchema>>;
+/** `read-only` or `mutating`: whether the recipient is asked to change anything. */
+export type HandoffIntent = 'read-only' | 'mutating';
 
-/** What the envelope schema accepts: like {@link HandoffEnvelope}, with defaulted fields optional. */
-export type HandoffEnvelopeInput = z.input<ReturnType<typeof buildEnvelopeSchema>>;
+/** What to do. */
+export type HandoffTask = {
+  /** One line saying what to do (1-200 characters). */
+  title: string;
+  /** The full instructions (up to 20 000 characters; empty when absent). */
+  details: string;
+  /** Checks that tell the recipient it is done (up to 50). */
+  acceptanceCriteria: string[];
+};
 
-/** One artifact reference in an envelope. */
-export type HandoffArtifact = HandoffEnvelope['artifacts'][number];
+/** One artifact the recipient should look at, pinned by digest. */
+export type HandoffArtifact = {
+  /** Short human name, one line. */
+  name: string;
+  /** Workspace-relative POSIX path or absolute URI; see {@link isArtifactUri}. Unique within an envelope. */
+  uri: string;
+  /** `sha256:<64 hex>` or `sha512:<128 hex>` of the artifact's bytes. */
+  digest: string;
+  /** Media type such as `text/plain`. */
+  mediaType?: string;
+  /** Size in bytes. */
+  sizeBytes?: number;
+  /** Why the recipient should look at it. */
+  description?: string;
+};
 
-/** The constraints of an envelope. */
-export type HandoffConstraints = HandoffEnvelope['constraints'];
+/** Limits the recipient must respect. */
+export type HandoffConstraints = {
+  /** Free-form rules, e.g. `do not touch the public API` (up to 50). */
+  rules: string[];
+  /** Gateway targets the recipient may use; absent means no narrowing. */
+  allowedTargets?: string[];
+  /** Upper bound on tool calls. */
+  maxToolCalls?: number;
+  /** When the result is due (RFC 3339 UTC). */
+  deadline?: string;
+};
 
-/** The task of an envelope. */
-export type HandoffTask = HandoffEnvelope['task'];
+/** A parsed, valid handoff envelope (version 1, defaults filled in). */
+export type HandoffEnvelope = {
+  /** Envelope format version: {@link HANDOFF_ENVELOPE_VERSION}. */
+  version: typeof HANDOFF_ENVELOPE_VERSION;
+  /** W3C trace-context trace id: 32 lowercase hex digits, not all zero. */
+  traceId: string;
+  /** Creation time, RFC 3339 UTC (`Z`). */
+  createdAt: string;
+  /** The role handing the work over. */
+  from: RoleName;
+  /** The role receiving the work. */
+  to: RoleName;
+  /** Whether the recipient is asked to change anything; `mutating` never goes to a read-only role. */
+  intent: HandoffIntent;
+  /** What to do. */
+  task: HandoffTask;
+  /** What the recipient needs to know that is not in the task (may be empty). */
+  contextSummary: string;
+  /** Artifacts, in the sender's order. */
+  artifacts: HandoffArtifact[];
+  /** Limits the recipient must respect. */
+  constraints: HandoffConstraints;
+  /** Digest of the envelope this one answers or continues. */
+  parentDigest?: string;
+};
 
-/** `read-only` or `mutating`. */
-export type HandoffIntent = HandoffEnvelope['intent'];
+/**
+ * What the envelope schema accepts: a {@link HandoffEnvelope} in which
+ * `task.details`, `task.acceptanceCriteria`, `artifacts`, `constraints` and
+ * `constraints.rules` may be left out (they default to empty).
+ */
+export type HandoffEnvelopeInput = Omit<HandoffEnvelope, 'task' | 'artifacts' | 'constraints'> & {
+  task: Pick<HandoffTask, 'title'> & Partial<Omit<HandoffTask, 'title'>>;
+  artifacts?: HandoffArtifact[];
+  constraints?: Omit<HandoffConstraints, 'rules'> & { rules?: string[] };
+};

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ROLE_NAMES, isReadOnlyRole } from '@heretek/prefix';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import {
   HandoffDigestMismatchError,
   HandoffError,
@@ -14,7 +15,9 @@ import {
   serializeHandoff,
   sha256Digest,
   verifyHandoffDigest,
+  handoffEnvelopeSchema,
   type HandoffEnvelope,
+  type HandoffEnvelopeInput,
 } from './index.js';
 
 /** The functions are typed for envelopes; the tests feed them raw values on purpose. */
@@ -343,5 +346,24 @@ describe('errors', () => {
     expect(HandoffValidationError.isInstance(new ReadOnlyRecipientError({ from: 'a', to: 'b' }))).toBe(false);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe('HandoffValidationError');
+  });
+});
+
+describe('types', () => {
+  it('the declared envelope types match what the zod schema infers (checked by tsc)', () => {
+    type Inferred = z.output<ReturnType<typeof handoffEnvelopeSchema>>;
+    type InferredInput = z.input<ReturnType<typeof handoffEnvelopeSchema>>;
+    const envelope = parseHandoff(sample());
+    const inferred: Inferred = envelope;
+    const declared: HandoffEnvelope = inferred;
+    const input: InferredInput = { ...declared, artifacts: undefined } satisfies HandoffEnvelopeInput;
+    expect(declared).toBe(envelope);
+    expect(input.artifacts).toBeUndefined();
+    // The exported schema carries the read-only policy too.
+    expect(handoffEnvelopeSchema().safeParse(input).success).toBe(true);
+    const refused = handoffEnvelopeSchema().safeParse({ ...declared, to: 'director' });
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({ path: ['intent'], message: expect.stringContaining('read-only role') }),
+    ]);
   });
 });

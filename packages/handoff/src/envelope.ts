@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { canCallMutating, isReadOnlyRole, type RoleName } from '@heretek/prefix';
+import type { RoleName } from '@heretek/prefix';
 import canonicalize from 'canonicalize';
 import {
   HANDOFF_ENVELOPE_VERSION,
-  handoffEnvelopeSchema,
+  canReceiveHandoff,
+  handoffEnvelopeShape,
   type HandoffEnvelope,
   type HandoffEnvelopeInput,
 } from './envelope-schema.js';
@@ -26,26 +27,6 @@ export type CreateHandoffOptions = Omit<HandoffEnvelopeInput, 'version' | 'trace
   /** Creation time (RFC 3339 UTC) or a Date; now when absent. */
   createdAt?: string | Date;
 };
-
-/**
- * True when `to` may receive work with the given intent: any role may receive
- * read-only work; mutating work only goes to a role that may call mutating
- * tools. Throws `UnknownRoleError` (from `@heretek/prefix`) for an unknown role.
- */
-export function canReceiveHandoff({
-  to,
-  intent,
-}: {
-  to: string;
-  intent: 'read-only' | 'mutating';
-}): boolean {
-  if (intent === 'read-only') {
-    // Still validates the role name: unknown roles throw.
-    isReadOnlyRole(to);
-    return true;
-  }
-  return !isReadOnlyRole(to) && canCallMutating(to);
-}
 
 function enforcePolicy(envelope: HandoffEnvelope): HandoffEnvelope {
   if (!canReceiveHandoff({ to: envelope.to, intent: envelope.intent })) {
@@ -116,7 +97,7 @@ export function parseHandoff(input: unknown): HandoffEnvelope {
       ],
     });
   }
-  const result = handoffEnvelopeSchema().safeParse(value);
+  const result = handoffEnvelopeShape().safeParse(value);
   if (!result.success) {
     throw new HandoffValidationError({
       code: 'INVALID_ENVELOPE',

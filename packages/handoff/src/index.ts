@@ -2,6 +2,7 @@ export {
   HANDOFF_ENVELOPE_VERSION,
   HANDOFF_LIMITS,
   HANDOFF_MEDIA_TYPE,
+  canReceiveHandoff,
   handoffEnvelopeSchema,
   isArtifactUri,
 } from './envelope-schema.js';
@@ -14,7 +15,6 @@ export type {
   HandoffTask,
 } from './envelope-schema.js';
 export {
-  canReceiveHandoff,
   createHandoff,
   handoffDigest,
   newTraceId,
