@@ -35,10 +35,13 @@ export const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 16;
 /** Default cap on `tools/list` pages. */
 export const DEFAULT_MAX_LIST_PAGES = 1000;
 
-const httpUrl = z
-  .string()
-  .url()
-  .refine((value) => /^https?:$/.test(new URL(value).protocol), 'must start with http:// or https://');
+const httpUrl = z.string().refine((value) => {
+  try {
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http:// or https:// URL');
 
 const positiveInteger = z.coerce.number().int().positive();
 

@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
-import { GatewayError, GatewayErrorCode, GatewayHttpError, type GatewayErrorCode as Code } from './errors.js';
+import type { GatewayHttpError} from './errors.js';
+import { GatewayError, GatewayErrorCode, type GatewayErrorCode as Code } from './errors.js';
 import { startFaultServer, type Fault, type FaultServer } from './__fixtures__/fault-server.js';
 import { listen } from './__fixtures__/servers.js';
 

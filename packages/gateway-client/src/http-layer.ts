@@ -77,16 +77,22 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Map a network-level failure from undici to a typed connection error. */
-export function connectionError(error: unknown, target: string | undefined, where: string): GatewayConnectionError {
+/**
+ * Map a network-level failure from undici to a typed connection error.
+ * `phase` says whether the request got no response at all (`request`) or
+ * the reply body broke off (`body`).
+ */
+export function connectionError(error: unknown, target: string | undefined, where: string, phase: 'request' | 'body'): GatewayConnectionError {
   const code = networkCode(error);
-  const refused = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
+  const reason = code ?? (error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : 'stream ended early');
+  const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
+  const refused = phase === 'request' && !(code !== undefined && resetCodes.has(code));
   return new GatewayConnectionError({
     code: refused ? GatewayErrorCode.ConnectionRefused : GatewayErrorCode.ConnectionReset,
     target,
     message: refused
-      ? `Cannot connect to the gateway at ${where} (${code}): check HERETEK_GATEWAY_URL and that the gateway is running.`
-      : `The connection to the gateway at ${where} dropped before the reply was complete (${code ?? 'stream ended early'}); retry, and check the gateway and backend logs.`,
+      ? `Cannot connect to the gateway at ${where} (${reason}): check HERETEK_GATEWAY_URL and that the gateway is running.`
+      : `The connection to the gateway at ${where} dropped before the reply was complete (${reason}); retry, and check the gateway and backend logs.`,
     cause: error,
   });
 }
@@ -217,7 +223,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       } as unknown as Parameters<typeof undiciFetch>[1]);
     } catch (error) {
       if (signal?.aborted) throw bound ? (context.fault ?? error) : error;
-      const typed = connectionError(error, context?.target, where);
+      const typed = connectionError(error, context?.target, where, 'request');
       if (bound) context.fail(typed);
       throw typed;
     }
@@ -240,7 +246,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       try {
         return await readLimited(response.body as ReadableStream<Uint8Array> | null, maxResponseBytes, () => tooLarge(target));
       } catch (error) {
-        const typed = (error as { code?: unknown }).code === GatewayErrorCode.ResponseTooLarge ? (error as GatewayError) : (context.fault ?? connectionError(error, target, where));
+        const typed = (error as { code?: unknown }).code === GatewayErrorCode.ResponseTooLarge ? (error as GatewayError) : (context.fault ?? connectionError(error, target, where, 'body'));
         context.fail(typed);
         throw typed;
       }
@@ -382,13 +388,13 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
           try {
             chunk = await reader.read();
           } catch (error) {
-            if (!operation.settled && !sawResponse && !sawEventId) operation.fail(operation.fault ?? connectionError(error, target, where));
+            if (!operation.settled && !sawResponse && !sawEventId) operation.fail(operation.fault ?? connectionError(error, target, where, 'body'));
             controller.error(operation.fault ?? error);
             return;
           }
           if (chunk.done) {
             if (!operation.settled && !sawResponse && !sawEventId) {
-              operation.fail(connectionError(undefined, target, where));
+              operation.fail(connectionError(undefined, target, where, 'body'));
             }
             controller.close();
             return;

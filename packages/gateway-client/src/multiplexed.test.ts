@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
-import { GatewayError, GatewayErrorCode, type GatewayHttpError } from './errors.js';
+import type { GatewayError} from './errors.js';
+import { GatewayErrorCode, type GatewayHttpError } from './errors.js';
 import { startSessionfulServer, type SessionfulServer } from './__fixtures__/servers.js';
 import { startTestGateway, type TestGateway } from './__fixtures__/test-gateway.js';
 
