@@ -10,5 +10,8 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
+    // The end-to-end tests spawn the built CLI; a loaded 2-core machine needs headroom.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });

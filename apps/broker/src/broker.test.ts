@@ -216,6 +216,22 @@ describe('heretek-lazy-broker against a gateway (built CLI over stdio)', () => {
       expect(JSON.stringify(result.content)).toContain('install_apk ok');
       expect(backends.calls.at(-1)).toMatchObject({ path: '/mcp/adb', tool: 'install_apk', role: 'staff-mobile' });
       expect(broker.stderr()).toMatch(/discovery: 2\/2 backends listed/);
+
+      // A failing backend comes back as an isError result; the broker stays up.
+      backends.failing.add('adb');
+      const failed = await broker.client.callTool({
+        name: 'mcp_call_tool',
+        arguments: { name: 'adb_install_apk', arguments: { apk_path: 'demo.apk' } },
+      });
+      expect(failed.isError).toBe(true);
+      expect(JSON.stringify(failed.content)).toContain('BACKEND_FAILED');
+      backends.failing.delete('adb');
+      const again = await broker.client.callTool({
+        name: 'mcp_call_tool',
+        arguments: { name: 'adb_list_packages', arguments: {} },
+      });
+      expect(again.isError).not.toBe(true);
+      for (const line of broker.transport.stdoutLines) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
       expect(broker.stderr()).not.toContain('tok-never-logged');
     } finally {
       await broker.close();
