@@ -8,7 +8,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentCard as SdkAgentCard } from '@a2a-js/sdk';
+import {
+  AgentCard as SdkAgentCard,
+  type AgentCapabilities as SdkAgentCapabilities,
+  type AgentInterface as SdkAgentInterface,
+  type AgentProvider as SdkAgentProvider,
+  type AgentSkill as SdkAgentSkill,
+} from '@a2a-js/sdk';
 import {
   ClientFactory,
   DefaultAgentCardResolver,
@@ -23,6 +29,10 @@ import { protoMessageFields, readAnchor, type ProtoField } from './__fixtures__/
 import {
   AGENT_CARD_WELL_KNOWN_PATH,
   agentCardFor,
+  type A2AAgentCapabilities,
+  type A2AAgentInterface,
+  type A2AAgentProvider,
+  type A2AAgentSkill,
   type AgentCardOptions,
   type AgentCardV03,
   type AgentCardV1,
@@ -112,13 +122,26 @@ type Wire<T> = T extends readonly (infer U)[]
     ? { [K in keyof T]?: Wire<T[K]> }
     : T;
 
+/** `true` when every key of `Ours` is also a key of `Theirs`. */
+type NoExtraKeys<Ours, Theirs> = [Exclude<keyof Ours, keyof Theirs>] extends [never] ? true : false;
+
 describe('v1.0 cards against @a2a-js/sdk', () => {
   it('fit the SDK AgentCard type (checked by tsc)', () => {
     const card = agentCardFor('staff-backend', { baseUrl });
-    // Compile-time: every field of our card has the SDK's name and type.
-    // (securitySchemes are a proto oneof in the SDK type; their wire form is checked at run time below.)
+    // Compile-time 1: every key of our types is a key of the SDK type (a renamed
+    // or invented field makes one of these `false` and fails typecheck).
+    const noExtraKeys: [
+      NoExtraKeys<AgentCardV1, SdkAgentCard>,
+      NoExtraKeys<A2AAgentInterface, SdkAgentInterface>,
+      NoExtraKeys<A2AAgentSkill, SdkAgentSkill>,
+      NoExtraKeys<A2AAgentCapabilities, SdkAgentCapabilities>,
+      NoExtraKeys<A2AAgentProvider, SdkAgentProvider>,
+    ] = [true, true, true, true, true];
+    // Compile-time 2: every value has the SDK's type. (securitySchemes are a proto
+    // oneof in the SDK type; their wire form is checked by the round trip below.)
     const wire: Wire<Omit<SdkAgentCard, 'securitySchemes'>> = card satisfies Omit<AgentCardV1, 'securitySchemes'>;
     const decoded: SdkAgentCard = SdkAgentCard.fromJSON(card);
+    expect(noExtraKeys.every(Boolean)).toBe(true);
     expect(decoded.supportedInterfaces[0]?.url).toBe(wire.supportedInterfaces?.[0]?.url);
   });
 

@@ -31,6 +31,11 @@ export const HANDOFF_LIMITS = Object.freeze({
   uriLength: 2_048,
   /** Entries in `constraints.allowedTargets`. */
   targets: 64,
+  /**
+   * Characters of JSON text `parseHandoff` reads. Generous: the largest valid
+   * envelope is about 1.1 million characters before JSON escaping.
+   */
+  jsonTextLength: 8_000_000,
 });
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -3,6 +3,7 @@ import { ROLE_NAMES, isReadOnlyRole } from '@heretek/prefix';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
+  HANDOFF_LIMITS,
   HandoffDigestMismatchError,
   HandoffError,
   HandoffValidationError,
@@ -165,6 +166,23 @@ describe('parseHandoff', () => {
     expect(future.code).toBe('UNSUPPORTED_VERSION');
     expect(future.issues[0]?.path).toBe('version');
     expect(future.message).toMatch(/version 2 is not supported; this package reads version 1/);
+  });
+
+  it('refuses __proto__ and constructor keys from JSON text as unknown keys', () => {
+    const text = JSON.stringify(sample()).replace('{', '{"__proto__":{"polluted":true},"constructor":1,');
+    const error = catchError(() => parseHandoff(text)) as HandoffValidationError;
+    expect(error.issues.map((issue) => [issue.path, issue.code])).toEqual([
+      ['__proto__', 'unknown_key'],
+      ['constructor', 'unknown_key'],
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses oversized JSON text before parsing it', () => {
+    const text = ' '.repeat(HANDOFF_LIMITS.jsonTextLength + 1);
+    const error = catchError(() => parseHandoff(text)) as HandoffValidationError;
+    expect(error.code).toBe('INVALID_ENVELOPE');
+    expect(error.message).toMatch(/Reference large content as artifacts/);
   });
 
   it('refuses lone surrogates, which UTF-8 cannot carry', () => {

@@ -3,6 +3,7 @@ import type { RoleName } from '@heretek/prefix';
 import canonicalize from 'canonicalize';
 import {
   HANDOFF_ENVELOPE_VERSION,
+  HANDOFF_LIMITS,
   canReceiveHandoff,
   handoffEnvelopeShape,
   type HandoffEnvelope,
@@ -36,6 +37,20 @@ function enforcePolicy(envelope: HandoffEnvelope): HandoffEnvelope {
 }
 
 function fromJsonText(text: string): unknown {
+  if (text.length > HANDOFF_LIMITS.jsonTextLength) {
+    throw new HandoffValidationError({
+      code: 'INVALID_ENVELOPE',
+      subject: SUBJECT,
+      issues: [
+        {
+          path: '(root)',
+          pathSegments: [],
+          code: 'too_big',
+          message: `envelope text is ${text.length} characters; the limit is ${HANDOFF_LIMITS.jsonTextLength}. Reference large content as artifacts instead of inlining it.`,
+        },
+      ],
+    });
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
