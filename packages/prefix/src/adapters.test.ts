@@ -32,6 +32,15 @@ function tinyWorkspace(): string {
   return root;
 }
 
+describe('frozen prefix size', () => {
+  it('sizes layers 1+2 for caching: at least 1024 and at most 1600 o200k tokens', () => {
+    const prompt = assemble('director');
+    const tokens = estimateTokens(prompt.layers[0].text + prompt.layers[1].text);
+    expect(tokens).toBeGreaterThanOrEqual(1024);
+    expect(tokens).toBeLessThanOrEqual(1600);
+  });
+});
+
 describe('toAnthropicSystem', () => {
   it('returns system blocks that concatenate to the prompt exactly, marked where the chosen layers end', () => {
     const segmentSets: CacheSegment[][] = [[], ['frozen'], ['frozen', 'profile'], ['role'], ['frozen', 'role', 'profile']];

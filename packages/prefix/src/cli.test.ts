@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,9 +7,14 @@ import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsif
 
 const CLI = join(PACKAGE_ROOT, 'dist', 'cli.js');
 
-function cli(args: string[], cwd = REPO_ROOT) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+/** Run the built CLI in a child process; resolves with its exit status and output. */
+function cli(args: string[], cwd = REPO_ROOT): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' }, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 beforeAll(() => {
@@ -17,22 +22,23 @@ beforeAll(() => {
 });
 afterAll(removeTempWorkspaces);
 
-describe('heretek-prefix CLI (built dist/cli.js)', () => {
-  it('prints exactly the assembled prompt, from the current directory or --root', () => {
+// Concurrent: each child process loads the tokenizer, so they share the cores.
+describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
+  it('prints exactly the assembled prompt, from the current directory or --root', async () => {
     const expected = assemblePrefixCachedPrompt({ role: 'staff-mobile', workspaceRoot: REPO_ROOT, activeProfile: 'android' });
-    const fromCwd = cli(['print', 'staff-mobile', '--profile', 'android']);
+    const fromCwd = await cli(['print', 'staff-mobile', '--profile', 'android']);
     expect(fromCwd.status).toBe(0);
     expect(fromCwd.stdout).toBe(expected.systemPrompt);
     expect(fromCwd.stderr).toBe('');
     const windowsRoot = copyWorkspace();
     windowsify(windowsRoot);
-    const fromRoot = cli(['print', 'staff-mobile', '--profile', 'android', '--root', windowsRoot], PACKAGE_ROOT);
+    const fromRoot = await cli(['print', 'staff-mobile', '--profile', 'android', '--root', windowsRoot], PACKAGE_ROOT);
     expect(fromRoot.stdout).toBe(expected.systemPrompt);
   });
 
-  it('prints the layer table with bytes, tokens and every fingerprint', () => {
+  it('prints the layer table with bytes, tokens and every fingerprint', async () => {
     const prompt = assemblePrefixCachedPrompt({ role: 'qa-adversary', workspaceRoot: REPO_ROOT, activeProfile: 'game' });
-    const { status, stdout } = cli(['layers', 'qa-adversary', '--profile', 'game']);
+    const { status, stdout } = await cli(['layers', 'qa-adversary', '--profile', 'game']);
     expect(status).toBe(0);
     for (const layer of prompt.layers) {
       expect(stdout).toMatch(new RegExp(`^${layer.index}\\s+${layer.name}\\s+${layer.byteLength}\\s+\\d+\\s+${layer.sha256}$`, 'm'));
@@ -40,7 +46,7 @@ describe('heretek-prefix CLI (built dist/cli.js)', () => {
     expect(stdout).toContain(prompt.frozenPrefixSha256);
     expect(stdout).toContain(`cache breakpoints (UTF-8 byte offsets): ${prompt.cacheBreakpoints.join(' ')}`);
 
-    const json = JSON.parse(cli(['layers', 'qa-adversary', '--profile', 'game', '--json']).stdout) as {
+    const json = JSON.parse((await cli(['layers', 'qa-adversary', '--profile', 'game', '--json'])).stdout) as {
       cacheBreakpoints: number[];
       layers: { sha256: string; bytes: number; tokens: number }[];
       frozenTokens: number;
@@ -50,8 +56,8 @@ describe('heretek-prefix CLI (built dist/cli.js)', () => {
     expect(json.frozenTokens).toBeGreaterThanOrEqual(1024);
   });
 
-  it('diffs two roles: layers 1, 2 and 4 identical, layer 3 differs, and a unified diff', () => {
-    const { status, stdout } = cli(['diff', 'director', 'staff-backend', '--profile', 'appsec']);
+  it('diffs two roles: layers 1, 2 and 4 identical, layer 3 differs, and a unified diff', async () => {
+    const { status, stdout } = await cli(['diff', 'director', 'staff-backend', '--profile', 'appsec']);
     expect(status).toBe(0);
     expect(stdout).toMatch(/^layer 1 shared-context: identical [0-9a-f]{64}$/m);
     expect(stdout).toMatch(/^layer 2 protocol: identical [0-9a-f]{64}$/m);
@@ -65,13 +71,13 @@ describe('heretek-prefix CLI (built dist/cli.js)', () => {
     expect(stdout).toContain('-# Role: director');
     expect(stdout).toContain('+# Role: staff-backend');
 
-    const sameRole = cli(['diff', 'director', 'director', '--profile', 'core', '--profile-b', 'research']).stdout;
+    const sameRole = (await cli(['diff', 'director', 'director', '--profile', 'core', '--profile-b', 'research'])).stdout;
     expect(sameRole).toMatch(/^layer 3 role: identical/m);
     expect(sameRole).toMatch(/^layer 4 profile: differs/m);
   });
 
-  it('reports all roles and profiles', () => {
-    const { status, stdout } = cli(['report']);
+  it('reports all roles and profiles', async () => {
+    const { status, stdout } = await cli(['report']);
     expect(status).toBe(0);
     for (const role of ['director', 'staff-backend', 'staff-frontend', 'staff-mobile', 'security-researcher', 'qa-adversary']) {
       expect(stdout).toMatch(new RegExp(`^\\| ${role} \\| \\d+ \\| \\d+ \\|`, 'm'));
@@ -79,40 +85,40 @@ describe('heretek-prefix CLI (built dist/cli.js)', () => {
     expect(stdout).toMatch(/^\| research \| \d+ \| \d+ \|$/m);
   });
 
-  it('emits provider request parts and warns on stderr below the minimum', () => {
-    const anthropic = cli(['anthropic', 'director', '--model', 'claude-opus-4-5']);
+  it('emits provider request parts and warns on stderr below the minimum', async () => {
+    const anthropic = await cli(['anthropic', 'director', '--model', 'claude-opus-4-5']);
     expect(anthropic.status).toBe(0);
     const parsed = JSON.parse(anthropic.stdout) as { system: { text: string }[] };
     const prompt = assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: REPO_ROOT, activeProfile: 'core' });
     expect(parsed.system.map((block) => block.text).join('')).toBe(prompt.systemPrompt);
     expect(anthropic.stderr).toMatch(/^warning: .*below the 4096-token minimum/m);
-    const openai = cli(['openai', 'director', '--model', 'gpt-5']);
+    const openai = await cli(['openai', 'director', '--model', 'gpt-5']);
     expect(JSON.parse(openai.stdout)).toMatchObject({ prompt_cache_key: expect.stringMatching(/^heretek-[0-9a-f]{24}$/) });
     expect(openai.stderr).toBe('');
-    expect(cli(['openai', 'director']).status).toBe(2);
+    expect((await cli(['openai', 'director'])).status).toBe(2);
   });
 
-  it('fails with a typed message and a non-zero exit code', () => {
-    const unknownRole = cli(['print', 'admin']);
+  it('fails with a typed message and a non-zero exit code', async () => {
+    const unknownRole = await cli(['print', 'admin']);
     expect(unknownRole.status).toBe(1);
     expect(unknownRole.stdout).toBe('');
     expect(unknownRole.stderr).toContain('UNKNOWN_ROLE');
 
     const empty = copyWorkspace();
-    const missing = cli(['print', 'director', '--root', join(empty, 'nowhere')]);
+    const missing = await cli(['print', 'director', '--root', join(empty, 'nowhere')]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('ROLE_FILE_MISSING');
     expect(missing.stderr).toContain('roles/shared/01-context.md');
 
-    expect(cli(['print', 'director', '--profile', 'ios']).stderr).toContain('UNKNOWN_PROFILE');
-    expect(cli([]).status).toBe(2);
-    expect(cli(['frobnicate']).status).toBe(2);
-    expect(cli(['print', 'director', '--bogus']).status).toBe(2);
+    expect((await cli(['print', 'director', '--profile', 'ios'])).stderr).toContain('UNKNOWN_PROFILE');
+    expect((await cli([])).status).toBe(2);
+    expect((await cli(['frobnicate'])).status).toBe(2);
+    expect((await cli(['print', 'director', '--bogus'])).status).toBe(2);
   });
 
-  it('answers --help and --version', () => {
-    expect(cli(['--version']).stdout.trim()).toBe(VERSION);
-    const help = cli(['--help']);
+  it('answers --help and --version', async () => {
+    expect((await cli(['--version'])).stdout.trim()).toBe(VERSION);
+    const help = await cli(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: heretek-prefix');
   });
