@@ -130,3 +130,18 @@ describe('heretek-lazy-broker command line', () => {
     expect(stderr).toMatch(/unknown argument "--frobnicate"/);
   });
 });
+
+describe('heretek-lazy-broker serving skills (HERETEK_SKILLS_ROOT)', () => {
+  it('serves the repository’s lock-verified skills and still lists only three tools', async () => {
+    const { fileURLToPath } = await import('node:url');
+    const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+    const broker = await spawnBroker({ HERETEK_BROKER_OFFLINE: '1', HERETEK_SKILLS_ROOT: repoRoot });
+    try {
+      const { tools } = await broker.client.listTools();
+      expect(tools).toHaveLength(3);
+      expect(broker.stderr()).toMatch(/2 verified skills served \(lazy-search, red-proof\)/);
+    } finally {
+      await broker.close();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Broker, type ToolGateway } from './broker.js';
 import { BrokerConfigError, ENVIRONMENT_HELP, loadBrokerConfig, type BrokerConfig } from './config.js';
 import { createGateway } from './gateway.js';
+import { registerVerifiedSkills } from './skills-extension.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
 import { VERSION } from './version.js';
@@ -135,9 +136,8 @@ async function serveSkills(options: {
   log: (line: string) => void;
 }): Promise<string> {
   try {
-    const { registerVerifiedSkills } = await import('./skills-extension.js');
     const report = await registerVerifiedSkills(options);
-    return `; ${report.served.length} verified skills served`;
+    return `; ${report.served.length} verified skills served (${report.served.map((s) => s.name).join(', ') || 'none'})`;
   } catch (error) {
     options.log(`skills: none served: ${describe(error)}`);
     return '; no skills served';
