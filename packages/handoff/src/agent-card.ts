@@ -1,6 +1,13 @@
-import { getRole, isRoleName, ROLE_NAMES, type RoleName } from '@heretek/prefix';
+import {
+  canCallMutating,
+  getRole,
+  isReadOnlyRole,
+  isRoleName,
+  ROLE_NAMES,
+  type RoleName,
+} from '@heretek/prefix';
 import { z } from 'zod';
-import { HANDOFF_MEDIA_TYPE } from './envelope-schema.js';
+import { HANDOFF_MEDIA_TYPE, canReceiveHandoff } from './envelope-schema.js';
 import { HandoffValidationError } from './errors.js';
 import { toHandoffIssues } from './issues.js';
 import { VERSION } from './version.js';
@@ -272,8 +279,8 @@ export type AgentCardOptionsV1 = AgentCardOptions & { protocolVersion?: '1.0' };
  */
 export function skillsForRole(role: RoleName): A2AAgentSkill[] {
   const definition = getRole(role);
-  const mutating = !definition.readOnly && definition.permissions.canCallMutatingTools;
-  const receivesMutating = !definition.readOnly && definition.permissions.canReceiveMutatingWork;
+  const mutating = !definition.readOnly && !isReadOnlyRole(role) && canCallMutating(role);
+  const receivesMutating = canReceiveHandoff({ to: role, intent: 'mutating' });
   const permissionTag = mutating ? 'mutating' : 'read-only';
   return [
     {

@@ -1,4 +1,4 @@
-import { ROLE_NAMES, canCallMutating, isReadOnlyRole, type RoleName } from '@heretek/prefix';
+import { ROLE_NAMES, canCallMutating, getRole, isReadOnlyRole, type RoleName } from '@heretek/prefix';
 import { z } from 'zod';
 
 /** The envelope version this package writes and reads. */
@@ -258,8 +258,10 @@ function buildEnvelopeSchema() {
 
 /**
  * True when `to` may receive work with the given intent: any role may receive
- * read-only work; mutating work only goes to a role that may call mutating
- * tools. Throws `UnknownRoleError` (from `@heretek/prefix`) for an unknown role.
+ * read-only work; mutating work only goes to a role that is not read-only,
+ * may call mutating tools and may receive mutating work (all three, from the
+ * role table of `@heretek/prefix`). Throws `UnknownRoleError` (from
+ * `@heretek/prefix`) for an unknown role.
  */
 export function canReceiveHandoff({
   to,
@@ -268,12 +270,14 @@ export function canReceiveHandoff({
   to: string;
   intent: 'read-only' | 'mutating';
 }): boolean {
-  if (intent === 'read-only') {
-    // Still validates the role name: unknown roles throw.
-    isReadOnlyRole(to);
-    return true;
-  }
-  return !isReadOnlyRole(to) && canCallMutating(to);
+  const role = getRole(to); // unknown roles throw
+  if (intent === 'read-only') return true;
+  return (
+    !role.readOnly &&
+    !isReadOnlyRole(to) &&
+    canCallMutating(to) &&
+    role.permissions.canReceiveMutatingWork === true
+  );
 }
 
 let cachedShape: z.ZodType<HandoffEnvelope, HandoffEnvelopeInput> | undefined;
