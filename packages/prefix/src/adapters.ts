@@ -25,14 +25,19 @@ export const ANTHROPIC_MAX_CACHE_BREAKPOINTS = 4;
 
 /** A warning about a cached segment estimated below the provider's minimum. */
 export type CacheLengthWarning = {
+  /** Always `BELOW_MINIMUM_CACHEABLE_LENGTH`. */
   readonly code: 'BELOW_MINIMUM_CACHEABLE_LENGTH';
+  /** The provider checked against. */
   readonly provider: CacheProvider;
+  /** The model id as given. */
   readonly model: string;
+  /** The segment whose prefix is too short. */
   readonly segment: CacheSegment;
   /** UTF-8 byte offset where the segment ends. */
   readonly byteOffset: number;
   /** Estimated tokens of the prompt up to the segment's end (o200k_base). */
   readonly estimatedTokens: number;
+  /** The provider's documented minimum for the model. */
   readonly minimumTokens: number;
   /** True when the model was not in the table and the provider's largest figure was assumed. */
   readonly assumedMinimum: boolean;
@@ -112,8 +117,11 @@ export function checkCacheableLengths({
 
 /** An Anthropic `system` text block. */
 export type AnthropicSystemTextBlock = {
+  /** Always `text`. */
   type: 'text';
+  /** A slice of the prompt, never empty. */
   text: string;
+  /** Present on the blocks that end at a chosen breakpoint. */
   cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' };
 };
 
@@ -125,6 +133,7 @@ export type AnthropicSystem = {
   readonly breakpoints: readonly CacheSegment[];
   /** Breakpoints still free for the caller's tools and messages. */
   readonly remainingBreakpoints: number;
+  /** Chosen segments estimated below the model's minimum cacheable length. */
   readonly warnings: readonly CacheLengthWarning[];
 };
 
@@ -201,6 +210,7 @@ export type OpenAIPromptCache = {
   readonly instructions: string;
   /** A `prompt_cache_key` derived from the frozen prefix fingerprint. */
   readonly promptCacheKey: string;
+  /** The frozen prefix or the whole prompt estimated below 1024 tokens. */
   readonly warnings: readonly CacheLengthWarning[];
 };
 

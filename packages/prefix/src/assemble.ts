@@ -39,8 +39,9 @@ export type LayerName = (typeof LAYER_NAMES)[number];
 
 /** One layer of an assembled prompt. */
 export type PrefixLayer = {
-  /** 1 to 4. */
+  /** Position of the layer, 1 to 4. */
   readonly index: 1 | 2 | 3 | 4;
+  /** `shared-context`, `protocol`, `role` or `profile`. */
   readonly name: LayerName;
   /** True for layers 1 and 2, which are identical for every role and profile. */
   readonly frozen: boolean;
@@ -60,7 +61,9 @@ export type PrefixLayer = {
 
 /** The result of {@link assemblePrefixCachedPrompt}. */
 export type AssembledPrefix = {
+  /** The role the prompt was assembled for. */
   readonly role: RoleName;
+  /** The profile rendered into layer 4. */
   readonly activeProfile: ProfileName;
   /** The whole system prompt: the four layers concatenated. */
   readonly systemPrompt: string;
