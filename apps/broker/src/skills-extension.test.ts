@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +143,26 @@ describe('registerVerifiedSkills', () => {
 
     const skills = new SkillsClient(await connect(server));
     expect(skills.supported).toBe(false);
+  });
+
+  it('refuses every skill when .skill-lock.json is missing, and a skill holding a symlink', async () => {
+    const root = makeWorkspace();
+    symlinkSync(join(root, 'skills', 'alpha', 'SKILL.md'), join(root, 'skills', 'beta', 'link.md'));
+    const withLink = await registerVerifiedSkills({ server: makeServer(), workspaceRoot: root, log: () => {} });
+    expect(withLink.served.map((skill) => skill.name)).toEqual(['alpha']);
+    expect(withLink.refused).toMatchObject([{ name: 'beta', code: 'skill_symlink' }]);
+
+    rmSync(join(root, '.skill-lock.json'));
+    const lines: string[] = [];
+    const server = makeServer();
+    const result = await registerVerifiedSkills({ server, workspaceRoot: root, log: (line) => lines.push(line) });
+    expect(result.served).toEqual([]);
+    expect(result.refused.map(({ name, code }) => [name, code])).toEqual([
+      ['alpha', 'skill_lock_missing'],
+      ['beta', 'skill_lock_missing'],
+    ]);
+    expect(lines).toHaveLength(2);
+    expect(new SkillsClient(await connect(server)).supported).toBe(false);
   });
 
   it('serves the shipped lazy-search and red-proof skills from the repository', async () => {
