@@ -147,6 +147,22 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(JSON.stringify(result.content)).toContain('list_packages ok');
   });
 
+  it('aborts a slow call when the caller cancels, without counting it as a backend fault', async () => {
+    backends.tools.set('adb', [...ADB_TOOLS, { ...ADB_TOOLS[1]!, name: 'slow_dump', description: 'Slow dump', delayMs: 20_000 }]);
+    const broker = brokerFor('staff-mobile', { circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 } });
+    await broker.discover();
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = refusal(broker.callTool({ name: 'adb_slow_dump', arguments: {}, signal: controller.signal }));
+    setTimeout(() => controller.abort(), 100);
+    const error = await pending;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(error.code).toBe('CANCELLED');
+    // With a threshold of one fault, a counted abort would have opened the circuit.
+    const next = await broker.callTool({ name: 'adb_list_packages', arguments: {} });
+    expect(JSON.stringify(next.content)).toContain('list_packages ok');
+  });
+
   it('re-runs discovery in the background once the catalog is older than the TTL', async () => {
     const broker = brokerFor('director', { discoveryTtlMs: 1 });
     await broker.discover();

@@ -341,6 +341,14 @@ export class Broker {
           cause: error,
         });
       }
+      if (options.signal?.aborted === true) {
+        throw new BrokerError({
+          code: 'CANCELLED',
+          toolName: name,
+          message: `The call to "${name}" was cancelled.`,
+          cause: error,
+        });
+      }
       throw new BrokerError({
         code: 'BACKEND_FAILED',
         toolName: name,

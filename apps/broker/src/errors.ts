@@ -8,6 +8,7 @@ const BROKER_ERROR_MARKER = Symbol.for('heretek.broker.BrokerError');
  * - `NO_GATEWAY`: the broker runs offline; the call was checked but not sent.
  * - `CIRCUIT_OPEN`: the backend failed repeatedly and is paused.
  * - `BACKEND_FAILED`: the gateway or backend failed (timeout, HTTP, protocol).
+ * - `CANCELLED`: the caller cancelled the call; the gateway was told.
  */
 export type BrokerErrorCode =
   | 'UNKNOWN_TOOL'
@@ -15,7 +16,8 @@ export type BrokerErrorCode =
   | 'INVALID_ARGUMENTS'
   | 'NO_GATEWAY'
   | 'CIRCUIT_OPEN'
-  | 'BACKEND_FAILED';
+  | 'BACKEND_FAILED'
+  | 'CANCELLED';
 
 /** A refused or failed broker operation. The message is written for the calling agent. */
 export class BrokerError extends Error {

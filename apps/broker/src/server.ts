@@ -78,9 +78,10 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
         'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
       inputSchema: fromJsonSchema<CallArguments>(callSchema),
     },
-    async ({ name, arguments: toolArguments }) => {
+    async ({ name, arguments: toolArguments }, ctx) => {
       try {
-        const result = await broker.callTool({ name, arguments: toolArguments ?? {} });
+        // A client's notifications/cancelled aborts the gateway call too.
+        const result = await broker.callTool({ name, arguments: toolArguments ?? {}, signal: ctx.mcpReq.signal });
         return result as ToolCallResult & { content: never[] };
       } catch (error) {
         return errorResult(error);

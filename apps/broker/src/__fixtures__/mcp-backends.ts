@@ -13,6 +13,8 @@ export type FixtureTool = {
   description: string;
   inputSchema: Record<string, unknown>;
   readOnly?: boolean;
+  /** Answer only after this long (or when the request is cancelled). */
+  delayMs?: number;
 };
 
 export type FixtureCall = { path: string; tool: string; arguments: unknown; role: string | undefined };
@@ -41,8 +43,17 @@ function buildServer(
         inputSchema: fromJsonSchema(tool.inputSchema as never),
         annotations: { readOnlyHint: tool.readOnly === true },
       },
-      async (args: unknown) => {
+      async (args: unknown, ctx: { mcpReq: { signal: AbortSignal } }) => {
         onCall(name, args);
+        if (tool.delayMs !== undefined) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, tool.delayMs);
+            ctx.mcpReq.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+        }
         return { content: [{ type: 'text' as const, text: `${name} ok ${JSON.stringify(args)}` }] };
       },
     );
