@@ -16,6 +16,8 @@
  * - `DIGEST_MISMATCH`: an envelope does not have the digest it was expected to.
  * - `UNKNOWN_ROLE`: `agentCardFor` was asked for a role that does not exist.
  * - `INVALID_AGENT_CARD_OPTIONS`: `agentCardFor` options break their schema.
+ * - `INVALID_A2A_MESSAGE`: `handoffFromA2AMessage` got a message without
+ *   exactly one handoff data part.
  */
 export type HandoffErrorCode =
   | 'INVALID_JSON'
@@ -24,7 +26,8 @@ export type HandoffErrorCode =
   | 'READ_ONLY_RECIPIENT'
   | 'DIGEST_MISMATCH'
   | 'UNKNOWN_ROLE'
-  | 'INVALID_AGENT_CARD_OPTIONS';
+  | 'INVALID_AGENT_CARD_OPTIONS'
+  | 'INVALID_A2A_MESSAGE';
 
 /** Every {@link HandoffErrorCode}, for exhaustive checks and docs. */
 export const HANDOFF_ERROR_CODES: readonly HandoffErrorCode[] = Object.freeze([
@@ -35,6 +38,7 @@ export const HANDOFF_ERROR_CODES: readonly HandoffErrorCode[] = Object.freeze([
   'DIGEST_MISMATCH',
   'UNKNOWN_ROLE',
   'INVALID_AGENT_CARD_OPTIONS',
+  'INVALID_A2A_MESSAGE',
 ]);
 
 /**
@@ -105,7 +109,8 @@ export class HandoffError extends Error {
 /**
  * The input broke a schema: the envelope (`INVALID_ENVELOPE`), the JSON text
  * (`INVALID_JSON`), the envelope version (`UNSUPPORTED_VERSION`), the agent
- * card options (`INVALID_AGENT_CARD_OPTIONS`) or the role (`UNKNOWN_ROLE`).
+ * card options (`INVALID_AGENT_CARD_OPTIONS`), the role (`UNKNOWN_ROLE`) or
+ * an A2A message carrying an envelope (`INVALID_A2A_MESSAGE`).
  * `issues` lists every problem with its path.
  */
 export class HandoffValidationError extends HandoffError {
@@ -126,6 +131,7 @@ export class HandoffValidationError extends HandoffError {
       | 'UNSUPPORTED_VERSION'
       | 'UNKNOWN_ROLE'
       | 'INVALID_AGENT_CARD_OPTIONS'
+      | 'INVALID_A2A_MESSAGE'
     >;
     /** What was being validated, e.g. `handoff envelope`. */
     subject: string;

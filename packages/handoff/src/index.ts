@@ -46,6 +46,12 @@ export type {
   AgentCardV1,
 } from './agent-card.js';
 export {
+  HANDOFF_DIGEST_METADATA_KEY,
+  handoffFromA2AMessage,
+  handoffToA2AMessage,
+} from './a2a-message.js';
+export type { A2AHandoffMessage } from './a2a-message.js';
+export {
   HANDOFF_ERROR_CODES,
   HandoffDigestMismatchError,
   HandoffError,
