@@ -342,6 +342,7 @@ export class GatewayClient {
         } finally {
           context.settled = true;
           context.controller.abort();
+          for (const cleanup of context.cleanups) cleanup();
           deadline.signal.removeEventListener('abort', onDeadline);
           connection.inflight -= 1;
           if (connection.retired && connection.inflight === 0) void this.closeConnection(connection, false);
@@ -403,6 +404,7 @@ export class GatewayClient {
     } catch (error) {
       context.settled = true;
       context.controller.abort();
+      for (const cleanup of context.cleanups) cleanup();
       await client.close().catch(() => undefined);
       throw this.toGatewayError(error, context, target);
     } finally {
@@ -410,6 +412,7 @@ export class GatewayClient {
     }
     context.settled = true;
     context.controller.abort();
+    for (const cleanup of context.cleanups) cleanup();
     endpoint.initializations += 1;
     const discover = client.getDiscoverResult();
     endpoint.prior = client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };

@@ -30,6 +30,8 @@ export type CallContext = {
   sessionRejected: boolean;
   /** Record `error` as the fault (first one wins) and abort the operation. */
   fail(error: GatewayError): void;
+  /** Run when the operation ends (listeners the fetch layer attached). */
+  cleanups: Array<() => void>;
 };
 
 /** Where the fetch layer finds the current operation. */
@@ -43,6 +45,7 @@ export function createCallContext(target: string | undefined): CallContext {
     controller: new AbortController(),
     settled: false,
     sessionRejected: false,
+    cleanups: [],
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -206,11 +209,23 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     const bound = context !== undefined && (expectedId !== undefined || resumption);
     if (bound && context.controller.signal.aborted) throw context.fault ?? context.controller.signal.reason;
 
-    const signals: AbortSignal[] = [];
-    if (init?.signal) signals.push(init.signal);
-    if (bound) signals.push(context.controller.signal);
-    else signals.push(AbortSignal.timeout(options.backgroundTimeoutMs));
-    const signal = signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    // One signal per request: a bound request follows its operation (and the
+    // transport's own signal, which fires on close, is forwarded into it);
+    // anything else gets a timeout of its own.
+    let signal: AbortSignal;
+    if (bound) {
+      signal = context.controller.signal;
+      const outer = init?.signal;
+      if (outer) {
+        const forward = () => context.controller.abort(outer.reason);
+        if (outer.aborted) forward();
+        outer.addEventListener('abort', forward, { once: true });
+        context.cleanups.push(() => outer.removeEventListener('abort', forward));
+      }
+    } else {
+      const timeout = AbortSignal.timeout(options.backgroundTimeoutMs);
+      signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    }
 
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
@@ -222,7 +237,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         dispatcher: agent,
       } as unknown as Parameters<typeof undiciFetch>[1]);
     } catch (error) {
-      if (signal?.aborted) throw bound ? (context.fault ?? error) : error;
+      if (signal.aborted) throw bound ? (context.fault ?? error) : error;
       const typed = connectionError(error, context?.target, where, 'request');
       if (bound) context.fail(typed);
       throw typed;

@@ -9,7 +9,7 @@
  * every child process group is killed by `stop()`. Not shipped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
@@ -97,7 +97,7 @@ export async function startProxy(routes: Record<string, number>): Promise<{ url:
   const proxy = httpProxy.createProxyServer({ xfwd: false, proxyTimeout: 30_000 });
   const routed: string[] = [];
   proxy.on('error', (_error, _request, response) => {
-    const res = response as import('node:http').ServerResponse;
+    const res = response as ServerResponse;
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
     res.end('bad gateway');
   });
