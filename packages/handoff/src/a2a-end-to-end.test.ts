@@ -72,10 +72,10 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
   let server: Server;
   let origin: string;
   let card: AgentCardV1;
+  let transport: JsonRpcTransportHandler | undefined;
+  let handler: DefaultRequestHandler | undefined;
 
   beforeAll(async () => {
-    let transport: JsonRpcTransportHandler | undefined;
-    let handler: DefaultRequestHandler | undefined;
     server = createServer((request, response) => {
       void (async () => {
         if (request.method === 'GET' && request.url === AGENT_CARD_WELL_KNOWN_PATH) {
