@@ -166,6 +166,9 @@ describe('parseHandoff', () => {
     expect(future.code).toBe('UNSUPPORTED_VERSION');
     expect(future.issues[0]?.path).toBe('version');
     expect(future.message).toMatch(/version 2 is not supported; this package reads version 1/);
+    const wrongType = catchError(() => parseHandoff(sample({ version: '1' }))) as HandoffValidationError;
+    expect(wrongType.code).toBe('INVALID_ENVELOPE');
+    expect(wrongType.issues).toEqual([expect.objectContaining({ path: 'version', message: 'version must be 1.' })]);
   });
 
   it('refuses __proto__ and constructor keys from JSON text as unknown keys', () => {

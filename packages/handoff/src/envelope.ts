@@ -96,6 +96,7 @@ export function parseHandoff(input: unknown): HandoffEnvelope {
     value !== null &&
     !Array.isArray(value) &&
     'version' in value &&
+    Number.isInteger(value.version) &&
     value.version !== HANDOFF_ENVELOPE_VERSION
   ) {
     const version = (value as { version: unknown }).version;
@@ -156,13 +157,13 @@ export function newTraceId(): string {
 export function createHandoff(options: CreateHandoffOptions): HandoffEnvelope {
   const { traceId, createdAt, ...rest } = options;
   return parseHandoff({
+    ...rest,
     version: HANDOFF_ENVELOPE_VERSION,
     traceId: traceId ?? newTraceId(),
     createdAt:
       createdAt instanceof Date
         ? createdAt.toISOString()
         : (createdAt ?? new Date().toISOString()),
-    ...rest,
   });
 }
 
