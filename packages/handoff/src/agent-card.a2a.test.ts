@@ -115,6 +115,21 @@ describe('v1.0 cards against a2a.proto', () => {
   });
 });
 
+/** Arbitrary valid agent card options. */
+const cardOptions = fc.record(
+  {
+    baseUrl: fc.webUrl({ validSchemes: ['https', 'http'] }),
+    protocolBindings: fc.uniqueArray(fc.constantFrom('JSONRPC' as const, 'HTTP+JSON' as const), { minLength: 1 }),
+    legacyInterfaces: fc.boolean(),
+    tenant: fc.stringMatching(/^[a-z0-9-]{1,20}$/),
+    version: fc.stringMatching(/^\d{1,3}\.\d{1,3}\.\d{1,3}$/),
+    provider: fc.record({ organization: fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,20}$/), url: fc.webUrl() }),
+    capabilities: fc.record({ streaming: fc.boolean(), pushNotifications: fc.boolean() }),
+    bearerAuth: fc.boolean(),
+  },
+  { requiredKeys: ['baseUrl'] },
+);
+
 /** The proto-JSON wire form of an SDK message type: every field optional, oneofs excluded. */
 type Wire<T> = T extends readonly (infer U)[]
   ? Wire<U>[]
@@ -156,21 +171,8 @@ describe('v1.0 cards against @a2a-js/sdk', () => {
   );
 
   it('property: any valid options give a card the SDK parser keeps unchanged', () => {
-    const options = fc.record(
-      {
-        baseUrl: fc.webUrl({ validSchemes: ['https', 'http'] }),
-        protocolBindings: fc.uniqueArray(fc.constantFrom('JSONRPC' as const, 'HTTP+JSON' as const), { minLength: 1 }),
-        legacyInterfaces: fc.boolean(),
-        tenant: fc.stringMatching(/^[a-z0-9-]{1,20}$/),
-        version: fc.stringMatching(/^\d{1,3}\.\d{1,3}\.\d{1,3}$/),
-        provider: fc.record({ organization: fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,20}$/), url: fc.webUrl() }),
-        capabilities: fc.record({ streaming: fc.boolean(), pushNotifications: fc.boolean() }),
-        bearerAuth: fc.boolean(),
-      },
-      { requiredKeys: ['baseUrl'] },
-    );
     fc.assert(
-      fc.property(fc.constantFrom(...ROLE_NAMES), options, (role, value) => {
+      fc.property(fc.constantFrom(...ROLE_NAMES), cardOptions, (role, value) => {
         const card = agentCardFor(role, value);
         expect(SdkAgentCard.toJSON(SdkAgentCard.fromJSON(card))).toEqual(card);
       }),
@@ -210,6 +212,17 @@ describe('v0.3 cards against a2a.v0.3.0.schema.json', () => {
     expect(validate(broken)).toBe(false);
     expect(validate.errors?.[0]?.params).toEqual({ missingProperty: 'url' });
     expect(validateClosed({ ...agentCardFor('director', { baseUrl, protocolVersion: '0.3' }), supportedInterfaces: [] })).toBe(false);
+  });
+
+  it('property: any valid options give a v0.3 card the closed schema accepts', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ROLE_NAMES), cardOptions, (role, value) => {
+        const { legacyInterfaces: _legacy, tenant: _tenant, ...rest } = value;
+        const card = agentCardFor(role, { ...rest, protocolVersion: '0.3' });
+        expect(validateClosed(card), JSON.stringify(validateClosed.errors)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it.each(v03Cards.map((card, index) => [index, card] as const))('card %i validates, also with closed objects', (_index, card) => {
