@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TUNING } from './bm25f.js';
 import { ToolCatalog } from './catalog.js';
 import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import { CatalogError } from './errors.js';
@@ -112,7 +113,7 @@ describe('matching rules', () => {
     expect(hits[0]?.name).toBe('gui_screenshot');
     expect(hits.length).toBeLessThan(20);
     const best = hits[0]!.score;
-    expect(hits.every((hit) => hit.score >= best * 0.25)).toBe(true);
+    expect(hits.every((hit) => hit.score >= best * DEFAULT_TUNING.relativeCutoff)).toBe(true);
   });
 
   it('respects limit', () => {

@@ -1,27 +1,16 @@
 import { assertTargetName } from './backends.js';
+import { DEFAULT_TUNING, type SearchTuning } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
-import { prepareTool, type PreparedTool } from './prepare.js';
-import { compactDescription } from './render.js';
-import { analyzeQuery, normalizeName } from './tokenizer.js';
-import type { SearchHit, SearchResult, ToolEntry } from './types.js';
-import { WinkIndex } from './wink-index.js';
+import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
+import type { SearchResult, ToolEntry } from './types.js';
 
 /** Default number of hits of {@link ToolCatalog.search}. */
 export const DEFAULT_SEARCH_LIMIT = 10;
 /** Largest accepted `limit`. */
 export const MAX_SEARCH_LIMIT = 200;
-/** Hits scoring below this share of the best hit are cut. */
-export const RELATIVE_SCORE_CUTOFF = 0.25;
-/** The profile whose tools are visible in every profile. */
-export const CORE_PROFILE = 'core';
-
-type Snapshot = {
-  readonly tools: readonly PreparedTool[];
-  readonly byName: ReadonlyMap<string, number>;
-  readonly byExactName: ReadonlyMap<string, readonly number[]>;
-  readonly index: WinkIndex;
-};
+/** Queries longer than this many characters are truncated before analysis. */
+export const MAX_QUERY_CHARS = 16_384;
 
 function validateEntry(entry: ToolEntry, where: string): void {
   if (typeof entry !== 'object' || entry === null) {
@@ -41,21 +30,6 @@ function validateEntry(entry: ToolEntry, where: string): void {
   if (typeof entry.mutating !== 'boolean') {
     throw new CatalogError({ code: 'INVALID_TOOL', message: `${where}: tool "${entry.name}" needs a boolean "mutating".` });
   }
-}
-
-function buildSnapshot(entries: readonly ToolEntry[]): Snapshot {
-  const tools = entries.map((entry) => prepareTool(entry));
-  const byName = new Map<string, number>();
-  const byExactName = new Map<string, number[]>();
-  tools.forEach((tool, position) => {
-    byName.set(tool.entry.name, position);
-    for (const exact of tool.exactNames) {
-      const list = byExactName.get(exact);
-      if (list) list.push(position);
-      else byExactName.set(exact, [position]);
-    }
-  });
-  return { tools, byName, byExactName, index: new WinkIndex({ tools }) };
 }
 
 function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
@@ -85,13 +59,18 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
  */
 export class ToolCatalog {
   #snapshot: Snapshot;
+  readonly #tuning: SearchTuning;
 
-  /** Creates a catalog holding `tools` (default: empty). Throws `DUPLICATE_TOOL` on repeated names. */
-  constructor(options: { tools?: readonly ToolEntry[] } = {}) {
+  /**
+   * Creates a catalog holding `tools` (default: empty). Throws `DUPLICATE_TOOL` on repeated
+   * names. `tuning` overrides scoring knobs (default {@link DEFAULT_TUNING}).
+   */
+  constructor(options: { tools?: readonly ToolEntry[]; tuning?: Partial<SearchTuning> } = {}) {
     const tools = [...(options.tools ?? [])];
     tools.forEach((entry, position) => validateEntry(entry, `tools[${position}]`));
     assertUniqueNames(tools, 'new ToolCatalog');
-    this.#snapshot = buildSnapshot(tools);
+    this.#tuning = { ...DEFAULT_TUNING, ...options.tuning, fields: { ...DEFAULT_TUNING.fields, ...options.tuning?.fields } };
+    this.#snapshot = buildSnapshot({ entries: tools, tuning: this.#tuning });
   }
 
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
@@ -141,14 +120,14 @@ export class ToolCatalog {
     const insertAt = firstPosition === -1 ? others.length : current.slice(0, firstPosition).filter((entry) => entry.target !== target).length;
     const next = [...others.slice(0, insertAt), ...tools, ...others.slice(insertAt)];
     assertUniqueNames(next, `replaceBackend("${target}")`);
-    this.#snapshot = buildSnapshot(next);
+    this.#snapshot = buildSnapshot({ entries: next, tuning: this.#tuning, previous: this.#snapshot });
   }
 
   /** Removes every tool of `target` (no-op when it has none). */
   removeBackend(target: string): void {
     const current = this.#snapshot.tools.map((tool) => tool.entry);
     const next = current.filter((entry) => entry.target !== target);
-    if (next.length !== current.length) this.#snapshot = buildSnapshot(next);
+    if (next.length !== current.length) this.#snapshot = buildSnapshot({ entries: next, tuning: this.#tuning, previous: this.#snapshot });
   }
 
   /**
@@ -166,50 +145,13 @@ export class ToolCatalog {
       throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `search: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got ${String(limit)}.` });
     }
     const { profile, target } = options;
-    const accept = (position: number): boolean => {
-      const entry = snapshot.tools[position]?.entry;
-      if (!entry) return false;
-      if (target !== undefined && entry.target !== target) return false;
-      if (profile !== undefined && entry.profile !== profile && entry.profile !== CORE_PROFILE) return false;
-      return true;
-    };
-    const query = options.query.trim();
-    if (query === '') return { hits: [], unmatchedTerms: [] };
-
-    const exact = (snapshot.byExactName.get(normalizeName(query)) ?? []).filter(
-      (position) => target === undefined || snapshot.tools[position]?.entry.target === target,
-    );
-    const words = analyzeQuery(query);
-    const terms = [...new Set(words.flatMap((word) => word.terms))];
-    const scored = snapshot.index.search({ terms, accept, limit: Math.max(snapshot.tools.length, 3) });
-
-    const hits: SearchHit[] = [];
-    const taken = new Set<number>();
-    const toHit = (position: number, score: number): SearchHit => {
-      const entry = (snapshot.tools[position] as PreparedTool).entry;
-      return {
-        name: entry.name,
-        target: entry.target,
-        description: compactDescription({ description: entry.description }),
-        mutating: entry.mutating,
-        score,
-      };
-    };
-    const best = scored[0]?.[1] ?? 0;
-    for (const position of exact) {
-      hits.push(toHit(position, Math.max(best, 1) * 2));
-      taken.add(position);
+    if (profile !== undefined && typeof profile !== 'string') {
+      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: 'search: "profile" must be a string when given.' });
     }
-    for (const [position, score] of scored) {
-      if (hits.length >= limit) break;
-      if (taken.has(position) || score < best * RELATIVE_SCORE_CUTOFF) continue;
-      hits.push(toHit(position, score));
-      taken.add(position);
+    if (target !== undefined && typeof target !== 'string') {
+      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: 'search: "target" must be a string when given.' });
     }
-    const unmatchedTerms =
-      exact.length > 0
-        ? []
-        : [...new Set(words.filter((word) => word.terms.length > 0 && !word.terms.some((term) => snapshot.index.has(term))).map((word) => word.word))];
-    return { hits: hits.slice(0, limit), unmatchedTerms };
+    const query = options.query.length > MAX_QUERY_CHARS ? options.query.slice(0, MAX_QUERY_CHARS) : options.query;
+    return runSearch({ snapshot, query, profile, target, limit, tuning: this.#tuning });
   }
 }

@@ -2,7 +2,7 @@ import { analyzeText, normalizeName } from './tokenizer.js';
 import type { ToolEntry } from './types.js';
 
 /** Indexed fields of a tool, in the order of {@link FIELD_NAMES}. */
-export const FIELD_NAMES = ['name', 'target', 'description', 'parameters', 'parameterText'] as const;
+export const FIELD_NAMES = ['name', 'target', 'description', 'parameters', 'parameterText', 'phrases'] as const;
 /** Name of one indexed field. */
 export type FieldName = (typeof FIELD_NAMES)[number];
 
@@ -14,6 +14,8 @@ export type PreparedTool = {
   fields: Record<FieldName, string[]>;
   /** Normalized exact names (qualified and bare). */
   exactNames: string[];
+  /** Content fingerprint (target, tool, description, schema), when the schema is serializable. */
+  fingerprint?: string;
 };
 
 const MAX_SCHEMA_DEPTH = 4;
@@ -39,29 +41,56 @@ function collectSchemaText(schema: unknown, depth: number, names: string[], text
   }
 }
 
-const cache = new WeakMap<ToolEntry, PreparedTool>();
+/** Adjacent term pairs (`"bar chart"`), the unit of phrase matching. */
+export function phrasesOf(terms: readonly string[]): string[] {
+  const phrases: string[] = [];
+  for (let index = 1; index < terms.length; index += 1) phrases.push(`${terms[index - 1]} ${terms[index]}`);
+  return phrases;
+}
+
+const byEntry = new WeakMap<ToolEntry, PreparedTool>();
+
+function fingerprintOf(entry: ToolEntry): string | undefined {
+  try {
+    return `${entry.target}\u0000${entry.tool}\u0000${entry.description}\u0000${JSON.stringify(entry.inputSchema)}`;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * Prepares a tool's search terms; the result is cached per entry object, so a rebuild that
- * keeps an entry does not tokenize it again.
+ * Prepares a tool's search terms. The result is cached per entry object, and `contentCache`
+ * (fingerprint -> prepared tool) lets an equal tool from a new discovery reuse the terms, so
+ * a rebuild only tokenizes tools that changed.
  */
-export function prepareTool(entry: ToolEntry): PreparedTool {
-  const cached = cache.get(entry);
+export function prepareTool(entry: ToolEntry, contentCache?: ReadonlyMap<string, PreparedTool>): PreparedTool {
+  const cached = byEntry.get(entry);
   if (cached) return cached;
-  const parameterNames: string[] = [];
-  const parameterTexts: string[] = [];
-  collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
-  const prepared: PreparedTool = {
-    entry,
-    fields: {
-      name: analyzeText(entry.tool),
-      target: analyzeText(entry.target),
-      description: analyzeText(entry.description),
-      parameters: analyzeText(parameterNames.join(' ')),
-      parameterText: analyzeText(parameterTexts.join(' ')),
-    },
-    exactNames: [...new Set([normalizeName(entry.name), normalizeName(entry.tool)])],
-  };
-  cache.set(entry, prepared);
+  const fingerprint = contentCache ? fingerprintOf(entry) : undefined;
+  const same = fingerprint === undefined ? undefined : contentCache?.get(fingerprint);
+  let prepared: PreparedTool;
+  if (same) {
+    prepared = { entry, fields: same.fields, exactNames: same.exactNames, fingerprint };
+  } else {
+    const parameterNames: string[] = [];
+    const parameterTexts: string[] = [];
+    collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
+    const name = analyzeText(entry.tool);
+    const description = analyzeText(entry.description);
+    prepared = {
+      entry,
+      fields: {
+        name,
+        target: analyzeText(entry.target),
+        description,
+        parameters: analyzeText(parameterNames.join(' ')),
+        parameterText: analyzeText(parameterTexts.join(' ')),
+        phrases: [...phrasesOf(name), ...phrasesOf(description)],
+      },
+      exactNames: [...new Set([normalizeName(entry.name), normalizeName(entry.tool)])],
+    };
+    if (fingerprint !== undefined) prepared.fingerprint = fingerprint;
+  }
+  byEntry.set(entry, prepared);
   return prepared;
 }

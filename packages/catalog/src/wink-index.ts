@@ -1,8 +1,11 @@
 import bm25 from 'wink-bm25-text-search';
-import { FIELD_NAMES, type FieldName, type PreparedTool } from './prepare.js';
+import type { FieldName, PreparedTool } from './prepare.js';
+
+type WinkField = Exclude<FieldName, 'phrases'>;
+const WINK_FIELDS: readonly WinkField[] = ['name', 'target', 'description', 'parameters', 'parameterText'];
 
 /** Field weights of the wink-bm25 index. */
-export const WINK_FIELD_WEIGHTS: Readonly<Record<FieldName, number>> = {
+export const WINK_FIELD_WEIGHTS: Readonly<Record<WinkField, number>> = {
   name: 3,
   target: 2,
   description: 1,
@@ -18,13 +21,13 @@ export class WinkIndex {
   readonly #vocabulary: Record<string, number>;
 
   /** Builds and consolidates the index; fewer than 3 tools are padded with empty documents. */
-  constructor(options: { tools: readonly PreparedTool[]; weights?: Readonly<Record<FieldName, number>> }) {
+  constructor(options: { tools: readonly PreparedTool[]; weights?: Readonly<Record<WinkField, number>> }) {
     const engine = bm25();
     engine.defineConfig({ fldWeights: { ...(options.weights ?? WINK_FIELD_WEIGHTS) }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
     engine.definePrepTasks([identity]);
-    options.tools.forEach((tool, position) => engine.addDoc({ ...tool.fields }, position));
+    options.tools.forEach((tool, position) => engine.addDoc(Object.fromEntries(WINK_FIELDS.map((field) => [field, tool.fields[field]])), position));
     for (let padding = options.tools.length; padding < 3; padding += 1) {
-      engine.addDoc(Object.fromEntries(FIELD_NAMES.map((field) => [field, []])), padding);
+      engine.addDoc(Object.fromEntries(WINK_FIELDS.map((field) => [field, []])), padding);
     }
     engine.consolidate();
     this.#engine = engine;

@@ -1,0 +1,136 @@
+// Benchmark of @heretek/catalog against a naive wink-bm25-text-search baseline.
+// Run with `pnpm bench` (builds first through turbo). Synthetic catalogs are generated from
+// the seed tools and, when ../shared/bench/livemcpbench is present beside the repository,
+// from its 527 real MCP tools: each template tool is copied onto numbered servers.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool, targetFromServerName } from '../dist/index.js';
+
+const require = createRequire(import.meta.url);
+const bm25 = require('wink-bm25-text-search');
+const nlp = require('wink-nlp-utils');
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../../..');
+const benchDir = resolve(repoRoot, '../shared/bench/livemcpbench');
+const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000').split(',').map(Number);
+const searchRuns = Number(process.env.BENCH_SEARCHES ?? 400);
+
+function templates() {
+  const list = SEED_TOOLS.map((tool) => ({ server: tool.target, name: tool.tool, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations }));
+  if (existsSync(join(benchDir, 'tools.jsonl'))) {
+    for (const line of readFileSync(join(benchDir, 'tools.jsonl'), 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const tool = JSON.parse(line);
+      list.push({ server: targetFromServerName(tool.server), name: tool.name.slice(tool.name.indexOf('__') + 2), description: tool.description, inputSchema: tool.inputSchema });
+    }
+  }
+  return list;
+}
+
+function queries() {
+  const list = ['android adb install apk', 'decompile function', 'take a screenshot of the window', 'read file', 'web search', 'adb_tap', 'list devices', 'run godot project'];
+  if (existsSync(join(benchDir, 'queries.jsonl'))) {
+    for (const line of readFileSync(join(benchDir, 'queries.jsonl'), 'utf8').split('\n')) if (line.trim()) list.push(JSON.parse(line).query);
+  }
+  return list;
+}
+
+/** `size` entries: template tools copied onto servers `<server>-<copy>`, 30 tools a server on average. */
+function syntheticCatalog(size, all) {
+  if (size <= SEED_TOOLS.length) return SEED_TOOLS.slice(0, size).map((tool) => ({ ...tool }));
+  const entries = [];
+  for (let index = 0; entries.length < size; index += 1) {
+    const template = all[index % all.length];
+    const copy = Math.floor(index / all.length);
+    const target = copy === 0 ? template.server : `${template.server}-${copy}`;
+    entries.push(toolEntryFromMcpTool({ backend: { backend: target, target, profile: 'core' }, tool: { name: template.name, description: template.description, inputSchema: template.inputSchema, annotations: template.annotations } }));
+  }
+  return entries;
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function timeSearches(search, list) {
+  for (let i = 0; i < 50; i += 1) search(list[i % list.length]);
+  const times = [];
+  for (let i = 0; i < searchRuns; i += 1) {
+    const query = list[i % list.length];
+    const start = process.hrtime.bigint();
+    search(query);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+function heapMb() {
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed / 1048576;
+}
+
+function winkBaseline(entries) {
+  const prep = [nlp.string.lowerCase, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
+  const start = performance.now();
+  const engine = bm25();
+  engine.defineConfig({ fldWeights: { name: 3, description: 1, parameters: 1 } });
+  engine.definePrepTasks(prep);
+  entries.forEach((entry, id) => {
+    engine.addDoc({ name: entry.tool.replace(/[_-]/g, ' '), description: entry.description, parameters: Object.keys(entry.inputSchema.properties ?? {}).join(' ') }, id);
+  });
+  for (let pad = entries.length; pad < 3; pad += 1) engine.addDoc({ name: '', description: '', parameters: '' }, pad);
+  engine.consolidate();
+  return { engine, buildMs: performance.now() - start };
+}
+
+const all = templates();
+const queryList = queries();
+const rows = [];
+for (const size of sizes) {
+  const entries = syntheticCatalog(size, all);
+  const heapBefore = heapMb();
+  let start = performance.now();
+  const catalog = new ToolCatalog({ tools: entries });
+  const coldBuildMs = performance.now() - start;
+  const heapAfter = heapMb();
+  // Rebuild after discovery of one backend (the other tools are unchanged objects).
+  const target = entries[entries.length - 1].target;
+  const backendTools = entries.filter((entry) => entry.target === target).map((entry) => ({ ...entry }));
+  start = performance.now();
+  catalog.replaceBackend(target, backendTools);
+  const replaceMs = performance.now() - start;
+  // Full rediscovery: every entry is a new object with the same content.
+  const fresh = entries.map((entry) => ({ ...entry }));
+  start = performance.now();
+  const rebuilt = new ToolCatalog({ tools: fresh });
+  const coldAgain = performance.now() - start;
+  let rediscoverMs = Infinity;
+  for (const byTarget of [fresh]) {
+    const groups = new Map();
+    for (const entry of byTarget) groups.set(entry.target, [...(groups.get(entry.target) ?? []), { ...entry }]);
+    start = performance.now();
+    for (const [name, tools] of groups) rebuilt.replaceBackend(name, tools);
+    rediscoverMs = (performance.now() - start) / groups.size;
+  }
+  const ours = timeSearches((query) => catalog.search({ query }), queryList);
+  const wink = winkBaseline(entries);
+  const winkSearch = timeSearches((query) => wink.engine.search(query, 10), queryList);
+  rows.push({ size, coldBuildMs, replaceMs, rediscoverMs, coldAgain, heapMb: heapAfter - heapBefore, ours, winkBuildMs: wink.buildMs, winkSearch });
+  void rebuilt;
+}
+
+const fmt = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+process.stdout.write(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}\n`);
+process.stdout.write(`queries: ${queryList.length} (short queries + benchmark tasks), ${searchRuns} timed searches per catalog\n\n`);
+process.stdout.write('| tools | search p50 ms | search p99 ms | wink p50 / p99 ms | rebuild after 1 backend ms | cold build ms | wink build ms | heap MB |\n|---|---|---|---|---|---|---|---|\n');
+for (const row of rows) {
+  process.stdout.write(
+    `| ${row.size} | ${fmt(row.ours.p50)} | ${fmt(row.ours.p99)} | ${fmt(row.winkSearch.p50)} / ${fmt(row.winkSearch.p99)} | ${fmt(row.replaceMs)} | ${fmt(row.coldBuildMs)} | ${fmt(row.winkBuildMs)} | ${fmt(row.heapMb)} |\n`,
+  );
+}
+process.stdout.write('\nratios (wink / ours): ' + rows.map((row) => `${row.size}: search p99 x${(row.winkSearch.p99 / row.ours.p99).toFixed(1)}, build x${(row.winkBuildMs / row.replaceMs).toFixed(1)}`).join('; ') + '\n');

@@ -1,0 +1,272 @@
+import { FIELD_NAMES, type FieldName, type PreparedTool } from './prepare.js';
+
+/** Weight and length normalization of one field in BM25F. */
+export type FieldTuning = {
+  /** Multiplier of the field's term frequency. */
+  weight: number;
+  /** Length normalization strength, 0 (none) to 1 (full). */
+  b: number;
+};
+
+/** Scoring knobs of {@link Bm25fIndex}; the defaults are {@link DEFAULT_TUNING}. */
+export type SearchTuning = {
+  /** BM25 term-frequency saturation. */
+  k1: number;
+  /** Per-field weights and length normalization. */
+  fields: Readonly<Record<FieldName, FieldTuning>>;
+  /** Share of the best score within the same target added to each tool of that target (0 disables). */
+  siblingWeight: number;
+  /** Bonus for the share of a tool's name words that the query contains (times the best plain score). */
+  nameCoverageWeight: number;
+  /** Pseudo-relevance feedback: number of top tools to learn from (0 disables it). */
+  feedbackDocuments: number;
+  /** Pseudo-relevance feedback: number of expansion terms. */
+  feedbackTerms: number;
+  /** Pseudo-relevance feedback: weight of the expansion query against the original. */
+  feedbackWeight: number;
+  /** A term found in at least this share of the tools counts as common (see the padding rule of search). */
+  commonTermShare: number;
+  /** Exponent of the inverse document frequency (1 = classic BM25; higher favours rare terms). */
+  idfExponent: number;
+  /** Hits scoring below this share of the best hit are cut (0 keeps everything up to `limit`). */
+  relativeCutoff: number;
+};
+
+/** Tuning used by default. */
+export const DEFAULT_TUNING: SearchTuning = {
+  k1: 1.2,
+  fields: {
+    name: { weight: 3, b: 0.5 },
+    target: { weight: 1.5, b: 0.3 },
+    description: { weight: 1, b: 0.75 },
+    parameters: { weight: 1.5, b: 0.5 },
+    parameterText: { weight: 0.5, b: 0.75 },
+    phrases: { weight: 0, b: 0.5 },
+  },
+  siblingWeight: 0.3,
+  nameCoverageWeight: 0.5,
+  feedbackDocuments: 0,
+  feedbackTerms: 0,
+  feedbackWeight: 0,
+  relativeCutoff: 0.2,
+  idfExponent: 1.5,
+  commonTermShare: 0.2,
+};
+
+const FIELD_COUNT = FIELD_NAMES.length;
+const NAME_FIELD = FIELD_NAMES.indexOf('name');
+
+/**
+ * Term dictionary shared by the successive indexes of one catalog, so a rebuild does not
+ * look up the terms of unchanged tools again.
+ */
+export class Vocabulary {
+  readonly #ids = new Map<string, number>();
+  /** Number of terms ever added. */
+  get size(): number {
+    return this.#ids.size;
+  }
+  /** Id of `term`, adding it when new. */
+  intern(term: string): number {
+    let id = this.#ids.get(term);
+    if (id === undefined) {
+      id = this.#ids.size;
+      this.#ids.set(term, id);
+    }
+    return id;
+  }
+  /** Id of `term`, or `undefined` when never added. */
+  lookup(term: string): number | undefined {
+    return this.#ids.get(term);
+  }
+}
+
+/** Term statistics of one prepared tool, computed once per tool and reused across rebuilds. */
+export type ToolTermStats = {
+  /** Distinct terms of the tool. */
+  terms: string[];
+  /** Frequencies: `counts[i * FIELD_COUNT + f]` is the count of `terms[i]` in field `f`. */
+  counts: Float64Array;
+  /** Length of each field in terms. */
+  lengths: Float64Array;
+  /** Term ids in the last vocabulary that indexed this tool. */
+  ids?: { vocabulary: Vocabulary; ids: Int32Array };
+};
+
+const statsCache = new WeakMap<object, ToolTermStats>();
+
+/** Per-field term counts of a prepared tool (cached per prepared tool). */
+export function toolTermStats(tool: PreparedTool): ToolTermStats {
+  const cached = statsCache.get(tool.fields);
+  if (cached) return cached;
+  const slots = new Map<string, number>();
+  const terms: string[] = [];
+  const lengths = new Float64Array(FIELD_COUNT);
+  FIELD_NAMES.forEach((field, fieldIndex) => {
+    const list = tool.fields[field];
+    lengths[fieldIndex] = list.length;
+    for (const term of list) {
+      if (!slots.has(term)) {
+        slots.set(term, terms.length);
+        terms.push(term);
+      }
+    }
+  });
+  const counts = new Float64Array(terms.length * FIELD_COUNT);
+  FIELD_NAMES.forEach((field, fieldIndex) => {
+    for (const term of tool.fields[field]) {
+      const slot = (slots.get(term) as number) * FIELD_COUNT + fieldIndex;
+      counts[slot] = (counts[slot] ?? 0) + 1;
+    }
+  });
+  const stats: ToolTermStats = { terms, counts, lengths };
+  statsCache.set(tool.fields, stats);
+  return stats;
+}
+
+function termIdsOf(stats: ToolTermStats, vocabulary: Vocabulary): Int32Array {
+  if (stats.ids?.vocabulary === vocabulary) return stats.ids.ids;
+  const ids = new Int32Array(stats.terms.length);
+  stats.terms.forEach((term, index) => {
+    ids[index] = vocabulary.intern(term);
+  });
+  stats.ids = { vocabulary, ids };
+  return ids;
+}
+
+/**
+ * A BM25F index over prepared tools in compressed postings (one contiguous typed array per
+ * column), built once per catalog snapshot and never mutated. Each posting carries the
+ * final BM25F contribution of the term to the tool, so a search only adds numbers.
+ */
+export class Bm25fIndex {
+  /** Number of documents. */
+  readonly size: number;
+  /** Number of distinct terms in the indexed tools. */
+  readonly liveTerms: number;
+  readonly #vocabulary: Vocabulary;
+  readonly #offsets: Int32Array;
+  readonly #documents: Int32Array;
+  readonly #weights: Float32Array;
+  readonly #inName: Uint8Array;
+  readonly #idf: Float64Array;
+  readonly #nameWeight: Float64Array;
+
+  /** Builds the index. */
+  constructor(options: { tools: readonly PreparedTool[]; tuning: SearchTuning; vocabulary?: Vocabulary }) {
+    const { tools, tuning } = options;
+    const vocabulary = options.vocabulary ?? new Vocabulary();
+    this.#vocabulary = vocabulary;
+    this.size = tools.length;
+    const stats = tools.map((tool) => toolTermStats(tool));
+    const docTermIds = stats.map((stat) => termIdsOf(stat, vocabulary));
+    const averageLengths = new Float64Array(FIELD_COUNT);
+    for (const stat of stats) for (let field = 0; field < FIELD_COUNT; field += 1) averageLengths[field] = (averageLengths[field] ?? 0) + (stat.lengths[field] ?? 0);
+    for (let field = 0; field < FIELD_COUNT; field += 1) averageLengths[field] = (averageLengths[field] ?? 0) / Math.max(1, stats.length) || 1;
+    const fieldWeights = FIELD_NAMES.map((field) => tuning.fields[field].weight);
+    const fieldB = FIELD_NAMES.map((field) => tuning.fields[field].b);
+
+    const termCount = vocabulary.size;
+    const documentFrequency = new Int32Array(termCount);
+    for (const ids of docTermIds) {
+      for (let index = 0; index < ids.length; index += 1) {
+        const id = ids[index] as number;
+        documentFrequency[id] = (documentFrequency[id] as number) + 1;
+      }
+    }
+    const offsets = new Int32Array(termCount + 1);
+    for (let id = 0; id < termCount; id += 1) offsets[id + 1] = (offsets[id] as number) + (documentFrequency[id] as number);
+    const total = offsets[termCount] as number;
+    const documents = new Int32Array(total);
+    const weights = new Float32Array(total);
+    const inName = new Uint8Array(total);
+    const idf = new Float64Array(termCount);
+    for (let id = 0; id < termCount; id += 1) {
+      const df = documentFrequency[id] as number;
+      if (df > 0) idf[id] = Math.log(1 + (tools.length - df + 0.5) / (df + 0.5)) ** tuning.idfExponent;
+    }
+    let liveTerms = 0;
+    for (let id = 0; id < termCount; id += 1) if ((documentFrequency[id] as number) > 0) liveTerms += 1;
+    this.liveTerms = liveTerms;
+    const nameWeight = new Float64Array(tools.length);
+    const cursor = offsets.slice(0, termCount);
+    const k1 = tuning.k1;
+    const normalizers = new Float64Array(FIELD_COUNT);
+    stats.forEach((stat, documentIndex) => {
+      for (let field = 0; field < FIELD_COUNT; field += 1) {
+        const b = fieldB[field] ?? 0.75;
+        normalizers[field] = (fieldWeights[field] ?? 1) / (1 - b + (b * (stat.lengths[field] ?? 0)) / (averageLengths[field] ?? 1));
+      }
+      const ids = docTermIds[documentIndex] as Int32Array;
+      let names = 0;
+      for (let index = 0; index < ids.length; index += 1) {
+        let frequency = 0;
+        for (let field = 0; field < FIELD_COUNT; field += 1) {
+          const count = stat.counts[index * FIELD_COUNT + field] as number;
+          if (count > 0) frequency += count * (normalizers[field] as number);
+        }
+        const id = ids[index] as number;
+        const slot = cursor[id] as number;
+        cursor[id] = slot + 1;
+        documents[slot] = documentIndex;
+        weights[slot] = ((idf[id] as number) * frequency * (k1 + 1)) / (k1 + frequency);
+        if ((stat.counts[index * FIELD_COUNT + NAME_FIELD] as number) > 0) {
+          inName[slot] = 1;
+          names += idf[id] as number;
+        }
+      }
+      nameWeight[documentIndex] = names;
+    });
+    this.#offsets = offsets;
+    this.#documents = documents;
+    this.#weights = weights;
+    this.#inName = inName;
+    this.#idf = idf;
+    this.#nameWeight = nameWeight;
+  }
+
+  /** The term dictionary of this index. */
+  get vocabulary(): Vocabulary {
+    return this.#vocabulary;
+  }
+
+  /** Id of an indexed term, or `undefined` when no tool contains it. */
+  termId(term: string): number | undefined {
+    const id = this.#vocabulary.lookup(term);
+    return id !== undefined && id < this.#idf.length && (this.#idf[id] as number) > 0 ? id : undefined;
+  }
+
+  /** Inverse document frequency of a term id (raised to the tuning's exponent). */
+  idf(termId: number): number {
+    return this.#idf[termId] ?? 0;
+  }
+
+  /** Sum of the idf of the distinct terms of a tool's name. */
+  nameWeight(document: number): number {
+    return this.#nameWeight[document] ?? 0;
+  }
+
+  /**
+   * Adds `queryWeight` times each posting of `termId` into `scores`, records newly touched
+   * tools in `touched`, and, when `nameCovered` is given, adds the term's idf for tools whose
+   * name contains it.
+   */
+  accumulate(termId: number, queryWeight: number, scores: Float64Array, touched: number[], nameCovered?: Float64Array): void {
+    const end = this.#offsets[termId + 1] as number;
+    const documents = this.#documents;
+    const weights = this.#weights;
+    const inName = this.#inName;
+    const idf = this.#idf[termId] as number;
+    for (let slot = this.#offsets[termId] as number; slot < end; slot += 1) {
+      const document = documents[slot] as number;
+      if (scores[document] === 0) touched.push(document);
+      scores[document] = (scores[document] as number) + (weights[slot] as number) * queryWeight;
+      if (nameCovered !== undefined && inName[slot] === 1) nameCovered[document] = (nameCovered[document] as number) + idf;
+    }
+  }
+
+  /** The tools containing a term id. */
+  documentsOf(termId: number): Int32Array {
+    return this.#documents.subarray(this.#offsets[termId] ?? 0, this.#offsets[termId + 1] ?? 0);
+  }
+}

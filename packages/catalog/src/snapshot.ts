@@ -1,0 +1,264 @@
+import { Bm25fIndex, type SearchTuning, toolTermStats, Vocabulary } from './bm25f.js';
+import { type PreparedTool, phrasesOf, prepareTool } from './prepare.js';
+import { compactDescription } from './render.js';
+import { analyzeQuery, normalizeName } from './tokenizer.js';
+import type { SearchHit, SearchResult, ToolEntry } from './types.js';
+
+/** The profile whose tools are visible in every profile. */
+export const CORE_PROFILE = 'core';
+
+/** One immutable state of a catalog: tools, lookup tables and the search index. */
+export type Snapshot = {
+  readonly tools: readonly PreparedTool[];
+  readonly byName: ReadonlyMap<string, number>;
+  readonly byExactName: ReadonlyMap<string, readonly number[]>;
+  readonly index: Bm25fIndex;
+  /** Fingerprint -> prepared tool, for reuse by the next rebuild. */
+  readonly contentCache: ReadonlyMap<string, PreparedTool>;
+  /** Scratch score buffer (searches are synchronous, so one per snapshot suffices). */
+  readonly scores: Float64Array;
+  /** Scratch buffer: idf of the query terms found in each tool's name. */
+  readonly nameCovered: Float64Array;
+  /** Target (server) of each tool, as an index into `targetNames`. */
+  readonly targetOf: Int32Array;
+  /** Distinct targets in first-seen order. */
+  readonly targetNames: readonly string[];
+};
+
+function reusableVocabulary(previous: Snapshot | undefined): Vocabulary {
+  if (!previous) return new Vocabulary();
+  const vocabulary = previous.index.vocabulary;
+  // Start afresh when terms of removed tools make up most of the dictionary.
+  return vocabulary.size > 2 * previous.index.liveTerms + 50_000 ? new Vocabulary() : vocabulary;
+}
+
+/** Builds a snapshot, reusing the prepared terms of unchanged tools. */
+export function buildSnapshot(options: {
+  entries: readonly ToolEntry[];
+  tuning: SearchTuning;
+  previous?: Snapshot;
+}): Snapshot {
+  const tools = options.entries.map((entry) => prepareTool(entry, options.previous?.contentCache));
+  const byName = new Map<string, number>();
+  const byExactName = new Map<string, number[]>();
+  const contentCache = new Map<string, PreparedTool>();
+  tools.forEach((tool, position) => {
+    byName.set(tool.entry.name, position);
+    for (const exact of tool.exactNames) {
+      const list = byExactName.get(exact);
+      if (list) list.push(position);
+      else byExactName.set(exact, [position]);
+    }
+    if (tool.fingerprint !== undefined) contentCache.set(tool.fingerprint, tool);
+  });
+  const targetPositions = new Map<string, number>();
+  const targetNames: string[] = [];
+    const targetOf = new Int32Array(tools.length);
+  tools.forEach((tool, position) => {
+    let slot = targetPositions.get(tool.entry.target);
+    if (slot === undefined) {
+      slot = targetNames.length;
+      targetPositions.set(tool.entry.target, slot);
+      targetNames.push(tool.entry.target);
+    }
+    targetOf[position] = slot;
+  });
+  const snapshot: Snapshot = {
+    tools,
+    byName,
+    byExactName,
+    index: new Bm25fIndex({ tools, tuning: options.tuning, vocabulary: reusableVocabulary(options.previous) }),
+    contentCache,
+    scores: new Float64Array(tools.length),
+    nameCovered: new Float64Array(tools.length),
+    targetOf,
+    targetNames,
+  };
+  return snapshot;
+}
+
+/** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
+function topPositions(candidates: readonly number[], scores: Float64Array, size: number): number[] {
+  const better = (left: number, right: number): boolean => {
+    const difference = (scores[left] as number) - (scores[right] as number);
+    return difference > 0 || (difference === 0 && left < right);
+  };
+  const heap: number[] = [];
+  for (const candidate of candidates) {
+    if (heap.length < size) {
+      heap.push(candidate);
+      let child = heap.length - 1;
+      while (child > 0) {
+        const parent = (child - 1) >> 1;
+        if (!better(heap[parent] as number, heap[child] as number)) break;
+        [heap[parent], heap[child]] = [heap[child] as number, heap[parent] as number];
+        child = parent;
+      }
+    } else if (better(candidate, heap[0] as number)) {
+      heap[0] = candidate;
+      let parent = 0;
+      for (;;) {
+        const left = parent * 2 + 1;
+        const right = left + 1;
+        let worst = parent;
+        if (left < heap.length && better(heap[worst] as number, heap[left] as number)) worst = left;
+        if (right < heap.length && better(heap[worst] as number, heap[right] as number)) worst = right;
+        if (worst === parent) break;
+        [heap[parent], heap[worst]] = [heap[worst] as number, heap[parent] as number];
+        parent = worst;
+      }
+    }
+  }
+  return heap.sort((left, right) => (better(left, right) ? -1 : 1));
+}
+
+/** Runs one search against a snapshot (see `ToolCatalog.search`). */
+export function runSearch(options: {
+  snapshot: Snapshot;
+  query: string;
+  profile: string | undefined;
+  target: string | undefined;
+  limit: number;
+  tuning: SearchTuning;
+}): SearchResult {
+  const { snapshot, profile, target, limit, tuning } = options;
+  const { index, tools, scores } = snapshot;
+  const query = options.query.trim();
+  if (query === '') return { hits: [], unmatchedTerms: [] };
+  const accept = (position: number): boolean => {
+    const entry = (tools[position] as PreparedTool).entry;
+    if (target !== undefined && entry.target !== target) return false;
+    if (profile !== undefined && entry.profile !== profile && entry.profile !== CORE_PROFILE) return false;
+    return true;
+  };
+
+  // Exact names: the whole query, then identifier-like words naming a tool.
+  const exact: number[] = [];
+  const addExact = (name: string, qualifiedBypassesProfile: boolean): void => {
+    for (const position of snapshot.byExactName.get(name) ?? []) {
+      const entry = (tools[position] as PreparedTool).entry;
+      if (target !== undefined && entry.target !== target) continue;
+      const bypass = qualifiedBypassesProfile && normalizeName(entry.name) === name;
+      if (!bypass && !accept(position)) continue;
+      if (!exact.includes(position)) exact.push(position);
+    }
+  };
+  addExact(normalizeName(query), true);
+  const words = analyzeQuery(query);
+  for (const word of words) if (word.identifier !== undefined) addExact(word.identifier, false);
+
+  // BM25F over the query's distinct terms.
+  const { nameCovered } = snapshot;
+  const termIds = new Map<number, number>();
+  const queryTerms = words.flatMap((word) => word.terms);
+  for (const term of queryTerms) {
+    const id = index.termId(term);
+    if (id !== undefined) termIds.set(id, 1);
+  }
+  const touched: number[] = [];
+  for (const id of termIds.keys()) index.accumulate(id, 1, scores, touched, nameCovered);
+  if (tuning.fields.phrases.weight > 0) {
+    for (const phrase of phrasesOf(queryTerms)) {
+      const id = index.termId(phrase);
+      if (id !== undefined && !termIds.has(id)) {
+        termIds.set(id, 1);
+        index.accumulate(id, 1, scores, touched);
+      }
+    }
+  }
+  const filtered = profile !== undefined || target !== undefined;
+  let candidates = filtered ? touched.filter(accept) : touched;
+  if (tuning.nameCoverageWeight > 0 && candidates.length > 0) {
+    // Name-aware scoring: tools whose name words the query mostly contains move up.
+    let strongest = 0;
+    for (const position of candidates) if ((scores[position] as number) > strongest) strongest = scores[position] as number;
+    const bonus = tuning.nameCoverageWeight * strongest;
+    for (const position of candidates) {
+      const weight = index.nameWeight(position);
+      if (weight > 0) scores[position] = (scores[position] as number) + (bonus * (nameCovered[position] as number)) / weight;
+    }
+  }
+  if (tuning.siblingWeight > 0 && candidates.length > 0) {
+    // A tool gains a share of the best score among the tools of its own target.
+    const best = new Float64Array(snapshot.targetNames.length);
+    for (const position of candidates) {
+      const slot = snapshot.targetOf[position] as number;
+      if ((scores[position] as number) > (best[slot] as number)) best[slot] = scores[position] as number;
+    }
+    for (const position of candidates) {
+      scores[position] = (scores[position] as number) + tuning.siblingWeight * (best[snapshot.targetOf[position] as number] as number);
+    }
+  }
+
+  if (tuning.feedbackDocuments > 0 && tuning.feedbackTerms > 0 && candidates.length > 0) {
+    // Pseudo-relevance feedback: add the strongest other terms of the top tools.
+    const top = topPositions(candidates, scores, tuning.feedbackDocuments);
+    const expansion = new Map<number, number>();
+    for (const position of top) {
+      const stats = toolTermStats(tools[position] as PreparedTool);
+      const fieldCount = stats.lengths.length;
+      stats.terms.forEach((term, slot) => {
+        let frequency = 0;
+        for (let field = 0; field < fieldCount; field += 1) frequency += stats.counts[slot * fieldCount + field] ?? 0;
+        const id = index.termId(term);
+        if (id === undefined || termIds.has(id)) return;
+        expansion.set(id, (expansion.get(id) ?? 0) + (frequency / (frequency + 1)) * index.idf(id));
+      });
+    }
+    const chosen = [...expansion.entries()].sort((left, right) => right[1] - left[1]).slice(0, tuning.feedbackTerms);
+    const strongest = chosen[0]?.[1] ?? 1;
+    for (const [id, weight] of chosen) index.accumulate(id, (tuning.feedbackWeight * weight) / strongest, scores, touched);
+    candidates = filtered ? touched.filter(accept) : touched;
+  }
+
+  // Which query words matched nothing in the searched scope.
+  const unfiltered = !filtered;
+  const matchedTerms = new Set<string>();
+  const termMatches = (term: string): boolean => {
+    if (matchedTerms.has(term)) return true;
+    const id = index.termId(term);
+    if (id === undefined) return false;
+    if (!unfiltered) {
+      if (!index.documentsOf(id).some((position) => accept(position))) return false;
+    }
+    matchedTerms.add(term);
+    return true;
+  };
+  const exactNames = new Set(exact.flatMap((position) => (tools[position] as PreparedTool).exactNames));
+  const unmatched: string[] = [];
+  for (const word of words) {
+    if (word.terms.length === 0 || unmatched.includes(word.word)) continue;
+    if (word.identifier !== undefined && exactNames.has(word.identifier)) continue;
+    if (exactNames.has(normalizeName(query))) continue;
+    if (!word.terms.some(termMatches)) unmatched.push(word.word);
+  }
+
+  // A query with unmatched words whose other words are all common in the catalog gets no
+  // hits rather than tools that merely share a common word.
+  if (exact.length === 0 && unmatched.length > 0 && candidates.length > 0) {
+    const minimumDocuments = Math.max(3, tuning.commonTermShare * tools.length);
+    const informative = [...termIds.keys()].some((id) => index.documentsOf(id).length < minimumDocuments);
+    if (!informative) candidates = [];
+  }
+
+  const best = topPositions(candidates, scores, limit + exact.length);
+  const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
+  const hits: SearchHit[] = [];
+  const toHit = (position: number, score: number): SearchHit => {
+    const entry = (tools[position] as PreparedTool).entry;
+    return { name: entry.name, target: entry.target, description: compactDescription({ description: entry.description }), mutating: entry.mutating, score };
+  };
+  exact.forEach((position, rank) => hits.push(toHit(position, topScore + exact.length - rank)));
+  for (const position of best) {
+    if (hits.length >= limit) break;
+    const score = scores[position] as number;
+    if (score < topScore * tuning.relativeCutoff) break;
+    if (!exact.includes(position)) hits.push(toHit(position, score));
+  }
+
+  for (const position of touched) {
+    scores[position] = 0;
+    nameCovered[position] = 0;
+  }
+  return { hits: hits.slice(0, limit), unmatchedTerms: unmatched };
+}
