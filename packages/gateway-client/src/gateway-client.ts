@@ -100,6 +100,9 @@ type Endpoint = {
 
 const NO_SCRUB = (text: string) => text;
 
+/** How long an SSE reply may stay open after its response arrived. */
+const STREAM_GRACE_MS = 1_000;
+
 /**
  * An MCP client for one agentgateway URL that lists and calls the tools of
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
@@ -129,6 +132,7 @@ export class GatewayClient {
   private readonly scrub: (text: string) => string;
   private readonly endpoints = new Map<string, Endpoint>();
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
+  private readonly active = new Set<CallContext>();
   private closed = false;
 
   constructor(options: GatewayClientOptions) {
@@ -255,6 +259,9 @@ export class GatewayClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const closedError = new GatewayClosedError({ message: 'The gateway client was closed while the request was in flight.' });
+    for (const context of this.active) context.fail(closedError);
+    this.active.clear();
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
     await Promise.all(
@@ -322,6 +329,7 @@ export class GatewayClient {
         if (deadline.signal.aborted) onDeadline();
         deadline.signal.addEventListener('abort', onDeadline, { once: true });
         connection.inflight += 1;
+        this.active.add(context);
         try {
           const remaining = Math.max(1, this.timeoutMs) + 1_000;
           return await callContextStorage.run(context, () =>
@@ -340,9 +348,8 @@ export class GatewayClient {
           }
           throw typed;
         } finally {
-          context.settled = true;
-          context.controller.abort();
-          for (const cleanup of context.cleanups) cleanup();
+          this.active.delete(context);
+          this.finish(context);
           deadline.signal.removeEventListener('abort', onDeadline);
           connection.inflight -= 1;
           if (connection.retired && connection.inflight === 0) void this.closeConnection(connection, false);
@@ -382,6 +389,7 @@ export class GatewayClient {
     });
     const connection: Connection = { client, transport, inflight: 0, retired: false, closed: false };
     const context = createCallContext(target);
+    this.active.add(context);
     const timer = setTimeout(
       () =>
         context.fail(
@@ -402,22 +410,35 @@ export class GatewayClient {
         }),
       );
     } catch (error) {
-      context.settled = true;
-      context.controller.abort();
-      for (const cleanup of context.cleanups) cleanup();
+      this.active.delete(context);
+      this.finish(context);
       await client.close().catch(() => undefined);
       throw this.toGatewayError(error, context, target);
     } finally {
       clearTimeout(timer);
     }
-    context.settled = true;
-    context.controller.abort();
-    for (const cleanup of context.cleanups) cleanup();
+    this.active.delete(context);
+    this.finish(context);
     endpoint.initializations += 1;
     const discover = client.getDiscoverResult();
     endpoint.prior = client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
     endpoint.current = connection;
     return connection;
+  }
+
+  /**
+   * The operation has its answer: stop attributing faults, and abort what is
+   * left of it. An SSE reply is normally read to its end a moment later
+   * (keeping the keep-alive connection reusable), so it gets a short grace
+   * period before being cut.
+   */
+  private finish(context: CallContext): void {
+    context.settled = true;
+    if (context.openStreams === 0) {
+      context.controller.abort();
+      return;
+    }
+    setTimeout(() => context.controller.abort(), STREAM_GRACE_MS).unref();
   }
 
   private retire(endpoint: Endpoint, connection: Connection): void {

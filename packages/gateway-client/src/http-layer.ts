@@ -30,8 +30,8 @@ export type CallContext = {
   sessionRejected: boolean;
   /** Record `error` as the fault (first one wins) and abort the operation. */
   fail(error: GatewayError): void;
-  /** Run when the operation ends (listeners the fetch layer attached). */
-  cleanups: Array<() => void>;
+  /** SSE reply streams of this operation still being read. */
+  openStreams: number;
 };
 
 /** Where the fetch layer finds the current operation. */
@@ -45,7 +45,7 @@ export function createCallContext(target: string | undefined): CallContext {
     controller: new AbortController(),
     settled: false,
     sessionRejected: false,
-    cleanups: [],
+    openStreams: 0,
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -209,19 +209,12 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     const bound = context !== undefined && (expectedId !== undefined || resumption);
     if (bound && context.controller.signal.aborted) throw context.fault ?? context.controller.signal.reason;
 
-    // One signal per request: a bound request follows its operation (and the
-    // transport's own signal, which fires on close, is forwarded into it);
-    // anything else gets a timeout of its own.
+    // One signal per request: a bound request follows its operation (the
+    // client aborts every open operation on close, which is when the
+    // transport's own signal fires); anything else gets a timeout of its own.
     let signal: AbortSignal;
     if (bound) {
       signal = context.controller.signal;
-      const outer = init?.signal;
-      if (outer) {
-        const forward = () => context.controller.abort(outer.reason);
-        if (outer.aborted) forward();
-        outer.addEventListener('abort', forward, { once: true });
-        context.cleanups.push(() => outer.removeEventListener('abort', forward));
-      }
     } else {
       const timeout = AbortSignal.timeout(options.backgroundTimeoutMs);
       signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -355,6 +348,13 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       let total = 0;
       let sawEventId = false;
       let sawResponse = false;
+      let open = true;
+      operation.openStreams += 1;
+      const finished = () => {
+        if (!open) return;
+        open = false;
+        operation.openStreams -= 1;
+      };
       const check = (event: EventSourceMessage) => {
         if (event.id) sawEventId = true;
         if (!event.data || (event.event !== undefined && event.event !== 'message')) return;
@@ -403,11 +403,13 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
           try {
             chunk = await reader.read();
           } catch (error) {
+            finished();
             if (!operation.settled && !sawResponse && !sawEventId) operation.fail(operation.fault ?? connectionError(error, target, where, 'body'));
             controller.error(operation.fault ?? error);
             return;
           }
           if (chunk.done) {
+            finished();
             if (!operation.settled && !sawResponse && !sawEventId) {
               operation.fail(connectionError(undefined, target, where, 'body'));
             }
@@ -416,6 +418,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
           }
           total += chunk.value.byteLength;
           if (total > maxResponseBytes) {
+            finished();
             operation.fail(tooLarge(target));
             await reader.cancel().catch(() => undefined);
             controller.error(operation.fault);
@@ -423,6 +426,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
           }
           parser.feed(decoder.decode(chunk.value, { stream: true }));
           if (operation.fault && !operation.settled) {
+            finished();
             await reader.cancel().catch(() => undefined);
             controller.error(operation.fault);
             return;
@@ -430,6 +434,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
           controller.enqueue(chunk.value);
         },
         cancel(reason) {
+          finished();
           return reader.cancel(reason);
         },
       });
