@@ -37,11 +37,11 @@ export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,
   fields: {
     name: { weight: 3, b: 0.5 },
+    identifier: { weight: 3, b: 0 },
     target: { weight: 1.5, b: 0.3 },
     description: { weight: 1, b: 0.75 },
     parameters: { weight: 1.5, b: 0.5 },
     parameterText: { weight: 0.5, b: 0.75 },
-    phrases: { weight: 0, b: 0.5 },
   },
   siblingWeight: 0.3,
   nameCoverageWeight: 0.5,

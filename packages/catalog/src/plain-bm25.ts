@@ -11,7 +11,7 @@ const REFERENCE_STOP_WORDS = new Set(
 
 function referenceTokens(text: string): string[] {
   const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  const tokens = spaced.match(/[a-z0-9]+|[^\x00-\x7f\s]/g) ?? [];
+  const tokens = spaced.match(/[a-z0-9]+|[^\p{ASCII}\s]/gu) ?? [];
   return tokens.filter((token) => !REFERENCE_STOP_WORDS.has(token));
 }
 

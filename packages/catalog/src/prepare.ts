@@ -1,8 +1,12 @@
 import { analyzeText, normalizeName } from './tokenizer.js';
 import type { ToolEntry } from './types.js';
 
-/** Indexed fields of a tool, in the order of {@link FIELD_NAMES}. */
-export const FIELD_NAMES = ['name', 'target', 'description', 'parameters', 'parameterText', 'phrases'] as const;
+/**
+ * Indexed fields of a tool: name words, the exact names as single tokens (bare and
+ * qualified, lower-cased), target words, description, parameter names, and parameter
+ * descriptions with enum values.
+ */
+export const FIELD_NAMES = ['name', 'identifier', 'target', 'description', 'parameters', 'parameterText'] as const;
 /** Name of one indexed field. */
 export type FieldName = (typeof FIELD_NAMES)[number];
 
@@ -41,13 +45,6 @@ function collectSchemaText(schema: unknown, depth: number, names: string[], text
   }
 }
 
-/** Adjacent term pairs (`"bar chart"`), the unit of phrase matching. */
-export function phrasesOf(terms: readonly string[]): string[] {
-  const phrases: string[] = [];
-  for (let index = 1; index < terms.length; index += 1) phrases.push(`${terms[index - 1]} ${terms[index]}`);
-  return phrases;
-}
-
 const byEntry = new WeakMap<ToolEntry, PreparedTool>();
 
 function fingerprintOf(entry: ToolEntry): string | undefined {
@@ -81,11 +78,11 @@ export function prepareTool(entry: ToolEntry, contentCache?: ReadonlyMap<string,
       entry,
       fields: {
         name,
+        identifier: [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
         target: analyzeText(entry.target),
         description,
         parameters: analyzeText(parameterNames.join(' ')),
         parameterText: analyzeText(parameterTexts.join(' ')),
-        phrases: [...phrasesOf(name), ...phrasesOf(description)],
       },
       exactNames: [...new Set([normalizeName(entry.name), normalizeName(entry.tool)])],
     };

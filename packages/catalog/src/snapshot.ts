@@ -1,5 +1,5 @@
 import { Bm25fIndex, type SearchTuning, toolTermStats, Vocabulary } from './bm25f.js';
-import { type PreparedTool, phrasesOf, prepareTool } from './prepare.js';
+import { type PreparedTool, prepareTool } from './prepare.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
@@ -10,6 +10,8 @@ export const CORE_PROFILE = 'core';
 /** One immutable state of a catalog: tools, lookup tables and the search index. */
 export type Snapshot = {
   readonly tools: readonly PreparedTool[];
+  /** The entries, in order (frozen). */
+  readonly entries: readonly ToolEntry[];
   readonly byName: ReadonlyMap<string, number>;
   readonly byExactName: ReadonlyMap<string, readonly number[]>;
   readonly index: Bm25fIndex;
@@ -65,6 +67,7 @@ export function buildSnapshot(options: {
   });
   const snapshot: Snapshot = {
     tools,
+    entries: Object.freeze(tools.map((tool) => tool.entry)),
     byName,
     byExactName,
     index: new Bm25fIndex({ tools, tuning: options.tuning, vocabulary: reusableVocabulary(options.previous) }),
@@ -157,15 +160,6 @@ export function runSearch(options: {
   }
   const touched: number[] = [];
   for (const id of termIds.keys()) index.accumulate(id, 1, scores, touched, nameCovered);
-  if (tuning.fields.phrases.weight > 0) {
-    for (const phrase of phrasesOf(queryTerms)) {
-      const id = index.termId(phrase);
-      if (id !== undefined && !termIds.has(id)) {
-        termIds.set(id, 1);
-        index.accumulate(id, 1, scores, touched);
-      }
-    }
-  }
   const filtered = profile !== undefined || target !== undefined;
   let candidates = filtered ? touched.filter(accept) : touched;
   if (tuning.nameCoverageWeight > 0 && candidates.length > 0) {

@@ -32,7 +32,7 @@ describe('analyzeQuery', () => {
   it('keeps the surface word and flags identifiers', () => {
     expect(analyzeQuery('use adb_tap, please!')).toEqual([
       { word: 'use', terms: [] },
-      { word: 'adb_tap', terms: ['adb', 'tap'], identifier: 'adb_tap' },
+      { word: 'adb_tap', terms: ['adb', 'tap', 'adb_tap'], identifier: 'adb_tap' },
       { word: 'please', terms: [] },
     ]);
   });

@@ -39,12 +39,28 @@ export function stemWord(word: string): string {
   return stemmed;
 }
 
+const ASCII_ONLY = /^\p{ASCII}*$/u;
+const ASCII_LOWER_UPPER = /([a-z0-9])([A-Z])/g;
+const ASCII_UPPER_RUN = /([A-Z])([A-Z][a-z]{2,})/g;
+const ASCII_LETTER_DIGIT = /([A-Za-z])([0-9])/g;
+const ASCII_DIGIT_LETTER = /([0-9])([A-Za-z])/g;
+const ASCII_WORDS = /[a-z0-9]+/g;
+
 /**
  * Splits text into lower-case words: identifiers are cut at `_`, `-`, `.`, camelCase humps
  * and letter/digit boundaries (`installApk2` -> `install apk 2`); characters of unsegmented
  * scripts (Chinese, Japanese, Thai...) are single words. No stemming, no stop-word removal.
  */
 export function splitWords(text: string): string[] {
+  if (ASCII_ONLY.test(text)) {
+    const spaced = text
+      .replace(ASCII_LOWER_UPPER, '$1 $2')
+      .replace(ASCII_UPPER_RUN, '$1 $2')
+      .replace(ASCII_LETTER_DIGIT, '$1 $2')
+      .replace(ASCII_DIGIT_LETTER, '$1 $2')
+      .toLowerCase();
+    return spaced.match(ASCII_WORDS) ?? [];
+  }
   const spaced = text
     .replace(LOWER_UPPER, '$1 $2')
     .replace(UPPER_RUN, '$1 $2')
@@ -99,7 +115,7 @@ export function normalizeName(name: string): string {
 export type QueryWord = {
   /** The word as the user typed it (surrounding punctuation removed). */
   word: string;
-  /** Search terms derived from it (empty for stop words). */
+  /** Search terms derived from it (empty for stop words); an identifier also keeps its exact lower-cased form. */
   terms: string[];
   /** Lower-cased word when it looks like an identifier (`adb_tap`, `installApk`), for exact-name matching. */
   identifier?: string;
@@ -115,7 +131,10 @@ export function analyzeQuery(query: string): QueryWord[] {
     const word = raw.replace(EDGE_PUNCTUATION, '');
     if (!word) continue;
     const entry: QueryWord = { word, terms: analyzeText(word) };
-    if (IDENTIFIER_LIKE.test(word)) entry.identifier = word.toLowerCase();
+    if (IDENTIFIER_LIKE.test(word)) {
+      entry.identifier = word.toLowerCase();
+      entry.terms.push(entry.identifier);
+    }
     words.push(entry);
   }
   return words;

@@ -1,7 +1,7 @@
 import bm25 from 'wink-bm25-text-search';
 import type { FieldName, PreparedTool } from './prepare.js';
 
-type WinkField = Exclude<FieldName, 'phrases'>;
+type WinkField = Exclude<FieldName, 'identifier'>;
 const WINK_FIELDS: readonly WinkField[] = ['name', 'target', 'description', 'parameters', 'parameterText'];
 
 /** Field weights of the wink-bm25 index. */
