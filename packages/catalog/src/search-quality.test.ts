@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { ToolCatalog } from './catalog.js';
+import { toolEntryFromMcpTool } from './entries.js';
+import type { Backend, ToolEntry } from './types.js';
+
+const files: Backend = { backend: 'files', target: 'files', profile: 'core' };
+const weather: Backend = { backend: 'weather', target: 'weather', profile: 'core' };
+
+function tool(backend: Backend, name: string, description: string, inputSchema?: unknown): ToolEntry {
+  return toolEntryFromMcpTool({ backend, tool: { name, description, inputSchema } });
+}
+
+const fileTools = ['read', 'write', 'move', 'copy', 'delete', 'stat', 'list', 'watch', 'chmod', 'touch'].map((verb) =>
+  tool(files, `${verb}_file`, `${verb} a file on disk; works on any file path.`),
+);
+const catalog = new ToolCatalog({
+  tools: [
+    ...fileTools,
+    tool(weather, 'get_forecast', 'Weather forecast for a city: temperature, rain and wind.', {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'City name' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
+    }),
+    tool(weather, 'getAirQuality', 'Air pollution index of a location.'),
+  ],
+});
+const names = (query: string): string[] => catalog.search({ query }).hits.map((hit) => hit.name);
+
+describe('name-aware tokenization', () => {
+  it('matches snake_case, camelCase, kebab-case and dotted forms of a name', () => {
+    expect(names('air quality')[0]).toBe('weather_getAirQuality');
+    expect(names('get-air-quality')[0]).toBe('weather_getAirQuality');
+    expect(names('weather.getAirQuality')[0]).toBe('weather_getAirQuality');
+    expect(names('getForecast')[0]).toBe('weather_get_forecast');
+  });
+
+  it('stems: forecasts, forecasting and forecast are one word', () => {
+    expect(names('forecasting')[0]).toBe('weather_get_forecast');
+    expect(names('forecasts')[0]).toBe('weather_get_forecast');
+  });
+
+  it('indexes parameter names, parameter descriptions and enum values', () => {
+    expect(names('imperial units')[0]).toBe('weather_get_forecast');
+    expect(names('city')[0]).toBe('weather_get_forecast');
+  });
+
+  it('indexes the target', () => {
+    expect(new Set(names('weather').map((name) => name.split('_')[0]))).toEqual(new Set(['weather']));
+  });
+
+  it('keeps the exact name as a token, so an exact name inside a longer query ranks first', () => {
+    expect(names('please call copy_file for me')[0]).toBe('files_copy_file');
+    expect(names('files_chmod_file now')[0]).toBe('files_chmod_file');
+  });
+});
+
+describe('no padding with weak matches', () => {
+  it('returns nothing when only a word common to many tools matches and another word matches nothing', () => {
+    const result = catalog.search({ query: 'kubernetes file' });
+    expect(result.hits).toEqual([]);
+    expect(result.unmatchedTerms).toEqual(['kubernetes']);
+  });
+
+  it('still answers a query made only of a common word', () => {
+    expect(names('file').length).toBeGreaterThan(0);
+  });
+
+  it('keeps a rare word that matches even when another word matches nothing', () => {
+    const result = catalog.search({ query: 'kubernetes forecast' });
+    expect(result.hits.map((hit) => hit.name)).toEqual(['weather_get_forecast']);
+    expect(result.unmatchedTerms).toEqual(['kubernetes']);
+  });
+
+  it('reports unmatched words relative to the searched scope', () => {
+    const result = catalog.search({ query: 'forecast chmod', target: 'weather' });
+    expect(result.hits[0]?.name).toBe('weather_get_forecast');
+    expect(result.unmatchedTerms).toEqual(['chmod']);
+  });
+});
+
+describe('tuning', () => {
+  it('pseudo-relevance feedback can be switched on and finds tools that share the top hits vocabulary', () => {
+    const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
+    const tools = [
+      tool(backend, 'geocode', 'Turn a street address into latitude and longitude coordinates.'),
+      tool(backend, 'reverse_geocode', 'Turn latitude and longitude coordinates into a street address.'),
+      tool(backend, 'nearby', 'Places near latitude longitude coordinates.'),
+      tool(backend, 'render_chart', 'Draw a bar chart.'),
+      tool(backend, 'send_mail', 'Send an email.'),
+    ];
+    const plain = new ToolCatalog({ tools, tuning: { feedbackDocuments: 0 } });
+    const feedback = new ToolCatalog({ tools, tuning: { feedbackDocuments: 2, feedbackTerms: 12, feedbackWeight: 0.5, relativeCutoff: 0 } });
+    expect(plain.search({ query: 'street address' }).hits.map((hit) => hit.name)).not.toContain('x_nearby');
+    expect(feedback.search({ query: 'street address' }).hits.map((hit) => hit.name)).toContain('x_nearby');
+  });
+});
