@@ -87,6 +87,18 @@ describe('fault matrix: each injected fault gives its typed error within the tim
     if (fault === 'stream-50mb') expect(server.streamed.bytes).toBeLessThan(50 * 1024 * 1024);
   });
 
+  it('follows 2025-11-25 SSE polling: a primed stream that closes is resumed with Last-Event-ID', async () => {
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
+    try {
+      const result = await gateway.callTool({ target: 'faulty', tool: 'poll-then-resume', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'resumed' }]);
+      const resumed = server.requests.find((request) => request.method === 'GET' && request.headers['last-event-id']?.startsWith('prime-'));
+      expect(resumed).toBeDefined();
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('a never-answering server gets notifications/cancelled after the timeout', async () => {
     await expectFault({ server, fault: 'never-answer', code: GatewayErrorCode.Timeout });
     expect(server.requests.some((request) => request.rpcMethod === 'notifications/cancelled')).toBe(true);

@@ -219,3 +219,16 @@ describe('headers, cancellation, concurrency', () => {
     results.forEach((result, index) => expect(result.content).toEqual([{ type: 'text', text: `reply-${index}` }]));
   });
 });
+
+describe('closing', () => {
+  it('fails a request in flight with CLIENT_CLOSED', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: 10_000 });
+    await gateway.listTools({ target: 'alpha' });
+    const pending = gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } }).catch((caught: unknown) => caught);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await gateway.close();
+    const error = await pending;
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.ClientClosed);
+  });
+});

@@ -259,9 +259,6 @@ export class GatewayClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const closedError = new GatewayClosedError({ message: 'The gateway client was closed while the request was in flight.' });
-    for (const context of this.active) context.fail(closedError);
-    this.active.clear();
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
     await Promise.all(
@@ -270,8 +267,11 @@ export class GatewayClient {
         if (connection) await this.closeConnection(connection, true);
       }),
     );
-    await this.agent.close().catch(() => undefined);
+    // Requests still in flight were rejected by the SDK clients' close
+    // (CLIENT_CLOSED); their sockets end with the pool.
     await this.agent.destroy().catch(() => undefined);
+    for (const context of this.active) context.controller.abort();
+    this.active.clear();
   }
 
   // ---------------------------------------------------------------- internals
@@ -488,10 +488,10 @@ export class GatewayClient {
 
   /** Map anything thrown below to a typed, token-free {@link GatewayError}. */
   private toGatewayError(error: unknown, context: CallContext | undefined, target: string | undefined): GatewayError {
-    if (context?.fault) return context.fault;
-    if (this.closed) {
-      return new GatewayClosedError({ target, message: 'The gateway client was closed while the request was in flight.', cause: this.scrubCause(error) });
+    if (this.closed && context?.fault?.code !== GatewayErrorCode.Timeout && context?.fault?.code !== GatewayErrorCode.Aborted) {
+      return new GatewayClosedError({ target, message: 'The gateway client was closed while the request was in flight.', cause: this.scrubCause(context?.fault ?? error) });
     }
+    if (context?.fault) return context.fault;
     if (GatewayError.isInstance(error)) return error;
     const cause = this.scrubCause(error);
     if (error instanceof ProtocolError) {

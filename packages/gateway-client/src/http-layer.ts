@@ -32,6 +32,8 @@ export type CallContext = {
   fail(error: GatewayError): void;
   /** SSE reply streams of this operation still being read. */
   openStreams: number;
+  /** Id of the last request this operation posted (what a `Last-Event-ID` resumption answers). */
+  requestId: string | number | undefined;
 };
 
 /** Where the fetch layer finds the current operation. */
@@ -46,6 +48,7 @@ export function createCallContext(target: string | undefined): CallContext {
     settled: false,
     sessionRejected: false,
     openStreams: 0,
+    requestId: undefined,
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -208,6 +211,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     }
     const bound = context !== undefined && (expectedId !== undefined || resumption);
     if (bound && context.controller.signal.aborted) throw context.fault ?? context.controller.signal.reason;
+    if (bound && expectedId !== undefined) context.requestId = expectedId;
+    // A resumed stream (GET + Last-Event-ID) carries the response to the request it resumes.
+    if (bound && resumption) expectedId = context.requestId;
 
     // One signal per request: a bound request follows its operation (the
     // client aborts every open operation on close, which is when the
@@ -283,7 +289,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       throw error;
     }
 
-    if (response.status === 202 || expectedId === undefined && !resumption) return response as unknown as Response;
+    if (response.status === 202 || expectedId === undefined) return response as unknown as Response;
 
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 

@@ -20,6 +20,7 @@ export const FAULTS = [
   'status-500',
   'html',
   'stream-ends-early',
+  'poll-then-resume',
 ] as const;
 
 /** One fault name. */
@@ -48,9 +49,19 @@ function sse(response: ServerResponse, messages: unknown[]): void {
  */
 export async function startFaultServer(options: { sessionAlwaysLost?: boolean; cursorLoop?: 'same' | 'alternate' | 'endless'; echoAuthorization?: boolean } = {}): Promise<FaultServer> {
   let sessionCounter = 0;
+  const parked = new Map<string, number | string>();
   const streamed = { bytes: 0 };
   const openSockets = new Set<unknown>();
   const listening = await listen((request, response, body) => {
+    const lastEventId = request.headers['last-event-id'];
+    if (request.method === 'GET' && typeof lastEventId === 'string' && parked.has(lastEventId)) {
+      // 2025-11-25 SSE polling: the resumed stream delivers the parked response.
+      const id = parked.get(lastEventId);
+      parked.delete(lastEventId);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`id: ${lastEventId}-done\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'resumed' }] } })}\n\n`);
+      return;
+    }
     if (request.method !== 'POST') {
       response.writeHead(405).end();
       return;
@@ -147,6 +158,14 @@ export async function startFaultServer(options: { sessionAlwaysLost?: boolean; c
       case 'html':
         response.writeHead(200, { 'content-type': 'text/html' }).end('<html>login page</html>');
         return;
+      case 'poll-then-resume': {
+        // priming event with an id and a retry hint, then the server closes the stream
+        const eventId = `prime-${String(message.id)}`;
+        parked.set(eventId, message.id as number | string);
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(`id: ${eventId}\nretry: 50\ndata: \n\n`);
+        return;
+      }
       case 'stream-ends-early':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n`);
