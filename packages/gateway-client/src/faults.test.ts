@@ -134,6 +134,22 @@ describe('session and pagination faults', () => {
   });
 });
 
+describe('negotiation', () => {
+  it('falls back to the 2025 handshake when the probe gets a 500', async () => {
+    const server = await startFaultServer({ discoverStatus: 500 });
+    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
+    try {
+      const result = await gateway.callTool({ target: 'faulty', tool: 'fine', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
+      expect(server.requests.filter((request) => request.rpcMethod === 'server/discover')).toHaveLength(1);
+      expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(1);
+    } finally {
+      await gateway.close();
+      await server.close();
+    }
+  });
+});
+
 describe('connection faults and the token', () => {
   it('a closed port gives CONNECTION_REFUSED', async () => {
     const closed = await listen(() => undefined);

@@ -378,6 +378,21 @@ export class GatewayClient {
   }
 
   private async connect(endpoint: Endpoint, target: string | undefined): Promise<Connection> {
+    const deadline = Date.now() + this.timeoutMs;
+    try {
+      return await this.connectOnce(endpoint, target, endpoint.prior, deadline);
+    } catch (error) {
+      // A gateway that answers the `server/discover` probe with an error the
+      // SDK will not read as "legacy" (a 5xx, for instance) still speaks
+      // the 2025 handshake: try that once before giving up.
+      if (endpoint.prior === undefined && isProbeFailure(error) && !this.closed) {
+        return this.connectOnce(endpoint, target, { kind: 'legacy' }, deadline);
+      }
+      throw error;
+    }
+  }
+
+  private async connectOnce(endpoint: Endpoint, target: string | undefined, prior: PriorDiscovery | undefined, deadline: number): Promise<Connection> {
     const client = new Client(
       { name: this.clientName, version: VERSION },
       { capabilities: {}, versionNegotiation: { mode: 'auto' } },
@@ -390,6 +405,7 @@ export class GatewayClient {
     const connection: Connection = { client, transport, inflight: 0, retired: false, closed: false };
     const context = createCallContext(target);
     this.active.add(context);
+    const remaining = Math.max(1, deadline - Date.now());
     const timer = setTimeout(
       () =>
         context.fail(
@@ -399,20 +415,21 @@ export class GatewayClient {
             message: `Connecting to ${endpoint.key} did not finish within ${this.timeoutMs} ms (HERETEK_GATEWAY_TIMEOUT_MS).`,
           }),
         ),
-      this.timeoutMs,
+      remaining,
     );
     try {
       await callContextStorage.run(context, () =>
         client.connect(transport, {
           signal: context.controller.signal,
-          timeout: this.timeoutMs + 1_000,
-          ...(endpoint.prior ? { prior: endpoint.prior } : {}),
+          timeout: remaining + 1_000,
+          ...(prior ? { prior } : {}),
         }),
       );
     } catch (error) {
       this.active.delete(context);
       this.finish(context);
       await client.close().catch(() => undefined);
+      if (!context.fault && isProbeFailure(error)) throw error;
       throw this.toGatewayError(error, context, target);
     } finally {
       clearTimeout(timer);
@@ -425,6 +442,7 @@ export class GatewayClient {
     endpoint.current = connection;
     return connection;
   }
+
 
   /**
    * The operation has its answer: stop attributing faults, and abort what is
@@ -550,6 +568,11 @@ export class GatewayClient {
     copy.stack = this.scrub(error.stack ?? '');
     return copy;
   }
+}
+
+/** The SDK could not read the `server/discover` probe's answer as an era verdict. */
+function isProbeFailure(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
 }
 
 function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined, reason: () => unknown): Promise<T> {

@@ -47,7 +47,9 @@ function sse(response: ServerResponse, messages: unknown[]): void {
  * request that carries a session id; `cursorLoop` makes `tools/list` return
  * `nextCursor` forever (`'same'`: always the same cursor; `'alternate'`: A, B, A ...).
  */
-export async function startFaultServer(options: { sessionAlwaysLost?: boolean; cursorLoop?: 'same' | 'alternate' | 'endless'; echoAuthorization?: boolean } = {}): Promise<FaultServer> {
+export async function startFaultServer(
+  options: { sessionAlwaysLost?: boolean; cursorLoop?: 'same' | 'alternate' | 'endless'; echoAuthorization?: boolean; discoverStatus?: number } = {},
+): Promise<FaultServer> {
   let sessionCounter = 0;
   const parked = new Map<string, number | string>();
   const streamed = { bytes: 0 };
@@ -68,6 +70,10 @@ export async function startFaultServer(options: { sessionAlwaysLost?: boolean; c
     }
     const message = JSON.parse(body.toString('utf8')) as Message;
     const sessionId = request.headers['mcp-session-id'];
+    if (message.method === 'server/discover' && options.discoverStatus !== undefined) {
+      response.writeHead(options.discoverStatus, { 'content-type': 'text/plain' }).end('internal error: not implemented');
+      return;
+    }
     if (message.method === 'initialize') {
       sessionCounter += 1;
       response.setHeader('mcp-session-id', `session-${sessionCounter}`);
