@@ -33,11 +33,14 @@ function tinyWorkspace(): string {
 }
 
 describe('frozen prefix size', () => {
-  it('sizes layers 1+2 for caching: at least 1024 and at most 1600 o200k tokens', () => {
+  // At least the 1024 tokens OpenAI and most Anthropic models need to cache it on its
+  // own; under 2000 so every agent on every turn pays for no more than the protocol
+  // needs (the README lists which models cache it and which do not).
+  it('sizes layers 1+2 for caching: at least 1024 and under 2000 o200k tokens', () => {
     const prompt = assemble('director');
     const tokens = estimateTokens(prompt.layers[0].text + prompt.layers[1].text);
     expect(tokens).toBeGreaterThanOrEqual(1024);
-    expect(tokens).toBeLessThanOrEqual(1600);
+    expect(tokens).toBeLessThan(2000);
   });
 });
 
@@ -119,7 +122,7 @@ describe('toAnthropicSystem', () => {
 
   it('warns when a cached segment is estimated below the model minimum', () => {
     const prompt = assemble('staff-backend');
-    // Layers 1+2 are about 1.6k tokens: enough for 1024-token models, short of 4096-token ones.
+    // Layers 1+2 are about 1.8k tokens: enough for 1024-token models, short of 4096-token ones.
     expect(toAnthropicSystem({ prompt, model: 'claude-sonnet-4-5-20250929' }).warnings).toEqual([]);
     const warnings = toAnthropicSystem({ prompt, model: 'claude-opus-4-5' }).warnings;
     expect(warnings.map((warning) => warning.segment)).toEqual(['frozen', 'profile']);
@@ -231,7 +234,7 @@ describe('minimum cacheable lengths', () => {
     const expected = (['frozen', 'role', 'profile'] as const).filter(
       (_segment, index) => estimateTokens(layers.slice(0, index + 2).join('')) < 2048,
     );
-    expect(expected[0]).toBe('frozen'); // about 1.6k tokens, below Gemini 2.5's 2048
+    expect(expected[0]).toBe('frozen'); // about 1.8k tokens, below Gemini 2.5's 2048
     expect(warnings.map((warning) => warning.segment)).toEqual(expected);
     expect(checkCacheableLengths({ prompt, provider: 'gemini', model: 'gemini-3.5-flash' })).toHaveLength(3);
   });

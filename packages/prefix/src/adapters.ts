@@ -85,9 +85,13 @@ export function checkCacheableLengths({
   model,
   segments = CACHE_SEGMENTS,
 }: {
+  /** An assembled prompt. */
   prompt: AssembledPrefix;
+  /** The provider whose minimums apply. */
   provider: CacheProvider;
+  /** The model id; selects the minimum. */
   model: string;
+  /** Segments to check. Default: all three. */
   segments?: readonly CacheSegment[];
 }): CacheLengthWarning[] {
   const { minimumTokens, assumed } = lookupMinimumCacheableTokens({ provider, model });
@@ -156,6 +160,7 @@ export function toAnthropicSystem({
   reserveForCaller = 2,
   ttl,
 }: {
+  /** An assembled prompt. */
   prompt: AssembledPrefix;
   /** The model id; selects the minimum cacheable length for warnings. */
   model: string;
@@ -233,6 +238,7 @@ export function toOpenAIPromptCache({
   model,
   scope,
 }: {
+  /** An assembled prompt. */
   prompt: AssembledPrefix;
   /** The model id; selects the minimum cacheable length for warnings. */
   model: string;

@@ -107,6 +107,20 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
     }
   });
 
+  it("describes the broker's real answers in the protocol layer: hit lines, unmatched words, schema fields, error codes", () => {
+    const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
+    // The broker's search lines are `<name> [read-only|mutating] - <description>`, then `Matched nothing: <words>`.
+    for (const word of ['`[read-only]`', '`[mutating]`', '`Matched nothing: `', '`No tools match`']) {
+      expect(protocol).toContain(word);
+    }
+    // mcp_inspect_schema answers JSON with these keys.
+    for (const key of ['name', 'target', 'description', 'mutating', 'inputSchema']) expect(protocol).toContain(`\`${key}\``);
+    // Every code the broker puts at the start of an isError result, each with what to do.
+    for (const code of ['UNKNOWN_TOOL', 'ROLE_FORBIDDEN', 'INVALID_ARGUMENTS', 'NO_GATEWAY', 'CIRCUIT_OPEN', 'BACKEND_FAILED', 'CANCELLED']) {
+      expect(protocol).toMatch(new RegExp(`^- \`${code}\`: .+\\.$`, 'm'));
+    }
+  });
+
   it('renders each role permissions from the role table into layer 3', () => {
     for (const prompt of prompts) {
       const layer3 = prompt.layers[2].text;

@@ -16,6 +16,7 @@ export const CACHE_PROVIDERS: readonly CacheProvider[] = Object.freeze(['anthrop
 
 /** One row of the table: models of one provider sharing a minimum. */
 export type MinimumCacheableLength = {
+  /** The provider the row applies to. */
   readonly provider: CacheProvider;
   /**
    * Model id prefixes this row covers (lowercase, dots written as dashes).

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION, assemblePrefixCachedPrompt } from './index.js';
+import { MINIMUM_CACHEABLE_TOKENS, VERSION, assemblePrefixCachedPrompt } from './index.js';
 import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsify } from './__fixtures__/workspace.js';
 
 const CLI = join(PACKAGE_ROOT, 'dist', 'cli.js');
@@ -83,6 +83,16 @@ describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
       expect(stdout).toMatch(new RegExp(`^\\| ${role} \\| \\d+ \\| \\d+ \\|`, 'm'));
     }
     expect(stdout).toMatch(/^\| research \| \d+ \| \d+ \|$/m);
+    // Which models cache the frozen prefix: "yes" exactly where its tokens reach the minimum.
+    const frozenTokens = Number(/^Frozen prefix .*?: \d+ bytes, (\d+) tokens/m.exec(stdout)?.[1]);
+    expect(frozenTokens).toBeGreaterThan(1024);
+    const rows = [...stdout.matchAll(/^\| (anthropic|openai|gemini) \| (.+?) \| (\d+) \| (yes|no) \| (.+?) \|$/gm)];
+    expect(rows).toHaveLength(MINIMUM_CACHEABLE_TOKENS.length);
+    for (const [, provider, , minimum, cached] of rows) {
+      expect(cached, `${provider} ${minimum}`).toBe(frozenTokens >= Number(minimum) ? 'yes' : 'no');
+    }
+    expect(rows.some((row) => row[1] === 'openai' && row[4] === 'yes')).toBe(true);
+    expect(rows.some((row) => row[1] === 'anthropic' && row[3] === '4096' && row[4] === 'no')).toBe(true);
   });
 
   it('emits provider request parts and warns on stderr below the minimum', async () => {

@@ -10,7 +10,7 @@ import { toAnthropicSystem, toOpenAIPromptCache } from './adapters.js';
 import { assemblePrefixCachedPrompt } from './assemble.js';
 import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
 import { diffPrompts, measurePrompt, measureWorkspace } from './compare.js';
-import type { PromptMeasurement } from './compare.js';
+import type { PromptMeasurement, WorkspaceMeasurement } from './compare.js';
 import { PrefixError } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -20,7 +20,8 @@ Commands:
   print <role>              print the role's system prompt
   layers <role>             table of the four layers: bytes, estimated tokens, SHA-256
   diff <roleA> <roleB>      which layers differ, shared prefix bytes, unified diff
-  report                    bytes, tokens and frozen share of all six roles
+  report                    bytes, tokens and frozen share of all six roles, and
+                            which models cache the frozen prefix and each prompt
   anthropic <role>          Anthropic system blocks with cache_control (JSON)
   openai <role>             OpenAI instructions and prompt_cache_key (JSON)
   minimums                  documented minimum cacheable lengths per provider
@@ -68,6 +69,43 @@ function layerTable(measurement: PromptMeasurement, breakpoints: readonly number
     `frozen share: ${percent(measurement.frozenByteShare)} of bytes, ${percent(measurement.frozenTokenShare)} of tokens (o200k_base estimate)`,
     `cache breakpoints (UTF-8 byte offsets): ${breakpoints.join(' ')}`,
   ].join('\n');
+}
+
+type CacheabilityRow = {
+  provider: string;
+  models: readonly string[];
+  minimumTokens: number;
+  /** Layers 1+2 reach the minimum on their own. */
+  frozenPrefixCached: boolean;
+  /** Roles whose whole prompt (with the report's profile) reaches the minimum. */
+  wholePromptCachedRoles: number;
+};
+
+/** For every row of the minimums table: does the frozen prefix, does each whole prompt reach it? */
+function cacheability(report: WorkspaceMeasurement): CacheabilityRow[] {
+  const [first] = report.roles;
+  const frozenTokens = first?.frozenTokens ?? 0;
+  return MINIMUM_CACHEABLE_TOKENS.map((entry) => ({
+    provider: entry.provider,
+    models: entry.models,
+    minimumTokens: entry.minimumTokens,
+    frozenPrefixCached: frozenTokens >= entry.minimumTokens,
+    wholePromptCachedRoles: report.roles.filter((role) => role.totalTokens >= entry.minimumTokens).length,
+  }));
+}
+
+function cacheabilityTable(rows: readonly CacheabilityRow[], roleCount: number, profile: string): string[] {
+  const roles = (count: number) => (count === roleCount ? `all ${roleCount} roles` : count === 0 ? 'no role' : `${count} of ${roleCount} roles`);
+  return [
+    `| provider | models | minimum tokens | layers 1+2 cached | whole prompt cached (profile ${profile}) |`,
+    '|---|---|---:|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.provider} | ${row.models.map((model) => (model !== '*' ? model : rows.filter((other) => other.provider === row.provider).length === 1 ? 'all models' : 'other models')).join(', ')} | ${row.minimumTokens} | ${row.frozenPrefixCached ? 'yes' : 'no'} | ${roles(row.wholePromptCachedRoles)} |`,
+    ),
+    '',
+    'Token counts are o200k_base estimates of the system prompt alone: exact for OpenAI, approximate for Anthropic and Gemini; tools placed before the system prompt make the cached prefix longer.',
+  ];
 }
 
 function requireArgs(positionals: readonly string[], count: number, what: string): string[] {
@@ -156,8 +194,9 @@ function run(argv: readonly string[]): number {
     case 'report': {
       requireArgs(rest, 0, 'report without arguments');
       const report = measureWorkspace({ workspaceRoot, activeProfile });
+      const rows = cacheability(report);
       if (values.json) {
-        write(JSON.stringify(report, null, 2));
+        write(JSON.stringify({ ...report, cacheability: rows }, null, 2));
         return 0;
       }
       const [first] = report.roles;
@@ -176,6 +215,8 @@ function run(argv: readonly string[]): number {
         '| profile | layer 4 bytes | layer 4 tokens |',
         '|---|---:|---:|',
         ...report.profiles.map((profile) => `| ${profile.profile} | ${profile.bytes} | ${profile.tokens} |`),
+        '',
+        ...cacheabilityTable(rows, report.roles.length, activeProfile),
       ];
       write(lines.join('\n'));
       return 0;

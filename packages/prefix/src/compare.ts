@@ -14,20 +14,29 @@ import { estimateTokens } from './tokens.js';
 
 /** Size and fingerprint of one layer. */
 export type LayerMeasurement = {
+  /** Position of the layer, 1 to 4. */
   readonly index: 1 | 2 | 3 | 4;
+  /** `shared-context`, `protocol`, `role` or `profile`. */
   readonly name: LayerName;
+  /** True for layers 1 and 2. */
   readonly frozen: boolean;
+  /** UTF-8 byte length of the layer. */
   readonly bytes: number;
   /** Estimated o200k_base tokens of the layer on its own. */
   readonly tokens: number;
+  /** Lowercase hex SHA-256 of the layer's UTF-8 bytes. */
   readonly sha256: string;
 };
 
 /** Sizes of one assembled prompt. */
 export type PromptMeasurement = {
+  /** The role measured. */
   readonly role: RoleName;
+  /** The profile rendered into layer 4. */
   readonly activeProfile: ProfileName;
+  /** The four layers, in order. */
   readonly layers: readonly LayerMeasurement[];
+  /** UTF-8 byte length of the whole prompt. */
   readonly totalBytes: number;
   /** Estimated o200k_base tokens of the whole prompt. */
   readonly totalTokens: number;
@@ -41,7 +50,7 @@ export type PromptMeasurement = {
   readonly frozenTokenShare: number;
 };
 
-/** Measure one assembled prompt. */
+/** Measure one assembled prompt: bytes, estimated tokens and fingerprint of each layer, and the frozen share. */
 export function measurePrompt(prompt: AssembledPrefix): PromptMeasurement {
   const layers = prompt.layers.map(
     (layer): LayerMeasurement =>
@@ -104,18 +113,24 @@ export function measureWorkspace({
 export type PromptDiff = {
   /** UTF-8 bytes the two prompts share from the start, ending on a code-point boundary. */
   readonly commonPrefixBytes: number;
+  /** One entry per layer, in order. */
   readonly layers: readonly {
+    /** Position of the layer, 1 to 4. */
     readonly index: 1 | 2 | 3 | 4;
+    /** The layer's name. */
     readonly name: LayerName;
+    /** True when both prompts have the same bytes in this layer. */
     readonly identical: boolean;
+    /** SHA-256 of the layer in prompt `a`. */
     readonly sha256A: string;
+    /** SHA-256 of the layer in prompt `b`. */
     readonly sha256B: string;
   }[];
   /** A unified line diff of the two prompts; empty when they are identical. */
   readonly unifiedDiff: string;
 };
 
-/** Compare two assembled prompts. */
+/** Compare two assembled prompts: shared prefix bytes, which layers differ, and a unified line diff. */
 export function diffPrompts({ a, b }: { a: AssembledPrefix; b: AssembledPrefix }): PromptDiff {
   const bytesA = Buffer.from(a.systemPrompt, 'utf8');
   const bytesB = Buffer.from(b.systemPrompt, 'utf8');
