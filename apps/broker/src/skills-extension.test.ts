@@ -8,6 +8,8 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Broker } from './broker.js';
+import { createBrokerServer } from './server.js';
 import { registerVerifiedSkills } from './skills-extension.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -176,5 +178,62 @@ describe('registerVerifiedSkills', () => {
     const redProof = listing.skills.find((skill) => skill.frontmatter.name === 'red-proof')!;
     const manifest = await skills.read(redProof);
     expect(manifest.body).toContain('Never modify the system under test');
+  });
+
+  it('says so on the log when there is nothing to serve', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'broker-skills-empty-'));
+    workspaces.push(root);
+    const lines: string[] = [];
+    const result = await registerVerifiedSkills({ server: makeServer(), workspaceRoot: root, log: (line) => lines.push(line) });
+    expect(result).toEqual({ served: [], refused: [] });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('skills: nothing to serve');
+    expect(lines[0]).toContain('HERETEK_SKILLS_ROOT');
+  });
+
+  it("the served lazy-search skill and the protocol layer describe the real broker's answers", async () => {
+    // The real broker (offline seed catalog, read-only role) with the shipped skills on the same server.
+    const server = createBrokerServer({ broker: new Broker({ role: 'director' }) });
+    const { served } = await registerVerifiedSkills({ server, workspaceRoot: repositoryRoot, log: () => {} });
+    expect(served.map((skill) => skill.name)).toContain('lazy-search');
+    const client = await connect(server);
+    const text = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
+      return { text: result.content.map((part) => part.text).join('\n'), isError: result.isError === true };
+    };
+
+    const search = await text('mcp_search_tools', { query: 'install apk on android device', profile: 'android', limit: 3 });
+    const lines = search.text.split('\n');
+    expect(lines.at(-1)).toMatch(/^Matched nothing: /);
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^[a-z0-9]+_\S+ \[(read-only|mutating)\] - \S/);
+    expect((await text('mcp_search_tools', { query: 'zzqx' })).text).toMatch(/^No tools match "zzqx"/);
+    const schema = JSON.parse((await text('mcp_inspect_schema', { name: 'adb_tap' })).text) as Record<string, unknown>;
+    expect(Object.keys(schema)).toEqual(['name', 'target', 'description', 'mutating', 'inputSchema']);
+
+    // Codes the broker really answers with, offline: each result starts with its code.
+    const observed = [
+      await text('mcp_call_tool', { name: 'adb_tap', arguments: { x: 1, y: 2 } }), // ROLE_FORBIDDEN
+      await text('mcp_call_tool', { name: 'core_read_file', arguments: { path: 7 } }), // INVALID_ARGUMENTS
+      await text('mcp_call_tool', { name: 'core_read_file', arguments: { path: 'README.md' } }), // NO_GATEWAY
+      await text('mcp_call_tool', { name: 'nosuch_tool', arguments: {} }), // UNKNOWN_TOOL
+    ].map((result) => {
+      expect(result.isError).toBe(true);
+      return /^([A-Z_]+): /.exec(result.text)?.[1];
+    });
+    expect(observed).toEqual(['ROLE_FORBIDDEN', 'INVALID_ARGUMENTS', 'NO_GATEWAY', 'UNKNOWN_TOOL']);
+    const allCodes = [...observed, 'CIRCUIT_OPEN', 'BACKEND_FAILED', 'CANCELLED'];
+
+    const skills = new SkillsClient(client);
+    const lazySearch = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'lazy-search')!;
+    const skillText = (await skills.read(lazySearch)).text;
+    const protocol = readFileSync(join(repositoryRoot, 'roles', 'shared', '02-protocol.md'), 'utf8');
+    for (const [what, content] of [
+      ['lazy-search SKILL.md', skillText],
+      ['roles/shared/02-protocol.md', protocol],
+    ] as const) {
+      for (const word of ['[read-only]', '[mutating]', 'Matched nothing: ', 'No tools match', ...Object.keys(schema), ...allCodes]) {
+        expect(content, `${what} mentions ${word}`).toContain(word);
+      }
+    }
   });
 });

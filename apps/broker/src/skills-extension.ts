@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { mountVerifiedSkills, SkillError } from '@heretek/skills';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { memorySkillFiles, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
@@ -40,7 +41,9 @@ export type RegisteredSkills = {
  * nothing of it is served. Files are served from the exact bytes that were
  * hashed during verification, so a later change on disk cannot reach clients.
  * Registers no tool: `tools/list` is unchanged. Call before `server.connect`.
- * When no skill verifies, the extension is not attached at all.
+ * When no skill verifies, the extension is not attached at all; when there is
+ * no skill to serve or refuse (no folder under `skills/`, nothing locked),
+ * `log` says so.
  *
  * @example
  * ```ts
@@ -115,6 +118,12 @@ export async function registerVerifiedSkills({
   }
   for (const skill of refusedReports) {
     log(`skills: refusing "${skill.name}" (${skill.code}): ${skill.reason}`);
+  }
+  if (served.length === 0 && refusedReports.length === 0) {
+    log(
+      `skills: nothing to serve: ${join(workspaceRoot, 'skills')} holds no skill folder and no skill is locked; ` +
+        'point HERETEK_SKILLS_ROOT at the folder that holds skills/ and .skill-lock.json, or add a skill and run "heretek-skills lock"',
+    );
   }
   return { served, refused: refusedReports };
 }
