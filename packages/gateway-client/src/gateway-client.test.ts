@@ -217,6 +217,8 @@ describe('headers, cancellation, concurrency', () => {
       Array.from({ length: 200 }, (_, index) => gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: `reply-${index}` } })),
     );
     results.forEach((result, index) => expect(result.content).toEqual([{ type: 'text', text: `reply-${index}` }]));
+    // 200 first calls at once still share one initialize
+    expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(1);
   });
 });
 
