@@ -292,7 +292,7 @@ export class SkillFrontMatterError extends SkillError {
   constructor({ skillName, problems }: { skillName: string; problems: readonly string[] }) {
     super({
       code: 'skill_front_matter_invalid',
-      message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}.`,
+      message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
     });
     this.name = 'SkillFrontMatterError';
     this.skillName = skillName;

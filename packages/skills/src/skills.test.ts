@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,26 @@ describe('lockSkills and verifySkillLock', () => {
     writeFileSync(join(root, 'skills', 'gamma', 'SKILL.md'), skillMd({ name: 'gamma' }));
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_not_locked');
     expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'gamma' }))).toBe('skill_not_locked');
+  });
+
+  it('refuses a skill folder, or the skills folder, that is a symbolic link', () => {
+    const root = workspace();
+    lockSkills({ workspaceRoot: root });
+    // skills/beta becomes a link to a copy with the very same bytes: still refused.
+    const outside = join(root, 'outside-beta');
+    renameSync(join(root, 'skills', 'beta'), outside);
+    symlinkSync(outside, join(root, 'skills', 'beta'));
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_symlink');
+    expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' }))).toBe('skill_symlink');
+    expect(mountSkill({ workspaceRoot: root, skillName: 'alpha' }).name).toBe('alpha');
+
+    // The whole skills/ folder as a link: every skill is refused.
+    const other = workspace();
+    lockSkills({ workspaceRoot: other });
+    renameSync(join(other, 'skills'), join(other, 'real-skills'));
+    symlinkSync(join(other, 'real-skills'), join(other, 'skills'));
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: other }))).toBe('skill_symlink');
+    expect(codeOf(() => mountSkill({ workspaceRoot: other, skillName: 'alpha' }))).toBe('skill_symlink');
   });
 
   it('refuses a renamed skill folder: the old entry is missing, the new folder unlocked', () => {

@@ -11,6 +11,10 @@ for root in "$@"; do
       echo "refused: symbolic link or special file in $root" >&2
       exit 1
     fi
-    find . -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 -r sha256sum -- | sha256sum | sed 's/ .*//; s/^/sha256:/'
+    # Paths keep their "./" for sha256sum (a file named "-" would otherwise be read as
+    # standard input); sed drops it from each listing line. Sorting is unaffected: every
+    # path carries the same prefix.
+    find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum -- \
+      | sed 's/^\([0-9a-f]\{64\}\)  \.\//\1  /' | sha256sum | sed 's/ .*//; s/^/sha256:/'
   )
 done
