@@ -103,6 +103,9 @@ const NO_SCRUB = (text: string) => text;
 /** How long an SSE reply may stay open after its response arrived. */
 const STREAM_GRACE_MS = 1_000;
 
+/** Abort reason once an operation has its answer (one shared object: no per-call DOMException). */
+const SETTLED = Object.freeze({ name: 'Settled', message: 'the operation already has its answer' });
+
 /**
  * An MCP client for one agentgateway URL that lists and calls the tools of
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
@@ -270,7 +273,7 @@ export class GatewayClient {
     // Requests still in flight were rejected by the SDK clients' close
     // (CLIENT_CLOSED); their sockets end with the pool.
     await this.agent.destroy().catch(() => undefined);
-    for (const context of this.active) context.controller.abort();
+    for (const context of this.active) context.controller.abort(SETTLED);
     this.active.clear();
   }
 
@@ -311,12 +314,18 @@ export class GatewayClient {
   ): Promise<T> {
     if (callerSignal?.aborted) throw this.abortedError(target);
     const deadline = new AbortController();
-    const timeoutError = new GatewayTimeoutError({
-      target,
-      timeoutMs: this.timeoutMs,
-      message: `No reply from ${target ? `target '${target}'` : 'the gateway'} within ${this.timeoutMs} ms (HERETEK_GATEWAY_TIMEOUT_MS); the request was cancelled.`,
-    });
-    const timer = setTimeout(() => deadline.abort(timeoutError), this.timeoutMs);
+    // The error is built only when the timer fires: building one per call costs a stack capture.
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new GatewayTimeoutError({
+            target,
+            timeoutMs: this.timeoutMs,
+            message: `No reply from ${target ? `target '${target}'` : 'the gateway'} within ${this.timeoutMs} ms (HERETEK_GATEWAY_TIMEOUT_MS); the request was cancelled.`,
+          }),
+        ),
+      this.timeoutMs,
+    );
     const onCallerAbort = () => deadline.abort(this.abortedError(target));
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     let release: (() => void) | undefined;
@@ -453,10 +462,10 @@ export class GatewayClient {
   private finish(context: CallContext): void {
     context.settled = true;
     if (context.openStreams === 0) {
-      context.controller.abort();
+      context.controller.abort(SETTLED);
       return;
     }
-    setTimeout(() => context.controller.abort(), STREAM_GRACE_MS).unref();
+    setTimeout(() => context.controller.abort(SETTLED), STREAM_GRACE_MS).unref();
   }
 
   private retire(endpoint: Endpoint, connection: Connection): void {
