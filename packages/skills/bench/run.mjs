@@ -54,11 +54,11 @@ try {
   // Baseline 1: sha256sum alone over the same files (file list prepared in advance).
   const sha256sum = () =>
     execFileSync('bash', ['-c', `cd "$1" && xargs -0 sha256sum -- < "$2" > /dev/null`, 'bash', skill, listFile]);
-  // Baseline 2: the whole tree hash in shell (find | sort | sha256sum | sha256sum).
+  // Baseline 2: the README's shell tree hash (find | sort | xargs sha256sum | sed | sha256sum).
   const pipeline = () =>
     execFileSync('bash', [
       '-c',
-      `cd "$1" && find . -type f -printf '%P\\0' | LC_ALL=C sort -z | xargs -0 -r sha256sum -- | sha256sum > /dev/null`,
+      `cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum -- | sed 's/^\\([0-9a-f]\\{64\\}\\)  \\.\\//\\1  /' | sha256sum > /dev/null`,
       'bash',
       skill,
     ]);
