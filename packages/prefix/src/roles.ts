@@ -29,11 +29,13 @@ export type RolePermissions = {
 
 /** A role: its name, a one-line summary, and its permissions. */
 export type RoleDefinition = {
+  /** The role's name. */
   readonly name: RoleName;
   /** One sentence on what the role is for. */
   readonly summary: string;
   /** True when the role may never call a mutating tool. */
   readonly readOnly: boolean;
+  /** What the role may do, for the broker's gate and handoff checks. */
   readonly permissions: RolePermissions;
 };
 
