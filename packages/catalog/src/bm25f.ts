@@ -81,6 +81,28 @@ export class Vocabulary {
   }
 }
 
+/** A growable list of tool positions over a preallocated typed array (no garbage per search). */
+export class PositionList {
+  /** Backing store; the first `length` items are valid. */
+  items: Int32Array;
+  /** Number of valid items. */
+  length = 0;
+  /** Creates a list with room for `capacity` positions. */
+  constructor(capacity: number) {
+    this.items = new Int32Array(Math.max(1, capacity));
+  }
+  /** Appends a position (grows when full). */
+  push(position: number): void {
+    if (this.length === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.length] = position;
+    this.length += 1;
+  }
+}
+
 /** Term statistics of one prepared tool, computed once per tool and reused across rebuilds. */
 export type ToolTermStats = {
   /** Distinct terms of the tool. */
@@ -251,7 +273,7 @@ export class Bm25fIndex {
    * tools in `touched`, and, when `nameCovered` is given, adds the term's idf for tools whose
    * name contains it.
    */
-  accumulate(termId: number, queryWeight: number, scores: Float64Array, touched: number[], nameCovered?: Float64Array): void {
+  accumulate(termId: number, queryWeight: number, scores: Float64Array, touched: PositionList, nameCovered?: Float64Array): void {
     const end = this.#offsets[termId + 1] as number;
     const documents = this.#documents;
     const weights = this.#weights;

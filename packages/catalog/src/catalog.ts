@@ -11,7 +11,7 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 /** Largest accepted `limit`. */
 export const MAX_SEARCH_LIMIT = 200;
 /** Queries longer than this many characters are truncated before analysis. */
-export const MAX_QUERY_CHARS = 16_384;
+export const MAX_QUERY_CHARS = 4096;
 /** Tools tokenized between two yields of {@link ToolCatalog.replaceBackendAsync}. */
 const PREPARE_SLICE = 256;
 

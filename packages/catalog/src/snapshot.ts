@@ -1,4 +1,4 @@
-import { Bm25fIndex, type SearchTuning, toolTermStats, Vocabulary } from './bm25f.js';
+import { Bm25fIndex, PositionList, type SearchTuning, toolTermStats, Vocabulary } from './bm25f.js';
 import { type PreparedTool, prepareTool } from './prepare.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName } from './tokenizer.js';
@@ -21,6 +21,9 @@ export type Snapshot = {
   readonly scores: Float64Array;
   /** Scratch buffer: idf of the query terms found in each tool's name. */
   readonly nameCovered: Float64Array;
+  /** Scratch lists of touched and of accepted tools. */
+  readonly touched: PositionList;
+  readonly accepted: PositionList;
   /** Target (server) of each tool, as an index into `targetNames`. */
   readonly targetOf: Int32Array;
   /** Distinct targets in first-seen order. */
@@ -74,6 +77,8 @@ export function buildSnapshot(options: {
     contentCache,
     scores: new Float64Array(tools.length),
     nameCovered: new Float64Array(tools.length),
+    touched: new PositionList(tools.length),
+    accepted: new PositionList(tools.length),
     targetOf,
     targetNames,
   };
@@ -81,13 +86,15 @@ export function buildSnapshot(options: {
 }
 
 /** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
-function topPositions(candidates: readonly number[], scores: Float64Array, size: number): number[] {
+function topPositions(candidates: PositionList, scores: Float64Array, size: number): number[] {
   const better = (left: number, right: number): boolean => {
     const difference = (scores[left] as number) - (scores[right] as number);
     return difference > 0 || (difference === 0 && left < right);
   };
   const heap: number[] = [];
-  for (const candidate of candidates) {
+  const items = candidates.items;
+  for (let index = 0; index < candidates.length; index += 1) {
+    const candidate = items[index] as number;
     if (heap.length < size) {
       heap.push(candidate);
       let child = heap.length - 1;
@@ -117,6 +124,30 @@ function topPositions(candidates: readonly number[], scores: Float64Array, size:
 
 /** Runs one search against a snapshot (see `ToolCatalog.search`). */
 export function runSearch(options: {
+  snapshot: Snapshot;
+  query: string;
+  profile: string | undefined;
+  target: string | undefined;
+  limit: number;
+  tuning: SearchTuning;
+}): SearchResult {
+  const { snapshot } = options;
+  snapshot.touched.length = 0;
+  try {
+    return scoreAndRank(options);
+  } finally {
+    // Leave the scratch buffers clean even if something threw half-way.
+    const { touched, scores, nameCovered } = snapshot;
+    for (let slot = 0; slot < touched.length; slot += 1) {
+      const position = touched.items[slot] as number;
+      scores[position] = 0;
+      nameCovered[position] = 0;
+    }
+    touched.length = 0;
+  }
+}
+
+function scoreAndRank(options: {
   snapshot: Snapshot;
   query: string;
   profile: string | undefined;
@@ -158,16 +189,26 @@ export function runSearch(options: {
     const id = index.termId(term);
     if (id !== undefined) termIds.set(id, 1);
   }
-  const touched: number[] = [];
+  const { touched, accepted } = snapshot;
+  touched.length = 0;
   for (const id of termIds.keys()) index.accumulate(id, 1, scores, touched, nameCovered);
+  const acceptAll = (): PositionList => {
+    accepted.length = 0;
+    for (let index = 0; index < touched.length; index += 1) {
+      const position = touched.items[index] as number;
+      if (accept(position)) accepted.push(position);
+    }
+    return accepted;
+  };
   const filtered = profile !== undefined || target !== undefined;
-  let candidates = filtered ? touched.filter(accept) : touched;
+  let candidates = filtered ? acceptAll() : touched;
   if (tuning.nameCoverageWeight > 0 && candidates.length > 0) {
     // Name-aware scoring: tools whose name words the query mostly contains move up.
     let strongest = 0;
-    for (const position of candidates) if ((scores[position] as number) > strongest) strongest = scores[position] as number;
+    for (let slot = 0; slot < candidates.length; slot += 1) strongest = Math.max(strongest, scores[candidates.items[slot] as number] as number);
     const bonus = tuning.nameCoverageWeight * strongest;
-    for (const position of candidates) {
+    for (let slot = 0; slot < candidates.length; slot += 1) {
+      const position = candidates.items[slot] as number;
       const weight = index.nameWeight(position);
       if (weight > 0) scores[position] = (scores[position] as number) + (bonus * (nameCovered[position] as number)) / weight;
     }
@@ -175,11 +216,13 @@ export function runSearch(options: {
   if (tuning.siblingWeight > 0 && candidates.length > 0) {
     // A tool gains a share of the best score among the tools of its own target.
     const best = new Float64Array(snapshot.targetNames.length);
-    for (const position of candidates) {
+    for (let index = 0; index < candidates.length; index += 1) {
+      const position = candidates.items[index] as number;
       const slot = snapshot.targetOf[position] as number;
       if ((scores[position] as number) > (best[slot] as number)) best[slot] = scores[position] as number;
     }
-    for (const position of candidates) {
+    for (let index = 0; index < candidates.length; index += 1) {
+      const position = candidates.items[index] as number;
       scores[position] = (scores[position] as number) + tuning.siblingWeight * (best[snapshot.targetOf[position] as number] as number);
     }
   }
@@ -202,7 +245,7 @@ export function runSearch(options: {
     const chosen = [...expansion.entries()].sort((left, right) => right[1] - left[1]).slice(0, tuning.feedbackTerms);
     const strongest = chosen[0]?.[1] ?? 1;
     for (const [id, weight] of chosen) index.accumulate(id, (tuning.feedbackWeight * weight) / strongest, scores, touched);
-    candidates = filtered ? touched.filter(accept) : touched;
+    candidates = filtered ? acceptAll() : touched;
   }
 
   // Which query words matched nothing in the searched scope.
@@ -232,7 +275,10 @@ export function runSearch(options: {
   if (exact.length === 0 && unmatched.length > 0 && candidates.length > 0) {
     const minimumDocuments = Math.max(3, tuning.commonTermShare * tools.length);
     const informative = [...termIds.keys()].some((id) => index.documentsOf(id).length < minimumDocuments);
-    if (!informative) candidates = [];
+    if (!informative) {
+      accepted.length = 0;
+      candidates = accepted;
+    }
   }
 
   const best = topPositions(candidates, scores, limit + exact.length);
@@ -250,9 +296,5 @@ export function runSearch(options: {
     if (!exact.includes(position)) hits.push(toHit(position, score));
   }
 
-  for (const position of touched) {
-    scores[position] = 0;
-    nameCovered[position] = 0;
-  }
   return { hits: hits.slice(0, limit), unmatchedTerms: unmatched };
 }
