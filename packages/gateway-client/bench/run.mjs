@@ -10,8 +10,9 @@ import { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextp
 import { Agent, fetch as undiciFetch } from 'undici';
 import { GatewayClient } from '../dist/index.js';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '1000' }, concurrent: { type: 'string', default: '200' }, json: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { calls: { type: 'string', default: '1000' }, concurrent: { type: 'string', default: '200' }, rounds: { type: 'string', default: '3' } } });
 const CALLS = Number(values.calls);
+const ROUNDS = Number(values.rounds);
 const CONCURRENT = Number(values.concurrent);
 const BLOCK = 100;
 
@@ -89,31 +90,42 @@ async function runMode({ json }) {
     'SDK client (undici Agent fetch)': (text) => sdkUndici.callTool({ name: 'echo', arguments: { text } }),
     '@heretek/gateway-client': (text) => gateway.callTool({ target: 'bench', tool: 'echo', arguments: { text } }),
   };
-  const samples = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
   // warm-up
   for (const call of Object.values(contenders)) for (let index = 0; index < 50; index += 1) await call('warm');
-  // interleaved blocks so a shared machine's load drifts evenly over all contenders
-  for (let done = 0; done < CALLS; done += BLOCK) {
-    for (const [name, call] of Object.entries(contenders)) {
-      for (let index = 0; index < Math.min(BLOCK, CALLS - done); index += 1) {
-        const text = `${name}-${done + index}`;
-        const start = process.hrtime.bigint();
-        const result = await call(text);
-        samples[name].push(Number(process.hrtime.bigint() - start) / 1e6);
-        if (result.content[0].text !== text) throw new Error(`crossed reply for ${name}`);
+  const ratios = [];
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const samples = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+    // interleaved blocks so a shared machine's load drifts evenly over all contenders
+    for (let done = 0; done < CALLS; done += BLOCK) {
+      for (const [name, call] of Object.entries(contenders)) {
+        for (let index = 0; index < Math.min(BLOCK, CALLS - done); index += 1) {
+          const text = `${name}-${done + index}`;
+          const start = process.hrtime.bigint();
+          const result = await call(text);
+          samples[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+          if (result.content[0].text !== text) throw new Error(`crossed reply for ${name}`);
+        }
       }
     }
+    const report = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, stats(list)]));
+    const base = report['SDK client (global fetch)'];
+    const baseUndici = report['SDK client (undici Agent fetch)'];
+    const ours = report['@heretek/gateway-client'];
+    console.log(`\n## round ${round}: ${CALLS} sequential tools/call round trips, ${json ? 'JSON' : 'SSE'} replies`);
+    console.log('| client | p50 | p99 | mean |');
+    console.log('|---|---|---|---|');
+    for (const [name, value] of Object.entries(report)) console.log(`| ${name} | ${fmt(value.p50)} | ${fmt(value.p99)} | ${fmt(value.mean)} |`);
+    const ratio = {
+      global: [ours.p50 / base.p50, ours.p99 / base.p99, ours.mean / base.mean],
+      undici: [ours.p50 / baseUndici.p50, ours.p99 / baseUndici.p99, ours.mean / baseUndici.mean],
+    };
+    ratios.push(ratio);
+    console.log(`ratio vs SDK (global fetch): p50 ${ratio.global[0].toFixed(3)}, p99 ${ratio.global[1].toFixed(3)}, mean ${ratio.global[2].toFixed(3)}`);
+    console.log(`ratio vs SDK (same undici Agent): p50 ${ratio.undici[0].toFixed(3)}, p99 ${ratio.undici[1].toFixed(3)}, mean ${ratio.undici[2].toFixed(3)}`);
   }
-  const report = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, stats(list)]));
-  const base = report['SDK client (global fetch)'];
-  const baseUndici = report['SDK client (undici Agent fetch)'];
-  const ours = report['@heretek/gateway-client'];
-  console.log(`\n## ${CALLS} sequential tools/call round trips, ${json ? 'JSON' : 'SSE'} replies`);
-  console.log('| client | p50 | p99 | mean |');
-  console.log('|---|---|---|---|');
-  for (const [name, value] of Object.entries(report)) console.log(`| ${name} | ${fmt(value.p50)} | ${fmt(value.p99)} | ${fmt(value.mean)} |`);
-  console.log(`ratio vs SDK (global fetch): p50 ${(ours.p50 / base.p50).toFixed(3)}, p99 ${(ours.p99 / base.p99).toFixed(3)}, mean ${(ours.mean / base.mean).toFixed(3)}`);
-  console.log(`ratio vs SDK (same undici Agent): p50 ${(ours.p50 / baseUndici.p50).toFixed(3)}, p99 ${(ours.p99 / baseUndici.p99).toFixed(3)}, mean ${(ours.mean / baseUndici.mean).toFixed(3)}`);
+  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const pick = (key, index) => median(ratios.map((ratio) => ratio[key][index])).toFixed(3);
+  console.log(`\n**median over ${ROUNDS} rounds (${json ? 'JSON' : 'SSE'})**: vs global fetch p50 ${pick('global', 0)}, p99 ${pick('global', 1)}, mean ${pick('global', 2)}; vs same undici Agent p50 ${pick('undici', 0)}, p99 ${pick('undici', 1)}, mean ${pick('undici', 2)}`);
 
   // concurrency: CONCURRENT calls at once, every reply must match its request
   const start = process.hrtime.bigint();

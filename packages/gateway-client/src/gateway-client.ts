@@ -313,11 +313,29 @@ export class GatewayClient {
     operation: (connection: Connection, requestOptions: RequestOptions) => Promise<T>,
   ): Promise<T> {
     if (callerSignal?.aborted) throw this.abortedError(target);
-    const deadline = new AbortController();
+    // Operation state without an AbortController of its own on the fast path:
+    // the timer and the caller's signal stop the current attempt directly,
+    // and a controller is only made when the operation has to wait.
+    const state: { reason: GatewayError | undefined; context: CallContext | undefined; waiting: AbortController | undefined } = {
+      reason: undefined,
+      context: undefined,
+      waiting: undefined,
+    };
+    const stop = (reason: GatewayError) => {
+      if (state.reason) return;
+      state.reason = reason;
+      state.context?.fail(reason);
+      state.waiting?.abort(reason);
+    };
+    const waitSignal = () => {
+      state.waiting ??= new AbortController();
+      if (state.reason) state.waiting.abort(state.reason);
+      return state.waiting.signal;
+    };
     // The error is built only when the timer fires: building one per call costs a stack capture.
     const timer = setTimeout(
       () =>
-        deadline.abort(
+        stop(
           new GatewayTimeoutError({
             target,
             timeoutMs: this.timeoutMs,
@@ -326,17 +344,21 @@ export class GatewayClient {
         ),
       this.timeoutMs,
     );
-    const onCallerAbort = () => deadline.abort(this.abortedError(target));
+    const onCallerAbort = () => stop(this.abortedError(target));
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     let release: (() => void) | undefined;
     try {
-      release = await endpoint.limiter.acquire(deadline.signal);
+      release = endpoint.limiter.tryAcquire() ?? (await endpoint.limiter.acquire(waitSignal()));
       for (let attempt = 0; ; attempt += 1) {
-        const connection = await raceSignal(this.connection(endpoint, target), deadline.signal, () => deadline.signal.reason as GatewayError);
+        if (state.reason) throw state.reason;
+        const ready = endpoint.current;
+        const connection =
+          ready && !ready.retired && !ready.closed
+            ? ready
+            : await raceSignal(this.connection(endpoint, target), waitSignal(), () => state.reason);
         const context = createCallContext(target);
-        const onDeadline = () => context.fail(deadline.signal.reason as GatewayError);
-        if (deadline.signal.aborted) onDeadline();
-        deadline.signal.addEventListener('abort', onDeadline, { once: true });
+        state.context = context;
+        if (state.reason) context.fail(state.reason);
         connection.inflight += 1;
         this.active.add(context);
         try {
@@ -357,9 +379,9 @@ export class GatewayClient {
           }
           throw typed;
         } finally {
+          state.context = undefined;
           this.active.delete(context);
           this.finish(context);
-          deadline.signal.removeEventListener('abort', onDeadline);
           connection.inflight -= 1;
           if (connection.retired && connection.inflight === 0) void this.closeConnection(connection, false);
         }
@@ -373,6 +395,7 @@ export class GatewayClient {
       release?.();
     }
   }
+
 
   private connection(endpoint: Endpoint, target: string | undefined): Promise<Connection> {
     if (this.closed) return Promise.reject(new GatewayClosedError({ target, message: 'The gateway client is closed; create a new one.' }));

@@ -182,7 +182,8 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
   return async function gatewayFetch(input: string | URL, init?: RequestInit): Promise<Response> {
     const context = callContextStorage.getStore();
     const method = (init?.method ?? 'GET').toUpperCase();
-    const headers = new Headers(init?.headers);
+    // The transport builds a fresh Headers object for every request: add to it in place.
+    const headers = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
     headers.set('x-heretek-role', role);
     if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
     const where = String(input);

@@ -14,6 +14,13 @@ export class Limiter {
     return this.active;
   }
 
+  /** Take a slot now if one is free (no waiter queued); otherwise `undefined`. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.limit || this.waiters.length > 0) return undefined;
+    this.active += 1;
+    return this.releaser();
+  }
+
   /** Wait for a slot; resolves with a release function, rejects with `signal.reason` on abort. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
