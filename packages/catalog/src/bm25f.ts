@@ -24,6 +24,12 @@ export type SearchTuning = {
   feedbackTerms: number;
   /** Pseudo-relevance feedback: weight of the expansion query against the original. */
   feedbackWeight: number;
+  /**
+   * Share (0 to 1) of a target-level idf blended into each term's idf: the idf of a word
+   * among targets (servers) rather than tools. Scaled down for catalogs with few targets
+   * (by targets / (targets + 10)).
+   */
+  groupIdfWeight: number;
   /** A term found in at least this share of the tools counts as common (see the padding rule of search). */
   commonTermShare: number;
   /** Exponent of the inverse document frequency (1 = classic BM25; higher favours rare terms). */
@@ -49,11 +55,14 @@ export const DEFAULT_TUNING: SearchTuning = {
   feedbackTerms: 0,
   feedbackWeight: 0,
   relativeCutoff: 0.2,
-  idfExponent: 1.5,
+  idfExponent: 1,
   commonTermShare: 0.2,
+  groupIdfWeight: 1,
 };
 
 const FIELD_COUNT = FIELD_NAMES.length;
+/** Number of targets at which half of `groupIdfWeight` applies. */
+const GROUP_IDF_HALF_TRUST = 10;
 const NAME_FIELD = FIELD_NAMES.indexOf('name');
 
 /**
@@ -175,7 +184,7 @@ export class Bm25fIndex {
   readonly #nameWeight: Float64Array;
 
   /** Builds the index. */
-  constructor(options: { tools: readonly PreparedTool[]; tuning: SearchTuning; vocabulary?: Vocabulary }) {
+  constructor(options: { tools: readonly PreparedTool[]; tuning: SearchTuning; vocabulary?: Vocabulary; groups?: { of: Int32Array; count: number } }) {
     const { tools, tuning } = options;
     const vocabulary = options.vocabulary ?? new Vocabulary();
     this.#vocabulary = vocabulary;
@@ -206,6 +215,33 @@ export class Bm25fIndex {
     for (let id = 0; id < termCount; id += 1) {
       const df = documentFrequency[id] as number;
       if (df > 0) idf[id] = Math.log(1 + (tools.length - df + 0.5) / (df + 0.5)) ** tuning.idfExponent;
+    }
+    const groups = options.groups;
+    if (groups && tuning.groupIdfWeight > 0) {
+      // Blend in an idf computed over targets: a word spread over many servers is generic,
+      // one that only a few servers use is topical, however many tools those servers have.
+      const groupFrequency = new Int32Array(termCount);
+      const lastGroup = new Int32Array(termCount).fill(-1);
+      const order = Array.from(docTermIds.keys()).sort((left, right) => (groups.of[left] as number) - (groups.of[right] as number) || left - right);
+      for (const documentIndex of order) {
+        const group = groups.of[documentIndex] as number;
+        const ids = docTermIds[documentIndex] as Int32Array;
+        for (let index = 0; index < ids.length; index += 1) {
+          const id = ids[index] as number;
+          if (lastGroup[id] !== group) {
+            lastGroup[id] = group;
+            groupFrequency[id] = (groupFrequency[id] as number) + 1;
+          }
+        }
+      }
+      // With few targets their idf says little: trust it in proportion to their number.
+      const alpha = (tuning.groupIdfWeight * groups.count) / (groups.count + GROUP_IDF_HALF_TRUST);
+      for (let id = 0; id < termCount; id += 1) {
+        const gdf = groupFrequency[id] as number;
+        if (gdf === 0) continue;
+        const groupIdf = Math.log(1 + (groups.count - gdf + 0.5) / (gdf + 0.5)) ** tuning.idfExponent;
+        idf[id] = (1 - alpha) * (idf[id] as number) + alpha * groupIdf;
+      }
     }
     let liveTerms = 0;
     for (let id = 0; id < termCount; id += 1) if ((documentFrequency[id] as number) > 0) liveTerms += 1;

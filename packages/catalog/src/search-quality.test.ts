@@ -93,3 +93,20 @@ describe('tuning', () => {
     expect(feedback.search({ query: 'street address' }).hits.map((hit) => hit.name)).toContain('x_nearby');
   });
 });
+
+describe('target-level idf', () => {
+  it('weights a word used by one server above a word spread over many servers', () => {
+    const servers = Array.from({ length: 12 }, (_, index) => ({ backend: `s${index}`, target: `s${index}`, profile: 'core' }));
+    const tools: ToolEntry[] = servers.map((backend) => tool(backend, 'status', 'Report the status of the service.'));
+    const maps = { backend: 'maps', target: 'maps', profile: 'core' };
+    // "route" appears in many tools of one server; "status" in one tool of every server.
+    for (const name of ['route_plan', 'route_alternatives', 'route_export', 'route_share']) tools.push(tool(maps, name, 'Route planning between places.'));
+    const withGroups = new ToolCatalog({ tools, tuning: { groupIdfWeight: 1, siblingWeight: 0, nameCoverageWeight: 0, relativeCutoff: 0 } });
+    const withoutGroups = new ToolCatalog({ tools, tuning: { groupIdfWeight: 0, siblingWeight: 0, nameCoverageWeight: 0, relativeCutoff: 0 } });
+    const scoreOf = (catalog: ToolCatalog, name: string): number => catalog.search({ query: 'route status', limit: 50 }).hits.find((hit) => hit.name === name)?.score ?? 0;
+    const ratioWith = scoreOf(withGroups, 'maps_route_plan') / scoreOf(withGroups, 's0_status');
+    const ratioWithout = scoreOf(withoutGroups, 'maps_route_plan') / scoreOf(withoutGroups, 's0_status');
+    expect(ratioWith).toBeGreaterThan(ratioWithout);
+    expect(withGroups.search({ query: 'route status' }).hits[0]?.target).toBe('maps');
+  });
+});

@@ -73,7 +73,7 @@ export function buildSnapshot(options: {
     entries: Object.freeze(tools.map((tool) => tool.entry)),
     byName,
     byExactName,
-    index: new Bm25fIndex({ tools, tuning: options.tuning, vocabulary: reusableVocabulary(options.previous) }),
+    index: new Bm25fIndex({ tools, tuning: options.tuning, vocabulary: reusableVocabulary(options.previous), groups: { of: targetOf, count: targetNames.length } }),
     contentCache,
     scores: new Float64Array(tools.length),
     nameCovered: new Float64Array(tools.length),
