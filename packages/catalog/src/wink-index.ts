@@ -15,7 +15,10 @@ export const WINK_FIELD_WEIGHTS: Readonly<Record<WinkField, number>> = {
 
 const identity = (input: unknown): unknown => (Array.isArray(input) ? input : String(input).split(' ').filter(Boolean));
 
-/** A consolidated wink-bm25 index over prepared tools (document id = position). */
+/**
+ * A consolidated wink-bm25-text-search index over prepared tools (document id = position).
+ * Not used by {@link ToolCatalog}: it cross-checks the BM25 arithmetic of `Bm25fIndex` in tests.
+ */
 export class WinkIndex {
   readonly #engine: ReturnType<typeof bm25>;
   readonly #vocabulary: Record<string, number>;
