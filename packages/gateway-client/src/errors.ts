@@ -84,9 +84,16 @@ export class GatewayError extends Error {
     this.target = options.target;
   }
 
-  /** Whether `error` is a gateway error (of this class or a subclass when called on one). */
-  static isInstance(error: unknown): error is GatewayError {
-    return typeof error === 'object' && error !== null && MARKER in error && (error as Record<symbol, unknown>)[MARKER] === true;
+  /**
+   * Whether `error` is an error of this class, also across copies of this
+   * package: `GatewayError.isInstance(e)` matches every gateway error,
+   * `GatewayTimeoutError.isInstance(e)` only timeouts. Call it on the class
+   * (`GatewayError.isInstance(e)`), not detached.
+   */
+  static isInstance<T extends abstract new (...args: never[]) => GatewayError>(this: T, error: unknown): error is InstanceType<T> {
+    if (typeof error !== 'object' || error === null || !(MARKER in error) || (error as Record<symbol, unknown>)[MARKER] !== true) return false;
+    if ((this as unknown) === GatewayError) return true;
+    return error instanceof this || (error as unknown as Error).name === this.name;
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayConfigError, GatewayError, GatewayErrorCode } from './errors.js';
+import { GatewayConfigError, GatewayError, GatewayErrorCode, GatewayTimeoutError } from './errors.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 
 describe('validateTargetName', () => {
@@ -25,6 +25,9 @@ describe('validateTargetName', () => {
     })();
     expect(error).toBeInstanceOf(GatewayConfigError);
     expect(GatewayError.isInstance(error)).toBe(true);
+    expect(GatewayConfigError.isInstance(error)).toBe(true);
+    expect(GatewayTimeoutError.isInstance(error)).toBe(false);
+    expect(GatewayError.isInstance(new Error('plain'))).toBe(false);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.InvalidTargetName);
     expect((error as Error).message).toContain(why);
   });
