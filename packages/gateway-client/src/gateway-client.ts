@@ -181,11 +181,17 @@ export class GatewayClient {
    * Multiplexed mode: list `/mcp` once and group the tools by target, split
    * at the first `_` (bare names in the result). Names that cannot be split
    * (no `_`, or not a valid target before it, as happens when agentgateway's
-   * `prefixMode` leaves names unprefixed) are kept under the key `''`.
-   * Per-target mode has no single listing: this throws `INVALID_CONFIG`.
+   * `prefixMode` leaves names unprefixed) cannot be called by target and are
+   * left out, unless `includeUnprefixed` is set: then they are kept, unsplit,
+   * under the key `''`. Per-target mode has no single listing: this throws
+   * `INVALID_CONFIG`.
    */
-  async listAllTools(options: { signal?: AbortSignal | undefined } = {}): Promise<Map<string, McpTool[]>> {
-    return this.listAllToolsInternal(options);
+  async listAllTools(options: { signal?: AbortSignal | undefined; includeUnprefixed?: boolean } = {}): Promise<Map<string, McpTool[]>> {
+    const all = await this.listAllToolsInternal(options);
+    if (options.includeUnprefixed) return new Map(all);
+    const prefixed = new Map(all);
+    prefixed.delete('');
+    return prefixed;
   }
 
   private listAllToolsInternal(options: { signal?: AbortSignal | undefined; target?: string }): Promise<Map<string, McpTool[]>> {

@@ -85,6 +85,19 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
     expect(gateway.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
   });
 
+  it('leaves out names it cannot split (unprefixed gateway), or keeps them under "" on request', async () => {
+    const alpha = await startSessionfulServer({ name: 'alpha' });
+    const gateway = await startTestGateway({ targets: { alpha: `${alpha.url}/mcp` }, prefixMode: 'never' });
+    const client = new GatewayClient({ url: gateway.url, mode: 'multiplexed', role: 'director' });
+    cleanups.push(() => alpha.close(), () => gateway.close(), () => client.close());
+    const all = await client.listAllTools();
+    expect(all.has('')).toBe(false);
+    // 'write_file' unprefixed is indistinguishable from target 'write', tool 'file': why multiplexed mode needs prefixMode always
+    expect([...all.keys()]).toEqual(['write']);
+    const everything = await client.listAllTools({ includeUnprefixed: true });
+    expect(everything.get('')?.map((tool) => tool.name).sort()).toEqual(['add', 'chatty', 'echo', 'fail', 'sleep']);
+  });
+
   it('keeps listAllTools for multiplexed mode only', async () => {
     const server = await startSessionfulServer();
     const client = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director' });

@@ -34,6 +34,8 @@ export type TestGatewayOptions = {
   deny?: string[];
   /** Page size of the merged tools/list (unset: one page). */
   pageSize?: number;
+  /** `never`: pass names unprefixed, as `prefixMode: conditional` does for a single target. */
+  prefixMode?: 'always' | 'never';
 };
 
 /** A running test gateway. */
@@ -165,7 +167,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         for (const [target, client] of session.upstream) {
           const { tools } = await client.listTools();
           for (const tool of tools) {
-            const name = `${target}_${tool.name}`;
+            const name = options.prefixMode === 'never' ? tool.name : `${target}_${tool.name}`;
             if (!deny.has(name)) merged.push({ ...tool, name });
           }
         }
@@ -181,8 +183,9 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     if (message.method === 'tools/call') {
       const name = String(message.params?.name ?? '');
       const index = name.indexOf('_');
-      const target = index > 0 ? name.slice(0, index) : '';
-      const tool = index > 0 ? name.slice(index + 1) : '';
+      const single = options.prefixMode === 'never' ? Object.keys(options.targets)[0] : undefined;
+      const target = single ?? (index > 0 ? name.slice(0, index) : '');
+      const tool = single !== undefined ? name : index > 0 ? name.slice(index + 1) : '';
       const client = session.upstream.get(target);
       if (!client || deny.has(name)) return rpcError(response, 400, message.id, -32602, `Unknown tool: ${name}`);
       try {
