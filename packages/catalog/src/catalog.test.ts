@@ -133,6 +133,13 @@ describe('profiles and targets', () => {
     expect(names(catalog, 'decompile function', { profile: 'android' })).toEqual([]);
   });
 
+  it('finds an exact qualified name outside the active profile, but not a bare one', () => {
+    const catalog = ToolCatalog.fromSeed();
+    expect(names(catalog, 'adb_tap', { profile: 'appsec' })).toEqual(['adb_tap']);
+    expect(names(catalog, 'tap', { profile: 'appsec' })).not.toContain('adb_tap');
+    expect(names(catalog, 'adb_tap', { target: 'maestro' })).not.toContain('adb_tap');
+  });
+
   it('limits a search to one target', () => {
     const catalog = ToolCatalog.fromSeed();
     const hits = catalog.search({ query: 'list devices', target: 'maestro' }).hits;
