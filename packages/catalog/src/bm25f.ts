@@ -38,6 +38,9 @@ export type SearchTuning = {
   relativeCutoff: number;
 };
 
+/** Partial tuning: any knob, and any subset of the fields, overrides {@link DEFAULT_TUNING}. */
+export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'fields'>> & { fields?: Partial<Record<FieldName, FieldTuning>> };
+
 /** Tuning used by default. */
 export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,

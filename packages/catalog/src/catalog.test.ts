@@ -198,6 +198,8 @@ describe('replaceBackend and removeBackend', () => {
 
   it('rejects tools of another target and duplicate names at construction', () => {
     const catalog = ToolCatalog.fromSeed();
+    expect(errorCode(() => new ToolCatalog({ tools: [{ ...tool(adb, 'tap'), name: 'adb_other' }] }))).toBe('INVALID_TOOL');
+    expect(errorCode(() => new ToolCatalog({ tools: [{ ...tool(adb, 'tap'), target: 'a_b', name: 'a_b_tap' }] }))).toBe('INVALID_TARGET');
     expect(errorCode(() => catalog.replaceBackend('maestro', [tool(adb, 'tap')]))).toBe('INVALID_TOOL');
     expect(errorCode(() => new ToolCatalog({ tools: [tool(adb, 'tap'), tool(adb, 'tap')] }))).toBe('DUPLICATE_TOOL');
   });

@@ -1,5 +1,5 @@
 import { assertTargetName } from './backends.js';
-import { DEFAULT_TUNING, type SearchTuning, toolTermStats } from './bm25f.js';
+import { DEFAULT_TUNING, type SearchTuning, type SearchTuningOverrides, toolTermStats } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
 import { prepareTool } from './prepare.js';
@@ -26,6 +26,17 @@ function validateEntry(entry: ToolEntry, where: string): void {
         message: `${where}: tool ${JSON.stringify(entry.name)} needs a non-empty string "${key}" (build entries with toolEntryFromMcpTool).`,
       });
     }
+  }
+  try {
+    assertTargetName(entry.target);
+  } catch (error) {
+    throw new CatalogError({ code: 'INVALID_TARGET', message: `${where}: ${(error as Error).message}`, cause: error });
+  }
+  if (entry.name !== `${entry.target}_${entry.tool}`) {
+    throw new CatalogError({
+      code: 'INVALID_TOOL',
+      message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${entry.target}_${entry.tool}".`,
+    });
   }
   if (typeof entry.description !== 'string') {
     throw new CatalogError({ code: 'INVALID_TOOL', message: `${where}: tool "${entry.name}" has a non-string "description".` });
@@ -69,7 +80,7 @@ export class ToolCatalog {
    * Creates a catalog holding `tools` (default: empty). Throws `DUPLICATE_TOOL` on repeated
    * names. `tuning` overrides scoring knobs (default {@link DEFAULT_TUNING}).
    */
-  constructor(options: { tools?: readonly ToolEntry[]; tuning?: Partial<SearchTuning> } = {}) {
+  constructor(options: { tools?: readonly ToolEntry[]; tuning?: SearchTuningOverrides } = {}) {
     const tools = [...(options.tools ?? [])];
     tools.forEach((entry, position) => validateEntry(entry, `tools[${position}]`));
     assertUniqueNames(tools, 'new ToolCatalog');

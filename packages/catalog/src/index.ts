@@ -5,7 +5,7 @@ export { DEFAULT_BACKENDS, loadBackends, parseBackend, assertTargetName } from '
 export { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 export { ToolCatalog, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_QUERY_CHARS } from './catalog.js';
 export { CORE_PROFILE } from './snapshot.js';
-export { DEFAULT_TUNING, type SearchTuning, type FieldTuning } from './bm25f.js';
+export { DEFAULT_TUNING, type SearchTuning, type SearchTuningOverrides, type FieldTuning } from './bm25f.js';
 export { renderHit, compactDescription, MAX_HIT_DESCRIPTION_CHARS } from './render.js';
 export { analyzeText, analyzeQuery, splitWords, stemWord, STOP_WORDS, type QueryWord } from './tokenizer.js';
 export {
