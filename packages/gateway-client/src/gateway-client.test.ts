@@ -13,6 +13,9 @@ function track<T extends { close: () => Promise<void> }>(item: T): T {
   return item;
 }
 
+/** expect.poll waits for a server-side effect; generous for a loaded machine. */
+const POLL = { timeout: 4_000, interval: 20 };
+
 function client(server: Listening, extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) {
   return track(new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: 5_000, ...extra }));
 }
@@ -71,6 +74,15 @@ describe('modern servers (2026-07-28)', () => {
     expect(info?.protocolVersion).toBe('2026-07-28');
     expect(info?.sessionId).toBeUndefined();
     expect(server.requests.some((request) => request.rpcMethod === 'initialize')).toBe(false);
+    // on the wire: the server/discover probe, then every request on 2026-07-28 without a session
+    expect(server.requests[0]?.rpcMethod).toBe('server/discover');
+    const calls = server.requests.filter((request) => request.rpcMethod === 'tools/call' || request.rpcMethod === 'tools/list');
+    expect(calls).toHaveLength(4);
+    for (const request of calls) {
+      expect(request.headers['mcp-protocol-version']).toBe('2026-07-28');
+      expect(request.headers['mcp-session-id']).toBeUndefined();
+      expect(request.headers['x-heretek-role']).toBe('director');
+    }
     const call = server.requests.find((request) => request.rpcMethod === 'tools/call');
     expect(call?.headers['mcp-method']).toBe('tools/call');
     expect(call?.headers['mcp-name']).toBe('add');
@@ -182,31 +194,35 @@ describe('headers, cancellation, concurrency', () => {
     await gateway.listTools({ target: 'alpha' });
     const controller = new AbortController();
     const pending = gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 10_000 }, signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // abort once the server is working on the call (not on a timer: a loaded machine may not have sent it yet)
+    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'tools/call'), POLL).toBe(true);
     controller.abort();
     const error = await pending.catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Aborted);
-    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'notifications/cancelled')).toBe(true);
+    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'notifications/cancelled'), POLL).toBe(true);
     const callId = server.requests.find((request) => request.rpcMethod === 'tools/call')?.rpcId;
     const notice = server.requests.find((request) => request.rpcMethod === 'notifications/cancelled');
     expect((notice?.body as { params: { requestId: unknown } }).params.requestId).toBe(callId);
-    await expect.poll(() => cancelled.length).toBe(1);
+    await expect.poll(() => cancelled.length, POLL).toBe(1);
   });
 
   it('times out with TIMEOUT', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server, { timeoutMs: 300 });
-    await gateway.listTools({ target: 'alpha' });
-    const error = await gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } }).catch((caught: unknown) => caught);
+    const cancelled: unknown[] = [];
+    const slow = track(await startSessionfulServer({ cancelled }));
+    const gateway = client(slow, { timeoutMs: 1_000 });
+    await gateway.listTools({ target: 'alpha' }); // connect first: the deadline below is the call's alone
+    const error = await gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } }).catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Timeout);
     expect((error as GatewayError).isRetryable).toBe(true);
+    // the timed-out request was cancelled on the server, which stopped working on it
+    await expect.poll(() => cancelled.length, POLL).toBe(1);
   });
 
   it('caps concurrent requests per endpoint', async () => {
     const stats = { active: 0, maxActive: 0 };
     const server = track(await startSessionfulServer({ stats }));
     const gateway = client(server, { maxConcurrentPerEndpoint: 2 });
-    await Promise.all(Array.from({ length: 6 }, () => gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 60 } })));
+    await Promise.all(Array.from({ length: 6 }, () => gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 250 } })));
     expect(stats.maxActive).toBe(2);
   });
 
@@ -228,7 +244,7 @@ describe('closing', () => {
     const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: 10_000 });
     await gateway.listTools({ target: 'alpha' });
     const pending = gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } }).catch((caught: unknown) => caught);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'tools/call'), POLL).toBe(true);
     await gateway.close();
     const error = await pending;
     expect((error as GatewayError).code).toBe(GatewayErrorCode.ClientClosed);

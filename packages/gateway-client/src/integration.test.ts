@@ -20,10 +20,14 @@ describe('official stdio servers behind supergateway and a reverse proxy (per-ta
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'gateway-client-it-'));
     writeFileSync(join(directory, 'hello.txt'), 'hello from the filesystem server\n');
-    [memory, filesystem] = await Promise.all([
+    // allSettled: when one fails to start, the other is still assigned and stopped by afterAll
+    const [memoryStart, filesystemStart] = await Promise.allSettled([
       startSupergateway({ stdioCommand: bin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(directory, 'memory.jsonl') } }),
       startSupergateway({ stdioCommand: `${bin('mcp-server-filesystem')} ${directory}` }),
     ]);
+    if (memoryStart.status === 'fulfilled') memory = memoryStart.value;
+    if (filesystemStart.status === 'fulfilled') filesystem = filesystemStart.value;
+    for (const started of [memoryStart, filesystemStart]) if (started.status === 'rejected') throw started.reason;
     proxy = await startProxy({ memory: memory.port, files: filesystem.port });
     client = new GatewayClient({ url: proxy.url, mode: 'per-target', role: 'director', timeoutMs: 20_000 });
   }, 90_000);

@@ -21,6 +21,7 @@ export const FAULTS = [
   'html',
   'stream-ends-early',
   'poll-then-resume',
+  'reset-before-headers',
 ] as const;
 
 /** One fault name. */
@@ -172,6 +173,10 @@ export async function startFaultServer(
         response.end(`id: ${eventId}\nretry: 50\ndata: \n\n`);
         return;
       }
+      case 'reset-before-headers':
+        // the request arrived on an open connection, which is then reset (RST) with no answer
+        request.socket.resetAndDestroy();
+        return;
       case 'stream-ends-early':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n`);

@@ -27,8 +27,26 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Start `supergateway --stdio <command>` as Streamable HTTP (stateful) on a free port and wait until it is healthy. */
+/**
+ * Start `supergateway --stdio <command>` as Streamable HTTP (stateful) on a
+ * free port and wait until it is healthy. supergateway cannot listen on port
+ * 0, so the port is picked first; when another process takes it in between
+ * (tests of other packages run alongside) supergateway exits, and this tries
+ * again with another port.
+ */
 export async function startSupergateway(options: { stdioCommand: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Supergateway> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startSupergatewayOnce(options);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startSupergatewayOnce(options: { stdioCommand: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Supergateway> {
   const port = await freePort();
   const child = spawn(
     `${BIN}supergateway`,
@@ -39,9 +57,24 @@ export async function startSupergateway(options: { stdioCommand: string; env?: R
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
   const until = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`supergateway exited with ${child.exitCode}: ${stderr.join('')}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stopProcessGroup(child);
+      // the exit may be seen before the last stderr chunk
+      if (child.stderr && !child.stderr.closed) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1_000);
+          child.stderr?.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      const text = stderr.join('');
+      if (/EADDRINUSE/.test(text)) throw new PortTakenError(`port ${port} was taken: ${text}`);
+      throw new Error(`supergateway exited with ${child.exitCode ?? child.signalCode}: ${text}`);
+    }
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
       await response.text();
       if (response.ok) break;
     } catch {
