@@ -68,7 +68,7 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
       inputSchema: fromJsonSchema<InspectArguments>(inspectSchema),
       annotations: { readOnlyHint: true },
     },
-    async ({ name }) => respond(async () => JSON.stringify(await broker.inspectToolSchema(name), null, 1)),
+    async ({ name }) => respond(async () => JSON.stringify(await broker.inspectToolSchema(name))),
   );
 
   server.registerTool(
