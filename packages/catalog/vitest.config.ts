@@ -10,5 +10,9 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
+    // Some tests spawn the CLI (a fresh Node process each); on a loaded 2-core CI runner
+    // that can take several seconds, so allow well beyond vitest's 5 s default.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });

@@ -45,10 +45,10 @@ export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'fields'>> & { fi
 export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,
   fields: {
-    name: { weight: 3, b: 0.5 },
+    name: { weight: 3, b: 0.8 },
     identifier: { weight: 3, b: 0 },
     target: { weight: 1.5, b: 0.3 },
-    description: { weight: 1, b: 0.75 },
+    description: { weight: 1, b: 0.5 },
     parameters: { weight: 1.5, b: 0.5 },
     parameterText: { weight: 0.5, b: 0.75 },
   },
