@@ -77,7 +77,7 @@ describe('modern servers (2026-07-28)', () => {
     // on the wire: the server/discover probe, then every request on 2026-07-28 without a session
     expect(server.requests[0]?.rpcMethod).toBe('server/discover');
     const calls = server.requests.filter((request) => request.rpcMethod === 'tools/call' || request.rpcMethod === 'tools/list');
-    expect(calls).toHaveLength(4);
+    expect(calls).toHaveLength(5); // 4 pages + 1 call
     for (const request of calls) {
       expect(request.headers['mcp-protocol-version']).toBe('2026-07-28');
       expect(request.headers['mcp-session-id']).toBeUndefined();
