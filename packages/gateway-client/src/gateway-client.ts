@@ -35,7 +35,7 @@ import {
   GatewayTimeoutError,
   GatewayConnectionError,
 } from './errors.js';
-import { callContextStorage, createCallContext, createGatewayFetch, parseJsonRpcError, scrubValue, type CallContext } from './http-layer.js';
+import { createCallContext, createGatewayFetch, parseJsonRpcError, scrubValue, type CallContext, type TransportBinding } from './http-layer.js';
 import { Limiter } from './limiter.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
@@ -81,6 +81,7 @@ export type EndpointInfo = {
 };
 
 type Connection = {
+  binding: TransportBinding;
   client: Client;
   transport: StreamableHTTPClientTransport;
   inflight: number;
@@ -135,7 +136,11 @@ export class GatewayClient {
   private readonly scrub: (text: string) => string;
   private readonly endpoints = new Map<string, Endpoint>();
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
-  private readonly active = new Set<CallContext>();
+  /** Operations in progress, by id: the fetch layer finds a request's operation here. */
+  private readonly operations = new Map<string, CallContext>();
+  private operationCounter = 0;
+  /** SDK timeout of one request: past the client's own deadline, which fires first. */
+  private readonly sdkTimeoutMs: number;
   private closed = false;
 
   constructor(options: GatewayClientOptions) {
@@ -149,7 +154,9 @@ export class GatewayClient {
     const token = parsed.token;
     this.scrub = token === undefined ? NO_SCRUB : (text: string) => text.split(token).join('[redacted]');
     this.agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { timeout: this.timeoutMs } });
+    this.sdkTimeoutMs = this.timeoutMs + 1_000;
     this.fetch = createGatewayFetch({
+      operations: this.operations,
       agent: this.agent,
       role: parsed.role,
       token,
@@ -279,8 +286,8 @@ export class GatewayClient {
     // Requests still in flight were rejected by the SDK clients' close
     // (CLIENT_CLOSED); their sockets end with the pool.
     await this.agent.destroy().catch(() => undefined);
-    for (const context of this.active) context.controller.abort(SETTLED);
-    this.active.clear();
+    for (const context of this.operations.values()) context.controller.abort(SETTLED);
+    this.operations.clear();
   }
 
   // ---------------------------------------------------------------- internals
@@ -362,16 +369,12 @@ export class GatewayClient {
           ready && !ready.retired && !ready.closed
             ? ready
             : await raceSignal(this.connection(endpoint, target), waitSignal(), () => state.reason);
-        const context = createCallContext(target);
+        const context = this.startOperation(target);
         state.context = context;
         if (state.reason) context.fail(state.reason);
         connection.inflight += 1;
-        this.active.add(context);
         try {
-          const remaining = Math.max(1, this.timeoutMs) + 1_000;
-          return await callContextStorage.run(context, () =>
-            operation(connection, { signal: context.controller.signal, timeout: remaining }),
-          );
+          return await operation(connection, { signal: context.controller.signal, timeout: this.sdkTimeoutMs, headers: context.headers });
         } catch (error) {
           const typed = this.toGatewayError(error, context, target);
           if (context.sessionRejected && !this.closed) {
@@ -386,7 +389,6 @@ export class GatewayClient {
           throw typed;
         } finally {
           state.context = undefined;
-          this.active.delete(context);
           this.finish(context);
           connection.inflight -= 1;
           if (connection.retired && connection.inflight === 0) void this.closeConnection(connection, false);
@@ -436,13 +438,14 @@ export class GatewayClient {
       { capabilities: {}, versionNegotiation: { mode: 'auto' } },
     );
     client.onerror = () => undefined;
+    const binding: TransportBinding = { connecting: undefined };
     const transport = new StreamableHTTPClientTransport(endpoint.url, {
-      fetch: this.fetch,
+      fetch: this.fetch.bind(binding),
       reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 250, maxReconnectionDelay: 2_000, reconnectionDelayGrowFactor: 2 },
     });
-    const connection: Connection = { client, transport, inflight: 0, retired: false, closed: false };
-    const context = createCallContext(target);
-    this.active.add(context);
+    const connection: Connection = { binding, client, transport, inflight: 0, retired: false, closed: false };
+    const context = this.startOperation(target);
+    binding.connecting = context;
     const remaining = Math.max(1, deadline - Date.now());
     const timer = setTimeout(
       () =>
@@ -456,15 +459,13 @@ export class GatewayClient {
       remaining,
     );
     try {
-      await callContextStorage.run(context, () =>
-        client.connect(transport, {
-          signal: context.controller.signal,
-          timeout: remaining + 1_000,
-          ...(prior ? { prior } : {}),
-        }),
-      );
+      await client.connect(transport, {
+        signal: context.controller.signal,
+        timeout: remaining + 1_000,
+        ...(prior ? { prior } : {}),
+      });
     } catch (error) {
-      this.active.delete(context);
+      binding.connecting = undefined;
       this.finish(context);
       await client.close().catch(() => undefined);
       if (!context.fault && isProbeFailure(error)) throw error;
@@ -472,7 +473,7 @@ export class GatewayClient {
     } finally {
       clearTimeout(timer);
     }
-    this.active.delete(context);
+    binding.connecting = undefined;
     this.finish(context);
     endpoint.initializations += 1;
     const discover = client.getDiscoverResult();
@@ -490,11 +491,21 @@ export class GatewayClient {
    */
   private finish(context: CallContext): void {
     context.settled = true;
+    this.operations.delete(context.id);
+    this.fetch.forget(context);
     if (context.openStreams === 0) {
       context.controller.abort(SETTLED);
       return;
     }
     setTimeout(() => context.controller.abort(SETTLED), STREAM_GRACE_MS).unref();
+  }
+
+  /** A new operation context, registered so the fetch layer can find it by id. */
+  private startOperation(target: string | undefined): CallContext {
+    this.operationCounter += 1;
+    const context = createCallContext(target, String(this.operationCounter));
+    this.operations.set(context.id, context);
+    return context;
   }
 
   private retire(endpoint: Endpoint, connection: Connection): void {

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { fetch as undiciFetch, type Agent } from 'undici';
 import {
@@ -12,12 +11,25 @@ import {
 } from './errors.js';
 
 /**
- * Per-operation state shared between the client and the fetch layer through
- * `AsyncLocalStorage`: the SDK transport reports malformed SSE, foreign ids
- * and dropped streams only through an uncorrelated `onerror`, so the fetch
- * layer records the typed fault here and aborts the operation at once.
+ * Request header that tells the fetch layer which operation a request
+ * belongs to. The client passes it to the SDK as a per-request header; the
+ * fetch layer removes it before the request leaves the process.
+ */
+export const OPERATION_HEADER = 'x-heretek-operation';
+
+/**
+ * Per-operation state shared between the client and the fetch layer: the
+ * SDK transport reports malformed SSE, foreign ids and dropped streams only
+ * through an uncorrelated `onerror`, so the fetch layer records the typed
+ * fault here and aborts the operation at once. The fetch layer finds the
+ * operation by the {@link OPERATION_HEADER} of the request (no
+ * `AsyncLocalStorage`: on Node 20 it puts a hook on every promise).
  */
 export type CallContext = {
+  /** Operation id, the value of {@link OPERATION_HEADER}. */
+  id: string;
+  /** Per-request headers handed to the SDK for this operation. */
+  headers: Record<string, string>;
   /** Target the operation is for (for error messages). */
   target: string | undefined;
   /** First fault seen; it wins over whatever the SDK rejects with. */
@@ -34,14 +46,15 @@ export type CallContext = {
   openStreams: number;
   /** Id of the last request this operation posted (what a `Last-Event-ID` resumption answers). */
   requestId: string | number | undefined;
+  /** Last SSE event id seen on this operation's streams (what a resumption sends back). */
+  lastEventId: string | undefined;
 };
 
-/** Where the fetch layer finds the current operation. */
-export const callContextStorage = new AsyncLocalStorage<CallContext>();
-
-/** Create a fresh operation context. */
-export function createCallContext(target: string | undefined): CallContext {
+/** Create a fresh operation context with id `id`. */
+export function createCallContext(target: string | undefined, id: string): CallContext {
   const context: CallContext = {
+    id,
+    headers: { [OPERATION_HEADER]: id },
     target,
     fault: undefined,
     controller: new AbortController(),
@@ -49,6 +62,7 @@ export function createCallContext(target: string | undefined): CallContext {
     sessionRejected: false,
     openStreams: 0,
     requestId: undefined,
+    lastEventId: undefined,
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -58,8 +72,20 @@ export function createCallContext(target: string | undefined): CallContext {
   return context;
 }
 
+/**
+ * What one transport's fetch knows besides the request: the operation that
+ * is connecting it (the SDK's `connect()` takes no per-request headers, and
+ * a transport connects once, before any other request).
+ */
+export type TransportBinding = {
+  /** The connect operation while `connect()` runs, then `undefined`. */
+  connecting: CallContext | undefined;
+};
+
 /** Options of {@link createGatewayFetch}. */
 export type GatewayFetchOptions = {
+  /** Operations in progress, by id (the client adds and removes them). */
+  operations: Map<string, CallContext>;
   agent: Agent;
   role: string;
   token: string | undefined;
@@ -163,14 +189,32 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, limit: numbe
 }
 
 /**
- * The `fetch` handed to the SDK's `StreamableHTTPClientTransport`: undici's
- * fetch on one keep-alive `Agent`, plus the headers this client always sends
- * (`x-heretek-role`, bearer token), a reply size cap, and per-request checks
- * of the reply (JSON parses, SSE events parse, the response id is the
- * request's) that turn into typed faults on the current {@link CallContext}.
+ * The id of a JSON-RPC request as the SDK serializes it (`{...,"id":7}`,
+ * id last) read from the end of the body without parsing it; `undefined`
+ * when the body does not end that way (then it is parsed).
+ */
+function trailingNumericId(body: string): number | undefined {
+  if (body.charCodeAt(body.length - 1) !== 125 /* } */) return undefined;
+  const at = body.lastIndexOf(',"id":');
+  if (at < 0 || body.length - at > 24) return undefined;
+  const digits = body.slice(at + 6, -1);
+  return /^\d{1,15}$/.test(digits) ? Number(digits) : undefined;
+}
+
+/**
+ * The `fetch` factory for the SDK's `StreamableHTTPClientTransport`s:
+ * undici's fetch on one keep-alive `Agent`, plus the headers this client
+ * always sends (`x-heretek-role`, bearer token), a reply size cap, and
+ * per-request checks of the reply (JSON parses, SSE events parse, the
+ * response id is the request's) that turn into typed faults on the
+ * operation's {@link CallContext}. Call the result with a transport's
+ * {@link TransportBinding} to get that transport's `fetch`.
  */
 export function createGatewayFetch(options: GatewayFetchOptions) {
-  const { agent, role, token, maxResponseBytes, scrub } = options;
+  const { agent, role, token, maxResponseBytes, scrub, operations } = options;
+  const authorization = token === undefined ? undefined : `Bearer ${token}`;
+  /** Operation by the last SSE event id it saw, for `Last-Event-ID` resumptions. */
+  const resumable = new Map<string, CallContext>();
 
   const tooLarge = (target: string | undefined) =>
     new GatewayResponseTooLargeError({
@@ -179,31 +223,49 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       message: `The reply exceeded ${maxResponseBytes} bytes (maxResponseBytes); raise the cap or ask the backend for less data.`,
     });
 
-  return async function gatewayFetch(input: string | URL, init?: RequestInit): Promise<Response> {
-    const context = callContextStorage.getStore();
+  const forget = (context: CallContext) => {
+    if (context.lastEventId !== undefined && resumable.get(context.lastEventId) === context) resumable.delete(context.lastEventId);
+  };
+
+  const bind = (binding: TransportBinding) => (input: string | URL, init?: RequestInit) => gatewayFetch(input, init, binding);
+  return { bind, forget };
+
+  async function gatewayFetch(input: string | URL, init: RequestInit | undefined, binding: TransportBinding): Promise<Response> {
     const method = (init?.method ?? 'GET').toUpperCase();
     // The transport builds a fresh Headers object for every request: add to it in place.
     const headers = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
+    const operationId = headers.get(OPERATION_HEADER);
+    if (operationId !== null) headers.delete(OPERATION_HEADER);
     headers.set('x-heretek-role', role);
-    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    if (authorization !== undefined) headers.set('authorization', authorization);
+    const lastEventId = method === 'GET' ? headers.get('last-event-id') : null;
+    const resumption = lastEventId !== null;
+    const context =
+      operationId !== null ? operations.get(operationId) : resumption ? resumable.get(lastEventId) : binding.connecting;
     const where = String(input);
 
     let expectedId: JsonRpcId | undefined;
     let probe = false;
     if (method === 'POST' && typeof init?.body === 'string') {
-      try {
-        const message = JSON.parse(init.body) as { id?: unknown; method?: unknown };
-        if (typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) {
-          expectedId = message.id;
-          // The SDK classifies the answer to its `server/discover` probe
-          // itself (an error status there means "legacy server").
-          probe = message.method === 'server/discover';
+      // An operation's request: its id is the body's last member. Otherwise
+      // (connecting, notifications) parse: the probe must be recognised.
+      const quick = operationId !== null ? trailingNumericId(init.body) : undefined;
+      if (quick !== undefined) {
+        expectedId = quick;
+      } else {
+        try {
+          const message = JSON.parse(init.body) as { id?: unknown; method?: unknown };
+          if (typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) {
+            expectedId = message.id;
+            // The SDK classifies the answer to its `server/discover` probe
+            // itself (an error status there means "legacy server").
+            probe = message.method === 'server/discover';
+          }
+        } catch {
+          // the SDK always sends JSON; anything else is passed on untouched
         }
-      } catch {
-        // the SDK always sends JSON; anything else is passed on untouched
       }
     }
-    const resumption = method === 'GET' && headers.has('last-event-id');
     if (method === 'GET' && !resumption) {
       // This client is request/response only: it does not hold the optional
       // standalone GET stream open per session (a server may refuse it with
@@ -327,7 +389,10 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         context.fail(typed);
         throw typed;
       }
-      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+      const checked = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+      // The body was parsed above: hand the SDK that value instead of parsing it twice.
+      Object.defineProperty(checked, 'json', { value: () => Promise.resolve(message) });
+      return checked;
     }
 
     if (mediaType === 'text/event-stream') {
@@ -363,7 +428,12 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         operation.openStreams -= 1;
       };
       const check = (event: EventSourceMessage) => {
-        if (event.id) sawEventId = true;
+        if (event.id) {
+          sawEventId = true;
+          forget(operation);
+          operation.lastEventId = event.id;
+          resumable.set(event.id, operation);
+        }
         if (!event.data || (event.event !== undefined && event.event !== 'message')) return;
         let message: unknown;
         try {
@@ -446,5 +516,5 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         },
       });
     }
-  };
+  }
 }
