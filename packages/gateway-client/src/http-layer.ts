@@ -188,6 +188,20 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, limit: numbe
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** `body`, erroring with `onTooLarge()` once more than `limit` bytes came through. */
+function capped(body: ReadableStream<Uint8Array>, limit: number, onTooLarge: () => GatewayError): ReadableStream<Uint8Array> {
+  let total = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > limit) controller.error(onTooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 /**
  * The id of a JSON-RPC request as the SDK serializes it (`{...,"id":7}`,
  * id last) read from the end of the body without parsing it; `undefined`
@@ -307,7 +321,16 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
 
     const target = context?.target;
     if (!bound) {
-      if (response.ok) return response as unknown as Response;
+      if (response.ok) {
+        // Not an operation's request (a notification's 202, a DELETE, a stream
+        // no operation waits for): no checks, but the size cap still holds.
+        if (!response.body) return response as unknown as Response;
+        return new Response(capped(response.body as ReadableStream<Uint8Array>, maxResponseBytes, () => tooLarge(target)), {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers as unknown as Headers,
+        });
+      }
       const text = await readLimited(response.body as ReadableStream<Uint8Array> | null, maxResponseBytes, () => tooLarge(target)).catch(() => '');
       return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
     }
