@@ -61,14 +61,21 @@ describe.skipIf(!existsSync(CLI))('heretek-gateway CLI (built dist/cli.js)', { t
   });
 
   it('exits 2 on usage and configuration errors, naming the variable', async () => {
-    expect((await run([], env)).code).toBe(2);
-    expect((await run(['call', 'alpha', 'echo', '--args', '[1]'], env)).code).toBe(2);
-    const badTarget = await run(['tools', 'my_target'], env);
+    // independent processes: run them side by side
+    const [none, badArgs, badTarget, badEnv, help] = await Promise.all([
+      run([], env),
+      run(['call', 'alpha', 'echo', '--args', '[1]'], env),
+      run(['tools', 'my_target'], env),
+      run(['tools', 'alpha'], { ...env, HERETEK_GATEWAY_MODE: 'sideways' }),
+      run(['--help'], env),
+    ]);
+    expect(none.code).toBe(2);
+    expect(badArgs.code).toBe(2);
     expect(badTarget.code).toBe(2);
     expect(badTarget.stderr).toContain('INVALID_TARGET_NAME');
-    const badEnv = await run(['tools', 'alpha'], { ...env, HERETEK_GATEWAY_MODE: 'sideways' });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('HERETEK_GATEWAY_MODE');
-    expect((await run(['--help'], env)).stdout).toContain('heretek-gateway tools <target>');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('heretek-gateway tools <target>');
   });
 });
