@@ -90,6 +90,18 @@ describe('modern servers (2026-07-28)', () => {
   });
 });
 
+describe('modern servers (2026-07-28): failures', () => {
+  it('returns isError results and maps an unknown tool to JSON_RPC_ERROR, as on 2025 servers', async () => {
+    const server = track(await startModernServer());
+    const gateway = client(server);
+    expect((await gateway.callTool({ target: 'beta', tool: 'fail', arguments: {} })).isError).toBe(true);
+    const error = await gateway.callTool({ target: 'beta', tool: 'nope', arguments: {} }).catch((caught: unknown) => caught);
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.JsonRpcError);
+    expect((error as GatewayError).target).toBe('beta');
+    expect(gateway.endpointInfo({ target: 'beta' })?.era).toBe('modern');
+  });
+});
+
 describe('reply forms and protocol eras', () => {
   it('reads JSON replies (enableJsonResponse)', async () => {
     const server = track(await startSessionfulServer({ jsonResponse: true }));
