@@ -373,8 +373,11 @@ export class GatewayClient {
         state.context = context;
         if (state.reason) context.fail(state.reason);
         connection.inflight += 1;
+        let succeeded = false;
         try {
-          return await operation(connection, { signal: context.controller.signal, timeout: this.sdkTimeoutMs, headers: context.headers });
+          const result = await operation(connection, { signal: context.controller.signal, timeout: this.sdkTimeoutMs, headers: context.headers });
+          succeeded = true;
+          return result;
         } catch (error) {
           const typed = this.toGatewayError(error, context, target);
           if (context.sessionRejected && !this.closed) {
@@ -389,7 +392,7 @@ export class GatewayClient {
           throw typed;
         } finally {
           state.context = undefined;
-          this.finish(context);
+          this.finish(context, succeeded);
           connection.inflight -= 1;
           if (connection.retired && connection.inflight === 0) void this.closeConnection(connection, false);
         }
@@ -466,7 +469,7 @@ export class GatewayClient {
       });
     } catch (error) {
       binding.connecting = undefined;
-      this.finish(context);
+      this.finish(context, false);
       await client.close().catch(() => undefined);
       if (!context.fault && isProbeFailure(error)) throw error;
       throw this.toGatewayError(error, context, target);
@@ -474,7 +477,7 @@ export class GatewayClient {
       clearTimeout(timer);
     }
     binding.connecting = undefined;
-    this.finish(context);
+    this.finish(context, true);
     endpoint.initializations += 1;
     const discover = client.getDiscoverResult();
     endpoint.prior = client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
@@ -484,20 +487,24 @@ export class GatewayClient {
 
 
   /**
-   * The operation has its answer: stop attributing faults, and abort what is
-   * left of it. An SSE reply is normally read to its end a moment later
-   * (keeping the keep-alive connection reusable), so it gets a short grace
-   * period before being cut.
+   * The operation is over: stop attributing faults, and abort what is left
+   * of it. After a success with every reply read to its end nothing is left
+   * (aborting anyway costs a signal dispatch into undici per call). An SSE
+   * reply is normally read to its end a moment after the response was
+   * taken from it (keeping the keep-alive connection reusable), so an open
+   * one gets a short grace period before being cut.
    */
-  private finish(context: CallContext): void {
+  private finish(context: CallContext, succeeded: boolean): void {
     context.settled = true;
     this.operations.delete(context.id);
     this.fetch.forget(context);
     if (context.openStreams === 0) {
-      context.controller.abort(SETTLED);
+      if (!succeeded) context.controller.abort(SETTLED);
       return;
     }
-    setTimeout(() => context.controller.abort(SETTLED), STREAM_GRACE_MS).unref();
+    setTimeout(() => {
+      if (context.openStreams > 0) context.controller.abort(SETTLED);
+    }, STREAM_GRACE_MS).unref();
   }
 
   /** A new operation context, registered so the fetch layer can find it by id. */
