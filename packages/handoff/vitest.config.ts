@@ -10,5 +10,10 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
+    // Ceilings, not timings: CI runs this suite beside other packages on 2
+    // shared cores, where importing @a2a-js/sdk and the property runs can take
+    // several times longer than on an idle machine.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });

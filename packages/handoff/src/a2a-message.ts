@@ -32,8 +32,9 @@ export type A2AHandoffMessage = {
  *
  * @example
  * ```ts
+ * // with @a2a-js/sdk: import { SendMessageRequest } from '@a2a-js/sdk';
  * const message = handoffToA2AMessage({ envelope });
- * await client.sendMessage({ message: Message.fromJSON(message) }); // @a2a-js/sdk
+ * await client.sendMessage(SendMessageRequest.fromJSON({ message }));
  * ```
  */
 export function handoffToA2AMessage({

@@ -10,6 +10,7 @@ import {
   agentCardsForAllRoles,
   skillsForRole,
   type AgentCardOptions,
+  type AgentCardOptionsV1,
 } from './index.js';
 
 const baseUrl = 'https://agents.example.com/a2a';
@@ -177,10 +178,21 @@ describe('agentCardFor options', () => {
     [{ baseUrl, provider: { organization: 'x' } }, 'provider.url', /provider.url/],
     [{ baseUrl, protocolVersion: '0.3', tenant: 't' }, 'tenant', /only in v1.0 cards/],
     [{ baseUrl, capabilities: { streaming: 'yes' } }, 'capabilities.streaming', /boolean/],
+    [{ baseUrl, capabilities: null }, 'capabilities', /capabilities must be an object, not null/],
+    [{ baseUrl, provider: 'Example' }, 'provider', /provider must be an object, not a string/],
+    [{ baseUrl, bearerAuth: 'yes' }, 'bearerAuth', /bearerAuth must be true, false or \{ bearerFormat\?, description\? \}/],
+    [undefined, '(root)', /the agent card options object is required/],
   ])('refuses %j at %s', (options, path, message) => {
     const error = catchError(() => agentCardFor('director', options as AgentCardOptions));
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
     expect(error.issues.map((issue) => issue.path)).toContain(path);
     expect(error.message).toMatch(message);
+    expect(error.message).not.toContain('Invalid input');
+  });
+
+  it('refuses missing options for all roles with a typed error', () => {
+    const error = catchError(() => agentCardsForAllRoles(undefined as unknown as AgentCardOptionsV1));
+    expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
+    expect(error.message).toMatch(/the agent card options object is required/);
   });
 });

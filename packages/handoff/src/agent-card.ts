@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 import { HANDOFF_MEDIA_TYPE, canReceiveHandoff } from './envelope-schema.js';
 import { HandoffValidationError } from './errors.js';
-import { toHandoffIssues } from './issues.js';
+import { objectError, toHandoffIssues } from './issues.js';
 import { VERSION } from './version.js';
 
 /** The A2A protocol version of the current card shape (`supportedInterfaces`). */
@@ -181,31 +181,40 @@ function buildOptionsSchema() {
       name: line('name', 200).optional(),
       version: line('version', 100).default(VERSION),
       provider: z
-        .strictObject({
-          organization: line('provider.organization', 200),
-          url: httpUrl('provider.url'),
-        })
+        .strictObject(
+          {
+            organization: line('provider.organization', 200),
+            url: httpUrl('provider.url'),
+          },
+          { error: objectError('provider') },
+        )
         .optional(),
       documentationUrl: httpUrl('documentationUrl').optional(),
       iconUrl: httpUrl('iconUrl').optional(),
       capabilities: z
-        .strictObject({
-          streaming: z.boolean({ error: 'capabilities.streaming must be a boolean.' }).default(false),
-          pushNotifications: z
-            .boolean({ error: 'capabilities.pushNotifications must be a boolean.' })
-            .default(false),
-        })
+        .strictObject(
+          {
+            streaming: z.boolean({ error: 'capabilities.streaming must be a boolean.' }).default(false),
+            pushNotifications: z
+              .boolean({ error: 'capabilities.pushNotifications must be a boolean.' })
+              .default(false),
+          },
+          { error: objectError('capabilities') },
+        )
         .default({ streaming: false, pushNotifications: false }),
       bearerAuth: z
-        .union([
-          z.boolean(),
-          z.strictObject({
-            bearerFormat: line('bearerAuth.bearerFormat', 100).optional(),
-            description: line('bearerAuth.description', 1000).optional(),
-          }),
-        ])
+        .union(
+          [
+            z.boolean(),
+            z.strictObject({
+              bearerFormat: line('bearerAuth.bearerFormat', 100).optional(),
+              description: line('bearerAuth.description', 1000).optional(),
+            }),
+          ],
+          { error: 'bearerAuth must be true, false or { bearerFormat?, description? }.' },
+        )
         .default(false),
-    })
+    }, { error: objectError('the agent card options object') })
     .superRefine((options, context) => {
       if (options.baseUrl === undefined && options.url === undefined) {
         context.addIssue({
@@ -366,7 +375,9 @@ function validate(role: string, options: unknown) {
  * ```
  */
 export function agentCardFor(role: string, options: AgentCardOptionsV03): AgentCardV03;
+/** The v1.0 card of a role (the default shape); see the first overload. */
 export function agentCardFor(role: string, options: AgentCardOptionsV1): AgentCardV1;
+/** The v1.0 or v0.3 card of a role, as `options.protocolVersion` says; see the first overload. */
 export function agentCardFor(role: string, options: AgentCardOptions): AgentCardV1 | AgentCardV03;
 export function agentCardFor(role: string, options: AgentCardOptions): AgentCardV1 | AgentCardV03 {
   const { role: roleName, options: parsed } = validate(role, options);
@@ -454,11 +465,12 @@ export function agentCardFor(role: string, options: AgentCardOptions): AgentCard
  * @throws {@link HandoffValidationError} like {@link agentCardFor}.
  */
 export function agentCardsForAllRoles(options: AgentCardOptionsV03): Record<RoleName, AgentCardV03>;
+/** The v1.0 cards of all six roles (the default shape), keyed by role; see the first overload. */
 export function agentCardsForAllRoles(options: AgentCardOptionsV1): Record<RoleName, AgentCardV1>;
 export function agentCardsForAllRoles(
   options: AgentCardOptions,
 ): Record<RoleName, AgentCardV1> | Record<RoleName, AgentCardV03> {
-  if (options.url !== undefined) {
+  if (typeof options === 'object' && options !== null && options.url !== undefined) {
     throw new HandoffValidationError({
       code: 'INVALID_AGENT_CARD_OPTIONS',
       subject: 'agent card options',

@@ -1,5 +1,6 @@
 import { ROLE_NAMES, canCallMutating, getRole, isReadOnlyRole, type RoleName } from '@heretek/prefix';
 import { z } from 'zod';
+import { describeInput, objectError } from './issues.js';
 
 /** The envelope version this package writes and reads. */
 export const HANDOFF_ENVELOPE_VERSION = 1 as const;
@@ -72,10 +73,15 @@ function text({
   return schema;
 }
 
-const roleSchema = z.enum(ROLE_NAMES, {
-  error: (issue) =>
-    `Unknown role ${JSON.stringify(issue.input)}: expected one of ${ROLE_NAMES.join(', ')}.`,
-});
+/** `from` or `to`: one of the six role names; a missing role is named as missing. */
+function roleSchema(what: 'from' | 'to') {
+  return z.enum(ROLE_NAMES, {
+    error: (issue) =>
+      issue.input === undefined
+        ? `${what} is required: set it to one of ${ROLE_NAMES.join(', ')}.`
+        : `Unknown role ${JSON.stringify(issue.input)}: expected one of ${ROLE_NAMES.join(', ')}.`,
+  });
+}
 
 const DIGEST = /^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$/;
 
@@ -138,7 +144,7 @@ const artifactSchema = z.strictObject({
     .optional(),
   /** One line on why the recipient should look at it. */
   description: text({ min: 1, max: HANDOFF_LIMITS.itemLength, what: 'artifact description' }).optional(),
-});
+}, { error: objectError('artifact') });
 
 const constraintsSchema = z.strictObject({
   /** Free-form rules the recipient must follow, e.g. `do not touch the public API`. */
@@ -178,7 +184,7 @@ const constraintsSchema = z.strictObject({
   deadline: z.iso
     .datetime({ error: 'constraints.deadline must be an RFC 3339 UTC timestamp like 2026-01-31T12:00:00Z.' })
     .optional(),
-});
+}, { error: objectError('constraints') });
 
 const taskSchema = z.strictObject({
   /** One line saying what to do. */
@@ -194,13 +200,16 @@ const taskSchema = z.strictObject({
       error: `task.acceptanceCriteria has more than ${HANDOFF_LIMITS.listItems} items.`,
     })
     .default([]),
-});
+}, { error: objectError('task') });
 
 function buildEnvelopeSchema() {
   return z.strictObject({
     /** Envelope format version; always {@link HANDOFF_ENVELOPE_VERSION}. */
     version: z.literal(HANDOFF_ENVELOPE_VERSION, {
-      error: `version must be ${HANDOFF_ENVELOPE_VERSION}.`,
+      error: (issue) =>
+        issue.input === undefined
+          ? `version is required: set it to the number ${HANDOFF_ENVELOPE_VERSION}.`
+          : `version must be the number ${HANDOFF_ENVELOPE_VERSION}, not ${JSON.stringify(issue.input) ?? describeInput(issue.input)}.`,
     }),
     /** W3C trace-context trace id: 32 lowercase hex digits, not all zero. */
     traceId: z
@@ -213,9 +222,9 @@ function buildEnvelopeSchema() {
       error: 'createdAt must be an RFC 3339 UTC timestamp like 2026-01-31T12:00:00.000Z.',
     }),
     /** The role handing the work over. */
-    from: roleSchema,
+    from: roleSchema('from'),
     /** The role receiving the work. */
-    to: roleSchema,
+    to: roleSchema('to'),
     /**
      * Whether the recipient is asked to change anything. `mutating` may only
      * go to a role that can call mutating tools.
@@ -253,7 +262,7 @@ function buildEnvelopeSchema() {
     constraints: constraintsSchema.default({ rules: [] }),
     /** Digest of the envelope this one answers or continues, if any. */
     parentDigest: digestSchema.optional(),
-  });
+  }, { error: objectError('the handoff envelope') });
 }
 
 /**

@@ -156,6 +156,27 @@ describe('parseHandoff', () => {
       'traceId',
     ]);
     expect(error.message).toContain('contextSummary: contextSummary is required.');
+    expect(error.message).toContain('task: task is required.');
+    expect(error.message).toContain('from: from is required: set it to one of director');
+    expect(error.message).not.toContain('Unknown role undefined');
+  });
+
+  it('says which value is not an object, instead of a generic type error', () => {
+    const cases: [unknown, string, string][] = [
+      [[], '(root)', 'the handoff envelope must be an object, not an array.'],
+      [null, '(root)', 'the handoff envelope must be an object, not null.'],
+      ['"text"', '(root)', 'the handoff envelope must be an object, not a string.'],
+      [sample({ task: 'do it' }), 'task', 'task must be an object, not a string.'],
+      [sample({ constraints: null }), 'constraints', 'constraints must be an object, not null.'],
+      [sample({ artifacts: ['a.txt'] }), 'artifacts[0]', 'artifact must be an object, not a string.'],
+      [sample({ version: undefined }), 'version', 'version is required: set it to the number 1.'],
+    ];
+    for (const [input, path, message] of cases) {
+      const error = catchError(() => parseHandoff(input)) as HandoffValidationError;
+      expect(error.code).toBe('INVALID_ENVELOPE');
+      expect(error.issues).toEqual([expect.objectContaining({ path, message })]);
+      expect(error.message).not.toContain('Invalid input');
+    }
   });
 
   it('refuses a non-object, invalid JSON and other versions with their own codes', () => {
@@ -168,7 +189,7 @@ describe('parseHandoff', () => {
     expect(future.message).toMatch(/version 2 is not supported; this package reads version 1/);
     const wrongType = catchError(() => parseHandoff(sample({ version: '1' }))) as HandoffValidationError;
     expect(wrongType.code).toBe('INVALID_ENVELOPE');
-    expect(wrongType.issues).toEqual([expect.objectContaining({ path: 'version', message: 'version must be 1.' })]);
+    expect(wrongType.issues).toEqual([expect.objectContaining({ path: 'version', message: 'version must be the number 1, not "1".' })]);
   });
 
   it('refuses __proto__ and constructor keys from JSON text as unknown keys', () => {

@@ -1,6 +1,26 @@
 import type { z } from 'zod';
 import type { HandoffIssue } from './errors.js';
 
+/** How a value that is not a JSON object is called in messages. */
+export function describeInput(input: unknown): string {
+  if (input === null) return 'null';
+  if (Array.isArray(input)) return 'an array';
+  return `a ${typeof input}`;
+}
+
+/**
+ * Error for a field that must be an object: says whether it is missing or of
+ * the wrong type. Other issues (unknown keys) keep their own message.
+ */
+export function objectError(what: string) {
+  return (issue: { code?: string; input?: unknown }) => {
+    if (issue.code !== 'invalid_type') return undefined;
+    return issue.input === undefined
+      ? `${what} is required.`
+      : `${what} must be an object, not ${describeInput(issue.input)}.`;
+  };
+}
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**

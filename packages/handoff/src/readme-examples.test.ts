@@ -1,6 +1,8 @@
 // The README examples, type-checked and run, so the documentation cannot drift.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  HandoffError,
   AGENT_CARD_WELL_KNOWN_PATH,
   agentCardFor,
   agentCardsForAllRoles,
@@ -62,5 +64,44 @@ describe('README examples', () => {
     const all = agentCardsForAllRoles({ baseUrl: 'https://agents.example.com/a2a' });
     expect(all.director.skills[0]?.id).toBe('heretek.director.work');
     expect(AGENT_CARD_WELL_KNOWN_PATH).toBe('/.well-known/agent-card.json');
+  });
+
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const blocks = (language: string) =>
+    [...readme.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1] ?? '');
+
+  it('shows the v1.0 card exactly as agentCardFor builds it', () => {
+    const [json] = blocks('json');
+    expect(json, 'README has no json block').toBeDefined();
+    const card = agentCardFor('qa-adversary', {
+      baseUrl: 'https://agents.example.com/a2a',
+      provider: { organization: 'Example', url: 'https://example.com' },
+      version: '1.0.0',
+    });
+    expect(JSON.parse(json as string)).toEqual(card);
+  });
+
+  it('shows the error messages exactly as they are thrown', () => {
+    const messageOf = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (error) {
+        if (HandoffError.isInstance(error)) return error.message;
+        throw error;
+      }
+      throw new Error('expected a throw');
+    };
+    const valid = createHandoff({
+      from: 'staff-backend',
+      to: 'security-researcher',
+      intent: 'read-only',
+      task: { title: 'Review the login handler' },
+      contextSummary: '',
+    });
+    const invalid = messageOf(() =>
+      parseHandoff({ ...valid, to: 'admin', task: { ...valid.task, priority: 'high' } }),
+    );
+    const refused = messageOf(() => parseHandoff({ ...valid, to: 'qa-adversary', intent: 'mutating' }));
+    expect(blocks('text').map((block) => block.trimEnd())).toEqual([invalid, refused]);
   });
 });
