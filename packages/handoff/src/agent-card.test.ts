@@ -181,7 +181,7 @@ describe('agentCardFor options', () => {
     [{ baseUrl, capabilities: null }, 'capabilities', /capabilities must be an object, not null/],
     [{ baseUrl, provider: 'Example' }, 'provider', /provider must be an object, not a string/],
     [{ baseUrl, bearerAuth: 'yes' }, 'bearerAuth', /bearerAuth must be true, false or \{ bearerFormat\?, description\? \}/],
-    [undefined, '(root)', /the agent card options object is required/],
+    [undefined, '(root)', /the options argument is required/],
   ])('refuses %j at %s', (options, path, message) => {
     const error = catchError(() => agentCardFor('director', options as AgentCardOptions));
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
@@ -193,6 +193,6 @@ describe('agentCardFor options', () => {
   it('refuses missing options for all roles with a typed error', () => {
     const error = catchError(() => agentCardsForAllRoles(undefined as unknown as AgentCardOptionsV1));
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
-    expect(error.message).toMatch(/the agent card options object is required/);
+    expect(error.message).toMatch(/the options argument is required/);
   });
 });

@@ -214,7 +214,7 @@ function buildOptionsSchema() {
           { error: 'bearerAuth must be true, false or { bearerFormat?, description? }.' },
         )
         .default(false),
-    }, { error: objectError('the agent card options object') })
+    }, { error: objectError('the options argument') })
     .superRefine((options, context) => {
       if (options.baseUrl === undefined && options.url === undefined) {
         context.addIssue({

@@ -19,6 +19,7 @@ import {
   handoffEnvelopeSchema,
   type HandoffEnvelope,
   type HandoffEnvelopeInput,
+  type CreateHandoffOptions,
 } from './index.js';
 
 /** The functions are typed for envelopes; the tests feed them raw values on purpose. */
@@ -310,6 +311,26 @@ describe('createHandoff', () => {
     const fromText = createHandoff({ ...base, createdAt: '2026-01-31T12:00:00.000Z' });
     expect(fromDate).toEqual(fromText);
     expect(digestOf(fromDate)).toBe(digestOf(fromText));
+  });
+
+  it('refuses an invalid Date and a non-object with typed errors naming the path', () => {
+    const invalidDate = catchError(() =>
+      createHandoff({
+        from: 'director',
+        to: 'qa-adversary',
+        intent: 'read-only',
+        task: { title: 't' },
+        contextSummary: '',
+        createdAt: new Date('not a date'),
+      }),
+    ) as HandoffValidationError;
+    expect(invalidDate.code).toBe('INVALID_ENVELOPE');
+    expect(invalidDate.issues).toEqual([expect.objectContaining({ path: 'createdAt' })]);
+    const missing = catchError(() => createHandoff(null as unknown as CreateHandoffOptions)) as HandoffValidationError;
+    expect(missing.code).toBe('INVALID_ENVELOPE');
+    expect(missing.issues).toEqual([
+      expect.objectContaining({ path: '(root)', message: 'the handoff envelope must be an object, not null.' }),
+    ]);
   });
 
   it('gives distinct trace ids', () => {

@@ -155,16 +155,21 @@ export function newTraceId(): string {
  * ```
  */
 export function createHandoff(options: CreateHandoffOptions): HandoffEnvelope {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    return parseHandoff(options); // throws INVALID_ENVELOPE naming the root
+  }
   const { traceId, createdAt, ...rest } = options;
   return parseHandoff({
     ...rest,
     version: HANDOFF_ENVELOPE_VERSION,
     traceId: traceId ?? newTraceId(),
-    createdAt:
-      createdAt instanceof Date
-        ? createdAt.toISOString()
-        : (createdAt ?? new Date().toISOString()),
+    createdAt: createdAt instanceof Date ? dateToTimestamp(createdAt) : (createdAt ?? new Date().toISOString()),
   });
+}
+
+/** `Date#toISOString()`, or a value the schema refuses at `createdAt` for an invalid Date. */
+function dateToTimestamp(date: Date): string {
+  return Number.isNaN(date.getTime()) ? 'Invalid Date' : date.toISOString();
 }
 
 /**
