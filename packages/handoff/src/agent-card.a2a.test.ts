@@ -77,6 +77,10 @@ describe('v1.0 cards against a2a.proto', () => {
     AgentSkill: protoMessageFields(proto, 'AgentSkill'),
     AgentCapabilities: protoMessageFields(proto, 'AgentCapabilities'),
     AgentProvider: protoMessageFields(proto, 'AgentProvider'),
+    SecurityScheme: protoMessageFields(proto, 'SecurityScheme'),
+    HTTPAuthSecurityScheme: protoMessageFields(proto, 'HTTPAuthSecurityScheme'),
+    SecurityRequirement: protoMessageFields(proto, 'SecurityRequirement'),
+    StringList: protoMessageFields(proto, 'StringList'),
   };
   const required = (fields: ProtoField[]) => fields.filter((f) => f.required).map((f) => f.jsonName);
 
@@ -89,6 +93,10 @@ describe('v1.0 cards against a2a.proto', () => {
     expect(required(messages.AgentSkill).sort()).toEqual(['description', 'id', 'name', 'tags']);
     expect(required(messages.AgentCapabilities)).toEqual([]);
     expect(required(messages.AgentProvider).sort()).toEqual(['organization', 'url']);
+    expect(messages.SecurityScheme.map((f) => f.jsonName)).toContain('httpAuthSecurityScheme');
+    expect(required(messages.HTTPAuthSecurityScheme)).toEqual(['scheme']);
+    expect(messages.SecurityRequirement.map((f) => f.jsonName)).toEqual(['schemes']);
+    expect(messages.StringList.map((f) => f.jsonName)).toEqual(['list']);
   });
 
   /** Every REQUIRED field present and set (proto3: not the empty default); no field the proto lacks. */
@@ -111,6 +119,18 @@ describe('v1.0 cards against a2a.proto', () => {
     card.skills.forEach((skill, i) => checkMessage(skill, messages.AgentSkill, `skills[${i}]`));
     checkMessage(card.capabilities, messages.AgentCapabilities, 'capabilities');
     if (card.provider) checkMessage(card.provider, messages.AgentProvider, 'provider');
+    for (const [name, scheme] of Object.entries(card.securitySchemes ?? {})) {
+      checkMessage(scheme, messages.SecurityScheme, `securitySchemes.${name}`);
+      expect(Object.keys(scheme), `securitySchemes.${name} sets exactly one member of the oneof`).toHaveLength(1);
+      checkMessage(scheme.httpAuthSecurityScheme, messages.HTTPAuthSecurityScheme, `securitySchemes.${name}.httpAuthSecurityScheme`);
+    }
+    card.securityRequirements?.forEach((requirement, i) => {
+      checkMessage(requirement, messages.SecurityRequirement, `securityRequirements[${i}]`);
+      for (const [name, list] of Object.entries(requirement.schemes)) {
+        expect(card.securitySchemes?.[name], `securityRequirements[${i}] names the undeclared scheme ${name}`).toBeDefined();
+        checkMessage(list, messages.StringList, `securityRequirements[${i}].schemes.${name}`);
+      }
+    });
     expect(card.supportedInterfaces[0]?.protocolVersion).toBe('1.0');
   });
 });
