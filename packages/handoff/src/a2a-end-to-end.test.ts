@@ -110,6 +110,8 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
   });
 
   afterAll(async () => {
+    if (!server?.listening) return;
+    server.closeAllConnections(); // keep-alive sockets of the SDK client must not hold the close
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 

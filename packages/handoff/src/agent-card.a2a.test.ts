@@ -274,6 +274,8 @@ describe('cards served over HTTP to the SDK client', () => {
   });
 
   afterAll(async () => {
+    if (!server?.listening) return;
+    server.closeAllConnections(); // keep-alive sockets of the SDK client must not hold the close
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
