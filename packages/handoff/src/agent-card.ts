@@ -71,7 +71,14 @@ export type A2AAgentCapabilities = {
 /** v1.0 `SecurityScheme` (proto JSON form), as written by this package. */
 export type A2ASecuritySchemeV1 = {
   /** HTTP authentication, here always the `Bearer` scheme. */
-  httpAuthSecurityScheme: { scheme: string; bearerFormat?: string; description?: string };
+  httpAuthSecurityScheme: {
+    /** HTTP authentication scheme (RFC 7235), here `Bearer`. */
+    scheme: string;
+    /** Hint on the token format, e.g. `JWT`. */
+    bearerFormat?: string;
+    /** What the token is and where to get it. */
+    description?: string;
+  };
 };
 
 /** A2A v1.0 agent card in its JSON wire form (proto JSON of `lf.a2a.v1.AgentCard`). */
@@ -93,7 +100,16 @@ export type AgentCardV1 = {
   /** Security schemes by name. */
   securitySchemes?: Record<string, A2ASecuritySchemeV1>;
   /** Which schemes a caller must satisfy (OR of ANDs). */
-  securityRequirements?: { schemes: Record<string, { list?: string[] }> }[];
+  securityRequirements?: {
+    /** Scheme name to the scopes it needs (`{}` when it needs none). */
+    schemes: Record<
+      string,
+      {
+        /** Required scopes. */
+        list?: string[];
+      }
+    >;
+  }[];
   /** Input media types accepted by every skill unless it says otherwise. */
   defaultInputModes: string[];
   /** Output media types produced by every skill unless it says otherwise. */
@@ -117,7 +133,12 @@ export type AgentCardV03 = {
   /** Transport at `url`. */
   preferredTransport: string;
   /** Every endpoint, including the preferred one. */
-  additionalInterfaces: { url: string; transport: string }[];
+  additionalInterfaces: {
+    /** Absolute URL of the endpoint. */
+    url: string;
+    /** `JSONRPC` or `HTTP+JSON`. */
+    transport: string;
+  }[];
   /** Who runs the agent. */
   provider?: A2AAgentProvider;
   /** The agent's version. */
@@ -129,7 +150,19 @@ export type AgentCardV03 = {
   /** Optional protocol features. */
   capabilities: A2AAgentCapabilities;
   /** Security schemes by name (OpenAPI 3.0 style). */
-  securitySchemes?: Record<string, { type: 'http'; scheme: string; bearerFormat?: string; description?: string }>;
+  securitySchemes?: Record<
+    string,
+    {
+      /** OpenAPI security scheme type: always `http` here. */
+      type: 'http';
+      /** HTTP authentication scheme, here `bearer`. */
+      scheme: string;
+      /** Hint on the token format, e.g. `JWT`. */
+      bearerFormat?: string;
+      /** What the token is and where to get it. */
+      description?: string;
+    }
+  >;
   /** Which schemes a caller must satisfy. */
   security?: Record<string, string[]>[];
   /** Input media types. */
@@ -267,12 +300,24 @@ export type AgentCardOptions = {
   /** Icon URL. */
   iconUrl?: string;
   /** Protocol features; both default to false. */
-  capabilities?: { streaming?: boolean; pushNotifications?: boolean };
+  capabilities?: {
+    /** The endpoint streams responses (SSE). Default false. */
+    streaming?: boolean;
+    /** The endpoint sends push notifications for task updates. Default false. */
+    pushNotifications?: boolean;
+  };
   /**
    * Declare HTTP bearer authentication (as agentgateway expects). `true` or
    * details. Default false: no security section.
    */
-  bearerAuth?: boolean | { bearerFormat?: string; description?: string };
+  bearerAuth?:
+    | boolean
+    | {
+        /** Hint on the token format, e.g. `JWT`. */
+        bearerFormat?: string;
+        /** What the token is and where to get it. */
+        description?: string;
+      };
 };
 
 /** Options that select the v0.3 card shape. */
