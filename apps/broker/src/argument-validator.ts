@@ -1,9 +1,10 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS; under ESM its default export is the plugin function.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
 
 /** Result of checking arguments against a tool's input schema. */
 export type ArgumentCheck =
@@ -11,38 +12,58 @@ export type ArgumentCheck =
   | { ok: false; problems: string[] }
   | { ok: 'unchecked'; reason: string };
 
-const DRAFT_07 = /json-schema\.org\/draft-0[4-7]\/schema/;
+// Schemas come from untrusted servers: never register them by `$id` (a second
+// schema, or the same tool after re-discovery, would clash), never fail on
+// unknown keywords.
+const OPTIONS: Options = { strict: false, allErrors: true, validateFormats: true, addUsedSchema: false };
+
+const DRAFT_04_TO_07 = /json-schema\.org\/draft-0[4-7]\/schema/;
+const DRAFT_2019_09 = /json-schema\.org\/draft\/2019-09\/schema/;
 
 /**
  * Validates tool arguments against the tool's JSON Schema with Ajv. MCP says a
  * schema without `$schema` is JSON Schema 2020-12; servers built on SDK v1 emit
- * draft-07, so both dialects are accepted. Compiled validators are cached per
- * schema object (catalog entries are immutable and replaced whole on discovery).
+ * draft-07, and older generators draft-04/06 or 2019-09, so each dialect goes
+ * to the Ajv class that speaks it (draft-04/06 are checked as draft-07, whose
+ * keywords they share for tool arguments). Compiled validators are cached per
+ * schema object; catalog entries are immutable and replaced whole on discovery,
+ * so a replaced schema's validator is collected with it.
  */
 export class ArgumentValidator {
-  readonly #ajv2020 = withFormats(new Ajv2020({ strict: false, allErrors: true, validateFormats: true }));
-  readonly #ajv07 = withFormats(new Ajv({ strict: false, allErrors: true, validateFormats: true }));
+  readonly #ajv2020 = withFormats(new Ajv2020(OPTIONS));
+  readonly #ajv2019 = withFormats(new Ajv2019(OPTIONS));
+  readonly #ajv07 = withFormats(new Ajv(OPTIONS));
   readonly #cache = new WeakMap<object, ValidateFunction | Error>();
 
   /** Checks `args` against `schema`; a schema Ajv cannot compile gives `unchecked` with the reason. */
   check(schema: Record<string, unknown>, args: Record<string, unknown>): ArgumentCheck {
     let validate = this.#cache.get(schema);
     if (validate === undefined) {
-      try {
-        const ajv = typeof schema.$schema === 'string' && DRAFT_07.test(schema.$schema) ? this.#ajv07 : this.#ajv2020;
-        validate = ajv.compile(schema);
-      } catch (error) {
-        validate = error instanceof Error ? error : new Error(String(error));
-      }
+      validate = this.#compile(schema);
       this.#cache.set(schema, validate);
     }
     if (validate instanceof Error) return { ok: 'unchecked', reason: validate.message };
     if (validate(args)) return { ok: true };
     return { ok: false, problems: (validate.errors ?? []).map(describeError) };
   }
+
+  #compile(schema: Record<string, unknown>): ValidateFunction | Error {
+    try {
+      const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+      if (DRAFT_04_TO_07.test(dialect)) {
+        // Ajv's draft-07 class has no draft-04/06 meta-schema; drop the marker, keep the keywords.
+        const { $schema: _dialect, ...rest } = schema;
+        return this.#ajv07.compile(/draft-07/.test(dialect) ? schema : rest);
+      }
+      if (DRAFT_2019_09.test(dialect)) return this.#ajv2019.compile(schema);
+      return this.#ajv2020.compile(schema);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
 }
 
-function withFormats<T extends Ajv | Ajv2020>(ajv: T): T {
+function withFormats<T extends Ajv>(ajv: T): T {
   addFormats(ajv);
   return ajv;
 }

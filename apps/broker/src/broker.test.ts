@@ -163,6 +163,40 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(JSON.stringify(next.content)).toContain('list_packages ok');
   });
 
+  it('closes the circuit for good after a trial that ends without a counted fault', async () => {
+    const broker = brokerFor('staff-mobile', { circuitBreaker: { failureThreshold: 3, cooldownMs: 300 } });
+    await broker.discover();
+    backends.failing.add('adb');
+    for (let i = 0; i < 3; i++) await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }));
+    expect((await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }))).code).toBe('CIRCUIT_OPEN');
+    backends.failing.delete('adb');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The trial reaches the backend, which answers with a protocol error (unknown tool): not a backend fault.
+    const trial = await refusal(broker.callTool({ name: 'adb_not_a_tool', arguments: {} }));
+    expect(trial.code).toBe('BACKEND_FAILED');
+    backends.failing.add('adb');
+    // One new fault must not reopen the circuit: the count starts again.
+    expect((await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }))).code).toBe('BACKEND_FAILED');
+    expect((await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }))).code).toBe('BACKEND_FAILED');
+  });
+
+  it('waits for start-up discovery once at most, and never for a tool it already knows', async () => {
+    backends.hanging.add('core');
+    const broker = brokerFor('staff-mobile', { initialDiscoveryWaitMs: 4_000 });
+    broker.start();
+    const elapsed = async (work: () => Promise<unknown>) => {
+      const started = Date.now();
+      await work();
+      return Date.now() - started;
+    };
+    // A catalogued name answers at once although discovery of "core" hangs.
+    expect(await elapsed(() => broker.inspectToolSchema('core_read_file'))).toBeLessThan(3_500);
+    // The first search waits (bounded), the next ones do not.
+    expect(await elapsed(() => broker.searchTools({ query: 'install apk' }))).toBeGreaterThanOrEqual(3_500);
+    expect(await elapsed(() => broker.searchTools({ query: 'install apk' }))).toBeLessThan(3_500);
+    expect((await broker.searchTools({ query: 'install apk' })).hits[0]?.name).toBe('adb_install_apk');
+  });
+
   it('re-runs discovery in the background once the catalog is older than the TTL', async () => {
     const broker = brokerFor('director', { discoveryTtlMs: 1 });
     await broker.discover();
@@ -175,6 +209,15 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     }
     expect(backends.listings.length).toBeGreaterThan(listed);
     expect(broker.catalog.get('adb_logcat_dump')).toBeDefined();
+  });
+});
+
+describe('Broker without a gateway', () => {
+  it('answers a mistyped name with UNKNOWN_TOOL and the closest names, for writer roles too', async () => {
+    const broker = new Broker({ role: 'staff-backend' });
+    const error = await refusal(broker.callTool({ name: 'core_readfile', arguments: { path: 'x' } }));
+    expect(error.code).toBe('UNKNOWN_TOOL');
+    expect(error.message).toMatch(/Closest: .*core_read_file/);
   });
 });
 

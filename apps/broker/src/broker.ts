@@ -118,6 +118,7 @@ export class Broker {
   #discoveredAt: number | undefined;
   #discovery: Promise<DiscoveryOutcome[]> | undefined;
   #initialDiscovery: Promise<unknown> | undefined;
+  #initialWaitDone = false;
 
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
@@ -157,11 +158,19 @@ export class Broker {
     if (this.#discovery !== undefined) return this.#discovery;
     const gateway = this.#gateway;
     const run = (async () => {
-      const outcomes =
-        this.#gatewayMode === 'multiplexed' && gateway.listAllTools !== undefined
-          ? await this.#discoverMultiplexed(gateway)
-          : await Promise.all([...this.#backends.values()].map((b) => this.#discoverBackend(gateway, b)));
-      this.#discoveredAt = Date.now();
+      let outcomes: DiscoveryOutcome[];
+      try {
+        outcomes =
+          this.#gatewayMode === 'multiplexed' && gateway.listAllTools !== undefined
+            ? await this.#discoverMultiplexed(gateway)
+            : await Promise.all([...this.#backends.values()].map((b) => this.#discoverBackend(gateway, b)));
+      } catch (error) {
+        const message = errorMessage(error);
+        this.#log(`discovery: failed, keeping previous entries: ${message}`);
+        outcomes = [...this.#backends.keys()].map((target) => ({ target, ok: false as const, error: message }));
+      } finally {
+        this.#discoveredAt = Date.now();
+      }
       const failed = outcomes.filter((o) => !o.ok);
       this.#log(
         `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.catalog.size} tools`,
@@ -241,7 +250,7 @@ export class Broker {
 
   /** The full schema of a tool, by exact qualified name. Throws `UNKNOWN_TOOL` with suggestions. */
   async inspectToolSchema(name: string): Promise<ToolSchemaView> {
-    await this.#awaitInitialDiscovery();
+    if (this.catalog.get(name) === undefined) await this.#awaitInitialDiscovery();
     const entry = this.catalog.get(name) ?? this.#unknownTool(name);
     return {
       name: entry.name,
@@ -263,11 +272,17 @@ export class Broker {
     arguments?: Record<string, unknown>;
     signal?: AbortSignal;
   }): Promise<ToolCallResult> {
-    await this.#awaitInitialDiscovery();
+    if (this.catalog.get(options.name) === undefined) await this.#awaitInitialDiscovery();
     const name = options.name;
     const args = options.arguments ?? {};
     const entry = this.catalog.get(name);
-    const route = entry === undefined ? this.#routeUnknown(name) : { target: entry.target, tool: entry.tool };
+    // Offline, a name outside the catalog can only be a typo: nothing could serve it.
+    const route =
+      entry !== undefined
+        ? { target: entry.target, tool: entry.tool }
+        : this.#gateway === undefined
+          ? undefined
+          : this.#routeUnknown(name);
     if (route === undefined) this.#unknownTool(name);
 
     const breaker = this.#breakerFor(route.target);
@@ -369,9 +384,10 @@ export class Broker {
     if (breaker === undefined) {
       // Only faults of the backend count (timeouts, connection, 5xx); refusals and
       // non-retryable protocol answers do not open the circuit.
+      const counter = new ConsecutiveBreaker(this.#breakerOptions.failureThreshold);
       const policy = circuitBreaker(handleWhen(isRetryableError), {
         halfOpenAfter: this.#breakerOptions.cooldownMs,
-        breaker: new ConsecutiveBreaker(this.#breakerOptions.failureThreshold),
+        breaker: counter,
       });
       const entry: { policy: CircuitBreakerPolicy; openedAt: number | undefined } = { policy, openedAt: undefined };
       policy.onBreak(() => {
@@ -379,6 +395,8 @@ export class Broker {
         this.#log(`circuit: backend "${target}" opened after repeated failures`);
       });
       policy.onReset(() => {
+        // A trial that ended without a counted fault closes the circuit; start counting afresh.
+        counter.success();
         entry.openedAt = undefined;
         this.#log(`circuit: backend "${target}" closed again`);
       });
@@ -409,9 +427,15 @@ export class Broker {
     });
   }
 
+  /**
+   * The first operation after start-up waits (bounded) for the initial
+   * discovery, so a fresh broker does not answer from the seed alone; no later
+   * operation waits, whatever discovery is doing.
+   */
   async #awaitInitialDiscovery(): Promise<void> {
     const initial = this.#initialDiscovery;
-    if (initial === undefined || this.#discoveredAt !== undefined) return;
+    if (initial === undefined || this.#discoveredAt !== undefined || this.#initialWaitDone) return;
+    this.#initialWaitDone = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       initial.catch(() => {}),

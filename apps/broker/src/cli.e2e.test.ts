@@ -131,6 +131,33 @@ describe('heretek-lazy-broker command line', () => {
   });
 });
 
+describe('heretek-lazy-broker when its client goes away', () => {
+  it('exits once its stdout and stderr pipes are closed, without spinning', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BROKER_CLI } = await import('./__fixtures__/spawn-broker.js');
+    const child = spawn(process.execPath, [BROKER_CLI], {
+      env: { PATH: process.env.PATH ?? '', HERETEK_BROKER_OFFLINE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      let seen = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('waiting for an MCP client')) resolve();
+      });
+    });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    // stdin stays open: only the failed writes can tell the broker its client is gone.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })}\n`);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await exited;
+    clearTimeout(killer);
+    expect(code).toBe(0);
+  });
+});
+
 describe('heretek-lazy-broker serving skills (HERETEK_SKILLS_ROOT)', () => {
   it('serves the repository’s lock-verified skills and still lists only three tools', async () => {
     const { fileURLToPath } = await import('node:url');

@@ -41,6 +41,14 @@ const environmentSchema = z.object({
   HERETEK_GATEWAY_URL: z
     .url({ protocol: /^https?$/, error: 'HERETEK_GATEWAY_URL must be an http:// or https:// URL, e.g. http://127.0.0.1:3000' })
     .default('http://127.0.0.1:3000')
+    .refine((url) => {
+      const parsed = new URL(url);
+      return parsed.username === '' && parsed.password === '';
+    }, 'HERETEK_GATEWAY_URL must not carry credentials (user:password@); put a token in HERETEK_GATEWAY_TOKEN')
+    .refine(
+      (url) => !/\/mcp\/?$/.test(new URL(url).pathname),
+      'HERETEK_GATEWAY_URL is the gateway base URL without /mcp (the broker adds /mcp or /mcp/<target>)',
+    )
     .transform((url) => url.replace(/\/+$/, '')),
   HERETEK_GATEWAY_MODE: z
     .enum(['per-target', 'multiplexed'], {

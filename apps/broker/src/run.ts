@@ -10,6 +10,9 @@ import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
 import { VERSION } from './version.js';
 
+/** How long shutdown waits for sessions to end before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 /** Exit codes of the CLI. */
 export const EXIT_CODES = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -58,9 +61,17 @@ export async function runServer(options: {
     return EXIT_CODES.usage;
   }
 
-  // Faults in a backend must never take the broker down or touch stdout.
+  // Faults in a backend must never take the broker down or touch stdout. A
+  // broken pipe means the client is gone: that is a shutdown, not a fault.
+  let shutdown: (reason: string) => void = () => {};
+  const isBrokenPipe = (error: unknown) =>
+    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EPIPE';
+  process.stdout.on('error', (error) => shutdown(`stdout closed (${describe(error)})`));
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${describe(reason)}`));
-  process.on('uncaughtException', (error) => log(`uncaught exception: ${describe(error)}`));
+  process.on('uncaughtException', (error) => {
+    if (isBrokenPipe(error)) shutdown('client pipe closed');
+    else log(`uncaught exception: ${describe(error)}`);
+  });
 
   const gateway: ToolGateway | undefined = config.offline ? undefined : createGateway(config);
   const broker = new Broker({
@@ -94,15 +105,18 @@ export async function runServer(options: {
 
   await new Promise<void>((resolve) => {
     let closing = false;
-    const shutdown = () => {
+    shutdown = (reason) => {
       if (closing) return;
       closing = true;
+      log(`shutting down: ${reason}`);
+      // Sessions are ended politely, but a hung gateway never keeps the process alive.
+      setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
       void Promise.allSettled([handle.close(), broker.close()]).then(() => resolve());
     };
-    process.stdin.once('end', shutdown);
-    process.stdin.once('close', shutdown);
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    process.stdin.once('end', () => shutdown('stdin closed'));
+    process.stdin.once('close', () => shutdown('stdin closed'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
   return undefined;
 }

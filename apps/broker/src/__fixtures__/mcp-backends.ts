@@ -26,6 +26,8 @@ export type McpBackends = {
   /** Every HTTP request's path, in order (including refused ones). */
   requests: string[];
   failing: Set<string>;
+  /** Targets whose requests are never answered (until close). */
+  hanging: Set<string>;
   tools: Map<string, FixtureTool[]>;
   close: () => Promise<void>;
 };
@@ -96,6 +98,7 @@ export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Pr
     listings: [],
     requests: [],
     failing: new Set(),
+    hanging: new Set(),
     tools: new Map(Object.entries(tools)),
     close: async () => {},
   };
@@ -119,6 +122,10 @@ export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Pr
       state.requests.push(path);
       if (path !== '/mcp' && (target === undefined || !state.tools.has(target))) {
         res.writeHead(404).end();
+        return;
+      }
+      if (target !== undefined && state.hanging.has(target)) {
+        req.resume();
         return;
       }
       if (target !== undefined && state.failing.has(target)) {
