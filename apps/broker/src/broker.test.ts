@@ -197,6 +197,20 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect((await broker.searchTools({ query: 'install apk' })).hits[0]?.name).toBe('adb_install_apk');
   });
 
+  it('retries a failed backend sooner than the TTL, on the next operation', async () => {
+    backends.failing.add('adb');
+    const broker = brokerFor('staff-mobile', { discoveryTtlMs: 3_600_000, failedDiscoveryRetryMs: 1 });
+    await broker.discover();
+    expect(broker.catalog.get('adb_install_apk')).toBeUndefined();
+    backends.failing.delete('adb');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await broker.searchTools({ query: 'install apk' });
+    for (let i = 0; i < 100 && broker.catalog.get('adb_install_apk') === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(broker.catalog.get('adb_install_apk')).toBeDefined();
+  });
+
   it('re-runs discovery in the background once the catalog is older than the TTL', async () => {
     const broker = brokerFor('director', { discoveryTtlMs: 1 });
     await broker.discover();

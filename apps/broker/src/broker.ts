@@ -66,6 +66,8 @@ export type BrokerOptions = {
   gatewayMode?: 'per-target' | 'multiplexed';
   /** Discovery runs again on the next search once the catalog is older than this. Default 300000. */
   discoveryTtlMs?: number;
+  /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). Default 30000. */
+  failedDiscoveryRetryMs?: number;
   /** How long the first search waits for start-up discovery before answering from the seed. Default 3000. */
   initialDiscoveryWaitMs?: number;
   /** Profile applied to searches that name none. */
@@ -113,12 +115,14 @@ export class Broker {
   readonly #breakerOptions: { failureThreshold: number; cooldownMs: number };
   readonly #discoveryTtlMs: number;
   readonly #initialDiscoveryWaitMs: number;
+  readonly #failedDiscoveryRetryMs: number;
   readonly #defaultProfile: string | undefined;
   readonly #log: (line: string) => void;
   #discoveredAt: number | undefined;
   #discovery: Promise<DiscoveryOutcome[]> | undefined;
   #initialDiscovery: Promise<unknown> | undefined;
   #initialWaitDone = false;
+  #lastDiscoveryFailed = false;
 
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
@@ -128,6 +132,7 @@ export class Broker {
     this.#gatewayMode = options.gatewayMode ?? 'per-target';
     this.#discoveryTtlMs = options.discoveryTtlMs ?? 300_000;
     this.#initialDiscoveryWaitMs = options.initialDiscoveryWaitMs ?? 3_000;
+    this.#failedDiscoveryRetryMs = options.failedDiscoveryRetryMs ?? 30_000;
     this.#defaultProfile = options.defaultProfile;
     this.#breakerOptions = {
       failureThreshold: options.circuitBreaker?.failureThreshold ?? 3,
@@ -172,6 +177,7 @@ export class Broker {
         this.#discoveredAt = Date.now();
       }
       const failed = outcomes.filter((o) => !o.ok);
+      this.#lastDiscoveryFailed = failed.length > 0;
       this.#log(
         `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.catalog.size} tools`,
       );
@@ -205,6 +211,12 @@ export class Broker {
       return [...this.#backends.keys()].map((target) => ({ target, ok: false as const, error: message }));
     }
     const outcomes: DiscoveryOutcome[] = [];
+    for (const target of this.#backends.keys()) {
+      if (!listing.has(target)) {
+        // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
+        outcomes.push({ target, ok: false, error: 'absent from the multiplexed listing' });
+      }
+    }
     for (const [target, tools] of listing) {
       let backend = this.#backends.get(target);
       if (backend === undefined) {
@@ -224,8 +236,23 @@ export class Broker {
     return outcomes;
   }
 
+  /** Replaces a backend's entries; a malformed or duplicate tool is skipped and named, never the whole backend. */
   #replace(backend: Backend, tools: readonly GatewayTool[]): void {
-    const entries = tools.map((tool) => toolEntryFromMcpTool({ backend, tool, source: 'discovered' }));
+    const entries: ToolEntry[] = [];
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      try {
+        const entry = toolEntryFromMcpTool({ backend, tool, source: 'discovered' });
+        if (seen.has(entry.name)) {
+          this.#log(`discovery: ${backend.target} lists "${tool.name}" twice; keeping the first`);
+          continue;
+        }
+        seen.add(entry.name);
+        entries.push(entry);
+      } catch (error) {
+        this.#log(`discovery: ${backend.target} tool ${JSON.stringify(tool?.name)} skipped: ${errorMessage(error)}`);
+      }
+    }
     this.catalog.replaceBackend(backend.target, entries);
   }
 
@@ -250,7 +277,10 @@ export class Broker {
 
   /** The full schema of a tool, by exact qualified name. Throws `UNKNOWN_TOOL` with suggestions. */
   async inspectToolSchema(name: string): Promise<ToolSchemaView> {
-    if (this.catalog.get(name) === undefined) await this.#awaitInitialDiscovery();
+    if (this.catalog.get(name) === undefined) {
+      await this.#awaitInitialDiscovery();
+      this.#refreshIfStale();
+    }
     const entry = this.catalog.get(name) ?? this.#unknownTool(name);
     return {
       name: entry.name,
@@ -272,7 +302,10 @@ export class Broker {
     arguments?: Record<string, unknown>;
     signal?: AbortSignal;
   }): Promise<ToolCallResult> {
-    if (this.catalog.get(options.name) === undefined) await this.#awaitInitialDiscovery();
+    if (this.catalog.get(options.name) === undefined) {
+      await this.#awaitInitialDiscovery();
+      this.#refreshIfStale();
+    }
     const name = options.name;
     const args = options.arguments ?? {};
     const entry = this.catalog.get(name);
@@ -368,7 +401,13 @@ export class Broker {
         code: 'BACKEND_FAILED',
         toolName: name,
         isRetryable: isRetryableError(error),
-        message: `Calling "${name}" through the gateway failed: ${errorMessage(error)}`,
+        message: `Calling "${name}" through the gateway failed: ${errorMessage(error)}. ${
+          !isRetryableError(error)
+            ? 'Retrying unchanged will fail the same way.'
+            : mutating
+              ? 'The tool may have run before the failure: check its effect before retrying.'
+              : 'It may succeed if retried later.'
+        }`,
         cause: error,
       });
     }
@@ -447,9 +486,18 @@ export class Broker {
     clearTimeout(timer);
   }
 
+  /**
+   * Starts a background re-discovery once the catalog is older than the TTL,
+   * or older than `failedDiscoveryRetryMs` when a backend failed last
+   * time (a broker started before its gateway should not serve the seed for a
+   * whole TTL). Never waits.
+   */
   #refreshIfStale(): void {
     if (this.#gateway === undefined || this.#discoveredAt === undefined || this.#discovery !== undefined) return;
-    if (Date.now() - this.#discoveredAt < this.#discoveryTtlMs) return;
+    const maxAge = this.#lastDiscoveryFailed
+      ? Math.min(this.#discoveryTtlMs, this.#failedDiscoveryRetryMs)
+      : this.#discoveryTtlMs;
+    if (Date.now() - this.#discoveredAt < maxAge) return;
     this.#log('discovery: catalog older than HERETEK_DISCOVERY_TTL_MS, refreshing in the background');
     this.discover().catch((error: unknown) => this.#log(`discovery: refresh failed: ${errorMessage(error)}`));
   }

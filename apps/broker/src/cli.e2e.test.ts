@@ -39,6 +39,12 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
     expect(text(result)).toMatch(/Matched nothing: .*zzyzxq/);
   });
 
+  it('names the known targets when a search asks for an unknown one', async () => {
+    const result = await broker.client.callTool({ name: 'mcp_search_tools', arguments: { query: 'read file', target: 'nosuch' } });
+    expect((result as TextResult).isError).toBe(true);
+    expect(text(result)).toMatch(/No backend "nosuch"\. Known targets: core, ghidra, /);
+  });
+
   it('inspects a tool schema by exact name', async () => {
     const result = await broker.client.callTool({
       name: 'mcp_inspect_schema',

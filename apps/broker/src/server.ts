@@ -58,7 +58,16 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
       inputSchema: fromJsonSchema<SearchArguments>(searchSchema),
       annotations: { readOnlyHint: true },
     },
-    async (args) => respond(async () => formatSearch(await broker.searchTools(args))),
+    async (args) =>
+      respond(async () => {
+        if (args.target !== undefined && !broker.backends.has(args.target)) {
+          throw new BrokerError({
+            code: 'UNKNOWN_TOOL',
+            message: `No backend "${args.target}". Known targets: ${[...broker.backends.keys()].join(', ')}.`,
+          });
+        }
+        return formatSearch(await broker.searchTools(args));
+      }),
   );
 
   server.registerTool(
