@@ -7,6 +7,7 @@ import {
   type ToolAnnotations,
   type ToolEntry,
 } from '@heretek/catalog';
+import { splitMultiplexedName } from '@heretek/gateway-client';
 import { canCallMutating, parseRoleName, type RoleName } from '@heretek/prefix';
 import {
   BrokenCircuitError,
@@ -447,10 +448,8 @@ export class Broker {
 
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
-    const at = name.indexOf('_');
-    if (at <= 0 || at === name.length - 1) return undefined;
-    const target = name.slice(0, at);
-    return this.#backends.has(target) ? { target, tool: name.slice(at + 1) } : undefined;
+    const route = splitMultiplexedName(name);
+    return route !== undefined && this.#backends.has(route.target) ? route : undefined;
   }
 
   #unknownTool(name: string): never {
