@@ -122,15 +122,18 @@ function topPositions(candidates: PositionList, scores: Float64Array, size: numb
   return heap.sort((left, right) => (better(left, right) ? -1 : 1));
 }
 
-/** Runs one search against a snapshot (see `ToolCatalog.search`). */
-export function runSearch(options: {
+/** What one search against a snapshot needs. */
+type SearchRun = {
   snapshot: Snapshot;
   query: string;
   profile: string | undefined;
   target: string | undefined;
   limit: number;
   tuning: SearchTuning;
-}): SearchResult {
+};
+
+/** Runs one search against a snapshot (see `ToolCatalog.search`). */
+export function runSearch(options: SearchRun): SearchResult {
   const { snapshot } = options;
   snapshot.touched.length = 0;
   try {
@@ -147,14 +150,7 @@ export function runSearch(options: {
   }
 }
 
-function scoreAndRank(options: {
-  snapshot: Snapshot;
-  query: string;
-  profile: string | undefined;
-  target: string | undefined;
-  limit: number;
-  tuning: SearchTuning;
-}): SearchResult {
+function scoreAndRank(options: SearchRun): SearchResult {
   const { snapshot, profile, target, limit, tuning } = options;
   const { index, tools, scores } = snapshot;
   const query = options.query.trim();
