@@ -10,7 +10,11 @@ const role = process.env.HERETEK_BROKER_ROLE ?? 'director';
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: [cli],
-  env: { ...process.env, HERETEK_BROKER_OFFLINE: '1', HERETEK_BROKER_ROLE: role },
+  env: {
+    ...process.env,
+    HERETEK_BROKER_OFFLINE: '1',
+    HERETEK_BROKER_ROLE: role,
+  },
   stderr: 'inherit',
 });
 const client = new Client({ name: 'heretek-demo', version: '1.0.0' });
@@ -24,10 +28,40 @@ const call = (name, args) => client.callTool({ name, arguments: args });
 
 const { tools } = await client.listTools();
 console.log(`tools/list: ${tools.map((t) => t.name).join(', ')}`);
-show('mcp_search_tools "android adb install apk"', await call('mcp_search_tools', { query: 'android adb install apk' }));
-show('mcp_search_tools "decompile function at address"', await call('mcp_search_tools', { query: 'decompile function at address', limit: 3 }));
-show('mcp_inspect_schema adb_tap', await call('mcp_inspect_schema', { name: 'adb_tap' }));
-show(`mcp_call_tool adb_tap as ${role}`, await call('mcp_call_tool', { name: 'adb_tap', arguments: { x: 120, y: 640 } }));
-show('mcp_call_tool core_read_file with a bad argument', await call('mcp_call_tool', { name: 'core_read_file', arguments: { path: 7 } }));
-show('mcp_call_tool core_read_file', await call('mcp_call_tool', { name: 'core_read_file', arguments: { path: 'README.md' } }));
+show(
+  'mcp_search_tools "android adb install apk"',
+  await call('mcp_search_tools', { query: 'android adb install apk' }),
+);
+show(
+  'mcp_search_tools "decompile function at address"',
+  await call('mcp_search_tools', {
+    query: 'decompile function at address',
+    limit: 3,
+  }),
+);
+show(
+  'mcp_inspect_schema adb_tap',
+  await call('mcp_inspect_schema', { name: 'adb_tap' }),
+);
+show(
+  `mcp_call_tool adb_tap as ${role}`,
+  await call('mcp_call_tool', {
+    name: 'adb_tap',
+    arguments: { x: 120, y: 640 },
+  }),
+);
+show(
+  'mcp_call_tool core_read_file with a bad argument',
+  await call('mcp_call_tool', {
+    name: 'core_read_file',
+    arguments: { path: 7 },
+  }),
+);
+show(
+  'mcp_call_tool core_read_file',
+  await call('mcp_call_tool', {
+    name: 'core_read_file',
+    arguments: { path: 'README.md' },
+  }),
+);
 await client.close();

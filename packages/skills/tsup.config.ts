@@ -1,15 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { libraryConfig } from '@heretek/config/tsup';
 
-const { version } = JSON.parse(readFileSync('./package.json', 'utf8')) as { version: string };
-
-export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  platform: 'node',
-  target: 'node20',
-  define: { __PACKAGE_VERSION__: JSON.stringify(version) },
-});
+export default libraryConfig({ entry: ['src/index.ts', 'src/cli.ts'] });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ArgumentValidator } from './argument-validator.js';
 
-const schemaFor = (dialect: string | undefined, id?: string): Record<string, unknown> => ({
+const schemaFor = (
+  dialect: string | undefined,
+  id?: string,
+): Record<string, unknown> => ({
   ...(dialect === undefined ? {} : { $schema: dialect }),
   ...(id === undefined ? {} : { $id: id }),
   type: 'object',
@@ -21,7 +24,10 @@ describe('ArgumentValidator', () => {
     const validator = new ArgumentValidator();
     const schema = schemaFor(dialect);
     expect(validator.check(schema, { path: 'a' })).toEqual({ ok: true });
-    expect(validator.check(schema, { path: 1 })).toEqual({ ok: false, problems: ['arguments/path: must be string'] });
+    expect(validator.check(schema, { path: 1 })).toEqual({
+      ok: false,
+      problems: ['arguments/path: must be string'],
+    });
   });
 
   it('keeps checking schemas that share an $id, including a tool re-discovered with a fresh schema object', () => {
@@ -29,11 +35,17 @@ describe('ArgumentValidator', () => {
     const first = schemaFor(undefined, 'urn:tool:input');
     const again = schemaFor(undefined, 'urn:tool:input');
     expect(validator.check(first, {})).toMatchObject({ ok: false });
-    expect(validator.check(again, {})).toEqual({ ok: false, problems: ['arguments: missing required property "path"'] });
+    expect(validator.check(again, {})).toEqual({
+      ok: false,
+      problems: ['arguments: missing required property "path"'],
+    });
   });
 
   it('reports a schema it cannot compile as unchecked, with the reason', () => {
-    const result = new ArgumentValidator().check({ type: 'object', properties: { a: { $ref: '#/nowhere' } } }, {});
+    const result = new ArgumentValidator().check(
+      { type: 'object', properties: { a: { $ref: '#/nowhere' } } },
+      {},
+    );
     expect(result.ok).toBe('unchecked');
   });
 });

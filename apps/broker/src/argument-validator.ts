@@ -1,4 +1,9 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import {
+  Ajv,
+  type ErrorObject,
+  type Options,
+  type ValidateFunction,
+} from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -15,7 +20,12 @@ export type ArgumentCheck =
 // Schemas come from untrusted servers: never register them by `$id` (a second
 // schema, or the same tool after re-discovery, would clash), never fail on
 // unknown keywords.
-const OPTIONS: Options = { strict: false, allErrors: true, validateFormats: true, addUsedSchema: false };
+const OPTIONS: Options = {
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  addUsedSchema: false,
+};
 
 const DRAFT_04_TO_07 = /json-schema\.org\/draft-0[4-7]\/schema/;
 const DRAFT_2019_09 = /json-schema\.org\/draft\/2019-09\/schema/;
@@ -36,13 +46,17 @@ export class ArgumentValidator {
   readonly #cache = new WeakMap<object, ValidateFunction | Error>();
 
   /** Checks `args` against `schema`; a schema Ajv cannot compile gives `unchecked` with the reason. */
-  check(schema: Record<string, unknown>, args: Record<string, unknown>): ArgumentCheck {
+  check(
+    schema: Record<string, unknown>,
+    args: Record<string, unknown>,
+  ): ArgumentCheck {
     let validate = this.#cache.get(schema);
     if (validate === undefined) {
       validate = this.#compile(schema);
       this.#cache.set(schema, validate);
     }
-    if (validate instanceof Error) return { ok: 'unchecked', reason: validate.message };
+    if (validate instanceof Error)
+      return { ok: 'unchecked', reason: validate.message };
     if (validate(args)) return { ok: true };
     return { ok: false, problems: (validate.errors ?? []).map(describeError) };
   }
@@ -70,7 +84,8 @@ function withFormats<T extends Ajv>(ajv: T): T {
 
 /** One agent-readable line per Ajv error, with the argument path in JSON Pointer form. */
 function describeError(error: ErrorObject): string {
-  const where = error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`;
+  const where =
+    error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':

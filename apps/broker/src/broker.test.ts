@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
 import { GatewayClient } from '@heretek/gateway-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startMcpBackends, type FixtureTool, type McpBackends } from './__fixtures__/mcp-backends.js';
+import {
+  startMcpBackends,
+  type FixtureTool,
+  type McpBackends,
+} from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker, type ToolGateway } from './broker.js';
 import { BrokerError } from './errors.js';
@@ -33,7 +37,11 @@ const ADB_TOOLS: FixtureTool[] = [
 ];
 
 const seedCatalog = () =>
-  new ToolCatalog({ tools: SEED_TOOLS.filter((t) => BACKENDS.some((b) => b.target === t.target)) });
+  new ToolCatalog({
+    tools: SEED_TOOLS.filter((t) =>
+      BACKENDS.some((b) => b.target === t.target),
+    ),
+  });
 
 async function refusal(promise: Promise<unknown>): Promise<BrokerError> {
   try {
@@ -58,8 +66,16 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     await backends.close();
   });
 
-  const brokerFor = (role: string, extra: Partial<ConstructorParameters<typeof Broker>[0]> = {}) => {
-    gateway = new GatewayClient({ url: backends.url, mode: 'per-target', role, timeoutMs: 5_000 });
+  const brokerFor = (
+    role: string,
+    extra: Partial<ConstructorParameters<typeof Broker>[0]> = {},
+  ) => {
+    gateway = new GatewayClient({
+      url: backends.url,
+      mode: 'per-target',
+      role,
+      timeoutMs: 5_000,
+    });
     return new Broker({
       role,
       catalog: seedCatalog(),
@@ -72,7 +88,10 @@ describe('Broker through a real gateway client and real MCP servers', () => {
   it('replaces a backend that discovery lists and keeps the seed of one that fails', async () => {
     backends.failing.add('core');
     const broker = brokerFor('staff-mobile');
-    const seedAdb = broker.catalog.list().filter((t) => t.target === 'adb').map((t) => t.name);
+    const seedAdb = broker.catalog
+      .list()
+      .filter((t) => t.target === 'adb')
+      .map((t) => t.name);
     expect(seedAdb).toContain('adb_tap');
 
     const outcomes = await broker.discover();
@@ -83,34 +102,59 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       ]),
     );
     const adb = broker.catalog.list().filter((t) => t.target === 'adb');
-    expect(adb.map((t) => t.name).sort()).toEqual(['adb_install_apk', 'adb_list_packages']);
+    expect(adb.map((t) => t.name).sort()).toEqual([
+      'adb_install_apk',
+      'adb_list_packages',
+    ]);
     expect(adb.find((t) => t.name === 'adb_install_apk')?.mutating).toBe(true);
-    expect(adb.find((t) => t.name === 'adb_list_packages')?.mutating).toBe(false);
+    expect(adb.find((t) => t.name === 'adb_list_packages')?.mutating).toBe(
+      false,
+    );
     expect(broker.catalog.get('core_read_file')?.source).toBe('seed');
   });
 
   it('calls the backend with the bare tool name and the role header, and returns its result', async () => {
     const broker = brokerFor('staff-mobile');
     await broker.discover();
-    const result = await broker.callTool({ name: 'adb_install_apk', arguments: { apk_path: 'app.apk' } });
+    const result = await broker.callTool({
+      name: 'adb_install_apk',
+      arguments: { apk_path: 'app.apk' },
+    });
     expect(result.isError).not.toBe(true);
     expect(JSON.stringify(result.content)).toContain('install_apk ok');
     expect(backends.calls).toEqual([
-      { path: '/mcp/adb', tool: 'install_apk', arguments: { apk_path: 'app.apk' }, role: 'staff-mobile' },
+      {
+        path: '/mcp/adb',
+        tool: 'install_apk',
+        arguments: { apk_path: 'app.apk' },
+        role: 'staff-mobile',
+      },
     ]);
   });
 
   it('lets a read-only role call read-only tools and refuses mutating ones without sending', async () => {
     const broker = brokerFor('qa-adversary');
     await broker.discover();
-    const ok = await broker.callTool({ name: 'adb_list_packages', arguments: {} });
+    const ok = await broker.callTool({
+      name: 'adb_list_packages',
+      arguments: {},
+    });
     expect(JSON.stringify(ok.content)).toContain('list_packages ok');
     const before = backends.requests.length;
-    const error = await refusal(broker.callTool({ name: 'adb_install_apk', arguments: { apk_path: 'x.apk' } }));
+    const error = await refusal(
+      broker.callTool({
+        name: 'adb_install_apk',
+        arguments: { apk_path: 'x.apk' },
+      }),
+    );
     expect(error.code).toBe('ROLE_FORBIDDEN');
-    const unknown = await refusal(broker.callTool({ name: 'adb_not_listed', arguments: {} }));
+    const unknown = await refusal(
+      broker.callTool({ name: 'adb_not_listed', arguments: {} }),
+    );
     expect(unknown.code).toBe('ROLE_FORBIDDEN');
-    expect(unknown.message).toMatch(/not in the catalog, so it counts as mutating/);
+    expect(unknown.message).toMatch(
+      /not in the catalog, so it counts as mutating/,
+    );
     expect(backends.requests.length).toBe(before);
   });
 
@@ -118,7 +162,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     const broker = brokerFor('staff-mobile');
     await broker.discover();
     const before = backends.requests.length;
-    const error = await refusal(broker.callTool({ name: 'adb_install_apk', arguments: { serial: 5 } }));
+    const error = await refusal(
+      broker.callTool({ name: 'adb_install_apk', arguments: { serial: 5 } }),
+    );
     expect(error.code).toBe('INVALID_ARGUMENTS');
     expect(error.message).toContain('missing required property "apk_path"');
     expect(error.message).toContain('arguments/serial: must be string');
@@ -126,58 +172,117 @@ describe('Broker through a real gateway client and real MCP servers', () => {
   });
 
   it('opens the circuit after three backend faults, then closes it after the cooldown', async () => {
-    const broker = brokerFor('staff-mobile', { circuitBreaker: { failureThreshold: 3, cooldownMs: 300 } });
+    const broker = brokerFor('staff-mobile', {
+      circuitBreaker: { failureThreshold: 3, cooldownMs: 300 },
+    });
     await broker.discover();
     backends.failing.add('adb');
     for (let i = 0; i < 3; i++) {
-      const error = await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }));
+      const error = await refusal(
+        broker.callTool({ name: 'adb_list_packages', arguments: {} }),
+      );
       expect(error.code).toBe('BACKEND_FAILED');
     }
     const before = backends.requests.length;
-    const open = await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }));
+    const open = await refusal(
+      broker.callTool({ name: 'adb_list_packages', arguments: {} }),
+    );
     expect(open.code).toBe('CIRCUIT_OPEN');
     expect(open.isRetryable).toBe(true);
     expect(backends.requests.length).toBe(before);
     // A refusal by schema never reaches the breaker, so it is not counted as a fault.
-    expect((await refusal(broker.callTool({ name: 'adb_install_apk', arguments: {} }))).code).toBe('CIRCUIT_OPEN');
+    expect(
+      (
+        await refusal(
+          broker.callTool({ name: 'adb_install_apk', arguments: {} }),
+        )
+      ).code,
+    ).toBe('CIRCUIT_OPEN');
 
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const result = await broker.callTool({ name: 'adb_list_packages', arguments: {} });
+    const result = await broker.callTool({
+      name: 'adb_list_packages',
+      arguments: {},
+    });
     expect(JSON.stringify(result.content)).toContain('list_packages ok');
   });
 
   it('aborts a slow call when the caller cancels, without counting it as a backend fault', async () => {
-    backends.tools.set('adb', [...ADB_TOOLS, { ...ADB_TOOLS[1]!, name: 'slow_dump', description: 'Slow dump', delayMs: 20_000 }]);
-    const broker = brokerFor('staff-mobile', { circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 } });
+    backends.tools.set('adb', [
+      ...ADB_TOOLS,
+      {
+        ...ADB_TOOLS[1]!,
+        name: 'slow_dump',
+        description: 'Slow dump',
+        delayMs: 20_000,
+      },
+    ]);
+    const broker = brokerFor('staff-mobile', {
+      circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 },
+    });
     await broker.discover();
     const controller = new AbortController();
     const started = Date.now();
-    const pending = refusal(broker.callTool({ name: 'adb_slow_dump', arguments: {}, signal: controller.signal }));
+    const pending = refusal(
+      broker.callTool({
+        name: 'adb_slow_dump',
+        arguments: {},
+        signal: controller.signal,
+      }),
+    );
     setTimeout(() => controller.abort(), 100);
     const error = await pending;
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(error.code).toBe('CANCELLED');
     // With a threshold of one fault, a counted abort would have opened the circuit.
-    const next = await broker.callTool({ name: 'adb_list_packages', arguments: {} });
+    const next = await broker.callTool({
+      name: 'adb_list_packages',
+      arguments: {},
+    });
     expect(JSON.stringify(next.content)).toContain('list_packages ok');
   });
 
   it('closes the circuit for good after a trial that ends without a counted fault', async () => {
-    const broker = brokerFor('staff-mobile', { circuitBreaker: { failureThreshold: 3, cooldownMs: 300 } });
+    const broker = brokerFor('staff-mobile', {
+      circuitBreaker: { failureThreshold: 3, cooldownMs: 300 },
+    });
     await broker.discover();
     backends.failing.add('adb');
-    for (let i = 0; i < 3; i++) await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }));
-    expect((await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }))).code).toBe('CIRCUIT_OPEN');
+    for (let i = 0; i < 3; i++)
+      await refusal(
+        broker.callTool({ name: 'adb_list_packages', arguments: {} }),
+      );
+    expect(
+      (
+        await refusal(
+          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
+        )
+      ).code,
+    ).toBe('CIRCUIT_OPEN');
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));
     // The trial reaches the backend, which answers with a protocol error (unknown tool): not a backend fault.
-    const trial = await refusal(broker.callTool({ name: 'adb_not_a_tool', arguments: {} }));
+    const trial = await refusal(
+      broker.callTool({ name: 'adb_not_a_tool', arguments: {} }),
+    );
     expect(trial.code).toBe('BACKEND_FAILED');
     backends.failing.add('adb');
     // One new fault must not reopen the circuit: the count starts again.
-    expect((await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }))).code).toBe('BACKEND_FAILED');
-    expect((await refusal(broker.callTool({ name: 'adb_list_packages', arguments: {} }))).code).toBe('BACKEND_FAILED');
+    expect(
+      (
+        await refusal(
+          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
+        )
+      ).code,
+    ).toBe('BACKEND_FAILED');
+    expect(
+      (
+        await refusal(
+          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
+        )
+      ).code,
+    ).toBe('BACKEND_FAILED');
   });
 
   it('waits for start-up discovery once at most, and never for a tool it already knows', async () => {
@@ -190,22 +295,37 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       return Date.now() - started;
     };
     // A catalogued name answers at once although discovery of "core" hangs.
-    expect(await elapsed(() => broker.inspectToolSchema('core_read_file'))).toBeLessThan(3_500);
+    expect(
+      await elapsed(() => broker.inspectToolSchema('core_read_file')),
+    ).toBeLessThan(3_500);
     // The first search waits (bounded), the next ones do not.
-    expect(await elapsed(() => broker.searchTools({ query: 'install apk' }))).toBeGreaterThanOrEqual(3_500);
-    expect(await elapsed(() => broker.searchTools({ query: 'install apk' }))).toBeLessThan(3_500);
-    expect((await broker.searchTools({ query: 'install apk' })).hits[0]?.name).toBe('adb_install_apk');
+    expect(
+      await elapsed(() => broker.searchTools({ query: 'install apk' })),
+    ).toBeGreaterThanOrEqual(3_500);
+    expect(
+      await elapsed(() => broker.searchTools({ query: 'install apk' })),
+    ).toBeLessThan(3_500);
+    expect(
+      (await broker.searchTools({ query: 'install apk' })).hits[0]?.name,
+    ).toBe('adb_install_apk');
   });
 
   it('retries a failed backend sooner than the TTL, on the next operation', async () => {
     backends.failing.add('adb');
-    const broker = brokerFor('staff-mobile', { discoveryTtlMs: 3_600_000, failedDiscoveryRetryMs: 1 });
+    const broker = brokerFor('staff-mobile', {
+      discoveryTtlMs: 3_600_000,
+      failedDiscoveryRetryMs: 1,
+    });
     await broker.discover();
     expect(broker.catalog.get('adb_install_apk')).toBeUndefined();
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 5));
     await broker.searchTools({ query: 'install apk' });
-    for (let i = 0; i < 100 && broker.catalog.get('adb_install_apk') === undefined; i++) {
+    for (
+      let i = 0;
+      i < 100 && broker.catalog.get('adb_install_apk') === undefined;
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(broker.catalog.get('adb_install_apk')).toBeDefined();
@@ -216,9 +336,20 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     await broker.discover();
     const listed = backends.listings.length;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    backends.tools.set('adb', [...ADB_TOOLS, { ...ADB_TOOLS[1]!, name: 'logcat_dump', description: 'Dump the Android logcat buffer' }]);
+    backends.tools.set('adb', [
+      ...ADB_TOOLS,
+      {
+        ...ADB_TOOLS[1]!,
+        name: 'logcat_dump',
+        description: 'Dump the Android logcat buffer',
+      },
+    ]);
     await broker.searchTools({ query: 'logcat' });
-    for (let i = 0; i < 100 && broker.catalog.get('adb_logcat_dump') === undefined; i++) {
+    for (
+      let i = 0;
+      i < 100 && broker.catalog.get('adb_logcat_dump') === undefined;
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(backends.listings.length).toBeGreaterThan(listed);
@@ -229,7 +360,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
 describe('Broker without a gateway', () => {
   it('answers a mistyped name with UNKNOWN_TOOL and the closest names, for writer roles too', async () => {
     const broker = new Broker({ role: 'staff-backend' });
-    const error = await refusal(broker.callTool({ name: 'core_readfile', arguments: { path: 'x' } }));
+    const error = await refusal(
+      broker.callTool({ name: 'core_readfile', arguments: { path: 'x' } }),
+    );
     expect(error.code).toBe('UNKNOWN_TOOL');
     expect(error.message).toMatch(/Closest: .*core_read_file/);
   });
@@ -247,9 +380,21 @@ describe('Broker in multiplexed mode', () => {
   it('catalogues targets the configuration does not know, and calls them by prefixed name', async () => {
     backends = await startMcpBackends({
       adb: ADB_TOOLS,
-      extra: [{ name: 'echo_text', description: 'Echo text back', inputSchema: { type: 'object' }, readOnly: true }],
+      extra: [
+        {
+          name: 'echo_text',
+          description: 'Echo text back',
+          inputSchema: { type: 'object' },
+          readOnly: true,
+        },
+      ],
     });
-    gateway = new GatewayClient({ url: backends.url, mode: 'multiplexed', role: 'director', timeoutMs: 5_000 });
+    gateway = new GatewayClient({
+      url: backends.url,
+      mode: 'multiplexed',
+      role: 'director',
+      timeoutMs: 5_000,
+    });
     const broker = new Broker({
       role: 'director',
       catalog: seedCatalog(),
@@ -259,10 +404,22 @@ describe('Broker in multiplexed mode', () => {
     });
     await broker.discover();
     const extra = broker.catalog.get('extra_echo_text');
-    expect(extra).toMatchObject({ target: 'extra', tool: 'echo_text', profile: 'core', mutating: false });
+    expect(extra).toMatchObject({
+      target: 'extra',
+      tool: 'echo_text',
+      profile: 'core',
+      mutating: false,
+    });
     expect(broker.backends.get('extra')?.profile).toBe('core');
-    await broker.callTool({ name: 'extra_echo_text', arguments: { text: 'hi' } });
-    expect(backends.calls.at(-1)).toMatchObject({ path: '/mcp', tool: 'extra_echo_text', role: 'director' });
+    await broker.callTool({
+      name: 'extra_echo_text',
+      arguments: { text: 'hi' },
+    });
+    expect(backends.calls.at(-1)).toMatchObject({
+      path: '/mcp',
+      tool: 'extra_echo_text',
+      role: 'director',
+    });
   });
 });
 
@@ -279,22 +436,35 @@ describe('heretek-lazy-broker against a gateway (built CLI over stdio)', () => {
       HERETEK_GATEWAY_TOKEN: 'tok-never-logged',
     });
     try {
-      const search = await broker.client.callTool({ name: 'mcp_search_tools', arguments: { query: 'install apk' } });
+      const search = await broker.client.callTool({
+        name: 'mcp_search_tools',
+        arguments: { query: 'install apk' },
+      });
       expect(JSON.stringify(search.content)).toContain('adb_install_apk');
       const result = await broker.client.callTool({
         name: 'mcp_call_tool',
-        arguments: { name: 'adb_install_apk', arguments: { apk_path: 'demo.apk' } },
+        arguments: {
+          name: 'adb_install_apk',
+          arguments: { apk_path: 'demo.apk' },
+        },
       });
       expect(result.isError).not.toBe(true);
       expect(JSON.stringify(result.content)).toContain('install_apk ok');
-      expect(backends.calls.at(-1)).toMatchObject({ path: '/mcp/adb', tool: 'install_apk', role: 'staff-mobile' });
+      expect(backends.calls.at(-1)).toMatchObject({
+        path: '/mcp/adb',
+        tool: 'install_apk',
+        role: 'staff-mobile',
+      });
       expect(broker.stderr()).toMatch(/discovery: 2\/2 backends listed/);
 
       // A failing backend comes back as an isError result; the broker stays up.
       backends.failing.add('adb');
       const failed = await broker.client.callTool({
         name: 'mcp_call_tool',
-        arguments: { name: 'adb_install_apk', arguments: { apk_path: 'demo.apk' } },
+        arguments: {
+          name: 'adb_install_apk',
+          arguments: { apk_path: 'demo.apk' },
+        },
       });
       expect(failed.isError).toBe(true);
       expect(JSON.stringify(failed.content)).toContain('BACKEND_FAILED');
@@ -304,7 +474,8 @@ describe('heretek-lazy-broker against a gateway (built CLI over stdio)', () => {
         arguments: { name: 'adb_list_packages', arguments: {} },
       });
       expect(again.isError).not.toBe(true);
-      for (const line of broker.transport.stdoutLines) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+      for (const line of broker.transport.stdoutLines)
+        expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
       expect(broker.stderr()).not.toContain('tok-never-logged');
     } finally {
       await broker.close();

@@ -41,9 +41,14 @@ export type ToolCallResult = {
  * `GatewayClient` satisfies it; tests may pass any object that does.
  */
 export type ToolGateway = {
-  listTools(options: { target: string; signal?: AbortSignal }): Promise<GatewayTool[]>;
+  listTools(options: {
+    target: string;
+    signal?: AbortSignal;
+  }): Promise<GatewayTool[]>;
   /** Multiplexed gateways list every target at once, grouped by target. */
-  listAllTools?(options?: { signal?: AbortSignal }): Promise<Map<string, GatewayTool[]>>;
+  listAllTools?(options?: {
+    signal?: AbortSignal;
+  }): Promise<Map<string, GatewayTool[]>>;
   callTool(options: {
     target: string;
     tool: string;
@@ -112,7 +117,10 @@ export class Broker {
   readonly #gateway: ToolGateway | undefined;
   readonly #gatewayMode: 'per-target' | 'multiplexed';
   readonly #validator = new ArgumentValidator();
-  readonly #breakers = new Map<string, { policy: CircuitBreakerPolicy; openedAt: number | undefined }>();
+  readonly #breakers = new Map<
+    string,
+    { policy: CircuitBreakerPolicy; openedAt: number | undefined }
+  >();
   readonly #breakerOptions: { failureThreshold: number; cooldownMs: number };
   readonly #discoveryTtlMs: number;
   readonly #initialDiscoveryWaitMs: number;
@@ -128,7 +136,9 @@ export class Broker {
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
-    this.#backends = new Map((options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]));
+    this.#backends = new Map(
+      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
+    );
     this.#gateway = options.gateway;
     this.#gatewayMode = options.gatewayMode ?? 'per-target';
     this.#discoveryTtlMs = options.discoveryTtlMs ?? 300_000;
@@ -149,7 +159,8 @@ export class Broker {
 
   /** Starts discovery in the background (no-op without a gateway). Searches never wait on a slow backend beyond the initial wait. */
   start(): void {
-    if (this.#gateway === undefined || this.#initialDiscovery !== undefined) return;
+    if (this.#gateway === undefined || this.#initialDiscovery !== undefined)
+      return;
     this.#initialDiscovery = this.discover();
   }
 
@@ -167,13 +178,22 @@ export class Broker {
       let outcomes: DiscoveryOutcome[];
       try {
         outcomes =
-          this.#gatewayMode === 'multiplexed' && gateway.listAllTools !== undefined
+          this.#gatewayMode === 'multiplexed' &&
+          gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed(gateway)
-            : await Promise.all([...this.#backends.values()].map((b) => this.#discoverBackend(gateway, b)));
+            : await Promise.all(
+                [...this.#backends.values()].map((b) =>
+                  this.#discoverBackend(gateway, b),
+                ),
+              );
       } catch (error) {
         const message = errorMessage(error);
         this.#log(`discovery: failed, keeping previous entries: ${message}`);
-        outcomes = [...this.#backends.keys()].map((target) => ({ target, ok: false as const, error: message }));
+        outcomes = [...this.#backends.keys()].map((target) => ({
+          target,
+          ok: false as const,
+          error: message,
+        }));
       } finally {
         this.#discoveredAt = Date.now();
       }
@@ -190,32 +210,49 @@ export class Broker {
     return run;
   }
 
-  async #discoverBackend(gateway: ToolGateway, backend: Backend): Promise<DiscoveryOutcome> {
+  async #discoverBackend(
+    gateway: ToolGateway,
+    backend: Backend,
+  ): Promise<DiscoveryOutcome> {
     try {
       const tools = await gateway.listTools({ target: backend.target });
       this.#replace(backend, tools);
       return { target: backend.target, ok: true, tools: tools.length };
     } catch (error) {
       const message = errorMessage(error);
-      this.#log(`discovery: ${backend.target} failed, keeping its previous entries: ${message}`);
+      this.#log(
+        `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
+      );
       return { target: backend.target, ok: false, error: message };
     }
   }
 
-  async #discoverMultiplexed(gateway: ToolGateway): Promise<DiscoveryOutcome[]> {
+  async #discoverMultiplexed(
+    gateway: ToolGateway,
+  ): Promise<DiscoveryOutcome[]> {
     let listing: Map<string, GatewayTool[]>;
     try {
       listing = await gateway.listAllTools!();
     } catch (error) {
       const message = errorMessage(error);
-      this.#log(`discovery: multiplexed listing failed, keeping previous entries: ${message}`);
-      return [...this.#backends.keys()].map((target) => ({ target, ok: false as const, error: message }));
+      this.#log(
+        `discovery: multiplexed listing failed, keeping previous entries: ${message}`,
+      );
+      return [...this.#backends.keys()].map((target) => ({
+        target,
+        ok: false as const,
+        error: message,
+      }));
     }
     const outcomes: DiscoveryOutcome[] = [];
     for (const target of this.#backends.keys()) {
       if (!listing.has(target)) {
         // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
-        outcomes.push({ target, ok: false, error: 'absent from the multiplexed listing' });
+        outcomes.push({
+          target,
+          ok: false,
+          error: 'absent from the multiplexed listing',
+        });
       }
     }
     for (const [target, tools] of listing) {
@@ -224,14 +261,18 @@ export class Broker {
         // A target the configuration does not know is still catalogued, never dropped.
         backend = { backend: target, target, profile: 'core' };
         this.#backends.set(target, backend);
-        this.#log(`discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`);
+        this.#log(
+          `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
+        );
       }
       try {
         this.#replace(backend, tools);
         outcomes.push({ target, ok: true, tools: tools.length });
       } catch (error) {
         outcomes.push({ target, ok: false, error: errorMessage(error) });
-        this.#log(`discovery: ${target} listing rejected: ${errorMessage(error)}`);
+        this.#log(
+          `discovery: ${target} listing rejected: ${errorMessage(error)}`,
+        );
       }
     }
     return outcomes;
@@ -243,15 +284,23 @@ export class Broker {
     const seen = new Set<string>();
     for (const tool of tools) {
       try {
-        const entry = toolEntryFromMcpTool({ backend, tool, source: 'discovered' });
+        const entry = toolEntryFromMcpTool({
+          backend,
+          tool,
+          source: 'discovered',
+        });
         if (seen.has(entry.name)) {
-          this.#log(`discovery: ${backend.target} lists "${tool.name}" twice; keeping the first`);
+          this.#log(
+            `discovery: ${backend.target} lists "${tool.name}" twice; keeping the first`,
+          );
           continue;
         }
         seen.add(entry.name);
         entries.push(entry);
       } catch (error) {
-        this.#log(`discovery: ${backend.target} tool ${JSON.stringify(tool?.name)} skipped: ${errorMessage(error)}`);
+        this.#log(
+          `discovery: ${backend.target} tool ${JSON.stringify(tool?.name)} skipped: ${errorMessage(error)}`,
+        );
       }
     }
     this.catalog.replaceBackend(backend.target, entries);
@@ -320,7 +369,10 @@ export class Broker {
     if (route === undefined) this.#unknownTool(name);
 
     const breaker = this.#breakerFor(route.target);
-    const pausedFor = breaker.openedAt === undefined ? 0 : breaker.openedAt + this.#breakerOptions.cooldownMs - Date.now();
+    const pausedFor =
+      breaker.openedAt === undefined
+        ? 0
+        : breaker.openedAt + this.#breakerOptions.cooldownMs - Date.now();
     if (breaker.policy.state === CircuitState.Open && pausedFor > 0) {
       // Still cooling down: refuse before anything else. Once the cooldown is
       // over, the next call goes through as the half-open trial.
@@ -352,14 +404,20 @@ export class Broker {
           toolName: name,
           message: `Arguments for "${name}" do not match its schema; nothing was sent:\n${check.problems
             .map((p) => `- ${p}`)
-            .join('\n')}\nCall mcp_inspect_schema with name "${name}" for the full schema.`,
+            .join(
+              '\n',
+            )}\nCall mcp_inspect_schema with name "${name}" for the full schema.`,
         });
       }
       if (check.ok === 'unchecked') {
-        this.#log(`call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`);
+        this.#log(
+          `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
+        );
       }
     } else {
-      this.#log(`call: ${name} is not in the catalog; passing it to target "${route.target}" unchecked`);
+      this.#log(
+        `call: ${name} is not in the catalog; passing it to target "${route.target}" unchecked`,
+      );
     }
 
     const gateway = this.#gateway;
@@ -419,20 +477,30 @@ export class Broker {
     await this.#gateway?.close();
   }
 
-  #breakerFor(target: string): { policy: CircuitBreakerPolicy; openedAt: number | undefined } {
+  #breakerFor(target: string): {
+    policy: CircuitBreakerPolicy;
+    openedAt: number | undefined;
+  } {
     let breaker = this.#breakers.get(target);
     if (breaker === undefined) {
       // Only faults of the backend count (timeouts, connection, 5xx); refusals and
       // non-retryable protocol answers do not open the circuit.
-      const counter = new ConsecutiveBreaker(this.#breakerOptions.failureThreshold);
+      const counter = new ConsecutiveBreaker(
+        this.#breakerOptions.failureThreshold,
+      );
       const policy = circuitBreaker(handleWhen(isRetryableError), {
         halfOpenAfter: this.#breakerOptions.cooldownMs,
         breaker: counter,
       });
-      const entry: { policy: CircuitBreakerPolicy; openedAt: number | undefined } = { policy, openedAt: undefined };
+      const entry: {
+        policy: CircuitBreakerPolicy;
+        openedAt: number | undefined;
+      } = { policy, openedAt: undefined };
       policy.onBreak(() => {
         entry.openedAt = Date.now();
-        this.#log(`circuit: backend "${target}" opened after repeated failures`);
+        this.#log(
+          `circuit: backend "${target}" opened after repeated failures`,
+        );
       });
       policy.onReset(() => {
         // A trial that ended without a counted fault closes the circuit; start counting afresh.
@@ -449,7 +517,9 @@ export class Broker {
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
     const route = splitMultiplexedName(name);
-    return route !== undefined && this.#backends.has(route.target) ? route : undefined;
+    return route !== undefined && this.#backends.has(route.target)
+      ? route
+      : undefined;
   }
 
   #unknownTool(name: string): never {
@@ -472,7 +542,12 @@ export class Broker {
    */
   async #awaitInitialDiscovery(): Promise<void> {
     const initial = this.#initialDiscovery;
-    if (initial === undefined || this.#discoveredAt !== undefined || this.#initialWaitDone) return;
+    if (
+      initial === undefined ||
+      this.#discoveredAt !== undefined ||
+      this.#initialWaitDone
+    )
+      return;
     this.#initialWaitDone = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -492,20 +567,31 @@ export class Broker {
    * whole TTL). Never waits.
    */
   #refreshIfStale(): void {
-    if (this.#gateway === undefined || this.#discoveredAt === undefined || this.#discovery !== undefined) return;
+    if (
+      this.#gateway === undefined ||
+      this.#discoveredAt === undefined ||
+      this.#discovery !== undefined
+    )
+      return;
     const maxAge = this.#lastDiscoveryFailed
       ? Math.min(this.#discoveryTtlMs, this.#failedDiscoveryRetryMs)
       : this.#discoveryTtlMs;
     if (Date.now() - this.#discoveredAt < maxAge) return;
-    this.#log('discovery: catalog older than HERETEK_DISCOVERY_TTL_MS, refreshing in the background');
-    this.discover().catch((error: unknown) => this.#log(`discovery: refresh failed: ${errorMessage(error)}`));
+    this.#log(
+      'discovery: catalog older than HERETEK_DISCOVERY_TTL_MS, refreshing in the background',
+    );
+    this.discover().catch((error: unknown) =>
+      this.#log(`discovery: refresh failed: ${errorMessage(error)}`),
+    );
   }
 }
 
 function errorMessage(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+    return typeof code === 'string'
+      ? `${error.message} (${code})`
+      : error.message;
   }
   return String(error);
 }

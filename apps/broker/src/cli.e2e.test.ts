@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBrokerCli, spawnBroker, type SpawnedBroker } from './__fixtures__/spawn-broker.js';
+import {
+  runBrokerCli,
+  spawnBroker,
+  type SpawnedBroker,
+} from './__fixtures__/spawn-broker.js';
 
-type TextResult = { content: Array<{ type: string; text?: string }>; isError?: boolean };
+type TextResult = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+};
 const text = (result: unknown) =>
   (result as TextResult).content.map((c) => c.text ?? '').join('\n');
 
@@ -9,7 +16,10 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
   let broker: SpawnedBroker;
 
   beforeAll(async () => {
-    broker = await spawnBroker({ HERETEK_BROKER_OFFLINE: '1', HERETEK_BROKER_ROLE: 'director' });
+    broker = await spawnBroker({
+      HERETEK_BROKER_OFFLINE: '1',
+      HERETEK_BROKER_ROLE: 'director',
+    });
   });
 
   afterAll(async () => {
@@ -18,7 +28,11 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
 
   it('lists exactly the three meta-tools', async () => {
     const { tools } = await broker.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['mcp_call_tool', 'mcp_inspect_schema', 'mcp_search_tools']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'mcp_call_tool',
+      'mcp_inspect_schema',
+      'mcp_search_tools',
+    ]);
   });
 
   it('finds adb tools for an android install task', async () => {
@@ -40,9 +54,14 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
   });
 
   it('names the known targets when a search asks for an unknown one', async () => {
-    const result = await broker.client.callTool({ name: 'mcp_search_tools', arguments: { query: 'read file', target: 'nosuch' } });
+    const result = await broker.client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query: 'read file', target: 'nosuch' },
+    });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(/No backend "nosuch"\. Known targets: core, ghidra, /);
+    expect(text(result)).toMatch(
+      /No backend "nosuch"\. Known targets: core, ghidra, /,
+    );
   });
 
   it('inspects a tool schema by exact name', async () => {
@@ -50,14 +69,21 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       name: 'mcp_inspect_schema',
       arguments: { name: 'core_read_file' },
     });
-    const view = JSON.parse(text(result)) as { name: string; mutating: boolean; inputSchema: { required: string[] } };
+    const view = JSON.parse(text(result)) as {
+      name: string;
+      mutating: boolean;
+      inputSchema: { required: string[] };
+    };
     expect(view.name).toBe('core_read_file');
     expect(view.mutating).toBe(false);
     expect(view.inputSchema.required).toContain('path');
   });
 
   it('answers an unknown name with an error and close suggestions', async () => {
-    const result = await broker.client.callTool({ name: 'mcp_inspect_schema', arguments: { name: 'adb_tapp' } });
+    const result = await broker.client.callTool({
+      name: 'mcp_inspect_schema',
+      arguments: { name: 'adb_tapp' },
+    });
     expect((result as TextResult).isError).toBe(true);
     expect(text(result)).toMatch(/UNKNOWN_TOOL: .*Closest: .*adb_/);
   });
@@ -68,7 +94,9 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { name: 'adb_tap', arguments: { x: 10, y: 20 } },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(/^ROLE_FORBIDDEN: Role "director" is read-only/);
+    expect(text(result)).toMatch(
+      /^ROLE_FORBIDDEN: Role "director" is read-only/,
+    );
   });
 
   it('returns a schema error naming the bad argument, and sends nothing', async () => {
@@ -77,7 +105,9 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { name: 'core_read_file', arguments: { path: 42 } },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(/^INVALID_ARGUMENTS: .*\n- arguments\/path: must be string/);
+    expect(text(result)).toMatch(
+      /^INVALID_ARGUMENTS: .*\n- arguments\/path: must be string/,
+    );
   });
 
   it('says plainly that no gateway is configured once the checks pass', async () => {
@@ -96,7 +126,9 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       expect(message.jsonrpc).toBe('2.0');
     }
     expect(broker.transport.pending).toBe('');
-    expect(broker.stderr()).toMatch(/serving 3 meta-tools over 34 tools from 12 backends/);
+    expect(broker.stderr()).toMatch(
+      /serving 3 meta-tools over 34 tools from 12 backends/,
+    );
     expect(broker.stderr()).toMatch(/waiting for an MCP client on stdio/);
   });
 });
@@ -105,22 +137,41 @@ describe('heretek-lazy-broker command line', () => {
   it('--version prints the package version', async () => {
     const { code, stdout } = await runBrokerCli(['--version'], {});
     expect(code).toBe(0);
-    const { version } = (await import('../package.json', { with: { type: 'json' } })).default;
+    const { version } = (
+      await import('../package.json', { with: { type: 'json' } })
+    ).default;
     expect(stdout.trim()).toBe(version);
   });
 
   it('--help names the three tools and every environment variable', async () => {
     const { code, stdout } = await runBrokerCli(['--help'], {});
     expect(code).toBe(0);
-    for (const name of ['mcp_search_tools', 'HERETEK_GATEWAY_URL', 'HERETEK_BROKER_ROLE', 'HERETEK_BROKER_OFFLINE']) {
+    for (const name of [
+      'mcp_search_tools',
+      'HERETEK_GATEWAY_URL',
+      'HERETEK_BROKER_ROLE',
+      'HERETEK_BROKER_OFFLINE',
+    ]) {
       expect(stdout).toContain(name);
     }
   });
 
   it.each([
-    ['HERETEK_GATEWAY_MODE', 'sideways', /HERETEK_GATEWAY_MODE must be per-target or multiplexed/],
-    ['HERETEK_BROKER_ROLE', 'root', /HERETEK_BROKER_ROLE must be one of director/],
-    ['HERETEK_GATEWAY_TIMEOUT_MS', 'soon', /HERETEK_GATEWAY_TIMEOUT_MS must be a whole number/],
+    [
+      'HERETEK_GATEWAY_MODE',
+      'sideways',
+      /HERETEK_GATEWAY_MODE must be per-target or multiplexed/,
+    ],
+    [
+      'HERETEK_BROKER_ROLE',
+      'root',
+      /HERETEK_BROKER_ROLE must be one of director/,
+    ],
+    [
+      'HERETEK_GATEWAY_TIMEOUT_MS',
+      'soon',
+      /HERETEK_GATEWAY_TIMEOUT_MS must be a whole number/,
+    ],
     ['HERETEK_GATEWAY_URL', 'ftp://x', /HERETEK_GATEWAY_URL must be an http/],
     ['HERETEK_BROKER_OFFLINE', 'yes', /HERETEK_BROKER_OFFLINE must be 1 or 0/],
   ])('exits 2 naming %s when it is %j', async (name, value, message) => {
@@ -145,7 +196,9 @@ describe('heretek-lazy-broker when its client goes away', () => {
       env: { PATH: process.env.PATH ?? '', HERETEK_BROKER_OFFLINE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    );
     await new Promise<void>((resolve) => {
       let seen = '';
       child.stderr.on('data', (chunk: Buffer) => {
@@ -156,7 +209,9 @@ describe('heretek-lazy-broker when its client goes away', () => {
     child.stdout.destroy();
     child.stderr.destroy();
     // stdin stays open: only the failed writes can tell the broker its client is gone.
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })}\n`,
+    );
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     const code = await exited;
     clearTimeout(killer);
@@ -168,11 +223,16 @@ describe('heretek-lazy-broker serving skills (HERETEK_SKILLS_ROOT)', () => {
   it('serves the repository’s lock-verified skills and still lists only three tools', async () => {
     const { fileURLToPath } = await import('node:url');
     const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-    const broker = await spawnBroker({ HERETEK_BROKER_OFFLINE: '1', HERETEK_SKILLS_ROOT: repoRoot });
+    const broker = await spawnBroker({
+      HERETEK_BROKER_OFFLINE: '1',
+      HERETEK_SKILLS_ROOT: repoRoot,
+    });
     try {
       const { tools } = await broker.client.listTools();
       expect(tools).toHaveLength(3);
-      expect(broker.stderr()).toMatch(/2 verified skills served \(lazy-search, red-proof\)/);
+      expect(broker.stderr()).toMatch(
+        /2 verified skills served \(lazy-search, red-proof\)/,
+      );
     } finally {
       await broker.close();
     }

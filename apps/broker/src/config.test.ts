@@ -52,28 +52,41 @@ describe('loadBrokerConfig', () => {
       expect(error).toBeInstanceOf(BrokerConfigError);
       const issues = (error as BrokerConfigError).issues;
       expect(issues).toHaveLength(3);
-      expect(issues.join('\n')).toMatch(/HERETEK_GATEWAY_TIMEOUT_MS must be between 1/);
+      expect(issues.join('\n')).toMatch(
+        /HERETEK_GATEWAY_TIMEOUT_MS must be between 1/,
+      );
       expect(issues.join('\n')).toMatch(/HERETEK_BROKER_ROLE must be one of/);
-      expect(issues.join('\n')).toMatch(/HERETEK_GATEWAY_TOKEN must not contain whitespace/);
+      expect(issues.join('\n')).toMatch(
+        /HERETEK_GATEWAY_TOKEN must not contain whitespace/,
+      );
       expect((error as Error).message).not.toContain('secret');
     }
   });
 
   it('refuses a gateway URL with credentials (without echoing them) or with a /mcp path', () => {
-    expect(() => loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://user:s3cret@gw:3000' })).toThrow(
-      /must not carry credentials/,
-    );
+    expect(() =>
+      loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://user:s3cret@gw:3000' }),
+    ).toThrow(/must not carry credentials/);
     try {
       loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://user:s3cret@gw:3000' });
     } catch (error) {
       expect((error as Error).message).not.toContain('s3cret');
     }
-    expect(() => loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/mcp' })).toThrow(/without \/mcp/);
-    expect(loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/prefix/' }).gatewayUrl).toBe('http://gw:3000/prefix');
+    expect(() =>
+      loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/mcp' }),
+    ).toThrow(/without \/mcp/);
+    expect(
+      loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/prefix/' })
+        .gatewayUrl,
+    ).toBe('http://gw:3000/prefix');
   });
 
   it('treats an empty variable as unset, except an empty token, which is refused', () => {
-    expect(loadBrokerConfig({ HERETEK_GATEWAY_MODE: '' }).gatewayMode).toBe('per-target');
-    expect(() => loadBrokerConfig({ HERETEK_GATEWAY_TOKEN: '' })).toThrow(/HERETEK_GATEWAY_TOKEN is set but empty/);
+    expect(loadBrokerConfig({ HERETEK_GATEWAY_MODE: '' }).gatewayMode).toBe(
+      'per-target',
+    );
+    expect(() => loadBrokerConfig({ HERETEK_GATEWAY_TOKEN: '' })).toThrow(
+      /HERETEK_GATEWAY_TOKEN is set but empty/,
+    );
   });
 });

@@ -28,18 +28,27 @@ export type BrokerConfig = {
 const positiveInteger = (name: string, max: number) =>
   z
     .string()
-    .regex(/^\d+$/, `${name} must be a whole number of milliseconds, e.g. 30000`)
+    .regex(
+      /^\d+$/,
+      `${name} must be a whole number of milliseconds, e.g. 30000`,
+    )
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
 const flag = (name: string) =>
-  z.enum(['0', '1', 'true', 'false'], {
-    error: `${name} must be 1 or 0 (true or false)`,
-  }).transform((v) => v === '1' || v === 'true');
+  z
+    .enum(['0', '1', 'true', 'false'], {
+      error: `${name} must be 1 or 0 (true or false)`,
+    })
+    .transform((v) => v === '1' || v === 'true');
 
 const environmentSchema = z.object({
   HERETEK_GATEWAY_URL: z
-    .url({ protocol: /^https?$/, error: 'HERETEK_GATEWAY_URL must be an http:// or https:// URL, e.g. http://127.0.0.1:3000' })
+    .url({
+      protocol: /^https?$/,
+      error:
+        'HERETEK_GATEWAY_URL must be an http:// or https:// URL, e.g. http://127.0.0.1:3000',
+    })
     .default('http://127.0.0.1:3000')
     .refine((url) => {
       const parsed = new URL(url);
@@ -57,38 +66,86 @@ const environmentSchema = z.object({
     .default('per-target'),
   HERETEK_GATEWAY_TOKEN: z
     .string()
-    .min(1, 'HERETEK_GATEWAY_TOKEN is set but empty: unset it or give the token')
-    .refine((t) => !/\s/.test(t), 'HERETEK_GATEWAY_TOKEN must not contain whitespace')
+    .min(
+      1,
+      'HERETEK_GATEWAY_TOKEN is set but empty: unset it or give the token',
+    )
+    .refine(
+      (t) => !/\s/.test(t),
+      'HERETEK_GATEWAY_TOKEN must not contain whitespace',
+    )
     .optional(),
-  HERETEK_GATEWAY_TIMEOUT_MS: positiveInteger('HERETEK_GATEWAY_TIMEOUT_MS', 3_600_000).default(30_000),
+  HERETEK_GATEWAY_TIMEOUT_MS: positiveInteger(
+    'HERETEK_GATEWAY_TIMEOUT_MS',
+    3_600_000,
+  ).default(30_000),
   HERETEK_BROKER_ROLE: z
     .enum(ROLE_NAMES, {
       error: `HERETEK_BROKER_ROLE must be one of ${ROLE_NAMES.join(', ')}`,
     })
     .default('director'),
-  HERETEK_DISCOVERY_TTL_MS: positiveInteger('HERETEK_DISCOVERY_TTL_MS', 86_400_000).default(300_000),
+  HERETEK_DISCOVERY_TTL_MS: positiveInteger(
+    'HERETEK_DISCOVERY_TTL_MS',
+    86_400_000,
+  ).default(300_000),
   HERETEK_BROKER_OFFLINE: flag('HERETEK_BROKER_OFFLINE').default(false),
   HERETEK_BROKER_PROFILE: z
     .enum(PROFILE_NAMES, {
       error: `HERETEK_BROKER_PROFILE must be one of ${PROFILE_NAMES.join(', ')}`,
     })
     .optional(),
-  HERETEK_BACKENDS_FILE: z.string().min(1, 'HERETEK_BACKENDS_FILE is set but empty').optional(),
-  HERETEK_SKILLS_ROOT: z.string().min(1, 'HERETEK_SKILLS_ROOT is set but empty').optional(),
+  HERETEK_BACKENDS_FILE: z
+    .string()
+    .min(1, 'HERETEK_BACKENDS_FILE is set but empty')
+    .optional(),
+  HERETEK_SKILLS_ROOT: z
+    .string()
+    .min(1, 'HERETEK_SKILLS_ROOT is set but empty')
+    .optional(),
 });
 
 /** The environment variables the broker reads, with their defaults, for `--help`. */
-export const ENVIRONMENT_HELP: ReadonlyArray<readonly [string, string, string]> = [
+export const ENVIRONMENT_HELP: ReadonlyArray<
+  readonly [string, string, string]
+> = [
   ['HERETEK_GATEWAY_URL', 'http://127.0.0.1:3000', 'agentgateway base URL'],
-  ['HERETEK_GATEWAY_MODE', 'per-target', 'per-target (/mcp/<target>) or multiplexed (/mcp)'],
+  [
+    'HERETEK_GATEWAY_MODE',
+    'per-target',
+    'per-target (/mcp/<target>) or multiplexed (/mcp)',
+  ],
   ['HERETEK_GATEWAY_TOKEN', 'unset', 'sent as Authorization: Bearer <token>'],
   ['HERETEK_GATEWAY_TIMEOUT_MS', '30000', 'per-request timeout'],
-  ['HERETEK_BROKER_ROLE', 'director', `caller role (${ROLE_NAMES.join(', ')}); default is read-only`],
-  ['HERETEK_DISCOVERY_TTL_MS', '300000', 're-run discovery on the next search after this long'],
-  ['HERETEK_BROKER_OFFLINE', 'unset', '1 = never contact the gateway; serve the offline seed catalog'],
-  ['HERETEK_BROKER_PROFILE', 'unset', `default search profile (${PROFILE_NAMES.join(', ')})`],
-  ['HERETEK_BACKENDS_FILE', 'unset', 'JSON backend table [{backend,target,profile}] replacing the 12 defaults'],
-  ['HERETEK_SKILLS_ROOT', 'unset', 'workspace root whose lock-verified skills are served (MCP skills extension)'],
+  [
+    'HERETEK_BROKER_ROLE',
+    'director',
+    `caller role (${ROLE_NAMES.join(', ')}); default is read-only`,
+  ],
+  [
+    'HERETEK_DISCOVERY_TTL_MS',
+    '300000',
+    're-run discovery on the next search after this long',
+  ],
+  [
+    'HERETEK_BROKER_OFFLINE',
+    'unset',
+    '1 = never contact the gateway; serve the offline seed catalog',
+  ],
+  [
+    'HERETEK_BROKER_PROFILE',
+    'unset',
+    `default search profile (${PROFILE_NAMES.join(', ')})`,
+  ],
+  [
+    'HERETEK_BACKENDS_FILE',
+    'unset',
+    'JSON backend table [{backend,target,profile}] replacing the 12 defaults',
+  ],
+  [
+    'HERETEK_SKILLS_ROOT',
+    'unset',
+    'workspace root whose lock-verified skills are served (MCP skills extension)',
+  ],
 ];
 
 /** A configuration value that cannot be used; the message names the variable and what to fix. */
@@ -98,7 +155,9 @@ export class BrokerConfigError extends Error {
   readonly issues: readonly string[];
 
   constructor(issues: readonly string[]) {
-    super(`Invalid broker configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    super(
+      `Invalid broker configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`,
+    );
     this.name = 'BrokerConfigError';
     this.issues = issues;
   }
@@ -109,19 +168,27 @@ export class BrokerConfigError extends Error {
  * empty-string variables take their defaults; any other bad value throws
  * {@link BrokerConfigError} naming the variable. Nothing falls back silently.
  */
-export function loadBrokerConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined>): BrokerConfig {
+export function loadBrokerConfig(
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+): BrokerConfig {
   const relevant: Record<string, string> = {};
   for (const key of Object.keys(environmentSchema.shape)) {
     const value = env[key];
     // An empty token is a mistake worth naming; other empty variables mean "unset".
-    if (value !== undefined && (value !== '' || key === 'HERETEK_GATEWAY_TOKEN')) relevant[key] = value;
+    if (
+      value !== undefined &&
+      (value !== '' || key === 'HERETEK_GATEWAY_TOKEN')
+    )
+      relevant[key] = value;
   }
   const parsed = environmentSchema.safeParse(relevant);
   if (!parsed.success) {
     throw new BrokerConfigError(
       parsed.error.issues.map((issue) => {
         const variable = String(issue.path[0] ?? 'environment');
-        return issue.message.startsWith(variable) ? issue.message : `${variable}: ${issue.message}`;
+        return issue.message.startsWith(variable)
+          ? issue.message
+          : `${variable}: ${issue.message}`;
       }),
     );
   }

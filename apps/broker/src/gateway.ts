@@ -13,6 +13,8 @@ export function createGateway(config: BrokerConfig): ToolGateway {
     mode: config.gatewayMode,
     role: config.role,
     timeoutMs: config.gatewayTimeoutMs,
-    ...(config.gatewayToken === undefined ? {} : { token: config.gatewayToken }),
+    ...(config.gatewayToken === undefined
+      ? {}
+      : { token: config.gatewayToken }),
   });
 }

@@ -4,7 +4,9 @@
  * A closed stderr (the client went away) never turns into an error: the line
  * is dropped.
  */
-export function stderrLogger(prefix = 'heretek-lazy-broker'): (line: string) => void {
+export function stderrLogger(
+  prefix = 'heretek-lazy-broker',
+): (line: string) => void {
   process.stderr.on('error', () => {});
   return (line) => {
     if (process.stderr.destroyed || !process.stderr.writable) return;

@@ -1,9 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_BACKENDS, SEED_TOOLS, ToolCatalog, loadBackends, type Backend } from '@heretek/catalog';
+import {
+  DEFAULT_BACKENDS,
+  SEED_TOOLS,
+  ToolCatalog,
+  loadBackends,
+  type Backend,
+} from '@heretek/catalog';
 import { isReadOnlyRole } from '@heretek/prefix';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Broker, type ToolGateway } from './broker.js';
-import { BrokerConfigError, ENVIRONMENT_HELP, loadBrokerConfig, type BrokerConfig } from './config.js';
+import {
+  BrokerConfigError,
+  ENVIRONMENT_HELP,
+  loadBrokerConfig,
+  type BrokerConfig,
+} from './config.js';
 import { createGateway } from './gateway.js';
 import { registerVerifiedSkills } from './skills-extension.js';
 import { stderrLogger } from './logger.js';
@@ -47,7 +58,9 @@ export async function runServer(options: {
     return EXIT_CODES.ok;
   }
   if (first !== undefined || rest.length > 0) {
-    process.stderr.write(`heretek-lazy-broker: unknown argument ${JSON.stringify(first)}. Try --help.\n`);
+    process.stderr.write(
+      `heretek-lazy-broker: unknown argument ${JSON.stringify(first)}. Try --help.\n`,
+    );
     return EXIT_CODES.usage;
   }
 
@@ -55,9 +68,14 @@ export async function runServer(options: {
   let backends: Backend[];
   try {
     config = loadBrokerConfig(options.env);
-    backends = config.backendsFile === undefined ? [...DEFAULT_BACKENDS] : loadBackendsFile(config.backendsFile);
+    backends =
+      config.backendsFile === undefined
+        ? [...DEFAULT_BACKENDS]
+        : loadBackendsFile(config.backendsFile);
   } catch (error) {
-    process.stderr.write(`heretek-lazy-broker: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `heretek-lazy-broker: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return EXIT_CODES.usage;
   }
 
@@ -65,15 +83,23 @@ export async function runServer(options: {
   // broken pipe means the client is gone: that is a shutdown, not a fault.
   let shutdown: (reason: string) => void = () => {};
   const isBrokenPipe = (error: unknown) =>
-    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EPIPE';
-  process.stdout.on('error', (error) => shutdown(`stdout closed (${describe(error)})`));
-  process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${describe(reason)}`));
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === 'EPIPE';
+  process.stdout.on('error', (error) =>
+    shutdown(`stdout closed (${describe(error)})`),
+  );
+  process.on('unhandledRejection', (reason) =>
+    log(`unhandled rejection: ${describe(reason)}`),
+  );
   process.on('uncaughtException', (error) => {
     if (isBrokenPipe(error)) shutdown('client pipe closed');
     else log(`uncaught exception: ${describe(error)}`);
   });
 
-  const gateway: ToolGateway | undefined = config.offline ? undefined : createGateway(config);
+  const gateway: ToolGateway | undefined = config.offline
+    ? undefined
+    : createGateway(config);
   const broker = new Broker({
     role: config.role,
     catalog: seedCatalogFor(backends),
@@ -81,17 +107,25 @@ export async function runServer(options: {
     ...(gateway === undefined ? {} : { gateway }),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
-    ...(config.defaultProfile === undefined ? {} : { defaultProfile: config.defaultProfile }),
+    ...(config.defaultProfile === undefined
+      ? {}
+      : { defaultProfile: config.defaultProfile }),
     log,
   });
 
   let skillsNote = '';
   const server = createBrokerServer({ broker });
   if (config.skillsRoot !== undefined) {
-    skillsNote = await serveSkills({ server, workspaceRoot: config.skillsRoot, log });
+    skillsNote = await serveSkills({
+      server,
+      workspaceRoot: config.skillsRoot,
+      log,
+    });
   }
 
-  const handle = serveStdio(() => server, { onerror: (error) => log(`transport: ${error.message}`) });
+  const handle = serveStdio(() => server, {
+    onerror: (error) => log(`transport: ${error.message}`),
+  });
   broker.start();
 
   const source = config.offline
@@ -111,7 +145,9 @@ export async function runServer(options: {
       log(`shutting down: ${reason}`);
       // Sessions are ended politely, but a hung gateway never keeps the process alive.
       setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-      void Promise.allSettled([handle.close(), broker.close()]).then(() => resolve());
+      void Promise.allSettled([handle.close(), broker.close()]).then(() =>
+        resolve(),
+      );
     };
     process.stdin.once('end', () => shutdown('stdin closed'));
     process.stdin.once('close', () => shutdown('stdin closed'));
@@ -135,7 +171,9 @@ function loadBackendsFile(file: string): Backend[] {
   try {
     readFileSync(file);
   } catch (error) {
-    throw new BrokerConfigError([`HERETEK_BACKENDS_FILE: cannot read ${file}: ${describe(error)}`]);
+    throw new BrokerConfigError([
+      `HERETEK_BACKENDS_FILE: cannot read ${file}: ${describe(error)}`,
+    ]);
   }
   try {
     return loadBackends({ file });

@@ -6,9 +6,18 @@ import type { Broker, SearchToolsResult, ToolCallResult } from './broker.js';
 import { VERSION } from './version.js';
 
 /** Names of the three meta-tools, the only tools the broker lists. */
-export const META_TOOL_NAMES = ['mcp_search_tools', 'mcp_inspect_schema', 'mcp_call_tool'] as const;
+export const META_TOOL_NAMES = [
+  'mcp_search_tools',
+  'mcp_inspect_schema',
+  'mcp_call_tool',
+] as const;
 
-type SearchArguments = { query: string; profile?: string; target?: string; limit?: number };
+type SearchArguments = {
+  query: string;
+  profile?: string;
+  target?: string;
+  limit?: number;
+};
 type InspectArguments = { name: string };
 type CallArguments = { name: string; arguments?: Record<string, unknown> };
 
@@ -16,7 +25,10 @@ type CallArguments = { name: string; arguments?: Record<string, unknown> };
 const searchSchema = {
   type: 'object',
   properties: {
-    query: { type: 'string', description: 'Task in plain words, or a tool name' },
+    query: {
+      type: 'string',
+      description: 'Task in plain words, or a tool name',
+    },
     profile: { type: 'string', enum: [...PROFILE_NAMES] },
     target: { type: 'string', description: 'Only this backend' },
     limit: { type: 'integer', minimum: 1, maximum: 50 },
@@ -77,7 +89,8 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
       inputSchema: fromJsonSchema<InspectArguments>(inspectSchema),
       annotations: { readOnlyHint: true },
     },
-    async ({ name }) => respond(async () => JSON.stringify(await broker.inspectToolSchema(name))),
+    async ({ name }) =>
+      respond(async () => JSON.stringify(await broker.inspectToolSchema(name))),
   );
 
   server.registerTool(
@@ -90,7 +103,11 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
     async ({ name, arguments: toolArguments }, ctx) => {
       try {
         // A client's notifications/cancelled aborts the gateway call too.
-        const result = await broker.callTool({ name, arguments: toolArguments ?? {}, signal: ctx.mcpReq.signal });
+        const result = await broker.callTool({
+          name,
+          arguments: toolArguments ?? {},
+          signal: ctx.mcpReq.signal,
+        });
         return result as ToolCallResult & { content: never[] };
       } catch (error) {
         return errorResult(error);

@@ -1,4 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,28 +30,56 @@ afterEach(async () => {
   }
 });
 
-function writeSkill({ root, name, description }: { root: string; name: string; description: string }): void {
+function writeSkill({
+  root,
+  name,
+  description,
+}: {
+  root: string;
+  name: string;
+  description: string;
+}): void {
   mkdirSync(join(root, 'skills', name, 'references'), { recursive: true });
-  writeFileSync(join(root, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nBody of ${name}.\n`);
-  writeFileSync(join(root, 'skills', name, 'references', 'notes.md'), `Notes for ${name}.\n`);
+  writeFileSync(
+    join(root, 'skills', name, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nBody of ${name}.\n`,
+  );
+  writeFileSync(
+    join(root, 'skills', name, 'references', 'notes.md'),
+    `Notes for ${name}.\n`,
+  );
 }
 
 function makeWorkspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'broker-skills-'));
   workspaces.push(root);
   writeSkill({ root, name: 'alpha', description: 'Alpha skill, verified.' });
-  writeSkill({ root, name: 'beta', description: 'Beta skill, tampered after locking.' });
+  writeSkill({
+    root,
+    name: 'beta',
+    description: 'Beta skill, tampered after locking.',
+  });
   lockSkills({ workspaceRoot: root });
   return root;
 }
 
 /** A server shaped like the broker: three meta-tools. */
 function makeServer(): McpServer {
-  const server = new McpServer({ name: 'test-broker', version: '0.0.0' }, { capabilities: { tools: {} } });
-  for (const name of ['mcp_search_tools', 'mcp_inspect_schema', 'mcp_call_tool']) {
+  const server = new McpServer(
+    { name: 'test-broker', version: '0.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  for (const name of [
+    'mcp_search_tools',
+    'mcp_inspect_schema',
+    'mcp_call_tool',
+  ]) {
     server.registerTool(
       name,
-      { description: `${name} stub`, inputSchema: z.object({ query: z.string() }) },
+      {
+        description: `${name} stub`,
+        inputSchema: z.object({ query: z.string() }),
+      },
       async () => ({ content: [{ type: 'text', text: name }] }),
     );
   }
@@ -52,7 +87,8 @@ function makeServer(): McpServer {
 }
 
 async function connect(server: McpServer): Promise<Client> {
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] =
+    InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: 'test-client', version: '0.0.0' });
   await client.connect(clientTransport);
@@ -73,27 +109,45 @@ describe('registerVerifiedSkills', () => {
 
     const lines: string[] = [];
     const server = makeServer();
-    const result = await registerVerifiedSkills({ server, workspaceRoot: root, log: (line) => lines.push(line) });
+    const result = await registerVerifiedSkills({
+      server,
+      workspaceRoot: root,
+      log: (line) => lines.push(line),
+    });
     expect(result.served.map((skill) => skill.name)).toEqual(['alpha']);
     expect(result.refused.map(({ name, code }) => ({ name, code }))).toEqual([
       { name: 'beta', code: 'skill_hash_mismatch' },
       { name: 'gamma', code: 'skill_not_locked' },
     ]);
-    expect(lines.some((line) => line.includes('refusing "beta" (skill_hash_mismatch)'))).toBe(true);
-    expect(lines.some((line) => line.includes('refusing "gamma" (skill_not_locked)'))).toBe(true);
+    expect(
+      lines.some((line) =>
+        line.includes('refusing "beta" (skill_hash_mismatch)'),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((line) =>
+        line.includes('refusing "gamma" (skill_not_locked)'),
+      ),
+    ).toBe(true);
 
     const client = await connect(server);
     const skills = new SkillsClient(client);
     expect(skills.supported).toBe(true);
     const listing = await skills.list();
-    expect(listing.skills.map((skill) => skill.frontmatter.name)).toEqual(['alpha']);
+    expect(listing.skills.map((skill) => skill.frontmatter.name)).toEqual([
+      'alpha',
+    ]);
 
     const alpha = listing.skills[0]!;
     const manifest = await skills.read(alpha);
     expect(manifest.verified).toBe(true);
-    expect(Buffer.from(manifest.bytes)).toEqual(readFileSync(join(root, 'skills', 'alpha', 'SKILL.md')));
+    expect(Buffer.from(manifest.bytes)).toEqual(
+      readFileSync(join(root, 'skills', 'alpha', 'SKILL.md')),
+    );
     const notes = await skills.read(alpha, 'references/notes.md');
-    expect(Buffer.from(notes.bytes).toString('utf8')).toBe('Notes for alpha.\n');
+    expect(Buffer.from(notes.bytes).toString('utf8')).toBe(
+      'Notes for alpha.\n',
+    );
 
     // The tampered skill is reachable by no method.
     const betaUri = alpha.uri.replace('/alpha/', '/beta/');
@@ -106,12 +160,23 @@ describe('registerVerifiedSkills', () => {
     const server = makeServer();
     const alphaSkillMd = join(root, 'skills', 'alpha', 'SKILL.md');
     const verifiedBytes = readFileSync(alphaSkillMd);
-    await registerVerifiedSkills({ server, workspaceRoot: root, log: () => {} });
-    writeFileSync(alphaSkillMd, verifiedBytes.toString('utf8').replace('Body of alpha.', 'Injected text.'));
+    await registerVerifiedSkills({
+      server,
+      workspaceRoot: root,
+      log: () => {},
+    });
+    writeFileSync(
+      alphaSkillMd,
+      verifiedBytes
+        .toString('utf8')
+        .replace('Body of alpha.', 'Injected text.'),
+    );
 
     const client = await connect(server);
     const skills = new SkillsClient(client);
-    const alpha = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'alpha')!;
+    const alpha = (await skills.list()).skills.find(
+      (skill) => skill.frontmatter.name === 'alpha',
+    )!;
     const manifest = await skills.read(alpha);
     expect(Buffer.from(manifest.bytes)).toEqual(verifiedBytes);
     expect(manifest.text).not.toContain('Injected text.');
@@ -121,27 +186,45 @@ describe('registerVerifiedSkills', () => {
     const root = makeWorkspace();
     const plain = makeServer();
     const withSkills = makeServer();
-    const { served } = await registerVerifiedSkills({ server: withSkills, workspaceRoot: root, log: () => {} });
+    const { served } = await registerVerifiedSkills({
+      server: withSkills,
+      workspaceRoot: root,
+      log: () => {},
+    });
     expect(served.length).toBeGreaterThan(0);
     const before = await (await connect(plain)).listTools();
     const after = await (await connect(withSkills)).listTools();
     expect(after.tools).toEqual(before.tools);
-    expect(after.tools.map((tool) => tool.name)).toEqual(['mcp_search_tools', 'mcp_inspect_schema', 'mcp_call_tool']);
+    expect(after.tools.map((tool) => tool.name)).toEqual([
+      'mcp_search_tools',
+      'mcp_inspect_schema',
+      'mcp_call_tool',
+    ]);
   });
 
   it('serves nothing and does not attach the extension when grimoire.lock was tampered with', async () => {
     const root = makeWorkspace();
     const grimoirePath = join(root, 'grimoire.lock');
-    const grimoire = JSON.parse(readFileSync(grimoirePath, 'utf8')) as { declaration: Record<string, unknown> };
+    const grimoire = JSON.parse(readFileSync(grimoirePath, 'utf8')) as {
+      declaration: Record<string, unknown>;
+    };
     grimoire.declaration['note'] = 'added by hand';
     writeFileSync(grimoirePath, JSON.stringify(grimoire, null, 2));
 
     const lines: string[] = [];
     const server = makeServer();
-    const result = await registerVerifiedSkills({ server, workspaceRoot: root, log: (line) => lines.push(line) });
+    const result = await registerVerifiedSkills({
+      server,
+      workspaceRoot: root,
+      log: (line) => lines.push(line),
+    });
     expect(result.served).toEqual([]);
-    expect(new Set(result.refused.map((skill) => skill.code))).toEqual(new Set(['grimoire_hash_mismatch']));
-    expect(lines.filter((line) => line.includes('grimoire_hash_mismatch'))).toHaveLength(2);
+    expect(new Set(result.refused.map((skill) => skill.code))).toEqual(
+      new Set(['grimoire_hash_mismatch']),
+    );
+    expect(
+      lines.filter((line) => line.includes('grimoire_hash_mismatch')),
+    ).toHaveLength(2);
 
     const skills = new SkillsClient(await connect(server));
     expect(skills.supported).toBe(false);
@@ -149,15 +232,28 @@ describe('registerVerifiedSkills', () => {
 
   it('refuses every skill when .skill-lock.json is missing, and a skill holding a symlink', async () => {
     const root = makeWorkspace();
-    symlinkSync(join(root, 'skills', 'alpha', 'SKILL.md'), join(root, 'skills', 'beta', 'link.md'));
-    const withLink = await registerVerifiedSkills({ server: makeServer(), workspaceRoot: root, log: () => {} });
+    symlinkSync(
+      join(root, 'skills', 'alpha', 'SKILL.md'),
+      join(root, 'skills', 'beta', 'link.md'),
+    );
+    const withLink = await registerVerifiedSkills({
+      server: makeServer(),
+      workspaceRoot: root,
+      log: () => {},
+    });
     expect(withLink.served.map((skill) => skill.name)).toEqual(['alpha']);
-    expect(withLink.refused).toMatchObject([{ name: 'beta', code: 'skill_symlink' }]);
+    expect(withLink.refused).toMatchObject([
+      { name: 'beta', code: 'skill_symlink' },
+    ]);
 
     rmSync(join(root, '.skill-lock.json'));
     const lines: string[] = [];
     const server = makeServer();
-    const result = await registerVerifiedSkills({ server, workspaceRoot: root, log: (line) => lines.push(line) });
+    const result = await registerVerifiedSkills({
+      server,
+      workspaceRoot: root,
+      log: (line) => lines.push(line),
+    });
     expect(result.served).toEqual([]);
     expect(result.refused.map(({ name, code }) => [name, code])).toEqual([
       ['alpha', 'skill_lock_missing'],
@@ -170,12 +266,21 @@ describe('registerVerifiedSkills', () => {
   it('serves the shipped lazy-search and red-proof skills from the repository', async () => {
     const server = makeServer();
     const lines: string[] = [];
-    const result = await registerVerifiedSkills({ server, workspaceRoot: repositoryRoot, log: (line) => lines.push(line) });
+    const result = await registerVerifiedSkills({
+      server,
+      workspaceRoot: repositoryRoot,
+      log: (line) => lines.push(line),
+    });
     expect(result.refused).toEqual([]);
-    expect(result.served.map((skill) => skill.name)).toEqual(['lazy-search', 'red-proof']);
+    expect(result.served.map((skill) => skill.name)).toEqual([
+      'lazy-search',
+      'red-proof',
+    ]);
     const skills = new SkillsClient(await connect(server));
     const listing = await skills.list();
-    const redProof = listing.skills.find((skill) => skill.frontmatter.name === 'red-proof')!;
+    const redProof = listing.skills.find(
+      (skill) => skill.frontmatter.name === 'red-proof',
+    )!;
     const manifest = await skills.read(redProof);
     expect(manifest.body).toContain('Never modify the system under test');
   });
@@ -184,7 +289,11 @@ describe('registerVerifiedSkills', () => {
     const root = mkdtempSync(join(tmpdir(), 'broker-skills-empty-'));
     workspaces.push(root);
     const lines: string[] = [];
-    const result = await registerVerifiedSkills({ server: makeServer(), workspaceRoot: root, log: (line) => lines.push(line) });
+    const result = await registerVerifiedSkills({
+      server: makeServer(),
+      workspaceRoot: root,
+      log: (line) => lines.push(line),
+    });
     expect(result).toEqual({ served: [], refused: [] });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('skills: nothing to serve');
@@ -193,47 +302,104 @@ describe('registerVerifiedSkills', () => {
 
   it("the served lazy-search skill and the protocol layer describe the real broker's answers", async () => {
     // The real broker (offline seed catalog, read-only role) with the shipped skills on the same server.
-    const server = createBrokerServer({ broker: new Broker({ role: 'director' }) });
-    const { served } = await registerVerifiedSkills({ server, workspaceRoot: repositoryRoot, log: () => {} });
+    const server = createBrokerServer({
+      broker: new Broker({ role: 'director' }),
+    });
+    const { served } = await registerVerifiedSkills({
+      server,
+      workspaceRoot: repositoryRoot,
+      log: () => {},
+    });
     expect(served.map((skill) => skill.name)).toContain('lazy-search');
     const client = await connect(server);
     const text = async (name: string, args: Record<string, unknown>) => {
-      const result = (await client.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
-      return { text: result.content.map((part) => part.text).join('\n'), isError: result.isError === true };
+      const result = (await client.callTool({ name, arguments: args })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
+      return {
+        text: result.content.map((part) => part.text).join('\n'),
+        isError: result.isError === true,
+      };
     };
 
     // A made-up word next to real ones: hits for the real words, the made-up one reported unmatched.
-    const search = await text('mcp_search_tools', { query: 'tap screen zzqxv', limit: 3 });
+    const search = await text('mcp_search_tools', {
+      query: 'tap screen zzqxv',
+      limit: 3,
+    });
     const lines = search.text.split('\n');
     expect(lines.at(-1)).toBe('Matched nothing: zzqxv');
     expect(lines.length).toBeGreaterThan(1);
-    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^[a-z0-9]+_\S+ \[(read-only|mutating)\] - \S/);
-    expect((await text('mcp_search_tools', { query: 'zzqx' })).text).toMatch(/^No tools match "zzqx"/);
-    const schema = JSON.parse((await text('mcp_inspect_schema', { name: 'adb_tap' })).text) as Record<string, unknown>;
-    expect(Object.keys(schema)).toEqual(['name', 'target', 'description', 'mutating', 'inputSchema']);
+    for (const line of lines.slice(0, -1))
+      expect(line).toMatch(/^[a-z0-9]+_\S+ \[(read-only|mutating)\] - \S/);
+    expect((await text('mcp_search_tools', { query: 'zzqx' })).text).toMatch(
+      /^No tools match "zzqx"/,
+    );
+    const schema = JSON.parse(
+      (await text('mcp_inspect_schema', { name: 'adb_tap' })).text,
+    ) as Record<string, unknown>;
+    expect(Object.keys(schema)).toEqual([
+      'name',
+      'target',
+      'description',
+      'mutating',
+      'inputSchema',
+    ]);
 
     // Codes the broker really answers with, offline: each result starts with its code.
     const observed = [
-      await text('mcp_call_tool', { name: 'adb_tap', arguments: { x: 1, y: 2 } }), // ROLE_FORBIDDEN
-      await text('mcp_call_tool', { name: 'core_read_file', arguments: { path: 7 } }), // INVALID_ARGUMENTS
-      await text('mcp_call_tool', { name: 'core_read_file', arguments: { path: 'README.md' } }), // NO_GATEWAY
+      await text('mcp_call_tool', {
+        name: 'adb_tap',
+        arguments: { x: 1, y: 2 },
+      }), // ROLE_FORBIDDEN
+      await text('mcp_call_tool', {
+        name: 'core_read_file',
+        arguments: { path: 7 },
+      }), // INVALID_ARGUMENTS
+      await text('mcp_call_tool', {
+        name: 'core_read_file',
+        arguments: { path: 'README.md' },
+      }), // NO_GATEWAY
       await text('mcp_call_tool', { name: 'nosuch_tool', arguments: {} }), // UNKNOWN_TOOL
     ].map((result) => {
       expect(result.isError).toBe(true);
       return /^([A-Z_]+): /.exec(result.text)?.[1];
     });
-    expect(observed).toEqual(['ROLE_FORBIDDEN', 'INVALID_ARGUMENTS', 'NO_GATEWAY', 'UNKNOWN_TOOL']);
-    const allCodes = [...observed, 'CIRCUIT_OPEN', 'BACKEND_FAILED', 'CANCELLED'];
+    expect(observed).toEqual([
+      'ROLE_FORBIDDEN',
+      'INVALID_ARGUMENTS',
+      'NO_GATEWAY',
+      'UNKNOWN_TOOL',
+    ]);
+    const allCodes = [
+      ...observed,
+      'CIRCUIT_OPEN',
+      'BACKEND_FAILED',
+      'CANCELLED',
+    ];
 
     const skills = new SkillsClient(client);
-    const lazySearch = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'lazy-search')!;
+    const lazySearch = (await skills.list()).skills.find(
+      (skill) => skill.frontmatter.name === 'lazy-search',
+    )!;
     const skillText = (await skills.read(lazySearch)).text;
-    const protocol = readFileSync(join(repositoryRoot, 'roles', 'shared', '02-protocol.md'), 'utf8');
+    const protocol = readFileSync(
+      join(repositoryRoot, 'roles', 'shared', '02-protocol.md'),
+      'utf8',
+    );
     for (const [what, content] of [
       ['lazy-search SKILL.md', skillText],
       ['roles/shared/02-protocol.md', protocol],
     ] as const) {
-      for (const word of ['[read-only]', '[mutating]', 'Matched nothing: ', 'No tools match', ...Object.keys(schema), ...allCodes]) {
+      for (const word of [
+        '[read-only]',
+        '[mutating]',
+        'Matched nothing: ',
+        'No tools match',
+        ...Object.keys(schema),
+        ...allCodes,
+      ]) {
         expect(content, `${what} mentions ${word}`).toContain(word);
       }
     }

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { mountVerifiedSkills, SkillError } from '@heretek/skills';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { memorySkillFiles, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import {
+  memorySkillFiles,
+  SkillsExtension,
+} from '@modelcontextprotocol/server/ext/skills';
 import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 
 /** A skill the broker serves through the MCP skills extension. */
@@ -69,12 +72,17 @@ export async function registerVerifiedSkills({
   /** Also require `grimoire.lock` to verify. Default `true`. */
   verifyGrimoire?: boolean;
 }): Promise<RegisteredSkills> {
-  const { mounted, refused } = mountVerifiedSkills({ workspaceRoot, verifyGrimoire });
-  const refusedReports: RefusedSkillReport[] = refused.map(({ skillName, error }) => ({
-    name: skillName,
-    code: SkillError.isInstance(error) ? error.code : 'error',
-    reason: error.message,
-  }));
+  const { mounted, refused } = mountVerifiedSkills({
+    workspaceRoot,
+    verifyGrimoire,
+  });
+  const refusedReports: RefusedSkillReport[] = refused.map(
+    ({ skillName, error }) => ({
+      name: skillName,
+      code: SkillError.isInstance(error) ? error.code : 'error',
+      reason: error.message,
+    }),
+  );
 
   const record: Record<string, Uint8Array> = {};
   for (const skill of mounted) {
@@ -91,13 +99,17 @@ export async function registerVerifiedSkills({
         });
 
   const entriesByName = new Map(
-    (catalog?.entries ?? []).map((entry) => [String(entry.frontmatter['name']), entry.uri] as const),
+    (catalog?.entries ?? []).map(
+      (entry) => [String(entry.frontmatter['name']), entry.uri] as const,
+    ),
   );
   const served: ServedSkill[] = [];
   for (const skill of mounted) {
     const uri = entriesByName.get(skill.name);
     if (uri === undefined) {
-      const own = warnings.filter((warning) => warning.path.includes(skill.name));
+      const own = warnings.filter((warning) =>
+        warning.path.includes(skill.name),
+      );
       refusedReports.push({
         name: skill.name,
         code: 'catalog_rejected',
@@ -105,7 +117,12 @@ export async function registerVerifiedSkills({
       });
       continue;
     }
-    served.push({ name: skill.name, treeHash: skill.treeHash, fileCount: skill.fileCount, uri });
+    served.push({
+      name: skill.name,
+      treeHash: skill.treeHash,
+      fileCount: skill.fileCount,
+      uri,
+    });
   }
 
   if (catalog !== undefined && served.length > 0) {
@@ -114,7 +131,9 @@ export async function registerVerifiedSkills({
   served.sort((left, right) => left.name.localeCompare(right.name));
   refusedReports.sort((left, right) => left.name.localeCompare(right.name));
   for (const skill of served) {
-    log(`skills: serving "${skill.name}" (${skill.treeHash}, ${skill.fileCount} files) at ${skill.uri}`);
+    log(
+      `skills: serving "${skill.name}" (${skill.treeHash}, ${skill.fileCount} files) at ${skill.uri}`,
+    );
   }
   for (const skill of refusedReports) {
     log(`skills: refusing "${skill.name}" (${skill.code}): ${skill.reason}`);

@@ -6,20 +6,27 @@ import { createBrokerServer } from './server.js';
 
 /** The `tools/list` result as an MCP client receives it, with a real o200k_base tokenizer. */
 async function measureToolsList(): Promise<{ tokens: number; bytes: number }> {
-  const server = createBrokerServer({ broker: new Broker({ role: 'director' }) });
+  const server = createBrokerServer({
+    broker: new Broker({ role: 'director' }),
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'token-budget', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
   const result = await client.listTools();
   await client.close();
   const json = JSON.stringify(result);
-  return { tokens: getEncoding('o200k_base').encode(json).length, bytes: Buffer.byteLength(json) };
+  return {
+    tokens: getEncoding('o200k_base').encode(json).length,
+    bytes: Buffer.byteLength(json),
+  };
 }
 
 describe('tools/list token budget', () => {
   it('stays under 500 o200k_base tokens for all three meta-tools', async () => {
     const { tokens, bytes } = await measureToolsList();
-    process.stderr.write(`tools/list: ${tokens} o200k_base tokens, ${bytes} bytes\n`);
+    process.stderr.write(
+      `tools/list: ${tokens} o200k_base tokens, ${bytes} bytes\n`,
+    );
     expect(tokens).toBeLessThan(500);
   });
 });

@@ -7,7 +7,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_TUNING, ToolCatalog, evaluateRankings, loadBenchmark } from '../dist/index.js';
+import {
+  DEFAULT_TUNING,
+  ToolCatalog,
+  evaluateRankings,
+  loadBenchmark,
+} from '../dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -15,7 +20,9 @@ const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
   return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
 };
-const directory = resolve(option('data', resolve(here, '../../../../shared/bench/livemcpbench')));
+const directory = resolve(
+  option('data', resolve(here, '../../../../shared/bench/livemcpbench')),
+);
 if (!existsSync(resolve(directory, 'queries.jsonl'))) {
   console.error(`No queries.jsonl in ${directory}`);
   process.exit(2);
@@ -25,12 +32,14 @@ const seed = Number(option('seed', 1));
 const data = loadBenchmark({ directory });
 
 // The grid: one axis per knob around the defaults (general knobs only).
-const axes = option('only', '') ? {} : {
-  siblingWeight: [0.2, 0.3, 0.4],
-  nameCoverageWeight: [0.3, 0.5, 0.7],
-  k1: [0.9, 1.2, 1.5],
-  groupIdfWeight: [0.5, 1],
-};
+const axes = option('only', '')
+  ? {}
+  : {
+      siblingWeight: [0.2, 0.3, 0.4],
+      nameCoverageWeight: [0.3, 0.5, 0.7],
+      k1: [0.9, 1.2, 1.5],
+      groupIdfWeight: [0.5, 1],
+    };
 for (const extra of (option('axes', '') || '').split(';').filter(Boolean)) {
   const [key, values] = extra.split('=');
   axes[key] = values.split(',').map(Number);
@@ -85,18 +94,28 @@ function expand(flat) {
 function rankingsFor(flat) {
   const tuning = expand(flat);
   const catalog = new ToolCatalog({ tools: data.entries, tuning });
-  return data.queries.map((query) => catalog.search({ query: query.query, limit: 10 }).hits.map((hit) => data.benchmarkName.get(hit.name) ?? hit.name));
+  return data.queries.map((query) =>
+    catalog
+      .search({ query: query.query, limit: 10 })
+      .hits.map((hit) => data.benchmarkName.get(hit.name) ?? hit.name),
+  );
 }
 
 function score(rankings, positions) {
-  const { metrics } = evaluateRankings({ queries: positions.map((p) => data.queries[p]), rankings: positions.map((p) => rankings[p]) });
+  const { metrics } = evaluateRankings({
+    queries: positions.map((p) => data.queries[p]),
+    rankings: positions.map((p) => rankings[p]),
+  });
   return metrics;
 }
 const objective = (metrics) => (metrics['nDCG@10'] + metrics['R@5']) / 2;
 
 const configurations = [...grid(Object.keys(axes))];
 const all = data.queries.map((_, index) => index);
-const runs = configurations.map((tuning) => ({ tuning, rankings: rankingsFor(tuning) }));
+const runs = configurations.map((tuning) => ({
+  tuning,
+  rankings: rankingsFor(tuning),
+}));
 const defaults = rankingsFor({});
 
 const heldOut = { chosen: [], defaults: [] };
@@ -108,7 +127,11 @@ for (let fold = 0; fold < folds; fold += 1) {
     const value = objective(score(run.rankings, train));
     if (!best || value > best.value) best = { run, value };
   }
-  heldOut.chosen.push({ test, rankings: best.run.rankings, tuning: best.run.tuning });
+  heldOut.chosen.push({
+    test,
+    rankings: best.run.rankings,
+    tuning: best.run.tuning,
+  });
   heldOut.defaults.push({ test, rankings: defaults });
   console.error(`fold ${fold + 1}: chose ${JSON.stringify(best.run.tuning)}`);
 }
@@ -116,24 +139,43 @@ for (let fold = 0; fold < folds; fold += 1) {
 function pooled(list) {
   // Every query is held out once: pool the held-out rankings and score them together.
   const rankings = new Array(data.queries.length);
-  for (const { test, rankings: ranked } of list) for (const p of test) rankings[p] = ranked[p];
+  for (const { test, rankings: ranked } of list)
+    for (const p of test) rankings[p] = ranked[p];
   return score(rankings, all);
 }
 function perFold(list) {
   return list.map(({ test, rankings }) => score(rankings, test));
 }
-const format = (metrics) => `nDCG@10 ${metrics['nDCG@10'].toFixed(3)}  R@5 ${metrics['R@5'].toFixed(3)}  R@10 ${metrics['R@10'].toFixed(3)}  Hit@1 ${metrics['Hit@1'].toFixed(3)}`;
+const format = (metrics) =>
+  `nDCG@10 ${metrics['nDCG@10'].toFixed(3)}  R@5 ${metrics['R@5'].toFixed(3)}  R@10 ${metrics['R@10'].toFixed(3)}  Hit@1 ${metrics['Hit@1'].toFixed(3)}`;
 
 const full = score(defaults, all);
 let bestFull;
 for (const run of runs) {
   const metrics = score(run.rankings, all);
-  if (!bestFull || objective(metrics) > objective(bestFull.metrics)) bestFull = { run, metrics };
+  if (!bestFull || objective(metrics) > objective(bestFull.metrics))
+    bestFull = { run, metrics };
 }
-process.stdout.write(`${data.queries.length} queries, ${folds} folds (seed ${seed}), ${configurations.length} configurations\n`);
+process.stdout.write(
+  `${data.queries.length} queries, ${folds} folds (seed ${seed}), ${configurations.length} configurations\n`,
+);
 process.stdout.write(`default tuning, full set:        ${format(full)}\n`);
-process.stdout.write(`default tuning, per fold:        ${perFold(heldOut.defaults).map((m) => `${m['nDCG@10'].toFixed(3)}/${m['R@5'].toFixed(3)}`).join('  ')}\n`);
-process.stdout.write(`grid best on full set:           ${format(bestFull.metrics)} ${JSON.stringify(bestFull.run.tuning)}\n`);
-process.stdout.write(`cross-validated (held-out):      ${format(pooled(heldOut.chosen))}\n`);
-process.stdout.write(`cross-validated per fold:        ${perFold(heldOut.chosen).map((m) => `${m['nDCG@10'].toFixed(3)}/${m['R@5'].toFixed(3)}`).join('  ')}\n`);
-process.stdout.write(`(DEFAULT_TUNING k1 ${DEFAULT_TUNING.k1}, sibling ${DEFAULT_TUNING.siblingWeight}, nameCoverage ${DEFAULT_TUNING.nameCoverageWeight})\n`);
+process.stdout.write(
+  `default tuning, per fold:        ${perFold(heldOut.defaults)
+    .map((m) => `${m['nDCG@10'].toFixed(3)}/${m['R@5'].toFixed(3)}`)
+    .join('  ')}\n`,
+);
+process.stdout.write(
+  `grid best on full set:           ${format(bestFull.metrics)} ${JSON.stringify(bestFull.run.tuning)}\n`,
+);
+process.stdout.write(
+  `cross-validated (held-out):      ${format(pooled(heldOut.chosen))}\n`,
+);
+process.stdout.write(
+  `cross-validated per fold:        ${perFold(heldOut.chosen)
+    .map((m) => `${m['nDCG@10'].toFixed(3)}/${m['R@5'].toFixed(3)}`)
+    .join('  ')}\n`,
+);
+process.stdout.write(
+  `(DEFAULT_TUNING k1 ${DEFAULT_TUNING.k1}, sibling ${DEFAULT_TUNING.siblingWeight}, nameCoverage ${DEFAULT_TUNING.nameCoverageWeight})\n`,
+);

@@ -7,7 +7,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool, targetFromServerName } from '../dist/index.js';
+import {
+  ToolCatalog,
+  SEED_TOOLS,
+  toolEntryFromMcpTool,
+  targetFromServerName,
+} from '../dist/index.js';
 
 const require = createRequire(import.meta.url);
 const bm25 = require('wink-bm25-text-search');
@@ -16,49 +21,95 @@ const nlp = require('wink-nlp-utils');
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
 const benchDir = resolve(repoRoot, '../shared/bench/livemcpbench');
-const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000').split(',').map(Number);
+const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000')
+  .split(',')
+  .map(Number);
 const searchRuns = Number(process.env.BENCH_SEARCHES ?? 400);
 
 function templates() {
-  const list = SEED_TOOLS.map((tool) => ({ server: tool.target, name: tool.tool, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations }));
+  const list = SEED_TOOLS.map((tool) => ({
+    server: tool.target,
+    name: tool.tool,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+  }));
   if (existsSync(join(benchDir, 'tools.jsonl'))) {
-    for (const line of readFileSync(join(benchDir, 'tools.jsonl'), 'utf8').split('\n')) {
+    for (const line of readFileSync(
+      join(benchDir, 'tools.jsonl'),
+      'utf8',
+    ).split('\n')) {
       if (!line.trim()) continue;
       const tool = JSON.parse(line);
-      list.push({ server: targetFromServerName(tool.server), name: tool.name.slice(tool.name.indexOf('__') + 2), description: tool.description, inputSchema: tool.inputSchema });
+      list.push({
+        server: targetFromServerName(tool.server),
+        name: tool.name.slice(tool.name.indexOf('__') + 2),
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      });
     }
   }
   return list;
 }
 
 function queries() {
-  const list = ['android adb install apk', 'decompile function', 'take a screenshot of the window', 'read file', 'web search', 'adb_tap', 'list devices', 'run godot project'];
+  const list = [
+    'android adb install apk',
+    'decompile function',
+    'take a screenshot of the window',
+    'read file',
+    'web search',
+    'adb_tap',
+    'list devices',
+    'run godot project',
+  ];
   if (existsSync(join(benchDir, 'queries.jsonl'))) {
-    for (const line of readFileSync(join(benchDir, 'queries.jsonl'), 'utf8').split('\n')) if (line.trim()) list.push(JSON.parse(line).query);
+    for (const line of readFileSync(
+      join(benchDir, 'queries.jsonl'),
+      'utf8',
+    ).split('\n'))
+      if (line.trim()) list.push(JSON.parse(line).query);
   }
   return list;
 }
 
 /** `size` entries: template tools copied onto servers `<server>-<copy>`, 30 tools a server on average. */
 function syntheticCatalog(size, all) {
-  if (size <= SEED_TOOLS.length) return SEED_TOOLS.slice(0, size).map((tool) => ({ ...tool }));
+  if (size <= SEED_TOOLS.length)
+    return SEED_TOOLS.slice(0, size).map((tool) => ({ ...tool }));
   const entries = [];
   for (let index = 0; entries.length < size; index += 1) {
     const template = all[index % all.length];
     const copy = Math.floor(index / all.length);
     const target = copy === 0 ? template.server : `${template.server}-${copy}`;
-    entries.push(toolEntryFromMcpTool({ backend: { backend: target, target, profile: 'core' }, tool: { name: template.name, description: template.description, inputSchema: template.inputSchema, annotations: template.annotations } }));
+    entries.push(
+      toolEntryFromMcpTool({
+        backend: { backend: target, target, profile: 'core' },
+        tool: {
+          name: template.name,
+          description: template.description,
+          inputSchema: template.inputSchema,
+          annotations: template.annotations,
+        },
+      }),
+    );
   }
   return entries;
 }
 
 function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return sorted[
+    Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))
+  ];
 }
 
 // Best of three rounds: the machine is shared, so one round's tail mostly measures neighbours.
 function timeSearches(search, list) {
-  const rounds = [timeRound(search, list), timeRound(search, list), timeRound(search, list)];
+  const rounds = [
+    timeRound(search, list),
+    timeRound(search, list),
+    timeRound(search, list),
+  ];
   return rounds.sort((left, right) => left.p99 - right.p99)[0];
 }
 
@@ -77,7 +128,11 @@ function timeRound(search, list) {
   }
   times.sort((a, b) => a - b);
   cpuTimes.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), cpuP99: percentile(cpuTimes, 99) };
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    cpuP99: percentile(cpuTimes, 99),
+  };
 }
 
 function heapMb() {
@@ -86,15 +141,30 @@ function heapMb() {
 }
 
 function winkBaseline(entries) {
-  const prep = [nlp.string.lowerCase, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
+  const prep = [
+    nlp.string.lowerCase,
+    nlp.string.tokenize0,
+    nlp.tokens.removeWords,
+    nlp.tokens.stem,
+  ];
   const start = performance.now();
   const engine = bm25();
-  engine.defineConfig({ fldWeights: { name: 3, description: 1, parameters: 1 } });
+  engine.defineConfig({
+    fldWeights: { name: 3, description: 1, parameters: 1 },
+  });
   engine.definePrepTasks(prep);
   entries.forEach((entry, id) => {
-    engine.addDoc({ name: entry.tool.replace(/[_-]/g, ' '), description: entry.description, parameters: Object.keys(entry.inputSchema.properties ?? {}).join(' ') }, id);
+    engine.addDoc(
+      {
+        name: entry.tool.replace(/[_-]/g, ' '),
+        description: entry.description,
+        parameters: Object.keys(entry.inputSchema.properties ?? {}).join(' '),
+      },
+      id,
+    );
   });
-  for (let pad = entries.length; pad < 3; pad += 1) engine.addDoc({ name: '', description: '', parameters: '' }, pad);
+  for (let pad = entries.length; pad < 3; pad += 1)
+    engine.addDoc({ name: '', description: '', parameters: '' }, pad);
   engine.consolidate();
   return { engine, buildMs: performance.now() - start };
 }
@@ -104,7 +174,8 @@ const everyQuery = queries();
 // Task-sized queries are timed for the percentiles; the one very long query of the set (a
 // pasted base64 image, truncated by search to 4,096 characters) is timed on its own.
 const queryList = everyQuery.filter((query) => query.length <= 2000);
-const longQuery = everyQuery.find((query) => query.length > 2000) ?? 'x'.repeat(10_000);
+const longQuery =
+  everyQuery.find((query) => query.length > 2000) ?? 'x'.repeat(10_000);
 const rows = [];
 for (const size of sizes) {
   const entries = syntheticCatalog(size, all);
@@ -115,7 +186,9 @@ for (const size of sizes) {
   const heapAfter = heapMb();
   // Rebuild after discovery of one backend (the other tools are unchanged objects).
   const target = entries[entries.length - 1].target;
-  const backendTools = entries.filter((entry) => entry.target === target).map((entry) => ({ ...entry }));
+  const backendTools = entries
+    .filter((entry) => entry.target === target)
+    .map((entry) => ({ ...entry }));
   start = performance.now();
   catalog.replaceBackend(target, backendTools);
   const replaceMs = performance.now() - start;
@@ -127,7 +200,11 @@ for (const size of sizes) {
   let rediscoverMs = Infinity;
   for (const byTarget of [fresh]) {
     const groups = new Map();
-    for (const entry of byTarget) groups.set(entry.target, [...(groups.get(entry.target) ?? []), { ...entry }]);
+    for (const entry of byTarget)
+      groups.set(entry.target, [
+        ...(groups.get(entry.target) ?? []),
+        { ...entry },
+      ]);
     start = performance.now();
     for (const [name, tools] of groups) rebuilt.replaceBackend(name, tools);
     rediscoverMs = (performance.now() - start) / groups.size;
@@ -142,18 +219,54 @@ for (const size of sizes) {
   longTimes.sort((a, b) => a - b);
   ours.longQuery = longTimes[10];
   const wink = winkBaseline(entries);
-  const winkSearch = timeSearches((query) => wink.engine.search(query, 10), queryList);
-  rows.push({ size, coldBuildMs, replaceMs, rediscoverMs, coldAgain, heapMb: heapAfter - heapBefore, ours, winkBuildMs: wink.buildMs, winkSearch });
+  const winkSearch = timeSearches(
+    (query) => wink.engine.search(query, 10),
+    queryList,
+  );
+  rows.push({
+    size,
+    coldBuildMs,
+    replaceMs,
+    rediscoverMs,
+    coldAgain,
+    heapMb: heapAfter - heapBefore,
+    ours,
+    winkBuildMs: wink.buildMs,
+    winkSearch,
+  });
   void rebuilt;
 }
 
-const fmt = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
-process.stdout.write(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}\n`);
-process.stdout.write(`queries: ${queryList.length} (short queries + benchmark tasks up to 2,000 chars), ${searchRuns} timed searches per catalog; long query: ${longQuery.length} chars\n\n`);
-process.stdout.write('| tools | search p50 ms | search p99 ms (wall / CPU) | long query ms | wink search p50 / p99 ms | rebuild after 1 backend ms | cold build ms | wink build ms | heap MB |\n|---|---|---|---|---|---|---|---|---|\n');
+const fmt = (value) =>
+  value >= 100
+    ? value.toFixed(0)
+    : value >= 10
+      ? value.toFixed(1)
+      : value.toFixed(2);
+process.stdout.write(
+  `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os
+    .loadavg()
+    .map((v) => v.toFixed(1))
+    .join(' ')}\n`,
+);
+process.stdout.write(
+  `queries: ${queryList.length} (short queries + benchmark tasks up to 2,000 chars), ${searchRuns} timed searches per catalog; long query: ${longQuery.length} chars\n\n`,
+);
+process.stdout.write(
+  '| tools | search p50 ms | search p99 ms (wall / CPU) | long query ms | wink search p50 / p99 ms | rebuild after 1 backend ms | cold build ms | wink build ms | heap MB |\n|---|---|---|---|---|---|---|---|---|\n',
+);
 for (const row of rows) {
   process.stdout.write(
     `| ${row.size} | ${fmt(row.ours.p50)} | ${fmt(row.ours.p99)} / ${fmt(row.ours.cpuP99)} | ${fmt(row.ours.longQuery)} | ${fmt(row.winkSearch.p50)} / ${fmt(row.winkSearch.p99)} | ${fmt(row.replaceMs)} | ${fmt(row.coldBuildMs)} | ${fmt(row.winkBuildMs)} | ${fmt(row.heapMb)} |\n`,
   );
 }
-process.stdout.write('\nratios (wink / ours): ' + rows.map((row) => `${row.size}: search p99 x${(row.winkSearch.p99 / row.ours.p99).toFixed(1)}, build x${(row.winkBuildMs / row.replaceMs).toFixed(1)}`).join('; ') + '\n');
+process.stdout.write(
+  '\nratios (wink / ours): ' +
+    rows
+      .map(
+        (row) =>
+          `${row.size}: search p99 x${(row.winkSearch.p99 / row.ours.p99).toFixed(1)}, build x${(row.winkBuildMs / row.replaceMs).toFixed(1)}`,
+      )
+      .join('; ') +
+    '\n',
+);

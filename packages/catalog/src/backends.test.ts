@@ -26,28 +26,91 @@ function codeOf(run: () => unknown): string | undefined {
 describe('DEFAULT_BACKENDS', () => {
   it('lists the 12 backends with unique targets free of "_"', () => {
     expect(DEFAULT_BACKENDS).toHaveLength(12);
-    expect(new Set(DEFAULT_BACKENDS.map((backend) => backend.target)).size).toBe(12);
-    expect(DEFAULT_BACKENDS.every((backend) => !backend.target.includes('_'))).toBe(true);
-    expect(DEFAULT_BACKENDS.find((backend) => backend.backend === 'computer-use-linux')).toEqual({ backend: 'computer-use-linux', target: 'gui', profile: 'research' });
+    expect(
+      new Set(DEFAULT_BACKENDS.map((backend) => backend.target)).size,
+    ).toBe(12);
+    expect(
+      DEFAULT_BACKENDS.every((backend) => !backend.target.includes('_')),
+    ).toBe(true);
+    expect(
+      DEFAULT_BACKENDS.find(
+        (backend) => backend.backend === 'computer-use-linux',
+      ),
+    ).toEqual({
+      backend: 'computer-use-linux',
+      target: 'gui',
+      profile: 'research',
+    });
   });
 });
 
 describe('loadBackends', () => {
   it('reads a valid file', () => {
-    const file = write('ok.json', JSON.stringify([{ backend: 'my-server', target: 'mine', profile: 'custom' }]));
-    expect(loadBackends({ file })).toEqual([{ backend: 'my-server', target: 'mine', profile: 'custom' }]);
+    const file = write(
+      'ok.json',
+      JSON.stringify([
+        { backend: 'my-server', target: 'mine', profile: 'custom' },
+      ]),
+    );
+    expect(loadBackends({ file })).toEqual([
+      { backend: 'my-server', target: 'mine', profile: 'custom' },
+    ]);
   });
 
   it('explains what is wrong', () => {
-    expect(codeOf(() => loadBackends({ file: join(directory, 'missing.json') }))).toBe('INVALID_BACKENDS_FILE');
-    expect(codeOf(() => loadBackends({ file: write('bad.json', '{not json') }))).toBe('INVALID_BACKENDS_FILE');
-    expect(codeOf(() => loadBackends({ file: write('obj.json', '{}') }))).toBe('INVALID_BACKENDS_FILE');
-    expect(() => loadBackends({ file: write('field.json', JSON.stringify([{ backend: 'x', target: 't' }])) })).toThrow(/\[0\]: "profile" must be a non-empty string/);
-    expect(() => loadBackends({ file: write('under.json', JSON.stringify([{ backend: 'x', target: 'my_t', profile: 'p' }])) })).toThrow(/no "_"/);
-    expect(codeOf(() => loadBackends({ file: write('under2.json', JSON.stringify([{ backend: 'x', target: 'my_t', profile: 'p' }])) }))).toBe('INVALID_TARGET');
+    expect(
+      codeOf(() => loadBackends({ file: join(directory, 'missing.json') })),
+    ).toBe('INVALID_BACKENDS_FILE');
+    expect(
+      codeOf(() => loadBackends({ file: write('bad.json', '{not json') })),
+    ).toBe('INVALID_BACKENDS_FILE');
+    expect(codeOf(() => loadBackends({ file: write('obj.json', '{}') }))).toBe(
+      'INVALID_BACKENDS_FILE',
+    );
     expect(() =>
-      loadBackends({ file: write('dup.json', JSON.stringify([{ backend: 'x', target: 't', profile: 'p' }, { backend: 'y', target: 't', profile: 'p' }])) }),
+      loadBackends({
+        file: write(
+          'field.json',
+          JSON.stringify([{ backend: 'x', target: 't' }]),
+        ),
+      }),
+    ).toThrow(/\[0\]: "profile" must be a non-empty string/);
+    expect(() =>
+      loadBackends({
+        file: write(
+          'under.json',
+          JSON.stringify([{ backend: 'x', target: 'my_t', profile: 'p' }]),
+        ),
+      }),
+    ).toThrow(/no "_"/);
+    expect(
+      codeOf(() =>
+        loadBackends({
+          file: write(
+            'under2.json',
+            JSON.stringify([{ backend: 'x', target: 'my_t', profile: 'p' }]),
+          ),
+        }),
+      ),
+    ).toBe('INVALID_TARGET');
+    expect(() =>
+      loadBackends({
+        file: write(
+          'dup.json',
+          JSON.stringify([
+            { backend: 'x', target: 't', profile: 'p' },
+            { backend: 'y', target: 't', profile: 'p' },
+          ]),
+        ),
+      }),
     ).toThrow(/target "t" is already used/);
-    expect(() => loadBackends({ file: write('extra.json', JSON.stringify([{ backend: 'x', target: 't', profile: 'p', url: 1 }])) })).toThrow(/unknown field/);
+    expect(() =>
+      loadBackends({
+        file: write(
+          'extra.json',
+          JSON.stringify([{ backend: 'x', target: 't', profile: 'p', url: 1 }]),
+        ),
+      }),
+    ).toThrow(/unknown field/);
   });
 });

@@ -40,7 +40,10 @@ export function assertTargetName(target: unknown): asserts target is string {
  * Checks one backend record and returns a clean copy.
  * @throws CatalogError `INVALID_BACKENDS_FILE` / `INVALID_TARGET` naming the bad field.
  */
-export function parseBackend(options: { value: unknown; where?: string }): Backend {
+export function parseBackend(options: {
+  value: unknown;
+  where?: string;
+}): Backend {
   const where = options.where ?? 'backend';
   const value = options.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -59,7 +62,9 @@ export function parseBackend(options: { value: unknown; where?: string }): Backe
       });
     }
   }
-  const unknownKeys = Object.keys(record).filter((key) => !['backend', 'target', 'profile'].includes(key));
+  const unknownKeys = Object.keys(record).filter(
+    (key) => !['backend', 'target', 'profile'].includes(key),
+  );
   if (unknownKeys.length > 0) {
     throw new CatalogError({
       code: 'INVALID_BACKENDS_FILE',
@@ -75,7 +80,11 @@ export function parseBackend(options: { value: unknown; where?: string }): Backe
       cause: error,
     });
   }
-  return { backend: record.backend as string, target: record.target as string, profile: record.profile as string };
+  return {
+    backend: record.backend as string,
+    target: record.target as string,
+    profile: record.profile as string,
+  };
 }
 
 /**
@@ -116,7 +125,9 @@ export function loadBackends(options: { file: string }): Backend[] {
       message: `Backends file ${file} must hold a JSON array of {"backend","target","profile"} objects.`,
     });
   }
-  const backends = parsed.map((value, index) => parseBackend({ value, where: `${file} [${index}]` }));
+  const backends = parsed.map((value, index) =>
+    parseBackend({ value, where: `${file} [${index}]` }),
+  );
   const seenTargets = new Map<string, number>();
   const seenBackends = new Map<string, number>();
   backends.forEach((backend, index) => {

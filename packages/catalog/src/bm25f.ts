@@ -39,7 +39,9 @@ export type SearchTuning = {
 };
 
 /** Partial tuning: any knob, and any subset of the fields, overrides {@link DEFAULT_TUNING}. */
-export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'fields'>> & { fields?: Partial<Record<FieldName, FieldTuning>> };
+export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'fields'>> & {
+  fields?: Partial<Record<FieldName, FieldTuning>>;
+};
 
 /** Tuning used by default. */
 export const DEFAULT_TUNING: SearchTuning = {
@@ -187,7 +189,12 @@ export class Bm25fIndex {
   readonly #nameWeight: Float64Array;
 
   /** Builds the index. */
-  constructor(options: { tools: readonly PreparedTool[]; tuning: SearchTuning; vocabulary?: Vocabulary; groups?: { of: Int32Array; count: number } }) {
+  constructor(options: {
+    tools: readonly PreparedTool[];
+    tuning: SearchTuning;
+    vocabulary?: Vocabulary;
+    groups?: { of: Int32Array; count: number };
+  }) {
     const { tools, tuning } = options;
     const vocabulary = options.vocabulary ?? new Vocabulary();
     this.#vocabulary = vocabulary;
@@ -195,9 +202,16 @@ export class Bm25fIndex {
     const stats = tools.map((tool) => toolTermStats(tool));
     const docTermIds = stats.map((stat) => termIdsOf(stat, vocabulary));
     const averageLengths = new Float64Array(FIELD_COUNT);
-    for (const stat of stats) for (let field = 0; field < FIELD_COUNT; field += 1) averageLengths[field] = (averageLengths[field] ?? 0) + (stat.lengths[field] ?? 0);
-    for (let field = 0; field < FIELD_COUNT; field += 1) averageLengths[field] = (averageLengths[field] ?? 0) / Math.max(1, stats.length) || 1;
-    const fieldWeights = FIELD_NAMES.map((field) => tuning.fields[field].weight);
+    for (const stat of stats)
+      for (let field = 0; field < FIELD_COUNT; field += 1)
+        averageLengths[field] =
+          (averageLengths[field] ?? 0) + (stat.lengths[field] ?? 0);
+    for (let field = 0; field < FIELD_COUNT; field += 1)
+      averageLengths[field] =
+        (averageLengths[field] ?? 0) / Math.max(1, stats.length) || 1;
+    const fieldWeights = FIELD_NAMES.map(
+      (field) => tuning.fields[field].weight,
+    );
     const fieldB = FIELD_NAMES.map((field) => tuning.fields[field].b);
 
     const termCount = vocabulary.size;
@@ -209,7 +223,9 @@ export class Bm25fIndex {
       }
     }
     const offsets = new Int32Array(termCount + 1);
-    for (let id = 0; id < termCount; id += 1) offsets[id + 1] = (offsets[id] as number) + (documentFrequency[id] as number);
+    for (let id = 0; id < termCount; id += 1)
+      offsets[id + 1] =
+        (offsets[id] as number) + (documentFrequency[id] as number);
     const total = offsets[termCount] as number;
     const documents = new Int32Array(total);
     const weights = new Float32Array(total);
@@ -217,7 +233,10 @@ export class Bm25fIndex {
     const idf = new Float64Array(termCount);
     for (let id = 0; id < termCount; id += 1) {
       const df = documentFrequency[id] as number;
-      if (df > 0) idf[id] = Math.log(1 + (tools.length - df + 0.5) / (df + 0.5)) ** tuning.idfExponent;
+      if (df > 0)
+        idf[id] =
+          Math.log(1 + (tools.length - df + 0.5) / (df + 0.5)) **
+          tuning.idfExponent;
     }
     const groups = options.groups;
     if (groups && tuning.groupIdfWeight > 0) {
@@ -225,7 +244,11 @@ export class Bm25fIndex {
       // one that only a few servers use is topical, however many tools those servers have.
       const groupFrequency = new Int32Array(termCount);
       const lastGroup = new Int32Array(termCount).fill(-1);
-      const order = Array.from(docTermIds.keys()).sort((left, right) => (groups.of[left] as number) - (groups.of[right] as number) || left - right);
+      const order = Array.from(docTermIds.keys()).sort(
+        (left, right) =>
+          (groups.of[left] as number) - (groups.of[right] as number) ||
+          left - right,
+      );
       for (const documentIndex of order) {
         const group = groups.of[documentIndex] as number;
         const ids = docTermIds[documentIndex] as Int32Array;
@@ -238,16 +261,21 @@ export class Bm25fIndex {
         }
       }
       // With few targets their idf says little: trust it in proportion to their number.
-      const alpha = (tuning.groupIdfWeight * groups.count) / (groups.count + GROUP_IDF_HALF_TRUST);
+      const alpha =
+        (tuning.groupIdfWeight * groups.count) /
+        (groups.count + GROUP_IDF_HALF_TRUST);
       for (let id = 0; id < termCount; id += 1) {
         const gdf = groupFrequency[id] as number;
         if (gdf === 0) continue;
-        const groupIdf = Math.log(1 + (groups.count - gdf + 0.5) / (gdf + 0.5)) ** tuning.idfExponent;
+        const groupIdf =
+          Math.log(1 + (groups.count - gdf + 0.5) / (gdf + 0.5)) **
+          tuning.idfExponent;
         idf[id] = (1 - alpha) * (idf[id] as number) + alpha * groupIdf;
       }
     }
     let liveTerms = 0;
-    for (let id = 0; id < termCount; id += 1) if ((documentFrequency[id] as number) > 0) liveTerms += 1;
+    for (let id = 0; id < termCount; id += 1)
+      if ((documentFrequency[id] as number) > 0) liveTerms += 1;
     this.liveTerms = liveTerms;
     const nameWeight = new Float64Array(tools.length);
     const cursor = offsets.slice(0, termCount);
@@ -256,7 +284,11 @@ export class Bm25fIndex {
     stats.forEach((stat, documentIndex) => {
       for (let field = 0; field < FIELD_COUNT; field += 1) {
         const b = fieldB[field] ?? 0.75;
-        normalizers[field] = (fieldWeights[field] ?? 1) / (1 - b + (b * (stat.lengths[field] ?? 0)) / (averageLengths[field] ?? 1));
+        normalizers[field] =
+          (fieldWeights[field] ?? 1) /
+          (1 -
+            b +
+            (b * (stat.lengths[field] ?? 0)) / (averageLengths[field] ?? 1));
       }
       const ids = docTermIds[documentIndex] as Int32Array;
       let names = 0;
@@ -270,7 +302,8 @@ export class Bm25fIndex {
         const slot = cursor[id] as number;
         cursor[id] = slot + 1;
         documents[slot] = documentIndex;
-        weights[slot] = ((idf[id] as number) * frequency * (k1 + 1)) / (k1 + frequency);
+        weights[slot] =
+          ((idf[id] as number) * frequency * (k1 + 1)) / (k1 + frequency);
         if ((stat.counts[index * FIELD_COUNT + NAME_FIELD] as number) > 0) {
           inName[slot] = 1;
           names += idf[id] as number;
@@ -294,7 +327,11 @@ export class Bm25fIndex {
   /** Id of an indexed term, or `undefined` when no tool contains it. */
   termId(term: string): number | undefined {
     const id = this.#vocabulary.lookup(term);
-    return id !== undefined && id < this.#idf.length && (this.#idf[id] as number) > 0 ? id : undefined;
+    return id !== undefined &&
+      id < this.#idf.length &&
+      (this.#idf[id] as number) > 0
+      ? id
+      : undefined;
   }
 
   /** Inverse document frequency of a term id (raised to the tuning's exponent). */
@@ -312,7 +349,13 @@ export class Bm25fIndex {
    * tools in `touched`, and, when `nameCovered` is given, adds the term's idf for tools whose
    * name contains it.
    */
-  accumulate(termId: number, queryWeight: number, scores: Float64Array, touched: PositionList, nameCovered?: Float64Array): void {
+  accumulate(
+    termId: number,
+    queryWeight: number,
+    scores: Float64Array,
+    touched: PositionList,
+    nameCovered?: Float64Array,
+  ): void {
     const end = this.#offsets[termId + 1] as number;
     const documents = this.#documents;
     const weights = this.#weights;
@@ -321,13 +364,18 @@ export class Bm25fIndex {
     for (let slot = this.#offsets[termId] as number; slot < end; slot += 1) {
       const document = documents[slot] as number;
       if (scores[document] === 0) touched.push(document);
-      scores[document] = (scores[document] as number) + (weights[slot] as number) * queryWeight;
-      if (nameCovered !== undefined && inName[slot] === 1) nameCovered[document] = (nameCovered[document] as number) + idf;
+      scores[document] =
+        (scores[document] as number) + (weights[slot] as number) * queryWeight;
+      if (nameCovered !== undefined && inName[slot] === 1)
+        nameCovered[document] = (nameCovered[document] as number) + idf;
     }
   }
 
   /** The tools containing a term id. */
   documentsOf(termId: number): Int32Array {
-    return this.#documents.subarray(this.#offsets[termId] ?? 0, this.#offsets[termId + 1] ?? 0);
+    return this.#documents.subarray(
+      this.#offsets[termId] ?? 0,
+      this.#offsets[termId + 1] ?? 0,
+    );
   }
 }

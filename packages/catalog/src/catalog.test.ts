@@ -5,13 +5,29 @@ import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import { CatalogError } from './errors.js';
 import type { Backend, ToolEntry } from './types.js';
 
-const adb: Backend = { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' };
+const adb: Backend = {
+  backend: 'iksnerd/adb-mcp',
+  target: 'adb',
+  profile: 'android',
+};
 
-function tool(backend: Backend, name: string, description = '', extra: Partial<Parameters<typeof toolEntryFromMcpTool>[0]['tool']> = {}): ToolEntry {
-  return toolEntryFromMcpTool({ backend, tool: { name, description, ...extra } });
+function tool(
+  backend: Backend,
+  name: string,
+  description = '',
+  extra: Partial<Parameters<typeof toolEntryFromMcpTool>[0]['tool']> = {},
+): ToolEntry {
+  return toolEntryFromMcpTool({
+    backend,
+    tool: { name, description, ...extra },
+  });
 }
 
-function names(catalog: ToolCatalog, query: string, options: { profile?: string; target?: string; limit?: number } = {}): string[] {
+function names(
+  catalog: ToolCatalog,
+  query: string,
+  options: { profile?: string; target?: string; limit?: number } = {},
+): string[] {
   return catalog.search({ query, ...options }).hits.map((hit) => hit.name);
 }
 
@@ -35,7 +51,9 @@ describe('ToolCatalog basics', () => {
   });
 
   it('finds adb tools first for "android adb install apk"', () => {
-    const hits = ToolCatalog.fromSeed().search({ query: 'android adb install apk' }).hits;
+    const hits = ToolCatalog.fromSeed().search({
+      query: 'android adb install apk',
+    }).hits;
     expect(hits.length).toBeGreaterThan(0);
     expect(hits[0]?.target).toBe('adb');
     const firstOther = hits.findIndex((hit) => hit.target !== 'adb');
@@ -47,13 +65,23 @@ describe('ToolCatalog basics', () => {
     const catalog = new ToolCatalog({
       tools: [
         tool(adb, 'tap', 'Tap the\nscreen at a coordinate.'),
-        tool(adb, 'list_devices', 'List devices.', { annotations: { readOnlyHint: true } }),
+        tool(adb, 'list_devices', 'List devices.', {
+          annotations: { readOnlyHint: true },
+        }),
         tool(adb, 'describe_ui', 'x '.repeat(400)),
       ],
     });
     const [hit] = catalog.search({ query: 'tap screen' }).hits;
-    expect(hit).toMatchObject({ name: 'adb_tap', target: 'adb', description: 'Tap the screen at a coordinate.', mutating: true });
-    expect(catalog.search({ query: 'list devices' }).hits[0]).toMatchObject({ name: 'adb_list_devices', mutating: false });
+    expect(hit).toMatchObject({
+      name: 'adb_tap',
+      target: 'adb',
+      description: 'Tap the screen at a coordinate.',
+      mutating: true,
+    });
+    expect(catalog.search({ query: 'list devices' }).hits[0]).toMatchObject({
+      name: 'adb_list_devices',
+      mutating: false,
+    });
   });
 });
 
@@ -64,7 +92,9 @@ describe('exact names', () => {
       expect(names(catalog, entry.name)[0]).toBe(entry.name);
       expect(names(catalog, entry.name.toUpperCase())[0]).toBe(entry.name);
       const bare = names(catalog, entry.tool);
-      const owners = SEED_TOOLS.filter((candidate) => candidate.tool === entry.tool).map((candidate) => candidate.name);
+      const owners = SEED_TOOLS.filter(
+        (candidate) => candidate.tool === entry.tool,
+      ).map((candidate) => candidate.name);
       expect(bare.slice(0, owners.length).sort()).toEqual(owners.sort());
     }
   });
@@ -91,7 +121,9 @@ describe('matching rules', () => {
   });
 
   it('reports the query words that matched nothing next to the hits', () => {
-    const result = ToolCatalog.fromSeed().search({ query: 'decompile zorblax function' });
+    const result = ToolCatalog.fromSeed().search({
+      query: 'decompile zorblax function',
+    });
     expect(result.hits[0]?.name).toMatch(/decompile_function$/);
     expect(result.unmatchedTerms).toEqual(['zorblax']);
   });
@@ -99,7 +131,11 @@ describe('matching rules', () => {
   it('never matches substrings', () => {
     const backend = { backend: 'x', target: 'x', profile: 'core' };
     const catalog = new ToolCatalog({
-      tools: [tool(backend, 'set_theme', 'Change the color theme.'), tool(backend, 'get_weather', 'Weather forecast.'), tool(backend, 'noop', 'Nothing.')],
+      tools: [
+        tool(backend, 'set_theme', 'Change the color theme.'),
+        tool(backend, 'get_weather', 'Weather forecast.'),
+        tool(backend, 'noop', 'Nothing.'),
+      ],
     });
     expect(names(catalog, 'the')).toEqual([]);
     expect(names(catalog, 'them')).toEqual([]);
@@ -109,50 +145,87 @@ describe('matching rules', () => {
 
   it('cuts the list where scores fall off, not only at limit', () => {
     const catalog = ToolCatalog.fromSeed();
-    const hits = catalog.search({ query: 'capture screenshot image', limit: 20 }).hits;
+    const hits = catalog.search({
+      query: 'capture screenshot image',
+      limit: 20,
+    }).hits;
     expect(hits[0]?.name).toBe('gui_screenshot');
     expect(hits.length).toBeLessThan(20);
     const best = hits[0]!.score;
-    expect(hits.every((hit) => hit.score >= best * DEFAULT_TUNING.relativeCutoff)).toBe(true);
+    expect(
+      hits.every((hit) => hit.score >= best * DEFAULT_TUNING.relativeCutoff),
+    ).toBe(true);
   });
 
   it('respects limit', () => {
-    expect(names(ToolCatalog.fromSeed(), 'function', { limit: 2 })).toHaveLength(2);
-    expect(errorCode(() => ToolCatalog.fromSeed().search({ query: 'x', limit: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(
+      names(ToolCatalog.fromSeed(), 'function', { limit: 2 }),
+    ).toHaveLength(2);
+    expect(
+      errorCode(() => ToolCatalog.fromSeed().search({ query: 'x', limit: 0 })),
+    ).toBe('INVALID_ARGUMENT');
   });
 });
 
 describe('profiles and targets', () => {
   it('narrows to the active profile plus core', () => {
     const catalog = ToolCatalog.fromSeed();
-    const hits = catalog.search({ query: 'list devices directory functions', profile: 'android', limit: 50 }).hits;
+    const hits = catalog.search({
+      query: 'list devices directory functions',
+      profile: 'android',
+      limit: 50,
+    }).hits;
     expect(hits.length).toBeGreaterThan(0);
     const profiles = new Set(hits.map((hit) => catalog.get(hit.name)?.profile));
-    expect([...profiles].every((profile) => profile === 'android' || profile === 'core')).toBe(true);
+    expect(
+      [...profiles].every(
+        (profile) => profile === 'android' || profile === 'core',
+      ),
+    ).toBe(true);
     expect(profiles.has('core')).toBe(true);
-    expect(names(catalog, 'decompile function', { profile: 'android' })).toEqual([]);
+    expect(
+      names(catalog, 'decompile function', { profile: 'android' }),
+    ).toEqual([]);
   });
 
   it('finds an exact qualified name outside the active profile, but not a bare one', () => {
     const catalog = ToolCatalog.fromSeed();
-    expect(names(catalog, 'adb_tap', { profile: 'appsec' })).toEqual(['adb_tap']);
-    expect(names(catalog, 'tap', { profile: 'appsec' })).not.toContain('adb_tap');
-    expect(names(catalog, 'adb_tap', { target: 'maestro' })).not.toContain('adb_tap');
+    expect(names(catalog, 'adb_tap', { profile: 'appsec' })).toEqual([
+      'adb_tap',
+    ]);
+    expect(names(catalog, 'tap', { profile: 'appsec' })).not.toContain(
+      'adb_tap',
+    );
+    expect(names(catalog, 'adb_tap', { target: 'maestro' })).not.toContain(
+      'adb_tap',
+    );
   });
 
   it('limits a search to one target', () => {
     const catalog = ToolCatalog.fromSeed();
-    const hits = catalog.search({ query: 'list devices', target: 'maestro' }).hits;
+    const hits = catalog.search({
+      query: 'list devices',
+      target: 'maestro',
+    }).hits;
     expect(hits[0]?.name).toBe('maestro_list_devices');
     expect(hits.every((hit) => hit.target === 'maestro')).toBe(true);
-    expect(names(catalog, 'decompile function', { target: 'radare2' })[0]).toBe('radare2_decompile_function');
+    expect(names(catalog, 'decompile function', { target: 'radare2' })[0]).toBe(
+      'radare2_decompile_function',
+    );
   });
 });
 
 describe('replaceBackend and removeBackend', () => {
   it('replaces one backend and leaves the others', () => {
     const catalog = ToolCatalog.fromSeed();
-    catalog.replaceBackend('adb', [tool(adb, 'install_apk', 'Install an APK package file on an Android device.'), tool(adb, 'tap', 'Tap.')]);
+    catalog.replaceBackend('adb', [
+      tool(
+        adb,
+        'install_apk',
+        'Install an APK package file on an Android device.',
+      ),
+      tool(adb, 'tap', 'Tap.'),
+    ]);
     expect(catalog.size).toBe(34 - 3 + 2);
     expect(catalog.get('adb_describe_ui')).toBeUndefined();
     expect(catalog.get('adb_install_apk')?.source).toBe('discovered');
@@ -163,7 +236,9 @@ describe('replaceBackend and removeBackend', () => {
   it('adds a target it did not know', () => {
     const catalog = ToolCatalog.fromSeed();
     const extra = { backend: 'weather', target: 'weather', profile: 'core' };
-    catalog.replaceBackend('weather', [tool(extra, 'forecast', 'Weather forecast for a city.')]);
+    catalog.replaceBackend('weather', [
+      tool(extra, 'forecast', 'Weather forecast for a city.'),
+    ]);
     expect(names(catalog, 'weather forecast')[0]).toBe('weather_forecast');
   });
 
@@ -178,10 +253,16 @@ describe('replaceBackend and removeBackend', () => {
 
   it('works with catalogs of 0, 1 and 2 tools', () => {
     const catalog = new ToolCatalog();
-    expect(catalog.search({ query: 'tap' })).toEqual({ hits: [], unmatchedTerms: ['tap'] });
+    expect(catalog.search({ query: 'tap' })).toEqual({
+      hits: [],
+      unmatchedTerms: ['tap'],
+    });
     catalog.replaceBackend('adb', [tool(adb, 'tap', 'Tap the screen.')]);
     expect(names(catalog, 'tap screen')).toEqual(['adb_tap']);
-    catalog.replaceBackend('adb', [tool(adb, 'tap', 'Tap the screen.'), tool(adb, 'swipe', 'Swipe on the screen.')]);
+    catalog.replaceBackend('adb', [
+      tool(adb, 'tap', 'Tap the screen.'),
+      tool(adb, 'swipe', 'Swipe on the screen.'),
+    ]);
     expect(names(catalog, 'swipe')).toEqual(['adb_swipe']);
     catalog.removeBackend('adb');
     expect(catalog.size).toBe(0);
@@ -190,18 +271,44 @@ describe('replaceBackend and removeBackend', () => {
 
   it('rejects duplicate names in one replace and changes nothing', () => {
     const catalog = ToolCatalog.fromSeed();
-    expect(errorCode(() => catalog.replaceBackend('adb', [tool(adb, 'tap'), tool(adb, 'tap')]))).toBe('DUPLICATE_TOOL');
-    expect(() => catalog.replaceBackend('adb', [tool(adb, 'tap'), tool(adb, 'tap')])).toThrow(/"adb_tap" appears more than once/);
+    expect(
+      errorCode(() =>
+        catalog.replaceBackend('adb', [tool(adb, 'tap'), tool(adb, 'tap')]),
+      ),
+    ).toBe('DUPLICATE_TOOL');
+    expect(() =>
+      catalog.replaceBackend('adb', [tool(adb, 'tap'), tool(adb, 'tap')]),
+    ).toThrow(/"adb_tap" appears more than once/);
     expect(catalog.size).toBe(34);
     expect(catalog.get('adb_describe_ui')).toBeDefined();
   });
 
   it('rejects tools of another target and duplicate names at construction', () => {
     const catalog = ToolCatalog.fromSeed();
-    expect(errorCode(() => new ToolCatalog({ tools: [{ ...tool(adb, 'tap'), name: 'adb_other' }] }))).toBe('INVALID_TOOL');
-    expect(errorCode(() => new ToolCatalog({ tools: [{ ...tool(adb, 'tap'), target: 'a_b', name: 'a_b_tap' }] }))).toBe('INVALID_TARGET');
-    expect(errorCode(() => catalog.replaceBackend('maestro', [tool(adb, 'tap')]))).toBe('INVALID_TOOL');
-    expect(errorCode(() => new ToolCatalog({ tools: [tool(adb, 'tap'), tool(adb, 'tap')] }))).toBe('DUPLICATE_TOOL');
+    expect(
+      errorCode(
+        () =>
+          new ToolCatalog({
+            tools: [{ ...tool(adb, 'tap'), name: 'adb_other' }],
+          }),
+      ),
+    ).toBe('INVALID_TOOL');
+    expect(
+      errorCode(
+        () =>
+          new ToolCatalog({
+            tools: [{ ...tool(adb, 'tap'), target: 'a_b', name: 'a_b_tap' }],
+          }),
+      ),
+    ).toBe('INVALID_TARGET');
+    expect(
+      errorCode(() => catalog.replaceBackend('maestro', [tool(adb, 'tap')])),
+    ).toBe('INVALID_TOOL');
+    expect(
+      errorCode(
+        () => new ToolCatalog({ tools: [tool(adb, 'tap'), tool(adb, 'tap')] }),
+      ),
+    ).toBe('DUPLICATE_TOOL');
   });
 });
 
@@ -209,8 +316,14 @@ describe('bad input', () => {
   const catalog = ToolCatalog.fromSeed();
 
   it('answers an empty or blank query with nothing', () => {
-    expect(catalog.search({ query: '' })).toEqual({ hits: [], unmatchedTerms: [] });
-    expect(catalog.search({ query: '   \n\t' })).toEqual({ hits: [], unmatchedTerms: [] });
+    expect(catalog.search({ query: '' })).toEqual({
+      hits: [],
+      unmatchedTerms: [],
+    });
+    expect(catalog.search({ query: '   \n\t' })).toEqual({
+      hits: [],
+      unmatchedTerms: [],
+    });
     expect(catalog.search({ query: 'the of and' }).hits).toEqual([]);
   });
 
@@ -223,7 +336,11 @@ describe('bad input', () => {
   it('handles unicode queries and descriptions', () => {
     const backend = { backend: 'cn', target: 'cn', profile: 'core' };
     const local = new ToolCatalog({
-      tools: [tool(backend, 'bing_search', '使用必应搜索指定的关键词'), tool(backend, 'fetch_webpage', '获取网页的内容'), tool(backend, 'résumé_parse', 'Analyse un CV en français 🚀')],
+      tools: [
+        tool(backend, 'bing_search', '使用必应搜索指定的关键词'),
+        tool(backend, 'fetch_webpage', '获取网页的内容'),
+        tool(backend, 'résumé_parse', 'Analyse un CV en français 🚀'),
+      ],
     });
     expect(names(local, '搜索关键词')[0]).toBe('cn_bing_search');
     expect(names(local, 'français')[0]).toBe('cn_résumé_parse');
@@ -236,7 +353,10 @@ describe('bad input', () => {
       tools: [
         tool(adb, 'reboot_device'),
         tool(adb, 'odd_schema', 'Odd.', { inputSchema: 42 }),
-        { ...tool(adb, 'raw_schema', 'Raw.'), inputSchema: { properties: 'nope' } as Record<string, unknown> },
+        {
+          ...tool(adb, 'raw_schema', 'Raw.'),
+          inputSchema: { properties: 'nope' } as Record<string, unknown>,
+        },
       ],
     });
     expect(names(local, 'reboot')).toEqual(['adb_reboot_device']);
@@ -244,6 +364,8 @@ describe('bad input', () => {
   });
 
   it('rejects a query that is not a string', () => {
-    expect(errorCode(() => catalog.search({ query: 42 as unknown as string }))).toBe('INVALID_ARGUMENT');
+    expect(
+      errorCode(() => catalog.search({ query: 42 as unknown as string })),
+    ).toBe('INVALID_ARGUMENT');
   });
 });

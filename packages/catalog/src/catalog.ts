@@ -1,5 +1,10 @@
 import { assertTargetName } from './backends.js';
-import { DEFAULT_TUNING, type SearchTuning, type SearchTuningOverrides, toolTermStats } from './bm25f.js';
+import {
+  DEFAULT_TUNING,
+  type SearchTuning,
+  type SearchTuningOverrides,
+  toolTermStats,
+} from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
 import { prepareTool } from './prepare.js';
@@ -17,7 +22,10 @@ const PREPARE_SLICE = 256;
 
 function validateEntry(entry: ToolEntry, where: string): void {
   if (typeof entry !== 'object' || entry === null) {
-    throw new CatalogError({ code: 'INVALID_TOOL', message: `${where}: a tool entry must be an object, got ${JSON.stringify(entry)}.` });
+    throw new CatalogError({
+      code: 'INVALID_TOOL',
+      message: `${where}: a tool entry must be an object, got ${JSON.stringify(entry)}.`,
+    });
   }
   for (const key of ['name', 'target', 'tool', 'backend', 'profile'] as const) {
     if (typeof entry[key] !== 'string' || entry[key] === '') {
@@ -30,7 +38,11 @@ function validateEntry(entry: ToolEntry, where: string): void {
   try {
     assertTargetName(entry.target);
   } catch (error) {
-    throw new CatalogError({ code: 'INVALID_TARGET', message: `${where}: ${(error as Error).message}`, cause: error });
+    throw new CatalogError({
+      code: 'INVALID_TARGET',
+      message: `${where}: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   if (entry.name !== `${entry.target}_${entry.tool}`) {
     throw new CatalogError({
@@ -39,10 +51,16 @@ function validateEntry(entry: ToolEntry, where: string): void {
     });
   }
   if (typeof entry.description !== 'string') {
-    throw new CatalogError({ code: 'INVALID_TOOL', message: `${where}: tool "${entry.name}" has a non-string "description".` });
+    throw new CatalogError({
+      code: 'INVALID_TOOL',
+      message: `${where}: tool "${entry.name}" has a non-string "description".`,
+    });
   }
   if (typeof entry.mutating !== 'boolean') {
-    throw new CatalogError({ code: 'INVALID_TOOL', message: `${where}: tool "${entry.name}" needs a boolean "mutating".` });
+    throw new CatalogError({
+      code: 'INVALID_TOOL',
+      message: `${where}: tool "${entry.name}" needs a boolean "mutating".`,
+    });
   }
 }
 
@@ -80,11 +98,22 @@ export class ToolCatalog {
    * Creates a catalog holding `tools` (default: empty). Throws `DUPLICATE_TOOL` on repeated
    * names. `tuning` overrides scoring knobs (default {@link DEFAULT_TUNING}).
    */
-  constructor(options: { tools?: readonly ToolEntry[]; tuning?: SearchTuningOverrides } = {}) {
+  constructor(
+    options: {
+      tools?: readonly ToolEntry[];
+      tuning?: SearchTuningOverrides;
+    } = {},
+  ) {
     const tools = [...(options.tools ?? [])];
-    tools.forEach((entry, position) => validateEntry(entry, `tools[${position}]`));
+    tools.forEach((entry, position) =>
+      validateEntry(entry, `tools[${position}]`),
+    );
     assertUniqueNames(tools, 'new ToolCatalog');
-    this.#tuning = { ...DEFAULT_TUNING, ...options.tuning, fields: { ...DEFAULT_TUNING.fields, ...options.tuning?.fields } };
+    this.#tuning = {
+      ...DEFAULT_TUNING,
+      ...options.tuning,
+      fields: { ...DEFAULT_TUNING.fields, ...options.tuning?.fields },
+    };
     this.#snapshot = buildSnapshot({ entries: tools, tuning: this.#tuning });
   }
 
@@ -120,7 +149,11 @@ export class ToolCatalog {
    */
   replaceBackend(target: string, tools: readonly ToolEntry[]): void {
     this.#checkReplacement(target, tools);
-    this.#snapshot = buildSnapshot({ entries: this.#entriesWith(target, tools), tuning: this.#tuning, previous: this.#snapshot });
+    this.#snapshot = buildSnapshot({
+      entries: this.#entriesWith(target, tools),
+      tuning: this.#tuning,
+      previous: this.#snapshot,
+    });
   }
 
   /**
@@ -128,16 +161,24 @@ export class ToolCatalog {
    * between which searches run, then swaps the new index in. Calls are applied in order;
    * input errors reject before anything changes.
    */
-  async replaceBackendAsync(target: string, tools: readonly ToolEntry[]): Promise<void> {
+  async replaceBackendAsync(
+    target: string,
+    tools: readonly ToolEntry[],
+  ): Promise<void> {
     this.#checkReplacement(target, tools);
     const list = [...tools];
     const run = async (): Promise<void> => {
       for (let start = 0; start < list.length; start += PREPARE_SLICE) {
         const cache = this.#snapshot.contentCache;
-        for (const entry of list.slice(start, start + PREPARE_SLICE)) toolTermStats(prepareTool(entry, cache));
+        for (const entry of list.slice(start, start + PREPARE_SLICE))
+          toolTermStats(prepareTool(entry, cache));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      this.#snapshot = buildSnapshot({ entries: this.#entriesWith(target, list), tuning: this.#tuning, previous: this.#snapshot });
+      this.#snapshot = buildSnapshot({
+        entries: this.#entriesWith(target, list),
+        tuning: this.#tuning,
+        previous: this.#snapshot,
+      });
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
@@ -147,7 +188,10 @@ export class ToolCatalog {
   #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
     assertTargetName(target);
     if (!Array.isArray(tools)) {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `replaceBackend("${target}"): tools must be an array.` });
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `replaceBackend("${target}"): tools must be an array.`,
+      });
     }
     tools.forEach((entry, position) => {
       validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
@@ -179,7 +223,12 @@ export class ToolCatalog {
   removeBackend(target: string): void {
     const current = this.#snapshot.entries;
     const next = current.filter((entry) => entry.target !== target);
-    if (next.length !== current.length) this.#snapshot = buildSnapshot({ entries: next, tuning: this.#tuning, previous: this.#snapshot });
+    if (next.length !== current.length)
+      this.#snapshot = buildSnapshot({
+        entries: next,
+        tuning: this.#tuning,
+        previous: this.#snapshot,
+      });
   }
 
   /**
@@ -187,23 +236,54 @@ export class ToolCatalog {
    * first. Results are narrowed to `profile` + `core` when a profile is given, and to one
    * `target` when given; the list is cut where scores fall below a share of the best hit.
    */
-  search(options: { query: string; profile?: string; target?: string; limit?: number }): SearchResult {
+  search(options: {
+    query: string;
+    profile?: string;
+    target?: string;
+    limit?: number;
+  }): SearchResult {
     const snapshot = this.#snapshot;
-    if (typeof options !== 'object' || options === null || typeof options.query !== 'string') {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: 'search: "query" must be a string.' });
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      typeof options.query !== 'string'
+    ) {
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: 'search: "query" must be a string.',
+      });
     }
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `search: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got ${String(limit)}.` });
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `search: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got ${String(limit)}.`,
+      });
     }
     const { profile, target } = options;
     if (profile !== undefined && typeof profile !== 'string') {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: 'search: "profile" must be a string when given.' });
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: 'search: "profile" must be a string when given.',
+      });
     }
     if (target !== undefined && typeof target !== 'string') {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: 'search: "target" must be a string when given.' });
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: 'search: "target" must be a string when given.',
+      });
     }
-    const query = options.query.length > MAX_QUERY_CHARS ? options.query.slice(0, MAX_QUERY_CHARS) : options.query;
-    return runSearch({ snapshot, query, profile, target, limit, tuning: this.#tuning });
+    const query =
+      options.query.length > MAX_QUERY_CHARS
+        ? options.query.slice(0, MAX_QUERY_CHARS)
+        : options.query;
+    return runSearch({
+      snapshot,
+      query,
+      profile,
+      target,
+      limit,
+      tuning: this.#tuning,
+    });
   }
 }

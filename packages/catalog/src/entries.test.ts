@@ -8,28 +8,63 @@ const adb = { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' };
 
 describe('toolEntryFromMcpTool', () => {
   it('qualifies the name and keeps the bare tool name', () => {
-    const entry = toolEntryFromMcpTool({ backend: adb, tool: { name: 'install_apk', description: 'Install an APK' } });
-    expect(entry).toMatchObject({ name: 'adb_install_apk', tool: 'install_apk', target: 'adb', backend: 'iksnerd/adb-mcp', profile: 'android', source: 'discovered' });
+    const entry = toolEntryFromMcpTool({
+      backend: adb,
+      tool: { name: 'install_apk', description: 'Install an APK' },
+    });
+    expect(entry).toMatchObject({
+      name: 'adb_install_apk',
+      tool: 'install_apk',
+      target: 'adb',
+      backend: 'iksnerd/adb-mcp',
+      profile: 'android',
+      source: 'discovered',
+    });
   });
 
   it('marks a tool mutating unless readOnlyHint is true', () => {
-    expect(toolEntryFromMcpTool({ backend: adb, tool: { name: 'a' } }).mutating).toBe(true);
-    expect(toolEntryFromMcpTool({ backend: adb, tool: { name: 'a', annotations: { readOnlyHint: false } } }).mutating).toBe(true);
-    expect(toolEntryFromMcpTool({ backend: adb, tool: { name: 'a', annotations: { readOnlyHint: true } } }).mutating).toBe(false);
+    expect(
+      toolEntryFromMcpTool({ backend: adb, tool: { name: 'a' } }).mutating,
+    ).toBe(true);
+    expect(
+      toolEntryFromMcpTool({
+        backend: adb,
+        tool: { name: 'a', annotations: { readOnlyHint: false } },
+      }).mutating,
+    ).toBe(true);
+    expect(
+      toolEntryFromMcpTool({
+        backend: adb,
+        tool: { name: 'a', annotations: { readOnlyHint: true } },
+      }).mutating,
+    ).toBe(false);
   });
 
   it('replaces a schema that is not an object and a missing description', () => {
-    const entry = toolEntryFromMcpTool({ backend: adb, tool: { name: 'a', inputSchema: 'nope' } });
+    const entry = toolEntryFromMcpTool({
+      backend: adb,
+      tool: { name: 'a', inputSchema: 'nope' },
+    });
     expect(entry.inputSchema).toEqual({ type: 'object' });
     expect(entry.description).toBe('');
-    expect(toolEntryFromMcpTool({ backend: adb, tool: { name: 'a', inputSchema: [1] } }).inputSchema).toEqual({ type: 'object' });
+    expect(
+      toolEntryFromMcpTool({
+        backend: adb,
+        tool: { name: 'a', inputSchema: [1] },
+      }).inputSchema,
+    ).toEqual({ type: 'object' });
   });
 
   it('rejects a nameless tool and a target with an underscore', () => {
-    expect(() => toolEntryFromMcpTool({ backend: adb, tool: { name: '' } })).toThrow(/no name/);
+    expect(() =>
+      toolEntryFromMcpTool({ backend: adb, tool: { name: '' } }),
+    ).toThrow(/no name/);
     const error = (() => {
       try {
-        toolEntryFromMcpTool({ backend: { ...adb, target: 'my_adb' }, tool: { name: 'a' } });
+        toolEntryFromMcpTool({
+          backend: { ...adb, target: 'my_adb' },
+          tool: { name: 'a' },
+        });
       } catch (caught) {
         return caught;
       }
@@ -40,14 +75,26 @@ describe('toolEntryFromMcpTool', () => {
 });
 
 describe('SEED_TOOLS', () => {
-  const shared = new URL('../../../../shared/catalog/seed-tools.json', import.meta.url);
-  type SharedTool = { target: string; name: string; readOnly: boolean; inputSchema: { required?: string[]; properties?: Record<string, unknown> } };
+  const shared = new URL(
+    '../../../../shared/catalog/seed-tools.json',
+    import.meta.url,
+  );
+  type SharedTool = {
+    target: string;
+    name: string;
+    readOnly: boolean;
+    inputSchema: { required?: string[]; properties?: Record<string, unknown> };
+  };
 
   it('has 34 tools over the 12 default backends', () => {
     expect(SEED_TOOLS).toHaveLength(34);
-    expect(new Set(SEED_TOOLS.map((tool) => tool.backend))).toEqual(new Set(DEFAULT_BACKENDS.map((backend) => backend.backend)));
+    expect(new Set(SEED_TOOLS.map((tool) => tool.backend))).toEqual(
+      new Set(DEFAULT_BACKENDS.map((backend) => backend.backend)),
+    );
     for (const tool of SEED_TOOLS) {
-      const backend = DEFAULT_BACKENDS.find((candidate) => candidate.backend === tool.backend);
+      const backend = DEFAULT_BACKENDS.find(
+        (candidate) => candidate.backend === tool.backend,
+      );
       expect(tool.target).toBe(backend?.target);
       expect(tool.profile).toBe(backend?.profile);
       expect(tool.name).toBe(`${tool.target}_${tool.tool}`);
@@ -56,16 +103,27 @@ describe('SEED_TOOLS', () => {
     }
   });
 
-  it.runIf(canRead(shared))('matches the real names, parameters, required lists and read-only flags', () => {
-    const tools = (JSON.parse(readFileSync(shared, 'utf8')) as { tools: SharedTool[] }).tools;
-    expect(SEED_TOOLS.map((tool) => tool.name)).toEqual(tools.map((tool) => `${tool.target}_${tool.name}`));
-    tools.forEach((tool, position) => {
-      const entry = SEED_TOOLS[position]!;
-      expect(entry.mutating).toBe(!tool.readOnly);
-      expect(Object.keys((entry.inputSchema.properties as object | undefined) ?? {})).toEqual(Object.keys(tool.inputSchema.properties ?? {}));
-      expect(entry.inputSchema.required).toEqual(tool.inputSchema.required);
-    });
-  });
+  it.runIf(canRead(shared))(
+    'matches the real names, parameters, required lists and read-only flags',
+    () => {
+      const tools = (
+        JSON.parse(readFileSync(shared, 'utf8')) as { tools: SharedTool[] }
+      ).tools;
+      expect(SEED_TOOLS.map((tool) => tool.name)).toEqual(
+        tools.map((tool) => `${tool.target}_${tool.name}`),
+      );
+      tools.forEach((tool, position) => {
+        const entry = SEED_TOOLS[position]!;
+        expect(entry.mutating).toBe(!tool.readOnly);
+        expect(
+          Object.keys(
+            (entry.inputSchema.properties as object | undefined) ?? {},
+          ),
+        ).toEqual(Object.keys(tool.inputSchema.properties ?? {}));
+        expect(entry.inputSchema.required).toEqual(tool.inputSchema.required);
+      });
+    },
+  );
 });
 
 function canRead(url: URL): boolean {

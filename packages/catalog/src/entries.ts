@@ -1,12 +1,27 @@
 import { assertTargetName } from './backends.js';
 import { CatalogError } from './errors.js';
 import { SEED_TOOL_SPECS } from './seed-tools.js';
-import type { Backend, ToolAnnotations, ToolEntry, ToolSource } from './types.js';
+import type {
+  Backend,
+  ToolAnnotations,
+  ToolEntry,
+  ToolSource,
+} from './types.js';
 
-const ANNOTATION_FLAGS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+const ANNOTATION_FLAGS = [
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+] as const;
 
 function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
-  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) return undefined;
+  if (
+    typeof annotations !== 'object' ||
+    annotations === null ||
+    Array.isArray(annotations)
+  )
+    return undefined;
   const record = annotations as Record<string, unknown>;
   const clean: ToolAnnotations = {};
   if (typeof record.title === 'string') clean.title = record.title;
@@ -33,19 +48,31 @@ function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
  */
 export function toolEntryFromMcpTool(options: {
   backend: Backend;
-  tool: { name: string; description?: string; inputSchema?: unknown; annotations?: ToolAnnotations };
+  tool: {
+    name: string;
+    description?: string;
+    inputSchema?: unknown;
+    annotations?: ToolAnnotations;
+  };
   source?: ToolSource;
 }): ToolEntry {
   const { backend, tool } = options;
   assertTargetName(backend.target);
-  if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string' || tool.name.trim() === '') {
+  if (
+    typeof tool !== 'object' ||
+    tool === null ||
+    typeof tool.name !== 'string' ||
+    tool.name.trim() === ''
+  ) {
     throw new CatalogError({
       code: 'INVALID_TOOL',
       message: `A tool of backend "${backend.backend}" (target "${backend.target}") has no name; every tool needs a non-empty string "name".`,
     });
   }
   const schema =
-    typeof tool.inputSchema === 'object' && tool.inputSchema !== null && !Array.isArray(tool.inputSchema)
+    typeof tool.inputSchema === 'object' &&
+    tool.inputSchema !== null &&
+    !Array.isArray(tool.inputSchema)
       ? (tool.inputSchema as Record<string, unknown>)
       : { type: 'object' };
   const annotations = cleanAnnotations(tool.annotations);
@@ -69,7 +96,11 @@ export const SEED_TOOLS: readonly ToolEntry[] = Object.freeze(
   SEED_TOOL_SPECS.map((spec) =>
     Object.freeze(
       toolEntryFromMcpTool({
-        backend: { backend: spec.backend, target: spec.target, profile: spec.profile },
+        backend: {
+          backend: spec.backend,
+          target: spec.target,
+          profile: spec.profile,
+        },
         tool: {
           name: spec.tool,
           description: spec.description,

@@ -25,14 +25,26 @@ export class CatalogError extends Error {
   readonly isRetryable = false;
 
   /** Creates an error with a stable code and a message that says what to fix. */
-  constructor(options: { code: CatalogErrorCode; message: string; cause?: unknown }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(options: {
+    code: CatalogErrorCode;
+    message: string;
+    cause?: unknown;
+  }) {
+    super(
+      options.message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'CatalogError';
     this.code = options.code;
   }
 
   /** `true` for any `CatalogError`, even one from another copy of this package. */
   static isInstance(error: unknown): error is CatalogError {
-    return typeof error === 'object' && error !== null && MARKER in error && (error as Record<symbol, unknown>)[MARKER] === true;
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      MARKER in error &&
+      (error as Record<symbol, unknown>)[MARKER] === true
+    );
   }
 }

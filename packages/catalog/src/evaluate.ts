@@ -7,9 +7,20 @@ import { PlainBm25 } from './plain-bm25.js';
 import type { ToolEntry } from './types.js';
 
 /** One tool of a benchmark `tools.jsonl`. */
-export type BenchmarkTool = { name: string; description?: string; inputSchema?: unknown; server: string };
+export type BenchmarkTool = {
+  name: string;
+  description?: string;
+  inputSchema?: unknown;
+  server: string;
+};
 /** One query of a benchmark `queries.jsonl`. */
-export type BenchmarkQuery = { id: string; query: string; relevant: string[]; relevant_groups?: string[][]; category?: string };
+export type BenchmarkQuery = {
+  id: string;
+  query: string;
+  relevant: string[];
+  relevant_groups?: string[][];
+  category?: string;
+};
 
 /** Retrieval figures averaged over queries (group-aware ones when the data has `relevant_groups`). */
 export type RetrievalMetrics = {
@@ -37,7 +48,11 @@ function readJsonLines<T>(file: string): T[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `Cannot read ${file}: ${(error as Error).message}`, cause: error });
+    throw new CatalogError({
+      code: 'INVALID_ARGUMENT',
+      message: `Cannot read ${file}: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   return text
     .split('\n')
@@ -47,7 +62,11 @@ function readJsonLines<T>(file: string): T[] {
       try {
         return JSON.parse(line) as T;
       } catch (error) {
-        throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `${file}:${index + 1} is not valid JSON: ${(error as Error).message}`, cause: error });
+        throw new CatalogError({
+          code: 'INVALID_ARGUMENT',
+          message: `${file}:${index + 1} is not valid JSON: ${(error as Error).message}`,
+          cause: error,
+        });
       }
     });
 }
@@ -82,52 +101,96 @@ export type BenchmarkData = {
  * its bare name is the benchmark name without the `<server>__` prefix.
  */
 export function loadBenchmark(options: { directory: string }): BenchmarkData {
-  const tools = readJsonLines<BenchmarkTool>(join(options.directory, 'tools.jsonl'));
-  const queries = readJsonLines<BenchmarkQuery>(join(options.directory, 'queries.jsonl'));
+  const tools = readJsonLines<BenchmarkTool>(
+    join(options.directory, 'tools.jsonl'),
+  );
+  const queries = readJsonLines<BenchmarkQuery>(
+    join(options.directory, 'queries.jsonl'),
+  );
   const entries: ToolEntry[] = [];
   const benchmarkName = new Map<string, string>();
   tools.forEach((tool, index) => {
     if (typeof tool.name !== 'string' || typeof tool.server !== 'string') {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `tools.jsonl:${index + 1} needs string "name" and "server".` });
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `tools.jsonl:${index + 1} needs string "name" and "server".`,
+      });
     }
     const prefix = `${tool.server.replace(/[^A-Za-z0-9_-]/g, '_')}__`;
     const separator = tool.name.indexOf('__');
-    const bare = tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : separator > 0 ? tool.name.slice(separator + 2) : tool.name;
+    const bare = tool.name.startsWith(prefix)
+      ? tool.name.slice(prefix.length)
+      : separator > 0
+        ? tool.name.slice(separator + 2)
+        : tool.name;
     const target = targetFromServerName(tool.server);
     const entry = toolEntryFromMcpTool({
       backend: { backend: tool.server, target, profile: 'core' },
-      tool: { name: bare, description: tool.description ?? '', inputSchema: tool.inputSchema },
+      tool: {
+        name: bare,
+        description: tool.description ?? '',
+        inputSchema: tool.inputSchema,
+      },
     });
     if (benchmarkName.has(entry.name)) {
-      throw new CatalogError({ code: 'DUPLICATE_TOOL', message: `tools.jsonl:${index + 1}: "${tool.name}" maps to "${entry.name}", which an earlier tool already has.` });
+      throw new CatalogError({
+        code: 'DUPLICATE_TOOL',
+        message: `tools.jsonl:${index + 1}: "${tool.name}" maps to "${entry.name}", which an earlier tool already has.`,
+      });
     }
     benchmarkName.set(entry.name, tool.name);
     entries.push(entry);
   });
   queries.forEach((query, index) => {
     if (typeof query.query !== 'string' || !Array.isArray(query.relevant)) {
-      throw new CatalogError({ code: 'INVALID_ARGUMENT', message: `queries.jsonl:${index + 1} needs a string "query" and an array "relevant".` });
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `queries.jsonl:${index + 1} needs a string "query" and an array "relevant".`,
+      });
     }
   });
   return { entries, benchmarkName, tools, queries };
 }
 
-function ndcg(hits: readonly boolean[], relevantCount: number, k: number): number {
+function ndcg(
+  hits: readonly boolean[],
+  relevantCount: number,
+  k: number,
+): number {
   let dcg = 0;
   hits.slice(0, k).forEach((hit, rank) => {
     if (hit) dcg += 1 / Math.log2(rank + 2);
   });
   let ideal = 0;
-  for (let rank = 0; rank < Math.min(relevantCount, k); rank += 1) ideal += 1 / Math.log2(rank + 2);
+  for (let rank = 0; rank < Math.min(relevantCount, k); rank += 1)
+    ideal += 1 / Math.log2(rank + 2);
   return ideal === 0 ? 0 : dcg / ideal;
 }
 
-const count = (values: readonly boolean[], k: number): number => values.slice(0, k).filter(Boolean).length;
+const count = (values: readonly boolean[], k: number): number =>
+  values.slice(0, k).filter(Boolean).length;
 
 /** Scores ranked lists (benchmark tool names, best first) against the queries' relevance labels. */
-export function evaluateRankings(options: { queries: readonly BenchmarkQuery[]; rankings: readonly (readonly string[])[] }): EvaluationReport {
-  const sums: RetrievalMetrics = { 'R@1': 0, 'R@5': 0, 'R@10': 0, 'nDCG@10': 0, 'Hit@1': 0, 'Hit@5': 0, 'Comp@5': 0 };
-  const groupSums = { 'R@1': 0, 'R@5': 0, 'R@10': 0, 'nDCG@10': 0, 'Comp@5': 0 };
+export function evaluateRankings(options: {
+  queries: readonly BenchmarkQuery[];
+  rankings: readonly (readonly string[])[];
+}): EvaluationReport {
+  const sums: RetrievalMetrics = {
+    'R@1': 0,
+    'R@5': 0,
+    'R@10': 0,
+    'nDCG@10': 0,
+    'Hit@1': 0,
+    'Hit@5': 0,
+    'Comp@5': 0,
+  };
+  const groupSums = {
+    'R@1': 0,
+    'R@5': 0,
+    'R@10': 0,
+    'nDCG@10': 0,
+    'Comp@5': 0,
+  };
   let grouped = 0;
   options.queries.forEach((query, index) => {
     const ranked = (options.rankings[index] ?? []).slice(0, 10);
@@ -146,7 +209,9 @@ export function evaluateRankings(options: { queries: readonly BenchmarkQuery[]; 
       const groups = query.relevant_groups.map((group) => new Set(group));
       const done = new Set<number>();
       const groupHits = ranked.map((name) => {
-        const found = groups.findIndex((group, groupIndex) => group.has(name) && !done.has(groupIndex));
+        const found = groups.findIndex(
+          (group, groupIndex) => group.has(name) && !done.has(groupIndex),
+        );
         if (found >= 0) done.add(found);
         return found >= 0;
       });
@@ -159,28 +224,49 @@ export function evaluateRankings(options: { queries: readonly BenchmarkQuery[]; 
     }
   });
   const total = Math.max(1, options.queries.length);
-  const metrics = Object.fromEntries(Object.entries(sums).map(([key, value]) => [key, value / total])) as RetrievalMetrics;
+  const metrics = Object.fromEntries(
+    Object.entries(sums).map(([key, value]) => [key, value / total]),
+  ) as RetrievalMetrics;
   const report: EvaluationReport = { metrics, queries: options.queries.length };
   if (grouped > 0) {
-    report.groupAware = Object.fromEntries(Object.entries(groupSums).map(([key, value]) => [key, value / grouped])) as EvaluationReport['groupAware'];
+    report.groupAware = Object.fromEntries(
+      Object.entries(groupSums).map(([key, value]) => [key, value / grouped]),
+    ) as EvaluationReport['groupAware'];
   }
   return report;
 }
 
 /** Rankings of every query by the catalog's search (benchmark tool names, best first). */
-export function rankWithCatalog(options: { data: BenchmarkData; limit: number; catalog?: ToolCatalog }): string[][] {
-  const catalog = options.catalog ?? new ToolCatalog({ tools: options.data.entries });
+export function rankWithCatalog(options: {
+  data: BenchmarkData;
+  limit: number;
+  catalog?: ToolCatalog;
+}): string[][] {
+  const catalog =
+    options.catalog ?? new ToolCatalog({ tools: options.data.entries });
   return options.data.queries.map((query) =>
-    catalog.search({ query: query.query, limit: options.limit }).hits.map((hit) => options.data.benchmarkName.get(hit.name) ?? hit.name),
+    catalog
+      .search({ query: query.query, limit: options.limit })
+      .hits.map((hit) => options.data.benchmarkName.get(hit.name) ?? hit.name),
   );
 }
 
 /** Rankings of every query by the plain BM25 reference (benchmark tool names, best first). */
-export function rankWithPlainBm25(options: { data: BenchmarkData; limit: number }): string[][] {
+export function rankWithPlainBm25(options: {
+  data: BenchmarkData;
+  limit: number;
+}): string[][] {
   const index = new PlainBm25({
-    documents: options.data.tools.map((tool) => ({ name: tool.name, description: tool.description ?? '', server: tool.server, inputSchema: tool.inputSchema })),
+    documents: options.data.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? '',
+      server: tool.server,
+      inputSchema: tool.inputSchema,
+    })),
   });
   return options.data.queries.map((query) =>
-    index.search({ query: query.query, limit: options.limit }).map((position) => options.data.tools[position]?.name ?? ''),
+    index
+      .search({ query: query.query, limit: options.limit })
+      .map((position) => options.data.tools[position]?.name ?? ''),
   );
 }

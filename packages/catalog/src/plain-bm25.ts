@@ -6,7 +6,9 @@
  */
 
 const REFERENCE_STOP_WORDS = new Set(
-  'a an and are as at be by can for from how i in is it me my of on or please that the this to use using want what with you your'.split(' '),
+  'a an and are as at be by can for from how i in is it me my of on or please that the this to use using want what with you your'.split(
+    ' ',
+  ),
 );
 
 function referenceTokens(text: string): string[] {
@@ -16,22 +18,41 @@ function referenceTokens(text: string): string[] {
 }
 
 function schemaText(schema: unknown, depth: number, out: string[]): void {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > 4) return;
+  if (
+    typeof schema !== 'object' ||
+    schema === null ||
+    Array.isArray(schema) ||
+    depth > 4
+  )
+    return;
   const properties = (schema as Record<string, unknown>).properties;
   if (typeof properties !== 'object' || properties === null) return;
-  for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(
+    properties as Record<string, unknown>,
+  )) {
     out.push(key);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      continue;
     const property = value as Record<string, unknown>;
     out.push(String(property.description ?? ''));
     if (Array.isArray(property.enum)) out.push(...property.enum.map(String));
     schemaText(property, depth + 1, out);
-    if (typeof property.items === 'object' && property.items !== null && !Array.isArray(property.items)) schemaText(property.items, depth + 1, out);
+    if (
+      typeof property.items === 'object' &&
+      property.items !== null &&
+      !Array.isArray(property.items)
+    )
+      schemaText(property.items, depth + 1, out);
   }
 }
 
 /** One document of the reference baseline. */
-export type PlainDocument = { name: string; description: string; server: string; inputSchema: unknown };
+export type PlainDocument = {
+  name: string;
+  description: string;
+  server: string;
+  inputSchema: unknown;
+};
 
 /** The reference plain BM25 ranker (name + description + server + parameters). */
 export class PlainBm25 {
@@ -43,12 +64,21 @@ export class PlainBm25 {
   /** Indexes `documents` (position = document id). */
   constructor(options: { documents: readonly PlainDocument[] }) {
     const bags = options.documents.map((document) => {
-      const parts = [document.name.replaceAll('__', ' ').replaceAll('_', ' ').replaceAll('-', ' '), document.description, document.server];
+      const parts = [
+        document.name
+          .replaceAll('__', ' ')
+          .replaceAll('_', ' ')
+          .replaceAll('-', ' '),
+        document.description,
+        document.server,
+      ];
       schemaText(document.inputSchema, 0, parts);
       return referenceTokens(parts.join(' '));
     });
     this.#lengths = bags.map((bag) => bag.length);
-    this.#averageLength = this.#lengths.reduce((sum, length) => sum + length, 0) / Math.max(1, bags.length);
+    this.#averageLength =
+      this.#lengths.reduce((sum, length) => sum + length, 0) /
+      Math.max(1, bags.length);
     bags.forEach((bag, position) => {
       const counts = new Map<string, number>();
       for (const token of bag) counts.set(token, (counts.get(token) ?? 0) + 1);
@@ -59,7 +89,11 @@ export class PlainBm25 {
       }
     });
     const total = bags.length;
-    for (const [token, list] of this.#postings) this.#idf.set(token, Math.log(1 + (total - list.length + 0.5) / (list.length + 0.5)));
+    for (const [token, list] of this.#postings)
+      this.#idf.set(
+        token,
+        Math.log(1 + (total - list.length + 0.5) / (list.length + 0.5)),
+      );
   }
 
   /** Positions of the best `limit` documents for `query`. */
@@ -70,8 +104,15 @@ export class PlainBm25 {
       const list = this.#postings.get(token);
       if (idf === undefined || !list) continue;
       for (const [position, count] of list) {
-        const norm = 1.2 * (1 - 0.75 + (0.75 * (this.#lengths[position] ?? 0)) / this.#averageLength);
-        scores.set(position, (scores.get(position) ?? 0) + (idf * count * 2.2) / (count + norm));
+        const norm =
+          1.2 *
+          (1 -
+            0.75 +
+            (0.75 * (this.#lengths[position] ?? 0)) / this.#averageLength);
+        scores.set(
+          position,
+          (scores.get(position) ?? 0) + (idf * count * 2.2) / (count + norm),
+        );
       }
     }
     return [...scores.entries()]

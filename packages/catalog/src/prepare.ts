@@ -6,7 +6,14 @@ import type { ToolEntry } from './types.js';
  * qualified, lower-cased), target words, description, parameter names, and parameter
  * descriptions with enum values.
  */
-export const FIELD_NAMES = ['name', 'identifier', 'target', 'description', 'parameters', 'parameterText'] as const;
+export const FIELD_NAMES = [
+  'name',
+  'identifier',
+  'target',
+  'description',
+  'parameters',
+  'parameterText',
+] as const;
 /** Name of one indexed field. */
 export type FieldName = (typeof FIELD_NAMES)[number];
 
@@ -24,19 +31,38 @@ export type PreparedTool = {
 
 const MAX_SCHEMA_DEPTH = 4;
 
-function collectSchemaText(schema: unknown, depth: number, names: string[], texts: string[]): void {
-  if (depth > MAX_SCHEMA_DEPTH || typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
+function collectSchemaText(
+  schema: unknown,
+  depth: number,
+  names: string[],
+  texts: string[],
+): void {
+  if (
+    depth > MAX_SCHEMA_DEPTH ||
+    typeof schema !== 'object' ||
+    schema === null ||
+    Array.isArray(schema)
+  )
+    return;
   const record = schema as Record<string, unknown>;
   const properties = record.properties;
-  if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
-    for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
+  if (
+    typeof properties === 'object' &&
+    properties !== null &&
+    !Array.isArray(properties)
+  ) {
+    for (const [key, value] of Object.entries(
+      properties as Record<string, unknown>,
+    )) {
       names.push(key);
       if (typeof value !== 'object' || value === null) continue;
       const property = value as Record<string, unknown>;
-      if (typeof property.description === 'string') texts.push(property.description);
+      if (typeof property.description === 'string')
+        texts.push(property.description);
       if (Array.isArray(property.enum)) {
         for (const option of property.enum) {
-          if (typeof option === 'string' || typeof option === 'number') texts.push(String(option));
+          if (typeof option === 'string' || typeof option === 'number')
+            texts.push(String(option));
         }
       }
       collectSchemaText(property, depth + 1, names, texts);
@@ -60,14 +86,23 @@ function fingerprintOf(entry: ToolEntry): string | undefined {
  * (fingerprint -> prepared tool) lets an equal tool from a new discovery reuse the terms, so
  * a rebuild only tokenizes tools that changed.
  */
-export function prepareTool(entry: ToolEntry, contentCache?: ReadonlyMap<string, PreparedTool>): PreparedTool {
+export function prepareTool(
+  entry: ToolEntry,
+  contentCache?: ReadonlyMap<string, PreparedTool>,
+): PreparedTool {
   const cached = byEntry.get(entry);
   if (cached) return cached;
   const fingerprint = contentCache ? fingerprintOf(entry) : undefined;
-  const same = fingerprint === undefined ? undefined : contentCache?.get(fingerprint);
+  const same =
+    fingerprint === undefined ? undefined : contentCache?.get(fingerprint);
   let prepared: PreparedTool;
   if (same) {
-    prepared = { entry, fields: same.fields, exactNames: same.exactNames, fingerprint };
+    prepared = {
+      entry,
+      fields: same.fields,
+      exactNames: same.exactNames,
+      fingerprint,
+    };
   } else {
     const parameterNames: string[] = [];
     const parameterTexts: string[] = [];
@@ -78,13 +113,17 @@ export function prepareTool(entry: ToolEntry, contentCache?: ReadonlyMap<string,
       entry,
       fields: {
         name,
-        identifier: [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
+        identifier: [
+          ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
+        ],
         target: analyzeText(entry.target),
         description,
         parameters: analyzeText(parameterNames.join(' ')),
         parameterText: analyzeText(parameterTexts.join(' ')),
       },
-      exactNames: [...new Set([normalizeName(entry.name), normalizeName(entry.tool)])],
+      exactNames: [
+        ...new Set([normalizeName(entry.name), normalizeName(entry.tool)]),
+      ],
     };
     if (fingerprint !== undefined) prepared.fingerprint = fingerprint;
   }

@@ -3,8 +3,24 @@ import { compactDescription, renderHit } from './render.js';
 
 describe('renderHit', () => {
   it('renders name, flag and one-line description', () => {
-    expect(renderHit({ name: 'adb_tap', target: 'adb', description: 'Tap\n the screen', mutating: true, score: 1 })).toBe('adb_tap [mutating] - Tap the screen');
-    expect(renderHit({ name: 'core_read_file', target: 'core', description: '', mutating: false, score: 1 })).toBe('core_read_file [read-only]');
+    expect(
+      renderHit({
+        name: 'adb_tap',
+        target: 'adb',
+        description: 'Tap\n the screen',
+        mutating: true,
+        score: 1,
+      }),
+    ).toBe('adb_tap [mutating] - Tap the screen');
+    expect(
+      renderHit({
+        name: 'core_read_file',
+        target: 'core',
+        description: '',
+        mutating: false,
+        score: 1,
+      }),
+    ).toBe('core_read_file [read-only]');
   });
 
   it('trims long descriptions at a word boundary', () => {

@@ -7,7 +7,10 @@ export const MAX_HIT_DESCRIPTION_CHARS = 160;
  * Collapses a description to one line and trims it at a word boundary to at most `maxChars`
  * characters (an ellipsis marks the cut).
  */
-export function compactDescription(options: { description: string; maxChars?: number }): string {
+export function compactDescription(options: {
+  description: string;
+  maxChars?: number;
+}): string {
   const maxChars = Math.max(8, options.maxChars ?? MAX_HIT_DESCRIPTION_CHARS);
   const line = options.description.replace(/\s+/g, ' ').trim();
   const characters = Array.from(line);
@@ -30,5 +33,7 @@ export function compactDescription(options: { description: string; maxChars?: nu
 export function renderHit(hit: SearchHit): string {
   const flag = hit.mutating ? 'mutating' : 'read-only';
   const description = compactDescription({ description: hit.description });
-  return description ? `${hit.name} [${flag}] - ${description}` : `${hit.name} [${flag}]`;
+  return description
+    ? `${hit.name} [${flag}] - ${description}`
+    : `${hit.name} [${flag}]`;
 }

@@ -4,18 +4,32 @@ import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import { CatalogError } from './errors.js';
 import type { Backend, ToolEntry } from './types.js';
 
-const adb: Backend = { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' };
+const adb: Backend = {
+  backend: 'iksnerd/adb-mcp',
+  target: 'adb',
+  profile: 'android',
+};
 
 function many(count: number, prefix: string): ToolEntry[] {
   return Array.from({ length: count }, (_, index) =>
-    toolEntryFromMcpTool({ backend: adb, tool: { name: `${prefix}_${index}`, description: `Android device action number ${index} over adb.` } }),
+    toolEntryFromMcpTool({
+      backend: adb,
+      tool: {
+        name: `${prefix}_${index}`,
+        description: `Android device action number ${index} over adb.`,
+      },
+    }),
   );
 }
 
 describe('replaceBackendAsync', () => {
   it('lets searches run while it prepares, and they see the old or the new catalog, never a mix', async () => {
     const catalog = ToolCatalog.fromSeed();
-    const oldNames = new Set(SEED_TOOLS.filter((tool) => tool.target === 'adb').map((tool) => tool.name));
+    const oldNames = new Set(
+      SEED_TOOLS.filter((tool) => tool.target === 'adb').map(
+        (tool) => tool.name,
+      ),
+    );
     const replacement = many(1500, 'fresh');
     const newNames = new Set(replacement.map((tool) => tool.name));
     const seen: Array<'old' | 'new'> = [];
@@ -24,7 +38,9 @@ describe('replaceBackendAsync', () => {
       finished = true;
     });
     while (!finished) {
-      const hits = catalog.search({ query: 'android adb device', target: 'adb', limit: 50 }).hits.map((hit) => hit.name);
+      const hits = catalog
+        .search({ query: 'android adb device', target: 'adb', limit: 50 })
+        .hits.map((hit) => hit.name);
       const allOld = hits.every((name) => oldNames.has(name));
       const allNew = hits.every((name) => newNames.has(name));
       expect(allOld || allNew).toBe(true);
@@ -45,9 +61,19 @@ describe('replaceBackendAsync', () => {
     const first = catalog.replaceBackendAsync('adb', many(10, 'first'));
     const second = catalog.replaceBackendAsync('adb', many(2, 'second'));
     await Promise.all([first, second]);
-    expect(catalog.list().filter((tool) => tool.target === 'adb').map((tool) => tool.tool)).toEqual(['second_0', 'second_1']);
+    expect(
+      catalog
+        .list()
+        .filter((tool) => tool.target === 'adb')
+        .map((tool) => tool.tool),
+    ).toEqual(['second_0', 'second_1']);
     const duplicate = [...many(1, 'dup'), ...many(1, 'dup')];
-    await expect(catalog.replaceBackendAsync('adb', duplicate)).rejects.toSatisfy((error) => CatalogError.isInstance(error) && error.code === 'DUPLICATE_TOOL');
+    await expect(
+      catalog.replaceBackendAsync('adb', duplicate),
+    ).rejects.toSatisfy(
+      (error) =>
+        CatalogError.isInstance(error) && error.code === 'DUPLICATE_TOOL',
+    );
     expect(catalog.size).toBe(34 - 3 + 2);
   });
 });
@@ -56,7 +82,13 @@ describe('replaceBackend keeps order and reuses prepared tools', () => {
   it('keeps the replaced target where it was', () => {
     const catalog = ToolCatalog.fromSeed();
     const before = catalog.list().map((tool) => tool.target);
-    catalog.replaceBackend('ghidra', SEED_TOOLS.filter((tool) => tool.target === 'ghidra').map((tool) => ({ ...tool, source: 'discovered' as const })));
+    catalog.replaceBackend(
+      'ghidra',
+      SEED_TOOLS.filter((tool) => tool.target === 'ghidra').map((tool) => ({
+        ...tool,
+        source: 'discovered' as const,
+      })),
+    );
     expect(catalog.list().map((tool) => tool.target)).toEqual(before);
     expect(catalog.get('ghidra_decompile_function')?.source).toBe('discovered');
   });
@@ -65,9 +97,16 @@ describe('replaceBackend keeps order and reuses prepared tools', () => {
     const catalog = ToolCatalog.fromSeed();
     const before = catalog.search({ query: 'decompile function at address' });
     for (const target of new Set(SEED_TOOLS.map((tool) => tool.target))) {
-      catalog.replaceBackend(target, SEED_TOOLS.filter((tool) => tool.target === target).map((tool) => ({ ...tool })));
+      catalog.replaceBackend(
+        target,
+        SEED_TOOLS.filter((tool) => tool.target === target).map((tool) => ({
+          ...tool,
+        })),
+      );
     }
-    expect(catalog.search({ query: 'decompile function at address' })).toEqual(before);
+    expect(catalog.search({ query: 'decompile function at address' })).toEqual(
+      before,
+    );
   });
 
   it('returns a list that cannot be changed from outside', () => {

@@ -4,26 +4,62 @@ import { toolEntryFromMcpTool } from './entries.js';
 import type { Backend, ToolEntry } from './types.js';
 
 const files: Backend = { backend: 'files', target: 'files', profile: 'core' };
-const weather: Backend = { backend: 'weather', target: 'weather', profile: 'core' };
+const weather: Backend = {
+  backend: 'weather',
+  target: 'weather',
+  profile: 'core',
+};
 
-function tool(backend: Backend, name: string, description: string, inputSchema?: unknown): ToolEntry {
-  return toolEntryFromMcpTool({ backend, tool: { name, description, inputSchema } });
+function tool(
+  backend: Backend,
+  name: string,
+  description: string,
+  inputSchema?: unknown,
+): ToolEntry {
+  return toolEntryFromMcpTool({
+    backend,
+    tool: { name, description, inputSchema },
+  });
 }
 
-const fileTools = ['read', 'write', 'move', 'copy', 'delete', 'stat', 'list', 'watch', 'chmod', 'touch'].map((verb) =>
-  tool(files, `${verb}_file`, `${verb} a file on disk; works on any file path.`),
+const fileTools = [
+  'read',
+  'write',
+  'move',
+  'copy',
+  'delete',
+  'stat',
+  'list',
+  'watch',
+  'chmod',
+  'touch',
+].map((verb) =>
+  tool(
+    files,
+    `${verb}_file`,
+    `${verb} a file on disk; works on any file path.`,
+  ),
 );
 const catalog = new ToolCatalog({
   tools: [
     ...fileTools,
-    tool(weather, 'get_forecast', 'Weather forecast for a city: temperature, rain and wind.', {
-      type: 'object',
-      properties: { city: { type: 'string', description: 'City name' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
-    }),
+    tool(
+      weather,
+      'get_forecast',
+      'Weather forecast for a city: temperature, rain and wind.',
+      {
+        type: 'object',
+        properties: {
+          city: { type: 'string', description: 'City name' },
+          units: { type: 'string', enum: ['metric', 'imperial'] },
+        },
+      },
+    ),
     tool(weather, 'getAirQuality', 'Air pollution index of a location.'),
   ],
 });
-const names = (query: string): string[] => catalog.search({ query }).hits.map((hit) => hit.name);
+const names = (query: string): string[] =>
+  catalog.search({ query }).hits.map((hit) => hit.name);
 
 describe('name-aware tokenization', () => {
   it('matches snake_case, camelCase, kebab-case and dotted forms of a name', () => {
@@ -44,7 +80,9 @@ describe('name-aware tokenization', () => {
   });
 
   it('indexes the target', () => {
-    expect(new Set(names('weather').map((name) => name.split('_')[0]))).toEqual(new Set(['weather']));
+    expect(new Set(names('weather').map((name) => name.split('_')[0]))).toEqual(
+      new Set(['weather']),
+    );
   });
 
   it('keeps the exact name as a token, so an exact name inside a longer query ranks first', () => {
@@ -66,12 +104,17 @@ describe('no padding with weak matches', () => {
 
   it('keeps a rare word that matches even when another word matches nothing', () => {
     const result = catalog.search({ query: 'kubernetes forecast' });
-    expect(result.hits.map((hit) => hit.name)).toEqual(['weather_get_forecast']);
+    expect(result.hits.map((hit) => hit.name)).toEqual([
+      'weather_get_forecast',
+    ]);
     expect(result.unmatchedTerms).toEqual(['kubernetes']);
   });
 
   it('reports unmatched words relative to the searched scope', () => {
-    const result = catalog.search({ query: 'forecast chmod', target: 'weather' });
+    const result = catalog.search({
+      query: 'forecast chmod',
+      target: 'weather',
+    });
     expect(result.hits[0]?.name).toBe('weather_get_forecast');
     expect(result.unmatchedTerms).toEqual(['chmod']);
   });
@@ -81,32 +124,88 @@ describe('tuning', () => {
   it('pseudo-relevance feedback can be switched on and finds tools that share the top hits vocabulary', () => {
     const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
     const tools = [
-      tool(backend, 'geocode', 'Turn a street address into latitude and longitude coordinates.'),
-      tool(backend, 'reverse_geocode', 'Turn latitude and longitude coordinates into a street address.'),
+      tool(
+        backend,
+        'geocode',
+        'Turn a street address into latitude and longitude coordinates.',
+      ),
+      tool(
+        backend,
+        'reverse_geocode',
+        'Turn latitude and longitude coordinates into a street address.',
+      ),
       tool(backend, 'nearby', 'Places near latitude longitude coordinates.'),
       tool(backend, 'render_chart', 'Draw a bar chart.'),
       tool(backend, 'send_mail', 'Send an email.'),
     ];
     const plain = new ToolCatalog({ tools, tuning: { feedbackDocuments: 0 } });
-    const feedback = new ToolCatalog({ tools, tuning: { feedbackDocuments: 2, feedbackTerms: 12, feedbackWeight: 0.5, relativeCutoff: 0 } });
-    expect(plain.search({ query: 'street address' }).hits.map((hit) => hit.name)).not.toContain('x_nearby');
-    expect(feedback.search({ query: 'street address' }).hits.map((hit) => hit.name)).toContain('x_nearby');
+    const feedback = new ToolCatalog({
+      tools,
+      tuning: {
+        feedbackDocuments: 2,
+        feedbackTerms: 12,
+        feedbackWeight: 0.5,
+        relativeCutoff: 0,
+      },
+    });
+    expect(
+      plain.search({ query: 'street address' }).hits.map((hit) => hit.name),
+    ).not.toContain('x_nearby');
+    expect(
+      feedback.search({ query: 'street address' }).hits.map((hit) => hit.name),
+    ).toContain('x_nearby');
   });
 });
 
 describe('target-level idf', () => {
   it('weights a word used by one server above a word spread over many servers', () => {
-    const servers = Array.from({ length: 12 }, (_, index) => ({ backend: `s${index}`, target: `s${index}`, profile: 'core' }));
-    const tools: ToolEntry[] = servers.map((backend) => tool(backend, 'status', 'Report the status of the service.'));
+    const servers = Array.from({ length: 12 }, (_, index) => ({
+      backend: `s${index}`,
+      target: `s${index}`,
+      profile: 'core',
+    }));
+    const tools: ToolEntry[] = servers.map((backend) =>
+      tool(backend, 'status', 'Report the status of the service.'),
+    );
     const maps = { backend: 'maps', target: 'maps', profile: 'core' };
     // "route" appears in many tools of one server; "status" in one tool of every server.
-    for (const name of ['route_plan', 'route_alternatives', 'route_export', 'route_share']) tools.push(tool(maps, name, 'Route planning between places.'));
-    const withGroups = new ToolCatalog({ tools, tuning: { groupIdfWeight: 1, siblingWeight: 0, nameCoverageWeight: 0, relativeCutoff: 0 } });
-    const withoutGroups = new ToolCatalog({ tools, tuning: { groupIdfWeight: 0, siblingWeight: 0, nameCoverageWeight: 0, relativeCutoff: 0 } });
-    const scoreOf = (catalog: ToolCatalog, name: string): number => catalog.search({ query: 'route status', limit: 50 }).hits.find((hit) => hit.name === name)?.score ?? 0;
-    const ratioWith = scoreOf(withGroups, 'maps_route_plan') / scoreOf(withGroups, 's0_status');
-    const ratioWithout = scoreOf(withoutGroups, 'maps_route_plan') / scoreOf(withoutGroups, 's0_status');
+    for (const name of [
+      'route_plan',
+      'route_alternatives',
+      'route_export',
+      'route_share',
+    ])
+      tools.push(tool(maps, name, 'Route planning between places.'));
+    const withGroups = new ToolCatalog({
+      tools,
+      tuning: {
+        groupIdfWeight: 1,
+        siblingWeight: 0,
+        nameCoverageWeight: 0,
+        relativeCutoff: 0,
+      },
+    });
+    const withoutGroups = new ToolCatalog({
+      tools,
+      tuning: {
+        groupIdfWeight: 0,
+        siblingWeight: 0,
+        nameCoverageWeight: 0,
+        relativeCutoff: 0,
+      },
+    });
+    const scoreOf = (catalog: ToolCatalog, name: string): number =>
+      catalog
+        .search({ query: 'route status', limit: 50 })
+        .hits.find((hit) => hit.name === name)?.score ?? 0;
+    const ratioWith =
+      scoreOf(withGroups, 'maps_route_plan') / scoreOf(withGroups, 's0_status');
+    const ratioWithout =
+      scoreOf(withoutGroups, 'maps_route_plan') /
+      scoreOf(withoutGroups, 's0_status');
     expect(ratioWith).toBeGreaterThan(ratioWithout);
-    expect(withGroups.search({ query: 'route status' }).hits[0]?.target).toBe('maps');
+    expect(withGroups.search({ query: 'route status' }).hits[0]?.target).toBe(
+      'maps',
+    );
   });
 });

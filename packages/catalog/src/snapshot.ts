@@ -1,4 +1,10 @@
-import { Bm25fIndex, PositionList, type SearchTuning, toolTermStats, Vocabulary } from './bm25f.js';
+import {
+  Bm25fIndex,
+  PositionList,
+  type SearchTuning,
+  toolTermStats,
+  Vocabulary,
+} from './bm25f.js';
 import { type PreparedTool, prepareTool } from './prepare.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName } from './tokenizer.js';
@@ -34,7 +40,9 @@ function reusableVocabulary(previous: Snapshot | undefined): Vocabulary {
   if (!previous) return new Vocabulary();
   const vocabulary = previous.index.vocabulary;
   // Start afresh when terms of removed tools make up most of the dictionary.
-  return vocabulary.size > 2 * previous.index.liveTerms + 50_000 ? new Vocabulary() : vocabulary;
+  return vocabulary.size > 2 * previous.index.liveTerms + 50_000
+    ? new Vocabulary()
+    : vocabulary;
 }
 
 /** Builds a snapshot, reusing the prepared terms of unchanged tools. */
@@ -43,7 +51,9 @@ export function buildSnapshot(options: {
   tuning: SearchTuning;
   previous?: Snapshot;
 }): Snapshot {
-  const tools = options.entries.map((entry) => prepareTool(entry, options.previous?.contentCache));
+  const tools = options.entries.map((entry) =>
+    prepareTool(entry, options.previous?.contentCache),
+  );
   const byName = new Map<string, number>();
   const byExactName = new Map<string, number[]>();
   const contentCache = new Map<string, PreparedTool>();
@@ -54,11 +64,12 @@ export function buildSnapshot(options: {
       if (list) list.push(position);
       else byExactName.set(exact, [position]);
     }
-    if (tool.fingerprint !== undefined) contentCache.set(tool.fingerprint, tool);
+    if (tool.fingerprint !== undefined)
+      contentCache.set(tool.fingerprint, tool);
   });
   const targetPositions = new Map<string, number>();
   const targetNames: string[] = [];
-    const targetOf = new Int32Array(tools.length);
+  const targetOf = new Int32Array(tools.length);
   tools.forEach((tool, position) => {
     let slot = targetPositions.get(tool.entry.target);
     if (slot === undefined) {
@@ -73,7 +84,12 @@ export function buildSnapshot(options: {
     entries: Object.freeze(tools.map((tool) => tool.entry)),
     byName,
     byExactName,
-    index: new Bm25fIndex({ tools, tuning: options.tuning, vocabulary: reusableVocabulary(options.previous), groups: { of: targetOf, count: targetNames.length } }),
+    index: new Bm25fIndex({
+      tools,
+      tuning: options.tuning,
+      vocabulary: reusableVocabulary(options.previous),
+      groups: { of: targetOf, count: targetNames.length },
+    }),
     contentCache,
     scores: new Float64Array(tools.length),
     nameCovered: new Float64Array(tools.length),
@@ -86,7 +102,11 @@ export function buildSnapshot(options: {
 }
 
 /** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
-function topPositions(candidates: PositionList, scores: Float64Array, size: number): number[] {
+function topPositions(
+  candidates: PositionList,
+  scores: Float64Array,
+  size: number,
+): number[] {
   const better = (left: number, right: number): boolean => {
     const difference = (scores[left] as number) - (scores[right] as number);
     return difference > 0 || (difference === 0 && left < right);
@@ -101,7 +121,10 @@ function topPositions(candidates: PositionList, scores: Float64Array, size: numb
       while (child > 0) {
         const parent = (child - 1) >> 1;
         if (!better(heap[parent] as number, heap[child] as number)) break;
-        [heap[parent], heap[child]] = [heap[child] as number, heap[parent] as number];
+        [heap[parent], heap[child]] = [
+          heap[child] as number,
+          heap[parent] as number,
+        ];
         child = parent;
       }
     } else if (better(candidate, heap[0] as number)) {
@@ -111,10 +134,21 @@ function topPositions(candidates: PositionList, scores: Float64Array, size: numb
         const left = parent * 2 + 1;
         const right = left + 1;
         let worst = parent;
-        if (left < heap.length && better(heap[worst] as number, heap[left] as number)) worst = left;
-        if (right < heap.length && better(heap[worst] as number, heap[right] as number)) worst = right;
+        if (
+          left < heap.length &&
+          better(heap[worst] as number, heap[left] as number)
+        )
+          worst = left;
+        if (
+          right < heap.length &&
+          better(heap[worst] as number, heap[right] as number)
+        )
+          worst = right;
         if (worst === parent) break;
-        [heap[parent], heap[worst]] = [heap[worst] as number, heap[parent] as number];
+        [heap[parent], heap[worst]] = [
+          heap[worst] as number,
+          heap[parent] as number,
+        ];
         parent = worst;
       }
     }
@@ -158,7 +192,12 @@ function scoreAndRank(options: SearchRun): SearchResult {
   const accept = (position: number): boolean => {
     const entry = (tools[position] as PreparedTool).entry;
     if (target !== undefined && entry.target !== target) return false;
-    if (profile !== undefined && entry.profile !== profile && entry.profile !== CORE_PROFILE) return false;
+    if (
+      profile !== undefined &&
+      entry.profile !== profile &&
+      entry.profile !== CORE_PROFILE
+    )
+      return false;
     return true;
   };
 
@@ -168,14 +207,16 @@ function scoreAndRank(options: SearchRun): SearchResult {
     for (const position of snapshot.byExactName.get(name) ?? []) {
       const entry = (tools[position] as PreparedTool).entry;
       if (target !== undefined && entry.target !== target) continue;
-      const bypass = qualifiedBypassesProfile && normalizeName(entry.name) === name;
+      const bypass =
+        qualifiedBypassesProfile && normalizeName(entry.name) === name;
       if (!bypass && !accept(position)) continue;
       if (!exact.includes(position)) exact.push(position);
     }
   };
   addExact(normalizeName(query), true);
   const words = analyzeQuery(query);
-  for (const word of words) if (word.identifier !== undefined) addExact(word.identifier, false);
+  for (const word of words)
+    if (word.identifier !== undefined) addExact(word.identifier, false);
 
   // BM25F over the query's distinct terms.
   const { nameCovered } = snapshot;
@@ -187,7 +228,8 @@ function scoreAndRank(options: SearchRun): SearchResult {
   }
   const { touched, accepted } = snapshot;
   touched.length = 0;
-  for (const id of termIds.keys()) index.accumulate(id, 1, scores, touched, nameCovered);
+  for (const id of termIds.keys())
+    index.accumulate(id, 1, scores, touched, nameCovered);
   const acceptAll = (): PositionList => {
     accepted.length = 0;
     for (let index = 0; index < touched.length; index += 1) {
@@ -201,12 +243,19 @@ function scoreAndRank(options: SearchRun): SearchResult {
   if (tuning.nameCoverageWeight > 0 && candidates.length > 0) {
     // Name-aware scoring: tools whose name words the query mostly contains move up.
     let strongest = 0;
-    for (let slot = 0; slot < candidates.length; slot += 1) strongest = Math.max(strongest, scores[candidates.items[slot] as number] as number);
+    for (let slot = 0; slot < candidates.length; slot += 1)
+      strongest = Math.max(
+        strongest,
+        scores[candidates.items[slot] as number] as number,
+      );
     const bonus = tuning.nameCoverageWeight * strongest;
     for (let slot = 0; slot < candidates.length; slot += 1) {
       const position = candidates.items[slot] as number;
       const weight = index.nameWeight(position);
-      if (weight > 0) scores[position] = (scores[position] as number) + (bonus * (nameCovered[position] as number)) / weight;
+      if (weight > 0)
+        scores[position] =
+          (scores[position] as number) +
+          (bonus * (nameCovered[position] as number)) / weight;
     }
   }
   if (tuning.siblingWeight > 0 && candidates.length > 0) {
@@ -215,15 +264,23 @@ function scoreAndRank(options: SearchRun): SearchResult {
     for (let index = 0; index < candidates.length; index += 1) {
       const position = candidates.items[index] as number;
       const slot = snapshot.targetOf[position] as number;
-      if ((scores[position] as number) > (best[slot] as number)) best[slot] = scores[position] as number;
+      if ((scores[position] as number) > (best[slot] as number))
+        best[slot] = scores[position] as number;
     }
     for (let index = 0; index < candidates.length; index += 1) {
       const position = candidates.items[index] as number;
-      scores[position] = (scores[position] as number) + tuning.siblingWeight * (best[snapshot.targetOf[position] as number] as number);
+      scores[position] =
+        (scores[position] as number) +
+        tuning.siblingWeight *
+          (best[snapshot.targetOf[position] as number] as number);
     }
   }
 
-  if (tuning.feedbackDocuments > 0 && tuning.feedbackTerms > 0 && candidates.length > 0) {
+  if (
+    tuning.feedbackDocuments > 0 &&
+    tuning.feedbackTerms > 0 &&
+    candidates.length > 0
+  ) {
     // Pseudo-relevance feedback: add the strongest other terms of the top tools.
     const top = topPositions(candidates, scores, tuning.feedbackDocuments);
     const expansion = new Map<number, number>();
@@ -232,15 +289,28 @@ function scoreAndRank(options: SearchRun): SearchResult {
       const fieldCount = stats.lengths.length;
       stats.terms.forEach((term, slot) => {
         let frequency = 0;
-        for (let field = 0; field < fieldCount; field += 1) frequency += stats.counts[slot * fieldCount + field] ?? 0;
+        for (let field = 0; field < fieldCount; field += 1)
+          frequency += stats.counts[slot * fieldCount + field] ?? 0;
         const id = index.termId(term);
         if (id === undefined || termIds.has(id)) return;
-        expansion.set(id, (expansion.get(id) ?? 0) + (frequency / (frequency + 1)) * index.idf(id));
+        expansion.set(
+          id,
+          (expansion.get(id) ?? 0) +
+            (frequency / (frequency + 1)) * index.idf(id),
+        );
       });
     }
-    const chosen = [...expansion.entries()].sort((left, right) => right[1] - left[1]).slice(0, tuning.feedbackTerms);
+    const chosen = [...expansion.entries()]
+      .sort((left, right) => right[1] - left[1])
+      .slice(0, tuning.feedbackTerms);
     const strongest = chosen[0]?.[1] ?? 1;
-    for (const [id, weight] of chosen) index.accumulate(id, (tuning.feedbackWeight * weight) / strongest, scores, touched);
+    for (const [id, weight] of chosen)
+      index.accumulate(
+        id,
+        (tuning.feedbackWeight * weight) / strongest,
+        scores,
+        touched,
+      );
     candidates = filtered ? acceptAll() : touched;
   }
 
@@ -252,16 +322,20 @@ function scoreAndRank(options: SearchRun): SearchResult {
     const id = index.termId(term);
     if (id === undefined) return false;
     if (!unfiltered) {
-      if (!index.documentsOf(id).some((position) => accept(position))) return false;
+      if (!index.documentsOf(id).some((position) => accept(position)))
+        return false;
     }
     matchedTerms.add(term);
     return true;
   };
-  const exactNames = new Set(exact.flatMap((position) => (tools[position] as PreparedTool).exactNames));
+  const exactNames = new Set(
+    exact.flatMap((position) => (tools[position] as PreparedTool).exactNames),
+  );
   const unmatched: string[] = [];
   for (const word of words) {
     if (word.terms.length === 0 || unmatched.includes(word.word)) continue;
-    if (word.identifier !== undefined && exactNames.has(word.identifier)) continue;
+    if (word.identifier !== undefined && exactNames.has(word.identifier))
+      continue;
     if (exactNames.has(normalizeName(query))) continue;
     if (!word.terms.some(termMatches)) unmatched.push(word.word);
   }
@@ -270,7 +344,9 @@ function scoreAndRank(options: SearchRun): SearchResult {
   // hits rather than tools that merely share a common word.
   if (exact.length === 0 && unmatched.length > 0 && candidates.length > 0) {
     const minimumDocuments = Math.max(3, tuning.commonTermShare * tools.length);
-    const informative = [...termIds.keys()].some((id) => index.documentsOf(id).length < minimumDocuments);
+    const informative = [...termIds.keys()].some(
+      (id) => index.documentsOf(id).length < minimumDocuments,
+    );
     if (!informative) {
       accepted.length = 0;
       candidates = accepted;
@@ -282,9 +358,17 @@ function scoreAndRank(options: SearchRun): SearchResult {
   const hits: SearchHit[] = [];
   const toHit = (position: number, score: number): SearchHit => {
     const entry = (tools[position] as PreparedTool).entry;
-    return { name: entry.name, target: entry.target, description: compactDescription({ description: entry.description }), mutating: entry.mutating, score };
+    return {
+      name: entry.name,
+      target: entry.target,
+      description: compactDescription({ description: entry.description }),
+      mutating: entry.mutating,
+      score,
+    };
   };
-  exact.forEach((position, rank) => hits.push(toHit(position, topScore + exact.length - rank)));
+  exact.forEach((position, rank) =>
+    hits.push(toHit(position, topScore + exact.length - rank)),
+  );
   for (const position of best) {
     if (hits.length >= limit) break;
     const score = scores[position] as number;

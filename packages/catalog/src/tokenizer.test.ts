@@ -6,7 +6,14 @@ describe('splitWords', () => {
     expect(splitWords('adb_install_apk')).toEqual(['adb', 'install', 'apk']);
     expect(splitWords('install-apk')).toEqual(['install', 'apk']);
     expect(splitWords('installApk')).toEqual(['install', 'apk']);
-    expect(splitWords('HTMLParser.parseJSON2Yaml')).toEqual(['html', 'parser', 'parse', 'json', '2', 'yaml']);
+    expect(splitWords('HTMLParser.parseJSON2Yaml')).toEqual([
+      'html',
+      'parser',
+      'parse',
+      'json',
+      '2',
+      'yaml',
+    ]);
     expect(splitWords('base64 mp3')).toEqual(['base', '64', 'mp', '3']);
   });
 
@@ -18,7 +25,11 @@ describe('splitWords', () => {
 
 describe('analyzeText', () => {
   it('lower-cases, drops stop words and stems', () => {
-    expect(analyzeText('Installing the APKs on devices')).toEqual(['instal', 'apk', 'devic']);
+    expect(analyzeText('Installing the APKs on devices')).toEqual([
+      'instal',
+      'apk',
+      'devic',
+    ]);
     expect(analyzeText('install apk')).toEqual(analyzeText('installs APK'));
   });
 
@@ -32,7 +43,11 @@ describe('analyzeQuery', () => {
   it('keeps the surface word and flags identifiers', () => {
     expect(analyzeQuery('use adb_tap, please!')).toEqual([
       { word: 'use', terms: [] },
-      { word: 'adb_tap', terms: ['adb', 'tap', 'adb_tap'], identifier: 'adb_tap' },
+      {
+        word: 'adb_tap',
+        terms: ['adb', 'tap', 'adb_tap'],
+        identifier: 'adb_tap',
+      },
       { word: 'please', terms: [] },
     ]);
   });

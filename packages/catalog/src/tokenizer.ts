@@ -17,7 +17,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 // Scripts written without spaces between words: each character becomes a token.
-const UNSEGMENTED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSEGMENTED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const LOWER_UPPER = /([\p{Ll}\p{N}])(\p{Lu})/gu;
 const UPPER_RUN = /(\p{Lu})(\p{Lu}\p{Ll}{2,})/gu;

@@ -1,11 +1,23 @@
 declare module 'wink-bm25-text-search' {
   type PrepTask = (input: unknown) => unknown;
   type Engine = {
-    defineConfig(config: { fldWeights: Record<string, number>; bm25Params?: { k1?: number; b?: number; k?: number }; ovFldNames?: string[] }): boolean;
+    defineConfig(config: {
+      fldWeights: Record<string, number>;
+      bm25Params?: { k1?: number; b?: number; k?: number };
+      ovFldNames?: string[];
+    }): boolean;
     definePrepTasks(tasks: PrepTask[], field?: string): number;
     addDoc(doc: Record<string, unknown>, id: string | number): number;
     consolidate(fp?: number): boolean;
-    search(text: string, limit?: number, filter?: (fieldValues: Record<string, unknown>, params: unknown) => boolean, params?: unknown): Array<[string, number]>;
+    search(
+      text: string,
+      limit?: number,
+      filter?: (
+        fieldValues: Record<string, unknown>,
+        params: unknown,
+      ) => boolean,
+      params?: unknown,
+    ): Array<[string, number]>;
     getTokens(): Record<string, number>;
     getDocs(): Record<string, { freq: Record<string, number>; length: number }>;
     getIDF(): number[];

@@ -2,80 +2,138 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, startSessionfulServer, type SessionfulServer } from './__fixtures__/servers.js';
+import {
+  listen,
+  startSessionfulServer,
+  type SessionfulServer,
+} from './__fixtures__/servers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+          stdout,
+          stderr,
+        });
+      },
+    );
   });
 }
 
-describe.skipIf(!existsSync(CLI))('heretek-gateway CLI (built dist/cli.js)', { timeout: 60_000 }, () => {
-  let server: SessionfulServer;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    server = await startSessionfulServer({ generatedTools: 12, pageSize: 5 });
-    env = { HERETEK_GATEWAY_URL: server.url, HERETEK_GATEWAY_TOKEN: 'cli-secret-token', HERETEK_BROKER_ROLE: 'director', HERETEK_GATEWAY_TIMEOUT_MS: '5000' };
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+describe.skipIf(!existsSync(CLI))(
+  'heretek-gateway CLI (built dist/cli.js)',
+  { timeout: 60_000 },
+  () => {
+    let server: SessionfulServer;
+    let env: Record<string, string>;
+    beforeAll(async () => {
+      server = await startSessionfulServer({ generatedTools: 12, pageSize: 5 });
+      env = {
+        HERETEK_GATEWAY_URL: server.url,
+        HERETEK_GATEWAY_TOKEN: 'cli-secret-token',
+        HERETEK_BROKER_ROLE: 'director',
+        HERETEK_GATEWAY_TIMEOUT_MS: '5000',
+      };
+    });
+    afterAll(async () => {
+      await server.close();
+    });
 
-  it('tools prints every tool of every page as JSON lines', async () => {
-    const { code, stdout } = await run(['tools', 'alpha'], env);
-    expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { name: string; description: string; readOnly: boolean });
-    expect(lines).toHaveLength(18);
-    expect(lines[0]).toEqual({ name: 'echo', description: 'Echo the text argument back.', readOnly: true });
-    expect(lines.find((line) => line.name === 'sleep')?.readOnly).toBe(false);
-    expect(server.requests.some((request) => request.headers.authorization === 'Bearer cli-secret-token')).toBe(true);
-  });
+    it('tools prints every tool of every page as JSON lines', async () => {
+      const { code, stdout } = await run(['tools', 'alpha'], env);
+      expect(code).toBe(0);
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              name: string;
+              description: string;
+              readOnly: boolean;
+            },
+        );
+      expect(lines).toHaveLength(18);
+      expect(lines[0]).toEqual({
+        name: 'echo',
+        description: 'Echo the text argument back.',
+        readOnly: true,
+      });
+      expect(lines.find((line) => line.name === 'sleep')?.readOnly).toBe(false);
+      expect(
+        server.requests.some(
+          (request) =>
+            request.headers.authorization === 'Bearer cli-secret-token',
+        ),
+      ).toBe(true);
+    });
 
-  it('call prints the result as JSON and exits 0', async () => {
-    const { code, stdout } = await run(['call', 'alpha', 'echo', '--args', '{"text":"from the cli"}'], env);
-    expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ content: [{ type: 'text', text: 'from the cli' }] });
-  });
+    it('call prints the result as JSON and exits 0', async () => {
+      const { code, stdout } = await run(
+        ['call', 'alpha', 'echo', '--args', '{"text":"from the cli"}'],
+        env,
+      );
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toEqual({
+        content: [{ type: 'text', text: 'from the cli' }],
+      });
+    });
 
-  it('exits 1 on an isError result', async () => {
-    const { code, stdout, stderr } = await run(['call', 'alpha', 'fail'], env);
-    expect(code).toBe(1);
-    expect(JSON.parse(stdout).isError).toBe(true);
-    expect(stderr).toContain('isError');
-  });
+    it('exits 1 on an isError result', async () => {
+      const { code, stdout, stderr } = await run(
+        ['call', 'alpha', 'fail'],
+        env,
+      );
+      expect(code).toBe(1);
+      expect(JSON.parse(stdout).isError).toBe(true);
+      expect(stderr).toContain('isError');
+    });
 
-  it('exits 1 with the code on stderr for a typed error, without the token', async () => {
-    const { code, stderr } = await run(['call', 'alpha', 'no-such-tool'], env);
-    expect(code).toBe(1);
-    expect(stderr).toContain('[JSON_RPC_ERROR]');
-    const closed = await listen(() => undefined);
-    await closed.close();
-    const refused = await run(['tools', 'alpha'], { ...env, HERETEK_GATEWAY_URL: closed.url });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('[CONNECTION_REFUSED]');
-    expect(refused.stderr + stderr).not.toContain('cli-secret-token');
-  });
+    it('exits 1 with the code on stderr for a typed error, without the token', async () => {
+      const { code, stderr } = await run(
+        ['call', 'alpha', 'no-such-tool'],
+        env,
+      );
+      expect(code).toBe(1);
+      expect(stderr).toContain('[JSON_RPC_ERROR]');
+      const closed = await listen(() => undefined);
+      await closed.close();
+      const refused = await run(['tools', 'alpha'], {
+        ...env,
+        HERETEK_GATEWAY_URL: closed.url,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('[CONNECTION_REFUSED]');
+      expect(refused.stderr + stderr).not.toContain('cli-secret-token');
+    });
 
-  it('exits 2 on usage and configuration errors, naming the variable', async () => {
-    // independent processes: run them side by side
-    const [none, badArgs, badTarget, badEnv, help] = await Promise.all([
-      run([], env),
-      run(['call', 'alpha', 'echo', '--args', '[1]'], env),
-      run(['tools', 'my_target'], env),
-      run(['tools', 'alpha'], { ...env, HERETEK_GATEWAY_MODE: 'sideways' }),
-      run(['--help'], env),
-    ]);
-    expect(none.code).toBe(2);
-    expect(badArgs.code).toBe(2);
-    expect(badTarget.code).toBe(2);
-    expect(badTarget.stderr).toContain('INVALID_TARGET_NAME');
-    expect(badEnv.code).toBe(2);
-    expect(badEnv.stderr).toContain('HERETEK_GATEWAY_MODE');
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('heretek-gateway tools <target>');
-  });
-});
+    it('exits 2 on usage and configuration errors, naming the variable', async () => {
+      // independent processes: run them side by side
+      const [none, badArgs, badTarget, badEnv, help] = await Promise.all([
+        run([], env),
+        run(['call', 'alpha', 'echo', '--args', '[1]'], env),
+        run(['tools', 'my_target'], env),
+        run(['tools', 'alpha'], { ...env, HERETEK_GATEWAY_MODE: 'sideways' }),
+        run(['--help'], env),
+      ]);
+      expect(none.code).toBe(2);
+      expect(badArgs.code).toBe(2);
+      expect(badTarget.code).toBe(2);
+      expect(badTarget.stderr).toContain('INVALID_TARGET_NAME');
+      expect(badEnv.code).toBe(2);
+      expect(badEnv.stderr).toContain('HERETEK_GATEWAY_MODE');
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('heretek-gateway tools <target>');
+    });
+  },
+);

@@ -34,7 +34,11 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { args: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    options: {
+      args: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
   });
   if (values.help) {
     write(USAGE);
@@ -46,11 +50,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const [command, target, tool, ...rest] = positionals;
   if (command === 'tools') {
-    if (!target || tool !== undefined) throw new UsageError('tools takes exactly one target.');
+    if (!target || tool !== undefined)
+      throw new UsageError('tools takes exactly one target.');
   } else if (command === 'call') {
-    if (!target || !tool || rest.length > 0) throw new UsageError('call takes a target and a tool name.');
+    if (!target || !tool || rest.length > 0)
+      throw new UsageError('call takes a target and a tool name.');
   } else {
-    throw new UsageError(command ? `Unknown command '${command}'.` : 'No command given.');
+    throw new UsageError(
+      command ? `Unknown command '${command}'.` : 'No command given.',
+    );
   }
   let callArguments: Record<string, unknown> = {};
   if (values.args !== undefined) {
@@ -58,9 +66,12 @@ async function main(argv: string[]): Promise<number> {
     try {
       parsed = JSON.parse(values.args);
     } catch (error) {
-      throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+      throw new UsageError(
+        `--args is not valid JSON: ${(error as Error).message}`,
+      );
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object.');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UsageError('--args must be a JSON object.');
     callArguments = parsed as Record<string, unknown>;
   }
 
@@ -69,14 +80,22 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'tools') {
       const tools = await client.listTools({ target });
       for (const entry of tools) {
-        write(`${JSON.stringify({ name: entry.name, description: entry.description ?? '', readOnly: entry.annotations?.readOnlyHint === true })}\n`);
+        write(
+          `${JSON.stringify({ name: entry.name, description: entry.description ?? '', readOnly: entry.annotations?.readOnlyHint === true })}\n`,
+        );
       }
       return 0;
     }
-    const result = await client.callTool({ target, tool: tool as string, arguments: callArguments });
+    const result = await client.callTool({
+      target,
+      tool: tool as string,
+      arguments: callArguments,
+    });
     write(`${JSON.stringify(result, null, 2)}\n`);
     if (result.isError) {
-      console.error(`heretek-gateway: tool '${tool}' of target '${target}' returned isError`);
+      console.error(
+        `heretek-gateway: tool '${tool}' of target '${target}' returned isError`,
+      );
       return 1;
     }
     return 0;
@@ -90,17 +109,28 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof TypeError &&
+        (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+    ) {
       console.error(`heretek-gateway: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;
       return;
     }
     if (GatewayError.isInstance(error)) {
-      console.error(`heretek-gateway: error [${error.code}]${error.target ? ` target=${error.target}` : ''}: ${error.message}`);
-      process.exitCode = error.code === 'INVALID_CONFIG' || error.code === 'INVALID_TARGET_NAME' ? 2 : 1;
+      console.error(
+        `heretek-gateway: error [${error.code}]${error.target ? ` target=${error.target}` : ''}: ${error.message}`,
+      );
+      process.exitCode =
+        error.code === 'INVALID_CONFIG' || error.code === 'INVALID_TARGET_NAME'
+          ? 2
+          : 1;
       return;
     }
-    console.error(`heretek-gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `heretek-gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+    );
     process.exitCode = 1;
   },
 );

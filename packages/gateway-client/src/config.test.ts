@@ -14,7 +14,12 @@ function failure(run: () => unknown): GatewayConfigError {
 
 describe('gatewayConfigFromEnv', () => {
   it('applies the documented defaults', () => {
-    expect(gatewayConfigFromEnv({})).toEqual({ url: 'http://127.0.0.1:3000', mode: 'per-target', role: 'director', timeoutMs: 30_000 });
+    expect(gatewayConfigFromEnv({})).toEqual({
+      url: 'http://127.0.0.1:3000',
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: 30_000,
+    });
   });
 
   it('reads every variable', () => {
@@ -40,7 +45,12 @@ describe('gatewayConfigFromEnv', () => {
   });
 
   it('treats empty values as unset', () => {
-    expect(gatewayConfigFromEnv({ HERETEK_GATEWAY_TOKEN: '', HERETEK_GATEWAY_MODE: ' ' }).token).toBeUndefined();
+    expect(
+      gatewayConfigFromEnv({
+        HERETEK_GATEWAY_TOKEN: '',
+        HERETEK_GATEWAY_MODE: ' ',
+      }).token,
+    ).toBeUndefined();
   });
 
   it.each([
@@ -61,15 +71,36 @@ describe('gatewayConfigFromEnv', () => {
 
 describe('client options', () => {
   it('rejects unknown and wrong options by name', () => {
-    const error = failure(() => parseGatewayClientOptions({ url: 'http://127.0.0.1:1', mode: 'per-target', role: 'director', timeoutMs: 0 }));
+    const error = failure(() =>
+      parseGatewayClientOptions({
+        url: 'http://127.0.0.1:1',
+        mode: 'per-target',
+        role: 'director',
+        timeoutMs: 0,
+      }),
+    );
     expect(error.setting).toBe('timeoutMs');
-    const unknown = failure(() => new GatewayClient({ url: 'http://127.0.0.1:1', mode: 'per-target', role: 'director', tiemout: 5 } as never));
+    const unknown = failure(
+      () =>
+        new GatewayClient({
+          url: 'http://127.0.0.1:1',
+          mode: 'per-target',
+          role: 'director',
+          tiemout: 5,
+        } as never),
+    );
     expect(unknown.code).toBe(GatewayErrorCode.InvalidConfig);
   });
 
   it('rejects a target with an underscore before sending anything', async () => {
-    const client = new GatewayClient({ url: 'http://127.0.0.1:1', mode: 'multiplexed', role: 'director' });
-    const error = (await client.callTool({ target: 'my_target', tool: 'x', arguments: {} }).catch((caught: unknown) => caught)) as GatewayConfigError;
+    const client = new GatewayClient({
+      url: 'http://127.0.0.1:1',
+      mode: 'multiplexed',
+      role: 'director',
+    });
+    const error = (await client
+      .callTool({ target: 'my_target', tool: 'x', arguments: {} })
+      .catch((caught: unknown) => caught)) as GatewayConfigError;
     expect(error.code).toBe(GatewayErrorCode.InvalidTargetName);
     await client.close();
   });

@@ -64,7 +64,9 @@ export const gatewayClientOptionsSchema = z
  * Validate client options; throws {@link GatewayConfigError} naming the
  * option. The token value is never echoed.
  */
-export function parseGatewayClientOptions(options: GatewayClientOptions): GatewayClientOptions {
+export function parseGatewayClientOptions(
+  options: GatewayClientOptions,
+): GatewayClientOptions {
   const result = gatewayClientOptionsSchema.safeParse(options);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -95,7 +97,12 @@ const envSchema = z.object({
     .string()
     .regex(/^\d+$/, 'must be a positive whole number of milliseconds')
     .transform(Number)
-    .pipe(z.number().int().positive('must be a positive whole number of milliseconds'))
+    .pipe(
+      z
+        .number()
+        .int()
+        .positive('must be a positive whole number of milliseconds'),
+    )
     .default(DEFAULT_TIMEOUT_MS),
   [ENV.role]: z.string().min(1, 'must not be empty').default('director'),
   [ENV.maxResponseBytes]: z
@@ -127,7 +134,9 @@ const envSchema = z.object({
  * const client = new GatewayClient(gatewayConfigFromEnv(process.env));
  * ```
  */
-export function gatewayConfigFromEnv(env: NodeJS.ProcessEnv): GatewayClientOptions {
+export function gatewayConfigFromEnv(
+  env: NodeJS.ProcessEnv,
+): GatewayClientOptions {
   const input: Record<string, string> = {};
   for (const name of Object.values(ENV)) {
     const value = env[name];
@@ -137,7 +146,10 @@ export function gatewayConfigFromEnv(env: NodeJS.ProcessEnv): GatewayClientOptio
   if (!result.success) {
     const issue = result.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
-    const shown = variable === ENV.token || input[variable] === undefined ? '' : ` (got ${JSON.stringify(input[variable])})`;
+    const shown =
+      variable === ENV.token || input[variable] === undefined
+        ? ''
+        : ` (got ${JSON.stringify(input[variable])})`;
     throw new GatewayConfigError({
       setting: variable,
       message: `Invalid ${variable}${shown}: ${issue?.message ?? 'invalid value'}.`,
@@ -151,7 +163,9 @@ export function gatewayConfigFromEnv(env: NodeJS.ProcessEnv): GatewayClientOptio
     timeoutMs: data[ENV.timeoutMs],
   };
   if (data[ENV.token] !== undefined) options.token = data[ENV.token];
-  if (data[ENV.maxResponseBytes] !== undefined) options.maxResponseBytes = data[ENV.maxResponseBytes];
-  if (data[ENV.maxConcurrentPerEndpoint] !== undefined) options.maxConcurrentPerEndpoint = data[ENV.maxConcurrentPerEndpoint];
+  if (data[ENV.maxResponseBytes] !== undefined)
+    options.maxResponseBytes = data[ENV.maxResponseBytes];
+  if (data[ENV.maxConcurrentPerEndpoint] !== undefined)
+    options.maxConcurrentPerEndpoint = data[ENV.maxConcurrentPerEndpoint];
   return options;
 }

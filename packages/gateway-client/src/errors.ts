@@ -47,7 +47,8 @@ export const GatewayErrorCode = {
 } as const;
 
 /** One of the {@link GatewayErrorCode} values. */
-export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
+export type GatewayErrorCode =
+  (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
 
 /** Options shared by every gateway error constructor. */
 export type GatewayErrorOptions = {
@@ -76,8 +77,16 @@ export class GatewayError extends Error {
   /** The underlying error (scrubbed of the bearer token). */
   declare readonly cause: unknown;
 
-  constructor(options: GatewayErrorOptions & { code: GatewayErrorCode; isRetryable?: boolean }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    options: GatewayErrorOptions & {
+      code: GatewayErrorCode;
+      isRetryable?: boolean;
+    },
+  ) {
+    super(
+      options.message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'GatewayError';
     this.code = options.code;
     this.isRetryable = options.isRetryable ?? false;
@@ -90,10 +99,21 @@ export class GatewayError extends Error {
    * `GatewayTimeoutError.isInstance(e)` only timeouts. Call it on the class
    * (`GatewayError.isInstance(e)`), not detached.
    */
-  static isInstance<T extends abstract new (...args: never[]) => GatewayError>(this: T, error: unknown): error is InstanceType<T> {
-    if (typeof error !== 'object' || error === null || !(MARKER in error) || (error as Record<symbol, unknown>)[MARKER] !== true) return false;
+  static isInstance<T extends abstract new (...args: never[]) => GatewayError>(
+    this: T,
+    error: unknown,
+  ): error is InstanceType<T> {
+    if (
+      typeof error !== 'object' ||
+      error === null ||
+      !(MARKER in error) ||
+      (error as Record<symbol, unknown>)[MARKER] !== true
+    )
+      return false;
     if ((this as unknown) === GatewayError) return true;
-    return error instanceof this || (error as unknown as Error).name === this.name;
+    return (
+      error instanceof this || (error as unknown as Error).name === this.name
+    );
   }
 }
 
@@ -101,8 +121,19 @@ export class GatewayError extends Error {
 export class GatewayConfigError extends GatewayError {
   /** The option or environment variable at fault, e.g. `HERETEK_GATEWAY_URL`. */
   readonly setting: string;
-  constructor(options: GatewayErrorOptions & { setting: string; code?: typeof GatewayErrorCode.InvalidConfig | typeof GatewayErrorCode.InvalidTargetName }) {
-    super({ ...options, code: options.code ?? GatewayErrorCode.InvalidConfig, isRetryable: false });
+  constructor(
+    options: GatewayErrorOptions & {
+      setting: string;
+      code?:
+        | typeof GatewayErrorCode.InvalidConfig
+        | typeof GatewayErrorCode.InvalidTargetName;
+    },
+  ) {
+    super({
+      ...options,
+      code: options.code ?? GatewayErrorCode.InvalidConfig,
+      isRetryable: false,
+    });
     this.name = 'GatewayConfigError';
     this.setting = options.setting;
   }
@@ -129,14 +160,24 @@ export class GatewayAbortedError extends GatewayError {
 
 /** The TCP connection was refused or dropped. */
 export class GatewayConnectionError extends GatewayError {
-  constructor(options: GatewayErrorOptions & { code: typeof GatewayErrorCode.ConnectionRefused | typeof GatewayErrorCode.ConnectionReset }) {
+  constructor(
+    options: GatewayErrorOptions & {
+      code:
+        | typeof GatewayErrorCode.ConnectionRefused
+        | typeof GatewayErrorCode.ConnectionReset;
+    },
+  ) {
     super({ ...options, isRetryable: true });
     this.name = 'GatewayConnectionError';
   }
 }
 
 /** A JSON-RPC error object as sent by the server or gateway. */
-export type JsonRpcErrorObject = { code: number; message: string; data?: unknown };
+export type JsonRpcErrorObject = {
+  code: number;
+  message: string;
+  data?: unknown;
+};
 
 /** The gateway answered with a non-2xx HTTP status. */
 export class GatewayHttpError extends GatewayError {
@@ -144,9 +185,19 @@ export class GatewayHttpError extends GatewayError {
   readonly status: number;
   /** The JSON-RPC error in the body, when the body carried one. */
   readonly jsonRpcError: JsonRpcErrorObject | undefined;
-  constructor(options: GatewayErrorOptions & { status: number; jsonRpcError?: JsonRpcErrorObject | undefined }) {
-    const retryable = options.status >= 500 || options.status === 429 || options.status === 408;
-    super({ ...options, code: GatewayErrorCode.HttpStatus, isRetryable: retryable });
+  constructor(
+    options: GatewayErrorOptions & {
+      status: number;
+      jsonRpcError?: JsonRpcErrorObject | undefined;
+    },
+  ) {
+    const retryable =
+      options.status >= 500 || options.status === 429 || options.status === 408;
+    super({
+      ...options,
+      code: GatewayErrorCode.HttpStatus,
+      isRetryable: retryable,
+    });
     this.name = 'GatewayHttpError';
     this.status = options.status;
     this.jsonRpcError = options.jsonRpcError;
@@ -159,8 +210,14 @@ export class GatewayJsonRpcError extends GatewayError {
   readonly jsonRpcCode: number;
   /** The JSON-RPC error `data`, if any. */
   readonly data: unknown;
-  constructor(options: GatewayErrorOptions & { jsonRpcCode: number; data?: unknown }) {
-    super({ ...options, code: GatewayErrorCode.JsonRpcError, isRetryable: false });
+  constructor(
+    options: GatewayErrorOptions & { jsonRpcCode: number; data?: unknown },
+  ) {
+    super({
+      ...options,
+      code: GatewayErrorCode.JsonRpcError,
+      isRetryable: false,
+    });
     this.name = 'GatewayJsonRpcError';
     this.jsonRpcCode = options.jsonRpcCode;
     this.data = options.data;
@@ -189,7 +246,11 @@ export class GatewayResponseTooLargeError extends GatewayError {
   /** The cap that was exceeded, in bytes. */
   readonly limitBytes: number;
   constructor(options: GatewayErrorOptions & { limitBytes: number }) {
-    super({ ...options, code: GatewayErrorCode.ResponseTooLarge, isRetryable: false });
+    super({
+      ...options,
+      code: GatewayErrorCode.ResponseTooLarge,
+      isRetryable: false,
+    });
     this.name = 'GatewayResponseTooLargeError';
     this.limitBytes = options.limitBytes;
   }
@@ -198,7 +259,11 @@ export class GatewayResponseTooLargeError extends GatewayError {
 /** The session was lost again right after a fresh initialize. */
 export class GatewaySessionLostError extends GatewayError {
   constructor(options: GatewayErrorOptions) {
-    super({ ...options, code: GatewayErrorCode.SessionLost, isRetryable: true });
+    super({
+      ...options,
+      code: GatewayErrorCode.SessionLost,
+      isRetryable: true,
+    });
     this.name = 'GatewaySessionLostError';
   }
 }
@@ -208,7 +273,11 @@ export class GatewayCursorLoopError extends GatewayError {
   /** Pages fetched before giving up. */
   readonly pages: number;
   constructor(options: GatewayErrorOptions & { pages: number }) {
-    super({ ...options, code: GatewayErrorCode.CursorLoop, isRetryable: false });
+    super({
+      ...options,
+      code: GatewayErrorCode.CursorLoop,
+      isRetryable: false,
+    });
     this.name = 'GatewayCursorLoopError';
     this.pages = options.pages;
   }
@@ -217,7 +286,11 @@ export class GatewayCursorLoopError extends GatewayError {
 /** No protocol revision could be agreed with the endpoint. */
 export class GatewayNegotiationError extends GatewayError {
   constructor(options: GatewayErrorOptions) {
-    super({ ...options, code: GatewayErrorCode.NegotiationFailed, isRetryable: false });
+    super({
+      ...options,
+      code: GatewayErrorCode.NegotiationFailed,
+      isRetryable: false,
+    });
     this.name = 'GatewayNegotiationError';
   }
 }
@@ -225,7 +298,11 @@ export class GatewayNegotiationError extends GatewayError {
 /** The client was closed. */
 export class GatewayClosedError extends GatewayError {
   constructor(options: GatewayErrorOptions) {
-    super({ ...options, code: GatewayErrorCode.ClientClosed, isRetryable: false });
+    super({
+      ...options,
+      code: GatewayErrorCode.ClientClosed,
+      isRetryable: false,
+    });
     this.name = 'GatewayClosedError';
   }
 }

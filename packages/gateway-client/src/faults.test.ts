@@ -1,9 +1,17 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
-import type { GatewayHttpError} from './errors.js';
-import { GatewayError, GatewayErrorCode, type GatewayErrorCode as Code } from './errors.js';
-import { startFaultServer, type Fault, type FaultServer } from './__fixtures__/fault-server.js';
+import type { GatewayHttpError } from './errors.js';
+import {
+  GatewayError,
+  GatewayErrorCode,
+  type GatewayErrorCode as Code,
+} from './errors.js';
+import {
+  startFaultServer,
+  type Fault,
+  type FaultServer,
+} from './__fixtures__/fault-server.js';
 import { listen } from './__fixtures__/servers.js';
 
 /**
@@ -21,10 +29,16 @@ const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
 function tcpHandles(): number {
-  return process.getActiveResourcesInfo().filter((name) => name === 'TCPSocketWrap').length;
+  return process
+    .getActiveResourcesInfo()
+    .filter((name) => name === 'TCPSocketWrap').length;
 }
 
-async function settle<T>(read: () => T, expected: T, timeoutMs = 5_000): Promise<T> {
+async function settle<T>(
+  read: () => T,
+  expected: T,
+  timeoutMs = 5_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let value = read();
   while (value !== expected && Date.now() < until) {
@@ -43,15 +57,38 @@ afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
 });
 
-async function expectFault(options: { server: FaultServer; fault: Fault; code: Code; timeoutMs?: number }) {
-  const gateway = new GatewayClient({ url: options.server.url, mode: 'per-target', role: 'director', timeoutMs: options.timeoutMs ?? TIMEOUT_MS, maxResponseBytes: 1024 * 1024 });
+async function expectFault(options: {
+  server: FaultServer;
+  fault: Fault;
+  code: Code;
+  timeoutMs?: number;
+}) {
+  const gateway = new GatewayClient({
+    url: options.server.url,
+    mode: 'per-target',
+    role: 'director',
+    timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
+    maxResponseBytes: 1024 * 1024,
+  });
   try {
-    const error = await gateway.callTool({ target: 'faulty', tool: options.fault, arguments: {} }).catch((caught: unknown) => caught);
-    expect(GatewayError.isInstance(error), `${options.fault}: ${String(error)}`).toBe(true);
-    expect((error as GatewayError).code, `${options.fault}: ${(error as Error).message}`).toBe(options.code);
+    const error = await gateway
+      .callTool({ target: 'faulty', tool: options.fault, arguments: {} })
+      .catch((caught: unknown) => caught);
+    expect(
+      GatewayError.isInstance(error),
+      `${options.fault}: ${String(error)}`,
+    ).toBe(true);
+    expect(
+      (error as GatewayError).code,
+      `${options.fault}: ${(error as Error).message}`,
+    ).toBe(options.code);
     expect((error as GatewayError).target).toBe('faulty');
     // The client still works after the fault: the next call on the same endpoint succeeds.
-    const ok = await gateway.callTool({ target: 'faulty', tool: 'fine', arguments: {} });
+    const ok = await gateway.callTool({
+      target: 'faulty',
+      tool: 'fine',
+      arguments: {},
+    });
     expect(ok.content).toEqual([{ type: 'text', text: 'ok' }]);
     return error as GatewayError;
   } finally {
@@ -59,110 +96,184 @@ async function expectFault(options: { server: FaultServer; fault: Fault; code: C
   }
 }
 
-describe('fault matrix: each injected fault gives its typed error within the timeout', { timeout: TEST_TIMEOUT_MS }, () => {
-  let server: FaultServer;
-  beforeAll(async () => {
-    server = await startFaultServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+describe(
+  'fault matrix: each injected fault gives its typed error within the timeout',
+  { timeout: TEST_TIMEOUT_MS },
+  () => {
+    let server: FaultServer;
+    beforeAll(async () => {
+      server = await startFaultServer();
+    });
+    afterAll(async () => {
+      await server.close();
+    });
 
-  const matrix: Array<[Fault, Code]> = [
-    ['drop-mid-stream', GatewayErrorCode.ConnectionReset],
-    ['stream-ends-early', GatewayErrorCode.ConnectionReset],
-    ['reset-before-headers', GatewayErrorCode.ConnectionReset],
-    ['garbage-sse', GatewayErrorCode.MalformedSse],
-    ['garbage-json', GatewayErrorCode.MalformedJson],
-    ['not-json-rpc', GatewayErrorCode.MalformedJson],
-    ['wrong-id-json', GatewayErrorCode.WrongResponseId],
-    ['wrong-id-sse', GatewayErrorCode.WrongResponseId],
-    ['stream-50mb', GatewayErrorCode.ResponseTooLarge],
-    ['json-50mb', GatewayErrorCode.ResponseTooLarge],
-    ['status-500', GatewayErrorCode.HttpStatus],
-    ['html', GatewayErrorCode.UnexpectedContentType],
-  ];
+    const matrix: Array<[Fault, Code]> = [
+      ['drop-mid-stream', GatewayErrorCode.ConnectionReset],
+      ['stream-ends-early', GatewayErrorCode.ConnectionReset],
+      ['reset-before-headers', GatewayErrorCode.ConnectionReset],
+      ['garbage-sse', GatewayErrorCode.MalformedSse],
+      ['garbage-json', GatewayErrorCode.MalformedJson],
+      ['not-json-rpc', GatewayErrorCode.MalformedJson],
+      ['wrong-id-json', GatewayErrorCode.WrongResponseId],
+      ['wrong-id-sse', GatewayErrorCode.WrongResponseId],
+      ['stream-50mb', GatewayErrorCode.ResponseTooLarge],
+      ['json-50mb', GatewayErrorCode.ResponseTooLarge],
+      ['status-500', GatewayErrorCode.HttpStatus],
+      ['html', GatewayErrorCode.UnexpectedContentType],
+    ];
 
-  it.each(matrix)('%s -> %s', async (fault, code) => {
-    const error = await expectFault({ server, fault, code });
-    if (fault === 'status-500') {
-      expect((error as GatewayHttpError).status).toBe(500);
-      expect((error as GatewayHttpError).jsonRpcError?.code).toBe(-32603);
+    it.each(matrix)('%s -> %s', async (fault, code) => {
+      const error = await expectFault({ server, fault, code });
+      if (fault === 'status-500') {
+        expect((error as GatewayHttpError).status).toBe(500);
+        expect((error as GatewayHttpError).jsonRpcError?.code).toBe(-32603);
+        expect(error.isRetryable).toBe(true);
+      }
+      if (fault === 'stream-50mb') {
+        // cut at the 1 MiB cap: the server got to write little more than what
+        // the socket buffers hold, far from the 50 MiB it wanted to send
+        expect(server.streamed.bytes).toBeGreaterThan(1024 * 1024);
+        expect(server.streamed.bytes).toBeLessThan(20 * 1024 * 1024);
+      }
+      if (fault === 'reset-before-headers')
+        expect(error.isRetryable).toBe(true);
+    });
+
+    it('follows 2025-11-25 SSE polling: a primed stream that closes is resumed with Last-Event-ID', async () => {
+      const gateway = new GatewayClient({
+        url: server.url,
+        mode: 'per-target',
+        role: 'director',
+        timeoutMs: TIMEOUT_MS,
+      });
+      try {
+        const result = await gateway.callTool({
+          target: 'faulty',
+          tool: 'poll-then-resume',
+          arguments: {},
+        });
+        expect(result.content).toEqual([{ type: 'text', text: 'resumed' }]);
+        const resumed = server.requests.find(
+          (request) =>
+            request.method === 'GET' &&
+            request.headers['last-event-id']?.startsWith('prime-'),
+        );
+        expect(resumed).toBeDefined();
+      } finally {
+        await gateway.close();
+      }
+    });
+
+    it('never-answer -> TIMEOUT, and the server gets notifications/cancelled for that request', async () => {
+      const error = await expectFault({
+        server,
+        fault: 'never-answer',
+        code: GatewayErrorCode.Timeout,
+        timeoutMs: SHORT_TIMEOUT_MS,
+      });
       expect(error.isRetryable).toBe(true);
-    }
-    if (fault === 'stream-50mb') {
-      // cut at the 1 MiB cap: the server got to write little more than what
-      // the socket buffers hold, far from the 50 MiB it wanted to send
-      expect(server.streamed.bytes).toBeGreaterThan(1024 * 1024);
-      expect(server.streamed.bytes).toBeLessThan(20 * 1024 * 1024);
-    }
-    if (fault === 'reset-before-headers') expect(error.isRetryable).toBe(true);
-  });
+      const call = server.requests.find(
+        (request) =>
+          request.rpcMethod === 'tools/call' &&
+          (request.body as { params?: { name?: string } }).params?.name ===
+            'never-answer',
+      );
+      const notice = server.requests.find(
+        (request) => request.rpcMethod === 'notifications/cancelled',
+      );
+      expect(
+        (notice?.body as { params: { requestId: unknown } } | undefined)?.params
+          .requestId,
+      ).toBe(call?.rpcId);
+    });
 
-  it('follows 2025-11-25 SSE polling: a primed stream that closes is resumed with Last-Event-ID', async () => {
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
-    try {
-      const result = await gateway.callTool({ target: 'faulty', tool: 'poll-then-resume', arguments: {} });
-      expect(result.content).toEqual([{ type: 'text', text: 'resumed' }]);
-      const resumed = server.requests.find((request) => request.method === 'GET' && request.headers['last-event-id']?.startsWith('prime-'));
-      expect(resumed).toBeDefined();
-    } finally {
-      await gateway.close();
-    }
-  });
-
-  it('never-answer -> TIMEOUT, and the server gets notifications/cancelled for that request', async () => {
-    const error = await expectFault({ server, fault: 'never-answer', code: GatewayErrorCode.Timeout, timeoutMs: SHORT_TIMEOUT_MS });
-    expect(error.isRetryable).toBe(true);
-    const call = server.requests.find((request) => request.rpcMethod === 'tools/call' && (request.body as { params?: { name?: string } }).params?.name === 'never-answer');
-    const notice = server.requests.find((request) => request.rpcMethod === 'notifications/cancelled');
-    expect((notice?.body as { params: { requestId: unknown } } | undefined)?.params.requestId).toBe(call?.rpcId);
-  });
-
-  it('leaves no connection open on the server once the clients are closed', async () => {
-    expect(server.requests.length).toBeGreaterThan(matrix.length);
-    expect(await settle(() => server.openSockets(), 0)).toBe(0);
-  });
-});
+    it('leaves no connection open on the server once the clients are closed', async () => {
+      expect(server.requests.length).toBeGreaterThan(matrix.length);
+      expect(await settle(() => server.openSockets(), 0)).toBe(0);
+    });
+  },
+);
 
 describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
   it('a session lost twice gives SESSION_LOST after exactly one re-initialize', async () => {
     const server = await startFaultServer({ sessionAlwaysLost: true });
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
+    const gateway = new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: TIMEOUT_MS,
+    });
     try {
-      const error = await gateway.callTool({ target: 'faulty', tool: 'fine', arguments: {} }).catch((caught: unknown) => caught);
+      const error = await gateway
+        .callTool({ target: 'faulty', tool: 'fine', arguments: {} })
+        .catch((caught: unknown) => caught);
       expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
-      expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
-      expect(server.requests.filter((request) => request.rpcMethod === 'tools/call')).toHaveLength(2);
+      expect(
+        server.requests.filter((request) => request.rpcMethod === 'initialize'),
+      ).toHaveLength(2);
+      expect(
+        server.requests.filter((request) => request.rpcMethod === 'tools/call'),
+      ).toHaveLength(2);
     } finally {
       await gateway.close();
       await server.close();
     }
   });
 
-  it.each(['same', 'alternate', 'endless'] as const)('a %s cursor gives CURSOR_LOOP', async (cursorLoop) => {
-    const server = await startFaultServer({ cursorLoop });
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS, maxListPages: 50 });
-    try {
-      const error = await gateway.listTools({ target: 'faulty' }).catch((caught: unknown) => caught);
-      expect((error as GatewayError).code).toBe(GatewayErrorCode.CursorLoop);
-      expect(server.requests.filter((request) => request.rpcMethod === 'tools/list').length).toBeLessThanOrEqual(50);
-    } finally {
-      await gateway.close();
-      await server.close();
-    }
-  });
+  it.each(['same', 'alternate', 'endless'] as const)(
+    'a %s cursor gives CURSOR_LOOP',
+    async (cursorLoop) => {
+      const server = await startFaultServer({ cursorLoop });
+      const gateway = new GatewayClient({
+        url: server.url,
+        mode: 'per-target',
+        role: 'director',
+        timeoutMs: TIMEOUT_MS,
+        maxListPages: 50,
+      });
+      try {
+        const error = await gateway
+          .listTools({ target: 'faulty' })
+          .catch((caught: unknown) => caught);
+        expect((error as GatewayError).code).toBe(GatewayErrorCode.CursorLoop);
+        expect(
+          server.requests.filter(
+            (request) => request.rpcMethod === 'tools/list',
+          ).length,
+        ).toBeLessThanOrEqual(50);
+      } finally {
+        await gateway.close();
+        await server.close();
+      }
+    },
+  );
 });
 
 describe('negotiation', { timeout: TEST_TIMEOUT_MS }, () => {
   it('falls back to the 2025 handshake when the probe gets a 500', async () => {
     const server = await startFaultServer({ discoverStatus: 500 });
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
+    const gateway = new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: TIMEOUT_MS,
+    });
     try {
-      const result = await gateway.callTool({ target: 'faulty', tool: 'fine', arguments: {} });
+      const result = await gateway.callTool({
+        target: 'faulty',
+        tool: 'fine',
+        arguments: {},
+      });
       expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
-      expect(server.requests.filter((request) => request.rpcMethod === 'server/discover')).toHaveLength(1);
-      expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(1);
+      expect(
+        server.requests.filter(
+          (request) => request.rpcMethod === 'server/discover',
+        ),
+      ).toHaveLength(1);
+      expect(
+        server.requests.filter((request) => request.rpcMethod === 'initialize'),
+      ).toHaveLength(1);
     } finally {
       await gateway.close();
       await server.close();
@@ -170,38 +281,67 @@ describe('negotiation', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 });
 
-describe('connection faults and the token', { timeout: TEST_TIMEOUT_MS }, () => {
-  it('a closed port gives CONNECTION_REFUSED', async () => {
-    const closed = await listen(() => undefined);
-    await closed.close();
-    const gateway = new GatewayClient({ url: closed.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS });
-    try {
-      const error = await gateway.listTools({ target: 'gone' }).catch((caught: unknown) => caught);
-      expect((error as GatewayError).code).toBe(GatewayErrorCode.ConnectionRefused);
-      expect((error as GatewayError).isRetryable).toBe(true);
-      expect((error as Error).message).toContain('HERETEK_GATEWAY_URL');
-    } finally {
-      await gateway.close();
-    }
-  });
+describe(
+  'connection faults and the token',
+  { timeout: TEST_TIMEOUT_MS },
+  () => {
+    it('a closed port gives CONNECTION_REFUSED', async () => {
+      const closed = await listen(() => undefined);
+      await closed.close();
+      const gateway = new GatewayClient({
+        url: closed.url,
+        mode: 'per-target',
+        role: 'director',
+        timeoutMs: TIMEOUT_MS,
+      });
+      try {
+        const error = await gateway
+          .listTools({ target: 'gone' })
+          .catch((caught: unknown) => caught);
+        expect((error as GatewayError).code).toBe(
+          GatewayErrorCode.ConnectionRefused,
+        );
+        expect((error as GatewayError).isRetryable).toBe(true);
+        expect((error as Error).message).toContain('HERETEK_GATEWAY_URL');
+      } finally {
+        await gateway.close();
+      }
+    });
 
-  it('never puts the bearer token in an error, even when the server echoes it', async () => {
-    const token = 'tok-VERY-secret-9f8e7d';
-    const server = await startFaultServer({ echoAuthorization: true });
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: TIMEOUT_MS, token });
-    try {
-      const error = await gateway.callTool({ target: 'faulty', tool: 'status-500', arguments: {} }).catch((caught: unknown) => caught);
-      expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
-      expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
-      const rendered = [String(error), (error as Error).stack, inspect(error, { depth: 10 }), JSON.stringify(error), JSON.stringify((error as GatewayHttpError).jsonRpcError)].join('\n');
-      expect(rendered).toContain('[redacted]');
-      expect(rendered).not.toContain(token);
-    } finally {
-      await gateway.close();
-      await server.close();
-    }
-  });
-});
+    it('never puts the bearer token in an error, even when the server echoes it', async () => {
+      const token = 'tok-VERY-secret-9f8e7d';
+      const server = await startFaultServer({ echoAuthorization: true });
+      const gateway = new GatewayClient({
+        url: server.url,
+        mode: 'per-target',
+        role: 'director',
+        timeoutMs: TIMEOUT_MS,
+        token,
+      });
+      try {
+        const error = await gateway
+          .callTool({ target: 'faulty', tool: 'status-500', arguments: {} })
+          .catch((caught: unknown) => caught);
+        expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
+        expect(server.requests.at(-1)?.headers.authorization).toBe(
+          `Bearer ${token}`,
+        );
+        const rendered = [
+          String(error),
+          (error as Error).stack,
+          inspect(error, { depth: 10 }),
+          JSON.stringify(error),
+          JSON.stringify((error as GatewayHttpError).jsonRpcError),
+        ].join('\n');
+        expect(rendered).toContain('[redacted]');
+        expect(rendered).not.toContain(token);
+      } finally {
+        await gateway.close();
+        await server.close();
+      }
+    });
+  },
+);
 
 describe('after every fault', () => {
   it('no socket is left open and no promise rejection went unhandled', async () => {

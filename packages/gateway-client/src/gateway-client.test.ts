@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
 import { GatewayError, GatewayErrorCode } from './errors.js';
-import { startModernServer, startSessionfulServer, startV1Server, type Listening } from './__fixtures__/servers.js';
+import {
+  startModernServer,
+  startSessionfulServer,
+  startV1Server,
+  type Listening,
+} from './__fixtures__/servers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -16,30 +21,59 @@ function track<T extends { close: () => Promise<void> }>(item: T): T {
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
 const POLL = { timeout: 4_000, interval: 20 };
 
-function client(server: Listening, extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) {
-  return track(new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: 5_000, ...extra }));
+function client(
+  server: Listening,
+  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
+) {
+  return track(
+    new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: 5_000,
+      ...extra,
+    }),
+  );
 }
 
 describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
   it('initializes once, lists every page and calls tools with bare names', async () => {
-    const server = track(await startSessionfulServer({ generatedTools: 25, pageSize: 7 }));
+    const server = track(
+      await startSessionfulServer({ generatedTools: 25, pageSize: 7 }),
+    );
     const gateway = client(server);
     const tools = await gateway.listTools({ target: 'alpha' });
     expect(tools).toHaveLength(31);
     expect(tools.map((tool) => tool.name)).toContain('tool-024');
-    expect(tools.find((tool) => tool.name === 'echo')?.annotations?.readOnlyHint).toBe(true);
-    const result = await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'hi' } });
+    expect(
+      tools.find((tool) => tool.name === 'echo')?.annotations?.readOnlyHint,
+    ).toBe(true);
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'hi' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'hi' }]);
     const info = gateway.endpointInfo({ target: 'alpha' });
     expect(info?.era).toBe('legacy');
     expect(info?.protocolVersion).toBe('2025-11-25');
     expect(info?.sessionId).toBeTruthy();
     expect(info?.initializations).toBe(1);
-    const posts = server.requests.filter((request) => request.method === 'POST');
+    const posts = server.requests.filter(
+      (request) => request.method === 'POST',
+    );
     expect(posts.every((request) => request.path === '/mcp/alpha')).toBe(true);
-    expect(posts.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(1);
-    expect(posts.filter((request) => request.rpcMethod === 'tools/list')).toHaveLength(5);
-    const afterInit = posts.filter((request) => request.rpcMethod === 'tools/call' || request.rpcMethod === 'tools/list');
+    expect(
+      posts.filter((request) => request.rpcMethod === 'initialize'),
+    ).toHaveLength(1);
+    expect(
+      posts.filter((request) => request.rpcMethod === 'tools/list'),
+    ).toHaveLength(5);
+    const afterInit = posts.filter(
+      (request) =>
+        request.rpcMethod === 'tools/call' ||
+        request.rpcMethod === 'tools/list',
+    );
     for (const request of afterInit) {
       expect(request.headers['mcp-session-id']).toBe(info?.sessionId);
       expect(request.headers['mcp-protocol-version']).toBe('2025-11-25');
@@ -53,9 +87,15 @@ describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
   it('returns isError results instead of throwing and maps unknown tools to JSON_RPC_ERROR', async () => {
     const server = track(await startSessionfulServer());
     const gateway = client(server);
-    const failed = await gateway.callTool({ target: 'alpha', tool: 'fail', arguments: {} });
+    const failed = await gateway.callTool({
+      target: 'alpha',
+      tool: 'fail',
+      arguments: {},
+    });
     expect(failed.isError).toBe(true);
-    const error = await gateway.callTool({ target: 'alpha', tool: 'nope', arguments: {} }).catch((caught: unknown) => caught);
+    const error = await gateway
+      .callTool({ target: 'alpha', tool: 'nope', arguments: {} })
+      .catch((caught: unknown) => caught);
     expect(GatewayError.isInstance(error)).toBe(true);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.JsonRpcError);
     expect((error as GatewayError).target).toBe('alpha');
@@ -64,27 +104,41 @@ describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
 
 describe('modern servers (2026-07-28)', () => {
   it('negotiates the stateless revision and lists and calls', async () => {
-    const server = track(await startModernServer({ generatedTools: 10, pageSize: 4 }));
+    const server = track(
+      await startModernServer({ generatedTools: 10, pageSize: 4 }),
+    );
     const gateway = client(server);
     const tools = await gateway.listTools({ target: 'beta' });
     expect(tools).toHaveLength(16);
-    const result = await gateway.callTool({ target: 'beta', tool: 'add', arguments: { a: 2, b: 3 } });
+    const result = await gateway.callTool({
+      target: 'beta',
+      tool: 'add',
+      arguments: { a: 2, b: 3 },
+    });
     expect(result.content).toEqual([{ type: 'text', text: '5' }]);
     const info = gateway.endpointInfo({ target: 'beta' });
     expect(info?.era).toBe('modern');
     expect(info?.protocolVersion).toBe('2026-07-28');
     expect(info?.sessionId).toBeUndefined();
-    expect(server.requests.some((request) => request.rpcMethod === 'initialize')).toBe(false);
+    expect(
+      server.requests.some((request) => request.rpcMethod === 'initialize'),
+    ).toBe(false);
     // on the wire: the server/discover probe, then every request on 2026-07-28 without a session
     expect(server.requests[0]?.rpcMethod).toBe('server/discover');
-    const calls = server.requests.filter((request) => request.rpcMethod === 'tools/call' || request.rpcMethod === 'tools/list');
+    const calls = server.requests.filter(
+      (request) =>
+        request.rpcMethod === 'tools/call' ||
+        request.rpcMethod === 'tools/list',
+    );
     expect(calls).toHaveLength(5); // 4 pages + 1 call
     for (const request of calls) {
       expect(request.headers['mcp-protocol-version']).toBe('2026-07-28');
       expect(request.headers['mcp-session-id']).toBeUndefined();
       expect(request.headers['x-heretek-role']).toBe('director');
     }
-    const call = server.requests.find((request) => request.rpcMethod === 'tools/call');
+    const call = server.requests.find(
+      (request) => request.rpcMethod === 'tools/call',
+    );
     expect(call?.headers['mcp-method']).toBe('tools/call');
     expect(call?.headers['mcp-name']).toBe('add');
   });
@@ -94,8 +148,13 @@ describe('modern servers (2026-07-28): failures', () => {
   it('returns isError results and maps an unknown tool to JSON_RPC_ERROR, as on 2025 servers', async () => {
     const server = track(await startModernServer());
     const gateway = client(server);
-    expect((await gateway.callTool({ target: 'beta', tool: 'fail', arguments: {} })).isError).toBe(true);
-    const error = await gateway.callTool({ target: 'beta', tool: 'nope', arguments: {} }).catch((caught: unknown) => caught);
+    expect(
+      (await gateway.callTool({ target: 'beta', tool: 'fail', arguments: {} }))
+        .isError,
+    ).toBe(true);
+    const error = await gateway
+      .callTool({ target: 'beta', tool: 'nope', arguments: {} })
+      .catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.JsonRpcError);
     expect((error as GatewayError).target).toBe('beta');
     expect(gateway.endpointInfo({ target: 'beta' })?.era).toBe('modern');
@@ -107,40 +166,72 @@ describe('reply forms and protocol eras', () => {
     const server = track(await startSessionfulServer({ jsonResponse: true }));
     const gateway = client(server);
     expect(await gateway.listTools({ target: 'json' })).toHaveLength(6);
-    const result = await gateway.callTool({ target: 'json', tool: 'echo', arguments: { text: 'json reply' } });
+    const result = await gateway.callTool({
+      target: 'json',
+      tool: 'echo',
+      arguments: { text: 'json reply' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'json reply' }]);
   });
 
   it('reads SSE replies that carry notifications before the response', async () => {
     const server = track(await startSessionfulServer());
     const gateway = client(server);
-    const result = await gateway.callTool({ target: 'sse', tool: 'chatty', arguments: {} });
-    expect(result.content).toEqual([{ type: 'text', text: 'done after notifications' }]);
+    const result = await gateway.callTool({
+      target: 'sse',
+      tool: 'chatty',
+      arguments: {},
+    });
+    expect(result.content).toEqual([
+      { type: 'text', text: 'done after notifications' },
+    ]);
   });
 
   it('reads modern SSE replies (responseMode sse) with notifications first', async () => {
     const server = track(await startModernServer({ responseMode: 'sse' }));
     const gateway = client(server);
-    const result = await gateway.callTool({ target: 'sse', tool: 'chatty', arguments: {} });
-    expect(result.content).toEqual([{ type: 'text', text: 'done after notifications' }]);
+    const result = await gateway.callTool({
+      target: 'sse',
+      tool: 'chatty',
+      arguments: {},
+    });
+    expect(result.content).toEqual([
+      { type: 'text', text: 'done after notifications' },
+    ]);
     expect(gateway.endpointInfo({ target: 'sse' })?.era).toBe('modern');
   });
 
   it('speaks 2025-06-18 to a server that only supports it', async () => {
-    const server = track(await startSessionfulServer({ protocolVersions: ['2025-06-18'] }));
+    const server = track(
+      await startSessionfulServer({ protocolVersions: ['2025-06-18'] }),
+    );
     const gateway = client(server);
-    await gateway.callTool({ target: 'old', tool: 'echo', arguments: { text: 'x' } });
-    expect(gateway.endpointInfo({ target: 'old' })?.protocolVersion).toBe('2025-06-18');
-    const call = server.requests.find((request) => request.rpcMethod === 'tools/call');
+    await gateway.callTool({
+      target: 'old',
+      tool: 'echo',
+      arguments: { text: 'x' },
+    });
+    expect(gateway.endpointInfo({ target: 'old' })?.protocolVersion).toBe(
+      '2025-06-18',
+    );
+    const call = server.requests.find(
+      (request) => request.rpcMethod === 'tools/call',
+    );
     expect(call?.headers['mcp-protocol-version']).toBe('2025-06-18');
   });
 
   it('works against an SDK v1 server, following its one-page-at-a-time pagination', async () => {
-    const server = track(await startV1Server({ generatedTools: 9, pageSize: 4 }));
+    const server = track(
+      await startV1Server({ generatedTools: 9, pageSize: 4 }),
+    );
     const gateway = client(server);
     const tools = await gateway.listTools({ target: 'v1' });
     expect(tools).toHaveLength(15);
-    const result = await gateway.callTool({ target: 'v1', tool: 'echo', arguments: { text: 'from v1' } });
+    const result = await gateway.callTool({
+      target: 'v1',
+      tool: 'echo',
+      arguments: { text: 'from v1' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'from v1' }]);
     expect(gateway.endpointInfo({ target: 'v1' })?.era).toBe('legacy');
   });
@@ -150,39 +241,82 @@ describe('sessions', () => {
   it('re-initializes once when the server forgets the session, and not on every call', async () => {
     const server = track(await startSessionfulServer());
     const gateway = client(server);
-    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: '1' } });
+    await gateway.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: '1' },
+    });
     const firstSession = gateway.endpointInfo({ target: 'alpha' })?.sessionId;
     server.forgetSessions();
-    const result = await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: '2' } });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: '2' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: '2' }]);
-    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: '3' } });
+    await gateway.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: '3' },
+    });
     const info = gateway.endpointInfo({ target: 'alpha' });
     expect(info?.initializations).toBe(2);
     expect(info?.sessionId).not.toBe(firstSession);
-    expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
-    const notFound = server.requests.filter((request) => request.headers['mcp-session-id'] === firstSession && request.rpcMethod === 'tools/call');
+    expect(
+      server.requests.filter((request) => request.rpcMethod === 'initialize'),
+    ).toHaveLength(2);
+    const notFound = server.requests.filter(
+      (request) =>
+        request.headers['mcp-session-id'] === firstSession &&
+        request.rpcMethod === 'tools/call',
+    );
     expect(notFound).toHaveLength(2);
   });
 
   it('re-initializes an SDK v1 session that is gone', async () => {
     const server = track(await startV1Server());
     const gateway = client(server);
-    await gateway.callTool({ target: 'v1', tool: 'echo', arguments: { text: 'a' } });
+    await gateway.callTool({
+      target: 'v1',
+      tool: 'echo',
+      arguments: { text: 'a' },
+    });
     server.forgetSessions();
-    const result = await gateway.callTool({ target: 'v1', tool: 'echo', arguments: { text: 'b' } });
+    const result = await gateway.callTool({
+      target: 'v1',
+      tool: 'echo',
+      arguments: { text: 'b' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
     expect(gateway.endpointInfo({ target: 'v1' })?.initializations).toBe(2);
   });
 
   it('ends sessions with DELETE on close()', async () => {
     const server = track(await startSessionfulServer());
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director' });
-    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'a' } });
-    await gateway.callTool({ target: 'beta', tool: 'echo', arguments: { text: 'b' } });
-    const sessions = [gateway.endpointInfo({ target: 'alpha' })?.sessionId, gateway.endpointInfo({ target: 'beta' })?.sessionId];
+    const gateway = new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+    });
+    await gateway.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'a' },
+    });
+    await gateway.callTool({
+      target: 'beta',
+      tool: 'echo',
+      arguments: { text: 'b' },
+    });
+    const sessions = [
+      gateway.endpointInfo({ target: 'alpha' })?.sessionId,
+      gateway.endpointInfo({ target: 'beta' })?.sessionId,
+    ];
     await gateway.close();
     expect(server.deleted.sort()).toEqual([...sessions].sort());
-    const error = await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: {} }).catch((caught: unknown) => caught);
+    const error = await gateway
+      .callTool({ target: 'alpha', tool: 'echo', arguments: {} })
+      .catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.ClientClosed);
   });
 });
@@ -192,11 +326,25 @@ describe('headers, cancellation, concurrency', () => {
     const token = 'sekrit-token-123';
     const server = track(await startSessionfulServer({ requireToken: token }));
     const gateway = client(server, { token, role: 'qa-adversary' });
-    await gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'ok' } });
-    expect(server.requests.every((request) => request.headers.authorization === `Bearer ${token}`)).toBe(true);
-    expect(server.requests.every((request) => request.headers['x-heretek-role'] === 'qa-adversary')).toBe(true);
+    await gateway.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'ok' },
+    });
+    expect(
+      server.requests.every(
+        (request) => request.headers.authorization === `Bearer ${token}`,
+      ),
+    ).toBe(true);
+    expect(
+      server.requests.every(
+        (request) => request.headers['x-heretek-role'] === 'qa-adversary',
+      ),
+    ).toBe(true);
     const without = client(server, { role: 'director' });
-    const error = await without.listTools({ target: 'alpha' }).catch((caught: unknown) => caught);
+    const error = await without
+      .listTools({ target: 'alpha' })
+      .catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
   });
 
@@ -206,16 +354,41 @@ describe('headers, cancellation, concurrency', () => {
     const gateway = client(server);
     await gateway.listTools({ target: 'alpha' });
     const controller = new AbortController();
-    const pending = gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 10_000 }, signal: controller.signal });
+    const pending = gateway.callTool({
+      target: 'alpha',
+      tool: 'sleep',
+      arguments: { ms: 10_000 },
+      signal: controller.signal,
+    });
     // abort once the server is working on the call (not on a timer: a loaded machine may not have sent it yet)
-    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'tools/call'), POLL).toBe(true);
+    await expect
+      .poll(
+        () =>
+          server.requests.some((request) => request.rpcMethod === 'tools/call'),
+        POLL,
+      )
+      .toBe(true);
     controller.abort();
     const error = await pending.catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Aborted);
-    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'notifications/cancelled'), POLL).toBe(true);
-    const callId = server.requests.find((request) => request.rpcMethod === 'tools/call')?.rpcId;
-    const notice = server.requests.find((request) => request.rpcMethod === 'notifications/cancelled');
-    expect((notice?.body as { params: { requestId: unknown } }).params.requestId).toBe(callId);
+    await expect
+      .poll(
+        () =>
+          server.requests.some(
+            (request) => request.rpcMethod === 'notifications/cancelled',
+          ),
+        POLL,
+      )
+      .toBe(true);
+    const callId = server.requests.find(
+      (request) => request.rpcMethod === 'tools/call',
+    )?.rpcId;
+    const notice = server.requests.find(
+      (request) => request.rpcMethod === 'notifications/cancelled',
+    );
+    expect(
+      (notice?.body as { params: { requestId: unknown } }).params.requestId,
+    ).toBe(callId);
     await expect.poll(() => cancelled.length, POLL).toBe(1);
   });
 
@@ -224,7 +397,9 @@ describe('headers, cancellation, concurrency', () => {
     const slow = track(await startSessionfulServer({ cancelled }));
     const gateway = client(slow, { timeoutMs: 1_000 });
     await gateway.listTools({ target: 'alpha' }); // connect first: the deadline below is the call's alone
-    const error = await gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } }).catch((caught: unknown) => caught);
+    const error = await gateway
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } })
+      .catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Timeout);
     expect((error as GatewayError).isRetryable).toBe(true);
     // the timed-out request was cancelled on the server, which stopped working on it
@@ -235,29 +410,66 @@ describe('headers, cancellation, concurrency', () => {
     const stats = { active: 0, maxActive: 0 };
     const server = track(await startSessionfulServer({ stats }));
     const gateway = client(server, { maxConcurrentPerEndpoint: 2 });
-    await Promise.all(Array.from({ length: 6 }, () => gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 250 } })));
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        gateway.callTool({
+          target: 'alpha',
+          tool: 'sleep',
+          arguments: { ms: 250 },
+        }),
+      ),
+    );
     expect(stats.maxActive).toBe(2);
   });
 
-  it('answers 200 concurrent calls with no lost or crossed replies', { timeout: 60_000 }, async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server, { maxConcurrentPerEndpoint: 64 });
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, index) => gateway.callTool({ target: 'alpha', tool: 'echo', arguments: { text: `reply-${index}` } })),
-    );
-    results.forEach((result, index) => expect(result.content).toEqual([{ type: 'text', text: `reply-${index}` }]));
-    // 200 first calls at once still share one initialize
-    expect(server.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(1);
-  });
+  it(
+    'answers 200 concurrent calls with no lost or crossed replies',
+    { timeout: 60_000 },
+    async () => {
+      const server = track(await startSessionfulServer());
+      const gateway = client(server, { maxConcurrentPerEndpoint: 64 });
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, index) =>
+          gateway.callTool({
+            target: 'alpha',
+            tool: 'echo',
+            arguments: { text: `reply-${index}` },
+          }),
+        ),
+      );
+      results.forEach((result, index) =>
+        expect(result.content).toEqual([
+          { type: 'text', text: `reply-${index}` },
+        ]),
+      );
+      // 200 first calls at once still share one initialize
+      expect(
+        server.requests.filter((request) => request.rpcMethod === 'initialize'),
+      ).toHaveLength(1);
+    },
+  );
 });
 
 describe('closing', () => {
   it('fails a request in flight with CLIENT_CLOSED', async () => {
     const server = track(await startSessionfulServer());
-    const gateway = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director', timeoutMs: 10_000 });
+    const gateway = new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: 10_000,
+    });
     await gateway.listTools({ target: 'alpha' });
-    const pending = gateway.callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } }).catch((caught: unknown) => caught);
-    await expect.poll(() => server.requests.some((request) => request.rpcMethod === 'tools/call'), POLL).toBe(true);
+    const pending = gateway
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } })
+      .catch((caught: unknown) => caught);
+    await expect
+      .poll(
+        () =>
+          server.requests.some((request) => request.rpcMethod === 'tools/call'),
+        POLL,
+      )
+      .toBe(true);
     await gateway.close();
     const error = await pending;
     expect((error as GatewayError).code).toBe(GatewayErrorCode.ClientClosed);

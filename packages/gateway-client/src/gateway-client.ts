@@ -35,7 +35,14 @@ import {
   GatewayTimeoutError,
   GatewayConnectionError,
 } from './errors.js';
-import { createCallContext, createGatewayFetch, parseJsonRpcError, scrubValue, type CallContext, type TransportBinding } from './http-layer.js';
+import {
+  createCallContext,
+  createGatewayFetch,
+  parseJsonRpcError,
+  scrubValue,
+  type CallContext,
+  type TransportBinding,
+} from './http-layer.js';
 import { Limiter } from './limiter.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
@@ -105,7 +112,10 @@ const NO_SCRUB = (text: string) => text;
 const STREAM_GRACE_MS = 1_000;
 
 /** Abort reason once an operation has its answer (one shared object: no per-call DOMException). */
-const SETTLED = Object.freeze({ name: 'Settled', message: 'the operation already has its answer' });
+const SETTLED = Object.freeze({
+  name: 'Settled',
+  message: 'the operation already has its answer',
+});
 
 /**
  * An MCP client for one agentgateway URL that lists and calls the tools of
@@ -149,11 +159,19 @@ export class GatewayClient {
     this.baseUrl = parsed.url.replace(/\/+$/, '');
     this.timeoutMs = parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxListPages = parsed.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
-    this.maxConcurrent = parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT;
+    this.maxConcurrent =
+      parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT;
     this.clientName = parsed.clientName ?? 'heretek-gateway-client';
     const token = parsed.token;
-    this.scrub = token === undefined ? NO_SCRUB : (text: string) => text.split(token).join('[redacted]');
-    this.agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { timeout: this.timeoutMs } });
+    this.scrub =
+      token === undefined
+        ? NO_SCRUB
+        : (text: string) => text.split(token).join('[redacted]');
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      connect: { timeout: this.timeoutMs },
+    });
     this.sdkTimeoutMs = this.timeoutMs + 1_000;
     this.fetch = createGatewayFetch({
       operations: this.operations,
@@ -176,11 +194,18 @@ export class GatewayClient {
   async listTools(options: ListToolsOptions): Promise<McpTool[]> {
     const target = validateTargetName(options.target);
     if (this.mode === 'multiplexed') {
-      const all = await this.listAllToolsInternal({ signal: options.signal, target });
+      const all = await this.listAllToolsInternal({
+        signal: options.signal,
+        target,
+      });
       return all.get(target) ?? [];
     }
-    return this.run(this.endpoint(`${this.baseUrl}/mcp/${target}`), target, options.signal, (connection, requestOptions) =>
-      this.walkPages(connection, requestOptions, target),
+    return this.run(
+      this.endpoint(`${this.baseUrl}/mcp/${target}`),
+      target,
+      options.signal,
+      (connection, requestOptions) =>
+        this.walkPages(connection, requestOptions, target),
     );
   }
 
@@ -193,7 +218,12 @@ export class GatewayClient {
    * under the key `''`. Per-target mode has no single listing: this throws
    * `INVALID_CONFIG`.
    */
-  async listAllTools(options: { signal?: AbortSignal | undefined; includeUnprefixed?: boolean } = {}): Promise<Map<string, McpTool[]>> {
+  async listAllTools(
+    options: {
+      signal?: AbortSignal | undefined;
+      includeUnprefixed?: boolean;
+    } = {},
+  ): Promise<Map<string, McpTool[]>> {
     const all = await this.listAllToolsInternal(options);
     if (options.includeUnprefixed) return new Map(all);
     const prefixed = new Map(all);
@@ -201,36 +231,52 @@ export class GatewayClient {
     return prefixed;
   }
 
-  private listAllToolsInternal(options: { signal?: AbortSignal | undefined; target?: string }): Promise<Map<string, McpTool[]>> {
+  private listAllToolsInternal(options: {
+    signal?: AbortSignal | undefined;
+    target?: string;
+  }): Promise<Map<string, McpTool[]>> {
     if (this.mode !== 'multiplexed') {
       return Promise.reject(
         new GatewayConfigError({
           setting: 'mode',
-          message: "listAllTools needs mode 'multiplexed' (HERETEK_GATEWAY_MODE=multiplexed); in per-target mode list each target with listTools({ target }).",
+          message:
+            "listAllTools needs mode 'multiplexed' (HERETEK_GATEWAY_MODE=multiplexed); in per-target mode list each target with listTools({ target }).",
         }),
       );
     }
     if (!this.multiplexedListing) {
-      const listing = this.run(this.endpoint(`${this.baseUrl}/mcp`), undefined, undefined, async (connection, requestOptions) => {
-        const tools = await this.walkPages(connection, requestOptions, undefined);
-        const grouped = new Map<string, McpTool[]>();
-        for (const tool of tools) {
-          const split = splitMultiplexedName(tool.name);
-          const key = split?.target ?? '';
-          const bare = split ? { ...tool, name: split.tool } : tool;
-          const list = grouped.get(key);
-          if (list) list.push(bare);
-          else grouped.set(key, [bare]);
-        }
-        return grouped;
-      });
+      const listing = this.run(
+        this.endpoint(`${this.baseUrl}/mcp`),
+        undefined,
+        undefined,
+        async (connection, requestOptions) => {
+          const tools = await this.walkPages(
+            connection,
+            requestOptions,
+            undefined,
+          );
+          const grouped = new Map<string, McpTool[]>();
+          for (const tool of tools) {
+            const split = splitMultiplexedName(tool.name);
+            const key = split?.target ?? '';
+            const bare = split ? { ...tool, name: split.tool } : tool;
+            const list = grouped.get(key);
+            if (list) list.push(bare);
+            else grouped.set(key, [bare]);
+          }
+          return grouped;
+        },
+      );
       this.multiplexedListing = listing;
       const clear = () => {
-        if (this.multiplexedListing === listing) this.multiplexedListing = undefined;
+        if (this.multiplexedListing === listing)
+          this.multiplexedListing = undefined;
       };
       listing.then(clear, clear);
     }
-    return raceSignal(this.multiplexedListing, options.signal, () => this.abortedError(options.target));
+    return raceSignal(this.multiplexedListing, options.signal, () =>
+      this.abortedError(options.target),
+    );
   }
 
   /**
@@ -242,19 +288,35 @@ export class GatewayClient {
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
     if (typeof options.tool !== 'string' || options.tool.length === 0) {
-      throw new GatewayConfigError({ setting: 'tool', target, message: 'callTool needs a non-empty tool name.' });
+      throw new GatewayConfigError({
+        setting: 'tool',
+        target,
+        message: 'callTool needs a non-empty tool name.',
+      });
     }
     const multiplexed = this.mode === 'multiplexed';
-    const url = multiplexed ? `${this.baseUrl}/mcp` : `${this.baseUrl}/mcp/${target}`;
+    const url = multiplexed
+      ? `${this.baseUrl}/mcp`
+      : `${this.baseUrl}/mcp/${target}`;
     const name = multiplexed ? `${target}_${options.tool}` : options.tool;
-    return this.run(this.endpoint(url), target, options.signal, (connection, requestOptions) =>
-      connection.client.callTool({ name, arguments: options.arguments ?? {} }, requestOptions) as Promise<CallToolResult>,
+    return this.run(
+      this.endpoint(url),
+      target,
+      options.signal,
+      (connection, requestOptions) =>
+        connection.client.callTool(
+          { name, arguments: options.arguments ?? {} },
+          requestOptions,
+        ) as Promise<CallToolResult>,
     );
   }
 
   /** What the client knows about the endpoint of `target` (undefined before first use). */
   endpointInfo(options: { target?: string }): EndpointInfo | undefined {
-    const url = this.mode === 'multiplexed' || options.target === undefined ? `${this.baseUrl}/mcp` : `${this.baseUrl}/mcp/${options.target}`;
+    const url =
+      this.mode === 'multiplexed' || options.target === undefined
+        ? `${this.baseUrl}/mcp`
+        : `${this.baseUrl}/mcp/${options.target}`;
     const endpoint = this.endpoints.get(url);
     if (!endpoint) return undefined;
     const connection = endpoint.current;
@@ -286,14 +348,18 @@ export class GatewayClient {
     // Requests still in flight were rejected by the SDK clients' close
     // (CLIENT_CLOSED); their sockets end with the pool.
     await this.agent.destroy().catch(() => undefined);
-    for (const context of this.operations.values()) context.controller.abort(SETTLED);
+    for (const context of this.operations.values())
+      context.controller.abort(SETTLED);
     this.operations.clear();
   }
 
   // ---------------------------------------------------------------- internals
 
   private endpoint(url: string): Endpoint {
-    if (this.closed) throw new GatewayClosedError({ message: 'The gateway client is closed; create a new one.' });
+    if (this.closed)
+      throw new GatewayClosedError({
+        message: 'The gateway client is closed; create a new one.',
+      });
     let endpoint = this.endpoints.get(url);
     if (!endpoint) {
       endpoint = {
@@ -311,7 +377,10 @@ export class GatewayClient {
   }
 
   private abortedError(target: string | undefined): GatewayAbortedError {
-    return new GatewayAbortedError({ target, message: `The request${target ? ` to target '${target}'` : ''} was cancelled by the caller.` });
+    return new GatewayAbortedError({
+      target,
+      message: `The request${target ? ` to target '${target}'` : ''} was cancelled by the caller.`,
+    });
   }
 
   /**
@@ -323,13 +392,20 @@ export class GatewayClient {
     endpoint: Endpoint,
     target: string | undefined,
     callerSignal: AbortSignal | undefined,
-    operation: (connection: Connection, requestOptions: RequestOptions) => Promise<T>,
+    operation: (
+      connection: Connection,
+      requestOptions: RequestOptions,
+    ) => Promise<T>,
   ): Promise<T> {
     if (callerSignal?.aborted) throw this.abortedError(target);
     // Operation state without an AbortController of its own on the fast path:
     // the timer and the caller's signal stop the current attempt directly,
     // and a controller is only made when the operation has to wait.
-    const state: { reason: GatewayError | undefined; context: CallContext | undefined; waiting: AbortController | undefined } = {
+    const state: {
+      reason: GatewayError | undefined;
+      context: CallContext | undefined;
+      waiting: AbortController | undefined;
+    } = {
       reason: undefined,
       context: undefined,
       waiting: undefined,
@@ -361,21 +437,31 @@ export class GatewayClient {
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     let release: (() => void) | undefined;
     try {
-      release = endpoint.limiter.tryAcquire() ?? (await endpoint.limiter.acquire(waitSignal()));
+      release =
+        endpoint.limiter.tryAcquire() ??
+        (await endpoint.limiter.acquire(waitSignal()));
       for (let attempt = 0; ; attempt += 1) {
         if (state.reason) throw state.reason;
         const ready = endpoint.current;
         const connection =
           ready && !ready.retired && !ready.closed
             ? ready
-            : await raceSignal(this.connection(endpoint, target), waitSignal(), () => state.reason);
+            : await raceSignal(
+                this.connection(endpoint, target),
+                waitSignal(),
+                () => state.reason,
+              );
         const context = this.startOperation(target);
         state.context = context;
         if (state.reason) context.fail(state.reason);
         connection.inflight += 1;
         let succeeded = false;
         try {
-          const result = await operation(connection, { signal: context.controller.signal, timeout: this.sdkTimeoutMs, headers: context.headers });
+          const result = await operation(connection, {
+            signal: context.controller.signal,
+            timeout: this.sdkTimeoutMs,
+            headers: context.headers,
+          });
           succeeded = true;
           return result;
         } catch (error) {
@@ -394,7 +480,8 @@ export class GatewayClient {
           state.context = undefined;
           this.finish(context, succeeded);
           connection.inflight -= 1;
-          if (connection.retired && connection.inflight === 0) void this.closeConnection(connection, false);
+          if (connection.retired && connection.inflight === 0)
+            void this.closeConnection(connection, false);
         }
       }
     } catch (error) {
@@ -407,9 +494,17 @@ export class GatewayClient {
     }
   }
 
-
-  private connection(endpoint: Endpoint, target: string | undefined): Promise<Connection> {
-    if (this.closed) return Promise.reject(new GatewayClosedError({ target, message: 'The gateway client is closed; create a new one.' }));
+  private connection(
+    endpoint: Endpoint,
+    target: string | undefined,
+  ): Promise<Connection> {
+    if (this.closed)
+      return Promise.reject(
+        new GatewayClosedError({
+          target,
+          message: 'The gateway client is closed; create a new one.',
+        }),
+      );
     if (!endpoint.connection) {
       const pending = this.connect(endpoint, target);
       endpoint.connection = pending;
@@ -420,7 +515,10 @@ export class GatewayClient {
     return endpoint.connection;
   }
 
-  private async connect(endpoint: Endpoint, target: string | undefined): Promise<Connection> {
+  private async connect(
+    endpoint: Endpoint,
+    target: string | undefined,
+  ): Promise<Connection> {
     const deadline = Date.now() + this.timeoutMs;
     try {
       return await this.connectOnce(endpoint, target, endpoint.prior, deadline);
@@ -428,14 +526,23 @@ export class GatewayClient {
       // A gateway that answers the `server/discover` probe with an error the
       // SDK will not read as "legacy" (a 5xx, for instance) still speaks
       // the 2025 handshake: try that once before giving up.
-      if (endpoint.prior === undefined && isProbeFailure(error) && !this.closed) {
+      if (
+        endpoint.prior === undefined &&
+        isProbeFailure(error) &&
+        !this.closed
+      ) {
         return this.connectOnce(endpoint, target, { kind: 'legacy' }, deadline);
       }
       throw error;
     }
   }
 
-  private async connectOnce(endpoint: Endpoint, target: string | undefined, prior: PriorDiscovery | undefined, deadline: number): Promise<Connection> {
+  private async connectOnce(
+    endpoint: Endpoint,
+    target: string | undefined,
+    prior: PriorDiscovery | undefined,
+    deadline: number,
+  ): Promise<Connection> {
     const client = new Client(
       { name: this.clientName, version: VERSION },
       { capabilities: {}, versionNegotiation: { mode: 'auto' } },
@@ -444,9 +551,21 @@ export class GatewayClient {
     const binding: TransportBinding = { connecting: undefined };
     const transport = new StreamableHTTPClientTransport(endpoint.url, {
       fetch: this.fetch.bind(binding),
-      reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 250, maxReconnectionDelay: 2_000, reconnectionDelayGrowFactor: 2 },
+      reconnectionOptions: {
+        maxRetries: 2,
+        initialReconnectionDelay: 250,
+        maxReconnectionDelay: 2_000,
+        reconnectionDelayGrowFactor: 2,
+      },
     });
-    const connection: Connection = { binding, client, transport, inflight: 0, retired: false, closed: false };
+    const connection: Connection = {
+      binding,
+      client,
+      transport,
+      inflight: 0,
+      retired: false,
+      closed: false,
+    };
     const context = this.startOperation(target);
     binding.connecting = context;
     const remaining = Math.max(1, deadline - Date.now());
@@ -480,11 +599,13 @@ export class GatewayClient {
     this.finish(context, true);
     endpoint.initializations += 1;
     const discover = client.getDiscoverResult();
-    endpoint.prior = client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+    endpoint.prior =
+      client.getProtocolEra() === 'modern' && discover
+        ? { kind: 'modern', discover }
+        : { kind: 'legacy' };
     endpoint.current = connection;
     return connection;
   }
-
 
   /**
    * The operation is over: stop attributing faults, and abort what is left
@@ -523,7 +644,10 @@ export class GatewayClient {
     }
   }
 
-  private async closeConnection(connection: Connection, endSession: boolean): Promise<void> {
+  private async closeConnection(
+    connection: Connection,
+    endSession: boolean,
+  ): Promise<void> {
     if (connection.closed) return;
     connection.closed = true;
     if (endSession && connection.transport.sessionId !== undefined) {
@@ -532,12 +656,22 @@ export class GatewayClient {
     await connection.client.close().catch(() => undefined);
   }
 
-  private async walkPages(connection: Connection, requestOptions: RequestOptions, target: string | undefined): Promise<McpTool[]> {
+  private async walkPages(
+    connection: Connection,
+    requestOptions: RequestOptions,
+    target: string | undefined,
+  ): Promise<McpTool[]> {
     const tools: McpTool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let pages = 1; ; pages += 1) {
-      const page = await connection.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, requestOptions);
+      const page = await connection.client.request(
+        {
+          method: 'tools/list',
+          params: cursor === undefined ? {} : { cursor },
+        },
+        requestOptions,
+      );
       tools.push(...(page.tools as McpTool[]));
       const next = page.nextCursor;
       if (next === undefined || next === null) return tools;
@@ -561,9 +695,22 @@ export class GatewayClient {
   }
 
   /** Map anything thrown below to a typed, token-free {@link GatewayError}. */
-  private toGatewayError(error: unknown, context: CallContext | undefined, target: string | undefined): GatewayError {
-    if (this.closed && context?.fault?.code !== GatewayErrorCode.Timeout && context?.fault?.code !== GatewayErrorCode.Aborted) {
-      return new GatewayClosedError({ target, message: 'The gateway client was closed while the request was in flight.', cause: this.scrubCause(context?.fault ?? error) });
+  private toGatewayError(
+    error: unknown,
+    context: CallContext | undefined,
+    target: string | undefined,
+  ): GatewayError {
+    if (
+      this.closed &&
+      context?.fault?.code !== GatewayErrorCode.Timeout &&
+      context?.fault?.code !== GatewayErrorCode.Aborted
+    ) {
+      return new GatewayClosedError({
+        target,
+        message:
+          'The gateway client was closed while the request was in flight.',
+        cause: this.scrubCause(context?.fault ?? error),
+      });
     }
     if (context?.fault) return context.fault;
     if (GatewayError.isInstance(error)) return error;
@@ -573,7 +720,9 @@ export class GatewayClient {
         target,
         jsonRpcCode: error.code,
         data: scrubValue(error.data, this.scrub),
-        message: this.scrub(`${target ? `Target '${target}'` : 'The gateway'} answered with JSON-RPC error ${error.code}: ${error.message}`),
+        message: this.scrub(
+          `${target ? `Target '${target}'` : 'The gateway'} answered with JSON-RPC error ${error.code}: ${error.message}`,
+        ),
         cause,
       });
     }
@@ -583,30 +732,73 @@ export class GatewayClient {
         target,
         status: error.status,
         jsonRpcError: scrubValue(parseJsonRpcError(text), this.scrub),
-        message: this.scrub(`The gateway answered HTTP ${error.status}: ${text.slice(0, 300) || error.message}`),
+        message: this.scrub(
+          `The gateway answered HTTP ${error.status}: ${text.slice(0, 300) || error.message}`,
+        ),
         cause,
       });
     }
     if (error instanceof SdkError) {
       switch (error.code) {
         case SdkErrorCode.RequestTimeout:
-          return new GatewayTimeoutError({ target, timeoutMs: this.timeoutMs, message: this.scrub(`The request timed out: ${error.message}`), cause });
+          return new GatewayTimeoutError({
+            target,
+            timeoutMs: this.timeoutMs,
+            message: this.scrub(`The request timed out: ${error.message}`),
+            cause,
+          });
         case SdkErrorCode.ConnectionClosed:
-          return new GatewayConnectionError({ code: GatewayErrorCode.ConnectionReset, target, message: 'The connection to the gateway closed before the reply arrived.', cause });
+          return new GatewayConnectionError({
+            code: GatewayErrorCode.ConnectionReset,
+            target,
+            message:
+              'The connection to the gateway closed before the reply arrived.',
+            cause,
+          });
         case SdkErrorCode.InvalidResult:
-          return new GatewayMalformedResponseError({ code: GatewayErrorCode.InvalidResult, target, message: this.scrub(`The reply is not a valid result: ${error.message}`), cause });
+          return new GatewayMalformedResponseError({
+            code: GatewayErrorCode.InvalidResult,
+            target,
+            message: this.scrub(
+              `The reply is not a valid result: ${error.message}`,
+            ),
+            cause,
+          });
         case SdkErrorCode.ClientHttpUnexpectedContent:
-          return new GatewayMalformedResponseError({ code: GatewayErrorCode.UnexpectedContentType, target, message: this.scrub(error.message), cause });
+          return new GatewayMalformedResponseError({
+            code: GatewayErrorCode.UnexpectedContentType,
+            target,
+            message: this.scrub(error.message),
+            cause,
+          });
         case SdkErrorCode.ListPaginationExceeded:
-          return new GatewayCursorLoopError({ target, pages: 0, message: this.scrub(error.message), cause });
+          return new GatewayCursorLoopError({
+            target,
+            pages: 0,
+            message: this.scrub(error.message),
+            cause,
+          });
         case SdkErrorCode.EraNegotiationFailed:
-          return new GatewayNegotiationError({ target, message: this.scrub(`No protocol revision could be agreed: ${error.message}`), cause });
+          return new GatewayNegotiationError({
+            target,
+            message: this.scrub(
+              `No protocol revision could be agreed: ${error.message}`,
+            ),
+            cause,
+          });
         default:
           break;
       }
     }
     const message = error instanceof Error ? error.message : String(error);
-    return new GatewayError({ code: GatewayErrorCode.Unknown, target, message: this.scrub(`Unexpected failure talking to the gateway: ${message}`), cause });
+    return new GatewayError({
+      code: GatewayErrorCode.Unknown,
+      target,
+      message: this.scrub(
+        `Unexpected failure talking to the gateway: ${message}`,
+      ),
+      cause,
+    });
   }
 
   /** The original error, or a token-free copy of it when its text mentions the token. */
@@ -628,10 +820,17 @@ export class GatewayClient {
 
 /** The SDK could not read the `server/discover` probe's answer as an era verdict. */
 function isProbeFailure(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+  return (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed
+  );
 }
 
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined, reason: () => unknown): Promise<T> {
+function raceSignal<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  reason: () => unknown,
+): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(reason());
   return new Promise<T>((resolve, reject) => {

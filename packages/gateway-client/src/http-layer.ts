@@ -51,7 +51,10 @@ export type CallContext = {
 };
 
 /** Create a fresh operation context with id `id`. */
-export function createCallContext(target: string | undefined, id: string): CallContext {
+export function createCallContext(
+  target: string | undefined,
+  id: string,
+): CallContext {
   const context: CallContext = {
     id,
     headers: { [OPERATION_HEADER]: id },
@@ -101,9 +104,14 @@ const SESSION_WORDING = /session/i;
 
 function networkCode(error: unknown): string | undefined {
   let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth += 1) {
+  for (
+    let depth = 0;
+    depth < 5 && current !== null && typeof current === 'object';
+    depth += 1
+  ) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.length > 0 && code !== 'ABORT_ERR') return code;
+    if (typeof code === 'string' && code.length > 0 && code !== 'ABORT_ERR')
+      return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -114,13 +122,33 @@ function networkCode(error: unknown): string | undefined {
  * `phase` says whether the request got no response at all (`request`) or
  * the reply body broke off (`body`).
  */
-export function connectionError(error: unknown, target: string | undefined, where: string, phase: 'request' | 'body'): GatewayConnectionError {
+export function connectionError(
+  error: unknown,
+  target: string | undefined,
+  where: string,
+  phase: 'request' | 'body',
+): GatewayConnectionError {
   const code = networkCode(error);
-  const reason = code ?? (error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : 'stream ended early');
-  const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
-  const refused = phase === 'request' && !(code !== undefined && resetCodes.has(code));
+  const reason =
+    code ??
+    (error instanceof Error
+      ? error.cause instanceof Error
+        ? error.cause.message
+        : error.message
+      : 'stream ended early');
+  const resetCodes = new Set([
+    'ECONNRESET',
+    'EPIPE',
+    'UND_ERR_SOCKET',
+    'UND_ERR_CLOSED',
+    'ECONNABORTED',
+  ]);
+  const refused =
+    phase === 'request' && !(code !== undefined && resetCodes.has(code));
   return new GatewayConnectionError({
-    code: refused ? GatewayErrorCode.ConnectionRefused : GatewayErrorCode.ConnectionReset,
+    code: refused
+      ? GatewayErrorCode.ConnectionRefused
+      : GatewayErrorCode.ConnectionReset,
     target,
     message: refused
       ? `Cannot connect to the gateway at ${where} (${reason}): check HERETEK_GATEWAY_URL and that the gateway is running.`
@@ -132,9 +160,18 @@ export function connectionError(error: unknown, target: string | undefined, wher
 function parseJsonRpcError(text: string): JsonRpcErrorObject | undefined {
   try {
     const body: unknown = JSON.parse(text);
-    const error = (body as { error?: unknown } | null)?.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
-    if (error && typeof error.code === 'number' && typeof error.message === 'string') {
-      return { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
+    const error = (body as { error?: unknown } | null)?.error as
+      { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (
+      error &&
+      typeof error.code === 'number' &&
+      typeof error.message === 'string'
+    ) {
+      return {
+        code: error.code,
+        message: error.message,
+        ...(error.data === undefined ? {} : { data: error.data }),
+      };
     }
   } catch {
     // not JSON: no JSON-RPC error to report
@@ -154,7 +191,9 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
   return clean === text ? value : (JSON.parse(clean) as T);
 }
 
-function isResponseMessage(message: unknown): message is { id: JsonRpcId | null } {
+function isResponseMessage(
+  message: unknown,
+): message is { id: JsonRpcId | null } {
   return (
     typeof message === 'object' &&
     message !== null &&
@@ -166,11 +205,20 @@ function isResponseMessage(message: unknown): message is { id: JsonRpcId | null 
 }
 
 function isJsonRpcMessage(message: unknown): boolean {
-  if (Array.isArray(message)) return message.length > 0 && message.every(isJsonRpcMessage);
-  return typeof message === 'object' && message !== null && (message as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  if (Array.isArray(message))
+    return message.length > 0 && message.every(isJsonRpcMessage);
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { jsonrpc?: unknown }).jsonrpc === '2.0'
+  );
 }
 
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number, onTooLarge: () => GatewayError): Promise<string> {
+async function readLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  onTooLarge: () => GatewayError,
+): Promise<string> {
   if (!body) return '';
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -189,7 +237,11 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, limit: numbe
 }
 
 /** `body`, erroring with `onTooLarge()` once more than `limit` bytes came through. */
-function capped(body: ReadableStream<Uint8Array>, limit: number, onTooLarge: () => GatewayError): ReadableStream<Uint8Array> {
+function capped(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  onTooLarge: () => GatewayError,
+): ReadableStream<Uint8Array> {
   let total = 0;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -238,24 +290,42 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     });
 
   const forget = (context: CallContext) => {
-    if (context.lastEventId !== undefined && resumable.get(context.lastEventId) === context) resumable.delete(context.lastEventId);
+    if (
+      context.lastEventId !== undefined &&
+      resumable.get(context.lastEventId) === context
+    )
+      resumable.delete(context.lastEventId);
   };
 
-  const bind = (binding: TransportBinding) => (input: string | URL, init?: RequestInit) => gatewayFetch(input, init, binding);
+  const bind =
+    (binding: TransportBinding) => (input: string | URL, init?: RequestInit) =>
+      gatewayFetch(input, init, binding);
   return { bind, forget };
 
-  async function gatewayFetch(input: string | URL, init: RequestInit | undefined, binding: TransportBinding): Promise<Response> {
+  async function gatewayFetch(
+    input: string | URL,
+    init: RequestInit | undefined,
+    binding: TransportBinding,
+  ): Promise<Response> {
     const method = (init?.method ?? 'GET').toUpperCase();
     // The transport builds a fresh Headers object for every request: add to it in place.
-    const headers = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
+    const headers =
+      init?.headers instanceof Headers
+        ? init.headers
+        : new Headers(init?.headers);
     const operationId = headers.get(OPERATION_HEADER);
     if (operationId !== null) headers.delete(OPERATION_HEADER);
     headers.set('x-heretek-role', role);
-    if (authorization !== undefined) headers.set('authorization', authorization);
+    if (authorization !== undefined)
+      headers.set('authorization', authorization);
     const lastEventId = method === 'GET' ? headers.get('last-event-id') : null;
     const resumption = lastEventId !== null;
     const context =
-      operationId !== null ? operations.get(operationId) : resumption ? resumable.get(lastEventId) : binding.connecting;
+      operationId !== null
+        ? operations.get(operationId)
+        : resumption
+          ? resumable.get(lastEventId)
+          : binding.connecting;
     const where = String(input);
 
     let expectedId: JsonRpcId | undefined;
@@ -263,13 +333,20 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     if (method === 'POST' && typeof init?.body === 'string') {
       // An operation's request: its id is the body's last member. Otherwise
       // (connecting, notifications) parse: the probe must be recognised.
-      const quick = operationId !== null ? trailingNumericId(init.body) : undefined;
+      const quick =
+        operationId !== null ? trailingNumericId(init.body) : undefined;
       if (quick !== undefined) {
         expectedId = quick;
       } else {
         try {
-          const message = JSON.parse(init.body) as { id?: unknown; method?: unknown };
-          if (typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) {
+          const message = JSON.parse(init.body) as {
+            id?: unknown;
+            method?: unknown;
+          };
+          if (
+            typeof message.method === 'string' &&
+            (typeof message.id === 'string' || typeof message.id === 'number')
+          ) {
             expectedId = message.id;
             // The SDK classifies the answer to its `server/discover` probe
             // itself (an error status there means "legacy server").
@@ -284,10 +361,15 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       // This client is request/response only: it does not hold the optional
       // standalone GET stream open per session (a server may refuse it with
       // 405 too, which is what the transport is told here).
-      return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
+      return new Response(null, {
+        status: 405,
+        statusText: 'Method Not Allowed',
+      });
     }
-    const bound = context !== undefined && (expectedId !== undefined || resumption);
-    if (bound && context.controller.signal.aborted) throw context.fault ?? context.controller.signal.reason;
+    const bound =
+      context !== undefined && (expectedId !== undefined || resumption);
+    if (bound && context.controller.signal.aborted)
+      throw context.fault ?? context.controller.signal.reason;
     if (bound && expectedId !== undefined) context.requestId = expectedId;
     // A resumed stream (GET + Last-Event-ID) carries the response to the request it resumes.
     if (bound && resumption) expectedId = context.requestId;
@@ -325,14 +407,29 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         // Not an operation's request (a notification's 202, a DELETE, a stream
         // no operation waits for): no checks, but the size cap still holds.
         if (!response.body) return response as unknown as Response;
-        return new Response(capped(response.body as ReadableStream<Uint8Array>, maxResponseBytes, () => tooLarge(target)), {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers as unknown as Headers,
-        });
+        return new Response(
+          capped(
+            response.body as ReadableStream<Uint8Array>,
+            maxResponseBytes,
+            () => tooLarge(target),
+          ),
+          {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers as unknown as Headers,
+          },
+        );
       }
-      const text = await readLimited(response.body as ReadableStream<Uint8Array> | null, maxResponseBytes, () => tooLarge(target)).catch(() => '');
-      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+      const text = await readLimited(
+        response.body as ReadableStream<Uint8Array> | null,
+        maxResponseBytes,
+        () => tooLarge(target),
+      ).catch(() => '');
+      return new Response(text, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers as unknown as Headers,
+      });
     }
 
     const length = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -344,9 +441,17 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
 
     const readBody = async (): Promise<string> => {
       try {
-        return await readLimited(response.body as ReadableStream<Uint8Array> | null, maxResponseBytes, () => tooLarge(target));
+        return await readLimited(
+          response.body as ReadableStream<Uint8Array> | null,
+          maxResponseBytes,
+          () => tooLarge(target),
+        );
       } catch (error) {
-        const typed = (error as { code?: unknown }).code === GatewayErrorCode.ResponseTooLarge ? (error as GatewayError) : (context.fault ?? connectionError(error, target, where, 'body'));
+        const typed =
+          (error as { code?: unknown }).code ===
+          GatewayErrorCode.ResponseTooLarge
+            ? (error as GatewayError)
+            : (context.fault ?? connectionError(error, target, where, 'body'));
         context.fail(typed);
         throw typed;
       }
@@ -354,30 +459,45 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
 
     if (!response.ok) {
       const text = await readBody();
-      if (probe) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+      if (probe)
+        return new Response(text, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers as unknown as Headers,
+        });
       const jsonRpcError = scrubValue(parseJsonRpcError(text), scrub);
       const sentSession = headers.has('mcp-session-id');
       if (
         sentSession &&
         (response.status === 404 ||
-          ((response.status === 400 || response.status === 500) && SESSION_WORDING.test(jsonRpcError?.message ?? text)))
+          ((response.status === 400 || response.status === 500) &&
+            SESSION_WORDING.test(jsonRpcError?.message ?? text)))
       ) {
         context.sessionRejected = true;
       }
-      const detail = jsonRpcError ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}` : text.trim().slice(0, 300) || response.statusText;
+      const detail = jsonRpcError
+        ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}`
+        : text.trim().slice(0, 300) || response.statusText;
       const error = new GatewayHttpError({
         target,
         status: response.status,
         jsonRpcError,
-        message: scrub(`The gateway answered HTTP ${response.status} at ${where}: ${detail}`),
+        message: scrub(
+          `The gateway answered HTTP ${response.status} at ${where}: ${detail}`,
+        ),
       });
       context.fail(error);
       throw error;
     }
 
-    if (response.status === 202 || expectedId === undefined) return response as unknown as Response;
+    if (response.status === 202 || expectedId === undefined)
+      return response as unknown as Response;
 
-    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const mediaType =
+      (response.headers.get('content-type') ?? '')
+        .split(';')[0]
+        ?.trim()
+        .toLowerCase() ?? '';
 
     if (mediaType === 'application/json' && !resumption) {
       const text = await readBody();
@@ -388,7 +508,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         const typed = new GatewayMalformedResponseError({
           code: GatewayErrorCode.MalformedJson,
           target,
-          message: scrub(`The gateway sent a JSON reply that does not parse (${(error as Error).message}): ${text.slice(0, 120)}`),
+          message: scrub(
+            `The gateway sent a JSON reply that does not parse (${(error as Error).message}): ${text.slice(0, 120)}`,
+          ),
           cause: error,
         });
         context.fail(typed);
@@ -398,7 +520,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         const typed = new GatewayMalformedResponseError({
           code: GatewayErrorCode.MalformedJson,
           target,
-          message: scrub(`The gateway sent JSON that is not a JSON-RPC 2.0 message: ${text.slice(0, 120)}`),
+          message: scrub(
+            `The gateway sent JSON that is not a JSON-RPC 2.0 message: ${text.slice(0, 120)}`,
+          ),
         });
         context.fail(typed);
         throw typed;
@@ -412,18 +536,27 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         context.fail(typed);
         throw typed;
       }
-      const checked = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
-      // The body was parsed above: hand the SDK that value instead of parsing it twice.
-      Object.defineProperty(checked, 'json', { value: () => Promise.resolve(message) });
-      return checked;
-    }
-
-    if (mediaType === 'text/event-stream') {
-      return new Response(inspectEventStream(response.body as ReadableStream<Uint8Array> | null), {
+      const checked = new Response(text, {
         status: response.status,
         statusText: response.statusText,
         headers: response.headers as unknown as Headers,
       });
+      // The body was parsed above: hand the SDK that value instead of parsing it twice.
+      Object.defineProperty(checked, 'json', {
+        value: () => Promise.resolve(message),
+      });
+      return checked;
+    }
+
+    if (mediaType === 'text/event-stream') {
+      return new Response(
+        inspectEventStream(response.body as ReadableStream<Uint8Array> | null),
+        {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers as unknown as Headers,
+        },
+      );
     }
 
     const typed = new GatewayMalformedResponseError({
@@ -435,7 +568,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     context.fail(typed);
     throw typed;
 
-    function inspectEventStream(body: ReadableStream<Uint8Array> | null): ReadableStream<Uint8Array> | null {
+    function inspectEventStream(
+      body: ReadableStream<Uint8Array> | null,
+    ): ReadableStream<Uint8Array> | null {
       if (!body || !context) return body;
       const operation = context;
       const reader = body.getReader();
@@ -457,7 +592,11 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
           operation.lastEventId = event.id;
           resumable.set(event.id, operation);
         }
-        if (!event.data || (event.event !== undefined && event.event !== 'message')) return;
+        if (
+          !event.data ||
+          (event.event !== undefined && event.event !== 'message')
+        )
+          return;
         let message: unknown;
         try {
           message = JSON.parse(event.data);
@@ -466,7 +605,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
             new GatewayMalformedResponseError({
               code: GatewayErrorCode.MalformedSse,
               target,
-              message: scrub(`The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`),
+              message: scrub(
+                `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
+              ),
               cause: error,
             }),
           );
@@ -477,7 +618,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
             new GatewayMalformedResponseError({
               code: GatewayErrorCode.MalformedSse,
               target,
-              message: scrub(`The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`),
+              message: scrub(
+                `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
+              ),
             }),
           );
           return;
@@ -504,7 +647,11 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
             chunk = await reader.read();
           } catch (error) {
             finished();
-            if (!operation.settled && !sawResponse && !sawEventId) operation.fail(operation.fault ?? connectionError(error, target, where, 'body'));
+            if (!operation.settled && !sawResponse && !sawEventId)
+              operation.fail(
+                operation.fault ??
+                  connectionError(error, target, where, 'body'),
+              );
             controller.error(operation.fault ?? error);
             return;
           }

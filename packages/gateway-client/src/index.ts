@@ -1,6 +1,12 @@
 export { VERSION } from './version.js';
 export { GatewayClient } from './gateway-client.js';
-export type { CallToolOptions, CallToolResult, EndpointInfo, ListToolsOptions, McpTool } from './gateway-client.js';
+export type {
+  CallToolOptions,
+  CallToolResult,
+  EndpointInfo,
+  ListToolsOptions,
+  McpTool,
+} from './gateway-client.js';
 export {
   DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
   DEFAULT_MAX_LIST_PAGES,
@@ -27,4 +33,8 @@ export {
   GatewayTimeoutError,
 } from './errors.js';
 export type { GatewayErrorOptions, JsonRpcErrorObject } from './errors.js';
-export { MAX_TARGET_NAME_LENGTH, splitMultiplexedName, validateTargetName } from './target-name.js';
+export {
+  MAX_TARGET_NAME_LENGTH,
+  splitMultiplexedName,
+  validateTargetName,
+} from './target-name.js';

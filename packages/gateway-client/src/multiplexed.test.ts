@@ -1,132 +1,304 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
-import type { GatewayError} from './errors.js';
+import type { GatewayError } from './errors.js';
 import { GatewayErrorCode, type GatewayHttpError } from './errors.js';
-import { startSessionfulServer, type SessionfulServer } from './__fixtures__/servers.js';
-import { startTestGateway, type TestGateway } from './__fixtures__/test-gateway.js';
+import {
+  startSessionfulServer,
+  type SessionfulServer,
+} from './__fixtures__/servers.js';
+import {
+  startTestGateway,
+  type TestGateway,
+} from './__fixtures__/test-gateway.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-async function setup(options: { deny?: string[]; pageSize?: number } = {}): Promise<{ gateway: TestGateway; client: GatewayClient; alpha: SessionfulServer; beta: SessionfulServer }> {
+async function setup(
+  options: { deny?: string[]; pageSize?: number } = {},
+): Promise<{
+  gateway: TestGateway;
+  client: GatewayClient;
+  alpha: SessionfulServer;
+  beta: SessionfulServer;
+}> {
   const alpha = await startSessionfulServer({ name: 'alpha' });
   const beta = await startSessionfulServer({ name: 'beta', generatedTools: 3 });
-  const gateway = await startTestGateway({ targets: { alpha: `${alpha.url}/mcp`, beta: `${beta.url}/mcp` }, ...options });
-  const client = new GatewayClient({ url: gateway.url, mode: 'multiplexed', role: 'director', timeoutMs: 5_000 });
-  cleanups.push(() => alpha.close(), () => beta.close(), () => gateway.close(), () => client.close());
+  const gateway = await startTestGateway({
+    targets: { alpha: `${alpha.url}/mcp`, beta: `${beta.url}/mcp` },
+    ...options,
+  });
+  const client = new GatewayClient({
+    url: gateway.url,
+    mode: 'multiplexed',
+    role: 'director',
+    timeoutMs: 5_000,
+  });
+  cleanups.push(
+    () => alpha.close(),
+    () => beta.close(),
+    () => gateway.close(),
+    () => client.close(),
+  );
   return { gateway, client, alpha, beta };
 }
 
 describe('multiplexed mode through an agentgateway-like gateway', () => {
   it('lists /mcp once and groups tools by target, split at the first underscore', async () => {
     const { gateway, client } = await setup();
-    const [alphaTools, betaTools] = await Promise.all([client.listTools({ target: 'alpha' }), client.listTools({ target: 'beta' })]);
-    expect(alphaTools.map((tool) => tool.name).sort()).toEqual(['add', 'chatty', 'echo', 'fail', 'sleep', 'write_file']);
+    const [alphaTools, betaTools] = await Promise.all([
+      client.listTools({ target: 'alpha' }),
+      client.listTools({ target: 'beta' }),
+    ]);
+    expect(alphaTools.map((tool) => tool.name).sort()).toEqual([
+      'add',
+      'chatty',
+      'echo',
+      'fail',
+      'sleep',
+      'write_file',
+    ]);
     expect(betaTools).toHaveLength(9);
-    expect(gateway.requests.filter((request) => request.rpcMethod === 'tools/list')).toHaveLength(1);
+    expect(
+      gateway.requests.filter((request) => request.rpcMethod === 'tools/list'),
+    ).toHaveLength(1);
     const all = await client.listAllTools();
     expect([...all.keys()].sort()).toEqual(['alpha', 'beta']);
-    expect(gateway.requests.every((request) => request.path === '/mcp')).toBe(true);
+    expect(gateway.requests.every((request) => request.path === '/mcp')).toBe(
+      true,
+    );
   });
 
   it('calls <target>_<tool>, including tool names that contain an underscore', async () => {
     const { gateway, client, alpha } = await setup();
-    const result = await client.callTool({ target: 'alpha', tool: 'write_file', arguments: {} });
+    const result = await client.callTool({
+      target: 'alpha',
+      tool: 'write_file',
+      arguments: {},
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'written' }]);
-    const call = gateway.requests.find((request) => request.rpcMethod === 'tools/call');
-    expect((call?.body as { params: { name: string } }).params.name).toBe('alpha_write_file');
-    const upstream = alpha.requests.find((request) => request.rpcMethod === 'tools/call');
-    expect((upstream?.body as { params: { name: string } }).params.name).toBe('write_file');
+    const call = gateway.requests.find(
+      (request) => request.rpcMethod === 'tools/call',
+    );
+    expect((call?.body as { params: { name: string } }).params.name).toBe(
+      'alpha_write_file',
+    );
+    const upstream = alpha.requests.find(
+      (request) => request.rpcMethod === 'tools/call',
+    );
+    expect((upstream?.body as { params: { name: string } }).params.name).toBe(
+      'write_file',
+    );
   });
 
   it('follows nextCursor when the gateway paginates its merged list', async () => {
     const { gateway, client } = await setup({ pageSize: 4 });
     const all = await client.listAllTools();
-    expect((all.get('alpha')?.length ?? 0) + (all.get('beta')?.length ?? 0)).toBe(15);
-    expect(gateway.requests.filter((request) => request.rpcMethod === 'tools/list')).toHaveLength(4);
+    expect(
+      (all.get('alpha')?.length ?? 0) + (all.get('beta')?.length ?? 0),
+    ).toBe(15);
+    expect(
+      gateway.requests.filter((request) => request.rpcMethod === 'tools/list'),
+    ).toHaveLength(4);
   });
 
   it('maps a denied call (HTTP 400, JSON-RPC -32602) to HTTP_STATUS with the JSON-RPC error, and hides denied tools', async () => {
     const { client } = await setup({ deny: ['alpha_write_file'] });
-    expect((await client.listTools({ target: 'alpha' })).map((tool) => tool.name)).not.toContain('write_file');
-    const error = (await client.callTool({ target: 'alpha', tool: 'write_file', arguments: {} }).catch((caught: unknown) => caught)) as GatewayHttpError;
+    expect(
+      (await client.listTools({ target: 'alpha' })).map((tool) => tool.name),
+    ).not.toContain('write_file');
+    const error = (await client
+      .callTool({ target: 'alpha', tool: 'write_file', arguments: {} })
+      .catch((caught: unknown) => caught)) as GatewayHttpError;
     expect(error.code).toBe(GatewayErrorCode.HttpStatus);
     expect(error.status).toBe(400);
-    expect(error.jsonRpcError).toMatchObject({ code: -32602, message: 'Unknown tool: alpha_write_file' });
+    expect(error.jsonRpcError).toMatchObject({
+      code: -32602,
+      message: 'Unknown tool: alpha_write_file',
+    });
     expect(error.isRetryable).toBe(false);
   });
 
   it('re-initializes once when the gateway forgets its session (404)', async () => {
     const { gateway, client } = await setup();
-    await client.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'a' } });
+    await client.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'a' },
+    });
     gateway.forgetSessions();
-    const result = await client.callTool({ target: 'beta', tool: 'echo', arguments: { text: 'b' } });
+    const result = await client.callTool({
+      target: 'beta',
+      tool: 'echo',
+      arguments: { text: 'b' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
-    expect(gateway.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
+    expect(
+      gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
+    ).toHaveLength(2);
   });
 
   it('re-initializes once when the gateway cannot decode the session id (400)', async () => {
     const { gateway, client } = await setup();
-    await client.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'a' } });
+    await client.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'a' },
+    });
     gateway.rotateSessionEncoding();
-    const result = await client.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'again' } });
+    const result = await client.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'again' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'again' }]);
-    expect(gateway.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
+    expect(
+      gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
+    ).toHaveLength(2);
   });
 
   it('recovers when an upstream session expired behind the gateway (opaque 500 naming the session, #3622)', async () => {
     const { gateway, client, alpha } = await setup();
-    await client.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'a' } });
+    await client.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'a' },
+    });
     alpha.forgetSessions();
-    const result = await client.callTool({ target: 'alpha', tool: 'echo', arguments: { text: 'b' } });
+    const result = await client.callTool({
+      target: 'alpha',
+      tool: 'echo',
+      arguments: { text: 'b' },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
-    expect(gateway.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
+    expect(
+      gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
+    ).toHaveLength(2);
   });
 
   it('leaves out names it cannot split (unprefixed gateway), or keeps them under "" on request', async () => {
     const alpha = await startSessionfulServer({ name: 'alpha' });
-    const gateway = await startTestGateway({ targets: { alpha: `${alpha.url}/mcp` }, prefixMode: 'never' });
-    const client = new GatewayClient({ url: gateway.url, mode: 'multiplexed', role: 'director' });
-    cleanups.push(() => alpha.close(), () => gateway.close(), () => client.close());
+    const gateway = await startTestGateway({
+      targets: { alpha: `${alpha.url}/mcp` },
+      prefixMode: 'never',
+    });
+    const client = new GatewayClient({
+      url: gateway.url,
+      mode: 'multiplexed',
+      role: 'director',
+    });
+    cleanups.push(
+      () => alpha.close(),
+      () => gateway.close(),
+      () => client.close(),
+    );
     const all = await client.listAllTools();
     expect(all.has('')).toBe(false);
     // 'write_file' unprefixed is indistinguishable from target 'write', tool 'file': why multiplexed mode needs prefixMode always
     expect([...all.keys()]).toEqual(['write']);
     const everything = await client.listAllTools({ includeUnprefixed: true });
-    expect(everything.get('')?.map((tool) => tool.name).sort()).toEqual(['add', 'chatty', 'echo', 'fail', 'sleep']);
+    expect(
+      everything
+        .get('')
+        ?.map((tool) => tool.name)
+        .sort(),
+    ).toEqual(['add', 'chatty', 'echo', 'fail', 'sleep']);
   });
 
   it('keeps listAllTools for multiplexed mode only', async () => {
     const server = await startSessionfulServer();
-    const client = new GatewayClient({ url: server.url, mode: 'per-target', role: 'director' });
-    cleanups.push(() => server.close(), () => client.close());
-    const error = await client.listAllTools().catch((caught: unknown) => caught);
+    const client = new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+    });
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    const error = await client
+      .listAllTools()
+      .catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.InvalidConfig);
   });
 });
 
 describe('the test gateway answers as agentgateway does', () => {
   const post = (url: string, headers: Record<string, string>, body: unknown) =>
-    fetch(`${url}/mcp`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const both = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const both = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+  };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    },
+  };
 
   it('406 without both Accept types, 415 for non-JSON, 400 without session, 400 undecodable, 405 GET, 503 without backends', async () => {
     const { gateway } = await setup();
-    expect((await post(gateway.url, { accept: 'application/json', 'content-type': 'application/json' }, initialize)).status).toBe(406);
-    expect((await post(gateway.url, { ...both, 'content-type': 'text/plain' }, initialize)).status).toBe(415);
+    expect(
+      (
+        await post(
+          gateway.url,
+          { accept: 'application/json', 'content-type': 'application/json' },
+          initialize,
+        )
+      ).status,
+    ).toBe(406);
+    expect(
+      (
+        await post(
+          gateway.url,
+          { ...both, 'content-type': 'text/plain' },
+          initialize,
+        )
+      ).status,
+    ).toBe(415);
     expect((await post(gateway.url, both, 'not json')).status).toBe(400);
-    expect((await post(gateway.url, both, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(400);
-    expect((await post(gateway.url, { ...both, 'mcp-session-id': '%%%' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(400);
+    expect(
+      (
+        await post(gateway.url, both, {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/list',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await post(
+          gateway.url,
+          { ...both, 'mcp-session-id': '%%%' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        )
+      ).status,
+    ).toBe(400);
     expect((await fetch(`${gateway.url}/mcp`)).status).toBe(405);
     const empty = await startTestGateway({ targets: {} });
     cleanups.push(() => empty.close());
     expect((await post(empty.url, both, initialize)).status).toBe(503);
-    const client = new GatewayClient({ url: empty.url, mode: 'multiplexed', role: 'director' });
+    const client = new GatewayClient({
+      url: empty.url,
+      mode: 'multiplexed',
+      role: 'director',
+    });
     cleanups.push(() => client.close());
-    const error = (await client.listAllTools().catch((caught: unknown) => caught)) as GatewayHttpError;
+    const error = (await client
+      .listAllTools()
+      .catch((caught: unknown) => caught)) as GatewayHttpError;
     expect(error.code).toBe(GatewayErrorCode.HttpStatus);
     expect(error.status).toBe(503);
     expect(error.isRetryable).toBe(true);

@@ -30,10 +30,15 @@ export function validateTargetName(name: string): string {
     });
   };
   if (typeof name !== 'string' || name.length === 0) return fail('it is empty');
-  if (name.length > MAX_TARGET_NAME_LENGTH) return fail(`it is ${name.length} characters long`);
-  if (name.includes('_')) return fail("'_' is reserved: agentgateway joins <target>_<tool> and splits names at the first '_'");
+  if (name.length > MAX_TARGET_NAME_LENGTH)
+    return fail(`it is ${name.length} characters long`);
+  if (name.includes('_'))
+    return fail(
+      "'_' is reserved: agentgateway joins <target>_<tool> and splits names at the first '_'",
+    );
   if (name.includes('+')) return fail("'+' is reserved by agentgateway");
-  if (!TARGET_NAME.test(name)) return fail('it contains characters other than a-z, 0-9, - and .');
+  if (!TARGET_NAME.test(name))
+    return fail('it contains characters other than a-z, 0-9, - and .');
   return name;
 }
 
@@ -42,10 +47,13 @@ export function validateTargetName(name: string): string {
  * agentgateway does. Returns `undefined` when the name has no `_` or the
  * part before it is not a valid target name.
  */
-export function splitMultiplexedName(name: string): { target: string; tool: string } | undefined {
+export function splitMultiplexedName(
+  name: string,
+): { target: string; tool: string } | undefined {
   const index = name.indexOf('_');
   if (index <= 0 || index === name.length - 1) return undefined;
   const target = name.slice(0, index);
-  if (!TARGET_NAME.test(target) || target.length > MAX_TARGET_NAME_LENGTH) return undefined;
+  if (!TARGET_NAME.test(target) || target.length > MAX_TARGET_NAME_LENGTH)
+    return undefined;
   return { target, tool: name.slice(index + 1) };
 }

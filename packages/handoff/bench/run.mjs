@@ -19,16 +19,42 @@ const envelope = createHandoff({
   createdAt: '2026-01-31T12:00:00.000Z',
   task: {
     title: 'Add rate limiting to POST /login',
-    details: 'Five attempts per minute per IP; answer 429 with Retry-After. '.repeat(8),
-    acceptanceCriteria: ['a sixth attempt within a minute gets 429', 'existing login tests pass'],
+    details:
+      'Five attempts per minute per IP; answer 429 with Retry-After. '.repeat(
+        8,
+      ),
+    acceptanceCriteria: [
+      'a sixth attempt within a minute gets 429',
+      'existing login tests pass',
+    ],
   },
-  contextSummary: 'QA saw brute force in the logs; the QA report has the failing check. '.repeat(10),
+  contextSummary:
+    'QA saw brute force in the logs; the QA report has the failing check. '.repeat(
+      10,
+    ),
   artifacts: [
-    { name: 'QA report', uri: 'reports/qa/login.md', digest: `sha256:${'a'.repeat(64)}`, mediaType: 'text/markdown' },
-    { name: 'failing test', uri: 'test/login-rate.test.ts', digest: `sha256:${'b'.repeat(64)}` },
-    { name: 'CI log', uri: 'https://ci.example.com/runs/1/log.txt', digest: `sha256:${'c'.repeat(64)}` },
+    {
+      name: 'QA report',
+      uri: 'reports/qa/login.md',
+      digest: `sha256:${'a'.repeat(64)}`,
+      mediaType: 'text/markdown',
+    },
+    {
+      name: 'failing test',
+      uri: 'test/login-rate.test.ts',
+      digest: `sha256:${'b'.repeat(64)}`,
+    },
+    {
+      name: 'CI log',
+      uri: 'https://ci.example.com/runs/1/log.txt',
+      digest: `sha256:${'c'.repeat(64)}`,
+    },
   ],
-  constraints: { rules: ['do not change the public API'], allowedTargets: ['core'], maxToolCalls: 40 },
+  constraints: {
+    rules: ['do not change the public API'],
+    allowedTargets: ['core'],
+    maxToolCalls: 40,
+  },
 });
 const text = serializeHandoff(envelope);
 
@@ -48,17 +74,47 @@ function measure(fn, { iterations = 2000, rounds = 7 } = {}) {
 
 const sha256 = (value) => createHash('sha256').update(value).digest('hex');
 const cases = [
-  ['handoffDigest (validate + JCS + SHA-256)', () => handoffDigest(envelope), 'JSON.stringify + SHA-256 (no validation, key order kept)', () => sha256(JSON.stringify(envelope))],
-  ['canonicalize (RFC 8785) alone', () => canonicalize(envelope), 'JSON.stringify alone', () => JSON.stringify(envelope)],
-  ['parseHandoff(JSON text) (strict zod validation)', () => parseHandoff(text), 'JSON.parse alone', () => JSON.parse(text)],
-  ['agentCardFor (validate options + build v1.0 card)', () => agentCardFor('staff-backend', { baseUrl: 'https://agents.example.com/a2a' }), 'structuredClone of a built card', (() => { const card = agentCardFor('staff-backend', { baseUrl: 'https://agents.example.com/a2a' }); return () => structuredClone(card); })()],
+  [
+    'handoffDigest (validate + JCS + SHA-256)',
+    () => handoffDigest(envelope),
+    'JSON.stringify + SHA-256 (no validation, key order kept)',
+    () => sha256(JSON.stringify(envelope)),
+  ],
+  [
+    'canonicalize (RFC 8785) alone',
+    () => canonicalize(envelope),
+    'JSON.stringify alone',
+    () => JSON.stringify(envelope),
+  ],
+  [
+    'parseHandoff(JSON text) (strict zod validation)',
+    () => parseHandoff(text),
+    'JSON.parse alone',
+    () => JSON.parse(text),
+  ],
+  [
+    'agentCardFor (validate options + build v1.0 card)',
+    () =>
+      agentCardFor('staff-backend', {
+        baseUrl: 'https://agents.example.com/a2a',
+      }),
+    'structuredClone of a built card',
+    (() => {
+      const card = agentCardFor('staff-backend', {
+        baseUrl: 'https://agents.example.com/a2a',
+      });
+      return () => structuredClone(card);
+    })(),
+  ],
 ];
 
 const cpus = os.cpus();
 process.stdout.write(
   `@heretek/handoff bench: Node ${process.version}, ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), envelope ${Buffer.byteLength(text)} bytes canonical\n\n`,
 );
-process.stdout.write('| operation | ops/s | baseline | baseline ops/s | cost vs baseline |\n|---|---:|---|---:|---:|\n');
+process.stdout.write(
+  '| operation | ops/s | baseline | baseline ops/s | cost vs baseline |\n|---|---:|---|---:|---:|\n',
+);
 for (const [name, fn, baselineName, baseline] of cases) {
   const rate = measure(fn);
   const baseRate = measure(baseline);

@@ -42,8 +42,13 @@ const executor: AgentExecutor = {
   async execute(requestContext, eventBus) {
     let verdict: string;
     try {
-      const envelope = handoffFromA2AMessage(SdkMessage.toJSON(requestContext.userMessage));
-      verdict = envelope.to === ROLE ? `accepted ${handoffDigest(envelope)}` : `refused NOT_FOR_ME`;
+      const envelope = handoffFromA2AMessage(
+        SdkMessage.toJSON(requestContext.userMessage),
+      );
+      verdict =
+        envelope.to === ROLE
+          ? `accepted ${handoffDigest(envelope)}`
+          : `refused NOT_FOR_ME`;
     } catch (error) {
       verdict = `refused ${HandoffError.isInstance(error) ? error.code : 'UNEXPECTED'}`;
     }
@@ -78,21 +83,37 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
   beforeAll(async () => {
     server = createServer((request, response) => {
       void (async () => {
-        if (request.method === 'GET' && request.url === AGENT_CARD_WELL_KNOWN_PATH) {
+        if (
+          request.method === 'GET' &&
+          request.url === AGENT_CARD_WELL_KNOWN_PATH
+        ) {
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify(card));
           return;
         }
-        if (request.method === 'POST' && request.url === `/a2a/${ROLE}` && transport && handler) {
-          const requestedVersion = request.headers['a2a-version'] as string | undefined;
+        if (
+          request.method === 'POST' &&
+          request.url === `/a2a/${ROLE}` &&
+          transport &&
+          handler
+        ) {
+          const requestedVersion = request.headers['a2a-version'] as
+            string | undefined;
           const context = defaultServerCallContextBuilder({
             extensions: [],
             user: new UnauthenticatedUser(),
             headers: request.headers,
             requestedVersion,
           });
-          validateVersion(context.requestedVersion, await handler.getAgentCard(), 'JSONRPC');
-          const reply = await transport.handle(await readBody(request), context);
+          validateVersion(
+            context.requestedVersion,
+            await handler.getAgentCard(),
+            'JSONRPC',
+          );
+          const reply = await transport.handle(
+            await readBody(request),
+            context,
+          );
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify(reply));
           return;
@@ -102,10 +123,16 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
         response.writeHead(500).end(String(error));
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) =>
+      server.listen(0, '127.0.0.1', resolve),
+    );
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     card = agentCardFor(ROLE, { baseUrl: `${origin}/a2a` });
-    handler = new DefaultRequestHandler(SdkAgentCard.fromJSON(card), new InMemoryTaskStore(), executor);
+    handler = new DefaultRequestHandler(
+      SdkAgentCard.fromJSON(card),
+      new InMemoryTaskStore(),
+      executor,
+    );
     transport = new JsonRpcTransportHandler(handler);
   });
 
@@ -117,7 +144,9 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
 
   async function send(message: unknown): Promise<string> {
     const client = await new ClientFactory().createFromUrl(origin);
-    const result = await client.sendMessage(SendMessageRequest.fromJSON({ message }));
+    const result = await client.sendMessage(
+      SendMessageRequest.fromJSON({ message }),
+    );
     const reply = result as Message;
     const part = reply.parts[0]?.content;
     return part?.$case === 'text' ? part.value : JSON.stringify(result);
@@ -131,7 +160,9 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
       task: { title: 'Add rate limiting to POST /login' },
       contextSummary: 'QA saw brute force in the logs.',
     });
-    expect(await send(handoffToA2AMessage({ envelope }))).toBe(`accepted ${handoffDigest(envelope)}`);
+    expect(await send(handoffToA2AMessage({ envelope }))).toBe(
+      `accepted ${handoffDigest(envelope)}`,
+    );
   });
 
   it('lets the receiver refuse a tampered envelope and mutating work for a read-only role', async () => {
@@ -143,13 +174,26 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
       contextSummary: '',
     });
     const message = handoffToA2AMessage({ envelope });
-    const tampered = { ...message, parts: [{ ...message.parts[0], data: { ...envelope, contextSummary: 'edited' } }] };
+    const tampered = {
+      ...message,
+      parts: [
+        {
+          ...message.parts[0],
+          data: { ...envelope, contextSummary: 'edited' },
+        },
+      ],
+    };
     expect(await send(tampered)).toBe('refused DIGEST_MISMATCH');
 
     const forbidden = {
       messageId: 'm-forbidden',
       role: 'ROLE_USER',
-      parts: [{ ...message.parts[0], data: { ...envelope, to: 'qa-adversary', intent: 'mutating' } }],
+      parts: [
+        {
+          ...message.parts[0],
+          data: { ...envelope, to: 'qa-adversary', intent: 'mutating' },
+        },
+      ],
     };
     expect(await send(forbidden)).toBe('refused READ_ONLY_RECIPIENT');
   });

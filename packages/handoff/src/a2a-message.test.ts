@@ -20,7 +20,13 @@ const envelope = createHandoff({
   createdAt: '2026-01-31T12:00:00.000Z',
   task: { title: 'Reverse the license check in app.bin' },
   contextSummary: 'The vendor binary is in the artifacts.',
-  artifacts: [{ name: 'binary', uri: 'samples/app.bin', digest: `sha256:${'d'.repeat(64)}` }],
+  artifacts: [
+    {
+      name: 'binary',
+      uri: 'samples/app.bin',
+      digest: `sha256:${'d'.repeat(64)}`,
+    },
+  ],
 });
 
 function validationError(fn: () => unknown): HandoffValidationError {
@@ -45,16 +51,25 @@ describe('handoff as an A2A v1.0 message', () => {
       parts: [{ data: envelope, mediaType: HANDOFF_MEDIA_TYPE }],
       metadata: { [HANDOFF_DIGEST_METADATA_KEY]: digest },
     });
-    expect(handoffToA2AMessage({ envelope, messageId: 'm-1' }).messageId).toBe('m-1');
+    expect(handoffToA2AMessage({ envelope, messageId: 'm-1' }).messageId).toBe(
+      'm-1',
+    );
   });
 
   it('sets every REQUIRED field of Message and Part in a2a.proto and nothing else', () => {
     const proto = readAnchor('a2a.proto');
     const messageFields = protoMessageFields(proto, 'Message');
     const partFields = [...protoMessageFields(proto, 'Part')];
-    expect(messageFields.filter((f) => f.required).map((f) => f.jsonName).sort()).toEqual(['messageId', 'parts', 'role']);
-    for (const key of Object.keys(message)) expect(messageFields.map((f) => f.jsonName)).toContain(key);
-    for (const key of Object.keys(message.parts[0])) expect(partFields.map((f) => f.jsonName)).toContain(key);
+    expect(
+      messageFields
+        .filter((f) => f.required)
+        .map((f) => f.jsonName)
+        .sort(),
+    ).toEqual(['messageId', 'parts', 'role']);
+    for (const key of Object.keys(message))
+      expect(messageFields.map((f) => f.jsonName)).toContain(key);
+    for (const key of Object.keys(message.parts[0]))
+      expect(partFields.map((f) => f.jsonName)).toContain(key);
   });
 
   it('survives the SDK proto-JSON codec unchanged and parses back to the envelope', () => {
@@ -63,30 +78,69 @@ describe('handoff as an A2A v1.0 message', () => {
     expect(decoded.role).toBe(1); // ROLE_USER
     const wire = SdkMessage.toJSON(decoded);
     expect(wire).toEqual(message);
-    expect(handoffFromA2AMessage(JSON.parse(JSON.stringify(wire)))).toEqual(envelope);
+    expect(handoffFromA2AMessage(JSON.parse(JSON.stringify(wire)))).toEqual(
+      envelope,
+    );
   });
 
   it('ignores other parts and refuses zero or several handoff parts', () => {
-    const withText = { ...message, parts: [{ text: 'please have a look' }, ...message.parts] };
+    const withText = {
+      ...message,
+      parts: [{ text: 'please have a look' }, ...message.parts],
+    };
     expect(handoffFromA2AMessage(withText)).toEqual(envelope);
-    expect(validationError(() => handoffFromA2AMessage({ ...message, parts: [{ text: 'hi' }] }))).toMatchObject({
+    expect(
+      validationError(() =>
+        handoffFromA2AMessage({ ...message, parts: [{ text: 'hi' }] }),
+      ),
+    ).toMatchObject({
       code: 'INVALID_A2A_MESSAGE',
-      issues: [expect.objectContaining({ path: 'parts', message: expect.stringMatching(/found 0/) })],
+      issues: [
+        expect.objectContaining({
+          path: 'parts',
+          message: expect.stringMatching(/found 0/),
+        }),
+      ],
     });
     expect(
-      validationError(() => handoffFromA2AMessage({ ...message, parts: [...message.parts, ...message.parts] })).message,
+      validationError(() =>
+        handoffFromA2AMessage({
+          ...message,
+          parts: [...message.parts, ...message.parts],
+        }),
+      ).message,
     ).toMatch(/found 2/);
     expect(
-      validationError(() => handoffFromA2AMessage({ ...message, parts: [{ mediaType: HANDOFF_MEDIA_TYPE, text: '{}' }] })).issues[0]
-        ?.path,
+      validationError(() =>
+        handoffFromA2AMessage({
+          ...message,
+          parts: [{ mediaType: HANDOFF_MEDIA_TYPE, text: '{}' }],
+        }),
+      ).issues[0]?.path,
     ).toBe('parts[0].data');
-    expect(validationError(() => handoffFromA2AMessage('nope')).code).toBe('INVALID_A2A_MESSAGE');
+    expect(validationError(() => handoffFromA2AMessage('nope')).code).toBe(
+      'INVALID_A2A_MESSAGE',
+    );
   });
 
   it('checks the recorded digest and validates the envelope strictly', () => {
-    const tampered = { ...message, parts: [{ ...message.parts[0], data: { ...envelope, contextSummary: 'changed' } }] };
-    expect(() => handoffFromA2AMessage(tampered)).toThrow(HandoffDigestMismatchError);
-    const unknownKey = { parts: [{ ...message.parts[0], data: { ...envelope, extra: 1 } }] };
-    expect(validationError(() => handoffFromA2AMessage(unknownKey)).issues[0]?.path).toBe('extra');
+    const tampered = {
+      ...message,
+      parts: [
+        {
+          ...message.parts[0],
+          data: { ...envelope, contextSummary: 'changed' },
+        },
+      ],
+    };
+    expect(() => handoffFromA2AMessage(tampered)).toThrow(
+      HandoffDigestMismatchError,
+    );
+    const unknownKey = {
+      parts: [{ ...message.parts[0], data: { ...envelope, extra: 1 } }],
+    };
+    expect(
+      validationError(() => handoffFromA2AMessage(unknownKey)).issues[0]?.path,
+    ).toBe('extra');
   });
 });

@@ -1,6 +1,9 @@
 import { HANDOFF_MEDIA_TYPE, type HandoffEnvelope } from './envelope-schema.js';
 import { handoffDigest, parseHandoff } from './envelope.js';
-import { HandoffDigestMismatchError, HandoffValidationError } from './errors.js';
+import {
+  HandoffDigestMismatchError,
+  HandoffValidationError,
+} from './errors.js';
 import { formatPath } from './issues.js';
 
 /** Metadata key under which {@link handoffToA2AMessage} records the envelope digest. */
@@ -56,11 +59,21 @@ export function handoffToA2AMessage({
   };
 }
 
-function messageError(path: (string | number)[], message: string): HandoffValidationError {
+function messageError(
+  path: (string | number)[],
+  message: string,
+): HandoffValidationError {
   return new HandoffValidationError({
     code: 'INVALID_A2A_MESSAGE',
     subject: 'A2A handoff message',
-    issues: [{ path: formatPath(path), pathSegments: path, code: 'invalid_message', message }],
+    issues: [
+      {
+        path: formatPath(path),
+        pathSegments: path,
+        code: 'invalid_message',
+        message,
+      },
+    ],
   });
 }
 
@@ -75,13 +88,23 @@ function messageError(path: (string | number)[], message: string): HandoffValida
  * @throws {@link HandoffDigestMismatchError} when the recorded digest differs.
  */
 export function handoffFromA2AMessage(message: unknown): HandoffEnvelope {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+  if (
+    typeof message !== 'object' ||
+    message === null ||
+    Array.isArray(message)
+  ) {
     throw messageError([], 'expected an A2A Message object.');
   }
-  const { parts, metadata } = message as { parts?: unknown; metadata?: unknown };
-  if (!Array.isArray(parts)) throw messageError(['parts'], 'expected an array of parts.');
+  const { parts, metadata } = message as {
+    parts?: unknown;
+    metadata?: unknown;
+  };
+  if (!Array.isArray(parts))
+    throw messageError(['parts'], 'expected an array of parts.');
   const indexes = parts.flatMap((part: unknown, index) =>
-    typeof part === 'object' && part !== null && (part as { mediaType?: unknown }).mediaType === HANDOFF_MEDIA_TYPE
+    typeof part === 'object' &&
+    part !== null &&
+    (part as { mediaType?: unknown }).mediaType === HANDOFF_MEDIA_TYPE
       ? [index]
       : [],
   );
@@ -94,7 +117,10 @@ export function handoffFromA2AMessage(message: unknown): HandoffEnvelope {
   const index = indexes[0] as number;
   const part = parts[index] as { data?: unknown };
   if (part.data === undefined) {
-    throw messageError(['parts', index, 'data'], 'the handoff part must carry the envelope in "data".');
+    throw messageError(
+      ['parts', index, 'data'],
+      'the handoff part must carry the envelope in "data".',
+    );
   }
   const envelope = parseHandoff(part.data);
   const recorded =
@@ -103,7 +129,11 @@ export function handoffFromA2AMessage(message: unknown): HandoffEnvelope {
       : undefined;
   if (recorded !== undefined) {
     const actual = handoffDigest(envelope);
-    if (recorded !== actual) throw new HandoffDigestMismatchError({ expected: String(recorded), actual });
+    if (recorded !== actual)
+      throw new HandoffDigestMismatchError({
+        expected: String(recorded),
+        actual,
+      });
   }
   return envelope;
 }

@@ -32,11 +32,21 @@ describe('agentCardFor (v1.0 shape)', () => {
     expect(card.description).toBe(ROLES[role].summary);
     expect(card.version).toBe(VERSION);
     expect(card.supportedInterfaces).toEqual([
-      { url: `${baseUrl}/${role}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      {
+        url: `${baseUrl}/${role}`,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+      },
     ]);
-    expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false });
+    expect(card.capabilities).toEqual({
+      streaming: false,
+      pushNotifications: false,
+    });
     expect(card.defaultInputModes).toContain(HANDOFF_MEDIA_TYPE);
-    expect(card.skills.map((skill) => skill.id)).toEqual([`heretek.${role}.work`, `heretek.${role}.handoff`]);
+    expect(card.skills.map((skill) => skill.id)).toEqual([
+      `heretek.${role}.work`,
+      `heretek.${role}.handoff`,
+    ]);
     expect('url' in card).toBe(false);
     expect('protocolVersion' in card).toBe(false);
   });
@@ -47,16 +57,22 @@ describe('agentCardFor (v1.0 shape)', () => {
       const readOnly = isReadOnlyRole(role);
       expect(work?.tags).toContain(readOnly ? 'read-only' : 'mutating');
       expect(work?.description.startsWith(ROLES[role].summary)).toBe(true);
-      expect(work?.description).toContain(readOnly ? 'never calls a mutating tool' : 'May call mutating tools');
+      expect(work?.description).toContain(
+        readOnly ? 'never calls a mutating tool' : 'May call mutating tools',
+      );
       expect(handoff?.description).toContain(
-        readOnly ? 'refuses mutating work' : 'accepts intent "read-only" and "mutating"',
+        readOnly
+          ? 'refuses mutating work'
+          : 'accepts intent "read-only" and "mutating"',
       );
       expect(handoff?.inputModes).toEqual([HANDOFF_MEDIA_TYPE]);
     }
   });
 
   it('gives stable skill ids, unique across roles', () => {
-    const ids = ROLE_NAMES.flatMap((role) => skillsForRole(role).map((skill) => skill.id));
+    const ids = ROLE_NAMES.flatMap((role) =>
+      skillsForRole(role).map((skill) => skill.id),
+    );
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([
       'heretek.director.work',
@@ -75,7 +91,10 @@ describe('agentCardFor (v1.0 shape)', () => {
   });
 
   it('is reproducible: same options, same bytes; nothing volatile inside', () => {
-    const options: AgentCardOptions = { baseUrl, provider: { organization: 'Example', url: 'https://example.com' } };
+    const options: AgentCardOptions = {
+      baseUrl,
+      provider: { organization: 'Example', url: 'https://example.com' },
+    };
     for (const role of ROLE_NAMES) {
       const first = canonicalize(agentCardFor(role, options));
       expect(canonicalize(agentCardFor(role, options))).toBe(first);
@@ -87,18 +106,22 @@ describe('agentCardFor (v1.0 shape)', () => {
   });
 
   it('appends the role to baseUrl with or without a trailing slash, keeps a query', () => {
-    expect(agentCardFor('director', { baseUrl: 'https://x.example/a2a/' }).supportedInterfaces[0]?.url).toBe(
-      'https://x.example/a2a/director',
-    );
-    expect(agentCardFor('director', { baseUrl: 'http://127.0.0.1:8080' }).supportedInterfaces[0]?.url).toBe(
-      'http://127.0.0.1:8080/director',
-    );
-    expect(agentCardFor('director', { baseUrl: 'https://x.example/a2a?v=1' }).supportedInterfaces[0]?.url).toBe(
-      'https://x.example/a2a/director?v=1',
-    );
-    expect(agentCardFor('director', { baseUrl, url: 'https://director.example/rpc' }).supportedInterfaces[0]?.url).toBe(
-      'https://director.example/rpc',
-    );
+    expect(
+      agentCardFor('director', { baseUrl: 'https://x.example/a2a/' })
+        .supportedInterfaces[0]?.url,
+    ).toBe('https://x.example/a2a/director');
+    expect(
+      agentCardFor('director', { baseUrl: 'http://127.0.0.1:8080' })
+        .supportedInterfaces[0]?.url,
+    ).toBe('http://127.0.0.1:8080/director');
+    expect(
+      agentCardFor('director', { baseUrl: 'https://x.example/a2a?v=1' })
+        .supportedInterfaces[0]?.url,
+    ).toBe('https://x.example/a2a/director?v=1');
+    expect(
+      agentCardFor('director', { baseUrl, url: 'https://director.example/rpc' })
+        .supportedInterfaces[0]?.url,
+    ).toBe('https://director.example/rpc');
   });
 
   it('lists every binding, an optional tenant, and v0.3 mirror interfaces on request', () => {
@@ -110,61 +133,98 @@ describe('agentCardFor (v1.0 shape)', () => {
     });
     const url = `${baseUrl}/staff-mobile`;
     expect(card.supportedInterfaces).toEqual([
-      { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'team-a' },
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 'team-a' },
-      { url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', tenant: 'team-a' },
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: 'team-a' },
+      {
+        url,
+        protocolBinding: 'HTTP+JSON',
+        protocolVersion: '1.0',
+        tenant: 'team-a',
+      },
+      {
+        url,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+        tenant: 'team-a',
+      },
+      {
+        url,
+        protocolBinding: 'HTTP+JSON',
+        protocolVersion: '0.3',
+        tenant: 'team-a',
+      },
+      {
+        url,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '0.3',
+        tenant: 'team-a',
+      },
     ]);
   });
 
   it('declares bearer authentication on request', () => {
-    const card = agentCardFor('director', { baseUrl, bearerAuth: { bearerFormat: 'opaque' } });
+    const card = agentCardFor('director', {
+      baseUrl,
+      bearerAuth: { bearerFormat: 'opaque' },
+    });
     expect(card.securitySchemes).toEqual({
-      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'opaque' } },
+      bearer: {
+        httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'opaque' },
+      },
     });
     expect(card.securityRequirements).toEqual([{ schemes: { bearer: {} } }]);
-    expect(agentCardFor('director', { baseUrl }).securitySchemes).toBeUndefined();
+    expect(
+      agentCardFor('director', { baseUrl }).securitySchemes,
+    ).toBeUndefined();
   });
 
   it('builds all six cards at once', () => {
     const cards = agentCardsForAllRoles({ baseUrl });
     expect(Object.keys(cards)).toEqual([...ROLE_NAMES]);
-    expect(cards['qa-adversary']).toEqual(agentCardFor('qa-adversary', { baseUrl }));
-    expect(catchError(() => agentCardsForAllRoles({ url: 'https://one.example' })).issues[0]?.path).toBe('url');
+    expect(cards['qa-adversary']).toEqual(
+      agentCardFor('qa-adversary', { baseUrl }),
+    );
+    expect(
+      catchError(() => agentCardsForAllRoles({ url: 'https://one.example' }))
+        .issues[0]?.path,
+    ).toBe('url');
   });
 });
 
 describe('agentCardFor (v0.3 shape)', () => {
-  it.each(ROLE_NAMES)('describes %s with url, preferredTransport and protocolVersion 0.3.0', (role) => {
-    const card = agentCardFor(role, {
-      baseUrl,
-      protocolVersion: '0.3',
-      protocolBindings: ['JSONRPC', 'HTTP+JSON'],
-      bearerAuth: true,
-    });
-    const url = `${baseUrl}/${role}`;
-    expect(card).toMatchObject({
-      protocolVersion: '0.3.0',
-      name: `heretek ${role}`,
-      url,
-      preferredTransport: 'JSONRPC',
-      additionalInterfaces: [
-        { url, transport: 'JSONRPC' },
-        { url, transport: 'HTTP+JSON' },
-      ],
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      security: [{ bearer: [] }],
-    });
-    expect(card.skills).toEqual(skillsForRole(role));
-    expect('supportedInterfaces' in card).toBe(false);
-  });
+  it.each(ROLE_NAMES)(
+    'describes %s with url, preferredTransport and protocolVersion 0.3.0',
+    (role) => {
+      const card = agentCardFor(role, {
+        baseUrl,
+        protocolVersion: '0.3',
+        protocolBindings: ['JSONRPC', 'HTTP+JSON'],
+        bearerAuth: true,
+      });
+      const url = `${baseUrl}/${role}`;
+      expect(card).toMatchObject({
+        protocolVersion: '0.3.0',
+        name: `heretek ${role}`,
+        url,
+        preferredTransport: 'JSONRPC',
+        additionalInterfaces: [
+          { url, transport: 'JSONRPC' },
+          { url, transport: 'HTTP+JSON' },
+        ],
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+        security: [{ bearer: [] }],
+      });
+      expect(card.skills).toEqual(skillsForRole(role));
+      expect('supportedInterfaces' in card).toBe(false);
+    },
+  );
 });
 
 describe('agentCardFor options', () => {
   it('refuses an unknown role with UNKNOWN_ROLE', () => {
     const error = catchError(() => agentCardFor('admin', { baseUrl }));
     expect(error.code).toBe('UNKNOWN_ROLE');
-    expect(error.message).toContain('role: Unknown role "admin": expected one of director');
+    expect(error.message).toContain(
+      'role: Unknown role "admin": expected one of director',
+    );
   });
 
   it.each([
@@ -174,16 +234,46 @@ describe('agentCardFor options', () => {
     [{ baseUrl, extra: true }, 'extra', /unknown key "extra"/],
     [{ baseUrl, protocolVersion: '0.2' }, 'protocolVersion', /"1.0" or "0.3"/],
     [{ baseUrl, protocolBindings: [] }, 'protocolBindings', /at least one/],
-    [{ baseUrl, protocolBindings: ['GRPC'] }, 'protocolBindings[0]', /"JSONRPC" or "HTTP\+JSON"/],
-    [{ baseUrl, provider: { organization: 'x' } }, 'provider.url', /provider.url/],
-    [{ baseUrl, protocolVersion: '0.3', tenant: 't' }, 'tenant', /only in v1.0 cards/],
-    [{ baseUrl, capabilities: { streaming: 'yes' } }, 'capabilities.streaming', /boolean/],
-    [{ baseUrl, capabilities: null }, 'capabilities', /capabilities must be an object, not null/],
-    [{ baseUrl, provider: 'Example' }, 'provider', /provider must be an object, not a string/],
-    [{ baseUrl, bearerAuth: 'yes' }, 'bearerAuth', /bearerAuth must be true, false or \{ bearerFormat\?, description\? \}/],
+    [
+      { baseUrl, protocolBindings: ['GRPC'] },
+      'protocolBindings[0]',
+      /"JSONRPC" or "HTTP\+JSON"/,
+    ],
+    [
+      { baseUrl, provider: { organization: 'x' } },
+      'provider.url',
+      /provider.url/,
+    ],
+    [
+      { baseUrl, protocolVersion: '0.3', tenant: 't' },
+      'tenant',
+      /only in v1.0 cards/,
+    ],
+    [
+      { baseUrl, capabilities: { streaming: 'yes' } },
+      'capabilities.streaming',
+      /boolean/,
+    ],
+    [
+      { baseUrl, capabilities: null },
+      'capabilities',
+      /capabilities must be an object, not null/,
+    ],
+    [
+      { baseUrl, provider: 'Example' },
+      'provider',
+      /provider must be an object, not a string/,
+    ],
+    [
+      { baseUrl, bearerAuth: 'yes' },
+      'bearerAuth',
+      /bearerAuth must be true, false or \{ bearerFormat\?, description\? \}/,
+    ],
     [undefined, '(root)', /the options argument is required/],
   ])('refuses %j at %s', (options, path, message) => {
-    const error = catchError(() => agentCardFor('director', options as AgentCardOptions));
+    const error = catchError(() =>
+      agentCardFor('director', options as AgentCardOptions),
+    );
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
     expect(error.issues.map((issue) => issue.path)).toContain(path);
     expect(error.message).toMatch(message);
@@ -191,7 +281,9 @@ describe('agentCardFor options', () => {
   });
 
   it('refuses missing options for all roles with a typed error', () => {
-    const error = catchError(() => agentCardsForAllRoles(undefined as unknown as AgentCardOptionsV1));
+    const error = catchError(() =>
+      agentCardsForAllRoles(undefined as unknown as AgentCardOptionsV1),
+    );
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
     expect(error.message).toMatch(/the options argument is required/);
   });

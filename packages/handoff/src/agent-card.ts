@@ -174,93 +174,122 @@ export type AgentCardV03 = {
 };
 
 const httpUrl = (what: string) =>
-  z
-    .string({ error: `${what} must be a string.` })
-    .refine(
-      (value) => {
-        if (!URL.canParse(value)) return false;
-        const url = new URL(value);
-        return (url.protocol === 'https:' || url.protocol === 'http:') && url.hash === '';
-      },
-      { error: `${what} must be an absolute http(s) URL without a #fragment, e.g. https://agents.example.com/a2a.` },
-    );
+  z.string({ error: `${what} must be a string.` }).refine(
+    (value) => {
+      if (!URL.canParse(value)) return false;
+      const url = new URL(value);
+      return (
+        (url.protocol === 'https:' || url.protocol === 'http:') &&
+        url.hash === ''
+      );
+    },
+    {
+      error: `${what} must be an absolute http(s) URL without a #fragment, e.g. https://agents.example.com/a2a.`,
+    },
+  );
 
 const line = (what: string, max: number) =>
   z
     .string({ error: `${what} must be a string.` })
     .min(1, { error: `${what} must not be empty.` })
     .max(max, { error: `${what} is longer than ${max} characters.` })
-    .refine((value) => !/[\r\n]/.test(value), { error: `${what} must be a single line.` });
+    .refine((value) => !/[\r\n]/.test(value), {
+      error: `${what} must be a single line.`,
+    });
 
 function buildOptionsSchema() {
   return z
-    .strictObject({
-      baseUrl: httpUrl('baseUrl').optional(),
-      url: httpUrl('url').optional(),
-      protocolVersion: z
-        .enum(['1.0', '0.3'], { error: 'protocolVersion must be "1.0" or "0.3".' })
-        .default('1.0'),
-      protocolBindings: z
-        .array(z.enum(['JSONRPC', 'HTTP+JSON'], { error: 'protocol binding must be "JSONRPC" or "HTTP+JSON".' }), {
-          error: 'protocolBindings must be an array.',
-        })
-        .min(1, { error: 'protocolBindings must name at least one binding.' })
-        .refine((bindings) => new Set(bindings).size === bindings.length, {
-          error: 'protocolBindings lists a binding twice.',
-        })
-        .default(['JSONRPC']),
-      legacyInterfaces: z.boolean({ error: 'legacyInterfaces must be a boolean.' }).default(false),
-      tenant: line('tenant', 200).optional(),
-      name: line('name', 200).optional(),
-      version: line('version', 100).default(VERSION),
-      provider: z
-        .strictObject(
-          {
-            organization: line('provider.organization', 200),
-            url: httpUrl('provider.url'),
-          },
-          { error: objectError('provider') },
-        )
-        .optional(),
-      documentationUrl: httpUrl('documentationUrl').optional(),
-      iconUrl: httpUrl('iconUrl').optional(),
-      capabilities: z
-        .strictObject(
-          {
-            streaming: z.boolean({ error: 'capabilities.streaming must be a boolean.' }).default(false),
-            pushNotifications: z
-              .boolean({ error: 'capabilities.pushNotifications must be a boolean.' })
-              .default(false),
-          },
-          { error: objectError('capabilities') },
-        )
-        .default({ streaming: false, pushNotifications: false }),
-      bearerAuth: z
-        .union(
-          [
-            z.boolean(),
-            z.strictObject({
-              bearerFormat: line('bearerAuth.bearerFormat', 100).optional(),
-              description: line('bearerAuth.description', 1000).optional(),
+    .strictObject(
+      {
+        baseUrl: httpUrl('baseUrl').optional(),
+        url: httpUrl('url').optional(),
+        protocolVersion: z
+          .enum(['1.0', '0.3'], {
+            error: 'protocolVersion must be "1.0" or "0.3".',
+          })
+          .default('1.0'),
+        protocolBindings: z
+          .array(
+            z.enum(['JSONRPC', 'HTTP+JSON'], {
+              error: 'protocol binding must be "JSONRPC" or "HTTP+JSON".',
             }),
-          ],
-          { error: 'bearerAuth must be true, false or { bearerFormat?, description? }.' },
-        )
-        .default(false),
-    }, { error: objectError('the options argument') })
+            {
+              error: 'protocolBindings must be an array.',
+            },
+          )
+          .min(1, { error: 'protocolBindings must name at least one binding.' })
+          .refine((bindings) => new Set(bindings).size === bindings.length, {
+            error: 'protocolBindings lists a binding twice.',
+          })
+          .default(['JSONRPC']),
+        legacyInterfaces: z
+          .boolean({ error: 'legacyInterfaces must be a boolean.' })
+          .default(false),
+        tenant: line('tenant', 200).optional(),
+        name: line('name', 200).optional(),
+        version: line('version', 100).default(VERSION),
+        provider: z
+          .strictObject(
+            {
+              organization: line('provider.organization', 200),
+              url: httpUrl('provider.url'),
+            },
+            { error: objectError('provider') },
+          )
+          .optional(),
+        documentationUrl: httpUrl('documentationUrl').optional(),
+        iconUrl: httpUrl('iconUrl').optional(),
+        capabilities: z
+          .strictObject(
+            {
+              streaming: z
+                .boolean({ error: 'capabilities.streaming must be a boolean.' })
+                .default(false),
+              pushNotifications: z
+                .boolean({
+                  error: 'capabilities.pushNotifications must be a boolean.',
+                })
+                .default(false),
+            },
+            { error: objectError('capabilities') },
+          )
+          .default({ streaming: false, pushNotifications: false }),
+        bearerAuth: z
+          .union(
+            [
+              z.boolean(),
+              z.strictObject({
+                bearerFormat: line('bearerAuth.bearerFormat', 100).optional(),
+                description: line('bearerAuth.description', 1000).optional(),
+              }),
+            ],
+            {
+              error:
+                'bearerAuth must be true, false or { bearerFormat?, description? }.',
+            },
+          )
+          .default(false),
+      },
+      { error: objectError('the options argument') },
+    )
     .superRefine((options, context) => {
       if (options.baseUrl === undefined && options.url === undefined) {
         context.addIssue({
           code: 'custom',
           path: ['baseUrl'],
-          message: 'give baseUrl (the role is appended as a path segment) or url (the exact endpoint).',
+          message:
+            'give baseUrl (the role is appended as a path segment) or url (the exact endpoint).',
         });
       }
-      if (options.protocolVersion === '0.3' && (options.legacyInterfaces || options.tenant !== undefined)) {
+      if (
+        options.protocolVersion === '0.3' &&
+        (options.legacyInterfaces || options.tenant !== undefined)
+      ) {
         context.addIssue({
           code: 'custom',
           path: [options.tenant !== undefined ? 'tenant' : 'legacyInterfaces'],
-          message: 'tenant and legacyInterfaces exist only in v1.0 cards; drop them for protocolVersion "0.3".',
+          message:
+            'tenant and legacyInterfaces exist only in v1.0 cards; drop them for protocolVersion "0.3".',
         });
       }
     });
@@ -333,7 +362,8 @@ export type AgentCardOptionsV1 = AgentCardOptions & { protocolVersion?: '1.0' };
  */
 export function skillsForRole(role: RoleName): A2AAgentSkill[] {
   const definition = getRole(role);
-  const mutating = !definition.readOnly && !isReadOnlyRole(role) && canCallMutating(role);
+  const mutating =
+    !definition.readOnly && !isReadOnlyRole(role) && canCallMutating(role);
   const receivesMutating = canReceiveHandoff({ to: role, intent: 'mutating' });
   const permissionTag = mutating ? 'mutating' : 'read-only';
   return [
@@ -361,14 +391,21 @@ export function skillsForRole(role: RoleName): A2AAgentSkill[] {
   ];
 }
 
-function endpointFor(role: RoleName, options: { baseUrl?: string; url?: string }): string {
+function endpointFor(
+  role: RoleName,
+  options: { baseUrl?: string; url?: string },
+): string {
   if (options.url !== undefined) return options.url;
   const base = new URL(options.baseUrl as string);
   base.pathname = `${base.pathname.replace(/\/+$/, '')}/${role}`;
   return base.toString();
 }
 
-const DEFAULT_INPUT_MODES = ['text/plain', 'application/json', HANDOFF_MEDIA_TYPE];
+const DEFAULT_INPUT_MODES = [
+  'text/plain',
+  'application/json',
+  HANDOFF_MEDIA_TYPE,
+];
 const DEFAULT_OUTPUT_MODES = ['text/plain', 'application/json'];
 
 function validate(role: string, options: unknown) {
@@ -392,7 +429,10 @@ function validate(role: string, options: unknown) {
     throw new HandoffValidationError({
       code: 'INVALID_AGENT_CARD_OPTIONS',
       subject: 'agent card options',
-      issues: toHandoffIssues({ issues: result.error.issues, subject: 'agent card options' }),
+      issues: toHandoffIssues({
+        issues: result.error.issues,
+        subject: 'agent card options',
+      }),
       cause: result.error,
     });
   }
@@ -419,12 +459,24 @@ function validate(role: string, options: unknown) {
  * const legacy = agentCardFor('staff-backend', { baseUrl: 'https://agents.example.com/a2a', protocolVersion: '0.3' });
  * ```
  */
-export function agentCardFor(role: string, options: AgentCardOptionsV03): AgentCardV03;
+export function agentCardFor(
+  role: string,
+  options: AgentCardOptionsV03,
+): AgentCardV03;
 /** The v1.0 card of a role (the default shape); see the first overload. */
-export function agentCardFor(role: string, options: AgentCardOptionsV1): AgentCardV1;
+export function agentCardFor(
+  role: string,
+  options: AgentCardOptionsV1,
+): AgentCardV1;
 /** The v1.0 or v0.3 card of a role, as `options.protocolVersion` says; see the first overload. */
-export function agentCardFor(role: string, options: AgentCardOptions): AgentCardV1 | AgentCardV03;
-export function agentCardFor(role: string, options: AgentCardOptions): AgentCardV1 | AgentCardV03 {
+export function agentCardFor(
+  role: string,
+  options: AgentCardOptions,
+): AgentCardV1 | AgentCardV03;
+export function agentCardFor(
+  role: string,
+  options: AgentCardOptions,
+): AgentCardV1 | AgentCardV03 {
   const { role: roleName, options: parsed } = validate(role, options);
   const definition = getRole(roleName);
   const url = endpointFor(roleName, parsed);
@@ -442,7 +494,9 @@ export function agentCardFor(role: string, options: AgentCardOptions): AgentCard
         : parsed.bearerAuth;
   const optional = {
     ...(parsed.provider ? { provider: { ...parsed.provider } } : {}),
-    ...(parsed.documentationUrl ? { documentationUrl: parsed.documentationUrl } : {}),
+    ...(parsed.documentationUrl
+      ? { documentationUrl: parsed.documentationUrl }
+      : {}),
     ...(parsed.iconUrl ? { iconUrl: parsed.iconUrl } : {}),
   };
 
@@ -453,13 +507,18 @@ export function agentCardFor(role: string, options: AgentCardOptions): AgentCard
       description: definition.summary,
       url,
       preferredTransport: parsed.protocolBindings[0] as string,
-      additionalInterfaces: parsed.protocolBindings.map((transport) => ({ url, transport })),
+      additionalInterfaces: parsed.protocolBindings.map((transport) => ({
+        url,
+        transport,
+      })),
       version: parsed.version,
       ...optional,
       capabilities,
       ...(bearer
         ? {
-            securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', ...bearer } },
+            securitySchemes: {
+              bearer: { type: 'http' as const, scheme: 'bearer', ...bearer },
+            },
             security: [{ bearer: [] }],
           }
         : {}),
@@ -471,15 +530,22 @@ export function agentCardFor(role: string, options: AgentCardOptions): AgentCard
   }
 
   const tenant = parsed.tenant === undefined ? {} : { tenant: parsed.tenant };
-  const supportedInterfaces: A2AAgentInterface[] = parsed.protocolBindings.map((protocolBinding) => ({
-    url,
-    protocolBinding,
-    protocolVersion: A2A_PROTOCOL_VERSION,
-    ...tenant,
-  }));
+  const supportedInterfaces: A2AAgentInterface[] = parsed.protocolBindings.map(
+    (protocolBinding) => ({
+      url,
+      protocolBinding,
+      protocolVersion: A2A_PROTOCOL_VERSION,
+      ...tenant,
+    }),
+  );
   if (parsed.legacyInterfaces) {
     for (const protocolBinding of parsed.protocolBindings) {
-      supportedInterfaces.push({ url, protocolBinding, protocolVersion: '0.3', ...tenant });
+      supportedInterfaces.push({
+        url,
+        protocolBinding,
+        protocolVersion: '0.3',
+        ...tenant,
+      });
     }
   }
   const card: AgentCardV1 = {
@@ -491,7 +557,9 @@ export function agentCardFor(role: string, options: AgentCardOptions): AgentCard
     capabilities,
     ...(bearer
       ? {
-          securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', ...bearer } } },
+          securitySchemes: {
+            bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', ...bearer } },
+          },
           securityRequirements: [{ schemes: { bearer: {} } }],
         }
       : {}),
@@ -509,13 +577,21 @@ export function agentCardFor(role: string, options: AgentCardOptions): AgentCard
  *
  * @throws {@link HandoffValidationError} like {@link agentCardFor}.
  */
-export function agentCardsForAllRoles(options: AgentCardOptionsV03): Record<RoleName, AgentCardV03>;
+export function agentCardsForAllRoles(
+  options: AgentCardOptionsV03,
+): Record<RoleName, AgentCardV03>;
 /** The v1.0 cards of all six roles (the default shape), keyed by role; see the first overload. */
-export function agentCardsForAllRoles(options: AgentCardOptionsV1): Record<RoleName, AgentCardV1>;
+export function agentCardsForAllRoles(
+  options: AgentCardOptionsV1,
+): Record<RoleName, AgentCardV1>;
 export function agentCardsForAllRoles(
   options: AgentCardOptions,
 ): Record<RoleName, AgentCardV1> | Record<RoleName, AgentCardV03> {
-  if (typeof options === 'object' && options !== null && options.url !== undefined) {
+  if (
+    typeof options === 'object' &&
+    options !== null &&
+    options.url !== undefined
+  ) {
     throw new HandoffValidationError({
       code: 'INVALID_AGENT_CARD_OPTIONS',
       subject: 'agent card options',
@@ -524,7 +600,8 @@ export function agentCardsForAllRoles(
           path: 'url',
           pathSegments: ['url'],
           code: 'custom',
-          message: 'url names one endpoint; give baseUrl so each role gets its own.',
+          message:
+            'url names one endpoint; give baseUrl so each role gets its own.',
         },
       ],
     });

@@ -18,18 +18,27 @@ const nonEmptyLine = (maxLength: number) =>
   fc
     .string({ unit: 'binary', minLength: 1, maxLength })
     .filter((value) => !/[\r\n\u2028\u2029]/.test(value));
-const hex = (length: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`));
+const hex = (length: number) =>
+  fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`));
 const digest = fc.oneof(
   hex(64).map((h) => `sha256:${h}`),
   hex(128).map((h) => `sha512:${h}`),
   fc.uint8Array({ maxLength: 64 }).map((bytes) => sha256Digest(bytes)),
 );
 const timestamp = fc
-  .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2199-12-31T23:59:59Z'), noInvalidDate: true })
+  .date({
+    min: new Date('1970-01-01T00:00:00Z'),
+    max: new Date('2199-12-31T23:59:59Z'),
+    noInvalidDate: true,
+  })
   .map((date) => date.toISOString());
-const segment = fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9._ -]{0,11}$/).filter((s) => s !== '.' && s !== '..');
+const segment = fc
+  .stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9._ -]{0,11}$/)
+  .filter((s) => s !== '.' && s !== '..');
 const uri = fc.oneof(
-  fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/')),
+  fc
+    .array(segment, { minLength: 1, maxLength: 4 })
+    .map((parts) => parts.join('/')),
   fc.webUrl({ withQueryParameters: true }),
 );
 const artifact = fc.record(
@@ -37,7 +46,12 @@ const artifact = fc.record(
     name: nonEmptyLine(40),
     uri,
     digest,
-    mediaType: fc.constantFrom('text/plain', 'application/json', 'image/png', 'application/vnd.heretek.handoff.v1+json'),
+    mediaType: fc.constantFrom(
+      'text/plain',
+      'application/json',
+      'image/png',
+      'application/vnd.heretek.handoff.v1+json',
+    ),
     sizeBytes: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
     description: fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
   },
@@ -45,8 +59,14 @@ const artifact = fc.record(
 );
 const constraints = fc.record(
   {
-    rules: fc.array(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), { maxLength: 4 }),
-    allowedTargets: fc.uniqueArray(fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,15}$/), { maxLength: 5 }),
+    rules: fc.array(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+      { maxLength: 4 },
+    ),
+    allowedTargets: fc.uniqueArray(
+      fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,15}$/),
+      { maxLength: 5 },
+    ),
     maxToolCalls: fc.integer({ min: 1, max: 1_000_000 }),
     deadline: timestamp,
   },
@@ -64,10 +84,16 @@ const envelope: fc.Arbitrary<HandoffEnvelope> = fc
     task: fc.record({
       title: nonEmptyLine(HANDOFF_LIMITS.titleLength),
       details: anyText(200),
-      acceptanceCriteria: fc.array(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), { maxLength: 4 }),
+      acceptanceCriteria: fc.array(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+        { maxLength: 4 },
+      ),
     }),
     contextSummary: anyText(300),
-    artifacts: fc.uniqueArray(artifact, { selector: (a) => a.uri, maxLength: 4 }),
+    artifacts: fc.uniqueArray(artifact, {
+      selector: (a) => a.uri,
+      maxLength: 4,
+    }),
     constraints,
     parentDigest: fc.option(digest, { nil: undefined }),
   })
@@ -75,7 +101,10 @@ const envelope: fc.Arbitrary<HandoffEnvelope> = fc
     version: 1 as const,
     ...rest,
     // Mutating work only goes to roles that may take it.
-    intent: mutating && !isReadOnlyRole(rest.to) ? ('mutating' as const) : ('read-only' as const),
+    intent:
+      mutating && !isReadOnlyRole(rest.to)
+        ? ('mutating' as const)
+        : ('read-only' as const),
     ...(parentDigest === undefined ? {} : { parentDigest }),
   }));
 
@@ -96,7 +125,9 @@ function shuffleKeys(value: unknown, seed: number): unknown {
       const j = Math.floor(next() * (i + 1));
       [entries[i], entries[j]] = [entries[j]!, entries[i]!];
     }
-    return Object.fromEntries(entries.map(([key, child]) => [key, walk(child)]));
+    return Object.fromEntries(
+      entries.map(([key, child]) => [key, walk(child)]),
+    );
   };
   return walk(value);
 }
@@ -132,12 +163,19 @@ describe('handoff envelope properties', () => {
 
   it('has a digest that ignores key order and whitespace', () => {
     fc.assert(
-      fc.property(envelope, fc.integer(), fc.integer({ min: 0, max: 4 }), (value, seed, indent) => {
-        const shuffled = shuffleKeys(value, seed);
-        const text = JSON.stringify(shuffled, null, indent);
-        expect(handoffDigest(parseHandoff(text))).toBe(handoffDigest(value));
-        expect(handoffDigest(shuffled as HandoffEnvelope)).toBe(handoffDigest(value));
-      }),
+      fc.property(
+        envelope,
+        fc.integer(),
+        fc.integer({ min: 0, max: 4 }),
+        (value, seed, indent) => {
+          const shuffled = shuffleKeys(value, seed);
+          const text = JSON.stringify(shuffled, null, indent);
+          expect(handoffDigest(parseHandoff(text))).toBe(handoffDigest(value));
+          expect(handoffDigest(shuffled as HandoffEnvelope)).toBe(
+            handoffDigest(value),
+          );
+        },
+      ),
     );
   });
 
@@ -145,27 +183,47 @@ describe('handoff envelope properties', () => {
     fc.assert(
       fc.property(envelope, anyText(300), (value, summary) => {
         fc.pre(summary !== value.contextSummary);
-        expect(handoffDigest({ ...value, contextSummary: summary })).not.toBe(handoffDigest(value));
+        expect(handoffDigest({ ...value, contextSummary: summary })).not.toBe(
+          handoffDigest(value),
+        );
       }),
     );
   });
 
   it('refuses mutating work for every read-only recipient', () => {
-    const readOnlyRole = fc.constantFrom(...ROLE_NAMES.filter((name) => isReadOnlyRole(name)));
+    const readOnlyRole = fc.constantFrom(
+      ...ROLE_NAMES.filter((name) => isReadOnlyRole(name)),
+    );
     fc.assert(
       fc.property(envelope, readOnlyRole, (value, to) => {
-        expect(() => parseHandoff({ ...value, to, intent: 'mutating' })).toThrow(ReadOnlyRecipientError);
+        expect(() =>
+          parseHandoff({ ...value, to, intent: 'mutating' }),
+        ).toThrow(ReadOnlyRecipientError);
         expect(parseHandoff({ ...value, to, intent: 'read-only' }).to).toBe(to);
       }),
     );
   });
 
   it('refuses any unknown top-level key, naming it', () => {
-    const known = new Set(['version', 'traceId', 'createdAt', 'from', 'to', 'intent', 'task', 'contextSummary', 'artifacts', 'constraints', 'parentDigest']);
+    const known = new Set([
+      'version',
+      'traceId',
+      'createdAt',
+      'from',
+      'to',
+      'intent',
+      'task',
+      'contextSummary',
+      'artifacts',
+      'constraints',
+      'parentDigest',
+    ]);
     fc.assert(
       fc.property(
         envelope,
-        fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !known.has(key) && key !== '__proto__'),
+        fc
+          .string({ minLength: 1, maxLength: 12 })
+          .filter((key) => !known.has(key) && key !== '__proto__'),
         fc.jsonValue(),
         (value, key, extra) => {
           try {
@@ -175,7 +233,10 @@ describe('handoff envelope properties', () => {
             expect(HandoffValidationError.isInstance(error)).toBe(true);
             const issues = (error as HandoffValidationError).issues;
             expect(issues).toHaveLength(1);
-            expect(issues[0]).toMatchObject({ code: 'unknown_key', pathSegments: [key] });
+            expect(issues[0]).toMatchObject({
+              code: 'unknown_key',
+              pathSegments: [key],
+            });
           }
         },
       ),

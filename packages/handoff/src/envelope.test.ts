@@ -23,12 +23,16 @@ import {
 } from './index.js';
 
 /** The functions are typed for envelopes; the tests feed them raw values on purpose. */
-const digestOf = (value: unknown): string => handoffDigest(value as HandoffEnvelope);
-const serializeOf = (value: unknown): string => serializeHandoff(value as HandoffEnvelope);
+const digestOf = (value: unknown): string =>
+  handoffDigest(value as HandoffEnvelope);
+const serializeOf = (value: unknown): string =>
+  serializeHandoff(value as HandoffEnvelope);
 
 const DIGEST_A = `sha256:${'a'.repeat(64)}`;
 
-function sample(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+function sample(
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     version: 1,
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
@@ -51,7 +55,11 @@ function sample(overrides: Record<string, unknown> = {}): Record<string, unknown
         sizeBytes: 1234,
       },
     ],
-    constraints: { rules: ['do not change the public API'], allowedTargets: ['core'], maxToolCalls: 40 },
+    constraints: {
+      rules: ['do not change the public API'],
+      allowedTargets: ['core'],
+      maxToolCalls: 40,
+    },
     ...overrides,
   };
 }
@@ -77,7 +85,11 @@ describe('parseHandoff', () => {
     delete minimal.artifacts;
     delete minimal.constraints;
     const parsed = parseHandoff(minimal);
-    expect(parsed.task).toEqual({ title: 't', details: '', acceptanceCriteria: [] });
+    expect(parsed.task).toEqual({
+      title: 't',
+      details: '',
+      acceptanceCriteria: [],
+    });
     expect(parsed.artifacts).toEqual([]);
     expect(parsed.constraints).toEqual({ rules: [] });
     const explicit = sample({
@@ -110,12 +122,16 @@ describe('parseHandoff', () => {
   it.each(['admin', 'Director', 'staff_backend', '', 'toString', '__proto__'])(
     'refuses the unknown role %j with a clear error',
     (role) => {
-      const error = catchError(() => parseHandoff(sample({ to: role }))) as HandoffValidationError;
+      const error = catchError(() =>
+        parseHandoff(sample({ to: role })),
+      ) as HandoffValidationError;
       expect(error.code).toBe('INVALID_ENVELOPE');
       expect(error.issues).toEqual([
         expect.objectContaining({ path: 'to', code: 'unknown_role' }),
       ]);
-      expect(error.message).toContain(`to: Unknown role ${JSON.stringify(role)}: expected one of director`);
+      expect(error.message).toContain(
+        `to: Unknown role ${JSON.stringify(role)}: expected one of director`,
+      );
     },
   );
 
@@ -128,7 +144,11 @@ describe('parseHandoff', () => {
           intent: 'write',
           task: { title: 'two\nlines' },
           artifacts: [{ name: 'x', uri: '../etc/passwd', digest: 'md5:abc' }],
-          constraints: { rules: [], allowedTargets: ['ghidra_mcp'], maxToolCalls: 0 },
+          constraints: {
+            rules: [],
+            allowedTargets: ['ghidra_mcp'],
+            maxToolCalls: 0,
+          },
         }),
       ),
     ) as HandoffValidationError;
@@ -142,11 +162,14 @@ describe('parseHandoff', () => {
       'task.title',
       'traceId',
     ]);
-    for (const issue of error.issues) expect(error.message).toContain(`${issue.path}: `);
+    for (const issue of error.issues)
+      expect(error.message).toContain(`${issue.path}: `);
   });
 
   it('names missing required fields', () => {
-    const error = catchError(() => parseHandoff({ version: 1 })) as HandoffValidationError;
+    const error = catchError(() =>
+      parseHandoff({ version: 1 }),
+    ) as HandoffValidationError;
     expect(error.issues.map((issue) => issue.path)).toEqual([
       'contextSummary',
       'createdAt',
@@ -156,9 +179,13 @@ describe('parseHandoff', () => {
       'to',
       'traceId',
     ]);
-    expect(error.message).toContain('contextSummary: contextSummary is required.');
+    expect(error.message).toContain(
+      'contextSummary: contextSummary is required.',
+    );
     expect(error.message).toContain('task: task is required.');
-    expect(error.message).toContain('from: from is required: set it to one of director');
+    expect(error.message).toContain(
+      'from: from is required: set it to one of director',
+    );
     expect(error.message).not.toContain('Unknown role undefined');
   });
 
@@ -166,36 +193,82 @@ describe('parseHandoff', () => {
     const cases: [unknown, string, string][] = [
       [[], '(root)', 'the handoff envelope must be an object, not an array.'],
       [null, '(root)', 'the handoff envelope must be an object, not null.'],
-      ['"text"', '(root)', 'the handoff envelope must be an object, not a string.'],
-      [sample({ task: 'do it' }), 'task', 'task must be an object, not a string.'],
-      [sample({ constraints: null }), 'constraints', 'constraints must be an object, not null.'],
-      [sample({ artifacts: ['a.txt'] }), 'artifacts[0]', 'artifact must be an object, not a string.'],
-      [sample({ version: undefined }), 'version', 'version is required: set it to the number 1.'],
+      [
+        '"text"',
+        '(root)',
+        'the handoff envelope must be an object, not a string.',
+      ],
+      [
+        sample({ task: 'do it' }),
+        'task',
+        'task must be an object, not a string.',
+      ],
+      [
+        sample({ constraints: null }),
+        'constraints',
+        'constraints must be an object, not null.',
+      ],
+      [
+        sample({ artifacts: ['a.txt'] }),
+        'artifacts[0]',
+        'artifact must be an object, not a string.',
+      ],
+      [
+        sample({ version: undefined }),
+        'version',
+        'version is required: set it to the number 1.',
+      ],
     ];
     for (const [input, path, message] of cases) {
-      const error = catchError(() => parseHandoff(input)) as HandoffValidationError;
+      const error = catchError(() =>
+        parseHandoff(input),
+      ) as HandoffValidationError;
       expect(error.code).toBe('INVALID_ENVELOPE');
-      expect(error.issues).toEqual([expect.objectContaining({ path, message })]);
+      expect(error.issues).toEqual([
+        expect.objectContaining({ path, message }),
+      ]);
       expect(error.message).not.toContain('Invalid input');
     }
   });
 
   it('refuses a non-object, invalid JSON and other versions with their own codes', () => {
-    expect((catchError(() => parseHandoff('{not json')) as HandoffError).code).toBe('INVALID_JSON');
-    expect((catchError(() => parseHandoff([])) as HandoffError).code).toBe('INVALID_ENVELOPE');
-    expect((catchError(() => parseHandoff(null)) as HandoffError).code).toBe('INVALID_ENVELOPE');
-    const future = catchError(() => parseHandoff(sample({ version: 2 }))) as HandoffValidationError;
+    expect(
+      (catchError(() => parseHandoff('{not json')) as HandoffError).code,
+    ).toBe('INVALID_JSON');
+    expect((catchError(() => parseHandoff([])) as HandoffError).code).toBe(
+      'INVALID_ENVELOPE',
+    );
+    expect((catchError(() => parseHandoff(null)) as HandoffError).code).toBe(
+      'INVALID_ENVELOPE',
+    );
+    const future = catchError(() =>
+      parseHandoff(sample({ version: 2 })),
+    ) as HandoffValidationError;
     expect(future.code).toBe('UNSUPPORTED_VERSION');
     expect(future.issues[0]?.path).toBe('version');
-    expect(future.message).toMatch(/version 2 is not supported; this package reads version 1/);
-    const wrongType = catchError(() => parseHandoff(sample({ version: '1' }))) as HandoffValidationError;
+    expect(future.message).toMatch(
+      /version 2 is not supported; this package reads version 1/,
+    );
+    const wrongType = catchError(() =>
+      parseHandoff(sample({ version: '1' })),
+    ) as HandoffValidationError;
     expect(wrongType.code).toBe('INVALID_ENVELOPE');
-    expect(wrongType.issues).toEqual([expect.objectContaining({ path: 'version', message: 'version must be the number 1, not "1".' })]);
+    expect(wrongType.issues).toEqual([
+      expect.objectContaining({
+        path: 'version',
+        message: 'version must be the number 1, not "1".',
+      }),
+    ]);
   });
 
   it('refuses __proto__ and constructor keys from JSON text as unknown keys', () => {
-    const text = JSON.stringify(sample()).replace('{', '{"__proto__":{"polluted":true},"constructor":1,');
-    const error = catchError(() => parseHandoff(text)) as HandoffValidationError;
+    const text = JSON.stringify(sample()).replace(
+      '{',
+      '{"__proto__":{"polluted":true},"constructor":1,',
+    );
+    const error = catchError(() =>
+      parseHandoff(text),
+    ) as HandoffValidationError;
     expect(error.issues.map((issue) => [issue.path, issue.code])).toEqual([
       ['__proto__', 'unknown_key'],
       ['constructor', 'unknown_key'],
@@ -205,7 +278,9 @@ describe('parseHandoff', () => {
 
   it('refuses oversized JSON text before parsing it', () => {
     const text = ' '.repeat(HANDOFF_LIMITS.jsonTextLength + 1);
-    const error = catchError(() => parseHandoff(text)) as HandoffValidationError;
+    const error = catchError(() =>
+      parseHandoff(text),
+    ) as HandoffValidationError;
     expect(error.code).toBe('INVALID_ENVELOPE');
     expect(error.message).toMatch(/Reference large content as artifacts/);
   });
@@ -215,18 +290,28 @@ describe('parseHandoff', () => {
       parseHandoff(sample({ contextSummary: 'bad \uD800 text' })),
     ) as HandoffValidationError;
     expect(error.issues).toEqual([
-      expect.objectContaining({ path: 'contextSummary', message: expect.stringMatching(/lone UTF-16 surrogate/) }),
+      expect.objectContaining({
+        path: 'contextSummary',
+        message: expect.stringMatching(/lone UTF-16 surrogate/),
+      }),
     ]);
     // A proper surrogate pair is fine.
-    expect(parseHandoff(sample({ contextSummary: 'ok \uD83D\uDE00' })).contextSummary).toBe('ok 😀');
+    expect(
+      parseHandoff(sample({ contextSummary: 'ok \uD83D\uDE00' }))
+        .contextSummary,
+    ).toBe('ok 😀');
   });
 
   it('refuses the same artifact twice', () => {
     const artifact = { name: 'a', uri: 'a.txt', digest: DIGEST_A };
     const error = catchError(() =>
-      parseHandoff(sample({ artifacts: [artifact, { ...artifact, name: 'b' }] })),
+      parseHandoff(
+        sample({ artifacts: [artifact, { ...artifact, name: 'b' }] }),
+      ),
     ) as HandoffValidationError;
-    expect(error.issues.map((issue) => issue.path)).toEqual(['artifacts[1].uri']);
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'artifacts[1].uri',
+    ]);
   });
 });
 
@@ -239,10 +324,19 @@ describe('artifact uris', () => {
     'git+ssh://git@example.com/repo.git',
   ])('accepts %j', (uri) => expect(isArtifactUri(uri)).toBe(true));
 
-  it.each(['/etc/passwd', '../secret', 'a/../../b', './a', 'a//b', 'C:\\x', 'a\\b', 'C:/x', 'd:', 'a\nb', ''])(
-    'refuses %j',
-    (uri) => expect(isArtifactUri(uri)).toBe(false),
-  );
+  it.each([
+    '/etc/passwd',
+    '../secret',
+    'a/../../b',
+    './a',
+    'a//b',
+    'C:\\x',
+    'a\\b',
+    'C:/x',
+    'd:',
+    'a\nb',
+    '',
+  ])('refuses %j', (uri) => expect(isArtifactUri(uri)).toBe(false));
 });
 
 describe('read-only recipients', () => {
@@ -254,13 +348,26 @@ describe('read-only recipients', () => {
 
   it.each(readOnly)('refuses mutating work for %s from every role', (to) => {
     for (const from of ROLE_NAMES) {
-      const error = catchError(() => parseHandoff(sample({ from, to, intent: 'mutating' })));
+      const error = catchError(() =>
+        parseHandoff(sample({ from, to, intent: 'mutating' })),
+      );
       expect(ReadOnlyRecipientError.isInstance(error)).toBe(true);
       expect(HandoffError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ code: 'READ_ONLY_RECIPIENT', from, to, isRetryable: false });
+      expect(error).toMatchObject({
+        code: 'READ_ONLY_RECIPIENT',
+        from,
+        to,
+        isRetryable: false,
+      });
       expect((error as Error).message).toContain(`"${to}" is a read-only role`);
       expect(() =>
-        createHandoff({ from, to, intent: 'mutating', task: { title: 't' }, contextSummary: '' }),
+        createHandoff({
+          from,
+          to,
+          intent: 'mutating',
+          task: { title: 't' },
+          contextSummary: '',
+        }),
       ).toThrow(ReadOnlyRecipientError);
     }
   });
@@ -269,16 +376,22 @@ describe('read-only recipients', () => {
     for (const to of ROLE_NAMES) {
       expect(parseHandoff(sample({ to, intent: 'read-only' })).to).toBe(to);
       expect(canReceiveHandoff({ to, intent: 'read-only' })).toBe(true);
-      expect(canReceiveHandoff({ to, intent: 'mutating' })).toBe(!readOnly.includes(to));
+      expect(canReceiveHandoff({ to, intent: 'mutating' })).toBe(
+        !readOnly.includes(to),
+      );
     }
   });
 
   it('lets a read-only role hand mutating work to a writer', () => {
-    expect(parseHandoff(sample({ from: 'qa-adversary', to: 'staff-mobile' })).intent).toBe('mutating');
+    expect(
+      parseHandoff(sample({ from: 'qa-adversary', to: 'staff-mobile' })).intent,
+    ).toBe('mutating');
   });
 
   it('throws for unknown roles in canReceiveHandoff too', () => {
-    expect(() => canReceiveHandoff({ to: 'admin', intent: 'read-only' })).toThrow(/Unknown role "admin"/);
+    expect(() =>
+      canReceiveHandoff({ to: 'admin', intent: 'read-only' }),
+    ).toThrow(/Unknown role "admin"/);
   });
 });
 
@@ -294,7 +407,9 @@ describe('createHandoff', () => {
     });
     expect(envelope.version).toBe(1);
     expect(envelope.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(Date.parse(envelope.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(envelope.createdAt)).toBeGreaterThanOrEqual(
+      before - 1000,
+    );
     expect(envelope.createdAt.endsWith('Z')).toBe(true);
   });
 
@@ -307,8 +422,14 @@ describe('createHandoff', () => {
       contextSummary: 'ready',
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     } as const;
-    const fromDate = createHandoff({ ...base, createdAt: new Date(Date.UTC(2026, 0, 31, 12)) });
-    const fromText = createHandoff({ ...base, createdAt: '2026-01-31T12:00:00.000Z' });
+    const fromDate = createHandoff({
+      ...base,
+      createdAt: new Date(Date.UTC(2026, 0, 31, 12)),
+    });
+    const fromText = createHandoff({
+      ...base,
+      createdAt: '2026-01-31T12:00:00.000Z',
+    });
     expect(fromDate).toEqual(fromText);
     expect(digestOf(fromDate)).toBe(digestOf(fromText));
   });
@@ -325,18 +446,33 @@ describe('createHandoff', () => {
       }),
     ) as HandoffValidationError;
     expect(invalidDate.code).toBe('INVALID_ENVELOPE');
-    expect(invalidDate.issues).toEqual([expect.objectContaining({ path: 'createdAt' })]);
-    const missing = catchError(() => createHandoff(null as unknown as CreateHandoffOptions)) as HandoffValidationError;
+    expect(invalidDate.issues).toEqual([
+      expect.objectContaining({ path: 'createdAt' }),
+    ]);
+    const missing = catchError(() =>
+      createHandoff(null as unknown as CreateHandoffOptions),
+    ) as HandoffValidationError;
     expect(missing.code).toBe('INVALID_ENVELOPE');
     expect(missing.issues).toEqual([
-      expect.objectContaining({ path: '(root)', message: 'the handoff envelope must be an object, not null.' }),
+      expect.objectContaining({
+        path: '(root)',
+        message: 'the handoff envelope must be an object, not null.',
+      }),
     ]);
   });
 
   it('gives distinct trace ids', () => {
     const ids = new Set(
-      Array.from({ length: 50 }, () =>
-        createHandoff({ from: 'director', to: 'director', intent: 'read-only', task: { title: 't' }, contextSummary: '' }).traceId,
+      Array.from(
+        { length: 50 },
+        () =>
+          createHandoff({
+            from: 'director',
+            to: 'director',
+            intent: 'read-only',
+            task: { title: 't' },
+            contextSummary: '',
+          }).traceId,
       ),
     );
     expect(ids.size).toBe(50);
@@ -361,9 +497,13 @@ describe('serializeHandoff and handoffDigest', () => {
 
   it('digests the UTF-8 bytes of the canonical text as sha256:<hex>', () => {
     const envelope = sample({ contextSummary: 'naïve café — 😀' });
-    const expected = createHash('sha256').update(Buffer.from(serializeOf(envelope), 'utf8')).digest('hex');
+    const expected = createHash('sha256')
+      .update(Buffer.from(serializeOf(envelope), 'utf8'))
+      .digest('hex');
     expect(digestOf(envelope)).toBe(`sha256:${expected}`);
-    expect(sha256Digest('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Digest('abc')).toBe(
+      'sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
   });
 
   it('does not change with key order or whitespace', () => {
@@ -376,24 +516,40 @@ describe('serializeHandoff and handoffDigest', () => {
 
   it('changes when any value changes', () => {
     const digest = digestOf(sample());
-    expect(digestOf(sample({ contextSummary: 'QA saw brute force in the logs!' }))).not.toBe(digest);
+    expect(
+      digestOf(sample({ contextSummary: 'QA saw brute force in the logs!' })),
+    ).not.toBe(digest);
     expect(digestOf(sample({ to: 'staff-frontend' }))).not.toBe(digest);
-    expect(digestOf(sample({ createdAt: '2026-01-31T12:00:00.001Z' }))).not.toBe(digest);
+    expect(
+      digestOf(sample({ createdAt: '2026-01-31T12:00:00.001Z' })),
+    ).not.toBe(digest);
   });
 
   it('refuses to serialize an invalid envelope', () => {
-    expect(() => serializeOf(sample({ to: 'admin' }))).toThrow(HandoffValidationError);
-    expect(() => digestOf(sample({ to: 'director' }))).toThrow(ReadOnlyRecipientError);
+    expect(() => serializeOf(sample({ to: 'admin' }))).toThrow(
+      HandoffValidationError,
+    );
+    expect(() => digestOf(sample({ to: 'director' }))).toThrow(
+      ReadOnlyRecipientError,
+    );
   });
 
   it('verifies an expected digest', () => {
     const input = sample();
     const digest = digestOf(input);
-    expect(verifyHandoffDigest({ envelope: serializeOf(input), digest })).toEqual(input);
+    expect(
+      verifyHandoffDigest({ envelope: serializeOf(input), digest }),
+    ).toEqual(input);
     const tampered = sample({ contextSummary: 'nothing to see' });
-    const error = catchError(() => verifyHandoffDigest({ envelope: tampered, digest }));
+    const error = catchError(() =>
+      verifyHandoffDigest({ envelope: tampered, digest }),
+    );
     expect(HandoffDigestMismatchError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'DIGEST_MISMATCH', expected: digest, actual: digestOf(tampered) });
+    expect(error).toMatchObject({
+      code: 'DIGEST_MISMATCH',
+      expected: digest,
+      actual: digestOf(tampered),
+    });
   });
 });
 
@@ -406,7 +562,11 @@ describe('errors', () => {
     expect(HandoffError.isInstance(error)).toBe(true);
     expect(HandoffError.isInstance(copy)).toBe(true);
     expect(HandoffError.isInstance(new Error('x'))).toBe(false);
-    expect(HandoffValidationError.isInstance(new ReadOnlyRecipientError({ from: 'a', to: 'b' }))).toBe(false);
+    expect(
+      HandoffValidationError.isInstance(
+        new ReadOnlyRecipientError({ from: 'a', to: 'b' }),
+      ),
+    ).toBe(false);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe('HandoffValidationError');
   });
@@ -419,14 +579,23 @@ describe('types', () => {
     const envelope = parseHandoff(sample());
     const inferred: Inferred = envelope;
     const declared: HandoffEnvelope = inferred;
-    const input: InferredInput = { ...declared, artifacts: undefined } satisfies HandoffEnvelopeInput;
+    const input: InferredInput = {
+      ...declared,
+      artifacts: undefined,
+    } satisfies HandoffEnvelopeInput;
     expect(declared).toBe(envelope);
     expect(input.artifacts).toBeUndefined();
     // The exported schema carries the read-only policy too.
     expect(handoffEnvelopeSchema().safeParse(input).success).toBe(true);
-    const refused = handoffEnvelopeSchema().safeParse({ ...declared, to: 'director' });
+    const refused = handoffEnvelopeSchema().safeParse({
+      ...declared,
+      to: 'director',
+    });
     expect(refused.error?.issues).toEqual([
-      expect.objectContaining({ path: ['intent'], message: expect.stringContaining('read-only role') }),
+      expect.objectContaining({
+        path: ['intent'],
+        message: expect.stringContaining('read-only role'),
+      }),
     ]);
   });
 });

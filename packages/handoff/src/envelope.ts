@@ -22,7 +22,10 @@ const SUBJECT = `handoff envelope v${HANDOFF_ENVELOPE_VERSION}`;
  * What {@link createHandoff} takes: the envelope without `version`, with
  * `traceId` and `createdAt` optional (generated when absent).
  */
-export type CreateHandoffOptions = Omit<HandoffEnvelopeInput, 'version' | 'traceId' | 'createdAt'> & {
+export type CreateHandoffOptions = Omit<
+  HandoffEnvelopeInput,
+  'version' | 'traceId' | 'createdAt'
+> & {
   /** W3C trace id to continue; a fresh random one when absent. */
   traceId?: string;
   /** Creation time (RFC 3339 UTC) or a Date; now when absent. */
@@ -118,7 +121,10 @@ export function parseHandoff(input: unknown): HandoffEnvelope {
     throw new HandoffValidationError({
       code: 'INVALID_ENVELOPE',
       subject: SUBJECT,
-      issues: toHandoffIssues({ issues: result.error.issues, subject: SUBJECT }),
+      issues: toHandoffIssues({
+        issues: result.error.issues,
+        subject: SUBJECT,
+      }),
       cause: result.error,
     });
   }
@@ -155,7 +161,11 @@ export function newTraceId(): string {
  * ```
  */
 export function createHandoff(options: CreateHandoffOptions): HandoffEnvelope {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    Array.isArray(options)
+  ) {
     return parseHandoff(options); // throws INVALID_ENVELOPE naming the root
   }
   const { traceId, createdAt, ...rest } = options;
@@ -163,7 +173,10 @@ export function createHandoff(options: CreateHandoffOptions): HandoffEnvelope {
     ...rest,
     version: HANDOFF_ENVELOPE_VERSION,
     traceId: traceId ?? newTraceId(),
-    createdAt: createdAt instanceof Date ? dateToTimestamp(createdAt) : (createdAt ?? new Date().toISOString()),
+    createdAt:
+      createdAt instanceof Date
+        ? dateToTimestamp(createdAt)
+        : (createdAt ?? new Date().toISOString()),
   });
 }
 
@@ -179,12 +192,16 @@ function dateToTimestamp(date: Date): string {
  *
  * @throws like {@link parseHandoff}.
  */
-export function serializeHandoff(envelope: HandoffEnvelope | HandoffEnvelopeInput): string {
+export function serializeHandoff(
+  envelope: HandoffEnvelope | HandoffEnvelopeInput,
+): string {
   const parsed = parseHandoff(envelope);
   const text = canonicalize(parsed);
   if (text === undefined) {
     // Unreachable: a parsed envelope is always an object.
-    throw new TypeError('canonicalize returned undefined for a handoff envelope.');
+    throw new TypeError(
+      'canonicalize returned undefined for a handoff envelope.',
+    );
   }
   return text;
 }
@@ -209,7 +226,9 @@ export function sha256Digest(data: Uint8Array | string): string {
  *
  * @throws like {@link parseHandoff}.
  */
-export function handoffDigest(envelope: HandoffEnvelope | HandoffEnvelopeInput): string {
+export function handoffDigest(
+  envelope: HandoffEnvelope | HandoffEnvelopeInput,
+): string {
   return sha256Digest(serializeHandoff(envelope));
 }
 

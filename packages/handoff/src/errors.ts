@@ -138,9 +138,14 @@ export class HandoffValidationError extends HandoffError {
     issues: readonly HandoffIssue[];
     cause?: unknown;
   }) {
-    const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+    const count =
+      issues.length === 1 ? '1 problem' : `${issues.length} problems`;
     const lines = issues.map((issue) => `  - ${issue.path}: ${issue.message}`);
-    super({ code, message: `Invalid ${subject} (${count}):\n${lines.join('\n')}`, cause });
+    super({
+      code,
+      message: `Invalid ${subject} (${count}):\n${lines.join('\n')}`,
+      cause,
+    });
     this.name = 'HandoffValidationError';
     this.issues = Object.freeze([...issues]);
   }
@@ -199,7 +204,9 @@ export class HandoffDigestMismatchError extends HandoffError {
   }
 
   /** True for a digest mismatch error from any copy of `@heretek/handoff`. */
-  static override isInstance(error: unknown): error is HandoffDigestMismatchError {
+  static override isInstance(
+    error: unknown,
+  ): error is HandoffDigestMismatchError {
     return hasMarker(error, DIGEST_MARKER);
   }
 }

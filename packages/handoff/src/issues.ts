@@ -78,7 +78,8 @@ export function toHandoffIssues({
       continue;
     }
     const code =
-      zodIssue.code === 'invalid_value' && zodIssue.message.startsWith('Unknown role')
+      zodIssue.code === 'invalid_value' &&
+      zodIssue.message.startsWith('Unknown role')
         ? 'unknown_role'
         : zodIssue.code;
     out.push(issue(zodIssue.path, code, zodIssue.message));

@@ -23,21 +23,34 @@ describe('README examples', () => {
       intent: 'mutating',
       task: {
         title: 'Add rate limiting to POST /login',
-        details: 'Five attempts per minute per IP; answer 429 with Retry-After.',
+        details:
+          'Five attempts per minute per IP; answer 429 with Retry-After.',
         acceptanceCriteria: ['a sixth attempt within a minute gets 429'],
       },
-      contextSummary: 'QA saw brute force in the logs; the report has the failing check.',
+      contextSummary:
+        'QA saw brute force in the logs; the report has the failing check.',
       artifacts: [
-        { name: 'QA report', uri: 'reports/qa/login.md', digest: sha256Digest(report), mediaType: 'text/markdown' },
+        {
+          name: 'QA report',
+          uri: 'reports/qa/login.md',
+          digest: sha256Digest(report),
+          mediaType: 'text/markdown',
+        },
       ],
-      constraints: { rules: ['do not change the public API'], allowedTargets: ['core'], maxToolCalls: 40 },
+      constraints: {
+        rules: ['do not change the public API'],
+        allowedTargets: ['core'],
+        maxToolCalls: 40,
+      },
     });
     const body = serializeHandoff(envelope);
     const digest = handoffDigest(envelope);
     const received = parseHandoff(body);
     expect(received).toEqual(envelope);
     expect(verifyHandoffDigest({ envelope: body, digest })).toEqual(envelope);
-    expect(received.artifacts[0]?.digest).toBe(sha256Digest(Buffer.from(report, 'utf8')));
+    expect(received.artifacts[0]?.digest).toBe(
+      sha256Digest(Buffer.from(report, 'utf8')),
+    );
 
     // The reply continues the trace and points at the envelope it answers.
     const reply = createHandoff({
@@ -58,17 +71,28 @@ describe('README examples', () => {
       provider: { organization: 'Example', url: 'https://example.com' },
       version: '1.0.0',
     });
-    expect(card.supportedInterfaces[0]?.url).toBe('https://agents.example.com/a2a/qa-adversary');
-    const legacy = agentCardFor('qa-adversary', { baseUrl: 'https://agents.example.com/a2a', protocolVersion: '0.3' });
+    expect(card.supportedInterfaces[0]?.url).toBe(
+      'https://agents.example.com/a2a/qa-adversary',
+    );
+    const legacy = agentCardFor('qa-adversary', {
+      baseUrl: 'https://agents.example.com/a2a',
+      protocolVersion: '0.3',
+    });
     expect(legacy.url).toBe(card.supportedInterfaces[0]?.url);
-    const all = agentCardsForAllRoles({ baseUrl: 'https://agents.example.com/a2a' });
+    const all = agentCardsForAllRoles({
+      baseUrl: 'https://agents.example.com/a2a',
+    });
     expect(all.director.skills[0]?.id).toBe('heretek.director.work');
     expect(AGENT_CARD_WELL_KNOWN_PATH).toBe('/.well-known/agent-card.json');
   });
 
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   const blocks = (language: string) =>
-    [...readme.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1] ?? '');
+    [
+      ...readme.matchAll(
+        new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'),
+      ),
+    ].map((match) => match[1] ?? '');
 
   it('shows the v1.0 card exactly as agentCardFor builds it', () => {
     const [json] = blocks('json');
@@ -99,9 +123,18 @@ describe('README examples', () => {
       contextSummary: '',
     });
     const invalid = messageOf(() =>
-      parseHandoff({ ...valid, to: 'admin', task: { ...valid.task, priority: 'high' } }),
+      parseHandoff({
+        ...valid,
+        to: 'admin',
+        task: { ...valid.task, priority: 'high' },
+      }),
     );
-    const refused = messageOf(() => parseHandoff({ ...valid, to: 'qa-adversary', intent: 'mutating' }));
-    expect(blocks('text').map((block) => block.trimEnd())).toEqual([invalid, refused]);
+    const refused = messageOf(() =>
+      parseHandoff({ ...valid, to: 'qa-adversary', intent: 'mutating' }),
+    );
+    expect(blocks('text').map((block) => block.trimEnd())).toEqual([
+      invalid,
+      refused,
+    ]);
   });
 });

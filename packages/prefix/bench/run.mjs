@@ -4,18 +4,33 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROLE_NAMES, PROFILE_NAMES, assemblePrefixCachedPrompt, estimateTokens } from '../dist/index.js';
+import {
+  ROLE_NAMES,
+  PROFILE_NAMES,
+  assemblePrefixCachedPrompt,
+  estimateTokens,
+} from '../dist/index.js';
 
-const workspaceRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const combos = ROLE_NAMES.flatMap((role) => PROFILE_NAMES.map((activeProfile) => ({ role, activeProfile })));
+const workspaceRoot = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+);
+const combos = ROLE_NAMES.flatMap((role) =>
+  PROFILE_NAMES.map((activeProfile) => ({ role, activeProfile })),
+);
 const ROUNDS = 200;
 
 function time(label, fn) {
   for (let i = 0; i < 20; i += 1) fn(); // warm-up
   const start = process.hrtime.bigint();
   for (let i = 0; i < ROUNDS; i += 1) fn();
-  const perCall = Number(process.hrtime.bigint() - start) / 1e3 / ROUNDS / combos.length;
-  process.stdout.write(`${label.padEnd(44)} ${perCall.toFixed(1).padStart(8)} µs per prompt\n`);
+  const perCall =
+    Number(process.hrtime.bigint() - start) / 1e3 / ROUNDS / combos.length;
+  process.stdout.write(
+    `${label.padEnd(44)} ${perCall.toFixed(1).padStart(8)} µs per prompt\n`,
+  );
   return perCall;
 }
 
@@ -27,15 +42,26 @@ const baseline = time('baseline: read the 3 source files', () => {
   }
 });
 const assemble = time('assemblePrefixCachedPrompt', () => {
-  for (const combo of combos) assemblePrefixCachedPrompt({ ...combo, workspaceRoot });
+  for (const combo of combos)
+    assemblePrefixCachedPrompt({ ...combo, workspaceRoot });
 });
-process.stdout.write(`ratio assemble / baseline: ${(assemble / baseline).toFixed(2)}x\n`);
+process.stdout.write(
+  `ratio assemble / baseline: ${(assemble / baseline).toFixed(2)}x\n`,
+);
 
 let start = process.hrtime.bigint();
 estimateTokens('warm');
-process.stdout.write(`first estimateTokens (loads the o200k_base ranks): ${(Number(process.hrtime.bigint() - start) / 1e6).toFixed(0)} ms\n`);
-const prompt = assemblePrefixCachedPrompt({ role: 'director', workspaceRoot, activeProfile: 'core' }).systemPrompt;
+process.stdout.write(
+  `first estimateTokens (loads the o200k_base ranks): ${(Number(process.hrtime.bigint() - start) / 1e6).toFixed(0)} ms\n`,
+);
+const prompt = assemblePrefixCachedPrompt({
+  role: 'director',
+  workspaceRoot,
+  activeProfile: 'core',
+}).systemPrompt;
 start = process.hrtime.bigint();
 for (let i = 0; i < 50; i += 1) estimateTokens(prompt);
-process.stdout.write(`estimateTokens of a whole prompt: ${(Number(process.hrtime.bigint() - start) / 1e6 / 50).toFixed(2)} ms\n`);
+process.stdout.write(
+  `estimateTokens of a whole prompt: ${(Number(process.hrtime.bigint() - start) / 1e6 / 50).toFixed(2)} ms\n`,
+);
 process.stdout.write(`node ${process.version}\n`);

@@ -6,7 +6,10 @@
 import type { AssembledPrefix } from './assemble.js';
 import { lookupMinimumCacheableTokens } from './cache-minimums.js';
 import type { CacheProvider } from './cache-minimums.js';
-import { InvalidArgumentError, TooManyCacheBreakpointsError } from './errors.js';
+import {
+  InvalidArgumentError,
+  TooManyCacheBreakpointsError,
+} from './errors.js';
 import { estimateTokens, TOKEN_ENCODING } from './tokens.js';
 
 /**
@@ -18,7 +21,11 @@ import { estimateTokens, TOKEN_ENCODING } from './tokens.js';
 export type CacheSegment = 'frozen' | 'role' | 'profile';
 
 /** The segments in prompt order. */
-export const CACHE_SEGMENTS: readonly CacheSegment[] = Object.freeze(['frozen', 'role', 'profile']);
+export const CACHE_SEGMENTS: readonly CacheSegment[] = Object.freeze([
+  'frozen',
+  'role',
+  'profile',
+]);
 
 /** Anthropic allows at most this many `cache_control` breakpoints in one request. */
 export const ANTHROPIC_MAX_CACHE_BREAKPOINTS = 4;
@@ -59,7 +66,10 @@ function textUpTo(prompt: AssembledPrefix, segment: CacheSegment): string {
 
 function validateSegments(segments: readonly CacheSegment[]): CacheSegment[] {
   if (!Array.isArray(segments)) {
-    throw new InvalidArgumentError({ argument: 'breakpoints', message: 'breakpoints must be an array of "frozen", "role", "profile".' });
+    throw new InvalidArgumentError({
+      argument: 'breakpoints',
+      message: 'breakpoints must be an array of "frozen", "role", "profile".',
+    });
   }
   for (const segment of segments) {
     if (!CACHE_SEGMENTS.includes(segment)) {
@@ -94,7 +104,10 @@ export function checkCacheableLengths({
   /** Segments to check. Default: all three. */
   segments?: readonly CacheSegment[];
 }): CacheLengthWarning[] {
-  const { minimumTokens, assumed } = lookupMinimumCacheableTokens({ provider, model });
+  const { minimumTokens, assumed } = lookupMinimumCacheableTokens({
+    provider,
+    model,
+  });
   const warnings: CacheLengthWarning[] = [];
   for (const segment of validateSegments(segments)) {
     const estimatedTokens = estimateTokens(textUpTo(prompt, segment));
@@ -172,14 +185,21 @@ export function toAnthropicSystem({
   ttl?: '5m' | '1h';
 }): AnthropicSystem {
   const chosen = validateSegments(breakpoints);
-  if (!Number.isInteger(reserveForCaller) || reserveForCaller < 0 || reserveForCaller > ANTHROPIC_MAX_CACHE_BREAKPOINTS) {
+  if (
+    !Number.isInteger(reserveForCaller) ||
+    reserveForCaller < 0 ||
+    reserveForCaller > ANTHROPIC_MAX_CACHE_BREAKPOINTS
+  ) {
     throw new InvalidArgumentError({
       argument: 'reserveForCaller',
       message: `reserveForCaller must be an integer from 0 to ${ANTHROPIC_MAX_CACHE_BREAKPOINTS}.`,
     });
   }
   if (ttl !== undefined && ttl !== '5m' && ttl !== '1h') {
-    throw new InvalidArgumentError({ argument: 'ttl', message: 'ttl must be "5m" or "1h".' });
+    throw new InvalidArgumentError({
+      argument: 'ttl',
+      message: 'ttl must be "5m" or "1h".',
+    });
   }
   if (chosen.length + reserveForCaller > ANTHROPIC_MAX_CACHE_BREAKPOINTS) {
     throw new TooManyCacheBreakpointsError({
@@ -195,9 +215,13 @@ export function toAnthropicSystem({
     profile: layer4.text,
   };
   const system = CACHE_SEGMENTS.map((segment): AnthropicSystemTextBlock => {
-    const block: AnthropicSystemTextBlock = { type: 'text', text: texts[segment] };
+    const block: AnthropicSystemTextBlock = {
+      type: 'text',
+      text: texts[segment],
+    };
     if (chosen.includes(segment)) {
-      block.cache_control = ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
+      block.cache_control =
+        ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
     }
     return block;
   });
@@ -205,7 +229,14 @@ export function toAnthropicSystem({
     system,
     breakpoints: Object.freeze(chosen),
     remainingBreakpoints: ANTHROPIC_MAX_CACHE_BREAKPOINTS - chosen.length,
-    warnings: Object.freeze(checkCacheableLengths({ prompt, provider: 'anthropic', model, segments: chosen })),
+    warnings: Object.freeze(
+      checkCacheableLengths({
+        prompt,
+        provider: 'anthropic',
+        model,
+        segments: chosen,
+      }),
+    ),
   });
 }
 
@@ -246,14 +277,22 @@ export function toOpenAIPromptCache({
   scope?: string;
 }): OpenAIPromptCache {
   if (scope !== undefined && !SCOPE_PATTERN.test(scope)) {
-    throw new InvalidArgumentError({ argument: 'scope', message: 'scope must be 1-32 characters of A-Z, a-z, 0-9 and -.' });
+    throw new InvalidArgumentError({
+      argument: 'scope',
+      message: 'scope must be 1-32 characters of A-Z, a-z, 0-9 and -.',
+    });
   }
   const promptCacheKey = `heretek-${prompt.frozenPrefixSha256.slice(0, 24)}${scope === undefined ? '' : `-${scope}`}`;
   return Object.freeze({
     instructions: prompt.systemPrompt,
     promptCacheKey,
     warnings: Object.freeze(
-      checkCacheableLengths({ prompt, provider: 'openai', model, segments: ['frozen', 'profile'] }),
+      checkCacheableLengths({
+        prompt,
+        provider: 'openai',
+        model,
+        segments: ['frozen', 'profile'],
+      }),
     ),
   });
 }

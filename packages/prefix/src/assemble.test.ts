@@ -17,16 +17,25 @@ import {
   sliceUtf8,
 } from './index.js';
 import type { AssembledPrefix } from './index.js';
-import { PACKAGE_ROOT, REPO_ROOT, copyWorkspace, removeTempWorkspaces, windowsify } from './__fixtures__/workspace.js';
+import {
+  PACKAGE_ROOT,
+  REPO_ROOT,
+  copyWorkspace,
+  removeTempWorkspaces,
+  windowsify,
+} from './__fixtures__/workspace.js';
 
 afterAll(removeTempWorkspaces);
 
 const bytesOf = (text: string) => Buffer.from(text, 'utf8');
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256 = (text: string) =>
+  createHash('sha256').update(text, 'utf8').digest('hex');
 
 function all(workspaceRoot: string): AssembledPrefix[] {
   return ROLE_NAMES.flatMap((role) =>
-    PROFILE_NAMES.map((activeProfile) => assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile })),
+    PROFILE_NAMES.map((activeProfile) =>
+      assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile }),
+    ),
   );
 }
 
@@ -36,29 +45,47 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
   it('keeps layers 1+2 byte-identical across all 6 roles and all 5 profiles', () => {
     expect(prompts).toHaveLength(30);
     const [first] = prompts as [AssembledPrefix];
-    const frozen = bytesOf(first.systemPrompt).subarray(0, first.frozenPrefixBytes);
+    const frozen = bytesOf(first.systemPrompt).subarray(
+      0,
+      first.frozenPrefixBytes,
+    );
     expect(frozen.length).toBeGreaterThan(1000);
     for (const prompt of prompts) {
       expect(prompt.frozenPrefixBytes).toBe(first.frozenPrefixBytes);
-      expect(bytesOf(prompt.systemPrompt).subarray(0, prompt.frozenPrefixBytes).equals(frozen)).toBe(true);
+      expect(
+        bytesOf(prompt.systemPrompt)
+          .subarray(0, prompt.frozenPrefixBytes)
+          .equals(frozen),
+      ).toBe(true);
       expect(prompt.frozenPrefixSha256).toBe(first.frozenPrefixSha256);
       expect(prompt.layers[0].sha256).toBe(first.layers[0].sha256);
       expect(prompt.layers[1].sha256).toBe(first.layers[1].sha256);
     }
     // ... and the roles really differ after it.
-    expect(new Set(prompts.map((prompt) => prompt.layers[2].sha256)).size).toBe(6);
+    expect(new Set(prompts.map((prompt) => prompt.layers[2].sha256)).size).toBe(
+      6,
+    );
   });
 
   it('keeps layers 1-3 identical across profiles for one role, and layer 4 differs per profile', () => {
     for (const role of ROLE_NAMES) {
       const forRole = prompts.filter((prompt) => prompt.role === role);
       const [first] = forRole as [AssembledPrefix];
-      const upToRole = bytesOf(first.systemPrompt).subarray(0, first.cacheBreakpoints[1]);
+      const upToRole = bytesOf(first.systemPrompt).subarray(
+        0,
+        first.cacheBreakpoints[1],
+      );
       for (const prompt of forRole) {
         expect(prompt.cacheBreakpoints[1]).toBe(first.cacheBreakpoints[1]);
-        expect(bytesOf(prompt.systemPrompt).subarray(0, prompt.cacheBreakpoints[1]).equals(upToRole)).toBe(true);
+        expect(
+          bytesOf(prompt.systemPrompt)
+            .subarray(0, prompt.cacheBreakpoints[1])
+            .equals(upToRole),
+        ).toBe(true);
       }
-      expect(new Set(forRole.map((prompt) => prompt.layers[3].sha256)).size).toBe(5);
+      expect(
+        new Set(forRole.map((prompt) => prompt.layers[3].sha256)).size,
+      ).toBe(5);
     }
   });
 
@@ -73,21 +100,30 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
       for (const layer of prompt.layers) {
         expect(layer.byteStart).toBe(offset);
         expect(layer.byteEnd - layer.byteStart).toBe(layer.byteLength);
-        expect(bytes.subarray(layer.byteStart, layer.byteEnd).toString('utf8')).toBe(layer.text);
+        expect(
+          bytes.subarray(layer.byteStart, layer.byteEnd).toString('utf8'),
+        ).toBe(layer.text);
         offset = layer.byteEnd;
       }
-      expect([prompt.layers[1].byteEnd, prompt.layers[2].byteEnd, prompt.layers[3].byteEnd]).toEqual([
-        ...prompt.cacheBreakpoints,
-      ]);
+      expect([
+        prompt.layers[1].byteEnd,
+        prompt.layers[2].byteEnd,
+        prompt.layers[3].byteEnd,
+      ]).toEqual([...prompt.cacheBreakpoints]);
     }
   });
 
   it('fingerprints every layer with the SHA-256 of its UTF-8 bytes', () => {
     for (const prompt of prompts) {
-      for (const layer of prompt.layers) expect(layer.sha256).toBe(sha256(layer.text));
-      expect(prompt.frozenPrefixSha256).toBe(sha256(prompt.layers[0].text + prompt.layers[1].text));
+      for (const layer of prompt.layers)
+        expect(layer.sha256).toBe(sha256(layer.text));
+      expect(prompt.frozenPrefixSha256).toBe(
+        sha256(prompt.layers[0].text + prompt.layers[1].text),
+      );
       expect(prompt.systemPromptSha256).toBe(sha256(prompt.systemPrompt));
-      expect(prompt.layers.map((layer) => layer.text).join('')).toBe(prompt.systemPrompt);
+      expect(prompt.layers.map((layer) => layer.text).join('')).toBe(
+        prompt.systemPrompt,
+      );
     }
   });
 
@@ -110,13 +146,33 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
   it("describes the broker's real answers in the protocol layer: hit lines, unmatched words, schema fields, error codes", () => {
     const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
     // The broker's search lines are `<name> [read-only|mutating] - <description>`, then `Matched nothing: <words>`.
-    for (const word of ['`[read-only]`', '`[mutating]`', '`Matched nothing: `', '`No tools match`']) {
+    for (const word of [
+      '`[read-only]`',
+      '`[mutating]`',
+      '`Matched nothing: `',
+      '`No tools match`',
+    ]) {
       expect(protocol).toContain(word);
     }
     // mcp_inspect_schema answers JSON with these keys.
-    for (const key of ['name', 'target', 'description', 'mutating', 'inputSchema']) expect(protocol).toContain(`\`${key}\``);
+    for (const key of [
+      'name',
+      'target',
+      'description',
+      'mutating',
+      'inputSchema',
+    ])
+      expect(protocol).toContain(`\`${key}\``);
     // Every code the broker puts at the start of an isError result, each with what to do.
-    for (const code of ['UNKNOWN_TOOL', 'ROLE_FORBIDDEN', 'INVALID_ARGUMENTS', 'NO_GATEWAY', 'CIRCUIT_OPEN', 'BACKEND_FAILED', 'CANCELLED']) {
+    for (const code of [
+      'UNKNOWN_TOOL',
+      'ROLE_FORBIDDEN',
+      'INVALID_ARGUMENTS',
+      'NO_GATEWAY',
+      'CIRCUIT_OPEN',
+      'BACKEND_FAILED',
+      'CANCELLED',
+    ]) {
       expect(protocol).toMatch(new RegExp(`^- \`${code}\`: .+\\.$`, 'm'));
     }
   });
@@ -126,7 +182,8 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
       const layer3 = prompt.layers[2].text;
       expect(layer3).toContain(`# Role: ${prompt.role}`);
       expect(layer3).toContain(`- Role: ${prompt.role} (`);
-      const readOnly = prompt.role === 'director' || prompt.role === 'qa-adversary';
+      const readOnly =
+        prompt.role === 'director' || prompt.role === 'qa-adversary';
       expect(layer3.includes('read-only tools only')).toBe(readOnly);
       expect(layer3.includes('you may receive mutating work')).toBe(!readOnly);
     }
@@ -136,7 +193,8 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
     for (const prompt of prompts) {
       const layer4 = prompt.layers[3].text;
       for (const entry of BACKENDS) {
-        const inScope = entry.profile === 'core' || entry.profile === prompt.activeProfile;
+        const inScope =
+          entry.profile === 'core' || entry.profile === prompt.activeProfile;
         expect(layer4.includes(`- \`${entry.target}\` (`)).toBe(inScope);
       }
     }
@@ -153,8 +211,12 @@ describe('reproducibility', () => {
     const original = all(REPO_ROOT);
     const windows = all(root);
     windows.forEach((prompt, index) => {
-      expect(prompt.systemPrompt).toBe((original[index] as AssembledPrefix).systemPrompt);
-      expect(prompt.systemPromptSha256).toBe((original[index] as AssembledPrefix).systemPromptSha256);
+      expect(prompt.systemPrompt).toBe(
+        (original[index] as AssembledPrefix).systemPrompt,
+      );
+      expect(prompt.systemPromptSha256).toBe(
+        (original[index] as AssembledPrefix).systemPromptSha256,
+      );
     });
     expect(normalizeSourceText('\uFEFFa \r\nb\rc\t\r\n\r\n')).toBe('a\nb\nc');
   });
@@ -176,17 +238,27 @@ describe('reproducibility', () => {
     ];
     promptsA.forEach((prompt, index) => {
       const other = promptsB[index] as AssembledPrefix;
-      expect(bytesOf(prompt.systemPrompt).equals(bytesOf(other.systemPrompt))).toBe(true);
+      expect(
+        bytesOf(prompt.systemPrompt).equals(bytesOf(other.systemPrompt)),
+      ).toBe(true);
       for (const layer of prompt.layers) {
         for (const value of forbidden) expect(layer.text).not.toContain(value);
         expect(layer.text).not.toMatch(/\b\d{4}-\d{2}-\d{2}\b/); // dates
         expect(layer.text).not.toMatch(/\b\d{1,2}:\d{2}(:\d{2})?\b/); // times
-        expect(layer.text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i); // uuids
-        expect(layer.text).not.toMatch(/[A-Za-z]:\\|\/(home|tmp|Users|root|work)\//); // absolute paths
+        expect(layer.text).not.toMatch(
+          /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i,
+        ); // uuids
+        expect(layer.text).not.toMatch(
+          /[A-Za-z]:\\|\/(home|tmp|Users|root|work)\//,
+        ); // absolute paths
         expect(layer.text).not.toContain('\r');
         expect(layer.text).not.toContain('\uFEFF');
       }
-      expect(prompt.layers.flatMap((layer) => layer.sources).every((source) => source.startsWith('roles/'))).toBe(true);
+      expect(
+        prompt.layers
+          .flatMap((layer) => layer.sources)
+          .every((source) => source.startsWith('roles/')),
+      ).toBe(true);
     });
   });
 
@@ -201,61 +273,98 @@ describe('reproducibility', () => {
       }
       process.stdout.write(out.join(','));`;
     const runWith = (env: NodeJS.ProcessEnv, cwd: string) => {
-      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, REPO_ROOT], {
-        env: { PATH: process.env.PATH, ...env },
-        cwd,
-        encoding: 'utf8',
-      });
+      const result = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', script, REPO_ROOT],
+        {
+          env: { PATH: process.env.PATH, ...env },
+          cwd,
+          encoding: 'utf8',
+        },
+      );
       expect(result.stderr).toBe('');
       return result.stdout;
     };
     const here = runWith({ TZ: 'UTC', LANG: 'C' }, REPO_ROOT);
     const there = runWith(
-      { TZ: 'Asia/Kathmandu', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8', HOME: '/nonexistent' },
+      {
+        TZ: 'Asia/Kathmandu',
+        LANG: 'tr_TR.UTF-8',
+        LC_ALL: 'tr_TR.UTF-8',
+        HOME: '/nonexistent',
+      },
       copyWorkspace(),
     );
     expect(here.split(',')).toHaveLength(6);
     expect(there).toBe(here);
-    const expected = ['director', 'staff-mobile', 'qa-adversary'].flatMap((role) =>
-      ['core', 'android'].map(
-        (activeProfile) => assemblePrefixCachedPrompt({ role, workspaceRoot: REPO_ROOT, activeProfile }).systemPromptSha256,
-      ),
+    const expected = ['director', 'staff-mobile', 'qa-adversary'].flatMap(
+      (role) =>
+        ['core', 'android'].map(
+          (activeProfile) =>
+            assemblePrefixCachedPrompt({
+              role,
+              workspaceRoot: REPO_ROOT,
+              activeProfile,
+            }).systemPromptSha256,
+        ),
     );
     expect(here).toBe(expected.join(','));
   });
 
   it('counts offsets in UTF-8 bytes, not UTF-16 units, with multi-byte text in every layer', () => {
     const root = copyWorkspace();
-    for (const file of ['shared/01-context.md', 'shared/02-protocol.md', 'staff-backend.md']) {
+    for (const file of [
+      'shared/01-context.md',
+      'shared/02-protocol.md',
+      'staff-backend.md',
+    ]) {
       const path = join(root, 'roles', ...file.split('/'));
-      writeFileSync(path, `${readFileSync(path, 'utf8')}\nNon-ASCII: naïve café, 東京, 🚀 emoji, e\u0301.\n`);
+      writeFileSync(
+        path,
+        `${readFileSync(path, 'utf8')}\nNon-ASCII: naïve café, 東京, 🚀 emoji, e\u0301.\n`,
+      );
     }
-    const prompt = assemblePrefixCachedPrompt({ role: 'staff-backend', workspaceRoot: root, activeProfile: 'game' });
+    const prompt = assemblePrefixCachedPrompt({
+      role: 'staff-backend',
+      workspaceRoot: root,
+      activeProfile: 'game',
+    });
     const bytes = bytesOf(prompt.systemPrompt);
     expect(bytes.length).toBeGreaterThan(prompt.systemPrompt.length);
     for (const offset of prompt.cacheBreakpoints) {
       // A code-point boundary: the byte there (if any) is not a UTF-8 continuation byte.
-      if (offset < bytes.length) expect((bytes[offset] as number) & 0xc0).not.toBe(0x80);
+      if (offset < bytes.length)
+        expect((bytes[offset] as number) & 0xc0).not.toBe(0x80);
     }
-    expect(sliceUtf8({ text: prompt.systemPrompt, end: prompt.frozenPrefixBytes })).toBe(
-      prompt.layers[0].text + prompt.layers[1].text,
-    );
+    expect(
+      sliceUtf8({ text: prompt.systemPrompt, end: prompt.frozenPrefixBytes }),
+    ).toBe(prompt.layers[0].text + prompt.layers[1].text);
     expect(prompt.layers[0].text).toContain('é'); // NFC: e + combining accent became one code point
     expect(prompt.cacheBreakpoints[2]).toBe(bytes.length);
   });
 
   it('changes only the fingerprint of the layer whose source changed', () => {
     const root = copyWorkspace();
-    const before = assemblePrefixCachedPrompt({ role: 'staff-frontend', workspaceRoot: root, activeProfile: 'research' });
+    const before = assemblePrefixCachedPrompt({
+      role: 'staff-frontend',
+      workspaceRoot: root,
+      activeProfile: 'research',
+    });
     const path = join(root, 'roles', 'staff-frontend.md');
-    writeFileSync(path, readFileSync(path, 'utf8').replace('user interfaces', 'user interface'));
-    const after = assemblePrefixCachedPrompt({ role: 'staff-frontend', workspaceRoot: root, activeProfile: 'research' });
-    expect(after.layers.map((layer, index) => layer.sha256 === before.layers[index]?.sha256)).toEqual([
-      true,
-      true,
-      false,
-      true,
-    ]);
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8').replace('user interfaces', 'user interface'),
+    );
+    const after = assemblePrefixCachedPrompt({
+      role: 'staff-frontend',
+      workspaceRoot: root,
+      activeProfile: 'research',
+    });
+    expect(
+      after.layers.map(
+        (layer, index) => layer.sha256 === before.layers[index]?.sha256,
+      ),
+    ).toEqual([true, true, false, true]);
     expect(after.frozenPrefixSha256).toBe(before.frozenPrefixSha256);
   });
 });
@@ -279,25 +388,46 @@ describe('errors', () => {
     const root = copyWorkspace();
     rmSync(join(root, 'roles', 'qa-adversary.md'));
     expectRoleFileError(
-      () => assemblePrefixCachedPrompt({ role: 'qa-adversary', workspaceRoot: root, activeProfile: 'core' }),
+      () =>
+        assemblePrefixCachedPrompt({
+          role: 'qa-adversary',
+          workspaceRoot: root,
+          activeProfile: 'core',
+        }),
       'ROLE_FILE_MISSING',
       'roles/qa-adversary.md',
     );
     // Other roles still assemble.
-    expect(assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: root, activeProfile: 'core' }).role).toBe('director');
+    expect(
+      assemblePrefixCachedPrompt({
+        role: 'director',
+        workspaceRoot: root,
+        activeProfile: 'core',
+      }).role,
+    ).toBe('director');
   });
 
   it('names a missing shared file and a workspace without roles/', () => {
     const root = copyWorkspace();
     rmSync(join(root, 'roles', 'shared', '02-protocol.md'));
     expectRoleFileError(
-      () => assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: root, activeProfile: 'core' }),
+      () =>
+        assemblePrefixCachedPrompt({
+          role: 'director',
+          workspaceRoot: root,
+          activeProfile: 'core',
+        }),
       'ROLE_FILE_MISSING',
       'roles/shared/02-protocol.md',
     );
     rmSync(join(root, 'roles'), { recursive: true });
     expectRoleFileError(
-      () => assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: root, activeProfile: 'core' }),
+      () =>
+        assemblePrefixCachedPrompt({
+          role: 'director',
+          workspaceRoot: root,
+          activeProfile: 'core',
+        }),
       'ROLE_FILE_MISSING',
       'roles/shared/01-context.md',
     );
@@ -311,7 +441,12 @@ describe('errors', () => {
     const root = copyWorkspace();
     writeFileSync(join(root, 'roles', 'staff-mobile.md'), content);
     expectRoleFileError(
-      () => assemblePrefixCachedPrompt({ role: 'staff-mobile', workspaceRoot: root, activeProfile: 'android' }),
+      () =>
+        assemblePrefixCachedPrompt({
+          role: 'staff-mobile',
+          workspaceRoot: root,
+          activeProfile: 'android',
+        }),
       'ROLE_FILE_EMPTY',
       'roles/staff-mobile.md',
     );
@@ -322,29 +457,52 @@ describe('errors', () => {
     rmSync(join(root, 'roles', 'shared', '01-context.md'));
     mkdirSync(join(root, 'roles', 'shared', '01-context.md'));
     expectRoleFileError(
-      () => assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: root, activeProfile: 'core' }),
+      () =>
+        assemblePrefixCachedPrompt({
+          role: 'director',
+          workspaceRoot: root,
+          activeProfile: 'core',
+        }),
       'ROLE_FILE_UNREADABLE',
       'roles/shared/01-context.md',
     );
   });
 
   it('refuses unknown roles and profiles with typed errors, before touching the disk', () => {
-    expect(() => assemblePrefixCachedPrompt({ role: 'admin', workspaceRoot: '/nonexistent', activeProfile: 'core' })).toThrow(
-      UnknownRoleError,
-    );
-    expect(() => assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: REPO_ROOT, activeProfile: 'ios' })).toThrow(
-      UnknownProfileError,
-    );
+    expect(() =>
+      assemblePrefixCachedPrompt({
+        role: 'admin',
+        workspaceRoot: '/nonexistent',
+        activeProfile: 'core',
+      }),
+    ).toThrow(UnknownRoleError);
+    expect(() =>
+      assemblePrefixCachedPrompt({
+        role: 'director',
+        workspaceRoot: REPO_ROOT,
+        activeProfile: 'ios',
+      }),
+    ).toThrow(UnknownProfileError);
     let caught: unknown;
     try {
-      assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: REPO_ROOT, activeProfile: 'Core' });
+      assemblePrefixCachedPrompt({
+        role: 'director',
+        workspaceRoot: REPO_ROOT,
+        activeProfile: 'Core',
+      });
     } catch (error) {
       caught = error;
     }
     expect((caught as PrefixError).code).toBe('UNKNOWN_PROFILE');
-    expect((caught as Error).message).toContain('core, appsec, android, game, research');
-    expect(() => assemblePrefixCachedPrompt({ role: 'director', workspaceRoot: '', activeProfile: 'core' })).toThrow(
-      /workspaceRoot/,
+    expect((caught as Error).message).toContain(
+      'core, appsec, android, game, research',
     );
+    expect(() =>
+      assemblePrefixCachedPrompt({
+        role: 'director',
+        workspaceRoot: '',
+        activeProfile: 'core',
+      }),
+    ).toThrow(/workspaceRoot/);
   });
 });

@@ -32,7 +32,12 @@ export function roleFileFor(role: RoleName): string {
 }
 
 /** Names of the four layers, in order. */
-export const LAYER_NAMES = ['shared-context', 'protocol', 'role', 'profile'] as const;
+export const LAYER_NAMES = [
+  'shared-context',
+  'protocol',
+  'role',
+  'profile',
+] as const;
 
 /** A layer name. */
 export type LayerName = (typeof LAYER_NAMES)[number];
@@ -76,7 +81,12 @@ export type AssembledPrefix = {
    */
   readonly cacheBreakpoints: readonly [number, number, number];
   /** The four layers, in order. */
-  readonly layers: readonly [PrefixLayer, PrefixLayer, PrefixLayer, PrefixLayer];
+  readonly layers: readonly [
+    PrefixLayer,
+    PrefixLayer,
+    PrefixLayer,
+    PrefixLayer,
+  ];
   /** SHA-256 of layers 1+2: changes only when the frozen prefix drifts. */
   readonly frozenPrefixSha256: string;
   /** SHA-256 of the whole prompt. */
@@ -107,14 +117,18 @@ function readSource(workspaceRoot: string, file: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new RoleFileError({
-      code: code === 'ENOENT' || code === 'ENOTDIR' ? 'ROLE_FILE_MISSING' : 'ROLE_FILE_UNREADABLE',
+      code:
+        code === 'ENOENT' || code === 'ENOTDIR'
+          ? 'ROLE_FILE_MISSING'
+          : 'ROLE_FILE_UNREADABLE',
       file,
       path,
       cause: error,
     });
   }
   const text = normalizeSourceText(raw);
-  if (text.trim() === '') throw new RoleFileError({ code: 'ROLE_FILE_EMPTY', file, path });
+  if (text.trim() === '')
+    throw new RoleFileError({ code: 'ROLE_FILE_EMPTY', file, path });
   return text;
 }
 
@@ -125,7 +139,9 @@ function readSource(workspaceRoot: string, file: string): string {
 export function renderPermissions(role: RoleName): string {
   const definition = getRole(role);
   const writers = ROLE_NAMES.filter((name) => !ROLES[name].readOnly).join(', ');
-  const readOnlyRoles = ROLE_NAMES.filter((name) => ROLES[name].readOnly).join(' or ');
+  const readOnlyRoles = ROLE_NAMES.filter((name) => ROLES[name].readOnly).join(
+    ' or ',
+  );
   const lines = [
     '## Your permissions',
     '',
@@ -143,9 +159,13 @@ export function renderPermissions(role: RoleName): string {
   if (definition.permissions.canReceiveMutatingWork) {
     lines.push('- Handoffs: you may receive mutating work.');
   } else {
-    lines.push('- Handoffs: you never receive mutating work; envelopes that ask you for it are refused.');
+    lines.push(
+      '- Handoffs: you never receive mutating work; envelopes that ask you for it are refused.',
+    );
   }
-  lines.push(`- Mutating work goes only to: ${writers}; never to ${readOnlyRoles}.`);
+  lines.push(
+    `- Mutating work goes only to: ${writers}; never to ${readOnlyRoles}.`,
+  );
   return lines.join('\n');
 }
 
@@ -161,7 +181,9 @@ export function renderProfile(profile: ProfileName): string {
     '',
   ];
   for (const entry of backendsForProfile(profile)) {
-    lines.push(`- \`${entry.target}\` (${entry.backend}, profile ${entry.profile})`);
+    lines.push(
+      `- \`${entry.target}\` (${entry.backend}, profile ${entry.profile})`,
+    );
   }
   lines.push(
     '',
@@ -170,7 +192,13 @@ export function renderProfile(profile: ProfileName): string {
   return lines.join('\n');
 }
 
-function buildLayers(parts: readonly { name: LayerName; text: string; sources: readonly string[] }[]): PrefixLayer[] {
+function buildLayers(
+  parts: readonly {
+    name: LayerName;
+    text: string;
+    sources: readonly string[];
+  }[],
+): PrefixLayer[] {
   let offset = 0;
   return parts.map((part, position) => {
     const byteLength = Buffer.byteLength(part.text, 'utf8');
@@ -212,7 +240,8 @@ export function assemblePrefixCachedPrompt({
   if (typeof workspaceRoot !== 'string' || workspaceRoot === '') {
     throw new InvalidArgumentError({
       argument: 'workspaceRoot',
-      message: 'workspaceRoot must be the path of the folder that contains roles/.',
+      message:
+        'workspaceRoot must be the path of the folder that contains roles/.',
     });
   }
   const roleFile = roleFileFor(roleDefinition.name);
@@ -245,11 +274,11 @@ export function assemblePrefixCachedPrompt({
     activeProfile: profile,
     systemPrompt,
     frozenPrefixBytes: layers[1].byteEnd,
-    cacheBreakpoints: Object.freeze([layers[1].byteEnd, layers[2].byteEnd, layers[3].byteEnd]) as readonly [
-      number,
-      number,
-      number,
-    ],
+    cacheBreakpoints: Object.freeze([
+      layers[1].byteEnd,
+      layers[2].byteEnd,
+      layers[3].byteEnd,
+    ]) as readonly [number, number, number],
     layers: Object.freeze(layers) as AssembledPrefix['layers'],
     frozenPrefixSha256: sha256Hex(frozenPrefix),
     systemPromptSha256: sha256Hex(systemPrompt),
@@ -261,6 +290,14 @@ export function assemblePrefixCachedPrompt({
  * cache breakpoints). Offsets must lie on code-point boundaries, which every
  * offset this package returns does.
  */
-export function sliceUtf8({ text, start = 0, end }: { text: string; start?: number; end?: number }): string {
+export function sliceUtf8({
+  text,
+  start = 0,
+  end,
+}: {
+  text: string;
+  start?: number;
+  end?: number;
+}): string {
   return Buffer.from(text, 'utf8').subarray(start, end).toString('utf8');
 }

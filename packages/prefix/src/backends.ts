@@ -33,22 +33,32 @@ export const BACKENDS: readonly BackendDefinition[] = Object.freeze(
       ['searxng', 'searxng', 'research'],
       ['computer-use-linux', 'gui', 'research'],
     ] as const
-  ).map(([backend, target, profile]) => Object.freeze({ backend, target, profile })),
+  ).map(([backend, target, profile]) =>
+    Object.freeze({ backend, target, profile }),
+  ),
 );
 
 /** What each profile is for, one line each, rendered into layer 4. Frozen data. */
-export const PROFILE_PURPOSES: Readonly<Record<ProfileName, string>> = Object.freeze({
-  core: 'workspace files and version control only.',
-  appsec: 'reverse engineering and native debugging: decompilers, disassemblers, GDB and LLDB.',
-  android: 'Android devices and emulators: device control, UI hierarchy, scripted UI flows.',
-  game: 'game and 3D work: the Godot engine and Blender.',
-  research: 'the web and the desktop: crawling pages, web search, driving a Linux desktop.',
-});
+export const PROFILE_PURPOSES: Readonly<Record<ProfileName, string>> =
+  Object.freeze({
+    core: 'workspace files and version control only.',
+    appsec:
+      'reverse engineering and native debugging: decompilers, disassemblers, GDB and LLDB.',
+    android:
+      'Android devices and emulators: device control, UI hierarchy, scripted UI flows.',
+    game: 'game and 3D work: the Godot engine and Blender.',
+    research:
+      'the web and the desktop: crawling pages, web search, driving a Linux desktop.',
+  });
 
 /**
  * The backends in scope for `profile`: the profile's own plus `core`, in
  * table order.
  */
-export function backendsForProfile(profile: ProfileName): readonly BackendDefinition[] {
-  return BACKENDS.filter((entry) => entry.profile === 'core' || entry.profile === profile);
+export function backendsForProfile(
+  profile: ProfileName,
+): readonly BackendDefinition[] {
+  return BACKENDS.filter(
+    (entry) => entry.profile === 'core' || entry.profile === profile,
+  );
 }

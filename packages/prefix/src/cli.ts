@@ -47,10 +47,17 @@ function percent(share: number): string {
 }
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
-  return cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ').trimEnd();
+  return cells
+    .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+    .join('  ')
+    .trimEnd();
 }
 
-function layerTable(measurement: PromptMeasurement, breakpoints: readonly number[], frozenSha: string): string {
+function layerTable(
+  measurement: PromptMeasurement,
+  breakpoints: readonly number[],
+  frozenSha: string,
+): string {
   const header = ['layer', 'name', 'bytes', 'tokens', 'sha256'];
   const rows = measurement.layers.map((layer) => [
     String(layer.index),
@@ -59,9 +66,23 @@ function layerTable(measurement: PromptMeasurement, breakpoints: readonly number
     String(layer.tokens),
     layer.sha256,
   ]);
-  rows.push(['1+2', 'frozen', String(measurement.frozenBytes), String(measurement.frozenTokens), frozenSha]);
-  rows.push(['all', 'prompt', String(measurement.totalBytes), String(measurement.totalTokens), '']);
-  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)));
+  rows.push([
+    '1+2',
+    'frozen',
+    String(measurement.frozenBytes),
+    String(measurement.frozenTokens),
+    frozenSha,
+  ]);
+  rows.push([
+    'all',
+    'prompt',
+    String(measurement.totalBytes),
+    String(measurement.totalTokens),
+    '',
+  ]);
+  const widths = header.map((_, column) =>
+    Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)),
+  );
   return [
     `role ${measurement.role}, profile ${measurement.activeProfile}`,
     pad(header, widths),
@@ -90,12 +111,23 @@ function cacheability(report: WorkspaceMeasurement): CacheabilityRow[] {
     models: entry.models,
     minimumTokens: entry.minimumTokens,
     frozenPrefixCached: frozenTokens >= entry.minimumTokens,
-    wholePromptCachedRoles: report.roles.filter((role) => role.totalTokens >= entry.minimumTokens).length,
+    wholePromptCachedRoles: report.roles.filter(
+      (role) => role.totalTokens >= entry.minimumTokens,
+    ).length,
   }));
 }
 
-function cacheabilityTable(rows: readonly CacheabilityRow[], roleCount: number, profile: string): string[] {
-  const roles = (count: number) => (count === roleCount ? `all ${roleCount} roles` : count === 0 ? 'no role' : `${count} of ${roleCount} roles`);
+function cacheabilityTable(
+  rows: readonly CacheabilityRow[],
+  roleCount: number,
+  profile: string,
+): string[] {
+  const roles = (count: number) =>
+    count === roleCount
+      ? `all ${roleCount} roles`
+      : count === 0
+        ? 'no role'
+        : `${count} of ${roleCount} roles`;
   return [
     `| provider | models | minimum tokens | layers 1+2 cached | whole prompt cached (profile ${profile}) |`,
     '|---|---|---:|---|---|',
@@ -108,7 +140,11 @@ function cacheabilityTable(rows: readonly CacheabilityRow[], roleCount: number, 
   ];
 }
 
-function requireArgs(positionals: readonly string[], count: number, what: string): string[] {
+function requireArgs(
+  positionals: readonly string[],
+  count: number,
+  what: string,
+): string[] {
   if (positionals.length !== count) throw new UsageError(`expected ${what}`);
   return [...positionals];
 }
@@ -142,7 +178,8 @@ function run(argv: readonly string[]): number {
   const assemble = (role: string, profile = activeProfile) =>
     assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile: profile });
   const requireModel = (): string => {
-    if (values.model === undefined) throw new UsageError(`${command} needs --model <id>`);
+    if (values.model === undefined)
+      throw new UsageError(`${command} needs --model <id>`);
     return values.model;
   };
 
@@ -170,7 +207,13 @@ function run(argv: readonly string[]): number {
           ),
         );
       } else {
-        write(layerTable(measurement, prompt.cacheBreakpoints, prompt.frozenPrefixSha256));
+        write(
+          layerTable(
+            measurement,
+            prompt.cacheBreakpoints,
+            prompt.frozenPrefixSha256,
+          ),
+        );
       }
       return 0;
     }
@@ -202,7 +245,12 @@ function run(argv: readonly string[]): number {
       const [first] = report.roles;
       const lines = [
         `Frozen prefix (layers 1+2, identical for every role and profile): ${first?.frozenBytes} bytes, ${first?.frozenTokens} tokens, sha256 ${report.frozenPrefixSha256}`,
-        ...(first?.layers.slice(0, 2).map((layer) => `  layer ${layer.index} ${layer.name}: ${layer.bytes} bytes, ${layer.tokens} tokens`) ?? []),
+        ...(first?.layers
+          .slice(0, 2)
+          .map(
+            (layer) =>
+              `  layer ${layer.index} ${layer.name}: ${layer.bytes} bytes, ${layer.tokens} tokens`,
+          ) ?? []),
         '',
         `| role (profile ${activeProfile}) | layer 3 bytes | layer 3 tokens | layer 4 bytes | layer 4 tokens | prompt bytes | prompt tokens | frozen share (bytes) | frozen share (tokens) |`,
         '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -214,7 +262,10 @@ function run(argv: readonly string[]): number {
         '',
         '| profile | layer 4 bytes | layer 4 tokens |',
         '|---|---:|---:|',
-        ...report.profiles.map((profile) => `| ${profile.profile} | ${profile.bytes} | ${profile.tokens} |`),
+        ...report.profiles.map(
+          (profile) =>
+            `| ${profile.profile} | ${profile.bytes} | ${profile.tokens} |`,
+        ),
         '',
         ...cacheabilityTable(rows, report.roles.length, activeProfile),
       ];
@@ -223,23 +274,54 @@ function run(argv: readonly string[]): number {
     }
     case 'anthropic': {
       const [role] = requireArgs(rest, 1, 'anthropic <role>');
-      const result = toAnthropicSystem({ prompt: assemble(role as string), model: requireModel() });
-      for (const warning of result.warnings) process.stderr.write(`warning: ${warning.message}\n`);
-      write(JSON.stringify({ system: result.system, remainingBreakpoints: result.remainingBreakpoints }, null, 2));
+      const result = toAnthropicSystem({
+        prompt: assemble(role as string),
+        model: requireModel(),
+      });
+      for (const warning of result.warnings)
+        process.stderr.write(`warning: ${warning.message}\n`);
+      write(
+        JSON.stringify(
+          {
+            system: result.system,
+            remainingBreakpoints: result.remainingBreakpoints,
+          },
+          null,
+          2,
+        ),
+      );
       return 0;
     }
     case 'openai': {
       const [role] = requireArgs(rest, 1, 'openai <role>');
-      const result = toOpenAIPromptCache({ prompt: assemble(role as string), model: requireModel() });
-      for (const warning of result.warnings) process.stderr.write(`warning: ${warning.message}\n`);
-      write(JSON.stringify({ instructions: result.instructions, prompt_cache_key: result.promptCacheKey }, null, 2));
+      const result = toOpenAIPromptCache({
+        prompt: assemble(role as string),
+        model: requireModel(),
+      });
+      for (const warning of result.warnings)
+        process.stderr.write(`warning: ${warning.message}\n`);
+      write(
+        JSON.stringify(
+          {
+            instructions: result.instructions,
+            prompt_cache_key: result.promptCacheKey,
+          },
+          null,
+          2,
+        ),
+      );
       return 0;
     }
     case 'minimums': {
       requireArgs(rest, 0, 'minimums without arguments');
-      const lines = ['| provider | models | minimum tokens | source |', '|---|---|---:|---|'];
+      const lines = [
+        '| provider | models | minimum tokens | source |',
+        '|---|---|---:|---|',
+      ];
       for (const entry of MINIMUM_CACHEABLE_TOKENS) {
-        lines.push(`| ${entry.provider} | ${entry.models.join(', ')} | ${entry.minimumTokens} | ${entry.source} |`);
+        lines.push(
+          `| ${entry.provider} | ${entry.models.join(', ')} | ${entry.minimumTokens} | ${entry.source} |`,
+        );
       }
       write(lines.join('\n'));
       return 0;
@@ -255,14 +337,21 @@ function main(): void {
   try {
     process.exitCode = run(process.argv.slice(2));
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`heretek-prefix: ${(error as Error).message}\n\n${USAGE}`);
+    if (
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      process.stderr.write(
+        `heretek-prefix: ${(error as Error).message}\n\n${USAGE}`,
+      );
       process.exitCode = 2;
     } else if (PrefixError.isInstance(error)) {
       process.stderr.write(`heretek-prefix: ${error.code}: ${error.message}\n`);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`heretek-prefix: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `heretek-prefix: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exitCode = 1;
     }
   }

@@ -52,20 +52,21 @@ export type PromptMeasurement = {
 
 /** Measure one assembled prompt: bytes, estimated tokens and fingerprint of each layer, and the frozen share. */
 export function measurePrompt(prompt: AssembledPrefix): PromptMeasurement {
-  const layers = prompt.layers.map(
-    (layer): LayerMeasurement =>
-      Object.freeze({
-        index: layer.index,
-        name: layer.name,
-        frozen: layer.frozen,
-        bytes: layer.byteLength,
-        tokens: estimateTokens(layer.text),
-        sha256: layer.sha256,
-      }),
+  const layers = prompt.layers.map((layer): LayerMeasurement =>
+    Object.freeze({
+      index: layer.index,
+      name: layer.name,
+      frozen: layer.frozen,
+      bytes: layer.byteLength,
+      tokens: estimateTokens(layer.text),
+      sha256: layer.sha256,
+    }),
   );
   const totalBytes = prompt.cacheBreakpoints[2];
   const totalTokens = estimateTokens(prompt.systemPrompt);
-  const frozenTokens = estimateTokens(prompt.layers[0].text + prompt.layers[1].text);
+  const frozenTokens = estimateTokens(
+    prompt.layers[0].text + prompt.layers[1].text,
+  );
   return Object.freeze({
     role: prompt.role,
     activeProfile: prompt.activeProfile,
@@ -84,7 +85,11 @@ export type WorkspaceMeasurement = {
   /** Every role with `activeProfile`. */
   readonly roles: readonly PromptMeasurement[];
   /** Layer 4 of every profile. */
-  readonly profiles: readonly { readonly profile: ProfileName; readonly bytes: number; readonly tokens: number }[];
+  readonly profiles: readonly {
+    readonly profile: ProfileName;
+    readonly bytes: number;
+    readonly tokens: number;
+  }[];
   /** SHA-256 of layers 1+2, the same for every role. */
   readonly frozenPrefixSha256: string;
 };
@@ -97,10 +102,20 @@ export function measureWorkspace({
   workspaceRoot: string;
   activeProfile?: string;
 }): WorkspaceMeasurement {
-  const prompts = ROLE_NAMES.map((role) => assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile }));
+  const prompts = ROLE_NAMES.map((role) =>
+    assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile }),
+  );
   const profiles = PROFILE_NAMES.map((profile) => {
-    const layer = assemblePrefixCachedPrompt({ role: ROLE_NAMES[0], workspaceRoot, activeProfile: profile }).layers[3];
-    return Object.freeze({ profile, bytes: layer.byteLength, tokens: estimateTokens(layer.text) });
+    const layer = assemblePrefixCachedPrompt({
+      role: ROLE_NAMES[0],
+      workspaceRoot,
+      activeProfile: profile,
+    }).layers[3];
+    return Object.freeze({
+      profile,
+      bytes: layer.byteLength,
+      tokens: estimateTokens(layer.text),
+    });
   });
   return Object.freeze({
     roles: Object.freeze(prompts.map(measurePrompt)),
@@ -131,7 +146,13 @@ export type PromptDiff = {
 };
 
 /** Compare two assembled prompts: shared prefix bytes, which layers differ, and a unified line diff. */
-export function diffPrompts({ a, b }: { a: AssembledPrefix; b: AssembledPrefix }): PromptDiff {
+export function diffPrompts({
+  a,
+  b,
+}: {
+  a: AssembledPrefix;
+  b: AssembledPrefix;
+}): PromptDiff {
   const bytesA = Buffer.from(a.systemPrompt, 'utf8');
   const bytesB = Buffer.from(b.systemPrompt, 'utf8');
   let common = 0;
@@ -139,7 +160,8 @@ export function diffPrompts({ a, b }: { a: AssembledPrefix; b: AssembledPrefix }
   while (common < limit && bytesA[common] === bytesB[common]) common += 1;
   // Back off to the start of a code point when the prompts part inside one.
   if (common < limit) {
-    while (common > 0 && ((bytesA[common] as number) & 0xc0) === 0x80) common -= 1;
+    while (common > 0 && ((bytesA[common] as number) & 0xc0) === 0x80)
+      common -= 1;
   }
   const layers = LAYER_NAMES.map((name, position) => {
     const layerA = a.layers[position as 0 | 1 | 2 | 3];
@@ -164,5 +186,9 @@ export function diffPrompts({ a, b }: { a: AssembledPrefix; b: AssembledPrefix }
           undefined,
           { context: 2 },
         );
-  return Object.freeze({ commonPrefixBytes: common, layers: Object.freeze(layers), unifiedDiff });
+  return Object.freeze({
+    commonPrefixBytes: common,
+    layers: Object.freeze(layers),
+    unifiedDiff,
+  });
 }

@@ -34,7 +34,15 @@ export class PrefixError extends Error {
   /** True when retrying the same call unchanged could succeed. Always false here: fix the input. */
   readonly isRetryable: boolean = false;
 
-  constructor({ code, message, cause }: { code: PrefixErrorCode; message: string; cause?: unknown }) {
+  constructor({
+    code,
+    message,
+    cause,
+  }: {
+    code: PrefixErrorCode;
+    message: string;
+    cause?: unknown;
+  }) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'PrefixError';
     this.code = code;
@@ -55,7 +63,13 @@ export class UnknownProfileError extends PrefixError {
   /** The rejected name. */
   readonly profile: string;
 
-  constructor({ profile, expected }: { profile: string; expected: readonly string[] }) {
+  constructor({
+    profile,
+    expected,
+  }: {
+    profile: string;
+    expected: readonly string[];
+  }) {
     super({
       code: 'UNKNOWN_PROFILE',
       message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
@@ -66,7 +80,8 @@ export class UnknownProfileError extends PrefixError {
 }
 
 /** Which problem a {@link RoleFileError} reports. */
-export type RoleFileErrorCode = 'ROLE_FILE_MISSING' | 'ROLE_FILE_EMPTY' | 'ROLE_FILE_UNREADABLE';
+export type RoleFileErrorCode =
+  'ROLE_FILE_MISSING' | 'ROLE_FILE_EMPTY' | 'ROLE_FILE_UNREADABLE';
 
 /**
  * Thrown when a prompt source file is missing, empty or unreadable. `file`
@@ -97,7 +112,11 @@ export class RoleFileError extends PrefixError {
         : code === 'ROLE_FILE_EMPTY'
           ? `is empty: write the prompt text into it`
           : `cannot be read as a file: make it a readable regular file`;
-    super({ code, message: `Prompt source ${file} ${what} (looked at ${path}).`, cause });
+    super({
+      code,
+      message: `Prompt source ${file} ${what} (looked at ${path}).`,
+      cause,
+    });
     this.name = 'RoleFileError';
     this.file = file;
     this.path = path;
@@ -123,7 +142,15 @@ export class TooManyCacheBreakpointsError extends PrefixError {
   /** The provider's limit per request. */
   readonly limit: number;
 
-  constructor({ requested, limit, reserved }: { requested: number; limit: number; reserved: number }) {
+  constructor({
+    requested,
+    limit,
+    reserved,
+  }: {
+    requested: number;
+    limit: number;
+    reserved: number;
+  }) {
     super({
       code: 'TOO_MANY_CACHE_BREAKPOINTS',
       message: `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,

@@ -32,10 +32,23 @@ export {
   roleFileFor,
   sliceUtf8,
 } from './assemble.js';
-export type { AssembledPrefix, AssemblePrefixOptions, LayerName, PrefixLayer } from './assemble.js';
+export type {
+  AssembledPrefix,
+  AssemblePrefixOptions,
+  LayerName,
+  PrefixLayer,
+} from './assemble.js';
 export { TOKEN_ENCODING, estimateTokens } from './tokens.js';
-export { CACHE_PROVIDERS, MINIMUM_CACHEABLE_TOKENS, lookupMinimumCacheableTokens } from './cache-minimums.js';
-export type { CacheProvider, MinimumCacheableLength, MinimumCacheableLookup } from './cache-minimums.js';
+export {
+  CACHE_PROVIDERS,
+  MINIMUM_CACHEABLE_TOKENS,
+  lookupMinimumCacheableTokens,
+} from './cache-minimums.js';
+export type {
+  CacheProvider,
+  MinimumCacheableLength,
+  MinimumCacheableLookup,
+} from './cache-minimums.js';
 export {
   ANTHROPIC_MAX_CACHE_BREAKPOINTS,
   CACHE_SEGMENTS,
@@ -51,5 +64,10 @@ export type {
   OpenAIPromptCache,
 } from './adapters.js';
 export { diffPrompts, measurePrompt, measureWorkspace } from './compare.js';
-export type { LayerMeasurement, PromptDiff, PromptMeasurement, WorkspaceMeasurement } from './compare.js';
+export type {
+  LayerMeasurement,
+  PromptDiff,
+  PromptMeasurement,
+  WorkspaceMeasurement,
+} from './compare.js';
 export { VERSION } from './version.js';

@@ -27,29 +27,40 @@ describe('roles', () => {
     expect(readOnly).toEqual(['director', 'qa-adversary']);
     for (const role of ROLE_NAMES) {
       expect(canCallMutating(role)).toBe(!readOnly.includes(role));
-      expect(getRole(role).permissions.canReceiveMutatingWork).toBe(!readOnly.includes(role));
+      expect(getRole(role).permissions.canReceiveMutatingWork).toBe(
+        !readOnly.includes(role),
+      );
     }
   });
 
-  it.each(['', 'Director', 'admin', 'staff_backend', ' director', 'toString', '__proto__'])(
-    'refuses the unknown role %j with a typed error',
-    (name) => {
-      expect(() => canCallMutating(name)).toThrow(UnknownRoleError);
-      expect(() => parseRoleName(name)).toThrow(/Unknown role .*expected one of director/);
-      try {
-        getRole(name);
-      } catch (error) {
-        expect(UnknownRoleError.isInstance(error)).toBe(true);
-        expect((error as UnknownRoleError).code).toBe('UNKNOWN_ROLE');
-      }
-    },
-  );
+  it.each([
+    '',
+    'Director',
+    'admin',
+    'staff_backend',
+    ' director',
+    'toString',
+    '__proto__',
+  ])('refuses the unknown role %j with a typed error', (name) => {
+    expect(() => canCallMutating(name)).toThrow(UnknownRoleError);
+    expect(() => parseRoleName(name)).toThrow(
+      /Unknown role .*expected one of director/,
+    );
+    try {
+      getRole(name);
+    } catch (error) {
+      expect(UnknownRoleError.isInstance(error)).toBe(true);
+      expect((error as UnknownRoleError).code).toBe('UNKNOWN_ROLE');
+    }
+  });
 
   it('freezes the role table so no caller can promote a role', () => {
     expect(Object.isFrozen(ROLES)).toBe(true);
     expect(Object.isFrozen(ROLES.director.permissions)).toBe(true);
     expect(() => {
-      (ROLES.director.permissions as { canCallMutatingTools: boolean }).canCallMutatingTools = true;
+      (
+        ROLES.director.permissions as { canCallMutatingTools: boolean }
+      ).canCallMutatingTools = true;
     }).toThrow(TypeError);
   });
 });

@@ -39,7 +39,11 @@ export type RoleDefinition = {
   readonly permissions: RolePermissions;
 };
 
-function define(name: RoleName, summary: string, readOnly: boolean): RoleDefinition {
+function define(
+  name: RoleName,
+  summary: string,
+  readOnly: boolean,
+): RoleDefinition {
   return Object.freeze({
     name,
     summary,
@@ -115,7 +119,10 @@ export class UnknownRoleError extends PrefixError {
 
 /** True when `value` names one of the six roles. */
 export function isRoleName(value: unknown): value is RoleName {
-  return typeof value === 'string' && (ROLE_NAMES as readonly string[]).includes(value);
+  return (
+    typeof value === 'string' &&
+    (ROLE_NAMES as readonly string[]).includes(value)
+  );
 }
 
 /** The role definition for `role`; throws {@link UnknownRoleError} for anything else. */

@@ -12,7 +12,8 @@ let encoder: Tiktoken | undefined;
 function getEncoder(): Tiktoken {
   if (encoder === undefined) {
     const require = createRequire(import.meta.url);
-    const ranks = require('js-tiktoken/ranks/o200k_base') as TiktokenBPE | { default: TiktokenBPE };
+    const ranks = require('js-tiktoken/ranks/o200k_base') as
+      TiktokenBPE | { default: TiktokenBPE };
     encoder = new Tiktoken('default' in ranks ? ranks.default : ranks);
   }
   return encoder;

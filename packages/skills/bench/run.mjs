@@ -29,7 +29,10 @@ const skill = join(root, 'skills', 'bench');
 try {
   // Build the tree: 40 folders, random bytes, a valid SKILL.md.
   mkdirSync(skill, { recursive: true });
-  writeFileSync(join(skill, 'SKILL.md'), '---\nname: bench\ndescription: Benchmark tree.\n---\n');
+  writeFileSync(
+    join(skill, 'SKILL.md'),
+    '---\nname: bench\ndescription: Benchmark tree.\n---\n',
+  );
   const buffer = Buffer.alloc(fileBytes);
   const listFile = join(root, 'files.list');
   const paths = ['SKILL.md'];
@@ -53,7 +56,13 @@ try {
   const ours = () => verifySkillLock({ workspaceRoot: root });
   // Baseline 1: sha256sum alone over the same files (file list prepared in advance).
   const sha256sum = () =>
-    execFileSync('bash', ['-c', `cd "$1" && xargs -0 sha256sum -- < "$2" > /dev/null`, 'bash', skill, listFile]);
+    execFileSync('bash', [
+      '-c',
+      `cd "$1" && xargs -0 sha256sum -- < "$2" > /dev/null`,
+      'bash',
+      skill,
+      listFile,
+    ]);
   // Baseline 2: the README's shell tree hash (find | sort | xargs sha256sum | sed | sha256sum).
   const pipeline = () =>
     execFileSync('bash', [
@@ -73,7 +82,8 @@ try {
     samples.sha256sum.push(timeIt(sha256sum));
     samples.pipeline.push(timeIt(pipeline));
   }
-  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const median = (list) =>
+    [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const mibPerSecond = (ms) => totalBytes / 1024 / 1024 / (ms / 1000);
   const result = {
     files: fileCount + 1,
@@ -89,7 +99,9 @@ try {
       sha256sum: Math.round(mibPerSecond(median(samples.sha256sum))),
       shellTreeHash: Math.round(mibPerSecond(median(samples.pipeline))),
     },
-    ratioToSha256sum: Number((median(samples.sha256sum) / median(samples.ours)).toFixed(2)),
+    ratioToSha256sum: Number(
+      (median(samples.sha256sum) / median(samples.ours)).toFixed(2),
+    ),
     node: process.version,
     cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
   };

@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +19,9 @@ const roots: string[] = [];
 
 beforeAll(() => {
   if (!existsSync(cli)) {
-    throw new Error(`${cli} is missing: build the package first (pnpm turbo run build --filter @heretek/skills)`);
+    throw new Error(
+      `${cli} is missing: build the package first (pnpm turbo run build --filter @heretek/skills)`,
+    );
   }
 });
 
@@ -21,9 +31,19 @@ afterEach(() => {
   }
 });
 
-function run(args: string[], cwd?: string): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+function run(
+  args: string[],
+  cwd?: string,
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    cwd,
+  });
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+  };
 }
 
 function workspace(): string {
@@ -31,7 +51,10 @@ function workspace(): string {
   roots.push(root);
   for (const name of ['alpha', 'beta']) {
     mkdirSync(join(root, 'skills', name), { recursive: true });
-    writeFileSync(join(root, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBody.\n`);
+    writeFileSync(
+      join(root, 'skills', name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBody.\n`,
+    );
   }
   return root;
 }
@@ -58,8 +81,12 @@ describe('heretek-skills CLI', () => {
     const root = workspace();
     const locked = run(['lock', '--root', root]);
     expect(locked.status).toBe(0);
-    expect(locked.stdout).toMatch(/locked alpha sha256:[0-9a-f]{64} \(1 files\)/);
-    const lock = JSON.parse(readFileSync(join(root, '.skill-lock.json'), 'utf8')) as { version: number };
+    expect(locked.stdout).toMatch(
+      /locked alpha sha256:[0-9a-f]{64} \(1 files\)/,
+    );
+    const lock = JSON.parse(
+      readFileSync(join(root, '.skill-lock.json'), 'utf8'),
+    ) as { version: number };
     expect(lock.version).toBe(3);
     expect(existsSync(join(root, 'grimoire.lock'))).toBe(true);
 
@@ -81,7 +108,10 @@ describe('heretek-skills CLI', () => {
     const root = workspace();
     expect(run(['lock', '--root', root]).status).toBe(0);
     const skillMd = join(root, 'skills', 'beta', 'SKILL.md');
-    writeFileSync(skillMd, readFileSync(skillMd, 'utf8').replace('Body.', 'Body!'));
+    writeFileSync(
+      skillMd,
+      readFileSync(skillMd, 'utf8').replace('Body.', 'Body!'),
+    );
     const result = run(['verify', '--root', root]);
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('ok   alpha');
@@ -107,7 +137,13 @@ describe('heretek-skills CLI', () => {
 
     expect(run(['lock', '--root', root]).status).toBe(0);
     const grimoirePath = join(root, 'grimoire.lock');
-    writeFileSync(grimoirePath, readFileSync(grimoirePath, 'utf8').replace('"fileCount": 1', '"fileCount": 2'));
+    writeFileSync(
+      grimoirePath,
+      readFileSync(grimoirePath, 'utf8').replace(
+        '"fileCount": 1',
+        '"fileCount": 2',
+      ),
+    );
     const tampered = run(['verify', '--root', root]);
     expect(tampered.status).toBe(1);
     expect(tampered.stderr).toContain('grimoire_hash_mismatch');
@@ -115,7 +151,10 @@ describe('heretek-skills CLI', () => {
 
   it('lock refuses a symlink or a bad skill name and writes nothing', () => {
     const root = workspace();
-    symlinkSync(join(root, 'skills', 'alpha', 'SKILL.md'), join(root, 'skills', 'beta', 'linked.md'));
+    symlinkSync(
+      join(root, 'skills', 'alpha', 'SKILL.md'),
+      join(root, 'skills', 'beta', 'linked.md'),
+    );
     const linked = run(['lock', '--root', root]);
     expect(linked.status).toBe(1);
     expect(linked.stderr).toContain('skill_symlink');
@@ -127,12 +166,16 @@ describe('heretek-skills CLI', () => {
   });
 
   it('hash prints the listing and tree hash of the basic test vector', () => {
-    const { vectors: list } = JSON.parse(readFileSync(join(vectors, 'vectors.json'), 'utf8')) as {
+    const { vectors: list } = JSON.parse(
+      readFileSync(join(vectors, 'vectors.json'), 'utf8'),
+    ) as {
       vectors: { name: string; listing: string; treeHash: string }[];
     };
     const basic = list.find((vector) => vector.name === 'basic')!;
     const result = run(['hash', join(vectors, 'basic')]);
     expect(result.status).toBe(0);
-    expect(result.stdout).toBe(`${basic.listing}${basic.treeHash} (15 files)\n`);
+    expect(result.stdout).toBe(
+      `${basic.listing}${basic.treeHash} (15 files)\n`,
+    );
   });
 });

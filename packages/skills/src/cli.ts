@@ -2,8 +2,17 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SkillError } from './errors.js';
-import { readSkillLock, SKILL_LOCK_FILE, GRIMOIRE_LOCK_FILE } from './lock-file.js';
-import { listSkillFolders, lockSkills, mountVerifiedSkills, verifyGrimoireLock } from './skills.js';
+import {
+  readSkillLock,
+  SKILL_LOCK_FILE,
+  GRIMOIRE_LOCK_FILE,
+} from './lock-file.js';
+import {
+  listSkillFolders,
+  lockSkills,
+  mountVerifiedSkills,
+  verifyGrimoireLock,
+} from './skills.js';
 import { hashTree } from './tree-hash.js';
 import { VERSION } from './version.js';
 
@@ -43,11 +52,16 @@ function describe(error: unknown): string {
 class UsageError extends Error {}
 
 function runLock({ root, names }: { root: string; names: string[] }): number {
-  const { locked, grimoireLock } = lockSkills({ workspaceRoot: root, skillNames: names });
+  const { locked, grimoireLock } = lockSkills({
+    workspaceRoot: root,
+    skillNames: names,
+  });
   for (const skill of locked) {
     out(`locked ${skill.name} ${skill.treeHash} (${skill.fileCount} files)`);
   }
-  out(`wrote ${SKILL_LOCK_FILE} and ${GRIMOIRE_LOCK_FILE} (declaration_hash ${grimoireLock.declaration_hash})`);
+  out(
+    `wrote ${SKILL_LOCK_FILE} and ${GRIMOIRE_LOCK_FILE} (declaration_hash ${grimoireLock.declaration_hash})`,
+  );
   return 0;
 }
 
@@ -68,36 +82,63 @@ function runVerify({ root, json }: { root: string; json: boolean }): number {
   }
   if (failures.length === 0) {
     try {
-      declarationHash = verifyGrimoireLock({ workspaceRoot: root }).declarationHash;
+      declarationHash = verifyGrimoireLock({
+        workspaceRoot: root,
+      }).declarationHash;
     } catch (error) {
       record(error);
     }
   }
   const verified: { name: string; treeHash: string; fileCount: number }[] = [];
   if (failures.length === 0 || failures[0]?.code !== 'skill_lock_missing') {
-    const { mounted, refused } = mountVerifiedSkills({ workspaceRoot: root, verifyGrimoire: false });
+    const { mounted, refused } = mountVerifiedSkills({
+      workspaceRoot: root,
+      verifyGrimoire: false,
+    });
     for (const skill of mounted) {
-      verified.push({ name: skill.name, treeHash: skill.treeHash, fileCount: skill.fileCount });
+      verified.push({
+        name: skill.name,
+        treeHash: skill.treeHash,
+        fileCount: skill.fileCount,
+      });
     }
     for (const { skillName, error } of refused) {
-      if (!failures.some((failure) => failure.skillName === undefined && failure.message === error.message)) {
+      if (
+        !failures.some(
+          (failure) =>
+            failure.skillName === undefined &&
+            failure.message === error.message,
+        )
+      ) {
         record(error, skillName);
       }
     }
   }
   if (json) {
-    out(JSON.stringify({ ok: failures.length === 0, declarationHash, verified, failures }, null, 2));
+    out(
+      JSON.stringify(
+        { ok: failures.length === 0, declarationHash, verified, failures },
+        null,
+        2,
+      ),
+    );
   } else {
     for (const skill of verified) {
       out(`ok   ${skill.name} ${skill.treeHash} (${skill.fileCount} files)`);
     }
     for (const failure of failures) {
-      err(`FAIL ${failure.skillName ?? '(locks)'}: ${failure.code}: ${failure.message}`);
+      err(
+        `FAIL ${failure.skillName ?? '(locks)'}: ${failure.code}: ${failure.message}`,
+      );
     }
     if (failures.length === 0) {
-      out(`verified ${verified.length} skill(s); grimoire declaration_hash ${declarationHash ?? '-'}`);
+      out(
+        `verified ${verified.length} skill(s); grimoire declaration_hash ${declarationHash ?? '-'}`,
+      );
     } else {
-      err(`verification failed: ${failures.length} problem(s); no skill is trusted until they are fixed`);
+      err(
+        `verification failed: ${failures.length} problem(s); no skill is trusted until they are fixed`,
+      );
     }
   }
   return failures.length === 0 ? 0 : 1;
@@ -105,15 +146,22 @@ function runVerify({ root, json }: { root: string; json: boolean }): number {
 
 function runList({ root, json }: { root: string; json: boolean }): number {
   const lock = readSkillLock({ workspaceRoot: root });
-  const locked = Object.entries(lock.skills).map(([name, entry]) => ({ name, ...entry }));
+  const locked = Object.entries(lock.skills).map(([name, entry]) => ({
+    name,
+    ...entry,
+  }));
   const lockedPaths = new Set(locked.map((entry) => entry.path));
-  const unlocked = listSkillFolders({ workspaceRoot: root }).filter((name) => !lockedPaths.has(`skills/${name}`));
+  const unlocked = listSkillFolders({ workspaceRoot: root }).filter(
+    (name) => !lockedPaths.has(`skills/${name}`),
+  );
   if (json) {
     out(JSON.stringify({ locked, unlocked }, null, 2));
     return 0;
   }
   for (const entry of locked) {
-    out(`${entry.name}\t${entry.fileCount} files\t${entry.treeHash}\t${entry.path}`);
+    out(
+      `${entry.name}\t${entry.fileCount} files\t${entry.treeHash}\t${entry.path}`,
+    );
   }
   for (const name of unlocked) {
     out(`${name}\tunlocked\t-\tskills/${name}`);
@@ -156,9 +204,13 @@ function main(argv: string[]): number {
     case 'verify':
     case 'list':
       if (rest.length > 0) {
-        throw new UsageError(`"${command}" takes no skill names (got ${rest.join(' ')})`);
+        throw new UsageError(
+          `"${command}" takes no skill names (got ${rest.join(' ')})`,
+        );
       }
-      return command === 'verify' ? runVerify({ root, json: values.json }) : runList({ root, json: values.json });
+      return command === 'verify'
+        ? runVerify({ root, json: values.json })
+        : runList({ root, json: values.json });
     case 'hash':
       if (rest.length !== 1 || rest[0] === undefined) {
         throw new UsageError('"hash" takes exactly one folder');
@@ -174,7 +226,10 @@ function main(argv: string[]): number {
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  if (
+    error instanceof UsageError ||
+    (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  ) {
     err(`heretek-skills: ${(error as Error).message}\n`);
     process.stderr.write(USAGE);
     process.exitCode = 2;

@@ -49,7 +49,15 @@ export class SkillError extends Error {
   /** Whether the same call may succeed later without changes. Always `false` here. */
   readonly isRetryable: boolean = false;
 
-  constructor({ code, message, cause }: { code: SkillErrorCode; message: string; cause?: unknown }) {
+  constructor({
+    code,
+    message,
+    cause,
+  }: {
+    code: SkillErrorCode;
+    message: string;
+    cause?: unknown;
+  }) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'SkillError';
     this.code = code;
@@ -120,7 +128,13 @@ export class SkillLockMissingError extends SkillError {
   /** Which lock file. */
   readonly lockKind: LockFileKind;
 
-  constructor({ lockPath, lockKind }: { lockPath: string; lockKind: LockFileKind }) {
+  constructor({
+    lockPath,
+    lockKind,
+  }: {
+    lockPath: string;
+    lockKind: LockFileKind;
+  }) {
     super({
       code: 'skill_lock_missing',
       message: `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
@@ -221,7 +235,13 @@ export class SkillNotFoundError extends SkillError {
   /** Absolute path that was looked for. */
   readonly skillPath: string;
 
-  constructor({ skillName, skillPath }: { skillName: string; skillPath: string }) {
+  constructor({
+    skillName,
+    skillPath,
+  }: {
+    skillName: string;
+    skillPath: string;
+  }) {
     super({
       code: 'skill_not_found',
       message:
@@ -289,7 +309,13 @@ export class SkillFrontMatterError extends SkillError {
   /** Every problem found, one line each. */
   readonly problems: readonly string[];
 
-  constructor({ skillName, problems }: { skillName: string; problems: readonly string[] }) {
+  constructor({
+    skillName,
+    problems,
+  }: {
+    skillName: string;
+    problems: readonly string[];
+  }) {
     super({
       code: 'skill_front_matter_invalid',
       message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,

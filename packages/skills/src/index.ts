@@ -15,7 +15,11 @@ export {
   SkillUnsupportedEntryError,
 } from './errors.js';
 export type { LockFileKind, SkillErrorCode } from './errors.js';
-export { assertSkillName, parseSkillMarkdown, SKILL_NAME_PATTERN } from './front-matter.js';
+export {
+  assertSkillName,
+  parseSkillMarkdown,
+  SKILL_NAME_PATTERN,
+} from './front-matter.js';
 export type { ParsedSkillMarkdown, SkillFrontMatter } from './front-matter.js';
 export {
   createGrimoireLock,
@@ -31,7 +35,12 @@ export {
   writeGrimoireLock,
   writeSkillLock,
 } from './lock-file.js';
-export type { GrimoireDeclaration, GrimoireLock, SkillLock, SkillLockEntry } from './lock-file.js';
+export type {
+  GrimoireDeclaration,
+  GrimoireLock,
+  SkillLock,
+  SkillLockEntry,
+} from './lock-file.js';
 export {
   listSkillFolders,
   lockSkills,
@@ -41,5 +50,16 @@ export {
   verifySkillLock,
 } from './skills.js';
 export type { MountedSkill, RefusedSkill, VerifiedSkill } from './skills.js';
-export { HASH_PREFIX, hashTree, readTree, sha256Tagged, TREE_HASH_ALGORITHM } from './tree-hash.js';
-export type { TreeContents, TreeFile, TreeFileDigest, TreeHash } from './tree-hash.js';
+export {
+  HASH_PREFIX,
+  hashTree,
+  readTree,
+  sha256Tagged,
+  TREE_HASH_ALGORITHM,
+} from './tree-hash.js';
+export type {
+  TreeContents,
+  TreeFile,
+  TreeFileDigest,
+  TreeHash,
+} from './tree-hash.js';

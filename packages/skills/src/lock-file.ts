@@ -2,7 +2,11 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { z } from 'zod';
-import { SkillLockInvalidError, SkillLockMissingError, SkillLockVersionError } from './errors.js';
+import {
+  SkillLockInvalidError,
+  SkillLockMissingError,
+  SkillLockVersionError,
+} from './errors.js';
 import type { LockFileKind } from './errors.js';
 import { SKILL_NAME_PATTERN } from './front-matter.js';
 import { sha256Tagged, TREE_HASH_ALGORITHM } from './tree-hash.js';
@@ -18,12 +22,22 @@ export const SKILL_LOCK_VERSION = 3;
 /** The only `grimoire.lock` version this package reads and writes. */
 export const GRIMOIRE_LOCK_VERSION = 1;
 
-const hashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" and 64 lowercase hex digits');
+const hashSchema = z
+  .string()
+  .regex(
+    /^sha256:[0-9a-f]{64}$/,
+    'must be "sha256:" and 64 lowercase hex digits',
+  );
 
 const skillPathSchema = z
   .string()
   .refine(
-    (path) => path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..'),
+    (path) =>
+      path
+        .split('/')
+        .every(
+          (segment) => segment !== '' && segment !== '.' && segment !== '..',
+        ),
     'must be a relative "/"-separated path without empty, "." or ".." segments',
   )
   .refine((path) => !path.includes('\\'), 'must not contain a backslash');
@@ -34,12 +48,23 @@ const lockEntrySchema = z.strictObject({
   fileCount: z.number().int().nonnegative(),
 });
 
-function entriesMatchNames(skills: Record<string, { path: string }>, context: z.RefinementCtx): void {
+function entriesMatchNames(
+  skills: Record<string, { path: string }>,
+  context: z.RefinementCtx,
+): void {
   for (const [name, entry] of Object.entries(skills)) {
     if (!SKILL_NAME_PATTERN.test(name) || name.length > 64) {
-      context.addIssue({ code: 'custom', path: ['skills', name], message: 'is not a valid skill name' });
+      context.addIssue({
+        code: 'custom',
+        path: ['skills', name],
+        message: 'is not a valid skill name',
+      });
     } else if (entry.path.split('/').at(-1) !== name) {
-      context.addIssue({ code: 'custom', path: ['skills', name, 'path'], message: 'must end in the skill name' });
+      context.addIssue({
+        code: 'custom',
+        path: ['skills', name, 'path'],
+        message: 'must end in the skill name',
+      });
     }
   }
 }
@@ -63,7 +88,9 @@ const declarationSchema = z
     algorithm: z.literal(TREE_HASH_ALGORITHM),
     skills: z.record(z.string(), lockEntrySchema),
   })
-  .superRefine((declaration, context) => entriesMatchNames(declaration.skills, context));
+  .superRefine((declaration, context) =>
+    entriesMatchNames(declaration.skills, context),
+  );
 
 const grimoireLockSchema = z.strictObject({
   version: z.literal(GRIMOIRE_LOCK_VERSION),
@@ -81,7 +108,13 @@ export type GrimoireDeclaration = z.infer<typeof declarationSchema>;
 /** The content of `grimoire.lock` (version 1). */
 export type GrimoireLock = z.infer<typeof grimoireLockSchema>;
 
-function readJson({ lockPath, lockKind }: { lockPath: string; lockKind: LockFileKind }): unknown {
+function readJson({
+  lockPath,
+  lockKind,
+}: {
+  lockPath: string;
+  lockKind: LockFileKind;
+}): unknown {
   if (!existsSync(lockPath)) {
     throw new SkillLockMissingError({ lockPath, lockKind });
   }
@@ -89,7 +122,12 @@ function readJson({ lockPath, lockKind }: { lockPath: string; lockKind: LockFile
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new SkillLockInvalidError({ lockPath, lockKind, detail: 'not valid JSON', cause: error });
+    throw new SkillLockInvalidError({
+      lockPath,
+      lockKind,
+      detail: 'not valid JSON',
+      cause: error,
+    });
   }
 }
 
@@ -106,16 +144,28 @@ function parseLock<T>({
 }): T {
   const data = readJson({ lockPath, lockKind });
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new SkillLockInvalidError({ lockPath, lockKind, detail: 'the top level must be a JSON object' });
+    throw new SkillLockInvalidError({
+      lockPath,
+      lockKind,
+      detail: 'the top level must be a JSON object',
+    });
   }
   const version = (data as Record<string, unknown>)['version'];
   if (version !== supportedVersion) {
-    throw new SkillLockVersionError({ lockPath, lockKind, foundVersion: version, supportedVersion });
+    throw new SkillLockVersionError({
+      lockPath,
+      lockKind,
+      foundVersion: version,
+      supportedVersion,
+    });
   }
   const result = schema.safeParse(data);
   if (!result.success) {
     const detail = result.error.issues
-      .map((issue) => `${issue.path.map(String).join('.') || '(root)'} ${issue.message}`)
+      .map(
+        (issue) =>
+          `${issue.path.map(String).join('.') || '(root)'} ${issue.message}`,
+      )
       .join('; ');
     throw new SkillLockInvalidError({ lockPath, lockKind, detail });
   }
@@ -127,7 +177,11 @@ function parseLock<T>({
  * `SkillLockMissingError`, `SkillLockVersionError` (any version but 3) or
  * `SkillLockInvalidError`.
  */
-export function readSkillLock({ workspaceRoot }: { workspaceRoot: string }): SkillLock {
+export function readSkillLock({
+  workspaceRoot,
+}: {
+  workspaceRoot: string;
+}): SkillLock {
   return parseLock({
     lockPath: join(workspaceRoot, SKILL_LOCK_FILE),
     lockKind: 'skill-lock',
@@ -141,7 +195,11 @@ export function readSkillLock({ workspaceRoot }: { workspaceRoot: string }): Ski
  * `verifyGrimoireLock` for the hash check). Throws `SkillLockMissingError`,
  * `SkillLockVersionError` (any version but 1) or `SkillLockInvalidError`.
  */
-export function readGrimoireLock({ workspaceRoot }: { workspaceRoot: string }): GrimoireLock {
+export function readGrimoireLock({
+  workspaceRoot,
+}: {
+  workspaceRoot: string;
+}): GrimoireLock {
   return parseLock({
     lockPath: join(workspaceRoot, GRIMOIRE_LOCK_FILE),
     lockKind: 'grimoire',
@@ -154,19 +212,31 @@ export function readGrimoireLock({ workspaceRoot }: { workspaceRoot: string }): 
  * SHA-256 of the RFC 8785 (JCS) canonical form of a declaration, as
  * `sha256:<hex>`.
  */
-export function declarationHash({ declaration }: { declaration: unknown }): string {
+export function declarationHash({
+  declaration,
+}: {
+  declaration: unknown;
+}): string {
   const canonical = canonicalize(declaration);
   if (canonical === undefined) {
-    throw new TypeError('The declaration cannot be canonicalized (it holds undefined, a function or a symbol).');
+    throw new TypeError(
+      'The declaration cannot be canonicalized (it holds undefined, a function or a symbol).',
+    );
   }
   return sha256Tagged(canonical);
 }
 
-function sortedSkills(skills: Record<string, SkillLockEntry>): Record<string, SkillLockEntry> {
+function sortedSkills(
+  skills: Record<string, SkillLockEntry>,
+): Record<string, SkillLockEntry> {
   const sorted: Record<string, SkillLockEntry> = {};
   for (const name of Object.keys(skills).sort()) {
     const entry = skills[name] as SkillLockEntry;
-    sorted[name] = { path: entry.path, treeHash: entry.treeHash, fileCount: entry.fileCount };
+    sorted[name] = {
+      path: entry.path,
+      treeHash: entry.treeHash,
+      fileCount: entry.fileCount,
+    };
   }
   return sorted;
 }
@@ -178,8 +248,16 @@ function writeAtomically({ path, text }: { path: string; text: string }): void {
 }
 
 /** Builds a version 3 skill lock from entries (sorted by name). */
-export function createSkillLock({ skills }: { skills: Record<string, SkillLockEntry> }): SkillLock {
-  return { version: SKILL_LOCK_VERSION, algorithm: TREE_HASH_ALGORITHM, skills: sortedSkills(skills) };
+export function createSkillLock({
+  skills,
+}: {
+  skills: Record<string, SkillLockEntry>;
+}): SkillLock {
+  return {
+    version: SKILL_LOCK_VERSION,
+    algorithm: TREE_HASH_ALGORITHM,
+    skills: sortedSkills(skills),
+  };
 }
 
 /**
@@ -206,11 +284,29 @@ export function createGrimoireLock({
 }
 
 /** Writes `.skill-lock.json` (2-space JSON, trailing newline), replacing the file atomically. */
-export function writeSkillLock({ workspaceRoot, lock }: { workspaceRoot: string; lock: SkillLock }): void {
-  writeAtomically({ path: join(workspaceRoot, SKILL_LOCK_FILE), text: `${JSON.stringify(lock, null, 2)}\n` });
+export function writeSkillLock({
+  workspaceRoot,
+  lock,
+}: {
+  workspaceRoot: string;
+  lock: SkillLock;
+}): void {
+  writeAtomically({
+    path: join(workspaceRoot, SKILL_LOCK_FILE),
+    text: `${JSON.stringify(lock, null, 2)}\n`,
+  });
 }
 
 /** Writes `grimoire.lock` (2-space JSON, trailing newline), replacing the file atomically. */
-export function writeGrimoireLock({ workspaceRoot, lock }: { workspaceRoot: string; lock: GrimoireLock }): void {
-  writeAtomically({ path: join(workspaceRoot, GRIMOIRE_LOCK_FILE), text: `${JSON.stringify(lock, null, 2)}\n` });
+export function writeGrimoireLock({
+  workspaceRoot,
+  lock,
+}: {
+  workspaceRoot: string;
+  lock: GrimoireLock;
+}): void {
+  writeAtomically({
+    path: join(workspaceRoot, GRIMOIRE_LOCK_FILE),
+    text: `${JSON.stringify(lock, null, 2)}\n`,
+  });
 }

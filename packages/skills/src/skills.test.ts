@@ -1,12 +1,25 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SkillError, SkillHashMismatchError } from './errors.js';
 import { parseSkillMarkdown } from './front-matter.js';
-import { declarationHash, readGrimoireLock, readSkillLock, writeSkillLock } from './lock-file.js';
+import {
+  declarationHash,
+  readGrimoireLock,
+  readSkillLock,
+  writeSkillLock,
+} from './lock-file.js';
 import {
   lockSkills,
   mountSkill,
@@ -25,7 +38,13 @@ afterEach(() => {
   }
 });
 
-function skillMd({ name, description = 'A test skill.' }: { name: string; description?: string }): string {
+function skillMd({
+  name,
+  description = 'A test skill.',
+}: {
+  name: string;
+  description?: string;
+}): string {
   return `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n\n# ${name}\n`;
 }
 
@@ -35,7 +54,10 @@ function workspace(names: string[] = ['alpha', 'beta']): string {
   for (const name of names) {
     mkdirSync(join(root, 'skills', name), { recursive: true });
     writeFileSync(join(root, 'skills', name, 'SKILL.md'), skillMd({ name }));
-    writeFileSync(join(root, 'skills', name, 'notes.txt'), `notes of ${name}\n`);
+    writeFileSync(
+      join(root, 'skills', name, 'notes.txt'),
+      `notes of ${name}\n`,
+    );
   }
   return root;
 }
@@ -44,7 +66,9 @@ function codeOf(run: () => unknown): string | undefined {
   try {
     run();
   } catch (error) {
-    return SkillError.isInstance(error) ? error.code : `not a SkillError: ${String(error)}`;
+    return SkillError.isInstance(error)
+      ? error.code
+      : `not a SkillError: ${String(error)}`;
   }
   return undefined;
 }
@@ -52,11 +76,22 @@ function codeOf(run: () => unknown): string | undefined {
 describe('the shipped skills', () => {
   it('lazy-search and red-proof verify against the committed locks', () => {
     const { skills } = verifySkillLock({ workspaceRoot: repositoryRoot });
-    expect(skills.map((skill) => skill.name)).toEqual(['lazy-search', 'red-proof']);
+    expect(skills.map((skill) => skill.name)).toEqual([
+      'lazy-search',
+      'red-proof',
+    ]);
     const grimoire = verifyGrimoireLock({ workspaceRoot: repositoryRoot });
     expect(grimoire.skillNames).toEqual(['lazy-search', 'red-proof']);
-    const lazySearch = mountSkill({ workspaceRoot: repositoryRoot, skillName: 'lazy-search', verifyGrimoire: true });
-    for (const tool of ['mcp_search_tools', 'mcp_inspect_schema', 'mcp_call_tool']) {
+    const lazySearch = mountSkill({
+      workspaceRoot: repositoryRoot,
+      skillName: 'lazy-search',
+      verifyGrimoire: true,
+    });
+    for (const tool of [
+      'mcp_search_tools',
+      'mcp_inspect_schema',
+      'mcp_call_tool',
+    ]) {
       expect(lazySearch.body).toContain(tool);
     }
   });
@@ -87,16 +122,25 @@ describe('lockSkills and verifySkillLock', () => {
     const after = readSkillLock({ workspaceRoot: root });
     expect(after.skills['alpha']).not.toEqual(before.skills['alpha']);
     expect(after.skills['beta']).toEqual(before.skills['beta']);
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_hash_mismatch');
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+      'skill_hash_mismatch',
+    );
   });
 
   it('refuses an unlocked skill folder', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     mkdirSync(join(root, 'skills', 'gamma'));
-    writeFileSync(join(root, 'skills', 'gamma', 'SKILL.md'), skillMd({ name: 'gamma' }));
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_not_locked');
-    expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'gamma' }))).toBe('skill_not_locked');
+    writeFileSync(
+      join(root, 'skills', 'gamma', 'SKILL.md'),
+      skillMd({ name: 'gamma' }),
+    );
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+      'skill_not_locked',
+    );
+    expect(
+      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'gamma' })),
+    ).toBe('skill_not_locked');
   });
 
   it('refuses a skill folder, or the skills folder, that is a symbolic link', () => {
@@ -106,27 +150,44 @@ describe('lockSkills and verifySkillLock', () => {
     const outside = join(root, 'outside-beta');
     renameSync(join(root, 'skills', 'beta'), outside);
     symlinkSync(outside, join(root, 'skills', 'beta'));
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_symlink');
-    expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' }))).toBe('skill_symlink');
-    expect(mountSkill({ workspaceRoot: root, skillName: 'alpha' }).name).toBe('alpha');
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+      'skill_symlink',
+    );
+    expect(
+      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' })),
+    ).toBe('skill_symlink');
+    expect(mountSkill({ workspaceRoot: root, skillName: 'alpha' }).name).toBe(
+      'alpha',
+    );
 
     // The whole skills/ folder as a link: every skill is refused.
     const other = workspace();
     lockSkills({ workspaceRoot: other });
     renameSync(join(other, 'skills'), join(other, 'real-skills'));
     symlinkSync(join(other, 'real-skills'), join(other, 'skills'));
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: other }))).toBe('skill_symlink');
-    expect(codeOf(() => mountSkill({ workspaceRoot: other, skillName: 'alpha' }))).toBe('skill_symlink');
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: other }))).toBe(
+      'skill_symlink',
+    );
+    expect(
+      codeOf(() => mountSkill({ workspaceRoot: other, skillName: 'alpha' })),
+    ).toBe('skill_symlink');
   });
 
   it('refuses a renamed skill folder: the old entry is missing, the new folder unlocked', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     renameSync(join(root, 'skills', 'beta'), join(root, 'skills', 'delta'));
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_not_found');
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+      'skill_not_found',
+    );
     const { mounted, refused } = mountVerifiedSkills({ workspaceRoot: root });
     expect(mounted.map((skill) => skill.name)).toEqual(['alpha']);
-    expect(refused.map(({ skillName, error }) => [skillName, (error as SkillError).code])).toEqual([
+    expect(
+      refused.map(({ skillName, error }) => [
+        skillName,
+        (error as SkillError).code,
+      ]),
+    ).toEqual([
       ['beta', 'skill_not_found'],
       ['delta', 'skill_not_locked'],
     ]);
@@ -156,15 +217,22 @@ describe('lockSkills and verifySkillLock', () => {
 describe('lock files', () => {
   it('refuses a missing lock', () => {
     const root = workspace();
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_lock_missing');
-    expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' }))).toBe('skill_lock_missing');
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+      'skill_lock_missing',
+    );
+    expect(
+      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' })),
+    ).toBe('skill_lock_missing');
   });
 
   it('refuses a lock of another version with a clear message', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     const lockPath = join(root, '.skill-lock.json');
-    const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as Record<string, unknown>;
+    const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as Record<
+      string,
+      unknown
+    >;
     for (const version of [2, 4, '3', undefined]) {
       writeFileSync(lockPath, JSON.stringify({ ...lock, version }));
       let message = '';
@@ -182,26 +250,49 @@ describe('lock files', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     const path = join(root, 'grimoire.lock');
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), version: 2 }));
-    expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe('skill_lock_version');
+    writeFileSync(
+      path,
+      JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), version: 2 }),
+    );
+    expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe(
+      'skill_lock_version',
+    );
   });
 
   it('refuses malformed locks', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     const lockPath = join(root, '.skill-lock.json');
-    const valid = JSON.parse(readFileSync(lockPath, 'utf8')) as { skills: Record<string, Record<string, unknown>> };
+    const valid = JSON.parse(readFileSync(lockPath, 'utf8')) as {
+      skills: Record<string, Record<string, unknown>>;
+    };
     const cases: unknown[] = [
       '{ not json',
       [],
-      { ...valid, skills: { alpha: { ...valid.skills['alpha'], treeHash: 'md5:abc' } } },
-      { ...valid, skills: { alpha: { ...valid.skills['alpha'], path: '../outside/alpha' } } },
-      { ...valid, skills: { '../x': { ...valid.skills['alpha'], path: 'skills/x' } } },
+      {
+        ...valid,
+        skills: { alpha: { ...valid.skills['alpha'], treeHash: 'md5:abc' } },
+      },
+      {
+        ...valid,
+        skills: {
+          alpha: { ...valid.skills['alpha'], path: '../outside/alpha' },
+        },
+      },
+      {
+        ...valid,
+        skills: { '../x': { ...valid.skills['alpha'], path: 'skills/x' } },
+      },
       { ...valid, unexpected: true },
     ];
     for (const content of cases) {
-      writeFileSync(lockPath, typeof content === 'string' ? content : JSON.stringify(content));
-      expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_lock_invalid');
+      writeFileSync(
+        lockPath,
+        typeof content === 'string' ? content : JSON.stringify(content),
+      );
+      expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+        'skill_lock_invalid',
+      );
     }
   });
 });
@@ -210,8 +301,24 @@ describe('mountSkill', () => {
   it('refuses skill names with path parts, "..", or outside the Agent Skills rules', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
-    for (const name of ['../alpha', 'skills/alpha', '..', '.', 'alpha/..', 'a\\b', '', 'Alpha', '-alpha', 'alpha-', 'al--pha', 'a'.repeat(65)]) {
-      expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: name })), name).toBe('skill_name_invalid');
+    for (const name of [
+      '../alpha',
+      'skills/alpha',
+      '..',
+      '.',
+      'alpha/..',
+      'a\\b',
+      '',
+      'Alpha',
+      '-alpha',
+      'alpha-',
+      'al--pha',
+      'a'.repeat(65),
+    ]) {
+      expect(
+        codeOf(() => mountSkill({ workspaceRoot: root, skillName: name })),
+        name,
+      ).toBe('skill_name_invalid');
     }
   });
 
@@ -220,19 +327,35 @@ describe('mountSkill', () => {
     lockSkills({ workspaceRoot: root });
     const skill = mountSkill({ workspaceRoot: root, skillName: 'alpha' });
     expect(skill.skillMd).toBe(skillMd({ name: 'alpha' }));
-    expect(skill.frontMatter).toMatchObject({ name: 'alpha', description: 'A test skill.' });
+    expect(skill.frontMatter).toMatchObject({
+      name: 'alpha',
+      description: 'A test skill.',
+    });
     const listing = skill.files
-      .map((file) => `${createHash('sha256').update(file.bytes).digest('hex')}  ${file.path}\n`)
+      .map(
+        (file) =>
+          `${createHash('sha256').update(file.bytes).digest('hex')}  ${file.path}\n`,
+      )
       .join('');
-    expect(`sha256:${createHash('sha256').update(listing).digest('hex')}`).toBe(skill.treeHash);
+    expect(`sha256:${createHash('sha256').update(listing).digest('hex')}`).toBe(
+      skill.treeHash,
+    );
   });
 
   it('verifies grimoire.lock unless told not to', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     rmSync(join(root, 'grimoire.lock'));
-    expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' }))).toBe('skill_lock_missing');
-    expect(mountSkill({ workspaceRoot: root, skillName: 'alpha', verifyGrimoire: false }).name).toBe('alpha');
+    expect(
+      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' })),
+    ).toBe('skill_lock_missing');
+    expect(
+      mountSkill({
+        workspaceRoot: root,
+        skillName: 'alpha',
+        verifyGrimoire: false,
+      }).name,
+    ).toBe('alpha');
   });
 });
 
@@ -243,10 +366,19 @@ describe('grimoire.lock', () => {
     // so JCS reduces to JSON with keys sorted by code unit and no whitespace.
     const sortKeys = (value: unknown): unknown =>
       typeof value === 'object' && value !== null
-        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [
+                key,
+                sortKeys((value as Record<string, unknown>)[key]),
+              ]),
+          )
         : value;
     const canonical = JSON.stringify(sortKeys(grimoire.declaration));
-    expect(grimoire.declaration_hash).toBe(`sha256:${createHash('sha256').update(canonical).digest('hex')}`);
+    expect(grimoire.declaration_hash).toBe(
+      `sha256:${createHash('sha256').update(canonical).digest('hex')}`,
+    );
     expect(declarationHash({ declaration: { b: 1, a: 'x' } })).toBe(
       `sha256:${createHash('sha256').update('{"a":"x","b":1}').digest('hex')}`,
     );
@@ -261,51 +393,91 @@ describe('grimoire.lock', () => {
     };
     grimoire.declaration.skills['alpha']!.fileCount = 3;
     writeFileSync(path, JSON.stringify(grimoire));
-    expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe('grimoire_hash_mismatch');
-    expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' }))).toBe('grimoire_hash_mismatch');
+    expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe(
+      'grimoire_hash_mismatch',
+    );
+    expect(
+      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' })),
+    ).toBe('grimoire_hash_mismatch');
   });
 
   it('refuses a grimoire that disagrees with .skill-lock.json', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
-    writeFileSync(join(root, 'skills', 'alpha', 'notes.txt'), 'relocked by hand\n');
+    writeFileSync(
+      join(root, 'skills', 'alpha', 'notes.txt'),
+      'relocked by hand\n',
+    );
     const lock = readSkillLock({ workspaceRoot: root });
     const tree = hashTree({ directory: join(root, 'skills', 'alpha') });
     writeSkillLock({
       workspaceRoot: root,
-      lock: { ...lock, skills: { ...lock.skills, alpha: { path: 'skills/alpha', treeHash: tree.treeHash, fileCount: tree.fileCount } } },
+      lock: {
+        ...lock,
+        skills: {
+          ...lock.skills,
+          alpha: {
+            path: 'skills/alpha',
+            treeHash: tree.treeHash,
+            fileCount: tree.fileCount,
+          },
+        },
+      },
     });
     expect(verifySkillLock({ workspaceRoot: root }).skills).toHaveLength(2);
-    expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe('grimoire_out_of_date');
+    expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe(
+      'grimoire_out_of_date',
+    );
   });
 
   it('keeps extra declaration keys when relocking, and they are covered by the hash', () => {
     const root = workspace();
     lockSkills({ workspaceRoot: root });
     const path = join(root, 'grimoire.lock');
-    const grimoire = JSON.parse(readFileSync(path, 'utf8')) as { declaration: Record<string, unknown>; declaration_hash: string };
+    const grimoire = JSON.parse(readFileSync(path, 'utf8')) as {
+      declaration: Record<string, unknown>;
+      declaration_hash: string;
+    };
     grimoire.declaration['roles'] = { 'qa-adversary': ['beta'] };
-    grimoire.declaration_hash = declarationHash({ declaration: grimoire.declaration });
+    grimoire.declaration_hash = declarationHash({
+      declaration: grimoire.declaration,
+    });
     writeFileSync(path, JSON.stringify(grimoire));
-    expect(verifyGrimoireLock({ workspaceRoot: root }).declarationHash).toBe(grimoire.declaration_hash);
+    expect(verifyGrimoireLock({ workspaceRoot: root }).declarationHash).toBe(
+      grimoire.declaration_hash,
+    );
     lockSkills({ workspaceRoot: root });
-    expect(readGrimoireLock({ workspaceRoot: root }).declaration['roles']).toEqual({ 'qa-adversary': ['beta'] });
+    expect(
+      readGrimoireLock({ workspaceRoot: root }).declaration['roles'],
+    ).toEqual({ 'qa-adversary': ['beta'] });
   });
 });
 
 describe('SKILL.md front matter (Agent Skills format)', () => {
-  const valid = (text: string, skillName = 'my-skill') => parseSkillMarkdown({ skillName, text });
-  const problem = (text: string, skillName = 'my-skill') => codeOf(() => valid(text, skillName));
+  const valid = (text: string, skillName = 'my-skill') =>
+    parseSkillMarkdown({ skillName, text });
+  const problem = (text: string, skillName = 'my-skill') =>
+    codeOf(() => valid(text, skillName));
 
   it('accepts the limits and optional fields', () => {
-    expect(valid(skillMd({ name: 'my-skill', description: 'd'.repeat(1024) })).frontMatter.description).toHaveLength(1024);
+    expect(
+      valid(skillMd({ name: 'my-skill', description: 'd'.repeat(1024) }))
+        .frontMatter.description,
+    ).toHaveLength(1024);
     const name64 = `a${'-b'.repeat(31)}a`;
     expect(name64).toHaveLength(64);
-    expect(valid(skillMd({ name: name64 }), name64).frontMatter.name).toBe(name64);
+    expect(valid(skillMd({ name: name64 }), name64).frontMatter.name).toBe(
+      name64,
+    );
     expect(
-      valid('---\nname: my-skill\ndescription: x\nlicense: MIT\ncompatibility: Node 20\nmetadata:\n  owner: qa\nallowed-tools: Read\n---\nbody').body,
+      valid(
+        '---\nname: my-skill\ndescription: x\nlicense: MIT\ncompatibility: Node 20\nmetadata:\n  owner: qa\nallowed-tools: Read\n---\nbody',
+      ).body,
     ).toBe('body');
-    expect(valid('\uFEFF---\r\nname: my-skill\r\ndescription: x\r\n---\r\n').frontMatter.name).toBe('my-skill');
+    expect(
+      valid('\uFEFF---\r\nname: my-skill\r\ndescription: x\r\n---\r\n')
+        .frontMatter.name,
+    ).toBe('my-skill');
   });
 
   it('refuses every broken front matter with skill_front_matter_invalid', () => {
@@ -333,21 +505,45 @@ describe('SKILL.md front matter (Agent Skills format)', () => {
 
   it('lockSkills refuses a skill with a broken SKILL.md and writes nothing', () => {
     const root = workspace();
-    writeFileSync(join(root, 'skills', 'beta', 'SKILL.md'), skillMd({ name: 'alpha' }));
-    expect(codeOf(() => lockSkills({ workspaceRoot: root }))).toBe('skill_front_matter_invalid');
-    expect(codeOf(() => readSkillLock({ workspaceRoot: root }))).toBe('skill_lock_missing');
+    writeFileSync(
+      join(root, 'skills', 'beta', 'SKILL.md'),
+      skillMd({ name: 'alpha' }),
+    );
+    expect(codeOf(() => lockSkills({ workspaceRoot: root }))).toBe(
+      'skill_front_matter_invalid',
+    );
+    expect(codeOf(() => readSkillLock({ workspaceRoot: root }))).toBe(
+      'skill_lock_missing',
+    );
     rmSync(join(root, 'skills', 'beta', 'SKILL.md'));
-    expect(codeOf(() => lockSkills({ workspaceRoot: root }))).toBe('skill_front_matter_invalid');
+    expect(codeOf(() => lockSkills({ workspaceRoot: root }))).toBe(
+      'skill_front_matter_invalid',
+    );
   });
 
   it('verification refuses a locked skill whose SKILL.md is invalid', () => {
     const root = workspace(['alpha']);
-    writeFileSync(join(root, 'skills', 'alpha', 'SKILL.md'), 'no front matter\n');
+    writeFileSync(
+      join(root, 'skills', 'alpha', 'SKILL.md'),
+      'no front matter\n',
+    );
     const tree = hashTree({ directory: join(root, 'skills', 'alpha') });
     writeSkillLock({
       workspaceRoot: root,
-      lock: { version: 3, algorithm: 'sha256-tree-v1', skills: { alpha: { path: 'skills/alpha', treeHash: tree.treeHash, fileCount: tree.fileCount } } },
+      lock: {
+        version: 3,
+        algorithm: 'sha256-tree-v1',
+        skills: {
+          alpha: {
+            path: 'skills/alpha',
+            treeHash: tree.treeHash,
+            fileCount: tree.fileCount,
+          },
+        },
+      },
     });
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe('skill_front_matter_invalid');
+    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
+      'skill_front_matter_invalid',
+    );
   });
 });

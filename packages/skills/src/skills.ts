@@ -72,7 +72,10 @@ function resolveSkillDirectory({
       stat = lstatSync(current);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new SkillNotFoundError({ skillName, skillPath: join(workspaceRoot, path) });
+        throw new SkillNotFoundError({
+          skillName,
+          skillPath: join(workspaceRoot, path),
+        });
       }
       throw error;
     }
@@ -93,8 +96,18 @@ function checkSkill({
   skillName: string;
   entry: SkillLockEntry;
   keep: KeepBytes;
-}): { verified: VerifiedSkill; directory: string; files: (TreeFile | Omit<TreeFile, 'bytes'>)[]; skillMd: string; body: string } {
-  const directory = resolveSkillDirectory({ workspaceRoot, skillName, path: entry.path });
+}): {
+  verified: VerifiedSkill;
+  directory: string;
+  files: (TreeFile | Omit<TreeFile, 'bytes'>)[];
+  skillMd: string;
+  body: string;
+} {
+  const directory = resolveSkillDirectory({
+    workspaceRoot,
+    skillName,
+    path: entry.path,
+  });
   const tree = hashDirectory({ directory, keep });
   if (tree.treeHash !== entry.treeHash || tree.fileCount !== entry.fileCount) {
     throw new SkillHashMismatchError({
@@ -105,9 +118,18 @@ function checkSkill({
       actualFileCount: tree.fileCount,
     });
   }
-  const { skillMd, frontMatter, body } = readFrontMatter({ skillName, files: tree.files });
+  const { skillMd, frontMatter, body } = readFrontMatter({
+    skillName,
+    files: tree.files,
+  });
   return {
-    verified: { name: skillName, path: entry.path, treeHash: tree.treeHash, fileCount: tree.fileCount, frontMatter },
+    verified: {
+      name: skillName,
+      path: entry.path,
+      treeHash: tree.treeHash,
+      fileCount: tree.fileCount,
+      frontMatter,
+    },
     directory,
     files: tree.files,
     skillMd,
@@ -124,15 +146,24 @@ function readFrontMatter({
 }): { skillMd: string; frontMatter: SkillFrontMatter; body: string } {
   const manifest = files.find((file) => file.path === 'SKILL.md');
   if (manifest?.bytes === undefined) {
-    throw new SkillFrontMatterError({ skillName, problems: ['SKILL.md is missing at the top of the skill folder'] });
+    throw new SkillFrontMatterError({
+      skillName,
+      problems: ['SKILL.md is missing at the top of the skill folder'],
+    });
   }
   let skillMd: string;
   try {
     skillMd = utf8.decode(manifest.bytes);
   } catch {
-    throw new SkillFrontMatterError({ skillName, problems: ['SKILL.md is not valid UTF-8'] });
+    throw new SkillFrontMatterError({
+      skillName,
+      problems: ['SKILL.md is not valid UTF-8'],
+    });
   }
-  const { frontMatter, body } = parseSkillMarkdown({ skillName, text: skillMd });
+  const { frontMatter, body } = parseSkillMarkdown({
+    skillName,
+    text: skillMd,
+  });
   return { skillMd, frontMatter, body };
 }
 
@@ -141,7 +172,11 @@ function readFrontMatter({
  * sorted. Plain files there (a README) are ignored. Empty when the folder is
  * absent.
  */
-export function listSkillFolders({ workspaceRoot }: { workspaceRoot: string }): string[] {
+export function listSkillFolders({
+  workspaceRoot,
+}: {
+  workspaceRoot: string;
+}): string[] {
   const directory = join(workspaceRoot, SKILLS_DIRECTORY);
   if (!existsSync(directory)) {
     return [];
@@ -152,9 +187,19 @@ export function listSkillFolders({ workspaceRoot }: { workspaceRoot: string }): 
     .sort();
 }
 
-function unlockedFolders({ workspaceRoot, lock }: { workspaceRoot: string; lock: SkillLock }): string[] {
-  const lockedPaths = new Set(Object.values(lock.skills).map((entry) => entry.path));
-  return listSkillFolders({ workspaceRoot }).filter((name) => !lockedPaths.has(`${SKILLS_DIRECTORY}/${name}`));
+function unlockedFolders({
+  workspaceRoot,
+  lock,
+}: {
+  workspaceRoot: string;
+  lock: SkillLock;
+}): string[] {
+  const lockedPaths = new Set(
+    Object.values(lock.skills).map((entry) => entry.path),
+  );
+  return listSkillFolders({ workspaceRoot }).filter(
+    (name) => !lockedPaths.has(`${SKILLS_DIRECTORY}/${name}`),
+  );
 }
 
 /**
@@ -170,11 +215,16 @@ function unlockedFolders({ workspaceRoot, lock }: { workspaceRoot: string; lock:
  * const { skills } = verifySkillLock({ workspaceRoot: process.cwd() });
  * ```
  */
-export function verifySkillLock({ workspaceRoot }: { workspaceRoot: string }): { skills: VerifiedSkill[] } {
+export function verifySkillLock({ workspaceRoot }: { workspaceRoot: string }): {
+  skills: VerifiedSkill[];
+} {
   const lock = readSkillLock({ workspaceRoot });
   const skills: VerifiedSkill[] = [];
   for (const [skillName, entry] of Object.entries(lock.skills)) {
-    skills.push(checkSkill({ workspaceRoot, skillName, entry, keep: 'skill-md' }).verified);
+    skills.push(
+      checkSkill({ workspaceRoot, skillName, entry, keep: 'skill-md' })
+        .verified,
+    );
   }
   const unlocked = unlockedFolders({ workspaceRoot, lock });
   if (unlocked[0] !== undefined) {
@@ -184,13 +234,25 @@ export function verifySkillLock({ workspaceRoot }: { workspaceRoot: string }): {
   return { skills };
 }
 
-function checkGrimoire({ grimoire, skillLock }: { grimoire: GrimoireLock; skillLock: SkillLock }): void {
+function checkGrimoire({
+  grimoire,
+  skillLock,
+}: {
+  grimoire: GrimoireLock;
+  skillLock: SkillLock;
+}): void {
   const actual = declarationHash({ declaration: grimoire.declaration });
   if (actual !== grimoire.declaration_hash) {
-    throw new GrimoireHashMismatchError({ expected: grimoire.declaration_hash, actual });
+    throw new GrimoireHashMismatchError({
+      expected: grimoire.declaration_hash,
+      actual,
+    });
   }
   const declared = grimoire.declaration.skills;
-  const names = new Set([...Object.keys(declared), ...Object.keys(skillLock.skills)]);
+  const names = new Set([
+    ...Object.keys(declared),
+    ...Object.keys(skillLock.skills),
+  ]);
   const differing = [...names].filter((name) => {
     const left = declared[name];
     const right = skillLock.skills[name];
@@ -214,14 +276,21 @@ function checkGrimoire({ grimoire, skillLock }: { grimoire: GrimoireLock; skillL
  * the entries of `.skill-lock.json` (`GrimoireOutOfDateError`). Does not hash
  * the skill folders: {@link verifySkillLock} does.
  */
-export function verifyGrimoireLock({ workspaceRoot }: { workspaceRoot: string }): {
+export function verifyGrimoireLock({
+  workspaceRoot,
+}: {
+  workspaceRoot: string;
+}): {
   declarationHash: string;
   skillNames: string[];
 } {
   const grimoire = readGrimoireLock({ workspaceRoot });
   const skillLock = readSkillLock({ workspaceRoot });
   checkGrimoire({ grimoire, skillLock });
-  return { declarationHash: grimoire.declaration_hash, skillNames: Object.keys(grimoire.declaration.skills).sort() };
+  return {
+    declarationHash: grimoire.declaration_hash,
+    skillNames: Object.keys(grimoire.declaration.skills).sort(),
+  };
 }
 
 function mountWithLock({
@@ -234,11 +303,18 @@ function mountWithLock({
   skillLock: SkillLock;
 }): MountedSkill {
   assertSkillName(skillName);
-  const entry = Object.hasOwn(skillLock.skills, skillName) ? skillLock.skills[skillName] : undefined;
+  const entry = Object.hasOwn(skillLock.skills, skillName)
+    ? skillLock.skills[skillName]
+    : undefined;
   if (entry === undefined) {
     throw new SkillNotLockedError({ skillName });
   }
-  const { verified, directory, files, skillMd, body } = checkSkill({ workspaceRoot, skillName, entry, keep: 'all' });
+  const { verified, directory, files, skillMd, body } = checkSkill({
+    workspaceRoot,
+    skillName,
+    entry,
+    keep: 'all',
+  });
   return { ...verified, directory, skillMd, body, files: files as TreeFile[] };
 }
 
@@ -303,17 +379,28 @@ export function mountVerifiedSkills({
   try {
     skillLock = readSkillLock({ workspaceRoot });
   } catch (error) {
-    return { mounted: [], refused: folders.map((skillName) => ({ skillName, error: asError(error) })) };
+    return {
+      mounted: [],
+      refused: folders.map((skillName) => ({
+        skillName,
+        error: asError(error),
+      })),
+    };
   }
   const locked = Object.keys(skillLock.skills).sort();
   const unlocked = unlockedFolders({ workspaceRoot, lock: skillLock });
   if (verifyGrimoire) {
     try {
-      checkGrimoire({ grimoire: readGrimoireLock({ workspaceRoot }), skillLock });
+      checkGrimoire({
+        grimoire: readGrimoireLock({ workspaceRoot }),
+        skillLock,
+      });
     } catch (error) {
       return {
         mounted: [],
-        refused: [...locked, ...unlocked].sort().map((skillName) => ({ skillName, error: asError(error) })),
+        refused: [...locked, ...unlocked]
+          .sort()
+          .map((skillName) => ({ skillName, error: asError(error) })),
       };
     }
   }
@@ -329,7 +416,10 @@ export function mountVerifiedSkills({
   for (const skillName of unlocked) {
     try {
       assertSkillName(skillName);
-      refused.push({ skillName, error: new SkillNotLockedError({ skillName }) });
+      refused.push({
+        skillName,
+        error: new SkillNotLockedError({ skillName }),
+      });
     } catch (error) {
       refused.push({ skillName, error: asError(error) });
     }
@@ -362,7 +452,11 @@ export function lockSkills({
   workspaceRoot: string;
   /** Skills to (re)lock. Default: every folder under `skills/`. */
   skillNames?: readonly string[];
-}): { locked: VerifiedSkill[]; skillLock: SkillLock; grimoireLock: GrimoireLock } {
+}): {
+  locked: VerifiedSkill[];
+  skillLock: SkillLock;
+  grimoireLock: GrimoireLock;
+} {
   const all = skillNames === undefined || skillNames.length === 0;
   let previous: SkillLock | undefined;
   try {
@@ -370,12 +464,19 @@ export function lockSkills({
   } catch (error) {
     // Relocking everything rebuilds the lock from disk, so an old or broken
     // lock is replaced. A partial relock needs the other entries: fail.
-    if (!all && !(SkillError.isInstance(error) && error.code === 'skill_lock_missing')) {
+    if (
+      !all &&
+      !(SkillError.isInstance(error) && error.code === 'skill_lock_missing')
+    ) {
       throw error;
     }
   }
-  const names = all ? listSkillFolders({ workspaceRoot }) : [...new Set(skillNames)];
-  const entries: Record<string, SkillLockEntry> = all ? {} : { ...previous?.skills };
+  const names = all
+    ? listSkillFolders({ workspaceRoot })
+    : [...new Set(skillNames)];
+  const entries: Record<string, SkillLockEntry> = all
+    ? {}
+    : { ...previous?.skills };
   const locked: VerifiedSkill[] = [];
   for (const skillName of names) {
     assertSkillName(skillName);
@@ -383,13 +484,27 @@ export function lockSkills({
     const directory = resolveSkillDirectory({ workspaceRoot, skillName, path });
     const tree = hashDirectory({ directory, keep: 'skill-md' });
     const { frontMatter } = readFrontMatter({ skillName, files: tree.files });
-    entries[skillName] = { path, treeHash: tree.treeHash, fileCount: tree.fileCount };
-    locked.push({ name: skillName, path, treeHash: tree.treeHash, fileCount: tree.fileCount, frontMatter });
+    entries[skillName] = {
+      path,
+      treeHash: tree.treeHash,
+      fileCount: tree.fileCount,
+    };
+    locked.push({
+      name: skillName,
+      path,
+      treeHash: tree.treeHash,
+      fileCount: tree.fileCount,
+      frontMatter,
+    });
   }
   const skillLock = createSkillLock({ skills: entries });
   let extra: Record<string, unknown> = {};
   try {
-    const { algorithm: _algorithm, skills: _skills, ...rest } = readGrimoireLock({ workspaceRoot }).declaration;
+    const {
+      algorithm: _algorithm,
+      skills: _skills,
+      ...rest
+    } = readGrimoireLock({ workspaceRoot }).declaration;
     extra = rest;
   } catch {
     // No usable grimoire.lock: write a fresh declaration.

@@ -27,7 +27,10 @@ const segment = fc
 const nonAsciiSegment = fc.constantFrom('é', 'ß', '｡', '😀', 'Ω-x', 'a b');
 const extraFiles = fc.uniqueArray(
   fc.record({
-    path: fc.array(fc.oneof(segment, nonAsciiSegment), { minLength: 1, maxLength: 3 }),
+    path: fc.array(fc.oneof(segment, nonAsciiSegment), {
+      minLength: 1,
+      maxLength: 3,
+    }),
     content: fc.uint8Array({ maxLength: 48 }),
   }),
   { maxLength: 5, selector: (file) => file.path.join('/') },
@@ -36,14 +39,18 @@ const extraFiles = fc.uniqueArray(
 type Workspace = { root: string; skillDirectory: string; files: string[] };
 
 /** Writes a locked workspace with one skill made of SKILL.md plus `extra`; undefined if paths clash. */
-function lockedWorkspace(extra: { path: string[]; content: Uint8Array }[]): Workspace | undefined {
+function lockedWorkspace(
+  extra: { path: string[]; content: Uint8Array }[],
+): Workspace | undefined {
   const root = mkdtempSync(join(tmpdir(), 'skills-tamper-'));
   const skillDirectory = join(root, 'skills', SKILL);
   mkdirSync(skillDirectory, { recursive: true });
   writeFileSync(join(skillDirectory, 'SKILL.md'), SKILL_MD);
   try {
     for (const { path, content } of extra) {
-      mkdirSync(join(skillDirectory, ...path.slice(0, -1)), { recursive: true });
+      mkdirSync(join(skillDirectory, ...path.slice(0, -1)), {
+        recursive: true,
+      });
       writeFileSync(join(skillDirectory, ...path), content);
     }
   } catch {
@@ -51,7 +58,9 @@ function lockedWorkspace(extra: { path: string[]; content: Uint8Array }[]): Work
     return undefined;
   }
   lockSkills({ workspaceRoot: root });
-  const files = hashTree({ directory: skillDirectory }).files.map((file) => file.path);
+  const files = hashTree({ directory: skillDirectory }).files.map(
+    (file) => file.path,
+  );
   return { root, skillDirectory, files };
 }
 
@@ -59,7 +68,12 @@ function lockedWorkspace(extra: { path: string[]; content: Uint8Array }[]): Work
 function expectRefused({ root, code }: { root: string; code: string }): void {
   for (const verify of [
     () => verifySkillLock({ workspaceRoot: root }),
-    () => mountSkill({ workspaceRoot: root, skillName: SKILL, verifyGrimoire: true }),
+    () =>
+      mountSkill({
+        workspaceRoot: root,
+        skillName: SKILL,
+        verifyGrimoire: true,
+      }),
   ]) {
     let caught: unknown;
     try {
@@ -67,7 +81,10 @@ function expectRefused({ root, code }: { root: string; code: string }): void {
     } catch (error) {
       caught = error;
     }
-    expect(SkillError.isInstance(caught), `expected a SkillError, got ${String(caught)}`).toBe(true);
+    expect(
+      SkillError.isInstance(caught),
+      `expected a SkillError, got ${String(caught)}`,
+    ).toBe(true);
     expect((caught as SkillError).code).toBe(code);
   }
 }
@@ -95,7 +112,9 @@ describe('tamper properties (fast-check)', () => {
           const mounted = mountSkill({ workspaceRoot: root, skillName: SKILL });
           expect(mounted.files.map((file) => file.path)).toEqual(files);
           for (const file of mounted.files) {
-            expect(Buffer.from(file.bytes)).toEqual(readFileSync(join(skillDirectory, file.path)));
+            expect(Buffer.from(file.bytes)).toEqual(
+              readFileSync(join(skillDirectory, file.path)),
+            );
           }
           expect(mounted.skillMd).toBe(SKILL_MD);
         }),
@@ -106,16 +125,26 @@ describe('tamper properties (fast-check)', () => {
 
   it('flipping any bits of any single byte of any file fails with skill_hash_mismatch', () => {
     fc.assert(
-      fc.property(extraFiles, fc.nat(), fc.nat(), fc.integer({ min: 1, max: 255 }), (extra, which, offset, mask) =>
-        withWorkspace(extra, ({ root, skillDirectory, files }) => {
-          const nonEmpty = files.filter((path) => readFileSync(join(skillDirectory, path)).length > 0);
-          const target = join(skillDirectory, nonEmpty[which % nonEmpty.length]!);
-          const bytes = readFileSync(target);
-          const index = offset % bytes.length;
-          bytes[index] = bytes[index]! ^ mask;
-          writeFileSync(target, bytes);
-          expectRefused({ root, code: 'skill_hash_mismatch' });
-        }),
+      fc.property(
+        extraFiles,
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (extra, which, offset, mask) =>
+          withWorkspace(extra, ({ root, skillDirectory, files }) => {
+            const nonEmpty = files.filter(
+              (path) => readFileSync(join(skillDirectory, path)).length > 0,
+            );
+            const target = join(
+              skillDirectory,
+              nonEmpty[which % nonEmpty.length]!,
+            );
+            const bytes = readFileSync(target);
+            const index = offset % bytes.length;
+            bytes[index] = bytes[index]! ^ mask;
+            writeFileSync(target, bytes);
+            expectRefused({ root, code: 'skill_hash_mismatch' });
+          }),
       ),
       { numRuns: RUNS },
     );
@@ -123,14 +152,21 @@ describe('tamper properties (fast-check)', () => {
 
   it('adding a file anywhere fails with skill_hash_mismatch', () => {
     fc.assert(
-      fc.property(extraFiles, fc.nat(), segment, fc.uint8Array({ maxLength: 16 }), (extra, which, name, content) =>
-        withWorkspace(extra, ({ root, skillDirectory, files }) => {
-          const folder = dirname(join(skillDirectory, files[which % files.length]!));
-          const added = join(folder, `added-${name}`);
-          fc.pre(!existsSync(added));
-          writeFileSync(added, content);
-          expectRefused({ root, code: 'skill_hash_mismatch' });
-        }),
+      fc.property(
+        extraFiles,
+        fc.nat(),
+        segment,
+        fc.uint8Array({ maxLength: 16 }),
+        (extra, which, name, content) =>
+          withWorkspace(extra, ({ root, skillDirectory, files }) => {
+            const folder = dirname(
+              join(skillDirectory, files[which % files.length]!),
+            );
+            const added = join(folder, `added-${name}`);
+            fc.pre(!existsSync(added));
+            writeFileSync(added, content);
+            expectRefused({ root, code: 'skill_hash_mismatch' });
+          }),
       ),
       { numRuns: RUNS },
     );

@@ -1,5 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,21 +16,40 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SkillError } from './errors.js';
 import { hashTree, readTree } from './tree-hash.js';
 
-const vectorsDirectory = fileURLToPath(new URL('../test-vectors', import.meta.url));
-type Vector = { name: string; directory: string | null; fileCount: number; listing: string; treeHash: string };
-const { vectors } = JSON.parse(readFileSync(join(vectorsDirectory, 'vectors.json'), 'utf8')) as {
+const vectorsDirectory = fileURLToPath(
+  new URL('../test-vectors', import.meta.url),
+);
+type Vector = {
+  name: string;
+  directory: string | null;
+  fileCount: number;
+  listing: string;
+  treeHash: string;
+};
+const { vectors } = JSON.parse(
+  readFileSync(join(vectorsDirectory, 'vectors.json'), 'utf8'),
+) as {
   vectors: Vector[];
 };
 
 // Resolve the interpreter once: version-manager shims can cost seconds per start.
-const pythonProbe = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+const pythonProbe = spawnSync(
+  'python3',
+  ['-c', 'import sys; print(sys.executable)'],
+  { encoding: 'utf8' },
+);
 const python = pythonProbe.status === 0 ? pythonProbe.stdout.trim() : undefined;
 const hasPython = python !== undefined;
-const hasShellTools = spawnSync('bash', ['-c', 'sha256sum --version && find --version'], { stdio: 'ignore' }).status === 0;
+const hasShellTools =
+  spawnSync('bash', ['-c', 'sha256sum --version && find --version'], {
+    stdio: 'ignore',
+  }).status === 0;
 // On Linux the coreutils implementation must run: a silent skip would let the
 // written algorithm and the code drift apart unnoticed.
 if (process.platform === 'linux' && !hasShellTools) {
-  throw new Error('bash, GNU find and sha256sum are needed for the independent tree-hash check: install coreutils and findutils');
+  throw new Error(
+    'bash, GNU find and sha256sum are needed for the independent tree-hash check: install coreutils and findutils',
+  );
 }
 
 const temporary: string[] = [];
@@ -48,14 +75,22 @@ function vectorDirectory(vector: Vector): string {
 
 /** Tree hashes of `directories` by the bash + coreutils implementation, in one process. */
 function shellHashes(directories: string[]): string[] {
-  return execFileSync('bash', [join(vectorsDirectory, 'tree_hash.sh'), ...directories], { encoding: 'utf8' })
+  return execFileSync(
+    'bash',
+    [join(vectorsDirectory, 'tree_hash.sh'), ...directories],
+    { encoding: 'utf8' },
+  )
     .trim()
     .split('\n');
 }
 
 /** Tree hashes of `directories` by the Python hashlib implementation, in one process. */
 function pythonHashes(directories: string[]): string[] {
-  return execFileSync(python!, [join(vectorsDirectory, 'tree_hash.py'), ...directories], { encoding: 'utf8' })
+  return execFileSync(
+    python!,
+    [join(vectorsDirectory, 'tree_hash.py'), ...directories],
+    { encoding: 'utf8' },
+  )
     .trim()
     .split('\n')
     .map((line) => line.split(' ')[0]!);
@@ -63,7 +98,12 @@ function pythonHashes(directories: string[]): string[] {
 
 describe('test vectors', () => {
   it('ships the tiny, basic, dash and empty vectors', () => {
-    expect(vectors.map((vector) => vector.name)).toEqual(['tiny', 'basic', 'dash', 'empty']);
+    expect(vectors.map((vector) => vector.name)).toEqual([
+      'tiny',
+      'basic',
+      'dash',
+      'empty',
+    ]);
   });
 
   for (const vector of vectors) {
@@ -76,26 +116,40 @@ describe('test vectors', () => {
   }
 
   // One process per implementation for all vectors: each start costs more than the hashing.
-  it.skipIf(!hasShellTools)('find | sort | sha256sum reproduces every vector', () => {
-    expect(shellHashes(vectors.map(vectorDirectory))).toEqual(vectors.map((vector) => vector.treeHash));
-  });
+  it.skipIf(!hasShellTools)(
+    'find | sort | sha256sum reproduces every vector',
+    () => {
+      expect(shellHashes(vectors.map(vectorDirectory))).toEqual(
+        vectors.map((vector) => vector.treeHash),
+      );
+    },
+  );
 
   it.skipIf(!hasPython)('Python hashlib reproduces every vector', () => {
-    expect(pythonHashes(vectors.map(vectorDirectory))).toEqual(vectors.map((vector) => vector.treeHash));
+    expect(pythonHashes(vectors.map(vectorDirectory))).toEqual(
+      vectors.map((vector) => vector.treeHash),
+    );
   });
 });
 
-const segment = fc.stringMatching(/^[A-Za-z0-9._-]{1,8}$/).filter((name) => name !== '.' && name !== '..');
+const segment = fc
+  .stringMatching(/^[A-Za-z0-9._-]{1,8}$/)
+  .filter((name) => name !== '.' && name !== '..');
 const nonAsciiSegment = fc.constantFrom('é', 'ß', '｡', '😀', 'Ω-x', 'a b');
 const treeSpec = fc.uniqueArray(
   fc.record({
-    path: fc.array(fc.oneof(segment, nonAsciiSegment), { minLength: 1, maxLength: 3 }),
+    path: fc.array(fc.oneof(segment, nonAsciiSegment), {
+      minLength: 1,
+      maxLength: 3,
+    }),
     content: fc.uint8Array({ maxLength: 64 }),
   }),
   { minLength: 0, maxLength: 6, selector: (file) => file.path.join('/') },
 );
 
-function writeTree(spec: { path: string[]; content: Uint8Array }[]): string | undefined {
+function writeTree(
+  spec: { path: string[]; content: Uint8Array }[],
+): string | undefined {
   const directory = makeDirectory();
   for (const { path, content } of spec) {
     try {
@@ -109,16 +163,24 @@ function writeTree(spec: { path: string[]; content: Uint8Array }[]): string | un
 }
 
 describe('independent implementations agree on random trees', () => {
-  it.skipIf(!hasShellTools || !hasPython)('TypeScript, shell and Python give the same tree hash', () => {
-    const seed = Math.floor(Math.random() * 2 ** 31);
-    const directories = fc
-      .sample(treeSpec, { numRuns: 16, seed })
-      .map(writeTree)
-      .filter((directory): directory is string => directory !== undefined);
-    const ours = directories.map((directory) => hashTree({ directory }).treeHash);
-    expect(shellHashes(directories), `fast-check seed ${seed}`).toEqual(ours);
-    expect(pythonHashes(directories), `fast-check seed ${seed}`).toEqual(ours);
-  }, 60_000);
+  it.skipIf(!hasShellTools || !hasPython)(
+    'TypeScript, shell and Python give the same tree hash',
+    () => {
+      const seed = Math.floor(Math.random() * 2 ** 31);
+      const directories = fc
+        .sample(treeSpec, { numRuns: 16, seed })
+        .map(writeTree)
+        .filter((directory): directory is string => directory !== undefined);
+      const ours = directories.map(
+        (directory) => hashTree({ directory }).treeHash,
+      );
+      expect(shellHashes(directories), `fast-check seed ${seed}`).toEqual(ours);
+      expect(pythonHashes(directories), `fast-check seed ${seed}`).toEqual(
+        ours,
+      );
+    },
+    60_000,
+  );
 });
 
 describe('hashTree rules', () => {
@@ -141,11 +203,14 @@ describe('hashTree rules', () => {
         mkdirSync(join(directory, 'real'));
         symlinkSync('real', join(directory, 'linked-folder'));
       },
-      (directory: string) => symlinkSync('missing', join(directory, 'dangling')),
+      (directory: string) =>
+        symlinkSync('missing', join(directory, 'dangling')),
     ]) {
       const directory = makeDirectory();
       make(directory);
-      expect(() => hashTree({ directory })).toThrowError(expect.objectContaining({ code: 'skill_symlink' }));
+      expect(() => hashTree({ directory })).toThrowError(
+        expect.objectContaining({ code: 'skill_symlink' }),
+      );
     }
   });
 
@@ -158,35 +223,47 @@ describe('hashTree rules', () => {
     );
   });
 
-  it.skipIf(process.platform !== 'linux')('refuses a file name that is not UTF-8', () => {
-    const directory = makeDirectory();
-    // Write the raw byte 0xFF as a file name through the shell (Node strings cannot hold it).
-    execFileSync('bash', ['-c', `printf x > "$1/"$'\\xff'`, 'bash', directory]);
-    const error = (() => {
-      try {
-        hashTree({ directory });
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
-    expect(SkillError.isInstance(error)).toBe(true);
-    expect((error as SkillError).code).toBe('skill_unsupported_entry');
-    expect((error as SkillError).message).toContain('not valid UTF-8');
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'refuses a file name that is not UTF-8',
+    () => {
+      const directory = makeDirectory();
+      // Write the raw byte 0xFF as a file name through the shell (Node strings cannot hold it).
+      execFileSync('bash', [
+        '-c',
+        `printf x > "$1/"$'\\xff'`,
+        'bash',
+        directory,
+      ]);
+      const error = (() => {
+        try {
+          hashTree({ directory });
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(SkillError.isInstance(error)).toBe(true);
+      expect((error as SkillError).code).toBe('skill_unsupported_entry');
+      expect((error as SkillError).message).toContain('not valid UTF-8');
+    },
+  );
 
   it('refuses names with a newline, another control character or a backslash', () => {
     for (const name of ['line\nbreak', 'tab\there', 'back\\slash']) {
       const directory = makeDirectory();
       writeFileSync(join(directory, name), 'x');
-      expect(() => hashTree({ directory })).toThrowError(expect.objectContaining({ code: 'skill_unsupported_entry' }));
+      expect(() => hashTree({ directory })).toThrowError(
+        expect.objectContaining({ code: 'skill_unsupported_entry' }),
+      );
     }
   });
 
   it.skipIf(process.platform === 'win32')('refuses a FIFO', () => {
     const directory = makeDirectory();
     execFileSync('mkfifo', [join(directory, 'pipe')]);
-    expect(() => hashTree({ directory })).toThrowError(expect.objectContaining({ code: 'skill_unsupported_entry' }));
+    expect(() => hashTree({ directory })).toThrowError(
+      expect.objectContaining({ code: 'skill_unsupported_entry' }),
+    );
   });
 
   it('readTree returns exactly the bytes it hashed', () => {
@@ -195,7 +272,9 @@ describe('hashTree rules', () => {
     const hashed = hashTree({ directory });
     expect(contents.treeHash).toBe(hashed.treeHash);
     for (const file of contents.files) {
-      expect(Buffer.from(file.bytes)).toEqual(readFileSync(join(directory, file.path)));
+      expect(Buffer.from(file.bytes)).toEqual(
+        readFileSync(join(directory, file.path)),
+      );
       expect(file.size).toBe(file.bytes.length);
     }
   });

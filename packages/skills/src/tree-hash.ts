@@ -1,5 +1,13 @@
 import * as crypto from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { SkillSymlinkError, SkillUnsupportedEntryError } from './errors.js';
 
@@ -47,7 +55,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
 // `crypto.hash` (Node >= 20.12) skips the Hash object: markedly faster for many small files.
-const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array | string, encoding: 'hex') => string }).hash;
+const oneShot = (
+  crypto as {
+    hash?: (
+      algorithm: string,
+      data: Uint8Array | string,
+      encoding: 'hex',
+    ) => string;
+  }
+).hash;
 
 function sha256Hex(bytes: Uint8Array | string): string {
   return oneShot === undefined
@@ -82,8 +98,19 @@ function decodeName({ raw, parent }: { raw: Buffer; parent: string }): string {
 
 type Found = { path: string; pathBytes: Buffer; absolutePath: string };
 
-function walk({ directory, relative, found }: { directory: string; relative: string; found: Found[] }): void {
-  const entries = readdirSync(directory, { withFileTypes: true, encoding: 'buffer' });
+function walk({
+  directory,
+  relative,
+  found,
+}: {
+  directory: string;
+  relative: string;
+  found: Found[];
+}): void {
+  const entries = readdirSync(directory, {
+    withFileTypes: true,
+    encoding: 'buffer',
+  });
   for (const entry of entries) {
     const name = decodeName({ raw: entry.name, parent: directory });
     const absolutePath = join(directory, name);
@@ -110,7 +137,13 @@ function walk({ directory, relative, found }: { directory: string; relative: str
  * (reused across files, grown on demand): the returned view is valid until
  * the next call.
  */
-function readOnce({ absolutePath, scratch }: { absolutePath: string; scratch: { buffer: Buffer } }): Buffer {
+function readOnce({
+  absolutePath,
+  scratch,
+}: {
+  absolutePath: string;
+  scratch: { buffer: Buffer };
+}): Buffer {
   let descriptor: number;
   try {
     descriptor = openSync(absolutePath, constants.O_RDONLY | NO_FOLLOW);
@@ -123,11 +156,16 @@ function readOnce({ absolutePath, scratch }: { absolutePath: string; scratch: { 
   try {
     const stat = fstatSync(descriptor);
     if (!stat.isFile()) {
-      throw new SkillUnsupportedEntryError({ entryPath: absolutePath, reason: 'not a regular file' });
+      throw new SkillUnsupportedEntryError({
+        entryPath: absolutePath,
+        reason: 'not a regular file',
+      });
     }
     // One spare byte lets a read reveal growth after fstat; the loop reads to end of file.
     if (scratch.buffer.length < stat.size + 1) {
-      scratch.buffer = Buffer.allocUnsafeSlow(Math.max(stat.size + 1, scratch.buffer.length * 2));
+      scratch.buffer = Buffer.allocUnsafeSlow(
+        Math.max(stat.size + 1, scratch.buffer.length * 2),
+      );
     }
     let length = 0;
     for (;;) {
@@ -136,7 +174,13 @@ function readOnce({ absolutePath, scratch }: { absolutePath: string; scratch: { 
         scratch.buffer.copy(grown, 0, 0, length);
         scratch.buffer = grown;
       }
-      const read = readSync(descriptor, scratch.buffer, length, scratch.buffer.length - length, null);
+      const read = readSync(
+        descriptor,
+        scratch.buffer,
+        length,
+        scratch.buffer.length - length,
+        null,
+      );
       if (read === 0) {
         break;
       }
@@ -154,7 +198,10 @@ function collect({ directory }: { directory: string }): Found[] {
     throw new SkillSymlinkError({ linkPath: directory });
   }
   if (!rootStat.isDirectory()) {
-    throw new SkillUnsupportedEntryError({ entryPath: directory, reason: 'a skill must be a folder' });
+    throw new SkillUnsupportedEntryError({
+      entryPath: directory,
+      reason: 'a skill must be a folder',
+    });
   }
   const found: Found[] = [];
   walk({ directory, relative: '', found });
@@ -172,7 +219,9 @@ export function hashDirectory({
 }: {
   directory: string;
   keep: KeepBytes;
-}): Omit<TreeHash, 'files'> & { files: (TreeFileDigest & { bytes?: Uint8Array })[] } {
+}): Omit<TreeHash, 'files'> & {
+  files: (TreeFileDigest & { bytes?: Uint8Array })[];
+} {
   const found = collect({ directory });
   const scratch = { buffer: Buffer.allocUnsafeSlow(1 << 20) };
   const files: (TreeFileDigest & { bytes?: Uint8Array })[] = [];
@@ -189,7 +238,12 @@ export function hashDirectory({
         : { path, size: bytes.length, digest },
     );
   }
-  return { treeHash: HASH_PREFIX + sha256Hex(listing), fileCount: files.length, files, listing };
+  return {
+    treeHash: HASH_PREFIX + sha256Hex(listing),
+    fileCount: files.length,
+    files,
+    listing,
+  };
 }
 
 /**
@@ -207,7 +261,10 @@ export function hashDirectory({
  */
 export function hashTree({ directory }: { directory: string }): TreeHash {
   const { files, ...rest } = hashDirectory({ directory, keep: 'none' });
-  return { ...rest, files: files.map(({ path, size, digest }) => ({ path, size, digest })) };
+  return {
+    ...rest,
+    files: files.map(({ path, size, digest }) => ({ path, size, digest })),
+  };
 }
 
 /**

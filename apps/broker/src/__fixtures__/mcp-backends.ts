@@ -4,9 +4,18 @@
 // every target with `<target>_<tool>` names (multiplexed mode). A target can
 // be switched to fail (HTTP 503) to exercise discovery fallback and the
 // circuit breaker.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  createMcpHandler,
+  fromJsonSchema,
+} from '@modelcontextprotocol/server';
 
 export type FixtureTool = {
   name: string;
@@ -17,7 +26,12 @@ export type FixtureTool = {
   delayMs?: number;
 };
 
-export type FixtureCall = { path: string; tool: string; arguments: unknown; role: string | undefined };
+export type FixtureCall = {
+  path: string;
+  tool: string;
+  arguments: unknown;
+  role: string | undefined;
+};
 
 export type McpBackends = {
   url: string;
@@ -36,7 +50,10 @@ function buildServer(
   entries: Array<{ name: string; tool: FixtureTool }>,
   onCall: (tool: string, args: unknown) => void,
 ): McpServer {
-  const server = new McpServer({ name: 'fixture-backend', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: 'fixture-backend', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
   for (const { name, tool } of entries) {
     server.registerTool(
       name,
@@ -56,7 +73,14 @@ function buildServer(
             });
           });
         }
-        return { content: [{ type: 'text' as const, text: `${name} ok ${JSON.stringify(args)}` }] };
+        return {
+          content: [
+            {
+              type: 'text' as const,
+              text: `${name} ok ${JSON.stringify(args)}`,
+            },
+          ],
+        };
       },
     );
   }
@@ -69,14 +93,28 @@ async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(key, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else if (Array.isArray(value))
+      for (const v of value) headers.append(key, v);
   }
-  const body = chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : undefined;
-  return new Request(new URL(req.url ?? '/', base), { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) });
+  const body =
+    chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD'
+      ? Buffer.concat(chunks)
+      : undefined;
+  return new Request(new URL(req.url ?? '/', base), {
+    method: req.method ?? 'GET',
+    headers,
+    ...(body ? { body } : {}),
+  });
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+async function writeResponse(
+  response: Response,
+  res: ServerResponse,
+): Promise<void> {
+  res.writeHead(
+    response.status,
+    Object.fromEntries(response.headers.entries()),
+  );
   if (response.body === null) {
     res.end();
     return;
@@ -91,7 +129,9 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
 }
 
 /** Starts the fixture on a random 127.0.0.1 port with the given tools per target. */
-export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Promise<McpBackends> {
+export async function startMcpBackends(
+  tools: Record<string, FixtureTool[]>,
+): Promise<McpBackends> {
   const state: McpBackends = {
     url: '',
     calls: [],
@@ -108,9 +148,16 @@ export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Pr
       const role = ctx.requestInfo?.headers.get('x-heretek-role') ?? undefined;
       const entries =
         target === undefined
-          ? [...state.tools].flatMap(([t, list]) => list.map((tool) => ({ name: `${t}_${tool.name}`, tool })))
-          : (state.tools.get(target) ?? []).map((tool) => ({ name: tool.name, tool }));
-      return buildServer(entries, (tool, args) => state.calls.push({ path, tool, arguments: args, role }));
+          ? [...state.tools].flatMap(([t, list]) =>
+              list.map((tool) => ({ name: `${t}_${tool.name}`, tool })),
+            )
+          : (state.tools.get(target) ?? []).map((tool) => ({
+              name: tool.name,
+              tool,
+            }));
+      return buildServer(entries, (tool, args) =>
+        state.calls.push({ path, tool, arguments: args, role }),
+      );
     });
   };
   const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
@@ -118,9 +165,14 @@ export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Pr
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-      const target = path.startsWith('/mcp/') ? path.slice('/mcp/'.length) : undefined;
+      const target = path.startsWith('/mcp/')
+        ? path.slice('/mcp/'.length)
+        : undefined;
       state.requests.push(path);
-      if (path !== '/mcp' && (target === undefined || !state.tools.has(target))) {
+      if (
+        path !== '/mcp' &&
+        (target === undefined || !state.tools.has(target))
+      ) {
         res.writeHead(404).end();
         return;
       }
@@ -130,7 +182,9 @@ export async function startMcpBackends(tools: Record<string, FixtureTool[]>): Pr
       }
       if (target !== undefined && state.failing.has(target)) {
         req.resume();
-        res.writeHead(503, { 'content-type': 'text/plain' }).end('backend unavailable');
+        res
+          .writeHead(503, { 'content-type': 'text/plain' })
+          .end('backend unavailable');
         return;
       }
       const request = await toRequest(req, state.url);

@@ -3,9 +3,15 @@
 // is recorded so tests can assert that nothing but JSON-RPC ever appears there.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Client, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
 
-export const BROKER_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const BROKER_CLI = fileURLToPath(
+  new URL('../../dist/cli.js', import.meta.url),
+);
 
 type Message = Parameters<NonNullable<Transport['onmessage']>>[0];
 
@@ -61,7 +67,9 @@ export type SpawnedBroker = {
 };
 
 /** Starts the broker with `env` (merged over a minimal environment) and connects a client. */
-export async function spawnBroker(env: Record<string, string>): Promise<SpawnedBroker> {
+export async function spawnBroker(
+  env: Record<string, string>,
+): Promise<SpawnedBroker> {
   const child = spawn(process.execPath, [BROKER_CLI], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -74,7 +82,9 @@ export async function spawnBroker(env: Record<string, string>): Promise<SpawnedB
   const transport = new RecordingStdioTransport(child);
   const client = new Client({ name: 'broker-e2e', version: '1.0.0' });
   await client.connect(transport);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   return {
     client,
     child,

@@ -35,11 +35,20 @@ export type FaultServer = Listening & {
   streamed: { bytes: number };
 };
 
-type Message = { jsonrpc: '2.0'; id?: number | string; method?: string; params?: Record<string, unknown> };
+type Message = {
+  jsonrpc: '2.0';
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown>;
+};
 
 function sse(response: ServerResponse, messages: unknown[]): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const message of messages) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+  });
+  for (const message of messages)
+    response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   response.end();
 }
 
@@ -49,7 +58,12 @@ function sse(response: ServerResponse, messages: unknown[]): void {
  * `nextCursor` forever (`'same'`: always the same cursor; `'alternate'`: A, B, A ...).
  */
 export async function startFaultServer(
-  options: { sessionAlwaysLost?: boolean; cursorLoop?: 'same' | 'alternate' | 'endless'; echoAuthorization?: boolean; discoverStatus?: number } = {},
+  options: {
+    sessionAlwaysLost?: boolean;
+    cursorLoop?: 'same' | 'alternate' | 'endless';
+    echoAuthorization?: boolean;
+    discoverStatus?: number;
+  } = {},
 ): Promise<FaultServer> {
   let sessionCounter = 0;
   const parked = new Map<string, number | string>();
@@ -57,12 +71,18 @@ export async function startFaultServer(
   const openSockets = new Set<unknown>();
   const listening = await listen((request, response, body) => {
     const lastEventId = request.headers['last-event-id'];
-    if (request.method === 'GET' && typeof lastEventId === 'string' && parked.has(lastEventId)) {
+    if (
+      request.method === 'GET' &&
+      typeof lastEventId === 'string' &&
+      parked.has(lastEventId)
+    ) {
       // 2025-11-25 SSE polling: the resumed stream delivers the parked response.
       const id = parked.get(lastEventId);
       parked.delete(lastEventId);
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.end(`id: ${lastEventId}-done\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'resumed' }] } })}\n\n`);
+      response.end(
+        `id: ${lastEventId}-done\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'resumed' }] } })}\n\n`,
+      );
       return;
     }
     if (request.method !== 'POST') {
@@ -71,8 +91,13 @@ export async function startFaultServer(
     }
     const message = JSON.parse(body.toString('utf8')) as Message;
     const sessionId = request.headers['mcp-session-id'];
-    if (message.method === 'server/discover' && options.discoverStatus !== undefined) {
-      response.writeHead(options.discoverStatus, { 'content-type': 'text/plain' }).end('internal error: not implemented');
+    if (
+      message.method === 'server/discover' &&
+      options.discoverStatus !== undefined
+    ) {
+      response
+        .writeHead(options.discoverStatus, { 'content-type': 'text/plain' })
+        .end('internal error: not implemented');
       return;
     }
     if (message.method === 'initialize') {
@@ -82,7 +107,11 @@ export async function startFaultServer(
         {
           jsonrpc: '2.0',
           id: message.id,
-          result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fault-server', version: '1.0.0' } },
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'fault-server', version: '1.0.0' },
+          },
         },
       ]);
       return;
@@ -92,28 +121,58 @@ export async function startFaultServer(
       return;
     }
     if (sessionId === undefined) {
-      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } }));
+      response
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32000,
+              message: 'Bad Request: Server not initialized',
+            },
+          }),
+        );
       return;
     }
     if (options.sessionAlwaysLost) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'Session not found' },
+          }),
+        );
       return;
     }
     if (message.method === 'tools/list') {
       const cursor = message.params?.cursor as string | undefined;
       let next: string;
       if (options.cursorLoop === 'alternate') next = cursor === 'A' ? 'B' : 'A';
-      else if (options.cursorLoop === 'endless') next = String(Number(cursor ?? '0') + 1);
+      else if (options.cursorLoop === 'endless')
+        next = String(Number(cursor ?? '0') + 1);
       else next = 'same';
-      const tools = [{ name: `tool-${cursor ?? 'first'}`, inputSchema: { type: 'object' } }];
-      sse(response, [{ jsonrpc: '2.0', id: message.id, result: options.cursorLoop ? { tools, nextCursor: next } : { tools } }]);
+      const tools = [
+        { name: `tool-${cursor ?? 'first'}`, inputSchema: { type: 'object' } },
+      ];
+      sse(response, [
+        {
+          jsonrpc: '2.0',
+          id: message.id,
+          result: options.cursorLoop ? { tools, nextCursor: next } : { tools },
+        },
+      ]);
       return;
     }
     const fault = (message.params?.name ?? '') as Fault;
     switch (fault) {
       case 'drop-mid-stream':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"half"}}\n\n`);
+        response.write(
+          `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"half"}}\n\n`,
+        );
         response.write('event: message\ndata: {"jsonrpc":"2.0","id":');
         setTimeout(() => request.socket.destroy(), 20);
         return;
@@ -122,17 +181,31 @@ export async function startFaultServer(
         response.write('event: message\ndata: {garbage\n\n');
         return; // left open: the client must not wait for more
       case 'garbage-json':
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":');
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"jsonrpc":"2.0","id":');
         return;
       case 'not-json-rpc':
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"hello":"world"}');
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"hello":"world"}');
         return;
       case 'wrong-id-json':
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: Number(message.id) + 1000, result: { content: [] } }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: Number(message.id) + 1000,
+              result: { content: [] },
+            }),
+          );
         return;
       case 'wrong-id-sse':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: Number(message.id) + 1000, result: { content: [] } })}\n\n`);
+        response.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: Number(message.id) + 1000, result: { content: [] } })}\n\n`,
+        );
         return; // left open
       case 'stream-50mb': {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -152,18 +225,36 @@ export async function startFaultServer(
         return;
       }
       case 'json-50mb':
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(50 * 1024 * 1024),
+        });
         response.write('{"jsonrpc":"2.0","id":');
         return; // the client must refuse on the announced length alone
       case 'never-answer':
         return; // no headers, no body
       case 'status-500': {
-        const leaked = options.echoAuthorization ? ` (you sent ${request.headers.authorization ?? 'nothing'})` : '';
-        response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `failed to send message: upstream exploded${leaked}` } }));
+        const leaked = options.echoAuthorization
+          ? ` (you sent ${request.headers.authorization ?? 'nothing'})`
+          : '';
+        response
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: {
+                code: -32603,
+                message: `failed to send message: upstream exploded${leaked}`,
+              },
+            }),
+          );
         return;
       }
       case 'html':
-        response.writeHead(200, { 'content-type': 'text/html' }).end('<html>login page</html>');
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<html>login page</html>');
         return;
       case 'poll-then-resume': {
         // priming event with an id and a retry hint, then the server closes the stream
@@ -179,10 +270,18 @@ export async function startFaultServer(
         return;
       case 'stream-ends-early':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.end(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n`);
+        response.end(
+          `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n`,
+        );
         return;
       default:
-        sse(response, [{ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } }]);
+        sse(response, [
+          {
+            jsonrpc: '2.0',
+            id: message.id,
+            result: { content: [{ type: 'text', text: 'ok' }] },
+          },
+        ]);
     }
   });
   listening.server.on('connection', (socket) => {

@@ -3,7 +3,12 @@
  * over node:http on 127.0.0.1 with random ports. Not shipped.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
   createMcpHandler,
@@ -31,7 +36,13 @@ export type Listening = {
 };
 
 /** Listen on 127.0.0.1:0 with `handler`; `close()` destroys open sockets too. */
-export async function listen(handler: (request: IncomingMessage, response: ServerResponse, body: Buffer) => void | Promise<void>): Promise<Listening & { server: HttpServer }> {
+export async function listen(
+  handler: (
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer,
+  ) => void | Promise<void>,
+): Promise<Listening & { server: HttpServer }> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
@@ -46,13 +57,24 @@ export async function listen(handler: (request: IncomingMessage, response: Serve
         parsed = undefined;
       }
       const headers: Record<string, string> = {};
-      for (const [key, value] of Object.entries(request.headers)) headers[key] = Array.isArray(value) ? value.join(', ') : String(value);
+      for (const [key, value] of Object.entries(request.headers))
+        headers[key] = Array.isArray(value) ? value.join(', ') : String(value);
       const message = parsed as { method?: string; id?: unknown } | undefined;
-      requests.push({ method: request.method ?? 'GET', path: request.url ?? '/', headers, rpcMethod: message?.method, rpcId: message?.id, body: parsed });
-      Promise.resolve(handler(request, response, body)).catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
-        response.end(String(error));
+      requests.push({
+        method: request.method ?? 'GET',
+        path: request.url ?? '/',
+        headers,
+        rpcMethod: message?.method,
+        rpcId: message?.id,
+        body: parsed,
       });
+      Promise.resolve(handler(request, response, body)).catch(
+        (error: unknown) => {
+          if (!response.headersSent)
+            response.writeHead(500, { 'content-type': 'text/plain' });
+          response.end(String(error));
+        },
+      );
     });
   });
   server.on('connection', (socket) => {
@@ -75,23 +97,36 @@ export async function listen(handler: (request: IncomingMessage, response: Serve
 }
 
 /** Serve a web-standard `(Request) => Response` handler from node:http. */
-export function webHandler(fetchHandler: (request: Request) => Promise<Response>) {
-  return async (request: IncomingMessage, response: ServerResponse, body: Buffer) => {
+export function webHandler(
+  fetchHandler: (request: Request) => Promise<Response>,
+) {
+  return async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer,
+  ) => {
     const abort = new AbortController();
     response.on('close', () => abort.abort());
     const headers = new Headers();
     for (const [key, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      if (value !== undefined)
+        headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     const method = request.method ?? 'GET';
     const webRequest = new Request(`http://127.0.0.1${request.url ?? '/'}`, {
       method,
       headers,
-      body: method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : body,
+      body:
+        method === 'GET' || method === 'HEAD' || method === 'DELETE'
+          ? undefined
+          : body,
       signal: abort.signal,
     });
     const webResponse = await fetchHandler(webRequest);
-    response.writeHead(webResponse.status, Object.fromEntries(webResponse.headers));
+    response.writeHead(
+      webResponse.status,
+      Object.fromEntries(webResponse.headers),
+    );
     if (!webResponse.body) {
       response.end();
       return;
@@ -99,7 +134,9 @@ export function webHandler(fetchHandler: (request: Request) => Promise<Response>
     const reader = webResponse.body.getReader();
     response.on('close', () => void reader.cancel().catch(() => undefined));
     for (;;) {
-      const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      const { done, value } = await reader
+        .read()
+        .catch(() => ({ done: true as const, value: undefined }));
       if (done) break;
       response.write(value);
     }
@@ -123,20 +160,65 @@ export type ToolServerOptions = {
   stats?: { active: number; maxActive: number };
 };
 
-type ToolDefinition = { name: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> };
+type ToolDefinition = {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+};
 
 /** The tools every fixture server has, plus `generatedTools` more. */
-export function fixtureTools(options: ToolServerOptions = {}): ToolDefinition[] {
+export function fixtureTools(
+  options: ToolServerOptions = {},
+): ToolDefinition[] {
   const tools: ToolDefinition[] = [
-    { name: 'echo', description: 'Echo the text argument back.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, annotations: { readOnlyHint: true } },
-    { name: 'add', description: 'Add two numbers.', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, annotations: { readOnlyHint: true } },
-    { name: 'sleep', description: 'Wait ms milliseconds, then answer.', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
-    { name: 'chatty', description: 'Send a log notification before the result.', inputSchema: { type: 'object' } },
-    { name: 'fail', description: 'Always returns isError.', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } },
-    { name: 'write_file', description: 'A tool name with an underscore.', inputSchema: { type: 'object' } },
+    {
+      name: 'echo',
+      description: 'Echo the text argument back.',
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        required: ['text'],
+      },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: 'add',
+      description: 'Add two numbers.',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+      },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: 'sleep',
+      description: 'Wait ms milliseconds, then answer.',
+      inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+    },
+    {
+      name: 'chatty',
+      description: 'Send a log notification before the result.',
+      inputSchema: { type: 'object' },
+    },
+    {
+      name: 'fail',
+      description: 'Always returns isError.',
+      inputSchema: { type: 'object' },
+      annotations: { destructiveHint: true },
+    },
+    {
+      name: 'write_file',
+      description: 'A tool name with an underscore.',
+      inputSchema: { type: 'object' },
+    },
   ];
   for (let index = 0; index < (options.generatedTools ?? 0); index += 1) {
-    tools.push({ name: `tool-${String(index).padStart(3, '0')}`, description: `Generated tool number ${index}.`, inputSchema: { type: 'object' } });
+    tools.push({
+      name: `tool-${String(index).padStart(3, '0')}`,
+      description: `Generated tool number ${index}.`,
+      inputSchema: { type: 'object' },
+    });
   }
   return tools;
 }
@@ -146,14 +228,25 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
   const tools = fixtureTools(options);
   const server = new Server(
     { name: options.name ?? 'fixture', version: '1.0.0' },
-    { capabilities: { tools: {}, logging: {} }, ...(options.protocolVersions ? { supportedProtocolVersions: options.protocolVersions } : {}) },
+    {
+      capabilities: { tools: {}, logging: {} },
+      ...(options.protocolVersions
+        ? { supportedProtocolVersions: options.protocolVersions }
+        : {}),
+    },
   );
   server.setRequestHandler('tools/list', async (request) => {
     const pageSize = options.pageSize ?? tools.length;
-    const start = request.params?.cursor ? Number(Buffer.from(request.params.cursor, 'base64url').toString('utf8')) : 0;
-    if (!Number.isInteger(start) || start < 0) throw new ProtocolError(-32602, 'Invalid cursor');
+    const start = request.params?.cursor
+      ? Number(Buffer.from(request.params.cursor, 'base64url').toString('utf8'))
+      : 0;
+    if (!Number.isInteger(start) || start < 0)
+      throw new ProtocolError(-32602, 'Invalid cursor');
     const page = tools.slice(start, start + pageSize);
-    const next = start + pageSize < tools.length ? Buffer.from(String(start + pageSize)).toString('base64url') : undefined;
+    const next =
+      start + pageSize < tools.length
+        ? Buffer.from(String(start + pageSize)).toString('base64url')
+        : undefined;
     return { tools: page as never, ...(next ? { nextCursor: next } : {}) };
   });
   server.setRequestHandler('tools/call', async (request, context) => {
@@ -162,7 +255,11 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
       case 'echo':
         return { content: [{ type: 'text', text: String(args.text ?? '') }] };
       case 'add':
-        return { content: [{ type: 'text', text: String(Number(args.a) + Number(args.b)) }] };
+        return {
+          content: [
+            { type: 'text', text: String(Number(args.a) + Number(args.b)) },
+          ],
+        };
       case 'write_file':
         return { content: [{ type: 'text', text: 'written' }] };
       case 'sleep': {
@@ -184,13 +281,25 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
         return { content: [{ type: 'text', text: `slept ${ms}` }] };
       }
       case 'chatty':
-        await context.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'working on it' } });
-        await context.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'almost done' } });
-        return { content: [{ type: 'text', text: 'done after notifications' }] };
+        await context.mcpReq.notify({
+          method: 'notifications/message',
+          params: { level: 'info', data: 'working on it' },
+        });
+        await context.mcpReq.notify({
+          method: 'notifications/message',
+          params: { level: 'info', data: 'almost done' },
+        });
+        return {
+          content: [{ type: 'text', text: 'done after notifications' }],
+        };
       case 'fail':
-        return { content: [{ type: 'text', text: 'the tool failed on purpose' }], isError: true };
+        return {
+          content: [{ type: 'text', text: 'the tool failed on purpose' }],
+          isError: true,
+        };
       default:
-        if (request.params.name.startsWith('tool-')) return { content: [{ type: 'text', text: request.params.name }] };
+        if (request.params.name.startsWith('tool-'))
+          return { content: [{ type: 'text', text: request.params.name }] };
         throw new ProtocolError(-32602, `Unknown tool: ${request.params.name}`);
     }
   });
@@ -208,32 +317,48 @@ export type SessionfulServer = Listening & {
 };
 
 /** Start a sessionful server on 127.0.0.1 (path ignored: any path is the MCP endpoint). */
-export async function startSessionfulServer(options: ToolServerOptions & { jsonResponse?: boolean; requireToken?: string } = {}): Promise<SessionfulServer> {
+export async function startSessionfulServer(
+  options: ToolServerOptions & {
+    jsonResponse?: boolean;
+    requireToken?: string;
+  } = {},
+): Promise<SessionfulServer> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const deleted: string[] = [];
   const handle = async (request: Request): Promise<Response> => {
-    if (options.requireToken !== undefined && request.headers.get('authorization') !== `Bearer ${options.requireToken}`) {
+    if (
+      options.requireToken !== undefined &&
+      request.headers.get('authorization') !== `Bearer ${options.requireToken}`
+    ) {
       return new Response('unauthorized', { status: 401 });
     }
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const transport = sessions.get(sessionId);
       if (!transport) {
-        return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+        return Response.json(
+          {
+            jsonrpc: '2.0',
+            error: { code: -32001, message: 'Session not found' },
+            id: null,
+          },
+          { status: 404 },
+        );
       }
       if (request.method === 'DELETE') deleted.push(sessionId);
       return transport.handleRequest(request);
     }
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: options.jsonResponse ?? false,
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: options.jsonResponse ?? false,
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+        },
+      });
     await createToolServer(options).connect(transport);
     return transport.handleRequest(request);
   };
@@ -247,7 +372,8 @@ export async function startSessionfulServer(options: ToolServerOptions & { jsonR
       sessions.clear();
     },
     close: async () => {
-      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      for (const transport of sessions.values())
+        await transport.close().catch(() => undefined);
       sessions.clear();
       await listening.close();
     },
@@ -255,9 +381,16 @@ export async function startSessionfulServer(options: ToolServerOptions & { jsonR
 }
 
 /** A 2026-07-28 server (stateless, `server/discover`) with the SDK's stateless legacy fallback. */
-export async function startModernServer(options: ToolServerOptions & { responseMode?: 'auto' | 'sse' | 'json' } = {}): Promise<Listening> {
-  const handler = createMcpHandler(() => createToolServer(options), { responseMode: options.responseMode ?? 'auto', keepAliveMs: 0 });
-  const listening = await listen(webHandler((request) => handler.fetch(request)));
+export async function startModernServer(
+  options: ToolServerOptions & { responseMode?: 'auto' | 'sse' | 'json' } = {},
+): Promise<Listening> {
+  const handler = createMcpHandler(() => createToolServer(options), {
+    responseMode: options.responseMode ?? 'auto',
+    keepAliveMs: 0,
+  });
+  const listening = await listen(
+    webHandler((request) => handler.fetch(request)),
+  );
   return {
     ...listening,
     close: async () => {
@@ -272,55 +405,102 @@ export async function startModernServer(options: ToolServerOptions & { responseM
  * sessionful, pinned to `protocolVersion` when given (it answers
  * `initialize` with the client's revision when it supports it).
  */
-export async function startV1Server(options: { generatedTools?: number; pageSize?: number } = {}): Promise<SessionfulServer> {
-  const { Server: V1Server } = await import('@modelcontextprotocol/sdk/server/index.js');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const { ListToolsRequestSchema, CallToolRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+export async function startV1Server(
+  options: { generatedTools?: number; pageSize?: number } = {},
+): Promise<SessionfulServer> {
+  const { Server: V1Server } =
+    await import('@modelcontextprotocol/sdk/server/index.js');
+  const { StreamableHTTPServerTransport } =
+    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { ListToolsRequestSchema, CallToolRequestSchema } =
+    await import('@modelcontextprotocol/sdk/types.js');
   const tools = fixtureTools(options);
-  const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  const transports = new Map<
+    string,
+    InstanceType<typeof StreamableHTTPServerTransport>
+  >();
   const deleted: string[] = [];
   const listening = await listen(async (request, response, body) => {
-    const parsed = body.length ? (JSON.parse(body.toString('utf8')) as unknown) : undefined;
+    const parsed = body.length
+      ? (JSON.parse(body.toString('utf8')) as unknown)
+      : undefined;
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const transport = transports.get(sessionId);
       if (!transport) {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              error: { code: -32001, message: 'Session not found' },
+              id: null,
+            }),
+          );
         return;
       }
       if (request.method === 'DELETE') deleted.push(sessionId);
       await transport.handleRequest(request, response, parsed);
       return;
     }
-    const transport: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        transports.set(id, transport);
-      },
-    });
-    const server = new V1Server({ name: 'fixture-v1', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const transport: InstanceType<typeof StreamableHTTPServerTransport> =
+      new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          transports.set(id, transport);
+        },
+      });
+    const server = new V1Server(
+      { name: 'fixture-v1', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async (listRequest) => {
       const pageSize = options.pageSize ?? tools.length;
-      const start = listRequest.params?.cursor ? Number(listRequest.params.cursor) : 0;
-      const next = start + pageSize < tools.length ? String(start + pageSize) : undefined;
-      return { tools: tools.slice(start, start + pageSize) as never, ...(next ? { nextCursor: next } : {}) };
+      const start = listRequest.params?.cursor
+        ? Number(listRequest.params.cursor)
+        : 0;
+      const next =
+        start + pageSize < tools.length ? String(start + pageSize) : undefined;
+      return {
+        tools: tools.slice(start, start + pageSize) as never,
+        ...(next ? { nextCursor: next } : {}),
+      };
     });
     server.setRequestHandler(CallToolRequestSchema, async (callRequest) => {
       if (callRequest.params.name === 'echo') {
-        return { content: [{ type: 'text', text: String((callRequest.params.arguments as { text?: unknown } | undefined)?.text ?? '') }] };
+        return {
+          content: [
+            {
+              type: 'text',
+              text: String(
+                (callRequest.params.arguments as { text?: unknown } | undefined)
+                  ?.text ?? '',
+              ),
+            },
+          ],
+        };
       }
-      return { content: [{ type: 'text', text: `no such tool ${callRequest.params.name}` }], isError: true };
+      return {
+        content: [
+          { type: 'text', text: `no such tool ${callRequest.params.name}` },
+        ],
+        isError: true,
+      };
     });
     await server.connect(transport);
     await transport.handleRequest(request, response, parsed);
   });
   return {
     ...listening,
-    sessions: transports as unknown as Map<string, WebStandardStreamableHTTPServerTransport>,
+    sessions: transports as unknown as Map<
+      string,
+      WebStandardStreamableHTTPServerTransport
+    >,
     deleted,
     forgetSessions: () => transports.clear(),
     close: async () => {
-      for (const transport of transports.values()) await transport.close().catch(() => undefined);
+      for (const transport of transports.values())
+        await transport.close().catch(() => undefined);
       transports.clear();
       await listening.close();
     },

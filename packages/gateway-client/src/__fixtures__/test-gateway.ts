@@ -22,7 +22,11 @@
  *
  * Upstreams are real SDK servers reached with the SDK client (legacy era).
  */
-import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Tool,
+} from '@modelcontextprotocol/client';
 import type { ServerResponse } from 'node:http';
 import { listen, type Listening } from './servers.js';
 
@@ -57,32 +61,72 @@ function plain(response: ServerResponse, status: number, text: string): void {
   response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
 }
 
-function rpcError(response: ServerResponse, status: number, id: unknown, code: number, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
+function rpcError(
+  response: ServerResponse,
+  status: number,
+  id: unknown,
+  code: number,
+  message: string,
+): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: id ?? null,
+        error: { code, message },
+      }),
+    );
 }
 
-function sseReply(response: ServerResponse, message: unknown, sessionId?: string): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) });
+function sseReply(
+  response: ServerResponse,
+  message: unknown,
+  sessionId?: string,
+): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+  });
   response.end(`data: ${JSON.stringify(message)}\n\n`);
 }
 
-function encodeSession(id: string, upstream: Map<string, Client>, encoding: number): string {
+function encodeSession(
+  id: string,
+  upstream: Map<string, Client>,
+  encoding: number,
+): string {
   const ids: Record<string, string | undefined> = {};
-  for (const [target, client] of upstream) ids[target] = (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
-  return Buffer.from(JSON.stringify({ v: encoding, id, ids })).toString('base64url');
+  for (const [target, client] of upstream)
+    ids[target] = (
+      client.transport as StreamableHTTPClientTransport | undefined
+    )?.sessionId;
+  return Buffer.from(JSON.stringify({ v: encoding, id, ids })).toString(
+    'base64url',
+  );
 }
 
-function decodeSession(header: string, encoding: number): { id: string } | undefined {
+function decodeSession(
+  header: string,
+  encoding: number,
+): { id: string } | undefined {
   try {
-    const decoded = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { v?: unknown; id?: unknown };
-    return decoded.v === encoding && typeof decoded.id === 'string' ? { id: decoded.id } : undefined;
+    const decoded = JSON.parse(
+      Buffer.from(header, 'base64url').toString('utf8'),
+    ) as { v?: unknown; id?: unknown };
+    return decoded.v === encoding && typeof decoded.id === 'string'
+      ? { id: decoded.id }
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** Start the test gateway on 127.0.0.1 with a random port. */
-export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
+export async function startTestGateway(
+  options: TestGatewayOptions,
+): Promise<TestGateway> {
   const sessions = new Map<string, GatewaySession>();
   const deny = new Set(options.deny ?? []);
   let counter = 0;
@@ -90,46 +134,78 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
 
   const closeSession = async (session: GatewaySession) => {
     sessions.delete(session.id);
-    await Promise.all([...session.upstream.values()].map((client) => client.close().catch(() => undefined)));
+    await Promise.all(
+      [...session.upstream.values()].map((client) =>
+        client.close().catch(() => undefined),
+      ),
+    );
   };
 
   const listening = await listen(async (request, response, body) => {
-    if (request.method === 'GET') return plain(response, 405, 'Method Not Allowed');
+    if (request.method === 'GET')
+      return plain(response, 405, 'Method Not Allowed');
     const header = request.headers['mcp-session-id'];
     const sessionHeader = typeof header === 'string' ? header : undefined;
     if (request.method === 'DELETE') {
-      const decoded = sessionHeader ? decodeSession(sessionHeader, encoding) : undefined;
+      const decoded = sessionHeader
+        ? decodeSession(sessionHeader, encoding)
+        : undefined;
       const session = decoded ? sessions.get(decoded.id) : undefined;
       if (!session) return plain(response, 404, 'Session not found');
       await closeSession(session);
       response.writeHead(200).end();
       return;
     }
-    if (request.method !== 'POST') return plain(response, 405, 'Method Not Allowed');
+    if (request.method !== 'POST')
+      return plain(response, 405, 'Method Not Allowed');
     const accept = request.headers.accept ?? '';
     if (!accept.includes(ACCEPT_JSON) || !accept.includes(ACCEPT_SSE)) {
-      return plain(response, 406, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return plain(
+        response,
+        406,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      );
     }
     if (!(request.headers['content-type'] ?? '').startsWith(ACCEPT_JSON)) {
-      return plain(response, 415, 'Unsupported Media Type: Client must send application/json');
+      return plain(
+        response,
+        415,
+        'Unsupported Media Type: Client must send application/json',
+      );
     }
-    let message: { jsonrpc?: string; id?: number | string; method?: string; params?: Record<string, unknown> };
+    let message: {
+      jsonrpc?: string;
+      id?: number | string;
+      method?: string;
+      params?: Record<string, unknown>;
+    };
     try {
       message = JSON.parse(body.toString('utf8')) as typeof message;
-      if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') throw new Error('not a JSON-RPC request');
+      if (message.jsonrpc !== '2.0' || typeof message.method !== 'string')
+        throw new Error('not a JSON-RPC request');
     } catch (error) {
-      return plain(response, 400, `fail to deserialize request body: ${(error as Error).message}`);
+      return plain(
+        response,
+        400,
+        `fail to deserialize request body: ${(error as Error).message}`,
+      );
     }
-    if (Object.keys(options.targets).length === 0) return plain(response, 503, 'no backends');
+    if (Object.keys(options.targets).length === 0)
+      return plain(response, 503, 'no backends');
 
     let session: GatewaySession | undefined;
     if (sessionHeader !== undefined) {
       const decoded = decodeSession(sessionHeader, encoding);
-      if (!decoded) return plain(response, 400, 'invalid session id: cannot decode');
+      if (!decoded)
+        return plain(response, 400, 'invalid session id: cannot decode');
       session = sessions.get(decoded.id);
       if (!session) return plain(response, 404, 'Session not found');
     } else if (message.method !== 'initialize') {
-      return plain(response, 400, 'session header is required for non-initialize requests');
+      return plain(
+        response,
+        400,
+        'session header is required for non-initialize requests',
+      );
     }
 
     if (message.method === 'initialize') {
@@ -141,17 +217,41 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
           upstream.set(target, client);
         }
       } catch (error) {
-        await Promise.all([...upstream.values()].map((client) => client.close().catch(() => undefined)));
-        return rpcError(response, 500, message.id, -32603, `failed to send message: ${(error as Error).message}`);
+        await Promise.all(
+          [...upstream.values()].map((client) =>
+            client.close().catch(() => undefined),
+          ),
+        );
+        return rpcError(
+          response,
+          500,
+          message.id,
+          -32603,
+          `failed to send message: ${(error as Error).message}`,
+        );
       }
       counter += 1;
       const created: GatewaySession = { id: `gw-${counter}`, upstream };
       sessions.set(created.id, created);
       const requested = String(message.params?.protocolVersion ?? '2025-06-18');
-      const protocolVersion = ['2025-11-25', '2025-06-18', '2025-03-26'].includes(requested) ? requested : '2025-06-18';
+      const protocolVersion = [
+        '2025-11-25',
+        '2025-06-18',
+        '2025-03-26',
+      ].includes(requested)
+        ? requested
+        : '2025-06-18';
       return sseReply(
         response,
-        { jsonrpc: '2.0', id: message.id, result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'test-gateway', version: '1.0.0' } } },
+        {
+          jsonrpc: '2.0',
+          id: message.id,
+          result: {
+            protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'test-gateway', version: '1.0.0' },
+          },
+        },
         encodeSession(created.id, upstream, encoding),
       );
     }
@@ -159,7 +259,12 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       response.writeHead(202).end();
       return;
     }
-    if (!session) return plain(response, 400, 'session header is required for non-initialize requests');
+    if (!session)
+      return plain(
+        response,
+        400,
+        'session header is required for non-initialize requests',
+      );
 
     if (message.method === 'tools/list') {
       const merged: Tool[] = [];
@@ -167,35 +272,81 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         for (const [target, client] of session.upstream) {
           const { tools } = await client.listTools();
           for (const tool of tools) {
-            const name = options.prefixMode === 'never' ? tool.name : `${target}_${tool.name}`;
+            const name =
+              options.prefixMode === 'never'
+                ? tool.name
+                : `${target}_${tool.name}`;
             if (!deny.has(name)) merged.push({ ...tool, name });
           }
         }
       } catch (error) {
-        return rpcError(response, 500, message.id, -32603, `failed to send message: ${(error as Error).message}`);
+        return rpcError(
+          response,
+          500,
+          message.id,
+          -32603,
+          `failed to send message: ${(error as Error).message}`,
+        );
       }
       const pageSize = options.pageSize ?? merged.length;
       const start = Number(message.params?.cursor ?? 0);
-      const next = start + pageSize < merged.length ? String(start + pageSize) : undefined;
-      return sseReply(response, { jsonrpc: '2.0', id: message.id, result: { tools: merged.slice(start, start + pageSize), ...(next ? { nextCursor: next } : {}) } });
+      const next =
+        start + pageSize < merged.length ? String(start + pageSize) : undefined;
+      return sseReply(response, {
+        jsonrpc: '2.0',
+        id: message.id,
+        result: {
+          tools: merged.slice(start, start + pageSize),
+          ...(next ? { nextCursor: next } : {}),
+        },
+      });
     }
 
     if (message.method === 'tools/call') {
       const name = String(message.params?.name ?? '');
       const index = name.indexOf('_');
-      const single = options.prefixMode === 'never' ? Object.keys(options.targets)[0] : undefined;
+      const single =
+        options.prefixMode === 'never'
+          ? Object.keys(options.targets)[0]
+          : undefined;
       const target = single ?? (index > 0 ? name.slice(0, index) : '');
-      const tool = single !== undefined ? name : index > 0 ? name.slice(index + 1) : '';
+      const tool =
+        single !== undefined ? name : index > 0 ? name.slice(index + 1) : '';
       const client = session.upstream.get(target);
-      if (!client || deny.has(name)) return rpcError(response, 400, message.id, -32602, `Unknown tool: ${name}`);
+      if (!client || deny.has(name))
+        return rpcError(
+          response,
+          400,
+          message.id,
+          -32602,
+          `Unknown tool: ${name}`,
+        );
       try {
-        const result = await client.callTool({ name: tool, arguments: (message.params?.arguments ?? {}) as Record<string, unknown> });
+        const result = await client.callTool({
+          name: tool,
+          arguments: (message.params?.arguments ?? {}) as Record<
+            string,
+            unknown
+          >,
+        });
         return sseReply(response, { jsonrpc: '2.0', id: message.id, result });
       } catch (error) {
-        return rpcError(response, 500, message.id, -32603, `failed to send message: ${(error as Error).message}`);
+        return rpcError(
+          response,
+          500,
+          message.id,
+          -32603,
+          `failed to send message: ${(error as Error).message}`,
+        );
       }
     }
-    return rpcError(response, 200, message.id, -32601, `Method not found: ${message.method}`);
+    return rpcError(
+      response,
+      200,
+      message.id,
+      -32601,
+      `Method not found: ${message.method}`,
+    );
   });
 
   return {
@@ -203,7 +354,9 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     forgetSessions: () => {
       const old = [...sessions.values()];
       sessions.clear();
-      for (const session of old) for (const client of session.upstream.values()) void client.close().catch(() => undefined);
+      for (const session of old)
+        for (const client of session.upstream.values())
+          void client.close().catch(() => undefined);
     },
     rotateSessionEncoding: () => {
       encoding += 1;

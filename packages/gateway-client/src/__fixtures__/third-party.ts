@@ -17,7 +17,11 @@ import httpProxy from 'http-proxy';
 const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
 /** A running supergateway process group. */
-export type Supergateway = { port: number; child: ChildProcess; stderr: string[] };
+export type Supergateway = {
+  port: number;
+  child: ChildProcess;
+  stderr: string[];
+};
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -34,7 +38,11 @@ async function freePort(): Promise<number> {
  * (tests of other packages run alongside) supergateway exits, and this tries
  * again with another port.
  */
-export async function startSupergateway(options: { stdioCommand: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Supergateway> {
+export async function startSupergateway(options: {
+  stdioCommand: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}): Promise<Supergateway> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await startSupergatewayOnce(options);
@@ -46,15 +54,37 @@ export async function startSupergateway(options: { stdioCommand: string; env?: R
 
 class PortTakenError extends Error {}
 
-async function startSupergatewayOnce(options: { stdioCommand: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Supergateway> {
+async function startSupergatewayOnce(options: {
+  stdioCommand: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}): Promise<Supergateway> {
   const port = await freePort();
   const child = spawn(
     `${BIN}supergateway`,
-    ['--stdio', options.stdioCommand, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--healthEndpoint', '/healthz', '--logLevel', 'none'],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } },
+    [
+      '--stdio',
+      options.stdioCommand,
+      '--outputTransport',
+      'streamableHttp',
+      '--stateful',
+      '--port',
+      String(port),
+      '--healthEndpoint',
+      '/healthz',
+      '--logLevel',
+      'none',
+    ],
+    {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...options.env },
+    },
   );
   const stderr: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) =>
+    stderr.push(chunk.toString('utf8')),
+  );
   const until = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -70,11 +100,16 @@ async function startSupergatewayOnce(options: { stdioCommand: string; env?: Reco
         });
       }
       const text = stderr.join('');
-      if (/EADDRINUSE/.test(text)) throw new PortTakenError(`port ${port} was taken: ${text}`);
-      throw new Error(`supergateway exited with ${child.exitCode ?? child.signalCode}: ${text}`);
+      if (/EADDRINUSE/.test(text))
+        throw new PortTakenError(`port ${port} was taken: ${text}`);
+      throw new Error(
+        `supergateway exited with ${child.exitCode ?? child.signalCode}: ${text}`,
+      );
     }
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+        signal: AbortSignal.timeout(2_000),
+      });
       await response.text();
       if (response.ok) break;
     } catch {
@@ -82,7 +117,9 @@ async function startSupergatewayOnce(options: { stdioCommand: string; env?: Reco
     }
     if (Date.now() > until) {
       await stopProcessGroup(child);
-      throw new Error(`supergateway did not become healthy on 127.0.0.1:${port}: ${stderr.join('')}`);
+      throw new Error(
+        `supergateway did not become healthy on 127.0.0.1:${port}: ${stderr.join('')}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -91,8 +128,15 @@ async function startSupergatewayOnce(options: { stdioCommand: string; env?: Reco
 
 /** Kill a detached child's whole process group (supergateway and the stdio server it spawned). */
 export async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (
+    child.pid === undefined ||
+    child.exitCode !== null ||
+    child.signalCode !== null
+  )
+    return;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => resolve()),
+  );
   try {
     process.kill(-child.pid, 'SIGTERM');
   } catch {
@@ -126,8 +170,13 @@ export function processGroupAlive(pid: number): boolean {
 }
 
 /** A reverse proxy on 127.0.0.1 routing `/mcp/<target>` to `http://127.0.0.1:<port>/mcp`. */
-export async function startProxy(routes: Record<string, number>): Promise<{ url: string; close: () => Promise<void>; routed: string[] }> {
-  const proxy = httpProxy.createProxyServer({ xfwd: false, proxyTimeout: 30_000 });
+export async function startProxy(
+  routes: Record<string, number>,
+): Promise<{ url: string; close: () => Promise<void>; routed: string[] }> {
+  const proxy = httpProxy.createProxyServer({
+    xfwd: false,
+    proxyTimeout: 30_000,
+  });
   const routed: string[] = [];
   proxy.on('error', (_error, _request, response) => {
     const res = response as ServerResponse;

@@ -12,7 +12,10 @@ export function a2aAnchorsDir(): string {
   for (;;) {
     if (existsSync(join(dir, 'pnpm-workspace.yaml'))) break;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('repository root (pnpm-workspace.yaml) not found above the test file');
+    if (parent === dir)
+      throw new Error(
+        'repository root (pnpm-workspace.yaml) not found above the test file',
+      );
     dir = parent;
   }
   const anchors = resolve(dir, '..', 'shared', 'anchors', 'a2a');
@@ -25,7 +28,9 @@ export function a2aAnchorsDir(): string {
 }
 
 /** Text of one anchor file. */
-export function readAnchor(name: 'a2a.proto' | 'a2a.v0.3.0.schema.json'): string {
+export function readAnchor(
+  name: 'a2a.proto' | 'a2a.v0.3.0.schema.json',
+): string {
   return readFileSync(join(a2aAnchorsDir(), name), 'utf8');
 }
 
@@ -44,7 +49,10 @@ export type ProtoField = {
  * The fields of the top-level `message <name> { ... }` in proto text, with
  * `REQUIRED` taken from `(google.api.field_behavior) = REQUIRED`.
  */
-export function protoMessageFields(proto: string, message: string): ProtoField[] {
+export function protoMessageFields(
+  proto: string,
+  message: string,
+): ProtoField[] {
   const start = proto.search(new RegExp(`^message ${message} \\{`, 'm'));
   if (start < 0) throw new Error(`message ${message} not in proto`);
   let depth = 0;
@@ -65,7 +73,9 @@ export function protoMessageFields(proto: string, message: string): ProtoField[]
     if (type === undefined || name === undefined) continue;
     fields.push({
       name,
-      jsonName: name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()),
+      jsonName: name.replace(/_([a-z0-9])/g, (_m, c: string) =>
+        c.toUpperCase(),
+      ),
       type,
       repeated: modifier?.trim() === 'repeated' || type.startsWith('map<'),
       required: /field_behavior\)\s*=\s*REQUIRED/.test(options ?? ''),

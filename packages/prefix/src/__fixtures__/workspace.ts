@@ -1,14 +1,32 @@
 // Helpers shared by the tests (not exported from the package).
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (the folder holding the real roles/). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+export const REPO_ROOT = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  '..',
+);
 
 /** The package folder. */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PACKAGE_ROOT = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+);
 
 const created: string[] = [];
 
@@ -42,5 +60,6 @@ export function windowsify(root: string): void {
 
 /** Remove all temp workspaces made so far. */
 export function removeTempWorkspaces(): void {
-  for (const root of created.splice(0)) rmSync(root, { recursive: true, force: true });
+  for (const root of created.splice(0))
+    rmSync(root, { recursive: true, force: true });
 }

@@ -1,0 +1,17 @@
+export { createErrorFamily } from './error-family.js';
+export {
+  MAX_TARGET_NAME_LENGTH,
+  TARGET_NAME_PATTERN,
+  TARGET_NAME_RULE,
+  splitMultiplexedName,
+  targetNameProblem,
+} from './target-name.js';
+export {
+  DEFAULT_BACKENDS,
+  PROFILE_NAMES,
+  PROFILE_PURPOSES,
+  isProfileName,
+  type BackendDefinition,
+  type ProfileName,
+} from './backends.js';
+export { sha256Hex, sha256Tag } from './digest.js';

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_BACKENDS,
+  createErrorFamily,
+  sha256Tag,
+  splitMultiplexedName,
+  targetNameProblem,
+} from './index.js';
+
+describe('createErrorFamily', () => {
+  type Code = 'a' | 'b';
+  class DemoError extends createErrorFamily<Code>('demo-test') {}
+  class DemoSubError extends DemoError {
+    constructor() {
+      super({ code: 'b', message: 'sub', isRetryable: true });
+    }
+  }
+  class OtherError extends createErrorFamily<'x'>('other-test') {}
+
+  it('marks the family across copies and keeps code, retryable and cause', () => {
+    const cause = new Error('root');
+    const error = new DemoError({ code: 'a', message: 'm', cause });
+    expect(DemoError.isInstance(error)).toBe(true);
+    expect(DemoError.isInstance(new DemoSubError())).toBe(true);
+    expect(OtherError.isInstance(error)).toBe(false);
+    expect(DemoError.isInstance(new Error('m'))).toBe(false);
+    expect(error.code).toBe('a');
+    expect(error.isRetryable).toBe(false);
+    expect(error.cause).toBe(cause);
+    expect(new DemoSubError().isRetryable).toBe(true);
+    expect(new DemoSubError().name).toBe('DemoSubError');
+    // A second, independent declaration of the same family (a duplicated package copy).
+    class CopyError extends createErrorFamily<Code>('demo-test') {}
+    expect(CopyError.isInstance(error)).toBe(true);
+  });
+});
+
+describe('target names', () => {
+  it('follows the agentgateway rule', () => {
+    expect(targetNameProblem('ghidra')).toBeUndefined();
+    expect(targetNameProblem('crawl4ai.v2-x')).toBeUndefined();
+    expect(targetNameProblem('Ghidra')).toMatch(/a-z/);
+    expect(targetNameProblem('my_server')).toMatch(/'_' is reserved/);
+    expect(targetNameProblem('a+b')).toMatch(/reserved/);
+    expect(targetNameProblem('')).toMatch(/empty/);
+    expect(targetNameProblem('a'.repeat(254))).toMatch(/254/);
+    expect(targetNameProblem(3)).toMatch(/not a string/);
+  });
+  it('splits multiplexed names at the first underscore', () => {
+    expect(splitMultiplexedName('adb_install_apk')).toEqual({
+      target: 'adb',
+      tool: 'install_apk',
+    });
+    expect(splitMultiplexedName('Adb_x')).toBeUndefined();
+    expect(splitMultiplexedName('_x')).toBeUndefined();
+    expect(splitMultiplexedName('adb_')).toBeUndefined();
+  });
+});
+
+describe('facts', () => {
+  it('has 12 default backends with valid, unique targets', () => {
+    expect(DEFAULT_BACKENDS).toHaveLength(12);
+    expect(new Set(DEFAULT_BACKENDS.map((b) => b.target)).size).toBe(12);
+    for (const b of DEFAULT_BACKENDS)
+      expect(targetNameProblem(b.target)).toBeUndefined();
+  });
+  it('tags SHA-256 digests', () => {
+    expect(sha256Tag('')).toBe(
+      'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
+  });
+});

@@ -1,0 +1,57 @@
+// Shared flat config. stdout of the broker carries the MCP protocol, so
+// console output other than stderr (console.error / console.warn) is an error
+// in library and app code. Runtime imports must be declared dependencies
+// (tests, benches and configs may use devDependencies).
+import { fileURLToPath } from 'node:url';
+import js from '@eslint/js';
+import { importX } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.turbo/**',
+      '**/coverage/**',
+      '.tools/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-console': ['error', { allow: ['error', 'warn'] }],
+      'import-x/no-extraneous-dependencies': [
+        'error',
+        {
+          devDependencies: [
+            '**/*.test.ts',
+            '**/__fixtures__/**',
+            '**/bench/**',
+            '**/scripts/**',
+            '**/*.config.ts',
+          ],
+          // @heretek/internal is bundled into every package at build time.
+          whitelist: ['@heretek/internal'],
+          includeTypes: false,
+          // The package's own manifest, then the workspace root's (test tools).
+          packageDir: [process.cwd(), ROOT],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts', '**/bench/**', '**/scripts/**', '**/*.bench.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);
