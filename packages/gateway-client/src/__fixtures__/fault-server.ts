@@ -121,30 +121,26 @@ export async function startFaultServer(
       return;
     }
     if (sessionId === undefined) {
-      response
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: {
-              code: -32000,
-              message: 'Bad Request: Server not initialized',
-            },
-          }),
-        );
+      response.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32000,
+            message: 'Bad Request: Server not initialized',
+          },
+        }),
+      );
       return;
     }
     if (options.sessionAlwaysLost) {
-      response
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32001, message: 'Session not found' },
-          }),
-        );
+      response.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: 'Session not found' },
+        }),
+      );
       return;
     }
     if (message.method === 'tools/list') {
@@ -191,15 +187,13 @@ export async function startFaultServer(
           .end('{"hello":"world"}');
         return;
       case 'wrong-id-json':
-        response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: Number(message.id) + 1000,
-              result: { content: [] },
-            }),
-          );
+        response.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: Number(message.id) + 1000,
+            result: { content: [] },
+          }),
+        );
         return;
       case 'wrong-id-sse':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -237,18 +231,16 @@ export async function startFaultServer(
         const leaked = options.echoAuthorization
           ? ` (you sent ${request.headers.authorization ?? 'nothing'})`
           : '';
-        response
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: message.id,
-              error: {
-                code: -32603,
-                message: `failed to send message: upstream exploded${leaked}`,
-              },
-            }),
-          );
+        response.writeHead(500, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: {
+              code: -32603,
+              message: `failed to send message: upstream exploded${leaked}`,
+            },
+          }),
+        );
         return;
       }
       case 'html':

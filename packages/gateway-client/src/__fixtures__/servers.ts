@@ -428,15 +428,13 @@ export async function startV1Server(
     if (typeof sessionId === 'string') {
       const transport = transports.get(sessionId);
       if (!transport) {
-        response
-          .writeHead(404, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              error: { code: -32001, message: 'Session not found' },
-              id: null,
-            }),
-          );
+        response.writeHead(404, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32001, message: 'Session not found' },
+            id: null,
+          }),
+        );
         return;
       }
       if (request.method === 'DELETE') deleted.push(sessionId);

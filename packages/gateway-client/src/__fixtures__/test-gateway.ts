@@ -68,15 +68,13 @@ function rpcError(
   code: number,
   message: string,
 ): void {
-  response
-    .writeHead(status, { 'content-type': 'application/json' })
-    .end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: id ?? null,
-        error: { code, message },
-      }),
-    );
+  response.writeHead(status, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: id ?? null,
+      error: { code, message },
+    }),
+  );
 }
 
 function sseReply(
