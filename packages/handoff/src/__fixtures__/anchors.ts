@@ -1,37 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
 /**
- * The A2A anchors live in `shared/anchors/a2a/` beside the repository clone.
- * Walk up from this file to the repository root (the folder holding
- * pnpm-workspace.yaml), then go to `../shared/anchors/a2a/`.
+ * The A2A specification files the conformance tests check against, copied
+ * into `./a2a/` with their licence and source (see `./a2a/SOURCE.md`).
  */
-export function a2aAnchorsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) break;
-    const parent = dirname(dir);
-    if (parent === dir)
-      throw new Error(
-        'repository root (pnpm-workspace.yaml) not found above the test file',
-      );
-    dir = parent;
-  }
-  const anchors = resolve(dir, '..', 'shared', 'anchors', 'a2a');
-  if (!existsSync(join(anchors, 'a2a.proto'))) {
-    throw new Error(
-      `A2A anchors not found at ${anchors}: the tests need shared/anchors/a2a/ beside the repository clone.`,
-    );
-  }
-  return anchors;
-}
+const A2A_FIXTURES = new URL('./a2a/', import.meta.url);
 
-/** Text of one anchor file. */
+/** Text of one A2A specification file. */
 export function readAnchor(
   name: 'a2a.proto' | 'a2a.v0.3.0.schema.json',
 ): string {
-  return readFileSync(join(a2aAnchorsDir(), name), 'utf8');
+  return readFileSync(new URL(name, A2A_FIXTURES), 'utf8');
 }
 
 /** One field of a proto message. */
