@@ -16,6 +16,10 @@ for pkg in prefix handoff catalog gateway-client skills; do
 done
 (cd "$root/apps/broker" && $pnpm_cmd pack --pack-destination "$work/tarballs" >/dev/null)
 ls "$work/tarballs"
+for tarball in "$work"/tarballs/*.tgz; do
+  tar -tzf "$tarball" | grep -qx 'package/LICENSE' || { echo "smoke: $tarball has no LICENSE" >&2; exit 1; }
+done
+echo "smoke: every tarball carries LICENSE"
 
 cd "$work/app"
 npm init -y >/dev/null

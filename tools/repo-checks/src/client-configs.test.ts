@@ -1,0 +1,180 @@
+// The client snippets in configs/ must be accepted by the clients' current
+// releases. OpenCode publishes its config type (@opencode-ai/sdk, v1 and v2
+// entry points): each snippet is compiled against it with the TypeScript
+// compiler, so a shape the client no longer reads fails here. Claude Code,
+// Cursor and VS Code publish no config package small enough to install for a
+// test (Claude Code's type ships inside @anthropic-ai/claude-agent-sdk, about
+// 420 MB installed); their documented shapes are written down below as zod
+// schemas, with the source of each.
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CONFIGS = join(ROOT, 'configs');
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+function readJson(name: string): unknown {
+  return JSON.parse(readFileSync(join(CONFIGS, name), 'utf8'));
+}
+
+/** Environment variables the broker reads, from the README's table. */
+function brokerVariables(): Set<string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return new Set(
+    [...readme.matchAll(/^\| `(HERETEK_[A-Z_]+)`\s*\|/gm)].map((m) => m[1]!),
+  );
+}
+
+const scratch = mkdtempSync(join(HERE, '.typecheck-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Compiles `const config: <type> = <json>` and returns the diagnostics. */
+function typeErrors(
+  json: unknown,
+  importLine: string,
+  typeName: string,
+): string[] {
+  const file = join(scratch, `check-${typeName.replace(/\W/g, '')}.ts`);
+  writeFileSync(
+    file,
+    `${importLine}\nexport const config: ${typeName} = ${JSON.stringify(json, null, 2)};\n`,
+  );
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+const env = z.record(z.string().regex(/^HERETEK_[A-Z_]+$/), z.string());
+
+// Claude Code `.mcp.json`: McpStdioServerConfig in @anthropic-ai/claude-agent-sdk
+// 0.3.328 sdk.d.ts ({ type?: 'stdio'; command; args?; env? }), docs.claude.com "MCP".
+const claudeCode = z.strictObject({
+  mcpServers: z.record(
+    z.string(),
+    z.strictObject({
+      type: z.literal('stdio').optional(),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: env.optional(),
+    }),
+  ),
+});
+
+// Cursor `.cursor/mcp.json`: docs.cursor.com "Model Context Protocol",
+// stdio servers are { command, args?, env? } under mcpServers.
+const cursor = z.strictObject({
+  mcpServers: z.record(
+    z.string(),
+    z.strictObject({
+      type: z.literal('stdio').optional(),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: env.optional(),
+    }),
+  ),
+});
+
+// VS Code `.vscode/mcp.json`: code.visualstudio.com "MCP configuration
+// reference", stdio servers are { type: 'stdio', command, args?, env? } under servers.
+const vscode = z.strictObject({
+  servers: z.record(
+    z.string(),
+    z.strictObject({
+      type: z.literal('stdio'),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: env.optional(),
+    }),
+  ),
+  inputs: z.array(z.unknown()).optional(),
+});
+
+describe('client config snippets', () => {
+  it('covers every file in configs/', () => {
+    const checked = [
+      'agentgateway.example.yaml',
+      'claude-code.mcp.json',
+      'cursor.mcp.json',
+      'opencode.base.json',
+      'vscode.mcp.json',
+    ];
+    expect(readdirSync(CONFIGS).sort()).toEqual(checked);
+  });
+
+  it('OpenCode accepts opencode.base.json (published Config type, v1 and v2)', () => {
+    const json = readJson('opencode.base.json') as Record<string, unknown>;
+    const { $schema: _schema, ...config } = json;
+    expect(
+      typeErrors(
+        config,
+        "import type { Config } from '@opencode-ai/sdk';",
+        'Config',
+      ),
+    ).toEqual([]);
+    expect(
+      typeErrors(
+        config,
+        "import type { Config as ConfigV2 } from '@opencode-ai/sdk/v2';",
+        'ConfigV2',
+      ),
+    ).toEqual([]);
+  });
+
+  it('the type check rejects the retired mcp.servers shape', () => {
+    const retired = {
+      mcp: {
+        servers: {
+          broker: { type: 'local', command: ['npx', '@heretek/broker'] },
+        },
+      },
+    };
+    expect(
+      typeErrors(
+        retired,
+        "import type { Config } from '@opencode-ai/sdk';",
+        'Config',
+      ).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['claude-code.mcp.json', claudeCode],
+    ['cursor.mcp.json', cursor],
+    ['vscode.mcp.json', vscode],
+  ] as const)('%s has the documented shape', (name, schema) => {
+    const result = schema.safeParse(readJson(name));
+    expect(result.error?.issues ?? []).toEqual([]);
+  });
+
+  it('every snippet starts @heretek/broker with variables the broker reads', () => {
+    const known = brokerVariables();
+    expect(known.size).toBeGreaterThan(5);
+    for (const name of readdirSync(CONFIGS).filter((f) =>
+      f.endsWith('.json'),
+    )) {
+      const text = readFileSync(join(CONFIGS, name), 'utf8');
+      expect(text, name).toContain('@heretek/broker');
+      for (const [variable] of text.matchAll(/HERETEK_[A-Z_]+/g)) {
+        expect(known, `${name}: ${variable}`).toContain(variable);
+      }
+    }
+  });
+});
