@@ -1,3 +1,5 @@
 import { libraryConfig } from '@heretek/config/tsup';
 
-export default libraryConfig({ entry: ['src/index.ts', 'src/cli.ts'] });
+export default libraryConfig({
+  entry: ['src/index.ts', 'src/eval.ts', 'src/cli.ts'],
+});

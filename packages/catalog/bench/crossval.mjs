@@ -7,12 +7,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ToolCatalog } from '../dist/index.js';
 import {
   DEFAULT_TUNING,
-  ToolCatalog,
   evaluateRankings,
   loadBenchmark,
-} from '../dist/index.js';
+} from '../dist/eval.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -20,9 +20,7 @@ const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
   return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
 };
-const directory = resolve(
-  option('data', resolve(here, '../../../../shared/bench/livemcpbench')),
-);
+const directory = resolve(option('data', resolve(here, 'data/livemcpbench')));
 if (!existsSync(resolve(directory, 'queries.jsonl'))) {
   console.error(`No queries.jsonl in ${directory}`);
   process.exit(2);

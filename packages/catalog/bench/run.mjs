@@ -1,8 +1,7 @@
 // Benchmark of @heretek/catalog against a naive wink-bm25-text-search baseline.
 // Run with `pnpm bench` (builds first through turbo). Synthetic catalogs are generated from
-// the seed tools and, when ../shared/bench/livemcpbench is present beside the repository,
-// from its 527 real MCP tools: each template tool is copied onto numbered servers.
-import { existsSync, readFileSync } from 'node:fs';
+// the seed tools and the 527 real MCP tools of bench/data/livemcpbench: each template tool is copied onto numbered servers.
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -11,16 +10,15 @@ import {
   ToolCatalog,
   SEED_TOOLS,
   toolEntryFromMcpTool,
-  targetFromServerName,
 } from '../dist/index.js';
+import { targetFromServerName } from '../dist/eval.js';
 
 const require = createRequire(import.meta.url);
 const bm25 = require('wink-bm25-text-search');
 const nlp = require('wink-nlp-utils');
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const benchDir = resolve(repoRoot, '../shared/bench/livemcpbench');
+const benchDir = resolve(here, 'data/livemcpbench');
 const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000')
   .split(',')
   .map(Number);
@@ -34,7 +32,7 @@ function templates() {
     inputSchema: tool.inputSchema,
     annotations: tool.annotations,
   }));
-  if (existsSync(join(benchDir, 'tools.jsonl'))) {
+  {
     for (const line of readFileSync(
       join(benchDir, 'tools.jsonl'),
       'utf8',
@@ -63,7 +61,7 @@ function queries() {
     'list devices',
     'run godot project',
   ];
-  if (existsSync(join(benchDir, 'queries.jsonl'))) {
+  {
     for (const line of readFileSync(
       join(benchDir, 'queries.jsonl'),
       'utf8',

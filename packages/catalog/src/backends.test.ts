@@ -82,7 +82,15 @@ describe('loadBackends', () => {
           JSON.stringify([{ backend: 'x', target: 'my_t', profile: 'p' }]),
         ),
       }),
-    ).toThrow(/no "_"/);
+    ).toThrow(/'_' is reserved/);
+    expect(() =>
+      loadBackends({
+        file: write(
+          'upper.json',
+          JSON.stringify([{ backend: 'x', target: 'Ghidra', profile: 'p' }]),
+        ),
+      }),
+    ).toThrow(/"Ghidra": .*lowercase letters/);
     expect(
       codeOf(() =>
         loadBackends({

@@ -1,37 +1,29 @@
 import { readFileSync } from 'node:fs';
+import {
+  DEFAULT_BACKENDS as SHARED_BACKENDS,
+  TARGET_NAME_RULE,
+  targetNameProblem,
+} from '@heretek/internal';
 import { CatalogError } from './errors.js';
 import type { Backend } from './types.js';
 
-/** The 12 default backends: (backend, gateway target, profile). */
-export const DEFAULT_BACKENDS: readonly Backend[] = Object.freeze(
-  [
-    { backend: 'heretek-core', target: 'core', profile: 'core' },
-    { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
-    { backend: 'radare2-mcp', target: 'radare2', profile: 'appsec' },
-    { backend: 'morluto/rea', target: 'rea', profile: 'appsec' },
-    { backend: 'mdb-mcp', target: 'mdb', profile: 'appsec' },
-    { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
-    { backend: 'maestro', target: 'maestro', profile: 'android' },
-    { backend: 'godot-mcp', target: 'godot', profile: 'game' },
-    { backend: 'blender-mcp', target: 'blender', profile: 'game' },
-    { backend: 'crawl4ai', target: 'crawl4ai', profile: 'research' },
-    { backend: 'searxng', target: 'searxng', profile: 'research' },
-    { backend: 'computer-use-linux', target: 'gui', profile: 'research' },
-  ].map((backend) => Object.freeze(backend)),
-);
-
-const TARGET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+/**
+ * The 12 default backends: (backend, gateway target, profile), the project's one table
+ * (shared with the other `@heretek` packages).
+ */
+export const DEFAULT_BACKENDS: readonly Backend[] = SHARED_BACKENDS;
 
 /**
- * Throws `INVALID_TARGET` unless `target` is a usable gateway target name: letters, digits,
- * `-` and `.`, starting with a letter or digit. agentgateway splits `<target>_<tool>` on the
- * first `_`, so a target must never contain `_`.
+ * Throws `INVALID_TARGET` unless `target` is a usable gateway target name under the
+ * agentgateway rule: 1 to 253 characters of lowercase letters, digits, `-` and `.`.
+ * agentgateway splits `<target>_<tool>` on the first `_`, so a target never contains `_`.
  */
 export function assertTargetName(target: unknown): asserts target is string {
-  if (typeof target !== 'string' || !TARGET_PATTERN.test(target)) {
+  const problem = targetNameProblem(target);
+  if (problem !== undefined) {
     throw new CatalogError({
       code: 'INVALID_TARGET',
-      message: `Invalid target name ${JSON.stringify(target)}: use letters, digits, "-" and "." only (no "_", which separates target and tool).`,
+      message: `Invalid target name ${JSON.stringify(target)}: ${problem}; use ${TARGET_NAME_RULE}.`,
     });
   }
 }

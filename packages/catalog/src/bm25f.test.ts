@@ -8,7 +8,7 @@ import {
 import { toolEntryFromMcpTool } from './entries.js';
 import { FIELD_NAMES, prepareTool } from './prepare.js';
 import { SEED_TOOLS } from './entries.js';
-import { WinkIndex } from './wink-index.js';
+import { WinkIndex } from './__fixtures__/wink-index.js';
 
 describe('Bm25fIndex', () => {
   it('gives the same scores as wink-bm25-text-search when one field is weighted', () => {

@@ -9,7 +9,7 @@ import {
   rankWithCatalog,
   rankWithPlainBm25,
   type EvaluationReport,
-} from './evaluate.js';
+} from './eval.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Usage: heretek-catalog eval --data <dir> [--ranked <file>] [--limit 10]

@@ -72,13 +72,16 @@ function readJsonLines<T>(file: string): T[] {
 }
 
 /**
- * Gateway target for a server name: characters other than letters, digits, `-` and `.`
- * become `-` (a target may not contain `_`), as a gateway configuration would name it.
+ * Gateway target for a server name, as a gateway configuration would name it: lower-cased,
+ * characters other than letters, digits, `-` and `.` become `-` (a target may not contain
+ * `_`), cut to 253 characters.
  */
 export function targetFromServerName(server: string): string {
   const target = server
-    .replace(/[^A-Za-z0-9.-]+/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 253)
     .replace(/-+$/, '');
   return target === '' ? 'server' : target;
 }

@@ -1,6 +1,8 @@
-// Generated data: the offline seed catalog (34 tools over the 12 default backends).
-// Tool names, parameter names, types, required lists and read-only flags are facts of
-// each backend (sources in the package README); descriptions are written for search.
+// The offline seed catalog (34 tools over the 12 default backends), written by hand.
+// Tool names, parameter names, types, required lists and read-only flags are facts of each
+// backend, recorded with their sources (repository, file, commit) in data/seed-tools.json;
+// src/entries.test.ts checks this file against that record. Descriptions are written here
+// for search.
 import type { SeedToolSpec } from './types.js';
 
 /** The raw seed specifications: one per built-in tool, in backend order. */

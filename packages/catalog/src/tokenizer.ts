@@ -1,8 +1,8 @@
-import porter2Stem from 'wink-nlp-utils/src/string-stem.js';
+import porter2Stem from 'wink-porter2-stemmer';
 
 /**
- * English stop words dropped from documents and queries: the list of wink-nlp-utils plus a
- * few words that only frame a request ("please", "want", "using").
+ * English stop words dropped from documents and queries: the list of wink-nlp-utils (copied
+ * here) plus a few words that only frame a request ("please", "want", "using").
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (

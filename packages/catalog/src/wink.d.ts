@@ -27,7 +27,12 @@ declare module 'wink-bm25-text-search' {
   export default bm25;
 }
 
-declare module 'wink-nlp-utils/src/string-stem.js' {
+declare module 'wink-porter2-stemmer' {
   const stem: (word: string) => string;
   export default stem;
+}
+
+declare module 'wink-nlp-utils' {
+  const utils: { string: { stem(word: string): string } };
+  export default utils;
 }

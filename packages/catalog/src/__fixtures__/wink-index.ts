@@ -1,5 +1,5 @@
 import bm25 from 'wink-bm25-text-search';
-import type { FieldName, PreparedTool } from './prepare.js';
+import type { FieldName, PreparedTool } from '../prepare.js';
 
 type WinkField = Exclude<FieldName, 'identifier'>;
 const WINK_FIELDS: readonly WinkField[] = [

@@ -1,0 +1,21 @@
+/**
+ * `@heretek/catalog/eval`: the benchmark harness behind `heretek-catalog eval`. Loads a
+ * benchmark directory, ranks its queries with the catalog and with a plain BM25 reference,
+ * and scores the rankings.
+ *
+ * @packageDocumentation
+ */
+export {
+  loadBenchmark,
+  evaluateRankings,
+  rankWithCatalog,
+  rankWithPlainBm25,
+  targetFromServerName,
+  type BenchmarkData,
+  type BenchmarkQuery,
+  type BenchmarkTool,
+  type EvaluationReport,
+  type RetrievalMetrics,
+} from './evaluate.js';
+export { PlainBm25, type PlainDocument } from './plain-bm25.js';
+export { DEFAULT_TUNING, type SearchTuning } from './bm25f.js';
