@@ -6,8 +6,14 @@
 # `npx heretek-lazy-broker --version` (median of 5). Run after `pnpm build`.
 set -euo pipefail
 root=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-work=$(mktemp -d "${TMPDIR:-/tmp}/heretek-size.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# KEEP=<dir>: install there and keep it (to time the installed bin further).
+if [ -n "${KEEP:-}" ]; then
+  work=$KEEP
+  rm -rf "$work" && mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/heretek-size.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
 pnpm_cmd=${PNPM:-"npx -y pnpm@12.4.2"}
 mkdir -p "$work/tarballs" "$work/app" "$work/cache"
 for dir in packages/prefix packages/catalog packages/gateway-client packages/skills apps/broker; do
