@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// False-positive rate of the broker's injection rules on real tools.
+//
+// Reads the real tool sets vendored with the catalog's benchmark
+// (packages/catalog/bench/data/{livemcpbench,metatool}/tools.jsonl, each with
+// its LICENSE and SOURCE) and the broker's offline seed catalog, cleans every
+// description with src/trust/sanitize.ts and checks it with
+// src/trust/injection-rules.ts, exactly as the broker does. None of these
+// tools is malicious, so every flag is a false positive.
+//
+// Run from apps/broker (after `pnpm install`; the catalog must be built):
+//   node eval/flag-rate.mjs            # report, exit 1 above the 1 % limit
+//   node eval/flag-rate.mjs --json     # the same as JSON
+//
+// The TypeScript modules are transpiled on the fly with the workspace's
+// `typescript`, so the figure is always that of the current source.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import process from 'node:process';
+import ts from 'typescript';
+import { SEED_TOOLS } from '@heretek/catalog';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const brokerRoot = path.resolve(here, '..');
+const repoRoot = path.resolve(brokerRoot, '../..');
+const LIMIT = 0.01;
+const SETS = [
+  {
+    name: 'LiveMCPBench',
+    file: 'packages/catalog/bench/data/livemcpbench/tools.jsonl',
+  },
+  {
+    name: 'MetaTool',
+    file: 'packages/catalog/bench/data/metatool/tools.jsonl',
+  },
+];
+
+async function loadTrustModules() {
+  const dir = await mkdtemp(path.join(tmpdir(), 'heretek-flag-rate-'));
+  try {
+    for (const name of ['sanitize', 'injection-rules']) {
+      const source = await readFile(
+        path.join(brokerRoot, 'src/trust', `${name}.ts`),
+        'utf8',
+      );
+      const { outputText } = ts.transpileModule(source, {
+        compilerOptions: {
+          module: ts.ModuleKind.ESNext,
+          target: ts.ScriptTarget.ES2022,
+        },
+      });
+      await writeFile(path.join(dir, `${name}.mjs`), outputText);
+    }
+    const sanitize = await import(
+      pathToFileURL(path.join(dir, 'sanitize.mjs')).href
+    );
+    const rules = await import(
+      pathToFileURL(path.join(dir, 'injection-rules.mjs')).href
+    );
+    return { ...sanitize, ...rules };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Tools of a benchmark set: names are `<server>__<tool>`. */
+async function loadSet({ name, file }) {
+  const text = await readFile(path.join(repoRoot, file), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const tool = JSON.parse(line);
+      const split = tool.name.indexOf('__');
+      const target = tool.server ?? tool.name.slice(0, split);
+      const bareName = split >= 0 ? tool.name.slice(split + 2) : tool.name;
+      return {
+        set: name,
+        name: tool.name,
+        target,
+        bareName,
+        description: tool.description ?? '',
+        inputSchema: tool.inputSchema,
+      };
+    });
+}
+
+const trust = await loadTrustModules();
+const tools = [];
+for (const set of SETS) tools.push(...(await loadSet(set)));
+for (const entry of SEED_TOOLS) {
+  tools.push({
+    set: 'seed',
+    name: entry.name,
+    target: entry.target,
+    bareName: entry.tool,
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+  });
+}
+
+const results = [];
+for (const setName of [...SETS.map((set) => set.name), 'seed']) {
+  const members = tools.filter((tool) => tool.set === setName);
+  // Each set is one catalog: shadowing looks at the other servers of the same set.
+  const context = trust.createShadowingContext(members);
+  for (const tool of members) {
+    const cleaned = trust.sanitizeDescription({ text: tool.description });
+    const flags = trust.flagTool({
+      tool,
+      description: cleaned.text,
+      tagText: cleaned.tagText,
+      inputSchema: tool.inputSchema,
+      context,
+    });
+    results.push({
+      set: setName,
+      name: tool.name,
+      hidden: cleaned.removed,
+      flags,
+    });
+  }
+}
+
+const flagged = results.filter((result) => result.flags.length > 0);
+const rate = flagged.length / results.length;
+const perSet = Object.fromEntries(
+  [...new Set(results.map((result) => result.set))].map((set) => {
+    const members = results.filter((result) => result.set === set);
+    return [
+      set,
+      {
+        tools: members.length,
+        flagged: members.filter((result) => result.flags.length > 0).length,
+      },
+    ];
+  }),
+);
+if (process.argv.includes('--json')) {
+  process.stdout.write(
+    `${JSON.stringify({ tools: results.length, flagged: flagged.length, rate, limit: LIMIT, perSet, flaggedTools: flagged }, null, 2)}\n`,
+  );
+} else {
+  const lines = [
+    `injection rules on ${results.length} real tools (${Object.entries(perSet)
+      .map(([set, { tools: count }]) => `${set} ${count}`)
+      .join(', ')})`,
+    `flagged: ${flagged.length} (${(rate * 100).toFixed(2)} %, limit ${LIMIT * 100} %)`,
+    ...Object.entries(perSet).map(
+      ([set, figures]) => `  ${set}: ${figures.flagged} of ${figures.tools}`,
+    ),
+    ...flagged.map(
+      (result) =>
+        `  - ${result.set} ${result.name}: ${result.flags
+          .map((flag) => `${flag.rule} (${JSON.stringify(flag.excerpt)})`)
+          .join('; ')}`,
+    ),
+    `tools with hidden characters removed: ${results.filter((result) => result.hidden > 0).length}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+process.exitCode = rate <= LIMIT ? 0 : 1;

@@ -1,0 +1,231 @@
+import { sha256Tag } from '@heretek/internal';
+import canonicalize from 'canonicalize';
+
+/**
+ * The part of a tool that is pinned: what an agent reads and what decides how a
+ * call is checked. `name` is the qualified name the broker serves
+ * (`<target>_<tool>`), so a pin does not change with the gateway mode.
+ */
+export type ToolDefinition = {
+  /** Qualified tool name (`<target>_<tool>`). */
+  name: string;
+  /** The description exactly as the backend listed it (before cleaning). */
+  description?: string | undefined;
+  /** The input JSON Schema as listed. */
+  inputSchema?: unknown;
+  /** The MCP tool annotations as listed. */
+  annotations?: Record<string, unknown> | undefined;
+};
+
+/** A definition with every part present, as it is hashed and stored in the pins file. */
+export type NormalizedDefinition = {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  annotations: Record<string, unknown>;
+};
+
+/** A part of a definition that can change. */
+export type DefinitionPart = 'description' | 'schema' | 'annotations';
+
+/** What differs between a pinned definition and the current one. */
+export type DefinitionChange = {
+  /** The parts that differ, in the order description, schema, annotations. */
+  parts: DefinitionPart[];
+  /** True when the pinned definition was read-only and the current one is mutating. */
+  becameMutating: boolean;
+};
+
+/**
+ * Fills absent parts (`description` `''`, `inputSchema` `{}`, `annotations`
+ * `{}`) so that a part that is missing and one that is empty hash alike.
+ */
+export function normalizeDefinition(
+  definition: ToolDefinition,
+): NormalizedDefinition {
+  return {
+    name: definition.name,
+    description: definition.description ?? '',
+    inputSchema: definition.inputSchema ?? {},
+    annotations: definition.annotations ?? {},
+  };
+}
+
+function canonical(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) {
+    throw new TypeError('A tool definition must be JSON.');
+  }
+  return text;
+}
+
+/**
+ * `sha256:<hex>` over the RFC 8785 (JCS) canonical JSON of
+ * `{ name, description, inputSchema, annotations }` (absent parts filled as in
+ * {@link normalizeDefinition}). Key order, whitespace and number spelling in
+ * the listing do not change it; any change of content does.
+ *
+ * @example
+ * ```ts
+ * definitionHash({ name: 'adb_tap', description: 'Tap the screen' });
+ * // 'sha256:…'
+ * ```
+ */
+export function definitionHash(definition: ToolDefinition): string {
+  return sha256Tag(canonical(normalizeDefinition(definition)));
+}
+
+/**
+ * A tool is mutating unless its annotations say `readOnlyHint: true`, the rule
+ * the catalog and the role gate use.
+ */
+export function isMutatingDefinition(definition: ToolDefinition): boolean {
+  return definition.annotations?.readOnlyHint !== true;
+}
+
+/**
+ * Which parts differ between a pinned and a current definition, and whether the
+ * tool went from read-only to mutating (always a change: the annotations
+ * differ). Parts are compared by their canonical JSON.
+ */
+export function diffDefinitions(
+  pinned: ToolDefinition,
+  current: ToolDefinition,
+): DefinitionChange {
+  const before = normalizeDefinition(pinned);
+  const after = normalizeDefinition(current);
+  const parts: DefinitionPart[] = [];
+  if (before.description !== after.description) parts.push('description');
+  if (canonical(before.inputSchema) !== canonical(after.inputSchema)) {
+    parts.push('schema');
+  }
+  if (canonical(before.annotations) !== canonical(after.annotations)) {
+    parts.push('annotations');
+  }
+  return {
+    parts,
+    becameMutating:
+      !isMutatingDefinition(before) && isMutatingDefinition(after),
+  };
+}
+
+/** True when a {@link DefinitionChange} records any difference. */
+export function isChanged(change: DefinitionChange): boolean {
+  return change.parts.length > 0 || change.becameMutating;
+}
+
+const PART_NAMES: Record<DefinitionPart, string> = {
+  description: 'description',
+  schema: 'input schema',
+  annotations: 'annotations',
+};
+
+/**
+ * A short phrase naming what changed, e.g.
+ * `description and input schema; it was read-only and is now mutating`.
+ */
+export function changeSummary(change: DefinitionChange): string {
+  const names = change.parts.map((part) => PART_NAMES[part]);
+  const list =
+    names.length <= 1
+      ? (names[0] ?? 'definition')
+      : `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+  return change.becameMutating
+    ? `${list}; it was read-only and is now mutating`
+    : list;
+}
+
+function schemaProperties(schema: unknown): Map<string, string> {
+  const result = new Map<string, string>();
+  if (typeof schema !== 'object' || schema === null) return result;
+  const properties = (schema as { properties?: unknown }).properties;
+  if (typeof properties !== 'object' || properties === null) return result;
+  for (const [key, value] of Object.entries(properties)) {
+    result.set(key, canonical(value ?? null));
+  }
+  return result;
+}
+
+function requiredOf(schema: unknown): Set<string> {
+  if (typeof schema !== 'object' || schema === null) return new Set();
+  const required = (schema as { required?: unknown }).required;
+  return new Set(
+    Array.isArray(required)
+      ? required.filter((item): item is string => typeof item === 'string')
+      : [],
+  );
+}
+
+function quote(text: string, max = 300): string {
+  const chars = Array.from(text);
+  const cut =
+    chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+  return JSON.stringify(cut);
+}
+
+/**
+ * Lines that show a person (the `--pin` prompt) or an agent (inspect) what
+ * changed: the old and new description, the schema properties added, removed,
+ * changed or newly required, and the annotation values before and after.
+ * Descriptions are quoted as given: clean them first when the lines go to an
+ * agent.
+ */
+export function describeChange(
+  pinned: ToolDefinition,
+  current: ToolDefinition,
+): string[] {
+  const before = normalizeDefinition(pinned);
+  const after = normalizeDefinition(current);
+  const change = diffDefinitions(before, after);
+  const lines: string[] = [];
+  if (change.becameMutating) {
+    lines.push('was read-only, is now mutating');
+  }
+  if (change.parts.includes('description')) {
+    lines.push(`description was ${quote(before.description)}`);
+    lines.push(`description is now ${quote(after.description)}`);
+  }
+  if (change.parts.includes('schema')) {
+    const was = schemaProperties(before.inputSchema);
+    const now = schemaProperties(after.inputSchema);
+    const added = [...now.keys()].filter((key) => !was.has(key));
+    const removed = [...was.keys()].filter((key) => !now.has(key));
+    const altered = [...now.keys()].filter(
+      (key) => was.has(key) && was.get(key) !== now.get(key),
+    );
+    const wasRequired = requiredOf(before.inputSchema);
+    const newlyRequired = [...requiredOf(after.inputSchema)].filter(
+      (key) => !wasRequired.has(key),
+    );
+    const details = [
+      added.length > 0 ? `added ${added.join(', ')}` : '',
+      removed.length > 0 ? `removed ${removed.join(', ')}` : '',
+      altered.length > 0 ? `changed ${altered.join(', ')}` : '',
+      newlyRequired.length > 0
+        ? `now required ${newlyRequired.join(', ')}`
+        : '',
+    ].filter(Boolean);
+    lines.push(
+      `input schema changed${details.length > 0 ? `: ${details.join('; ')}` : ''}`,
+    );
+  }
+  if (change.parts.includes('annotations')) {
+    const keys = new Set([
+      ...Object.keys(before.annotations),
+      ...Object.keys(after.annotations),
+    ]);
+    const details = [...keys]
+      .sort()
+      .filter(
+        (key) =>
+          canonical(before.annotations[key] ?? null) !==
+          canonical(after.annotations[key] ?? null),
+      )
+      .map(
+        (key) =>
+          `${key} ${canonical(before.annotations[key] ?? null)} -> ${canonical(after.annotations[key] ?? null)}`,
+      );
+    lines.push(`annotations changed: ${details.join(', ')}`);
+  }
+  return lines;
+}
