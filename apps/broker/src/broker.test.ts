@@ -10,7 +10,8 @@ import {
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
-import { Broker, type ToolGateway } from './broker.js';
+import { Broker } from './broker.js';
+import type { ToolGateway } from './types.js';
 import { BrokerError } from './errors.js';
 
 const BACKENDS: Backend[] = [
@@ -97,8 +98,12 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     const outcomes = await broker.discover();
     expect(outcomes).toEqual(
       expect.arrayContaining([
-        { target: 'adb', ok: true, tools: 2 },
-        expect.objectContaining({ target: 'core', ok: false }),
+        expect.objectContaining({ target: 'adb', ok: true, tools: 2 }),
+        expect.objectContaining({
+          target: 'core',
+          ok: false,
+          code: 'HTTP_STATUS',
+        }),
       ]),
     );
     const adb = broker.catalog.list().filter((t) => t.target === 'adb');
@@ -190,14 +195,14 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(open.code).toBe('CIRCUIT_OPEN');
     expect(open.isRetryable).toBe(true);
     expect(backends.requests.length).toBe(before);
-    // A refusal by schema never reaches the breaker, so it is not counted as a fault.
+    // The argument check comes before the breaker: bad arguments are named, not told to retry later.
     expect(
       (
         await refusal(
           broker.callTool({ name: 'adb_install_apk', arguments: {} }),
         )
       ).code,
-    ).toBe('CIRCUIT_OPEN');
+    ).toBe('INVALID_ARGUMENTS');
 
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));

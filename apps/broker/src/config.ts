@@ -1,12 +1,31 @@
-import { PROFILE_NAMES, ROLE_NAMES } from '@heretek/prefix';
+import type { GatewayMode } from '@heretek/gateway-client';
+import { PROFILE_NAMES } from '@heretek/internal';
+import { ROLE_NAMES } from '@heretek/prefix';
 import { z } from 'zod';
+import { BrokerConfigError } from './errors.js';
+
+export { BrokerConfigError };
+
+/**
+ * The gateway client's modes. Spelt here rather than imported so that an
+ * offline broker never loads the client; the type check below fails the build
+ * if the two lists ever differ.
+ */
+const GATEWAY_MODES = [
+  'per-target',
+  'multiplexed',
+] as const satisfies readonly GatewayMode[];
+type MissingMode = Exclude<GatewayMode, (typeof GATEWAY_MODES)[number]>;
+const everyModeListed: [MissingMode] extends [never] ? true : MissingMode =
+  true;
+void everyModeListed;
 
 /** Broker configuration, read from the environment (see {@link loadBrokerConfig}). */
 export type BrokerConfig = {
   /** agentgateway base URL, without a trailing slash. */
   gatewayUrl: string;
   /** `per-target`: `<url>/mcp/<target>` with bare names; `multiplexed`: `<url>/mcp` with `<target>_<tool>`. */
-  gatewayMode: 'per-target' | 'multiplexed';
+  gatewayMode: GatewayMode;
   /** Bearer token for the gateway, if any. Never logged. */
   gatewayToken: string | undefined;
   /** Per-request timeout in milliseconds. */
@@ -60,8 +79,8 @@ const environmentSchema = z.object({
     )
     .transform((url) => url.replace(/\/+$/, '')),
   HERETEK_GATEWAY_MODE: z
-    .enum(['per-target', 'multiplexed'], {
-      error: 'HERETEK_GATEWAY_MODE must be per-target or multiplexed',
+    .enum(GATEWAY_MODES, {
+      error: `HERETEK_GATEWAY_MODE must be ${GATEWAY_MODES.join(' or ')}`,
     })
     .default('per-target'),
   HERETEK_GATEWAY_TOKEN: z
@@ -147,21 +166,6 @@ export const ENVIRONMENT_HELP: ReadonlyArray<
     'workspace root whose lock-verified skills are served (MCP skills extension)',
   ],
 ];
-
-/** A configuration value that cannot be used; the message names the variable and what to fix. */
-export class BrokerConfigError extends Error {
-  readonly code = 'INVALID_CONFIG' as const;
-  /** One line per problem, each naming its variable. */
-  readonly issues: readonly string[];
-
-  constructor(issues: readonly string[]) {
-    super(
-      `Invalid broker configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`,
-    );
-    this.name = 'BrokerConfigError';
-    this.issues = issues;
-  }
-}
 
 /**
  * Reads and validates the broker configuration from an environment. Unset or

@@ -1,32 +1,33 @@
-const BROKER_ERROR_MARKER = Symbol.for('heretek.broker.BrokerError');
+import { createErrorFamily } from '@heretek/internal';
 
 /**
- * Stable codes of {@link BrokerError}:
+ * Stable codes of {@link BrokerError}. Every refusal the broker sends an agent
+ * starts with one of them (`CODE: message`):
  * - `UNKNOWN_TOOL`: the name is not in the catalog (and cannot be passed through).
+ * - `UNKNOWN_TARGET`: a search or browse named a backend target the broker does not know.
  * - `ROLE_FORBIDDEN`: a read-only role asked for a mutating (or unknown) tool.
- * - `INVALID_ARGUMENTS`: the arguments fail the tool's JSON Schema; nothing was sent.
+ * - `INVALID_ARGUMENTS`: the arguments fail the tool's JSON Schema, or a meta-tool's own; nothing was sent.
  * - `NO_GATEWAY`: the broker runs offline; the call was checked but not sent.
  * - `CIRCUIT_OPEN`: the backend failed repeatedly and is paused.
- * - `BACKEND_FAILED`: the gateway or backend failed (timeout, HTTP, protocol).
- * - `CANCELLED`: the caller cancelled the call; the gateway was told.
+ * - `BACKEND_FAILED`: the gateway or backend failed (timeout, HTTP, protocol, connection lost).
+ * - `CANCELLED`: the caller cancelled the call, or the broker is shutting down; the gateway was told.
+ * - `INVALID_CONFIG`: the broker's configuration cannot be used ({@link BrokerConfigError}).
  */
 export type BrokerErrorCode =
   | 'UNKNOWN_TOOL'
+  | 'UNKNOWN_TARGET'
   | 'ROLE_FORBIDDEN'
   | 'INVALID_ARGUMENTS'
   | 'NO_GATEWAY'
   | 'CIRCUIT_OPEN'
   | 'BACKEND_FAILED'
-  | 'CANCELLED';
+  | 'CANCELLED'
+  | 'INVALID_CONFIG';
 
 /** A refused or failed broker operation. The message is written for the calling agent. */
-export class BrokerError extends Error {
-  readonly [BROKER_ERROR_MARKER] = true;
-  readonly code: BrokerErrorCode;
+export class BrokerError extends createErrorFamily<BrokerErrorCode>('broker') {
   /** The tool the operation was about, when there is one. */
   readonly toolName: string | undefined;
-  /** True when the same call may succeed later unchanged. */
-  readonly isRetryable: boolean;
 
   constructor(options: {
     code: BrokerErrorCode;
@@ -35,19 +36,38 @@ export class BrokerError extends Error {
     isRetryable?: boolean;
     cause?: unknown;
   }) {
-    super(options.message, { cause: options.cause });
-    this.name = 'BrokerError';
-    this.code = options.code;
+    super(options);
     this.toolName = options.toolName;
-    this.isRetryable = options.isRetryable ?? false;
   }
 
   /** True for a BrokerError from any copy of this package. */
-  static isInstance(error: unknown): error is BrokerError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[BROKER_ERROR_MARKER] === true
-    );
+  static override isInstance(error: unknown): error is BrokerError {
+    return super.isInstance(error);
   }
+}
+
+/** A configuration value that cannot be used; the message names the variable or flag and what to fix. */
+export class BrokerConfigError extends BrokerError {
+  /** One line per problem, each naming its variable or flag. */
+  readonly issues: readonly string[];
+
+  constructor(issues: readonly string[]) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `Invalid broker configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`,
+    });
+    this.issues = issues;
+  }
+}
+
+/** Longest piece of caller input quoted back in a message, in characters. */
+export const MAX_ECHO_CHARS = 120;
+
+/**
+ * Quotes caller input for a message, capped: a 1 MiB query or tool name is
+ * shown as its first {@link MAX_ECHO_CHARS} characters and its length, never whole.
+ */
+export function quote(value: string, max = MAX_ECHO_CHARS): string {
+  if (value.length <= max) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, max))}… (${value.length} characters)`;
 }

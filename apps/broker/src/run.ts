@@ -8,7 +8,7 @@ import {
 } from '@heretek/catalog';
 import { isReadOnlyRole } from '@heretek/prefix';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { Broker, type ToolGateway } from './broker.js';
+import { Broker } from './broker.js';
 import {
   BrokerConfigError,
   ENVIRONMENT_HELP,
@@ -16,8 +16,8 @@ import {
   type BrokerConfig,
 } from './config.js';
 import { createGateway } from './gateway.js';
-import { registerVerifiedSkills } from './skills-extension.js';
 import { stderrLogger } from './logger.js';
+import type { ToolGateway } from './types.js';
 import { createBrokerServer } from './server.js';
 import { VERSION } from './version.js';
 
@@ -97,9 +97,13 @@ export async function runServer(options: {
     else log(`uncaught exception: ${describe(error)}`);
   });
 
-  const gateway: ToolGateway | undefined = config.offline
-    ? undefined
-    : createGateway(config);
+  let gateway: ToolGateway | undefined;
+  try {
+    gateway = config.offline ? undefined : await createGateway(config);
+  } catch (error) {
+    process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
+    return EXIT_CODES.usage;
+  }
   const broker = new Broker({
     role: config.role,
     catalog: seedCatalogFor(backends),
@@ -188,6 +192,8 @@ async function serveSkills(options: {
   log: (line: string) => void;
 }): Promise<string> {
   try {
+    // Loaded only when skills are served: the first answer does not need it.
+    const { registerVerifiedSkills } = await import('./skills-extension.js');
     const report = await registerVerifiedSkills(options);
     return `; ${report.served.length} verified skills served (${report.served.map((s) => s.name).join(', ') || 'none'})`;
   } catch (error) {

@@ -2,7 +2,8 @@ import { renderHit } from '@heretek/catalog';
 import { PROFILE_NAMES } from '@heretek/prefix';
 import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 import { BrokerError } from './errors.js';
-import type { Broker, SearchToolsResult, ToolCallResult } from './broker.js';
+import type { Broker, SearchToolsResult } from './broker.js';
+import type { ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 
 /** Names of the three meta-tools, the only tools the broker lists. */

@@ -1,0 +1,192 @@
+import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
+import { splitMultiplexedName } from '@heretek/internal';
+import { canCallMutating, type RoleName } from '@heretek/prefix';
+import type { ArgumentValidator } from './argument-validator.js';
+import type { BackendBreakers } from './breakers.js';
+import { isRetryableError } from './breakers.js';
+import { errorMessage } from './discovery.js';
+import { BrokerError, quote } from './errors.js';
+import type { ToolCallResult, ToolGateway } from './types.js';
+
+/** What {@link CallPipeline} needs from the broker around it. */
+export type CallPipelineOptions = {
+  role: RoleName;
+  catalog: ToolCatalog;
+  /** Known backend targets (for routing names the catalog does not hold). */
+  hasTarget: (target: string) => boolean;
+  gateway: ToolGateway | undefined;
+  breakers: BackendBreakers;
+  /** Aborted when the broker shuts down: every call in flight is cancelled. */
+  shutdown: AbortSignal;
+  log: (line: string) => void;
+};
+
+/**
+ * One `mcp_call_tool`, in the order SPEC.md sets: route (exact catalog name, or
+ * `<target>_<tool>` of a known target when a gateway is configured), role check
+ * (a tool outside the catalog counts as mutating), argument check against the
+ * tool's JSON Schema, then the backend's circuit breaker, then `tools/call`.
+ * The checks that depend only on the caller and the arguments come first, so
+ * a refused call is never told to retry later. Ajv is loaded on the first
+ * call that needs it, not at start-up.
+ */
+export class CallPipeline {
+  readonly #o: CallPipelineOptions;
+  #validator: Promise<ArgumentValidator> | undefined;
+  #inFlight = 0;
+
+  constructor(options: CallPipelineOptions) {
+    this.#o = options;
+  }
+
+  /** Calls now in flight (they are aborted when the broker shuts down). */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Runs the pipeline for an exact name; refusals and failures throw {@link BrokerError}. */
+  async call(options: {
+    name: string;
+    arguments: Record<string, unknown>;
+    signal?: AbortSignal;
+  }): Promise<ToolCallResult> {
+    const { name, arguments: args } = options;
+    const entry = this.#o.catalog.get(name);
+    // Offline, a name outside the catalog can only be a typo: nothing could serve it.
+    const route =
+      entry !== undefined
+        ? { target: entry.target, tool: entry.tool }
+        : this.#o.gateway === undefined
+          ? undefined
+          : this.#routeUnknown(name);
+    if (route === undefined) throw unknownTool(this.#o.catalog, name);
+
+    const mutating = this.#checkRole(name, entry);
+    await this.#checkArguments(name, entry, args, route.target);
+
+    const gateway = this.#o.gateway;
+    if (gateway === undefined) {
+      throw new BrokerError({
+        code: 'NO_GATEWAY',
+        toolName: name,
+        message: `No gateway is configured: the broker runs offline (HERETEK_BROKER_OFFLINE=1). The call to ${quote(name)} passed the role and argument checks but was not sent. Unset HERETEK_BROKER_OFFLINE and set HERETEK_GATEWAY_URL to call tools.`,
+      });
+    }
+
+    const signal =
+      options.signal === undefined
+        ? this.#o.shutdown
+        : AbortSignal.any([options.signal, this.#o.shutdown]);
+    this.#inFlight += 1;
+    try {
+      return await this.#o.breakers.execute(route.target, name, () =>
+        gateway.callTool({
+          target: route.target,
+          tool: route.tool,
+          arguments: args,
+          signal,
+        }),
+      );
+    } catch (error) {
+      if (BrokerError.isInstance(error)) throw error;
+      if (options.signal?.aborted === true || this.#o.shutdown.aborted) {
+        throw new BrokerError({
+          code: 'CANCELLED',
+          toolName: name,
+          message: this.#o.shutdown.aborted
+            ? `The call to ${quote(name)} was cancelled: the broker is shutting down.`
+            : `The call to ${quote(name)} was cancelled.`,
+          cause: error,
+        });
+      }
+      const retryable = isRetryableError(error);
+      throw new BrokerError({
+        code: 'BACKEND_FAILED',
+        toolName: name,
+        isRetryable: retryable,
+        message: `Calling ${quote(name)} through the gateway failed: ${errorMessage(error)}. ${
+          !retryable
+            ? 'Retrying unchanged will fail the same way.'
+            : mutating
+              ? 'The tool may have run before the failure: check its effect before retrying.'
+              : 'It may succeed if retried later.'
+        }`,
+        cause: error,
+      });
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  /** Read-only roles may call only tools marked read-only; returns whether the tool counts as mutating. */
+  #checkRole(name: string, entry: ToolEntry | undefined): boolean {
+    const mutating = entry?.mutating ?? true;
+    if (mutating && !canCallMutating(this.#o.role)) {
+      throw new BrokerError({
+        code: 'ROLE_FORBIDDEN',
+        toolName: name,
+        message:
+          entry === undefined
+            ? `Role "${this.#o.role}" is read-only and ${quote(name)} is not in the catalog, so it counts as mutating. Nothing was sent. Search for a read-only tool, or hand this work to a writer role.`
+            : `Role "${this.#o.role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
+      });
+    }
+    return mutating;
+  }
+
+  async #checkArguments(
+    name: string,
+    entry: ToolEntry | undefined,
+    args: Record<string, unknown>,
+    target: string,
+  ): Promise<void> {
+    if (entry === undefined) {
+      this.#o.log(
+        `call: ${quote(name)} is not in the catalog; passing it to target "${target}" unchecked`,
+      );
+      return;
+    }
+    this.#validator ??= import('./argument-validator.js').then(
+      (m) => new m.ArgumentValidator(),
+    );
+    const check = (await this.#validator).check(entry.inputSchema, args);
+    if (check.ok === false) {
+      throw new BrokerError({
+        code: 'INVALID_ARGUMENTS',
+        toolName: name,
+        message: `Arguments for ${quote(name)} do not match its schema; nothing was sent:\n${check.problems
+          .map((p) => `- ${p}`)
+          .join(
+            '\n',
+          )}\nCall mcp_inspect_schema with name ${quote(name)} for the full schema.`,
+      });
+    }
+    if (check.ok === 'unchecked') {
+      this.#o.log(
+        `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
+      );
+    }
+  }
+
+  /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
+  #routeUnknown(name: string): { target: string; tool: string } | undefined {
+    const route = splitMultiplexedName(name);
+    return route !== undefined && this.#o.hasTarget(route.target)
+      ? route
+      : undefined;
+  }
+}
+
+/** `UNKNOWN_TOOL` for a name outside the catalog, with the closest names. */
+export function unknownTool(catalog: ToolCatalog, name: string): BrokerError {
+  const suggestions = catalog
+    .search({ query: name.slice(0, 256).replace(/[_\-.]+/g, ' '), limit: 3 })
+    .hits.map((h) => h.name);
+  return new BrokerError({
+    code: 'UNKNOWN_TOOL',
+    toolName: name,
+    message: `No tool named ${quote(name)} in the catalog.${
+      suggestions.length > 0 ? ` Closest: ${suggestions.join(', ')}.` : ''
+    } Use mcp_search_tools to find the exact name.`,
+  });
+}
