@@ -4,7 +4,7 @@
  * {@link GatewayClient}, configured by the broker's environment.
  */
 import { parseArgs } from 'node:util';
-import { gatewayConfigFromEnv } from './config.js';
+import { gatewayOptionsFromEnv } from './cli-env.js';
 import { GatewayError } from './errors.js';
 import { GatewayClient } from './gateway-client.js';
 import { VERSION } from './version.js';
@@ -75,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
     callArguments = parsed as Record<string, unknown>;
   }
 
-  const client = new GatewayClient(gatewayConfigFromEnv(process.env));
+  const client = new GatewayClient(gatewayOptionsFromEnv(process.env));
   try {
     if (command === 'tools') {
       const tools = await client.listTools({ target });

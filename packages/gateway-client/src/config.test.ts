@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayConfigFromEnv, parseGatewayClientOptions } from './config.js';
-import { GatewayConfigError, GatewayErrorCode } from './errors.js';
+import { GATEWAY_MODES, parseGatewayClientOptions } from './config.js';
+import type { GatewayConfigError } from './errors.js';
+import { GatewayErrorCode } from './errors.js';
 import { GatewayClient } from './gateway-client.js';
 
 function failure(run: () => unknown): GatewayConfigError {
@@ -11,63 +12,6 @@ function failure(run: () => unknown): GatewayConfigError {
   }
   throw new Error('expected a failure');
 }
-
-describe('gatewayConfigFromEnv', () => {
-  it('applies the documented defaults', () => {
-    expect(gatewayConfigFromEnv({})).toEqual({
-      url: 'http://127.0.0.1:3000',
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: 30_000,
-    });
-  });
-
-  it('reads every variable', () => {
-    expect(
-      gatewayConfigFromEnv({
-        HERETEK_GATEWAY_URL: 'https://gw.example:8443/base',
-        HERETEK_GATEWAY_MODE: 'multiplexed',
-        HERETEK_GATEWAY_TOKEN: 't0k',
-        HERETEK_GATEWAY_TIMEOUT_MS: '1500',
-        HERETEK_BROKER_ROLE: 'staff-backend',
-        HERETEK_GATEWAY_MAX_RESPONSE_BYTES: '1024',
-        HERETEK_GATEWAY_MAX_CONCURRENCY: '4',
-      }),
-    ).toEqual({
-      url: 'https://gw.example:8443/base',
-      mode: 'multiplexed',
-      token: 't0k',
-      timeoutMs: 1500,
-      role: 'staff-backend',
-      maxResponseBytes: 1024,
-      maxConcurrentPerEndpoint: 4,
-    });
-  });
-
-  it('treats empty values as unset', () => {
-    expect(
-      gatewayConfigFromEnv({
-        HERETEK_GATEWAY_TOKEN: '',
-        HERETEK_GATEWAY_MODE: ' ',
-      }).token,
-    ).toBeUndefined();
-  });
-
-  it.each([
-    ['HERETEK_GATEWAY_URL', 'ftp://x'],
-    ['HERETEK_GATEWAY_URL', 'not a url'],
-    ['HERETEK_GATEWAY_MODE', 'both'],
-    ['HERETEK_GATEWAY_TIMEOUT_MS', '-5'],
-    ['HERETEK_GATEWAY_TIMEOUT_MS', '10s'],
-    ['HERETEK_GATEWAY_MAX_RESPONSE_BYTES', '0'],
-  ])('names %s in the error for %j', (variable, value) => {
-    const error = failure(() => gatewayConfigFromEnv({ [variable]: value }));
-    expect(error).toBeInstanceOf(GatewayConfigError);
-    expect(error.code).toBe(GatewayErrorCode.InvalidConfig);
-    expect(error.setting).toBe(variable);
-    expect(error.message).toContain(variable);
-  });
-});
 
 describe('client options', () => {
   it('rejects unknown and wrong options by name', () => {
@@ -103,5 +47,34 @@ describe('client options', () => {
       .catch((caught: unknown) => caught)) as GatewayConfigError;
     expect(error.code).toBe(GatewayErrorCode.InvalidTargetName);
     await client.close();
+  });
+
+  it.each([
+    ['http://user:pass@127.0.0.1:3000', 'credentials'],
+    ['http://user@127.0.0.1:3000', 'credentials'],
+    ['http://127.0.0.1:3000/mcp', 'without the trailing /mcp'],
+    ['http://127.0.0.1:3000/base/mcp/', 'without the trailing /mcp'],
+    ['ftp://127.0.0.1', 'http:// or https://'],
+  ])('refuses url %s, naming the option', (url, why) => {
+    const error = failure(() =>
+      parseGatewayClientOptions({ url, mode: 'per-target', role: 'director' }),
+    );
+    expect(error.code).toBe(GatewayErrorCode.InvalidConfig);
+    expect(error.setting).toBe('url');
+    expect(error.message).toContain("option 'url'");
+    expect(error.message).toContain(why);
+    expect(error.message).not.toContain('HERETEK_');
+    expect(error.message).not.toContain('pass@');
+  });
+
+  it('accepts a base path that merely contains mcp, and any role string', () => {
+    expect(
+      parseGatewayClientOptions({
+        url: 'http://127.0.0.1:3000/mcp-gateway',
+        mode: 'multiplexed',
+        role: 'nobody',
+      }).role,
+    ).toBe('nobody');
+    expect(GATEWAY_MODES).toEqual(['per-target', 'multiplexed']);
   });
 });

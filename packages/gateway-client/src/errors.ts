@@ -1,10 +1,10 @@
-const MARKER = Symbol.for('heretek.gateway-client.error');
+import { createErrorFamily } from '@heretek/internal';
 
 /**
  * Every stable error code of `@heretek/gateway-client`. Codes never change
  * meaning between versions; match on them, not on messages.
  *
- * - `INVALID_CONFIG`: an option or environment variable is wrong (fix the value).
+ * - `INVALID_CONFIG`: an option is wrong (fix the value).
  * - `INVALID_TARGET_NAME`: a target name agentgateway would reject.
  * - `TIMEOUT`: no complete reply within the per-request timeout.
  * - `ABORTED`: the caller's `AbortSignal` fired.
@@ -18,7 +18,7 @@ const MARKER = Symbol.for('heretek.gateway-client.error');
  * - `UNEXPECTED_CONTENT_TYPE`: a reply neither JSON nor SSE.
  * - `INVALID_RESULT`: a reply that parses but is not a valid result for the method.
  * - `RESPONSE_TOO_LARGE`: the reply exceeded `maxResponseBytes`.
- * - `SESSION_LOST`: the session was gone again right after a fresh initialize.
+ * - `SESSION_LOST`: the gateway rejected the session again after a fresh initialize within one request.
  * - `CURSOR_LOOP`: `tools/list` pagination repeated a cursor or never ended.
  * - `NEGOTIATION_FAILED`: no protocol revision could be agreed with the endpoint.
  * - `CLIENT_CLOSED`: the client was closed before or during the request.
@@ -51,7 +51,7 @@ export type GatewayErrorCode =
   (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
 
 /** Options shared by every gateway error constructor. */
-export type GatewayErrorOptions = {
+type GatewayErrorOptions = {
   /** What went wrong and what to do about it. Never contains the bearer token. */
   message: string;
   /** The target (backend) the request was for, when there was one. */
@@ -60,18 +60,19 @@ export type GatewayErrorOptions = {
   cause?: unknown;
 };
 
+const GatewayErrorFamily =
+  createErrorFamily<GatewayErrorCode>('gateway-client');
+const familyIsInstance = (error: unknown) =>
+  GatewayErrorFamily.isInstance(error);
+
 /**
- * Base class of every error this package throws. Carries a stable `code`,
- * whether retrying the same request later may succeed (`isRetryable`), the
- * target and the underlying `cause`. Use {@link GatewayError.isInstance}
- * rather than `instanceof` across package copies.
+ * Base class of every error this package throws, declared with the
+ * workspace's error-family helper. Carries a stable `code`, whether
+ * retrying the same request later may succeed (`isRetryable`), the target
+ * and the underlying `cause`. Use {@link GatewayError.isInstance} rather
+ * than `instanceof` across package copies.
  */
-export class GatewayError extends Error {
-  private readonly [MARKER] = true;
-  /** Stable machine-readable code. */
-  readonly code: GatewayErrorCode;
-  /** Whether the same request may succeed if sent again later. */
-  readonly isRetryable: boolean;
+export class GatewayError extends GatewayErrorFamily {
   /** The target the request was for, if any. */
   readonly target: string | undefined;
   /** The underlying error (scrubbed of the bearer token). */
@@ -83,13 +84,8 @@ export class GatewayError extends Error {
       isRetryable?: boolean;
     },
   ) {
-    super(
-      options.message,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super(options);
     this.name = 'GatewayError';
-    this.code = options.code;
-    this.isRetryable = options.isRetryable ?? false;
     this.target = options.target;
   }
 
@@ -99,27 +95,18 @@ export class GatewayError extends Error {
    * `GatewayTimeoutError.isInstance(e)` only timeouts. Call it on the class
    * (`GatewayError.isInstance(e)`), not detached.
    */
-  static isInstance<T extends abstract new (...args: never[]) => GatewayError>(
-    this: T,
-    error: unknown,
-  ): error is InstanceType<T> {
-    if (
-      typeof error !== 'object' ||
-      error === null ||
-      !(MARKER in error) ||
-      (error as Record<symbol, unknown>)[MARKER] !== true
-    )
-      return false;
+  static override isInstance<
+    T extends abstract new (...args: never[]) => GatewayError,
+  >(this: T, error: unknown): error is InstanceType<T> {
+    if (!familyIsInstance(error)) return false;
     if ((this as unknown) === GatewayError) return true;
-    return (
-      error instanceof this || (error as unknown as Error).name === this.name
-    );
+    return error instanceof this || error.name === this.name;
   }
 }
 
-/** A wrong option or environment variable; fix the configuration. */
+/** A wrong option; fix the configuration. */
 export class GatewayConfigError extends GatewayError {
-  /** The option or environment variable at fault, e.g. `HERETEK_GATEWAY_URL`. */
+  /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
   readonly setting: string;
   constructor(
     options: GatewayErrorOptions & {
@@ -256,7 +243,7 @@ export class GatewayResponseTooLargeError extends GatewayError {
   }
 }
 
-/** The session was lost again right after a fresh initialize. */
+/** The gateway rejected the session again after a fresh initialize within one request. */
 export class GatewaySessionLostError extends GatewayError {
   constructor(options: GatewayErrorOptions) {
     super({

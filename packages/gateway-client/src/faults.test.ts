@@ -302,7 +302,8 @@ describe(
           GatewayErrorCode.ConnectionRefused,
         );
         expect((error as GatewayError).isRetryable).toBe(true);
-        expect((error as Error).message).toContain('HERETEK_GATEWAY_URL');
+        expect((error as Error).message).toContain("option 'url'");
+        expect((error as Error).message).not.toContain('HERETEK_');
       } finally {
         await gateway.close();
       }

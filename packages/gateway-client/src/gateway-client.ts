@@ -240,7 +240,7 @@ export class GatewayClient {
         new GatewayConfigError({
           setting: 'mode',
           message:
-            "listAllTools needs mode 'multiplexed' (HERETEK_GATEWAY_MODE=multiplexed); in per-target mode list each target with listTools({ target }).",
+            "listAllTools needs mode 'multiplexed' (option 'mode'); in per-target mode list each target with listTools({ target }).",
         }),
       );
     }
@@ -428,7 +428,7 @@ export class GatewayClient {
           new GatewayTimeoutError({
             target,
             timeoutMs: this.timeoutMs,
-            message: `No reply from ${target ? `target '${target}'` : 'the gateway'} within ${this.timeoutMs} ms (HERETEK_GATEWAY_TIMEOUT_MS); the request was cancelled.`,
+            message: `No reply from ${target ? `target '${target}'` : 'the gateway'} within ${this.timeoutMs} ms (option 'timeoutMs'); the request was cancelled.`,
           }),
         ),
       this.timeoutMs,
@@ -575,7 +575,7 @@ export class GatewayClient {
           new GatewayTimeoutError({
             target,
             timeoutMs: this.timeoutMs,
-            message: `Connecting to ${endpoint.key} did not finish within ${this.timeoutMs} ms (HERETEK_GATEWAY_TIMEOUT_MS).`,
+            message: `Connecting to ${endpoint.key} did not finish within ${this.timeoutMs} ms (option 'timeoutMs').`,
           }),
         ),
       remaining,

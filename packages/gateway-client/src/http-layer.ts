@@ -151,7 +151,7 @@ export function connectionError(
       : GatewayErrorCode.ConnectionReset,
     target,
     message: refused
-      ? `Cannot connect to the gateway at ${where} (${reason}): check HERETEK_GATEWAY_URL and that the gateway is running.`
+      ? `Cannot connect to the gateway at ${where} (${reason}): check the gateway URL (option 'url') and that the gateway is running.`
       : `The connection to the gateway at ${where} dropped before the reply was complete (${reason}); retry, and check the gateway and backend logs.`,
     cause: error,
   });
@@ -267,97 +267,544 @@ function trailingNumericId(body: string): number | undefined {
   return /^\d{1,15}$/.test(digits) ? Number(digits) : undefined;
 }
 
+type UndiciResponse = Awaited<ReturnType<typeof undiciFetch>>;
+
+/** What the fetch layer shares between the requests of one client. */
+type FetchEnvironment = GatewayFetchOptions & {
+  /** `Bearer <token>`, or `undefined` without a token. */
+  authorization: string | undefined;
+  /** Operation by the last SSE event id it saw, for `Last-Event-ID` resumptions. */
+  resumable: Map<string, CallContext>;
+};
+
+/** One outgoing request, as far as the checks of its reply care. */
+type RequestPlan = {
+  method: string;
+  headers: Headers;
+  /** The URL, for messages. */
+  where: string;
+  /** The operation the request belongs to, if any. */
+  context: CallContext | undefined;
+  /** The request is the operation's own: its reply is checked and its faults go to the operation. */
+  bound: boolean;
+  /** Id of the response the request waits for. */
+  expectedId: JsonRpcId | undefined;
+  /** The SDK's `server/discover` probe (the SDK reads its error statuses itself). */
+  probe: boolean;
+  /** A GET with `Last-Event-ID`: the resumption of an operation's SSE reply. */
+  resumption: boolean;
+};
+
+function tooLarge(
+  environment: FetchEnvironment,
+  target: string | undefined,
+): GatewayResponseTooLargeError {
+  return new GatewayResponseTooLargeError({
+    target,
+    limitBytes: environment.maxResponseBytes,
+    message: `The reply exceeded ${environment.maxResponseBytes} bytes (maxResponseBytes); raise the cap or ask the backend for less data.`,
+  });
+}
+
+/** A web `Response` with `body` and the status and headers of undici's `response`. */
+function toWebResponse(
+  response: UndiciResponse,
+  body: ReadableStream<Uint8Array> | string | null,
+): Response {
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** The request headers: the SDK's, minus the operation marker, plus role and token. */
+function outgoingHeaders(
+  environment: FetchEnvironment,
+  init: RequestInit | undefined,
+): { headers: Headers; operationId: string | null } {
+  // The transport builds a fresh Headers object for every request: add to it in place.
+  const headers =
+    init?.headers instanceof Headers
+      ? init.headers
+      : new Headers(init?.headers);
+  const operationId = headers.get(OPERATION_HEADER);
+  if (operationId !== null) headers.delete(OPERATION_HEADER);
+  headers.set('x-heretek-role', environment.role);
+  if (environment.authorization !== undefined)
+    headers.set('authorization', environment.authorization);
+  return { headers, operationId };
+}
+
+/**
+ * The id of the JSON-RPC request in `body`, and whether it is the SDK's
+ * `server/discover` probe. An operation's request is read from the end of
+ * the body; anything else is parsed (the probe must be recognised).
+ */
+function requestIdentity(
+  body: string,
+  ofOperation: boolean,
+): { expectedId: JsonRpcId | undefined; probe: boolean } {
+  const quick = ofOperation ? trailingNumericId(body) : undefined;
+  if (quick !== undefined) return { expectedId: quick, probe: false };
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    // the SDK always sends JSON; anything else is passed on untouched
+    return { expectedId: undefined, probe: false };
+  }
+  if (typeof message !== 'object' || message === null)
+    return { expectedId: undefined, probe: false };
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  if (
+    typeof method === 'string' &&
+    (typeof id === 'string' || typeof id === 'number')
+  )
+    return { expectedId: id, probe: method === 'server/discover' };
+  return { expectedId: undefined, probe: false };
+}
+
+/** Work out what a request is and which operation it belongs to. */
+function planRequest(
+  environment: FetchEnvironment,
+  binding: TransportBinding,
+  input: string | URL,
+  init: RequestInit | undefined,
+): RequestPlan {
+  const method = (init?.method ?? 'GET').toUpperCase();
+  const { headers, operationId } = outgoingHeaders(environment, init);
+  const lastEventId = method === 'GET' ? headers.get('last-event-id') : null;
+  const resumption = lastEventId !== null;
+  const context =
+    operationId !== null
+      ? environment.operations.get(operationId)
+      : lastEventId !== null
+        ? environment.resumable.get(lastEventId)
+        : binding.connecting;
+  const identity =
+    method === 'POST' && typeof init?.body === 'string'
+      ? requestIdentity(init.body, operationId !== null)
+      : { expectedId: undefined, probe: false };
+  const bound =
+    context !== undefined && (identity.expectedId !== undefined || resumption);
+  let expectedId = identity.expectedId;
+  if (bound && expectedId !== undefined) context.requestId = expectedId;
+  // A resumed stream (GET + Last-Event-ID) carries the response to the request it resumes.
+  if (bound && resumption) expectedId = context.requestId;
+  return {
+    method,
+    headers,
+    where: String(input),
+    context,
+    bound,
+    expectedId,
+    probe: identity.probe,
+    resumption,
+  };
+}
+
+/**
+ * Send the request with undici on the client's keep-alive agent. A bound
+ * request follows its operation's signal (the client aborts every open
+ * operation on close, which is when the transport's own signal fires);
+ * anything else gets a timeout of its own. A network failure becomes a
+ * typed connection error (recorded on the operation when bound).
+ */
+async function send(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  input: string | URL,
+  init: RequestInit | undefined,
+): Promise<UndiciResponse> {
+  const { context } = plan;
+  let signal: AbortSignal;
+  if (plan.bound && context) {
+    if (context.controller.signal.aborted)
+      throw context.fault ?? context.controller.signal.reason;
+    signal = context.controller.signal;
+  } else {
+    const timeout = AbortSignal.timeout(environment.backgroundTimeoutMs);
+    signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  }
+  try {
+    return await undiciFetch(input, {
+      method: plan.method,
+      headers: Object.fromEntries(plan.headers),
+      // The SDK sends JSON text or nothing.
+      body: typeof init?.body === 'string' ? init.body : null,
+      signal,
+      dispatcher: environment.agent,
+    });
+  } catch (error) {
+    if (signal.aborted)
+      throw plan.bound && context ? (context.fault ?? error) : error;
+    const typed = connectionError(
+      error,
+      context?.target,
+      plan.where,
+      'request',
+    );
+    if (plan.bound) context?.fail(typed);
+    throw typed;
+  }
+}
+
+/**
+ * The reply to a request no operation waits for (a notification's 202, a
+ * DELETE, an error status the SDK reads itself): no checks, but the size
+ * cap still holds.
+ */
+async function passUnbound(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  response: UndiciResponse,
+): Promise<Response> {
+  const target = plan.context?.target;
+  if (response.ok) {
+    return toWebResponse(
+      response,
+      response.body
+        ? capped(response.body, environment.maxResponseBytes, () =>
+            tooLarge(environment, target),
+          )
+        : null,
+    );
+  }
+  const text = await readLimited(
+    response.body,
+    environment.maxResponseBytes,
+    () => tooLarge(environment, target),
+  ).catch(() => '');
+  return toWebResponse(response, text);
+}
+
+/** Read a bound reply's body under the size cap; a failure is the operation's fault. */
+async function readBoundBody(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  context: CallContext,
+  response: UndiciResponse,
+): Promise<string> {
+  try {
+    return await readLimited(response.body, environment.maxResponseBytes, () =>
+      tooLarge(environment, context.target),
+    );
+  } catch (error) {
+    const typed = GatewayResponseTooLargeError.isInstance(error)
+      ? error
+      : (context.fault ??
+        connectionError(error, context.target, plan.where, 'body'));
+    context.fail(typed);
+    throw typed;
+  }
+}
+
+/**
+ * A non-2xx reply to an operation's request: a typed HTTP error, noting on
+ * the operation when the gateway rejected the session it carried (404, or
+ * 400/500 naming the session). The probe's reply goes to the SDK as is.
+ */
+async function rejectStatus(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  context: CallContext,
+  response: UndiciResponse,
+): Promise<Response> {
+  const text = await readBoundBody(environment, plan, context, response);
+  if (plan.probe) return toWebResponse(response, text);
+  const jsonRpcError = scrubValue(parseJsonRpcError(text), environment.scrub);
+  if (
+    plan.headers.has('mcp-session-id') &&
+    (response.status === 404 ||
+      ((response.status === 400 || response.status === 500) &&
+        SESSION_WORDING.test(jsonRpcError?.message ?? text)))
+  ) {
+    context.sessionRejected = true;
+  }
+  const detail = jsonRpcError
+    ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}`
+    : text.trim().slice(0, 300) || response.statusText;
+  const error = new GatewayHttpError({
+    target: context.target,
+    status: response.status,
+    jsonRpcError,
+    message: environment.scrub(
+      `The gateway answered HTTP ${response.status} at ${plan.where}: ${detail}`,
+    ),
+  });
+  context.fail(error);
+  throw error;
+}
+
+/** Record `error` on the operation and throw it. */
+function failWith(context: CallContext, error: GatewayError): never {
+  context.fail(error);
+  throw error;
+}
+
+/**
+ * A JSON reply to an operation's request: it must parse, be JSON-RPC 2.0
+ * and answer the request's id. The SDK gets the parsed value instead of
+ * parsing the text again.
+ */
+async function checkJsonReply(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  context: CallContext,
+  response: UndiciResponse,
+): Promise<Response> {
+  const { target } = context;
+  const text = await readBoundBody(environment, plan, context, response);
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch (error) {
+    return failWith(
+      context,
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.MalformedJson,
+        target,
+        message: environment.scrub(
+          `The gateway sent a JSON reply that does not parse (${(error as Error).message}): ${text.slice(0, 120)}`,
+        ),
+        cause: error,
+      }),
+    );
+  }
+  if (!isJsonRpcMessage(message)) {
+    return failWith(
+      context,
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.MalformedJson,
+        target,
+        message: environment.scrub(
+          `The gateway sent JSON that is not a JSON-RPC 2.0 message: ${text.slice(0, 120)}`,
+        ),
+      }),
+    );
+  }
+  if (isResponseMessage(message) && message.id !== plan.expectedId) {
+    return failWith(
+      context,
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.WrongResponseId,
+        target,
+        message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)}; the reply is discarded.`,
+      }),
+    );
+  }
+  const checked = toWebResponse(response, text);
+  Object.defineProperty(checked, 'json', {
+    value: () => Promise.resolve(message),
+  });
+  return checked;
+}
+
+/**
+ * The operation's SSE reply, passed through while each event is checked:
+ * data parses as JSON-RPC 2.0, a response answers the request's id, the
+ * size cap holds, and a stream that ends before its response (and without
+ * an event id to resume from) is a dropped connection.
+ */
+function inspectEventStream(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  operation: CallContext,
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const { target } = operation;
+  const { scrub, maxResponseBytes, resumable } = environment;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let total = 0;
+  let sawEventId = false;
+  let sawResponse = false;
+  let open = true;
+  operation.openStreams += 1;
+  const finished = () => {
+    if (!open) return;
+    open = false;
+    operation.openStreams -= 1;
+  };
+  const malformed = (message: string, cause?: unknown) =>
+    operation.fail(
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.MalformedSse,
+        target,
+        message: scrub(message),
+        cause,
+      }),
+    );
+  const check = (event: EventSourceMessage) => {
+    if (event.id) {
+      sawEventId = true;
+      forgetResumption(environment, operation);
+      operation.lastEventId = event.id;
+      resumable.set(event.id, operation);
+    }
+    if (!event.data || (event.event !== undefined && event.event !== 'message'))
+      return;
+    let message: unknown;
+    try {
+      message = JSON.parse(event.data);
+    } catch (error) {
+      malformed(
+        `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
+        error,
+      );
+      return;
+    }
+    if (!isJsonRpcMessage(message)) {
+      malformed(
+        `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
+      );
+      return;
+    }
+    if (!isResponseMessage(message)) return;
+    if (message.id !== plan.expectedId) {
+      operation.fail(
+        new GatewayMalformedResponseError({
+          code: GatewayErrorCode.WrongResponseId,
+          target,
+          message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
+        }),
+      );
+      return;
+    }
+    sawResponse = true;
+  };
+  const parser = createParser({ onEvent: check });
+  const endedEarly = () => !operation.settled && !sawResponse && !sawEventId;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        finished();
+        if (endedEarly())
+          operation.fail(
+            operation.fault ??
+              connectionError(error, target, plan.where, 'body'),
+          );
+        controller.error(operation.fault ?? error);
+        return;
+      }
+      if (chunk.done) {
+        finished();
+        if (endedEarly())
+          operation.fail(
+            connectionError(undefined, target, plan.where, 'body'),
+          );
+        controller.close();
+        return;
+      }
+      total += chunk.value.byteLength;
+      if (total > maxResponseBytes) {
+        finished();
+        operation.fail(tooLarge(environment, target));
+        await reader.cancel().catch(() => undefined);
+        controller.error(operation.fault);
+        return;
+      }
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      if (operation.fault && !operation.settled) {
+        finished();
+        await reader.cancel().catch(() => undefined);
+        controller.error(operation.fault);
+        return;
+      }
+      controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      finished();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function forgetResumption(
+  environment: FetchEnvironment,
+  context: CallContext,
+): void {
+  if (
+    context.lastEventId !== undefined &&
+    environment.resumable.get(context.lastEventId) === context
+  )
+    environment.resumable.delete(context.lastEventId);
+}
+
+/** The media type of a reply, lowercase, without parameters. */
+function mediaTypeOf(response: UndiciResponse): string {
+  return (
+    (response.headers.get('content-type') ?? '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase() ?? ''
+  );
+}
+
+/** Check an operation's 2xx reply by its content type. */
+async function checkBoundReply(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  context: CallContext,
+  response: UndiciResponse,
+): Promise<Response> {
+  const length = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(length) && length > environment.maxResponseBytes)
+    return failWith(context, tooLarge(environment, context.target));
+  if (!response.ok) return rejectStatus(environment, plan, context, response);
+  if (response.status === 202 || plan.expectedId === undefined)
+    return toWebResponse(response, response.body);
+  const mediaType = mediaTypeOf(response);
+  if (mediaType === 'application/json' && !plan.resumption)
+    return checkJsonReply(environment, plan, context, response);
+  if (mediaType === 'text/event-stream') {
+    return toWebResponse(
+      response,
+      response.body
+        ? inspectEventStream(environment, plan, context, response.body)
+        : null,
+    );
+  }
+  await response.body?.cancel().catch(() => undefined);
+  return failWith(
+    context,
+    new GatewayMalformedResponseError({
+      code: GatewayErrorCode.UnexpectedContentType,
+      target: context.target,
+      message: `The gateway replied with content type ${JSON.stringify(mediaType || 'none')}; expected application/json or text/event-stream.`,
+    }),
+  );
+}
+
 /**
  * The `fetch` factory for the SDK's `StreamableHTTPClientTransport`s:
  * undici's fetch on one keep-alive `Agent`, plus the headers this client
  * always sends (`x-heretek-role`, bearer token), a reply size cap, and
  * per-request checks of the reply (JSON parses, SSE events parse, the
  * response id is the request's) that turn into typed faults on the
- * operation's {@link CallContext}. Call the result with a transport's
- * {@link TransportBinding} to get that transport's `fetch`.
+ * operation's {@link CallContext}. Call `bind` with a transport's
+ * {@link TransportBinding} to get that transport's `fetch`; call `forget`
+ * when an operation is over.
  */
 export function createGatewayFetch(options: GatewayFetchOptions) {
-  const { agent, role, token, maxResponseBytes, scrub, operations } = options;
-  const authorization = token === undefined ? undefined : `Bearer ${token}`;
-  /** Operation by the last SSE event id it saw, for `Last-Event-ID` resumptions. */
-  const resumable = new Map<string, CallContext>();
-
-  const tooLarge = (target: string | undefined) =>
-    new GatewayResponseTooLargeError({
-      target,
-      limitBytes: maxResponseBytes,
-      message: `The reply exceeded ${maxResponseBytes} bytes (maxResponseBytes); raise the cap or ask the backend for less data.`,
-    });
-
-  const forget = (context: CallContext) => {
-    if (
-      context.lastEventId !== undefined &&
-      resumable.get(context.lastEventId) === context
-    )
-      resumable.delete(context.lastEventId);
+  const environment: FetchEnvironment = {
+    ...options,
+    authorization:
+      options.token === undefined ? undefined : `Bearer ${options.token}`,
+    resumable: new Map(),
   };
 
-  const bind =
-    (binding: TransportBinding) => (input: string | URL, init?: RequestInit) =>
-      gatewayFetch(input, init, binding);
-  return { bind, forget };
-
   async function gatewayFetch(
+    binding: TransportBinding,
     input: string | URL,
     init: RequestInit | undefined,
-    binding: TransportBinding,
   ): Promise<Response> {
-    const method = (init?.method ?? 'GET').toUpperCase();
-    // The transport builds a fresh Headers object for every request: add to it in place.
-    const headers =
-      init?.headers instanceof Headers
-        ? init.headers
-        : new Headers(init?.headers);
-    const operationId = headers.get(OPERATION_HEADER);
-    if (operationId !== null) headers.delete(OPERATION_HEADER);
-    headers.set('x-heretek-role', role);
-    if (authorization !== undefined)
-      headers.set('authorization', authorization);
-    const lastEventId = method === 'GET' ? headers.get('last-event-id') : null;
-    const resumption = lastEventId !== null;
-    const context =
-      operationId !== null
-        ? operations.get(operationId)
-        : resumption
-          ? resumable.get(lastEventId)
-          : binding.connecting;
-    const where = String(input);
-
-    let expectedId: JsonRpcId | undefined;
-    let probe = false;
-    if (method === 'POST' && typeof init?.body === 'string') {
-      // An operation's request: its id is the body's last member. Otherwise
-      // (connecting, notifications) parse: the probe must be recognised.
-      const quick =
-        operationId !== null ? trailingNumericId(init.body) : undefined;
-      if (quick !== undefined) {
-        expectedId = quick;
-      } else {
-        try {
-          const message = JSON.parse(init.body) as {
-            id?: unknown;
-            method?: unknown;
-          };
-          if (
-            typeof message.method === 'string' &&
-            (typeof message.id === 'string' || typeof message.id === 'number')
-          ) {
-            expectedId = message.id;
-            // The SDK classifies the answer to its `server/discover` probe
-            // itself (an error status there means "legacy server").
-            probe = message.method === 'server/discover';
-          }
-        } catch {
-          // the SDK always sends JSON; anything else is passed on untouched
-        }
-      }
-    }
-    if (method === 'GET' && !resumption) {
+    const plan = planRequest(environment, binding, input, init);
+    if (plan.method === 'GET' && !plan.resumption) {
       // This client is request/response only: it does not hold the optional
       // standalone GET stream open per session (a server may refuse it with
       // 405 too, which is what the transport is told here).
@@ -366,325 +813,17 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         statusText: 'Method Not Allowed',
       });
     }
-    const bound =
-      context !== undefined && (expectedId !== undefined || resumption);
-    if (bound && context.controller.signal.aborted)
-      throw context.fault ?? context.controller.signal.reason;
-    if (bound && expectedId !== undefined) context.requestId = expectedId;
-    // A resumed stream (GET + Last-Event-ID) carries the response to the request it resumes.
-    if (bound && resumption) expectedId = context.requestId;
-
-    // One signal per request: a bound request follows its operation (the
-    // client aborts every open operation on close, which is when the
-    // transport's own signal fires); anything else gets a timeout of its own.
-    let signal: AbortSignal;
-    if (bound) {
-      signal = context.controller.signal;
-    } else {
-      const timeout = AbortSignal.timeout(options.backgroundTimeoutMs);
-      signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    }
-
-    let response: Awaited<ReturnType<typeof undiciFetch>>;
-    try {
-      response = await undiciFetch(input, {
-        ...(init as Record<string, unknown>),
-        method,
-        headers,
-        signal,
-        dispatcher: agent,
-      } as unknown as Parameters<typeof undiciFetch>[1]);
-    } catch (error) {
-      if (signal.aborted) throw bound ? (context.fault ?? error) : error;
-      const typed = connectionError(error, context?.target, where, 'request');
-      if (bound) context.fail(typed);
-      throw typed;
-    }
-
-    const target = context?.target;
-    if (!bound) {
-      if (response.ok) {
-        // Not an operation's request (a notification's 202, a DELETE, a stream
-        // no operation waits for): no checks, but the size cap still holds.
-        if (!response.body) return response as unknown as Response;
-        return new Response(
-          capped(
-            response.body as ReadableStream<Uint8Array>,
-            maxResponseBytes,
-            () => tooLarge(target),
-          ),
-          {
-            status: response.status,
-            statusText: response.statusText,
-            headers: response.headers as unknown as Headers,
-          },
-        );
-      }
-      const text = await readLimited(
-        response.body as ReadableStream<Uint8Array> | null,
-        maxResponseBytes,
-        () => tooLarge(target),
-      ).catch(() => '');
-      return new Response(text, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers as unknown as Headers,
-      });
-    }
-
-    const length = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (Number.isFinite(length) && length > maxResponseBytes) {
-      const error = tooLarge(target);
-      context.fail(error);
-      throw error;
-    }
-
-    const readBody = async (): Promise<string> => {
-      try {
-        return await readLimited(
-          response.body as ReadableStream<Uint8Array> | null,
-          maxResponseBytes,
-          () => tooLarge(target),
-        );
-      } catch (error) {
-        const typed =
-          (error as { code?: unknown }).code ===
-          GatewayErrorCode.ResponseTooLarge
-            ? (error as GatewayError)
-            : (context.fault ?? connectionError(error, target, where, 'body'));
-        context.fail(typed);
-        throw typed;
-      }
-    };
-
-    if (!response.ok) {
-      const text = await readBody();
-      if (probe)
-        return new Response(text, {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers as unknown as Headers,
-        });
-      const jsonRpcError = scrubValue(parseJsonRpcError(text), scrub);
-      const sentSession = headers.has('mcp-session-id');
-      if (
-        sentSession &&
-        (response.status === 404 ||
-          ((response.status === 400 || response.status === 500) &&
-            SESSION_WORDING.test(jsonRpcError?.message ?? text)))
-      ) {
-        context.sessionRejected = true;
-      }
-      const detail = jsonRpcError
-        ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}`
-        : text.trim().slice(0, 300) || response.statusText;
-      const error = new GatewayHttpError({
-        target,
-        status: response.status,
-        jsonRpcError,
-        message: scrub(
-          `The gateway answered HTTP ${response.status} at ${where}: ${detail}`,
-        ),
-      });
-      context.fail(error);
-      throw error;
-    }
-
-    if (response.status === 202 || expectedId === undefined)
-      return response as unknown as Response;
-
-    const mediaType =
-      (response.headers.get('content-type') ?? '')
-        .split(';')[0]
-        ?.trim()
-        .toLowerCase() ?? '';
-
-    if (mediaType === 'application/json' && !resumption) {
-      const text = await readBody();
-      let message: unknown;
-      try {
-        message = JSON.parse(text);
-      } catch (error) {
-        const typed = new GatewayMalformedResponseError({
-          code: GatewayErrorCode.MalformedJson,
-          target,
-          message: scrub(
-            `The gateway sent a JSON reply that does not parse (${(error as Error).message}): ${text.slice(0, 120)}`,
-          ),
-          cause: error,
-        });
-        context.fail(typed);
-        throw typed;
-      }
-      if (!isJsonRpcMessage(message)) {
-        const typed = new GatewayMalformedResponseError({
-          code: GatewayErrorCode.MalformedJson,
-          target,
-          message: scrub(
-            `The gateway sent JSON that is not a JSON-RPC 2.0 message: ${text.slice(0, 120)}`,
-          ),
-        });
-        context.fail(typed);
-        throw typed;
-      }
-      if (isResponseMessage(message) && message.id !== expectedId) {
-        const typed = new GatewayMalformedResponseError({
-          code: GatewayErrorCode.WrongResponseId,
-          target,
-          message: `The gateway answered request id ${JSON.stringify(expectedId)} with a response for id ${JSON.stringify(message.id)}; the reply is discarded.`,
-        });
-        context.fail(typed);
-        throw typed;
-      }
-      const checked = new Response(text, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers as unknown as Headers,
-      });
-      // The body was parsed above: hand the SDK that value instead of parsing it twice.
-      Object.defineProperty(checked, 'json', {
-        value: () => Promise.resolve(message),
-      });
-      return checked;
-    }
-
-    if (mediaType === 'text/event-stream') {
-      return new Response(
-        inspectEventStream(response.body as ReadableStream<Uint8Array> | null),
-        {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers as unknown as Headers,
-        },
-      );
-    }
-
-    const typed = new GatewayMalformedResponseError({
-      code: GatewayErrorCode.UnexpectedContentType,
-      target,
-      message: `The gateway replied with content type ${JSON.stringify(mediaType || 'none')}; expected application/json or text/event-stream.`,
-    });
-    await response.body?.cancel().catch(() => undefined);
-    context.fail(typed);
-    throw typed;
-
-    function inspectEventStream(
-      body: ReadableStream<Uint8Array> | null,
-    ): ReadableStream<Uint8Array> | null {
-      if (!body || !context) return body;
-      const operation = context;
-      const reader = body.getReader();
-      const decoder = new TextDecoder();
-      let total = 0;
-      let sawEventId = false;
-      let sawResponse = false;
-      let open = true;
-      operation.openStreams += 1;
-      const finished = () => {
-        if (!open) return;
-        open = false;
-        operation.openStreams -= 1;
-      };
-      const check = (event: EventSourceMessage) => {
-        if (event.id) {
-          sawEventId = true;
-          forget(operation);
-          operation.lastEventId = event.id;
-          resumable.set(event.id, operation);
-        }
-        if (
-          !event.data ||
-          (event.event !== undefined && event.event !== 'message')
-        )
-          return;
-        let message: unknown;
-        try {
-          message = JSON.parse(event.data);
-        } catch (error) {
-          operation.fail(
-            new GatewayMalformedResponseError({
-              code: GatewayErrorCode.MalformedSse,
-              target,
-              message: scrub(
-                `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
-              ),
-              cause: error,
-            }),
-          );
-          return;
-        }
-        if (!isJsonRpcMessage(message)) {
-          operation.fail(
-            new GatewayMalformedResponseError({
-              code: GatewayErrorCode.MalformedSse,
-              target,
-              message: scrub(
-                `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
-              ),
-            }),
-          );
-          return;
-        }
-        if (isResponseMessage(message)) {
-          if (message.id !== expectedId) {
-            operation.fail(
-              new GatewayMalformedResponseError({
-                code: GatewayErrorCode.WrongResponseId,
-                target,
-                message: `The gateway answered request id ${JSON.stringify(expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
-              }),
-            );
-            return;
-          }
-          sawResponse = true;
-        }
-      };
-      const parser = createParser({ onEvent: check });
-      return new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          let chunk: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            chunk = await reader.read();
-          } catch (error) {
-            finished();
-            if (!operation.settled && !sawResponse && !sawEventId)
-              operation.fail(
-                operation.fault ??
-                  connectionError(error, target, where, 'body'),
-              );
-            controller.error(operation.fault ?? error);
-            return;
-          }
-          if (chunk.done) {
-            finished();
-            if (!operation.settled && !sawResponse && !sawEventId) {
-              operation.fail(connectionError(undefined, target, where, 'body'));
-            }
-            controller.close();
-            return;
-          }
-          total += chunk.value.byteLength;
-          if (total > maxResponseBytes) {
-            finished();
-            operation.fail(tooLarge(target));
-            await reader.cancel().catch(() => undefined);
-            controller.error(operation.fault);
-            return;
-          }
-          parser.feed(decoder.decode(chunk.value, { stream: true }));
-          if (operation.fault && !operation.settled) {
-            finished();
-            await reader.cancel().catch(() => undefined);
-            controller.error(operation.fault);
-            return;
-          }
-          controller.enqueue(chunk.value);
-        },
-        cancel(reason) {
-          finished();
-          return reader.cancel(reason);
-        },
-      });
-    }
+    const response = await send(environment, plan, input, init);
+    if (!plan.bound || !plan.context)
+      return passUnbound(environment, plan, response);
+    return checkBoundReply(environment, plan, plan.context, response);
   }
+
+  return {
+    bind:
+      (binding: TransportBinding) =>
+      (input: string | URL, init?: RequestInit): Promise<Response> =>
+        gatewayFetch(binding, input, init),
+    forget: (context: CallContext) => forgetResumption(environment, context),
+  };
 }

@@ -7,14 +7,7 @@ export type {
   ListToolsOptions,
   McpTool,
 } from './gateway-client.js';
-export {
-  DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
-  DEFAULT_MAX_LIST_PAGES,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  gatewayClientOptionsSchema,
-  gatewayConfigFromEnv,
-} from './config.js';
+export { GATEWAY_MODES, gatewayClientOptionsSchema } from './config.js';
 export type { GatewayClientOptions, GatewayMode } from './config.js';
 export {
   GatewayAbortedError,
@@ -32,9 +25,5 @@ export {
   GatewaySessionLostError,
   GatewayTimeoutError,
 } from './errors.js';
-export type { GatewayErrorOptions, JsonRpcErrorObject } from './errors.js';
-export {
-  MAX_TARGET_NAME_LENGTH,
-  splitMultiplexedName,
-  validateTargetName,
-} from './target-name.js';
+export type { JsonRpcErrorObject } from './errors.js';
+export { splitMultiplexedName, validateTargetName } from './target-name.js';

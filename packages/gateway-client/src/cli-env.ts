@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import {
+  DEFAULT_TIMEOUT_MS,
+  GATEWAY_MODES,
+  parseGatewayClientOptions,
+  type GatewayClientOptions,
+} from './config.js';
+import { GatewayConfigError, GatewayError } from './errors.js';
+
+/** The environment variables of `heretek-gateway` (the broker's names), by option. */
+export const ENV = {
+  url: 'HERETEK_GATEWAY_URL',
+  mode: 'HERETEK_GATEWAY_MODE',
+  token: 'HERETEK_GATEWAY_TOKEN',
+  timeoutMs: 'HERETEK_GATEWAY_TIMEOUT_MS',
+  role: 'HERETEK_BROKER_ROLE',
+  maxResponseBytes: 'HERETEK_GATEWAY_MAX_RESPONSE_BYTES',
+  maxConcurrentPerEndpoint: 'HERETEK_GATEWAY_MAX_CONCURRENCY',
+} as const;
+
+const wholeNumber = (unit: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a positive whole number${unit}`)
+    .transform(Number)
+    .pipe(z.number().int().positive(`must be a positive whole number${unit}`));
+
+const envSchema = z.object({
+  [ENV.url]: z.string().default('http://127.0.0.1:3000'),
+  [ENV.mode]: z.enum(GATEWAY_MODES).default('per-target'),
+  [ENV.token]: z.string().optional(),
+  [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULT_TIMEOUT_MS),
+  [ENV.role]: z.string().min(1, 'must not be empty').default('director'),
+  [ENV.maxResponseBytes]: wholeNumber(' of bytes').optional(),
+  [ENV.maxConcurrentPerEndpoint]: wholeNumber('').optional(),
+});
+
+function envError(
+  variable: string,
+  input: Record<string, string>,
+  why: string,
+): GatewayConfigError {
+  const shown =
+    variable === ENV.token || input[variable] === undefined
+      ? ''
+      : ` (got ${JSON.stringify(input[variable])})`;
+  return new GatewayConfigError({
+    setting: variable,
+    message: `Invalid ${variable}${shown}: ${why}.`,
+  });
+}
+
+/**
+ * The client options of `heretek-gateway`, read from the environment the
+ * broker uses: `HERETEK_GATEWAY_URL` (default `http://127.0.0.1:3000`),
+ * `HERETEK_GATEWAY_MODE` (default `per-target`), `HERETEK_GATEWAY_TOKEN`,
+ * `HERETEK_GATEWAY_TIMEOUT_MS` (default 30000), `HERETEK_BROKER_ROLE`
+ * (default `director`), `HERETEK_GATEWAY_MAX_RESPONSE_BYTES` and
+ * `HERETEK_GATEWAY_MAX_CONCURRENCY`. Empty values count as unset. A bad
+ * value throws {@link GatewayConfigError} naming the variable (never the
+ * token's value).
+ */
+export function gatewayOptionsFromEnv(
+  env: NodeJS.ProcessEnv,
+): GatewayClientOptions {
+  const input: Record<string, string> = {};
+  for (const name of Object.values(ENV)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') input[name] = value.trim();
+  }
+  const result = envSchema.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw envError(
+      String(issue?.path[0] ?? 'environment'),
+      input,
+      issue?.message ?? 'invalid value',
+    );
+  }
+  const data = result.data;
+  const options: GatewayClientOptions = {
+    url: data[ENV.url],
+    mode: data[ENV.mode],
+    role: data[ENV.role],
+    timeoutMs: data[ENV.timeoutMs],
+  };
+  if (data[ENV.token] !== undefined) options.token = data[ENV.token];
+  if (data[ENV.maxResponseBytes] !== undefined)
+    options.maxResponseBytes = data[ENV.maxResponseBytes];
+  if (data[ENV.maxConcurrentPerEndpoint] !== undefined)
+    options.maxConcurrentPerEndpoint = data[ENV.maxConcurrentPerEndpoint];
+  try {
+    return parseGatewayClientOptions(options);
+  } catch (error) {
+    // The library words its options; name the variable that set it instead.
+    if (
+      !GatewayError.isInstance(error) ||
+      !(error instanceof GatewayConfigError)
+    )
+      throw error;
+    const variable = ENV[error.setting as keyof typeof ENV];
+    if (variable === undefined) throw error;
+    const why = error.message
+      .replace(/^Invalid gateway client option '[^']*': /, '')
+      .replace(/\.$/, '')
+      .replace('the `token` option', ENV.token);
+    throw envError(variable, input, why);
+  }
+}
