@@ -1,16 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ANTHROPIC_MAX_CACHE_BREAKPOINTS } from './adapters.js';
+import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
+import { estimateTokens } from './tokens.js';
 import {
-  ANTHROPIC_MAX_CACHE_BREAKPOINTS,
   InvalidArgumentError,
-  MINIMUM_CACHEABLE_TOKENS,
   PROFILE_NAMES,
   ROLE_NAMES,
   TooManyCacheBreakpointsError,
   assemblePrefixCachedPrompt,
   checkCacheableLengths,
-  estimateTokens,
   lookupMinimumCacheableTokens,
   toAnthropicSystem,
   toOpenAIPromptCache,

@@ -4,8 +4,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_BACKENDS } from '@heretek/internal';
+import { normalizeSourceText } from './normalize.js';
 import {
-  BACKENDS,
   PROFILE_NAMES,
   PrefixError,
   ROLE_NAMES,
@@ -13,8 +14,6 @@ import {
   UnknownProfileError,
   UnknownRoleError,
   assemblePrefixCachedPrompt,
-  normalizeSourceText,
-  sliceUtf8,
 } from './index.js';
 import type { AssembledPrefix } from './index.js';
 import {
@@ -192,7 +191,7 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
   it('lists in layer 4 exactly the profile targets plus core', () => {
     for (const prompt of prompts) {
       const layer4 = prompt.layers[3].text;
-      for (const entry of BACKENDS) {
+      for (const entry of DEFAULT_BACKENDS) {
         const inScope =
           entry.profile === 'core' || entry.profile === prompt.activeProfile;
         expect(layer4.includes(`- \`${entry.target}\` (`)).toBe(inScope);
@@ -337,7 +336,9 @@ describe('reproducibility', () => {
         expect((bytes[offset] as number) & 0xc0).not.toBe(0x80);
     }
     expect(
-      sliceUtf8({ text: prompt.systemPrompt, end: prompt.frozenPrefixBytes }),
+      Buffer.from(prompt.systemPrompt, 'utf8')
+        .subarray(0, prompt.frozenPrefixBytes)
+        .toString('utf8'),
     ).toBe(prompt.layers[0].text + prompt.layers[1].text);
     expect(prompt.layers[0].text).toContain('é'); // NFC: e + combining accent became one code point
     expect(prompt.cacheBreakpoints[2]).toBe(bytes.length);

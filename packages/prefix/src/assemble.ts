@@ -10,13 +10,16 @@
  * every profile of one role. Nothing volatile enters a layer: no path, date,
  * random id or environment-dependent text.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { backendsForProfile, PROFILE_PURPOSES } from './backends.js';
+import { sha256Hex } from '@heretek/internal';
 import { InvalidArgumentError, RoleFileError } from './errors.js';
 import { normalizeSourceText } from './normalize.js';
-import { parseProfileName } from './profiles.js';
+import {
+  backendsForProfile,
+  parseProfileName,
+  PROFILE_PURPOSES,
+} from './profiles.js';
 import type { ProfileName } from './profiles.js';
 import { getRole, ROLE_NAMES, ROLES } from './roles.js';
 import type { RoleName } from './roles.js';
@@ -104,10 +107,6 @@ export type AssemblePrefixOptions = {
 };
 
 const LAYER_SEPARATOR = '\n\n';
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
 
 function readSource(workspaceRoot: string, file: string): string {
   const path = join(workspaceRoot, ...file.split('/'));
@@ -283,21 +282,4 @@ export function assemblePrefixCachedPrompt({
     frozenPrefixSha256: sha256Hex(frozenPrefix),
     systemPromptSha256: sha256Hex(systemPrompt),
   });
-}
-
-/**
- * The part of `text` between two UTF-8 byte offsets (for instance two
- * cache breakpoints). Offsets must lie on code-point boundaries, which every
- * offset this package returns does.
- */
-export function sliceUtf8({
-  text,
-  start = 0,
-  end,
-}: {
-  text: string;
-  start?: number;
-  end?: number;
-}): string {
-  return Buffer.from(text, 'utf8').subarray(start, end).toString('utf8');
 }

@@ -2,11 +2,9 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MINIMUM_CACHEABLE_TOKENS,
-  VERSION,
-  assemblePrefixCachedPrompt,
-} from './index.js';
+import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
+import { assemblePrefixCachedPrompt } from './index.js';
+import { VERSION } from './version.js';
 import {
   PACKAGE_ROOT,
   REPO_ROOT,

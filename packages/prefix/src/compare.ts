@@ -1,15 +1,17 @@
 /**
  * Measuring and comparing assembled prompts: per-layer bytes, estimated
  * tokens and fingerprints, the share of each prompt that is frozen, and a
- * diff between two prompts.
+ * diff between two prompts. Token estimates need the optional peer
+ * `js-tiktoken`, the unified diff the optional peer `diff`.
  */
-import { createTwoFilesPatch } from 'diff';
 import { assemblePrefixCachedPrompt, LAYER_NAMES } from './assemble.js';
+import type * as Jsdiff from 'diff';
 import type { AssembledPrefix, LayerName } from './assemble.js';
 import { PROFILE_NAMES } from './profiles.js';
 import type { ProfileName } from './profiles.js';
 import { ROLE_NAMES } from './roles.js';
 import type { RoleName } from './roles.js';
+import { DIFF_PEER, requireOptionalPeer } from './optional-peer.js';
 import { estimateTokens } from './tokens.js';
 
 /** Size and fingerprint of one layer. */
@@ -145,7 +147,12 @@ export type PromptDiff = {
   readonly unifiedDiff: string;
 };
 
-/** Compare two assembled prompts: shared prefix bytes, which layers differ, and a unified line diff. */
+/**
+ * Compare two assembled prompts: shared prefix bytes, which layers differ,
+ * and a unified line diff. The diff needs the optional peer `diff`; without
+ * it this throws a `PrefixError` with code `OPTIONAL_DEPENDENCY_MISSING`
+ * (only when the prompts differ).
+ */
 export function diffPrompts({
   a,
   b,
@@ -177,7 +184,10 @@ export function diffPrompts({
   const unifiedDiff =
     a.systemPrompt === b.systemPrompt
       ? ''
-      : createTwoFilesPatch(
+      : requireOptionalPeer<typeof Jsdiff>(
+          'diff',
+          DIFF_PEER,
+        ).createTwoFilesPatch(
           `${a.role} (${a.activeProfile})`,
           `${b.role} (${b.activeProfile})`,
           a.systemPrompt,

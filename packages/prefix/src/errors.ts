@@ -3,8 +3,7 @@
  * stable {@link PrefixErrorCode}, so callers can branch on `error.code`
  * instead of parsing messages.
  */
-
-const PREFIX_ERROR_MARKER = Symbol.for('heretek.prefix.PrefixError');
+import { createErrorFamily } from '@heretek/internal';
 
 /**
  * Stable codes of every error this package throws.
@@ -16,6 +15,9 @@ const PREFIX_ERROR_MARKER = Symbol.for('heretek.prefix.PrefixError');
  * - `ROLE_FILE_UNREADABLE`: a prompt source exists but cannot be read as a file.
  * - `INVALID_ARGUMENT`: an option has the wrong type or value.
  * - `TOO_MANY_CACHE_BREAKPOINTS`: more cache breakpoints than a provider request allows.
+ * - `OPTIONAL_DEPENDENCY_MISSING`: a token estimate or a diff was asked for,
+ *   and the optional peer dependency that computes it (`js-tiktoken` or
+ *   `diff`) is not installed.
  */
 export type PrefixErrorCode =
   | 'UNKNOWN_ROLE'
@@ -24,42 +26,19 @@ export type PrefixErrorCode =
   | 'ROLE_FILE_EMPTY'
   | 'ROLE_FILE_UNREADABLE'
   | 'INVALID_ARGUMENT'
-  | 'TOO_MANY_CACHE_BREAKPOINTS';
+  | 'TOO_MANY_CACHE_BREAKPOINTS'
+  | 'OPTIONAL_DEPENDENCY_MISSING';
 
-/** Base class of every error thrown by `@heretek/prefix`. */
-export class PrefixError extends Error {
-  readonly [PREFIX_ERROR_MARKER] = true;
-  /** Stable machine-readable code. */
-  readonly code: PrefixErrorCode;
-  /** True when retrying the same call unchanged could succeed. Always false here: fix the input. */
-  readonly isRetryable: boolean = false;
+/**
+ * Base class of every error thrown by `@heretek/prefix`. None is retryable
+ * (`isRetryable: false`): fix the input. `PrefixError.isInstance(error)`
+ * holds across copies of the package.
+ */
+export class PrefixError extends createErrorFamily<PrefixErrorCode>('prefix') {}
 
-  constructor({
-    code,
-    message,
-    cause,
-  }: {
-    code: PrefixErrorCode;
-    message: string;
-    cause?: unknown;
-  }) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'PrefixError';
-    this.code = code;
-  }
-
-  /** True for a PrefixError (or subclass) from any copy of this package. */
-  static isInstance(error: unknown): error is PrefixError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[PREFIX_ERROR_MARKER] === true
-    );
-  }
-}
-
-/** Thrown when a profile name is not one of the five profiles. */
+/** Thrown when a profile name is not one of the five profiles. Code `UNKNOWN_PROFILE`. */
 export class UnknownProfileError extends PrefixError {
+  declare readonly code: 'UNKNOWN_PROFILE';
   /** The rejected name. */
   readonly profile: string;
 
@@ -74,14 +53,24 @@ export class UnknownProfileError extends PrefixError {
       code: 'UNKNOWN_PROFILE',
       message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
     });
-    this.name = 'UnknownProfileError';
     this.profile = profile;
+  }
+
+  /** True for an unknown-profile error from any copy of this package. */
+  static override isInstance(error: unknown): error is UnknownProfileError {
+    return PrefixError.isInstance(error) && error.code === 'UNKNOWN_PROFILE';
   }
 }
 
 /** Which problem a {@link RoleFileError} reports. */
 export type RoleFileErrorCode =
   'ROLE_FILE_MISSING' | 'ROLE_FILE_EMPTY' | 'ROLE_FILE_UNREADABLE';
+
+const ROLE_FILE_CODES: readonly string[] = [
+  'ROLE_FILE_MISSING',
+  'ROLE_FILE_EMPTY',
+  'ROLE_FILE_UNREADABLE',
+];
 
 /**
  * Thrown when a prompt source file is missing, empty or unreadable. `file`
@@ -117,26 +106,38 @@ export class RoleFileError extends PrefixError {
       message: `Prompt source ${file} ${what} (looked at ${path}).`,
       cause,
     });
-    this.name = 'RoleFileError';
     this.file = file;
     this.path = path;
+  }
+
+  /** True for a prompt-source error from any copy of this package. */
+  static override isInstance(error: unknown): error is RoleFileError {
+    return (
+      PrefixError.isInstance(error) && ROLE_FILE_CODES.includes(error.code)
+    );
   }
 }
 
 /** Thrown when an option has the wrong type or value; the message names the option. */
 export class InvalidArgumentError extends PrefixError {
+  declare readonly code: 'INVALID_ARGUMENT';
   /** The option that was wrong. */
   readonly argument: string;
 
   constructor({ argument, message }: { argument: string; message: string }) {
     super({ code: 'INVALID_ARGUMENT', message });
-    this.name = 'InvalidArgumentError';
     this.argument = argument;
+  }
+
+  /** True for an invalid-argument error from any copy of this package. */
+  static override isInstance(error: unknown): error is InvalidArgumentError {
+    return PrefixError.isInstance(error) && error.code === 'INVALID_ARGUMENT';
   }
 }
 
 /** Thrown when a request would carry more cache breakpoints than the provider allows. */
 export class TooManyCacheBreakpointsError extends PrefixError {
+  declare readonly code: 'TOO_MANY_CACHE_BREAKPOINTS';
   /** Breakpoints requested, including those reserved for the caller. */
   readonly requested: number;
   /** The provider's limit per request. */
@@ -155,8 +156,17 @@ export class TooManyCacheBreakpointsError extends PrefixError {
       code: 'TOO_MANY_CACHE_BREAKPOINTS',
       message: `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,
     });
-    this.name = 'TooManyCacheBreakpointsError';
     this.requested = requested;
     this.limit = limit;
+  }
+
+  /** True for a too-many-breakpoints error from any copy of this package. */
+  static override isInstance(
+    error: unknown,
+  ): error is TooManyCacheBreakpointsError {
+    return (
+      PrefixError.isInstance(error) &&
+      error.code === 'TOO_MANY_CACHE_BREAKPOINTS'
+    );
   }
 }

@@ -1,28 +1,35 @@
+/**
+ * Profiles and the backends each brings into scope. The facts (the five
+ * profile names, what each is for, the 12 default backends) are shared with
+ * the catalog through `@heretek/internal`; this module only reads them.
+ */
+import {
+  DEFAULT_BACKENDS,
+  PROFILE_NAMES,
+  isProfileName,
+  type BackendDefinition,
+  type ProfileName,
+} from '@heretek/internal';
 import { UnknownProfileError } from './errors.js';
 
-/** The five profiles. The active profile narrows tool search to its backends plus `core`. */
-export const PROFILE_NAMES = [
-  'core',
-  'appsec',
-  'android',
-  'game',
-  'research',
-] as const;
-
-/** A profile name. */
-export type ProfileName = (typeof PROFILE_NAMES)[number];
-
-/** True when `value` names one of the five profiles. */
-export function isProfileName(value: unknown): value is ProfileName {
-  return (
-    typeof value === 'string' &&
-    (PROFILE_NAMES as readonly string[]).includes(value)
-  );
-}
+export { PROFILE_NAMES, PROFILE_PURPOSES } from '@heretek/internal';
+export type { ProfileName } from '@heretek/internal';
 
 /** The validated profile name; throws {@link UnknownProfileError} for anything else. */
 export function parseProfileName(profile: string): ProfileName {
   if (!isProfileName(profile))
     throw new UnknownProfileError({ profile, expected: PROFILE_NAMES });
   return profile;
+}
+
+/**
+ * The backends in scope for `profile`: the profile's own plus `core`, in
+ * table order.
+ */
+export function backendsForProfile(
+  profile: ProfileName,
+): readonly BackendDefinition[] {
+  return DEFAULT_BACKENDS.filter(
+    (entry) => entry.profile === 'core' || entry.profile === profile,
+  );
 }

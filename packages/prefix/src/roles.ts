@@ -89,11 +89,8 @@ export const ROLES: Readonly<Record<RoleName, RoleDefinition>> = Object.freeze({
   ),
 });
 
-const UNKNOWN_ROLE_MARKER = Symbol.for('heretek.prefix.UnknownRoleError');
-
 /** Thrown when a role name is not one of {@link ROLE_NAMES}. A {@link PrefixError} with code `UNKNOWN_ROLE`. */
 export class UnknownRoleError extends PrefixError {
-  readonly [UNKNOWN_ROLE_MARKER] = true;
   declare readonly code: 'UNKNOWN_ROLE';
   /** The rejected name. */
   readonly role: string;
@@ -103,17 +100,12 @@ export class UnknownRoleError extends PrefixError {
       code: 'UNKNOWN_ROLE',
       message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
     });
-    this.name = 'UnknownRoleError';
     this.role = role;
   }
 
-  /** True for an UnknownRoleError from any copy of this package. */
+  /** True for an unknown-role error from any copy of this package. */
   static override isInstance(error: unknown): error is UnknownRoleError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[UNKNOWN_ROLE_MARKER] === true
-    );
+    return PrefixError.isInstance(error) && error.code === 'UNKNOWN_ROLE';
   }
 }
 
