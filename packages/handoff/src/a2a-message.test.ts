@@ -2,7 +2,6 @@ import { Message as SdkMessage } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { protoMessageFields, readAnchor } from './__fixtures__/anchors.js';
 import {
-  HANDOFF_DIGEST_METADATA_KEY,
   HANDOFF_MEDIA_TYPE,
   HandoffDigestMismatchError,
   HandoffValidationError,
@@ -11,6 +10,7 @@ import {
   handoffFromA2AMessage,
   handoffToA2AMessage,
 } from './index.js';
+import { HANDOFF_DIGEST_METADATA_KEY } from './a2a-message.js';
 
 const envelope = createHandoff({
   from: 'director',

@@ -33,14 +33,16 @@ import {
 import {
   AGENT_CARD_WELL_KNOWN_PATH,
   agentCardFor,
-  type A2AAgentCapabilities,
-  type A2AAgentInterface,
-  type A2AAgentProvider,
-  type A2AAgentSkill,
   type AgentCardOptions,
   type AgentCardV03,
   type AgentCardV1,
 } from './index.js';
+import type {
+  A2AAgentCapabilities,
+  A2AAgentInterface,
+  A2AAgentProvider,
+  A2AAgentSkill,
+} from './agent-card.js';
 
 const baseUrl = 'https://agents.example.com/a2a';
 

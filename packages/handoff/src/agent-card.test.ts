@@ -5,13 +5,12 @@ import { describe, expect, it } from 'vitest';
 import {
   HANDOFF_MEDIA_TYPE,
   HandoffValidationError,
-  VERSION,
   agentCardFor,
   agentCardsForAllRoles,
-  skillsForRole,
   type AgentCardOptions,
-  type AgentCardOptionsV1,
 } from './index.js';
+import { skillsForRole, type AgentCardOptionsV1 } from './agent-card.js';
+import { VERSION } from './version.js';
 
 const baseUrl = 'https://agents.example.com/a2a';
 

@@ -11,7 +11,6 @@ import {
   canReceiveHandoff,
   createHandoff,
   handoffDigest,
-  isArtifactUri,
   parseHandoff,
   serializeHandoff,
   sha256Digest,
@@ -21,6 +20,7 @@ import {
   type HandoffEnvelopeInput,
   type CreateHandoffOptions,
 } from './index.js';
+import { isArtifactUri } from './envelope-schema.js';
 
 /** The functions are typed for envelopes; the tests feed them raw values on purpose. */
 const digestOf = (value: unknown): string =>
@@ -557,10 +557,17 @@ describe('errors', () => {
   it('recognise errors by marker, not by class identity', () => {
     const error = catchError(() => parseHandoff({}));
     const copy = Object.assign(Object.create(null) as object, {
-      [Symbol.for('heretek.handoff.HandoffError')]: true,
+      [Symbol.for('heretek.handoff.error')]: true,
+      code: 'INVALID_ENVELOPE',
     });
     expect(HandoffError.isInstance(error)).toBe(true);
     expect(HandoffError.isInstance(copy)).toBe(true);
+    // A subclass check is the family marker plus the subclass's codes.
+    expect(HandoffValidationError.isInstance(copy)).toBe(true);
+    expect(ReadOnlyRecipientError.isInstance(copy)).toBe(false);
+    expect(
+      HandoffValidationError.isInstance({ code: 'INVALID_ENVELOPE' }),
+    ).toBe(false);
     expect(HandoffError.isInstance(new Error('x'))).toBe(false);
     expect(
       HandoffValidationError.isInstance(

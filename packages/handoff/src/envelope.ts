@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { RoleName } from '@heretek/prefix';
+import { randomBytes } from 'node:crypto';
+import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 import {
   HANDOFF_ENVELOPE_VERSION,
@@ -215,9 +215,7 @@ export function serializeHandoff(
  * const artifact = { name: 'report', uri: 'out/report.md', digest: sha256Digest(bytes) };
  * ```
  */
-export function sha256Digest(data: Uint8Array | string): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
-}
+export const sha256Digest: (data: Uint8Array | string) => string = sha256Tag;
 
 /**
  * The envelope's digest: `sha256:<hex>` of the UTF-8 bytes of
@@ -229,7 +227,7 @@ export function sha256Digest(data: Uint8Array | string): string {
 export function handoffDigest(
   envelope: HandoffEnvelope | HandoffEnvelopeInput,
 ): string {
-  return sha256Digest(serializeHandoff(envelope));
+  return sha256Tag(serializeHandoff(envelope));
 }
 
 /**
@@ -253,6 +251,3 @@ export function verifyHandoffDigest({
   }
   return parsed;
 }
-
-/** Role names as typed by `@heretek/prefix`, re-exported for envelope users. */
-export type { RoleName };

@@ -3,6 +3,7 @@
  * {@link HandoffError}: it carries a stable string {@link HandoffErrorCode},
  * says whether retrying can help, and has a message that says what to fix.
  */
+import { createErrorFamily } from '@heretek/internal';
 
 /**
  * Stable error codes. Match on these, never on messages.
@@ -29,18 +30,6 @@ export type HandoffErrorCode =
   | 'INVALID_AGENT_CARD_OPTIONS'
   | 'INVALID_A2A_MESSAGE';
 
-/** Every {@link HandoffErrorCode}, for exhaustive checks and docs. */
-export const HANDOFF_ERROR_CODES: readonly HandoffErrorCode[] = Object.freeze([
-  'INVALID_JSON',
-  'INVALID_ENVELOPE',
-  'UNSUPPORTED_VERSION',
-  'READ_ONLY_RECIPIENT',
-  'DIGEST_MISMATCH',
-  'UNKNOWN_ROLE',
-  'INVALID_AGENT_CARD_OPTIONS',
-  'INVALID_A2A_MESSAGE',
-]);
-
 /**
  * One problem found while validating a value: where it is and what is wrong.
  */
@@ -58,53 +47,35 @@ export type HandoffIssue = {
   readonly message: string;
 };
 
-const BASE_MARKER = Symbol.for('heretek.handoff.HandoffError');
-const VALIDATION_MARKER = Symbol.for('heretek.handoff.HandoffValidationError');
-const READ_ONLY_MARKER = Symbol.for('heretek.handoff.ReadOnlyRecipientError');
-const DIGEST_MARKER = Symbol.for('heretek.handoff.HandoffDigestMismatchError');
+type ValidationCode = Extract<
+  HandoffErrorCode,
+  | 'INVALID_JSON'
+  | 'INVALID_ENVELOPE'
+  | 'UNSUPPORTED_VERSION'
+  | 'UNKNOWN_ROLE'
+  | 'INVALID_AGENT_CARD_OPTIONS'
+  | 'INVALID_A2A_MESSAGE'
+>;
 
-function hasMarker(error: unknown, marker: symbol): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as Record<symbol, unknown>)[marker] === true
-  );
-}
+const VALIDATION_CODES: readonly string[] = [
+  'INVALID_JSON',
+  'INVALID_ENVELOPE',
+  'UNSUPPORTED_VERSION',
+  'UNKNOWN_ROLE',
+  'INVALID_AGENT_CARD_OPTIONS',
+  'INVALID_A2A_MESSAGE',
+] satisfies readonly ValidationCode[];
 
 /**
  * Base class of every error thrown by `@heretek/handoff`. Use
  * {@link HandoffError.isInstance} rather than `instanceof`: it also holds for
- * errors from another copy of this package.
+ * errors from another copy of this package (marker
+ * `Symbol.for('heretek.handoff.error')`). `isRetryable` is always false:
+ * every failure of this package is about the input, not the moment.
  */
-export class HandoffError extends Error {
-  private readonly [BASE_MARKER] = true;
-  /** Stable code; see {@link HandoffErrorCode}. */
-  readonly code: HandoffErrorCode;
-  /**
-   * True when the same call may succeed if repeated unchanged. Always false
-   * here: every failure of this package is about the input, not the moment.
-   */
-  readonly isRetryable: boolean = false;
-
-  constructor({
-    code,
-    message,
-    cause,
-  }: {
-    code: HandoffErrorCode;
-    message: string;
-    cause?: unknown;
-  }) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'HandoffError';
-    this.code = code;
-  }
-
-  /** True for any error thrown by any copy of `@heretek/handoff`. */
-  static isInstance(error: unknown): error is HandoffError {
-    return hasMarker(error, BASE_MARKER);
-  }
-}
+export class HandoffError extends createErrorFamily<HandoffErrorCode>(
+  'handoff',
+) {}
 
 /**
  * The input broke a schema: the envelope (`INVALID_ENVELOPE`), the JSON text
@@ -114,7 +85,7 @@ export class HandoffError extends Error {
  * `issues` lists every problem with its path.
  */
 export class HandoffValidationError extends HandoffError {
-  private readonly [VALIDATION_MARKER] = true;
+  declare readonly code: ValidationCode;
   /** Every problem found, each naming its path. Never empty. */
   readonly issues: readonly HandoffIssue[];
 
@@ -124,15 +95,7 @@ export class HandoffValidationError extends HandoffError {
     issues,
     cause,
   }: {
-    code: Extract<
-      HandoffErrorCode,
-      | 'INVALID_JSON'
-      | 'INVALID_ENVELOPE'
-      | 'UNSUPPORTED_VERSION'
-      | 'UNKNOWN_ROLE'
-      | 'INVALID_AGENT_CARD_OPTIONS'
-      | 'INVALID_A2A_MESSAGE'
-    >;
+    code: ValidationCode;
     /** What was being validated, e.g. `handoff envelope`. */
     subject: string;
     issues: readonly HandoffIssue[];
@@ -146,19 +109,20 @@ export class HandoffValidationError extends HandoffError {
       message: `Invalid ${subject} (${count}):\n${lines.join('\n')}`,
       cause,
     });
-    this.name = 'HandoffValidationError';
     this.issues = Object.freeze([...issues]);
   }
 
   /** True for a validation error from any copy of `@heretek/handoff`. */
   static override isInstance(error: unknown): error is HandoffValidationError {
-    return hasMarker(error, VALIDATION_MARKER);
+    return (
+      HandoffError.isInstance(error) && VALIDATION_CODES.includes(error.code)
+    );
   }
 }
 
 /** Mutating work was handed to a role that may never change anything. */
 export class ReadOnlyRecipientError extends HandoffError {
-  private readonly [READ_ONLY_MARKER] = true;
+  declare readonly code: 'READ_ONLY_RECIPIENT';
   /** The role that handed the work over. */
   readonly from: string;
   /** The read-only role that was asked to do mutating work. */
@@ -172,20 +136,21 @@ export class ReadOnlyRecipientError extends HandoffError {
         `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
         'Hand the work to a role that may change things, or send it with intent "read-only".',
     });
-    this.name = 'ReadOnlyRecipientError';
     this.from = from;
     this.to = to;
   }
 
   /** True for a read-only recipient error from any copy of `@heretek/handoff`. */
   static override isInstance(error: unknown): error is ReadOnlyRecipientError {
-    return hasMarker(error, READ_ONLY_MARKER);
+    return (
+      HandoffError.isInstance(error) && error.code === 'READ_ONLY_RECIPIENT'
+    );
   }
 }
 
 /** An envelope's digest is not the one the caller expected. */
 export class HandoffDigestMismatchError extends HandoffError {
-  private readonly [DIGEST_MARKER] = true;
+  declare readonly code: 'DIGEST_MISMATCH';
   /** The digest the caller expected. */
   readonly expected: string;
   /** The digest of the envelope as received. */
@@ -198,7 +163,6 @@ export class HandoffDigestMismatchError extends HandoffError {
         `Handoff envelope digest mismatch: expected ${expected}, got ${actual}. ` +
         'The envelope changed after the digest was taken; do not act on it.',
     });
-    this.name = 'HandoffDigestMismatchError';
     this.expected = expected;
     this.actual = actual;
   }
@@ -207,6 +171,6 @@ export class HandoffDigestMismatchError extends HandoffError {
   static override isInstance(
     error: unknown,
   ): error is HandoffDigestMismatchError {
-    return hasMarker(error, DIGEST_MARKER);
+    return HandoffError.isInstance(error) && error.code === 'DIGEST_MISMATCH';
   }
 }
