@@ -1,0 +1,58 @@
+// The broker's trust layer (pinned definitions, cleaned descriptions, flagged
+// injections). The broker's discovery, search, inspect and call paths use it
+// through these entry points.
+export {
+  changeSummary,
+  definitionHash,
+  describeChange,
+  diffDefinitions,
+  isChanged,
+  isMutatingDefinition,
+  normalizeDefinition,
+  type DefinitionChange,
+  type DefinitionPart,
+  type NormalizedDefinition,
+  type ToolDefinition,
+} from './definition-hash.js';
+export {
+  INJECTION_RULES,
+  createShadowingContext,
+  flagTool,
+  flaggedMark,
+  schemaTexts,
+  type InjectionFlag,
+  type InjectionRule,
+  type InjectionRuleId,
+  type ShadowingContext,
+} from './injection-rules.js';
+export {
+  CHANGED_MARK,
+  PIN_POLICIES,
+  pinVerdict,
+  type PinPolicy,
+  type PinVerdict,
+} from './pin-policy.js';
+export {
+  PINS_FILE_VERSION,
+  PinStore,
+  defaultPinsFilePath,
+  serializePinsFile,
+  writeFileAtomic,
+  type AcceptedPin,
+  type ObserveResult,
+  type PinEntry,
+  type PinStatus,
+  type PinsFile,
+  type ReadOnlyReason,
+} from './pin-store.js';
+export { reviewTool, type ToolReview } from './review-tool.js';
+export {
+  SEARCH_DESCRIPTION_MAX_CHARS,
+  hiddenCharactersLogLine,
+  sanitizeDescription,
+  searchDescription,
+  type HiddenCharacterClass,
+  type SanitizedDescription,
+} from './sanitize.js';
+export { heretekStateDir } from './state-dir.js';
+export { TrustError, type TrustErrorCode } from './trust-error.js';

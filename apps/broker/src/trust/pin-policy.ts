@@ -1,0 +1,78 @@
+import { changeSummary } from './definition-hash.js';
+import type { PinStatus } from './pin-store.js';
+
+/**
+ * `HERETEK_PIN_POLICY`:
+ * - `refuse` (default): a changed mutating tool cannot be called; a changed
+ *   read-only tool is marked and callable.
+ * - `warn`: every changed tool is marked and callable.
+ * - `off`: no pins (the store is not opened; nothing is marked).
+ */
+export type PinPolicy = 'refuse' | 'warn' | 'off';
+
+/** The policies, in the order the documentation lists them. */
+export const PIN_POLICIES: readonly PinPolicy[] = ['refuse', 'warn', 'off'];
+
+/** The mark search and inspect show on a changed tool. */
+export const CHANGED_MARK = '[changed]';
+
+/** What {@link pinVerdict} decides for one tool. */
+export type PinVerdict = {
+  /** Whether a call may go out. */
+  allowed: boolean;
+  /** `[changed]` when search and inspect mark the tool, else `''`. */
+  mark: '' | typeof CHANGED_MARK;
+  /**
+   * For a refused call, the agent-readable `TOOL_CHANGED: ...` error text; for
+   * an allowed changed tool, a note to put beside its result, inspect view or
+   * log line. `undefined` when there is nothing to say.
+   */
+  message: string | undefined;
+};
+
+/**
+ * Decides whether a tool may be called under the pin policy, and what to tell
+ * the agent. A tool absent from a read-only pins file (`unpinned`) counts as
+ * changed: nobody has accepted it. `mutating` is the tool's current
+ * classification (unless `readOnlyHint: true`, mutating).
+ *
+ * @example
+ * ```ts
+ * const verdict = pinVerdict({ policy: 'refuse', toolName: 'mail_send', mutating: true, status: store.status('mail_send') });
+ * if (!verdict.allowed) return errorResult(verdict.message);
+ * ```
+ */
+export function pinVerdict(options: {
+  policy: PinPolicy;
+  toolName: string;
+  /** `PinStore.status(toolName)`; `undefined` when the tool was never observed. */
+  status: PinStatus | undefined;
+  mutating: boolean;
+}): PinVerdict {
+  const { policy, toolName, status, mutating } = options;
+  if (
+    policy === 'off' ||
+    status === undefined ||
+    status.state === 'pinned' ||
+    status.state === 'new'
+  ) {
+    return { allowed: true, mark: '', message: undefined };
+  }
+  const what =
+    status.state === 'unpinned'
+      ? `"${toolName}" is not in the read-only pins file, so nobody has accepted it yet`
+      : `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`;
+  const accept = `A person must review it (inspect shows the change) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${status.state === 'unpinned' ? ' on a writable copy of the pins file' : ''}; then call again.`;
+  if (policy === 'refuse' && mutating) {
+    return {
+      allowed: false,
+      mark: CHANGED_MARK,
+      message: `TOOL_CHANGED: ${what}. It is mutating, so the call was refused and nothing was sent. ${accept}`,
+    };
+  }
+  return {
+    allowed: true,
+    mark: CHANGED_MARK,
+    message: `Note: ${what}. ${mutating ? 'It is callable because the pin policy is warn.' : 'It is read-only, so it stays callable.'} To accept it: \`heretek-lazy-broker --pin ${toolName}\`.`,
+  };
+}

@@ -1,0 +1,276 @@
+import {
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { TrustError } from './trust-error.js';
+import { pinVerdict } from './pin-policy.js';
+import {
+  PinStore,
+  defaultPinsFilePath,
+  serializePinsFile,
+  type PinsFile,
+} from './pin-store.js';
+
+let directory: string;
+let file: string;
+
+beforeEach(async () => {
+  directory = await mkdtemp(path.join(tmpdir(), 'heretek-pins-'));
+  file = path.join(directory, 'state', 'heretek', 'pins.json');
+  return () => rm(directory, { recursive: true, force: true });
+});
+
+const tap = {
+  name: 'adb_tap',
+  description: 'Tap the screen.',
+  inputSchema: { type: 'object', properties: { x: { type: 'number' } } },
+};
+const list = {
+  name: 'adb_list_packages',
+  description: 'List packages.',
+  inputSchema: { type: 'object' },
+  annotations: { readOnlyHint: true },
+};
+
+describe('PinStore', () => {
+  it('pins new tools on first use into a 0600 file with sorted keys, atomically', async () => {
+    const store = await PinStore.open({ path: file });
+    const result = await store.observe([tap, list]);
+    expect(result).toEqual({
+      pinned: ['adb_tap', 'adb_list_packages'],
+      changed: [],
+      unpinned: [],
+    });
+    const text = await readFile(file, 'utf8');
+    const data = JSON.parse(text) as { version: number; tools: object };
+    expect(data.version).toBe(1);
+    expect(Object.keys(data.tools)).toEqual(['adb_list_packages', 'adb_tap']);
+    expect(text).toBe(serializePinsFile(data as never));
+    expect(text).toContain('"hash": "sha256:');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+    expect(await readdir(path.dirname(file))).toEqual(['pins.json']);
+
+    const again = await PinStore.open({ path: file });
+    await again.observe([tap, list]);
+    expect(again.status('adb_tap')).toEqual({ state: 'pinned' });
+    expect(again.status('adb_unknown')).toBeUndefined();
+  });
+
+  it('shows a change without accepting it, then accepts one tool or all', async () => {
+    const store = await PinStore.open({ path: file });
+    await store.observe([tap, list]);
+    const tap2 = { ...tap, description: 'Tap the screen twice.' };
+    const list2 = { ...list, annotations: {} };
+    await store.observe([tap2, list2]);
+    expect(store.pending().map((pin) => pin.name)).toEqual([
+      'adb_list_packages',
+      'adb_tap',
+    ]);
+    const accepted = await store.accept({ tool: 'adb_tap' });
+    expect(accepted).toEqual([
+      {
+        name: 'adb_tap',
+        change: { parts: ['description'], becameMutating: false },
+        lines: [
+          'description was "Tap the screen."',
+          'description is now "Tap the screen twice."',
+        ],
+      },
+    ]);
+    expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
+    expect(store.status('adb_list_packages')?.state).toBe('changed');
+
+    const restarted = await PinStore.open({ path: file });
+    await restarted.observe([tap2, list2]);
+    expect(restarted.status('adb_tap')).toEqual({ state: 'pinned' });
+    const all = await restarted.accept();
+    expect(all.map((pin) => [pin.name, pin.lines[0]])).toEqual([
+      ['adb_list_packages', 'was read-only, is now mutating'],
+    ]);
+    expect(restarted.status('adb_list_packages')).toEqual({ state: 'pinned' });
+    await expect(restarted.accept({ tool: 'adb_nope' })).rejects.toMatchObject({
+      code: 'PIN_UNKNOWN_TOOL',
+    });
+  });
+
+  it('never writes when opened read-only, and refuses to accept', async () => {
+    const store = await PinStore.open({ path: file, readOnly: true });
+    expect(store.readOnlyReason).toBe('option');
+    const result = await store.observe([tap]);
+    expect(result.unpinned).toEqual(['adb_tap']);
+    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+    const error = await store.accept().catch((caught: unknown) => caught);
+    expect(TrustError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'PINS_READ_ONLY' });
+    const verdict = pinVerdict({
+      policy: 'refuse',
+      toolName: 'adb_tap',
+      status: store.status('adb_tap'),
+      mutating: true,
+    });
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.message).toMatch(
+      /^TOOL_CHANGED: "adb_tap" is not in the read-only pins file, so nobody has accepted it yet\./,
+    );
+  });
+
+  it('treats a lock marked readOnly as reviewed: no pins on its own, --pin updates it and keeps the mark', async () => {
+    const writer = await PinStore.open({ path: file });
+    await writer.observe([list]);
+    const data = JSON.parse(await readFile(file, 'utf8')) as PinsFile;
+    await writeFile(file, serializePinsFile({ ...data, readOnly: true }));
+    const before = await readFile(file, 'utf8');
+
+    const store = await PinStore.open({ path: file });
+    expect(store.readOnlyReason).toBe('file');
+    await store.observe([list, tap]);
+    expect(store.status('adb_tap')).toEqual({ state: 'unpinned' });
+    expect(await readFile(file, 'utf8')).toBe(before);
+    expect(await store.accept({ tool: 'adb_tap' })).toEqual([
+      { name: 'adb_tap', change: 'new', lines: ['not pinned yet'] },
+    ]);
+    const after = JSON.parse(await readFile(file, 'utf8')) as {
+      readOnly: boolean;
+      tools: object;
+    };
+    expect(after.readOnly).toBe(true);
+    expect(Object.keys(after.tools)).toEqual(['adb_list_packages', 'adb_tap']);
+  });
+
+  it('keeps going when the file cannot be written, and says so once', async () => {
+    await writeFile(path.join(directory, 'plain-file'), 'x');
+    const lines: string[] = [];
+    const store = await PinStore.open({
+      path: path.join(directory, 'plain-file', 'pins.json'),
+      log: (line) => lines.push(line),
+    });
+    const first = await store.observe([tap]);
+    expect(first.writeError).toMatch(/ENOTDIR|EEXIST/);
+    await store.observe([list]);
+    expect(store.status('adb_tap')).toEqual({ state: 'new' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^pins: cannot save new pins to .*kept for this run only$/,
+    );
+  });
+
+  it('refuses a file it cannot trust and leaves it untouched', async () => {
+    const store = await PinStore.open({ path: file });
+    await store.observe([tap]);
+    const good = await readFile(file, 'utf8');
+    const cases: Array<[string, RegExp]> = [
+      ['{ not json', /not JSON/],
+      ['{"version":2,"tools":{}}', /version 2 is not 1/],
+      [
+        good.replace('Tap the screen.', 'Tap the screen!'),
+        /hash does not match/,
+      ],
+      ['{"version":1,"tools":{"a":{"hash":"x"}}}', /entry "a" needs/],
+    ];
+    for (const [text, message] of cases) {
+      await writeFile(file, text);
+      const error = await PinStore.open({ path: file }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toMatchObject({ code: 'PINS_FILE_INVALID' });
+      expect((error as Error).message).toMatch(message);
+      expect(await readFile(file, 'utf8')).toBe(text);
+    }
+  });
+
+  it('merges with pins another process wrote, and sees an accept made elsewhere', async () => {
+    const one = await PinStore.open({ path: file });
+    const two = await PinStore.open({ path: file });
+    await one.observe([tap]);
+    await two.observe([list]);
+    const data = JSON.parse(await readFile(file, 'utf8')) as { tools: object };
+    expect(Object.keys(data.tools)).toEqual(['adb_list_packages', 'adb_tap']);
+
+    const tap2 = { ...tap, description: 'Tap twice.' };
+    await one.observe([tap2]);
+    await two.observe([tap2]);
+    expect(two.status('adb_tap')?.state).toBe('changed');
+    await one.accept({ tool: 'adb_tap' });
+    await two.refresh();
+    expect(two.status('adb_tap')).toEqual({ state: 'pinned' });
+  });
+});
+
+describe('pinVerdict', () => {
+  const changed = {
+    state: 'changed' as const,
+    change: { parts: ['description' as const], becameMutating: false },
+    pinned: { name: 'x', description: '', inputSchema: {}, annotations: {} },
+  };
+  it('refuses only changed mutating tools under refuse', () => {
+    expect(
+      pinVerdict({
+        policy: 'refuse',
+        toolName: 'x',
+        status: changed,
+        mutating: false,
+      }),
+    ).toMatchObject({
+      allowed: true,
+      mark: '[changed]',
+      message: expect.stringMatching(
+        /^Note: "x" changed since it was pinned: description\. It is read-only, so it stays callable\./,
+      ),
+    });
+    expect(
+      pinVerdict({
+        policy: 'refuse',
+        toolName: 'x',
+        status: changed,
+        mutating: true,
+      }).allowed,
+    ).toBe(false);
+    expect(
+      pinVerdict({
+        policy: 'warn',
+        toolName: 'x',
+        status: changed,
+        mutating: true,
+      }),
+    ).toMatchObject({ allowed: true, mark: '[changed]' });
+    expect(
+      pinVerdict({
+        policy: 'off',
+        toolName: 'x',
+        status: changed,
+        mutating: true,
+      }),
+    ).toEqual({ allowed: true, mark: '', message: undefined });
+    for (const status of [
+      { state: 'pinned' as const },
+      { state: 'new' as const },
+      undefined,
+    ]) {
+      expect(
+        pinVerdict({ policy: 'refuse', toolName: 'x', status, mutating: true }),
+      ).toEqual({ allowed: true, mark: '', message: undefined });
+    }
+  });
+});
+
+describe('defaultPinsFilePath', () => {
+  it('uses an absolute XDG_STATE_HOME, else ~/.local/state', () => {
+    expect(
+      defaultPinsFilePath({ env: { XDG_STATE_HOME: '/s' }, home: '/h' }),
+    ).toBe('/s/heretek/pins.json');
+    expect(
+      defaultPinsFilePath({ env: { XDG_STATE_HOME: 'relative' }, home: '/h' }),
+    ).toBe('/h/.local/state/heretek/pins.json');
+    expect(defaultPinsFilePath({ env: {}, home: '/h' })).toBe(
+      '/h/.local/state/heretek/pins.json',
+    );
+  });
+});

@@ -1,0 +1,552 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import {
+  access,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
+import path from 'node:path';
+import {
+  definitionHash,
+  describeChange,
+  diffDefinitions,
+  isChanged,
+  normalizeDefinition,
+  type DefinitionChange,
+  type NormalizedDefinition,
+  type ToolDefinition,
+} from './definition-hash.js';
+import { heretekStateDir } from './state-dir.js';
+import { TrustError } from './trust-error.js';
+
+/** Version of the pins file format this module reads and writes. */
+export const PINS_FILE_VERSION = 1;
+
+/**
+ * One pinned tool in the pins file: the definition hash and the definition it
+ * was computed from (so a change can be shown).
+ */
+export type PinEntry = {
+  /** {@link definitionHash} of the pinned definition. */
+  hash: string;
+  description: string;
+  inputSchema: unknown;
+  annotations: Record<string, unknown>;
+};
+
+/**
+ * The pins file: `{ "version": 1, "readOnly"?: true, "tools": { "<qualified
+ * name>": PinEntry } }`, written with sorted keys at every level and two-space
+ * indentation so it diffs well under review. `readOnly: true` marks a reviewed
+ * (committed) lock: the broker never pins into it on its own; only an explicit
+ * `--pin` updates it.
+ */
+export type PinsFile = {
+  version: typeof PINS_FILE_VERSION;
+  readOnly?: boolean;
+  tools: Record<string, PinEntry>;
+};
+
+/** Why a store does not write on its own. */
+export type ReadOnlyReason =
+  /** The caller asked for it. */
+  | 'option'
+  /** The file says `"readOnly": true`. */
+  | 'file'
+  /** The file exists and cannot be written. */
+  | 'unwritable';
+
+/** Where a tool stands against its pin. */
+export type PinStatus =
+  /** Matches its pin. */
+  | { state: 'pinned' }
+  /** First seen in this process and pinned now (trust on first use). */
+  | { state: 'new' }
+  /** Not in a read-only pins file: nobody has accepted it. */
+  | { state: 'unpinned' }
+  /** Differs from its pin. */
+  | {
+      state: 'changed';
+      change: DefinitionChange;
+      pinned: NormalizedDefinition;
+    };
+
+/** One tool accepted (or to be accepted) by {@link PinStore.accept}. */
+export type AcceptedPin = {
+  name: string;
+  /** `new` for a tool without a pin, else what changed. */
+  change: DefinitionChange | 'new';
+  /** Lines for a person: what changed (see `describeChange`). */
+  lines: string[];
+};
+
+/** What {@link PinStore.observe} found. */
+export type ObserveResult = {
+  /** Tools pinned now because they were seen for the first time. */
+  pinned: string[];
+  /** Tools whose definition differs from their pin. */
+  changed: string[];
+  /** Tools absent from a read-only pins file. */
+  unpinned: string[];
+  /** Why new pins could not be saved, when they could not (they are kept in memory). */
+  writeError?: string;
+};
+
+/** `heretek/pins.json` under the state directory (see `heretekStateDir`). */
+export function defaultPinsFilePath(
+  options: { env?: NodeJS.ProcessEnv; home?: string } = {},
+): string {
+  return path.join(heretekStateDir(options), 'pins.json');
+}
+
+const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parsePinsFile(text: string, file: string): PinsFile {
+  const invalid = (why: string) =>
+    new TrustError({
+      code: 'PINS_FILE_INVALID',
+      message: `Pins file ${file}: ${why}. It was left untouched: fix or remove it (removing it re-pins every tool on first use), or point HERETEK_PINS_FILE elsewhere.`,
+    });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`not JSON (${(error as Error).message})`);
+  }
+  if (!isRecord(data)) throw invalid('not a JSON object');
+  if (data.version !== PINS_FILE_VERSION) {
+    throw invalid(
+      `version ${JSON.stringify(data.version)} is not ${PINS_FILE_VERSION}`,
+    );
+  }
+  if (data.readOnly !== undefined && typeof data.readOnly !== 'boolean') {
+    throw invalid('"readOnly" must be true or false');
+  }
+  if (!isRecord(data.tools)) throw invalid('"tools" must be an object');
+  const tools: Record<string, PinEntry> = {};
+  for (const [name, entry] of Object.entries(data.tools)) {
+    if (
+      !isRecord(entry) ||
+      typeof entry.hash !== 'string' ||
+      !HASH_PATTERN.test(entry.hash) ||
+      typeof entry.description !== 'string' ||
+      !('inputSchema' in entry) ||
+      !isRecord(entry.annotations)
+    ) {
+      throw invalid(
+        `entry "${name}" needs "hash" (sha256:<64 hex>), "description", "inputSchema" and "annotations"`,
+      );
+    }
+    const pin: PinEntry = {
+      hash: entry.hash,
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+      annotations: entry.annotations,
+    };
+    if (definitionHash({ name, ...pin }) !== pin.hash) {
+      throw invalid(
+        `entry "${name}": its hash does not match its definition (edited by hand?); accept the tool again with --pin ${name}`,
+      );
+    }
+    tools[name] = pin;
+  }
+  return {
+    version: PINS_FILE_VERSION,
+    ...(data.readOnly === true ? { readOnly: true } : {}),
+    tools,
+  };
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys(value[key])]),
+  );
+}
+
+/** The pins file's text: sorted keys, two-space indentation, final newline. */
+export function serializePinsFile(file: PinsFile): string {
+  return `${JSON.stringify(sortKeys(file), null, 2)}\n`;
+}
+
+function entryOf(definition: NormalizedDefinition): PinEntry {
+  return {
+    hash: definitionHash(definition),
+    description: definition.description,
+    inputSchema: definition.inputSchema,
+    annotations: definition.annotations,
+  };
+}
+
+function stampOf(stats: { mtimeMs: number; size: number; ino: number }) {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+}
+
+/** The file is not there (or a parent of it is not a directory). */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * The pinned tool definitions (issue: rug pulls). A tool seen for the first
+ * time is pinned (trust on first use) and written at once; a tool whose
+ * definition differs from its pin is reported `changed` until a person
+ * accepts it (`--pin [tool]` -> {@link PinStore.accept}).
+ *
+ * Writes are atomic (a temporary file in the same directory, then a rename)
+ * and the file is created with mode 0600 in a 0700 directory. Before writing,
+ * the file is read again and merged, so two brokers pinning different new
+ * tools keep both (the first pin of a tool wins). In read-only mode
+ * ({@link ReadOnlyReason}) nothing is written on its own.
+ */
+export class PinStore {
+  /** The pins file. */
+  readonly path: string;
+  readonly #log: (line: string) => void;
+  readonly #readOnlyOption: boolean;
+  #readOnlyReason: ReadOnlyReason | undefined;
+  #fileReadOnly = false;
+  #pins = new Map<string, PinEntry>();
+  #current = new Map<string, NormalizedDefinition>();
+  /** Tools pinned by this process (for the `new` status). */
+  #firstSeen = new Set<string>();
+  #stamp: string | undefined;
+  #writing: Promise<unknown> = Promise.resolve();
+  #warnedWrite = false;
+
+  private constructor(options: {
+    path: string;
+    readOnly: boolean;
+    log: (line: string) => void;
+  }) {
+    this.path = options.path;
+    this.#readOnlyOption = options.readOnly;
+    this.#log = options.log;
+  }
+
+  /**
+   * Reads the pins file (a missing file is an empty store). Throws
+   * `TrustError` `PINS_FILE_INVALID` for a file it cannot trust; the file is
+   * then never overwritten.
+   */
+  static async open(options: {
+    /** The pins file (e.g. {@link defaultPinsFilePath}). */
+    path: string;
+    /** Never write on its own (a committed lock). */
+    readOnly?: boolean;
+    /** Diagnostic sink (stderr in the broker). */
+    log?: (line: string) => void;
+  }): Promise<PinStore> {
+    const store = new PinStore({
+      path: path.resolve(options.path),
+      readOnly: options.readOnly === true,
+      log: options.log ?? (() => {}),
+    });
+    await store.#load();
+    return store;
+  }
+
+  /** Why the store does not write on its own, or `undefined` when it does. */
+  get readOnlyReason(): ReadOnlyReason | undefined {
+    return this.#readOnlyReason;
+  }
+
+  /** True when nothing is written on its own. */
+  get readOnly(): boolean {
+    return this.#readOnlyReason !== undefined;
+  }
+
+  async #load(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if (!isMissing(error)) {
+        throw new TrustError({
+          code: 'PINS_FILE_INVALID',
+          message: `Pins file ${this.path} cannot be read (${(error as Error).message}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
+          cause: error,
+        });
+      }
+      this.#pins = new Map();
+      this.#fileReadOnly = false;
+      this.#stamp = undefined;
+      await this.#decideReadOnly(false);
+      return;
+    }
+    const file = parsePinsFile(text, this.path);
+    this.#pins = new Map(Object.entries(file.tools));
+    this.#fileReadOnly = file.readOnly === true;
+    this.#stamp = stampOf(await stat(this.path));
+    await this.#decideReadOnly(true);
+  }
+
+  async #decideReadOnly(exists: boolean): Promise<void> {
+    if (this.#readOnlyOption) {
+      this.#readOnlyReason = 'option';
+    } else if (this.#fileReadOnly) {
+      this.#readOnlyReason = 'file';
+    } else if (exists) {
+      try {
+        await access(this.path, constants.W_OK);
+        this.#readOnlyReason = undefined;
+      } catch {
+        this.#readOnlyReason = 'unwritable';
+      }
+    } else {
+      this.#readOnlyReason = undefined;
+    }
+  }
+
+  /**
+   * Re-reads the file when another process changed it (e.g. `--pin` while
+   * this broker runs), so an accepted change takes effect without a restart.
+   * A file that became invalid is logged and the pins in memory are kept.
+   */
+  async refresh(): Promise<void> {
+    let stamp: string | undefined;
+    try {
+      stamp = stampOf(await stat(this.path));
+    } catch (error) {
+      if (!isMissing(error)) return;
+    }
+    if (stamp === this.#stamp) return;
+    try {
+      await this.#load();
+    } catch (error) {
+      this.#log(
+        `pins: keeping the pins in memory: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Records the definitions a discovery listed (qualified names) and pins the
+   * ones never seen before, unless the store is read-only. Call it with each
+   * backend's listing, before its tools are served.
+   */
+  async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
+    const definitions = [...listing];
+    const result: ObserveResult = { pinned: [], changed: [], unpinned: [] };
+    const fresh: string[] = [];
+    for (const definition of definitions) {
+      const normalized = normalizeDefinition(definition);
+      this.#current.set(normalized.name, normalized);
+      if (!this.#pins.has(normalized.name)) fresh.push(normalized.name);
+    }
+    if (fresh.length > 0 && !this.readOnly) {
+      for (const name of fresh) {
+        const current = this.#current.get(name);
+        if (current !== undefined) this.#pins.set(name, entryOf(current));
+        this.#firstSeen.add(name);
+      }
+      try {
+        await this.#write({ add: fresh });
+      } catch (error) {
+        result.writeError = (error as Error).message;
+        if (!this.#warnedWrite) {
+          this.#warnedWrite = true;
+          this.#log(
+            `pins: cannot save new pins to ${this.path} (${result.writeError}); they are kept for this run only`,
+          );
+        }
+      }
+    }
+    for (const definition of definitions) {
+      const name = definition.name;
+      const status = this.status(name);
+      if (status === undefined) continue;
+      if (status.state === 'new' && fresh.includes(name)) {
+        result.pinned.push(name);
+      }
+      if (status.state === 'changed') result.changed.push(name);
+      if (status.state === 'unpinned') result.unpinned.push(name);
+    }
+    return result;
+  }
+
+  /** The tool's standing against its pin, or `undefined` for a tool never observed. */
+  status(name: string): PinStatus | undefined {
+    const current = this.#current.get(name);
+    if (current === undefined) return undefined;
+    const pin = this.#pins.get(name);
+    if (pin === undefined) return { state: 'unpinned' };
+    if (pin.hash === definitionHash(current)) {
+      return this.#firstSeen.has(name) ? { state: 'new' } : { state: 'pinned' };
+    }
+    const pinned: NormalizedDefinition = { name, ...pin };
+    const change = diffDefinitions(pinned, current);
+    return { state: 'changed', change, pinned };
+  }
+
+  /** Lines showing how the tool differs from its pin (empty when it does not). */
+  changeLines(name: string): string[] {
+    const current = this.#current.get(name);
+    const pin = this.#pins.get(name);
+    if (current === undefined || pin === undefined) return [];
+    return describeChange({ name, ...pin }, current);
+  }
+
+  /**
+   * What {@link accept} would accept, without writing: every observed tool
+   * that is changed or unpinned (or only `tool`). The CLI shows it first.
+   */
+  pending(options: { tool?: string } = {}): AcceptedPin[] {
+    const names =
+      options.tool === undefined
+        ? [...this.#current.keys()].sort()
+        : [options.tool];
+    const result: AcceptedPin[] = [];
+    for (const name of names) {
+      const status = this.status(name);
+      if (status === undefined) {
+        throw new TrustError({
+          code: 'PIN_UNKNOWN_TOOL',
+          message: `No tool named "${name}" was listed by the backends; check the name (the qualified <target>_<tool> name) and that its backend answered.`,
+        });
+      }
+      if (status.state === 'unpinned') {
+        result.push({
+          name,
+          change: 'new',
+          lines: ['not pinned yet'],
+        });
+      } else if (status.state === 'changed' && isChanged(status.change)) {
+        result.push({
+          name,
+          change: status.change,
+          lines: this.changeLines(name),
+        });
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Accepts the current definitions (every observed tool, or only `tool`) as
+   * the new pins, writes the file and returns what changed. Allowed on a file
+   * marked `"readOnly": true` (this is how a committed lock is updated, and
+   * the file stays marked); throws `PINS_READ_ONLY` when the store was opened
+   * read-only or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool
+   * never observed.
+   */
+  async accept(options: { tool?: string } = {}): Promise<AcceptedPin[]> {
+    if (
+      this.#readOnlyReason === 'option' ||
+      this.#readOnlyReason === 'unwritable'
+    ) {
+      throw new TrustError({
+        code: 'PINS_READ_ONLY',
+        message: `Pins file ${this.path} is read-only (${this.#readOnlyReason === 'option' ? 'opened read-only' : 'not writable'}); nothing was accepted. Accept with a writable copy and commit it.`,
+      });
+    }
+    const accepted = this.pending(options);
+    const names =
+      options.tool === undefined ? [...this.#current.keys()] : [options.tool];
+    for (const name of names) {
+      const current = this.#current.get(name);
+      if (current !== undefined) this.#pins.set(name, entryOf(current));
+      this.#firstSeen.delete(name);
+    }
+    try {
+      await this.#write({ replace: names });
+    } catch (error) {
+      throw new TrustError({
+        code: 'PINS_WRITE_FAILED',
+        message: `Pins file ${this.path} could not be written (${(error as Error).message}); nothing was accepted on disk.`,
+        cause: error,
+      });
+    }
+    return accepted;
+  }
+
+  /** Serializes writes; merges with the file on disk first. */
+  #write(change: { add?: string[]; replace?: string[] }): Promise<void> {
+    const run = this.#writing.then(() => this.#writeNow(change));
+    this.#writing = run.catch(() => {});
+    return run;
+  }
+
+  async #writeNow(change: {
+    add?: string[];
+    replace?: string[];
+  }): Promise<void> {
+    let onDisk: PinsFile = { version: PINS_FILE_VERSION, tools: {} };
+    try {
+      onDisk = parsePinsFile(await readFile(this.path, 'utf8'), this.path);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    const tools = { ...onDisk.tools };
+    for (const name of change.add ?? []) {
+      const existing = tools[name];
+      if (existing !== undefined) {
+        // Another process pinned it first: its pin wins.
+        this.#pins.set(name, existing);
+        this.#firstSeen.delete(name);
+        continue;
+      }
+      const pin = this.#pins.get(name);
+      if (pin !== undefined) tools[name] = pin;
+    }
+    for (const name of change.replace ?? []) {
+      const pin = this.#pins.get(name);
+      if (pin !== undefined) tools[name] = pin;
+    }
+    for (const [name, pin] of Object.entries(tools)) {
+      if (!this.#pins.has(name)) this.#pins.set(name, pin);
+    }
+    const file: PinsFile = {
+      version: PINS_FILE_VERSION,
+      ...(onDisk.readOnly === true ? { readOnly: true } : {}),
+      tools,
+    };
+    await writeFileAtomic(this.path, serializePinsFile(file));
+    this.#stamp = stampOf(await stat(this.path));
+  }
+}
+
+/**
+ * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
+ * same directory, flushed, then renamed over `file`. The directory is created
+ * (mode 0700) when missing.
+ */
+export async function writeFileAtomic(
+  file: string,
+  text: string,
+): Promise<void> {
+  const directory = path.dirname(file);
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const temporary = path.join(
+    directory,
+    `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
