@@ -8,6 +8,7 @@ import { parseRoleName, type RoleName } from '@heretek/prefix';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
+import { BrokerError, quote } from './errors.js';
 import type {
   DiscoveryOutcome,
   GatewayMode,
@@ -49,6 +50,19 @@ export type SearchToolsResult = SearchResult & {
   profile: string | undefined;
   target: string | undefined;
 };
+
+/** One page of a target's tools, as `mcp_search_tools` with a target and no query lists them. */
+export type BrowseResult = {
+  target: string;
+  /** Tools of the target (in the profile, when one was given). */
+  total: number;
+  /** Index of the first tool on this page. */
+  offset: number;
+  tools: Array<{ name: string; description: string; mutating: boolean }>;
+};
+
+/** Default page size when browsing a target. */
+export const DEFAULT_BROWSE_LIMIT = 25;
 
 /** What `mcp_inspect_schema` answers. */
 export type ToolSchemaView = {
@@ -153,6 +167,7 @@ export class Broker {
     limit?: number;
   }): Promise<SearchToolsResult> {
     await this.#fresh();
+    if (options.target !== undefined) this.#assertTarget(options.target);
     const profile = options.profile ?? this.#defaultProfile;
     const result = this.catalog.search({
       query: options.query,
@@ -161,6 +176,65 @@ export class Broker {
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     });
     return { ...result, query: options.query, profile, target: options.target };
+  }
+
+  /**
+   * Lists one target's tools by name, a page at a time (sorted by name), for
+   * an agent that would rather browse than guess a query. Only a profile
+   * given here narrows it (the default search profile does not). Throws
+   * `UNKNOWN_TARGET` naming the known targets.
+   */
+  async browseTools(options: {
+    target: string;
+    profile?: string;
+    offset?: number;
+    limit?: number;
+  }): Promise<BrowseResult> {
+    await this.#fresh();
+    this.#assertTarget(options.target);
+    const all = this.catalog
+      .list()
+      .filter(
+        (t) =>
+          t.target === options.target &&
+          (options.profile === undefined || t.profile === options.profile),
+      )
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const offset = options.offset ?? 0;
+    const page = all.slice(
+      offset,
+      offset + (options.limit ?? DEFAULT_BROWSE_LIMIT),
+    );
+    return {
+      target: options.target,
+      total: all.length,
+      offset,
+      tools: page.map((t) => ({
+        name: t.name,
+        description: t.description,
+        mutating: t.mutating,
+      })),
+    };
+  }
+
+  /** Every known target with the number of tools the catalog holds for it, in configuration order. */
+  targetSummary(): Array<{ target: string; tools: number }> {
+    const counts = new Map<string, number>();
+    for (const target of this.#backends.keys()) counts.set(target, 0);
+    for (const tool of this.catalog.list()) {
+      counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
+    }
+    return [...counts].map(([target, tools]) => ({ target, tools }));
+  }
+
+  #assertTarget(target: string): void {
+    if (this.#backends.has(target)) return;
+    throw new BrokerError({
+      code: 'UNKNOWN_TARGET',
+      message: `No backend target ${quote(target)}. Known targets (tools): ${this.targetSummary()
+        .map((t) => `${t.target} (${t.tools})`)
+        .join(', ')}.`,
+    });
   }
 
   /** The full schema of a tool, by exact qualified name. Throws `UNKNOWN_TOOL` with suggestions. */

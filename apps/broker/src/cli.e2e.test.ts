@@ -60,7 +60,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
     });
     expect((result as TextResult).isError).toBe(true);
     expect(text(result)).toMatch(
-      /No backend "nosuch"\. Known targets: core, ghidra, /,
+      /^UNKNOWN_TARGET: No backend target "nosuch"\. Known targets \(tools\): core \(\d+\), ghidra \(\d+\), /,
     );
   });
 
@@ -172,7 +172,11 @@ describe('heretek-lazy-broker command line', () => {
       'soon',
       /HERETEK_GATEWAY_TIMEOUT_MS must be a whole number/,
     ],
-    ['HERETEK_GATEWAY_URL', 'ftp://x', /HERETEK_GATEWAY_URL must be an http/],
+    [
+      'HERETEK_GATEWAY_URL',
+      'ftp://x',
+      /HERETEK_GATEWAY_URL: must be an absolute http/,
+    ],
     ['HERETEK_BROKER_OFFLINE', 'yes', /HERETEK_BROKER_OFFLINE must be 1 or 0/],
   ])('exits 2 naming %s when it is %j', async (name, value, message) => {
     const { code, stdout, stderr } = await runBrokerCli([], { [name]: value });

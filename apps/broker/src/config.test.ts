@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerConfigError, loadBrokerConfig } from './config.js';
+import { createGateway } from './gateway.js';
 
 describe('loadBrokerConfig', () => {
   it('gives the documented defaults for an empty environment (read-only director, per-target)', () => {
@@ -63,22 +64,33 @@ describe('loadBrokerConfig', () => {
     }
   });
 
-  it('refuses a gateway URL with credentials (without echoing them) or with a /mcp path', () => {
-    expect(() =>
+  it('refuses, when going online, a gateway URL with credentials (without echoing them) or with a /mcp path, naming the variable', async () => {
+    await expect(
+      createGateway(
+        loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://user:s3cret@gw:3000' }),
+      ),
+    ).rejects.toThrow(/HERETEK_GATEWAY_URL: must not carry credentials/);
+    const refused = await createGateway(
       loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://user:s3cret@gw:3000' }),
-    ).toThrow(/must not carry credentials/);
-    try {
-      loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://user:s3cret@gw:3000' });
-    } catch (error) {
-      expect((error as Error).message).not.toContain('s3cret');
-    }
-    expect(() =>
-      loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/mcp' }),
-    ).toThrow(/without \/mcp/);
+    ).catch((error: unknown) => error as BrokerConfigError);
+    expect(BrokerConfigError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).not.toContain('s3cret');
+    await expect(
+      createGateway(
+        loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/mcp' }),
+      ),
+    ).rejects.toThrow(/HERETEK_GATEWAY_URL: .*without the trailing \/mcp/);
+    await expect(
+      createGateway(loadBrokerConfig({ HERETEK_GATEWAY_URL: 'ftp://gw' })),
+    ).rejects.toThrow(/HERETEK_GATEWAY_URL: must be an absolute http/);
     expect(
       loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://gw:3000/prefix/' })
         .gatewayUrl,
     ).toBe('http://gw:3000/prefix');
+    const gateway = await createGateway(
+      loadBrokerConfig({ HERETEK_GATEWAY_URL: 'http://127.0.0.1:9/prefix/' }),
+    );
+    await gateway.close();
   });
 
   it('treats an empty variable as unset, except an empty token, which is refused', () => {

@@ -1,5 +1,5 @@
-import { BrokerConfigError } from './errors.js';
 import type { BrokerConfig } from './config.js';
+import { BrokerConfigError } from './errors.js';
 import type { ToolGateway } from './types.js';
 
 /** The environment variable behind each gateway client option, to word the client's option errors. */
@@ -11,32 +11,50 @@ const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
   role: 'HERETEK_BROKER_ROLE',
 };
 
+/** What the broker passes on from the gateway client besides its configuration. */
+export type GatewayHooks = {
+  /** A backend (or, multiplexed, the gateway) said its tool list changed. */
+  onToolsListChanged?: (event: { target: string }) => void;
+};
+
 /**
  * The gateway the broker discovers and calls tools through, built from its
  * configuration: one `GatewayClient` (keep-alive pool, one session per
  * endpoint) that sends the broker's role as `x-heretek-role`. The client is
- * loaded here, on demand, so an offline broker never loads it. An option the
- * client refuses becomes a {@link BrokerConfigError} naming the variable.
+ * loaded here, on demand, so an offline broker never loads it. The options
+ * are checked with the client's own schema first; every option it refuses
+ * becomes one line of a {@link BrokerConfigError} naming the variable.
  */
 export async function createGateway(
   config: BrokerConfig,
+  hooks: GatewayHooks = {},
 ): Promise<ToolGateway> {
-  const { GatewayClient } = await import('@heretek/gateway-client');
-  try {
-    return new GatewayClient({
-      url: config.gatewayUrl,
-      mode: config.gatewayMode,
-      role: config.role,
-      timeoutMs: config.gatewayTimeoutMs,
-      ...(config.gatewayToken === undefined
-        ? {}
-        : { token: config.gatewayToken }),
-    });
-  } catch (error) {
-    const setting = (error as { setting?: unknown } | null)?.setting;
-    if (typeof setting !== 'string') throw error;
-    const variable = VARIABLE_OF_OPTION[setting] ?? setting;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new BrokerConfigError([`${variable}: ${reason}`]);
+  const { GatewayClient, gatewayClientOptionsSchema } =
+    await import('@heretek/gateway-client');
+  const options = {
+    url: config.gatewayUrl,
+    mode: config.gatewayMode,
+    role: config.role,
+    timeoutMs: config.gatewayTimeoutMs,
+    ...(config.gatewayToken === undefined
+      ? {}
+      : { token: config.gatewayToken }),
+  };
+  const checked = gatewayClientOptionsSchema.safeParse(options);
+  if (!checked.success) {
+    throw new BrokerConfigError(
+      checked.error.issues.map((issue) => {
+        const option = String(issue.path[0] ?? 'options');
+        return `${VARIABLE_OF_OPTION[option] ?? option}: ${issue.message}`;
+      }),
+    );
   }
+  // Passed on only to a client that knows the option (its schema is strict).
+  const listChanged =
+    hooks.onToolsListChanged !== undefined &&
+    'onToolsListChanged' in gatewayClientOptionsSchema.shape;
+  return new GatewayClient({
+    ...options,
+    ...(listChanged ? { onToolsListChanged: hooks.onToolsListChanged } : {}),
+  } as ConstructorParameters<typeof GatewayClient>[0]);
 }

@@ -1,8 +1,19 @@
 import { renderHit } from '@heretek/catalog';
-import { PROFILE_NAMES } from '@heretek/prefix';
-import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
-import { BrokerError } from './errors.js';
-import type { Broker, SearchToolsResult } from './broker.js';
+import {
+  McpServer,
+  fromJsonSchema,
+  type JsonSchemaType,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator,
+} from '@modelcontextprotocol/server';
+import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
+import { BrokerError, quote } from './errors.js';
+import {
+  META_TOOL_SCHEMAS,
+  parseCallArguments,
+  parseInspectArguments,
+  parseSearchArguments,
+} from './meta-arguments.js';
 import type { ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 
@@ -13,54 +24,37 @@ export const META_TOOL_NAMES = [
   'mcp_call_tool',
 ] as const;
 
-type SearchArguments = {
-  query: string;
-  profile?: string;
-  target?: string;
-  limit?: number;
+/**
+ * The SDK checks tool input before the handler runs and answers a mismatch
+ * with its own `Input validation error: ...`. The broker lists its schemas as
+ * they are but lets every input through to the handler, whose own checks
+ * (`meta-arguments.ts`) answer `INVALID_ARGUMENTS: ...` like every other
+ * refusal. This also keeps a JSON Schema engine out of the start-up path.
+ */
+const handlerChecks: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input: unknown) => ({
+      valid: true,
+      data: input as T,
+      errorMessage: undefined,
+    });
+  },
 };
-type InspectArguments = { name: string };
-type CallArguments = { name: string; arguments?: Record<string, unknown> };
 
-// Every word here is paid by every agent on every turn: keep them few and exact.
-const searchSchema = {
-  type: 'object',
-  properties: {
-    query: {
-      type: 'string',
-      description: 'Task in plain words, or a tool name',
-    },
-    profile: { type: 'string', enum: [...PROFILE_NAMES] },
-    target: { type: 'string', description: 'Only this backend' },
-    limit: { type: 'integer', minimum: 1, maximum: 50 },
-  },
-  required: ['query'],
-} as const;
-
-const inspectSchema = {
-  type: 'object',
-  properties: { name: { type: 'string' } },
-  required: ['name'],
-} as const;
-
-const callSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    arguments: { type: 'object' },
-  },
-  required: ['name'],
-} as const;
+const listed = (schema: object) =>
+  fromJsonSchema<unknown>(schema as JsonSchemaType, handlerChecks);
 
 /**
  * Builds the MCP server that exposes the broker's three meta-tools. The
  * returned server is not connected; pass it to a transport (stdio in the CLI).
+ * It does not advertise `tools.listChanged`: its own three tools never change
+ * (the backends' tools behind them are re-discovered as they change).
  */
 export function createBrokerServer(options: { broker: Broker }): McpServer {
   const { broker } = options;
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
-    { capabilities: { tools: {} } },
+    { capabilities: { tools: { listChanged: false } } },
   );
 
   server.registerTool(
@@ -68,18 +62,33 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
     {
       description:
         'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
-      inputSchema: fromJsonSchema<SearchArguments>(searchSchema),
+      inputSchema: listed(META_TOOL_SCHEMAS.mcp_search_tools),
       annotations: { readOnlyHint: true },
     },
-    async (args) =>
+    async (input: unknown) =>
       respond(async () => {
-        if (args.target !== undefined && !broker.backends.has(args.target)) {
-          throw new BrokerError({
-            code: 'UNKNOWN_TOOL',
-            message: `No backend "${args.target}". Known targets: ${[...broker.backends.keys()].join(', ')}.`,
-          });
+        const args = parseSearchArguments(input);
+        const query = args.query ?? '';
+        if (query.trim() === '' && args.target !== undefined) {
+          return formatBrowse(
+            await broker.browseTools({
+              target: args.target,
+              ...(args.profile === undefined ? {} : { profile: args.profile }),
+              ...(args.offset === undefined ? {} : { offset: args.offset }),
+              ...(args.limit === undefined ? {} : { limit: args.limit }),
+            }),
+          );
         }
-        return formatSearch(await broker.searchTools(args));
+        const result = await broker.searchTools({
+          query,
+          ...(args.profile === undefined ? {} : { profile: args.profile }),
+          ...(args.target === undefined ? {} : { target: args.target }),
+          ...(args.limit === undefined ? {} : { limit: args.limit }),
+        });
+        return formatSearch(
+          result,
+          result.hits.length === 0 ? broker.targetSummary() : [],
+        );
       }),
   );
 
@@ -87,11 +96,14 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
     'mcp_inspect_schema',
     {
       description: "Get a tool's full input schema by exact name.",
-      inputSchema: fromJsonSchema<InspectArguments>(inspectSchema),
+      inputSchema: listed(META_TOOL_SCHEMAS.mcp_inspect_schema),
       annotations: { readOnlyHint: true },
     },
-    async ({ name }) =>
-      respond(async () => JSON.stringify(await broker.inspectToolSchema(name))),
+    async (input: unknown) =>
+      respond(async () => {
+        const { name } = parseInspectArguments(input);
+        return JSON.stringify(await broker.inspectToolSchema(name));
+      }),
   );
 
   server.registerTool(
@@ -99,10 +111,11 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
     {
       description:
         'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
-      inputSchema: fromJsonSchema<CallArguments>(callSchema),
+      inputSchema: listed(META_TOOL_SCHEMAS.mcp_call_tool),
     },
-    async ({ name, arguments: toolArguments }, ctx) => {
+    async (input: unknown, ctx) => {
       try {
+        const { name, arguments: toolArguments } = parseCallArguments(input);
         // A client's notifications/cancelled aborts the gateway call too.
         const result = await broker.callTool({
           name,
@@ -127,6 +140,7 @@ async function respond(produce: () => Promise<string>) {
   }
 }
 
+/** Every refusal starts with its stable code: `CODE: message`. */
 function errorResult(error: unknown) {
   const text = BrokerError.isInstance(error)
     ? `${error.code}: ${error.message}`
@@ -134,8 +148,15 @@ function errorResult(error: unknown) {
   return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
-/** Renders search hits compactly: one line a tool, then what matched nothing. */
-export function formatSearch(result: SearchToolsResult): string {
+/**
+ * Renders search hits compactly: one line a tool, then what matched nothing.
+ * With no hit, names the known targets with their tool counts so the agent
+ * can browse instead of guessing.
+ */
+export function formatSearch(
+  result: SearchToolsResult,
+  targets: ReadonlyArray<{ target: string; tools: number }> = [],
+): string {
   const scope = [
     result.profile === undefined ? undefined : `profile ${result.profile}`,
     result.target === undefined ? undefined : `target ${result.target}`,
@@ -145,15 +166,48 @@ export function formatSearch(result: SearchToolsResult): string {
   const lines: string[] = [];
   if (result.hits.length === 0) {
     lines.push(
-      `No tools match "${result.query}"${scope ? ` (${scope})` : ''}. Rephrase with other words${
-        scope ? ' or drop the filter' : ''
-      }.`,
+      `No tools match ${quote(result.query)}${scope ? ` (${scope})` : ''}. Rephrase with other words${
+        scope ? ', drop the filter,' : ''
+      } or list a target's tools with {"target": "<name>"} and no query.`,
     );
+    if (targets.length > 0) {
+      lines.push(
+        `Targets (tools): ${targets.map((t) => `${t.target} (${t.tools})`).join(', ')}`,
+      );
+    }
   } else {
     for (const hit of result.hits) lines.push(renderHit(hit));
   }
   if (result.unmatchedTerms.length > 0) {
-    lines.push(`Matched nothing: ${result.unmatchedTerms.join(', ')}`);
+    const shown = result.unmatchedTerms
+      .slice(0, 10)
+      .map((term) => (term.length > 40 ? `${term.slice(0, 40)}…` : term));
+    lines.push(
+      `Matched nothing: ${shown.join(', ')}${
+        result.unmatchedTerms.length > 10
+          ? ` and ${result.unmatchedTerms.length - 10} more`
+          : ''
+      }`,
+    );
   }
+  return lines.join('\n');
+}
+
+/** Renders one page of a target's tools: a header, one line a tool, and how to get the next page. */
+export function formatBrowse(result: BrowseResult): string {
+  if (result.total === 0) {
+    return `Target ${result.target} has no tools in the catalog.`;
+  }
+  if (result.tools.length === 0) {
+    return `Target ${result.target} has ${result.total} tools; offset ${result.offset} is past the end.`;
+  }
+  const last = result.offset + result.tools.length;
+  const lines = [
+    `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
+    ...result.tools.map((t) =>
+      renderHit({ ...t, target: result.target, score: 0 }),
+    ),
+  ];
+  if (last < result.total) lines.push(`More: offset ${last}.`);
   return lines.join('\n');
 }
