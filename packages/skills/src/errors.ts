@@ -1,4 +1,4 @@
-const SKILL_ERROR_MARKER = Symbol.for('heretek.skills.error');
+import { createErrorFamily } from '@heretek/internal';
 
 /**
  * Every stable error code this package throws. Match on `error.code`, never on
@@ -38,40 +38,11 @@ export type SkillErrorCode =
 /**
  * Base class of every error this package throws. All of them are fail-closed
  * refusals: retrying without changing the files or the locks gives the same
- * answer, so `isRetryable` is always `false`.
+ * answer, so `isRetryable` is always `false`. `SkillError.isInstance(error)`
+ * holds across duplicated copies of the package (marker
+ * `Symbol.for('heretek.skills.error')`); branch on `error.code`.
  */
-export class SkillError extends Error {
-  private readonly [SKILL_ERROR_MARKER] = true;
-
-  /** Stable machine-readable reason; see {@link SkillErrorCode}. */
-  readonly code: SkillErrorCode;
-
-  /** Whether the same call may succeed later without changes. Always `false` here. */
-  readonly isRetryable: boolean = false;
-
-  constructor({
-    code,
-    message,
-    cause,
-  }: {
-    code: SkillErrorCode;
-    message: string;
-    cause?: unknown;
-  }) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'SkillError';
-    this.code = code;
-  }
-
-  /** True for any error of this family, also across duplicated copies of the package. */
-  static isInstance(error: unknown): error is SkillError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[SKILL_ERROR_MARKER] === true
-    );
-  }
-}
+export class SkillError extends createErrorFamily<SkillErrorCode>('skills') {}
 
 /** A skill's files do not hash to the tree hash pinned in `.skill-lock.json`. */
 export class SkillHashMismatchError extends SkillError {
@@ -109,7 +80,6 @@ export class SkillHashMismatchError extends SkillError {
         `Skill "${skillName}" does not match its lock: tree hash ${actual} (${countNote}), locked ${expected}. ` +
         `If the change is intended, run "heretek-skills lock ${skillName}"; otherwise restore the skill's files.`,
     });
-    this.name = 'SkillHashMismatchError';
     this.skillName = skillName;
     this.expected = expected;
     this.actual = actual;
@@ -139,7 +109,6 @@ export class SkillLockMissingError extends SkillError {
       code: 'skill_lock_missing',
       message: `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
     });
-    this.name = 'SkillLockMissingError';
     this.lockPath = lockPath;
     this.lockKind = lockKind;
   }
@@ -168,7 +137,6 @@ export class SkillLockInvalidError extends SkillError {
       message: `Lock file ${lockPath} is malformed: ${detail}. Regenerate it with "heretek-skills lock".`,
       cause,
     });
-    this.name = 'SkillLockInvalidError';
     this.lockPath = lockPath;
     this.lockKind = lockKind;
   }
@@ -203,7 +171,6 @@ export class SkillLockVersionError extends SkillError {
         `this package reads only version ${supportedVersion}. ` +
         `Delete the file and run "heretek-skills lock" to write a version ${supportedVersion} lock.`,
     });
-    this.name = 'SkillLockVersionError';
     this.lockPath = lockPath;
     this.lockKind = lockKind;
     this.foundVersion = foundVersion;
@@ -223,7 +190,6 @@ export class SkillNotLockedError extends SkillError {
         `Skill "${skillName}" has no entry in .skill-lock.json, so it cannot be verified. ` +
         `Review its files, then run "heretek-skills lock ${skillName}".`,
     });
-    this.name = 'SkillNotLockedError';
     this.skillName = skillName;
   }
 }
@@ -248,7 +214,6 @@ export class SkillNotFoundError extends SkillError {
         `Skill "${skillName}" is locked but its folder ${skillPath} is missing (removed or renamed). ` +
         `Restore it, or run "heretek-skills lock" to drop it from the lock.`,
     });
-    this.name = 'SkillNotFoundError';
     this.skillName = skillName;
     this.skillPath = skillPath;
   }
@@ -264,7 +229,6 @@ export class SkillSymlinkError extends SkillError {
       code: 'skill_symlink',
       message: `${linkPath} is a symbolic link. Skills may contain only regular files and folders: replace the link with a copy of its target.`,
     });
-    this.name = 'SkillSymlinkError';
     this.linkPath = linkPath;
   }
 }
@@ -281,7 +245,6 @@ export class SkillUnsupportedEntryError extends SkillError {
       code: 'skill_unsupported_entry',
       message: `${entryPath}: ${reason}. Skills may contain only regular files and folders with UTF-8 names free of control characters and backslashes.`,
     });
-    this.name = 'SkillUnsupportedEntryError';
     this.entryPath = entryPath;
     this.reason = reason;
   }
@@ -297,7 +260,6 @@ export class SkillNameError extends SkillError {
       code: 'skill_name_invalid',
       message: `Invalid skill name ${JSON.stringify(skillName)}: ${reason}. A skill name is 1-64 characters of a-z, 0-9 and single inner hyphens, and names one folder under skills/.`,
     });
-    this.name = 'SkillNameError';
     this.skillName = skillName;
   }
 }
@@ -320,7 +282,6 @@ export class SkillFrontMatterError extends SkillError {
       code: 'skill_front_matter_invalid',
       message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
     });
-    this.name = 'SkillFrontMatterError';
     this.skillName = skillName;
     this.problems = problems;
   }
@@ -340,7 +301,6 @@ export class GrimoireHashMismatchError extends SkillError {
         `grimoire.lock was tampered with: its declaration hashes to ${actual} but declaration_hash says ${expected}. ` +
         `Restore the file, or regenerate it with "heretek-skills lock" after reviewing the skills.`,
     });
-    this.name = 'GrimoireHashMismatchError';
     this.expected = expected;
     this.actual = actual;
   }
@@ -358,7 +318,6 @@ export class GrimoireOutOfDateError extends SkillError {
         `grimoire.lock and .skill-lock.json disagree about ${skillNames.map((name) => `"${name}"`).join(', ')}. ` +
         `Run "heretek-skills lock" to rewrite both from the skills on disk.`,
     });
-    this.name = 'GrimoireOutOfDateError';
     this.skillNames = skillNames;
   }
 }

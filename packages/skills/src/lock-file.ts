@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 import { z } from 'zod';
 import {
@@ -9,7 +10,7 @@ import {
 } from './errors.js';
 import type { LockFileKind } from './errors.js';
 import { SKILL_NAME_PATTERN } from './front-matter.js';
-import { sha256Tagged, TREE_HASH_ALGORITHM } from './tree-hash.js';
+import { TREE_HASH_ALGORITHM } from './tree-hash.js';
 
 /** File name of the skill lock, at the workspace root. */
 export const SKILL_LOCK_FILE = '.skill-lock.json';
@@ -223,7 +224,7 @@ export function declarationHash({
       'The declaration cannot be canonicalized (it holds undefined, a function or a symbol).',
     );
   }
-  return sha256Tagged(canonical);
+  return sha256Tag(canonical);
 }
 
 function sortedSkills(

@@ -9,13 +9,11 @@ import {
   readSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Tag } from '@heretek/internal';
 import { SkillSymlinkError, SkillUnsupportedEntryError } from './errors.js';
 
 /** Identifier of the tree-hash algorithm described in the package README. */
 export const TREE_HASH_ALGORITHM = 'sha256-tree-v1';
-
-/** Prefix of every tree hash and declaration hash this package writes. */
-export const HASH_PREFIX = 'sha256:';
 
 /** One regular file of a hashed tree. */
 export type TreeFileDigest = {
@@ -54,7 +52,8 @@ export type TreeContents = Omit<TreeHash, 'files'> & {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
-// `crypto.hash` (Node >= 20.12) skips the Hash object: markedly faster for many small files.
+// Per-file digests: `crypto.hash` (Node >= 20.12) skips the Hash object, markedly
+// faster for many small files. Tagged digests (`sha256:<hex>`) use the shared `sha256Tag`.
 const oneShot = (
   crypto as {
     hash?: (
@@ -239,7 +238,7 @@ export function hashDirectory({
     );
   }
   return {
-    treeHash: HASH_PREFIX + sha256Hex(listing),
+    treeHash: sha256Tag(listing),
     fileCount: files.length,
     files,
     listing,
@@ -273,9 +272,4 @@ export function hashTree({ directory }: { directory: string }): TreeHash {
  */
 export function readTree({ directory }: { directory: string }): TreeContents {
   return hashDirectory({ directory, keep: 'all' }) as TreeContents;
-}
-
-/** SHA-256 of a string's UTF-8 bytes (or of raw bytes), as `sha256:<hex>`. */
-export function sha256Tagged(input: string | Uint8Array): string {
-  return HASH_PREFIX + sha256Hex(input);
 }
