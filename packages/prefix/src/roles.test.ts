@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   ROLE_NAMES,
   ROLES,
+  PrefixError,
+  RoleFileError,
   UnknownRoleError,
   canCallMutating,
   getRole,
@@ -52,6 +54,29 @@ describe('roles', () => {
       expect(UnknownRoleError.isInstance(error)).toBe(true);
       expect((error as UnknownRoleError).code).toBe('UNKNOWN_ROLE');
     }
+  });
+
+  it('recognises its errors by the family marker and the code, across copies', () => {
+    const error = (() => {
+      try {
+        getRole('nobody');
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(PrefixError.isInstance(error)).toBe(true);
+    expect(UnknownRoleError.isInstance(error)).toBe(true);
+    expect(RoleFileError.isInstance(error)).toBe(false);
+    expect((error as Error).name).toBe('UnknownRoleError');
+    expect((error as PrefixError).isRetryable).toBe(false);
+    // An error thrown by another copy of the package: no shared class, same marker.
+    const copy = {
+      [Symbol.for('heretek.prefix.error')]: true,
+      code: 'UNKNOWN_ROLE',
+    };
+    expect(PrefixError.isInstance(copy)).toBe(true);
+    expect(UnknownRoleError.isInstance(copy)).toBe(true);
+    expect(UnknownRoleError.isInstance({ code: 'UNKNOWN_ROLE' })).toBe(false);
   });
 
   it('freezes the role table so no caller can promote a role', () => {
