@@ -5,6 +5,7 @@ import {
   isReadOnlyRole,
   type RoleName,
 } from '@heretek/prefix';
+import { TARGET_NAME_RULE, targetNameProblem } from '@heretek/internal';
 import { z } from 'zod';
 import { describeInput, objectError } from './issues.js';
 
@@ -119,7 +120,6 @@ const digestSchema = z
 const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
 const MEDIA_TYPE =
   /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
-const TARGET = /^[a-z0-9][a-z0-9.-]{0,62}$/;
 const URI_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]+:/;
 
 /**
@@ -207,10 +207,16 @@ const constraintsSchema = z.strictObject(
      */
     allowedTargets: z
       .array(
-        z.string({ error: 'target must be a string.' }).regex(TARGET, {
-          error:
-            'target must be 1-63 lowercase letters, digits, "." or "-" (gateway target names never contain "_").',
-        }),
+        z
+          .string({ error: 'target must be a string.' })
+          .superRefine((target, context) => {
+            const problem = targetNameProblem(target);
+            if (problem !== undefined)
+              context.addIssue({
+                code: 'custom',
+                message: `${JSON.stringify(target)} is not a gateway target name: ${problem}. A target name is ${TARGET_NAME_RULE}.`,
+              });
+          }),
         { error: 'constraints.allowedTargets must be an array of strings.' },
       )
       .max(HANDOFF_LIMITS.targets, {

@@ -166,6 +166,38 @@ describe('parseHandoff', () => {
       expect(error.message).toContain(`${issue.path}: `);
   });
 
+  it('checks allowed targets with the gateway target-name rule', () => {
+    const targets = (allowedTargets: string[]) =>
+      parseHandoff(sample({ constraints: { rules: [], allowedTargets } }))
+        .constraints.allowedTargets;
+    // agentgateway accepts these: 253 characters, a leading dot or hyphen.
+    const long = 'a'.repeat(253);
+    expect(targets(['crawl4ai.v2-x', long, '-x'])).toEqual([
+      'crawl4ai.v2-x',
+      long,
+      '-x',
+    ]);
+    for (const [target, reason] of [
+      ['Ghidra', /characters other than a-z/],
+      ['ghidra_mcp', /'_' is reserved/],
+      ['a+b', /'\+' is reserved/],
+      ['', /it is empty/],
+      ['a'.repeat(254), /254 characters long/],
+    ] as const) {
+      const error = catchError(() =>
+        targets([target]),
+      ) as HandoffValidationError;
+      expect(HandoffValidationError.isInstance(error)).toBe(true);
+      expect(error.issues).toEqual([
+        expect.objectContaining({
+          path: 'constraints.allowedTargets[0]',
+          message: expect.stringMatching(reason),
+        }),
+      ]);
+      expect(error.issues[0]?.message).toContain('lowercase letters, digits');
+    }
+  });
+
   it('names missing required fields', () => {
     const error = catchError(() =>
       parseHandoff({ version: 1 }),
