@@ -1,5 +1,37 @@
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+} from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { GatewayConfigError } from './errors.js';
+
+/** What a backend's `notifications/message` is passed on as ({@link GatewayClientOptions.onLog}). */
+export type GatewayLogEntry = {
+  /** The target whose reply carried it (`*`: the multiplexed endpoint's own stream). */
+  target: string;
+  /** The MCP log level (`debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`). */
+  level: string;
+  /** The server's logger name, if it sent one. */
+  logger?: string;
+  /** The logged data, as sent. */
+  data: unknown;
+};
+
+/** A server-to-client request during a call, with the target it came from. */
+export type ServerRequestFrom<Params> = {
+  /** The target whose call the request arrived on (`*` when it came outside a call on the multiplexed endpoint). */
+  target: string;
+  /** The request's params, as sent. */
+  params: Params;
+};
+
+/** What a server-to-client request handler gets besides the request. */
+export type ServerRequestExtra = {
+  /** Aborted when the server cancels the request, or the client closes. */
+  signal: AbortSignal;
+};
 
 /**
  * The routing modes of agentgateway the client speaks: `per-target`
@@ -31,6 +63,43 @@ export type GatewayClientOptions = {
   maxListPages?: number | undefined;
   /** Name sent as `clientInfo.name` (default `heretek-gateway-client`). */
   clientName?: string | undefined;
+  /**
+   * Called when a target's tool list changed (`notifications/tools/list_changed`).
+   * When given, the client holds the session's standalone GET stream open
+   * (2025 revisions; a server answering 405 is not asked again for that
+   * session) and reconnects it with backoff when it drops. In multiplexed
+   * mode the event's target is `*`: the stream belongs to `<url>/mcp`, and
+   * the notification does not say which target changed.
+   */
+  onToolsListChanged?: ((event: { target: string }) => void) | undefined;
+  /**
+   * Answers a backend's `elicitation/create` during a call. When absent the
+   * client does not declare the `elicitation` capability and such a request
+   * gets a JSON-RPC error (-32601) at once.
+   */
+  onElicitation?:
+    | ((
+        request: ServerRequestFrom<ElicitRequest['params']>,
+        extra: ServerRequestExtra,
+      ) => Promise<ElicitResult>)
+    | undefined;
+  /**
+   * Answers a backend's `sampling/createMessage` during a call. When absent
+   * the client does not declare the `sampling` capability and such a request
+   * gets a JSON-RPC error (-32601) at once.
+   */
+  onSampling?:
+    | ((
+        request: ServerRequestFrom<CreateMessageRequest['params']>,
+        extra: ServerRequestExtra,
+      ) => Promise<CreateMessageResult>)
+    | undefined;
+  /**
+   * Receives each `notifications/message` a backend sends, on a call's reply
+   * stream or (when the standalone stream is open) outside one. It also
+   * opens the standalone stream.
+   */
+  onLog?: ((entry: GatewayLogEntry) => void) | undefined;
 };
 
 /** Default per-request timeout. */
@@ -82,6 +151,11 @@ const gatewayUrl = z.string().superRefine((value, context) => {
 
 const positiveInteger = z.coerce.number().int().positive();
 
+const callback = z.custom<(...args: never[]) => unknown>(
+  (value) => typeof value === 'function',
+  'must be a function',
+);
+
 /** Schema of {@link GatewayClientOptions}; strict, so a misspelt option is an error. */
 export const gatewayClientOptionsSchema = z
   .object({
@@ -94,6 +168,10 @@ export const gatewayClientOptionsSchema = z
     maxConcurrentPerEndpoint: positiveInteger.optional(),
     maxListPages: positiveInteger.optional(),
     clientName: z.string().min(1).optional(),
+    onToolsListChanged: callback.optional(),
+    onElicitation: callback.optional(),
+    onSampling: callback.optional(),
+    onLog: callback.optional(),
   })
   .strict();
 
@@ -113,5 +191,12 @@ export function parseGatewayClientOptions(
       message: `Invalid gateway client option '${setting}': ${issue?.message ?? 'invalid'}.`,
     });
   }
-  return result.data;
+  const { onToolsListChanged, onElicitation, onSampling, onLog } = options;
+  return {
+    ...result.data,
+    onToolsListChanged,
+    onElicitation,
+    onSampling,
+    onLog,
+  };
 }

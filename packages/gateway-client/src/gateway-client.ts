@@ -6,7 +6,9 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
   type CallToolResult,
+  type ClientCapabilities,
   type PriorDiscovery,
+  type Progress,
   type RequestOptions,
   type Tool,
 } from '@modelcontextprotocol/client';
@@ -44,6 +46,7 @@ import {
   type TransportBinding,
 } from './http-layer.js';
 import { Limiter } from './limiter.js';
+import { callAsTask, type TaskOptions } from './tasks.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
 
@@ -61,6 +64,16 @@ export type ListToolsOptions = {
   signal?: AbortSignal | undefined;
 };
 
+/** A progress notification of a call, as the backend sent it. */
+export type CallProgress = {
+  /** Progress so far (increases with each notification). */
+  progress: number;
+  /** Total, when the backend knows it. */
+  total?: number;
+  /** A human-readable message, when the backend sent one. */
+  message?: string;
+};
+
 /** Options of {@link GatewayClient.callTool}. */
 export type CallToolOptions = {
   /** The target (backend) that owns the tool. */
@@ -69,8 +82,32 @@ export type CallToolOptions = {
   tool: string;
   /** Tool arguments. */
   arguments: Record<string, unknown>;
-  /** Cancels the call; the client sends `notifications/cancelled`. */
+  /**
+   * Cancels the call: the client sends `notifications/cancelled` for a plain
+   * call, `tasks/cancel` for a task-augmented one.
+   */
   signal?: AbortSignal | undefined;
+  /**
+   * Receives each `notifications/progress` of the call, with `progress`,
+   * `total` and `message` as the backend sent them. When given, the request
+   * carries a `progressToken`, and each progress restarts the request's
+   * timeout (`timeoutMs`), up to `maxTotalTimeoutMs` in all.
+   */
+  onProgress?: ((progress: CallProgress) => void) | undefined;
+  /**
+   * Hard ceiling of the whole call in milliseconds, however much progress
+   * arrives, and of a task-augmented call's wait for its task. Default: 10
+   * times the client's `timeoutMs`.
+   */
+  maxTotalTimeoutMs?: number | undefined;
+  /**
+   * Call task-augmented (MCP 2025-11-25 tasks): `tools/call` with
+   * `params.task`, then `tasks/get` polled at the task's `pollInterval` until
+   * the task ends, then `tasks/result`, whose `CallToolResult` is returned.
+   * `true` leaves the task's time-to-live to the server; `{ ttlMs }` asks
+   * for one. Needed for tools whose `execution.taskSupport` is `required`.
+   */
+  task?: boolean | { ttlMs?: number | undefined } | undefined;
 };
 
 /** What the client knows about one endpoint, for diagnostics and tests. */
@@ -99,6 +136,8 @@ type Connection = {
 type Endpoint = {
   url: URL;
   key: string;
+  /** The target (`*` for the multiplexed endpoint). */
+  target: string;
   limiter: Limiter;
   connection: Promise<Connection> | undefined;
   current: Connection | undefined;
@@ -106,10 +145,33 @@ type Endpoint = {
   initializations: number;
 };
 
+/**
+ * One request of an operation, as {@link GatewayClient.run} hands it out:
+ * `request(what, send)` sends on the endpoint's session and, when the
+ * gateway rejects the session, re-initializes and sends once more (counted
+ * per request: a listing of many pages survives several expiries).
+ */
+export type Requester = {
+  request<R>(
+    what: string,
+    send: (client: Client, options: RequestOptions) => Promise<R>,
+    extra?: { onprogress?: ((progress: Progress) => void) | undefined },
+  ): Promise<R>;
+  /** Re-initializes so far in this operation. */
+  readonly reinitializations: number;
+  /** Aborted when the operation stops (timeout, caller cancel, close). */
+  readonly signal: AbortSignal;
+  /** Why the operation stopped, once it has. */
+  readonly reason: GatewayError | undefined;
+};
+
 const NO_SCRUB = (text: string) => text;
 
 /** How long an SSE reply may stay open after its response arrived. */
 const STREAM_GRACE_MS = 1_000;
+
+/** How often a listing starts over because the server refused its cursor in a new session. */
+const MAX_LIST_RESTARTS = 3;
 
 /** Abort reason once an operation has its answer (one shared object: no per-call DOMException). */
 const SETTLED = Object.freeze({
@@ -122,8 +184,9 @@ const SETTLED = Object.freeze({
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
  * `multiplexed` (`<url>/mcp`, `<target>_<tool>`) mode. Built on the MCP SDK
  * v2 `Client` and `StreamableHTTPClientTransport` with undici as HTTP layer.
- * One session per endpoint, initialized once; a lost session is
- * re-initialized once. Every failure is a {@link GatewayError}.
+ * One session per endpoint, initialized once; a session the gateway
+ * rejects is re-initialized, at most once per request. Every failure is a
+ * {@link GatewayError}.
  *
  * @example
  * ```ts
@@ -136,6 +199,7 @@ const SETTLED = Object.freeze({
 export class GatewayClient {
   /** The routing mode. */
   readonly mode: GatewayMode;
+  private readonly options: GatewayClientOptions;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly maxListPages: number;
@@ -151,10 +215,15 @@ export class GatewayClient {
   private operationCounter = 0;
   /** SDK timeout of one request: past the client's own deadline, which fires first. */
   private readonly sdkTimeoutMs: number;
+  /** How to stop each running operation at once (`close()` calls them). */
+  private readonly running = new Set<() => void>();
+  /** Aborted by `close()`: ends server-to-client request handlers. */
+  private readonly closing = new AbortController();
   private closed = false;
 
   constructor(options: GatewayClientOptions) {
     const parsed = parseGatewayClientOptions(options);
+    this.options = parsed;
     this.mode = parsed.mode;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
     this.timeoutMs = parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -181,6 +250,9 @@ export class GatewayClient {
       maxResponseBytes: parsed.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       backgroundTimeoutMs: this.timeoutMs,
       scrub: this.scrub,
+      standaloneStream:
+        parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
+      onLog: parsed.onLog,
     });
   }
 
@@ -190,6 +262,10 @@ export class GatewayClient {
    * error). Names are bare in both modes. In multiplexed mode `/mcp` is
    * listed once (concurrent callers share one listing) and the tools whose
    * name starts with `<target>_` are returned with the prefix removed.
+   *
+   * A session that expires mid-listing is re-initialized and the listing
+   * resumes with the same cursor in the new session; it starts over from
+   * the first page only if the server rejects that cursor.
    */
   async listTools(options: ListToolsOptions): Promise<McpTool[]> {
     const target = validateTargetName(options.target);
@@ -201,11 +277,11 @@ export class GatewayClient {
       return all.get(target) ?? [];
     }
     return this.run(
-      this.endpoint(`${this.baseUrl}/mcp/${target}`),
+      this.endpoint(`${this.baseUrl}/mcp/${target}`, target),
       target,
       options.signal,
-      (connection, requestOptions) =>
-        this.walkPages(connection, requestOptions, target),
+      undefined,
+      (requester) => this.walkPages(requester, target),
     );
   }
 
@@ -246,15 +322,12 @@ export class GatewayClient {
     }
     if (!this.multiplexedListing) {
       const listing = this.run(
-        this.endpoint(`${this.baseUrl}/mcp`),
+        this.endpoint(`${this.baseUrl}/mcp`, '*'),
         undefined,
         undefined,
-        async (connection, requestOptions) => {
-          const tools = await this.walkPages(
-            connection,
-            requestOptions,
-            undefined,
-          );
+        undefined,
+        async (requester) => {
+          const tools = await this.walkPages(requester, undefined);
           const grouped = new Map<string, McpTool[]>();
           for (const tool of tools) {
             const split = splitMultiplexedName(tool.name);
@@ -283,7 +356,8 @@ export class GatewayClient {
    * Call `tool` of `target` with `arguments`. Per-target mode posts the bare
    * name to `<url>/mcp/<target>`; multiplexed mode posts `<target>_<tool>` to
    * `<url>/mcp`. A result with `isError: true` is returned, not thrown; every
-   * other failure throws a {@link GatewayError}.
+   * other failure throws a {@link GatewayError}. See {@link CallToolOptions}
+   * for progress, task-augmented calls and cancellation.
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
@@ -294,20 +368,52 @@ export class GatewayClient {
         message: 'callTool needs a non-empty tool name.',
       });
     }
+    const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
+    if (!Number.isInteger(maxTotal) || maxTotal <= 0) {
+      throw new GatewayConfigError({
+        setting: 'maxTotalTimeoutMs',
+        target,
+        message: `maxTotalTimeoutMs must be a positive whole number of milliseconds (got ${String(options.maxTotalTimeoutMs)}).`,
+      });
+    }
     const multiplexed = this.mode === 'multiplexed';
-    const url = multiplexed
-      ? `${this.baseUrl}/mcp`
-      : `${this.baseUrl}/mcp/${target}`;
+    const endpoint = multiplexed
+      ? this.endpoint(`${this.baseUrl}/mcp`, '*')
+      : this.endpoint(`${this.baseUrl}/mcp/${target}`, target);
     const name = multiplexed ? `${target}_${options.tool}` : options.tool;
-    return this.run(
-      this.endpoint(url),
-      target,
-      options.signal,
-      (connection, requestOptions) =>
-        connection.client.callTool(
-          { name, arguments: options.arguments ?? {} },
-          requestOptions,
-        ) as Promise<CallToolResult>,
+    const args = options.arguments ?? {};
+    const onProgress = options.onProgress;
+    const onprogress = onProgress
+      ? (progress: Progress) => {
+          const passed: CallProgress = { progress: progress.progress };
+          if (progress.total !== undefined) passed.total = progress.total;
+          if (progress.message !== undefined) passed.message = progress.message;
+          onProgress(passed);
+        }
+      : undefined;
+    const task = taskOptions(options.task);
+    const ceilingMs =
+      onprogress !== undefined || task !== undefined ? maxTotal : undefined;
+    return this.run(endpoint, target, options.signal, ceilingMs, (requester) =>
+      task !== undefined
+        ? callAsTask(requester, {
+            name,
+            arguments: args,
+            task,
+            onprogress,
+            maxTotalTimeoutMs: maxTotal,
+            timeoutMs: this.timeoutMs,
+            target,
+          })
+        : requester.request(
+            'during tools/call',
+            (client, requestOptions) =>
+              client.callTool(
+                { name, arguments: args },
+                requestOptions,
+              ) as Promise<CallToolResult>,
+            { onprogress },
+          ),
     );
   }
 
@@ -331,12 +437,17 @@ export class GatewayClient {
   }
 
   /**
-   * End every session (HTTP DELETE; a 405 is fine) and close the connection
-   * pool. Requests still in flight fail with `CLIENT_CLOSED`. Idempotent.
+   * Stop every listing and call in flight at once (they reject with
+   * `CLIENT_CLOSED`; the server is told with `notifications/cancelled`), end
+   * every session (HTTP DELETE; a 405 is fine), close the standalone
+   * streams and the connection pool. Idempotent.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
+    for (const stop of [...this.running]) stop();
+    this.running.clear();
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
     await Promise.all(
@@ -345,8 +456,6 @@ export class GatewayClient {
         if (connection) await this.closeConnection(connection, true);
       }),
     );
-    // Requests still in flight were rejected by the SDK clients' close
-    // (CLIENT_CLOSED); their sockets end with the pool.
     await this.agent.destroy().catch(() => undefined);
     for (const context of this.operations.values())
       context.controller.abort(SETTLED);
@@ -355,7 +464,7 @@ export class GatewayClient {
 
   // ---------------------------------------------------------------- internals
 
-  private endpoint(url: string): Endpoint {
+  private endpoint(url: string, target: string): Endpoint {
     if (this.closed)
       throw new GatewayClosedError({
         message: 'The gateway client is closed; create a new one.',
@@ -365,6 +474,7 @@ export class GatewayClient {
       endpoint = {
         url: new URL(url),
         key: url,
+        target,
         limiter: new Limiter(this.maxConcurrent),
         connection: undefined,
         current: undefined,
@@ -383,32 +493,53 @@ export class GatewayClient {
     });
   }
 
+  private timeoutError(
+    target: string | undefined,
+    timeoutMs: number,
+    ceiling: boolean,
+  ): GatewayTimeoutError {
+    const who = target ? `target '${target}'` : 'the gateway';
+    return new GatewayTimeoutError({
+      target,
+      timeoutMs,
+      message: ceiling
+        ? `The call to ${who} did not finish within ${timeoutMs} ms in all (maxTotalTimeoutMs), progress or not; the request was cancelled.`
+        : `No reply from ${who} within ${timeoutMs} ms (option 'timeoutMs'); the request was cancelled.`,
+    });
+  }
+
   /**
-   * Run `operation` on the endpoint's connection under the concurrency cap,
-   * one deadline (`timeoutMs`) and the caller's signal; re-initialize once
-   * when the session is gone.
+   * Run one operation (a listing, a call) on `endpoint` under the
+   * concurrency cap and the caller's signal. Each request of the operation
+   * gets `timeoutMs` (the first one's also covers waiting for a slot and
+   * connecting; progress restarts it), the whole operation at most
+   * `ceilingMs` when given. `close()` stops it at once.
    */
   private async run<T>(
     endpoint: Endpoint,
     target: string | undefined,
     callerSignal: AbortSignal | undefined,
-    operation: (
-      connection: Connection,
-      requestOptions: RequestOptions,
-    ) => Promise<T>,
+    ceilingMs: number | undefined,
+    body: (requester: Requester) => Promise<T>,
   ): Promise<T> {
     if (callerSignal?.aborted) throw this.abortedError(target);
     // Operation state without an AbortController of its own on the fast path:
-    // the timer and the caller's signal stop the current attempt directly,
+    // the timer and the caller's signal stop the current request directly,
     // and a controller is only made when the operation has to wait.
     const state: {
       reason: GatewayError | undefined;
       context: CallContext | undefined;
       waiting: AbortController | undefined;
+      timer: NodeJS.Timeout | undefined;
+      requests: number;
+      reinitializations: number;
     } = {
       reason: undefined,
       context: undefined,
       waiting: undefined,
+      timer: undefined,
+      requests: 0,
+      reinitializations: 0,
     };
     const stop = (reason: GatewayError) => {
       if (state.reason) return;
@@ -422,24 +553,40 @@ export class GatewayClient {
       return state.waiting.signal;
     };
     // The error is built only when the timer fires: building one per call costs a stack capture.
-    const timer = setTimeout(
-      () =>
-        stop(
-          new GatewayTimeoutError({
-            target,
-            timeoutMs: this.timeoutMs,
-            message: `No reply from ${target ? `target '${target}'` : 'the gateway'} within ${this.timeoutMs} ms (option 'timeoutMs'); the request was cancelled.`,
-          }),
-        ),
-      this.timeoutMs,
-    );
+    const onTimeout = () =>
+      stop(this.timeoutError(target, this.timeoutMs, false));
+    const arm = () => {
+      clearTimeout(state.timer);
+      state.timer = setTimeout(onTimeout, this.timeoutMs);
+    };
+    arm();
+    const ceiling =
+      ceilingMs === undefined
+        ? undefined
+        : setTimeout(
+            () => stop(this.timeoutError(target, ceilingMs, true)),
+            ceilingMs,
+          );
     const onCallerAbort = () => stop(this.abortedError(target));
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    let release: (() => void) | undefined;
-    try {
-      release =
-        endpoint.limiter.tryAcquire() ??
-        (await endpoint.limiter.acquire(waitSignal()));
+    const onClose = () =>
+      stop(
+        new GatewayClosedError({
+          target,
+          message:
+            'The gateway client was closed while the request was in flight.',
+        }),
+      );
+    this.running.add(onClose);
+
+    const request = async <R>(
+      what: string,
+      send: (client: Client, options: RequestOptions) => Promise<R>,
+      extra?: { onprogress?: ((progress: Progress) => void) | undefined },
+    ): Promise<R> => {
+      if (state.requests > 0) arm();
+      state.requests += 1;
+      const onprogress = extra?.onprogress;
       for (let attempt = 0; ; attempt += 1) {
         if (state.reason) throw state.reason;
         const ready = endpoint.current;
@@ -457,21 +604,37 @@ export class GatewayClient {
         connection.inflight += 1;
         let succeeded = false;
         try {
-          const result = await operation(connection, {
+          const requestOptions: RequestOptions = {
             signal: context.controller.signal,
             timeout: this.sdkTimeoutMs,
             headers: context.headers,
-          });
+          };
+          if (onprogress) {
+            requestOptions.onprogress = (progress) => {
+              if (!state.reason) arm();
+              onprogress(progress);
+            };
+            requestOptions.resetTimeoutOnProgress = true;
+            if (ceilingMs !== undefined)
+              requestOptions.maxTotalTimeout = ceilingMs + 1_000;
+          }
+          const result = await send(connection.client, requestOptions);
           succeeded = true;
           return result;
         } catch (error) {
           const typed = this.toGatewayError(error, context, target);
-          if (context.sessionRejected && !this.closed) {
+          if (context.sessionRejected && !this.closed && !state.reason) {
             this.retire(endpoint, connection);
-            if (attempt === 0) continue;
+            if (attempt === 0) {
+              state.reinitializations += 1;
+              continue;
+            }
+            const status = GatewayHttpError.isInstance(typed)
+              ? ` (HTTP ${typed.status})`
+              : '';
             throw new GatewaySessionLostError({
               target,
-              message: `The session with ${endpoint.key} was lost again right after a fresh initialize (HTTP ${(typed as GatewayHttpError).status ?? '?'}); the gateway or backend is dropping sessions.`,
+              message: `The session with ${endpoint.key} expired ${what}; re-initialized; the server rejected the session again${status}: the gateway or backend is dropping sessions.`,
               cause: typed,
             });
           }
@@ -484,12 +647,35 @@ export class GatewayClient {
             void this.closeConnection(connection, false);
         }
       }
+    };
+    const requester: Requester = {
+      request,
+      get reinitializations() {
+        return state.reinitializations;
+      },
+      get signal() {
+        return waitSignal();
+      },
+      get reason() {
+        return state.reason;
+      },
+    };
+
+    let release: (() => void) | undefined;
+    try {
+      release =
+        endpoint.limiter.tryAcquire() ??
+        (await endpoint.limiter.acquire(waitSignal()));
+      return await body(requester);
     } catch (error) {
+      if (state.reason && !GatewayError.isInstance(error)) throw state.reason;
       if (GatewayError.isInstance(error)) throw error;
       throw this.toGatewayError(error, undefined, target);
     } finally {
-      clearTimeout(timer);
+      clearTimeout(state.timer);
+      clearTimeout(ceiling);
       callerSignal?.removeEventListener('abort', onCallerAbort);
+      this.running.delete(onClose);
       release?.();
     }
   }
@@ -545,16 +731,26 @@ export class GatewayClient {
   ): Promise<Connection> {
     const client = new Client(
       { name: this.clientName, version: VERSION },
-      { capabilities: {}, versionNegotiation: { mode: 'auto' } },
+      {
+        capabilities: this.capabilities(),
+        versionNegotiation: { mode: 'auto' },
+      },
     );
     client.onerror = () => undefined;
-    const binding: TransportBinding = { connecting: undefined };
+    const binding: TransportBinding = {
+      connecting: undefined,
+      target: endpoint.target,
+      serverRequests: new Map(),
+    };
+    this.handleServerMessages(client, binding);
     const transport = new StreamableHTTPClientTransport(endpoint.url, {
       fetch: this.fetch.bind(binding),
+      // Resumptions of an operation's reply fail the operation at once in
+      // the fetch layer; the retries are for the standalone stream.
       reconnectionOptions: {
-        maxRetries: 2,
+        maxRetries: 6,
         initialReconnectionDelay: 250,
-        maxReconnectionDelay: 2_000,
+        maxReconnectionDelay: 5_000,
         reconnectionDelayGrowFactor: 2,
       },
     });
@@ -607,6 +803,62 @@ export class GatewayClient {
     return connection;
   }
 
+  /** The capabilities to declare: only what a handler was given for. */
+  private capabilities(): ClientCapabilities {
+    const capabilities: ClientCapabilities = {};
+    if (this.options.onElicitation) capabilities.elicitation = { form: {} };
+    if (this.options.onSampling) capabilities.sampling = {};
+    return capabilities;
+  }
+
+  /**
+   * Install the handlers of what a server sends the client: list changes,
+   * and the server-to-client requests a handler was given for (without one,
+   * the SDK answers -32601 at once).
+   */
+  private handleServerMessages(
+    client: Client,
+    binding: TransportBinding,
+  ): void {
+    const { onToolsListChanged, onElicitation, onSampling } = this.options;
+    if (onToolsListChanged) {
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        if (!this.closed) onToolsListChanged({ target: binding.target });
+      });
+    }
+    const from = (id: string | number) => {
+      const target = binding.serverRequests.get(id) ?? binding.target;
+      binding.serverRequests.delete(id);
+      return target;
+    };
+    if (onElicitation) {
+      client.setRequestHandler('elicitation/create', (request, context) =>
+        onElicitation(
+          { target: from(context.mcpReq.id), params: request.params },
+          {
+            signal: AbortSignal.any([
+              context.mcpReq.signal,
+              this.closing.signal,
+            ]),
+          },
+        ),
+      );
+    }
+    if (onSampling) {
+      client.setRequestHandler('sampling/createMessage', (request, context) =>
+        onSampling(
+          { target: from(context.mcpReq.id), params: request.params },
+          {
+            signal: AbortSignal.any([
+              context.mcpReq.signal,
+              this.closing.signal,
+            ]),
+          },
+        ),
+      );
+    }
+  }
+
   /**
    * The operation is over: stop attributing faults, and abort what is left
    * of it. After a success with every reply read to its end nothing is left
@@ -657,36 +909,62 @@ export class GatewayClient {
   }
 
   private async walkPages(
-    connection: Connection,
-    requestOptions: RequestOptions,
+    requester: Requester,
     target: string | undefined,
   ): Promise<McpTool[]> {
-    const tools: McpTool[] = [];
-    const seen = new Set<string>();
+    const of = target ? ` of target '${target}'` : '';
+    let tools: McpTool[] = [];
+    let seen = new Set<string>();
     let cursor: string | undefined;
+    let restarts = 0;
     for (let pages = 1; ; pages += 1) {
-      const page = await connection.client.request(
-        {
-          method: 'tools/list',
-          params: cursor === undefined ? {} : { cursor },
-        },
-        requestOptions,
-      );
-      tools.push(...(page.tools as McpTool[]));
+      const before = requester.reinitializations;
+      const sent = cursor;
+      let page: Awaited<ReturnType<Client['listTools']>>;
+      try {
+        page = await requester.request(
+          `on page ${pages} after ${pages - 1} page${pages === 2 ? '' : 's'} of tools/list${of}`,
+          (client, requestOptions) =>
+            client.request(
+              {
+                method: 'tools/list',
+                params: sent === undefined ? {} : { cursor: sent },
+              },
+              requestOptions,
+            ),
+        );
+      } catch (error) {
+        // The new session does not know the old one's cursor: start over.
+        if (
+          sent !== undefined &&
+          requester.reinitializations > before &&
+          restarts < MAX_LIST_RESTARTS &&
+          isCursorRejection(error)
+        ) {
+          restarts += 1;
+          tools = [];
+          seen = new Set();
+          cursor = undefined;
+          pages = 0;
+          continue;
+        }
+        throw error;
+      }
+      tools.push(...page.tools);
       const next = page.nextCursor;
       if (next === undefined || next === null) return tools;
       if (seen.has(next) || next === cursor) {
         throw new GatewayCursorLoopError({
           target,
           pages,
-          message: `tools/list${target ? ` of target '${target}'` : ''} returned cursor ${JSON.stringify(next.slice(0, 80))} a second time after ${pages} pages; the server's pagination loops.`,
+          message: `tools/list${of} returned cursor ${JSON.stringify(next.slice(0, 80))} a second time after ${pages} pages; the server's pagination loops.`,
         });
       }
       if (pages >= this.maxListPages) {
         throw new GatewayCursorLoopError({
           target,
           pages,
-          message: `tools/list${target ? ` of target '${target}'` : ''} still had a nextCursor after ${pages} pages (maxListPages); the server's pagination does not end.`,
+          message: `tools/list${of} still had a nextCursor after ${pages} pages (maxListPages); the server's pagination does not end.`,
         });
       }
       seen.add(next);
@@ -847,4 +1125,21 @@ function raceSignal<T>(
       },
     );
   });
+}
+
+/** How {@link CallToolOptions.task} reads. */
+function taskOptions(task: CallToolOptions['task']): TaskOptions | undefined {
+  if (task === undefined || task === false) return undefined;
+  if (task === true) return {};
+  return task.ttlMs === undefined ? {} : { ttlMs: task.ttlMs };
+}
+
+/** A JSON-RPC error answering a page request: the server refused the cursor. */
+function isCursorRejection(error: unknown): boolean {
+  if (GatewayJsonRpcError.isInstance(error)) return true;
+  return (
+    GatewayHttpError.isInstance(error) &&
+    error.status === 400 &&
+    error.jsonRpcError?.code === -32602
+  );
 }

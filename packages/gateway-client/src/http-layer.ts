@@ -83,6 +83,25 @@ export function createCallContext(
 export type TransportBinding = {
   /** The connect operation while `connect()` runs, then `undefined`. */
   connecting: CallContext | undefined;
+  /** The endpoint's target (`*` for the multiplexed endpoint), for what arrives outside an operation. */
+  target: string;
+  /**
+   * Target of each server-to-client request seen on an operation's SSE
+   * reply, by JSON-RPC id: the handler of that request takes it out.
+   */
+  serverRequests: Map<JsonRpcId, string>;
+};
+
+/** A backend's `notifications/message`, with the target it came from. */
+export type LogEntry = {
+  /** The target whose reply carried it (`*`: the multiplexed endpoint's own stream). */
+  target: string;
+  /** The log level (`debug` ... `emergency`). */
+  level: string;
+  /** The server's logger name, if it sent one. */
+  logger?: string;
+  /** The logged data, as sent. */
+  data: unknown;
 };
 
 /** Options of {@link createGatewayFetch}. */
@@ -93,12 +112,17 @@ export type GatewayFetchOptions = {
   role: string;
   token: string | undefined;
   maxResponseBytes: number;
-  /** Timeout for fetches that belong to no operation (notifications, DELETE). */
+  /** Timeout for fetches that belong to no operation (notifications, DELETE, opening the standalone stream). */
   backgroundTimeoutMs: number;
   scrub: (text: string) => string;
+  /** Open the standalone GET stream (otherwise the transport is told 405 without asking the server). */
+  standaloneStream: boolean;
+  /** Receives each `notifications/message` of a backend. */
+  onLog: ((entry: LogEntry) => void) | undefined;
 };
 
-type JsonRpcId = string | number;
+/** A JSON-RPC request id. */
+export type JsonRpcId = string | number;
 
 const SESSION_WORDING = /session/i;
 
@@ -293,6 +317,10 @@ type RequestPlan = {
   probe: boolean;
   /** A GET with `Last-Event-ID`: the resumption of an operation's SSE reply. */
   resumption: boolean;
+  /** A GET without `Last-Event-ID`: the session's standalone stream. */
+  standalone: boolean;
+  /** The transport the request came from. */
+  binding: TransportBinding;
 };
 
 function tooLarge(
@@ -401,6 +429,8 @@ function planRequest(
     expectedId,
     probe: identity.probe,
     resumption,
+    standalone: method === 'GET' && !resumption,
+    binding,
   };
 }
 
@@ -419,10 +449,22 @@ async function send(
 ): Promise<UndiciResponse> {
   const { context } = plan;
   let signal: AbortSignal;
+  let openingTimer: NodeJS.Timeout | undefined;
   if (plan.bound && context) {
     if (context.controller.signal.aborted)
       throw context.fault ?? context.controller.signal.reason;
     signal = context.controller.signal;
+  } else if (plan.standalone) {
+    // Long-lived: only waiting for the headers is bounded; the transport's
+    // own signal ends the stream on close.
+    const opening = new AbortController();
+    openingTimer = setTimeout(
+      () => opening.abort(),
+      environment.backgroundTimeoutMs,
+    );
+    signal = init?.signal
+      ? AbortSignal.any([init.signal, opening.signal])
+      : opening.signal;
   } else {
     const timeout = AbortSignal.timeout(environment.backgroundTimeoutMs);
     signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -447,6 +489,8 @@ async function send(
     );
     if (plan.bound) context?.fail(typed);
     throw typed;
+  } finally {
+    clearTimeout(openingTimer);
   }
 }
 
@@ -661,7 +705,10 @@ function inspectEventStream(
       );
       return;
     }
-    if (!isResponseMessage(message)) return;
+    if (!isResponseMessage(message)) {
+      noteServerMessage(environment, plan.binding, target, message);
+      return;
+    }
     if (message.id !== plan.expectedId) {
       operation.fail(
         new GatewayMalformedResponseError({
@@ -781,6 +828,99 @@ async function checkBoundReply(
 }
 
 /**
+ * A server-to-client message seen on a stream: remember which target a
+ * request came from (its handler asks), and pass a log notification on.
+ */
+function noteServerMessage(
+  environment: FetchEnvironment,
+  binding: TransportBinding,
+  target: string | undefined,
+  message: unknown,
+): void {
+  if (typeof message !== 'object' || message === null) return;
+  const { method, id, params } = message as {
+    method?: unknown;
+    id?: unknown;
+    params?: unknown;
+  };
+  if (typeof method !== 'string') return;
+  const from = target ?? binding.target;
+  if (typeof id === 'string' || typeof id === 'number') {
+    binding.serverRequests.set(id, from);
+    return;
+  }
+  if (method !== 'notifications/message' || !environment.onLog) return;
+  const fields = (params ?? {}) as {
+    level?: unknown;
+    logger?: unknown;
+    data?: unknown;
+  };
+  const entry: LogEntry = {
+    target: from,
+    level: typeof fields.level === 'string' ? fields.level : 'info',
+    data: fields.data,
+  };
+  if (typeof fields.logger === 'string') entry.logger = fields.logger;
+  try {
+    environment.onLog(entry);
+  } catch {
+    // a failing log sink must not break the stream
+  }
+}
+
+/**
+ * The standalone GET stream, passed through to the SDK (which dispatches
+ * `notifications/tools/list_changed` and reconnects it with backoff when it
+ * drops) while log notifications are passed on and each event is held to
+ * `maxResponseBytes` (the stream itself may run for days).
+ */
+function watchStandaloneStream(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const parser = createParser({
+    onEvent(event) {
+      if (
+        !event.data ||
+        (event.event !== undefined && event.event !== 'message')
+      )
+        return;
+      let message: unknown;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return; // the SDK reports it
+      }
+      noteServerMessage(environment, plan.binding, undefined, message);
+    },
+  });
+  const decoder = new TextDecoder();
+  let sinceBoundary = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const text = decoder.decode(chunk, { stream: true });
+        const boundary = Math.max(
+          text.lastIndexOf('\n\n'),
+          text.lastIndexOf('\r\n\r\n'),
+        );
+        sinceBoundary =
+          boundary < 0
+            ? sinceBoundary + chunk.byteLength
+            : text.length - boundary;
+        if (sinceBoundary > environment.maxResponseBytes) {
+          controller.error(tooLarge(environment, undefined));
+          return;
+        }
+        parser.feed(text);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/**
  * The `fetch` factory for the SDK's `StreamableHTTPClientTransport`s:
  * undici's fetch on one keep-alive `Agent`, plus the headers this client
  * always sends (`x-heretek-role`, bearer token), a reply size cap, and
@@ -804,9 +944,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     init: RequestInit | undefined,
   ): Promise<Response> {
     const plan = planRequest(environment, binding, input, init);
-    if (plan.method === 'GET' && !plan.resumption) {
-      // This client is request/response only: it does not hold the optional
-      // standalone GET stream open per session (a server may refuse it with
+    if (plan.standalone && !environment.standaloneStream) {
+      // Nobody listens for what the server would send outside a request:
+      // do not hold a stream open per session (a server may refuse it with
       // 405 too, which is what the transport is told here).
       return new Response(null, {
         status: 405,
@@ -814,6 +954,11 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       });
     }
     const response = await send(environment, plan, input, init);
+    if (plan.standalone && response.ok && response.body)
+      return toWebResponse(
+        response,
+        watchStandaloneStream(environment, plan, response.body),
+      );
     if (!plan.bound || !plan.context)
       return passUnbound(environment, plan, response);
     return checkBoundReply(environment, plan, plan.context, response);

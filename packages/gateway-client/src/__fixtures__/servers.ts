@@ -158,9 +158,18 @@ export type ToolServerOptions = {
   name?: string;
   /** Concurrency of `sleep` calls, updated live. */
   stats?: { active: number; maxActive: number };
+  /** Add `progress`, `ask` (elicitation) and `sample` (sampling) tools. */
+  interactive?: boolean;
+  /** The tool list to serve, shared and changed by the test (default: {@link fixtureTools}). */
+  tools?: ToolDefinition[];
+  /** Cursors name the session that issued them; another session's cursor is -32602. */
+  sessionCursors?: boolean;
+  /** The session id this server instance serves (for `sessionCursors`). */
+  sessionId?: () => string | undefined;
 };
 
-type ToolDefinition = {
+/** A tool as the fixture servers list it. */
+export type ToolDefinition = {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
@@ -213,6 +222,31 @@ export function fixtureTools(
       inputSchema: { type: 'object' },
     },
   ];
+  if (options.interactive) {
+    tools.push(
+      {
+        name: 'progress',
+        description:
+          'Send `steps` progress notifications, `ms` apart, then answer.',
+        inputSchema: {
+          type: 'object',
+          properties: { steps: { type: 'number' }, ms: { type: 'number' } },
+        },
+      },
+      {
+        name: 'ask',
+        description:
+          'Ask the user a question (elicitation/create), answer with the reply.',
+        inputSchema: { type: 'object' },
+      },
+      {
+        name: 'sample',
+        description:
+          'Ask the client model (sampling/createMessage), answer with its text.',
+        inputSchema: { type: 'object' },
+      },
+    );
+  }
   for (let index = 0; index < (options.generatedTools ?? 0); index += 1) {
     tools.push({
       name: `tool-${String(index).padStart(3, '0')}`,
@@ -225,11 +259,11 @@ export function fixtureTools(
 
 /** A low-level SDK v2 `Server` with the fixture tools and cursor pagination. */
 export function createToolServer(options: ToolServerOptions = {}): Server {
-  const tools = fixtureTools(options);
+  const tools = options.tools ?? fixtureTools(options);
   const server = new Server(
     { name: options.name ?? 'fixture', version: '1.0.0' },
     {
-      capabilities: { tools: {}, logging: {} },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       ...(options.protocolVersions
         ? { supportedProtocolVersions: options.protocolVersions }
         : {}),
@@ -237,15 +271,21 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
   );
   server.setRequestHandler('tools/list', async (request) => {
     const pageSize = options.pageSize ?? tools.length;
-    const start = request.params?.cursor
-      ? Number(Buffer.from(request.params.cursor, 'base64url').toString('utf8'))
-      : 0;
+    const session = options.sessionCursors
+      ? `${options.sessionId?.() ?? ''}:`
+      : '';
+    const decoded = request.params?.cursor
+      ? Buffer.from(request.params.cursor, 'base64url').toString('utf8')
+      : `${session}0`;
+    if (!decoded.startsWith(session))
+      throw new ProtocolError(-32602, 'Invalid cursor');
+    const start = Number(decoded.slice(session.length));
     if (!Number.isInteger(start) || start < 0)
       throw new ProtocolError(-32602, 'Invalid cursor');
     const page = tools.slice(start, start + pageSize);
     const next =
       start + pageSize < tools.length
-        ? Buffer.from(String(start + pageSize)).toString('base64url')
+        ? Buffer.from(`${session}${start + pageSize}`).toString('base64url')
         : undefined;
     return { tools: page as never, ...(next ? { nextCursor: next } : {}) };
   });
@@ -292,6 +332,82 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
         return {
           content: [{ type: 'text', text: 'done after notifications' }],
         };
+      case 'progress': {
+        const steps = Number(args.steps ?? 3);
+        const ms = Number(args.ms ?? 10);
+        const token = context.mcpReq._meta?.progressToken;
+        for (let step = 1; step <= steps; step += 1) {
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          if (token !== undefined)
+            await context.mcpReq.notify({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress: step,
+                total: steps,
+                message: `step ${step} of ${steps}`,
+              },
+            });
+        }
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `done in ${steps} steps (token ${token === undefined ? 'absent' : 'present'})`,
+            },
+          ],
+        };
+      }
+      case 'ask':
+        try {
+          const reply = await context.mcpReq.send({
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: 'Which binary?',
+              requestedSchema: {
+                type: 'object',
+                properties: { binary: { type: 'string' } },
+                required: ['binary'],
+              },
+            },
+          });
+          return {
+            content: [
+              { type: 'text', text: `elicited ${JSON.stringify(reply)}` },
+            ],
+          };
+        } catch (error) {
+          return {
+            content: [{ type: 'text', text: `refused: ${String(error)}` }],
+            isError: true,
+          };
+        }
+      case 'sample':
+        try {
+          const reply = await context.mcpReq.send({
+            method: 'sampling/createMessage',
+            params: {
+              messages: [
+                {
+                  role: 'user',
+                  content: { type: 'text', text: 'Name a colour.' },
+                },
+              ],
+              maxTokens: 10,
+            },
+          });
+          return {
+            content: [
+              { type: 'text', text: `sampled ${JSON.stringify(reply)}` },
+            ],
+          };
+        } catch (error) {
+          return {
+            content: [{ type: 'text', text: `refused: ${String(error)}` }],
+            isError: true,
+          };
+        }
       case 'fail':
         return {
           content: [{ type: 'text', text: 'the tool failed on purpose' }],
@@ -310,6 +426,10 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
 export type SessionfulServer = Listening & {
   /** Live sessions by id. */
   sessions: Map<string, WebStandardStreamableHTTPServerTransport>;
+  /** Add a tool to the shared list and send `notifications/tools/list_changed` on every session. */
+  addTool?: (tool: ToolDefinition) => Promise<void>;
+  /** End every session's standalone GET stream (the client should reconnect). */
+  closeStandaloneStreams?: () => void;
   /** Forget every session: the next request with an old id gets 404. */
   forgetSessions: () => void;
   /** Sessions ended by DELETE. */
@@ -321,10 +441,31 @@ export async function startSessionfulServer(
   options: ToolServerOptions & {
     jsonResponse?: boolean;
     requireToken?: string;
+    /** `tools/list` pages (1-based) at which the session expires (404, session forgotten), once per entry. */
+    expireOnPages?: number[];
+    /** Answer the standalone GET with 405. */
+    refuseStandalone?: boolean;
   } = {},
 ): Promise<SessionfulServer> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const servers = new Set<Server>();
   const deleted: string[] = [];
+  const tools = options.tools ?? fixtureTools(options);
+  const expireOn = [...(options.expireOnPages ?? [])];
+  const pageOf = async (request: Request): Promise<number | undefined> => {
+    if (request.method !== 'POST') return undefined;
+    const body = (await request
+      .clone()
+      .json()
+      .catch(() => undefined)) as
+      { method?: string; params?: { cursor?: string } } | undefined;
+    if (body?.method !== 'tools/list') return undefined;
+    const cursor = body.params?.cursor;
+    if (!cursor) return 1;
+    const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+    const start = Number(decoded.slice(decoded.lastIndexOf(':') + 1));
+    return start / (options.pageSize ?? tools.length) + 1;
+  };
   const handle = async (request: Request): Promise<Response> => {
     if (
       options.requireToken !== undefined &&
@@ -333,6 +474,21 @@ export async function startSessionfulServer(
       return new Response('unauthorized', { status: 401 });
     }
     const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId && expireOn.length > 0) {
+      const page = await pageOf(request);
+      if (page !== undefined && expireOn.includes(page)) {
+        expireOn.splice(expireOn.indexOf(page), 1);
+        void sessions.get(sessionId)?.close();
+        sessions.delete(sessionId);
+      }
+    }
+    if (
+      sessionId &&
+      options.refuseStandalone &&
+      request.method === 'GET' &&
+      !request.headers.has('last-event-id')
+    )
+      return new Response(null, { status: 405 });
     if (sessionId) {
       const transport = sessions.get(sessionId);
       if (!transport) {
@@ -359,7 +515,15 @@ export async function startSessionfulServer(
           sessions.delete(id);
         },
       });
-    await createToolServer(options).connect(transport);
+    let ownId: string | undefined;
+    const server = createToolServer({
+      ...options,
+      tools,
+      sessionId: () => (ownId ??= transport.sessionId),
+    });
+    servers.add(server);
+    server.onclose = () => servers.delete(server);
+    await server.connect(transport);
     return transport.handleRequest(request);
   };
   const listening = await listen(webHandler(handle));
@@ -367,6 +531,18 @@ export async function startSessionfulServer(
     ...listening,
     sessions,
     deleted,
+    addTool: async (tool) => {
+      tools.push(tool);
+      await Promise.all(
+        [...servers].map((server) =>
+          server.sendToolListChanged().catch(() => undefined),
+        ),
+      );
+    },
+    closeStandaloneStreams: () => {
+      for (const transport of sessions.values())
+        transport.closeStandaloneSSEStream();
+    },
     forgetSessions: () => {
       for (const transport of sessions.values()) void transport.close();
       sessions.clear();

@@ -1,0 +1,265 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayClient } from './gateway-client.js';
+import { GatewayErrorCode, type GatewayError } from './errors.js';
+import {
+  startSessionfulServer,
+  type Listening,
+  type RecordedRequest,
+} from './__fixtures__/servers.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function track<T extends { close: () => Promise<void> }>(item: T): T {
+  cleanups.push(() => item.close());
+  return item;
+}
+
+/** expect.poll waits for a server-side effect; generous for a loaded machine. */
+const POLL = { timeout: 8_000, interval: 20 };
+
+function client(
+  server: Listening,
+  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
+) {
+  return track(
+    new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: 5_000,
+      ...extra,
+    }),
+  );
+}
+
+const standaloneGets = (requests: RecordedRequest[]) =>
+  requests.filter(
+    (request) =>
+      request.method === 'GET' &&
+      request.headers['last-event-id'] === undefined,
+  );
+
+const LATE_TOOL = {
+  name: 'late-tool',
+  description: 'Added while the client was connected.',
+  inputSchema: { type: 'object' },
+};
+
+describe('live tool lists (standalone GET stream)', () => {
+  it('passes tools/list_changed on, and the new tool is listed without a new session', async () => {
+    const server = track(await startSessionfulServer());
+    const events: Array<{ target: string }> = [];
+    const gateway = client(server, {
+      onToolsListChanged: (event) => events.push(event),
+    });
+    const before = await gateway.listTools({ target: 'alpha' });
+    expect(before.map((tool) => tool.name)).not.toContain('late-tool');
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(1);
+    await server.addTool?.(LATE_TOOL);
+    await expect.poll(() => events, POLL).toEqual([{ target: 'alpha' }]);
+    const after = await gateway.listTools({ target: 'alpha' });
+    expect(after.map((tool) => tool.name)).toContain('late-tool');
+    expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(1);
+  });
+
+  it('reconnects the stream when it drops and still passes notifications on', async () => {
+    const server = track(await startSessionfulServer());
+    const events: Array<{ target: string }> = [];
+    const gateway = client(server, {
+      onToolsListChanged: (event) => events.push(event),
+    });
+    await gateway.listTools({ target: 'alpha' });
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(1);
+    server.closeStandaloneStreams?.();
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(2);
+    // The reconnected stream is registered once its GET was handled.
+    await expect
+      .poll(async () => {
+        await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
+        return events.length;
+      }, POLL)
+      .toBeGreaterThan(0);
+    expect(events[0]).toEqual({ target: 'alpha' });
+  });
+
+  it('does not ask again after a 405', async () => {
+    const server = track(
+      await startSessionfulServer({ refuseStandalone: true }),
+    );
+    const gateway = client(server, { onToolsListChanged: () => undefined });
+    await gateway.listTools({ target: 'alpha' });
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(1);
+    // Longer than the first three reconnection delays (250 + 500 + 1000 ms).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(standaloneGets(server.requests)).toHaveLength(1);
+    expect(
+      (
+        await gateway.callTool({
+          target: 'alpha',
+          tool: 'echo',
+          arguments: { text: 'still fine' },
+        })
+      ).content,
+    ).toEqual([{ type: 'text', text: 'still fine' }]);
+  });
+
+  it('opens no stream when nobody listens', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = client(server);
+    await gateway.listTools({ target: 'alpha' });
+    await gateway.callTool({ target: 'alpha', tool: 'add', arguments: {} });
+    expect(standaloneGets(server.requests)).toHaveLength(0);
+  });
+
+  it("names the multiplexed endpoint's target '*'", async () => {
+    const server = track(await startSessionfulServer());
+    const events: Array<{ target: string }> = [];
+    const gateway = client(server, {
+      mode: 'multiplexed',
+      onToolsListChanged: (event) => events.push(event),
+    });
+    await gateway.listAllTools();
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(1);
+    await server.addTool?.(LATE_TOOL);
+    await expect.poll(() => events, POLL).toEqual([{ target: '*' }]);
+  });
+});
+
+const listCursors = (requests: RecordedRequest[]) =>
+  requests
+    .filter((request) => request.rpcMethod === 'tools/list')
+    .map(
+      (request) =>
+        (request.body as { params?: { cursor?: string } }).params?.cursor ??
+        null,
+    );
+
+describe('sessions that expire mid-listing', () => {
+  it('survives expiries on pages 2 and 4, resuming each with the same cursor', async () => {
+    const server = track(
+      await startSessionfulServer({
+        generatedTools: 25,
+        pageSize: 5,
+        expireOnPages: [2, 4],
+      }),
+    );
+    const gateway = client(server);
+    const tools = await gateway.listTools({ target: 'alpha' });
+    expect(tools).toHaveLength(31);
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(31);
+    expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(3);
+    const cursors = listCursors(server.requests);
+    // 7 pages, pages 2 and 4 sent twice with the same cursor; page 1 once.
+    expect(cursors).toHaveLength(9);
+    expect(cursors.filter((cursor) => cursor === null)).toHaveLength(1);
+    expect(cursors[1]).toBe(cursors[2]);
+    expect(cursors[4]).toBe(cursors[5]);
+    expect(
+      server.requests.filter((r) => r.rpcMethod === 'initialize'),
+    ).toHaveLength(3);
+  });
+
+  it('starts over only when the new session rejects the cursor', async () => {
+    const server = track(
+      await startSessionfulServer({
+        generatedTools: 25,
+        pageSize: 5,
+        expireOnPages: [3],
+        sessionCursors: true,
+      }),
+    );
+    const gateway = client(server);
+    const tools = await gateway.listTools({ target: 'alpha' });
+    expect(tools).toHaveLength(31);
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(31);
+    const cursors = listCursors(server.requests);
+    // pages 1, 2, 3 (expired), 3 again (cursor rejected), then 1 ... 7.
+    expect(cursors.filter((cursor) => cursor === null)).toHaveLength(2);
+    expect(cursors).toHaveLength(4 + 7);
+  });
+
+  it('says what happened when the session is rejected again on the same page', async () => {
+    const server = track(
+      await startSessionfulServer({
+        generatedTools: 25,
+        pageSize: 5,
+        expireOnPages: [4, 4],
+      }),
+    );
+    const gateway = client(server);
+    const error = (await gateway
+      .listTools({ target: 'alpha' })
+      .catch((caught: unknown) => caught)) as GatewayError;
+    expect(error.code).toBe(GatewayErrorCode.SessionLost);
+    expect(error.message).toContain('expired on page 4 after 3 pages');
+    expect(error.message).toContain(
+      're-initialized; the server rejected the session again',
+    );
+    expect(error.message).toContain('HTTP 404');
+  });
+});
+
+describe('close() stops work in flight', () => {
+  it('rejects a slow call with CLIENT_CLOSED at once', async () => {
+    const cancelled: unknown[] = [];
+    const server = track(await startSessionfulServer({ cancelled }));
+    const gateway = client(server, { timeoutMs: 60_000 });
+    await gateway.listTools({ target: 'alpha' });
+    const started = Date.now();
+    const call = gateway
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } })
+      .catch((caught: unknown) => caught);
+    await expect
+      .poll(
+        () => server.requests.some((r) => r.rpcMethod === 'tools/call'),
+        POLL,
+      )
+      .toBe(true);
+    await gateway.close();
+    const error = (await call) as GatewayError;
+    expect(error.code).toBe(GatewayErrorCode.ClientClosed);
+    // Well before the 30 s the tool sleeps (a loaded machine gets 20 s of slack).
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('rejects a listing waiting for a slot and one waiting for its reply', async () => {
+    const server = track(await startSessionfulServer());
+    const gateway = client(server, {
+      timeoutMs: 60_000,
+      maxConcurrentPerEndpoint: 1,
+    });
+    await gateway.listTools({ target: 'alpha' });
+    const slow = gateway
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } })
+      .catch((caught: unknown) => caught);
+    const queued = gateway
+      .listTools({ target: 'alpha' })
+      .catch((caught: unknown) => caught);
+    await expect
+      .poll(
+        () => server.requests.some((r) => r.rpcMethod === 'tools/call'),
+        POLL,
+      )
+      .toBe(true);
+    await gateway.close();
+    expect(((await slow) as GatewayError).code).toBe(
+      GatewayErrorCode.ClientClosed,
+    );
+    expect(((await queued) as GatewayError).code).toBe(
+      GatewayErrorCode.ClientClosed,
+    );
+  });
+});

@@ -1,0 +1,161 @@
+import type {
+  CallToolResult,
+  Client,
+  Progress,
+} from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import type { Requester } from './gateway-client.js';
+
+/** How a task-augmented call asks for its task. */
+export type TaskOptions = {
+  /** Requested time-to-live of the task in milliseconds (the server may shorten it). */
+  ttlMs?: number;
+};
+
+/** What {@link callAsTask} needs of the call. */
+export type TaskCall = {
+  name: string;
+  arguments: Record<string, unknown>;
+  task: TaskOptions;
+  onprogress: ((progress: Progress) => void) | undefined;
+  maxTotalTimeoutMs: number;
+  timeoutMs: number;
+  target: string;
+};
+
+const taskSchema = z.looseObject({
+  taskId: z.string(),
+  status: z.string(),
+  statusMessage: z.string().optional(),
+  pollInterval: z.number().optional(),
+});
+
+/** `CreateTaskResult`, or a plain result from a server that ran the call at once. */
+const createdSchema = z.looseObject({
+  task: taskSchema.optional(),
+  content: z.array(z.looseObject({ type: z.string() })).optional(),
+});
+
+const resultSchema = z.looseObject({
+  content: z.array(z.looseObject({ type: z.string() })).default([]),
+  isError: z.boolean().optional(),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+});
+
+const emptySchema = z.looseObject({});
+
+/** Statuses after which `tasks/result` answers at once. */
+const READY = new Set(['completed', 'failed', 'cancelled', 'input_required']);
+
+const DEFAULT_POLL_MS = 500;
+const MIN_POLL_MS = 20;
+const MAX_POLL_MS = 5_000;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Call a tool task-augmented (MCP 2025-11-25 tasks) and wait for its
+ * result: `tools/call` with `params.task`, `tasks/get` at the task's
+ * `pollInterval` (clamped to 20 ms - 5 s, and to half the request timeout)
+ * until the task is ready, then `tasks/result`. The SDK v2 client has the
+ * task wire types but no task runtime, so the polling is here. When the
+ * operation stops (caller abort, timeout, close) after the task was
+ * created, `tasks/cancel` is sent for it (best effort). A server that
+ * answers the call with a plain result gets that result returned.
+ */
+export async function callAsTask(
+  requester: Requester,
+  call: TaskCall,
+): Promise<CallToolResult> {
+  let client: Client | undefined;
+  const created = await requester.request(
+    'during tools/call (task-augmented)',
+    (current, options) => {
+      client = current;
+      return current.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: call.name,
+            arguments: call.arguments,
+            task: call.task.ttlMs === undefined ? {} : { ttl: call.task.ttlMs },
+          },
+        },
+        createdSchema,
+        options,
+      );
+    },
+    { onprogress: call.onprogress },
+  );
+  if (!created.task) return resultSchema.parse(created) as CallToolResult;
+  const { taskId } = created.task;
+  let { status } = created.task;
+  let pollMs = created.task.pollInterval ?? DEFAULT_POLL_MS;
+
+  const signal = requester.signal;
+  const cancel = () => {
+    void client
+      ?.request({ method: 'tasks/cancel', params: { taskId } }, emptySchema, {
+        timeout: call.timeoutMs,
+      })
+      .catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    while (!READY.has(status)) {
+      await sleep(
+        Math.min(
+          Math.max(pollMs, MIN_POLL_MS),
+          MAX_POLL_MS,
+          Math.floor(call.timeoutMs / 2),
+        ),
+        signal,
+      );
+      const task = await requester.request(
+        `while polling task ${taskId}`,
+        (current, options) => {
+          client = current;
+          return current.request(
+            { method: 'tasks/get', params: { taskId } },
+            taskSchema,
+            options,
+          );
+        },
+      );
+      status = task.status;
+      pollMs = task.pollInterval ?? pollMs;
+    }
+    const result = await requester.request(
+      `while fetching the result of task ${taskId}`,
+      (current, options) => {
+        client = current;
+        return current.request(
+          { method: 'tasks/result', params: { taskId } },
+          resultSchema,
+          options,
+        );
+      },
+    );
+    return result as CallToolResult;
+  } catch (error) {
+    throw requester.reason ?? error;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
