@@ -3,6 +3,7 @@
 // a one-line description of the machine.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -211,4 +212,164 @@ export function peakRssMb(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */
+export function processCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ") ".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Starts the stand-in gateway (bench/gateway.mjs) in its own process, as a
+ * real gateway is. Resolves with its URL, pid, a `stats()` call and `close()`.
+ */
+export async function spawnGateway(targets) {
+  const child = spawn(
+    process.execPath,
+    [
+      fileURLToPath(new URL('./fixtures/gateway-process.mjs', import.meta.url)),
+      JSON.stringify(targets),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  child.stdout.setEncoding('utf8');
+  let buffer = '';
+  const lines = [];
+  let wake;
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    let i;
+    while ((i = buffer.indexOf('\n')) >= 0) {
+      lines.push(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+      wake?.();
+    }
+  });
+  const nextLine = async () => {
+    while (lines.length === 0) await new Promise((r) => (wake = r));
+    return lines.shift();
+  };
+  const url = await nextLine();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    url,
+    pid: child.pid,
+    stats: async () => {
+      child.stdin.write('stats\n');
+      return JSON.parse(await nextLine());
+    },
+    close: async () => {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+// --- CPU profiles (node --cpu-prof), mapped back through source maps ---
+
+const maps = new Map();
+function sourceMapFor(url) {
+  if (!maps.has(url)) {
+    let map;
+    try {
+      const path = fileURLToPath(url);
+      if (existsSync(`${path}.map`))
+        map = new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')));
+    } catch {
+      map = undefined;
+    }
+    maps.set(url, map);
+  }
+  return maps.get(url);
+}
+
+/** A short owner name for a source path: package name, workspace package, or broker source. */
+function owner(path) {
+  const nm = path.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = path.slice(nm + 'node_modules/'.length).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  if (/^(\.\.\/)*src\//.test(path)) return 'broker src';
+  const ws = /(?:^|\/)(packages|apps)\/([^/]+)\/src\//.exec(path);
+  if (ws)
+    return ws[1] === 'apps' && ws[2] === 'broker'
+      ? 'broker src'
+      : `@heretek/${ws[2]}`;
+  return path;
+}
+
+function classify(callFrame) {
+  const { url, functionName, lineNumber, columnNumber } = callFrame;
+  if (functionName === '(garbage collector)') return 'GC';
+  if (functionName === '(idle)') return 'idle (waiting for I/O)';
+  if (functionName === '(program)') return 'V8/native (parse, compile, other)';
+  if (url === '') return `native: ${functionName || '(anonymous)'}`;
+  if (url.startsWith('node:internal/modules')) return 'node module loader';
+  if (url.startsWith('node:')) return 'node core';
+  if (url.startsWith('file://')) {
+    const map = sourceMapFor(url);
+    if (map) {
+      const entry = map.findEntry(lineNumber, columnNumber);
+      if (entry?.originalSource) return owner(entry.originalSource);
+    }
+    return owner(fileURLToPath(url));
+  }
+  return url;
+}
+
+/** Where a frame's code comes from, mapped through its source map: `owner` plus `function (file:line)`. */
+function locate(callFrame) {
+  const owner = classify(callFrame);
+  const { url, functionName, lineNumber, columnNumber } = callFrame;
+  let where = url;
+  if (url.startsWith('file://')) {
+    const entry = sourceMapFor(url)?.findEntry(lineNumber, columnNumber);
+    if (entry?.originalSource) {
+      where = `${entry.originalSource.replace(/^.*node_modules\//, '').replace(/^(\.\.\/)+/, '')}:${entry.originalLine + 1}`;
+    }
+  }
+  return { owner, fn: `${functionName || '(anonymous)'} ${where}` };
+}
+
+/**
+ * Sums a CPU profile's self time by owner (package, broker source, node's
+ * module loader, GC, idle) and by function. Times are in ms.
+ */
+export function summarizeProfile(profile, { top = 25 } = {}) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const owners = new Map();
+  const functions = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const { owner, fn } = locate(byId.get(profile.samples[i]).callFrame);
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    owners.set(owner, (owners.get(owner) ?? 0) + ms);
+    const key = `${owner} | ${fn}`;
+    functions.set(key, (functions.get(key) ?? 0) + ms);
+  }
+  const total = (profile.endTime - profile.startTime) / 1000;
+  const rows = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, ms]) => ({
+        name,
+        ms: round(ms, 1),
+        share: `${round((100 * ms) / total, 1)}%`,
+      }));
+  return {
+    total: round(total, 1),
+    byOwner: rows(owners),
+    byFunction: rows(functions),
+  };
 }

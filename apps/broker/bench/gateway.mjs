@@ -1,0 +1,171 @@
+// A stand-in agentgateway on 127.0.0.1 for the benches: real MCP servers from
+// the SDK (createMcpHandler) behind one node:http server, routed per target as
+// agentgateway does (`/mcp/<target>`, bare tool names). Every target serves
+// `echo`, a read-only tool that returns its `token` argument (so a bench can
+// prove each reply belongs to its request), and a target can delay its
+// `tools/list` answers (discovery bench) or its calls.
+import { createServer } from 'node:http';
+import {
+  McpServer,
+  createMcpHandler,
+  fromJsonSchema,
+} from '@modelcontextprotocol/server';
+
+const ECHO_SCHEMA = {
+  type: 'object',
+  properties: { token: { type: 'string' }, pad: { type: 'string' } },
+  required: ['token'],
+  additionalProperties: false,
+};
+
+/**
+ * @param {{ targets: Record<string, { listDelayMs?: number, callDelayMs?: number, extraTools?: number }> }} options
+ */
+export async function startGateway({ targets }) {
+  // Times are ms since the epoch (performance.timeOrigin based), comparable
+  // across processes on one machine.
+  const now = () => performance.timeOrigin + performance.now();
+  const stats = {
+    lists: new Map(),
+    calls: new Map(),
+    requests: 0,
+    firstRequestAt: undefined,
+    listRequestedAt: new Map(),
+    listAnsweredAt: new Map(),
+  };
+  const handlers = new Map();
+
+  const serverFor = (target) => {
+    const config = targets[target];
+    const server = new McpServer(
+      { name: `bench-${target}`, version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    server.registerTool(
+      'echo',
+      {
+        description: `Echo a token back (${target})`,
+        inputSchema: fromJsonSchema(ECHO_SCHEMA),
+        annotations: { readOnlyHint: true },
+      },
+      async (args) => {
+        stats.calls.set(target, (stats.calls.get(target) ?? 0) + 1);
+        if (config.callDelayMs)
+          await new Promise((r) => setTimeout(r, config.callDelayMs));
+        return { content: [{ type: 'text', text: args.token }] };
+      },
+    );
+    for (let i = 0; i < (config.extraTools ?? 0); i++) {
+      server.registerTool(
+        `tool_${i}`,
+        {
+          description: `Placeholder tool ${i} of ${target} for listing size`,
+          inputSchema: fromJsonSchema({
+            type: 'object',
+            properties: { x: { type: 'string' } },
+          }),
+          annotations: { readOnlyHint: true },
+        },
+        async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      );
+    }
+    return server;
+  };
+
+  const http = createServer((req, res) => {
+    void (async () => {
+      stats.requests++;
+      stats.firstRequestAt ??= now();
+      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      const target = path.startsWith('/mcp/')
+        ? path.slice('/mcp/'.length)
+        : undefined;
+      if (target === undefined || !(target in targets)) {
+        req.resume();
+        res.writeHead(404).end();
+        return;
+      }
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      const listing = body !== undefined && body.includes('"tools/list"');
+      if (listing) {
+        if (!stats.listRequestedAt.has(target))
+          stats.listRequestedAt.set(target, now());
+        stats.lists.set(target, (stats.lists.get(target) ?? 0) + 1);
+        const delay = targets[target].listDelayMs;
+        if (delay) await new Promise((r) => setTimeout(r, delay));
+      }
+      const headers = new Headers();
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers.set(key, value);
+        else if (Array.isArray(value))
+          for (const v of value) headers.append(key, v);
+      }
+      let handler = handlers.get(target);
+      if (handler === undefined) {
+        handler = createMcpHandler(() => serverFor(target));
+        handlers.set(target, handler);
+      }
+      const response = await handler.fetch(
+        new Request(`http://127.0.0.1${req.url}`, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(body !== undefined &&
+          req.method !== 'GET' &&
+          req.method !== 'HEAD'
+            ? { body }
+            : {}),
+        }),
+      );
+      res.writeHead(
+        response.status,
+        Object.fromEntries(response.headers.entries()),
+      );
+      if (response.body === null) {
+        res.end();
+        if (listing) stats.listAnsweredAt.set(target, now());
+        return;
+      }
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+      res.end();
+      if (listing) stats.listAnsweredAt.set(target, now());
+    })().catch((error) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+  http.keepAliveTimeout = 60_000;
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${http.address().port}`;
+  return {
+    url,
+    stats,
+    close: async () => {
+      await Promise.allSettled([...handlers.values()].map((h) => h.close()));
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** The 12 default targets of the broker (same names as its backend table). */
+export const DEFAULT_TARGETS = [
+  'core',
+  'ghidra',
+  'radare2',
+  'rea',
+  'mdb',
+  'adb',
+  'maestro',
+  'godot',
+  'blender',
+  'crawl4ai',
+  'searxng',
+  'gui',
+];
