@@ -140,6 +140,17 @@ function cacheabilityTable(
   ];
 }
 
+/** Provider request parts as JSON on stdout, cache warnings on stderr. */
+function printRequest(
+  warnings: readonly { message: string }[],
+  body: object,
+): number {
+  for (const warning of warnings)
+    process.stderr.write(`warning: ${warning.message}\n`);
+  write(JSON.stringify(body, null, 2));
+  return 0;
+}
+
 function requireArgs(
   positionals: readonly string[],
   count: number,
@@ -278,19 +289,10 @@ function run(argv: readonly string[]): number {
         prompt: assemble(role as string),
         model: requireModel(),
       });
-      for (const warning of result.warnings)
-        process.stderr.write(`warning: ${warning.message}\n`);
-      write(
-        JSON.stringify(
-          {
-            system: result.system,
-            remainingBreakpoints: result.remainingBreakpoints,
-          },
-          null,
-          2,
-        ),
-      );
-      return 0;
+      return printRequest(result.warnings, {
+        system: result.system,
+        remainingBreakpoints: result.remainingBreakpoints,
+      });
     }
     case 'openai': {
       const [role] = requireArgs(rest, 1, 'openai <role>');
@@ -298,19 +300,10 @@ function run(argv: readonly string[]): number {
         prompt: assemble(role as string),
         model: requireModel(),
       });
-      for (const warning of result.warnings)
-        process.stderr.write(`warning: ${warning.message}\n`);
-      write(
-        JSON.stringify(
-          {
-            instructions: result.instructions,
-            prompt_cache_key: result.promptCacheKey,
-          },
-          null,
-          2,
-        ),
-      );
-      return 0;
+      return printRequest(result.warnings, {
+        instructions: result.instructions,
+        prompt_cache_key: result.promptCacheKey,
+      });
     }
     case 'minimums': {
       requireArgs(rest, 0, 'minimums without arguments');
