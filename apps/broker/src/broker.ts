@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   DEFAULT_BACKENDS,
   ToolCatalog,
@@ -105,6 +106,8 @@ export class Broker {
     this.#gateway = options.gateway;
     this.#defaultProfile = options.defaultProfile;
     const log = options.log ?? (() => {});
+    // Every call in flight listens on the shutdown signal (hundreds at a time under load).
+    setMaxListeners(0, this.#shutdown.signal);
     this.#discovery =
       options.gateway === undefined
         ? undefined

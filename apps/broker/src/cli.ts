@@ -3,7 +3,8 @@ import { runServer } from './run.js';
 
 runServer({ argv: process.argv.slice(2), env: process.env }).then(
   (code) => {
-    if (code !== undefined) process.exitCode = code;
+    // Serving has ended (or a one-shot command finished): nothing is left to do.
+    process.exit(code);
   },
   (error: unknown) => {
     process.stderr.write(

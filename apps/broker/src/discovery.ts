@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   toolEntryFromMcpTool,
   type Backend,
@@ -58,6 +59,8 @@ export class DiscoveryScheduler {
 
   constructor(options: DiscoveryOptions) {
     this.#o = options;
+    // Every listing in flight listens on this one signal (12 backends and more).
+    setMaxListeners(0, this.#abort.signal);
   }
 
   /** Starts the start-up discovery in the background, once. */

@@ -7,8 +7,13 @@ import {
   type Backend,
 } from '@heretek/catalog';
 import { isReadOnlyRole } from '@heretek/prefix';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
+import {
+  StdioServerTransport,
+  serveStdio,
+} from '@modelcontextprotocol/server/stdio';
 import { Broker } from './broker.js';
+import { CHECK_EXIT, checkReport } from './check.js';
 import {
   BrokerConfigError,
   ENVIRONMENT_HELP,
@@ -16,13 +21,17 @@ import {
   type BrokerConfig,
 } from './config.js';
 import { createGateway } from './gateway.js';
+import { LineLimit } from './line-limit.js';
 import { stderrLogger } from './logger.js';
-import type { ToolGateway } from './types.js';
 import { createBrokerServer } from './server.js';
+import type { ToolGateway } from './types.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown waits for sessions to end before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Longest request line read from stdin; a longer one is dropped and answered with an error. */
+export const MAX_REQUEST_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 /** Exit codes of the CLI. */
 export const EXIT_CODES = { ok: 0, failure: 1, usage: 2 } as const;
@@ -33,51 +42,146 @@ mcp_inspect_schema, mcp_call_tool) in front of every tool behind an
 agentgateway. Start it from an MCP client; it speaks MCP on stdin/stdout and
 logs to stderr.
 
-Usage: heretek-lazy-broker [--help | --version]
+Usage: heretek-lazy-broker [--backends <file>] [--check]
+       heretek-lazy-broker --help | --version
+
+  --check            validate the configuration, list every backend once, print
+                     per backend the tools found and the time taken (or why it
+                     failed), and exit: 0 every backend answered, 1 some failed,
+                     2 gateway unreachable or configuration wrong
+  --backends <file>  JSON backend table [{backend,target,profile}] replacing the
+                     12 defaults (overrides HERETEK_BACKENDS_FILE)
 
 Environment:
 ${ENVIRONMENT_HELP.map(([name, fallback, meaning]) => `  ${name.padEnd(28)} ${meaning} (default: ${fallback})`).join('\n')}
 `;
 
+type Command =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'serve' | 'check'; backendsFile: string | undefined };
+
+function parseArguments(argv: readonly string[]): Command | string {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))
+    return { kind: 'help' };
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v'))
+    return { kind: 'version' };
+  let check = false;
+  let backendsFile: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--check' && !check) check = true;
+    else if (arg === '--backends' || arg.startsWith('--backends=')) {
+      const value =
+        arg === '--backends' ? argv[++i] : arg.slice('--backends='.length);
+      if (value === undefined || value === '' || value.startsWith('--'))
+        return '--backends needs a file: --backends <file>';
+      if (backendsFile !== undefined) return '--backends is given twice';
+      backendsFile = value;
+    } else
+      return `unknown argument ${JSON.stringify(arg.slice(0, 80))}${
+        ['--help', '-h', '--version', '-v'].includes(arg)
+          ? ' (it takes no other argument)'
+          : ''
+      }`;
+  }
+  return { kind: check ? 'check' : 'serve', backendsFile };
+}
+
 /**
- * Runs the broker as a stdio MCP server. Returns an exit code for `--help`,
- * `--version` and configuration errors; otherwise serves until stdin closes.
+ * Runs the broker CLI: `--help`, `--version`, `--check`, or a stdio MCP
+ * server that serves until stdin closes or a signal arrives. Returns the
+ * process exit code; serving ends with 0.
  */
 export async function runServer(options: {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;
-}): Promise<number | undefined> {
-  const log = stderrLogger();
-  const [first, ...rest] = options.argv;
-  if (first === '--help' || first === '-h') {
+}): Promise<number> {
+  const command = parseArguments(options.argv);
+  if (typeof command === 'string') {
+    process.stderr.write(`heretek-lazy-broker: ${command}. Try --help.\n`);
+    return EXIT_CODES.usage;
+  }
+  if (command.kind === 'help') {
     process.stdout.write(USAGE);
     return EXIT_CODES.ok;
   }
-  if (first === '--version' || first === '-v') {
+  if (command.kind === 'version') {
     process.stdout.write(`${VERSION}\n`);
     return EXIT_CODES.ok;
-  }
-  if (first !== undefined || rest.length > 0) {
-    process.stderr.write(
-      `heretek-lazy-broker: unknown argument ${JSON.stringify(first)}. Try --help.\n`,
-    );
-    return EXIT_CODES.usage;
   }
 
   let config: BrokerConfig;
   let backends: Backend[];
   try {
     config = loadBrokerConfig(options.env);
+    const file = command.backendsFile ?? config.backendsFile;
+    const source =
+      command.backendsFile === undefined
+        ? 'HERETEK_BACKENDS_FILE'
+        : '--backends';
     backends =
-      config.backendsFile === undefined
+      file === undefined
         ? [...DEFAULT_BACKENDS]
-        : loadBackendsFile(config.backendsFile);
+        : loadBackendsFile(file, source);
   } catch (error) {
-    process.stderr.write(
-      `heretek-lazy-broker: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
     return EXIT_CODES.usage;
   }
+
+  if (command.kind === 'check') return runCheck(config, backends);
+  return serve(config, backends);
+}
+
+/** `--check`: one discovery, a per-backend report on stdout, an exit code. */
+async function runCheck(
+  config: BrokerConfig,
+  backends: Backend[],
+): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  if (config.offline) {
+    out(
+      `configuration valid; offline (HERETEK_BROKER_OFFLINE=1): ${backends.length} backends from the seed catalog, no gateway to check`,
+    );
+    return CHECK_EXIT.allAnswered;
+  }
+  let gateway: ToolGateway;
+  try {
+    gateway = await createGateway(config);
+  } catch (error) {
+    process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
+    return CHECK_EXIT.unreachableOrInvalid;
+  }
+  out(
+    `checking gateway ${config.gatewayUrl} (${config.gatewayMode}), role ${config.role}, ${backends.length} backends`,
+  );
+  const broker = new Broker({
+    role: config.role,
+    catalog: new ToolCatalog({ tools: [] }),
+    backends,
+    gateway,
+    gatewayMode: config.gatewayMode,
+  });
+  const started = performance.now();
+  try {
+    const outcomes = await broker.discover();
+    const report = checkReport(
+      outcomes,
+      Math.round(performance.now() - started),
+    );
+    for (const line of report.lines) out(line);
+    return report.exitCode;
+  } finally {
+    await broker.close();
+  }
+}
+
+/** Serves MCP on stdio until stdin closes, the client's pipes break, or a signal arrives. */
+async function serve(
+  config: BrokerConfig,
+  backends: Backend[],
+): Promise<number> {
+  const log = stderrLogger();
 
   // Faults in a backend must never take the broker down or touch stdout. A
   // broken pipe means the client is gone: that is a shutdown, not a fault.
@@ -97,9 +201,15 @@ export async function runServer(options: {
     else log(`uncaught exception: ${describe(error)}`);
   });
 
+  let toolsListChanged: (target: string) => void = () => {};
   let gateway: ToolGateway | undefined;
   try {
-    gateway = config.offline ? undefined : await createGateway(config);
+    gateway = config.offline
+      ? undefined
+      : await createGateway(config, {
+          // Live tool lists: a backend's tools/list_changed re-lists it alone.
+          onToolsListChanged: ({ target }) => toolsListChanged(target),
+        });
   } catch (error) {
     process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
     return EXIT_CODES.usage;
@@ -117,6 +227,8 @@ export async function runServer(options: {
     log,
   });
 
+  toolsListChanged = (target) => broker.toolsListChanged(target);
+
   let skillsNote = '';
   const server = createBrokerServer({ broker });
   if (config.skillsRoot !== undefined) {
@@ -127,7 +239,34 @@ export async function runServer(options: {
     });
   }
 
+  // A request line over the limit is dropped (and answered, when its id shows)
+  // instead of reaching the SDK's reader, which would close the transport.
+  const transport: StdioServerTransport = new StdioServerTransport(
+    process.stdin.pipe(
+      new LineLimit(MAX_REQUEST_LINE_BYTES, ({ bytes, id }) => {
+        log(
+          `request line of ${bytes} bytes dropped: the limit is ${MAX_REQUEST_LINE_BYTES} bytes${
+            id === undefined ? ' (no id found: not answered)' : ''
+          }`,
+        );
+        if (id === undefined) return;
+        transport
+          .send({
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code: -32600,
+              message: `Request too large: ${bytes} bytes in one line; the limit is ${MAX_REQUEST_LINE_BYTES} bytes. Nothing was done.`,
+            },
+          })
+          .catch(() => {});
+      }),
+    ) as unknown as NodeJS.ReadStream,
+    process.stdout,
+    { maxBufferSize: MAX_REQUEST_LINE_BYTES + 64 * 1024 },
+  );
   const handle = serveStdio(() => server, {
+    transport,
     onerror: (error) => log(`transport: ${error.message}`),
   });
   broker.start();
@@ -147,18 +286,34 @@ export async function runServer(options: {
       if (closing) return;
       closing = true;
       log(`shutting down: ${reason}`);
-      // Sessions are ended politely, but a hung gateway never keeps the process alive.
-      setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-      void Promise.allSettled([handle.close(), broker.close()]).then(() =>
-        resolve(),
-      );
+      // A hung gateway never keeps the process alive.
+      setTimeout(() => {
+        log(
+          `shutdown: still busy after ${SHUTDOWN_GRACE_MS} ms; exiting anyway`,
+        );
+        process.exit(EXIT_CODES.ok);
+      }, SHUTDOWN_GRACE_MS).unref();
+      // The transport closes first, so nothing is written after the client left;
+      // then discovery and calls in flight are aborted, not waited for.
+      void handle
+        .close()
+        .catch(() => {})
+        .then(() => broker.close())
+        .then(
+          ({ callsAborted }) =>
+            log(
+              `shutdown: aborted discovery and ${callsAborted} call${callsAborted === 1 ? '' : 's'} in flight`,
+            ),
+          (error: unknown) => log(`shutdown: ${describe(error)}`),
+        )
+        .finally(resolve);
     };
     process.stdin.once('end', () => shutdown('stdin closed'));
     process.stdin.once('close', () => shutdown('stdin closed'));
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
-  return undefined;
+  return EXIT_CODES.ok;
 }
 
 /** The seed entries of the configured backends, with the configured profiles. */
@@ -171,18 +326,18 @@ function seedCatalogFor(backends: readonly Backend[]): ToolCatalog {
   return new ToolCatalog({ tools });
 }
 
-function loadBackendsFile(file: string): Backend[] {
+function loadBackendsFile(file: string, source: string): Backend[] {
   try {
     readFileSync(file);
   } catch (error) {
     throw new BrokerConfigError([
-      `HERETEK_BACKENDS_FILE: cannot read ${file}: ${describe(error)}`,
+      `${source}: cannot read ${file}: ${describe(error)}`,
     ]);
   }
   try {
     return loadBackends({ file });
   } catch (error) {
-    throw new BrokerConfigError([`HERETEK_BACKENDS_FILE: ${describe(error)}`]);
+    throw new BrokerConfigError([`${source}: ${describe(error)}`]);
   }
 }
 
