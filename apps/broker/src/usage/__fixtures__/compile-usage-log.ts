@@ -1,0 +1,72 @@
+// Test fixture: compiles src/usage/usage-log.ts (and the module it imports)
+// to plain JavaScript with the workspace's TypeScript, so real child
+// processes can run the module as it is in the source tree.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const SOURCES = ['usage/usage-log.ts', 'trust/state-dir.ts'];
+const srcRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../..',
+);
+
+/**
+ * Writes the compiled modules and an appender script into `directory`;
+ * returns the script's path. The script prints `ready`, waits until the file
+ * `go` exists (so several writers start together), then appends `count` uses of tool
+ * `<writer>_tool` with terms `['n<i>']` to `file`, one after another, checks
+ * after each that its line is in the file, and exits 1 (naming the use) on
+ * the first failed or lost append.
+ */
+export async function writeAppender(directory: string): Promise<string> {
+  for (const source of SOURCES) {
+    const text = await readFile(path.join(srcRoot, source), 'utf8');
+    const { outputText } = ts.transpileModule(text, {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+      },
+    });
+    const out = path.join(directory, source.replace(/\.ts$/, '.js'));
+    await mkdir(path.dirname(out), { recursive: true });
+    await writeFile(out, outputText);
+  }
+  await writeFile(
+    path.join(directory, 'package.json'),
+    JSON.stringify({ type: 'module' }),
+  );
+  const script = path.join(directory, 'append.js');
+  await writeFile(
+    script,
+    `import { existsSync, readFileSync } from 'node:fs';
+import { UsageLog } from './usage/usage-log.js';
+const [file, writer, count, maxBytes, compactTo, go] = process.argv.slice(2);
+process.stdout.write('ready\\n');
+while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 2));
+const log = new UsageLog({
+  file,
+  maxBytes: Number(maxBytes),
+  compactToBytes: Number(compactTo),
+  lockWaitMs: 20000,
+  log: (line) => process.stderr.write(line + '\\n'),
+});
+for (let i = 0; i < Number(count); i += 1) {
+  const status = await log.append({ terms: ['n' + i], tool: writer + '_tool' });
+  if (!status.ok) {
+    process.stderr.write(status.message + '\\n');
+    process.exit(1);
+  }
+  // The use just appended is among the newest lines, so no compaction may
+  // have dropped it: if it is missing, an append was lost.
+  const mine = '"tool":"' + writer + '_tool","terms":["n' + i + '"]';
+  if (!readFileSync(file, 'utf8').includes(mine)) {
+    process.stderr.write('lost use n' + i + ' of ' + writer + '\\n');
+    process.exit(1);
+  }
+}
+`,
+  );
+  return script;
+}

@@ -1,0 +1,332 @@
+import { spawn } from 'node:child_process';
+import {
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { writeAppender } from './__fixtures__/compile-usage-log.js';
+import {
+  USAGE_MAX_TERMS,
+  UsageLog,
+  defaultUsageFilePath,
+  formatUsageDescription,
+  parseUsageLine,
+} from './usage-log.js';
+
+let directory: string;
+let file: string;
+
+beforeEach(async () => {
+  directory = await mkdtemp(path.join(tmpdir(), 'heretek-usage-'));
+  file = path.join(directory, 'state', 'heretek', 'usage.jsonl');
+  return () => rm(directory, { recursive: true, force: true });
+});
+
+const at = new Date('2026-11-30T12:00:00.000Z');
+
+describe('UsageLog', () => {
+  it('appends one line per use with terms and tool only, mode 0600, and loads it back', async () => {
+    const log = new UsageLog({ file });
+    expect(await log.load()).toEqual({
+      status: { ok: true },
+      records: [],
+      corruptLines: 0,
+    });
+    expect(
+      await log.append({
+        terms: ['create', 'issue'],
+        tool: 'github_create_issue',
+        at,
+      }),
+    ).toEqual({ ok: true });
+    await log.append({ terms: ['tap'], tool: 'adb_tap', at });
+    expect(await readFile(file, 'utf8')).toBe(
+      '{"v":1,"at":"2026-11-30T12:00:00.000Z","tool":"github_create_issue","terms":["create","issue"]}\n' +
+        '{"v":1,"at":"2026-11-30T12:00:00.000Z","tool":"adb_tap","terms":["tap"]}\n',
+    );
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+    const loaded = await log.load();
+    expect(loaded.records).toEqual([
+      {
+        at: at.toISOString(),
+        tool: 'github_create_issue',
+        terms: ['create', 'issue'],
+      },
+      { at: at.toISOString(), tool: 'adb_tap', terms: ['tap'] },
+    ]);
+    expect(await readdir(path.dirname(file))).toEqual(['usage.jsonl']);
+  });
+
+  it('caps the terms of a use and records nothing without terms or tool', async () => {
+    const log = new UsageLog({ file });
+    const terms = [
+      ' padded ',
+      '',
+      'x'.repeat(65),
+      ...Array.from({ length: 40 }, (_, index) => `t${index}`),
+    ];
+    await log.append({ terms, tool: 'a_b', at });
+    const [record] = (await log.load()).records;
+    expect(record?.terms).toHaveLength(USAGE_MAX_TERMS);
+    expect(record?.terms.slice(0, 2)).toEqual(['padded', 't0']);
+    expect(await log.append({ terms: [' '], tool: 'a_b' })).toMatchObject({
+      ok: false,
+      problem: 'empty-use',
+    });
+    expect(await log.append({ terms: ['a'], tool: '' })).toMatchObject({
+      ok: false,
+      problem: 'empty-use',
+    });
+    expect((await log.load()).records).toHaveLength(1);
+  });
+
+  it('compacts over its cap, keeping the newest uses', async () => {
+    const log = new UsageLog({ file, maxBytes: 4096, compactToBytes: 2048 });
+    for (let index = 0; index < 200; index += 1) {
+      await log.append({ terms: [`n${index}`], tool: 'a_tool', at });
+      expect((await stat(file)).size).toBeLessThanOrEqual(4096);
+    }
+    const { records } = await log.load();
+    const numbers = records.map((record) => Number(record.terms[0]?.slice(1)));
+    expect(numbers.at(-1)).toBe(199);
+    expect(numbers).toEqual(
+      Array.from(
+        { length: numbers.length },
+        (_, index) => 200 - numbers.length + index,
+      ),
+    );
+    expect(numbers.length).toBeGreaterThan(20);
+    expect(numbers.length).toBeLessThan(60);
+  });
+
+  it('skips corrupt lines with one warning, repairs a cut last line, drops corrupt lines on compaction', async () => {
+    await mkdir(path.dirname(file), { recursive: true });
+    const good =
+      '{"v":1,"at":"2026-11-30T12:00:00.000Z","tool":"a_b","terms":["x"]}';
+    await writeFile(
+      file,
+      [
+        good,
+        'not json',
+        '{"v":2,"at":"2026-11-30T12:00:00.000Z","tool":"a_b","terms":["x"]}',
+        '{"v":1,"at":"yesterday","tool":"a_b","terms":["x"]}',
+        '{"v":1,"at":"2026-11-30T12:00:00.000Z","tool":"a_b","terms":[]}',
+        good,
+        '{"v":1,"at":"2026-11-30T12:00',
+      ].join('\n'),
+    );
+    const lines: string[] = [];
+    const log = new UsageLog({ file, log: (line) => lines.push(line) });
+    const loaded = await log.load();
+    expect(loaded.records).toHaveLength(2);
+    expect(loaded.corruptLines).toBe(5);
+    expect(lines).toEqual([
+      `usage file ${file}: skipped 5 corrupt lines (first at line 2); they are dropped at the next compaction`,
+    ]);
+    await log.append({ terms: ['y'], tool: 'c_d', at });
+    const after = await log.load();
+    expect(after.records.map((record) => record.tool)).toEqual([
+      'a_b',
+      'a_b',
+      'c_d',
+    ]);
+    expect(await log.compact()).toEqual({ ok: true, kept: 3, dropped: 5 });
+    expect((await log.load()).corruptLines).toBe(0);
+  });
+
+  it('survives a file it cannot write or read, and says so once', async () => {
+    await writeFile(path.join(directory, 'plain'), 'x');
+    const lines: string[] = [];
+    const blocked = new UsageLog({
+      file: path.join(directory, 'plain', 'usage.jsonl'),
+      log: (line) => lines.push(line),
+    });
+    const first = await blocked.append({ terms: ['a'], tool: 'a_b' });
+    const second = await blocked.append({ terms: ['b'], tool: 'a_b' });
+    expect(first).toMatchObject({ ok: false, problem: 'unwritable' });
+    expect(second).toMatchObject({ ok: false, problem: 'unwritable' });
+    expect(await blocked.load()).toMatchObject({
+      status: { ok: true },
+      records: [],
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /usage file .* is unwritable \(.*\); search keeps working/,
+    );
+
+    const directoryAsFile = path.join(directory, 'a-directory');
+    await mkdir(directoryAsFile);
+    const unreadable = new UsageLog({
+      file: directoryAsFile,
+      log: (line) => lines.push(line),
+    });
+    expect((await unreadable.load()).status).toMatchObject({
+      ok: false,
+      problem: 'unreadable',
+    });
+    expect(
+      await unreadable.append({ terms: ['a'], tool: 'a_b' }),
+    ).toMatchObject({
+      ok: false,
+      problem: 'unwritable',
+    });
+    const description = await unreadable.describe();
+    expect(description.status.ok).toBe(false);
+    expect(formatUsageDescription(description)).toMatch(/is unreadable/);
+  });
+
+  it('is disabled by off', async () => {
+    const log = new UsageLog({ file: 'off' });
+    expect(log.enabled).toBe(false);
+    expect(log.file).toBeUndefined();
+    expect(await log.append({ terms: ['a'], tool: 'a_b' })).toMatchObject({
+      problem: 'disabled',
+    });
+    expect((await log.load()).records).toEqual([]);
+    expect(formatUsageDescription(await log.describe())).toBe(
+      'usage file: off (learning from use is disabled)',
+    );
+  });
+
+  it('describes the file for --check', async () => {
+    const log = new UsageLog({ file });
+    expect(formatUsageDescription(await log.describe())).toBe(
+      `usage file ${file}: not created yet (0 uses)`,
+    );
+    await log.append({ terms: ['a'], tool: 'a_b', at });
+    await log.append({ terms: ['b'], tool: 'a_b', at });
+    const description = await log.describe();
+    expect(description).toMatchObject({
+      file,
+      enabled: true,
+      exists: true,
+      uses: 2,
+      corruptLines: 0,
+      sizeBytes: (await stat(file)).size,
+    });
+    expect(formatUsageDescription(description)).toBe(
+      `usage file ${file}: 134 B, 2 uses (compacted over 2.0 MiB)`,
+    );
+  });
+
+  it('parses only valid lines', () => {
+    expect(
+      parseUsageLine(
+        '{"v":1,"at":"2026-01-01T00:00:00Z","tool":"a","terms":["b"]}',
+      ),
+    ).toEqual({
+      at: '2026-01-01T00:00:00Z',
+      tool: 'a',
+      terms: ['b'],
+    });
+    expect(
+      parseUsageLine(
+        '{"v":1,"at":"2026-01-01T00:00:00Z","tool":"a","terms":[1]}',
+      ),
+    ).toBeUndefined();
+    expect(parseUsageLine('[]')).toBeUndefined();
+  });
+
+  it('defaults to the state directory', () => {
+    expect(
+      defaultUsageFilePath({ env: { XDG_STATE_HOME: '/s' }, home: '/h' }),
+    ).toBe('/s/heretek/usage.jsonl');
+    expect(defaultUsageFilePath({ env: {}, home: '/h' })).toBe(
+      '/h/.local/state/heretek/usage.jsonl',
+    );
+  });
+});
+
+function run(
+  script: string,
+  args: string[],
+  onReady: () => void,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', onReady);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('two broker processes on one usage file', () => {
+  const COUNT = 500;
+
+  async function writers(maxBytes: number, compactTo: number) {
+    const script = await writeAppender(path.join(directory, 'compiled'));
+    const go = path.join(directory, 'go');
+    let ready = 0;
+    const results = await Promise.all(
+      ['one', 'two'].map((writer) =>
+        run(
+          script,
+          [
+            file,
+            writer,
+            String(COUNT),
+            String(maxBytes),
+            String(compactTo),
+            go,
+          ],
+          () => {
+            ready += 1;
+            if (ready === 2) void writeFile(go, '');
+          },
+        ),
+      ),
+    );
+    for (const result of results) {
+      expect(result).toEqual({ code: 0, stderr: '' });
+    }
+    const { records, corruptLines } = await new UsageLog({ file }).load();
+    expect(corruptLines).toBe(0);
+    const byWriter = (writer: string) =>
+      records
+        .filter((record) => record.tool === `${writer}_tool`)
+        .map((record) => Number(record.terms[0]?.slice(1)));
+    return { records, one: byWriter('one'), two: byWriter('two') };
+  }
+
+  it('lose no append', async () => {
+    const { records, one, two } = await writers(2 * 1024 * 1024, 1024 * 1024);
+    const all = Array.from({ length: COUNT }, (_, index) => index);
+    expect(one).toEqual(all);
+    expect(two).toEqual(all);
+    expect(records).toHaveLength(2 * COUNT);
+    // The two processes really wrote at the same time.
+    const switches = records.filter(
+      (record, index) => index > 0 && record.tool !== records[index - 1]?.tool,
+    ).length;
+    expect(switches).toBeGreaterThan(1);
+  });
+
+  it('lose no append while compacting: each writer keeps an unbroken run of its newest uses', async () => {
+    const { one, two } = await writers(4096, 2048);
+    expect(one.length + two.length).toBeGreaterThan(0);
+    for (const numbers of [one, two]) {
+      if (numbers.length === 0) continue;
+      const first = numbers[0] as number;
+      expect(numbers).toEqual(
+        Array.from({ length: numbers.length }, (_, index) => first + index),
+      );
+    }
+    // Whoever finished last still has its final use.
+    expect([one.at(-1), two.at(-1)]).toContain(COUNT - 1);
+    expect((await stat(file)).size).toBeLessThanOrEqual(4096);
+  });
+});

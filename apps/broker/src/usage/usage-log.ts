@@ -1,0 +1,535 @@
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { heretekStateDir } from '../trust/state-dir.js';
+
+/**
+ * The local file of learned uses (a search followed by a successful call of
+ * one of its hits). One JSON object per line:
+ *
+ * ```json
+ * {"v":1,"at":"2026-11-30T16:00:00.000Z","tool":"github_create_issue","terms":["create","issue","bug"]}
+ * ```
+ *
+ * `terms` are the request's search terms as the catalog tokenizes them, never
+ * the raw text; `tool` is the qualified name called; nothing else (no
+ * arguments, no results, no user or machine name). Files of several people
+ * merge by concatenation.
+ *
+ * Bounds: at most {@link USAGE_MAX_TERMS} terms of at most
+ * {@link USAGE_MAX_TERM_LENGTH} characters per line, and the file is compacted
+ * when it grows over {@link USAGE_FILE_MAX_BYTES} (2 MiB, about 15,000 to
+ * 20,000 uses): the newest lines that fit in {@link USAGE_COMPACT_TO_BYTES}
+ * (1.5 MiB) are kept, corrupt lines dropped.
+ *
+ * Sharing one file between brokers: every append and every compaction runs
+ * under a lock file (`<file>.lock`, created exclusively, holding the pid).
+ * An append is one `write` of one whole line to a descriptor opened with
+ * `O_APPEND`, so lines never interleave; a compaction reads, keeps the tail,
+ * writes a temporary file and renames it over the log while holding the lock,
+ * so no append can land in between and be lost. A lock whose process is gone,
+ * or older than {@link USAGE_LOCK_STALE_MS}, is removed. If the lock cannot be
+ * had within {@link USAGE_LOCK_WAIT_MS}, the line is still appended (one
+ * `O_APPEND` write) and compaction waits for a later append. Appends from
+ * outside the broker (`cat a >> b`) take no lock: do not run them while a
+ * broker is writing.
+ *
+ * Nothing here throws: a missing, unreadable or unwritable file comes back as
+ * a {@link UsageStatus}, and each kind of problem is logged once.
+ */
+
+/** Version written in each line's `v`. */
+export const USAGE_LINE_VERSION = 1;
+/** The file is compacted when it grows over this many bytes (2 MiB). */
+export const USAGE_FILE_MAX_BYTES = 2 * 1024 * 1024;
+/** Compaction keeps the newest lines that fit in this many bytes (1.5 MiB). */
+export const USAGE_COMPACT_TO_BYTES = 1.5 * 1024 * 1024;
+/** Terms kept per use (the first ones). */
+export const USAGE_MAX_TERMS = 32;
+/** Longest term kept, in characters (longer ones are dropped). */
+export const USAGE_MAX_TERM_LENGTH = 64;
+/** Longest tool name accepted. */
+export const USAGE_MAX_TOOL_LENGTH = 512;
+/** How long an append waits for the lock before writing without it. */
+export const USAGE_LOCK_WAIT_MS = 2_000;
+/** A lock older than this is taken to be left behind by a crash. */
+export const USAGE_LOCK_STALE_MS = 10_000;
+
+/** One learned use. */
+export type UsageRecord = {
+  /** ISO 8601 time of the call. */
+  at: string;
+  /** Qualified name of the tool called. */
+  tool: string;
+  /** Search terms of the request, as the catalog tokenizes them. */
+  terms: string[];
+};
+
+/** Outcome of a usage-file operation; `ok: false` never stops the broker. */
+export type UsageStatus =
+  | { ok: true }
+  | {
+      ok: false;
+      /**
+       * `disabled`: the file is `off`; `unreadable` / `unwritable`: the file
+       * system refused; `empty-use`: nothing to record (no terms or no tool).
+       */
+      problem: 'disabled' | 'unreadable' | 'unwritable' | 'empty-use';
+      message: string;
+    };
+
+/** What {@link UsageLog.load} read. */
+export type UsageLoad = {
+  status: UsageStatus;
+  /** Valid uses, oldest first. */
+  records: UsageRecord[];
+  /** Lines skipped because they are not valid uses. */
+  corruptLines: number;
+};
+
+/** What `--check` reports about the usage file. */
+export type UsageDescription = {
+  /** The file, or `undefined` when learning is off. */
+  file: string | undefined;
+  enabled: boolean;
+  exists: boolean;
+  sizeBytes: number;
+  uses: number;
+  corruptLines: number;
+  maxBytes: number;
+  status: UsageStatus;
+};
+
+/** `heretek/usage.jsonl` under the state directory (see `heretekStateDir`). */
+export function defaultUsageFilePath(
+  options: { env?: NodeJS.ProcessEnv; home?: string } = {},
+): string {
+  return path.join(heretekStateDir(options), 'usage.jsonl');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses one line; `undefined` when it is not a valid use. */
+export function parseUsageLine(line: string): UsageRecord | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(data) || data.v !== USAGE_LINE_VERSION) return undefined;
+  const { at, tool, terms } = data;
+  if (
+    typeof at !== 'string' ||
+    Number.isNaN(Date.parse(at)) ||
+    typeof tool !== 'string' ||
+    tool === '' ||
+    tool.length > USAGE_MAX_TOOL_LENGTH ||
+    !Array.isArray(terms) ||
+    terms.length === 0 ||
+    terms.length > USAGE_MAX_TERMS ||
+    !terms.every(
+      (term) =>
+        typeof term === 'string' &&
+        term !== '' &&
+        term.length <= USAGE_MAX_TERM_LENGTH,
+    )
+  ) {
+    return undefined;
+  }
+  return { at, tool, terms: terms as string[] };
+}
+
+function cleanTerms(terms: readonly string[]): string[] {
+  return terms
+    .filter((term): term is string => typeof term === 'string')
+    .map((term) => term.trim())
+    .filter((term) => term !== '' && term.length <= USAGE_MAX_TERM_LENGTH)
+    .slice(0, USAGE_MAX_TERMS);
+}
+
+function errorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code !== undefined && !message.includes(code)
+    ? `${code}: ${message}`
+    : message;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The usage file (see this module's header). Construct it at start (no I/O);
+ * call {@link load} after the first `tools/list` has been answered.
+ *
+ * @example
+ * ```ts
+ * const usage = new UsageLog({ file: config.usageFile ?? defaultUsageFilePath(), log });
+ * const { records } = await usage.load();
+ * await usage.append({ terms: ['create', 'issue'], tool: 'github_create_issue' });
+ * ```
+ */
+export class UsageLog {
+  /** The file, or `undefined` when learning is off. */
+  readonly file: string | undefined;
+  readonly #maxBytes: number;
+  readonly #compactTo: number;
+  readonly #lockWaitMs: number;
+  readonly #log: (line: string) => void;
+  readonly #logged = new Set<string>();
+
+  constructor(options: {
+    /** The usage file; `'off'` disables learning. */
+    file: string;
+    /** Compact when the file grows over this (default {@link USAGE_FILE_MAX_BYTES}). */
+    maxBytes?: number;
+    /** Keep this much on compaction (default {@link USAGE_COMPACT_TO_BYTES}, at most `maxBytes`). */
+    compactToBytes?: number;
+    /** Lock wait before an unlocked append (default {@link USAGE_LOCK_WAIT_MS}). */
+    lockWaitMs?: number;
+    /** Diagnostic sink (stderr in the broker); each kind of problem is logged once. */
+    log?: (line: string) => void;
+  }) {
+    this.file =
+      options.file.trim().toLowerCase() === 'off'
+        ? undefined
+        : path.resolve(options.file);
+    this.#maxBytes = Math.max(1024, options.maxBytes ?? USAGE_FILE_MAX_BYTES);
+    this.#compactTo = Math.min(
+      this.#maxBytes,
+      Math.max(
+        256,
+        options.compactToBytes ??
+          Math.round(
+            (this.#maxBytes * USAGE_COMPACT_TO_BYTES) / USAGE_FILE_MAX_BYTES,
+          ),
+      ),
+    );
+    this.#lockWaitMs = options.lockWaitMs ?? USAGE_LOCK_WAIT_MS;
+    this.#log = options.log ?? (() => {});
+  }
+
+  /** True unless the file is `off`. */
+  get enabled(): boolean {
+    return this.file !== undefined;
+  }
+
+  #problem(problem: 'unreadable' | 'unwritable', error: unknown): UsageStatus {
+    const message = `usage file ${this.file ?? ''} is ${problem} (${errorText(error)}); search keeps working without learned uses${problem === 'unwritable' ? ' being saved' : ''}`;
+    if (!this.#logged.has(problem)) {
+      this.#logged.add(problem);
+      this.#log(message);
+    }
+    return { ok: false, problem, message };
+  }
+
+  #disabled(): UsageStatus {
+    return {
+      ok: false,
+      problem: 'disabled',
+      message: 'usage learning is off',
+    };
+  }
+
+  /**
+   * Reads every valid use, oldest first. A missing file is an empty log; a
+   * corrupt line is skipped and reported in one warning per load.
+   */
+  async load(): Promise<UsageLoad> {
+    if (this.file === undefined) {
+      return { status: this.#disabled(), records: [], corruptLines: 0 };
+    }
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if (isMissing(error)) {
+        return { status: { ok: true }, records: [], corruptLines: 0 };
+      }
+      return {
+        status: this.#problem('unreadable', error),
+        records: [],
+        corruptLines: 0,
+      };
+    }
+    const records: UsageRecord[] = [];
+    let corruptLines = 0;
+    let firstCorrupt = 0;
+    const lines = text.split('\n');
+    lines.forEach((line, index) => {
+      if (line.trim() === '') return;
+      const record = parseUsageLine(line);
+      if (record === undefined) {
+        corruptLines += 1;
+        if (firstCorrupt === 0) firstCorrupt = index + 1;
+      } else {
+        records.push(record);
+      }
+    });
+    if (corruptLines > 0) {
+      this.#log(
+        `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${firstCorrupt}); they are dropped at the next compaction`,
+      );
+    }
+    return { status: { ok: true }, records, corruptLines };
+  }
+
+  /**
+   * Appends one use (one `O_APPEND` write of one line, mode 0600 on
+   * creation) and compacts when the file is over its cap. Terms are trimmed,
+   * empty and over-long ones dropped, the first {@link USAGE_MAX_TERMS} kept.
+   */
+  async append(use: {
+    terms: readonly string[];
+    tool: string;
+    at?: Date;
+  }): Promise<UsageStatus> {
+    if (this.file === undefined) return this.#disabled();
+    const terms = cleanTerms(use.terms);
+    if (
+      terms.length === 0 ||
+      use.tool === '' ||
+      use.tool.length > USAGE_MAX_TOOL_LENGTH
+    ) {
+      return {
+        ok: false,
+        problem: 'empty-use',
+        message: 'a use needs search terms and a tool name',
+      };
+    }
+    const record = {
+      v: USAGE_LINE_VERSION,
+      at: (use.at ?? new Date()).toISOString(),
+      tool: use.tool,
+      terms,
+    };
+    const line = `${JSON.stringify(record)}\n`;
+    try {
+      await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      return this.#problem('unwritable', error);
+    }
+    const release = await this.#lock();
+    try {
+      const size = await this.#appendLine(line);
+      if (release !== undefined && size > this.#maxBytes) {
+        await this.#compactLocked();
+      }
+      return { ok: true };
+    } catch (error) {
+      return this.#problem('unwritable', error);
+    } finally {
+      await release?.();
+    }
+  }
+
+  /** One write; a missing final newline left by a crash is repaired first. */
+  async #appendLine(line: string): Promise<number> {
+    const file = this.file as string;
+    const handle = await open(file, 'a+', 0o600);
+    try {
+      const { size } = await handle.stat();
+      let text = line;
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await handle.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) text = `\n${line}`;
+      }
+      await handle.write(text);
+      return (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Takes the lock file; `undefined` when it could not be had in time (the
+   * caller then appends without it and skips compaction).
+   */
+  async #lock(): Promise<(() => Promise<void>) | undefined> {
+    const lockFile = `${this.file as string}.lock`;
+    const deadline = Date.now() + this.#lockWaitMs;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const handle = await open(lockFile, 'wx', 0o600);
+        await handle.write(`${process.pid}\n`);
+        await handle.close();
+        return () => rm(lockFile, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          return undefined;
+        }
+      }
+      await this.#removeStaleLock(lockFile);
+      if (Date.now() >= deadline) return undefined;
+      await sleep(Math.min(50, 2 + attempt * 3 + Math.random() * 5));
+    }
+  }
+
+  async #removeStaleLock(lockFile: string): Promise<void> {
+    try {
+      const [text, info] = await Promise.all([
+        readFile(lockFile, 'utf8'),
+        stat(lockFile),
+      ]);
+      const pid = Number.parseInt(text, 10);
+      const dead = Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+      if (dead || Date.now() - info.mtimeMs > USAGE_LOCK_STALE_MS) {
+        await rm(lockFile, { force: true });
+      }
+    } catch {
+      // Gone already, or being written: try again.
+    }
+  }
+
+  /**
+   * Compacts now when over the cap (under the lock): keeps the newest valid
+   * lines that fit in the compaction size. Returns how many lines were kept
+   * and dropped.
+   */
+  async compact(): Promise<UsageStatus & { kept?: number; dropped?: number }> {
+    if (this.file === undefined) return this.#disabled();
+    const release = await this.#lock();
+    if (release === undefined) {
+      return {
+        ok: false,
+        problem: 'unwritable',
+        message: `usage file ${this.file}: another process holds ${this.file}.lock`,
+      };
+    }
+    try {
+      return { ok: true, ...(await this.#compactLocked()) };
+    } catch (error) {
+      return this.#problem('unwritable', error);
+    } finally {
+      await release();
+    }
+  }
+
+  async #compactLocked(): Promise<{ kept: number; dropped: number }> {
+    const file = this.file as string;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if (isMissing(error)) return { kept: 0, dropped: 0 };
+      throw error;
+    }
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    const kept: string[] = [];
+    let bytes = 0;
+    for (let index = lines.length - 1; index >= 0; index -= 1) {
+      const line = lines[index] as string;
+      if (parseUsageLine(line) === undefined) continue;
+      const size = Buffer.byteLength(line) + 1;
+      if (bytes + size > this.#compactTo) break;
+      kept.push(line);
+      bytes += size;
+    }
+    kept.reverse();
+    const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(
+        temporary,
+        kept.length > 0 ? `${kept.join('\n')}\n` : '',
+        { mode: 0o600, flag: 'wx' },
+      );
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    return { kept: kept.length, dropped: lines.length - kept.length };
+  }
+
+  /** The file, its size and how many uses it holds, for `--check`. */
+  async describe(): Promise<UsageDescription> {
+    const base = {
+      file: this.file,
+      enabled: this.enabled,
+      maxBytes: this.#maxBytes,
+    };
+    if (this.file === undefined) {
+      return {
+        ...base,
+        exists: false,
+        sizeBytes: 0,
+        uses: 0,
+        corruptLines: 0,
+        status: this.#disabled(),
+      };
+    }
+    let sizeBytes = 0;
+    let exists = false;
+    try {
+      sizeBytes = (await stat(this.file)).size;
+      exists = true;
+    } catch (error) {
+      if (!isMissing(error)) {
+        return {
+          ...base,
+          exists: false,
+          sizeBytes: 0,
+          uses: 0,
+          corruptLines: 0,
+          status: this.#problem('unreadable', error),
+        };
+      }
+    }
+    const { status, records, corruptLines } = exists
+      ? await this.load()
+      : { status: { ok: true } as UsageStatus, records: [], corruptLines: 0 };
+    return {
+      ...base,
+      exists,
+      sizeBytes,
+      uses: records.length,
+      corruptLines,
+      status,
+    };
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * One `--check` line, e.g.
+ * `usage file /home/a/.local/state/heretek/usage.jsonl: 12.4 KiB, 96 uses (compacted over 2.0 MiB)`.
+ */
+export function formatUsageDescription(description: UsageDescription): string {
+  if (!description.enabled) {
+    return 'usage file: off (learning from use is disabled)';
+  }
+  const where = `usage file ${description.file ?? ''}`;
+  if (!description.status.ok) return `${where}: ${description.status.message}`;
+  if (!description.exists) {
+    return `${where}: not created yet (0 uses)`;
+  }
+  const corrupt =
+    description.corruptLines > 0
+      ? `, ${description.corruptLines} corrupt line${description.corruptLines === 1 ? '' : 's'} skipped`
+      : '';
+  return `${where}: ${formatBytes(description.sizeBytes)}, ${description.uses} use${description.uses === 1 ? '' : 's'}${corrupt} (compacted over ${formatBytes(description.maxBytes)})`;
+}
