@@ -1,6 +1,7 @@
 export { VERSION } from './version.js';
 export { GatewayClient } from './gateway-client.js';
 export type {
+  CallProgress,
   CallToolOptions,
   CallToolResult,
   EndpointInfo,
@@ -8,7 +9,13 @@ export type {
   McpTool,
 } from './gateway-client.js';
 export { GATEWAY_MODES, gatewayClientOptionsSchema } from './config.js';
-export type { GatewayClientOptions, GatewayMode } from './config.js';
+export type {
+  GatewayClientOptions,
+  GatewayLogEntry,
+  GatewayMode,
+  ServerRequestExtra,
+  ServerRequestFrom,
+} from './config.js';
 export {
   GatewayAbortedError,
   GatewayClosedError,

@@ -1,0 +1,290 @@
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Progress,
+} from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayClient, type CallProgress } from './gateway-client.js';
+import { GatewayErrorCode, type GatewayError } from './errors.js';
+import type { GatewayLogEntry } from './config.js';
+import {
+  startSessionfulServer,
+  type Listening,
+} from './__fixtures__/servers.js';
+import { startTaskServer } from './__fixtures__/task-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function track<T extends { close: () => Promise<void> }>(item: T): T {
+  cleanups.push(() => item.close());
+  return item;
+}
+
+const POLL = { timeout: 8_000, interval: 20 };
+
+function client(
+  server: Listening,
+  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
+) {
+  return track(
+    new GatewayClient({
+      url: server.url,
+      mode: 'per-target',
+      role: 'director',
+      timeoutMs: 5_000,
+      ...extra,
+    }),
+  );
+}
+
+const text = (result: { content: unknown[] }) =>
+  (result.content[0] as { text?: string } | undefined)?.text ?? '';
+
+function initializeCapabilities(server: Listening): Record<string, unknown> {
+  const initialize = server.requests.find((r) => r.rpcMethod === 'initialize');
+  return (
+    (
+      initialize?.body as {
+        params?: { capabilities?: Record<string, unknown> };
+      }
+    )?.params?.capabilities ?? {}
+  );
+}
+
+describe('progress', () => {
+  it('passes on as many notifications as a direct call gets, unchanged', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const direct = new Client({ name: 'direct', version: '1.0.0' });
+    await direct.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/alpha`)),
+    );
+    cleanups.push(() => direct.close());
+    const seenDirect: Progress[] = [];
+    await direct.callTool(
+      { name: 'progress', arguments: { steps: 4 } },
+      { onprogress: (progress) => seenDirect.push(progress) },
+    );
+
+    const seen: CallProgress[] = [];
+    const gateway = client(server);
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'progress',
+      arguments: { steps: 4 },
+      onProgress: (progress) => seen.push(progress),
+    });
+    expect(text(result)).toBe('done in 4 steps (token present)');
+    expect(seenDirect).toHaveLength(4);
+    expect(seen).toEqual(
+      seenDirect.map(({ progress, total, message }) => ({
+        progress,
+        total,
+        message,
+      })),
+    );
+    expect(seen[3]).toEqual({
+      progress: 4,
+      total: 4,
+      message: 'step 4 of 4',
+    });
+  });
+
+  it('sends no progress token without onProgress', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const result = await client(server).callTool({
+      target: 'alpha',
+      tool: 'progress',
+      arguments: { steps: 2 },
+    });
+    expect(text(result)).toBe('done in 2 steps (token absent)');
+  });
+
+  it('restarts the timeout on each progress, up to maxTotalTimeoutMs', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server, { timeoutMs: 600 });
+    // 6 steps 250 ms apart: 1.5 s in all, never 600 ms without progress.
+    let count = 0;
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'progress',
+      arguments: { steps: 6, ms: 250 },
+      onProgress: () => {
+        count += 1;
+      },
+    });
+    expect(text(result)).toBe('done in 6 steps (token present)');
+    expect(count).toBe(6);
+
+    const silent = (await gateway
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 1_500 } })
+      .catch((caught: unknown) => caught)) as GatewayError;
+    expect(silent.code).toBe(GatewayErrorCode.Timeout);
+
+    const capped = (await gateway
+      .callTool({
+        target: 'alpha',
+        tool: 'progress',
+        arguments: { steps: 20, ms: 200 },
+        onProgress: () => undefined,
+        maxTotalTimeoutMs: 1_000,
+      })
+      .catch((caught: unknown) => caught)) as GatewayError;
+    expect(capped.code).toBe(GatewayErrorCode.Timeout);
+    expect(capped.message).toContain('maxTotalTimeoutMs');
+  });
+});
+
+describe('task-augmented calls (2025-11-25 tasks)', () => {
+  it('calls a task-required tool and returns the final result', async () => {
+    const server = track(await startTaskServer());
+    const gateway = client(server);
+    const tools = await gateway.listTools({ target: 'tasks' });
+    expect(tools[0]?.execution?.taskSupport).toBe('required');
+    const result = await gateway.callTool({
+      target: 'tasks',
+      tool: 'research',
+      arguments: { topic: 'radare2', ms: 300 },
+      task: { ttlMs: 30_000 },
+    });
+    expect(text(result)).toBe('research: radare2 done');
+    const methods = server.requests.map((r) => r.rpcMethod);
+    expect(methods).toContain('tasks/get');
+    expect(methods).toContain('tasks/result');
+    const call = server.requests.find((r) => r.rpcMethod === 'tools/call');
+    expect(
+      (call?.body as { params?: { task?: unknown } }).params?.task,
+    ).toEqual({ ttl: 30_000 });
+  });
+
+  it('a plain call of a task-required tool is refused by the server', async () => {
+    const server = track(await startTaskServer());
+    const result = await client(server).callTool({
+      target: 'tasks',
+      tool: 'research',
+      arguments: {},
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('requires task augmentation');
+  });
+
+  it('aborting the signal mid-task sends tasks/cancel, and the work stops', async () => {
+    const server = track(await startTaskServer());
+    const gateway = client(server);
+    const controller = new AbortController();
+    const call = gateway
+      .callTool({
+        target: 'tasks',
+        tool: 'research',
+        arguments: { topic: 'slow', ms: 20_000 },
+        task: true,
+        signal: controller.signal,
+      })
+      .catch((caught: unknown) => caught);
+    await expect
+      .poll(
+        () => server.requests.some((r) => r.rpcMethod === 'tasks/get'),
+        POLL,
+      )
+      .toBe(true);
+    controller.abort();
+    expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
+    await expect
+      .poll(
+        () => server.requests.some((r) => r.rpcMethod === 'tasks/cancel'),
+        POLL,
+      )
+      .toBe(true);
+    await expect.poll(() => server.cancelledTasks.length, POLL).toBe(1);
+  });
+});
+
+describe('server-to-client requests during a call', () => {
+  it('round-trips an elicitation through onElicitation, naming the target', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const asked: Array<{ target: string; message: unknown }> = [];
+    const gateway = client(server, {
+      onElicitation: async (request, extra) => {
+        expect(extra.signal.aborted).toBe(false);
+        asked.push({ target: request.target, message: request.params.message });
+        return { action: 'accept', content: { binary: 'a.out' } };
+      },
+    });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'ask',
+      arguments: {},
+    });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain('"binary":"a.out"');
+    expect(asked).toEqual([{ target: 'alpha', message: 'Which binary?' }]);
+    expect(initializeCapabilities(server)).toHaveProperty('elicitation');
+  });
+
+  it('without onElicitation declares no capability and the server gets -32601 at once', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server, { timeoutMs: 60_000 });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'ask',
+      arguments: {},
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/refused: .*(-32601|Method not found)/);
+    expect(initializeCapabilities(server)).not.toHaveProperty('elicitation');
+  });
+
+  it('round-trips sampling through onSampling', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server, {
+      onSampling: async (request) => ({
+        role: 'assistant',
+        model: 'test-model',
+        content: {
+          type: 'text',
+          text: `teal for ${request.target} (${request.params.messages.length} message)`,
+        },
+      }),
+    });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'sample',
+      arguments: {},
+    });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain('teal for alpha (1 message)');
+    expect(initializeCapabilities(server)).toHaveProperty('sampling');
+  });
+
+  it('without onSampling declares no capability and the server gets -32601 at once', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const result = await client(server, { timeoutMs: 60_000 }).callTool({
+      target: 'alpha',
+      tool: 'sample',
+      arguments: {},
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/refused: .*(-32601|Method not found)/);
+    expect(initializeCapabilities(server)).not.toHaveProperty('sampling');
+  });
+});
+
+describe('backend logs', () => {
+  it('passes notifications/message of a call on with level and target', async () => {
+    const server = track(await startSessionfulServer());
+    const entries: GatewayLogEntry[] = [];
+    const gateway = client(server, { onLog: (entry) => entries.push(entry) });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'chatty',
+      arguments: {},
+    });
+    expect(text(result)).toBe('done after notifications');
+    expect(entries).toEqual([
+      { target: 'alpha', level: 'info', data: 'working on it' },
+      { target: 'alpha', level: 'info', data: 'almost done' },
+    ]);
+  });
+});
