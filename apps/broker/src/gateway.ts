@@ -13,7 +13,7 @@ const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
 
 /** What the broker passes on from the gateway client besides its configuration. */
 export type GatewayHooks = {
-  /** A backend (or, multiplexed, the gateway) said its tool list changed. */
+  /** A backend said its tool list changed (multiplexed: target `*`, the whole gateway). */
   onToolsListChanged?: (event: { target: string }) => void;
 };
 
@@ -49,12 +49,10 @@ export async function createGateway(
       }),
     );
   }
-  // Passed on only to a client that knows the option (its schema is strict).
-  const listChanged =
-    hooks.onToolsListChanged !== undefined &&
-    'onToolsListChanged' in gatewayClientOptionsSchema.shape;
   return new GatewayClient({
     ...options,
-    ...(listChanged ? { onToolsListChanged: hooks.onToolsListChanged } : {}),
-  } as ConstructorParameters<typeof GatewayClient>[0]);
+    ...(hooks.onToolsListChanged === undefined
+      ? {}
+      : { onToolsListChanged: hooks.onToolsListChanged }),
+  });
 }
