@@ -45,7 +45,12 @@ export {
   type PinsFile,
   type ReadOnlyReason,
 } from './pin-store.js';
-export { reviewTool, type ToolReview } from './review-tool.js';
+export {
+  cleanSchemaTexts,
+  reviewTool,
+  type ToolReview,
+} from './review-tool.js';
+export { TrustLayer, type ListedTool } from './trust-layer.js';
 export {
   SEARCH_DESCRIPTION_MAX_CHARS,
   hiddenCharactersLogLine,

@@ -377,6 +377,17 @@ export class PinStore {
     return result;
   }
 
+  /**
+   * Forgets the current definitions of tools a backend no longer lists (their
+   * pins stay in the file, so a tool that comes back is compared again).
+   */
+  forget(names: Iterable<string>): void {
+    for (const name of names) {
+      this.#current.delete(name);
+      this.#firstSeen.delete(name);
+    }
+  }
+
   /** The tool's standing against its pin, or `undefined` for a tool never observed. */
   status(name: string): PinStatus | undefined {
     const current = this.#current.get(name);

@@ -28,14 +28,19 @@ export type ToolReview = {
   logLines: string[];
 };
 
-function cleanSchema(
+/**
+ * A copy of a JSON Schema with every `description` and `title` string
+ * cleaned by `sanitizeDescription`; `counter.removed` grows by the number of
+ * characters removed. Nothing that validation reads changes.
+ */
+export function cleanSchemaTexts(
   node: unknown,
   counter: { removed: number },
   depth = 0,
 ): unknown {
   if (depth > 64) return node;
   if (Array.isArray(node)) {
-    return node.map((item) => cleanSchema(item, counter, depth + 1));
+    return node.map((item) => cleanSchemaTexts(item, counter, depth + 1));
   }
   if (typeof node !== 'object' || node === null) return node;
   const result: Record<string, unknown> = {};
@@ -48,7 +53,7 @@ function cleanSchema(
       counter.removed += cleaned.removed;
       result[key] = cleaned.text;
     } else {
-      result[key] = cleanSchema(value, counter, depth + 1);
+      result[key] = cleanSchemaTexts(value, counter, depth + 1);
     }
   }
   return result;
@@ -78,7 +83,7 @@ export function reviewTool(options: {
 }): ToolReview {
   const sanitized = sanitizeDescription({ text: options.description ?? '' });
   const counter = { removed: 0 };
-  const inputSchema = cleanSchema(options.inputSchema, counter);
+  const inputSchema = cleanSchemaTexts(options.inputSchema, counter);
   const flags = flagTool({
     tool: options.tool,
     description: sanitized.text,

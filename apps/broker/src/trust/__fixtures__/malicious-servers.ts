@@ -21,6 +21,7 @@ import {
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../definition-hash.js';
+import type { ListedTool } from '../trust-layer.js';
 
 export type FixtureTool = {
   name: string;
@@ -35,6 +36,8 @@ export type MaliciousServers = {
   tools: Map<string, FixtureTool[]>;
   /** Lists a target through the SDK client: qualified definitions. */
   listDefinitions: (target: string) => Promise<ToolDefinition[]>;
+  /** Lists a target through the SDK client: the tools as listed (bare names). */
+  listTools: (target: string) => Promise<ListedTool[]>;
   close: () => Promise<void>;
 };
 
@@ -235,26 +238,34 @@ export async function startMaliciousServers(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listTools = async (target: string): Promise<ListedTool[]> => {
+    const client = new Client({ name: 'trust-fixture', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp/${target}`)),
+    );
+    try {
+      const { tools: listed } = await client.listTools();
+      return listed.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: tool.annotations,
+      }));
+    } finally {
+      await client.close();
+    }
+  };
   return {
     url,
     tools: state,
-    listDefinitions: async (target) => {
-      const client = new Client({ name: 'trust-fixture', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp/${target}`)),
-      );
-      try {
-        const { tools: listed } = await client.listTools();
-        return listed.map((tool) => ({
-          name: `${target}_${tool.name}`,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          annotations: tool.annotations as Record<string, unknown> | undefined,
-        }));
-      } finally {
-        await client.close();
-      }
-    },
+    listTools,
+    listDefinitions: async (target) =>
+      (await listTools(target)).map((tool) => ({
+        name: `${target}_${tool.name}`,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: tool.annotations as Record<string, unknown> | undefined,
+      })),
     close: async () => {
       await Promise.allSettled([...handlers.values()].map((h) => h.close()));
       server.closeAllConnections();
