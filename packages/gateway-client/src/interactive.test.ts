@@ -288,3 +288,36 @@ describe('backend logs', () => {
     ]);
   });
 });
+
+describe('multiplexed mode', () => {
+  it('names the target whose call carried the elicitation and the logs', async () => {
+    const server = track(
+      await startSessionfulServer({
+        interactive: true,
+        multiplexedNames: true,
+      }),
+    );
+    const asked: string[] = [];
+    const entries: GatewayLogEntry[] = [];
+    const gateway = client(server, {
+      mode: 'multiplexed',
+      onElicitation: async (request) => {
+        asked.push(request.target);
+        return { action: 'decline' };
+      },
+      onLog: (entry) => entries.push(entry),
+    });
+    const [first, second] = await Promise.all([
+      gateway.callTool({ target: 'alpha', tool: 'ask', arguments: {} }),
+      gateway.callTool({ target: 'beta', tool: 'chatty', arguments: {} }),
+    ]);
+    expect(text(first)).toContain('"action":"decline"');
+    expect(text(second)).toBe('done after notifications');
+    expect(asked).toEqual(['alpha']);
+    expect(entries.map((entry) => entry.target)).toEqual(['beta', 'beta']);
+    const calls = server.requests.filter((r) => r.rpcMethod === 'tools/call');
+    expect(
+      calls.map((r) => (r.body as { params: { name: string } }).params.name),
+    ).toEqual(expect.arrayContaining(['alpha_ask', 'beta_chatty']));
+  });
+});

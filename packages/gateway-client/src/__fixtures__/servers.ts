@@ -164,6 +164,8 @@ export type ToolServerOptions = {
   tools?: ToolDefinition[];
   /** Cursors name the session that issued them; another session's cursor is -32602. */
   sessionCursors?: boolean;
+  /** Accept `<target>_<tool>` names in calls (drop everything up to the first `_`), as behind a multiplexing gateway. */
+  multiplexedNames?: boolean;
   /** The session id this server instance serves (for `sessionCursors`). */
   sessionId?: () => string | undefined;
 };
@@ -291,7 +293,10 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
   });
   server.setRequestHandler('tools/call', async (request, context) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    switch (request.params.name) {
+    const name = options.multiplexedNames
+      ? request.params.name.slice(request.params.name.indexOf('_') + 1)
+      : request.params.name;
+    switch (name) {
       case 'echo':
         return { content: [{ type: 'text', text: String(args.text ?? '') }] };
       case 'add':
