@@ -25,3 +25,4 @@ export {
   UseRecorder,
   type RecordedUse,
 } from './use-recorder.js';
+export { UsageLearning } from './usage-learning.js';
