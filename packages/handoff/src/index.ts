@@ -1,3 +1,4 @@
+export { VERSION } from './version.js';
 export {
   HANDOFF_LIMITS,
   HANDOFF_MEDIA_TYPE,

@@ -1,3 +1,4 @@
+export { VERSION } from './version.js';
 export { SkillError } from './errors.js';
 export type { SkillErrorCode } from './errors.js';
 export type { SkillFrontMatter } from './front-matter.js';
