@@ -8,6 +8,7 @@
  * flag and binds every interface; the tests never use another address, and
  * every child process group is killed by `stop()`. Not shipped.
  */
+import { createRequire } from 'node:module';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -15,6 +16,13 @@ import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
 
 const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
+
+// The packages whose bins the tests run, resolved here so that a missing one
+// fails by name (and dependency checks see that they are used).
+const require = createRequire(import.meta.url);
+require.resolve('supergateway/package.json');
+require.resolve('@modelcontextprotocol/server-memory/package.json');
+require.resolve('@modelcontextprotocol/server-filesystem/package.json');
 
 /** A running supergateway process group. */
 export type Supergateway = {
