@@ -12,15 +12,14 @@
 //   node eval/flag-rate.mjs            # report, exit 1 above the 1 % limit
 //   node eval/flag-rate.mjs --json     # the same as JSON
 //
-// The TypeScript modules are transpiled on the fly with the workspace's
-// `typescript`, so the figure is always that of the current source.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// The TypeScript modules are transpiled on the fly (eval/load-trust.mjs), so
+// the figure is always that of the current source.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
-import ts from 'typescript';
+import { fileURLToPath } from 'node:url';
 import { SEED_TOOLS } from '@heretek/catalog';
+import { loadTrustModules } from './load-trust.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const brokerRoot = path.resolve(here, '..');
@@ -36,34 +35,6 @@ const SETS = [
     file: 'packages/catalog/bench/data/metatool/tools.jsonl',
   },
 ];
-
-async function loadTrustModules() {
-  const dir = await mkdtemp(path.join(tmpdir(), 'heretek-flag-rate-'));
-  try {
-    for (const name of ['sanitize', 'injection-rules']) {
-      const source = await readFile(
-        path.join(brokerRoot, 'src/trust', `${name}.ts`),
-        'utf8',
-      );
-      const { outputText } = ts.transpileModule(source, {
-        compilerOptions: {
-          module: ts.ModuleKind.ESNext,
-          target: ts.ScriptTarget.ES2022,
-        },
-      });
-      await writeFile(path.join(dir, `${name}.mjs`), outputText);
-    }
-    const sanitize = await import(
-      pathToFileURL(path.join(dir, 'sanitize.mjs')).href
-    );
-    const rules = await import(
-      pathToFileURL(path.join(dir, 'injection-rules.mjs')).href
-    );
-    return { ...sanitize, ...rules };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** Tools of a benchmark set: names are `<server>__<tool>`. */
 async function loadSet({ name, file }) {

@@ -11,6 +11,8 @@
  * | `ignore-instructions` | "ignore / disregard / forget / override … previous / prior / system … instructions / prompts / rules" |
  * | `credential-access` | credential and dotfile paths (`~/.ssh`, `id_rsa`, `.aws/credentials`, `.netrc`, `.npmrc`, `.git-credentials`, `/etc/shadow`, `mcp.json`, `claude_desktop_config`, `.kube/config` …), or a read / send / pass verb followed by `.env`, a private or SSH key, a seed phrase or a credentials file |
  * | `shadowing` | names a tool of another target (its qualified name, or a distinctive bare name with `_`, `-` or an inner capital that only other targets have), or says "when / before / after / instead of using <name> tool" about a name that is not this tool's |
+ * | `context-exfiltration` | a pass / include / send verb followed by the conversation history, the system prompt, previous messages or "the last message you received" |
+ * | `tool-preference` | "always use / choose this tool", "over / instead of any other tool" |
  * | `redirection` | "all emails / messages / payments … must be sent / forwarded / copied to" |
  * | `conceal-from-user` | "do not tell / inform / mention … the user", "without telling the user", "the user must not know", "keep this secret" |
  * | `hidden-text` | the description spelled text in invisible tag characters |
@@ -22,6 +24,8 @@ export type InjectionRuleId =
   | 'ignore-instructions'
   | 'credential-access'
   | 'shadowing'
+  | 'context-exfiltration'
+  | 'tool-preference'
   | 'redirection'
   | 'conceal-from-user'
   | 'hidden-text';
@@ -45,6 +49,14 @@ export const INJECTION_RULES: readonly InjectionRule[] = [
   },
   { id: 'credential-access', title: 'asks for credentials or dotfiles' },
   { id: 'shadowing', title: "gives instructions about another server's tools" },
+  {
+    id: 'context-exfiltration',
+    title: 'asks for the conversation or the system prompt',
+  },
+  {
+    id: 'tool-preference',
+    title: 'tells the agent to prefer it over other tools',
+  },
   { id: 'redirection', title: 'redirects messages or payments elsewhere' },
   {
     id: 'conceal-from-user',
@@ -63,6 +75,10 @@ const CREDENTIAL_REQUEST =
   /\b(?:read|cat|open|load|include|pass|send|upload|attach|append|copy|leak|exfiltrate|provide|forward)\b[^.\n]{0,60}?(?:(?:^|[\s'"`(~/])\.env\b|\bprivate keys?\b|\bssh keys?\b|\bseed phrases?\b|\bmnemonic phrases?\b|\bcredentials? files?\b|\bsecrets? files?\b|\bpassword files?\b|\bkeychain\b)/i;
 const TOOL_PHRASE =
   /\b(?:when|whenever|before|after|instead of|rather than)\s+(?:using|calling|invoking|running)\s+(?:the\s+)?[`'"]?([A-Za-z][\w.-]*)[`'"]?\s+(?:tool|function)\b/gi;
+const CONTEXT_EXFILTRATION =
+  /\b(?:put|pass|include|send|append|attach|copy|add|provide|forward|paste|insert)\b[^.\n]{0,60}?\b(?:(?:full|entire|whole|complete)\s+)?(?:conversation|chat)\s+(?:history|so far|log|transcript|context)\b|\b(?:put|pass|include|send|append|attach|copy|add|provide|forward|paste|insert)\b[^.\n]{0,60}?\b(?:(?:your|the)\s+system\s+prompt|previous\s+messages|(?:the\s+)?last\s+message\s+you\s+received|your\s+(?:instructions|context\s+window))\b/i;
+const TOOL_PREFERENCE =
+  /\balways\s+(?:use|choose|call|pick|prefer|select)\s+this\s+tool\b|\b(?:over|instead\s+of|rather\s+than|before)\s+(?:any|all|every)\s+other\s+tools?\b/i;
 const REDIRECTION =
   /\b(?:all|every|any)\s+(?:e-?mails?|messages?|payments?|transfers?|transactions?|funds|invoices?)\b[^.\n]{0,40}?\b(?:must|should|shall|have to|need to|are to)\s+(?:also\s+)?(?:be\s+)?(?:sent|forwarded|redirected|copied|routed|bcc(?:'?e?d)?|cc(?:'?e?d)?|transferred)\s+to\b/i;
 const CONCEAL =
@@ -241,6 +257,8 @@ export function flagTool(options: {
   check('shadowing', (text) =>
     shadowingMatch(text, options.tool, options.context),
   );
+  check('context-exfiltration', (text) => CONTEXT_EXFILTRATION.exec(text)?.[0]);
+  check('tool-preference', (text) => TOOL_PREFERENCE.exec(text)?.[0]);
   check('redirection', (text) => REDIRECTION.exec(text)?.[0]);
   check('conceal-from-user', (text) => CONCEAL.exec(text)?.[0]);
   if (tagText.trim() !== '') {
