@@ -11,7 +11,10 @@ import { VERSION } from './version.js';
 
 const USAGE = `Usage:
   heretek-gateway tools <target>                       print every tool of <target> as JSON lines {"name","description","readOnly"}
-  heretek-gateway call <target> <tool> [--args '<json>'] call a tool and print the result as JSON
+  heretek-gateway call <target> <tool> [--args '<json>'] [--task]
+                                                       call a tool and print the result as JSON;
+                                                       --task calls it task-augmented (for taskSupport: required);
+                                                       progress and backend logs go to stderr
   heretek-gateway --help | --version
 
 Environment (same as the broker):
@@ -36,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       args: { type: 'string' },
+      task: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -75,7 +79,13 @@ async function main(argv: string[]): Promise<number> {
     callArguments = parsed as Record<string, unknown>;
   }
 
-  const client = new GatewayClient(gatewayOptionsFromEnv(process.env));
+  const client = new GatewayClient({
+    ...gatewayOptionsFromEnv(process.env),
+    onLog: (entry) =>
+      console.error(
+        `heretek-gateway: log [${entry.target}] ${entry.level}${entry.logger ? ` (${entry.logger})` : ''}: ${JSON.stringify(entry.data)}`,
+      ),
+  });
   try {
     if (command === 'tools') {
       const tools = await client.listTools({ target });
@@ -90,6 +100,11 @@ async function main(argv: string[]): Promise<number> {
       target,
       tool: tool as string,
       arguments: callArguments,
+      task: values.task === true,
+      onProgress: ({ progress, total, message }) =>
+        console.error(
+          `heretek-gateway: progress ${progress}${total === undefined ? '' : `/${total}`}${message ? `: ${message}` : ''}`,
+        ),
     });
     write(`${JSON.stringify(result, null, 2)}\n`);
     if (result.isError) {

@@ -253,6 +253,10 @@ export class GatewayClient {
       standaloneStream:
         parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
       onLog: parsed.onLog,
+      handledRequests: new Set([
+        ...(parsed.onElicitation ? ['elicitation/create'] : []),
+        ...(parsed.onSampling ? ['sampling/createMessage'] : []),
+      ]),
     });
   }
 

@@ -119,6 +119,8 @@ export type GatewayFetchOptions = {
   standaloneStream: boolean;
   /** Receives each `notifications/message` of a backend. */
   onLog: ((entry: LogEntry) => void) | undefined;
+  /** Server-to-client request methods the client has a handler for (their targets are noted). */
+  handledRequests: ReadonlySet<string>;
 };
 
 /** A JSON-RPC request id. */
@@ -846,7 +848,8 @@ function noteServerMessage(
   if (typeof method !== 'string') return;
   const from = target ?? binding.target;
   if (typeof id === 'string' || typeof id === 'number') {
-    binding.serverRequests.set(id, from);
+    if (environment.handledRequests.has(method))
+      binding.serverRequests.set(id, from);
     return;
   }
   if (method !== 'notifications/message' || !environment.onLog) return;
