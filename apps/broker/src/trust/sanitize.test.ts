@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   SEARCH_DESCRIPTION_MAX_CHARS,
@@ -111,5 +112,66 @@ describe('searchDescription', () => {
     const emojiCut = searchDescription({ text: emoji, maxChars: 20 });
     expect(emojiCut).toBe(`${'👨\u200D👩\u200D👧'.repeat(3)}…`);
     expect(searchDescription({ text: ' short\n text ' })).toBe('short text');
+  });
+});
+
+describe('sanitizeDescription on arbitrary text', () => {
+  const hidden =
+    /[\u{E0000}-\u{E007F}\u200B\u2060\uFEFF\u180E\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u00AD\u2061-\u2064\u115F\u1160\u3164\uFFA0\r]/u;
+  const unicode = fc.string({ unit: 'grapheme', maxLength: 60 });
+  const sneaky = fc.array(
+    fc.oneof(
+      unicode,
+      fc.constantFrom(
+        '\u{E0041}',
+        '\u200B',
+        '\u200C',
+        '\u200D',
+        '\u202E',
+        '\u2066',
+        '\uFE0F',
+        '\uFE01',
+        '\u{E0101}',
+        '\u00AD',
+        '\u0007',
+        '\r',
+        '\u3164',
+        '👍',
+        'क',
+        'ب',
+        '葛',
+      ),
+    ),
+    { maxLength: 40 },
+  );
+
+  it('leaves no always-removed character behind, is idempotent and never grows the text', () => {
+    fc.assert(
+      fc.property(sneaky, (parts) => {
+        const text = parts.join('');
+        const once = sanitizeDescription({ text });
+        expect(hidden.test(once.text)).toBe(false);
+        expect(sanitizeDescription({ text: once.text }).text).toBe(once.text);
+        expect(Array.from(once.text).length).toBeLessThanOrEqual(
+          Array.from(text).length,
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('changes nothing in text without format, control, filler or variation-selector characters', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (raw) => {
+        const text = raw.replace(
+          // Variation selectors are removed on purpose, wherever they stand.
+          // eslint-disable-next-line no-misleading-character-class
+          /[\p{Cf}\p{Cc}\u115F\u1160\u3164\uFFA0\u2028\u2029\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu,
+          '',
+        );
+        expect(sanitizeDescription({ text }).text).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

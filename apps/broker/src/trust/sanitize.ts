@@ -81,6 +81,12 @@ const BIDI = new Set([
 const ZERO_WIDTH = new Set([0x200b, 0x2060, 0xfeff, 0x180e]);
 const FILLERS = new Set([0x115f, 0x1160, 0x3164, 0xffa0]);
 
+/** Any character the rule might remove or rewrite; text without one is returned as is. */
+// Control characters and lone variation selectors are exactly what this class looks for.
+const SUSPECT =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class
+  /[\p{Cf}\u0000-\u0008\u000B-\u001F\u007F-\u009F\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u2028\u2029]/u;
+
 function isVariationSelector(cp: number): boolean {
   return (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0100 && cp <= 0xe01ef);
 }
@@ -115,6 +121,9 @@ function endsEmoji(output: string[]): boolean {
 export function sanitizeDescription(options: {
   text: string;
 }): SanitizedDescription {
+  if (!SUSPECT.test(options.text)) {
+    return { text: options.text, removed: 0, classes: {}, tagText: '' };
+  }
   const input = Array.from(options.text.replace(/\r\n?|[\u2028\u2029]/g, '\n'));
   const output: string[] = [];
   const classes: Partial<Record<HiddenCharacterClass, number>> = {};

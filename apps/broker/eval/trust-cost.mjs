@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// What the trust layer costs at discovery: cleaning, rule checks and the
+// definition hash (RFC 8785 canonical JSON + SHA-256, as definitionHash) for
+// the 760 real tools of LiveMCPBench, MetaTool and the seed, repeated to 1,000
+// and 10,000 tools under distinct names and servers. The shadowing context is
+// built once per run over all tools, as the broker does.
+//
+// Run from apps/broker:  node eval/trust-cost.mjs
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import canonicalize from 'canonicalize';
+import { SEED_TOOLS } from '@heretek/catalog';
+import { loadTrustModules } from './load-trust.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '../../..');
+const trust = await loadTrustModules();
+
+const real = [];
+for (const file of [
+  'packages/catalog/bench/data/livemcpbench/tools.jsonl',
+  'packages/catalog/bench/data/metatool/tools.jsonl',
+]) {
+  const text = await readFile(path.join(repoRoot, file), 'utf8');
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const tool = JSON.parse(line);
+    const split = tool.name.indexOf('__');
+    real.push({
+      target: tool.server ?? tool.name.slice(0, split),
+      bareName: tool.name.slice(split + 2),
+      description: tool.description ?? '',
+      inputSchema: tool.inputSchema,
+    });
+  }
+}
+for (const entry of SEED_TOOLS) {
+  real.push({
+    target: entry.target,
+    bareName: entry.tool,
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+  });
+}
+
+function toolsOf(count) {
+  return Array.from({ length: count }, (_, index) => {
+    const tool = real[index % real.length];
+    const copy = Math.floor(index / real.length);
+    const target = copy === 0 ? tool.target : `${tool.target}-${copy}`;
+    return { ...tool, target, name: `${target}_${tool.bareName}` };
+  });
+}
+
+function review(tools) {
+  const context = trust.createShadowingContext(tools);
+  let flagged = 0;
+  for (const tool of tools) {
+    const cleaned = trust.sanitizeDescription({ text: tool.description });
+    const flags = trust.flagTool({
+      tool,
+      description: cleaned.text,
+      tagText: cleaned.tagText,
+      inputSchema: tool.inputSchema,
+      context,
+    });
+    if (flags.length > 0) flagged += 1;
+    createHash('sha256')
+      .update(
+        canonicalize({
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema ?? {},
+          annotations: {},
+        }),
+      )
+      .digest('hex');
+  }
+  return flagged;
+}
+
+const lines = [
+  `machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, Node ${process.version}`,
+];
+for (const count of [1_000, 10_000]) {
+  const tools = toolsOf(count);
+  review(tools); // warm-up
+  const times = [];
+  for (let run = 0; run < 5; run += 1) {
+    const started = performance.now();
+    review(tools);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  lines.push(
+    `${count} tools: clean + rules + hash median ${times[2].toFixed(1)} ms (min ${times[0].toFixed(1)}, max ${times[4].toFixed(1)}), ${((times[2] * 1000) / count).toFixed(1)} µs per tool`,
+  );
+}
+process.stdout.write(`${lines.join('\n')}\n`);
