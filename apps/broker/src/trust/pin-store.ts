@@ -180,9 +180,9 @@ export function serializePinsFile(file: PinsFile): string {
   return `${JSON.stringify(sortKeys(file), null, 2)}\n`;
 }
 
-function entryOf(definition: NormalizedDefinition): PinEntry {
+function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
   return {
-    hash: definitionHash(definition),
+    hash: hash ?? definitionHash(definition),
     description: definition.description,
     inputSchema: definition.inputSchema,
     annotations: definition.annotations,
@@ -220,6 +220,8 @@ export class PinStore {
   #fileReadOnly = false;
   #pins = new Map<string, PinEntry>();
   #current = new Map<string, NormalizedDefinition>();
+  /** {@link definitionHash} of each current definition, computed once per listing. */
+  #currentHash = new Map<string, string>();
   /** Tools pinned by this process (for the `new` status). */
   #firstSeen = new Set<string>();
   #stamp: string | undefined;
@@ -340,20 +342,23 @@ export class PinStore {
   async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
     const definitions = [...listing];
     const result: ObserveResult = { pinned: [], changed: [], unpinned: [] };
-    const fresh: string[] = [];
+    const fresh = new Set<string>();
     for (const definition of definitions) {
       const normalized = normalizeDefinition(definition);
       this.#current.set(normalized.name, normalized);
-      if (!this.#pins.has(normalized.name)) fresh.push(normalized.name);
+      this.#currentHash.set(normalized.name, definitionHash(normalized));
+      if (!this.#pins.has(normalized.name)) fresh.add(normalized.name);
     }
-    if (fresh.length > 0 && !this.readOnly) {
+    if (fresh.size > 0 && !this.readOnly) {
       for (const name of fresh) {
         const current = this.#current.get(name);
-        if (current !== undefined) this.#pins.set(name, entryOf(current));
+        if (current !== undefined) {
+          this.#pins.set(name, entryOf(current, this.#currentHash.get(name)));
+        }
         this.#firstSeen.add(name);
       }
       try {
-        await this.#write({ add: fresh });
+        await this.#write({ add: [...fresh] });
       } catch (error) {
         result.writeError = (error as Error).message;
         if (!this.#warnedWrite) {
@@ -368,7 +373,7 @@ export class PinStore {
       const name = definition.name;
       const status = this.status(name);
       if (status === undefined) continue;
-      if (status.state === 'new' && fresh.includes(name)) {
+      if (status.state === 'new' && fresh.has(name)) {
         result.pinned.push(name);
       }
       if (status.state === 'changed') result.changed.push(name);
@@ -384,6 +389,7 @@ export class PinStore {
   forget(names: Iterable<string>): void {
     for (const name of names) {
       this.#current.delete(name);
+      this.#currentHash.delete(name);
       this.#firstSeen.delete(name);
     }
   }
@@ -394,7 +400,8 @@ export class PinStore {
     if (current === undefined) return undefined;
     const pin = this.#pins.get(name);
     if (pin === undefined) return { state: 'unpinned' };
-    if (pin.hash === definitionHash(current)) {
+    const hash = this.#currentHash.get(name) ?? definitionHash(current);
+    if (pin.hash === hash) {
       return this.#firstSeen.has(name) ? { state: 'new' } : { state: 'pinned' };
     }
     const pinned: NormalizedDefinition = { name, ...pin };
@@ -468,7 +475,9 @@ export class PinStore {
       options.tool === undefined ? [...this.#current.keys()] : [options.tool];
     for (const name of names) {
       const current = this.#current.get(name);
-      if (current !== undefined) this.#pins.set(name, entryOf(current));
+      if (current !== undefined) {
+        this.#pins.set(name, entryOf(current, this.#currentHash.get(name)));
+      }
       this.#firstSeen.delete(name);
     }
     try {
