@@ -1,8 +1,16 @@
-// Loads the broker's description cleaning and injection rules from their
-// TypeScript source (src/trust/sanitize.ts and src/trust/injection-rules.ts),
-// transpiled on the fly with the workspace's `typescript`, so an evaluation
-// always measures the current source.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Loads the broker's trust modules (src/trust/*.ts) from their TypeScript
+// source, transpiled on the fly with the workspace's `typescript` into a
+// temporary directory, so an evaluation always measures the current source.
+// `@heretek/internal` (a source-only workspace package) is transpiled beside
+// them; `canonicalize` resolves to the broker's installed copy.
+import {
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,27 +20,48 @@ const brokerRoot = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '..',
 );
+const internalRoot = path.resolve(brokerRoot, '../../packages/internal/src');
 
+async function transpileDirectory(from, to, rewrite) {
+  await mkdir(to, { recursive: true });
+  for (const name of await readdir(from)) {
+    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+    const source = await readFile(path.join(from, name), 'utf8');
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+      },
+    });
+    await writeFile(
+      path.join(to, name.replace(/\.ts$/, '.js')),
+      rewrite(outputText),
+    );
+  }
+}
+
+/** Every export of src/trust/index.ts. */
 export async function loadTrustModules() {
   const dir = await mkdtemp(path.join(tmpdir(), 'heretek-trust-eval-'));
   try {
-    const modules = {};
-    for (const name of ['sanitize', 'injection-rules']) {
-      const source = await readFile(
-        path.join(brokerRoot, 'src/trust', `${name}.ts`),
-        'utf8',
-      );
-      const { outputText } = ts.transpileModule(source, {
-        compilerOptions: {
-          module: ts.ModuleKind.ESNext,
-          target: ts.ScriptTarget.ES2022,
-        },
-      });
-      const file = path.join(dir, `${name}.mjs`);
-      await writeFile(file, outputText);
-      Object.assign(modules, await import(pathToFileURL(file).href));
-    }
-    return modules;
+    await writeFile(path.join(dir, 'package.json'), '{"type":"module"}\n');
+    await transpileDirectory(
+      internalRoot,
+      path.join(dir, 'internal'),
+      (text) => text,
+    );
+    const canonicalize = import.meta.resolve('canonicalize');
+    await transpileDirectory(
+      path.join(brokerRoot, 'src/trust'),
+      path.join(dir, 'trust'),
+      (text) =>
+        text
+          .replaceAll("from '@heretek/internal'", "from '../internal/index.js'")
+          .replaceAll("from 'canonicalize'", `from '${canonicalize}'`),
+    );
+    return await import(
+      pathToFileURL(path.join(dir, 'trust', 'index.js')).href
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -5,9 +5,13 @@
 // and 10,000 tools under distinct names and servers. The shadowing context is
 // built once per run over all tools, as the broker does.
 //
+// Then the pins file at the same sizes: the first discovery (pin every tool,
+// write the file), opening the file again (parse and check every hash), and a
+// discovery of unchanged tools (hash and compare).
+//
 // Run from apps/broker:  node eval/trust-cost.mjs
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
@@ -99,5 +103,40 @@ for (const count of [1_000, 10_000]) {
   lines.push(
     `${count} tools: clean + rules + hash median ${times[2].toFixed(1)} ms (min ${times[0].toFixed(1)}, max ${times[4].toFixed(1)}), ${((times[2] * 1000) / count).toFixed(1)} µs per tool`,
   );
+}
+const median = (values) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const directory = await mkdtemp(path.join(os.tmpdir(), 'heretek-pins-cost-'));
+try {
+  for (const count of [1_000, 10_000]) {
+    const definitions = toolsOf(count).map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    }));
+    const first = [];
+    const open = [];
+    const again = [];
+    let size = 0;
+    for (let run = 0; run < 5; run += 1) {
+      const file = path.join(directory, `pins-${count}-${run}.json`);
+      let started = performance.now();
+      const store = await trust.PinStore.open({ path: file });
+      await store.observe(definitions);
+      first.push(performance.now() - started);
+      started = performance.now();
+      const reopened = await trust.PinStore.open({ path: file });
+      open.push(performance.now() - started);
+      started = performance.now();
+      await reopened.observe(definitions);
+      again.push(performance.now() - started);
+      size = (await stat(file)).size;
+    }
+    lines.push(
+      `${count} tools, pins file ${(size / 1024 / 1024).toFixed(1)} MiB: first discovery ${median(first).toFixed(0)} ms, open ${median(open).toFixed(0)} ms, unchanged discovery ${median(again).toFixed(0)} ms (medians of 5)`,
+    );
+  }
+} finally {
+  await rm(directory, { recursive: true, force: true });
 }
 process.stdout.write(`${lines.join('\n')}\n`);
