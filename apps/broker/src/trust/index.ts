@@ -46,6 +46,12 @@ export {
   type ReadOnlyReason,
 } from './pin-store.js';
 export {
+  describePins,
+  formatPendingPins,
+  formatPinsDescription,
+  type PinsDescription,
+} from './pin-report.js';
+export {
   cleanSchemaTexts,
   reviewTool,
   type ToolReview,
@@ -54,6 +60,7 @@ export { TrustLayer, type ListedTool } from './trust-layer.js';
 export {
   SEARCH_DESCRIPTION_MAX_CHARS,
   hiddenCharactersLogLine,
+  revealInvisible,
   sanitizeDescription,
   searchDescription,
   type HiddenCharacterClass,

@@ -265,6 +265,11 @@ export class PinStore {
     return this.#readOnlyReason;
   }
 
+  /** How many tools have a pin (in the file, or in memory when it could not be saved). */
+  get pinnedCount(): number {
+    return this.#pins.size;
+  }
+
   /** True when nothing is written on its own. */
   get readOnly(): boolean {
     return this.#readOnlyReason !== undefined;

@@ -242,3 +242,21 @@ export function searchDescription(options: {
   const cut = boundary > head.length / 2 ? head.slice(0, boundary) : head;
   return `${cut.replace(/[\s,;:.-]+$/u, '')}…`;
 }
+
+const INVISIBLE =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class
+  /[\p{Cf}\u0000-\u0008\u000B-\u001F\u007F-\u009F\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u2028\u2029]/gu;
+
+/**
+ * Makes every invisible, format and control character visible as `\u{…}`
+ * (tabs and line feeds stay): for text shown to a person who must review it,
+ * such as the `--pin` prompt, where hidden text must not stay hidden and
+ * terminal escape sequences must not run.
+ */
+export function revealInvisible(text: string): string {
+  return text.replace(
+    INVISIBLE,
+    (char) =>
+      `\\u{${(char.codePointAt(0) as number).toString(16).toUpperCase()}}`,
+  );
+}
