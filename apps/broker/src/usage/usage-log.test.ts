@@ -6,6 +6,7 @@ import {
   readdir,
   rm,
   stat,
+  symlink,
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -181,6 +182,19 @@ describe('UsageLog', () => {
     const description = await unreadable.describe();
     expect(description.status.ok).toBe(false);
     expect(formatUsageDescription(description)).toMatch(/is unreadable/);
+  });
+
+  it('refuses to follow a symlink planted at its path', async () => {
+    await mkdir(path.dirname(file), { recursive: true });
+    const victim = path.join(directory, 'victim.txt');
+    await writeFile(victim, 'untouched\n');
+    await symlink(victim, file);
+    const log = new UsageLog({ file });
+    expect(await log.append({ terms: ['a'], tool: 'a_b' })).toMatchObject({
+      ok: false,
+      problem: 'unwritable',
+    });
+    expect(await readFile(victim, 'utf8')).toBe('untouched\n');
   });
 
   it('is disabled by off', async () => {

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +35,9 @@ import { heretekStateDir } from '../trust/state-dir.js';
  * `O_APPEND` write) and compaction waits for a later append. Appends from
  * outside the broker (`cat a >> b`) take no lock: do not run them while a
  * broker is writing.
+ *
+ * The file is opened with `O_NOFOLLOW`: a symlink at its path is refused
+ * (reported unwritable), never followed.
  *
  * Nothing here throws: a missing, unreadable or unwritable file comes back as
  * a {@link UsageStatus}, and each kind of problem is logged once.
@@ -344,7 +348,15 @@ export class UsageLog {
   /** One write; a missing final newline left by a crash is repaired first. */
   async #appendLine(line: string): Promise<number> {
     const file = this.file as string;
-    const handle = await open(file, 'a+', 0o600);
+    // O_NOFOLLOW: a symlink planted at the usage path is refused, not followed.
+    const handle = await open(
+      file,
+      constants.O_RDWR |
+        constants.O_APPEND |
+        constants.O_CREAT |
+        constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       const { size } = await handle.stat();
       let text = line;
