@@ -11,6 +11,7 @@ import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
 import { BrokerError, quote } from './errors.js';
 import type {
+  CallProgress,
   DiscoveryOutcome,
   GatewayMode,
   ToolCallResult,
@@ -96,6 +97,8 @@ export class Broker {
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
   readonly #defaultProfile: string | undefined;
+  /** Bare names of the tools each target lists with `taskSupport: "required"`. */
+  readonly #taskRequired = new Map<string, ReadonlySet<string>>();
 
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
@@ -120,6 +123,15 @@ export class Broker {
             failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
             initialWaitMs: options.initialDiscoveryWaitMs ?? 3_000,
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            onListed: (target, tools) =>
+              this.#taskRequired.set(
+                target,
+                new Set(
+                  tools
+                    .filter((t) => t.execution?.taskSupport === 'required')
+                    .map((t) => t.name),
+                ),
+              ),
             log,
           });
     this.#calls = new CallPipeline({
@@ -128,6 +140,8 @@ export class Broker {
       hasTarget: (target) => this.#backends.has(target),
       gateway: options.gateway,
       breakers: new BackendBreakers(options.circuitBreaker, log),
+      taskRequired: (target, tool) =>
+        this.#taskRequired.get(target)?.has(tool) === true,
       shutdown: this.#shutdown.signal,
       log,
     });
@@ -257,19 +271,26 @@ export class Broker {
   /**
    * Calls a tool by exact name: role check (a tool not in the catalog counts
    * as mutating), argument check against the tool's schema, the backend's
-   * circuit breaker, then `tools/call` through the gateway. Refusals throw
-   * `BrokerError`; a backend's own `isError` result is returned as it came.
+   * circuit breaker, then `tools/call` through the gateway (task-augmented,
+   * waiting for the task's result, when the backend lists the tool with
+   * `taskSupport: "required"`). Refusals throw `BrokerError`; a backend's
+   * own `isError` result is returned as it came.
    */
   async callTool(options: {
     name: string;
     arguments?: Record<string, unknown>;
     signal?: AbortSignal;
+    /** Receives the backend's progress; without it the backend is not asked for progress. */
+    onProgress?: (progress: CallProgress) => void;
   }): Promise<ToolCallResult> {
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
     return this.#calls.call({
       name: options.name,
       arguments: options.arguments ?? {},
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onProgress === undefined
+        ? {}
+        : { onProgress: options.onProgress }),
     });
   }
 

@@ -6,7 +6,7 @@ import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorMessage } from './discovery.js';
 import { BrokerError, quote } from './errors.js';
-import type { ToolCallResult, ToolGateway } from './types.js';
+import type { CallProgress, ToolCallResult, ToolGateway } from './types.js';
 
 /** What {@link CallPipeline} needs from the broker around it. */
 export type CallPipelineOptions = {
@@ -16,6 +16,8 @@ export type CallPipelineOptions = {
   hasTarget: (target: string) => boolean;
   gateway: ToolGateway | undefined;
   breakers: BackendBreakers;
+  /** Whether a backend lists the tool with `execution.taskSupport: "required"`. */
+  taskRequired: (target: string, tool: string) => boolean;
   /** Aborted when the broker shuts down: every call in flight is cancelled. */
   shutdown: AbortSignal;
   log: (line: string) => void;
@@ -49,6 +51,7 @@ export class CallPipeline {
     name: string;
     arguments: Record<string, unknown>;
     signal?: AbortSignal;
+    onProgress?: (progress: CallProgress) => void;
   }): Promise<ToolCallResult> {
     const { name, arguments: args } = options;
     const entry = this.#o.catalog.get(name);
@@ -85,6 +88,14 @@ export class CallPipeline {
           tool: route.tool,
           arguments: args,
           signal,
+          // Without a progress token from the client, the backend is not asked for progress.
+          ...(options.onProgress === undefined
+            ? {}
+            : { onProgress: options.onProgress }),
+          // A tool that requires a task is called as one; the broker waits for its result.
+          ...(this.#o.taskRequired(route.target, route.tool)
+            ? { task: true }
+            : {}),
         }),
       );
     } catch (error) {

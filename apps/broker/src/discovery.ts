@@ -27,6 +27,8 @@ export type DiscoveryOptions = {
   initialWaitMs: number;
   /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
   listChangedDebounceMs: number;
+  /** Sees every listing that replaced a backend's entries, as listed (bare names). */
+  onListed?: (target: string, tools: readonly GatewayTool[]) => void;
   log: (line: string) => void;
 };
 
@@ -294,6 +296,7 @@ export class DiscoveryScheduler {
       entriesOf(backend, tools, this.#o.log),
     );
     this.#applied.set(backend.target, sequence);
+    this.#o.onListed?.(backend.target, tools);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { GatewayClient } from '@heretek/gateway-client';
 import type { BrokerConfig } from './config.js';
 import { BrokerConfigError } from './errors.js';
 import type { ToolGateway } from './types.js';
@@ -11,11 +12,13 @@ const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
   role: 'HERETEK_BROKER_ROLE',
 };
 
+type GatewayOptions = ConstructorParameters<typeof GatewayClient>[0];
+
 /** What the broker passes on from the gateway client besides its configuration. */
-export type GatewayHooks = {
-  /** A backend said its tool list changed (multiplexed: target `*`, the whole gateway). */
-  onToolsListChanged?: (event: { target: string }) => void;
-};
+export type GatewayHooks = Pick<
+  GatewayOptions,
+  'onToolsListChanged' | 'onElicitation' | 'onSampling' | 'onLog'
+>;
 
 /**
  * The gateway the broker discovers and calls tools through, built from its
@@ -49,10 +52,5 @@ export async function createGateway(
       }),
     );
   }
-  return new GatewayClient({
-    ...options,
-    ...(hooks.onToolsListChanged === undefined
-      ? {}
-      : { onToolsListChanged: hooks.onToolsListChanged }),
-  });
+  return new GatewayClient({ ...options, ...hooks });
 }

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server/stdio';
 import { Broker } from './broker.js';
 import { CHECK_EXIT, checkReport } from './check.js';
+import { ClientBridge } from './client-bridge.js';
 import {
   BrokerConfigError,
   ENVIRONMENT_HELP,
@@ -202,6 +203,7 @@ async function serve(
   });
 
   let toolsListChanged: (target: string) => void = () => {};
+  const bridge = new ClientBridge(log);
   let gateway: ToolGateway | undefined;
   try {
     gateway = config.offline
@@ -209,6 +211,10 @@ async function serve(
       : await createGateway(config, {
           // Live tool lists: a backend's tools/list_changed re-lists it alone.
           onToolsListChanged: ({ target }) => toolsListChanged(target),
+          // What a backend sends back during a call goes to the client or to stderr.
+          onElicitation: bridge.elicit,
+          onSampling: bridge.sample,
+          onLog: bridge.logFromBackend,
         });
   } catch (error) {
     process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
@@ -231,6 +237,7 @@ async function serve(
 
   let skillsNote = '';
   const server = createBrokerServer({ broker });
+  bridge.attach(server);
   if (config.skillsRoot !== undefined) {
     skillsNote = await serveSkills({
       server,

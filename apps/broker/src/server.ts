@@ -116,11 +116,25 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
     async (input: unknown, ctx) => {
       try {
         const { name, arguments: toolArguments } = parseCallArguments(input);
-        // A client's notifications/cancelled aborts the gateway call too.
+        // Progress is asked of the backend only for a client that sent a token,
+        // and forwarded under that token with progress, total and message as sent.
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
         const result = await broker.callTool({
           name,
           arguments: toolArguments ?? {},
           signal: ctx.mcpReq.signal,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onProgress: (progress) =>
+                  void ctx.mcpReq
+                    .notify({
+                      method: 'notifications/progress',
+                      params: { progressToken, ...progress },
+                    })
+                    .catch(() => {}),
+              }),
         });
         return result as ToolCallResult & { content: never[] };
       } catch (error) {

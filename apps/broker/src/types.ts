@@ -6,6 +6,15 @@ export type GatewayTool = {
   description?: string;
   inputSchema?: unknown;
   annotations?: ToolAnnotations;
+  /** MCP 2025-11-25: whether the tool must, may or must not be called as a task. */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' | string };
+};
+
+/** One `notifications/progress` of a call, as the backend sent it. */
+export type CallProgress = {
+  progress: number;
+  total?: number;
+  message?: string;
 };
 
 /** The MCP `CallToolResult` shape the broker passes back to the agent. */
@@ -34,6 +43,10 @@ export type ToolGateway = {
     tool: string;
     arguments: Record<string, unknown>;
     signal?: AbortSignal;
+    /** When given, the call asks for progress and each notification arrives here; each one restarts the request's timeout. */
+    onProgress?: (progress: CallProgress) => void;
+    /** Call task-augmented and wait for the task's result. */
+    task?: boolean;
   }): Promise<ToolCallResult>;
   /** Ends every session and aborts what is in flight. */
   close(): Promise<void>;

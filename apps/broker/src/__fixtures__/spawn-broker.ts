@@ -69,6 +69,16 @@ export type SpawnedBroker = {
 /** Starts the broker with `env` (merged over a minimal environment) and connects a client. */
 export async function spawnBroker(
   env: Record<string, string>,
+  options: {
+    /** Capabilities the client declares (elicitation, sampling ...). */
+    capabilities?: ConstructorParameters<typeof Client>[1] extends infer O
+      ? O extends { capabilities?: infer C }
+        ? C
+        : never
+      : never;
+    /** Installs request handlers on the client before it connects. */
+    prepare?: (client: Client) => void;
+  } = {},
 ): Promise<SpawnedBroker> {
   const child = spawn(process.execPath, [BROKER_CLI], {
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -80,7 +90,13 @@ export async function spawnBroker(
     stderr += chunk;
   });
   const transport = new RecordingStdioTransport(child);
-  const client = new Client({ name: 'broker-e2e', version: '1.0.0' });
+  const client = new Client(
+    { name: 'broker-e2e', version: '1.0.0' },
+    options.capabilities === undefined
+      ? undefined
+      : { capabilities: options.capabilities },
+  );
+  options.prepare?.(client);
   await client.connect(transport);
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),

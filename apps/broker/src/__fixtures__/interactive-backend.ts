@@ -1,0 +1,297 @@
+// Test fixture: a sessionful MCP backend with the behaviours of
+// server-everything that a call's lifecycle depends on, built with SDK v1
+// (`@modelcontextprotocol/sdk` 1.32, whose experimental task runtime answers
+// tasks/get, tasks/result and tasks/cancel; SDK v2 has no task runtime).
+// Served on 127.0.0.1 at /mcp/<target> (per-target routing). Tools:
+// - `steps` {count}: one notifications/progress per step (progress, total, message), then a result;
+// - `ask`: elicitation/create during the call; answers with what came back, or the error;
+// - `sample`: sampling/createMessage during the call, the same way;
+// - `chatty`: two notifications/message (warning, error) during the call;
+// - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task.
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+export type InteractiveBackend = {
+  url: string;
+  /** Task ids whose work saw a cancellation. */
+  cancelledTasks: string[];
+  /** Task ids created. */
+  createdTasks: string[];
+  /** Every `notifications/cancelled` reason seen, for plain calls. */
+  close: () => Promise<void>;
+};
+
+type Extra = {
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: {
+    method: string;
+    params: Record<string, unknown>;
+  }) => Promise<void>;
+  sendRequest: (
+    r: { method: string; params: Record<string, unknown> },
+    schema: unknown,
+  ) => Promise<unknown>;
+};
+
+const text = (value: string) => ({
+  content: [{ type: 'text' as const, text: value }],
+});
+
+/** Starts the backend for `target`. */
+export async function startInteractiveBackend(
+  target: string,
+): Promise<InteractiveBackend> {
+  const taskStore = new InMemoryTaskStore();
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const cancelledTasks: string[] = [];
+  const createdTasks: string[] = [];
+
+  const build = () => {
+    const server = new McpServer(
+      { name: 'interactive-backend', version: '1.0.0' },
+      {
+        capabilities: {
+          tools: {},
+          logging: {},
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        },
+        taskStore,
+      },
+    );
+    server.registerTool(
+      'steps',
+      {
+        description: 'Work in steps, reporting progress',
+        inputSchema: { count: z.number().int().min(1).max(20) },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ count }, extra) => {
+        const token = (extra as unknown as Extra)._meta?.progressToken;
+        for (let i = 1; i <= count; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (token !== undefined)
+            await (extra as unknown as Extra).sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress: i,
+                total: count,
+                message: `step ${i} of ${count}`,
+              },
+            });
+        }
+        return text(`${count} steps done`);
+      },
+    );
+    server.registerTool(
+      'ask',
+      {
+        description: 'Ask the user for a colour',
+        annotations: { readOnlyHint: true },
+      },
+      async (extra) => {
+        try {
+          const answer = await (extra as unknown as Extra).sendRequest(
+            {
+              method: 'elicitation/create',
+              params: {
+                message: 'Which colour?',
+                requestedSchema: {
+                  type: 'object',
+                  properties: { colour: { type: 'string' } },
+                  required: ['colour'],
+                },
+              },
+            },
+            ElicitResultSchema,
+          );
+          return text(`answer ${JSON.stringify(answer)}`);
+        } catch (error) {
+          return text(
+            `elicitation failed: ${(error as Error).message} (code ${String((error as { code?: unknown }).code)})`,
+          );
+        }
+      },
+    );
+    server.registerTool(
+      'sample',
+      {
+        description: 'Ask the client model for a haiku',
+        annotations: { readOnlyHint: true },
+      },
+      async (extra) => {
+        try {
+          const answer = await (extra as unknown as Extra).sendRequest(
+            {
+              method: 'sampling/createMessage',
+              params: {
+                messages: [
+                  {
+                    role: 'user',
+                    content: { type: 'text', text: 'Write a haiku' },
+                  },
+                ],
+                maxTokens: 50,
+              },
+            },
+            CreateMessageResultSchema,
+          );
+          return text(`sampled ${JSON.stringify(answer)}`);
+        } catch (error) {
+          return text(
+            `sampling failed: ${(error as Error).message} (code ${String((error as { code?: unknown }).code)})`,
+          );
+        }
+      },
+    );
+    server.registerTool(
+      'chatty',
+      {
+        description: 'Log while working',
+        annotations: { readOnlyHint: true },
+      },
+      async (extra) => {
+        for (const [level, data] of [
+          ['warning', 'disk almost full'],
+          ['error', { detail: 'retrying once' }],
+        ] as const)
+          await (extra as unknown as Extra).sendNotification({
+            method: 'notifications/message',
+            params: { level, logger: 'worker', data },
+          });
+        return text('chatty done');
+      },
+    );
+    server.experimental.tasks.registerToolTask(
+      'research',
+      {
+        description: 'Research a topic as a task',
+        inputSchema: {
+          topic: z.string().optional(),
+          ms: z.number().optional(),
+        },
+        execution: { taskSupport: 'required' },
+        annotations: { readOnlyHint: true },
+      },
+      {
+        createTask: (async (
+          args: { ms?: number; topic?: string },
+          extra: {
+            taskStore: {
+              createTask: (o: object) => Promise<{ taskId: string }>;
+              getTask: (id: string) => Promise<{ status: string } | null>;
+              storeTaskResult: (
+                id: string,
+                status: 'completed',
+                result: unknown,
+              ) => Promise<void>;
+            };
+          },
+        ) => {
+          const task = await extra.taskStore.createTask({
+            ttl: 60_000,
+            pollInterval: 50,
+          });
+          createdTasks.push(task.taskId);
+          const end = Date.now() + Number(args.ms ?? 100);
+          void (async () => {
+            while (Date.now() < end) {
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              const current = await extra.taskStore.getTask(task.taskId);
+              if (current?.status === 'cancelled') {
+                cancelledTasks.push(task.taskId);
+                return;
+              }
+            }
+            await extra.taskStore
+              .storeTaskResult(
+                task.taskId,
+                'completed',
+                text(`research on ${args.topic ?? 'nothing'} done`),
+              )
+              .catch(() => {});
+          })();
+          return { task };
+        }) as never,
+        getTask: (async (
+          _args: unknown,
+          extra: {
+            taskId: string;
+            taskStore: { getTask: (id: string) => Promise<unknown> };
+          },
+        ) => extra.taskStore.getTask(extra.taskId)) as never,
+        getTaskResult: (async (
+          _args: unknown,
+          extra: {
+            taskId: string;
+            taskStore: { getTaskResult: (id: string) => Promise<unknown> };
+          },
+        ) => extra.taskStore.getTaskResult(extra.taskId)) as never,
+      },
+    );
+    return server;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url !== `/mcp/${target}`) {
+      res.writeHead(404).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body =
+      chunks.length > 0
+        ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown)
+        : undefined;
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = transports.get(sessionId);
+      if (transport === undefined) {
+        res.writeHead(404).end();
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    const transport: StreamableHTTPServerTransport =
+      new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, transport),
+      });
+    await build().connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    cancelledTasks,
+    createdTasks,
+    close: async () => {
+      for (const transport of transports.values())
+        await transport.close().catch(() => {});
+      taskStore.cleanup();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
