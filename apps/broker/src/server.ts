@@ -17,13 +17,6 @@ import {
 import type { ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 
-/** Names of the three meta-tools, the only tools the broker lists. */
-export const META_TOOL_NAMES = [
-  'mcp_search_tools',
-  'mcp_inspect_schema',
-  'mcp_call_tool',
-] as const;
-
 /**
  * The SDK checks tool input before the handler runs and answers a mismatch
  * with its own `Input validation error: ...`. The broker lists its schemas as
