@@ -373,6 +373,83 @@ describe('Broker without a gateway', () => {
   });
 });
 
+describe('Broker re-listing on tools/list_changed', () => {
+  let backends: McpBackends;
+  let gateway: GatewayClient;
+
+  afterEach(async () => {
+    await gateway?.close();
+    await backends?.close();
+  });
+
+  const NEW_TOOL: FixtureTool = {
+    name: 'count_quokkas',
+    description: 'Count the quokkas on an island',
+    inputSchema: { type: 'object', properties: {} },
+    readOnly: true,
+  };
+
+  it('lists only the backend that changed, once for a burst of notices', async () => {
+    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
+    gateway = new GatewayClient({
+      url: backends.url,
+      mode: 'per-target',
+      role: 'staff-mobile',
+      timeoutMs: 5_000,
+    });
+    const broker = new Broker({
+      role: 'staff-mobile',
+      catalog: seedCatalog(),
+      backends: BACKENDS,
+      gateway: gateway as unknown as ToolGateway,
+      listChangedDebounceMs: 100,
+    });
+    await broker.discover();
+    const before = backends.listings.length;
+    backends.tools.set('adb', [...ADB_TOOLS, NEW_TOOL]);
+    for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
+    await expect
+      .poll(() => broker.catalog.get('adb_count_quokkas'), {
+        timeout: 8_000,
+        interval: 20,
+      })
+      .toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(backends.listings.slice(before)).toEqual(['/mcp/adb']);
+    await broker.close();
+  });
+
+  it('runs the whole multiplexed listing again for a notice from the gateway (target "*")', async () => {
+    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
+    gateway = new GatewayClient({
+      url: backends.url,
+      mode: 'multiplexed',
+      role: 'staff-mobile',
+      timeoutMs: 5_000,
+    });
+    const broker = new Broker({
+      role: 'staff-mobile',
+      catalog: seedCatalog(),
+      backends: BACKENDS,
+      gateway: gateway as unknown as ToolGateway,
+      gatewayMode: 'multiplexed',
+      listChangedDebounceMs: 50,
+    });
+    await broker.discover();
+    const before = backends.listings.length;
+    backends.tools.set('core', [NEW_TOOL]);
+    broker.toolsListChanged('*');
+    await expect
+      .poll(() => broker.catalog.get('core_count_quokkas'), {
+        timeout: 8_000,
+        interval: 20,
+      })
+      .toBeDefined();
+    expect(backends.listings.slice(before)).toEqual(['/mcp']);
+    await broker.close();
+  });
+});
+
 describe('Broker in multiplexed mode', () => {
   let backends: McpBackends;
   let gateway: GatewayClient;
