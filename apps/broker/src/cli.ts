@@ -3,8 +3,12 @@ import { runServer } from './run.js';
 
 runServer({ argv: process.argv.slice(2), env: process.env }).then(
   (code) => {
-    // Serving has ended (or a one-shot command finished): nothing is left to do.
-    process.exit(code);
+    // Serving has ended (or a one-shot command finished): exit once what was
+    // written to stdout has been handed over, even if stdin is still open.
+    process.exitCode = code;
+    if (process.stdout.destroyed || !process.stdout.writable)
+      process.exit(code);
+    else process.stdout.write('', () => process.exit(code));
   },
   (error: unknown) => {
     process.stderr.write(
