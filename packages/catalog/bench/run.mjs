@@ -3,15 +3,20 @@
 // the seed tools and the 527 real MCP tools of bench/data/livemcpbench: each template tool is copied onto numbered servers.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import {
-  ToolCatalog,
-  SEED_TOOLS,
-  toolEntryFromMcpTool,
-} from '../dist/index.js';
-import { targetFromServerName } from '../dist/eval.js';
+// BENCH_DIST=<dir> times another build of the package (e.g. an earlier commit's dist).
+const dist = process.env.BENCH_DIST
+  ? pathToFileURL(`${resolve(process.env.BENCH_DIST)}/`)
+  : new URL('../dist/', import.meta.url);
+const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
+  new URL('index.js', dist).href
+);
+// Builds from before the eval subpath export targetFromServerName from the main entry.
+const { targetFromServerName } = await import(
+  new URL('eval.js', dist).href
+).catch(() => import(new URL('index.js', dist).href));
 
 const require = createRequire(import.meta.url);
 const bm25 = require('wink-bm25-text-search');

@@ -11,7 +11,7 @@ import { SEED_TOOLS } from './entries.js';
 import { WinkIndex } from './__fixtures__/wink-index.js';
 
 describe('Bm25fIndex', () => {
-  it('gives the same scores as wink-bm25-text-search when one field is weighted', () => {
+  it('gives the same scores as wink-bm25-text-search when the bag holds one field', () => {
     const tools = SEED_TOOLS.map((entry) => prepareTool(entry));
     const only = (
       field: (typeof FIELD_NAMES)[number],
@@ -19,11 +19,15 @@ describe('Bm25fIndex', () => {
       Object.fromEntries(
         FIELD_NAMES.map((name) => [
           name,
-          { weight: name === field ? 1 : 0, b: 0.75 },
+          { weight: 0, b: name === field ? 0.75 : 0 },
         ]),
       ) as SearchTuning['fields'];
     const tuning: SearchTuning = {
       ...DEFAULT_TUNING,
+      b: 0.75,
+      bag: Object.fromEntries(
+        FIELD_NAMES.map((name) => [name, name === 'description' ? 1 : 0]),
+      ) as SearchTuning['bag'],
       fields: only('description'),
       groupIdfWeight: 0,
     };

@@ -1,29 +1,65 @@
 import { FIELD_NAMES, type FieldName, type PreparedTool } from './prepare.js';
 
-/** Weight and length normalization of one field in BM25F. */
+/** Extra evidence of one field, scored on its own and added to the bag score. */
 export type FieldTuning = {
-  /** Multiplier of the field's term frequency. */
+  /** Weight of the field's own BM25 score (0: the field counts only inside the bag). */
   weight: number;
-  /** Length normalization strength, 0 (none) to 1 (full). */
+  /** Length normalization of the field's own score, 0 (none) to 1 (full). */
   b: number;
 };
 
 /** Scoring knobs of {@link Bm25fIndex}; the defaults are {@link DEFAULT_TUNING}. */
 export type SearchTuning = {
-  /** BM25 term-frequency saturation. */
+  /** BM25 term-frequency saturation (bag and fields). */
   k1: number;
-  /** Per-field weights and length normalization. */
+  /** Length normalization of the bag, 0 (none) to 1 (full). */
+  b: number;
+  /**
+   * Term-frequency multiplier of each field inside the single bag of words (0 leaves the
+   * field out of the bag). The bag is the base model: one document per tool.
+   */
+  bag: Readonly<Record<FieldName, number>>;
+  /**
+   * Length normalization inside the bag: `'bag'` normalizes the bag's term frequency by the
+   * bag's length (Okapi BM25 over one document), `'field'` normalizes each field's frequency
+   * by that field's length with the field's `b` before summing (BM25F).
+   */
+  bagNormalization: 'bag' | 'field';
+  /** Field evidence added on top of the bag: each field's own BM25 score times its weight. */
   fields: Readonly<Record<FieldName, FieldTuning>>;
+  /**
+   * Query-term frequency saturation (BM25's k3): a term said twice weighs
+   * `(k3 + 1) * 2 / (k3 + 2)`. 0 counts each distinct term once.
+   */
+  queryTermSaturation: number;
   /** Share of the best score within the same target added to each tool of that target (0 disables). */
   siblingWeight: number;
+  /** The sibling bonus of a tool is at most this multiple of its own score (0: no cap). */
+  siblingCap: number;
   /** Bonus for the share of a tool's name words that the query contains (times the best plain score). */
   nameCoverageWeight: number;
-  /** Pseudo-relevance feedback: number of top tools to learn from (0 disables it). */
+  /** The name-coverage bonus of a tool is at most this multiple of its own score (0: no cap). */
+  nameCoverageCap: number;
+  /** Pseudo-relevance feedback (RM3-like): number of top tools to learn from (0 disables it). */
   feedbackDocuments: number;
   /** Pseudo-relevance feedback: number of expansion terms. */
   feedbackTerms: number;
   /** Pseudo-relevance feedback: weight of the expansion query against the original. */
   feedbackWeight: number;
+  /**
+   * Weight of a second ranker, query likelihood with Dirichlet smoothing over the bag, fused
+   * with the BM25 ranking by reciprocal rank (0 disables it).
+   */
+  likelihoodWeight: number;
+  /** Dirichlet prior (mu) of the query-likelihood ranker. */
+  likelihoodMu: number;
+  /** Rank constant of the reciprocal-rank fusion. */
+  fusionK: number;
+  /**
+   * Query weight of the synonyms of a query word that matches nothing, when the catalog
+   * was given a `synonyms` source (0 disables the expansion).
+   */
+  synonymWeight: number;
   /**
    * Share (0 to 1) of a target-level idf blended into each term's idf: the idf of a word
    * among targets (servers) rather than tools. Scaled down for catalogs with few targets
@@ -39,31 +75,72 @@ export type SearchTuning = {
 };
 
 /** Partial tuning: any knob, and any subset of the fields, overrides {@link DEFAULT_TUNING}. */
-export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'fields'>> & {
-  fields?: Partial<Record<FieldName, FieldTuning>>;
+export type SearchTuningOverrides = Partial<
+  Omit<SearchTuning, 'fields' | 'bag'>
+> & {
+  bag?: Partial<Record<FieldName, number>>;
+  fields?: Partial<Record<FieldName, Partial<FieldTuning>>>;
 };
 
-/** Tuning used by default. */
+/**
+ * Tuning used by default: the plain single bag of words with the refinements that the
+ * leave-one-set-out selection kept (`bench/tune.mjs`, record in the package README):
+ * tool-name words weigh 1.5 in the bag, a capped name-coverage bonus, target-level idf.
+ */
 export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,
-  fields: {
-    name: { weight: 3, b: 0.8 },
-    identifier: { weight: 3, b: 0 },
-    target: { weight: 1.5, b: 0.3 },
-    description: { weight: 1, b: 0.5 },
-    parameters: { weight: 1.5, b: 0.5 },
-    parameterText: { weight: 0.5, b: 0.75 },
+  b: 0.75,
+  bag: {
+    name: 1.5,
+    identifier: 0,
+    target: 1,
+    description: 1,
+    parameters: 1,
+    parameterText: 1,
   },
-  siblingWeight: 0.3,
+  bagNormalization: 'bag',
+  fields: {
+    name: { weight: 0, b: 0.8 },
+    identifier: { weight: 0, b: 0 },
+    target: { weight: 0, b: 0.3 },
+    description: { weight: 0, b: 0.5 },
+    parameters: { weight: 0, b: 0.5 },
+    parameterText: { weight: 0, b: 0.75 },
+  },
+  queryTermSaturation: 0,
+  siblingWeight: 0,
+  siblingCap: 0,
   nameCoverageWeight: 0.5,
+  nameCoverageCap: 1,
   feedbackDocuments: 0,
   feedbackTerms: 0,
   feedbackWeight: 0,
+  likelihoodWeight: 0,
+  likelihoodMu: 100,
+  fusionK: 60,
+  synonymWeight: 0,
   relativeCutoff: 0.2,
   idfExponent: 1,
   commonTermShare: 0.2,
   groupIdfWeight: 1,
 };
+
+/** {@link DEFAULT_TUNING} with `overrides` applied (fields and bag merged one by one). */
+export function resolveTuning(
+  overrides: SearchTuningOverrides | undefined,
+): SearchTuning {
+  return {
+    ...DEFAULT_TUNING,
+    ...overrides,
+    bag: { ...DEFAULT_TUNING.bag, ...overrides?.bag },
+    fields: Object.fromEntries(
+      FIELD_NAMES.map((field) => [
+        field,
+        { ...DEFAULT_TUNING.fields[field], ...overrides?.fields?.[field] },
+      ]),
+    ) as SearchTuning['fields'],
+  };
+}
 
 const FIELD_COUNT = FIELD_NAMES.length;
 /** Number of targets at which half of `groupIdfWeight` applies. */
@@ -187,6 +264,9 @@ export class Bm25fIndex {
   readonly #inName: Uint8Array;
   readonly #idf: Float64Array;
   readonly #nameWeight: Float64Array;
+  readonly #bagCounts: Float32Array;
+  readonly #bagLengths: Float64Array;
+  readonly #collection: Float64Array;
 
   /** Builds the index. */
   constructor(options: {
@@ -213,6 +293,11 @@ export class Bm25fIndex {
       (field) => tuning.fields[field].weight,
     );
     const fieldB = FIELD_NAMES.map((field) => tuning.fields[field].b);
+    const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
+    let averageBag = 0;
+    for (let field = 0; field < FIELD_COUNT; field += 1)
+      averageBag += (bagWeights[field] ?? 0) * (averageLengths[field] ?? 0);
+    averageBag = averageBag || 1;
 
     const termCount = vocabulary.size;
     const documentFrequency = new Int32Array(termCount);
@@ -229,6 +314,7 @@ export class Bm25fIndex {
     const total = offsets[termCount] as number;
     const documents = new Int32Array(total);
     const weights = new Float32Array(total);
+    const bagCounts = new Float32Array(total);
     const inName = new Uint8Array(total);
     const idf = new Float64Array(termCount);
     for (let id = 0; id < termCount; id += 1) {
@@ -278,32 +364,58 @@ export class Bm25fIndex {
       if ((documentFrequency[id] as number) > 0) liveTerms += 1;
     this.liveTerms = liveTerms;
     const nameWeight = new Float64Array(tools.length);
+    const bagLengths = new Float64Array(tools.length);
+    const collection = new Float64Array(termCount);
+    let collectionLength = 0;
     const cursor = offsets.slice(0, termCount);
     const k1 = tuning.k1;
     const normalizers = new Float64Array(FIELD_COUNT);
+    const perField = tuning.bagNormalization === 'field';
+    const saturate = (frequency: number): number =>
+      (frequency * (k1 + 1)) / (k1 + frequency);
     stats.forEach((stat, documentIndex) => {
+      let bagLength = 0;
       for (let field = 0; field < FIELD_COUNT; field += 1) {
         const b = fieldB[field] ?? 0.75;
         normalizers[field] =
-          (fieldWeights[field] ?? 1) /
-          (1 -
-            b +
-            (b * (stat.lengths[field] ?? 0)) / (averageLengths[field] ?? 1));
+          1 -
+          b +
+          (b * (stat.lengths[field] ?? 0)) / (averageLengths[field] ?? 1);
+        bagLength += (bagWeights[field] ?? 0) * (stat.lengths[field] ?? 0);
       }
+      bagLengths[documentIndex] = bagLength;
+      collectionLength += bagLength;
+      const bagNormalizer = 1 - tuning.b + (tuning.b * bagLength) / averageBag;
       const ids = docTermIds[documentIndex] as Int32Array;
       let names = 0;
       for (let index = 0; index < ids.length; index += 1) {
-        let frequency = 0;
+        let bag = 0;
+        let normalizedBag = 0;
+        let evidence = 0;
         for (let field = 0; field < FIELD_COUNT; field += 1) {
           const count = stat.counts[index * FIELD_COUNT + field] as number;
-          if (count > 0) frequency += count * (normalizers[field] as number);
+          if (count === 0) continue;
+          bag += count * (bagWeights[field] as number);
+          normalizedBag +=
+            (count * (bagWeights[field] as number)) /
+            (normalizers[field] as number);
+          const weight = fieldWeights[field] as number;
+          if (weight > 0)
+            evidence +=
+              weight * saturate(count / (normalizers[field] as number));
         }
         const id = ids[index] as number;
         const slot = cursor[id] as number;
         cursor[id] = slot + 1;
         documents[slot] = documentIndex;
+        bagCounts[slot] = bag;
+        collection[id] = (collection[id] as number) + bag;
         weights[slot] =
-          ((idf[id] as number) * frequency * (k1 + 1)) / (k1 + frequency);
+          (idf[id] as number) *
+          ((bag > 0
+            ? saturate(perField ? normalizedBag : bag / bagNormalizer)
+            : 0) +
+            evidence);
         if ((stat.counts[index * FIELD_COUNT + NAME_FIELD] as number) > 0) {
           inName[slot] = 1;
           names += idf[id] as number;
@@ -311,6 +423,11 @@ export class Bm25fIndex {
       }
       nameWeight[documentIndex] = names;
     });
+    for (let id = 0; id < termCount; id += 1)
+      collection[id] = (collection[id] as number) / (collectionLength || 1);
+    this.#bagCounts = bagCounts;
+    this.#bagLengths = bagLengths;
+    this.#collection = collection;
     this.#offsets = offsets;
     this.#documents = documents;
     this.#weights = weights;
@@ -369,6 +486,37 @@ export class Bm25fIndex {
       if (nameCovered !== undefined && inName[slot] === 1)
         nameCovered[document] = (nameCovered[document] as number) + idf;
     }
+  }
+
+  /**
+   * Adds a term's query-likelihood evidence (Dirichlet smoothing with prior `mu`) into
+   * `scores` for the tools that contain it: `log(1 + tf / (mu * p(term | catalog)))`. The
+   * part that depends on a tool's length only is added by {@link Bm25fIndex.likelihoodLength}.
+   */
+  accumulateLikelihood(
+    termId: number,
+    queryWeight: number,
+    mu: number,
+    scores: Float64Array,
+  ): void {
+    const end = this.#offsets[termId + 1] as number;
+    const documents = this.#documents;
+    const counts = this.#bagCounts;
+    const prior = mu * ((this.#collection[termId] as number) || 1e-9);
+    for (let slot = this.#offsets[termId] as number; slot < end; slot += 1) {
+      const count = counts[slot] as number;
+      if (count > 0) {
+        const document = documents[slot] as number;
+        scores[document] =
+          (scores[document] as number) +
+          queryWeight * Math.log(1 + count / prior);
+      }
+    }
+  }
+
+  /** The length part of a tool's query-likelihood score for a query of `terms` terms. */
+  likelihoodLength(document: number, terms: number, mu: number): number {
+    return -terms * Math.log((this.#bagLengths[document] ?? 0) + mu);
   }
 
   /** The tools containing a term id. */

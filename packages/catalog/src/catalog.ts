@@ -1,6 +1,6 @@
 import { assertTargetName } from './backends.js';
 import {
-  DEFAULT_TUNING,
+  resolveTuning,
   type SearchTuning,
   type SearchTuningOverrides,
   toolTermStats,
@@ -8,6 +8,7 @@ import {
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
 import { prepareTool } from './prepare.js';
+import { checkTuningOverrides } from './tuning-file.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -92,6 +93,7 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
 export class ToolCatalog {
   #snapshot: Snapshot;
   readonly #tuning: SearchTuning;
+  readonly #synonyms: ((word: string) => readonly string[]) | undefined;
   #queue: Promise<void> = Promise.resolve();
 
   /**
@@ -102,6 +104,11 @@ export class ToolCatalog {
     options: {
       tools?: readonly ToolEntry[];
       tuning?: SearchTuningOverrides;
+      /**
+       * Synonyms of a lower-cased query word, consulted only for words that match no tool
+       * (weighted by the tuning's `synonymWeight`). Loaded and owned by the caller.
+       */
+      synonyms?: (word: string) => readonly string[];
     } = {},
   ) {
     const tools = [...(options.tools ?? [])];
@@ -109,11 +116,18 @@ export class ToolCatalog {
       validateEntry(entry, `tools[${position}]`),
     );
     assertUniqueNames(tools, 'new ToolCatalog');
-    this.#tuning = {
-      ...DEFAULT_TUNING,
-      ...options.tuning,
-      fields: { ...DEFAULT_TUNING.fields, ...options.tuning?.fields },
-    };
+    const problem =
+      options.tuning === undefined
+        ? undefined
+        : checkTuningOverrides(options.tuning);
+    if (problem !== undefined) {
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `new ToolCatalog: ${problem}`,
+      });
+    }
+    this.#tuning = resolveTuning(options.tuning);
+    this.#synonyms = options.synonyms;
     this.#snapshot = buildSnapshot({ entries: tools, tuning: this.#tuning });
   }
 
@@ -284,6 +298,7 @@ export class ToolCatalog {
       target,
       limit,
       tuning: this.#tuning,
+      synonyms: this.#synonyms,
     });
   }
 }

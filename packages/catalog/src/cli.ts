@@ -1,30 +1,37 @@
 #!/usr/bin/env node
-import { existsSync, writeFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ToolCatalog } from './catalog.js';
 import { CatalogError } from './errors.js';
 import {
   evaluateRankings,
   loadBenchmark,
-  rankWithCatalog,
   rankWithPlainBm25,
+  type BenchmarkData,
   type EvaluationReport,
 } from './eval.js';
+import { checkTuningOverrides } from './tuning-file.js';
+import type { SearchTuningOverrides } from './bm25f.js';
 import { VERSION } from './version.js';
 
-const USAGE = `Usage: heretek-catalog eval --data <dir> [--ranked <file>] [--limit 10]
+const USAGE = `Usage: heretek-catalog eval --data <dir> [--data <dir> ...] [--tuning <file.json>]
+                            [--ranked <file>] [--limit 10]
 
-Evaluates the catalog's tool search on a benchmark directory holding tools.jsonl
+Evaluates the catalog's tool search on benchmark directories, each holding tools.jsonl
 ({"name","description","inputSchema","server"} per line) and queries.jsonl
 ({"id","query","relevant":[names],"relevant_groups"?} per line), next to a plain BM25
-reference computed on the same data.
+reference computed on the same data. Prints one row per set and their macro average, with
+the search latency (p50/p99) at each set's size.
 
 Options:
-  --data <dir>      benchmark directory (required)
-  --ranked <file>   also write one JSON line per query: {"id","ranked":[tool names]}
-  --limit <n>       hits per query (default 10)
-  -h, --help        show this help
-  -v, --version     show the version
+  --data <dir>        benchmark directory (required; repeat for several sets)
+  --tuning <file>     JSON object of scoring knobs that override the defaults
+  --ranked <file>     also write one JSON line per query: {"id","ranked":[tool names]}; with
+                      several --data, one file per set: <file> with ".<set>" before its extension
+  --limit <n>         hits per query (default 10)
+  -h, --help          show this help
+  -v, --version       show the version
 `;
 
 /** Exit codes: 0 success, 1 evaluation failed (bad data), 2 bad usage. */
@@ -50,38 +57,133 @@ function resolveOutput(path: string): string {
 const format = (value: number | undefined): string =>
   value === undefined ? '-' : value.toFixed(3);
 
-function table(ours: EvaluationReport, plain: EvaluationReport): string {
-  const keys = ['R@1', 'R@5', 'R@10', 'nDCG@10', 'Hit@1', 'Hit@5'] as const;
+const percentile = (sorted: readonly number[], share: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
+
+type SetResult = {
+  name: string;
+  data: BenchmarkData;
+  ours: EvaluationReport;
+  plain: EvaluationReport;
+  rankings: string[][];
+  p50: number;
+  p99: number;
+  cpuP99: number;
+  buildMs: number;
+};
+
+const KEYS = ['nDCG@10', 'R@5', 'R@1', 'R@10', 'Hit@1', 'Hit@5'] as const;
+
+function evaluateSet(
+  directory: string,
+  tuning: SearchTuningOverrides | undefined,
+  limit: number,
+): SetResult {
+  const data = loadBenchmark({ directory });
+  const started = performance.now();
+  const catalog = new ToolCatalog({
+    tools: data.entries,
+    ...(tuning ? { tuning } : {}),
+  });
+  const buildMs = performance.now() - started;
+  const rankings = data.queries.map((query) =>
+    catalog
+      .search({ query: query.query, limit })
+      .hits.map((hit) => data.benchmarkName.get(hit.name) ?? hit.name),
+  );
+  // Latency: a second pass over the queries, after the first one warmed the code up.
+  // On a shared machine the wall clock also counts time the process was not scheduled;
+  // the CPU time beside it is the search's own cost.
+  const times: number[] = [];
+  const cpuTimes: number[] = [];
+  for (const query of data.queries) {
+    const cpu = process.cpuUsage();
+    const before = performance.now();
+    catalog.search({ query: query.query, limit });
+    times.push(performance.now() - before);
+    const used = process.cpuUsage(cpu);
+    cpuTimes.push((used.user + used.system) / 1000);
+  }
+  times.sort((left, right) => left - right);
+  cpuTimes.sort((left, right) => left - right);
+  return {
+    name: basename(directory),
+    data,
+    ours: evaluateRankings({ queries: data.queries, rankings }),
+    plain: evaluateRankings({
+      queries: data.queries,
+      rankings: rankWithPlainBm25({ data, limit }),
+    }),
+    rankings,
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    cpuP99: percentile(cpuTimes, 0.99),
+    buildMs,
+  };
+}
+
+function table(results: readonly SetResult[]): string {
+  const header = `| set | tools | queries | ${KEYS.join(' | ')} | search p50 / p99 ms (CPU p99) |`;
   const lines = [
-    `| search | ${keys.join(' | ')} |`,
-    `|---|${keys.map(() => '---').join('|')}|`,
-    `| @heretek/catalog | ${keys.map((key) => format(ours.metrics[key])).join(' | ')} |`,
-    `| plain BM25 reference | ${keys.map((key) => format(plain.metrics[key])).join(' | ')} |`,
+    'Each cell: @heretek/catalog / plain BM25 reference.',
+    '',
+    header,
+    `|---|---|---|${KEYS.map(() => '---').join('|')}|---|`,
   ];
-  if (ours.groupAware && plain.groupAware) {
-    const groupKeys = ['R@1', 'R@5', 'R@10', 'nDCG@10'] as const;
+  for (const result of results)
     lines.push(
-      '',
-      'group-aware (any tool of a group of same-named tools satisfies it):',
-      '',
+      `| ${result.name} | ${result.data.tools.length} | ${result.data.queries.length} | ${KEYS.map((key) => `${format(result.ours.metrics[key])} / ${format(result.plain.metrics[key])}`).join(' | ')} | ${result.p50.toFixed(3)} / ${result.p99.toFixed(3)} (${result.cpuP99.toFixed(3)}) |`,
     );
+  if (results.length > 1) {
+    const average = (pick: (result: SetResult) => number): number =>
+      results.reduce((sum, result) => sum + pick(result), 0) / results.length;
     lines.push(
-      `| search | ${groupKeys.join(' | ')} |`,
+      `| macro average | | | ${KEYS.map((key) => `${format(average((result) => result.ours.metrics[key]))} / ${format(average((result) => result.plain.metrics[key]))}`).join(' | ')} | |`,
+    );
+  }
+  const grouped = results.filter(
+    (result) => result.ours.groupAware && result.plain.groupAware,
+  );
+  if (grouped.length > 0) {
+    const groupKeys = ['nDCG@10', 'R@5', 'R@1', 'R@10'] as const;
+    lines.push(
+      '',
+      'Group-aware (any tool of a group of same-named tools satisfies it):',
+      '',
+      `| set | ${groupKeys.join(' | ')} |`,
       `|---|${groupKeys.map(() => '---').join('|')}|`,
     );
-    lines.push(
-      `| @heretek/catalog | ${groupKeys.map((key) => format(ours.groupAware?.[key])).join(' | ')} |`,
-    );
-    lines.push(
-      `| plain BM25 reference | ${groupKeys.map((key) => format(plain.groupAware?.[key])).join(' | ')} |`,
-    );
+    for (const result of grouped)
+      lines.push(
+        `| ${result.name} | ${groupKeys.map((key) => `${format(result.ours.groupAware?.[key])} / ${format(result.plain.groupAware?.[key])}`).join(' | ')} |`,
+      );
   }
   return lines.join('\n');
 }
 
+function rankedFile(base: string, set: string, several: boolean): string {
+  if (!several) return base;
+  const extension = extname(base);
+  return `${base.slice(0, base.length - extension.length)}.${set}${extension}`;
+}
+
+function readTuning(path: string): SearchTuningOverrides {
+  const file = resolveInput(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    fail(`--tuning ${file}: ${(error as Error).message}`, 2);
+  }
+  const problem = checkTuningOverrides(parsed);
+  if (problem !== undefined) fail(`--tuning ${file}: ${problem}`, 2);
+  return parsed as SearchTuningOverrides;
+}
+
 function runEval(args: string[]): void {
   let values: {
-    data?: string;
+    data?: string[];
+    tuning?: string;
     ranked?: string;
     limit?: string;
     help?: boolean;
@@ -90,7 +192,8 @@ function runEval(args: string[]): void {
     ({ values } = parseArgs({
       args,
       options: {
-        data: { type: 'string' },
+        data: { type: 'string', multiple: true },
+        tuning: { type: 'string' },
         ranked: { type: 'string' },
         limit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -105,37 +208,46 @@ function runEval(args: string[]): void {
     process.stdout.write(USAGE);
     return;
   }
-  if (!values.data) fail(`--data <dir> is required.\n\n${USAGE}`, 2);
+  if (!values.data || values.data.length === 0)
+    fail(`--data <dir> is required.\n\n${USAGE}`, 2);
   const limit = values.limit === undefined ? 10 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200)
     fail(`--limit must be an integer from 1 to 200, got ${values.limit}.`, 2);
-  const directory = resolveInput(values.data);
-  if (!existsSync(directory))
-    fail(`data directory ${directory} does not exist.`, 2);
-
-  const data = loadBenchmark({ directory });
-  const started = performance.now();
-  const rankings = rankWithCatalog({ data, limit });
-  const elapsed = performance.now() - started;
-  const ours = evaluateRankings({ queries: data.queries, rankings });
-  const plain = evaluateRankings({
-    queries: data.queries,
-    rankings: rankWithPlainBm25({ data, limit }),
+  const directories = values.data.map((path) => {
+    const directory = resolveInput(path);
+    if (!existsSync(directory))
+      fail(`data directory ${directory} does not exist.`, 2);
+    return directory;
   });
-  process.stdout.write(
-    `${data.tools.length} tools, ${data.queries.length} queries, limit ${limit} (${directory})\n\n`,
-  );
-  process.stdout.write(`${table(ours, plain)}\n\n`);
-  process.stdout.write(
-    `catalog build + ${data.queries.length} searches: ${elapsed.toFixed(0)} ms\n`,
-  );
-  if (values.ranked) {
-    const file = resolveOutput(values.ranked);
-    const lines = data.queries.map((query, index) =>
-      JSON.stringify({ id: query.id, ranked: rankings[index] ?? [] }),
+  const names = directories.map((directory) => basename(directory));
+  if (values.ranked && new Set(names).size !== names.length)
+    fail(
+      '--ranked with several --data needs sets with distinct folder names.',
+      2,
     );
-    writeFileSync(file, `${lines.join('\n')}\n`);
-    process.stdout.write(`rankings written to ${file}\n`);
+  const tuning = values.tuning ? readTuning(values.tuning) : undefined;
+
+  const results = directories.map((directory) =>
+    evaluateSet(directory, tuning, limit),
+  );
+  process.stdout.write(
+    `limit ${limit}${values.tuning ? `, tuning ${resolveInput(values.tuning)}` : ', default tuning'}\n\n`,
+  );
+  process.stdout.write(`${table(results)}\n\n`);
+  for (const result of results)
+    process.stdout.write(
+      `${result.name}: catalog build ${result.buildMs.toFixed(0)} ms (${directories[results.indexOf(result)]})\n`,
+    );
+  if (values.ranked) {
+    const base = resolveOutput(values.ranked);
+    for (const result of results) {
+      const file = rankedFile(base, result.name, results.length > 1);
+      const lines = result.data.queries.map((query, index) =>
+        JSON.stringify({ id: query.id, ranked: result.rankings[index] ?? [] }),
+      );
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      process.stdout.write(`rankings written to ${file}\n`);
+    }
   }
 }
 

@@ -19,3 +19,9 @@ export {
 } from './evaluate.js';
 export { PlainBm25, type PlainDocument } from './plain-bm25.js';
 export { DEFAULT_TUNING, type SearchTuning } from './bm25f.js';
+export {
+  queryObjectives,
+  foldAssignment,
+  crossValidate,
+  leaveOneSetOut,
+} from './selection.js';

@@ -209,3 +209,81 @@ describe('target-level idf', () => {
     );
   });
 });
+
+describe('refinements that are off by default', () => {
+  const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
+  const tools = [
+    tool(backend, 'photo_upload', 'Upload a picture to the album.'),
+    tool(backend, 'song_search', 'Find a song by its title.'),
+    tool(backend, 'weather', 'Weather forecast for a city.'),
+  ];
+  const names = (catalog: ToolCatalog, query: string): string[] =>
+    catalog.search({ query }).hits.map((hit) => hit.name);
+
+  it('synonyms of a word that matches nothing find a tool, at the given weight only', () => {
+    const synonyms = (word: string): readonly string[] =>
+      word === 'snapshot' ? ['picture', 'photo'] : [];
+    const off = new ToolCatalog({ tools, synonyms });
+    const on = new ToolCatalog({
+      tools,
+      synonyms,
+      tuning: { synonymWeight: 0.3 },
+    });
+    expect(names(off, 'store my snapshot')).toEqual([]);
+    expect(names(on, 'store my snapshot')).toEqual(['x_photo_upload']);
+    // The word itself is still reported as matching nothing.
+    expect(on.search({ query: 'store my snapshot' }).unmatchedTerms).toEqual([
+      'store',
+      'snapshot',
+    ]);
+  });
+
+  it('query likelihood fused by reciprocal rank keeps the matching tools', () => {
+    const fused = new ToolCatalog({
+      tools,
+      tuning: { likelihoodWeight: 1, likelihoodMu: 50 },
+    });
+    expect(names(fused, 'weather forecast')[0]).toBe('x_weather');
+    expect(names(fused, 'find a song title')[0]).toBe('x_song_search');
+  });
+
+  it('refuses unknown or out-of-range knobs', () => {
+    expect(
+      () => new ToolCatalog({ tools, tuning: { k2: 1 } as never }),
+    ).toThrow(/unknown knob "k2"/);
+    expect(
+      () => new ToolCatalog({ tools, tuning: { fields: { name: { b: 2 } } } }),
+    ).toThrow(/"fields\.name\.b" must be a number from 0 to 1/);
+  });
+});
+
+describe('caps of the score bonuses', () => {
+  it('a capped name-coverage bonus cannot lift a weak match above a strong one', () => {
+    const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
+    const tools = [
+      // Strong evidence in the description, a name the query does not cover.
+      tool(
+        backend,
+        'lookup',
+        'IP address details: country and city of an IP address, with network info.',
+      ),
+      // A short name that the query covers, weak evidence otherwise.
+      tool(backend, 'get_info', 'General details.'),
+    ];
+    const query = 'get info about the IP address 1.2.3.4';
+    const uncapped = new ToolCatalog({
+      tools,
+      tuning: { nameCoverageWeight: 1, nameCoverageCap: 0, relativeCutoff: 0 },
+    });
+    const capped = new ToolCatalog({
+      tools,
+      tuning: {
+        nameCoverageWeight: 1,
+        nameCoverageCap: 0.25,
+        relativeCutoff: 0,
+      },
+    });
+    expect(uncapped.search({ query }).hits[0]?.name).toBe('x_get_info');
+    expect(capped.search({ query }).hits[0]?.name).toBe('x_lookup');
+  });
+});

@@ -7,7 +7,7 @@ import {
 } from './bm25f.js';
 import { type PreparedTool, prepareTool } from './prepare.js';
 import { compactDescription } from './render.js';
-import { analyzeQuery, normalizeName } from './tokenizer.js';
+import { analyzeQuery, analyzeText, normalizeName } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
 
 /** The profile whose tools are visible in every profile. */
@@ -27,6 +27,8 @@ export type Snapshot = {
   readonly scores: Float64Array;
   /** Scratch buffer: idf of the query terms found in each tool's name. */
   readonly nameCovered: Float64Array;
+  /** Scratch buffer: query-likelihood scores of the second ranker. */
+  readonly likelihood: Float64Array;
   /** Scratch lists of touched and of accepted tools. */
   readonly touched: PositionList;
   readonly accepted: PositionList;
@@ -93,6 +95,7 @@ export function buildSnapshot(options: {
     contentCache,
     scores: new Float64Array(tools.length),
     nameCovered: new Float64Array(tools.length),
+    likelihood: new Float64Array(tools.length),
     touched: new PositionList(tools.length),
     accepted: new PositionList(tools.length),
     targetOf,
@@ -100,6 +103,9 @@ export function buildSnapshot(options: {
   };
   return snapshot;
 }
+
+/** Depth of each list in the reciprocal-rank fusion. */
+const FUSION_DEPTH = 100;
 
 /** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
 function topPositions(
@@ -164,6 +170,8 @@ type SearchRun = {
   target: string | undefined;
   limit: number;
   tuning: SearchTuning;
+  /** Synonyms of a word, for query words that match nothing. */
+  synonyms?: ((word: string) => readonly string[]) | undefined;
 };
 
 /** Runs one search against a snapshot (see `ToolCatalog.search`). */
@@ -174,11 +182,12 @@ export function runSearch(options: SearchRun): SearchResult {
     return scoreAndRank(options);
   } finally {
     // Leave the scratch buffers clean even if something threw half-way.
-    const { touched, scores, nameCovered } = snapshot;
+    const { touched, scores, nameCovered, likelihood } = snapshot;
     for (let slot = 0; slot < touched.length; slot += 1) {
       const position = touched.items[slot] as number;
       scores[position] = 0;
       nameCovered[position] = 0;
+      likelihood[position] = 0;
     }
     touched.length = 0;
   }
@@ -224,12 +233,30 @@ function scoreAndRank(options: SearchRun): SearchResult {
   const queryTerms = words.flatMap((word) => word.terms);
   for (const term of queryTerms) {
     const id = index.termId(term);
-    if (id !== undefined) termIds.set(id, 1);
+    if (id !== undefined) termIds.set(id, (termIds.get(id) ?? 0) + 1);
   }
+  const k3 = tuning.queryTermSaturation;
+  for (const [id, count] of termIds)
+    termIds.set(id, k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1);
   const { touched, accepted } = snapshot;
   touched.length = 0;
-  for (const id of termIds.keys())
-    index.accumulate(id, 1, scores, touched, nameCovered);
+  for (const [id, weight] of termIds)
+    index.accumulate(id, weight, scores, touched, nameCovered);
+  const added = new Set<number>();
+  if (options.synonyms !== undefined && tuning.synonymWeight > 0) {
+    // Words that match nothing contribute their synonyms, at a low weight.
+    for (const word of words) {
+      if (word.terms.length === 0) continue;
+      if (word.terms.some((term) => index.termId(term) !== undefined)) continue;
+      for (const synonym of options.synonyms(word.word.toLowerCase()))
+        for (const term of analyzeText(synonym)) {
+          const id = index.termId(term);
+          if (id === undefined || termIds.has(id) || added.has(id)) continue;
+          added.add(id);
+          index.accumulate(id, tuning.synonymWeight, scores, touched);
+        }
+    }
+  }
   const acceptAll = (): PositionList => {
     accepted.length = 0;
     for (let index = 0; index < touched.length; index += 1) {
@@ -249,13 +276,15 @@ function scoreAndRank(options: SearchRun): SearchResult {
         scores[candidates.items[slot] as number] as number,
       );
     const bonus = tuning.nameCoverageWeight * strongest;
+    const cap = tuning.nameCoverageCap;
     for (let slot = 0; slot < candidates.length; slot += 1) {
       const position = candidates.items[slot] as number;
       const weight = index.nameWeight(position);
-      if (weight > 0)
-        scores[position] =
-          (scores[position] as number) +
-          (bonus * (nameCovered[position] as number)) / weight;
+      if (weight > 0) {
+        const own = scores[position] as number;
+        const gain = (bonus * (nameCovered[position] as number)) / weight;
+        scores[position] = own + (cap > 0 ? Math.min(gain, cap * own) : gain);
+      }
     }
   }
   if (tuning.siblingWeight > 0 && candidates.length > 0) {
@@ -267,12 +296,14 @@ function scoreAndRank(options: SearchRun): SearchResult {
       if ((scores[position] as number) > (best[slot] as number))
         best[slot] = scores[position] as number;
     }
+    const cap = tuning.siblingCap;
     for (let index = 0; index < candidates.length; index += 1) {
       const position = candidates.items[index] as number;
-      scores[position] =
-        (scores[position] as number) +
+      const own = scores[position] as number;
+      const bonus =
         tuning.siblingWeight *
-          (best[snapshot.targetOf[position] as number] as number);
+        (best[snapshot.targetOf[position] as number] as number);
+      scores[position] = own + (cap > 0 ? Math.min(bonus, cap * own) : bonus);
     }
   }
 
@@ -344,7 +375,7 @@ function scoreAndRank(options: SearchRun): SearchResult {
   // hits rather than tools that merely share a common word.
   if (exact.length === 0 && unmatched.length > 0 && candidates.length > 0) {
     const minimumDocuments = Math.max(3, tuning.commonTermShare * tools.length);
-    const informative = [...termIds.keys()].some(
+    const informative = [...termIds.keys(), ...added].some(
       (id) => index.documentsOf(id).length < minimumDocuments,
     );
     if (!informative) {
@@ -353,8 +384,48 @@ function scoreAndRank(options: SearchRun): SearchResult {
     }
   }
 
-  const best = topPositions(candidates, scores, limit + exact.length);
-  const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
+  let best = topPositions(candidates, scores, limit + exact.length);
+  let topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
+  let ranking = scores;
+  if (tuning.likelihoodWeight > 0 && candidates.length > 0) {
+    // A second ranker of another family, query likelihood with Dirichlet smoothing, fused
+    // with BM25 by reciprocal rank over the top of both lists.
+    const { likelihood } = snapshot;
+    const mu = tuning.likelihoodMu;
+    let queryWeight = 0;
+    for (const [id, weight] of termIds) {
+      index.accumulateLikelihood(id, weight, mu, likelihood);
+      queryWeight += weight;
+    }
+    const floor = topScore * tuning.relativeCutoff;
+    accepted.length = 0;
+    for (let slot = 0; slot < candidates.length; slot += 1) {
+      const position = candidates.items[slot] as number;
+      if ((scores[position] as number) < floor) continue;
+      likelihood[position] =
+        (likelihood[position] as number) +
+        index.likelihoodLength(position, queryWeight, mu);
+      accepted.push(position);
+    }
+    const depth = Math.max(FUSION_DEPTH, limit);
+    const fused = new Map<number, number>();
+    topPositions(accepted, scores, depth).forEach((position, rank) =>
+      fused.set(position, 1 / (tuning.fusionK + rank + 1)),
+    );
+    topPositions(accepted, likelihood, depth).forEach((position, rank) =>
+      fused.set(
+        position,
+        (fused.get(position) ?? 0) +
+          tuning.likelihoodWeight / (tuning.fusionK + rank + 1),
+      ),
+    );
+    for (const [position, score] of fused) likelihood[position] = score;
+    accepted.length = 0;
+    for (const position of fused.keys()) accepted.push(position);
+    best = topPositions(accepted, likelihood, limit + exact.length);
+    ranking = likelihood;
+    topScore = 0;
+  }
   const hits: SearchHit[] = [];
   const toHit = (position: number, score: number): SearchHit => {
     const entry = (tools[position] as PreparedTool).entry;
@@ -366,12 +437,14 @@ function scoreAndRank(options: SearchRun): SearchResult {
       score,
     };
   };
+  const bestScore =
+    best.length > 0 ? (ranking[best[0] as number] as number) : 0;
   exact.forEach((position, rank) =>
-    hits.push(toHit(position, topScore + exact.length - rank)),
+    hits.push(toHit(position, bestScore + exact.length - rank)),
   );
   for (const position of best) {
     if (hits.length >= limit) break;
-    const score = scores[position] as number;
+    const score = ranking[position] as number;
     if (score < topScore * tuning.relativeCutoff) break;
     if (!exact.includes(position)) hits.push(toHit(position, score));
   }
