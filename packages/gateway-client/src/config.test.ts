@@ -78,3 +78,48 @@ describe('client options', () => {
     expect(GATEWAY_MODES).toEqual(['per-target', 'multiplexed']);
   });
 });
+
+describe('callTool options', () => {
+  it.each([
+    [{ task: 'yes' }, 'task'],
+    [{ task: { ttlMs: -1 } }, 'task.ttlMs'],
+    [{ task: { ttlMs: 1.5 } }, 'task.ttlMs'],
+    [{ onProgress: 'log' }, 'onProgress'],
+    [{ maxTotalTimeoutMs: 0 }, 'maxTotalTimeoutMs'],
+  ])(
+    'refuses %j before sending anything, naming %s',
+    async (extra, setting) => {
+      const client = new GatewayClient({
+        url: 'http://127.0.0.1:1',
+        mode: 'per-target',
+        role: 'director',
+      });
+      const error = (await client
+        .callTool({
+          target: 'alpha',
+          tool: 'echo',
+          arguments: {},
+          ...(extra as object),
+        })
+        .catch((caught: unknown) => caught)) as GatewayConfigError;
+      expect(error.code).toBe(GatewayErrorCode.InvalidConfig);
+      expect(error.setting).toBe(setting);
+      expect(error.message).toContain(setting);
+      await client.close();
+    },
+  );
+
+  it('refuses a constructor callback that is not a function', () => {
+    const error = failure(
+      () =>
+        new GatewayClient({
+          url: 'http://127.0.0.1:1',
+          mode: 'per-target',
+          role: 'director',
+          onLog: 'stderr',
+        } as never),
+    );
+    expect(error.setting).toBe('onLog');
+    expect(error.message).toContain('must be a function');
+  });
+});

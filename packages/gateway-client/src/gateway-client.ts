@@ -380,6 +380,14 @@ export class GatewayClient {
         message: `maxTotalTimeoutMs must be a positive whole number of milliseconds (got ${String(options.maxTotalTimeoutMs)}).`,
       });
     }
+    const wrong = callOptionProblem(options);
+    if (wrong !== undefined) {
+      throw new GatewayConfigError({
+        setting: wrong.setting,
+        target,
+        message: `Invalid callTool option '${wrong.setting}': ${wrong.problem}.`,
+      });
+    }
     const multiplexed = this.mode === 'multiplexed';
     const endpoint = multiplexed
       ? this.endpoint(`${this.baseUrl}/mcp`, '*')
@@ -1129,6 +1137,30 @@ function raceSignal<T>(
       },
     );
   });
+}
+
+/** What is wrong with the optional parts of {@link CallToolOptions}, if anything. */
+function callOptionProblem(
+  options: CallToolOptions,
+): { setting: string; problem: string } | undefined {
+  const { onProgress, task } = options;
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    return { setting: 'onProgress', problem: 'must be a function' };
+  if (task === undefined || typeof task === 'boolean') return undefined;
+  if (typeof task !== 'object' || task === null)
+    return {
+      setting: 'task',
+      problem: 'must be true, false or { ttlMs?: number }',
+    };
+  if (
+    task.ttlMs !== undefined &&
+    (!Number.isInteger(task.ttlMs) || task.ttlMs <= 0)
+  )
+    return {
+      setting: 'task.ttlMs',
+      problem: 'must be a positive whole number of milliseconds',
+    };
+  return undefined;
 }
 
 /** How {@link CallToolOptions.task} reads. */
