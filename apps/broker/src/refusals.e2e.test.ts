@@ -127,6 +127,18 @@ describe('refusals an agent can act on (built broker over stdio, offline)', () =
     }
   });
 
+  it('caps the SDK’s own JSON-RPC errors too: an unknown 1 MiB tool name is not echoed whole', async () => {
+    const name = `x${'z'.repeat(MIB)}`;
+    const error = await broker.client.callTool({ name, arguments: {} }).then(
+      (result) => new Error(`answered: ${text(result).slice(0, 200)}`),
+      (failure: unknown) => failure as Error,
+    );
+    expect(error.message.length).toBeLessThan(2_000);
+    expect(error.message).toMatch(/… \(\d+ characters\)/);
+    const lastLine = broker.transport.stdoutLines.at(-1) ?? '';
+    expect(lastLine.length).toBeLessThan(2_000);
+  });
+
   it('lists a target’s tools, compact and paged, for a target and no query', async () => {
     const first = await call('mcp_search_tools', { target: 'adb', limit: 2 });
     expect(first.isError).not.toBe(true);

@@ -272,6 +272,10 @@ async function serve(
     process.stdout,
     { maxBufferSize: MAX_REQUEST_LINE_BYTES + 64 * 1024 },
   );
+  // The SDK's own JSON-RPC errors quote the request (an unknown tool name, a
+  // bad parameter): cap them too, so no error carries a wall of caller input.
+  const send = transport.send.bind(transport);
+  transport.send = (message) => send(capErrorMessage(message));
   const handle = serveStdio(() => server, {
     transport,
     onerror: (error) => log(`transport: ${error.message}`),
@@ -321,6 +325,25 @@ async function serve(
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
   return EXIT_CODES.ok;
+}
+
+/** Longest JSON-RPC error message sent, in characters; longer ones are cut with their length noted. */
+const MAX_ERROR_MESSAGE_CHARS = 1_000;
+
+function capErrorMessage<M>(message: M): M {
+  const error = (message as { error?: { message?: unknown } }).error;
+  if (
+    typeof error?.message !== 'string' ||
+    error.message.length <= MAX_ERROR_MESSAGE_CHARS
+  )
+    return message;
+  return {
+    ...message,
+    error: {
+      ...error,
+      message: `${error.message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${error.message.length} characters)`,
+    },
+  };
 }
 
 /** The seed entries of the configured backends, with the configured profiles. */
