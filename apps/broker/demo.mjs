@@ -40,6 +40,14 @@ show(
   }),
 );
 show(
+  'mcp_search_tools { target: "adb", limit: 5 } (browse a target, no query)',
+  await call('mcp_search_tools', { target: 'adb', limit: 5 }),
+);
+show(
+  'mcp_search_tools "zzyzx" (nothing matches: the known targets are named)',
+  await call('mcp_search_tools', { query: 'zzyzx' }),
+);
+show(
   'mcp_inspect_schema adb_tap',
   await call('mcp_inspect_schema', { name: 'adb_tap' }),
 );
