@@ -38,11 +38,6 @@ export class BackendBreakers {
     this.#log = log;
   }
 
-  /** The circuit state of a target (closed when it was never used). */
-  state(target: string): CircuitState {
-    return this.#policies.get(target)?.state ?? CircuitState.Closed;
-  }
-
   /**
    * Runs `call` through the target's breaker. An open circuit (or a trial in
    * progress) throws `CIRCUIT_OPEN` without running it; anything `call`
