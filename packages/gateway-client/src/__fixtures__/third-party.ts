@@ -1,6 +1,6 @@
 /**
  * Test fixture: the official stdio MCP servers (`@modelcontextprotocol/server-memory`,
- * `@modelcontextprotocol/server-filesystem`), each exposed over Streamable
+ * `@modelcontextprotocol/server-filesystem`, `@modelcontextprotocol/server-everything`), each exposed over Streamable
  * HTTP by `supergateway`, behind an `http-proxy` reverse proxy that routes
  * `/mcp/<target>` the way a per-target agentgateway route does. Everything
  * is spawned from this package's `node_modules/.bin` (devDependencies, no
@@ -23,6 +23,7 @@ const require = createRequire(import.meta.url);
 require.resolve('supergateway/package.json');
 require.resolve('@modelcontextprotocol/server-memory/package.json');
 require.resolve('@modelcontextprotocol/server-filesystem/package.json');
+require.resolve('@modelcontextprotocol/server-everything/package.json');
 
 /** A running supergateway process group. */
 export type Supergateway = {
