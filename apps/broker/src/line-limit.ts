@@ -63,6 +63,18 @@ export class LineLimit extends Transform {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(0x0a, start);
+      // The common case, a whole short line with nothing pending: pass it on uncopied.
+      if (
+        newline !== -1 &&
+        !this.#dropping &&
+        this.#pendingBytes === 0 &&
+        this.#pending.length === 0 &&
+        newline - start <= this.#max
+      ) {
+        this.push(chunk.subarray(start, newline + 1));
+        start = newline + 1;
+        continue;
+      }
       const end = newline === -1 ? chunk.length : newline;
       const piece = chunk.subarray(start, end);
       if (this.#dropping) {
