@@ -225,7 +225,20 @@ const rows = variants.map((v, j) => ({
     gateway: round(cpu[j].gateway / samples[j].length, 3),
   },
 }));
-const [d, b] = rows;
+const [d, b, rawEcho, sdkEcho, noGateway, brokerRaw, inProcess] = rows;
+const ms = (n) => round(n, 3);
+// Where the mediated call's time goes, from the p50s above (each part is a
+// difference of two rows, so on a loaded machine they are estimates).
+const breakdown = {
+  pipeHopMs: rawEcho.p50Ms,
+  sdkStdioServerMs: ms(sdkEcho.p50Ms - rawEcho.p50Ms),
+  brokerWorkWithoutGatewayMs: ms(noGateway.p50Ms - sdkEcho.p50Ms),
+  brokerGatewayClientCallMs: inProcess.p50Ms,
+  callPipelineRestMs: ms(brokerRaw.p50Ms - noGateway.p50Ms - inProcess.p50Ms),
+  sdkStdioClientMs: ms(b.p50Ms - brokerRaw.p50Ms),
+  brokerCpuMsPerCall: b.cpuMsPerCall.child,
+  brokerCpuInItsGatewayClientMsPerCall: inProcess.cpuMsPerCall.client,
+};
 console.log(
   JSON.stringify(
     {
@@ -238,6 +251,7 @@ console.log(
         p99: round(b.p99Ms / d.p99Ms, 2),
         target: 1.2,
       },
+      breakdown,
     },
     null,
     2,
