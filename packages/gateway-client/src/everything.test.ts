@@ -106,10 +106,14 @@ describe(
       expect(text).toContain('# Research Report: radare2');
     });
 
-    it('round-trips the elicitation an ambiguous research task asks for', async () => {
+    it('round-trips the elicitation an ambiguous research task asks for, however long the answer takes', async () => {
       const gateway = client({
+        // tasks/result blocks while the user answers: longer than timeoutMs,
+        // within maxTotalTimeoutMs (10 x timeoutMs).
+        timeoutMs: 3_000,
         onElicitation: async ({ target, params }) => {
           elicited.push(`${target}: ${params.message}`);
+          await new Promise((resolve) => setTimeout(resolve, 4_000));
           return { action: 'accept', content: { interpretation: 'snake' } };
         },
       });

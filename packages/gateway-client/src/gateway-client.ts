@@ -155,7 +155,11 @@ export type Requester = {
   request<R>(
     what: string,
     send: (client: Client, options: RequestOptions) => Promise<R>,
-    extra?: { onprogress?: ((progress: Progress) => void) | undefined },
+    extra?: {
+      onprogress?: ((progress: Progress) => void) | undefined;
+      /** This request's timeout instead of `timeoutMs` (a request that blocks until a task ends). */
+      timeoutMs?: number | undefined;
+    },
   ): Promise<R>;
   /** Re-initializes so far in this operation. */
   readonly reinitializations: number;
@@ -565,11 +569,13 @@ export class GatewayClient {
       return state.waiting.signal;
     };
     // The error is built only when the timer fires: building one per call costs a stack capture.
+    let requestTimeoutMs = this.timeoutMs;
     const onTimeout = () =>
-      stop(this.timeoutError(target, this.timeoutMs, false));
-    const arm = () => {
+      stop(this.timeoutError(target, requestTimeoutMs, false));
+    const arm = (ms: number = requestTimeoutMs) => {
+      requestTimeoutMs = ms;
       clearTimeout(state.timer);
-      state.timer = setTimeout(onTimeout, this.timeoutMs);
+      state.timer = setTimeout(onTimeout, ms);
     };
     arm();
     const ceiling =
@@ -594,9 +600,13 @@ export class GatewayClient {
     const request = async <R>(
       what: string,
       send: (client: Client, options: RequestOptions) => Promise<R>,
-      extra?: { onprogress?: ((progress: Progress) => void) | undefined },
+      extra?: {
+        onprogress?: ((progress: Progress) => void) | undefined;
+        timeoutMs?: number | undefined;
+      },
     ): Promise<R> => {
-      if (state.requests > 0) arm();
+      const timeoutMs = extra?.timeoutMs ?? this.timeoutMs;
+      if (state.requests > 0 || timeoutMs !== requestTimeoutMs) arm(timeoutMs);
       state.requests += 1;
       const onprogress = extra?.onprogress;
       for (let attempt = 0; ; attempt += 1) {
@@ -618,7 +628,10 @@ export class GatewayClient {
         try {
           const requestOptions: RequestOptions = {
             signal: context.controller.signal,
-            timeout: this.sdkTimeoutMs,
+            timeout:
+              timeoutMs === this.timeoutMs
+                ? this.sdkTimeoutMs
+                : timeoutMs + 1_000,
             headers: context.headers,
           };
           if (onprogress) {

@@ -141,6 +141,9 @@ export async function callAsTask(
       status = task.status;
       pollMs = task.pollInterval ?? pollMs;
     }
+    // While the task waits for input, tasks/result carries the server's
+    // requests and blocks until the task ends: only the ceiling bounds it.
+    const blocking = status === 'input_required';
     const result = await requester.request(
       `while fetching the result of task ${taskId}`,
       (current, options) => {
@@ -151,6 +154,7 @@ export async function callAsTask(
           options,
         );
       },
+      blocking ? { timeoutMs: call.maxTotalTimeoutMs } : undefined,
     );
     return result as CallToolResult;
   } catch (error) {
