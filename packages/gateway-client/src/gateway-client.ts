@@ -1,9 +1,7 @@
 import {
   Client,
-  ProtocolError,
   SdkError,
   SdkErrorCode,
-  SdkHttpError,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientCapabilities,
@@ -26,26 +24,24 @@ import {
   GatewayAbortedError,
   GatewayClosedError,
   GatewayConfigError,
-  GatewayCursorLoopError,
   GatewayError,
-  GatewayErrorCode,
   GatewayHttpError,
-  GatewayJsonRpcError,
-  GatewayMalformedResponseError,
-  GatewayNegotiationError,
   GatewaySessionLostError,
   GatewayTimeoutError,
-  GatewayConnectionError,
 } from './errors.js';
 import {
   createCallContext,
   createGatewayFetch,
-  parseJsonRpcError,
-  scrubValue,
   type CallContext,
   type TransportBinding,
 } from './http-layer.js';
+import {
+  NO_SCRUB,
+  toGatewayError,
+  type ErrorMapping,
+} from './error-mapping.js';
 import { Limiter } from './limiter.js';
+import { walkPages } from './listing.js';
 import { callAsTask, type TaskOptions } from './tasks.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
@@ -169,13 +165,8 @@ export type Requester = {
   readonly reason: GatewayError | undefined;
 };
 
-const NO_SCRUB = (text: string) => text;
-
 /** How long an SSE reply may stay open after its response arrived. */
 const STREAM_GRACE_MS = 1_000;
-
-/** How often a listing starts over because the server refused its cursor in a new session. */
-const MAX_LIST_RESTARTS = 3;
 
 /** Abort reason once an operation has its answer (one shared object: no per-call DOMException). */
 const SETTLED = Object.freeze({
@@ -224,6 +215,8 @@ export class GatewayClient {
   /** Aborted by `close()`: ends server-to-client request handlers. */
   private readonly closing = new AbortController();
   private closed = false;
+  /** What the error mapping needs of this client. */
+  private readonly errorMapping: ErrorMapping;
 
   constructor(options: GatewayClientOptions) {
     const parsed = parseGatewayClientOptions(options);
@@ -246,6 +239,11 @@ export class GatewayClient {
       connect: { timeout: this.timeoutMs },
     });
     this.sdkTimeoutMs = this.timeoutMs + 1_000;
+    this.errorMapping = {
+      scrub: this.scrub,
+      timeoutMs: this.timeoutMs,
+      isClosed: () => this.closed,
+    };
     this.fetch = createGatewayFetch({
       operations: this.operations,
       agent: this.agent,
@@ -289,7 +287,7 @@ export class GatewayClient {
       target,
       options.signal,
       undefined,
-      (requester) => this.walkPages(requester, target),
+      (requester) => walkPages(requester, target, this.maxListPages),
     );
   }
 
@@ -335,7 +333,11 @@ export class GatewayClient {
         undefined,
         undefined,
         async (requester) => {
-          const tools = await this.walkPages(requester, undefined);
+          const tools = await walkPages(
+            requester,
+            undefined,
+            this.maxListPages,
+          );
           const grouped = new Map<string, McpTool[]>();
           for (const tool of tools) {
             const split = splitMultiplexedName(tool.name);
@@ -647,7 +649,12 @@ export class GatewayClient {
           succeeded = true;
           return result;
         } catch (error) {
-          const typed = this.toGatewayError(error, context, target);
+          const typed = toGatewayError(
+            this.errorMapping,
+            error,
+            context,
+            target,
+          );
           if (context.sessionRejected && !this.closed && !state.reason) {
             this.retire(endpoint, connection);
             if (attempt === 0) {
@@ -695,7 +702,7 @@ export class GatewayClient {
     } catch (error) {
       if (state.reason && !GatewayError.isInstance(error)) throw state.reason;
       if (GatewayError.isInstance(error)) throw error;
-      throw this.toGatewayError(error, undefined, target);
+      throw toGatewayError(this.errorMapping, error, undefined, target);
     } finally {
       clearTimeout(state.timer);
       clearTimeout(ceiling);
@@ -812,7 +819,7 @@ export class GatewayClient {
       this.finish(context, false);
       await client.close().catch(() => undefined);
       if (!context.fault && isProbeFailure(error)) throw error;
-      throw this.toGatewayError(error, context, target);
+      throw toGatewayError(this.errorMapping, error, context, target);
     } finally {
       clearTimeout(timer);
     }
@@ -932,193 +939,6 @@ export class GatewayClient {
     }
     await connection.client.close().catch(() => undefined);
   }
-
-  private async walkPages(
-    requester: Requester,
-    target: string | undefined,
-  ): Promise<McpTool[]> {
-    const of = target ? ` of target '${target}'` : '';
-    let tools: McpTool[] = [];
-    let seen = new Set<string>();
-    let cursor: string | undefined;
-    let restarts = 0;
-    for (let pages = 1; ; pages += 1) {
-      const before = requester.reinitializations;
-      const sent = cursor;
-      let page: Awaited<ReturnType<Client['listTools']>>;
-      try {
-        page = await requester.request(
-          `on page ${pages} after ${pages - 1} page${pages === 2 ? '' : 's'} of tools/list${of}`,
-          (client, requestOptions) =>
-            client.request(
-              {
-                method: 'tools/list',
-                params: sent === undefined ? {} : { cursor: sent },
-              },
-              requestOptions,
-            ),
-        );
-      } catch (error) {
-        // The new session does not know the old one's cursor: start over.
-        if (
-          sent !== undefined &&
-          requester.reinitializations > before &&
-          restarts < MAX_LIST_RESTARTS &&
-          isCursorRejection(error)
-        ) {
-          restarts += 1;
-          tools = [];
-          seen = new Set();
-          cursor = undefined;
-          pages = 0;
-          continue;
-        }
-        throw error;
-      }
-      tools.push(...page.tools);
-      const next = page.nextCursor;
-      if (next === undefined || next === null) return tools;
-      if (seen.has(next) || next === cursor) {
-        throw new GatewayCursorLoopError({
-          target,
-          pages,
-          message: `tools/list${of} returned cursor ${JSON.stringify(next.slice(0, 80))} a second time after ${pages} pages; the server's pagination loops.`,
-        });
-      }
-      if (pages >= this.maxListPages) {
-        throw new GatewayCursorLoopError({
-          target,
-          pages,
-          message: `tools/list${of} still had a nextCursor after ${pages} pages (maxListPages); the server's pagination does not end.`,
-        });
-      }
-      seen.add(next);
-      cursor = next;
-    }
-  }
-
-  /** Map anything thrown below to a typed, token-free {@link GatewayError}. */
-  private toGatewayError(
-    error: unknown,
-    context: CallContext | undefined,
-    target: string | undefined,
-  ): GatewayError {
-    if (
-      this.closed &&
-      context?.fault?.code !== GatewayErrorCode.Timeout &&
-      context?.fault?.code !== GatewayErrorCode.Aborted
-    ) {
-      return new GatewayClosedError({
-        target,
-        message:
-          'The gateway client was closed while the request was in flight.',
-        cause: this.scrubCause(context?.fault ?? error),
-      });
-    }
-    if (context?.fault) return context.fault;
-    if (GatewayError.isInstance(error)) return error;
-    const cause = this.scrubCause(error);
-    if (error instanceof ProtocolError) {
-      return new GatewayJsonRpcError({
-        target,
-        jsonRpcCode: error.code,
-        data: scrubValue(error.data, this.scrub),
-        message: this.scrub(
-          `${target ? `Target '${target}'` : 'The gateway'} answered with JSON-RPC error ${error.code}: ${error.message}`,
-        ),
-        cause,
-      });
-    }
-    if (error instanceof SdkHttpError) {
-      const text = typeof error.data.text === 'string' ? error.data.text : '';
-      return new GatewayHttpError({
-        target,
-        status: error.status,
-        jsonRpcError: scrubValue(parseJsonRpcError(text), this.scrub),
-        message: this.scrub(
-          `The gateway answered HTTP ${error.status}: ${text.slice(0, 300) || error.message}`,
-        ),
-        cause,
-      });
-    }
-    if (error instanceof SdkError) {
-      switch (error.code) {
-        case SdkErrorCode.RequestTimeout:
-          return new GatewayTimeoutError({
-            target,
-            timeoutMs: this.timeoutMs,
-            message: this.scrub(`The request timed out: ${error.message}`),
-            cause,
-          });
-        case SdkErrorCode.ConnectionClosed:
-          return new GatewayConnectionError({
-            code: GatewayErrorCode.ConnectionReset,
-            target,
-            message:
-              'The connection to the gateway closed before the reply arrived.',
-            cause,
-          });
-        case SdkErrorCode.InvalidResult:
-          return new GatewayMalformedResponseError({
-            code: GatewayErrorCode.InvalidResult,
-            target,
-            message: this.scrub(
-              `The reply is not a valid result: ${error.message}`,
-            ),
-            cause,
-          });
-        case SdkErrorCode.ClientHttpUnexpectedContent:
-          return new GatewayMalformedResponseError({
-            code: GatewayErrorCode.UnexpectedContentType,
-            target,
-            message: this.scrub(error.message),
-            cause,
-          });
-        case SdkErrorCode.ListPaginationExceeded:
-          return new GatewayCursorLoopError({
-            target,
-            pages: 0,
-            message: this.scrub(error.message),
-            cause,
-          });
-        case SdkErrorCode.EraNegotiationFailed:
-          return new GatewayNegotiationError({
-            target,
-            message: this.scrub(
-              `No protocol revision could be agreed: ${error.message}`,
-            ),
-            cause,
-          });
-        default:
-          break;
-      }
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new GatewayError({
-      code: GatewayErrorCode.Unknown,
-      target,
-      message: this.scrub(
-        `Unexpected failure talking to the gateway: ${message}`,
-      ),
-      cause,
-    });
-  }
-
-  /** The original error, or a token-free copy of it when its text mentions the token. */
-  private scrubCause(error: unknown): unknown {
-    if (this.scrub === NO_SCRUB || !(error instanceof Error)) return error;
-    let text = `${error.message}\n${error.stack ?? ''}`;
-    try {
-      text += JSON.stringify(error);
-    } catch {
-      // circular: the message and stack were checked
-    }
-    if (this.scrub(text) === text) return error;
-    const copy = new Error(this.scrub(error.message));
-    copy.name = error.name;
-    copy.stack = this.scrub(error.stack ?? '');
-    return copy;
-  }
 }
 
 /** The SDK could not read the `server/discover` probe's answer as an era verdict. */
@@ -1181,14 +1001,4 @@ function taskOptions(task: CallToolOptions['task']): TaskOptions | undefined {
   if (task === undefined || task === false) return undefined;
   if (task === true) return {};
   return task.ttlMs === undefined ? {} : { ttlMs: task.ttlMs };
-}
-
-/** A JSON-RPC error answering a page request: the server refused the cursor. */
-function isCursorRejection(error: unknown): boolean {
-  if (GatewayJsonRpcError.isInstance(error)) return true;
-  return (
-    GatewayHttpError.isInstance(error) &&
-    error.status === 400 &&
-    error.jsonRpcError?.code === -32602
-  );
 }

@@ -1,0 +1,159 @@
+import {
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+} from '@modelcontextprotocol/client';
+import {
+  GatewayClosedError,
+  GatewayConnectionError,
+  GatewayCursorLoopError,
+  GatewayError,
+  GatewayErrorCode,
+  GatewayHttpError,
+  GatewayJsonRpcError,
+  GatewayMalformedResponseError,
+  GatewayNegotiationError,
+  GatewayTimeoutError,
+} from './errors.js';
+import {
+  parseJsonRpcError,
+  scrubValue,
+  type CallContext,
+} from './http-layer.js';
+
+/** The scrubber of a client without a token: nothing to remove. */
+export const NO_SCRUB = (text: string) => text;
+
+/** What mapping an error needs to know about the client. */
+export type ErrorMapping = {
+  /** Removes the bearer token from a text. */
+  scrub: (text: string) => string;
+  /** The client's per-request timeout (for SDK timeouts). */
+  timeoutMs: number;
+  /** Whether the client was closed (then every failure is `CLIENT_CLOSED`). */
+  isClosed: () => boolean;
+};
+
+/** Map anything thrown below to a typed, token-free {@link GatewayError}. */
+export function toGatewayError(
+  mapping: ErrorMapping,
+  error: unknown,
+  context: CallContext | undefined,
+  target: string | undefined,
+): GatewayError {
+  if (
+    mapping.isClosed() &&
+    context?.fault?.code !== GatewayErrorCode.Timeout &&
+    context?.fault?.code !== GatewayErrorCode.Aborted
+  ) {
+    return new GatewayClosedError({
+      target,
+      message: 'The gateway client was closed while the request was in flight.',
+      cause: scrubCause(mapping.scrub, context?.fault ?? error),
+    });
+  }
+  if (context?.fault) return context.fault;
+  if (GatewayError.isInstance(error)) return error;
+  const cause = scrubCause(mapping.scrub, error);
+  if (error instanceof ProtocolError) {
+    return new GatewayJsonRpcError({
+      target,
+      jsonRpcCode: error.code,
+      data: scrubValue(error.data, mapping.scrub),
+      message: mapping.scrub(
+        `${target ? `Target '${target}'` : 'The gateway'} answered with JSON-RPC error ${error.code}: ${error.message}`,
+      ),
+      cause,
+    });
+  }
+  if (error instanceof SdkHttpError) {
+    const text = typeof error.data.text === 'string' ? error.data.text : '';
+    return new GatewayHttpError({
+      target,
+      status: error.status,
+      jsonRpcError: scrubValue(parseJsonRpcError(text), mapping.scrub),
+      message: mapping.scrub(
+        `The gateway answered HTTP ${error.status}: ${text.slice(0, 300) || error.message}`,
+      ),
+      cause,
+    });
+  }
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.RequestTimeout:
+        return new GatewayTimeoutError({
+          target,
+          timeoutMs: mapping.timeoutMs,
+          message: mapping.scrub(`The request timed out: ${error.message}`),
+          cause,
+        });
+      case SdkErrorCode.ConnectionClosed:
+        return new GatewayConnectionError({
+          code: GatewayErrorCode.ConnectionReset,
+          target,
+          message:
+            'The connection to the gateway closed before the reply arrived.',
+          cause,
+        });
+      case SdkErrorCode.InvalidResult:
+        return new GatewayMalformedResponseError({
+          code: GatewayErrorCode.InvalidResult,
+          target,
+          message: mapping.scrub(
+            `The reply is not a valid result: ${error.message}`,
+          ),
+          cause,
+        });
+      case SdkErrorCode.ClientHttpUnexpectedContent:
+        return new GatewayMalformedResponseError({
+          code: GatewayErrorCode.UnexpectedContentType,
+          target,
+          message: mapping.scrub(error.message),
+          cause,
+        });
+      case SdkErrorCode.ListPaginationExceeded:
+        return new GatewayCursorLoopError({
+          target,
+          pages: 0,
+          message: mapping.scrub(error.message),
+          cause,
+        });
+      case SdkErrorCode.EraNegotiationFailed:
+        return new GatewayNegotiationError({
+          target,
+          message: mapping.scrub(
+            `No protocol revision could be agreed: ${error.message}`,
+          ),
+          cause,
+        });
+      default:
+        break;
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new GatewayError({
+    code: GatewayErrorCode.Unknown,
+    target,
+    message: mapping.scrub(
+      `Unexpected failure talking to the gateway: ${message}`,
+    ),
+    cause,
+  });
+}
+
+/** The original error, or a token-free copy of it when its text mentions the token. */
+function scrubCause(scrub: (text: string) => string, error: unknown): unknown {
+  if (scrub === NO_SCRUB || !(error instanceof Error)) return error;
+  let text = `${error.message}\n${error.stack ?? ''}`;
+  try {
+    text += JSON.stringify(error);
+  } catch {
+    // circular: the message and stack were checked
+  }
+  if (scrub(text) === text) return error;
+  const copy = new Error(scrub(error.message));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? '');
+  return copy;
+}
