@@ -70,6 +70,15 @@ export type SearchTuning = {
   commonTermShare: number;
   /** Exponent of the inverse document frequency (1 = classic BM25; higher favours rare terms). */
   idfExponent: number;
+  /**
+   * Weight of the usage field: the search terms of past requests after which a tool was
+   * called (see `ToolCatalog.recordUse`). A usage term's length-normalized frequency, times
+   * this weight, joins the term's frequency in the tool's bag before BM25 saturation, so a
+   * word counts at most as much as a word the tool's own text repeats (0 ignores usage).
+   */
+  usageWeight: number;
+  /** Length normalization of the usage field, 0 (none) to 1 (full). */
+  usageB: number;
   /** Hits scoring below this share of the best hit are cut (0 keeps everything up to `limit`). */
   relativeCutoff: number;
 };
@@ -119,6 +128,8 @@ export const DEFAULT_TUNING: SearchTuning = {
   likelihoodMu: 100,
   fusionK: 60,
   synonymWeight: 0,
+  usageWeight: 1.5,
+  usageB: 0,
   relativeCutoff: 0.2,
   idfExponent: 1,
   commonTermShare: 0.2,
@@ -265,6 +276,7 @@ export class Bm25fIndex {
   readonly #idf: Float64Array;
   readonly #nameWeight: Float64Array;
   readonly #bagCounts: Float32Array;
+  readonly #normalizedBags: Float32Array;
   readonly #bagLengths: Float64Array;
   readonly #collection: Float64Array;
 
@@ -315,6 +327,7 @@ export class Bm25fIndex {
     const documents = new Int32Array(total);
     const weights = new Float32Array(total);
     const bagCounts = new Float32Array(total);
+    const normalizedBags = new Float32Array(total);
     const inName = new Uint8Array(total);
     const idf = new Float64Array(termCount);
     for (let id = 0; id < termCount; id += 1) {
@@ -409,6 +422,7 @@ export class Bm25fIndex {
         cursor[id] = slot + 1;
         documents[slot] = documentIndex;
         bagCounts[slot] = bag;
+        normalizedBags[slot] = perField ? normalizedBag : bag / bagNormalizer;
         collection[id] = (collection[id] as number) + bag;
         weights[slot] =
           (idf[id] as number) *
@@ -426,6 +440,7 @@ export class Bm25fIndex {
     for (let id = 0; id < termCount; id += 1)
       collection[id] = (collection[id] as number) / (collectionLength || 1);
     this.#bagCounts = bagCounts;
+    this.#normalizedBags = normalizedBags;
     this.#bagLengths = bagLengths;
     this.#collection = collection;
     this.#offsets = offsets;
@@ -517,6 +532,24 @@ export class Bm25fIndex {
   /** The length part of a tool's query-likelihood score for a query of `terms` terms. */
   likelihoodLength(document: number, terms: number, mu: number): number {
     return -terms * Math.log((this.#bagLengths[document] ?? 0) + mu);
+  }
+
+  /**
+   * The length-normalized bag frequency of a term in a tool (what BM25 saturates), 0 when
+   * the tool does not contain it.
+   */
+  bagFrequency(termId: number, document: number): number {
+    let low = this.#offsets[termId] ?? 0;
+    let high = (this.#offsets[termId + 1] ?? 0) - 1;
+    const documents = this.#documents;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = documents[middle] as number;
+      if (value === document) return this.#normalizedBags[middle] as number;
+      if (value < document) low = middle + 1;
+      else high = middle - 1;
+    }
+    return 0;
   }
 
   /** The tools containing a term id. */

@@ -9,6 +9,9 @@ import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
 import { prepareTool } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
+import { analyzeQuery } from './tokenizer.js';
+import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
+import { splitMultiplexedName, TARGET_NAME_RULE } from '@heretek/internal';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -94,6 +97,7 @@ export class ToolCatalog {
   #snapshot: Snapshot;
   readonly #tuning: SearchTuning;
   readonly #synonyms: ((word: string) => readonly string[]) | undefined;
+  readonly #usage = new UsageStore();
   #queue: Promise<void> = Promise.resolve();
 
   /**
@@ -168,6 +172,7 @@ export class ToolCatalog {
       tuning: this.#tuning,
       previous: this.#snapshot,
     });
+    this.#forgetGone(target);
   }
 
   /**
@@ -193,6 +198,7 @@ export class ToolCatalog {
         tuning: this.#tuning,
         previous: this.#snapshot,
       });
+      this.#forgetGone(target);
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
@@ -243,6 +249,7 @@ export class ToolCatalog {
         tuning: this.#tuning,
         previous: this.#snapshot,
       });
+    this.#forgetGone(target);
   }
 
   /**
@@ -299,6 +306,110 @@ export class ToolCatalog {
       limit,
       tuning: this.#tuning,
       synonyms: this.#synonyms,
+      usage: this.#usage,
     });
+  }
+
+  /**
+   * The search terms of `query` as this catalog analyzes it (identifier splitting, stop words
+   * dropped, Porter2 stems; identifier-like words also keep their exact form). This is what
+   * {@link ToolCatalog.recordUse} remembers, and what a caller should store instead of the
+   * raw text.
+   *
+   * @example
+   * ```ts
+   * catalog.searchTerms('Install the APK on my phone'); // ['instal', 'apk', 'phone']
+   * ```
+   */
+  searchTerms(query: string): string[] {
+    if (typeof query !== 'string') {
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: 'searchTerms: "query" must be a string.',
+      });
+    }
+    return analyzeQuery(query.slice(0, MAX_QUERY_CHARS)).flatMap(
+      (word) => word.terms,
+    );
+  }
+
+  /**
+   * Learns from one use: `tool` (a qualified name) was called successfully after a search
+   * for `query` (or for the already analyzed `terms`, see {@link ToolCatalog.searchTerms}).
+   * The request's terms become evidence of a field of their own, with its own weight and
+   * saturation (`usageWeight`, `usageK1`, `usageB`): a later query that shares words with
+   * them ranks the tool higher, or finds it when its own text does not match; a query that
+   * shares no word with the tool's text or its past requests never gets it. At most
+   * `MAX_USES_PER_TOOL` (100) requests are remembered per tool and `MAX_USES` (20,000) in all
+   * (the oldest go first), at most 64 terms each. The tool need not be in the catalog yet
+   * (discovery may be pending); replacing or removing its backend forgets the evidence of
+   * tools that are gone.
+   *
+   * @throws CatalogError `INVALID_USAGE` when `tool` is not a qualified `<target>_<tool>`
+   * name or the query/terms are malformed.
+   */
+  recordUse(
+    use:
+      | { query: string; tool: string }
+      | { terms: readonly string[]; tool: string },
+  ): void {
+    const where = 'recordUse';
+    if (typeof use !== 'object' || use === null) {
+      throw new CatalogError({
+        code: 'INVALID_USAGE',
+        message: `${where}: give { query, tool } or { terms, tool }.`,
+      });
+    }
+    const terms =
+      'query' in use && typeof use.query === 'string'
+        ? this.searchTerms(use.query)
+        : 'terms' in use
+          ? use.terms
+          : undefined;
+    const record = checkUsageRecord({ tool: use.tool, terms }, where);
+    if (splitMultiplexedName(record.tool) === undefined) {
+      throw new CatalogError({
+        code: 'INVALID_USAGE',
+        message: `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
+      });
+    }
+    if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
+  }
+
+  /** The learned usage, oldest first: what to save to restore it with {@link ToolCatalog.loadUsage}. */
+  usage(): UsageRecord[] {
+    return this.#usage.records();
+  }
+
+  /**
+   * Replaces the learned usage with `records` (as {@link ToolCatalog.usage} gives them),
+   * applying the caps. Every record is checked first: on a malformed one nothing changes and
+   * an `INVALID_USAGE` error names it.
+   */
+  loadUsage(records: Iterable<UsageRecord>): void {
+    const checked = [...records].map((record, index) => {
+      const clean = checkUsageRecord(record, `loadUsage record [${index}]`);
+      if (splitMultiplexedName(clean.tool) === undefined) {
+        throw new CatalogError({
+          code: 'INVALID_USAGE',
+          message: `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
+        });
+      }
+      return clean;
+    });
+    this.#usage.clear();
+    for (const record of checked)
+      if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
+  }
+
+  #forgetGone(target: string): void {
+    const present = new Set(
+      this.#snapshot.entries
+        .filter((entry) => entry.target === target)
+        .map((entry) => entry.name),
+    );
+    this.#usage.forget(
+      (name) => name.startsWith(`${target}_`) && !present.has(name),
+    );
   }
 }

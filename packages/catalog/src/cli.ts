@@ -7,7 +7,10 @@ import { CatalogError } from './errors.js';
 import {
   evaluateRankings,
   loadBenchmark,
+  loadUsageLog,
+  rankLeaveOneOut,
   rankWithPlainBm25,
+  replayUsage,
   type BenchmarkData,
   type EvaluationReport,
 } from './eval.js';
@@ -17,6 +20,8 @@ import { VERSION } from './version.js';
 
 const USAGE = `Usage: heretek-catalog eval --data <dir> [--data <dir> ...] [--tuning <file.json>]
                             [--ranked <file>] [--limit 10]
+       heretek-catalog eval --data <dir> --usage <file> [--usage-limit <n>] [...]
+       heretek-catalog eval --data <dir> --usage-leave-one-out [...]
 
 Evaluates the catalog's tool search on benchmark directories, each holding tools.jsonl
 ({"name","description","inputSchema","server"} per line) and queries.jsonl
@@ -30,6 +35,14 @@ Options:
   --ranked <file>     also write one JSON line per query: {"id","ranked":[tool names]}; with
                       several --data, one file per set: <file> with ".<set>" before its extension
   --limit <n>         hits per query (default 10)
+  --usage <file>      a usage log in the queries.jsonl format: each line's query is recorded
+                      as a use of each of its relevant tools (ToolCatalog.recordUse) before
+                      the queries are ranked; prints the learning curve at 0, 100, 1,000
+                      and all lines (one --data only)
+  --usage-limit <n>   use only the first n lines of the usage log (the curve stops there)
+  --usage-leave-one-out
+                      for a set without a log: each query is ranked with the set's other
+                      queries recorded as uses
   -h, --help          show this help
   -v, --version       show the version
 `;
@@ -186,6 +199,9 @@ function runEval(args: string[]): void {
     tuning?: string;
     ranked?: string;
     limit?: string;
+    usage?: string;
+    'usage-limit'?: string;
+    'usage-leave-one-out'?: boolean;
     help?: boolean;
   };
   try {
@@ -196,6 +212,9 @@ function runEval(args: string[]): void {
         tuning: { type: 'string' },
         ranked: { type: 'string' },
         limit: { type: 'string' },
+        usage: { type: 'string' },
+        'usage-limit': { type: 'string' },
+        'usage-leave-one-out': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -226,6 +245,23 @@ function runEval(args: string[]): void {
       2,
     );
   const tuning = values.tuning ? readTuning(values.tuning) : undefined;
+  if (
+    values.usage !== undefined ||
+    values['usage-limit'] !== undefined ||
+    values['usage-leave-one-out']
+  ) {
+    runUsageEval({
+      directory: directories[0] as string,
+      several: directories.length > 1,
+      tuning,
+      limit,
+      usage: values.usage,
+      usageLimit: values['usage-limit'],
+      leaveOneOut: values['usage-leave-one-out'] === true,
+      ranked: values.ranked,
+    });
+    return;
+  }
 
   const results = directories.map((directory) =>
     evaluateSet(directory, tuning, limit),
@@ -248,6 +284,110 @@ function runEval(args: string[]): void {
       writeFileSync(file, `${lines.join('\n')}\n`);
       process.stdout.write(`rankings written to ${file}\n`);
     }
+  }
+}
+
+function runUsageEval(options: {
+  directory: string;
+  several: boolean;
+  tuning: SearchTuningOverrides | undefined;
+  limit: number;
+  usage: string | undefined;
+  usageLimit: string | undefined;
+  leaveOneOut: boolean;
+  ranked: string | undefined;
+}): void {
+  if (options.several)
+    fail('--usage and --usage-leave-one-out take one --data.', 2);
+  if (options.leaveOneOut === (options.usage !== undefined))
+    fail('give either --usage <file> or --usage-leave-one-out.', 2);
+  const usageLimit =
+    options.usageLimit === undefined ? undefined : Number(options.usageLimit);
+  if (
+    usageLimit !== undefined &&
+    (!Number.isInteger(usageLimit) || usageLimit < 0)
+  )
+    fail(
+      `--usage-limit must be a non-negative integer, got ${options.usageLimit}.`,
+      2,
+    );
+  if (usageLimit !== undefined && options.leaveOneOut)
+    fail('--usage-limit applies to --usage <file> only.', 2);
+  const data = loadBenchmark({ directory: options.directory });
+  const make = (): ToolCatalog =>
+    new ToolCatalog({
+      tools: data.entries,
+      ...(options.tuning ? { tuning: options.tuning } : {}),
+    });
+  const rows: Array<{ label: string; report: EvaluationReport }> = [];
+  let last: string[][] = [];
+  const score = (label: string, rankings: string[][]): void => {
+    rows.push({
+      label,
+      report: evaluateRankings({ queries: data.queries, rankings }),
+    });
+    last = rankings;
+  };
+  const rank = (catalog: ToolCatalog): string[][] =>
+    data.queries.map((query) =>
+      catalog
+        .search({ query: query.query, limit: options.limit })
+        .hits.map((hit) => data.benchmarkName.get(hit.name) ?? hit.name),
+    );
+  score('0 (no usage)', rank(make()));
+  let source = 'leave-one-out (each query ranked with the others as the log)';
+  if (options.leaveOneOut) {
+    score(
+      `${data.queries.length - 1} (leave-one-out)`,
+      rankLeaveOneOut({ data, limit: options.limit, catalog: make() }),
+    );
+  } else {
+    const file = resolveInput(options.usage as string);
+    if (!existsSync(file)) fail(`usage log ${file} does not exist.`, 2);
+    const log = loadUsageLog({ file });
+    const end = Math.min(log.length, usageLimit ?? log.length);
+    source = `${file}, ${end} of ${log.length} lines`;
+    for (const count of [100, 1000, end].filter(
+      (count, index, all) =>
+        count > 0 && count <= end && all.indexOf(count) === index,
+    )) {
+      const catalog = make();
+      const { skipped } = replayUsage({
+        catalog,
+        data,
+        log: log.slice(0, count),
+      });
+      score(
+        `${count.toLocaleString('en-US')}${count === log.length ? ' (all)' : ''}${skipped > 0 ? `, ${skipped} uses of unknown tools skipped` : ''}`,
+        rank(catalog),
+      );
+    }
+  }
+  const keys = ['nDCG@10', 'R@5', 'R@1', 'R@10', 'Hit@1', 'Hit@5'] as const;
+  const plain = evaluateRankings({
+    queries: data.queries,
+    rankings: rankWithPlainBm25({ data, limit: options.limit }),
+  });
+  process.stdout.write(
+    `${basename(options.directory)}: ${data.tools.length} tools, ${data.queries.length} queries, limit ${options.limit}; usage: ${source}\n\n`,
+  );
+  process.stdout.write(
+    `| logged uses | ${keys.join(' | ')} |\n|---|${keys.map(() => '---').join('|')}|\n`,
+  );
+  for (const row of rows)
+    process.stdout.write(
+      `| ${row.label} | ${keys.map((key) => format(row.report.metrics[key])).join(' | ')} |\n`,
+    );
+  process.stdout.write(
+    `| plain BM25 reference, no usage | ${keys.map((key) => format(plain.metrics[key])).join(' | ')} |\n`,
+  );
+  if (options.ranked) {
+    const file = resolveOutput(options.ranked);
+    const lines = data.queries.map((query, index) =>
+      JSON.stringify({ id: query.id, ranked: last[index] ?? [] }),
+    );
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    process.stdout.write(`rankings of the last row written to ${file}\n`);
   }
 }
 

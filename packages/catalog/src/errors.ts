@@ -8,13 +8,15 @@ import { createErrorFamily } from '@heretek/internal';
  * - `INVALID_TOOL`: a tool given to the catalog lacks a name or has a malformed field.
  * - `DUPLICATE_TOOL`: the same qualified name appears twice in one replacement or construction.
  * - `INVALID_ARGUMENT`: an option has the wrong type or range.
+ * - `INVALID_USAGE`: a usage record (learned from use) is malformed.
  */
 export type CatalogErrorCode =
   | 'INVALID_BACKENDS_FILE'
   | 'INVALID_TARGET'
   | 'INVALID_TOOL'
   | 'DUPLICATE_TOOL'
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_USAGE';
 
 /**
  * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is

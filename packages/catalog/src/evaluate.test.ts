@@ -14,9 +14,13 @@ import {
   evaluateRankings,
   loadBenchmark,
   rankWithCatalog,
+  rankLeaveOneOut,
   rankWithPlainBm25,
+  loadUsageLog,
+  replayUsage,
   targetFromServerName,
 } from './evaluate.js';
+import { ToolCatalog } from './catalog.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = resolve(here, '..');
@@ -240,4 +244,75 @@ describe('benchmark floors of the default search', () => {
       expect(ours['R@5']).toBeGreaterThan(plain['R@5']);
     });
   }
+});
+
+describe('learning from use on the benchmark sets', () => {
+  it('MetaTool learning curve: floors at 100, 1,000 and all 4,706 logged uses', () => {
+    const data = loadBenchmark({
+      directory: resolve(packageRoot, 'bench/data/metatool'),
+    });
+    const log = loadUsageLog({
+      file: resolve(packageRoot, 'bench/data/metatool/usage.jsonl'),
+    });
+    const curve = [0, 100, 1000, log.length].map((count) => {
+      const catalog = new ToolCatalog({ tools: data.entries });
+      const { recorded, skipped } = replayUsage({
+        catalog,
+        data,
+        log: log.slice(0, count),
+      });
+      expect(skipped).toBe(0);
+      expect(recorded).toBe(count);
+      return evaluateRankings({
+        queries: data.queries,
+        rankings: rankWithCatalog({ data, limit: 10, catalog }),
+      }).metrics['nDCG@10'];
+    });
+    // With no usage the figures are the search's own (see the floors above).
+    expect(curve[0]).toBeGreaterThanOrEqual(0.574);
+    expect(curve[1]).toBeGreaterThanOrEqual(curve[0] as number);
+    expect(curve[2]).toBeGreaterThanOrEqual(0.69);
+    expect(curve[3]).toBeGreaterThanOrEqual(0.83);
+  });
+
+  it('LiveMCPBench leave-one-out: each task ranked with the other 94 as the log', () => {
+    const data = loadBenchmark({
+      directory: resolve(packageRoot, 'bench/data/livemcpbench'),
+    });
+    const metrics = evaluateRankings({
+      queries: data.queries,
+      rankings: rankLeaveOneOut({ data, limit: 10 }),
+    }).metrics;
+    expect(metrics['nDCG@10']).toBeGreaterThanOrEqual(0.565);
+    expect(metrics['R@5']).toBeGreaterThanOrEqual(0.575);
+  });
+
+  it('heretek-catalog eval --usage prints the learning curve', () => {
+    const log = join(directory, 'usage.jsonl');
+    writeFileSync(
+      log,
+      `${JSON.stringify({ id: 'u1', query: 'storm warning', relevant: ['weather__get_alerts'] })}\n`,
+    );
+    const output = execFileSync(
+      process.execPath,
+      [cli, 'eval', '--data', directory, '--usage', log],
+      { encoding: 'utf8' },
+    );
+    expect(output).toMatch(/\| 0 \(no usage\) \| 0\.667 \|/);
+    expect(output).toMatch(/\| 1 \(all\) \|/);
+    expect(output).toMatch(/plain BM25 reference, no usage/);
+    const loo = execFileSync(
+      process.execPath,
+      [cli, 'eval', '--data', directory, '--usage-leave-one-out'],
+      { encoding: 'utf8' },
+    );
+    expect(loo).toMatch(/\| 2 \(leave-one-out\) \|/);
+    const both = spawnSync(
+      process.execPath,
+      [cli, 'eval', '--data', directory, '--data', directory, '--usage', log],
+      { encoding: 'utf8' },
+    );
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/take one --data/);
+  });
 });

@@ -273,3 +273,73 @@ export function rankWithPlainBm25(options: {
       .map((position) => options.data.tools[position]?.name ?? ''),
   );
 }
+
+/**
+ * Reads a usage log in the `queries.jsonl` format (`{"id","query","relevant":[names]}` per
+ * line; names as in the benchmark's tools.jsonl).
+ */
+export function loadUsageLog(options: { file: string }): BenchmarkQuery[] {
+  const lines = readJsonLines<BenchmarkQuery>(options.file);
+  lines.forEach((line, index) => {
+    if (typeof line.query !== 'string' || !Array.isArray(line.relevant)) {
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `${options.file}:${index + 1} needs a string "query" and an array "relevant".`,
+      });
+    }
+  });
+  return lines;
+}
+
+/**
+ * Records each logged request, through the public `ToolCatalog.recordUse`, for each of its
+ * relevant tools. Returns how many uses were recorded and how many named a tool the
+ * benchmark does not have (skipped).
+ */
+export function replayUsage(options: {
+  catalog: ToolCatalog;
+  data: BenchmarkData;
+  log: readonly BenchmarkQuery[];
+}): { recorded: number; skipped: number } {
+  const qualified = new Map<string, string>();
+  for (const [name, benchmark] of options.data.benchmarkName)
+    qualified.set(benchmark, name);
+  let recorded = 0;
+  let skipped = 0;
+  for (const line of options.log)
+    for (const relevant of line.relevant) {
+      const tool = qualified.get(relevant);
+      if (tool === undefined) {
+        skipped += 1;
+        continue;
+      }
+      options.catalog.recordUse({ query: line.query, tool });
+      recorded += 1;
+    }
+  return { recorded, skipped };
+}
+
+/**
+ * Leave-one-out rankings for a set without a separate log: each query is ranked after the
+ * other queries of the set were recorded as uses.
+ */
+export function rankLeaveOneOut(options: {
+  data: BenchmarkData;
+  limit: number;
+  catalog?: ToolCatalog;
+}): string[][] {
+  const catalog =
+    options.catalog ?? new ToolCatalog({ tools: options.data.entries });
+  const { queries } = options.data;
+  return queries.map((query, index) => {
+    catalog.loadUsage([]);
+    replayUsage({
+      catalog,
+      data: options.data,
+      log: queries.filter((_, other) => other !== index),
+    });
+    return catalog
+      .search({ query: query.query, limit: options.limit })
+      .hits.map((hit) => options.data.benchmarkName.get(hit.name) ?? hit.name);
+  });
+}

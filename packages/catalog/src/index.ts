@@ -17,3 +17,4 @@ export {
 } from './catalog.js';
 export type { SearchTuningOverrides, FieldTuning } from './bm25f.js';
 export { renderHit } from './render.js';
+export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';

@@ -7,8 +7,14 @@ import {
 } from './bm25f.js';
 import { type PreparedTool, prepareTool } from './prepare.js';
 import { compactDescription } from './render.js';
-import { analyzeQuery, analyzeText, normalizeName } from './tokenizer.js';
+import {
+  analyzeQuery,
+  analyzeText,
+  normalizeName,
+  type QueryWord,
+} from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
+import type { UsageStore } from './usage.js';
 
 /** The profile whose tools are visible in every profile. */
 export const CORE_PROFILE = 'core';
@@ -170,6 +176,8 @@ type SearchRun = {
   target: string | undefined;
   limit: number;
   tuning: SearchTuning;
+  /** Learned usage, scored as a field of its own. */
+  usage?: UsageStore | undefined;
   /** Synonyms of a word, for query words that match nothing. */
   synonyms?: ((word: string) => readonly string[]) | undefined;
 };
@@ -191,6 +199,83 @@ export function runSearch(options: SearchRun): SearchResult {
     }
     touched.length = 0;
   }
+}
+
+/**
+ * Adds the usage field's BM25 score (the search terms of past requests after which a tool
+ * was called) for the query's terms, and returns the terms that matched some tool's usage
+ * in scope. A tool gains usage evidence only from terms of the query.
+ */
+function accumulateUsage(
+  options: SearchRun,
+  words: readonly QueryWord[],
+  touched: PositionList,
+): Set<string> {
+  const matched = new Set<string>();
+  const { usage, tuning, snapshot, profile, target } = options;
+  if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
+    return matched;
+  const { scores, byName, tools } = snapshot;
+  const counts = new Map<string, number>();
+  for (const word of words)
+    for (const term of word.terms)
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+  const k3 = tuning.queryTermSaturation;
+  const k1 = tuning.k1;
+  const b = tuning.usageB;
+  const average = usage.averageLength || 1;
+  const total = tools.length;
+  const { index } = snapshot;
+  const saturate = (frequency: number): number =>
+    (frequency * (k1 + 1)) / (k1 + frequency);
+  for (const [term, count] of counts) {
+    const posting = usage.postings(term);
+    if (posting === undefined) continue;
+    const queryWeight = k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1;
+    // The term's idf in the text index; for a word no tool's text has, an idf over tools
+    // with usage. Both are capped by an idf among the remembered requests: a word that many
+    // requests use ("find", "recommend") says little about which tool a request wants.
+    const textId = index.termId(term);
+    const df = Math.min(total, posting.size);
+    const idf =
+      textId === undefined
+        ? Math.log(1 + (total - df + 0.5) / (df + 0.5))
+        : index.idf(textId);
+    const requests = usage.size;
+    const share = usage.requestFrequency(term);
+    const requestIdf = Math.log(1 + (requests - share + 0.5) / (share + 0.5));
+    // ... and by an idf among the tools that have usage: a word that the requests of many
+    // different tools use is generic, however rare it is in the tools' texts.
+    const used = usage.toolCount;
+    const usedIdf = Math.log(
+      1 + (used - posting.size + 0.5) / (posting.size + 0.5),
+    );
+    const weight = Math.min(idf, requestIdf, usedIdf);
+    for (const [name, frequency] of posting) {
+      const position = byName.get(name);
+      if (position === undefined) continue;
+      const entry = (tools[position] as PreparedTool).entry;
+      if (target !== undefined && entry.target !== target) continue;
+      if (
+        profile !== undefined &&
+        entry.profile !== profile &&
+        entry.profile !== CORE_PROFILE
+      )
+        continue;
+      matched.add(term);
+      const norm = 1 - b + (b * usage.lengthOf(name)) / average;
+      const text =
+        textId === undefined ? 0 : index.bagFrequency(textId, position);
+      const gain =
+        queryWeight *
+        weight *
+        (saturate(text + (tuning.usageWeight * frequency) / norm) -
+          saturate(text));
+      if (scores[position] === 0) touched.push(position);
+      scores[position] = (scores[position] as number) + gain;
+    }
+  }
+  return matched;
 }
 
 function scoreAndRank(options: SearchRun): SearchResult {
@@ -242,6 +327,7 @@ function scoreAndRank(options: SearchRun): SearchResult {
   touched.length = 0;
   for (const [id, weight] of termIds)
     index.accumulate(id, weight, scores, touched, nameCovered);
+  const usageMatched = accumulateUsage(options, words, touched);
   const added = new Set<number>();
   if (options.synonyms !== undefined && tuning.synonymWeight > 0) {
     // Words that match nothing contribute their synonyms, at a low weight.
@@ -351,11 +437,11 @@ function scoreAndRank(options: SearchRun): SearchResult {
   const termMatches = (term: string): boolean => {
     if (matchedTerms.has(term)) return true;
     const id = index.termId(term);
-    if (id === undefined) return false;
-    if (!unfiltered) {
-      if (!index.documentsOf(id).some((position) => accept(position)))
-        return false;
-    }
+    const inText =
+      id !== undefined &&
+      (unfiltered ||
+        index.documentsOf(id).some((position) => accept(position)));
+    if (!inText && !usageMatched.has(term)) return false;
     matchedTerms.add(term);
     return true;
   };
@@ -375,9 +461,11 @@ function scoreAndRank(options: SearchRun): SearchResult {
   // hits rather than tools that merely share a common word.
   if (exact.length === 0 && unmatched.length > 0 && candidates.length > 0) {
     const minimumDocuments = Math.max(3, tuning.commonTermShare * tools.length);
-    const informative = [...termIds.keys(), ...added].some(
-      (id) => index.documentsOf(id).length < minimumDocuments,
-    );
+    const informative =
+      usageMatched.size > 0 ||
+      [...termIds.keys(), ...added].some(
+        (id) => index.documentsOf(id).length < minimumDocuments,
+      );
     if (!informative) {
       accepted.length = 0;
       candidates = accepted;

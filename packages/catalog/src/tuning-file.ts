@@ -49,8 +49,11 @@ export function checkTuningOverrides(value: unknown): string | undefined {
             return `"fields.${field}.${part}" must be a number ${part === 'b' ? 'from 0 to 1' : 'of at least 0'}, got ${JSON.stringify(number)}.`;
         }
       }
-    } else if (!nonNegative(knob) || (key === 'b' && (knob as number) > 1)) {
-      return `"${key}" must be a ${key === 'b' ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
+    } else if (
+      !nonNegative(knob) ||
+      ((key === 'b' || key === 'usageB') && (knob as number) > 1)
+    ) {
+      return `"${key}" must be a ${key === 'b' || key === 'usageB' ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
     }
   }
   return undefined;

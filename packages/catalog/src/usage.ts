@@ -1,0 +1,209 @@
+import { CatalogError } from './errors.js';
+
+/** Most requests remembered per tool; the oldest is forgotten first. */
+export const MAX_USES_PER_TOOL = 100;
+/** Most requests remembered in one catalog; the oldest is forgotten first. */
+export const MAX_USES = 20_000;
+/** Most search terms kept of one request. */
+export const MAX_TERMS_PER_USE = 64;
+
+/** One learned use: the search terms of a request, and the tool called after it. */
+export type UsageRecord = {
+  /** Qualified name of the tool that was called. */
+  tool: string;
+  /** The request's search terms, as `ToolCatalog.searchTerms` gives them. */
+  terms: string[];
+};
+
+type ToolUsage = {
+  /** Remembered requests, oldest first. */
+  requests: string[][];
+  /** Term counts over the remembered requests. */
+  counts: Map<string, number>;
+  /** Number of terms over the remembered requests. */
+  length: number;
+};
+
+/**
+ * The learned usage of one catalog: per tool, the search terms of the requests after which
+ * it was called, bounded per tool and overall. Scored as a field of its own; see
+ * `ToolCatalog.recordUse`.
+ */
+export class UsageStore {
+  readonly #tools = new Map<string, ToolUsage>();
+  /** term -> tool -> count, over every remembered request. */
+  readonly #postings = new Map<string, Map<string, number>>();
+  /** term -> number of remembered requests that contain it. */
+  readonly #requestFrequency = new Map<string, number>();
+  /** Tools in the order their requests were recorded (one entry per request). */
+  #order: string[] = [];
+  #orderStart = 0;
+  #size = 0;
+  #totalLength = 0;
+
+  /** Number of remembered requests. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Mean number of terms of a tool's remembered requests, over tools that have some. */
+  get averageLength(): number {
+    return this.#tools.size === 0 ? 0 : this.#totalLength / this.#tools.size;
+  }
+
+  /** Number of tools with remembered requests. */
+  get toolCount(): number {
+    return this.#tools.size;
+  }
+
+  /** Remembers one request for `tool`, forgetting the oldest beyond the caps. */
+  add(tool: string, terms: readonly string[]): void {
+    const kept = terms.slice(0, MAX_TERMS_PER_USE);
+    let usage = this.#tools.get(tool);
+    if (!usage) {
+      usage = { requests: [], counts: new Map(), length: 0 };
+      this.#tools.set(tool, usage);
+    }
+    usage.requests.push(kept);
+    this.#apply(tool, usage, kept, 1);
+    this.#order.push(tool);
+    this.#size += 1;
+    if (usage.requests.length > MAX_USES_PER_TOOL) this.#dropOldest(tool);
+    while (this.#size > MAX_USES) {
+      const oldest = this.#order[this.#orderStart];
+      this.#orderStart += 1;
+      if (oldest !== undefined && this.#tools.has(oldest))
+        this.#dropOldest(oldest, false);
+    }
+    if (this.#orderStart > 4096 && this.#orderStart * 2 > this.#order.length) {
+      this.#order = this.#order.slice(this.#orderStart);
+      this.#orderStart = 0;
+    }
+  }
+
+  #apply(
+    tool: string,
+    usage: ToolUsage,
+    terms: readonly string[],
+    sign: 1 | -1,
+  ): void {
+    for (const term of terms) {
+      const count = (usage.counts.get(term) ?? 0) + sign;
+      if (count > 0) usage.counts.set(term, count);
+      else usage.counts.delete(term);
+      let posting = this.#postings.get(term);
+      if (!posting) {
+        posting = new Map();
+        this.#postings.set(term, posting);
+      }
+      if (count > 0) posting.set(tool, count);
+      else {
+        posting.delete(tool);
+        if (posting.size === 0) this.#postings.delete(term);
+      }
+    }
+    for (const term of new Set(terms)) {
+      const frequency = (this.#requestFrequency.get(term) ?? 0) + sign;
+      if (frequency > 0) this.#requestFrequency.set(term, frequency);
+      else this.#requestFrequency.delete(term);
+    }
+    usage.length += sign * terms.length;
+    this.#totalLength += sign * terms.length;
+  }
+
+  /** Forgets the oldest request of `tool` (`inOrder`: also drop it from the global order). */
+  #dropOldest(tool: string, inOrder = true): void {
+    const usage = this.#tools.get(tool);
+    const oldest = usage?.requests.shift();
+    if (!usage || !oldest) return;
+    this.#apply(tool, usage, oldest, -1);
+    this.#size -= 1;
+    if (inOrder) {
+      const at = this.#order.indexOf(tool, this.#orderStart);
+      if (at >= 0) this.#order.splice(at, 1);
+    }
+    if (usage.requests.length === 0) this.#tools.delete(tool);
+  }
+
+  /** Forgets every request of the tools for which `drop` is true. */
+  forget(drop: (tool: string) => boolean): void {
+    const gone = [...this.#tools.keys()].filter(drop);
+    if (gone.length === 0) return;
+    const goneSet = new Set(gone);
+    for (const tool of gone) {
+      const usage = this.#tools.get(tool) as ToolUsage;
+      for (const request of usage.requests)
+        this.#apply(tool, usage, request, -1);
+      this.#size -= usage.requests.length;
+      this.#tools.delete(tool);
+    }
+    this.#order = this.#order
+      .slice(this.#orderStart)
+      .filter((tool) => !goneSet.has(tool));
+    this.#orderStart = 0;
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.forget(() => true);
+  }
+
+  /** The tools whose requests contain `term`, with its count in each. */
+  postings(term: string): ReadonlyMap<string, number> | undefined {
+    return this.#postings.get(term);
+  }
+
+  /** Number of remembered requests that contain `term`. */
+  requestFrequency(term: string): number {
+    return this.#requestFrequency.get(term) ?? 0;
+  }
+
+  /** Number of terms over a tool's remembered requests. */
+  lengthOf(tool: string): number {
+    return this.#tools.get(tool)?.length ?? 0;
+  }
+
+  /** Every remembered request, oldest first overall, as records. */
+  records(): UsageRecord[] {
+    const seen = new Map<string, number>();
+    const records: UsageRecord[] = [];
+    for (let at = this.#orderStart; at < this.#order.length; at += 1) {
+      const tool = this.#order[at] as string;
+      const usage = this.#tools.get(tool);
+      if (!usage) continue;
+      const index = seen.get(tool) ?? 0;
+      const terms = usage.requests[index];
+      if (!terms) continue;
+      seen.set(tool, index + 1);
+      records.push({ tool, terms: [...terms] });
+    }
+    return records;
+  }
+}
+
+/** Checks one usage record (from a file or a caller) and returns a clean copy. */
+export function checkUsageRecord(value: unknown, where: string): UsageRecord {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CatalogError({
+      code: 'INVALID_USAGE',
+      message: `${where}: a usage record must be an object {"tool","terms"}, got ${JSON.stringify(value)}.`,
+    });
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.tool !== 'string' || record.tool === '') {
+    throw new CatalogError({
+      code: 'INVALID_USAGE',
+      message: `${where}: "tool" must be a non-empty string (a qualified tool name).`,
+    });
+  }
+  if (
+    !Array.isArray(record.terms) ||
+    !record.terms.every((term) => typeof term === 'string')
+  ) {
+    throw new CatalogError({
+      code: 'INVALID_USAGE',
+      message: `${where}: "terms" must be an array of strings (the request's search terms).`,
+    });
+  }
+  return { tool: record.tool, terms: [...(record.terms as string[])] };
+}
