@@ -466,6 +466,14 @@ export class GatewayClient {
     this.closing.abort();
     for (const stop of [...this.running]) stop();
     this.running.clear();
+    // Connects in progress too: close() does not wait for a silent server.
+    for (const context of this.operations.values())
+      context.fail(
+        new GatewayClosedError({
+          target: context.target,
+          message: 'The gateway client was closed while connecting.',
+        }),
+      );
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
     await Promise.all(

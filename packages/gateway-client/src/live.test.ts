@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import {
+  listen,
   startSessionfulServer,
   type Listening,
   type RecordedRequest,
@@ -261,5 +262,21 @@ describe('close() stops work in flight', () => {
     expect(((await queued) as GatewayError).code).toBe(
       GatewayErrorCode.ClientClosed,
     );
+  });
+
+  it('does not wait for a server that never answers initialize', async () => {
+    const silent = track(await listen(() => undefined));
+    const gateway = client(silent, { timeoutMs: 60_000 });
+    const started = Date.now();
+    const listing = gateway
+      .listTools({ target: 'alpha' })
+      .catch((caught: unknown) => caught);
+    await expect.poll(() => silent.requests.length, POLL).toBeGreaterThan(0);
+    await gateway.close();
+    expect(((await listing) as GatewayError).code).toBe(
+      GatewayErrorCode.ClientClosed,
+    );
+    // Far below the 60 s timeout the connect would otherwise wait for.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
