@@ -13,7 +13,7 @@
 //   gateway-client     the broker's own GatewayClient in this process, straight
 //                      to the gateway (its HTTP client against the SDK's)
 //
-//   CALLS=500 ROUNDS=5 node bench/mediated.mjs
+//   CALLS=500 ROUNDS=10 node bench/mediated.mjs
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -38,7 +38,7 @@ import {
 
 requireBuilt();
 const CALLS = intFromEnv('CALLS', 500);
-const ROUNDS = intFromEnv('ROUNDS', 5);
+const ROUNDS = intFromEnv('ROUNDS', 10);
 const WARMUP = intFromEnv('WARMUP', 50);
 const fixture = (name) =>
   fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
