@@ -255,6 +255,7 @@ export class GatewayClient {
       standaloneStream:
         parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
       onLog: parsed.onLog,
+      onStreamSessionLost: (binding) => this.reopenStream(binding),
       handledRequests: new Set([
         ...(parsed.onElicitation ? ['elicitation/create'] : []),
         ...(parsed.onSampling ? ['sampling/createMessage'] : []),
@@ -781,6 +782,7 @@ export class GatewayClient {
       connecting: undefined,
       target: endpoint.target,
       serverRequests: new Map(),
+      streamOpened: false,
     };
     this.handleServerMessages(client, binding);
     const transport = new StreamableHTTPClientTransport(endpoint.url, {
@@ -841,6 +843,32 @@ export class GatewayClient {
         : { kind: 'legacy' };
     endpoint.current = connection;
     return connection;
+  }
+
+  /**
+   * The session behind a standalone stream is gone (the gateway restarted,
+   * say): start a new session at once, which opens a new stream, and report
+   * a list change for the endpoint, since what changed in between is
+   * unknown. If the new session cannot be made, the next request tries
+   * again.
+   */
+  private reopenStream(binding: TransportBinding): void {
+    if (this.closed) return;
+    for (const endpoint of this.endpoints.values()) {
+      const connection = endpoint.current;
+      if (connection?.binding !== binding) continue;
+      this.retire(endpoint, connection);
+      if (connection.inflight === 0)
+        void this.closeConnection(connection, false);
+      const target = endpoint.target === '*' ? undefined : endpoint.target;
+      this.connection(endpoint, target).then(
+        () => {
+          if (!this.closed)
+            this.options.onToolsListChanged?.({ target: endpoint.target });
+        },
+        () => undefined,
+      );
+    }
   }
 
   /** The capabilities to declare: only what a handler was given for. */

@@ -90,6 +90,8 @@ export type TransportBinding = {
    * reply, by JSON-RPC id: the handler of that request takes it out.
    */
   serverRequests: Map<JsonRpcId, string>;
+  /** The standalone GET stream was open at least once for this session. */
+  streamOpened: boolean;
 };
 
 /** A backend's `notifications/message`, with the target it came from. */
@@ -121,6 +123,12 @@ export type GatewayFetchOptions = {
   onLog: ((entry: LogEntry) => void) | undefined;
   /** Server-to-client request methods the client has a handler for (their targets are noted). */
   handledRequests: ReadonlySet<string>;
+  /**
+   * The gateway answered 404 to reopening the standalone stream of a session
+   * whose stream had been open: the session is gone, and nothing will be
+   * pushed until a new one opens a new stream.
+   */
+  onStreamSessionLost: (binding: TransportBinding) => void;
 };
 
 /** A JSON-RPC request id. */
@@ -957,11 +965,17 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       });
     }
     const response = await send(environment, plan, input, init);
-    if (plan.standalone && response.ok && response.body)
+    if (plan.standalone && response.status === 404 && binding.streamOpened) {
+      binding.streamOpened = false;
+      environment.onStreamSessionLost(binding);
+    }
+    if (plan.standalone && response.ok && response.body) {
+      binding.streamOpened = true;
       return toWebResponse(
         response,
         watchStandaloneStream(environment, plan, response.body),
       );
+    }
     if (!plan.bound || !plan.context)
       return passUnbound(environment, plan, response);
     return checkBoundReply(environment, plan, plan.context, response);

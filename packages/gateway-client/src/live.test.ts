@@ -92,6 +92,29 @@ describe('live tool lists (standalone GET stream)', () => {
     expect(events[0]).toEqual({ target: 'alpha' });
   });
 
+  it('starts a new session when the stream comes back 404, and reports a change', async () => {
+    const server = track(await startSessionfulServer());
+    const events: Array<{ target: string }> = [];
+    const gateway = client(server, {
+      onToolsListChanged: (event) => events.push(event),
+    });
+    await gateway.listTools({ target: 'alpha' });
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(1);
+    // As a gateway restart does: every session gone, streams closed.
+    server.forgetSessions();
+    await expect.poll(() => events, POLL).toEqual([{ target: 'alpha' }]);
+    expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(2);
+    // The new session's stream carries notifications again.
+    await expect
+      .poll(async () => {
+        await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
+        return events.length;
+      }, POLL)
+      .toBeGreaterThan(1);
+  });
+
   it('does not ask again after a 405', async () => {
     const server = track(
       await startSessionfulServer({ refuseStandalone: true }),
