@@ -10,6 +10,8 @@ import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
 import { BrokerError, quote } from './errors.js';
+import type { TrustLayer } from './trust/trust-layer.js';
+import type { UsageLearning } from './usage/usage-learning.js';
 import type {
   CallProgress,
   DiscoveryOutcome,
@@ -42,6 +44,19 @@ export type BrokerOptions = {
   defaultProfile?: string;
   /** Consecutive backend failures that open a backend's circuit (default 3) and how long it stays open (default 60000 ms). */
   circuitBreaker?: { failureThreshold?: number; cooldownMs?: number };
+  /**
+   * The trust layer (pinned definitions, cleaned descriptions, flagged
+   * injections), or a promise of it while the pins file opens: discovery and
+   * calls wait for it, searches do not. Without one, listings are catalogued as
+   * listed and no call is checked against pins.
+   */
+  trust?: TrustLayer | Promise<TrustLayer | undefined>;
+  /**
+   * Learning from use: every answered search and every finished call is given
+   * to it (a search followed by a successful call of one of its hits is a
+   * use). It influences ranking only, never the role gate or argument checks.
+   */
+  learning?: UsageLearning;
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
@@ -70,9 +85,14 @@ export const DEFAULT_BROWSE_LIMIT = 25;
 export type ToolSchemaView = {
   name: string;
   target: string;
+  /** The full description, cleaned of invisible and control characters. */
   description: string;
   mutating: boolean;
   inputSchema: Record<string, unknown>;
+  /** `[changed]` and `[flagged: rule, …]` when they apply (absent for a trusted tool). */
+  marks?: string[];
+  /** What changed since the tool was pinned and how to accept it, and what each tripped rule means. */
+  trust?: string[];
 };
 
 /**
@@ -99,6 +119,10 @@ export class Broker {
   readonly #defaultProfile: string | undefined;
   /** Bare names of the tools each target lists with `taskSupport: "required"`. */
   readonly #taskRequired = new Map<string, ReadonlySet<string>>();
+  readonly #trust: Promise<TrustLayer | undefined>;
+  #trustReady: TrustLayer | undefined;
+  readonly #learning: UsageLearning | undefined;
+  readonly #log: (line: string) => void;
 
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
@@ -109,6 +133,14 @@ export class Broker {
     this.#gateway = options.gateway;
     this.#defaultProfile = options.defaultProfile;
     const log = options.log ?? (() => {});
+    this.#log = log;
+    this.#learning = options.learning;
+    this.#trust = Promise.resolve(options.trust).then((trust) => {
+      this.#trustReady = trust;
+      return trust;
+    });
+    // A pins file that cannot be opened is the owner's to report (the CLI exits).
+    this.#trust.catch(() => {});
     // Every call in flight listens on the shutdown signal (hundreds at a time under load).
     setMaxListeners(0, this.#shutdown.signal);
     this.#discovery =
@@ -123,6 +155,16 @@ export class Broker {
             failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
             initialWaitMs: options.initialDiscoveryWaitMs ?? 3_000,
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            ...(options.trust === undefined
+              ? {}
+              : {
+                  review: async (target, tools) => {
+                    const trust = await this.#trust;
+                    return trust === undefined
+                      ? tools
+                      : trust.reviewListing({ target, tools });
+                  },
+                }),
             onListed: (target, tools) =>
               this.#taskRequired.set(
                 target,
@@ -143,8 +185,41 @@ export class Broker {
       taskRequired: (target, tool) =>
         this.#taskRequired.get(target)?.has(tool) === true,
       shutdown: this.#shutdown.signal,
+      ...(options.trust === undefined
+        ? {}
+        : { checkPins: (check) => this.#checkPins(check) }),
       log,
     });
+  }
+
+  /** The trust layer once its pins file is open (`undefined` before, or without one). */
+  get trust(): TrustLayer | undefined {
+    return this.#trustReady;
+  }
+
+  /** Waits for the trust layer (rejects when its pins file cannot be trusted). */
+  trustLayer(): Promise<TrustLayer | undefined> {
+    return this.#trust;
+  }
+
+  /** Refuses a call under the pin policy: `TOOL_CHANGED` with what changed and how to accept it. */
+  async #checkPins(check: { name: string; mutating: boolean }): Promise<void> {
+    const trust = await this.#trust;
+    if (trust === undefined) return;
+    const verdict = await trust.checkCall(check);
+    if (verdict.allowed) return;
+    throw new BrokerError({
+      code: 'TOOL_CHANGED',
+      toolName: check.name,
+      message: (
+        verdict.message ?? `${quote(check.name)} changed since it was pinned.`
+      ).replace(/^TOOL_CHANGED: /, ''),
+    });
+  }
+
+  /** `[changed]` and `[flagged: …]` marks of a tool (empty before the trust layer is open). */
+  marks(name: string, mutating: boolean): string[] {
+    return this.#trustReady?.marks(name, { mutating }) ?? [];
   }
 
   /** Backends the broker knows, keyed by target (configured plus any a multiplexed listing revealed). */
@@ -192,6 +267,7 @@ export class Broker {
       ...(options.target === undefined ? {} : { target: options.target }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     });
+    this.#learned(options.query, result.hits);
     return { ...result, query: options.query, profile, target: options.target };
   }
 
@@ -244,6 +320,21 @@ export class Broker {
     return [...counts].map(([target, tools]) => ({ target, tools }));
   }
 
+  /** Hands an answered search to learning from use (its catalog terms and hit names). */
+  #learned(query: string, hits: ReadonlyArray<{ name: string }>): void {
+    const learning = this.#learning;
+    if (learning === undefined || !learning.enabled || hits.length === 0)
+      return;
+    try {
+      learning.searched({
+        terms: searchTermsOf(this.catalog, query),
+        hits: hits.map((hit) => hit.name),
+      });
+    } catch (error) {
+      this.#log(`usage: search not recorded: ${(error as Error).message}`);
+    }
+  }
+
   #assertTarget(target: string): void {
     if (this.#backends.has(target)) return;
     throw new BrokerError({
@@ -259,12 +350,17 @@ export class Broker {
     if (this.catalog.get(name) === undefined) await this.#fresh();
     const entry = this.catalog.get(name);
     if (entry === undefined) throw unknownTool(this.catalog, name);
+    const trust = this.#trustReady;
+    const marks = trust?.marks(name, { mutating: entry.mutating }) ?? [];
+    const notes = trust?.inspectNotes(name, { mutating: entry.mutating }) ?? [];
     return {
       name: entry.name,
       target: entry.target,
       description: entry.description,
       mutating: entry.mutating,
       inputSchema: entry.inputSchema,
+      ...(marks.length === 0 ? {} : { marks }),
+      ...(notes.length === 0 ? {} : { trust: notes }),
     };
   }
 
@@ -284,14 +380,25 @@ export class Broker {
     onProgress?: (progress: CallProgress) => void;
   }): Promise<ToolCallResult> {
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
-    return this.#calls.call({
-      name: options.name,
-      arguments: options.arguments ?? {},
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.onProgress === undefined
-        ? {}
-        : { onProgress: options.onProgress }),
-    });
+    let isError = true;
+    try {
+      const result = await this.#calls.call({
+        name: options.name,
+        arguments: options.arguments ?? {},
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.onProgress === undefined
+          ? {}
+          : { onProgress: options.onProgress }),
+      });
+      isError = result.isError === true;
+      return result;
+    } finally {
+      this.#learning
+        ?.called({ tool: options.name, isError })
+        .catch((error: unknown) =>
+          this.#log(`usage: use not recorded: ${(error as Error).message}`),
+        );
+    }
   }
 
   /**
@@ -313,4 +420,27 @@ export class Broker {
     await this.#discovery.awaitInitial();
     this.#discovery.refreshIfStale();
   }
+}
+
+type LearningCatalog = {
+  searchTerms?: (query: string) => string[];
+};
+
+/**
+ * The search terms of a query as the catalog analyzes them (what a use
+ * stores; never the raw text). A catalog without `searchTerms` gives
+ * lower-cased words of two characters or more.
+ */
+export function searchTermsOf(catalog: ToolCatalog, query: string): string[] {
+  const analyze = (catalog as unknown as LearningCatalog).searchTerms;
+  if (typeof analyze === 'function') return analyze.call(catalog, query);
+  return [
+    ...new Set(
+      query
+        .slice(0, 4096)
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word.length >= 2),
+    ),
+  ];
 }

@@ -18,6 +18,11 @@ export type CallPipelineOptions = {
   breakers: BackendBreakers;
   /** Whether a backend lists the tool with `execution.taskSupport: "required"`. */
   taskRequired: (target: string, tool: string) => boolean;
+  /**
+   * The pin check, after the role check and before the argument check: throws
+   * `TOOL_CHANGED` when the pin policy refuses the call.
+   */
+  checkPins?: (check: { name: string; mutating: boolean }) => Promise<void>;
   /** Aborted when the broker shuts down: every call in flight is cancelled. */
   shutdown: AbortSignal;
   log: (line: string) => void;
@@ -26,7 +31,8 @@ export type CallPipelineOptions = {
 /**
  * One `mcp_call_tool`, in the order SPEC.md sets: route (exact catalog name, or
  * `<target>_<tool>` of a known target when a gateway is configured), role check
- * (a tool outside the catalog counts as mutating), argument check against the
+ * (a tool outside the catalog counts as mutating), pin check (a changed
+ * mutating tool under the `refuse` policy), argument check against the
  * tool's JSON Schema, then the backend's circuit breaker, then `tools/call`.
  * The checks that depend only on the caller and the arguments come first, so
  * a refused call is never told to retry later. Ajv is loaded on the first
@@ -65,6 +71,7 @@ export class CallPipeline {
     if (route === undefined) throw unknownTool(this.#o.catalog, name);
 
     const mutating = this.#checkRole(name, entry);
+    await this.#o.checkPins?.({ name, mutating });
     await this.#checkArguments(name, entry, args, route.target);
 
     const gateway = this.#o.gateway;

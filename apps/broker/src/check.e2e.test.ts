@@ -79,7 +79,9 @@ describe('heretek-lazy-broker --check against a live loopback gateway', () => {
     );
     expect(stdout).toMatch(/\n {2}ok {4}adb {5}\s+2 tools {2}\d+ ms\n/);
     expect(stdout).toMatch(/\n {2}ok {4}core {4}\s+1 tools {2}\d+ ms\n/);
-    expect(stdout).toMatch(/\n2\/2 backends answered in \d+ ms\n$/);
+    expect(stdout).toMatch(
+      /\n2\/2 backends answered in \d+ ms\npins file .*pins\.json: 0 tools pinned, read-only, 3 not in the pins file \(adb_list_packages, adb_tap, core_list_packages\); review and accept with --pin <tool>, or --pin for all; policy refuse\nusage file .*usage\.jsonl: not created yet \(0 uses\)\n$/,
+    );
     expect(backends.listings.sort()).toEqual(['/mcp/adb', '/mcp/core']);
   });
 
@@ -94,7 +96,7 @@ describe('heretek-lazy-broker --check against a live loopback gateway', () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/\n {2}ok {4}adb .*2 tools/);
     expect(stdout).toMatch(/\n {2}FAIL {2}core {4}.*503.*\(\d+ ms\)\n/);
-    expect(stdout).toMatch(/\n1\/2 backends answered in \d+ ms\n$/);
+    expect(stdout).toMatch(/\n1\/2 backends answered in \d+ ms\npins file /);
   });
 
   it('takes --backends over HERETEK_BACKENDS_FILE', async () => {

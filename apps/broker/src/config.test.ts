@@ -15,6 +15,10 @@ describe('loadBrokerConfig', () => {
       defaultProfile: undefined,
       backendsFile: undefined,
       skillsRoot: undefined,
+      pinsFile: expect.stringMatching(/[/\\]heretek[/\\]pins\.json$/),
+      pinPolicy: 'refuse',
+      pinsReadOnly: false,
+      usageFile: expect.stringMatching(/[/\\]heretek[/\\]usage\.jsonl$/),
     });
   });
 
@@ -39,6 +43,42 @@ describe('loadBrokerConfig', () => {
       offline: true,
       defaultProfile: 'android',
     });
+  });
+
+  it('reads the pins and usage settings, with the state directory under XDG_STATE_HOME', () => {
+    expect(loadBrokerConfig({ XDG_STATE_HOME: '/srv/state' })).toMatchObject({
+      pinsFile: '/srv/state/heretek/pins.json',
+      usageFile: '/srv/state/heretek/usage.jsonl',
+    });
+    expect(
+      loadBrokerConfig({
+        HERETEK_PINS_FILE: 'team/pins.json',
+        HERETEK_PIN_POLICY: 'warn',
+        HERETEK_PINS_READ_ONLY: '1',
+        HERETEK_USAGE_FILE: 'off',
+      }),
+    ).toMatchObject({
+      pinsFile: 'team/pins.json',
+      pinPolicy: 'warn',
+      pinsReadOnly: true,
+      usageFile: 'off',
+    });
+  });
+
+  it('names HERETEK_PIN_POLICY and HERETEK_PINS_READ_ONLY when their values are wrong', () => {
+    let issues: readonly string[] = [];
+    try {
+      loadBrokerConfig({
+        HERETEK_PIN_POLICY: 'strict',
+        HERETEK_PINS_READ_ONLY: 'yes',
+      });
+    } catch (error) {
+      issues = (error as BrokerConfigError).issues;
+    }
+    expect(issues).toEqual([
+      'HERETEK_PIN_POLICY must be one of refuse, warn, off',
+      'HERETEK_PINS_READ_ONLY must be 1 or 0 (true or false)',
+    ]);
   });
 
   it('reports every bad variable at once, each by name, and never echoes the token', () => {

@@ -1,8 +1,11 @@
 import type { GatewayMode } from '@heretek/gateway-client';
 import { PROFILE_NAMES } from '@heretek/internal';
 import { ROLE_NAMES } from '@heretek/prefix';
+import path from 'node:path';
 import { z } from 'zod';
 import { BrokerConfigError } from './errors.js';
+import type { PinPolicy } from './trust/pin-policy.js';
+import { heretekStateDir } from './trust/state-dir.js';
 
 export { BrokerConfigError };
 
@@ -42,6 +45,14 @@ export type BrokerConfig = {
   backendsFile: string | undefined;
   /** Workspace root whose verified skills are served over the MCP skills extension; unset: none. */
   skillsRoot: string | undefined;
+  /** Pinned tool definitions (trust on first use); `--pin` accepts changes. */
+  pinsFile: string;
+  /** What a changed pinned tool gets: `refuse` (mutating ones cannot be called), `warn`, or `off` (no pins). */
+  pinPolicy: PinPolicy;
+  /** Never write the pins file on its own (a committed lock reviewed like code). */
+  pinsReadOnly: boolean;
+  /** Where learned search-then-call uses are kept, or `off`. */
+  usageFile: string;
 };
 
 const positiveInteger = (name: string, max: number) =>
@@ -60,6 +71,21 @@ const flag = (name: string) =>
       error: `${name} must be 1 or 0 (true or false)`,
     })
     .transform((v) => v === '1' || v === 'true');
+
+/**
+ * The pin policies, spelt here so that reading the configuration loads none of
+ * the trust layer; the type check fails the build if the lists differ.
+ */
+const PIN_POLICIES = [
+  'refuse',
+  'warn',
+  'off',
+] as const satisfies readonly PinPolicy[];
+type MissingPolicy = Exclude<PinPolicy, (typeof PIN_POLICIES)[number]>;
+const everyPolicyListed: [MissingPolicy] extends [never]
+  ? true
+  : MissingPolicy = true;
+void everyPolicyListed;
 
 const environmentSchema = z.object({
   // The URL rules (http(s), no credentials, no trailing /mcp) are the gateway
@@ -112,6 +138,14 @@ const environmentSchema = z.object({
     .string()
     .min(1, 'HERETEK_SKILLS_ROOT is set but empty')
     .optional(),
+  HERETEK_PINS_FILE: z.string().optional(),
+  HERETEK_PIN_POLICY: z
+    .enum(PIN_POLICIES, {
+      error: `HERETEK_PIN_POLICY must be one of ${PIN_POLICIES.join(', ')}`,
+    })
+    .default('refuse'),
+  HERETEK_PINS_READ_ONLY: flag('HERETEK_PINS_READ_ONLY').default(false),
+  HERETEK_USAGE_FILE: z.string().optional(),
 });
 
 /** The environment variables the broker reads, with their defaults, for `--help`. */
@@ -156,6 +190,26 @@ export const ENVIRONMENT_HELP: ReadonlyArray<
     'unset',
     'workspace root whose lock-verified skills are served (MCP skills extension)',
   ],
+  [
+    'HERETEK_PINS_FILE',
+    '$XDG_STATE_HOME/heretek/pins.json',
+    'pinned tool definitions (trust on first use; --pin accepts changes)',
+  ],
+  [
+    'HERETEK_PIN_POLICY',
+    'refuse',
+    'refuse (a changed mutating tool cannot be called), warn, or off',
+  ],
+  [
+    'HERETEK_PINS_READ_ONLY',
+    'unset',
+    '1 = never write the pins file on its own (a committed lock)',
+  ],
+  [
+    'HERETEK_USAGE_FILE',
+    '$XDG_STATE_HOME/heretek/usage.jsonl',
+    'learned search-then-call uses (JSONL); off disables learning',
+  ],
 ];
 
 /**
@@ -199,5 +253,12 @@ export function loadBrokerConfig(
     defaultProfile: e.HERETEK_BROKER_PROFILE,
     backendsFile: e.HERETEK_BACKENDS_FILE,
     skillsRoot: e.HERETEK_SKILLS_ROOT,
+    pinsFile:
+      e.HERETEK_PINS_FILE ?? path.join(heretekStateDir({ env }), 'pins.json'),
+    pinPolicy: e.HERETEK_PIN_POLICY,
+    pinsReadOnly: e.HERETEK_PINS_READ_ONLY,
+    usageFile:
+      e.HERETEK_USAGE_FILE ??
+      path.join(heretekStateDir({ env }), 'usage.jsonl'),
   };
 }

@@ -27,6 +27,14 @@ export type DiscoveryOptions = {
   initialWaitMs: number;
   /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
   listChangedDebounceMs: number;
+  /**
+   * Pins and cleans each listing before it replaces a backend's entries (the
+   * trust layer): the catalog, and so every agent, sees only what it returns.
+   */
+  review?: (
+    target: string,
+    tools: readonly GatewayTool[],
+  ) => Promise<readonly GatewayTool[]>;
   /** Sees every listing that replaced a backend's entries, as listed (bare names). */
   onListed?: (target: string, tools: readonly GatewayTool[]) => void;
   log: (line: string) => void;
@@ -216,7 +224,7 @@ export class DiscoveryScheduler {
         target: backend.target,
         signal: this.#abort.signal,
       });
-      this.#apply(backend, tools, sequence);
+      await this.#apply(backend, tools, sequence);
       return {
         target: backend.target,
         ok: true,
@@ -272,7 +280,7 @@ export class DiscoveryScheduler {
         );
       }
       try {
-        this.#apply(backend, tools, sequence);
+        await this.#apply(backend, tools, sequence);
         outcomes.push({ target, ok: true, tools: tools.length, ms });
       } catch (error) {
         outcomes.push(failure(target, error, started));
@@ -284,16 +292,25 @@ export class DiscoveryScheduler {
     return outcomes;
   }
 
-  /** Replaces a backend's entries, unless a listing that started later was applied already. */
-  #apply(
+  /**
+   * Replaces a backend's entries with the reviewed listing, unless a listing
+   * that started later was applied already (checked again after the review,
+   * which may wait on the pins file).
+   */
+  async #apply(
     backend: Backend,
     tools: readonly GatewayTool[],
     sequence: number,
-  ): void {
+  ): Promise<void> {
+    if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
+    const reviewed =
+      this.#o.review === undefined
+        ? tools
+        : await this.#o.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     this.#o.catalog.replaceBackend(
       backend.target,
-      entriesOf(backend, tools, this.#o.log),
+      entriesOf(backend, reviewed, this.#o.log),
     );
     this.#applied.set(backend.target, sequence);
     this.#o.onListed?.(backend.target, tools);

@@ -7,6 +7,7 @@ import { createErrorFamily } from '@heretek/internal';
  * - `UNKNOWN_TARGET`: a search or browse named a backend target the broker does not know.
  * - `ROLE_FORBIDDEN`: a read-only role asked for a mutating (or unknown) tool.
  * - `INVALID_ARGUMENTS`: the arguments fail the tool's JSON Schema, or a meta-tool's own; nothing was sent.
+ * - `TOOL_CHANGED`: the tool's definition differs from its pin and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
  * - `NO_GATEWAY`: the broker runs offline; the call was checked but not sent.
  * - `CIRCUIT_OPEN`: the backend failed repeatedly and is paused.
  * - `BACKEND_FAILED`: the gateway or backend failed (timeout, HTTP, protocol, connection lost).
@@ -18,6 +19,7 @@ export type BrokerErrorCode =
   | 'UNKNOWN_TARGET'
   | 'ROLE_FORBIDDEN'
   | 'INVALID_ARGUMENTS'
+  | 'TOOL_CHANGED'
   | 'NO_GATEWAY'
   | 'CIRCUIT_OPEN'
   | 'BACKEND_FAILED'

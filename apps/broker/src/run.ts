@@ -25,7 +25,15 @@ import { createGateway } from './gateway.js';
 import { LineLimit } from './line-limit.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
+import {
+  describePins,
+  formatPendingPins,
+  formatPinsDescription,
+} from './trust/pin-report.js';
+import { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
+import { UsageLearning } from './usage/usage-learning.js';
+import { formatUsageDescription } from './usage/usage-log.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown waits for sessions to end before the process exits anyway. */
@@ -43,13 +51,20 @@ mcp_inspect_schema, mcp_call_tool) in front of every tool behind an
 agentgateway. Start it from an MCP client; it speaks MCP on stdin/stdout and
 logs to stderr.
 
-Usage: heretek-lazy-broker [--backends <file>] [--check]
+Usage: heretek-lazy-broker [--backends <file>] [--check | --pin [tool]]
        heretek-lazy-broker --help | --version
 
   --check            validate the configuration, list every backend once, print
                      per backend the tools found and the time taken (or why it
                      failed), and exit: 0 every backend answered, 1 some failed,
-                     2 gateway unreachable or configuration wrong
+                     2 gateway unreachable or configuration wrong; also
+                     reports the pins file and the usage file (size, uses)
+  --pin [tool]       list every backend once, show each tool whose definition
+                     is new or differs from its pin (hidden characters
+                     spelled out), accept them all (or only <tool>, its
+                     qualified <target>_<tool> name) into HERETEK_PINS_FILE,
+                     and exit: 0 accepted, 1 some backend failed (what it
+                     listed is still accepted), 2 nothing could be accepted
   --backends <file>  JSON backend table [{backend,target,profile}] replacing the
                      12 defaults (overrides HERETEK_BACKENDS_FILE)
 
@@ -60,7 +75,8 @@ ${ENVIRONMENT_HELP.map(([name, fallback, meaning]) => `  ${name.padEnd(28)} ${me
 type Command =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'serve' | 'check'; backendsFile: string | undefined };
+  | { kind: 'serve' | 'check'; backendsFile: string | undefined }
+  | { kind: 'pin'; backendsFile: string | undefined; tool: string | undefined };
 
 function parseArguments(argv: readonly string[]): Command | string {
   if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))
@@ -68,11 +84,20 @@ function parseArguments(argv: readonly string[]): Command | string {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v'))
     return { kind: 'version' };
   let check = false;
+  let pin: { tool: string | undefined } | undefined;
   let backendsFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--check' && !check) check = true;
-    else if (arg === '--backends' || arg.startsWith('--backends=')) {
+    else if (arg === '--pin' || arg.startsWith('--pin=')) {
+      if (pin !== undefined) return '--pin is given twice';
+      let tool: string | undefined;
+      if (arg.startsWith('--pin=')) tool = arg.slice('--pin='.length);
+      else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--'))
+        tool = argv[++i];
+      if (tool === '') return '--pin= needs a tool name: --pin <tool>';
+      pin = { tool };
+    } else if (arg === '--backends' || arg.startsWith('--backends=')) {
       const value =
         arg === '--backends' ? argv[++i] : arg.slice('--backends='.length);
       if (value === undefined || value === '' || value.startsWith('--'))
@@ -86,6 +111,9 @@ function parseArguments(argv: readonly string[]): Command | string {
           : ''
       }`;
   }
+  if (check && pin !== undefined)
+    return '--check and --pin cannot be combined: run one, then the other';
+  if (pin !== undefined) return { kind: 'pin', backendsFile, tool: pin.tool };
   return { kind: check ? 'check' : 'serve', backendsFile };
 }
 
@@ -131,6 +159,7 @@ export async function runServer(options: {
   }
 
   if (command.kind === 'check') return runCheck(config, backends);
+  if (command.kind === 'pin') return runPin(config, backends, command.tool);
   return serve(config, backends);
 }
 
@@ -140,10 +169,32 @@ async function runCheck(
   backends: Backend[],
 ): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  // The pins file is read, never written: --check pins nothing on its own.
+  let trust: TrustLayer | undefined;
+  try {
+    trust = await TrustLayer.open({
+      policy: config.pinPolicy,
+      pinsFile: config.pinsFile,
+      pinsReadOnly: true,
+    });
+  } catch (error) {
+    process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
+    return CHECK_EXIT.unreachableOrInvalid;
+  }
+  const learning = new UsageLearning({ file: config.usageFile });
+  const reportFiles = async () => {
+    out(
+      trust.pins === undefined
+        ? `pins: off (HERETEK_PIN_POLICY=off): no tool is pinned or checked`
+        : `${formatPinsDescription(describePins(trust.pins))}; policy ${trust.policy}${config.pinsReadOnly ? ', HERETEK_PINS_READ_ONLY=1' : ''}`,
+    );
+    out(formatUsageDescription(await learning.describe()));
+  };
   if (config.offline) {
     out(
       `configuration valid; offline (HERETEK_BROKER_OFFLINE=1): ${backends.length} backends from the seed catalog, no gateway to check`,
     );
+    await reportFiles();
     return CHECK_EXIT.allAnswered;
   }
   let gateway: ToolGateway;
@@ -162,6 +213,7 @@ async function runCheck(
     backends,
     gateway,
     gatewayMode: config.gatewayMode,
+    trust,
   });
   const started = performance.now();
   try {
@@ -171,7 +223,97 @@ async function runCheck(
       Math.round(performance.now() - started),
     );
     for (const line of report.lines) out(line);
+    await reportFiles();
     return report.exitCode;
+  } finally {
+    await broker.close();
+  }
+}
+
+/**
+ * `--pin [tool]`: one discovery through the trust layer, then what is new or
+ * changed (hidden characters spelled out) on stdout, accepted into the pins
+ * file. Exit 0 when accepted, 1 when some backend failed (what the others
+ * listed is still accepted), 2 when nothing could be accepted.
+ */
+async function runPin(
+  config: BrokerConfig,
+  backends: Backend[],
+  tool: string | undefined,
+): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const fail = (message: string) => {
+    process.stderr.write(`heretek-lazy-broker: ${message}\n`);
+    return EXIT_CODES.usage;
+  };
+  if (config.pinPolicy === 'off')
+    return fail(
+      '--pin: HERETEK_PIN_POLICY is off, so no tool is pinned. Set it to refuse or warn.',
+    );
+  if (config.offline)
+    return fail(
+      '--pin: the broker is offline (HERETEK_BROKER_OFFLINE=1); pins are taken from what the gateway lists. Unset HERETEK_BROKER_OFFLINE.',
+    );
+  let trust: TrustLayer;
+  let gateway: ToolGateway;
+  try {
+    trust = await TrustLayer.open({
+      policy: config.pinPolicy,
+      pinsFile: config.pinsFile,
+      pinsReadOnly: config.pinsReadOnly,
+    });
+    gateway = await createGateway(config);
+  } catch (error) {
+    return fail(describe(error));
+  }
+  const pins = trust.pins!;
+  const broker = new Broker({
+    role: config.role,
+    catalog: new ToolCatalog({ tools: [] }),
+    backends,
+    gateway,
+    gatewayMode: config.gatewayMode,
+    trust,
+  });
+  try {
+    const outcomes = await broker.discover();
+    const failed = outcomes.filter((o) => !o.ok);
+    for (const o of failed)
+      out(
+        `backend ${o.target} did not answer (${o.error}); its tools were not reviewed`,
+      );
+    if (failed.length === outcomes.length)
+      return fail('--pin: no backend answered; nothing was accepted.');
+    // Tools seen for the first time were pinned by this discovery (trust on
+    // first use) unless the file is read-only; they are named, not shown.
+    const firstSeen = broker.catalog
+      .list()
+      .map((entry) => entry.name)
+      .filter(
+        (name) =>
+          (tool === undefined || name === tool) &&
+          pins.status(name)?.state === 'new',
+      )
+      .sort();
+    let accepted;
+    try {
+      out(formatPendingPins(pins.pending(tool === undefined ? {} : { tool })));
+      accepted = await pins.accept(tool === undefined ? {} : { tool });
+    } catch (error) {
+      return fail(describe(error));
+    }
+    if (firstSeen.length > 0)
+      out(
+        `${firstSeen.length} tool${firstSeen.length === 1 ? '' : 's'} pinned on first sight: ${firstSeen.join(', ')}`,
+      );
+    out(
+      `accepted ${accepted.length} tool${accepted.length === 1 ? '' : 's'} into ${pins.path}${
+        failed.length > 0
+          ? `; ${failed.length} backend${failed.length === 1 ? '' : 's'} did not answer`
+          : ''
+      }`,
+    );
+    return failed.length > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
   } finally {
     await broker.close();
   }
@@ -220,10 +362,31 @@ async function serve(
     process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
     return EXIT_CODES.usage;
   }
+  // The pins file opens beside the first answers: discovery and calls wait
+  // for it, the MCP handshake and tools/list do not. Offline, nothing is
+  // discovered or sent, so there is nothing to pin.
+  const trust =
+    gateway === undefined
+      ? undefined
+      : TrustLayer.open({
+          policy: config.pinPolicy,
+          pinsFile: config.pinsFile,
+          pinsReadOnly: config.pinsReadOnly,
+          log,
+        });
+  trust?.catch(() => {});
+  const catalog = seedCatalogFor(backends);
+  const learning = new UsageLearning({
+    file: config.usageFile,
+    log,
+    onUse: (use) => recordUse(catalog, use),
+  });
   const broker = new Broker({
     role: config.role,
-    catalog: seedCatalogFor(backends),
+    catalog,
     backends,
+    ...(trust === undefined ? {} : { trust }),
+    learning,
     ...(gateway === undefined ? {} : { gateway }),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
@@ -274,12 +437,44 @@ async function serve(
   );
   // The SDK's own JSON-RPC errors quote the request (an unknown tool name, a
   // bad parameter): cap them too, so no error carries a wall of caller input.
+  // Learned uses are read once the first tools/list has been answered, so the
+  // usage file never delays the first answer.
+  let learningLoaded = false;
+  const loadLearning = () => {
+    if (learningLoaded) return;
+    learningLoaded = true;
+    learning
+      .load()
+      .catch((error: unknown) => log(`usage: not loaded: ${describe(error)}`));
+  };
   const send = transport.send.bind(transport);
-  transport.send = (message) => send(capErrorMessage(message));
+  transport.send = async (message) => {
+    await send(capErrorMessage(message));
+    if (
+      !learningLoaded &&
+      Array.isArray((message as { result?: { tools?: unknown } }).result?.tools)
+    )
+      loadLearning();
+  };
   const handle = serveStdio(() => server, {
     transport,
     onerror: (error) => log(`transport: ${error.message}`),
   });
+  // A pins file that cannot be trusted is never overwritten: the broker stops.
+  let pinsProblem: string | undefined;
+  if (trust !== undefined) {
+    try {
+      await trust;
+    } catch (error) {
+      pinsProblem = describe(error);
+    }
+  }
+  if (pinsProblem !== undefined) {
+    log(`cannot start: ${pinsProblem}`);
+    await handle.close().catch(() => {});
+    await broker.close();
+    return EXIT_CODES.usage;
+  }
   broker.start();
 
   const source = config.offline
@@ -344,6 +539,24 @@ function capErrorMessage<M>(message: M): M {
       message: `${error.message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${error.message.length} characters)`,
     },
   };
+}
+
+type UseTaker = {
+  recordUse?: (use: { terms: readonly string[]; tool: string }) => void;
+};
+
+/**
+ * Gives a learned use to the catalog as ranking evidence, when the catalog
+ * takes it (`ToolCatalog.recordUse`); without it, uses are still kept in the
+ * usage file.
+ */
+function recordUse(
+  catalog: ToolCatalog,
+  use: { terms: readonly string[]; tool: string },
+): void {
+  const take = (catalog as unknown as UseTaker).recordUse;
+  if (typeof take === 'function')
+    take.call(catalog, { terms: use.terms, tool: use.tool });
 }
 
 /** The seed entries of the configured backends, with the configured profiles. */

@@ -1,4 +1,4 @@
-import { renderHit } from '@heretek/catalog';
+import type { SearchHit } from '@heretek/catalog';
 import {
   McpServer,
   fromJsonSchema,
@@ -14,6 +14,7 @@ import {
   parseInspectArguments,
   parseSearchArguments,
 } from './meta-arguments.js';
+import { searchDescription } from './trust/sanitize.js';
 import type { ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 
@@ -70,6 +71,7 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
               ...(args.offset === undefined ? {} : { offset: args.offset }),
               ...(args.limit === undefined ? {} : { limit: args.limit }),
             }),
+            (hit) => broker.marks(hit.name, hit.mutating),
           );
         }
         const result = await broker.searchTools({
@@ -81,6 +83,7 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
         return formatSearch(
           result,
           result.hits.length === 0 ? broker.targetSummary() : [],
+          (hit) => broker.marks(hit.name, hit.mutating),
         );
       }),
   );
@@ -155,6 +158,27 @@ function errorResult(error: unknown) {
   return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
+/** Marks of a tool for its hit line (`[changed]`, `[flagged: rule]`). */
+export type HitMarks = (hit: {
+  name: string;
+  mutating: boolean;
+}) => readonly string[];
+
+/**
+ * One compact hit line: `name [read-only|mutating] - description`, the
+ * (already cleaned) description cut to one line of at most
+ * `SEARCH_DESCRIPTION_MAX_CHARS` (160) characters, never inside a grapheme,
+ * then the tool's trust marks.
+ */
+export function renderHitLine(
+  hit: Pick<SearchHit, 'name' | 'mutating' | 'description'>,
+  marks: readonly string[] = [],
+): string {
+  const description = searchDescription({ text: hit.description });
+  const head = `${hit.name} [${hit.mutating ? 'mutating' : 'read-only'}]`;
+  return [description ? `${head} - ${description}` : head, ...marks].join(' ');
+}
+
 /**
  * Renders search hits compactly: one line a tool, then what matched nothing.
  * With no hit, names the known targets with their tool counts so the agent
@@ -163,6 +187,7 @@ function errorResult(error: unknown) {
 export function formatSearch(
   result: SearchToolsResult,
   targets: ReadonlyArray<{ target: string; tools: number }> = [],
+  marks: HitMarks = () => [],
 ): string {
   const scope = [
     result.profile === undefined ? undefined : `profile ${result.profile}`,
@@ -183,7 +208,7 @@ export function formatSearch(
       );
     }
   } else {
-    for (const hit of result.hits) lines.push(renderHit(hit));
+    for (const hit of result.hits) lines.push(renderHitLine(hit, marks(hit)));
   }
   if (result.unmatchedTerms.length > 0) {
     const shown = result.unmatchedTerms
@@ -201,7 +226,10 @@ export function formatSearch(
 }
 
 /** Renders one page of a target's tools: a header, one line a tool, and how to get the next page. */
-export function formatBrowse(result: BrowseResult): string {
+export function formatBrowse(
+  result: BrowseResult,
+  marks: HitMarks = () => [],
+): string {
   if (result.total === 0) {
     return `Target ${result.target} has no tools in the catalog.`;
   }
@@ -211,9 +239,7 @@ export function formatBrowse(result: BrowseResult): string {
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
-    ...result.tools.map((t) =>
-      renderHit({ ...t, target: result.target, score: 0 }),
-    ),
+    ...result.tools.map((t) => renderHitLine(t, marks(t))),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
   return lines.join('\n');

@@ -2,6 +2,9 @@
 // and connects the MCP SDK client to it over its stdio. Every raw stdout line
 // is recorded so tests can assert that nothing but JSON-RPC ever appears there.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Client,
@@ -12,6 +15,26 @@ import {
 export const BROKER_CLI = fileURLToPath(
   new URL('../../dist/cli.js', import.meta.url),
 );
+
+/**
+ * The environment of a spawned broker: a minimal one with `env` over it, and
+ * the state directory (pins and usage files) in a fresh temporary folder
+ * unless `env` names `XDG_STATE_HOME`, so no test writes into the real home
+ * folder. `cleanup` removes that folder.
+ */
+export function brokerEnvironment(env: Record<string, string>): {
+  env: Record<string, string>;
+  cleanup: () => void;
+} {
+  if (env.XDG_STATE_HOME !== undefined) {
+    return { env: { PATH: process.env.PATH ?? '', ...env }, cleanup: () => {} };
+  }
+  const state = mkdtempSync(path.join(tmpdir(), 'heretek-broker-state-'));
+  return {
+    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: state, ...env },
+    cleanup: () => rmSync(state, { recursive: true, force: true }),
+  };
+}
 
 type Message = Parameters<NonNullable<Transport['onmessage']>>[0];
 
@@ -80,10 +103,12 @@ export async function spawnBroker(
     prepare?: (client: Client) => void;
   } = {},
 ): Promise<SpawnedBroker> {
+  const environment = brokerEnvironment(env);
   const child = spawn(process.execPath, [BROKER_CLI], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: environment.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.once('exit', environment.cleanup);
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -122,10 +147,12 @@ export function runBrokerCli(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
+    const environment = brokerEnvironment(env);
     const child = spawn(process.execPath, [BROKER_CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: environment.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.once('exit', environment.cleanup);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
