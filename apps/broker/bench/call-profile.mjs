@@ -46,6 +46,7 @@ let stderrBytes = 0;
 child.stderr.on('data', (c) => (stderrBytes += c.length));
 const peer = new StdioPeer(child);
 await peer.initialize();
+await peer.awaitDiscovery(DEFAULT_TARGETS.map((t) => `${t}_echo`));
 const started = performance.now();
 for (let i = 0; i < CALLS; i++) {
   const token = `t${i}`;

@@ -171,6 +171,37 @@ export class StdioPeer {
     return reply.result;
   }
 
+  /**
+   * Searches, as an agent does before its first call, until every name in
+   * `expected` is in the answer (the first search waits for start-up
+   * discovery only up to a bound, so on a loaded machine it can answer from
+   * the seed catalog). Resolves with the last search text.
+   */
+  async awaitDiscovery(
+    expected,
+    { query = 'echo a token back', timeoutMs = 60_000 } = {},
+  ) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const reply = await this.request('tools/call', {
+        name: 'mcp_search_tools',
+        arguments: { query, limit: 50 },
+      });
+      if (reply.error || reply.result?.isError) {
+        throw new Error(`search failed: ${JSON.stringify(reply)}`);
+      }
+      const text = reply.result?.content?.[0]?.text ?? '';
+      const missing = expected.filter((name) => !text.includes(name));
+      if (missing.length === 0) return text;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `discovery did not bring ${missing.join(', ')} in ${timeoutMs} ms; last search:\n${text}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** Ends stdin and waits for the exit (SIGKILL after `graceMs`). */
   async close(graceMs = 5_000) {
     this.child.stdin.end();

@@ -42,6 +42,7 @@ const broker = spawnBroker(
   { nodeArgs: ['--expose-gc', '--require', probe] },
 );
 await broker.initialize();
+await broker.awaitDiscovery(DEFAULT_TARGETS.map((t) => `${t}_echo`));
 
 async function heap() {
   const seen = broker.stderr().split('HEAP_PROBE ').length;

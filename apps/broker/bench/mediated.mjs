@@ -89,6 +89,18 @@ async function brokerSdk() {
   });
   const client = new Client({ name: 'bench-broker', version: '1.0.0' });
   await client.connect(transport);
+  // An agent searches before it calls. The first search waits for start-up
+  // discovery only up to a bound, so search until the tool is catalogued.
+  for (let i = 0; ; i++) {
+    const result = await client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query: 'echo a token back' },
+    });
+    if (textOf(result)?.includes('core_echo')) break;
+    if (i > 600)
+      throw new Error('discovery did not catalogue core_echo in 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     name: 'broker (SDK client -stdio-> broker -> gateway)',
     call: async (token) => {
@@ -110,6 +122,7 @@ async function rawPeer(name, args, env, params) {
   });
   const peer = new StdioPeer(child);
   if (!args[0].endsWith('raw-echo.mjs')) await peer.initialize();
+  if (args[0] === BROKER_CLI) await peer.awaitDiscovery(['core_echo']);
   return {
     name,
     call: async (token) => {
