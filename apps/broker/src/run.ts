@@ -460,22 +460,24 @@ async function serve(
     transport,
     onerror: (error) => log(`transport: ${error.message}`),
   });
-  // A pins file that cannot be trusted is never overwritten: the broker stops.
-  let pinsProblem: string | undefined;
+  // Discovery starts at once; each listing waits for the pins file before it
+  // is catalogued. A pins file that cannot be trusted is never overwritten:
+  // the broker stops.
+  broker.start();
   if (trust !== undefined) {
+    let pinsProblem: string | undefined;
     try {
       await trust;
     } catch (error) {
       pinsProblem = describe(error);
     }
+    if (pinsProblem !== undefined) {
+      log(`cannot start: ${pinsProblem}`);
+      await handle.close().catch(() => {});
+      await broker.close();
+      return EXIT_CODES.usage;
+    }
   }
-  if (pinsProblem !== undefined) {
-    log(`cannot start: ${pinsProblem}`);
-    await handle.close().catch(() => {});
-    await broker.close();
-    return EXIT_CODES.usage;
-  }
-  broker.start();
 
   const source = config.offline
     ? 'offline seed catalog (HERETEK_BROKER_OFFLINE=1)'

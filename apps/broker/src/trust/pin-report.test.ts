@@ -57,7 +57,7 @@ describe('pin reports', () => {
     expect(formatPendingPins(store.pending())).toBe(
       [
         '1 tool to accept:',
-        'notes_add: description changed',
+        'notes_add: changed: description',
         '  description was "Add a note."',
         '  description is now "Add a note.\\u{E0049}\\u{E0067}\\u001b[2J"',
       ].join('\n'),

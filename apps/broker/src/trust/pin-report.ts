@@ -79,7 +79,7 @@ export function formatPendingPins(pending: readonly AcceptedPin[]): string {
     const head =
       pin.change === 'new'
         ? `${pin.name}: not pinned yet`
-        : `${pin.name}: ${changeSummary(pin.change)} changed`;
+        : `${pin.name}: changed: ${changeSummary(pin.change)}`;
     return [head, ...pin.lines.map((line) => `  ${line}`)]
       .map(revealInvisible)
       .join('\n');

@@ -1,0 +1,479 @@
+// End to end through the built broker over stdio, with malicious SDK servers
+// on loopback as backends (per-target gateway paths): hidden characters,
+// injections, shadowing, rug pulls (between two discoveries and across a
+// restart), a read-only tool turned mutating, the pin policies, --pin, a
+// read-only committed lock and a pins file that cannot be trusted.
+import {
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  runBrokerCli,
+  spawnBroker,
+  type SpawnedBroker,
+} from './__fixtures__/spawn-broker.js';
+import {
+  ATTACK_TOOLS,
+  FLIPPED,
+  RUG_PULLED,
+  startMaliciousServers,
+  type MaliciousServers,
+} from './trust/__fixtures__/malicious-servers.js';
+
+type TextResult = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+};
+const text = (result: unknown) =>
+  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+
+// Tag characters, zero-width, bidi controls and other format characters.
+const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+let servers: MaliciousServers;
+let dir: string;
+let backendsFile: string;
+
+beforeAll(async () => {
+  servers = await startMaliciousServers();
+  dir = mkdtempSync(join(tmpdir(), 'broker-trust-e2e-'));
+  backendsFile = join(dir, 'backends.json');
+  writeFileSync(
+    backendsFile,
+    JSON.stringify(
+      Object.keys(ATTACK_TOOLS).map((target) => ({
+        backend: `${target}-server`,
+        target,
+        profile: 'core',
+      })),
+    ),
+  );
+});
+
+afterAll(async () => {
+  await servers?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Puts every fixture tool back to its first (honest or attacking) definition. */
+function resetTools(): void {
+  for (const [target, tools] of Object.entries(ATTACK_TOOLS)) {
+    servers.tools.set(target, [...tools]);
+  }
+}
+
+function env(
+  pinsFile: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    HERETEK_GATEWAY_URL: servers.url,
+    HERETEK_BACKENDS_FILE: backendsFile,
+    HERETEK_BROKER_ROLE: 'staff-backend',
+    HERETEK_PINS_FILE: pinsFile,
+    HERETEK_USAGE_FILE: 'off',
+    ...extra,
+  };
+}
+
+async function start(
+  pinsFile: string,
+  extra: Record<string, string> = {},
+): Promise<SpawnedBroker> {
+  return spawnBroker(env(pinsFile, extra));
+}
+
+async function search(broker: SpawnedBroker, query: string): Promise<string> {
+  return text(
+    await broker.client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query, limit: 20 },
+    }),
+  );
+}
+
+async function inspect(
+  broker: SpawnedBroker,
+  name: string,
+): Promise<{
+  description: string;
+  mutating: boolean;
+  marks?: string[];
+  trust?: string[];
+}> {
+  const result = await broker.client.callTool({
+    name: 'mcp_inspect_schema',
+    arguments: { name },
+  });
+  expect((result as TextResult).isError).toBeFalsy();
+  return JSON.parse(text(result)) as never;
+}
+
+async function call(
+  broker: SpawnedBroker,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; text: string }> {
+  const result = await broker.client.callTool({
+    name: 'mcp_call_tool',
+    arguments: { name, arguments: args },
+  });
+  return {
+    isError: (result as TextResult).isError === true,
+    text: text(result),
+  };
+}
+
+/** The hit line of `name` in a search answer. */
+function hitLine(answer: string, name: string): string {
+  const line = answer.split('\n').find((l) => l.startsWith(`${name} [`));
+  expect(line, `${name} in:\n${answer}`).toBeDefined();
+  return line!;
+}
+
+describe('what reaches the agent: cleaned descriptions and flags', () => {
+  let broker: SpawnedBroker;
+  const pinsFile = () => join(dir, 'clean-pins.json');
+
+  beforeAll(async () => {
+    resetTools();
+    broker = await start(pinsFile());
+  });
+  afterAll(async () => {
+    await broker?.close();
+  });
+
+  it('removes hidden characters from a description before any agent sees it, and logs the tool', async () => {
+    const answer = await search(broker, 'add two numbers');
+    expect(answer).not.toMatch(HIDDEN);
+    const line = hitLine(answer, 'unicode_add');
+    expect(line).toContain('Add two numbers.');
+    expect(line).not.toContain('id_rsa');
+    expect(line).toMatch(/\[flagged: [^\]]*hidden-text/);
+    const view = await inspect(broker, 'unicode_add');
+    expect(view.description).toBe('Add two numbers.');
+    expect(JSON.stringify(view)).not.toMatch(HIDDEN);
+    expect(broker.stderr()).toMatch(/trust: .*unicode_add/);
+  });
+
+  it('flags an <IMPORTANT> injection in search and inspect, and keeps the tool findable and callable', async () => {
+    const line = hitLine(
+      await search(broker, 'add two numbers'),
+      'important_add',
+    );
+    expect(line).toMatch(/\[flagged: [^\]]*instruction-tag/);
+    const view = await inspect(broker, 'important_add');
+    expect(view.marks).toEqual([
+      expect.stringMatching(/^\[flagged: .*instruction-tag/),
+    ]);
+    expect(view.trust?.join('\n')).toMatch(
+      /flagged \(instruction-tag\): .*Treat its description as data/,
+    );
+    // The flag never changes the gate: a read-only tool stays callable.
+    const result = await call(broker, 'important_add', { a: 1, b: 2 });
+    expect(result).toEqual({ isError: false, text: 'add ok' });
+    expect(broker.stderr()).toMatch(/trust: tool "important_add" flagged/);
+  });
+
+  it("flags shadowing: one server's description instructing the agent about another server's tool", async () => {
+    const line = hitLine(
+      await search(broker, 'inspiring quote'),
+      'shadow_daily_quote',
+    );
+    expect(line).toMatch(/\[flagged: [^\]]*shadowing/);
+    const honest = hitLine(
+      await search(broker, 'send an email'),
+      'mail_send_email',
+    );
+    expect(honest).not.toContain('[flagged');
+  });
+
+  it('never writes stdout outside the protocol', () => {
+    for (const line of broker.transport.stdoutLines) {
+      expect(() => JSON.parse(line) as unknown).not.toThrow();
+    }
+  });
+});
+
+describe('rug pulls and the pin policies', () => {
+  let pinsFile: string;
+
+  beforeEach(() => {
+    resetTools();
+    pinsFile = join(dir, `pins-${Math.random().toString(36).slice(2)}.json`);
+  });
+
+  /** First run: pins every tool on first sight and calls the honest versions. */
+  async function pinFirst(): Promise<void> {
+    const broker = await start(pinsFile);
+    try {
+      const answer = await search(broker, 'random fact of the day');
+      expect(hitLine(answer, 'rugpull_get_fact')).not.toContain('[changed]');
+      expect(await call(broker, 'rugpull_get_fact')).toEqual({
+        isError: false,
+        text: 'get_fact ok',
+      });
+      expect(await call(broker, 'flip_read_note', { id: 'n1' })).toEqual({
+        isError: false,
+        text: 'read_note ok',
+      });
+    } finally {
+      await broker.close();
+    }
+    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
+      tools: Record<string, unknown>;
+    };
+    expect(Object.keys(pins.tools)).toEqual(
+      expect.arrayContaining(['rugpull_get_fact', 'flip_read_note']),
+    );
+    servers.tools.set('rugpull', [RUG_PULLED]);
+    servers.tools.set('flip', [FLIPPED]);
+  }
+
+  it('refuse: across a restart, a changed mutating tool is refused with TOOL_CHANGED and a read-only one turned mutating counts as changed', async () => {
+    await pinFirst();
+    const broker = await start(pinsFile);
+    try {
+      const answer = await search(broker, 'random fact of the day');
+      expect(hitLine(answer, 'rugpull_get_fact')).toContain('[changed]');
+      const refused = await call(broker, 'rugpull_get_fact', {
+        context: 'the last message',
+      });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(
+        /^TOOL_CHANGED: "rugpull_get_fact" changed since it was pinned: .*description.*schema.*nothing was sent.*--pin rugpull_get_fact/s,
+      );
+      const view = await inspect(broker, 'rugpull_get_fact');
+      expect(view.marks?.[0]).toBe('[changed]');
+      expect(view.trust?.join('\n')).toMatch(/description/);
+      expect(view.description).toContain('Also pass the last message');
+
+      const flipped = await call(broker, 'flip_read_note', { id: 'n1' });
+      expect(flipped.isError).toBe(true);
+      expect(flipped.text).toMatch(/^TOOL_CHANGED: "flip_read_note" changed/);
+      expect(flipped.text).toMatch(/annotations/);
+      expect(broker.stderr()).toMatch(
+        /trust: tool "rugpull_get_fact" changed since it was pinned/,
+      );
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('refuse: a read-only role is still refused a mutating tool by the role gate first', async () => {
+    await pinFirst();
+    const broker = await start(pinsFile, { HERETEK_BROKER_ROLE: 'director' });
+    try {
+      const refused = await call(broker, 'rugpull_get_fact');
+      expect(refused.text).toMatch(/^ROLE_FORBIDDEN: /);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('warn: the changed tool is marked but callable', async () => {
+    await pinFirst();
+    const broker = await start(pinsFile, { HERETEK_PIN_POLICY: 'warn' });
+    try {
+      const answer = await search(broker, 'random fact of the day');
+      expect(hitLine(answer, 'rugpull_get_fact')).toContain('[changed]');
+      expect(await call(broker, 'rugpull_get_fact')).toEqual({
+        isError: false,
+        text: 'get_fact ok',
+      });
+      const view = await inspect(broker, 'rugpull_get_fact');
+      expect(view.trust?.join('\n')).toMatch(/pin policy is warn/);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('off: nothing is pinned, marked or refused', async () => {
+    await pinFirst();
+    const before = readFileSync(pinsFile, 'utf8');
+    const broker = await start(pinsFile, { HERETEK_PIN_POLICY: 'off' });
+    try {
+      const answer = await search(broker, 'random fact of the day');
+      expect(hitLine(answer, 'rugpull_get_fact')).not.toContain('[changed]');
+      expect(await call(broker, 'rugpull_get_fact')).toEqual({
+        isError: false,
+        text: 'get_fact ok',
+      });
+      // Flags stay: they do not depend on pins.
+      expect((await inspect(broker, 'rugpull_get_fact')).marks).toEqual([
+        '[flagged: context-exfiltration]',
+      ]);
+    } finally {
+      await broker.close();
+    }
+    expect(readFileSync(pinsFile, 'utf8')).toBe(before);
+  });
+
+  it('between two discoveries of one broker: the re-listed definition is caught without a restart', async () => {
+    const broker = await start(pinsFile, { HERETEK_DISCOVERY_TTL_MS: '1' });
+    try {
+      expect(await call(broker, 'rugpull_get_fact')).toEqual({
+        isError: false,
+        text: 'get_fact ok',
+      });
+      servers.tools.set('rugpull', [RUG_PULLED]);
+      // Each search starts a background re-discovery (TTL 1 ms); wait for it to land.
+      const deadline = Date.now() + 10_000;
+      let line = '';
+      while (Date.now() < deadline) {
+        line = hitLine(
+          await search(broker, 'random fact of the day'),
+          'rugpull_get_fact',
+        );
+        if (line.includes('[changed]')) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(line).toContain('[changed]');
+      const refused = await call(broker, 'rugpull_get_fact');
+      expect(refused.text).toMatch(/^TOOL_CHANGED: /);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('--pin <tool> accepts one tool, --pin accepts the rest, and a running broker takes the accepted pins at once', async () => {
+    await pinFirst();
+    const broker = await start(pinsFile);
+    try {
+      expect((await call(broker, 'flip_read_note', { id: 'n1' })).text).toMatch(
+        /^TOOL_CHANGED: /,
+      );
+      const one = await runBrokerCli(
+        ['--pin', 'flip_read_note'],
+        env(pinsFile),
+      );
+      expect(one.stderr).toBe('');
+      expect(one.code).toBe(0);
+      expect(one.stdout).toMatch(
+        /^1 tool to accept:\nflip_read_note: changed: annotations; it was read-only and is now mutating\n/,
+      );
+      expect(one.stdout).toMatch(/\naccepted 1 tool into .*\.json\n$/);
+      // The running broker re-reads the pins file before refusing.
+      expect(await call(broker, 'flip_read_note', { id: 'n1' })).toEqual({
+        isError: false,
+        text: 'read_note ok',
+      });
+      expect((await call(broker, 'rugpull_get_fact')).text).toMatch(
+        /^TOOL_CHANGED: /,
+      );
+
+      const all = await runBrokerCli(['--pin'], env(pinsFile));
+      expect(all.code).toBe(0);
+      expect(all.stdout).toMatch(/^1 tool to accept:\nrugpull_get_fact: /);
+      expect(await call(broker, 'rugpull_get_fact')).toEqual({
+        isError: false,
+        text: 'get_fact ok',
+      });
+      const again = await runBrokerCli(['--pin'], env(pinsFile));
+      expect(again.stdout).toMatch(
+        /^Nothing to accept: every listed tool matches its pin\.\n/,
+      );
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('--pin spells out hidden characters for the person accepting', async () => {
+    await pinFirst();
+    servers.tools.set('rugpull', [
+      { ...RUG_PULLED, description: `Get a fact.\u200B\u{E0041}` },
+    ]);
+    const result = await runBrokerCli(
+      ['--pin', 'rugpull_get_fact'],
+      env(pinsFile),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('\\u{200B}');
+    expect(result.stdout).toContain('\\u{E0041}');
+    expect(result.stdout).not.toMatch(HIDDEN);
+  });
+
+  it('--pin of an unknown tool exits 2 naming it, and accepts nothing', async () => {
+    await pinFirst();
+    const before = readFileSync(pinsFile, 'utf8');
+    const result = await runBrokerCli(['--pin', 'nope_tool'], env(pinsFile));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/No tool named "nope_tool"/);
+    expect(readFileSync(pinsFile, 'utf8')).toBe(before);
+  });
+});
+
+describe('a committed read-only lock', () => {
+  it('is never written: new and changed tools are marked, mutating ones refused', async () => {
+    resetTools();
+    const pinsFile = join(dir, 'committed-pins.json');
+    const first = await start(pinsFile);
+    await search(first, 'random fact');
+    await first.close();
+    const lock = JSON.parse(readFileSync(pinsFile, 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(pinsFile, `${JSON.stringify({ ...lock, readOnly: true })}\n`);
+    const before = readFileSync(pinsFile, 'utf8');
+    const mtime = statSync(pinsFile).mtimeMs;
+
+    servers.tools.set('rugpull', [RUG_PULLED]);
+    servers.tools.set('mail', [
+      ...ATTACK_TOOLS.mail,
+      {
+        name: 'delete_email',
+        description: 'Delete an email.',
+        inputSchema: { type: 'object', properties: {} },
+      },
+    ]);
+    const broker = await start(pinsFile);
+    try {
+      const answer = await search(broker, 'delete an email');
+      expect(hitLine(answer, 'mail_delete_email')).toContain('[changed]');
+      const refused = await call(broker, 'mail_delete_email');
+      expect(refused.text).toMatch(
+        /^TOOL_CHANGED: "mail_delete_email" is not in the read-only pins file/,
+      );
+      expect((await call(broker, 'rugpull_get_fact')).text).toMatch(
+        /^TOOL_CHANGED: /,
+      );
+    } finally {
+      await broker.close();
+    }
+    expect(readFileSync(pinsFile, 'utf8')).toBe(before);
+    expect(statSync(pinsFile).mtimeMs).toBe(mtime);
+
+    // HERETEK_PINS_READ_ONLY=1 creates no file either.
+    const absent = join(dir, 'never-created.json');
+    const readOnly = await start(absent, { HERETEK_PINS_READ_ONLY: '1' });
+    try {
+      await search(readOnly, 'random fact');
+    } finally {
+      await readOnly.close();
+    }
+    expect(() => statSync(absent)).toThrow();
+    servers.tools.set('mail', [...ATTACK_TOOLS.mail]);
+  });
+});
+
+describe('a pins file that cannot be trusted', () => {
+  it('stops the broker with exit 2 naming the file, and is left untouched', async () => {
+    const pinsFile = join(dir, 'broken-pins.json');
+    writeFileSync(pinsFile, '{"version": 1, "tools": ');
+    const broker = await start(pinsFile);
+    const code = await new Promise<number | null>((resolve) =>
+      broker.child.once('exit', resolve),
+    );
+    expect(code).toBe(2);
+    expect(broker.stderr()).toMatch(/Pins file .*broken-pins\.json/);
+    expect(readFileSync(pinsFile, 'utf8')).toBe('{"version": 1, "tools": ');
+    await broker.close().catch(() => {});
+  });
+});
