@@ -7,7 +7,6 @@ import {
   type ClientCapabilities,
   type PriorDiscovery,
   type Progress,
-  type RequestOptions,
   type Tool,
 } from '@modelcontextprotocol/client';
 import { Agent } from 'undici';
@@ -25,8 +24,6 @@ import {
   GatewayClosedError,
   GatewayConfigError,
   GatewayError,
-  GatewayHttpError,
-  GatewaySessionLostError,
   GatewayTimeoutError,
 } from './errors.js';
 import {
@@ -41,6 +38,12 @@ import {
   type ErrorMapping,
 } from './error-mapping.js';
 import { Limiter } from './limiter.js';
+import {
+  Operation,
+  raceSignal,
+  type OperationHost,
+  type Requester,
+} from './operation.js';
 import { walkPages } from './listing.js';
 import { callAsTask, type TaskOptions } from './tasks.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
@@ -139,30 +142,8 @@ type Endpoint = {
   current: Connection | undefined;
   prior: PriorDiscovery | undefined;
   initializations: number;
-};
-
-/**
- * One request of an operation, as {@link GatewayClient.run} hands it out:
- * `request(what, send)` sends on the endpoint's session and, when the
- * gateway rejects the session, re-initializes and sends once more (counted
- * per request: a listing of many pages survives several expiries).
- */
-export type Requester = {
-  request<R>(
-    what: string,
-    send: (client: Client, options: RequestOptions) => Promise<R>,
-    extra?: {
-      onprogress?: ((progress: Progress) => void) | undefined;
-      /** This request's timeout instead of `timeoutMs` (a request that blocks until a task ends). */
-      timeoutMs?: number | undefined;
-    },
-  ): Promise<R>;
-  /** Re-initializes so far in this operation. */
-  readonly reinitializations: number;
-  /** Aborted when the operation stops (timeout, caller cancel, close). */
-  readonly signal: AbortSignal;
-  /** Why the operation stopped, once it has. */
-  readonly reason: GatewayError | undefined;
+  /** What the operations on this endpoint need of the client. */
+  host: OperationHost<Connection>;
 };
 
 /** How long an SSE reply may stay open after its response arrived. */
@@ -208,8 +189,6 @@ export class GatewayClient {
   /** Operations in progress, by id: the fetch layer finds a request's operation here. */
   private readonly operations = new Map<string, CallContext>();
   private operationCounter = 0;
-  /** SDK timeout of one request: past the client's own deadline, which fires first. */
-  private readonly sdkTimeoutMs: number;
   /** How to stop each running operation at once (`close()` calls them). */
   private readonly running = new Set<() => void>();
   /** Aborted by `close()`: ends server-to-client request handlers. */
@@ -238,7 +217,6 @@ export class GatewayClient {
       keepAliveMaxTimeout: 600_000,
       connect: { timeout: this.timeoutMs },
     });
-    this.sdkTimeoutMs = this.timeoutMs + 1_000;
     this.errorMapping = {
       scrub: this.scrub,
       timeoutMs: this.timeoutMs,
@@ -498,7 +476,7 @@ export class GatewayClient {
       });
     let endpoint = this.endpoints.get(url);
     if (!endpoint) {
-      endpoint = {
+      const created: Endpoint = {
         url: new URL(url),
         key: url,
         target,
@@ -507,10 +485,36 @@ export class GatewayClient {
         current: undefined,
         prior: undefined,
         initializations: 0,
+        host: undefined as never,
       };
+      created.host = this.operationHost(created);
+      endpoint = created;
       this.endpoints.set(url, endpoint);
     }
     return endpoint;
+  }
+
+  /** What the operations on `endpoint` need of this client. */
+  private operationHost(endpoint: Endpoint): OperationHost<Connection> {
+    return {
+      key: endpoint.key,
+      timeoutMs: this.timeoutMs,
+      readySession: () => {
+        const ready = endpoint.current;
+        return ready && !ready.retired && !ready.closed ? ready : undefined;
+      },
+      connect: (target) => this.connection(endpoint, target),
+      begin: (target) => this.startOperation(target),
+      end: (context, succeeded) => this.finish(context, succeeded),
+      retire: (connection) => this.retire(endpoint, connection),
+      closeRetired: (connection) =>
+        void this.closeConnection(connection, false),
+      toError: (error, context, target) =>
+        toGatewayError(this.errorMapping, error, context, target),
+      isClosed: () => this.closed,
+      timeoutError: (target, timeoutMs, ceiling) =>
+        this.timeoutError(target, timeoutMs, ceiling),
+    };
   }
 
   private abortedError(target: string | undefined): GatewayAbortedError {
@@ -550,56 +554,11 @@ export class GatewayClient {
     body: (requester: Requester) => Promise<T>,
   ): Promise<T> {
     if (callerSignal?.aborted) throw this.abortedError(target);
-    // Operation state without an AbortController of its own on the fast path:
-    // the timer and the caller's signal stop the current request directly,
-    // and a controller is only made when the operation has to wait.
-    const state: {
-      reason: GatewayError | undefined;
-      context: CallContext | undefined;
-      waiting: AbortController | undefined;
-      timer: NodeJS.Timeout | undefined;
-      requests: number;
-      reinitializations: number;
-    } = {
-      reason: undefined,
-      context: undefined,
-      waiting: undefined,
-      timer: undefined,
-      requests: 0,
-      reinitializations: 0,
-    };
-    const stop = (reason: GatewayError) => {
-      if (state.reason) return;
-      state.reason = reason;
-      state.context?.fail(reason);
-      state.waiting?.abort(reason);
-    };
-    const waitSignal = () => {
-      state.waiting ??= new AbortController();
-      if (state.reason) state.waiting.abort(state.reason);
-      return state.waiting.signal;
-    };
-    // The error is built only when the timer fires: building one per call costs a stack capture.
-    let requestTimeoutMs = this.timeoutMs;
-    const onTimeout = () =>
-      stop(this.timeoutError(target, requestTimeoutMs, false));
-    const arm = (ms: number = requestTimeoutMs) => {
-      requestTimeoutMs = ms;
-      clearTimeout(state.timer);
-      state.timer = setTimeout(onTimeout, ms);
-    };
-    arm();
-    const ceiling =
-      ceilingMs === undefined
-        ? undefined
-        : setTimeout(
-            () => stop(this.timeoutError(target, ceilingMs, true)),
-            ceilingMs,
-          );
-    const onCallerAbort = () => stop(this.abortedError(target));
+    const operation = new Operation(endpoint.host, target, ceilingMs);
+    const onCallerAbort = () => operation.stop(this.abortedError(target));
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const onClose = () =>
-      stop(
+      operation.stop(
         new GatewayClosedError({
           target,
           message:
@@ -607,114 +566,18 @@ export class GatewayClient {
         }),
       );
     this.running.add(onClose);
-
-    const request = async <R>(
-      what: string,
-      send: (client: Client, options: RequestOptions) => Promise<R>,
-      extra?: {
-        onprogress?: ((progress: Progress) => void) | undefined;
-        timeoutMs?: number | undefined;
-      },
-    ): Promise<R> => {
-      const timeoutMs = extra?.timeoutMs ?? this.timeoutMs;
-      if (state.requests > 0 || timeoutMs !== requestTimeoutMs) arm(timeoutMs);
-      state.requests += 1;
-      const onprogress = extra?.onprogress;
-      for (let attempt = 0; ; attempt += 1) {
-        if (state.reason) throw state.reason;
-        const ready = endpoint.current;
-        const connection =
-          ready && !ready.retired && !ready.closed
-            ? ready
-            : await raceSignal(
-                this.connection(endpoint, target),
-                waitSignal(),
-                () => state.reason,
-              );
-        const context = this.startOperation(target);
-        state.context = context;
-        if (state.reason) context.fail(state.reason);
-        connection.inflight += 1;
-        let succeeded = false;
-        try {
-          const requestOptions: RequestOptions = {
-            signal: context.controller.signal,
-            timeout:
-              timeoutMs === this.timeoutMs
-                ? this.sdkTimeoutMs
-                : timeoutMs + 1_000,
-            headers: context.headers,
-          };
-          if (onprogress) {
-            requestOptions.onprogress = (progress) => {
-              if (!state.reason) arm();
-              onprogress(progress);
-            };
-            requestOptions.resetTimeoutOnProgress = true;
-            if (ceilingMs !== undefined)
-              requestOptions.maxTotalTimeout = ceilingMs + 1_000;
-          }
-          const result = await send(connection.client, requestOptions);
-          succeeded = true;
-          return result;
-        } catch (error) {
-          const typed = toGatewayError(
-            this.errorMapping,
-            error,
-            context,
-            target,
-          );
-          if (context.sessionRejected && !this.closed && !state.reason) {
-            this.retire(endpoint, connection);
-            if (attempt === 0) {
-              state.reinitializations += 1;
-              continue;
-            }
-            const status = GatewayHttpError.isInstance(typed)
-              ? ` (HTTP ${typed.status})`
-              : '';
-            throw new GatewaySessionLostError({
-              target,
-              message: `The session with ${endpoint.key} expired ${what}; re-initialized; the server rejected the session again${status}: the gateway or backend is dropping sessions.`,
-              cause: typed,
-            });
-          }
-          throw typed;
-        } finally {
-          state.context = undefined;
-          this.finish(context, succeeded);
-          connection.inflight -= 1;
-          if (connection.retired && connection.inflight === 0)
-            void this.closeConnection(connection, false);
-        }
-      }
-    };
-    const requester: Requester = {
-      request,
-      get reinitializations() {
-        return state.reinitializations;
-      },
-      get signal() {
-        return waitSignal();
-      },
-      get reason() {
-        return state.reason;
-      },
-    };
-
     let release: (() => void) | undefined;
     try {
       release =
         endpoint.limiter.tryAcquire() ??
-        (await endpoint.limiter.acquire(waitSignal()));
-      return await body(requester);
+        (await endpoint.limiter.acquire(operation.signal));
+      return await body(operation);
     } catch (error) {
-      if (state.reason && !GatewayError.isInstance(error)) throw state.reason;
       if (GatewayError.isInstance(error)) throw error;
+      if (operation.reason) throw operation.reason;
       throw toGatewayError(this.errorMapping, error, undefined, target);
     } finally {
-      clearTimeout(state.timer);
-      clearTimeout(ceiling);
+      operation.dispose();
       callerSignal?.removeEventListener('abort', onCallerAbort);
       this.running.delete(onClose);
       release?.();
@@ -983,29 +846,6 @@ function isProbeFailure(error: unknown): boolean {
     error instanceof SdkError &&
     error.code === SdkErrorCode.EraNegotiationFailed
   );
-}
-
-function raceSignal<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  reason: () => unknown,
-): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(reason());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(reason());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** What is wrong with the optional parts of {@link CallToolOptions}, if anything. */

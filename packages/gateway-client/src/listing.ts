@@ -4,7 +4,8 @@ import {
   GatewayHttpError,
   GatewayJsonRpcError,
 } from './errors.js';
-import type { McpTool, Requester } from './gateway-client.js';
+import type { McpTool } from './gateway-client.js';
+import type { Requester } from './operation.js';
 
 /** How often a listing starts over because the server refused its cursor in a new session. */
 const MAX_LIST_RESTARTS = 3;

@@ -4,7 +4,7 @@ import type {
   Progress,
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import type { Requester } from './gateway-client.js';
+import type { Requester } from './operation.js';
 
 /** How a task-augmented call asks for its task. */
 export type TaskOptions = {
