@@ -28,6 +28,8 @@ const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000')
   .split(',')
   .map(Number);
 const searchRuns = Number(process.env.BENCH_SEARCHES ?? 400);
+// Uses recorded for the "full usage log" columns (the catalog's global cap).
+const USAGE_LOG = 20_000;
 
 function templates() {
   const list = SEED_TOOLS.map((tool) => ({
@@ -221,6 +223,43 @@ for (const size of sizes) {
   }
   longTimes.sort((a, b) => a - b);
   ours.longQuery = longTimes[10];
+  // The same catalog with a full usage log: MAX_USES requests (the task queries in turn),
+  // each recorded for a tool in turn, then searches and a rebuild timed again.
+  let withUsage;
+  if (typeof catalog.recordUse === 'function') {
+    const learned = new ToolCatalog({ tools: entries });
+    for (let use = 0; use < USAGE_LOG; use += 1)
+      learned.recordUse({
+        query: queryList[use % queryList.length],
+        tool: entries[(use * 7919) % entries.length].name,
+      });
+    const searches = timeSearches(
+      (query) => learned.search({ query }),
+      queryList,
+    );
+    // The first search after a new use compiles the usage field against the catalog.
+    const afterUse = [];
+    for (let round = 0; round < 5; round += 1) {
+      learned.recordUse({ query: queryList[round], tool: entries[round].name });
+      const begin = performance.now();
+      learned.search({ query: queryList[round + 1] });
+      afterUse.push(performance.now() - begin);
+    }
+    afterUse.sort((left, right) => left - right);
+    const backend = entries
+      .filter((entry) => entry.target === target)
+      .map((entry) => ({ ...entry }));
+    start = performance.now();
+    learned.replaceBackend(target, backend);
+    withUsage = {
+      uses: learned.usage().length,
+      p50: searches.p50,
+      p99: searches.p99,
+      cpuP99: searches.cpuP99,
+      replaceMs: performance.now() - start,
+      afterUseMs: afterUse[2],
+    };
+  }
   const wink = winkBaseline(entries);
   const winkSearch = timeSearches(
     (query) => wink.engine.search(query, 10),
@@ -236,6 +275,7 @@ for (const size of sizes) {
     ours,
     winkBuildMs: wink.buildMs,
     winkSearch,
+    withUsage,
   });
   void rebuilt;
 }
@@ -263,6 +303,16 @@ for (const row of rows) {
     `| ${row.size} | ${fmt(row.ours.p50)} | ${fmt(row.ours.p99)} / ${fmt(row.ours.cpuP99)} | ${fmt(row.ours.longQuery)} | ${fmt(row.winkSearch.p50)} / ${fmt(row.winkSearch.p99)} | ${fmt(row.replaceMs)} | ${fmt(row.coldBuildMs)} | ${fmt(row.winkBuildMs)} | ${fmt(row.heapMb)} |\n`,
   );
 }
+if (rows.some((row) => row.withUsage))
+  process.stdout.write(
+    `\nWith a full usage log (${USAGE_LOG.toLocaleString('en-US')} recorded uses):\n\n| tools | uses kept | search p50 ms | search p99 ms (wall / CPU) | first search after a new use ms (median of 5) | rebuild after 1 backend ms |\n|---|---|---|---|---|---|\n${rows
+      .filter((row) => row.withUsage)
+      .map(
+        (row) =>
+          `| ${row.size} | ${row.withUsage.uses} | ${fmt(row.withUsage.p50)} | ${fmt(row.withUsage.p99)} / ${fmt(row.withUsage.cpuP99)} | ${fmt(row.withUsage.afterUseMs)} | ${fmt(row.withUsage.replaceMs)} |`,
+      )
+      .join('\n')}\n`,
+  );
 process.stdout.write(
   '\nratios (wink / ours): ' +
     rows

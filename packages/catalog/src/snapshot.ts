@@ -201,78 +201,129 @@ export function runSearch(options: SearchRun): SearchResult {
   }
 }
 
+/** Per usage term: the tools (positions) whose past requests contain it, and its gain in each. */
+type UsageView = {
+  version: number;
+  terms: Map<string, { positions: Int32Array; gains: Float32Array }>;
+};
+
+const usageViews = new WeakMap<Snapshot, WeakMap<UsageStore, UsageView>>();
+
 /**
- * Adds the usage field's BM25 score (the search terms of past requests after which a tool
- * was called) for the query's terms, and returns the terms that matched some tool's usage
- * in scope. A tool gains usage evidence only from terms of the query.
+ * Compiles the usage field against one snapshot: for each term of the remembered requests
+ * and each tool (in the snapshot) whose requests contain it, the score a query term of
+ * weight 1 adds. The usage frequency, times `usageWeight` and length-normalized by `usageB`,
+ * joins the tool's own bag frequency before BM25 saturation, so a word counts at most as
+ * much as a word the tool's text repeats. Its idf is the term's idf in the text index (for a
+ * word no text has, an idf over the tools with usage of the term), capped by its idf among
+ * the remembered requests and among the tools that have usage: a word that many requests or
+ * the requests of many tools use ("find", "recommend") says little about the tool wanted.
+ * Rebuilt lazily when the usage or the snapshot changes.
  */
-function accumulateUsage(
-  options: SearchRun,
-  words: readonly QueryWord[],
-  touched: PositionList,
-): Set<string> {
-  const matched = new Set<string>();
-  const { usage, tuning, snapshot, profile, target } = options;
-  if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
-    return matched;
-  const { scores, byName, tools } = snapshot;
-  const counts = new Map<string, number>();
-  for (const word of words)
-    for (const term of word.terms)
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-  const k3 = tuning.queryTermSaturation;
+function usageView(
+  snapshot: Snapshot,
+  usage: UsageStore,
+  tuning: SearchTuning,
+): UsageView {
+  let perUsage = usageViews.get(snapshot);
+  if (!perUsage) {
+    perUsage = new WeakMap();
+    usageViews.set(snapshot, perUsage);
+  }
+  const cached = perUsage.get(usage);
+  if (cached && cached.version === usage.version) return cached;
+  const { index, byName } = snapshot;
   const k1 = tuning.k1;
   const b = tuning.usageB;
   const average = usage.averageLength || 1;
-  const total = tools.length;
-  const { index } = snapshot;
+  const total = snapshot.tools.length;
+  const requests = usage.size;
+  const used = usage.toolCount;
   const saturate = (frequency: number): number =>
     (frequency * (k1 + 1)) / (k1 + frequency);
-  for (const [term, count] of counts) {
-    const posting = usage.postings(term);
-    if (posting === undefined) continue;
-    const queryWeight = k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1;
-    // The term's idf in the text index; for a word no tool's text has, an idf over tools
-    // with usage. Both are capped by an idf among the remembered requests: a word that many
-    // requests use ("find", "recommend") says little about which tool a request wants.
+  const terms = new Map<
+    string,
+    { positions: Int32Array; gains: Float32Array }
+  >();
+  const norms = new Map<string, number>();
+  for (const [term, posting] of usage.allPostings()) {
     const textId = index.termId(term);
     const df = Math.min(total, posting.size);
     const idf =
       textId === undefined
         ? Math.log(1 + (total - df + 0.5) / (df + 0.5))
         : index.idf(textId);
-    const requests = usage.size;
     const share = usage.requestFrequency(term);
     const requestIdf = Math.log(1 + (requests - share + 0.5) / (share + 0.5));
-    // ... and by an idf among the tools that have usage: a word that the requests of many
-    // different tools use is generic, however rare it is in the tools' texts.
-    const used = usage.toolCount;
     const usedIdf = Math.log(
       1 + (used - posting.size + 0.5) / (posting.size + 0.5),
     );
     const weight = Math.min(idf, requestIdf, usedIdf);
+    const positions: number[] = [];
+    const gains: number[] = [];
     for (const [name, frequency] of posting) {
       const position = byName.get(name);
       if (position === undefined) continue;
-      const entry = (tools[position] as PreparedTool).entry;
-      if (target !== undefined && entry.target !== target) continue;
-      if (
-        profile !== undefined &&
-        entry.profile !== profile &&
-        entry.profile !== CORE_PROFILE
-      )
-        continue;
-      matched.add(term);
-      const norm = 1 - b + (b * usage.lengthOf(name)) / average;
+      let norm = norms.get(name);
+      if (norm === undefined) {
+        norm = 1 - b + (b * usage.lengthOf(name)) / average;
+        norms.set(name, norm);
+      }
       const text =
         textId === undefined ? 0 : index.bagFrequency(textId, position);
-      const gain =
-        queryWeight *
+      positions.push(position);
+      gains.push(
         weight *
-        (saturate(text + (tuning.usageWeight * frequency) / norm) -
-          saturate(text));
+          (saturate(text + (tuning.usageWeight * frequency) / norm) -
+            saturate(text)),
+      );
+    }
+    if (positions.length > 0)
+      terms.set(term, {
+        positions: Int32Array.from(positions),
+        gains: Float32Array.from(gains),
+      });
+  }
+  const view = { version: usage.version, terms };
+  perUsage.set(usage, view);
+  return view;
+}
+
+/**
+ * Adds the usage field's score for the query's terms (see {@link usageView}) and returns
+ * the terms that matched some tool's usage in scope. A tool gains usage evidence only from
+ * terms of the query.
+ */
+function accumulateUsage(
+  options: SearchRun,
+  words: readonly QueryWord[],
+  touched: PositionList,
+  accept: (position: number) => boolean,
+  filtered: boolean,
+): Set<string> {
+  const matched = new Set<string>();
+  const { usage, tuning, snapshot } = options;
+  if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
+    return matched;
+  const view = usageView(snapshot, usage, tuning);
+  const { scores } = snapshot;
+  const counts = new Map<string, number>();
+  for (const word of words)
+    for (const term of word.terms)
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+  const k3 = tuning.queryTermSaturation;
+  for (const [term, count] of counts) {
+    const entry = view.terms.get(term);
+    if (entry === undefined) continue;
+    const queryWeight = k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1;
+    const { positions, gains } = entry;
+    for (let slot = 0; slot < positions.length; slot += 1) {
+      const position = positions[slot] as number;
+      if (filtered && !accept(position)) continue;
+      matched.add(term);
       if (scores[position] === 0) touched.push(position);
-      scores[position] = (scores[position] as number) + gain;
+      scores[position] =
+        (scores[position] as number) + queryWeight * (gains[slot] as number);
     }
   }
   return matched;
@@ -327,7 +378,13 @@ function scoreAndRank(options: SearchRun): SearchResult {
   touched.length = 0;
   for (const [id, weight] of termIds)
     index.accumulate(id, weight, scores, touched, nameCovered);
-  const usageMatched = accumulateUsage(options, words, touched);
+  const usageMatched = accumulateUsage(
+    options,
+    words,
+    touched,
+    accept,
+    profile !== undefined || target !== undefined,
+  );
   const added = new Set<number>();
   if (options.synonyms !== undefined && tuning.synonymWeight > 0) {
     // Words that match nothing contribute their synonyms, at a low weight.

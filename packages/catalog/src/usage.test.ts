@@ -161,6 +161,17 @@ describe('learning from use', () => {
     expect(store.requestFrequency('common')).toBe(MAX_USES);
   });
 
+  it('sees each new use at the next search', () => {
+    const catalog = new ToolCatalog({ tools });
+    catalog.recordUse({ query: 'shrink a photo', tool: 'media_resize_image' });
+    expect(names(catalog, 'shrink a photo')).toEqual(['media_resize_image']);
+    expect(names(catalog, 'archive the logs')).toEqual([]);
+    catalog.recordUse({ query: 'archive the logs', tool: 'files_write_file' });
+    expect(names(catalog, 'archive the logs')).toEqual(['files_write_file']);
+    catalog.loadUsage([]);
+    expect(names(catalog, 'shrink a photo')).toEqual([]);
+  });
+
   it('keeps at most 64 terms of one request', () => {
     const catalog = new ToolCatalog({ tools });
     catalog.recordUse({

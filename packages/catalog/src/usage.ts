@@ -35,11 +35,19 @@ export class UsageStore {
   readonly #postings = new Map<string, Map<string, number>>();
   /** term -> number of remembered requests that contain it. */
   readonly #requestFrequency = new Map<string, number>();
+  /** term -> the one string kept for it. */
+  readonly #interned = new Map<string, string>();
   /** Tools in the order their requests were recorded (one entry per request). */
   #order: string[] = [];
   #orderStart = 0;
   #size = 0;
   #totalLength = 0;
+  #version = 0;
+
+  /** Changes whenever the remembered requests change. */
+  get version(): number {
+    return this.#version;
+  }
 
   /** Number of remembered requests. */
   get size(): number {
@@ -58,7 +66,10 @@ export class UsageStore {
 
   /** Remembers one request for `tool`, forgetting the oldest beyond the caps. */
   add(tool: string, terms: readonly string[]): void {
-    const kept = terms.slice(0, MAX_TERMS_PER_USE);
+    // One string per distinct term, shared by every request that has it.
+    const kept = terms
+      .slice(0, MAX_TERMS_PER_USE)
+      .map((term) => this.#interned.get(term) ?? term);
     let usage = this.#tools.get(tool);
     if (!usage) {
       usage = { requests: [], counts: new Map(), length: 0 };
@@ -104,11 +115,17 @@ export class UsageStore {
     }
     for (const term of new Set(terms)) {
       const frequency = (this.#requestFrequency.get(term) ?? 0) + sign;
-      if (frequency > 0) this.#requestFrequency.set(term, frequency);
-      else this.#requestFrequency.delete(term);
+      if (frequency > 0) {
+        this.#requestFrequency.set(term, frequency);
+        if (!this.#interned.has(term)) this.#interned.set(term, term);
+      } else {
+        this.#requestFrequency.delete(term);
+        this.#interned.delete(term);
+      }
     }
     usage.length += sign * terms.length;
     this.#totalLength += sign * terms.length;
+    this.#version += 1;
   }
 
   /** Forgets the oldest request of `tool` (`inOrder`: also drop it from the global order). */
@@ -146,6 +163,11 @@ export class UsageStore {
   /** Forgets everything. */
   clear(): void {
     this.forget(() => true);
+  }
+
+  /** Every term of the remembered requests with the tools whose requests contain it. */
+  allPostings(): IterableIterator<[string, ReadonlyMap<string, number>]> {
+    return this.#postings.entries();
   }
 
   /** The tools whose requests contain `term`, with its count in each. */
