@@ -327,7 +327,7 @@ export class Broker {
       return;
     try {
       learning.searched({
-        terms: searchTermsOf(this.catalog, query),
+        terms: this.catalog.searchTerms(query),
         hits: hits.map((hit) => hit.name),
       });
     } catch (error) {
@@ -420,27 +420,4 @@ export class Broker {
     await this.#discovery.awaitInitial();
     this.#discovery.refreshIfStale();
   }
-}
-
-type LearningCatalog = {
-  searchTerms?: (query: string) => string[];
-};
-
-/**
- * The search terms of a query as the catalog analyzes them (what a use
- * stores; never the raw text). A catalog without `searchTerms` gives
- * lower-cased words of two characters or more.
- */
-export function searchTermsOf(catalog: ToolCatalog, query: string): string[] {
-  const analyze = (catalog as unknown as LearningCatalog).searchTerms;
-  if (typeof analyze === 'function') return analyze.call(catalog, query);
-  return [
-    ...new Set(
-      query
-        .slice(0, 4096)
-        .toLowerCase()
-        .split(/[^\p{L}\p{N}]+/u)
-        .filter((word) => word.length >= 2),
-    ),
-  ];
 }

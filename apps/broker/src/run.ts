@@ -379,7 +379,8 @@ async function serve(
   const learning = new UsageLearning({
     file: config.usageFile,
     log,
-    onUse: (use) => recordUse(catalog, use),
+    // A learned use is ranking evidence of its own field in the catalog.
+    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
   });
   const broker = new Broker({
     role: config.role,
@@ -541,24 +542,6 @@ function capErrorMessage<M>(message: M): M {
       message: `${error.message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${error.message.length} characters)`,
     },
   };
-}
-
-type UseTaker = {
-  recordUse?: (use: { terms: readonly string[]; tool: string }) => void;
-};
-
-/**
- * Gives a learned use to the catalog as ranking evidence, when the catalog
- * takes it (`ToolCatalog.recordUse`); without it, uses are still kept in the
- * usage file.
- */
-function recordUse(
-  catalog: ToolCatalog,
-  use: { terms: readonly string[]; tool: string },
-): void {
-  const take = (catalog as unknown as UseTaker).recordUse;
-  if (typeof take === 'function')
-    take.call(catalog, { terms: use.terms, tool: use.tool });
 }
 
 /** The seed entries of the configured backends, with the configured profiles. */
