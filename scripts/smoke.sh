@@ -17,7 +17,7 @@ done
 (cd "$root/apps/broker" && $pnpm_cmd pack --pack-destination "$work/tarballs" >/dev/null)
 ls "$work/tarballs"
 for tarball in "$work"/tarballs/*.tgz; do
-  tar -tzf "$tarball" | grep -qx 'package/LICENSE' || { echo "smoke: $tarball has no LICENSE" >&2; exit 1; }
+  tar -tzf "$tarball" | grep -x 'package/LICENSE' >/dev/null || { echo "smoke: $tarball has no LICENSE" >&2; exit 1; }
 done
 echo "smoke: every tarball carries LICENSE"
 

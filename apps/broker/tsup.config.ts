@@ -1,29 +1,43 @@
 import { libraryConfig } from '@heretek/config/tsup';
-import { rmSync } from 'node:fs';
+import { writeThirdPartyNotices } from './scripts/third-party-notices.mjs';
 
-// Both builds write to dist/, so dist/ is emptied once here rather than by
-// each build (whichever finished first would delete the other's files).
-rmSync('dist', { recursive: true, force: true });
-
-export default [
-  // The library entry: dependencies stay external, as a library's should.
-  libraryConfig({ entry: ['src/index.ts'], clean: false }),
-  // The bin: one ESM file with every dependency bundled and tree-shaken, so a
-  // cold start compiles one module instead of resolving and linking several
-  // hundred (see bench/cold-start.mjs). Bundled CommonJS code (ajv, undici)
-  // gets a real `require` for Node's builtins. The source map names the
-  // original files but leaves their text out (the dependencies ship their own).
-  libraryConfig({
-    entry: ['src/cli.ts'],
-    clean: false,
-    dts: false,
-    noExternal: [/.*/],
-    splitting: true,
-    banner: {
-      js: "import { createRequire as __brokerCreateRequire } from 'node:module';\nconst require = __brokerCreateRequire(import.meta.url);",
+// One build for the library entry and the bin, with every dependency bundled
+// and tree-shaken, split into shared chunks. The published package then has
+// no runtime dependencies: `npx @heretek/broker` installs one package, and a
+// cold start compiles a few modules instead of resolving and linking several
+// hundred (see bench/cold-start.mjs). Bundled CommonJS code (ajv, undici) gets
+// a real `require` for Node's builtins. The source maps name the original
+// files but leave their text out. The licences of everything bundled are
+// collected into dist/THIRD-PARTY-NOTICES.md from esbuild's metafile.
+export default libraryConfig({
+  entry: ['src/index.ts', 'src/cli.ts'],
+  noExternal: [/.*/],
+  splitting: true,
+  metafile: true,
+  dts: {
+    entry: 'src/index.ts',
+    // The public types name types of the bundled workspace packages: inline
+    // them from those packages' declarations so none is needed at install.
+    resolve: [/^@heretek\//],
+    compilerOptions: {
+      paths: Object.fromEntries(
+        ['catalog', 'gateway-client', 'prefix', 'skills'].map((name) => [
+          `@heretek/${name}`,
+          [`../../packages/${name}/dist/index.d.ts`],
+        ]),
+      ),
     },
-    esbuildOptions(options) {
-      options.sourcesContent = false;
-    },
-  }),
-];
+  },
+  banner: {
+    js: "import { createRequire as __brokerCreateRequire } from 'node:module';\nconst require = __brokerCreateRequire(import.meta.url);",
+  },
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+  },
+  async onSuccess() {
+    await writeThirdPartyNotices({
+      metafile: 'dist/metafile-esm.json',
+      out: 'dist/THIRD-PARTY-NOTICES.md',
+    });
+  },
+});

@@ -51,6 +51,23 @@ export default tseslint.config(
     },
   },
   {
+    // The broker publishes with every dependency bundled (apps/broker/tsup.config.ts),
+    // so what its source imports is declared as a devDependency.
+    files: ['apps/broker/src/**/*.ts'],
+    rules: {
+      'import-x/no-extraneous-dependencies': [
+        'error',
+        {
+          devDependencies: true,
+          packageDir: [
+            fileURLToPath(new URL('../../apps/broker', import.meta.url)),
+            ROOT,
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/bench/**', '**/scripts/**', '**/*.bench.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -17,19 +17,38 @@ export function libraryConfig({ entry, ...overrides }) {
     import.meta.dirname ?? new URL('.', import.meta.url).pathname,
     '../../packages/internal/src/index.ts',
   );
+  const { dts: dtsOverrides, ...rest } = overrides;
+  const dts =
+    dtsOverrides === false
+      ? false
+      : {
+          ...(typeof dtsOverrides === 'object' ? dtsOverrides : {}),
+          resolve: [
+            INTERNAL,
+            ...(typeof dtsOverrides === 'object' &&
+            Array.isArray(dtsOverrides.resolve)
+              ? dtsOverrides.resolve
+              : []),
+          ],
+          compilerOptions: {
+            paths: {
+              [INTERNAL]: [internalIndex],
+              ...(typeof dtsOverrides === 'object'
+                ? dtsOverrides.compilerOptions?.paths
+                : {}),
+            },
+          },
+        };
   return defineConfig({
     entry,
     format: ['esm'],
-    dts: {
-      resolve: [INTERNAL],
-      compilerOptions: { paths: { [INTERNAL]: [internalIndex] } },
-    },
+    dts,
     sourcemap: true,
     clean: true,
     platform: 'node',
     target: 'node20',
     noExternal: [INTERNAL],
     define: { __PACKAGE_VERSION__: JSON.stringify(version) },
-    ...overrides,
+    ...rest,
   });
 }
