@@ -153,7 +153,7 @@ function parsePinsFile(text: string, file: string): PinsFile {
     };
     if (definitionHash({ name, ...pin }) !== pin.hash) {
       throw invalid(
-        `entry "${name}": its hash does not match its definition (edited by hand?); accept the tool again with --pin ${name}`,
+        `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`,
       );
     }
     tools[name] = pin;
