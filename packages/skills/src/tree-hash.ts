@@ -1,4 +1,3 @@
-import * as crypto from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -9,7 +8,7 @@ import {
   readSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Tag } from '@heretek/internal';
+import { sha256Hex, sha256Tag } from '@heretek/internal';
 import { SkillSymlinkError, SkillUnsupportedEntryError } from './errors.js';
 
 /** Identifier of the tree-hash algorithm described in the package README. */
@@ -52,23 +51,6 @@ export type TreeContents = Omit<TreeHash, 'files'> & {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
-// Per-file digests: `crypto.hash` (Node >= 20.12) skips the Hash object, markedly
-// faster for many small files. Tagged digests (`sha256:<hex>`) use the shared `sha256Tag`.
-const oneShot = (
-  crypto as {
-    hash?: (
-      algorithm: string,
-      data: Uint8Array | string,
-      encoding: 'hex',
-    ) => string;
-  }
-).hash;
-
-function sha256Hex(bytes: Uint8Array | string): string {
-  return oneShot === undefined
-    ? crypto.createHash('sha256').update(bytes).digest('hex')
-    : oneShot('sha256', bytes, 'hex');
-}
 
 function decodeName({ raw, parent }: { raw: Buffer; parent: string }): string {
   let name: string;
