@@ -757,36 +757,36 @@ export class GatewayClient {
         if (!this.closed) onToolsListChanged({ target: binding.target });
       });
     }
-    const from = (id: string | number) => {
-      const target = binding.serverRequests.get(id) ?? binding.target;
+    // The call whose reply carried the request: its target, and a signal
+    // that also aborts when the server cancels the request, the call stops
+    // or the client closes.
+    const origin = (id: string | number, serverSignal: AbortSignal) => {
+      const noted = binding.serverRequests.get(id);
       binding.serverRequests.delete(id);
-      return target;
+      const signals = [serverSignal, this.closing.signal];
+      if (noted?.signal) signals.push(noted.signal);
+      return {
+        target: noted?.target ?? binding.target,
+        extra: { signal: AbortSignal.any(signals) },
+      };
     };
     if (onElicitation) {
-      client.setRequestHandler('elicitation/create', (request, context) =>
-        onElicitation(
-          { target: from(context.mcpReq.id), params: request.params },
-          {
-            signal: AbortSignal.any([
-              context.mcpReq.signal,
-              this.closing.signal,
-            ]),
-          },
-        ),
-      );
+      client.setRequestHandler('elicitation/create', (request, context) => {
+        const { target, extra } = origin(
+          context.mcpReq.id,
+          context.mcpReq.signal,
+        );
+        return onElicitation({ target, params: request.params }, extra);
+      });
     }
     if (onSampling) {
-      client.setRequestHandler('sampling/createMessage', (request, context) =>
-        onSampling(
-          { target: from(context.mcpReq.id), params: request.params },
-          {
-            signal: AbortSignal.any([
-              context.mcpReq.signal,
-              this.closing.signal,
-            ]),
-          },
-        ),
-      );
+      client.setRequestHandler('sampling/createMessage', (request, context) => {
+        const { target, extra } = origin(
+          context.mcpReq.id,
+          context.mcpReq.signal,
+        );
+        return onSampling({ target, params: request.params }, extra);
+      });
     }
   }
 

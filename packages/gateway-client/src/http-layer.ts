@@ -89,9 +89,17 @@ export type TransportBinding = {
    * Target of each server-to-client request seen on an operation's SSE
    * reply, by JSON-RPC id: the handler of that request takes it out.
    */
-  serverRequests: Map<JsonRpcId, string>;
+  serverRequests: Map<JsonRpcId, ServerRequestOrigin>;
   /** The standalone GET stream was open at least once for this session. */
   streamOpened: boolean;
+};
+
+/** Where a server-to-client request arrived: the call whose reply carried it. */
+export type ServerRequestOrigin = {
+  /** The call's target (`*`: outside any call on the multiplexed endpoint). */
+  target: string;
+  /** Aborted when the call stops (caller cancel, timeout, close). */
+  signal: AbortSignal | undefined;
 };
 
 /** A backend's `notifications/message`, with the target it came from. */
@@ -716,7 +724,7 @@ function inspectEventStream(
       return;
     }
     if (!isResponseMessage(message)) {
-      noteServerMessage(environment, plan.binding, target, message);
+      noteServerMessage(environment, plan.binding, operation, message);
       return;
     }
     if (message.id !== plan.expectedId) {
@@ -844,7 +852,7 @@ async function checkBoundReply(
 function noteServerMessage(
   environment: FetchEnvironment,
   binding: TransportBinding,
-  target: string | undefined,
+  operation: CallContext | undefined,
   message: unknown,
 ): void {
   if (typeof message !== 'object' || message === null) return;
@@ -854,10 +862,13 @@ function noteServerMessage(
     params?: unknown;
   };
   if (typeof method !== 'string') return;
-  const from = target ?? binding.target;
+  const from = operation?.target ?? binding.target;
   if (typeof id === 'string' || typeof id === 'number') {
     if (environment.handledRequests.has(method))
-      binding.serverRequests.set(id, from);
+      binding.serverRequests.set(id, {
+        target: from,
+        signal: operation?.controller.signal,
+      });
     return;
   }
   if (method !== 'notifications/message' || !environment.onLog) return;

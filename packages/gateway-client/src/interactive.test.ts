@@ -223,6 +223,36 @@ describe('server-to-client requests during a call', () => {
     expect(initializeCapabilities(server)).toHaveProperty('elicitation');
   });
 
+  it("aborts the elicitation handler's signal when the call is cancelled", async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    let handlerSignal: AbortSignal | undefined;
+    const gateway = client(server, {
+      onElicitation: (_request, extra) => {
+        handlerSignal = extra.signal;
+        // A user who never answers: only the signal ends the wait.
+        return new Promise((_resolve, reject) =>
+          extra.signal.addEventListener('abort', () =>
+            reject(new Error('dismissed')),
+          ),
+        );
+      },
+    });
+    const controller = new AbortController();
+    const call = gateway
+      .callTool({
+        target: 'alpha',
+        tool: 'ask',
+        arguments: {},
+        signal: controller.signal,
+      })
+      .catch((caught: unknown) => caught);
+    await expect.poll(() => handlerSignal !== undefined, POLL).toBe(true);
+    expect(handlerSignal?.aborted).toBe(false);
+    controller.abort();
+    expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
+    expect(handlerSignal?.aborted).toBe(true);
+  });
+
   it('without onElicitation declares no capability and the server gets -32601 at once', async () => {
     const server = track(await startSessionfulServer({ interactive: true }));
     const gateway = client(server, { timeoutMs: 60_000 });
