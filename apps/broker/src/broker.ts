@@ -16,6 +16,7 @@ import type {
   CallProgress,
   DiscoveryOutcome,
   GatewayMode,
+  GatewayTool,
   ToolCallResult,
   ToolGateway,
 } from './types.js';
@@ -122,6 +123,7 @@ export class Broker {
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
   readonly #learning: UsageLearning | undefined;
+  readonly #reviews = new Map<string, Promise<unknown>>();
   readonly #log: (line: string) => void;
 
   constructor(options: BrokerOptions) {
@@ -158,12 +160,7 @@ export class Broker {
             ...(options.trust === undefined
               ? {}
               : {
-                  review: async (target, tools) => {
-                    const trust = await this.#trust;
-                    return trust === undefined
-                      ? tools
-                      : trust.reviewListing({ target, tools });
-                  },
+                  review: (target, tools) => this.#review(target, tools),
                 }),
             onListed: (target, tools) =>
               this.#taskRequired.set(
@@ -190,6 +187,28 @@ export class Broker {
         : { checkPins: (check) => this.#checkPins(check) }),
       log,
     });
+  }
+
+  /**
+   * Reviews one backend's listing through the trust layer, one listing of a
+   * backend at a time, so the trust layer's view of a backend and the
+   * catalog's are always the same listing.
+   */
+  #review(
+    target: string,
+    tools: readonly GatewayTool[],
+  ): Promise<readonly GatewayTool[]> {
+    const previous = this.#reviews.get(target) ?? Promise.resolve();
+    const run = previous
+      .catch(() => {})
+      .then(async () => {
+        const trust = await this.#trust;
+        return trust === undefined
+          ? tools
+          : ((await trust.reviewListing({ target, tools })) as GatewayTool[]);
+      });
+    this.#reviews.set(target, run);
+    return run;
   }
 
   /** The trust layer once its pins file is open (`undefined` before, or without one). */
