@@ -25,15 +25,9 @@ import { createGateway } from './gateway.js';
 import { LineLimit } from './line-limit.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
-import {
-  describePins,
-  formatPendingPins,
-  formatPinsDescription,
-} from './trust/pin-report.js';
-import { TrustLayer } from './trust/trust-layer.js';
+import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
-import { formatUsageDescription } from './usage/usage-log.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown waits for sessions to end before the process exits anyway. */
@@ -170,6 +164,9 @@ async function runCheck(
 ): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   // The pins file is read, never written: --check pins nothing on its own.
+  const { TrustLayer, describePins, formatPinsDescription } =
+    await import('./trust/index.js');
+  const { formatUsageDescription } = await import('./usage/usage-log.js');
   let trust: TrustLayer | undefined;
   try {
     trust = await TrustLayer.open({
@@ -254,6 +251,7 @@ async function runPin(
     return fail(
       '--pin: the broker is offline (HERETEK_BROKER_OFFLINE=1); pins are taken from what the gateway lists. Unset HERETEK_BROKER_OFFLINE.',
     );
+  const { TrustLayer, formatPendingPins } = await import('./trust/index.js');
   let trust: TrustLayer;
   let gateway: ToolGateway;
   try {
@@ -368,12 +366,15 @@ async function serve(
   const trust =
     gateway === undefined
       ? undefined
-      : TrustLayer.open({
-          policy: config.pinPolicy,
-          pinsFile: config.pinsFile,
-          pinsReadOnly: config.pinsReadOnly,
-          log,
-        });
+      : // Loaded here: the first answer does not need the trust layer.
+        import('./trust/trust-layer.js').then(({ TrustLayer }) =>
+          TrustLayer.open({
+            policy: config.pinPolicy,
+            pinsFile: config.pinsFile,
+            pinsReadOnly: config.pinsReadOnly,
+            log,
+          }),
+        );
   trust?.catch(() => {});
   const catalog = seedCatalogFor(backends);
   const learning = new UsageLearning({
