@@ -237,7 +237,7 @@ for (const size of sizes) {
       (query) => learned.search({ query }),
       queryList,
     );
-    // The first search after a new use compiles the usage field against the catalog.
+    // The first search after a new use recompiles the usage terms that the new use changed.
     const afterUse = [];
     for (let round = 0; round < 5; round += 1) {
       learned.recordUse({ query: queryList[round], tool: entries[round].name });

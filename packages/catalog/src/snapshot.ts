@@ -201,98 +201,84 @@ export function runSearch(options: SearchRun): SearchResult {
   }
 }
 
-/** Per usage term: the tools (positions) whose past requests contain it, and its gain in each. */
-type UsageView = {
+/** One usage term compiled against a snapshot: the tools that have it, and their gains. */
+type UsageTerm = {
   version: number;
-  terms: Map<string, { positions: Int32Array; gains: Float32Array }>;
+  positions: Int32Array;
+  gains: Float32Array;
 };
 
-const usageViews = new WeakMap<Snapshot, WeakMap<UsageStore, UsageView>>();
+const usageViews = new WeakMap<
+  Snapshot,
+  WeakMap<UsageStore, Map<string, UsageTerm>>
+>();
 
 /**
- * Compiles the usage field against one snapshot: for each term of the remembered requests
- * and each tool (in the snapshot) whose requests contain it, the score a query term of
- * weight 1 adds. The usage frequency, times `usageWeight` and length-normalized by `usageB`,
- * joins the tool's own bag frequency before BM25 saturation, so a word counts at most as
- * much as a word the tool's text repeats. Its idf is the term's idf in the text index (for a
- * word no text has, an idf over the tools with usage of the term), capped by its idf among
- * the remembered requests and among the tools that have usage: a word that many requests or
- * the requests of many tools use ("find", "recommend") says little about the tool wanted.
- * Rebuilt lazily when the usage or the snapshot changes.
+ * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
+ * requests contain it, the saturated gain before idf. The usage frequency, times
+ * `usageWeight` and length-normalized by `usageB`, joins the tool's own bag frequency
+ * before BM25 saturation, so a word counts at most as much as a word the tool's text
+ * repeats. Compiled when a query first needs it and again only after its posting changed
+ * (with `usageB` above 0, after any change), so a new use costs the next search only the
+ * recompilation of the query's terms that it touched.
  */
-function usageView(
+function usageTerm(
   snapshot: Snapshot,
   usage: UsageStore,
   tuning: SearchTuning,
-): UsageView {
+  term: string,
+  posting: ReadonlyMap<string, number>,
+): UsageTerm {
   let perUsage = usageViews.get(snapshot);
   if (!perUsage) {
     perUsage = new WeakMap();
     usageViews.set(snapshot, perUsage);
   }
-  const cached = perUsage.get(usage);
-  if (cached && cached.version === usage.version) return cached;
-  const { index, byName } = snapshot;
-  const k1 = tuning.k1;
+  let terms = perUsage.get(usage);
+  if (!terms) {
+    terms = new Map();
+    perUsage.set(usage, terms);
+  }
   const b = tuning.usageB;
   const average = usage.averageLength || 1;
-  const total = snapshot.tools.length;
-  const requests = usage.size;
-  const used = usage.toolCount;
+  // With length normalization, any new use may change a tool's length: recompile then.
+  const version = b > 0 ? usage.version : usage.termVersion(term);
+  const cached = terms.get(term);
+  if (cached && cached.version === version) return cached;
+  const { index, byName } = snapshot;
+  const k1 = tuning.k1;
   const saturate = (frequency: number): number =>
     (frequency * (k1 + 1)) / (k1 + frequency);
-  const terms = new Map<
-    string,
-    { positions: Int32Array; gains: Float32Array }
-  >();
-  const norms = new Map<string, number>();
-  for (const [term, posting] of usage.allPostings()) {
-    const textId = index.termId(term);
-    const df = Math.min(total, posting.size);
-    const idf =
-      textId === undefined
-        ? Math.log(1 + (total - df + 0.5) / (df + 0.5))
-        : index.idf(textId);
-    const share = usage.requestFrequency(term);
-    const requestIdf = Math.log(1 + (requests - share + 0.5) / (share + 0.5));
-    const usedIdf = Math.log(
-      1 + (used - posting.size + 0.5) / (posting.size + 0.5),
+  const textId = index.termId(term);
+  const positions: number[] = [];
+  const gains: number[] = [];
+  for (const [name, frequency] of posting) {
+    const position = byName.get(name);
+    if (position === undefined) continue;
+    const norm = b > 0 ? 1 - b + (b * usage.lengthOf(name)) / average : 1;
+    const text =
+      textId === undefined ? 0 : index.bagFrequency(textId, position);
+    positions.push(position);
+    gains.push(
+      saturate(text + (tuning.usageWeight * frequency) / norm) - saturate(text),
     );
-    const weight = Math.min(idf, requestIdf, usedIdf);
-    const positions: number[] = [];
-    const gains: number[] = [];
-    for (const [name, frequency] of posting) {
-      const position = byName.get(name);
-      if (position === undefined) continue;
-      let norm = norms.get(name);
-      if (norm === undefined) {
-        norm = 1 - b + (b * usage.lengthOf(name)) / average;
-        norms.set(name, norm);
-      }
-      const text =
-        textId === undefined ? 0 : index.bagFrequency(textId, position);
-      positions.push(position);
-      gains.push(
-        weight *
-          (saturate(text + (tuning.usageWeight * frequency) / norm) -
-            saturate(text)),
-      );
-    }
-    if (positions.length > 0)
-      terms.set(term, {
-        positions: Int32Array.from(positions),
-        gains: Float32Array.from(gains),
-      });
   }
-  const view = { version: usage.version, terms };
-  perUsage.set(usage, view);
-  return view;
+  const compiled = {
+    version,
+    positions: Int32Array.from(positions),
+    gains: Float32Array.from(gains),
+  };
+  terms.set(term, compiled);
+  return compiled;
 }
 
 /**
- * Adds the usage field's score for the query's terms (see {@link usageView}) and returns
- * the terms that matched some tool's usage in scope. A tool gains usage evidence only from
- * terms of the query.
+ * Adds the usage field's score for the query's terms and returns the terms that matched
+ * some tool's usage in scope. A tool gains usage evidence only from terms of the query.
+ * A term's idf is its idf in the text index (for a word no tool's text has, an idf over
+ * the tools whose requests have it), capped by its idf among the remembered requests and
+ * among the tools that have usage: a word that many requests, or the requests of many
+ * different tools, use ("find", "recommend") says little about the tool wanted.
  */
 function accumulateUsage(
   options: SearchRun,
@@ -305,18 +291,39 @@ function accumulateUsage(
   const { usage, tuning, snapshot } = options;
   if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
     return matched;
-  const view = usageView(snapshot, usage, tuning);
-  const { scores } = snapshot;
+  const { scores, index } = snapshot;
   const counts = new Map<string, number>();
   for (const word of words)
     for (const term of word.terms)
       counts.set(term, (counts.get(term) ?? 0) + 1);
   const k3 = tuning.queryTermSaturation;
+  const total = snapshot.tools.length;
+  const requests = usage.size;
+  const used = usage.toolCount;
   for (const [term, count] of counts) {
-    const entry = view.terms.get(term);
-    if (entry === undefined) continue;
-    const queryWeight = k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1;
-    const { positions, gains } = entry;
+    const posting = usage.postings(term);
+    if (posting === undefined) continue;
+    const textId = index.termId(term);
+    const df = Math.min(total, posting.size);
+    const idf =
+      textId === undefined
+        ? Math.log(1 + (total - df + 0.5) / (df + 0.5))
+        : index.idf(textId);
+    const share = usage.requestFrequency(term);
+    const requestIdf = Math.log(1 + (requests - share + 0.5) / (share + 0.5));
+    const usedIdf = Math.log(
+      1 + (used - posting.size + 0.5) / (posting.size + 0.5),
+    );
+    const queryWeight =
+      (k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1) *
+      Math.min(idf, requestIdf, usedIdf);
+    const { positions, gains } = usageTerm(
+      snapshot,
+      usage,
+      tuning,
+      term,
+      posting,
+    );
     for (let slot = 0; slot < positions.length; slot += 1) {
       const position = positions[slot] as number;
       if (filtered && !accept(position)) continue;

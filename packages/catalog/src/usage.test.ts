@@ -181,3 +181,24 @@ describe('learning from use', () => {
     expect(catalog.usage()[0]?.terms).toHaveLength(64);
   });
 });
+
+describe('usage with length normalization', () => {
+  it('follows every new use when usageB is above 0', () => {
+    const catalog = new ToolCatalog({ tools, tuning: { usageB: 0.75 } });
+    catalog.recordUse({ query: 'shrink a photo', tool: 'media_resize_image' });
+    catalog.recordUse({ query: 'shrink a video', tool: 'media_convert_video' });
+    const first = catalog.search({ query: 'shrink' }).hits;
+    for (let use = 0; use < 5; use += 1)
+      catalog.recordUse({
+        query: 'clip trim cut edit',
+        tool: 'media_convert_video',
+      });
+    const second = catalog.search({ query: 'shrink' }).hits;
+    const score = (hits: typeof first, name: string): number =>
+      hits.find((hit) => hit.name === name)?.score ?? 0;
+    // The video tool's requests got longer, so its "shrink" counts for less.
+    expect(score(second, 'media_convert_video')).toBeLessThan(
+      score(first, 'media_convert_video'),
+    );
+  });
+});

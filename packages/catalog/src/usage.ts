@@ -43,6 +43,8 @@ export class UsageStore {
   #size = 0;
   #totalLength = 0;
   #version = 0;
+  /** term -> the version at which its posting last changed. */
+  readonly #termVersions = new Map<string, number>();
 
   /** Changes whenever the remembered requests change. */
   get version(): number {
@@ -98,7 +100,9 @@ export class UsageStore {
     terms: readonly string[],
     sign: 1 | -1,
   ): void {
+    this.#version += 1;
     for (const term of terms) {
+      this.#termVersions.set(term, this.#version);
       const count = (usage.counts.get(term) ?? 0) + sign;
       if (count > 0) usage.counts.set(term, count);
       else usage.counts.delete(term);
@@ -110,7 +114,10 @@ export class UsageStore {
       if (count > 0) posting.set(tool, count);
       else {
         posting.delete(tool);
-        if (posting.size === 0) this.#postings.delete(term);
+        if (posting.size === 0) {
+          this.#postings.delete(term);
+          this.#termVersions.delete(term);
+        }
       }
     }
     for (const term of new Set(terms)) {
@@ -125,7 +132,6 @@ export class UsageStore {
     }
     usage.length += sign * terms.length;
     this.#totalLength += sign * terms.length;
-    this.#version += 1;
   }
 
   /** Forgets the oldest request of `tool` (`inOrder`: also drop it from the global order). */
@@ -165,9 +171,9 @@ export class UsageStore {
     this.forget(() => true);
   }
 
-  /** Every term of the remembered requests with the tools whose requests contain it. */
-  allPostings(): IterableIterator<[string, ReadonlyMap<string, number>]> {
-    return this.#postings.entries();
+  /** The version at which the posting of `term` last changed (0 when it has none). */
+  termVersion(term: string): number {
+    return this.#termVersions.get(term) ?? 0;
   }
 
   /** The tools whose requests contain `term`, with its count in each. */
