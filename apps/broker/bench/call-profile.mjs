@@ -21,6 +21,7 @@ import {
   round,
   spawnGateway,
   summarizeProfile,
+  BENCH_STATE_HOME,
 } from './lib.mjs';
 
 requireBuilt();
@@ -36,6 +37,7 @@ const child = spawn(
   {
     env: {
       PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME,
       HERETEK_GATEWAY_URL: gateway.url,
       HERETEK_BROKER_ROLE: 'director',
     },

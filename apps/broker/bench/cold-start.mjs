@@ -19,6 +19,7 @@ import {
   percentile,
   requireBuilt,
   round,
+  BENCH_STATE_HOME,
 } from './lib.mjs';
 
 requireBuilt();
@@ -48,7 +49,8 @@ const REQUESTS =
     .join('\n') + '\n';
 
 function spawnMeasured(args, rssFile) {
-  const env = { PATH: process.env.PATH ?? '', HERETEK_BROKER_OFFLINE: '1' };
+  const env = { PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME, HERETEK_BROKER_OFFLINE: '1' };
   return GNU_TIME
     ? spawn(
         GNU_TIME,

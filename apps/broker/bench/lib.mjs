@@ -2,9 +2,10 @@
 // client over a child's stdio (no SDK in the measuring path), percentiles and
 // a one-line description of the machine.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built bin the benches measure. */
@@ -218,7 +219,8 @@ export function spawnBroker(
   { nodeArgs = [], inheritStderr = false } = {},
 ) {
   const child = spawn(process.execPath, [...nodeArgs, BROKER_CLI], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME, ...env },
     stdio: ['pipe', 'pipe', inheritStderr ? 'inherit' : 'pipe'],
   });
   let stderr = '';
@@ -404,3 +406,9 @@ export function summarizeProfile(profile, { top = 25 } = {}) {
     byFunction: rows(functions),
   };
 }
+
+/**
+ * A fresh state folder for every broker a bench starts, so no bench reads or
+ * writes the pins and usage files of the user running it.
+ */
+export const BENCH_STATE_HOME = mkdtempSync(join(tmpdir(), 'heretek-bench-state-'));

@@ -34,6 +34,7 @@ import {
   requireBuilt,
   round,
   spawnGateway,
+  BENCH_STATE_HOME,
 } from './lib.mjs';
 
 requireBuilt();
@@ -84,7 +85,8 @@ async function brokerSdk() {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BROKER_CLI],
-    env: { PATH: process.env.PATH ?? '', ...brokerEnv },
+    env: { PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME, ...brokerEnv },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench-broker', version: '1.0.0' });
@@ -117,7 +119,8 @@ async function brokerSdk() {
 
 async function rawPeer(name, args, env, params) {
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME, ...env },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const peer = new StdioPeer(child);

@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-import { runServer } from './run.js';
+import * as nodeModule from 'node:module';
+
+// Node >= 22.1 can keep compiled code between runs (ignored where absent);
+// it shortens every later cold start. Loaded before the rest of the bin.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
+const { runServer } = await import('./run.js');
 
 runServer({ argv: process.argv.slice(2), env: process.env }).then(
   (code) => {

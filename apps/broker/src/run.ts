@@ -22,6 +22,7 @@ import {
   type BrokerConfig,
 } from './config.js';
 import { createGateway } from './gateway.js';
+import { EnvelopeGuard } from './envelope-guard.js';
 import { LineLimit } from './line-limit.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
@@ -413,27 +414,35 @@ async function serve(
 
   // A request line over the limit is dropped (and answered, when its id shows)
   // instead of reaching the SDK's reader, which would close the transport.
+  // A request line the SDK's reader would drop without a word (a usable id
+  // but an envelope its schema refuses) is answered with Invalid Request.
+  const refuse = (id: string | number, message: string) => {
+    transport
+      .send({ jsonrpc: '2.0', id, error: { code: -32600, message } })
+      .catch(() => {});
+  };
   const transport: StdioServerTransport = new StdioServerTransport(
-    process.stdin.pipe(
-      new LineLimit(MAX_REQUEST_LINE_BYTES, ({ bytes, id }) => {
-        log(
-          `request line of ${bytes} bytes dropped: the limit is ${MAX_REQUEST_LINE_BYTES} bytes${
-            id === undefined ? ' (no id found: not answered)' : ''
-          }`,
-        );
-        if (id === undefined) return;
-        transport
-          .send({
-            jsonrpc: '2.0',
+    process.stdin
+      .pipe(
+        new LineLimit(MAX_REQUEST_LINE_BYTES, ({ bytes, id }) => {
+          log(
+            `request line of ${bytes} bytes dropped: the limit is ${MAX_REQUEST_LINE_BYTES} bytes${
+              id === undefined ? ' (no id found: not answered)' : ''
+            }`,
+          );
+          if (id === undefined) return;
+          refuse(
             id,
-            error: {
-              code: -32600,
-              message: `Request too large: ${bytes} bytes in one line; the limit is ${MAX_REQUEST_LINE_BYTES} bytes. Nothing was done.`,
-            },
-          })
-          .catch(() => {});
-      }),
-    ) as unknown as NodeJS.ReadStream,
+            `Request too large: ${bytes} bytes in one line; the limit is ${MAX_REQUEST_LINE_BYTES} bytes. Nothing was done.`,
+          );
+        }),
+      )
+      .pipe(
+        new EnvelopeGuard(({ id, problem }) => {
+          log(`invalid request ${JSON.stringify(id)} answered: ${problem}`);
+          refuse(id, `Invalid Request: ${problem}. Nothing was done.`);
+        }),
+      ) as unknown as NodeJS.ReadStream,
     process.stdout,
     { maxBufferSize: MAX_REQUEST_LINE_BYTES + 64 * 1024 },
   );

@@ -7,6 +7,9 @@
 // request gets its own reply, a result or a JSON-RPC error; refusals start with
 // a stable code; stdout carries nothing but JSON-RPC.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -47,7 +50,11 @@ class RawPeer {
 
   constructor(env: Record<string, string>) {
     this.child = spawn(process.execPath, [BROKER_CLI], {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'heretek-fuzz-state-')),
+        ...env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdin.on('error', () => {});
