@@ -25,8 +25,11 @@ const child = spawn(
   process.execPath,
   ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '100', BIN],
   {
-    env: { PATH: process.env.PATH ?? '',
-      XDG_STATE_HOME: BENCH_STATE_HOME, HERETEK_BROKER_OFFLINE: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME,
+      HERETEK_BROKER_OFFLINE: '1',
+    },
     stdio: ['pipe', 'pipe', 'ignore'],
   },
 );

@@ -49,8 +49,11 @@ const REQUESTS =
     .join('\n') + '\n';
 
 function spawnMeasured(args, rssFile) {
-  const env = { PATH: process.env.PATH ?? '',
-      XDG_STATE_HOME: BENCH_STATE_HOME, HERETEK_BROKER_OFFLINE: '1' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    XDG_STATE_HOME: BENCH_STATE_HOME,
+    HERETEK_BROKER_OFFLINE: '1',
+  };
   return GNU_TIME
     ? spawn(
         GNU_TIME,

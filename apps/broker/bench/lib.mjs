@@ -219,8 +219,11 @@ export function spawnBroker(
   { nodeArgs = [], inheritStderr = false } = {},
 ) {
   const child = spawn(process.execPath, [...nodeArgs, BROKER_CLI], {
-    env: { PATH: process.env.PATH ?? '',
-      XDG_STATE_HOME: BENCH_STATE_HOME, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME,
+      ...env,
+    },
     stdio: ['pipe', 'pipe', inheritStderr ? 'inherit' : 'pipe'],
   });
   let stderr = '';
@@ -411,4 +414,6 @@ export function summarizeProfile(profile, { top = 25 } = {}) {
  * A fresh state folder for every broker a bench starts, so no bench reads or
  * writes the pins and usage files of the user running it.
  */
-export const BENCH_STATE_HOME = mkdtempSync(join(tmpdir(), 'heretek-bench-state-'));
+export const BENCH_STATE_HOME = mkdtempSync(
+  join(tmpdir(), 'heretek-bench-state-'),
+);

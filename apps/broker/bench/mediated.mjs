@@ -85,8 +85,11 @@ async function brokerSdk() {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BROKER_CLI],
-    env: { PATH: process.env.PATH ?? '',
-      XDG_STATE_HOME: BENCH_STATE_HOME, ...brokerEnv },
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME,
+      ...brokerEnv,
+    },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench-broker', version: '1.0.0' });
@@ -119,8 +122,11 @@ async function brokerSdk() {
 
 async function rawPeer(name, args, env, params) {
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '',
-      XDG_STATE_HOME: BENCH_STATE_HOME, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: BENCH_STATE_HOME,
+      ...env,
+    },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const peer = new StdioPeer(child);
