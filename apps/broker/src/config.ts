@@ -1,4 +1,4 @@
-import type { GatewayMode } from '@heretek/gateway-client';
+import { GATEWAY_MODES, type GatewayMode } from '@heretek/internal';
 import { PROFILE_NAMES } from '@heretek/internal';
 import { ROLE_NAMES } from '@heretek/prefix';
 import path from 'node:path';
@@ -8,20 +8,6 @@ import type { PinPolicy } from './trust/pin-policy.js';
 import { heretekStateDir } from './trust/state-dir.js';
 
 export { BrokerConfigError };
-
-/**
- * The gateway client's modes. Spelt here rather than imported so that an
- * offline broker never loads the client; the type check below fails the build
- * if the two lists ever differ.
- */
-const GATEWAY_MODES = [
-  'per-target',
-  'multiplexed',
-] as const satisfies readonly GatewayMode[];
-type MissingMode = Exclude<GatewayMode, (typeof GATEWAY_MODES)[number]>;
-const everyModeListed: [MissingMode] extends [never] ? true : MissingMode =
-  true;
-void everyModeListed;
 
 /** Broker configuration, read from the environment (see {@link loadBrokerConfig}). */
 export type BrokerConfig = {

@@ -5,6 +5,7 @@ import type {
   ElicitResult,
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { GATEWAY_MODES, type GatewayMode } from '@heretek/internal';
 import { GatewayConfigError } from './errors.js';
 
 /** What a backend's `notifications/message` is passed on as ({@link GatewayClientOptions.onLog}). */
@@ -33,15 +34,8 @@ export type ServerRequestExtra = {
   signal: AbortSignal;
 };
 
-/**
- * The routing modes of agentgateway the client speaks: `per-target`
- * (`<url>/mcp/<target>`, bare tool names) and `multiplexed` (`<url>/mcp`,
- * names `<target>_<tool>`).
- */
-export const GATEWAY_MODES = ['per-target', 'multiplexed'] as const;
-
-/** How the gateway routes to targets; one of {@link GATEWAY_MODES}. */
-export type GatewayMode = (typeof GATEWAY_MODES)[number];
+// The routing modes live with the other agentgateway facts in @heretek/internal.
+export { GATEWAY_MODES, type GatewayMode };
 
 /** Options of a {@link GatewayClient}. */
 export type GatewayClientOptions = {

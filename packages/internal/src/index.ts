@@ -1,6 +1,8 @@
 export { createErrorFamily } from './error-family.js';
 export {
+  GATEWAY_MODES,
   MAX_TARGET_NAME_LENGTH,
+  type GatewayMode,
   TARGET_NAME_PATTERN,
   TARGET_NAME_RULE,
   splitMultiplexedName,

@@ -43,3 +43,12 @@ export function splitMultiplexedName(
   if (targetNameProblem(target) !== undefined) return undefined;
   return { target, tool: name.slice(index + 1) };
 }
+
+/**
+ * The routing modes of agentgateway: `per-target` (`<url>/mcp/<target>`, bare
+ * tool names) and `multiplexed` (`<url>/mcp`, names `<target>_<tool>`).
+ */
+export const GATEWAY_MODES = ['per-target', 'multiplexed'] as const;
+
+/** How the gateway routes to targets; one of {@link GATEWAY_MODES}. */
+export type GatewayMode = (typeof GATEWAY_MODES)[number];
