@@ -115,6 +115,9 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
         // Progress is asked of the backend only for a client that sent a token,
         // and forwarded under that token with progress, total and message as sent.
         const progressToken = ctx.mcpReq._meta?.progressToken;
+        // Every forwarded notification is on its way before the result: a
+        // client stops listening for progress once the response arrives.
+        const forwarded: Promise<void>[] = [];
         // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
         const result = await broker.callTool({
           name,
@@ -123,15 +126,19 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
           ...(progressToken === undefined
             ? {}
             : {
-                onProgress: (progress) =>
-                  void ctx.mcpReq
-                    .notify({
-                      method: 'notifications/progress',
-                      params: { progressToken, ...progress },
-                    })
-                    .catch(() => {}),
+                onProgress: (progress) => {
+                  forwarded.push(
+                    ctx.mcpReq
+                      .notify({
+                        method: 'notifications/progress',
+                        params: { progressToken, ...progress },
+                      })
+                      .catch(() => {}),
+                  );
+                },
               }),
         });
+        await Promise.all(forwarded);
         return result as ToolCallResult & { content: never[] };
       } catch (error) {
         return errorResult(error);
