@@ -28,9 +28,43 @@ const mean = (values) =>
   values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 const f3 = (value) => value.toFixed(3);
 
-const candidates = [0.5, 1, 1.5, 2, 3].flatMap((usageWeight) =>
-  [0, 0.3, 0.75].map((usageB) => ({ usageWeight, usageB })),
-);
+// Families of usage scoring, each a grid: the usage frequency joined to the text
+// frequency before one saturation (the default family, listed first so that ties go to
+// it); the usage field as a BM25 term of its own (usageK1 > 0); query likelihood with
+// Dirichlet smoothing over the usage field (usageMu > 0); a per-term cap on the counted
+// frequency; the idf of usage terms over the usage field only (usageTextIdf 0).
+const candidates = [
+  ...[0.5, 1, 1.5, 2, 3].flatMap((usageWeight) =>
+    [0, 0.3, 0.75].map((usageB) => ({ usageWeight, usageB })),
+  ),
+  ...[2, 4, 8].map((usageCap) => ({ usageWeight: 1.5, usageB: 0, usageCap })),
+  ...[0, 0.5].map((usageTextIdf) => ({
+    usageWeight: 1.5,
+    usageB: 0,
+    usageTextIdf,
+  })),
+  ...[0.5, 1.2, 2, 5].flatMap((usageK1) =>
+    [0.5, 1, 1.5, 2, 3].flatMap((usageWeight) =>
+      [0, 0.3].flatMap((usageB) =>
+        [1, 0].map((usageTextIdf) => ({
+          usageK1,
+          usageWeight,
+          usageB,
+          usageTextIdf,
+        })),
+      ),
+    ),
+  ),
+  ...[10, 100, 1000].flatMap((usageMu) =>
+    [0.1, 0.2, 0.4, 0.8].flatMap((usageWeight) =>
+      [0, 0.5, 1].map((usageB) => ({ usageMu, usageWeight, usageB })),
+    ),
+  ),
+];
+const knobs = (tuning) =>
+  Object.entries(tuning)
+    .map(([knob, value]) => `${knob} ${value}`)
+    .join(', ');
 const results = new Map();
 for (const tuning of candidates) {
   const curve = [100, 1000, log.length].map((count) => {
@@ -60,15 +94,15 @@ for (const tuning of candidates) {
 }
 
 console.log(
-  `defaults: usageWeight ${DEFAULT_TUNING.usageWeight}, usageB ${DEFAULT_TUNING.usageB}\n`,
+  `defaults: usageWeight ${DEFAULT_TUNING.usageWeight}, usageB ${DEFAULT_TUNING.usageB}, usageK1 ${DEFAULT_TUNING.usageK1}, usageMu ${DEFAULT_TUNING.usageMu}, usageCap ${DEFAULT_TUNING.usageCap}, usageTextIdf ${DEFAULT_TUNING.usageTextIdf}\n`,
 );
 console.log(
-  '| usageWeight | usageB | MetaTool nDCG@10 at 100 / 1,000 / all | MetaTool curve objective | LiveMCPBench leave-one-out nDCG@10 / R@5 | objective |',
+  '| knobs | MetaTool nDCG@10 at 100 / 1,000 / all | MetaTool curve objective | LiveMCPBench leave-one-out nDCG@10 / R@5 | objective |',
 );
-console.log('|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|');
 for (const [tuning, result] of results)
   console.log(
-    `| ${tuning.usageWeight} | ${tuning.usageB} | ${result.curve.map((point) => f3(point.metrics['nDCG@10'])).join(' / ')} | ${f3(result.metatool)} | ${f3(result.loo['nDCG@10'])} / ${f3(result.loo['R@5'])} | ${f3(result.livemcpbench)} |`,
+    `| ${knobs(tuning)} | ${result.curve.map((point) => f3(point.metrics['nDCG@10'])).join(' / ')} | ${f3(result.metatool)} | ${f3(result.loo['nDCG@10'])} / ${f3(result.loo['R@5'])} | ${f3(result.livemcpbench)} |`,
   );
 const splits = leaveOneSetOut({
   candidates,
@@ -82,9 +116,9 @@ const best = Math.max(...candidates.map(macro));
 // from the lightest weight), as for the search defaults.
 const chosen = candidates.find((tuning) => macro(tuning) >= best - 0.003);
 console.log(
-  `\nchosen: usageWeight ${chosen.usageWeight}, usageB ${chosen.usageB} (macro objective ${f3(macro(chosen))}, best ${f3(best)})\n`,
+  `\nchosen: ${knobs(chosen)} (macro objective ${f3(macro(chosen))}, best ${f3(best)})\n`,
 );
 for (const split of splits)
   console.log(
-    `tuned on ${split.train}: usageWeight ${split.chosen.usageWeight}, usageB ${split.chosen.usageB}; held-out objective on ${split.test} ${f3(split.heldOut)}`,
+    `tuned on ${split.train}: ${knobs(split.chosen)}; held-out objective on ${split.test} ${f3(split.heldOut)}`,
   );

@@ -79,6 +79,28 @@ export type SearchTuning = {
   usageWeight: number;
   /** Length normalization of the usage field, 0 (none) to 1 (full). */
   usageB: number;
+  /**
+   * Saturation of the usage field. 0 joins a usage term's weighted frequency to the tool's
+   * own bag frequency before one BM25 saturation (with `k1`); above 0, the usage field is a
+   * BM25 term of its own, saturated with this k1 and added to the text score, so a word
+   * that many requests repeat approaches `usageWeight` times its idf and no more.
+   */
+  usageK1: number;
+  /**
+   * Above 0, the usage field is scored by query likelihood with Dirichlet smoothing of this
+   * strength instead of BM25: a term gains `usageWeight * log(1 + count / (mu * p))`, `p`
+   * being the term's share of all remembered request terms, less `usageB` times the
+   * length part `log((length + mu) / mu)`, never below 0 (`usageK1` is then unused).
+   */
+  usageMu: number;
+  /** Highest count of one term in one tool's remembered requests that is counted (0: no cap). */
+  usageCap: number;
+  /**
+   * Share (0 to 1) of the text idf in a usage term's idf. 1 caps the text idf by the term's
+   * idf among the remembered requests and among the tools with usage; 0 uses only the
+   * latter two (an idf over the usage field).
+   */
+  usageTextIdf: number;
   /** Hits scoring below this share of the best hit are cut (0 keeps everything up to `limit`). */
   relativeCutoff: number;
 };
@@ -130,6 +152,10 @@ export const DEFAULT_TUNING: SearchTuning = {
   synonymWeight: 0,
   usageWeight: 1.5,
   usageB: 0,
+  usageK1: 0,
+  usageCap: 0,
+  usageMu: 0,
+  usageTextIdf: 1,
   relativeCutoff: 0.2,
   idfExponent: 1,
   commonTermShare: 0.2,

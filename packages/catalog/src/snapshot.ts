@@ -241,27 +241,50 @@ function usageTerm(
   }
   const b = tuning.usageB;
   const average = usage.averageLength || 1;
-  // With length normalization, any new use may change a tool's length: recompile then.
-  const version = b > 0 ? usage.version : usage.termVersion(term);
+  const mu = tuning.usageMu;
+  // With length normalization or smoothing, any new use may change a tool's length or the
+  // term's share of all requests: recompile then.
+  const version = b > 0 || mu > 0 ? usage.version : usage.termVersion(term);
   const cached = terms.get(term);
   if (cached && cached.version === version) return cached;
   const { index, byName } = snapshot;
   const k1 = tuning.k1;
+  const usageK1 = tuning.usageK1;
   const saturate = (frequency: number): number =>
     (frequency * (k1 + 1)) / (k1 + frequency);
   const textId = index.termId(term);
   const positions: number[] = [];
   const gains: number[] = [];
+  let occurrences = 0;
+  if (mu > 0)
+    for (const frequency of posting.values()) occurrences += frequency;
+  const share =
+    occurrences / Math.max(1, usage.averageLength * usage.toolCount);
   for (const [name, frequency] of posting) {
     const position = byName.get(name);
     if (position === undefined) continue;
     const norm = b > 0 ? 1 - b + (b * usage.lengthOf(name)) / average : 1;
     const text =
       textId === undefined ? 0 : index.bagFrequency(textId, position);
+    const counted =
+      tuning.usageCap > 0 ? Math.min(tuning.usageCap, frequency) : frequency;
     positions.push(position);
-    gains.push(
-      saturate(text + (tuning.usageWeight * frequency) / norm) - saturate(text),
-    );
+    if (mu > 0) {
+      const lengthPart = Math.log((usage.lengthOf(name) + mu) / mu);
+      gains.push(
+        tuning.usageWeight *
+          Math.max(0, Math.log(1 + counted / (mu * share)) - b * lengthPart),
+      );
+    } else if (usageK1 > 0) {
+      const normalized = counted / norm;
+      gains.push(
+        (tuning.usageWeight * (normalized * (usageK1 + 1))) /
+          (usageK1 + normalized),
+      );
+    } else
+      gains.push(
+        saturate(text + (tuning.usageWeight * counted) / norm) - saturate(text),
+      );
   }
   const compiled = {
     version,
@@ -309,14 +332,18 @@ function accumulateUsage(
       textId === undefined
         ? Math.log(1 + (total - df + 0.5) / (df + 0.5))
         : index.idf(textId);
-    const share = usage.requestFrequency(term);
-    const requestIdf = Math.log(1 + (requests - share + 0.5) / (share + 0.5));
+    const inRequests = usage.requestFrequency(term);
+    const requestIdf = Math.log(
+      1 + (requests - inRequests + 0.5) / (inRequests + 0.5),
+    );
     const usedIdf = Math.log(
       1 + (used - posting.size + 0.5) / (posting.size + 0.5),
     );
+    const usageIdf = Math.min(requestIdf, usedIdf);
+    const share = tuning.usageTextIdf;
     const queryWeight =
       (k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1) *
-      Math.min(idf, requestIdf, usedIdf);
+      (share * Math.min(idf, usageIdf) + (1 - share) * usageIdf);
     const { positions, gains } = usageTerm(
       snapshot,
       usage,

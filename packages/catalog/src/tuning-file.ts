@@ -51,9 +51,10 @@ export function checkTuningOverrides(value: unknown): string | undefined {
       }
     } else if (
       !nonNegative(knob) ||
-      ((key === 'b' || key === 'usageB') && (knob as number) > 1)
+      ((key === 'b' || key === 'usageB' || key === 'usageTextIdf') &&
+        (knob as number) > 1)
     ) {
-      return `"${key}" must be a ${key === 'b' || key === 'usageB' ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
+      return `"${key}" must be a ${key === 'b' || key === 'usageB' || key === 'usageTextIdf' ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
     }
   }
   return undefined;

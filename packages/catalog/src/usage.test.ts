@@ -202,3 +202,69 @@ describe('usage with length normalization', () => {
     );
   });
 });
+
+describe('alternative usage scorings (knobs, off by default)', () => {
+  const variants = [
+    { usageK1: 1.2, usageWeight: 1 },
+    { usageMu: 100, usageWeight: 0.4, usageB: 0.5 },
+    { usageCap: 2 },
+    { usageTextIdf: 0 },
+  ];
+  for (const tuning of variants)
+    it(`learns and never injects with ${JSON.stringify(tuning)}`, () => {
+      const fresh = new ToolCatalog({ tools, tuning });
+      const learned = new ToolCatalog({ tools, tuning });
+      for (const request of [
+        'save the summary as a markdown report',
+        'save my notes to report.md',
+        'save this report to disk',
+      ])
+        learned.recordUse({ query: request, tool: 'files_write_file' });
+      expect(names(learned, 'save the quarterly report as markdown')[0]).toBe(
+        'files_write_file',
+      );
+      for (const query of ['resize an image', 'convert this video'])
+        expect(learned.search({ query })).toEqual(fresh.search({ query }));
+      expect(names(learned, 'quantum chromodynamics')).toEqual([]);
+    });
+
+  it('saturates a separate usage field: repeated requests add less each time', () => {
+    const catalog = new ToolCatalog({
+      tools,
+      tuning: { usageK1: 1.2, usageWeight: 1 },
+    });
+    // No tool's text says "weather"; three tools were called after 1, 2 and 4 such requests.
+    const calls = {
+      files_read_file: 1,
+      files_list_directory: 2,
+      media_resize_image: 4,
+    };
+    for (const [name, count] of Object.entries(calls))
+      for (let use = 0; use < count; use += 1)
+        catalog.recordUse({ query: 'weather', tool: name });
+    const hits = catalog.search({ query: 'weather' }).hits;
+    const score = (name: string): number =>
+      hits.find((hit) => hit.name === name)?.score ?? 0;
+    const [one, two, four] = Object.keys(calls).map(score) as [
+      number,
+      number,
+      number,
+    ];
+    expect(one).toBeGreaterThan(0);
+    expect(two).toBeGreaterThan(one);
+    expect(four).toBeGreaterThan(two);
+    // Concave: doubling the evidence again adds less than the first doubling did.
+    expect(four - two).toBeLessThan(two - one);
+    expect(four).toBeLessThan(2.2 * one);
+  });
+
+  it('rejects a usageTextIdf above 1 in a tuning file', async () => {
+    const { checkTuningOverrides } = await import('./tuning-file.js');
+    expect(checkTuningOverrides({ usageTextIdf: 2 })).toMatch(
+      /"usageTextIdf" must be a number from 0 to 1/,
+    );
+    expect(checkTuningOverrides({ usageK1: 1.2, usageMu: 100 })).toBe(
+      undefined,
+    );
+  });
+});
