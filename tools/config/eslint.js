@@ -13,6 +13,7 @@ export default tseslint.config(
   {
     ignores: [
       '**/dist/**',
+      '**/.tsbuild/**',
       '**/node_modules/**',
       '**/.turbo/**',
       '**/coverage/**',

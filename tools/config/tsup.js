@@ -31,6 +31,10 @@ export function libraryConfig({ entry, ...overrides }) {
               : []),
           ],
           compilerOptions: {
+            // The packages' tsconfig files are composite projects (for
+            // `tsc -b`); the declaration bundle is a separate, plain build.
+            composite: false,
+            incremental: false,
             paths: {
               [INTERNAL]: [internalIndex],
               ...(typeof dtsOverrides === 'object'
