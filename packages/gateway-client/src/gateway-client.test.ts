@@ -427,7 +427,12 @@ describe('headers, cancellation, concurrency', () => {
     { timeout: 60_000 },
     async () => {
       const server = track(await startSessionfulServer());
-      const gateway = client(server, { maxConcurrentPerEndpoint: 64 });
+      // The per-request timeout also covers the wait for one of the 64 slots:
+      // a ceiling for a loaded CI machine, not a timing.
+      const gateway = client(server, {
+        maxConcurrentPerEndpoint: 64,
+        timeoutMs: 45_000,
+      });
       const results = await Promise.all(
         Array.from({ length: 200 }, (_, index) =>
           gateway.callTool({
