@@ -5,6 +5,7 @@ import type {
   ElicitResult,
   McpServer,
 } from '@modelcontextprotocol/server';
+import type { InputRounds } from './input-rounds.js';
 
 /** A backend's server-to-client request during a call, as the gateway client hands it over. */
 type FromBackend<Params> = { target: string; params: Params };
@@ -30,9 +31,12 @@ function refusal(message: string): Error {
 export class ClientBridge {
   #server: McpServer | undefined;
   readonly #log: (line: string) => void;
+  readonly #rounds: InputRounds | undefined;
 
-  constructor(log: (line: string) => void) {
+  /** With `rounds`, requests during a 2026-07-28 client's call go back in its `input_required` answer. */
+  constructor(log: (line: string) => void, rounds?: InputRounds) {
     this.#log = log;
+    this.#rounds = rounds;
   }
 
   /** The server whose client the requests go to. */
@@ -45,6 +49,22 @@ export class ClientBridge {
     request: FromBackend<ElicitRequest['params']>,
     extra: { signal: AbortSignal },
   ): Promise<ElicitResult> => {
+    const call = this.#rounds?.current();
+    if (call !== undefined) {
+      this.#log(
+        `elicitation: backend "${request.target}" asks the user; handed to the client in an input_required answer`,
+      );
+      try {
+        return (await call.ask(
+          'elicitation/create',
+          request.params,
+          request.target,
+          extra.signal,
+        )) as ElicitResult;
+      } catch (error) {
+        throw this.#failed('elicitation', request.target, error);
+      }
+    }
     const server = this.#client('elicitation', request.target);
     this.#log(
       `elicitation: backend "${request.target}" asks the user; forwarded to the client`,
@@ -65,6 +85,22 @@ export class ClientBridge {
     request: FromBackend<CreateMessageRequest['params']>,
     extra: { signal: AbortSignal },
   ): Promise<CreateMessageResult> => {
+    const call = this.#rounds?.current();
+    if (call !== undefined) {
+      this.#log(
+        `sampling: backend "${request.target}" asks the client's model; handed to the client in an input_required answer`,
+      );
+      try {
+        return (await call.ask(
+          'sampling/createMessage',
+          request.params,
+          request.target,
+          extra.signal,
+        )) as CreateMessageResult;
+      } catch (error) {
+        throw this.#failed('sampling', request.target, error);
+      }
+    }
     const server = this.#client('sampling', request.target);
     this.#log(
       `sampling: backend "${request.target}" asks the client's model; forwarded`,

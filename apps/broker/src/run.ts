@@ -15,6 +15,7 @@ import {
 import { Broker } from './broker.js';
 import { CHECK_EXIT, checkReport } from './check.js';
 import { ClientBridge } from './client-bridge.js';
+import { InputRounds } from './input-rounds.js';
 import {
   BrokerConfigError,
   ENVIRONMENT_HELP,
@@ -344,7 +345,9 @@ async function serve(
   });
 
   let toolsListChanged: (target: string) => void = () => {};
-  const bridge = new ClientBridge(log);
+  // Calls from a 2026-07-28 client kept open while it answers a backend's request.
+  const inputRounds = new InputRounds();
+  const bridge = new ClientBridge(log, inputRounds);
   let gateway: ToolGateway | undefined;
   try {
     gateway = config.offline
@@ -402,7 +405,7 @@ async function serve(
   toolsListChanged = (target) => broker.toolsListChanged(target);
 
   let skillsNote = '';
-  const server = createBrokerServer({ broker });
+  const server = createBrokerServer({ broker, inputRounds });
   bridge.attach(server);
   if (config.skillsRoot !== undefined) {
     skillsNote = await serveSkills({
@@ -517,6 +520,7 @@ async function serve(
       void handle
         .close()
         .catch(() => {})
+        .then(() => inputRounds.close())
         .then(() => broker.close())
         .then(
           ({ callsAborted }) =>

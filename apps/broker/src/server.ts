@@ -15,8 +15,33 @@ import {
   parseSearchArguments,
 } from './meta-arguments.js';
 import { searchDescription } from './trust/sanitize.js';
-import type { ToolCallResult } from './types.js';
+import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
+import type { InputRounds, RoundCapabilities } from './input-rounds.js';
+
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+
+/**
+ * What a request's 2026-07-28 envelope says the client can answer, or
+ * `undefined` for a 2025-era request (no envelope).
+ */
+function envelopeCapabilities(
+  envelope: object | undefined,
+): RoundCapabilities | undefined {
+  const fields = envelope as Record<string, unknown> | undefined;
+  if (fields === undefined || !(PROTOCOL_VERSION_KEY in fields))
+    return undefined;
+  const declared = fields[CLIENT_CAPABILITIES_KEY];
+  const capabilities =
+    typeof declared === 'object' && declared !== null
+      ? (declared as Record<string, unknown>)
+      : {};
+  return {
+    elicitation: capabilities.elicitation !== undefined,
+    sampling: capabilities.sampling !== undefined,
+  };
+}
 
 /**
  * The SDK checks tool input before the handler runs and answers a mismatch
@@ -44,8 +69,12 @@ const listed = (schema: object) =>
  * It does not advertise `tools.listChanged`: its own three tools never change
  * (the backends' tools behind them are re-discovered as they change).
  */
-export function createBrokerServer(options: { broker: Broker }): McpServer {
-  const { broker } = options;
+export function createBrokerServer(options: {
+  broker: Broker;
+  /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
+  inputRounds?: InputRounds;
+}): McpServer {
+  const { broker, inputRounds } = options;
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
     { capabilities: { tools: { listChanged: false } } },
@@ -118,25 +147,48 @@ export function createBrokerServer(options: { broker: Broker }): McpServer {
         // Every forwarded notification is on its way before the result: a
         // client stops listening for progress once the response arrives.
         const forwarded: Promise<void>[] = [];
+        const onProgress =
+          progressToken === undefined
+            ? undefined
+            : (progress: CallProgress) => {
+                forwarded.push(
+                  ctx.mcpReq
+                    .notify({
+                      method: 'notifications/progress',
+                      params: { progressToken, ...progress },
+                    })
+                    .catch(() => {}),
+                );
+              };
+        const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
+        if (capabilities !== undefined && inputRounds !== undefined) {
+          // MCP 2026-07-28: a backend's elicitation or sampling becomes an
+          // input_required answer, and the client's retry carries the answers.
+          const state = ctx.mcpReq.requestState();
+          const answer = await inputRounds.round({
+            name,
+            capabilities,
+            requestState: typeof state === 'string' ? state : undefined,
+            inputResponses: ctx.mcpReq.inputResponses,
+            signal: ctx.mcpReq.signal,
+            onProgress,
+            start: (signal, progress) =>
+              broker.callTool({
+                name,
+                arguments: toolArguments ?? {},
+                signal,
+                ...(progress === undefined ? {} : { onProgress: progress }),
+              }),
+          });
+          await Promise.all(forwarded);
+          return answer as ToolCallResult & { content: never[] };
+        }
         // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
         const result = await broker.callTool({
           name,
           arguments: toolArguments ?? {},
           signal: ctx.mcpReq.signal,
-          ...(progressToken === undefined
-            ? {}
-            : {
-                onProgress: (progress) => {
-                  forwarded.push(
-                    ctx.mcpReq
-                      .notify({
-                        method: 'notifications/progress',
-                        params: { progressToken, ...progress },
-                      })
-                      .catch(() => {}),
-                  );
-                },
-              }),
+          ...(onProgress === undefined ? {} : { onProgress }),
         });
         await Promise.all(forwarded);
         return result as ToolCallResult & { content: never[] };

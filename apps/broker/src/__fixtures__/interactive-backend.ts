@@ -7,7 +7,8 @@
 // - `ask`: elicitation/create during the call; answers with what came back, or the error;
 // - `sample`: sampling/createMessage during the call, the same way;
 // - `chatty`: two notifications/message (warning, error) during the call;
-// - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task.
+// - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task;
+// - `erase` (mutating): asks the user to confirm (elicitation/create), then answers what came back.
 import { randomUUID } from 'node:crypto';
 import {
   createServer,
@@ -30,6 +31,8 @@ export type InteractiveBackend = {
   cancelledTasks: string[];
   /** Task ids created. */
   createdTasks: string[];
+  /** One entry per call of the mutating `erase` tool that reached the backend. */
+  eraseCalls: string[];
   /** Every `notifications/cancelled` reason seen, for plain calls. */
   close: () => Promise<void>;
 };
@@ -58,6 +61,7 @@ export async function startInteractiveBackend(
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const cancelledTasks: string[] = [];
   const createdTasks: string[] = [];
+  const eraseCalls: string[] = [];
 
   const build = () => {
     const server = new McpServer(
@@ -155,6 +159,27 @@ export async function startInteractiveBackend(
             `sampling failed: ${(error as Error).message} (code ${String((error as { code?: unknown }).code)})`,
           );
         }
+      },
+    );
+    server.registerTool(
+      'erase',
+      { description: 'Erase the scratch area after the user confirms' },
+      async (extra) => {
+        eraseCalls.push(new Date().toISOString());
+        const answer = await (extra as unknown as Extra).sendRequest(
+          {
+            method: 'elicitation/create',
+            params: {
+              message: 'Erase the scratch area?',
+              requestedSchema: {
+                type: 'object',
+                properties: { confirm: { type: 'boolean' } },
+              },
+            },
+          },
+          ElicitResultSchema,
+        );
+        return text(`erase answer ${JSON.stringify(answer)}`);
       },
     );
     server.registerTool(
@@ -286,6 +311,7 @@ export async function startInteractiveBackend(
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     cancelledTasks,
     createdTasks,
+    eraseCalls,
     close: async () => {
       for (const transport of transports.values())
         await transport.close().catch(() => {});

@@ -101,6 +101,11 @@ export async function spawnBroker(
       : never;
     /** Installs request handlers on the client before it connects. */
     prepare?: (client: Client) => void;
+    /** Other client options (e.g. `versionNegotiation` to speak MCP 2026-07-28). */
+    clientOptions?: Omit<
+      NonNullable<ConstructorParameters<typeof Client>[1]>,
+      'capabilities'
+    >;
   } = {},
 ): Promise<SpawnedBroker> {
   const environment = brokerEnvironment(env);
@@ -117,9 +122,14 @@ export async function spawnBroker(
   const transport = new RecordingStdioTransport(child);
   const client = new Client(
     { name: 'broker-e2e', version: '1.0.0' },
-    options.capabilities === undefined
+    options.capabilities === undefined && options.clientOptions === undefined
       ? undefined
-      : { capabilities: options.capabilities },
+      : {
+          ...options.clientOptions,
+          ...(options.capabilities === undefined
+            ? {}
+            : { capabilities: options.capabilities }),
+        },
   );
   options.prepare?.(client);
   await client.connect(transport);

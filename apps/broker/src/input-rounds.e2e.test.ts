@@ -1,0 +1,225 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startInteractiveBackend,
+  type InteractiveBackend,
+} from './__fixtures__/interactive-backend.js';
+import {
+  spawnBroker,
+  type SpawnedBroker,
+} from './__fixtures__/spawn-broker.js';
+
+// MCP 2026-07-28 replaces server-to-client requests with multi round-trip
+// requests: the broker answers mcp_call_tool with `input_required`, the
+// client retries with its answers, the backend's call goes on.
+
+type TextResult = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+};
+const text = (result: unknown) =>
+  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+
+let backend: InteractiveBackend;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  backend = await startInteractiveBackend('live');
+  dir = mkdtempSync(join(tmpdir(), 'broker-rounds-'));
+  const file = join(dir, 'backends.json');
+  writeFileSync(
+    file,
+    JSON.stringify([{ backend: 'live', target: 'live', profile: 'core' }]),
+  );
+  env = {
+    HERETEK_GATEWAY_URL: backend.url,
+    HERETEK_BACKENDS_FILE: file,
+    HERETEK_BROKER_ROLE: 'staff-mobile',
+  };
+});
+
+afterAll(async () => {
+  await backend?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const callThrough = (
+  broker: SpawnedBroker,
+  name: string,
+  args: Record<string, unknown> = {},
+) =>
+  broker.client.callTool({
+    name: 'mcp_call_tool',
+    arguments: { name, arguments: args },
+  });
+
+/** The broker's stdout messages since `from`, parsed. */
+const sent = (broker: SpawnedBroker, from: number) =>
+  broker.transport.stdoutLines
+    .slice(from)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
+  it('answers with input_required, takes the retry with the answers to the backend and returns its result', async () => {
+    const asked: unknown[] = [];
+    const broker = await spawnBroker(env, {
+      clientOptions: MODERN,
+      capabilities: { elicitation: { form: {} }, sampling: {} },
+      prepare: (client) => {
+        client.setRequestHandler('elicitation/create', async (request) => {
+          asked.push(request.params);
+          return { action: 'accept', content: { colour: 'teal' } };
+        });
+        client.setRequestHandler('sampling/createMessage', async () => ({
+          role: 'assistant',
+          content: { type: 'text', text: 'autumn moon rises' },
+          model: 'test-model',
+        }));
+      },
+    });
+    try {
+      const before = broker.transport.stdoutLines.length;
+      const ask = await callThrough(broker, 'live_ask');
+      expect(text(ask)).toBe(
+        'answer {"action":"accept","content":{"colour":"teal"}}',
+      );
+      expect(asked).toEqual([
+        expect.objectContaining({ message: 'Which colour?' }),
+      ]);
+      const sample = await callThrough(broker, 'live_sample');
+      expect(text(sample)).toMatch(/^sampled \{/);
+      expect(text(sample)).toContain('"text":"autumn moon rises"');
+      expect(text(sample)).toContain('"model":"test-model"');
+
+      const messages = sent(broker, before);
+      // No server-to-client request: the asks came inside results.
+      expect(
+        messages.filter((m) => typeof m.method === 'string' && 'id' in m),
+      ).toEqual([]);
+      const rounds = messages
+        .map((m) => m.result as Record<string, unknown> | undefined)
+        .filter((r) => r?.resultType === 'input_required');
+      expect(rounds).toHaveLength(2);
+      expect(rounds[0]).toMatchObject({
+        inputRequests: {
+          'elicitation-1': {
+            method: 'elicitation/create',
+            params: { message: 'Which colour?' },
+          },
+        },
+        requestState: expect.any(String),
+      });
+      expect(rounds[1]).toMatchObject({
+        inputRequests: {
+          'sampling-1': { method: 'sampling/createMessage' },
+        },
+      });
+      expect(broker.stderr()).toMatch(
+        /elicitation: backend "live" asks the user; handed to the client in an input_required answer/,
+      );
+
+      // The state of a call that ended, or one never made, is refused clearly.
+      for (const requestState of [
+        (rounds[0] as { requestState: string }).requestState,
+        'not-a-call-the-broker-knows',
+      ]) {
+        const retried = await broker.client
+          .callTool({
+            name: 'mcp_call_tool',
+            arguments: { name: 'live_ask', arguments: {} },
+            inputResponses: {
+              'elicitation-1': { action: 'accept', content: { colour: 'red' } },
+            },
+            requestState,
+          } as never)
+          .then(
+            (result) => text(result),
+            (error: unknown) => (error as Error).message,
+          );
+        expect(retried).toMatch(
+          /^INVALID_ARGUMENTS: Unknown or expired requestState for live_ask/,
+        );
+      }
+      expect(asked).toHaveLength(1);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('refuses at once, with no round, when the client declared neither capability', async () => {
+    const broker = await spawnBroker(env, { clientOptions: MODERN });
+    try {
+      const before = broker.transport.stdoutLines.length;
+      const ask = await callThrough(broker, 'live_ask');
+      expect(text(ask)).toMatch(
+        /^elicitation failed: .*The broker's MCP client does not support elicitation .* \(code -32601\)$/,
+      );
+      const sample = await callThrough(broker, 'live_sample');
+      expect(text(sample)).toMatch(
+        /^sampling failed: .*does not support sampling .* \(code -32601\)$/,
+      );
+      for (const message of sent(broker, before))
+        expect(
+          (message.result as { resultType?: unknown } | undefined)?.resultType,
+        ).not.toBe('input_required');
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('applies the role gate first: a read-only role never reaches the backend, so nothing is asked', async () => {
+    const broker = await spawnBroker(
+      { ...env, HERETEK_BROKER_ROLE: 'director' },
+      {
+        clientOptions: MODERN,
+        capabilities: { elicitation: { form: {} } },
+        prepare: (client) => {
+          client.setRequestHandler('elicitation/create', async () => ({
+            action: 'accept',
+            content: { confirm: true },
+          }));
+        },
+      },
+    );
+    try {
+      const callsBefore = backend.eraseCalls.length;
+      const before = broker.transport.stdoutLines.length;
+      const result = await callThrough(broker, 'live_erase');
+      expect(text(result)).toMatch(
+        /^ROLE_FORBIDDEN: Role "director" is read-only/,
+      );
+      expect(backend.eraseCalls.length).toBe(callsBefore);
+      for (const message of sent(broker, before))
+        expect(
+          (message.result as { resultType?: unknown } | undefined)?.resultType,
+        ).not.toBe('input_required');
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('lets a writer role call the mutating tool, whose confirmation round-trips', async () => {
+    const broker = await spawnBroker(env, {
+      clientOptions: MODERN,
+      capabilities: { elicitation: { form: {} } },
+      prepare: (client) => {
+        client.setRequestHandler('elicitation/create', async () => ({
+          action: 'decline',
+        }));
+      },
+    });
+    try {
+      const callsBefore = backend.eraseCalls.length;
+      const result = await callThrough(broker, 'live_erase');
+      expect(text(result)).toBe('erase answer {"action":"decline"}');
+      expect(backend.eraseCalls.length).toBe(callsBefore + 1);
+    } finally {
+      await broker.close();
+    }
+  });
+});

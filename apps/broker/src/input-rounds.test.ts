@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { InputRounds, type InputRequiredAnswer } from './input-rounds.js';
+import type { ToolCallResult } from './types.js';
+
+const BOTH = { elicitation: true, sampling: true };
+const ELICIT = {
+  message: 'Which colour?',
+  requestedSchema: { type: 'object' },
+};
+
+/** A backend call that asks once and answers with what it got (or the error). */
+function asking(rounds: InputRounds, seen: { signal?: AbortSignal } = {}) {
+  return async (signal: AbortSignal): Promise<ToolCallResult> => {
+    seen.signal = signal;
+    const call = rounds.current();
+    if (call === undefined) throw new Error('no call in context');
+    try {
+      const answer = await call.ask('elicitation/create', ELICIT, 't', signal);
+      return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+    } catch (error) {
+      const { message, code } = error as Error & { code?: number };
+      return { content: [{ type: 'text', text: `${code}: ${message}` }] };
+    }
+  };
+}
+
+const first = (
+  rounds: InputRounds,
+  start: Parameters<InputRounds['round']>[0]['start'],
+  signal = new AbortController().signal,
+) =>
+  rounds.round({
+    name: 'live_ask',
+    capabilities: BOTH,
+    requestState: undefined,
+    inputResponses: undefined,
+    signal,
+    onProgress: undefined,
+    start,
+  });
+
+const retry = (
+  rounds: InputRounds,
+  requestState: string,
+  inputResponses: Record<string, unknown>,
+  name = 'live_ask',
+) =>
+  rounds.round({
+    name,
+    capabilities: BOTH,
+    requestState,
+    inputResponses,
+    signal: new AbortController().signal,
+    onProgress: undefined,
+    start: () => Promise.reject(new Error('a retry never starts a call')),
+  });
+
+const textOf = (result: unknown) =>
+  (result as ToolCallResult & { content: Array<{ text: string }> }).content[0]!
+    .text;
+
+describe('InputRounds', () => {
+  it('answers input_required, then the retry resumes the same backend call with the answer', async () => {
+    const rounds = new InputRounds();
+    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    expect(answer).toEqual({
+      resultType: 'input_required',
+      inputRequests: {
+        'elicitation-1': { method: 'elicitation/create', params: ELICIT },
+      },
+      requestState: expect.any(String),
+    });
+    expect(rounds.pending).toBe(1);
+    const done = await retry(rounds, answer.requestState, {
+      'elicitation-1': { action: 'accept', content: { colour: 'teal' } },
+    });
+    expect(textOf(done)).toBe(
+      '{"action":"accept","content":{"colour":"teal"}}',
+    );
+    expect(rounds.pending).toBe(0);
+  });
+
+  it('returns the result directly when the backend asks for nothing', async () => {
+    const rounds = new InputRounds();
+    const result = await first(rounds, async () => ({
+      content: [{ type: 'text', text: 'plain' }],
+    }));
+    expect(textOf(result)).toBe('plain');
+    expect(rounds.pending).toBe(0);
+  });
+
+  it('gives a call up when no retry comes in time: the backend gets an error and its call is aborted', async () => {
+    const rounds = new InputRounds({ answerTimeoutMs: 50 });
+    const seen: { signal?: AbortSignal } = {};
+    const answer = (await first(
+      rounds,
+      asking(rounds, seen),
+    )) as InputRequiredAnswer;
+    await expect
+      .poll(() => seen.signal?.aborted, { timeout: 2_000 })
+      .toBe(true);
+    expect(rounds.pending).toBe(0);
+    await expect(
+      retry(rounds, answer.requestState, {
+        'elicitation-1': { action: 'accept', content: {} },
+      }),
+    ).rejects.toThrow(/Unknown or expired requestState for live_ask/);
+  });
+
+  it('refuses a backend request at once beyond the limit of waiting calls', async () => {
+    const rounds = new InputRounds({ maxPending: 1 });
+    const waiting = await first(rounds, asking(rounds));
+    expect((waiting as InputRequiredAnswer).resultType).toBe('input_required');
+    const refused = await first(rounds, asking(rounds));
+    expect(textOf(refused)).toMatch(
+      /^-32603: Too many calls already wait for the client's answers; elicitation for backend "t" refused/,
+    );
+    rounds.close();
+  });
+
+  it('refuses at once when the client did not declare the capability', async () => {
+    const rounds = new InputRounds();
+    const result = await rounds.round({
+      name: 'live_ask',
+      capabilities: { elicitation: false, sampling: true },
+      requestState: undefined,
+      inputResponses: undefined,
+      signal: new AbortController().signal,
+      onProgress: undefined,
+      start: asking(rounds),
+    });
+    expect(textOf(result)).toMatch(
+      /^-32601: The broker's MCP client does not support elicitation/,
+    );
+    expect(rounds.pending).toBe(0);
+  });
+
+  it('fails the backend request with -32602 when the answer has the wrong shape', async () => {
+    const rounds = new InputRounds();
+    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    const done = await retry(rounds, answer.requestState, {
+      'elicitation-1': { role: 'assistant' },
+    });
+    expect(textOf(done)).toMatch(
+      /^-32602: The client's answer to elicitation\/create has no valid action/,
+    );
+  });
+
+  it('asks again for what a retry left unanswered', async () => {
+    const rounds = new InputRounds();
+    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    const again = (await retry(
+      rounds,
+      answer.requestState,
+      {},
+    )) as InputRequiredAnswer;
+    expect(again.resultType).toBe('input_required');
+    expect(Object.keys(again.inputRequests)).toEqual(['elicitation-1']);
+    expect(again.requestState).toBe(answer.requestState);
+    rounds.close();
+  });
+
+  it('refuses a requestState presented for another tool', async () => {
+    const rounds = new InputRounds();
+    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    await expect(
+      retry(rounds, answer.requestState, {}, 'live_other'),
+    ).rejects.toThrow(/belongs to another tool/);
+    rounds.close();
+  });
+
+  it('cancels the backend call when the client cancels a round', async () => {
+    const rounds = new InputRounds();
+    const seen: { signal?: AbortSignal } = {};
+    const controller = new AbortController();
+    const pending = first(
+      rounds,
+      async (signal) => {
+        seen.signal = signal;
+        await new Promise((resolve) =>
+          signal.addEventListener('abort', resolve),
+        );
+        throw new Error('aborted');
+      },
+      controller.signal,
+    ).catch((error: unknown) => error);
+    await expect.poll(() => seen.signal !== undefined).toBe(true);
+    controller.abort();
+    await pending;
+    expect(seen.signal?.aborted).toBe(true);
+  });
+});

@@ -1,0 +1,348 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { BrokerError } from './errors.js';
+import type { CallProgress, ToolCallResult } from './types.js';
+
+/** The embedded request kinds a backend may ask for during a call. */
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage';
+
+/** The MCP 2026-07-28 `input_required` answer to a `tools/call`. */
+export type InputRequiredAnswer = {
+  resultType: 'input_required';
+  inputRequests: Record<string, { method: InputMethod; params: unknown }>;
+  requestState: string;
+};
+
+/** Limits of the calls kept open between rounds. */
+export type InputRoundsOptions = {
+  /** Most calls waiting for the client's answers at once; beyond it a backend's request is refused. */
+  maxPending?: number;
+  /** How long a call waits for the client's retry with the answers before it is given up, in ms. */
+  answerTimeoutMs?: number;
+};
+
+/** Default {@link InputRoundsOptions.maxPending}. */
+export const DEFAULT_MAX_PENDING_CALLS = 16;
+/** Default {@link InputRoundsOptions.answerTimeoutMs}: a person answers, so ten minutes. */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000;
+
+/** JSON-RPC "method not found": what a client without the capability would answer. */
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+const rpcError = (message: string, code: number): Error =>
+  Object.assign(new Error(message), { code });
+
+type Ask = {
+  key: string;
+  method: InputMethod;
+  params: unknown;
+  sent: boolean;
+  resolve: (answer: unknown) => void;
+  reject: (error: Error) => void;
+};
+
+type Outcome =
+  { ok: true; result: ToolCallResult } | { ok: false; error: unknown };
+
+/** What a client declared in its request's envelope. */
+export type RoundCapabilities = { elicitation: boolean; sampling: boolean };
+
+/**
+ * One `mcp_call_tool` from a 2026-07-28 client whose backend call may ask for
+ * input: the backend's call runs on, and each of its asks is handed to the
+ * client as an embedded input request of an `input_required` answer.
+ */
+export class PendingCall {
+  readonly id = randomUUID();
+  readonly name: string;
+  capabilities: RoundCapabilities;
+  readonly controller = new AbortController();
+  #asks = new Map<string, Ask>();
+  #counter = 0;
+  #outcome: Outcome | undefined;
+  #wake: () => void = () => {};
+  #progress: ((progress: CallProgress) => void) | undefined;
+  #accepting: () => boolean;
+
+  constructor(
+    name: string,
+    capabilities: RoundCapabilities,
+    accepting: () => boolean,
+  ) {
+    this.name = name;
+    this.capabilities = capabilities;
+    this.#accepting = accepting;
+  }
+
+  /** Where the backend's progress goes in the current round (nowhere between rounds). */
+  set progress(sink: ((progress: CallProgress) => void) | undefined) {
+    this.#progress = sink;
+  }
+
+  readonly onProgress = (progress: CallProgress): void => {
+    this.#progress?.(progress);
+  };
+
+  /** Records how the backend's call ended. */
+  settle(outcome: Outcome): void {
+    this.#outcome = outcome;
+    this.#wake();
+  }
+
+  /**
+   * A backend asks for input: refused at once when the client did not declare
+   * the capability or too many calls already wait; otherwise the answer comes
+   * with the client's retry.
+   */
+  ask(
+    method: InputMethod,
+    params: unknown,
+    target: string,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const feature =
+      method === 'elicitation/create' ? 'elicitation' : 'sampling';
+    if (!this.capabilities[feature]) {
+      return Promise.reject(
+        rpcError(
+          `The broker's MCP client does not support ${feature} (it did not declare the capability), so nobody can answer; refused by heretek-lazy-broker.`,
+          METHOD_NOT_FOUND,
+        ),
+      );
+    }
+    if (!this.#accepting()) {
+      return Promise.reject(
+        rpcError(
+          `Too many calls already wait for the client's answers; ${feature} for backend "${target}" refused by heretek-lazy-broker.`,
+          INTERNAL_ERROR,
+        ),
+      );
+    }
+    this.#counter += 1;
+    const key = `${feature}-${this.#counter}`;
+    return new Promise<unknown>((resolve, reject) => {
+      const ask: Ask = { key, method, params, sent: false, resolve, reject };
+      this.#asks.set(key, ask);
+      const abandon = () => {
+        if (this.#asks.delete(key))
+          reject(
+            rpcError(`The backend withdrew its ${feature} request.`, -32800),
+          );
+      };
+      if (signal.aborted) abandon();
+      else signal.addEventListener('abort', abandon, { once: true });
+      this.#wake();
+    });
+  }
+
+  /**
+   * Hands the client's answers (a retry's `inputResponses`) to the asks they
+   * answer. An answer of the wrong shape fails that ask with a JSON-RPC error.
+   */
+  answer(responses: Record<string, unknown> | undefined): void {
+    for (const [key, ask] of this.#asks) {
+      if (!ask.sent || responses === undefined || !(key in responses)) continue;
+      this.#asks.delete(key);
+      const response = responses[key];
+      const problem = shapeProblem(ask.method, response);
+      if (problem === undefined) ask.resolve(response);
+      else ask.reject(rpcError(problem, INVALID_PARAMS));
+    }
+  }
+
+  /**
+   * Waits until the backend's call ends (its result) or it asks for input
+   * nobody has been asked for yet (the `input_required` answer, which also
+   * repeats the asks still unanswered). On a retry (`retried`), asks the
+   * retry did not answer are asked again at once.
+   */
+  async next(
+    signal: AbortSignal,
+    retried: boolean,
+  ): Promise<Outcome | InputRequiredAnswer> {
+    for (;;) {
+      if (this.#outcome !== undefined) return this.#outcome;
+      const unanswered = [...this.#asks.values()];
+      // A retry that left asks unanswered gets them again, never a wait.
+      if (
+        unanswered.some((ask) => !ask.sent) ||
+        (retried && unanswered.length > 0)
+      ) {
+        // Requests a backend sends together go to the client together.
+        await new Promise((resolve) => setImmediate(resolve));
+        const inputRequests: InputRequiredAnswer['inputRequests'] = {};
+        for (const ask of this.#asks.values()) {
+          ask.sent = true;
+          inputRequests[ask.key] = { method: ask.method, params: ask.params };
+        }
+        return {
+          resultType: 'input_required',
+          inputRequests,
+          requestState: this.id,
+        };
+      }
+      if (signal.aborted) throw signal.reason;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+  }
+
+  /** Gives the call up: every open ask fails, the backend's call is aborted. */
+  abandon(reason: string): void {
+    for (const ask of this.#asks.values())
+      ask.reject(rpcError(reason, INTERNAL_ERROR));
+    this.#asks.clear();
+    this.controller.abort(new Error(reason));
+    this.#wake();
+  }
+}
+
+function shapeProblem(
+  method: InputMethod,
+  response: unknown,
+): string | undefined {
+  if (
+    typeof response !== 'object' ||
+    response === null ||
+    Array.isArray(response)
+  )
+    return `The client's answer to ${method} is not an object.`;
+  const r = response as Record<string, unknown>;
+  if (method === 'elicitation/create') {
+    return r.action === 'accept' ||
+      r.action === 'decline' ||
+      r.action === 'cancel'
+      ? undefined
+      : `The client's answer to elicitation/create has no valid action (accept, decline or cancel).`;
+  }
+  return typeof r.role === 'string' &&
+    typeof r.content === 'object' &&
+    r.content !== null
+    ? undefined
+    : `The client's answer to sampling/createMessage has no role and content.`;
+}
+
+/**
+ * Multi round-trip input (MCP 2026-07-28) for calls through the broker. A
+ * backend's `elicitation/create` or `sampling/createMessage` during a call
+ * from a 2026-07-28 client becomes an `input_required` answer to
+ * `mcp_call_tool`; the backend's call stays open (at most `maxPending`
+ * calls, each for at most `answerTimeoutMs` between rounds) until the client
+ * retries with `inputResponses` and the `requestState` it got, whose answers
+ * go to the backend. The broker never answers for the user.
+ */
+export class InputRounds {
+  readonly #current = new AsyncLocalStorage<PendingCall>();
+  readonly #waiting = new Map<
+    string,
+    { call: PendingCall; timer: NodeJS.Timeout }
+  >();
+  readonly #maxPending: number;
+  readonly #answerTimeoutMs: number;
+
+  constructor(options: InputRoundsOptions = {}) {
+    this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_CALLS;
+    this.#answerTimeoutMs =
+      options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
+  }
+
+  /** The 2026-07-28 call the running code belongs to, if any. */
+  current(): PendingCall | undefined {
+    return this.#current.getStore();
+  }
+
+  /** Calls waiting for the client's retry now. */
+  get pending(): number {
+    return this.#waiting.size;
+  }
+
+  /**
+   * Answers one round of a `mcp_call_tool` from a 2026-07-28 client: the
+   * first round starts the backend call with `start`, a retry (with
+   * `requestState`) resumes the call it names with the client's answers.
+   */
+  async round(options: {
+    name: string;
+    capabilities: RoundCapabilities;
+    requestState: string | undefined;
+    inputResponses: Record<string, unknown> | undefined;
+    signal: AbortSignal;
+    onProgress: ((progress: CallProgress) => void) | undefined;
+    start: (
+      signal: AbortSignal,
+      onProgress: ((progress: CallProgress) => void) | undefined,
+    ) => Promise<ToolCallResult>;
+  }): Promise<ToolCallResult | InputRequiredAnswer> {
+    let call: PendingCall;
+    if (options.requestState === undefined) {
+      call = new PendingCall(
+        options.name,
+        options.capabilities,
+        () => this.#waiting.size < this.#maxPending,
+      );
+      const started = this.#current.run(call, () =>
+        options.start(
+          call.controller.signal,
+          options.onProgress === undefined ? undefined : call.onProgress,
+        ),
+      );
+      started.then(
+        (result) => call.settle({ ok: true, result }),
+        (error: unknown) => call.settle({ ok: false, error }),
+      );
+    } else {
+      const waiting = this.#waiting.get(options.requestState);
+      if (waiting === undefined || waiting.call.name !== options.name) {
+        throw new BrokerError({
+          code: 'INVALID_ARGUMENTS',
+          toolName: options.name,
+          message: `Unknown or expired requestState for ${options.name}: the call it named ended, timed out (${Math.round(this.#answerTimeoutMs / 1000)} s without an answer) or belongs to another tool. Call the tool again without requestState.`,
+        });
+      }
+      clearTimeout(waiting.timer);
+      this.#waiting.delete(options.requestState);
+      call = waiting.call;
+      call.capabilities = options.capabilities;
+      call.answer(options.inputResponses);
+    }
+    // The client cancelling this round cancels the backend's call.
+    const cancel = () => call.abandon('The client cancelled the call.');
+    options.signal.addEventListener('abort', cancel, { once: true });
+    call.progress = options.onProgress;
+    try {
+      const next = await call.next(
+        options.signal,
+        options.requestState !== undefined,
+      );
+      if ('resultType' in next) {
+        const timer = setTimeout(() => {
+          this.#waiting.delete(call.id);
+          call.abandon(
+            `The client did not answer within ${Math.round(this.#answerTimeoutMs / 1000)} s; heretek-lazy-broker gave the call up.`,
+          );
+        }, this.#answerTimeoutMs);
+        timer.unref();
+        this.#waiting.set(call.id, { call, timer });
+        return next;
+      }
+      if (next.ok) return next.result;
+      throw next.error;
+    } finally {
+      call.progress = undefined;
+      options.signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Gives up every waiting call (the broker is closing). */
+  close(): void {
+    for (const { call, timer } of this.#waiting.values()) {
+      clearTimeout(timer);
+      call.abandon('heretek-lazy-broker is closing.');
+    }
+    this.#waiting.clear();
+  }
+}
