@@ -145,6 +145,15 @@ export class ClientBridge {
 
   #client(feature: 'elicitation' | 'sampling', target: string): McpServer {
     const server = this.#server;
+    if (this.#rounds?.modernClient === true) {
+      // On 2026-07-28 a server asks only in its answer to a call.
+      this.#log(
+        `${feature}: backend "${target}" asked outside a call in progress, and the client speaks MCP 2026-07-28; refused`,
+      );
+      throw refusal(
+        `The broker's MCP client speaks MCP 2026-07-28, where input is asked for only in the answer to a call, and this ${feature} request arrived outside a call in progress; refused by heretek-lazy-broker.`,
+      );
+    }
     const capabilities = server?.server.getClientCapabilities();
     if (server === undefined || capabilities?.[feature] === undefined) {
       this.#log(

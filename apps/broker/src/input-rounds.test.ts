@@ -189,4 +189,23 @@ describe('InputRounds', () => {
     await pending;
     expect(seen.signal?.aborted).toBe(true);
   });
+
+  it('refuses at once a request that arrives for a call that already ended', async () => {
+    const rounds = new InputRounds();
+    let call: ReturnType<InputRounds['current']>;
+    const result = await first(rounds, async () => {
+      call = rounds.current();
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    expect(textOf(result)).toBe('done');
+    expect(rounds.modernClient).toBe(true);
+    await expect(
+      call!.ask(
+        'sampling/createMessage',
+        {},
+        't',
+        new AbortController().signal,
+      ),
+    ).rejects.toThrow(/arrived after the call it belongs to ended/);
+  });
 });

@@ -62,6 +62,7 @@ export class PendingCall {
   #asks = new Map<string, Ask>();
   #counter = 0;
   #outcome: Outcome | undefined;
+  #ended = false;
   #wake: () => void = () => {};
   #progress: ((progress: CallProgress) => void) | undefined;
   #accepting: () => boolean;
@@ -88,6 +89,7 @@ export class PendingCall {
   /** Records how the backend's call ended. */
   settle(outcome: Outcome): void {
     this.#outcome = outcome;
+    this.#ended = true;
     this.#wake();
   }
 
@@ -109,6 +111,14 @@ export class PendingCall {
         rpcError(
           `The broker's MCP client does not support ${feature} (it did not declare the capability), so nobody can answer; refused by heretek-lazy-broker.`,
           METHOD_NOT_FOUND,
+        ),
+      );
+    }
+    if (this.#ended) {
+      return Promise.reject(
+        rpcError(
+          `The ${feature} request of backend "${target}" arrived after the call it belongs to ended; refused by heretek-lazy-broker.`,
+          INTERNAL_ERROR,
         ),
       );
     }
@@ -193,6 +203,7 @@ export class PendingCall {
 
   /** Gives the call up: every open ask fails, the backend's call is aborted. */
   abandon(reason: string): void {
+    this.#ended = true;
     for (const ask of this.#asks.values())
       ask.reject(rpcError(reason, INTERNAL_ERROR));
     this.#asks.clear();
@@ -242,12 +253,18 @@ export class InputRounds {
     { call: PendingCall; timer: NodeJS.Timeout }
   >();
   readonly #maxPending: number;
+  #modern = false;
   readonly #answerTimeoutMs: number;
 
   constructor(options: InputRoundsOptions = {}) {
     this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_CALLS;
     this.#answerTimeoutMs =
       options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
+  }
+
+  /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */
+  get modernClient(): boolean {
+    return this.#modern;
   }
 
   /** The 2026-07-28 call the running code belongs to, if any. */
@@ -277,6 +294,7 @@ export class InputRounds {
       onProgress: ((progress: CallProgress) => void) | undefined,
     ) => Promise<ToolCallResult>;
   }): Promise<ToolCallResult | InputRequiredAnswer> {
+    this.#modern = true;
     let call: PendingCall;
     if (options.requestState === undefined) {
       call = new PendingCall(
