@@ -40,7 +40,7 @@ if (!hit || !hit.name.startsWith("adb_")) throw new Error("seed search failed: "
 console.log("smoke: catalog search ok:", hit.name);
 '
 
-version=$(npx --no-install heretek-lazy-broker --version)
+version=$(npx --no-install heretek-lazy-broker --version 2>&1 >/dev/null)
 echo "smoke: npx heretek-lazy-broker --version -> $version"
 
 out=$(npx -y @modelcontextprotocol/inspector@2.12.0 --cli npx heretek-lazy-broker \

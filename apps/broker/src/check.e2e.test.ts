@@ -66,20 +66,20 @@ describe('heretek-lazy-broker --check against a live loopback gateway', () => {
   });
 
   it('exits 0 and reports tools and time per backend when every backend answers', async () => {
-    const { code, stdout, stderr } = await runBrokerCli(
+    const { code, stderr, stdout } = await runBrokerCli(
       ['--check', '--backends', backendsFile],
       {
         HERETEK_GATEWAY_URL: backends.url,
       },
     );
-    expect(stderr).toBe('');
+    expect(stdout).toBe('');
     expect(code).toBe(0);
-    expect(stdout).toMatch(
+    expect(stderr).toMatch(
       /^checking gateway http:\/\/127\.0\.0\.1:\d+ \(per-target\), role director, 2 backends\n/,
     );
-    expect(stdout).toMatch(/\n {2}ok {4}adb {5}\s+2 tools {2}\d+ ms\n/);
-    expect(stdout).toMatch(/\n {2}ok {4}core {4}\s+1 tools {2}\d+ ms\n/);
-    expect(stdout).toMatch(
+    expect(stderr).toMatch(/\n {2}ok {4}adb {5}\s+2 tools {2}\d+ ms\n/);
+    expect(stderr).toMatch(/\n {2}ok {4}core {4}\s+1 tools {2}\d+ ms\n/);
+    expect(stderr).toMatch(
       /\n2\/2 backends answered in \d+ ms\npins file .*pins\.json: 0 tools pinned, read-only, 3 not in the pins file \(adb_list_packages, adb_tap, core_list_packages\); review and accept with --pin <tool>, or --pin for all; policy refuse\nusage file .*usage\.jsonl: not created yet \(0 uses\)\n$/,
     );
     expect(backends.listings.sort()).toEqual(['/mcp/adb', '/mcp/core']);
@@ -87,20 +87,20 @@ describe('heretek-lazy-broker --check against a live loopback gateway', () => {
 
   it('exits 1 and says why when one backend fails', async () => {
     backends.failing.add('core');
-    const { code, stdout } = await runBrokerCli(
+    const { code, stderr } = await runBrokerCli(
       ['--check', `--backends=${backendsFile}`],
       {
         HERETEK_GATEWAY_URL: backends.url,
       },
     );
     expect(code).toBe(1);
-    expect(stdout).toMatch(/\n {2}ok {4}adb .*2 tools/);
-    expect(stdout).toMatch(/\n {2}FAIL {2}core {4}.*503.*\(\d+ ms\)\n/);
-    expect(stdout).toMatch(/\n1\/2 backends answered in \d+ ms\npins file /);
+    expect(stderr).toMatch(/\n {2}ok {4}adb .*2 tools/);
+    expect(stderr).toMatch(/\n {2}FAIL {2}core {4}.*503.*\(\d+ ms\)\n/);
+    expect(stderr).toMatch(/\n1\/2 backends answered in \d+ ms\npins file /);
   });
 
   it('takes --backends over HERETEK_BACKENDS_FILE', async () => {
-    const { code, stdout } = await runBrokerCli(
+    const { code, stderr } = await runBrokerCli(
       ['--check', '--backends', backendsFile],
       {
         HERETEK_GATEWAY_URL: backends.url,
@@ -108,23 +108,23 @@ describe('heretek-lazy-broker --check against a live loopback gateway', () => {
       },
     );
     expect(code).toBe(0);
-    expect(stdout).toContain('2/2 backends answered');
+    expect(stderr).toContain('2/2 backends answered');
   });
 });
 
 describe('heretek-lazy-broker --check when it cannot check', () => {
   it('exits 2 when nothing listens at the gateway address', async () => {
     const port = await closedPort();
-    const { code, stdout, stderr } = await runBrokerCli(
+    const { code, stderr, stdout } = await runBrokerCli(
       ['--check', '--backends', backendsFile],
       {
         HERETEK_GATEWAY_URL: `http://127.0.0.1:${port}`,
       },
     );
     expect(code).toBe(2);
-    expect(stderr).toBe('');
-    expect(stdout).toMatch(/\n {2}FAIL {2}adb .*CONNECTION_REFUSED/);
-    expect(stdout).toMatch(
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/\n {2}FAIL {2}adb .*CONNECTION_REFUSED/);
+    expect(stderr).toMatch(
       /\ngateway unreachable: none of 2 backends could connect/,
     );
   });
@@ -151,14 +151,15 @@ describe('heretek-lazy-broker --check when it cannot check', () => {
     const { code, stderr, stdout } = await runBrokerCli(args, env);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
-    expect(stdout).not.toMatch(/backends answered/);
+    expect(stderr).not.toMatch(/backends answered/);
+    expect(stdout).toBe('');
   });
 
   it('exits 0 offline after validating the configuration, with nothing to discover', async () => {
-    const { code, stdout } = await runBrokerCli(['--check'], {
+    const { code, stderr } = await runBrokerCli(['--check'], {
       HERETEK_BROKER_OFFLINE: '1',
     });
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^configuration valid; offline/);
+    expect(stderr).toMatch(/^configuration valid; offline/);
   });
 });

@@ -135,16 +135,17 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
 
 describe('heretek-lazy-broker command line', () => {
   it('--version prints the package version', async () => {
-    const { code, stdout } = await runBrokerCli(['--version'], {});
+    const { code, stdout, stderr } = await runBrokerCli(['--version'], {});
     expect(code).toBe(0);
     const { version } = (
       await import('../package.json', { with: { type: 'json' } })
     ).default;
-    expect(stdout.trim()).toBe(version);
+    expect(stderr.trim()).toBe(version);
+    expect(stdout).toBe('');
   });
 
   it('--help names the three tools and every environment variable', async () => {
-    const { code, stdout } = await runBrokerCli(['--help'], {});
+    const { code, stdout, stderr } = await runBrokerCli(['--help'], {});
     expect(code).toBe(0);
     for (const name of [
       'mcp_search_tools',
@@ -152,8 +153,9 @@ describe('heretek-lazy-broker command line', () => {
       'HERETEK_BROKER_ROLE',
       'HERETEK_BROKER_OFFLINE',
     ]) {
-      expect(stdout).toContain(name);
+      expect(stderr).toContain(name);
     }
+    expect(stdout).toBe('');
   });
 
   it.each([

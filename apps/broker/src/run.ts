@@ -128,11 +128,11 @@ export async function runServer(options: {
     return EXIT_CODES.usage;
   }
   if (command.kind === 'help') {
-    process.stdout.write(USAGE);
+    process.stderr.write(USAGE);
     return EXIT_CODES.ok;
   }
   if (command.kind === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    process.stderr.write(`${VERSION}\n`);
     return EXIT_CODES.ok;
   }
 
@@ -164,7 +164,7 @@ async function runCheck(
   config: BrokerConfig,
   backends: Backend[],
 ): Promise<number> {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => process.stderr.write(`${line}\n`);
   // The pins file is read, never written: --check pins nothing on its own.
   const { TrustLayer, describePins, formatPinsDescription } =
     await import('./trust/index.js');
@@ -240,7 +240,7 @@ async function runPin(
   backends: Backend[],
   tool: string | undefined,
 ): Promise<number> {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => process.stderr.write(`${line}\n`);
   const fail = (message: string) => {
     process.stderr.write(`heretek-lazy-broker: ${message}\n`);
     return EXIT_CODES.usage;

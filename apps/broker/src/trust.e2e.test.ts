@@ -353,12 +353,12 @@ describe('rug pulls and the pin policies', () => {
         ['--pin', 'flip_read_note'],
         env(pinsFile),
       );
-      expect(one.stderr).toBe('');
+      expect(one.stdout).toBe('');
       expect(one.code).toBe(0);
-      expect(one.stdout).toMatch(
+      expect(one.stderr).toMatch(
         /^1 tool to accept:\nflip_read_note: changed: annotations; it was read-only and is now mutating\n/,
       );
-      expect(one.stdout).toMatch(/\naccepted 1 tool into .*\.json\n$/);
+      expect(one.stderr).toMatch(/\naccepted 1 tool into .*\.json\n$/);
       // The running broker re-reads the pins file before refusing.
       expect(await call(broker, 'flip_read_note', { id: 'n1' })).toEqual({
         isError: false,
@@ -370,13 +370,13 @@ describe('rug pulls and the pin policies', () => {
 
       const all = await runBrokerCli(['--pin'], env(pinsFile));
       expect(all.code).toBe(0);
-      expect(all.stdout).toMatch(/^1 tool to accept:\nrugpull_get_fact: /);
+      expect(all.stderr).toMatch(/^1 tool to accept:\nrugpull_get_fact: /);
       expect(await call(broker, 'rugpull_get_fact')).toEqual({
         isError: false,
         text: 'get_fact ok',
       });
       const again = await runBrokerCli(['--pin'], env(pinsFile));
-      expect(again.stdout).toMatch(
+      expect(again.stderr).toMatch(
         /^Nothing to accept: every listed tool matches its pin\.\n/,
       );
     } finally {
@@ -394,9 +394,9 @@ describe('rug pulls and the pin policies', () => {
       env(pinsFile),
     );
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('\\u{200B}');
-    expect(result.stdout).toContain('\\u{E0041}');
-    expect(result.stdout).not.toMatch(HIDDEN);
+    expect(result.stderr).toContain('\\u{200B}');
+    expect(result.stderr).toContain('\\u{E0041}');
+    expect(result.stderr).not.toMatch(HIDDEN);
   });
 
   it('--pin of an unknown tool exits 2 naming it, and accepts nothing', async () => {

@@ -191,7 +191,7 @@ describe('a broker that saw search-then-call', () => {
       HERETEK_BACKENDS_FILE: backendsFile,
       HERETEK_USAGE_FILE: 'off',
     });
-    expect(check.stdout).toContain(
+    expect(check.stderr).toContain(
       'usage file: off (learning from use is disabled)',
     );
   });
@@ -229,7 +229,7 @@ describe('a usage file that is corrupt or cannot be written', () => {
       HERETEK_USAGE_FILE: usageFile,
     });
     expect(check.code).toBe(0);
-    expect(check.stdout).toMatch(
+    expect(check.stderr).toMatch(
       /\nusage file .*corrupt\.jsonl: \d+ B, 1 use, 2 corrupt lines skipped \(compacted over 2\.0 MiB\)\n/,
     );
   });
@@ -285,7 +285,7 @@ describe('a usage file that is corrupt or cannot be written', () => {
       XDG_STATE_HOME: blocker,
     });
     expect(check.code).toBe(0);
-    expect(check.stdout).toMatch(
+    expect(check.stderr).toMatch(
       /\nusage file .*state-is-a-file.*usage\.jsonl/,
     );
   });

@@ -14,7 +14,7 @@ const srcRoot = path.resolve(
 
 /**
  * Writes the compiled modules and an appender script into `directory`;
- * returns the script's path. The script prints `ready`, waits until the file
+ * returns the script's path. The script sends `ready` over its IPC channel, waits until the file
  * `go` exists (so several writers start together), then appends `count` uses of tool
  * `<writer>_tool` with terms `['n<i>']` to `file`, one after another, checks
  * after each that its line is in the file, and exits 1 (naming the use) on
@@ -43,7 +43,7 @@ export async function writeAppender(directory: string): Promise<string> {
     `import { existsSync, readFileSync } from 'node:fs';
 import { UsageLog } from './usage/usage-log.js';
 const [file, writer, count, maxBytes, compactTo, go] = process.argv.slice(2);
-process.stdout.write('ready\\n');
+process.send?.('ready', () => process.disconnect());
 while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 2));
 const log = new UsageLog({
   file,
