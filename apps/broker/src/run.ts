@@ -159,12 +159,39 @@ export async function runServer(options: {
   return serve(config, backends);
 }
 
+/**
+ * A line of a one-shot command's report (`--check`, `--pin`). Like every
+ * output of the bin that is not MCP, it goes to stderr.
+ */
+function out(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * A broker that starts with an empty catalog, for commands that discover
+ * once and report (`--check`, `--pin`).
+ */
+function discoveryBroker(
+  config: BrokerConfig,
+  backends: Backend[],
+  gateway: ToolGateway,
+  trust: TrustLayer | undefined,
+): Broker {
+  return new Broker({
+    role: config.role,
+    catalog: new ToolCatalog({ tools: [] }),
+    backends,
+    gateway,
+    gatewayMode: config.gatewayMode,
+    trust,
+  });
+}
+
 /** `--check`: one discovery, a per-backend report on stdout, an exit code. */
 async function runCheck(
   config: BrokerConfig,
   backends: Backend[],
 ): Promise<number> {
-  const out = (line: string) => process.stderr.write(`${line}\n`);
   // The pins file is read, never written: --check pins nothing on its own.
   const { TrustLayer, describePins, formatPinsDescription } =
     await import('./trust/index.js');
@@ -206,14 +233,7 @@ async function runCheck(
   out(
     `checking gateway ${config.gatewayUrl} (${config.gatewayMode}), role ${config.role}, ${backends.length} backends`,
   );
-  const broker = new Broker({
-    role: config.role,
-    catalog: new ToolCatalog({ tools: [] }),
-    backends,
-    gateway,
-    gatewayMode: config.gatewayMode,
-    trust,
-  });
+  const broker = discoveryBroker(config, backends, gateway, trust);
   const started = performance.now();
   try {
     const outcomes = await broker.discover();
@@ -240,7 +260,6 @@ async function runPin(
   backends: Backend[],
   tool: string | undefined,
 ): Promise<number> {
-  const out = (line: string) => process.stderr.write(`${line}\n`);
   const fail = (message: string) => {
     process.stderr.write(`heretek-lazy-broker: ${message}\n`);
     return EXIT_CODES.usage;
@@ -267,14 +286,7 @@ async function runPin(
     return fail(describe(error));
   }
   const pins = trust.pins!;
-  const broker = new Broker({
-    role: config.role,
-    catalog: new ToolCatalog({ tools: [] }),
-    backends,
-    gateway,
-    gatewayMode: config.gatewayMode,
-    trust,
-  });
+  const broker = discoveryBroker(config, backends, gateway, trust);
   try {
     const outcomes = await broker.discover();
     const failed = outcomes.filter((o) => !o.ok);

@@ -239,14 +239,21 @@ export function evaluateRankings(options: {
   return report;
 }
 
+/** The catalog given, or one built from the set's tools. */
+function catalogFor(options: {
+  data: BenchmarkData;
+  catalog?: ToolCatalog;
+}): ToolCatalog {
+  return options.catalog ?? new ToolCatalog({ tools: options.data.entries });
+}
+
 /** Rankings of every query by the catalog's search (benchmark tool names, best first). */
 export function rankWithCatalog(options: {
   data: BenchmarkData;
   limit: number;
   catalog?: ToolCatalog;
 }): string[][] {
-  const catalog =
-    options.catalog ?? new ToolCatalog({ tools: options.data.entries });
+  const catalog = catalogFor(options);
   return options.data.queries.map((query) =>
     catalog
       .search({ query: query.query, limit: options.limit })
@@ -328,8 +335,7 @@ export function rankLeaveOneOut(options: {
   limit: number;
   catalog?: ToolCatalog;
 }): string[][] {
-  const catalog =
-    options.catalog ?? new ToolCatalog({ tools: options.data.entries });
+  const catalog = catalogFor(options);
   const { queries } = options.data;
   return queries.map((query, index) => {
     catalog.loadUsage([]);

@@ -618,33 +618,29 @@ async function checkJsonReply(
 ): Promise<Response> {
   const { target } = context;
   const text = await readBoundBody(environment, plan, context, response);
+  const malformed = (why: string, cause?: unknown) =>
+    failWith(
+      context,
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.MalformedJson,
+        target,
+        message: environment.scrub(
+          `The gateway sent ${why}: ${text.slice(0, 120)}`,
+        ),
+        ...(cause === undefined ? {} : { cause }),
+      }),
+    );
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch (error) {
-    return failWith(
-      context,
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.MalformedJson,
-        target,
-        message: environment.scrub(
-          `The gateway sent a JSON reply that does not parse (${(error as Error).message}): ${text.slice(0, 120)}`,
-        ),
-        cause: error,
-      }),
+    return malformed(
+      `a JSON reply that does not parse (${(error as Error).message})`,
+      error,
     );
   }
   if (!isJsonRpcMessage(message)) {
-    return failWith(
-      context,
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.MalformedJson,
-        target,
-        message: environment.scrub(
-          `The gateway sent JSON that is not a JSON-RPC 2.0 message: ${text.slice(0, 120)}`,
-        ),
-      }),
-    );
+    return malformed('JSON that is not a JSON-RPC 2.0 message');
   }
   if (isResponseMessage(message) && message.id !== plan.expectedId) {
     return failWith(

@@ -474,48 +474,32 @@ export class UsageLog {
 
   /** The file, its size and how many uses it holds, for `--check`. */
   async describe(): Promise<UsageDescription> {
-    const base = {
+    const empty = (status: UsageStatus): UsageDescription => ({
       file: this.file,
       enabled: this.enabled,
       maxBytes: this.#maxBytes,
-    };
-    if (this.file === undefined) {
-      return {
-        ...base,
-        exists: false,
-        sizeBytes: 0,
-        uses: 0,
-        corruptLines: 0,
-        status: this.#disabled(),
-      };
-    }
-    let sizeBytes = 0;
-    let exists = false;
+      exists: false,
+      sizeBytes: 0,
+      uses: 0,
+      corruptLines: 0,
+      status,
+    });
+    if (this.file === undefined) return empty(this.#disabled());
+    let sizeBytes: number;
     try {
       sizeBytes = (await stat(this.file)).size;
-      exists = true;
     } catch (error) {
-      if (!isMissing(error)) {
-        return {
-          ...base,
-          exists: false,
-          sizeBytes: 0,
-          uses: 0,
-          corruptLines: 0,
-          status: this.#problem('unreadable', error),
-        };
-      }
+      return empty(
+        isMissing(error) ? { ok: true } : this.#problem('unreadable', error),
+      );
     }
-    const { status, records, corruptLines } = exists
-      ? await this.load()
-      : { status: { ok: true } as UsageStatus, records: [], corruptLines: 0 };
+    const { status, records, corruptLines } = await this.load();
     return {
-      ...base,
-      exists,
+      ...empty(status),
+      exists: true,
       sizeBytes,
       uses: records.length,
       corruptLines,
-      status,
     };
   }
 }
