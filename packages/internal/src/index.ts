@@ -3,6 +3,7 @@ export {
   GATEWAY_MODES,
   MAX_TARGET_NAME_LENGTH,
   type GatewayMode,
+  multiplexedName,
   TARGET_NAME_PATTERN,
   TARGET_NAME_RULE,
   splitMultiplexedName,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_BACKENDS,
   createErrorFamily,
+  multiplexedName,
   sha256Tag,
   splitMultiplexedName,
   targetNameProblem,
@@ -54,6 +55,12 @@ describe('target names', () => {
     expect(splitMultiplexedName('Adb_x')).toBeUndefined();
     expect(splitMultiplexedName('_x')).toBeUndefined();
     expect(splitMultiplexedName('adb_')).toBeUndefined();
+  });
+  it('joins a target and a tool the way it splits them', () => {
+    expect(multiplexedName('adb', 'install_apk')).toBe('adb_install_apk');
+    expect(splitMultiplexedName(multiplexedName('adb', 'install_apk'))).toEqual(
+      { target: 'adb', tool: 'install_apk' },
+    );
   });
 });
 

@@ -30,6 +30,14 @@ export function targetNameProblem(name: unknown): string | undefined {
 }
 
 /**
+ * The name agentgateway gives a target's tool on its multiplexed route:
+ * `<target>_<tool>`. The one place this name is spelled.
+ */
+export function multiplexedName(target: string, tool: string): string {
+  return `${target}_${tool}`;
+}
+
+/**
  * Split a multiplexed tool name `<target>_<tool>` at the first `_`, as
  * agentgateway does. `undefined` when there is no `_`, either side is empty,
  * or the part before it is not a valid target name.
