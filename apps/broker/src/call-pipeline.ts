@@ -4,7 +4,7 @@ import { canCallMutating, type RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
-import { errorMessage } from './discovery.js';
+import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { CallProgress, ToolCallResult, ToolGateway } from './types.js';
 
@@ -122,7 +122,7 @@ export class CallPipeline {
         code: 'BACKEND_FAILED',
         toolName: name,
         isRetryable: retryable,
-        message: `Calling ${quote(name)} through the gateway failed: ${errorMessage(error)}. ${
+        message: `Calling ${quote(name)} through the gateway failed: ${errorText(error)}. ${
           !retryable
             ? 'Retrying unchanged will fail the same way.'
             : mutating

@@ -5,6 +5,7 @@ import {
   type ToolCatalog,
   type ToolEntry,
 } from '@heretek/catalog';
+import { errorText } from './error-text.js';
 import type {
   DiscoveryOutcome,
   GatewayMode,
@@ -205,7 +206,7 @@ export class DiscoveryScheduler {
       `discovery: catalog older than ${maxAge} ms, refreshing in the background`,
     );
     this.discover().catch((error: unknown) =>
-      this.#o.log(`discovery: refresh failed: ${errorMessage(error)}`),
+      this.#o.log(`discovery: refresh failed: ${errorText(error)}`),
     );
   }
 
@@ -232,7 +233,7 @@ export class DiscoveryScheduler {
         ms: elapsed(started),
       };
     } catch (error) {
-      const message = errorMessage(error);
+      const message = errorText(error);
       this.#o.log(
         `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
       );
@@ -250,7 +251,7 @@ export class DiscoveryScheduler {
       });
     } catch (error) {
       this.#o.log(
-        `discovery: multiplexed listing failed, keeping previous entries: ${errorMessage(error)}`,
+        `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
       return [...this.#o.backends.keys()].map((target) =>
         failure(target, error, started),
@@ -285,7 +286,7 @@ export class DiscoveryScheduler {
       } catch (error) {
         outcomes.push(failure(target, error, started));
         this.#o.log(
-          `discovery: ${target} listing rejected: ${errorMessage(error)}`,
+          `discovery: ${target} listing rejected: ${errorText(error)}`,
         );
       }
     }
@@ -342,7 +343,7 @@ function entriesOf(
       entries.push(entry);
     } catch (error) {
       log(
-        `discovery: ${backend.target} tool ${JSON.stringify(tool?.name)} skipped: ${errorMessage(error)}`,
+        `discovery: ${backend.target} tool ${JSON.stringify(tool?.name)} skipped: ${errorText(error)}`,
       );
     }
   }
@@ -358,7 +359,7 @@ function failure(
   return {
     target,
     ok: false,
-    error: errorMessage(error),
+    error: errorText(error),
     ...(typeof code === 'string' ? { code } : {}),
     ms: elapsed(started),
   };
@@ -366,15 +367,4 @@ function failure(
 
 function elapsed(started: number): number {
   return Math.round(performance.now() - started);
-}
-
-/** An error's message, with its stable code when it has one. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string'
-      ? `${error.message} (${code})`
-      : error.message;
-  }
-  return String(error);
 }

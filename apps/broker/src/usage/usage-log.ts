@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { heretekStateDir } from '../trust/state-dir.js';
+import { errorText } from '../error-text.js';
 
 /**
  * The local file of learned uses (a search followed by a successful call of
@@ -153,14 +154,6 @@ function cleanTerms(terms: readonly string[]): string[] {
     .map((term) => term.trim())
     .filter((term) => term !== '' && term.length <= USAGE_MAX_TERM_LENGTH)
     .slice(0, USAGE_MAX_TERMS);
-}
-
-function errorText(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code !== undefined && !message.includes(code)
-    ? `${code}: ${message}`
-    : message;
 }
 
 function isMissing(error: unknown): boolean {

@@ -1,4 +1,4 @@
-// Test fixture: compiles src/usage/usage-log.ts (and the module it imports)
+// Test fixture: compiles src/usage/usage-log.ts (and the modules it imports)
 // to plain JavaScript with the workspace's TypeScript, so real child
 // processes can run the module as it is in the source tree.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const SOURCES = ['usage/usage-log.ts', 'trust/state-dir.ts'];
+const SOURCES = ['usage/usage-log.ts', 'trust/state-dir.ts', 'error-text.ts'];
 const srcRoot = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../..',
