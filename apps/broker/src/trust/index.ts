@@ -37,7 +37,6 @@ export {
   PinStore,
   defaultPinsFilePath,
   serializePinsFile,
-  writeFileAtomic,
   type AcceptedPin,
   type ObserveResult,
   type PinEntry,
@@ -67,4 +66,5 @@ export {
   type SanitizedDescription,
 } from './sanitize.js';
 export { heretekStateDir } from './state-dir.js';
+export { writeFileAtomic } from './state-file.js';
 export { TrustError, type TrustErrorCode } from './trust-error.js';

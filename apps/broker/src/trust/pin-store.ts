@@ -1,14 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import {
-  access,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  rm,
-  stat,
-} from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   definitionHash,
@@ -21,6 +12,12 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import { heretekStateDir } from './state-dir.js';
+import {
+  isMissing,
+  isRecord,
+  readStateFile,
+  writeFileAtomic,
+} from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /** Version of the pins file format this module reads and writes. */
@@ -105,10 +102,6 @@ export function defaultPinsFilePath(
 
 const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function parsePinsFile(text: string, file: string): PinsFile {
   const invalid = (why: string) =>
     new TrustError({
@@ -191,12 +184,6 @@ function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
 
 function stampOf(stats: { mtimeMs: number; size: number; ino: number }) {
   return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-}
-
-/** The file is not there (or a parent of it is not a directory). */
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /**
@@ -508,12 +495,11 @@ export class PinStore {
     add?: string[];
     replace?: string[];
   }): Promise<void> {
-    let onDisk: PinsFile = { version: PINS_FILE_VERSION, tools: {} };
-    try {
-      onDisk = parsePinsFile(await readFile(this.path, 'utf8'), this.path);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
+    const text = await readStateFile(this.path);
+    const onDisk: PinsFile =
+      text === undefined
+        ? { version: PINS_FILE_VERSION, tools: {} }
+        : parsePinsFile(text, this.path);
     const tools = { ...onDisk.tools };
     for (const name of change.add ?? []) {
       const existing = tools[name];
@@ -540,38 +526,5 @@ export class PinStore {
     };
     await writeFileAtomic(this.path, serializePinsFile(file));
     this.#stamp = stampOf(await stat(this.path));
-  }
-}
-
-/**
- * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
- * same directory, flushed, then renamed over `file`. The directory is created
- * (mode 0700) when missing.
- */
-export async function writeFileAtomic(
-  file: string,
-  text: string,
-): Promise<void> {
-  const directory = path.dirname(file);
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const temporary = path.join(
-    directory,
-    `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-  );
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  try {
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }

@@ -6,7 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const SOURCES = ['usage/usage-log.ts', 'trust/state-dir.ts', 'error-text.ts'];
+const SOURCES = [
+  'usage/usage-log.ts',
+  'trust/state-dir.ts',
+  'trust/state-file.ts',
+  'error-text.ts',
+];
 const srcRoot = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../..',
