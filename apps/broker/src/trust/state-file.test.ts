@@ -1,12 +1,4 @@
-import {
-  mkdir,
-  mkdtemp,
-  readFile,
-  readdir,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -15,35 +7,35 @@ import { isMissing, readStateFile, writeFileAtomic } from './state-file.js';
 let directory: string;
 
 beforeEach(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'heretek-state-file-'));
-  return () => rm(directory, { recursive: true, force: true });
+  directory = await fs.mkdtemp(path.join(tmpdir(), 'heretek-state-file-'));
+  return () => fs.rm(directory, { recursive: true, force: true });
 });
 
 describe('writeFileAtomic', () => {
   it('creates the folder 0700 and the file 0600, and replaces a file whole', async () => {
     const file = path.join(directory, 'a', 'b', 'state.json');
     await writeFileAtomic(file, 'first\n');
-    expect(await readFile(file, 'utf8')).toBe('first\n');
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+    expect(await fs.readFile(file, 'utf8')).toBe('first\n');
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect((await fs.stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     await writeFileAtomic(file, 'second\n');
-    expect(await readFile(file, 'utf8')).toBe('second\n');
-    expect(await readdir(path.dirname(file))).toEqual(['state.json']);
+    expect(await fs.readFile(file, 'utf8')).toBe('second\n');
+    expect(await fs.readdir(path.dirname(file))).toEqual(['state.json']);
   });
 
   it('leaves the old target and no temporary file when the rename fails', async () => {
     const target = path.join(directory, 'taken');
-    await mkdir(path.join(target, 'inside'), { recursive: true });
+    await fs.mkdir(path.join(target, 'inside'), { recursive: true });
     await expect(writeFileAtomic(target, 'text')).rejects.toThrow();
-    expect(await readdir(directory)).toEqual(['taken']);
-    expect(await readdir(target)).toEqual(['inside']);
+    expect(await fs.readdir(directory)).toEqual(['taken']);
+    expect(await fs.readdir(target)).toEqual(['inside']);
   });
 });
 
 describe('the missing-file rule', () => {
   it('reads a missing file, or one under a non-folder, as undefined', async () => {
     const plain = path.join(directory, 'plain');
-    await writeFile(plain, 'x');
+    await fs.writeFile(plain, 'x');
     expect(await readStateFile(path.join(directory, 'none'))).toBeUndefined();
     expect(await readStateFile(path.join(plain, 'below'))).toBeUndefined();
     expect(await readStateFile(plain)).toBe('x');
