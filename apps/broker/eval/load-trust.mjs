@@ -1,4 +1,5 @@
-// Loads the broker's trust modules (src/trust/*.ts) from their TypeScript
+// Loads the broker's trust modules (src/trust/*.ts, and src/error-text.ts
+// they import) from their TypeScript
 // source, transpiled on the fly with the workspace's `typescript` into a
 // temporary directory, so an evaluation always measures the current source.
 // `@heretek/internal` (a source-only workspace package) is transpiled beside
@@ -22,21 +23,22 @@ const brokerRoot = path.resolve(
 );
 const internalRoot = path.resolve(brokerRoot, '../../packages/internal/src');
 
+async function transpileFile(from, to, rewrite) {
+  const source = await readFile(from, 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+    },
+  });
+  await writeFile(to.replace(/\.ts$/, '.js'), rewrite(outputText));
+}
+
 async function transpileDirectory(from, to, rewrite) {
   await mkdir(to, { recursive: true });
   for (const name of await readdir(from)) {
     if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-    const source = await readFile(path.join(from, name), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-      },
-    });
-    await writeFile(
-      path.join(to, name.replace(/\.ts$/, '.js')),
-      rewrite(outputText),
-    );
+    await transpileFile(path.join(from, name), path.join(to, name), rewrite);
   }
 }
 
@@ -48,6 +50,12 @@ export async function loadTrustModules() {
     await transpileDirectory(
       internalRoot,
       path.join(dir, 'internal'),
+      (text) => text,
+    );
+    // The one module outside src/trust that the trust modules import.
+    await transpileFile(
+      path.join(brokerRoot, 'src/error-text.ts'),
+      path.join(dir, 'error-text.ts'),
       (text) => text,
     );
     const canonicalize = import.meta.resolve('canonicalize');

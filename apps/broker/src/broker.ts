@@ -1,3 +1,4 @@
+import { errorText } from './error-text.js';
 import { setMaxListeners } from 'node:events';
 import {
   DEFAULT_BACKENDS,
@@ -350,7 +351,7 @@ export class Broker {
         hits: hits.map((hit) => hit.name),
       });
     } catch (error) {
-      this.#log(`usage: search not recorded: ${(error as Error).message}`);
+      this.#log(`usage: search not recorded: ${errorText(error)}`);
     }
   }
 
@@ -415,7 +416,7 @@ export class Broker {
       this.#learning
         ?.called({ tool: options.name, isError })
         .catch((error: unknown) =>
-          this.#log(`usage: use not recorded: ${(error as Error).message}`),
+          this.#log(`usage: use not recorded: ${errorText(error)}`),
         );
     }
   }

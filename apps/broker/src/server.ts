@@ -7,6 +7,7 @@ import {
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
+import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import {
   META_TOOL_SCHEMAS,
@@ -213,7 +214,7 @@ async function respond(produce: () => Promise<string>) {
 function errorResult(error: unknown) {
   const text = BrokerError.isInstance(error)
     ? `${error.code}: ${error.message}`
-    : `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
+    : `INTERNAL: ${errorText(error)}`;
   return { content: [{ type: 'text' as const, text }], isError: true };
 }
 

@@ -1,3 +1,4 @@
+import { errorText } from '../error-text.js';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -112,7 +113,7 @@ function parsePinsFile(text: string, file: string): PinsFile {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw invalid(`not JSON (${(error as Error).message})`);
+    throw invalid(`not JSON (${errorText(error)})`);
   }
   if (!isRecord(data)) throw invalid('not a JSON object');
   if (data.version !== PINS_FILE_VERSION) {
@@ -270,7 +271,7 @@ export class PinStore {
       if (!isMissing(error)) {
         throw new TrustError({
           code: 'PINS_FILE_INVALID',
-          message: `Pins file ${this.path} cannot be read (${(error as Error).message}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
+          message: `Pins file ${this.path} cannot be read (${errorText(error)}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
           cause: error,
         });
       }
@@ -320,9 +321,7 @@ export class PinStore {
     try {
       await this.#load();
     } catch (error) {
-      this.#log(
-        `pins: keeping the pins in memory: ${(error as Error).message}`,
-      );
+      this.#log(`pins: keeping the pins in memory: ${errorText(error)}`);
     }
   }
 
@@ -477,7 +476,7 @@ export class PinStore {
     } catch (error) {
       throw new TrustError({
         code: 'PINS_WRITE_FAILED',
-        message: `Pins file ${this.path} could not be written (${(error as Error).message}); nothing was accepted on disk.`,
+        message: `Pins file ${this.path} could not be written (${errorText(error)}); nothing was accepted on disk.`,
         cause: error,
       });
     }
