@@ -5,6 +5,7 @@ import {
   type JsonSchemaType,
   type JsonSchemaValidator,
   type jsonSchemaValidator,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
 import { errorText } from './error-text.js';
@@ -80,7 +81,6 @@ export function createBrokerServer(options: {
     { name: 'heretek-lazy-broker', version: VERSION },
     { capabilities: { tools: { listChanged: false } } },
   );
-
   server.registerTool(
     'mcp_search_tools',
     {
@@ -89,35 +89,8 @@ export function createBrokerServer(options: {
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_search_tools),
       annotations: { readOnlyHint: true },
     },
-    async (input: unknown) =>
-      respond(async () => {
-        const args = parseSearchArguments(input);
-        const query = args.query ?? '';
-        if (query.trim() === '' && args.target !== undefined) {
-          return formatBrowse(
-            await broker.browseTools({
-              target: args.target,
-              ...(args.profile === undefined ? {} : { profile: args.profile }),
-              ...(args.offset === undefined ? {} : { offset: args.offset }),
-              ...(args.limit === undefined ? {} : { limit: args.limit }),
-            }),
-            (hit) => broker.marks(hit.name, hit.mutating),
-          );
-        }
-        const result = await broker.searchTools({
-          query,
-          ...(args.profile === undefined ? {} : { profile: args.profile }),
-          ...(args.target === undefined ? {} : { target: args.target }),
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
-        });
-        return formatSearch(
-          result,
-          result.hits.length === 0 ? broker.targetSummary() : [],
-          (hit) => broker.marks(hit.name, hit.mutating),
-        );
-      }),
+    async (input: unknown) => respond(() => searchOrBrowse(broker, input)),
   );
-
   server.registerTool(
     'mcp_inspect_schema',
     {
@@ -131,7 +104,6 @@ export function createBrokerServer(options: {
         return JSON.stringify(await broker.inspectToolSchema(name));
       }),
   );
-
   server.registerTool(
     'mcp_call_tool',
     {
@@ -141,65 +113,117 @@ export function createBrokerServer(options: {
     },
     async (input: unknown, ctx) => {
       try {
-        const { name, arguments: toolArguments } = parseCallArguments(input);
-        // Progress is asked of the backend only for a client that sent a token,
-        // and forwarded under that token with progress, total and message as sent.
-        const progressToken = ctx.mcpReq._meta?.progressToken;
-        // Every forwarded notification is on its way before the result: a
-        // client stops listening for progress once the response arrives.
-        const forwarded: Promise<void>[] = [];
-        const onProgress =
-          progressToken === undefined
-            ? undefined
-            : (progress: CallProgress) => {
-                forwarded.push(
-                  ctx.mcpReq
-                    .notify({
-                      method: 'notifications/progress',
-                      params: { progressToken, ...progress },
-                    })
-                    .catch(() => {}),
-                );
-              };
-        const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
-        if (capabilities !== undefined && inputRounds !== undefined) {
-          // MCP 2026-07-28: a backend's elicitation or sampling becomes an
-          // input_required answer, and the client's retry carries the answers.
-          const state = ctx.mcpReq.requestState();
-          const answer = await inputRounds.round({
-            name,
-            capabilities,
-            requestState: typeof state === 'string' ? state : undefined,
-            inputResponses: ctx.mcpReq.inputResponses,
-            signal: ctx.mcpReq.signal,
-            onProgress,
-            start: (signal, progress) =>
-              broker.callTool({
-                name,
-                arguments: toolArguments ?? {},
-                signal,
-                ...(progress === undefined ? {} : { onProgress: progress }),
-              }),
-          });
-          await Promise.all(forwarded);
-          return answer as ToolCallResult & { content: never[] };
-        }
-        // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
-        const result = await broker.callTool({
-          name,
-          arguments: toolArguments ?? {},
-          signal: ctx.mcpReq.signal,
-          ...(onProgress === undefined ? {} : { onProgress }),
-        });
-        await Promise.all(forwarded);
-        return result as ToolCallResult & { content: never[] };
+        return await callThrough({ broker, inputRounds, input, ctx });
       } catch (error) {
         return errorResult(error);
       }
     },
   );
-
   return server;
+}
+
+/** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
+async function searchOrBrowse(broker: Broker, input: unknown): Promise<string> {
+  const args = parseSearchArguments(input);
+  const query = args.query ?? '';
+  const marks = (hit: { name: string; mutating: boolean }) =>
+    broker.marks(hit.name, hit.mutating);
+  if (query.trim() === '' && args.target !== undefined) {
+    return formatBrowse(
+      await broker.browseTools({
+        target: args.target,
+        ...(args.profile === undefined ? {} : { profile: args.profile }),
+        ...(args.offset === undefined ? {} : { offset: args.offset }),
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+      }),
+      marks,
+    );
+  }
+  const result = await broker.searchTools({
+    query,
+    ...(args.profile === undefined ? {} : { profile: args.profile }),
+    ...(args.target === undefined ? {} : { target: args.target }),
+    ...(args.limit === undefined ? {} : { limit: args.limit }),
+  });
+  return formatSearch(
+    result,
+    result.hits.length === 0 ? broker.targetSummary() : [],
+    marks,
+  );
+}
+
+/**
+ * Forwards a backend's progress to the client under the client's token (with
+ * progress, total and message as sent), or `undefined` when the client sent
+ * no token. `sent()` settles once every forwarded notification is on its way:
+ * a client stops listening for progress once the response arrives.
+ */
+function progressForwarder(ctx: ServerContext): {
+  onProgress: ((progress: CallProgress) => void) | undefined;
+  sent: () => Promise<unknown>;
+} {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const forwarded: Promise<void>[] = [];
+  return {
+    onProgress:
+      progressToken === undefined
+        ? undefined
+        : (progress) => {
+            forwarded.push(
+              ctx.mcpReq
+                .notify({
+                  method: 'notifications/progress',
+                  params: { progressToken, ...progress },
+                })
+                .catch(() => {}),
+            );
+          },
+    sent: () => Promise.all(forwarded),
+  };
+}
+
+/** `mcp_call_tool`: one call through the broker, with its progress and input rounds. */
+async function callThrough(options: {
+  broker: Broker;
+  inputRounds: InputRounds | undefined;
+  input: unknown;
+  ctx: ServerContext;
+}) {
+  const { broker, inputRounds, ctx } = options;
+  const { name, arguments: toolArguments } = parseCallArguments(options.input);
+  const { onProgress, sent } = progressForwarder(ctx);
+  const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
+  if (capabilities !== undefined && inputRounds !== undefined) {
+    // MCP 2026-07-28: a backend's elicitation or sampling becomes an
+    // input_required answer, and the client's retry carries the answers.
+    const state = ctx.mcpReq.requestState();
+    const answer = await inputRounds.round({
+      name,
+      capabilities,
+      requestState: typeof state === 'string' ? state : undefined,
+      inputResponses: ctx.mcpReq.inputResponses,
+      signal: ctx.mcpReq.signal,
+      onProgress,
+      start: (signal, progress) =>
+        broker.callTool({
+          name,
+          arguments: toolArguments ?? {},
+          signal,
+          ...(progress === undefined ? {} : { onProgress: progress }),
+        }),
+    });
+    await sent();
+    return answer as ToolCallResult & { content: never[] };
+  }
+  // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
+  const result = await broker.callTool({
+    name,
+    arguments: toolArguments ?? {},
+    signal: ctx.mcpReq.signal,
+    ...(onProgress === undefined ? {} : { onProgress }),
+  });
+  await sent();
+  return result as ToolCallResult & { content: never[] };
 }
 
 async function respond(produce: () => Promise<string>) {
