@@ -47,10 +47,11 @@ function envelopeCapabilities(
 
 /**
  * The SDK checks tool input before the handler runs and answers a mismatch
- * with its own `Input validation error: ...`. The broker lists its schemas as
- * they are but lets every input through to the handler, whose own checks
- * (`meta-arguments.ts`) answer `INVALID_ARGUMENTS: ...` like every other
- * refusal. This also keeps a JSON Schema engine out of the start-up path.
+ * with its own `Input validation error: ...`. The broker lists the JSON
+ * Schemas made from its zod schemas (`meta-arguments.ts`) and lets every input
+ * through to the handler, which parses it with those same zod schemas and
+ * answers `INVALID_ARGUMENTS: ...` like every other refusal. This also keeps
+ * a JSON Schema engine out of the start-up path.
  */
 const handlerChecks: jsonSchemaValidator = {
   getValidator<T>(): JsonSchemaValidator<T> {
