@@ -119,8 +119,6 @@ export class Broker {
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
   readonly #defaultProfile: string | undefined;
-  /** Bare names of the tools each target lists with `taskSupport: "required"`. */
-  readonly #taskRequired = new Map<string, ReadonlySet<string>>();
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
   readonly #learning: UsageLearning | undefined;
@@ -163,15 +161,6 @@ export class Broker {
               : {
                   review: (target, tools) => this.#review(target, tools),
                 }),
-            onListed: (target, tools) =>
-              this.#taskRequired.set(
-                target,
-                new Set(
-                  tools
-                    .filter((t) => t.execution?.taskSupport === 'required')
-                    .map((t) => t.name),
-                ),
-              ),
             log,
           });
     this.#calls = new CallPipeline({
@@ -180,8 +169,6 @@ export class Broker {
       hasTarget: (target) => this.#backends.has(target),
       gateway: options.gateway,
       breakers: new BackendBreakers(options.circuitBreaker, log),
-      taskRequired: (target, tool) =>
-        this.#taskRequired.get(target)?.has(tool) === true,
       shutdown: this.#shutdown.signal,
       ...(options.trust === undefined
         ? {}

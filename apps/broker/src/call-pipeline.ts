@@ -16,8 +16,6 @@ export type CallPipelineOptions = {
   hasTarget: (target: string) => boolean;
   gateway: ToolGateway | undefined;
   breakers: BackendBreakers;
-  /** Whether a backend lists the tool with `execution.taskSupport: "required"`. */
-  taskRequired: (target: string, tool: string) => boolean;
   /**
    * The pin check, after the role check and before the argument check: throws
    * `TOOL_CHANGED` when the pin policy refuses the call.
@@ -100,9 +98,7 @@ export class CallPipeline {
             ? {}
             : { onProgress: options.onProgress }),
           // A tool that requires a task is called as one; the broker waits for its result.
-          ...(this.#o.taskRequired(route.target, route.tool)
-            ? { task: true }
-            : {}),
+          ...(entry?.taskSupport === 'required' ? { task: true } : {}),
         }),
       );
     } catch (error) {

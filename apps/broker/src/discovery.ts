@@ -36,8 +36,6 @@ export type DiscoveryOptions = {
     target: string,
     tools: readonly GatewayTool[],
   ) => Promise<readonly GatewayTool[]>;
-  /** Sees every listing that replaced a backend's entries, as listed (bare names). */
-  onListed?: (target: string, tools: readonly GatewayTool[]) => void;
   log: (line: string) => void;
 };
 
@@ -314,7 +312,6 @@ export class DiscoveryScheduler {
       entriesOf(backend, reviewed, this.#o.log),
     );
     this.#applied.set(backend.target, sequence);
-    this.#o.onListed?.(backend.target, tools);
   }
 }
 

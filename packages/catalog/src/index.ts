@@ -3,6 +3,7 @@ export type {
   ToolAnnotations,
   ToolEntry,
   ToolSource,
+  TaskSupport,
   Backend,
   SearchHit,
   SearchResult,
