@@ -1,4 +1,3 @@
-import { errorText } from './error-text.js';
 import { setMaxListeners } from 'node:events';
 import {
   DEFAULT_BACKENDS,
@@ -7,9 +6,11 @@ import {
   type SearchResult,
 } from '@heretek/catalog';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
+import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
+import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
@@ -113,7 +114,7 @@ export type ToolSchemaView = {
 export class Broker {
   readonly role: RoleName;
   readonly catalog: ToolCatalog;
-  readonly #backends: Map<string, Backend>;
+  readonly #backends: BackendRegistry;
   readonly #gateway: ToolGateway | undefined;
   readonly #discovery: DiscoveryScheduler | undefined;
   readonly #calls: CallPipeline;
@@ -128,9 +129,7 @@ export class Broker {
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
-    this.#backends = new Map(
-      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
-    );
+    this.#backends = new BackendRegistry(options.backends ?? DEFAULT_BACKENDS);
     this.#gateway = options.gateway;
     this.#defaultProfile = options.defaultProfile;
     const log = options.log ?? (() => {});
@@ -166,7 +165,7 @@ export class Broker {
     this.#calls = new CallPipeline({
       role: this.role,
       catalog: this.catalog,
-      hasTarget: (target) => this.#backends.has(target),
+      backends: this.#backends,
       gateway: options.gateway,
       breakers: new BackendBreakers(options.circuitBreaker, log),
       shutdown: this.#shutdown.signal,
@@ -231,7 +230,7 @@ export class Broker {
 
   /** Backends the broker knows, keyed by target (configured plus any a multiplexed listing revealed). */
   get backends(): ReadonlyMap<string, Backend> {
-    return this.#backends;
+    return this.#backends.byTarget;
   }
 
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
@@ -320,7 +319,7 @@ export class Broker {
   /** Every known target with the number of tools the catalog holds for it, in configuration order. */
   targetSummary(): Array<{ target: string; tools: number }> {
     const counts = new Map<string, number>();
-    for (const target of this.#backends.keys()) counts.set(target, 0);
+    for (const target of this.#backends.targets()) counts.set(target, 0);
     for (const tool of this.catalog.list()) {
       counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
     }

@@ -2,6 +2,7 @@ import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
 import { canCallMutating, type RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
+import type { BackendView } from './backend-registry.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';
@@ -12,8 +13,8 @@ import type { CallProgress, ToolCallResult, ToolGateway } from './types.js';
 export type CallPipelineOptions = {
   role: RoleName;
   catalog: ToolCatalog;
-  /** Known backend targets (for routing names the catalog does not hold). */
-  hasTarget: (target: string) => boolean;
+  /** Known backends (for routing names the catalog does not hold). */
+  backends: BackendView;
   gateway: ToolGateway | undefined;
   breakers: BackendBreakers;
   /**
@@ -185,7 +186,7 @@ export class CallPipeline {
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
     const route = splitMultiplexedName(name);
-    return route !== undefined && this.#o.hasTarget(route.target)
+    return route !== undefined && this.#o.backends.has(route.target)
       ? route
       : undefined;
   }

@@ -1,7 +1,7 @@
-import { errorText } from '../error-text.js';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { errorText } from '../error-text.js';
 import {
   definitionHash,
   describeChange,
