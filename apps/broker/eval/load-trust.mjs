@@ -1,9 +1,9 @@
-// Loads the broker's trust modules (src/trust/*.ts, and src/error-text.ts
+// Loads the broker's trust modules (src/trust/*.ts, and the src/*.ts modules
 // they import) from their TypeScript
 // source, transpiled on the fly with the workspace's `typescript` into a
 // temporary directory, so an evaluation always measures the current source.
 // `@heretek/internal` (a source-only workspace package) is transpiled beside
-// them; `canonicalize` resolves to the broker's installed copy.
+// them; `canonicalize` and `zod` resolve to the broker's installed copies.
 import {
   mkdir,
   mkdtemp,
@@ -52,20 +52,25 @@ export async function loadTrustModules() {
       path.join(dir, 'internal'),
       (text) => text,
     );
-    // The one module outside src/trust that the trust modules import.
-    await transpileFile(
-      path.join(brokerRoot, 'src/error-text.ts'),
-      path.join(dir, 'error-text.ts'),
-      (text) => text,
-    );
     const canonicalize = import.meta.resolve('canonicalize');
+    const zod = import.meta.resolve('zod');
+    const rewrite = (internal) => (text) =>
+      text
+        .replaceAll("from '@heretek/internal'", `from '${internal}'`)
+        .replaceAll("from 'canonicalize'", `from '${canonicalize}'`)
+        .replaceAll("from 'zod'", `from '${zod}'`);
+    // The modules outside src/trust that the trust modules import.
+    for (const name of ['error-text.ts', 'errors.ts', 'issue-text.ts']) {
+      await transpileFile(
+        path.join(brokerRoot, 'src', name),
+        path.join(dir, name),
+        rewrite('./internal/index.js'),
+      );
+    }
     await transpileDirectory(
       path.join(brokerRoot, 'src/trust'),
       path.join(dir, 'trust'),
-      (text) =>
-        text
-          .replaceAll("from '@heretek/internal'", "from '../internal/index.js'")
-          .replaceAll("from 'canonicalize'", `from '${canonicalize}'`),
+      rewrite('../internal/index.js'),
     );
     return await import(
       pathToFileURL(path.join(dir, 'trust', 'index.js')).href

@@ -11,7 +11,8 @@ import { quote } from './errors.js';
  *   number 0` (each schema field carries its expectation as its zod `error`,
  *   e.g. `an integer from 1 to 200`);
  * - unknown fields: `unknown properties "a", "b"; allowed: query, profile`;
- * - a rule over several fields (a zod `custom` issue): its message as it is.
+ * - a rule of its own (a zod `custom` issue): its message, after the field
+ *   it concerns when it concerns one (`name is empty: ...`).
  */
 
 /** A short, capped description of a value's type, for messages. */
@@ -69,12 +70,16 @@ export function issueLines(options: {
     if (issue.code === 'unrecognized_keys') {
       return unknownKeys(issue.keys, allowed);
     }
-    if (issue.code === 'custom') return issue.message;
+    const field = fieldName(issue.path, root);
+    if (issue.code === 'custom') {
+      return issue.path.length === 0
+        ? issue.message
+        : `${field} ${issue.message}`;
+    }
     const value = issue.path.reduce<unknown>(
       (node, key) => own(node, key),
       input,
     );
-    const field = fieldName(issue.path, root);
     if (value === undefined && issue.path.length > 0) {
       return `missing required property ${JSON.stringify(field)}`;
     }

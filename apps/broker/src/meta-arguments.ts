@@ -29,7 +29,7 @@ const integer = (
 const anObject = { error: 'an object' };
 
 const toolName = text().refine((name) => name !== '', {
-  error: 'name is empty: give the exact tool name from mcp_search_tools',
+  error: 'is empty: give the exact tool name from mcp_search_tools',
   abort: true,
 });
 

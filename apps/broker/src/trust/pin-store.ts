@@ -1,7 +1,9 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { errorText } from '../error-text.js';
+import { issueLines } from '../issue-text.js';
 import {
   definitionHash,
   describeChange,
@@ -102,6 +104,37 @@ export function defaultPinsFilePath(
 }
 
 const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const HASH_TEXT = 'a string "sha256:<64 lowercase hex digits>"';
+
+const pinEntrySchema = z.object(
+  {
+    hash: z
+      .string({ error: HASH_TEXT })
+      .regex(HASH_PATTERN, { error: HASH_TEXT }),
+    description: z.string({ error: 'a string' }),
+    inputSchema: z.unknown(),
+    annotations: z.record(z.string(), z.unknown(), {
+      error: 'an object',
+    }),
+  },
+  {
+    error:
+      'an object with "hash", "description", "inputSchema" and "annotations"',
+  },
+);
+
+const pinsFileSchema = z.object(
+  {
+    version: z.literal(PINS_FILE_VERSION, {
+      error: `${PINS_FILE_VERSION} (the only pins file version)`,
+    }),
+    readOnly: z.boolean({ error: 'true or false' }).optional(),
+    tools: z.record(z.string(), pinEntrySchema, {
+      error: 'an object of pinned tools by qualified name',
+    }),
+  },
+  { error: 'a JSON object' },
+);
 
 function parsePinsFile(text: string, file: string): PinsFile {
   const invalid = (why: string) =>
@@ -115,30 +148,18 @@ function parsePinsFile(text: string, file: string): PinsFile {
   } catch (error) {
     throw invalid(`not JSON (${errorText(error)})`);
   }
-  if (!isRecord(data)) throw invalid('not a JSON object');
-  if (data.version !== PINS_FILE_VERSION) {
+  const parsed = pinsFileSchema.safeParse(data);
+  if (!parsed.success) {
     throw invalid(
-      `version ${JSON.stringify(data.version)} is not ${PINS_FILE_VERSION}`,
+      issueLines({
+        issues: parsed.error.issues.slice(0, 5),
+        input: data,
+        root: 'the file',
+      }).join('; '),
     );
   }
-  if (data.readOnly !== undefined && typeof data.readOnly !== 'boolean') {
-    throw invalid('"readOnly" must be true or false');
-  }
-  if (!isRecord(data.tools)) throw invalid('"tools" must be an object');
   const tools: Record<string, PinEntry> = {};
-  for (const [name, entry] of Object.entries(data.tools)) {
-    if (
-      !isRecord(entry) ||
-      typeof entry.hash !== 'string' ||
-      !HASH_PATTERN.test(entry.hash) ||
-      typeof entry.description !== 'string' ||
-      !('inputSchema' in entry) ||
-      !isRecord(entry.annotations)
-    ) {
-      throw invalid(
-        `entry "${name}" needs "hash" (sha256:<64 hex>), "description", "inputSchema" and "annotations"`,
-      );
-    }
+  for (const [name, entry] of Object.entries(parsed.data.tools)) {
     const pin: PinEntry = {
       hash: entry.hash,
       description: entry.description,
@@ -154,7 +175,7 @@ function parsePinsFile(text: string, file: string): PinsFile {
   }
   return {
     version: PINS_FILE_VERSION,
-    ...(data.readOnly === true ? { readOnly: true } : {}),
+    ...(parsed.data.readOnly === true ? { readOnly: true } : {}),
     tools,
   };
 }
