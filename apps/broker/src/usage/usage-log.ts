@@ -6,11 +6,12 @@ import {
   STATE_FILE_MODE,
   ensureStateDir,
   isMissing,
-  isRecord,
   readStateFile,
   writeFileAtomic,
 } from '../trust/state-file.js';
+import { z } from 'zod';
 import { errorText } from '../error-text.js';
+import { issueLines } from '../issue-text.js';
 
 /**
  * The local file of learned uses (a search followed by a successful call of
@@ -121,35 +122,69 @@ export function defaultUsageFilePath(
   return path.join(heretekStateDir(options), 'usage.jsonl');
 }
 
-/** Parses one line; `undefined` when it is not a valid use. */
-export function parseUsageLine(line: string): UsageRecord | undefined {
+const usageLineSchema = z.object(
+  {
+    v: z.literal(USAGE_LINE_VERSION, {
+      error: `${USAGE_LINE_VERSION} (the only usage line version)`,
+    }),
+    at: z
+      .string({ error: 'an ISO 8601 time' })
+      .refine((at) => !Number.isNaN(Date.parse(at)), {
+        error: 'is not a time: give an ISO 8601 time',
+      }),
+    tool: z
+      .string({ error: 'a qualified tool name' })
+      .min(1, { error: 'a qualified tool name' })
+      .max(USAGE_MAX_TOOL_LENGTH, {
+        error: `a tool name of at most ${USAGE_MAX_TOOL_LENGTH} characters`,
+      }),
+    terms: z
+      .array(
+        z
+          .string({ error: 'a search term' })
+          .min(1, { error: 'a search term' })
+          .max(USAGE_MAX_TERM_LENGTH, {
+            error: `a term of at most ${USAGE_MAX_TERM_LENGTH} characters`,
+          }),
+        { error: 'an array of search terms' },
+      )
+      .min(1, { error: `1 to ${USAGE_MAX_TERMS} search terms` })
+      .max(USAGE_MAX_TERMS, { error: `1 to ${USAGE_MAX_TERMS} search terms` }),
+  },
+  { error: 'a JSON object' },
+);
+
+/**
+ * Checks one line: the use, or what is wrong with it (one phrase a problem,
+ * see `issue-text.ts`).
+ */
+export function checkUsageLine(
+  line: string,
+): { record: UsageRecord } | { problems: string[] } {
   let data: unknown;
   try {
     data = JSON.parse(line);
   } catch {
-    return undefined;
+    return { problems: ['not JSON'] };
   }
-  if (!isRecord(data) || data.v !== USAGE_LINE_VERSION) return undefined;
-  const { at, tool, terms } = data;
-  if (
-    typeof at !== 'string' ||
-    Number.isNaN(Date.parse(at)) ||
-    typeof tool !== 'string' ||
-    tool === '' ||
-    tool.length > USAGE_MAX_TOOL_LENGTH ||
-    !Array.isArray(terms) ||
-    terms.length === 0 ||
-    terms.length > USAGE_MAX_TERMS ||
-    !terms.every(
-      (term) =>
-        typeof term === 'string' &&
-        term !== '' &&
-        term.length <= USAGE_MAX_TERM_LENGTH,
-    )
-  ) {
-    return undefined;
+  const parsed = usageLineSchema.safeParse(data);
+  if (!parsed.success) {
+    return {
+      problems: issueLines({
+        issues: parsed.error.issues.slice(0, 3),
+        input: data,
+        root: 'the line',
+      }),
+    };
   }
-  return { at, tool, terms: terms as string[] };
+  const { at, tool, terms } = parsed.data;
+  return { record: { at, tool, terms } };
+}
+
+/** Parses one line; `undefined` when it is not a valid use. */
+export function parseUsageLine(line: string): UsageRecord | undefined {
+  const checked = checkUsageLine(line);
+  return 'record' in checked ? checked.record : undefined;
 }
 
 function cleanTerms(terms: readonly string[]): string[] {
@@ -268,21 +303,21 @@ export class UsageLog {
     }
     const records: UsageRecord[] = [];
     let corruptLines = 0;
-    let firstCorrupt = 0;
+    let first: { line: number; problems: string[] } | undefined;
     const lines = text.split('\n');
     lines.forEach((line, index) => {
       if (line.trim() === '') return;
-      const record = parseUsageLine(line);
-      if (record === undefined) {
-        corruptLines += 1;
-        if (firstCorrupt === 0) firstCorrupt = index + 1;
-      } else {
-        records.push(record);
+      const checked = checkUsageLine(line);
+      if ('record' in checked) {
+        records.push(checked.record);
+        return;
       }
+      corruptLines += 1;
+      first ??= { line: index + 1, problems: checked.problems };
     });
-    if (corruptLines > 0) {
+    if (first !== undefined) {
       this.#log(
-        `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${firstCorrupt}); they are dropped at the next compaction`,
+        `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${first.line}); they are dropped at the next compaction. Line ${first.line}: ${first.problems.join('; ')}`,
       );
     }
     return { status: { ok: true }, records, corruptLines };
