@@ -18,7 +18,7 @@ import { ClientBridge } from './client-bridge.js';
 import { InputRounds } from './input-rounds.js';
 import {
   BrokerConfigError,
-  ENVIRONMENT_HELP,
+  environmentHelp,
   loadBrokerConfig,
   type BrokerConfig,
 } from './config.js';
@@ -65,7 +65,7 @@ Usage: heretek-lazy-broker [--backends <file>] [--check | --pin [tool]]
                      12 defaults (overrides HERETEK_BACKENDS_FILE)
 
 Environment:
-${ENVIRONMENT_HELP.map(([name, fallback, meaning]) => `  ${name.padEnd(28)} ${meaning} (default: ${fallback})`).join('\n')}
+${environmentHelp().join('\n')}
 `;
 
 type Command =
