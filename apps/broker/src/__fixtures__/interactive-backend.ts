@@ -10,6 +10,8 @@
 // - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task;
 // - `erase` (mutating): asks the user to confirm (elicitation/create), then answers what came back.
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { scratchFolder } from './spawn-broker.js';
 import {
   createServer,
   type IncomingMessage,
@@ -320,4 +322,34 @@ export async function startInteractiveBackend(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * For one test file: the backend `live` started before its tests and closed
+ * after them, and the environment of a broker that reaches it through a
+ * one-row backend table as a `staff-mobile` caller. Both are set once the
+ * file's `beforeAll` has run.
+ */
+export function useInteractiveBackend(prefix: string): {
+  backend: InteractiveBackend;
+  env: Record<string, string>;
+} {
+  const scratch = scratchFolder(prefix);
+  const live = {} as {
+    backend: InteractiveBackend;
+    env: Record<string, string>;
+  };
+  beforeAll(async () => {
+    live.backend = await startInteractiveBackend('live');
+    live.env = {
+      HERETEK_GATEWAY_URL: live.backend.url,
+      HERETEK_BACKENDS_FILE: scratch.backends(['live']),
+      HERETEK_BROKER_ROLE: 'staff-mobile',
+    };
+  });
+  afterAll(async () => {
+    await live.backend?.close();
+    scratch.remove();
+  });
+  return live;
 }
