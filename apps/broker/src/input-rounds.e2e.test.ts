@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useInteractiveBackend } from './__fixtures__/interactive-backend.js';
+import {
+  answeringClient,
+  expectAnswersRoundTrip,
+  useInteractiveBackend,
+} from './__fixtures__/interactive-backend.js';
 import {
   resultText,
   callThrough,
@@ -21,37 +25,24 @@ const sent = (broker: SpawnedBroker, from: number) =>
     .slice(from)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** No answer since `from` was an `input_required` round. */
+const expectNoRound = (broker: SpawnedBroker, from: number) => {
+  for (const message of sent(broker, from))
+    expect(
+      (message.result as { resultType?: unknown } | undefined)?.resultType,
+    ).not.toBe('input_required');
+};
+
 describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
   it('answers with input_required, takes the retry with the answers to the backend and returns its result', async () => {
     const asked: unknown[] = [];
     const broker = await spawnBroker(live.env, {
       clientOptions: MODERN,
-      capabilities: { elicitation: { form: {} }, sampling: {} },
-      prepare: (client) => {
-        client.setRequestHandler('elicitation/create', async (request) => {
-          asked.push(request.params);
-          return { action: 'accept', content: { colour: 'teal' } };
-        });
-        client.setRequestHandler('sampling/createMessage', async () => ({
-          role: 'assistant',
-          content: { type: 'text', text: 'autumn moon rises' },
-          model: 'test-model',
-        }));
-      },
+      ...answeringClient(asked),
     });
     try {
       const before = broker.transport.stdoutLines.length;
-      const ask = await callThrough(broker, 'live_ask');
-      expect(resultText(ask)).toBe(
-        'answer {"action":"accept","content":{"colour":"teal"}}',
-      );
-      expect(asked).toEqual([
-        expect.objectContaining({ message: 'Which colour?' }),
-      ]);
-      const sample = await callThrough(broker, 'live_sample');
-      expect(resultText(sample)).toMatch(/^sampled \{/);
-      expect(resultText(sample)).toContain('"text":"autumn moon rises"');
-      expect(resultText(sample)).toContain('"model":"test-model"');
+      await expectAnswersRoundTrip(broker, asked);
 
       const messages = sent(broker, before);
       // No server-to-client request: the asks came inside results.
@@ -120,10 +111,7 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
       expect(resultText(sample)).toMatch(
         /^sampling failed: .*does not support sampling .* \(code -32601\)$/,
       );
-      for (const message of sent(broker, before))
-        expect(
-          (message.result as { resultType?: unknown } | undefined)?.resultType,
-        ).not.toBe('input_required');
+      expectNoRound(broker, before);
     } finally {
       await broker.close();
     }
@@ -151,10 +139,7 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
         /^ROLE_FORBIDDEN: Role "director" is read-only/,
       );
       expect(live.backend.eraseCalls.length).toBe(callsBefore);
-      for (const message of sent(broker, before))
-        expect(
-          (message.result as { resultType?: unknown } | undefined)?.resultType,
-        ).not.toBe('input_required');
+      expectNoRound(broker, before);
     } finally {
       await broker.close();
     }

@@ -3,7 +3,11 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useInteractiveBackend } from './__fixtures__/interactive-backend.js';
+import {
+  answeringClient,
+  expectAnswersRoundTrip,
+  useInteractiveBackend,
+} from './__fixtures__/interactive-backend.js';
 import {
   resultText,
   callThrough,
@@ -130,32 +134,9 @@ describe('a call through the broker behaves as if made directly', () => {
 describe('elicitation and sampling with a client that supports them', () => {
   it('round-trips both: the client answers, the backend gets that answer', async () => {
     const asked: unknown[] = [];
-    const broker = await spawnBroker(live.env, {
-      capabilities: { elicitation: { form: {} }, sampling: {} },
-      prepare: (client) => {
-        client.setRequestHandler('elicitation/create', async (request) => {
-          asked.push(request.params);
-          return { action: 'accept', content: { colour: 'teal' } };
-        });
-        client.setRequestHandler('sampling/createMessage', async () => ({
-          role: 'assistant',
-          content: { type: 'text', text: 'autumn moon rises' },
-          model: 'test-model',
-        }));
-      },
-    });
+    const broker = await spawnBroker(live.env, answeringClient(asked));
     try {
-      const ask = await callThrough(broker, 'live_ask');
-      expect(resultText(ask)).toBe(
-        'answer {"action":"accept","content":{"colour":"teal"}}',
-      );
-      expect(asked).toEqual([
-        expect.objectContaining({ message: 'Which colour?' }),
-      ]);
-      const sample = await callThrough(broker, 'live_sample');
-      expect(resultText(sample)).toMatch(/^sampled \{/);
-      expect(resultText(sample)).toContain('"text":"autumn moon rises"');
-      expect(resultText(sample)).toContain('"model":"test-model"');
+      await expectAnswersRoundTrip(broker, asked);
     } finally {
       await broker.close();
     }

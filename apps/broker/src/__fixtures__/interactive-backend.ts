@@ -10,8 +10,14 @@
 // - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task;
 // - `erase` (mutating): asks the user to confirm (elicitation/create), then answers what came back.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
-import { scratchFolder } from './spawn-broker.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  callThrough,
+  resultText,
+  scratchFolder,
+  type SpawnedBroker,
+  type spawnBroker,
+} from './spawn-broker.js';
 import {
   createServer,
   type IncomingMessage,
@@ -352,4 +358,53 @@ export function useInteractiveBackend(prefix: string): {
     scratch.remove();
   });
   return live;
+}
+
+type ClientSide = Pick<
+  NonNullable<Parameters<typeof spawnBroker>[1]>,
+  'capabilities' | 'prepare'
+>;
+
+/**
+ * A client that declares elicitation and sampling and answers both: accepts
+ * with `{ colour: 'teal' }`, and samples "autumn moon rises". What the backend
+ * asked is pushed onto `asked`.
+ */
+export function answeringClient(asked: unknown[]): ClientSide {
+  return {
+    capabilities: { elicitation: { form: {} }, sampling: {} },
+    prepare: (client) => {
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { colour: 'teal' } };
+      });
+      client.setRequestHandler('sampling/createMessage', async () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'autumn moon rises' },
+        model: 'test-model',
+      }));
+    },
+  };
+}
+
+/**
+ * Calls `live_ask` and `live_sample` through `broker`, whose client is an
+ * {@link answeringClient}, and checks that each backend call got the
+ * client's answer.
+ */
+export async function expectAnswersRoundTrip(
+  broker: SpawnedBroker,
+  asked: unknown[],
+): Promise<void> {
+  const ask = await callThrough(broker, 'live_ask');
+  expect(resultText(ask)).toBe(
+    'answer {"action":"accept","content":{"colour":"teal"}}',
+  );
+  expect(asked).toEqual([
+    expect.objectContaining({ message: 'Which colour?' }),
+  ]);
+  const sample = await callThrough(broker, 'live_sample');
+  expect(resultText(sample)).toMatch(/^sampled \{/);
+  expect(resultText(sample)).toContain('"text":"autumn moon rises"');
+  expect(resultText(sample)).toContain('"model":"test-model"');
 }
