@@ -1,6 +1,5 @@
 import type { Backend } from '@heretek/catalog';
 import type { BrokerConfig } from './config.js';
-import { errorText } from './error-text.js';
 import { createGateway } from './gateway.js';
 import { discoveryBroker, fail, out } from './one-shot.js';
 import type { TrustLayer } from './trust/trust-layer.js';
@@ -86,7 +85,7 @@ export async function runCheck(
       pinsReadOnly: true,
     });
   } catch (error) {
-    fail(errorText(error));
+    fail(error);
     return CHECK_EXIT.unreachableOrInvalid;
   }
   const learning = new UsageLearning({ file: config.usageFile });
@@ -109,7 +108,7 @@ export async function runCheck(
   try {
     gateway = await createGateway(config);
   } catch (error) {
-    fail(errorText(error));
+    fail(error);
     return CHECK_EXIT.unreachableOrInvalid;
   }
   out(

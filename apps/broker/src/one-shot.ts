@@ -1,6 +1,7 @@
 import { ToolCatalog, type Backend } from '@heretek/catalog';
 import { Broker } from './broker.js';
-import type { BrokerConfig } from './config.js';
+import { BrokerConfigError, type BrokerConfig } from './config.js';
+import { errorText } from './error-text.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 
@@ -12,9 +13,18 @@ export function out(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** A one-shot command's error line, prefixed with the bin's name. */
-export function fail(message: string): void {
-  process.stderr.write(`heretek-lazy-broker: ${message}\n`);
+/**
+ * An error line of the bin, prefixed with its name: a message as it is, a
+ * configuration error as its list of problems, any other error with its code.
+ */
+export function fail(problem: unknown): void {
+  const text =
+    typeof problem === 'string'
+      ? problem
+      : problem instanceof BrokerConfigError
+        ? problem.message
+        : errorText(problem);
+  process.stderr.write(`heretek-lazy-broker: ${text}\n`);
 }
 
 /**

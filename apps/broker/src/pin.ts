@@ -1,6 +1,5 @@
 import type { Backend } from '@heretek/catalog';
 import type { BrokerConfig } from './config.js';
-import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { createGateway } from './gateway.js';
 import { discoveryBroker, fail, out } from './one-shot.js';
@@ -18,8 +17,8 @@ export async function runPin(
   backends: Backend[],
   tool: string | undefined,
 ): Promise<number> {
-  const refuse = (message: string) => {
-    fail(message);
+  const refuse = (problem: unknown) => {
+    fail(problem);
     return EXIT_CODES.usage;
   };
   if (config.pinPolicy === 'off')
@@ -41,7 +40,7 @@ export async function runPin(
     });
     gateway = await createGateway(config);
   } catch (error) {
-    return refuse(errorText(error));
+    return refuse(error);
   }
   const pins = trust.pins!;
   const broker = discoveryBroker(config, backends, gateway, trust);
@@ -70,7 +69,7 @@ export async function runPin(
       out(formatPendingPins(pins.pending(tool === undefined ? {} : { tool })));
       accepted = await pins.accept(tool === undefined ? {} : { tool });
     } catch (error) {
-      return refuse(errorText(error));
+      return refuse(error);
     }
     if (firstSeen.length > 0)
       out(

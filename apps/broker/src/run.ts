@@ -10,6 +10,7 @@ import {
 } from './config.js';
 import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
+import { fail } from './one-shot.js';
 import { runPin } from './pin.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
@@ -148,7 +149,7 @@ export async function runServer(options: {
     config = loadBrokerConfig(options.env);
     backends = backendsOf(config, command.backendsFile);
   } catch (error) {
-    process.stderr.write(`heretek-lazy-broker: ${errorText(error)}\n`);
+    fail(error);
     return EXIT_CODES.usage;
   }
   if (command.kind === 'check') return runCheck(config, backends);
@@ -171,6 +172,9 @@ function backendsOf(config: BrokerConfig, flag: string | undefined): Backend[] {
   try {
     return loadBackends({ file });
   } catch (error) {
-    throw new BrokerConfigError([`${source}: ${errorText(error)}`]);
+    // The table's own message names the row and field; it is one problem
+    // in the list, so its code is left out.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new BrokerConfigError([`${source}: ${message}`]);
   }
 }

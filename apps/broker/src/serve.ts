@@ -8,6 +8,7 @@ import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { createGateway } from './gateway.js';
 import { InputRounds } from './input-rounds.js';
+import { fail } from './one-shot.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
 import { BrokerStdioTransport } from './stdio-transport.js';
@@ -50,7 +51,7 @@ export async function serve(
           onLog: bridge.logFromBackend,
         });
   } catch (error) {
-    process.stderr.write(`heretek-lazy-broker: ${errorText(error)}\n`);
+    fail(error);
     return EXIT_CODES.usage;
   }
   const trust = gateway === undefined ? undefined : openTrust(config, log);
