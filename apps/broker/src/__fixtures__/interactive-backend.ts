@@ -10,14 +10,6 @@
 // - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task;
 // - `erase` (mutating): asks the user to confirm (elicitation/create), then answers what came back.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
-import {
-  callThrough,
-  resultText,
-  scratchFolder,
-  type SpawnedBroker,
-  type spawnBroker,
-} from './spawn-broker.js';
 import {
   createServer,
   type IncomingMessage,
@@ -32,6 +24,14 @@ import {
   ElicitResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  callThrough,
+  resultText,
+  scratchFolder,
+  type SpawnedBroker,
+  type spawnBroker,
+} from './spawn-broker.js';
 
 export type InteractiveBackend = {
   url: string;
@@ -43,18 +43,6 @@ export type InteractiveBackend = {
   eraseCalls: string[];
   /** Every `notifications/cancelled` reason seen, for plain calls. */
   close: () => Promise<void>;
-};
-
-type Extra = {
-  _meta?: { progressToken?: string | number };
-  sendNotification: (n: {
-    method: string;
-    params: Record<string, unknown>;
-  }) => Promise<void>;
-  sendRequest: (
-    r: { method: string; params: Record<string, unknown> },
-    schema: unknown,
-  ) => Promise<unknown>;
 };
 
 const text = (value: string) => ({
@@ -91,11 +79,11 @@ export async function startInteractiveBackend(
         annotations: { readOnlyHint: true },
       },
       async ({ count }, extra) => {
-        const token = (extra as unknown as Extra)._meta?.progressToken;
+        const token = extra._meta?.progressToken;
         for (let i = 1; i <= count; i++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
           if (token !== undefined)
-            await (extra as unknown as Extra).sendNotification({
+            await extra.sendNotification({
               method: 'notifications/progress',
               params: {
                 progressToken: token,
@@ -116,7 +104,7 @@ export async function startInteractiveBackend(
       },
       async (extra) => {
         try {
-          const answer = await (extra as unknown as Extra).sendRequest(
+          const answer = await extra.sendRequest(
             {
               method: 'elicitation/create',
               params: {
@@ -146,7 +134,7 @@ export async function startInteractiveBackend(
       },
       async (extra) => {
         try {
-          const answer = await (extra as unknown as Extra).sendRequest(
+          const answer = await extra.sendRequest(
             {
               method: 'sampling/createMessage',
               params: {
@@ -174,7 +162,7 @@ export async function startInteractiveBackend(
       { description: 'Erase the scratch area after the user confirms' },
       async (extra) => {
         eraseCalls.push(new Date().toISOString());
-        const answer = await (extra as unknown as Extra).sendRequest(
+        const answer = await extra.sendRequest(
           {
             method: 'elicitation/create',
             params: {
@@ -201,7 +189,7 @@ export async function startInteractiveBackend(
           ['warning', 'disk almost full'],
           ['error', { detail: 'retrying once' }],
         ] as const)
-          await (extra as unknown as Extra).sendNotification({
+          await extra.sendNotification({
             method: 'notifications/message',
             params: { level, logger: 'worker', data },
           });
