@@ -11,7 +11,11 @@ import { prepareTool } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
-import { splitMultiplexedName, TARGET_NAME_RULE } from '@heretek/internal';
+import {
+  multiplexedName,
+  splitMultiplexedName,
+  TARGET_NAME_RULE,
+} from '@heretek/internal';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -48,10 +52,11 @@ function validateEntry(entry: ToolEntry, where: string): void {
       cause: error,
     });
   }
-  if (entry.name !== `${entry.target}_${entry.tool}`) {
+  const qualified = multiplexedName(entry.target, entry.tool);
+  if (entry.name !== qualified) {
     throw new CatalogError({
       code: 'INVALID_TOOL',
-      message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${entry.target}_${entry.tool}".`,
+      message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${qualified}".`,
     });
   }
   if (typeof entry.description !== 'string') {
