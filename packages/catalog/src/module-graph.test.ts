@@ -5,6 +5,13 @@ import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** The files a source file imports through relative paths. */
+function importsOf(file: string, text: string): string[] {
+  return [...text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)].map((match) =>
+    join(dirname(file), `${match[1]}.ts`),
+  );
+}
+
 /** The source files reachable from `entry` through relative imports. */
 function reachable(entry: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -12,8 +19,7 @@ function reachable(entry: string): Map<string, string> {
     if (files.has(file)) return;
     const text = readFileSync(file, 'utf8');
     files.set(file, text);
-    for (const match of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g))
-      visit(join(dirname(file), `${match[1]}.ts`));
+    for (const imported of importsOf(file, text)) visit(imported);
   };
   visit(join(here, entry));
   return files;
@@ -49,5 +55,29 @@ describe('the search path', () => {
     for (const [file, text] of files)
       for (const knob of DROPPED)
         expect(text.includes(knob), `${file} names ${knob}`).toBe(false);
+  });
+});
+
+describe('the module graph', () => {
+  it('has no import circle from any entry (index, eval, cli)', () => {
+    const files = new Map([
+      ...reachable('index.ts'),
+      ...reachable('eval.ts'),
+      ...reachable('cli.ts'),
+    ]);
+    const done = new Set<string>();
+    const circles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (path.includes(file)) {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      if (done.has(file)) return;
+      for (const imported of importsOf(file, files.get(file) ?? ''))
+        visit(imported, [...path, file]);
+      done.add(file);
+    };
+    for (const file of files.keys()) visit(file, []);
+    expect(circles).toEqual([]);
   });
 });
