@@ -6,6 +6,25 @@ const MAX_HIT_DESCRIPTION_CHARS = 160;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**
+ * The code-unit index at the end of the first `count` code points of `text`, or
+ * `undefined` when `text` has at most `count + 1` code points (nothing to cut).
+ */
+function cutIndex(text: string, count: number): number | undefined {
+  let index = 0;
+  for (let points = 0; points < count && index < text.length; points += 1) {
+    const unit = text.charCodeAt(index);
+    index += unit >= 0xd800 && unit <= 0xdbff ? 2 : 1;
+  }
+  const rest = text.length - index;
+  if (rest <= 1) return undefined;
+  if (rest === 2) {
+    const unit = text.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) return undefined;
+  }
+  return index;
+}
+
+/**
  * Collapses a description to one line and trims it to at most `maxChars` code points
  * (default 160): at a word boundary when one is in the second half, and never inside a
  * grapheme (an emoji sequence, a letter with its combining marks or an Indic cluster stays
@@ -17,16 +36,16 @@ export function compactDescription(options: {
 }): string {
   const maxChars = Math.max(8, options.maxChars ?? MAX_HIT_DESCRIPTION_CHARS);
   const line = options.description.replace(/\s+/g, ' ').trim();
-  if (line.length <= maxChars || Array.from(line).length <= maxChars)
-    return line;
-  let head = '';
-  let used = 0;
-  for (const { segment } of graphemes.segment(line)) {
-    const size = Array.from(segment).length;
-    if (used + size > maxChars - 1) break;
-    head += segment;
-    used += size;
+  if (line.length <= maxChars) return line;
+  let end = cutIndex(line, maxChars - 1);
+  if (end === undefined) return line;
+  // Between two ASCII characters (no CR LF after the collapse) there is always a grapheme
+  // boundary; anywhere else, step back to the start of the grapheme the cut falls in.
+  if (line.charCodeAt(end - 1) >= 0x80 || line.charCodeAt(end) >= 0x80) {
+    const grapheme = graphemes.segment(line).containing(end);
+    if (grapheme !== undefined && grapheme.index < end) end = grapheme.index;
   }
+  const head = line.slice(0, end);
   const boundary = head.search(/\s\S*$/u);
   const cut = boundary > head.length / 2 ? head.slice(0, boundary) : head;
   return `${cut.replace(/[\s,;:.-]+$/u, '')}…`;
