@@ -1,4 +1,4 @@
-import type { SearchHit } from '@heretek/catalog';
+import { renderHit } from '@heretek/catalog';
 import {
   McpServer,
   fromJsonSchema,
@@ -16,7 +16,6 @@ import {
   parseInspectArguments,
   parseSearchArguments,
 } from './meta-arguments.js';
-import { searchDescription } from './trust/sanitize.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
@@ -250,21 +249,6 @@ export type HitMarks = (hit: {
 }) => readonly string[];
 
 /**
- * One compact hit line: `name [read-only|mutating] - description`, the
- * (already cleaned) description cut to one line of at most
- * `SEARCH_DESCRIPTION_MAX_CHARS` (160) characters, never inside a grapheme,
- * then the tool's trust marks.
- */
-export function renderHitLine(
-  hit: Pick<SearchHit, 'name' | 'mutating' | 'description'>,
-  marks: readonly string[] = [],
-): string {
-  const description = searchDescription({ text: hit.description });
-  const head = `${hit.name} [${hit.mutating ? 'mutating' : 'read-only'}]`;
-  return [description ? `${head} - ${description}` : head, ...marks].join(' ');
-}
-
-/**
  * Renders search hits compactly: one line a tool, then what matched nothing.
  * With no hit, names the known targets with their tool counts so the agent
  * can browse instead of guessing.
@@ -293,7 +277,7 @@ export function formatSearch(
       );
     }
   } else {
-    for (const hit of result.hits) lines.push(renderHitLine(hit, marks(hit)));
+    for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
   }
   if (result.unmatchedTerms.length > 0) {
     const shown = result.unmatchedTerms
@@ -324,7 +308,7 @@ export function formatBrowse(
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
-    ...result.tools.map((t) => renderHitLine(t, marks(t))),
+    ...result.tools.map((t) => renderHit(t, marks(t))),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
   return lines.join('\n');

@@ -1,3 +1,4 @@
+import { multiplexedName } from '@heretek/internal';
 import { assertTargetName } from './backends.js';
 import { CatalogError } from './errors.js';
 import { SEED_TOOL_SPECS } from './seed-tools.js';
@@ -86,7 +87,7 @@ export function toolEntryFromMcpTool(options: {
       : { type: 'object' };
   const annotations = cleanAnnotations(tool.annotations);
   const entry: ToolEntry = {
-    name: `${backend.target}_${tool.name}`,
+    name: multiplexedName(backend.target, tool.name),
     target: backend.target,
     tool: tool.name,
     backend: backend.backend,

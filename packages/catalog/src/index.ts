@@ -16,6 +16,6 @@ export {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
 } from './catalog.js';
-export type { SearchTuningOverrides, FieldTuning } from './bm25f.js';
+export type { SearchTuningOverrides } from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';

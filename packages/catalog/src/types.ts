@@ -65,7 +65,7 @@ export type SearchHit = {
   name: string;
   /** Gateway target of the tool. */
   target: string;
-  /** One-line description, trimmed at a word boundary. */
+  /** One-line description, cut to 160 code points at a word boundary when one is near, never inside a grapheme. */
   description: string;
   /** Whether calling the tool may change something. */
   mutating: boolean;

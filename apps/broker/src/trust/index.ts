@@ -57,11 +57,9 @@ export {
 } from './review-tool.js';
 export { TrustLayer, type ListedTool } from './trust-layer.js';
 export {
-  SEARCH_DESCRIPTION_MAX_CHARS,
   hiddenCharactersLogLine,
   revealInvisible,
   sanitizeDescription,
-  searchDescription,
   type HiddenCharacterClass,
   type SanitizedDescription,
 } from './sanitize.js';
