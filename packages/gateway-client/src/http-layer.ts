@@ -9,6 +9,7 @@ import {
   type GatewayError,
   type JsonRpcErrorObject,
 } from './errors.js';
+import type { CallHandlers } from './config.js';
 
 /**
  * Request header that tells the fetch layer which operation a request
@@ -48,12 +49,15 @@ export type CallContext = {
   requestId: string | number | undefined;
   /** Last SSE event id seen on this operation's streams (what a resumption sends back). */
   lastEventId: string | undefined;
+  /** The handlers of the call this operation makes, for the server requests its replies carry. */
+  handlers: CallHandlers | undefined;
 };
 
 /** Create a fresh operation context with id `id`. */
 export function createCallContext(
   target: string | undefined,
   id: string,
+  handlers?: CallHandlers,
 ): CallContext {
   const context: CallContext = {
     id,
@@ -66,6 +70,7 @@ export function createCallContext(
     openStreams: 0,
     requestId: undefined,
     lastEventId: undefined,
+    handlers,
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -86,10 +91,13 @@ export type TransportBinding = {
   /** The endpoint's target (`*` for the multiplexed endpoint), for what arrives outside an operation. */
   target: string;
   /**
-   * Target of each server-to-client request seen on an operation's SSE
-   * reply, by JSON-RPC id: the handler of that request takes it out.
+   * Where each server-to-client request came from, by JSON-RPC id (a
+   * request on an operation's SSE reply) or by `inputRequests` key (an
+   * embedded request of a 2026-07-28 `input_required` answer): the handler
+   * of that request takes it out with {@link takeOrigin}. Keys of embedded
+   * requests repeat across calls, so each id holds a queue, oldest first.
    */
-  serverRequests: Map<JsonRpcId, ServerRequestOrigin>;
+  serverRequests: Map<JsonRpcId, ServerRequestOrigin[]>;
   /** The standalone GET stream was open at least once for this session. */
   streamOpened: boolean;
 };
@@ -100,7 +108,43 @@ export type ServerRequestOrigin = {
   target: string;
   /** Aborted when the call stops (caller cancel, timeout, close). */
   signal: AbortSignal | undefined;
+  /** The call's own handlers, if it was given any. */
+  handlers: CallHandlers | undefined;
 };
+
+/** Note that the server request `id` came from `origin`. */
+function noteOrigin(
+  binding: TransportBinding,
+  id: JsonRpcId,
+  origin: ServerRequestOrigin,
+): void {
+  const queue = binding.serverRequests.get(id);
+  if (queue === undefined) binding.serverRequests.set(id, [origin]);
+  else queue.push(origin);
+}
+
+/** Where the server request `id` came from (taken out), if it was noted. */
+export function takeOrigin(
+  binding: TransportBinding,
+  id: JsonRpcId,
+): ServerRequestOrigin | undefined {
+  const queue = binding.serverRequests.get(id);
+  const origin = queue?.shift();
+  if (queue?.length === 0) binding.serverRequests.delete(id);
+  return origin;
+}
+
+/** The origin of what `operation`'s replies carry. */
+function originOf(
+  binding: TransportBinding,
+  operation: CallContext | undefined,
+): ServerRequestOrigin {
+  return {
+    target: operation?.target ?? binding.target,
+    signal: operation?.controller.signal,
+    handlers: operation?.handlers,
+  };
+}
 
 /** A backend's `notifications/message`, with the target it came from. */
 export type LogEntry = {
@@ -652,6 +696,7 @@ async function checkJsonReply(
       }),
     );
   }
+  noteInputRequests(environment, plan.binding, context, message);
   const checked = toWebResponse(response, text);
   Object.defineProperty(checked, 'json', {
     value: () => Promise.resolve(message),
@@ -734,6 +779,7 @@ function inspectEventStream(
       return;
     }
     sawResponse = true;
+    noteInputRequests(environment, plan.binding, operation, message);
   };
   const parser = createParser({ onEvent: check });
   const endedEarly = () => !operation.settled && !sawResponse && !sawEventId;
@@ -842,6 +888,31 @@ async function checkBoundReply(
 }
 
 /**
+ * Note where the embedded requests of a 2026-07-28 `input_required` answer
+ * came from: the SDK hands each to the client's handler under its key.
+ */
+function noteInputRequests(
+  environment: FetchEnvironment,
+  binding: TransportBinding,
+  operation: CallContext,
+  message: unknown,
+): void {
+  const result = (message as { result?: unknown }).result as
+    { resultType?: unknown; inputRequests?: unknown } | undefined;
+  if (
+    result?.resultType !== 'input_required' ||
+    typeof result.inputRequests !== 'object' ||
+    result.inputRequests === null
+  )
+    return;
+  for (const [key, request] of Object.entries(result.inputRequests)) {
+    const method = (request as { method?: unknown } | null)?.method;
+    if (typeof method === 'string' && environment.handledRequests.has(method))
+      noteOrigin(binding, key, originOf(binding, operation));
+  }
+}
+
+/**
  * A server-to-client message seen on a stream: remember which target a
  * request came from (its handler asks), and pass a log notification on.
  */
@@ -861,10 +932,7 @@ function noteServerMessage(
   const from = operation?.target ?? binding.target;
   if (typeof id === 'string' || typeof id === 'number') {
     if (environment.handledRequests.has(method))
-      binding.serverRequests.set(id, {
-        target: from,
-        signal: operation?.controller.signal,
-      });
+      noteOrigin(binding, id, originOf(binding, operation));
     return;
   }
   if (method !== 'notifications/message' || !environment.onLog) return;

@@ -12,6 +12,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import {
   createMcpHandler,
+  inputRequired,
   ProtocolError,
   Server,
   WebStandardStreamableHTTPServerTransport,
@@ -160,6 +161,8 @@ export type ToolServerOptions = {
   stats?: { active: number; maxActive: number };
   /** Add `progress`, `ask` (elicitation) and `sample` (sampling) tools. */
   interactive?: boolean;
+  /** `ask` asks in an `input_required` answer (2026-07-28 multi round-trip) instead of sending `elicitation/create`. */
+  inputRounds?: boolean;
   /** The tool list to serve, shared and changed by the test (default: {@link fixtureTools}). */
   tools?: ToolDefinition[];
   /** Cursors name the session that issued them; another session's cursor is -32602. */
@@ -257,6 +260,32 @@ export function fixtureTools(
     });
   }
   return tools;
+}
+
+const WHICH_BINARY = {
+  mode: 'form' as const,
+  message: 'Which binary?',
+  requestedSchema: {
+    type: 'object' as const,
+    properties: { binary: { type: 'string' as const } },
+    required: ['binary'],
+  },
+};
+
+/** `ask` on 2026-07-28: the question in an `input_required` answer, the reply in the retry. */
+function askInRounds(request: { inputResponses?: Record<string, unknown> }) {
+  const reply = request.inputResponses?.['binary'];
+  if (reply === undefined)
+    return inputRequired({
+      inputRequests: {
+        binary: { method: 'elicitation/create', params: WHICH_BINARY },
+      },
+    });
+  return {
+    content: [
+      { type: 'text' as const, text: `elicited ${JSON.stringify(reply)}` },
+    ],
+  };
 }
 
 /** A low-level SDK v2 `Server` with the fixture tools and cursor pagination. */
@@ -364,6 +393,7 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
         };
       }
       case 'ask':
+        if (options.inputRounds) return askInRounds(context.mcpReq);
         try {
           const reply = await context.mcpReq.send({
             method: 'elicitation/create',
