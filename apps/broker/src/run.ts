@@ -358,7 +358,7 @@ async function serve(
 
   let toolsListChanged: (target: string) => void = () => {};
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
-  const inputRounds = new InputRounds();
+  const inputRounds = new InputRounds({ log });
   const bridge = new ClientBridge(log, inputRounds);
   let gateway: ToolGateway | undefined;
   try {
@@ -367,7 +367,7 @@ async function serve(
       : await createGateway(config, {
           // Live tool lists: a backend's tools/list_changed re-lists it alone.
           onToolsListChanged: ({ target }) => toolsListChanged(target),
-          // What a backend sends back during a call goes to the client or to stderr.
+          // A backend request with no call handler of its own goes to the client (2025 path); logs to stderr.
           onElicitation: bridge.elicit,
           onSampling: bridge.sample,
           onLog: bridge.logFromBackend,

@@ -172,12 +172,12 @@ export function createBrokerServer(options: {
             inputResponses: ctx.mcpReq.inputResponses,
             signal: ctx.mcpReq.signal,
             onProgress,
-            start: (signal, progress) =>
+            start: (signal, handlers) =>
               broker.callTool({
                 name,
                 arguments: toolArguments ?? {},
                 signal,
-                ...(progress === undefined ? {} : { onProgress: progress }),
+                ...handlers,
               }),
           });
           await Promise.all(forwarded);
