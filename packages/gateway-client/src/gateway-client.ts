@@ -9,8 +9,8 @@ import {
   type ClientCapabilities,
   type PriorDiscovery,
   type Progress,
-  type Tool,
 } from '@modelcontextprotocol/client';
+import { multiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
   DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
@@ -53,13 +53,12 @@ import {
   type OperationHost,
   type Requester,
 } from './operation.js';
-import { walkPages } from './listing.js';
+import { walkPages, type McpTool } from './listing.js';
 import { callAsTask, type TaskOptions } from './tasks.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
 
-/** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
-export type McpTool = Tool;
+export type { McpTool };
 
 /** The result of `tools/call`, as the SDK types it. */
 export type { CallToolResult };
@@ -397,7 +396,9 @@ export class GatewayClient {
     const endpoint = multiplexed
       ? this.endpoint(`${this.baseUrl}/mcp`, '*')
       : this.endpoint(`${this.baseUrl}/mcp/${target}`, target);
-    const name = multiplexed ? `${target}_${options.tool}` : options.tool;
+    const name = multiplexed
+      ? multiplexedName(target, options.tool)
+      : options.tool;
     const args = options.arguments ?? {};
     const onProgress = options.onProgress;
     const onprogress = onProgress

@@ -704,6 +704,79 @@ async function checkJsonReply(
   return checked;
 }
 
+/** What an operation's SSE reply has shown so far. */
+type StreamSeen = {
+  /** An event with an id (the reply can be resumed from it). */
+  eventId: boolean;
+  /** The response to the operation's request. */
+  response: boolean;
+};
+
+/**
+ * One SSE event of an operation's reply: its id is remembered for a
+ * resumption, its data must be JSON-RPC 2.0, a response must answer the
+ * request's id, and a server message is noted (requests, logs). A bad
+ * event fails the operation.
+ */
+function checkEvent(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  operation: CallContext,
+  seen: StreamSeen,
+  event: EventSourceMessage,
+): void {
+  const { target } = operation;
+  const malformed = (message: string, cause?: unknown) =>
+    operation.fail(
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.MalformedSse,
+        target,
+        message: environment.scrub(message),
+        cause,
+      }),
+    );
+  if (event.id) {
+    seen.eventId = true;
+    forgetResumption(environment, operation);
+    operation.lastEventId = event.id;
+    environment.resumable.set(event.id, operation);
+  }
+  if (!event.data || (event.event !== undefined && event.event !== 'message'))
+    return;
+  let message: unknown;
+  try {
+    message = JSON.parse(event.data);
+  } catch (error) {
+    malformed(
+      `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
+      error,
+    );
+    return;
+  }
+  if (!isJsonRpcMessage(message)) {
+    malformed(
+      `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
+    );
+    return;
+  }
+  if (!isResponseMessage(message)) {
+    noteServerMessage(environment, plan.binding, operation, message);
+    return;
+  }
+  if (message.id !== plan.expectedId) {
+    operation.fail(
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.WrongResponseId,
+        target,
+        message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
+      }),
+    );
+    return;
+  }
+  seen.response = true;
+  noteInputRequests(environment, plan.binding, operation, message);
+}
+
 /**
  * The operation's SSE reply, passed through while each event is checked:
  * data parses as JSON-RPC 2.0, a response answers the request's id, the
@@ -717,12 +790,11 @@ function inspectEventStream(
   body: ReadableStream<Uint8Array>,
 ): ReadableStream<Uint8Array> {
   const { target } = operation;
-  const { scrub, maxResponseBytes, resumable } = environment;
+  const { maxResponseBytes } = environment;
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  const seen: StreamSeen = { eventId: false, response: false };
   let total = 0;
-  let sawEventId = false;
-  let sawResponse = false;
   let open = true;
   operation.openStreams += 1;
   const finished = () => {
@@ -730,59 +802,11 @@ function inspectEventStream(
     open = false;
     operation.openStreams -= 1;
   };
-  const malformed = (message: string, cause?: unknown) =>
-    operation.fail(
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.MalformedSse,
-        target,
-        message: scrub(message),
-        cause,
-      }),
-    );
-  const check = (event: EventSourceMessage) => {
-    if (event.id) {
-      sawEventId = true;
-      forgetResumption(environment, operation);
-      operation.lastEventId = event.id;
-      resumable.set(event.id, operation);
-    }
-    if (!event.data || (event.event !== undefined && event.event !== 'message'))
-      return;
-    let message: unknown;
-    try {
-      message = JSON.parse(event.data);
-    } catch (error) {
-      malformed(
-        `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
-        error,
-      );
-      return;
-    }
-    if (!isJsonRpcMessage(message)) {
-      malformed(
-        `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
-      );
-      return;
-    }
-    if (!isResponseMessage(message)) {
-      noteServerMessage(environment, plan.binding, operation, message);
-      return;
-    }
-    if (message.id !== plan.expectedId) {
-      operation.fail(
-        new GatewayMalformedResponseError({
-          code: GatewayErrorCode.WrongResponseId,
-          target,
-          message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
-        }),
-      );
-      return;
-    }
-    sawResponse = true;
-    noteInputRequests(environment, plan.binding, operation, message);
-  };
-  const parser = createParser({ onEvent: check });
-  const endedEarly = () => !operation.settled && !sawResponse && !sawEventId;
+  const parser = createParser({
+    onEvent: (event) => checkEvent(environment, plan, operation, seen, event),
+  });
+  const endedEarly = () =>
+    !operation.settled && !seen.response && !seen.eventId;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;

@@ -459,8 +459,8 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
 
 /** A sessionful (2025-06-18 / 2025-11-25) SDK v2 server: one transport + server per session. */
 export type SessionfulServer = Listening & {
-  /** Live sessions by id. */
-  sessions: Map<string, WebStandardStreamableHTTPServerTransport>;
+  /** Live sessions by id (their transports, of whichever SDK serves them). */
+  sessions: ReadonlyMap<string, { close(): Promise<void> }>;
   /** Add a tool to the shared list and send `notifications/tools/list_changed` on every session. */
   addTool?: (tool: ToolDefinition) => Promise<void>;
   /** End every session's standalone GET stream (the client should reconnect). */
@@ -701,10 +701,7 @@ export async function startV1Server(
   });
   return {
     ...listening,
-    sessions: transports as unknown as Map<
-      string,
-      WebStandardStreamableHTTPServerTransport
-    >,
+    sessions: transports,
     deleted,
     forgetSessions: () => transports.clear(),
     close: async () => {
