@@ -15,7 +15,7 @@ import { BrokerError, quote } from './errors.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
-  CallProgress,
+  CallHandlers,
   DiscoveryOutcome,
   GatewayMode,
   GatewayTool,
@@ -378,13 +378,13 @@ export class Broker {
    * `taskSupport: "required"`). Refusals throw `BrokerError`; a backend's
    * own `isError` result is returned as it came.
    */
-  async callTool(options: {
-    name: string;
-    arguments?: Record<string, unknown>;
-    signal?: AbortSignal;
-    /** Receives the backend's progress; without it the backend is not asked for progress. */
-    onProgress?: (progress: CallProgress) => void;
-  }): Promise<ToolCallResult> {
+  async callTool(
+    options: {
+      name: string;
+      arguments?: Record<string, unknown>;
+      signal?: AbortSignal;
+    } & CallHandlers,
+  ): Promise<ToolCallResult> {
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
     let isError = true;
     try {
@@ -395,6 +395,8 @@ export class Broker {
         ...(options.onProgress === undefined
           ? {}
           : { onProgress: options.onProgress }),
+        onElicitation: options.onElicitation,
+        onSampling: options.onSampling,
       });
       isError = result.isError === true;
       return result;

@@ -7,7 +7,7 @@ import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
-import type { CallProgress, ToolCallResult, ToolGateway } from './types.js';
+import type { CallHandlers, ToolCallResult, ToolGateway } from './types.js';
 
 /** What {@link CallPipeline} needs from the broker around it. */
 export type CallPipelineOptions = {
@@ -52,12 +52,13 @@ export class CallPipeline {
   }
 
   /** Runs the pipeline for an exact name; refusals and failures throw {@link BrokerError}. */
-  async call(options: {
-    name: string;
-    arguments: Record<string, unknown>;
-    signal?: AbortSignal;
-    onProgress?: (progress: CallProgress) => void;
-  }): Promise<ToolCallResult> {
+  async call(
+    options: {
+      name: string;
+      arguments: Record<string, unknown>;
+      signal?: AbortSignal;
+    } & CallHandlers,
+  ): Promise<ToolCallResult> {
     const { name, arguments: args } = options;
     const entry = this.#o.catalog.get(name);
     // Offline, a name outside the catalog can only be a typo: nothing could serve it.
@@ -98,6 +99,9 @@ export class CallPipeline {
           ...(options.onProgress === undefined
             ? {}
             : { onProgress: options.onProgress }),
+          // The backend's requests during this call go to the call's own handlers.
+          onElicitation: options.onElicitation,
+          onSampling: options.onSampling,
           // A tool that requires a task is called as one; the broker waits for its result.
           ...(entry?.taskSupport === 'required' ? { task: true } : {}),
         }),

@@ -34,7 +34,7 @@ export async function serve(
   const log = stderrLogger();
   const stopped = stopSignals(log);
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
-  const inputRounds = new InputRounds();
+  const inputRounds = new InputRounds({ log });
   const bridge = new ClientBridge(log, inputRounds);
   let gateway: ToolGateway | undefined;
   try {
@@ -45,7 +45,7 @@ export async function serve(
           // The gateway sends nothing before discovery starts, and discovery
           // starts once the broker below exists.
           onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
-          // What a backend sends back during a call goes to the client or to stderr.
+          // A backend request with no call handler of its own goes to the client (2025 path); logs to stderr.
           onElicitation: bridge.elicit,
           onSampling: bridge.sample,
           onLog: bridge.logFromBackend,

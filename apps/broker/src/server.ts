@@ -204,12 +204,12 @@ async function callThrough(options: {
       inputResponses: ctx.mcpReq.inputResponses,
       signal: ctx.mcpReq.signal,
       onProgress,
-      start: (signal, progress) =>
+      start: (signal, handlers) =>
         broker.callTool({
           name,
           arguments: toolArguments ?? {},
           signal,
-          ...(progress === undefined ? {} : { onProgress: progress }),
+          ...handlers,
         }),
     });
     await sent();
