@@ -11,6 +11,6 @@ export type {
   ToolGateway,
 } from './types.js';
 export { BrokerError } from './errors.js';
-export type { BrokerErrorCode } from './errors.js';
+export { BrokerErrorCode } from './errors.js';
 export { runServer } from './run.js';
 export { VERSION } from './version.js';
