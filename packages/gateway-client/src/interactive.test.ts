@@ -224,6 +224,47 @@ describe('server-to-client requests during a call', () => {
     expect(initializeCapabilities(server)).toHaveProperty('elicitation');
   });
 
+  it('waits for an answer that takes longer than timeoutMs: the server waits for the user, and so does the call', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server, {
+      timeoutMs: 300,
+      onElicitation: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        return { action: 'accept', content: { binary: 'slow.out' } };
+      },
+    });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'ask',
+      arguments: {},
+    });
+    expect(text(result)).toContain('"binary":"slow.out"');
+  });
+
+  it('bounds a slow answer by maxTotalTimeoutMs', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    let handlerSignal: AbortSignal | undefined;
+    const gateway = client(server, {
+      timeoutMs: 300,
+      onElicitation: async (_request, extra) => {
+        handlerSignal = extra.signal;
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return { action: 'accept', content: { binary: 'too-late.out' } };
+      },
+    });
+    const error = (await gateway
+      .callTool({
+        target: 'alpha',
+        tool: 'ask',
+        arguments: {},
+        maxTotalTimeoutMs: 700,
+      })
+      .catch((caught: unknown) => caught)) as GatewayError;
+    expect(error.code).toBe(GatewayErrorCode.Timeout);
+    expect(error.message).toMatch(/maxTotalTimeoutMs/);
+    expect(handlerSignal?.aborted).toBe(true);
+  });
+
   it("aborts the elicitation handler's signal when the call is cancelled", async () => {
     const server = track(await startSessionfulServer({ interactive: true }));
     let handlerSignal: AbortSignal | undefined;
