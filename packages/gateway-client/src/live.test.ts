@@ -1,40 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayClient } from './gateway-client.js';
+import { describe, expect, it } from 'vitest';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import {
   listen,
   startSessionfulServer,
-  type Listening,
   type RecordedRequest,
 } from './__fixtures__/servers.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-function track<T extends { close: () => Promise<void> }>(item: T): T {
-  cleanups.push(() => item.close());
-  return item;
-}
+const { track, client } = closeAfterEach();
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
 const POLL = { timeout: 8_000, interval: 20 };
-
-function client(
-  server: Listening,
-  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
-) {
-  return track(
-    new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: 5_000,
-      ...extra,
-    }),
-  );
-}
 
 const standaloneGets = (requests: RecordedRequest[]) =>
   requests.filter(
