@@ -4,6 +4,7 @@ import {
   listen,
   startSessionfulServer,
   type RecordedRequest,
+  type SessionfulServer,
 } from './__fixtures__/servers.js';
 import { closeAfterEach } from './__fixtures__/cleanups.js';
 
@@ -25,6 +26,27 @@ const LATE_TOOL = {
   inputSchema: { type: 'object' },
 };
 
+/** A client of a fresh server whose standalone GET stream is open; `events` collects its list changes. */
+async function streaming() {
+  const server = track(await startSessionfulServer());
+  const events: Array<{ target: string }> = [];
+  const gateway = client(server, {
+    onToolsListChanged: (event) => events.push(event),
+  });
+  await gateway.listTools({ target: 'alpha' });
+  await expect.poll(() => standaloneGets(server.requests).length, POLL).toBe(1);
+  return { server, gateway, events };
+}
+
+/** Adds a tool on the server and counts the list changes seen so far. */
+async function addToolAndCount(
+  server: SessionfulServer,
+  events: unknown[],
+): Promise<number> {
+  await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
+  return events.length;
+}
+
 describe('live tool lists (standalone GET stream)', () => {
   it('passes tools/list_changed on, and the new tool is listed without a new session', async () => {
     const server = track(await startSessionfulServer());
@@ -45,49 +67,27 @@ describe('live tool lists (standalone GET stream)', () => {
   });
 
   it('reconnects the stream when it drops and still passes notifications on', async () => {
-    const server = track(await startSessionfulServer());
-    const events: Array<{ target: string }> = [];
-    const gateway = client(server, {
-      onToolsListChanged: (event) => events.push(event),
-    });
-    await gateway.listTools({ target: 'alpha' });
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    const { server, events } = await streaming();
     server.closeStandaloneStreams?.();
     await expect
       .poll(() => standaloneGets(server.requests).length, POLL)
       .toBe(2);
     // The reconnected stream is registered once its GET was handled.
     await expect
-      .poll(async () => {
-        await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
-        return events.length;
-      }, POLL)
+      .poll(() => addToolAndCount(server, events), POLL)
       .toBeGreaterThan(0);
     expect(events[0]).toEqual({ target: 'alpha' });
   });
 
   it('starts a new session when the stream comes back 404, and reports a change', async () => {
-    const server = track(await startSessionfulServer());
-    const events: Array<{ target: string }> = [];
-    const gateway = client(server, {
-      onToolsListChanged: (event) => events.push(event),
-    });
-    await gateway.listTools({ target: 'alpha' });
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    const { server, gateway, events } = await streaming();
     // As a gateway restart does: every session gone, streams closed.
     server.forgetSessions();
     await expect.poll(() => events, POLL).toEqual([{ target: 'alpha' }]);
     expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(2);
     // The new session's stream carries notifications again.
     await expect
-      .poll(async () => {
-        await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
-        return events.length;
-      }, POLL)
+      .poll(() => addToolAndCount(server, events), POLL)
       .toBeGreaterThan(1);
   });
 
