@@ -3,8 +3,8 @@ import {
   StreamableHTTPClientTransport,
   type Progress,
 } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayClient, type CallProgress } from './gateway-client.js';
+import { describe, expect, it } from 'vitest';
+import type { CallProgress } from './gateway-client.js';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import type { GatewayLogEntry } from './config.js';
 import {
@@ -12,34 +12,12 @@ import {
   startSessionfulServer,
   type Listening,
 } from './__fixtures__/servers.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
 import { startTaskServer } from './__fixtures__/task-server.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-function track<T extends { close: () => Promise<void> }>(item: T): T {
-  cleanups.push(() => item.close());
-  return item;
-}
+const { track, client } = closeAfterEach();
 
 const POLL = { timeout: 8_000, interval: 20 };
-
-function client(
-  server: Listening,
-  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
-) {
-  return track(
-    new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: 5_000,
-      ...extra,
-    }),
-  );
-}
 
 const text = (result: { content: unknown[] }) =>
   (result.content[0] as { text?: string } | undefined)?.text ?? '';
@@ -62,7 +40,7 @@ describe('progress', () => {
     await direct.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/alpha`)),
     );
-    cleanups.push(() => direct.close());
+    track(direct);
     const seenDirect: Progress[] = [];
     await direct.callTool(
       { name: 'progress', arguments: { steps: 4 } },
