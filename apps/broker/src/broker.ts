@@ -397,7 +397,15 @@ export class Broker {
     signal?: AbortSignal;
     /** Receives the backend's progress; without it the backend is not asked for progress. */
     onProgress?: (progress: CallProgress) => void;
+    /**
+     * The caller's role for this call alone (an unknown name throws
+     * `UnknownRoleError`); defaults to the broker's role. One broker can so
+     * serve several agents, each gated by its own role.
+     */
+    role?: string;
   }): Promise<ToolCallResult> {
+    const role =
+      options.role === undefined ? undefined : parseRoleName(options.role);
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
     let isError = true;
     try {
@@ -408,6 +416,7 @@ export class Broker {
         ...(options.onProgress === undefined
           ? {}
           : { onProgress: options.onProgress }),
+        ...(role === undefined ? {} : { role }),
       });
       isError = result.isError === true;
       return result;

@@ -1,11 +1,4 @@
-import { readFileSync } from 'node:fs';
-import {
-  DEFAULT_BACKENDS,
-  SEED_TOOLS,
-  ToolCatalog,
-  loadBackends,
-  type Backend,
-} from '@heretek/catalog';
+import { ToolCatalog, type Backend } from '@heretek/catalog';
 import { isReadOnlyRole } from '@heretek/prefix';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import {
@@ -16,15 +9,15 @@ import { Broker } from './broker.js';
 import { CHECK_EXIT, checkReport } from './check.js';
 import { ClientBridge } from './client-bridge.js';
 import { InputRounds } from './input-rounds.js';
-import {
-  BrokerConfigError,
-  ENVIRONMENT_HELP,
-  loadBrokerConfig,
-  type BrokerConfig,
-} from './config.js';
+import { ENVIRONMENT_HELP, type BrokerConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { EnvelopeGuard } from './envelope-guard.js';
 import { LineLimit } from './line-limit.js';
+import {
+  openBroker,
+  readBrokerSetup,
+  type OpenedBroker,
+} from './open-broker.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
 import type { TrustLayer } from './trust/trust-layer.js';
@@ -139,16 +132,12 @@ export async function runServer(options: {
   let config: BrokerConfig;
   let backends: Backend[];
   try {
-    config = loadBrokerConfig(options.env);
-    const file = command.backendsFile ?? config.backendsFile;
-    const source =
-      command.backendsFile === undefined
-        ? 'HERETEK_BACKENDS_FILE'
-        : '--backends';
-    backends =
-      file === undefined
-        ? [...DEFAULT_BACKENDS]
-        : loadBackendsFile(file, source);
+    ({ config, backends } = readBrokerSetup({
+      env: options.env,
+      ...(command.backendsFile === undefined
+        ? {}
+        : { backendsFile: command.backendsFile }),
+    }));
   } catch (error) {
     process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
     return EXIT_CODES.usage;
@@ -356,65 +345,26 @@ async function serve(
     else log(`uncaught exception: ${describe(error)}`);
   });
 
-  let toolsListChanged: (target: string) => void = () => {};
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
   const inputRounds = new InputRounds();
   const bridge = new ClientBridge(log, inputRounds);
-  let gateway: ToolGateway | undefined;
+  let opened: OpenedBroker;
   try {
-    gateway = config.offline
-      ? undefined
-      : await createGateway(config, {
-          // Live tool lists: a backend's tools/list_changed re-lists it alone.
-          onToolsListChanged: ({ target }) => toolsListChanged(target),
-          // What a backend sends back during a call goes to the client or to stderr.
-          onElicitation: bridge.elicit,
-          onSampling: bridge.sample,
-          onLog: bridge.logFromBackend,
-        });
+    opened = await openBroker({
+      setup: { config, backends },
+      log,
+      // What a backend sends back during a call goes to the client or to stderr.
+      hooks: {
+        onElicitation: bridge.elicit,
+        onSampling: bridge.sample,
+        onLog: bridge.logFromBackend,
+      },
+    });
   } catch (error) {
     process.stderr.write(`heretek-lazy-broker: ${describe(error)}\n`);
     return EXIT_CODES.usage;
   }
-  // The pins file opens beside the first answers: discovery and calls wait
-  // for it, the MCP handshake and tools/list do not. Offline, nothing is
-  // discovered or sent, so there is nothing to pin.
-  const trust =
-    gateway === undefined
-      ? undefined
-      : // Loaded here: the first answer does not need the trust layer.
-        import('./trust/trust-layer.js').then(({ TrustLayer }) =>
-          TrustLayer.open({
-            policy: config.pinPolicy,
-            pinsFile: config.pinsFile,
-            pinsReadOnly: config.pinsReadOnly,
-            log,
-          }),
-        );
-  trust?.catch(() => {});
-  const catalog = seedCatalogFor(backends);
-  const learning = new UsageLearning({
-    file: config.usageFile,
-    log,
-    // A learned use is ranking evidence of its own field in the catalog.
-    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
-  });
-  const broker = new Broker({
-    role: config.role,
-    catalog,
-    backends,
-    ...(trust === undefined ? {} : { trust }),
-    learning,
-    ...(gateway === undefined ? {} : { gateway }),
-    gatewayMode: config.gatewayMode,
-    discoveryTtlMs: config.discoveryTtlMs,
-    ...(config.defaultProfile === undefined
-      ? {}
-      : { defaultProfile: config.defaultProfile }),
-    log,
-  });
-
-  toolsListChanged = (target) => broker.toolsListChanged(target);
+  const { broker, learning, trust } = opened;
 
   let skillsNote = '';
   const server = createBrokerServer({ broker, inputRounds });
@@ -568,31 +518,6 @@ function capErrorMessage<M>(message: M): M {
       message: `${error.message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${error.message.length} characters)`,
     },
   };
-}
-
-/** The seed entries of the configured backends, with the configured profiles. */
-function seedCatalogFor(backends: readonly Backend[]): ToolCatalog {
-  const byTarget = new Map(backends.map((b) => [b.target, b]));
-  const tools = SEED_TOOLS.filter((t) => byTarget.has(t.target)).map((t) => ({
-    ...t,
-    profile: byTarget.get(t.target)!.profile,
-  }));
-  return new ToolCatalog({ tools });
-}
-
-function loadBackendsFile(file: string, source: string): Backend[] {
-  try {
-    readFileSync(file);
-  } catch (error) {
-    throw new BrokerConfigError([
-      `${source}: cannot read ${file}: ${describe(error)}`,
-    ]);
-  }
-  try {
-    return loadBackends({ file });
-  } catch (error) {
-    throw new BrokerConfigError([`${source}: ${describe(error)}`]);
-  }
 }
 
 async function serveSkills(options: {

@@ -7,13 +7,14 @@ import {
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
-import { BrokerError, quote } from './errors.js';
+import { quote } from './errors.js';
+import { META_TOOL_SCHEMAS, parseCallArguments } from './meta-arguments.js';
 import {
-  META_TOOL_SCHEMAS,
-  parseCallArguments,
-  parseInspectArguments,
-  parseSearchArguments,
-} from './meta-arguments.js';
+  META_TOOLS,
+  inspectAnswer,
+  refusalText,
+  searchAnswer,
+} from './meta-tools.js';
 import { searchDescription } from './trust/sanitize.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
@@ -83,59 +84,27 @@ export function createBrokerServer(options: {
   server.registerTool(
     'mcp_search_tools',
     {
-      description:
-        'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
+      description: META_TOOLS.mcp_search_tools.description,
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_search_tools),
       annotations: { readOnlyHint: true },
     },
-    async (input: unknown) =>
-      respond(async () => {
-        const args = parseSearchArguments(input);
-        const query = args.query ?? '';
-        if (query.trim() === '' && args.target !== undefined) {
-          return formatBrowse(
-            await broker.browseTools({
-              target: args.target,
-              ...(args.profile === undefined ? {} : { profile: args.profile }),
-              ...(args.offset === undefined ? {} : { offset: args.offset }),
-              ...(args.limit === undefined ? {} : { limit: args.limit }),
-            }),
-            (hit) => broker.marks(hit.name, hit.mutating),
-          );
-        }
-        const result = await broker.searchTools({
-          query,
-          ...(args.profile === undefined ? {} : { profile: args.profile }),
-          ...(args.target === undefined ? {} : { target: args.target }),
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
-        });
-        return formatSearch(
-          result,
-          result.hits.length === 0 ? broker.targetSummary() : [],
-          (hit) => broker.marks(hit.name, hit.mutating),
-        );
-      }),
+    async (input: unknown) => respond(() => searchAnswer(broker, input)),
   );
 
   server.registerTool(
     'mcp_inspect_schema',
     {
-      description: "Get a tool's full input schema by exact name.",
+      description: META_TOOLS.mcp_inspect_schema.description,
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_inspect_schema),
       annotations: { readOnlyHint: true },
     },
-    async (input: unknown) =>
-      respond(async () => {
-        const { name } = parseInspectArguments(input);
-        return JSON.stringify(await broker.inspectToolSchema(name));
-      }),
+    async (input: unknown) => respond(() => inspectAnswer(broker, input)),
   );
 
   server.registerTool(
     'mcp_call_tool',
     {
-      description:
-        'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
+      description: META_TOOLS.mcp_call_tool.description,
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_call_tool),
     },
     async (input: unknown, ctx) => {
@@ -211,9 +180,7 @@ async function respond(produce: () => Promise<string>) {
 
 /** Every refusal starts with its stable code: `CODE: message`. */
 function errorResult(error: unknown) {
-  const text = BrokerError.isInstance(error)
-    ? `${error.code}: ${error.message}`
-    : `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
+  const text = refusalText(error);
   return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
