@@ -1,0 +1,3 @@
+import { packageTestConfig } from '@heretek/config/vitest';
+
+export default packageTestConfig({ testTimeout: 180_000 });
