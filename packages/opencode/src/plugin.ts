@@ -52,7 +52,7 @@ export function addRoleAgents(options: {
     if (agents[role] !== undefined) {
       log(
         'info',
-        `agent "${role}" is defined in your OpenCode configuration; it is used as you wrote it (the plugin's ${role} prompt is not installed)`,
+        `agent ${role} is defined in your OpenCode configuration: yours is used as you wrote it, the plugin's ${role} agent is not installed`,
       );
       continue;
     }

@@ -22,6 +22,9 @@ export type RecordedRequest = {
   body: Record<string, unknown>;
   /** The raw body, byte for byte. */
   raw: string;
+  /** `Date.now()` when the request arrived and when its answer was sent. */
+  receivedAt: number;
+  answeredAt: number;
 };
 
 /** A running stand-in. */
@@ -257,6 +260,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const receivedAt = Date.now();
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Record<string, unknown>;
@@ -275,7 +279,15 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
         res.writeHead(404).end();
         return;
       }
-      requests.push({ api, path, body, raw });
+      const recorded: RecordedRequest = {
+        api,
+        path,
+        body,
+        raw,
+        receivedAt,
+        answeredAt: 0,
+      };
+      requests.push(recorded);
       let answer: string;
       try {
         answer =
@@ -288,6 +300,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
       });
+      recorded.answeredAt = Date.now();
       res.end(answer);
     });
   });

@@ -5,7 +5,13 @@
  * provider pointed at a loopback stand-in. Every run is bounded in time.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,8 +45,10 @@ export type RunOpenCodeOptions = {
   message: string;
   /** Extra environment (HERETEK_* for the plugin). */
   env?: Record<string, string>;
-  /** Ceiling for the whole run. Default 90000 ms. */
+  /** Ceiling for the whole run. Default 150000 ms (a loaded 2-core machine). */
   timeoutMs?: number;
+  /** Sample the resident memory of OpenCode and its children every 100 ms. */
+  sampleMemory?: boolean;
 };
 
 /** What a run left. */
@@ -51,7 +59,32 @@ export type OpenCodeRun = {
   /** OpenCode's log (`--print-logs`), where the plugin's lines appear. */
   stderr: string;
   timedOut: boolean;
+  /** `Date.now()` when the process was spawned. */
+  startedAt: number;
+  /** Peak resident memory of OpenCode and its child processes together, in bytes (with `sampleMemory`). */
+  peakRssBytes?: number;
 };
+
+/** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
+function treeRss(pid: number): number {
+  let total = 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    total += kb === undefined ? 0 : Number(kb) * 1024;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(
+        `/proc/${pid}/task/${task}/children`,
+        'utf8',
+      ).trim();
+      if (children === '') continue;
+      for (const child of children.split(' ')) total += treeRss(Number(child));
+    }
+  } catch {
+    // The process ended between two reads.
+  }
+  return total;
+}
 
 /** A fresh temporary folder. */
 export function temporaryFolder(prefix: string): string {
@@ -98,6 +131,7 @@ export async function runOpenCode(
   ];
   if (options.agent !== undefined) args.push('--agent', options.agent);
   args.push(options.message);
+  const startedAt = Date.now();
   const child = spawn(OPENCODE_BIN, args, {
     cwd: options.project,
     env,
@@ -107,6 +141,13 @@ export async function runOpenCode(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let peakRssBytes = 0;
+  const sampler =
+    options.sampleMemory === true && child.pid !== undefined
+      ? setInterval(() => {
+          peakRssBytes = Math.max(peakRssBytes, treeRss(child.pid!));
+        }, 100)
+      : undefined;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -116,5 +157,14 @@ export async function runOpenCode(
     [number | null, NodeJS.Signals | null]
   >((done) => child.once('close', (c, s) => done([c, s])));
   clearTimeout(timer);
-  return { code, signal, stdout, stderr, timedOut };
+  if (sampler !== undefined) clearInterval(sampler);
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    timedOut,
+    startedAt,
+    ...(options.sampleMemory === true ? { peakRssBytes } : {}),
+  };
 }
