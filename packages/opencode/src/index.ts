@@ -1,7 +1,7 @@
 import type { PluginModule } from '@opencode-ai/plugin';
 import { heretekPlugin } from './plugin.js';
 
-export type { HeretekOptions } from './options.js';
+export type { HeretekPluginOptions } from './options.js';
 
 /**
  * The OpenCode plugin: `"plugin": ["@heretek/opencode"]` in `opencode.json`,

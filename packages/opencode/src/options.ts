@@ -28,6 +28,17 @@ const optionsSchema = z
   .strict();
 
 /**
+ * The plugin's options as written in `opencode.json`:
+ * `["@heretek/opencode", { "profile": "android", "env": { ... } }]`.
+ */
+export type HeretekPluginOptions = {
+  /** Profile rendered into layer 4 of every role prompt (`core`, `appsec`, `android`, `game`, `research`); default `HERETEK_BROKER_PROFILE`, else `core`. */
+  profile?: string;
+  /** `HERETEK_*` variables laid over OpenCode's environment for the broker. */
+  env?: Record<string, string>;
+};
+
+/**
  * Reads the plugin's options (`["@heretek/opencode", { profile, env }]` in
  * `opencode.json`) over OpenCode's environment. Throws one error naming
  * every problem; `fallback` gives the environment alone instead.

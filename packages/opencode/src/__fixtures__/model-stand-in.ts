@@ -35,6 +35,15 @@ export type ModelStandIn = {
   close: () => Promise<void>;
 };
 
+/** The requests of agents (those that carry tools), without OpenCode's title requests. */
+export function agentRequests(
+  requests: readonly RecordedRequest[],
+): RecordedRequest[] {
+  return requests.filter(
+    (r) => Array.isArray(r.body.tools) && (r.body.tools as []).length > 0,
+  );
+}
+
 type Message = { role: string; content: unknown };
 type Block = { type: string; text?: string; tool_use_id?: string };
 

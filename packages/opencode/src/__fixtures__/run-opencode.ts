@@ -45,7 +45,7 @@ export type RunOpenCodeOptions = {
   message: string;
   /** Extra environment (HERETEK_* for the plugin). */
   env?: Record<string, string>;
-  /** Ceiling for the whole run. Default 150000 ms (a loaded 2-core machine). */
+  /** Ceiling for the whole run. Default 300000 ms (a loaded 2-core machine). */
   timeoutMs?: number;
   /** Sample the resident memory of OpenCode and its children every 100 ms. */
   sampleMemory?: boolean;
@@ -152,7 +152,7 @@ export async function runOpenCode(
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill('SIGKILL');
-  }, options.timeoutMs ?? 150_000);
+  }, options.timeoutMs ?? 300_000);
   const [code, signal] = await new Promise<
     [number | null, NodeJS.Signals | null]
   >((done) => child.once('close', (c, s) => done([c, s])));
