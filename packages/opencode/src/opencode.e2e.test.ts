@@ -299,7 +299,7 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
         });
         expect({ name, code: run.code }).toEqual({ name, code: 0 });
       }
-      expect(outcomes.size).toBe(9);
+      expect(outcomes.size).toBe(10);
     });
   });
 
