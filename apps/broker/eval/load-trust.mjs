@@ -1,8 +1,9 @@
-// Loads the broker's trust modules (src/trust/*.ts) from their TypeScript
+// Loads the broker's trust modules (src/trust/*.ts, and the src/*.ts modules
+// they import) from their TypeScript
 // source, transpiled on the fly with the workspace's `typescript` into a
 // temporary directory, so an evaluation always measures the current source.
 // `@heretek/internal` (a source-only workspace package) is transpiled beside
-// them; `canonicalize` resolves to the broker's installed copy.
+// them; `canonicalize` and `zod` resolve to the broker's installed copies.
 import {
   mkdir,
   mkdtemp,
@@ -22,21 +23,22 @@ const brokerRoot = path.resolve(
 );
 const internalRoot = path.resolve(brokerRoot, '../../packages/internal/src');
 
+async function transpileFile(from, to, rewrite) {
+  const source = await readFile(from, 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+    },
+  });
+  await writeFile(to.replace(/\.ts$/, '.js'), rewrite(outputText));
+}
+
 async function transpileDirectory(from, to, rewrite) {
   await mkdir(to, { recursive: true });
   for (const name of await readdir(from)) {
     if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-    const source = await readFile(path.join(from, name), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-      },
-    });
-    await writeFile(
-      path.join(to, name.replace(/\.ts$/, '.js')),
-      rewrite(outputText),
-    );
+    await transpileFile(path.join(from, name), path.join(to, name), rewrite);
   }
 }
 
@@ -51,13 +53,24 @@ export async function loadTrustModules() {
       (text) => text,
     );
     const canonicalize = import.meta.resolve('canonicalize');
+    const zod = import.meta.resolve('zod');
+    const rewrite = (internal) => (text) =>
+      text
+        .replaceAll("from '@heretek/internal'", `from '${internal}'`)
+        .replaceAll("from 'canonicalize'", `from '${canonicalize}'`)
+        .replaceAll("from 'zod'", `from '${zod}'`);
+    // The modules outside src/trust that the trust modules import.
+    for (const name of ['error-text.ts', 'errors.ts', 'issue-text.ts']) {
+      await transpileFile(
+        path.join(brokerRoot, 'src', name),
+        path.join(dir, name),
+        rewrite('./internal/index.js'),
+      );
+    }
     await transpileDirectory(
       path.join(brokerRoot, 'src/trust'),
       path.join(dir, 'trust'),
-      (text) =>
-        text
-          .replaceAll("from '@heretek/internal'", "from '../internal/index.js'")
-          .replaceAll("from 'canonicalize'", `from '${canonicalize}'`),
+      rewrite('../internal/index.js'),
     );
     return await import(
       pathToFileURL(path.join(dir, 'trust', 'index.js')).href

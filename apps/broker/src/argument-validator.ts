@@ -9,7 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS; under ESM its default export is the plugin function.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
+const addFormats: (ajv: Ajv) => unknown = addFormatsModule;
 
 /** Result of checking arguments against a tool's input schema. */
 export type ArgumentCheck =

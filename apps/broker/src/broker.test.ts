@@ -11,7 +11,6 @@ import {
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
-import type { ToolGateway } from './types.js';
 import { BrokerError } from './errors.js';
 
 const BACKENDS: Backend[] = [
@@ -81,7 +80,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       role,
       catalog: seedCatalog(),
       backends: BACKENDS,
-      gateway: gateway as unknown as ToolGateway,
+      gateway,
       ...extra,
     });
   };
@@ -401,7 +400,7 @@ describe('Broker re-listing on tools/list_changed', () => {
       role: 'staff-mobile',
       catalog: seedCatalog(),
       backends: BACKENDS,
-      gateway: gateway as unknown as ToolGateway,
+      gateway,
       listChangedDebounceMs: 100,
     });
     await broker.discover();
@@ -431,7 +430,7 @@ describe('Broker re-listing on tools/list_changed', () => {
       role: 'staff-mobile',
       catalog: seedCatalog(),
       backends: BACKENDS,
-      gateway: gateway as unknown as ToolGateway,
+      gateway,
       gatewayMode: 'multiplexed',
       listChangedDebounceMs: 50,
     });
@@ -481,7 +480,7 @@ describe('Broker in multiplexed mode', () => {
       role: 'director',
       catalog: seedCatalog(),
       backends: BACKENDS,
-      gateway: gateway as unknown as ToolGateway,
+      gateway,
       gatewayMode: 'multiplexed',
     });
     await broker.discover();

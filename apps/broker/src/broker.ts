@@ -6,14 +6,16 @@ import {
   type SearchResult,
 } from '@heretek/catalog';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
+import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
+import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
-  CallProgress,
+  CallHandlers,
   DiscoveryOutcome,
   GatewayMode,
   GatewayTool,
@@ -112,14 +114,12 @@ export type ToolSchemaView = {
 export class Broker {
   readonly role: RoleName;
   readonly catalog: ToolCatalog;
-  readonly #backends: Map<string, Backend>;
+  readonly #backends: BackendRegistry;
   readonly #gateway: ToolGateway | undefined;
   readonly #discovery: DiscoveryScheduler | undefined;
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
   readonly #defaultProfile: string | undefined;
-  /** Bare names of the tools each target lists with `taskSupport: "required"`. */
-  readonly #taskRequired = new Map<string, ReadonlySet<string>>();
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
   readonly #learning: UsageLearning | undefined;
@@ -129,9 +129,7 @@ export class Broker {
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
-    this.#backends = new Map(
-      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
-    );
+    this.#backends = new BackendRegistry(options.backends ?? DEFAULT_BACKENDS);
     this.#gateway = options.gateway;
     this.#defaultProfile = options.defaultProfile;
     const log = options.log ?? (() => {});
@@ -162,25 +160,14 @@ export class Broker {
               : {
                   review: (target, tools) => this.#review(target, tools),
                 }),
-            onListed: (target, tools) =>
-              this.#taskRequired.set(
-                target,
-                new Set(
-                  tools
-                    .filter((t) => t.execution?.taskSupport === 'required')
-                    .map((t) => t.name),
-                ),
-              ),
             log,
           });
     this.#calls = new CallPipeline({
       role: this.role,
       catalog: this.catalog,
-      hasTarget: (target) => this.#backends.has(target),
+      backends: this.#backends,
       gateway: options.gateway,
       breakers: new BackendBreakers(options.circuitBreaker, log),
-      taskRequired: (target, tool) =>
-        this.#taskRequired.get(target)?.has(tool) === true,
       shutdown: this.#shutdown.signal,
       ...(options.trust === undefined
         ? {}
@@ -243,7 +230,7 @@ export class Broker {
 
   /** Backends the broker knows, keyed by target (configured plus any a multiplexed listing revealed). */
   get backends(): ReadonlyMap<string, Backend> {
-    return this.#backends;
+    return this.#backends.byTarget;
   }
 
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
@@ -332,7 +319,7 @@ export class Broker {
   /** Every known target with the number of tools the catalog holds for it, in configuration order. */
   targetSummary(): Array<{ target: string; tools: number }> {
     const counts = new Map<string, number>();
-    for (const target of this.#backends.keys()) counts.set(target, 0);
+    for (const target of this.#backends.targets()) counts.set(target, 0);
     for (const tool of this.catalog.list()) {
       counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
     }
@@ -350,7 +337,7 @@ export class Broker {
         hits: hits.map((hit) => hit.name),
       });
     } catch (error) {
-      this.#log(`usage: search not recorded: ${(error as Error).message}`);
+      this.#log(`usage: search not recorded: ${errorText(error)}`);
     }
   }
 
@@ -391,19 +378,19 @@ export class Broker {
    * `taskSupport: "required"`). Refusals throw `BrokerError`; a backend's
    * own `isError` result is returned as it came.
    */
-  async callTool(options: {
-    name: string;
-    arguments?: Record<string, unknown>;
-    signal?: AbortSignal;
-    /** Receives the backend's progress; without it the backend is not asked for progress. */
-    onProgress?: (progress: CallProgress) => void;
-    /**
-     * The caller's role for this call alone (an unknown name throws
-     * `UnknownRoleError`); defaults to the broker's role. One broker can so
-     * serve several agents, each gated by its own role.
-     */
-    role?: string;
-  }): Promise<ToolCallResult> {
+  async callTool(
+    options: {
+      name: string;
+      arguments?: Record<string, unknown>;
+      signal?: AbortSignal;
+      /**
+       * The caller's role for this call alone (an unknown name throws
+       * `UnknownRoleError`); defaults to the broker's role. One broker can so
+       * serve several agents, each gated by its own role.
+       */
+      role?: string;
+    } & CallHandlers,
+  ): Promise<ToolCallResult> {
     const role =
       options.role === undefined ? undefined : parseRoleName(options.role);
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
@@ -416,6 +403,8 @@ export class Broker {
         ...(options.onProgress === undefined
           ? {}
           : { onProgress: options.onProgress }),
+        onElicitation: options.onElicitation,
+        onSampling: options.onSampling,
         ...(role === undefined ? {} : { role }),
       });
       isError = result.isError === true;
@@ -424,7 +413,7 @@ export class Broker {
       this.#learning
         ?.called({ tool: options.name, isError })
         .catch((error: unknown) =>
-          this.#log(`usage: use not recorded: ${(error as Error).message}`),
+          this.#log(`usage: use not recorded: ${errorText(error)}`),
         );
     }
   }

@@ -1,20 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startMcpBackends,
   type FixtureTool,
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
-import { spawnBroker } from './__fixtures__/spawn-broker.js';
-
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+import {
+  resultText,
+  scratchFolder,
+  spawnBroker,
+} from './__fixtures__/spawn-broker.js';
 
 const TOOLS: FixtureTool[] = [
   {
@@ -35,22 +29,18 @@ const TOOLS: FixtureTool[] = [
 ];
 
 let backends: McpBackends;
-let dir: string;
-let file: string;
+const scratch = scratchFolder('broker-order-');
+const file = scratch.backends([
+  { backend: 'adb', target: 'adb', profile: 'android' },
+]);
 
 beforeAll(async () => {
   backends = await startMcpBackends({ adb: TOOLS });
-  dir = mkdtempSync(join(tmpdir(), 'broker-order-'));
-  file = join(dir, 'backends.json');
-  writeFileSync(
-    file,
-    JSON.stringify([{ backend: 'adb', target: 'adb', profile: 'android' }]),
-  );
 });
 
 afterAll(async () => {
   await backends.close();
-  rmSync(dir, { recursive: true, force: true });
+  scratch.remove();
 });
 
 describe('call order: role check, argument check, then breaker, then call', () => {
@@ -76,34 +66,38 @@ describe('call order: role check, argument check, then breaker, then call', () =
           arguments: { name, arguments: args },
         });
       // Discovery first, so the catalog holds the backend's own definitions.
-      expect(text(await call(reader, 'adb_list_packages', {}))).toMatch(
+      expect(resultText(await call(reader, 'adb_list_packages', {}))).toMatch(
         /list_packages ok/,
       );
-      expect(text(await call(writer, 'adb_list_packages', {}))).toMatch(
+      expect(resultText(await call(writer, 'adb_list_packages', {}))).toMatch(
         /list_packages ok/,
       );
       backends.failing.add('adb');
       for (const broker of [reader, writer]) {
         for (let i = 0; i < 3; i++)
-          expect(text(await call(broker, 'adb_list_packages', {}))).toMatch(
-            /^BACKEND_FAILED: /,
-          );
-        expect(text(await call(broker, 'adb_list_packages', {}))).toMatch(
+          expect(
+            resultText(await call(broker, 'adb_list_packages', {})),
+          ).toMatch(/^BACKEND_FAILED: /);
+        expect(resultText(await call(broker, 'adb_list_packages', {}))).toMatch(
           /^CIRCUIT_OPEN: Backend "adb" failed 3 times in a row and is paused for \d+ s more/,
         );
       }
       const sent = backends.calls.length;
       // The read-only director asks for a mutating tool of the paused backend.
       expect(
-        text(await call(reader, 'adb_install_apk', { apk_path: 'a.apk' })),
+        resultText(
+          await call(reader, 'adb_install_apk', { apk_path: 'a.apk' }),
+        ),
       ).toMatch(/^ROLE_FORBIDDEN: Role "director" is read-only/);
       // A writer with bad arguments is told to fix them, not to retry later.
-      expect(text(await call(writer, 'adb_install_apk', {}))).toMatch(
+      expect(resultText(await call(writer, 'adb_install_apk', {}))).toMatch(
         /^INVALID_ARGUMENTS: .*missing required property "apk_path"/s,
       );
       // Only a call that passes both checks meets the open circuit.
       expect(
-        text(await call(writer, 'adb_install_apk', { apk_path: 'a.apk' })),
+        resultText(
+          await call(writer, 'adb_install_apk', { apk_path: 'a.apk' }),
+        ),
       ).toMatch(/^CIRCUIT_OPEN: /);
       expect(backends.calls.length).toBe(sent);
     } finally {

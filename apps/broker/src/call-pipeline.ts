@@ -2,22 +2,21 @@ import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
 import { canCallMutating, type RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
+import type { BackendView } from './backend-registry.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
-import type { CallProgress, ToolCallResult, ToolGateway } from './types.js';
+import type { CallHandlers, ToolCallResult, ToolGateway } from './types.js';
 
 /** What {@link CallPipeline} needs from the broker around it. */
 export type CallPipelineOptions = {
   role: RoleName;
   catalog: ToolCatalog;
-  /** Known backend targets (for routing names the catalog does not hold). */
-  hasTarget: (target: string) => boolean;
+  /** Known backends (for routing names the catalog does not hold). */
+  backends: BackendView;
   gateway: ToolGateway | undefined;
   breakers: BackendBreakers;
-  /** Whether a backend lists the tool with `execution.taskSupport: "required"`. */
-  taskRequired: (target: string, tool: string) => boolean;
   /**
    * The pin check, after the role check and before the argument check: throws
    * `TOOL_CHANGED` when the pin policy refuses the call.
@@ -53,14 +52,15 @@ export class CallPipeline {
   }
 
   /** Runs the pipeline for an exact name; refusals and failures throw {@link BrokerError}. */
-  async call(options: {
-    name: string;
-    arguments: Record<string, unknown>;
-    signal?: AbortSignal;
-    onProgress?: (progress: CallProgress) => void;
-    /** The caller's role for this call; defaults to the pipeline's role. */
-    role?: RoleName;
-  }): Promise<ToolCallResult> {
+  async call(
+    options: {
+      name: string;
+      arguments: Record<string, unknown>;
+      signal?: AbortSignal;
+      /** The caller's role for this call; defaults to the pipeline's role. */
+      role?: RoleName;
+    } & CallHandlers,
+  ): Promise<ToolCallResult> {
     const { name, arguments: args } = options;
     const entry = this.#o.catalog.get(name);
     // Offline, a name outside the catalog can only be a typo: nothing could serve it.
@@ -101,10 +101,11 @@ export class CallPipeline {
           ...(options.onProgress === undefined
             ? {}
             : { onProgress: options.onProgress }),
+          // The backend's requests during this call go to the call's own handlers.
+          onElicitation: options.onElicitation,
+          onSampling: options.onSampling,
           // A tool that requires a task is called as one; the broker waits for its result.
-          ...(this.#o.taskRequired(route.target, route.tool)
-            ? { task: true }
-            : {}),
+          ...(entry?.taskSupport === 'required' ? { task: true } : {}),
         }),
       );
     } catch (error) {
@@ -195,7 +196,7 @@ export class CallPipeline {
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
     const route = splitMultiplexedName(name);
-    return route !== undefined && this.#o.hasTarget(route.target)
+    return route !== undefined && this.#o.backends.has(route.target)
       ? route
       : undefined;
   }

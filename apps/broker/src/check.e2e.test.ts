@@ -1,22 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  beforeEach,
-  describe,
-  expect,
-  it,
-} from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   startMcpBackends,
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
-import { runBrokerCli } from './__fixtures__/spawn-broker.js';
+import { runBrokerCli, scratchFolder } from './__fixtures__/spawn-broker.js';
 
 const TOOL = {
   name: 'list_packages',
@@ -25,22 +15,14 @@ const TOOL = {
   readOnly: true,
 };
 
-let dir: string;
-let backendsFile: string;
+const scratch = scratchFolder('broker-check-');
+const dir = scratch.dir;
+const backendsFile = scratch.backends([
+  { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
+  { backend: 'heretek-core', target: 'core', profile: 'core' },
+]);
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'broker-check-'));
-  backendsFile = join(dir, 'backends.json');
-  writeFileSync(
-    backendsFile,
-    JSON.stringify([
-      { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
-      { backend: 'heretek-core', target: 'core', profile: 'core' },
-    ]),
-  );
-});
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => scratch.remove());
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {

@@ -1,4 +1,10 @@
-import type { DiscoveryOutcome } from './types.js';
+import type { Backend } from '@heretek/catalog';
+import type { BrokerConfig } from './config.js';
+import { createGateway } from './gateway.js';
+import { discoveryBroker, fail, out } from './one-shot.js';
+import type { TrustLayer } from './trust/trust-layer.js';
+import type { DiscoveryOutcome, ToolGateway } from './types.js';
+import { UsageLearning } from './usage/usage-learning.js';
 
 /** Exit codes of `heretek-lazy-broker --check`. */
 export const CHECK_EXIT = {
@@ -60,4 +66,66 @@ export function checkReport(
         ? CHECK_EXIT.allAnswered
         : CHECK_EXIT.someFailed,
   };
+}
+
+/** `--check`: one discovery, a per-backend report on stdout, an exit code. */
+export async function runCheck(
+  config: BrokerConfig,
+  backends: Backend[],
+): Promise<number> {
+  // The pins file is read, never written: --check pins nothing on its own.
+  const { TrustLayer, describePins, formatPinsDescription } =
+    await import('./trust/index.js');
+  const { formatUsageDescription } = await import('./usage/usage-log.js');
+  let trust: TrustLayer | undefined;
+  try {
+    trust = await TrustLayer.open({
+      policy: config.pinPolicy,
+      pinsFile: config.pinsFile,
+      pinsReadOnly: true,
+    });
+  } catch (error) {
+    fail(error);
+    return CHECK_EXIT.unreachableOrInvalid;
+  }
+  const learning = new UsageLearning({ file: config.usageFile });
+  const reportFiles = async () => {
+    out(
+      trust.pins === undefined
+        ? `pins: off (HERETEK_PIN_POLICY=off): no tool is pinned or checked`
+        : `${formatPinsDescription(describePins(trust.pins))}; policy ${trust.policy}${config.pinsReadOnly ? ', HERETEK_PINS_READ_ONLY=1' : ''}`,
+    );
+    out(formatUsageDescription(await learning.describe()));
+  };
+  if (config.offline) {
+    out(
+      `configuration valid; offline (HERETEK_BROKER_OFFLINE=1): ${backends.length} backends from the seed catalog, no gateway to check`,
+    );
+    await reportFiles();
+    return CHECK_EXIT.allAnswered;
+  }
+  let gateway: ToolGateway;
+  try {
+    gateway = await createGateway(config);
+  } catch (error) {
+    fail(error);
+    return CHECK_EXIT.unreachableOrInvalid;
+  }
+  out(
+    `checking gateway ${config.gatewayUrl} (${config.gatewayMode}), role ${config.role}, ${backends.length} backends`,
+  );
+  const broker = discoveryBroker(config, backends, gateway, trust);
+  const started = performance.now();
+  try {
+    const outcomes = await broker.discover();
+    const report = checkReport(
+      outcomes,
+      Math.round(performance.now() - started),
+    );
+    for (const line of report.lines) out(line);
+    await reportFiles();
+    return report.exitCode;
+  } finally {
+    await broker.close();
+  }
 }

@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  resultText,
   runBrokerCli,
   spawnBroker,
   type SpawnedBroker,
+  startBrokerProcess,
+  type TextResult,
 } from './__fixtures__/spawn-broker.js';
-
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
 
 describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () => {
   let broker: SpawnedBroker;
@@ -41,7 +37,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { query: 'android adb install apk', profile: 'android' },
     });
     expect((result as TextResult).isError).not.toBe(true);
-    const firstLine = text(result).split('\n')[0] ?? '';
+    const firstLine = resultText(result).split('\n')[0] ?? '';
     expect(firstLine).toMatch(/^adb_/);
   });
 
@@ -50,7 +46,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       name: 'mcp_search_tools',
       arguments: { query: 'decompile function zzyzxq' },
     });
-    expect(text(result)).toMatch(/Matched nothing: .*zzyzxq/);
+    expect(resultText(result)).toMatch(/Matched nothing: .*zzyzxq/);
   });
 
   it('names the known targets when a search asks for an unknown one', async () => {
@@ -59,7 +55,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { query: 'read file', target: 'nosuch' },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(
+    expect(resultText(result)).toMatch(
       /^UNKNOWN_TARGET: No backend target "nosuch"\. Known targets \(tools\): core \(\d+\), ghidra \(\d+\), /,
     );
   });
@@ -69,7 +65,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       name: 'mcp_inspect_schema',
       arguments: { name: 'core_read_file' },
     });
-    const view = JSON.parse(text(result)) as {
+    const view = JSON.parse(resultText(result)) as {
       name: string;
       mutating: boolean;
       inputSchema: { required: string[] };
@@ -85,7 +81,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { name: 'adb_tapp' },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(/UNKNOWN_TOOL: .*Closest: .*adb_/);
+    expect(resultText(result)).toMatch(/UNKNOWN_TOOL: .*Closest: .*adb_/);
   });
 
   it('refuses a mutating tool for the read-only director, before anything else', async () => {
@@ -94,7 +90,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { name: 'adb_tap', arguments: { x: 10, y: 20 } },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(
+    expect(resultText(result)).toMatch(
       /^ROLE_FORBIDDEN: Role "director" is read-only/,
     );
   });
@@ -105,7 +101,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { name: 'core_read_file', arguments: { path: 42 } },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(
+    expect(resultText(result)).toMatch(
       /^INVALID_ARGUMENTS: .*\n- arguments\/path: must be string/,
     );
   });
@@ -116,7 +112,7 @@ describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () =>
       arguments: { name: 'core_read_file', arguments: { path: 'README.md' } },
     });
     expect((result as TextResult).isError).toBe(true);
-    expect(text(result)).toMatch(/^NO_GATEWAY: No gateway is configured/);
+    expect(resultText(result)).toMatch(/^NO_GATEWAY: No gateway is configured/);
   });
 
   it('writes nothing but JSON-RPC 2.0 messages to stdout, and logs on stderr', () => {
@@ -196,12 +192,7 @@ describe('heretek-lazy-broker command line', () => {
 
 describe('heretek-lazy-broker when its client goes away', () => {
   it('exits once its stdout and stderr pipes are closed, without spinning', async () => {
-    const { spawn } = await import('node:child_process');
-    const { BROKER_CLI } = await import('./__fixtures__/spawn-broker.js');
-    const child = spawn(process.execPath, [BROKER_CLI], {
-      env: { PATH: process.env.PATH ?? '', HERETEK_BROKER_OFFLINE: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = startBrokerProcess({ HERETEK_BROKER_OFFLINE: '1' });
     const exited = new Promise<number | null>((resolve) =>
       child.once('exit', (code) => resolve(code)),
     );

@@ -1,39 +1,42 @@
-import type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
-  McpServer,
+import {
+  ProtocolErrorCode,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type McpServer,
 } from '@modelcontextprotocol/server';
-import type { InputRounds } from './input-rounds.js';
-
-/** A backend's server-to-client request during a call, as the gateway client hands it over. */
-type FromBackend<Params> = { target: string; params: Params };
+import { errorText } from './error-text.js';
+import {
+  ASKS,
+  DEFAULT_ANSWER_TIMEOUT_MS,
+  notDeclared,
+  rpcError,
+  type InputFeature,
+  type InputRounds,
+} from './input-rounds.js';
+import type { BackendRequest } from './types.js';
 
 /** Longest backend log text written to stderr, in characters. */
 const MAX_LOG_CHARS = 2_000;
 
-/** JSON-RPC "method not found": what a client without the capability would answer. */
-const METHOD_NOT_FOUND = -32601;
-
-function refusal(message: string): Error {
-  return Object.assign(new Error(message), { code: METHOD_NOT_FOUND });
-}
-
 /**
- * Carries what a backend sends back during a call to where it belongs:
- * `elicitation/create` and `sampling/createMessage` to the broker's own MCP
- * client when that client declared the capability (and refused at once with
- * JSON-RPC error -32601 when it did not: the broker never answers for the
- * user), and `notifications/message` to the broker's stderr log, with its
- * level and the backend named. Attach the MCP server before serving.
+ * What a backend sends back that belongs to no call with handlers of its
+ * own: `elicitation/create` and `sampling/createMessage` go to the broker's
+ * own MCP client as server-to-client requests (MCP 2025-11-25) when that
+ * client declared the capability, and are refused at once with Method not
+ * found when it did not, or when it speaks 2026-07-28 (where input is asked
+ * for only in the answer to a call: a call's own requests go through
+ * {@link InputRounds}); `notifications/message` goes to the broker's stderr
+ * log, with its level and the backend named. Attach the MCP server before
+ * serving.
  */
 export class ClientBridge {
   #server: McpServer | undefined;
   readonly #log: (line: string) => void;
   readonly #rounds: InputRounds | undefined;
 
-  /** With `rounds`, requests during a 2026-07-28 client's call go back in its `input_required` answer. */
+  /** With `rounds`, a client that has sent a 2026-07-28 call is never sent a request. */
   constructor(log: (line: string) => void, rounds?: InputRounds) {
     this.#log = log;
     this.#rounds = rounds;
@@ -45,75 +48,28 @@ export class ClientBridge {
   }
 
   /** Forwards a backend's elicitation to the client; the answer goes back as it came. */
-  readonly elicit = async (
-    request: FromBackend<ElicitRequest['params']>,
+  readonly elicit = (
+    request: BackendRequest<ElicitRequest['params']>,
     extra: { signal: AbortSignal },
-  ): Promise<ElicitResult> => {
-    const call = this.#rounds?.current();
-    if (call !== undefined) {
-      this.#log(
-        `elicitation: backend "${request.target}" asks the user; handed to the client in an input_required answer`,
-      );
-      try {
-        return (await call.ask(
-          'elicitation/create',
-          request.params,
-          request.target,
-          extra.signal,
-        )) as ElicitResult;
-      } catch (error) {
-        throw this.#failed('elicitation', request.target, error);
-      }
-    }
-    const server = this.#client('elicitation', request.target);
-    this.#log(
-      `elicitation: backend "${request.target}" asks the user; forwarded to the client`,
+  ): Promise<ElicitResult> =>
+    this.#forward('elicitation', request.target, (server) =>
+      server.server.elicitInput(request.params, this.#options(extra)),
     );
-    try {
-      return await server.server.elicitInput(request.params, {
-        signal: extra.signal,
-        // A person answers this one: give them time (the backend's own request has its own timeout).
-        timeout: 600_000,
-      });
-    } catch (error) {
-      throw this.#failed('elicitation', request.target, error);
-    }
-  };
 
   /** Forwards a backend's sampling request to the client; the answer goes back as it came. */
-  readonly sample = async (
-    request: FromBackend<CreateMessageRequest['params']>,
+  readonly sample = (
+    request: BackendRequest<CreateMessageRequest['params']>,
     extra: { signal: AbortSignal },
-  ): Promise<CreateMessageResult> => {
-    const call = this.#rounds?.current();
-    if (call !== undefined) {
-      this.#log(
-        `sampling: backend "${request.target}" asks the client's model; handed to the client in an input_required answer`,
-      );
-      try {
-        return (await call.ask(
-          'sampling/createMessage',
+  ): Promise<CreateMessageResult> =>
+    this.#forward(
+      'sampling',
+      request.target,
+      (server) =>
+        server.server.createMessage(
           request.params,
-          request.target,
-          extra.signal,
-        )) as CreateMessageResult;
-      } catch (error) {
-        throw this.#failed('sampling', request.target, error);
-      }
-    }
-    const server = this.#client('sampling', request.target);
-    this.#log(
-      `sampling: backend "${request.target}" asks the client's model; forwarded`,
+          this.#options(extra),
+        ) as Promise<CreateMessageResult>,
     );
-    try {
-      return (await server.server.createMessage(request.params, {
-        signal: extra.signal,
-        timeout: 600_000,
-      })) as CreateMessageResult;
-    } catch (error) {
-      throw this.#failed('sampling', request.target, error);
-    }
-  };
 
   /** Writes a backend's log notification to stderr, one line, capped. */
   readonly logFromBackend = (entry: {
@@ -143,15 +99,47 @@ export class ClientBridge {
     );
   };
 
-  #client(feature: 'elicitation' | 'sampling', target: string): McpServer {
+  /** A person answers: give them time (the backend's own request has its own timeout). */
+  #options(extra: { signal: AbortSignal }) {
+    return { signal: extra.signal, timeout: DEFAULT_ANSWER_TIMEOUT_MS };
+  }
+
+  async #forward<R>(
+    feature: InputFeature,
+    target: string,
+    send: (server: McpServer) => Promise<R>,
+  ): Promise<R> {
+    const server = this.#client(feature, target);
+    this.#log(
+      `${feature}: backend "${target}" ${ASKS[feature]}; forwarded to the client`,
+    );
+    try {
+      return await send(server);
+    } catch (error) {
+      const message = errorText(error);
+      this.#log(
+        `${feature}: forwarding for backend "${target}" failed: ${message}`,
+      );
+      const code = (error as { code?: unknown } | null)?.code;
+      throw rpcError(
+        `Forwarding ${feature} to the broker's client failed: ${message}`,
+        typeof code === 'number' && Number.isSafeInteger(code)
+          ? code
+          : ProtocolErrorCode.InternalError,
+      );
+    }
+  }
+
+  #client(feature: InputFeature, target: string): McpServer {
     const server = this.#server;
     if (this.#rounds?.modernClient === true) {
       // On 2026-07-28 a server asks only in its answer to a call.
       this.#log(
         `${feature}: backend "${target}" asked outside a call in progress, and the client speaks MCP 2026-07-28; refused`,
       );
-      throw refusal(
+      throw rpcError(
         `The broker's MCP client speaks MCP 2026-07-28, where input is asked for only in the answer to a call, and this ${feature} request arrived outside a call in progress; refused by heretek-lazy-broker.`,
+        ProtocolErrorCode.MethodNotFound,
       );
     }
     const capabilities = server?.server.getClientCapabilities();
@@ -159,29 +147,8 @@ export class ClientBridge {
       this.#log(
         `${feature}: backend "${target}" asked, but the client did not declare ${feature}; refused`,
       );
-      throw refusal(
-        `The broker's MCP client does not support ${feature} (it did not declare the capability), so nobody can answer; refused by heretek-lazy-broker.`,
-      );
+      throw notDeclared(feature);
     }
     return server;
-  }
-
-  #failed(feature: string, target: string, error: unknown): Error {
-    const message = error instanceof Error ? error.message : String(error);
-    this.#log(
-      `${feature}: forwarding for backend "${target}" failed: ${message}`,
-    );
-    const code = (error as { code?: unknown } | null)?.code;
-    return Object.assign(
-      new Error(
-        `Forwarding ${feature} to the broker's client failed: ${message}`,
-      ),
-      {
-        code:
-          typeof code === 'number' && Number.isSafeInteger(code)
-            ? code
-            : -32603,
-      },
-    );
   }
 }

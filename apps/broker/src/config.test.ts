@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BrokerConfigError, loadBrokerConfig } from './config.js';
+import {
+  BrokerConfigError,
+  environmentHelp,
+  loadBrokerConfig,
+} from './config.js';
 import { createGateway } from './gateway.js';
 
 describe('loadBrokerConfig', () => {
@@ -140,5 +144,29 @@ describe('loadBrokerConfig', () => {
     expect(() => loadBrokerConfig({ HERETEK_GATEWAY_TOKEN: '' })).toThrow(
       /HERETEK_GATEWAY_TOKEN is set but empty/,
     );
+  });
+});
+
+describe('environmentHelp', () => {
+  it('shows for each variable the value an unset variable gets', () => {
+    const lines = environmentHelp();
+    expect(lines).toHaveLength(14);
+    const state = '/tmp/heretek-help-state';
+    const unset = loadBrokerConfig({ XDG_STATE_HOME: state });
+    for (const line of lines) {
+      const [, name, shown] = /^ {2}(\S+) .* \(default: (.+)\)$/.exec(line)!;
+      if (shown === 'unset') {
+        // Unset and empty are the same thing (an empty token is refused above).
+        if (name === 'HERETEK_GATEWAY_TOKEN') continue;
+        expect(
+          loadBrokerConfig({ XDG_STATE_HOME: state, [name!]: '' }),
+        ).toEqual(unset);
+        continue;
+      }
+      const value = shown!.replace('$XDG_STATE_HOME', state);
+      expect(
+        loadBrokerConfig({ XDG_STATE_HOME: state, [name!]: value }),
+      ).toEqual(unset);
+    }
   });
 });

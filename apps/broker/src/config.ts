@@ -4,7 +4,7 @@ import { ROLE_NAMES } from '@heretek/prefix';
 import path from 'node:path';
 import { z } from 'zod';
 import { BrokerConfigError } from './errors.js';
-import type { PinPolicy } from './trust/pin-policy.js';
+import { PIN_POLICIES, type PinPolicy } from './trust/pin-policy.js';
 import { heretekStateDir } from './trust/state-dir.js';
 
 export { BrokerConfigError };
@@ -51,152 +51,158 @@ const positiveInteger = (name: string, max: number) =>
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
+/** A 1/0 switch; unset means off. */
 const flag = (name: string) =>
   z
     .enum(['0', '1', 'true', 'false'], {
       error: `${name} must be 1 or 0 (true or false)`,
     })
+    .optional()
     .transform((v) => v === '1' || v === 'true');
 
-/**
- * The pin policies, spelt here so that reading the configuration loads none of
- * the trust layer; the type check fails the build if the lists differ.
- */
-const PIN_POLICIES = [
-  'refuse',
-  'warn',
-  'off',
-] as const satisfies readonly PinPolicy[];
-type MissingPolicy = Exclude<PinPolicy, (typeof PIN_POLICIES)[number]>;
-const everyPolicyListed: [MissingPolicy] extends [never]
-  ? true
-  : MissingPolicy = true;
-void everyPolicyListed;
+/** A variable's value when it is unset: a literal value, or a file in the state directory. */
+type Fallback =
+  string | { shown: string; value: (env: NodeJS.ProcessEnv) => string };
 
-const environmentSchema = z.object({
+/** One environment variable: how its value is checked, its value when unset, and its line in `--help`. */
+type Variable<S extends z.ZodType> = {
+  schema: S;
+  /** Unset: the variable stays undefined and the schema decides (off, none). */
+  fallback?: Fallback;
+  help: string;
+};
+
+const variable = <S extends z.ZodType>(v: Variable<S>): Variable<S> => v;
+
+/** A file in the broker's state directory (`$XDG_STATE_HOME/heretek`). */
+const stateFile = (name: string): Fallback => ({
+  shown: `$XDG_STATE_HOME/heretek/${name}`,
+  value: (env) => path.join(heretekStateDir({ env }), name),
+});
+
+/**
+ * Every environment variable the broker reads, in the order `--help` lists
+ * them. The configuration and the help text both come from this table.
+ */
+const ENVIRONMENT = {
   // The URL rules (http(s), no credentials, no trailing /mcp) are the gateway
   // client's: createGateway checks them with its option schema when the
   // broker goes online, so an offline broker never loads the client.
-  HERETEK_GATEWAY_URL: z
-    .string()
-    .default('http://127.0.0.1:3000')
-    .transform((url) => url.replace(/\/+$/, '')),
-  HERETEK_GATEWAY_MODE: z
-    .enum(GATEWAY_MODES, {
+  HERETEK_GATEWAY_URL: variable({
+    schema: z.string().transform((url) => url.replace(/\/+$/, '')),
+    fallback: 'http://127.0.0.1:3000',
+    help: 'agentgateway base URL',
+  }),
+  HERETEK_GATEWAY_MODE: variable({
+    schema: z.enum(GATEWAY_MODES, {
       error: `HERETEK_GATEWAY_MODE must be ${GATEWAY_MODES.join(' or ')}`,
-    })
-    .default('per-target'),
-  HERETEK_GATEWAY_TOKEN: z
-    .string()
-    .min(
-      1,
-      'HERETEK_GATEWAY_TOKEN is set but empty: unset it or give the token',
-    )
-    .refine(
-      (t) => !/\s/.test(t),
-      'HERETEK_GATEWAY_TOKEN must not contain whitespace',
-    )
-    .optional(),
-  HERETEK_GATEWAY_TIMEOUT_MS: positiveInteger(
-    'HERETEK_GATEWAY_TIMEOUT_MS',
-    3_600_000,
-  ).default(30_000),
-  HERETEK_BROKER_ROLE: z
-    .enum(ROLE_NAMES, {
+    }),
+    fallback: 'per-target',
+    help: 'per-target (/mcp/<target>) or multiplexed (/mcp)',
+  }),
+  HERETEK_GATEWAY_TOKEN: variable({
+    schema: z
+      .string()
+      .min(
+        1,
+        'HERETEK_GATEWAY_TOKEN is set but empty: unset it or give the token',
+      )
+      .refine(
+        (t) => !/\s/.test(t),
+        'HERETEK_GATEWAY_TOKEN must not contain whitespace',
+      )
+      .optional(),
+    help: 'sent as Authorization: Bearer <token>',
+  }),
+  HERETEK_GATEWAY_TIMEOUT_MS: variable({
+    schema: positiveInteger('HERETEK_GATEWAY_TIMEOUT_MS', 3_600_000),
+    fallback: '30000',
+    help: 'per-request timeout',
+  }),
+  HERETEK_BROKER_ROLE: variable({
+    schema: z.enum(ROLE_NAMES, {
       error: `HERETEK_BROKER_ROLE must be one of ${ROLE_NAMES.join(', ')}`,
-    })
-    .default('director'),
-  HERETEK_DISCOVERY_TTL_MS: positiveInteger(
-    'HERETEK_DISCOVERY_TTL_MS',
-    86_400_000,
-  ).default(300_000),
-  HERETEK_BROKER_OFFLINE: flag('HERETEK_BROKER_OFFLINE').default(false),
-  HERETEK_BROKER_PROFILE: z
-    .enum(PROFILE_NAMES, {
-      error: `HERETEK_BROKER_PROFILE must be one of ${PROFILE_NAMES.join(', ')}`,
-    })
-    .optional(),
-  HERETEK_BACKENDS_FILE: z
-    .string()
-    .min(1, 'HERETEK_BACKENDS_FILE is set but empty')
-    .optional(),
-  HERETEK_SKILLS_ROOT: z
-    .string()
-    .min(1, 'HERETEK_SKILLS_ROOT is set but empty')
-    .optional(),
-  HERETEK_PINS_FILE: z.string().optional(),
-  HERETEK_PIN_POLICY: z
-    .enum(PIN_POLICIES, {
+    }),
+    fallback: 'director',
+    help: `caller role (${ROLE_NAMES.join(', ')}); default is read-only`,
+  }),
+  HERETEK_DISCOVERY_TTL_MS: variable({
+    schema: positiveInteger('HERETEK_DISCOVERY_TTL_MS', 86_400_000),
+    fallback: '300000',
+    help: 're-run discovery on the next search after this long',
+  }),
+  HERETEK_BROKER_OFFLINE: variable({
+    schema: flag('HERETEK_BROKER_OFFLINE'),
+    help: '1 = never contact the gateway; serve the offline seed catalog',
+  }),
+  HERETEK_BROKER_PROFILE: variable({
+    schema: z
+      .enum(PROFILE_NAMES, {
+        error: `HERETEK_BROKER_PROFILE must be one of ${PROFILE_NAMES.join(', ')}`,
+      })
+      .optional(),
+    help: `default search profile (${PROFILE_NAMES.join(', ')})`,
+  }),
+  HERETEK_BACKENDS_FILE: variable({
+    schema: z
+      .string()
+      .min(1, 'HERETEK_BACKENDS_FILE is set but empty')
+      .optional(),
+    help: 'JSON backend table [{backend,target,profile}] replacing the 12 defaults',
+  }),
+  HERETEK_SKILLS_ROOT: variable({
+    schema: z
+      .string()
+      .min(1, 'HERETEK_SKILLS_ROOT is set but empty')
+      .optional(),
+    help: 'workspace root whose lock-verified skills are served (MCP skills extension)',
+  }),
+  HERETEK_PINS_FILE: variable({
+    schema: z.string(),
+    fallback: stateFile('pins.json'),
+    help: 'pinned tool definitions (trust on first use; --pin accepts changes)',
+  }),
+  HERETEK_PIN_POLICY: variable({
+    schema: z.enum(PIN_POLICIES, {
       error: `HERETEK_PIN_POLICY must be one of ${PIN_POLICIES.join(', ')}`,
-    })
-    .default('refuse'),
-  HERETEK_PINS_READ_ONLY: flag('HERETEK_PINS_READ_ONLY').default(false),
-  HERETEK_USAGE_FILE: z.string().optional(),
-});
+    }),
+    fallback: 'refuse',
+    help: 'refuse (a changed mutating tool cannot be called), warn, or off',
+  }),
+  HERETEK_PINS_READ_ONLY: variable({
+    schema: flag('HERETEK_PINS_READ_ONLY'),
+    help: '1 = never write the pins file on its own (a committed lock)',
+  }),
+  HERETEK_USAGE_FILE: variable({
+    schema: z.string(),
+    fallback: stateFile('usage.jsonl'),
+    help: 'learned search-then-call uses (JSONL); off disables learning',
+  }),
+};
 
-/** The environment variables the broker reads, with their defaults, for `--help`. */
-export const ENVIRONMENT_HELP: ReadonlyArray<
-  readonly [string, string, string]
-> = [
-  ['HERETEK_GATEWAY_URL', 'http://127.0.0.1:3000', 'agentgateway base URL'],
-  [
-    'HERETEK_GATEWAY_MODE',
-    'per-target',
-    'per-target (/mcp/<target>) or multiplexed (/mcp)',
-  ],
-  ['HERETEK_GATEWAY_TOKEN', 'unset', 'sent as Authorization: Bearer <token>'],
-  ['HERETEK_GATEWAY_TIMEOUT_MS', '30000', 'per-request timeout'],
-  [
-    'HERETEK_BROKER_ROLE',
-    'director',
-    `caller role (${ROLE_NAMES.join(', ')}); default is read-only`,
-  ],
-  [
-    'HERETEK_DISCOVERY_TTL_MS',
-    '300000',
-    're-run discovery on the next search after this long',
-  ],
-  [
-    'HERETEK_BROKER_OFFLINE',
-    'unset',
-    '1 = never contact the gateway; serve the offline seed catalog',
-  ],
-  [
-    'HERETEK_BROKER_PROFILE',
-    'unset',
-    `default search profile (${PROFILE_NAMES.join(', ')})`,
-  ],
-  [
-    'HERETEK_BACKENDS_FILE',
-    'unset',
-    'JSON backend table [{backend,target,profile}] replacing the 12 defaults',
-  ],
-  [
-    'HERETEK_SKILLS_ROOT',
-    'unset',
-    'workspace root whose lock-verified skills are served (MCP skills extension)',
-  ],
-  [
-    'HERETEK_PINS_FILE',
-    '$XDG_STATE_HOME/heretek/pins.json',
-    'pinned tool definitions (trust on first use; --pin accepts changes)',
-  ],
-  [
-    'HERETEK_PIN_POLICY',
-    'refuse',
-    'refuse (a changed mutating tool cannot be called), warn, or off',
-  ],
-  [
-    'HERETEK_PINS_READ_ONLY',
-    'unset',
-    '1 = never write the pins file on its own (a committed lock)',
-  ],
-  [
-    'HERETEK_USAGE_FILE',
-    '$XDG_STATE_HOME/heretek/usage.jsonl',
-    'learned search-then-call uses (JSONL); off disables learning',
-  ],
-];
+type Environment = typeof ENVIRONMENT;
+type Name = keyof Environment;
+const NAMES = Object.keys(ENVIRONMENT) as Name[];
+
+const environmentSchema = z.object(
+  Object.fromEntries(NAMES.map((name) => [name, ENVIRONMENT[name].schema])) as {
+    [K in Name]: Environment[K]['schema'];
+  },
+);
+
+/** The `Environment:` lines of `--help`: each variable, what it does, and its value when unset. */
+export function environmentHelp(): string[] {
+  return NAMES.map((name) => {
+    const { fallback, help } = ENVIRONMENT[name] as Variable<z.ZodType>;
+    const shown =
+      fallback === undefined
+        ? 'unset'
+        : typeof fallback === 'string'
+          ? fallback
+          : fallback.shown;
+    return `  ${name.padEnd(28)} ${help} (default: ${shown})`;
+  });
+}
 
 /**
  * Reads and validates the broker configuration from an environment. Unset or
@@ -207,14 +213,20 @@ export function loadBrokerConfig(
   env: NodeJS.ProcessEnv | Record<string, string | undefined>,
 ): BrokerConfig {
   const relevant: Record<string, string> = {};
-  for (const key of Object.keys(environmentSchema.shape)) {
-    const value = env[key];
+  for (const name of NAMES) {
+    const value = env[name];
     // An empty token is a mistake worth naming; other empty variables mean "unset".
     if (
       value !== undefined &&
-      (value !== '' || key === 'HERETEK_GATEWAY_TOKEN')
-    )
-      relevant[key] = value;
+      (value !== '' || name === 'HERETEK_GATEWAY_TOKEN')
+    ) {
+      relevant[name] = value;
+      continue;
+    }
+    const { fallback } = ENVIRONMENT[name] as Variable<z.ZodType>;
+    if (fallback !== undefined)
+      relevant[name] =
+        typeof fallback === 'string' ? fallback : fallback.value(env);
   }
   const parsed = environmentSchema.safeParse(relevant);
   if (!parsed.success) {
@@ -239,12 +251,9 @@ export function loadBrokerConfig(
     defaultProfile: e.HERETEK_BROKER_PROFILE,
     backendsFile: e.HERETEK_BACKENDS_FILE,
     skillsRoot: e.HERETEK_SKILLS_ROOT,
-    pinsFile:
-      e.HERETEK_PINS_FILE ?? path.join(heretekStateDir({ env }), 'pins.json'),
+    pinsFile: e.HERETEK_PINS_FILE,
     pinPolicy: e.HERETEK_PIN_POLICY,
     pinsReadOnly: e.HERETEK_PINS_READ_ONLY,
-    usageFile:
-      e.HERETEK_USAGE_FILE ??
-      path.join(heretekStateDir({ env }), 'usage.jsonl'),
+    usageFile: e.HERETEK_USAGE_FILE,
   };
 }

@@ -5,6 +5,7 @@ import {
   type ToolCatalog,
   type ToolEntry,
 } from '@heretek/catalog';
+import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
 import type {
   DiscoveryOutcome,
@@ -19,7 +20,8 @@ export type DiscoveryOptions = {
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;
   /** Backends by target; a multiplexed listing may add targets the configuration did not name. */
-  backends: Map<string, Backend>;
+  /** The backend table; discovery adds the targets a multiplexed listing reveals. */
+  backends: BackendRegistry;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
@@ -36,8 +38,6 @@ export type DiscoveryOptions = {
     target: string,
     tools: readonly GatewayTool[],
   ) => Promise<readonly GatewayTool[]>;
-  /** Sees every listing that replaced a backend's entries, as listed (bare names). */
-  onListed?: (target: string, tools: readonly GatewayTool[]) => void;
   log: (line: string) => void;
 };
 
@@ -92,7 +92,7 @@ export class DiscoveryScheduler {
           this.#o.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
             : await Promise.all(
-                [...this.#o.backends.values()].map((b) =>
+                [...this.#o.backends.all()].map((b) =>
                   this.#discoverBackend(b),
                 ),
               );
@@ -253,13 +253,13 @@ export class DiscoveryScheduler {
       this.#o.log(
         `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
-      return [...this.#o.backends.keys()].map((target) =>
+      return [...this.#o.backends.targets()].map((target) =>
         failure(target, error, started),
       );
     }
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.#o.backends.keys()) {
+    for (const target of this.#o.backends.targets()) {
       if (!listing.has(target)) {
         // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
         outcomes.push({
@@ -271,11 +271,8 @@ export class DiscoveryScheduler {
       }
     }
     for (const [target, tools] of listing) {
-      let backend = this.#o.backends.get(target);
-      if (backend === undefined) {
-        // A target the configuration does not know is still catalogued, never dropped.
-        backend = { backend: target, target, profile: 'core' };
-        this.#o.backends.set(target, backend);
+      const { backend, learned } = this.#o.backends.learn(target);
+      if (learned) {
         this.#o.log(
           `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
         );
@@ -314,7 +311,6 @@ export class DiscoveryScheduler {
       entriesOf(backend, reviewed, this.#o.log),
     );
     this.#applied.set(backend.target, sequence);
-    this.#o.onListed?.(backend.target, tools);
   }
 }
 

@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  startInteractiveBackend,
-  type InteractiveBackend,
+  answeringClient,
+  expectAnswersRoundTrip,
+  useInteractiveBackend,
 } from './__fixtures__/interactive-backend.js';
 import {
+  resultText,
+  callThrough,
   spawnBroker,
   type SpawnedBroker,
 } from './__fixtures__/spawn-broker.js';
@@ -15,48 +15,9 @@ import {
 // requests: the broker answers mcp_call_tool with `input_required`, the
 // client retries with its answers, the backend's call goes on.
 
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
-
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
-let backend: InteractiveBackend;
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  backend = await startInteractiveBackend('live');
-  dir = mkdtempSync(join(tmpdir(), 'broker-rounds-'));
-  const file = join(dir, 'backends.json');
-  writeFileSync(
-    file,
-    JSON.stringify([{ backend: 'live', target: 'live', profile: 'core' }]),
-  );
-  env = {
-    HERETEK_GATEWAY_URL: backend.url,
-    HERETEK_BACKENDS_FILE: file,
-    HERETEK_BROKER_ROLE: 'staff-mobile',
-  };
-});
-
-afterAll(async () => {
-  await backend?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const callThrough = (
-  broker: SpawnedBroker,
-  name: string,
-  args: Record<string, unknown> = {},
-) =>
-  broker.client.callTool({
-    name: 'mcp_call_tool',
-    arguments: { name, arguments: args },
-  });
+const live = useInteractiveBackend('broker-rounds-');
 
 /** The broker's stdout messages since `from`, parsed. */
 const sent = (broker: SpawnedBroker, from: number) =>
@@ -64,37 +25,24 @@ const sent = (broker: SpawnedBroker, from: number) =>
     .slice(from)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** No answer since `from` was an `input_required` round. */
+const expectNoRound = (broker: SpawnedBroker, from: number) => {
+  for (const message of sent(broker, from))
+    expect(
+      (message.result as { resultType?: unknown } | undefined)?.resultType,
+    ).not.toBe('input_required');
+};
+
 describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
   it('answers with input_required, takes the retry with the answers to the backend and returns its result', async () => {
     const asked: unknown[] = [];
-    const broker = await spawnBroker(env, {
+    const broker = await spawnBroker(live.env, {
       clientOptions: MODERN,
-      capabilities: { elicitation: { form: {} }, sampling: {} },
-      prepare: (client) => {
-        client.setRequestHandler('elicitation/create', async (request) => {
-          asked.push(request.params);
-          return { action: 'accept', content: { colour: 'teal' } };
-        });
-        client.setRequestHandler('sampling/createMessage', async () => ({
-          role: 'assistant',
-          content: { type: 'text', text: 'autumn moon rises' },
-          model: 'test-model',
-        }));
-      },
+      ...answeringClient(asked),
     });
     try {
       const before = broker.transport.stdoutLines.length;
-      const ask = await callThrough(broker, 'live_ask');
-      expect(text(ask)).toBe(
-        'answer {"action":"accept","content":{"colour":"teal"}}',
-      );
-      expect(asked).toEqual([
-        expect.objectContaining({ message: 'Which colour?' }),
-      ]);
-      const sample = await callThrough(broker, 'live_sample');
-      expect(text(sample)).toMatch(/^sampled \{/);
-      expect(text(sample)).toContain('"text":"autumn moon rises"');
-      expect(text(sample)).toContain('"model":"test-model"');
+      await expectAnswersRoundTrip(broker, asked);
 
       const messages = sent(broker, before);
       // No server-to-client request: the asks came inside results.
@@ -138,7 +86,7 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
             requestState,
           } as never)
           .then(
-            (result) => text(result),
+            (result) => resultText(result),
             (error: unknown) => (error as Error).message,
           );
         expect(retried).toMatch(
@@ -152,21 +100,18 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
   });
 
   it('refuses at once, with no round, when the client declared neither capability', async () => {
-    const broker = await spawnBroker(env, { clientOptions: MODERN });
+    const broker = await spawnBroker(live.env, { clientOptions: MODERN });
     try {
       const before = broker.transport.stdoutLines.length;
       const ask = await callThrough(broker, 'live_ask');
-      expect(text(ask)).toMatch(
+      expect(resultText(ask)).toMatch(
         /^elicitation failed: .*The broker's MCP client does not support elicitation .* \(code -32601\)$/,
       );
       const sample = await callThrough(broker, 'live_sample');
-      expect(text(sample)).toMatch(
+      expect(resultText(sample)).toMatch(
         /^sampling failed: .*does not support sampling .* \(code -32601\)$/,
       );
-      for (const message of sent(broker, before))
-        expect(
-          (message.result as { resultType?: unknown } | undefined)?.resultType,
-        ).not.toBe('input_required');
+      expectNoRound(broker, before);
     } finally {
       await broker.close();
     }
@@ -174,7 +119,7 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
 
   it('applies the role gate first: a read-only role never reaches the backend, so nothing is asked', async () => {
     const broker = await spawnBroker(
-      { ...env, HERETEK_BROKER_ROLE: 'director' },
+      { ...live.env, HERETEK_BROKER_ROLE: 'director' },
       {
         clientOptions: MODERN,
         capabilities: { elicitation: { form: {} } },
@@ -187,24 +132,21 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
       },
     );
     try {
-      const callsBefore = backend.eraseCalls.length;
+      const callsBefore = live.backend.eraseCalls.length;
       const before = broker.transport.stdoutLines.length;
       const result = await callThrough(broker, 'live_erase');
-      expect(text(result)).toMatch(
+      expect(resultText(result)).toMatch(
         /^ROLE_FORBIDDEN: Role "director" is read-only/,
       );
-      expect(backend.eraseCalls.length).toBe(callsBefore);
-      for (const message of sent(broker, before))
-        expect(
-          (message.result as { resultType?: unknown } | undefined)?.resultType,
-        ).not.toBe('input_required');
+      expect(live.backend.eraseCalls.length).toBe(callsBefore);
+      expectNoRound(broker, before);
     } finally {
       await broker.close();
     }
   });
 
   it('lets a writer role call the mutating tool, whose confirmation round-trips', async () => {
-    const broker = await spawnBroker(env, {
+    const broker = await spawnBroker(live.env, {
       clientOptions: MODERN,
       capabilities: { elicitation: { form: {} } },
       prepare: (client) => {
@@ -214,10 +156,10 @@ describe('elicitation and sampling for a client on MCP 2026-07-28', () => {
       },
     });
     try {
-      const callsBefore = backend.eraseCalls.length;
+      const callsBefore = live.backend.eraseCalls.length;
       const result = await callThrough(broker, 'live_erase');
-      expect(text(result)).toBe('erase answer {"action":"decline"}');
-      expect(backend.eraseCalls.length).toBe(callsBefore + 1);
+      expect(resultText(result)).toBe('erase answer {"action":"decline"}');
+      expect(live.backend.eraseCalls.length).toBe(callsBefore + 1);
     } finally {
       await broker.close();
     }

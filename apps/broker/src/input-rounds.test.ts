@@ -1,21 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { InputRounds, type InputRequiredAnswer } from './input-rounds.js';
-import type { ToolCallResult } from './types.js';
+import type { CallHandlers, ToolCallResult } from './types.js';
 
 const BOTH = { elicitation: true, sampling: true };
 const ELICIT = {
   message: 'Which colour?',
-  requestedSchema: { type: 'object' },
+  requestedSchema: { type: 'object' as const, properties: {} },
 };
 
 /** A backend call that asks once and answers with what it got (or the error). */
-function asking(rounds: InputRounds, seen: { signal?: AbortSignal } = {}) {
-  return async (signal: AbortSignal): Promise<ToolCallResult> => {
+function asking(seen: { signal?: AbortSignal } = {}) {
+  return async (
+    signal: AbortSignal,
+    handlers: CallHandlers,
+  ): Promise<ToolCallResult> => {
     seen.signal = signal;
-    const call = rounds.current();
-    if (call === undefined) throw new Error('no call in context');
+    if (handlers.onElicitation === undefined)
+      throw new Error('no elicitation handler for the call');
     try {
-      const answer = await call.ask('elicitation/create', ELICIT, 't', signal);
+      const answer = await handlers.onElicitation(
+        { target: 't', params: ELICIT },
+        { signal },
+      );
       return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
     } catch (error) {
       const { message, code } = error as Error & { code?: number };
@@ -62,7 +68,7 @@ const textOf = (result: unknown) =>
 describe('InputRounds', () => {
   it('answers input_required, then the retry resumes the same backend call with the answer', async () => {
     const rounds = new InputRounds();
-    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    const answer = (await first(rounds, asking())) as InputRequiredAnswer;
     expect(answer).toEqual({
       resultType: 'input_required',
       inputRequests: {
@@ -92,10 +98,7 @@ describe('InputRounds', () => {
   it('gives a call up when no retry comes in time: the backend gets an error and its call is aborted', async () => {
     const rounds = new InputRounds({ answerTimeoutMs: 50 });
     const seen: { signal?: AbortSignal } = {};
-    const answer = (await first(
-      rounds,
-      asking(rounds, seen),
-    )) as InputRequiredAnswer;
+    const answer = (await first(rounds, asking(seen))) as InputRequiredAnswer;
     await expect
       .poll(() => seen.signal?.aborted, { timeout: 2_000 })
       .toBe(true);
@@ -109,9 +112,9 @@ describe('InputRounds', () => {
 
   it('refuses a backend request at once beyond the limit of waiting calls', async () => {
     const rounds = new InputRounds({ maxPending: 1 });
-    const waiting = await first(rounds, asking(rounds));
+    const waiting = await first(rounds, asking());
     expect((waiting as InputRequiredAnswer).resultType).toBe('input_required');
-    const refused = await first(rounds, asking(rounds));
+    const refused = await first(rounds, asking());
     expect(textOf(refused)).toMatch(
       /^-32603: Too many calls already wait for the client's answers; elicitation for backend "t" refused/,
     );
@@ -127,7 +130,7 @@ describe('InputRounds', () => {
       inputResponses: undefined,
       signal: new AbortController().signal,
       onProgress: undefined,
-      start: asking(rounds),
+      start: asking(),
     });
     expect(textOf(result)).toMatch(
       /^-32601: The broker's MCP client does not support elicitation/,
@@ -137,18 +140,45 @@ describe('InputRounds', () => {
 
   it('fails the backend request with -32602 when the answer has the wrong shape', async () => {
     const rounds = new InputRounds();
-    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    const answer = (await first(rounds, asking())) as InputRequiredAnswer;
     const done = await retry(rounds, answer.requestState, {
       'elicitation-1': { role: 'assistant' },
     });
     expect(textOf(done)).toMatch(
-      /^-32602: The client's answer to elicitation\/create has no valid action/,
+      /^-32602: The client's answer to elicitation\/create is not usable: missing required property "action"/,
+    );
+  });
+
+  it('names what is wrong with a sampling answer', async () => {
+    const rounds = new InputRounds();
+    const sampling = async (
+      signal: AbortSignal,
+      handlers: CallHandlers,
+    ): Promise<ToolCallResult> => {
+      try {
+        await handlers.onSampling!(
+          { target: 't', params: { messages: [], maxTokens: 8 } },
+          { signal },
+        );
+        return { content: [{ type: 'text', text: 'answered' }] };
+      } catch (error) {
+        const { message, code } = error as Error & { code?: number };
+        return { content: [{ type: 'text', text: `${code}: ${message}` }] };
+      }
+    };
+    const answer = (await first(rounds, sampling)) as InputRequiredAnswer;
+    const [key] = Object.keys(answer.inputRequests);
+    const done = await retry(rounds, answer.requestState, {
+      [key!]: { role: 7, content: 'text' },
+    });
+    expect(textOf(done)).toMatch(
+      /^-32602: The client's answer to sampling\/createMessage is not usable: role must be a string \(user or assistant\), got number 7; content must be a content block or a list of them, got the string "text"\.$/,
     );
   });
 
   it('asks again for what a retry left unanswered', async () => {
     const rounds = new InputRounds();
-    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    const answer = (await first(rounds, asking())) as InputRequiredAnswer;
     const again = (await retry(
       rounds,
       answer.requestState,
@@ -162,7 +192,7 @@ describe('InputRounds', () => {
 
   it('refuses a requestState presented for another tool', async () => {
     const rounds = new InputRounds();
-    const answer = (await first(rounds, asking(rounds))) as InputRequiredAnswer;
+    const answer = (await first(rounds, asking())) as InputRequiredAnswer;
     await expect(
       retry(rounds, answer.requestState, {}, 'live_other'),
     ).rejects.toThrow(/belongs to another tool/);
@@ -192,19 +222,17 @@ describe('InputRounds', () => {
 
   it('refuses at once a request that arrives for a call that already ended', async () => {
     const rounds = new InputRounds();
-    let call: ReturnType<InputRounds['current']>;
-    const result = await first(rounds, async () => {
-      call = rounds.current();
+    let call: CallHandlers = {};
+    const result = await first(rounds, async (_signal, handlers) => {
+      call = handlers;
       return { content: [{ type: 'text', text: 'done' }] };
     });
     expect(textOf(result)).toBe('done');
     expect(rounds.modernClient).toBe(true);
     await expect(
-      call!.ask(
-        'sampling/createMessage',
-        {},
-        't',
-        new AbortController().signal,
+      call.onSampling!(
+        { target: 't', params: { messages: [], maxTokens: 1 } },
+        { signal: new AbortController().signal },
       ),
     ).rejects.toThrow(/arrived after the call it belongs to ended/);
   });

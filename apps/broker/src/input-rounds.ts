@@ -1,7 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import {
+  ProtocolErrorCode,
+  type CreateMessageResult,
+  type ElicitResult,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { BrokerError } from './errors.js';
-import type { CallProgress, ToolCallResult } from './types.js';
+import { issueLines } from './issue-text.js';
+import { errorText } from './error-text.js';
+import type {
+  BackendRequest,
+  CallHandlers,
+  CallProgress,
+  ToolCallResult,
+} from './types.js';
 
 /** The embedded request kinds a backend may ask for during a call. */
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage';
@@ -19,6 +31,8 @@ export type InputRoundsOptions = {
   maxPending?: number;
   /** How long a call waits for the client's retry with the answers before it is given up, in ms. */
   answerTimeoutMs?: number;
+  /** Where a line about each backend request goes (stderr in the CLI). */
+  log?: (line: string) => void;
 };
 
 /** Default {@link InputRoundsOptions.maxPending}. */
@@ -26,13 +40,30 @@ export const DEFAULT_MAX_PENDING_CALLS = 16;
 /** Default {@link InputRoundsOptions.answerTimeoutMs}: a person answers, so ten minutes. */
 export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000;
 
-/** JSON-RPC "method not found": what a client without the capability would answer. */
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
+/**
+ * JSON-RPC "request cancelled" (as in LSP; the SDK's code table has no
+ * entry): a backend request its backend withdrew. Nobody reads the answer.
+ */
+const REQUEST_CANCELLED = -32800;
 
-const rpcError = (message: string, code: number): Error =>
+/** An error that the SDK answers a backend's request with, as JSON-RPC error `code`. */
+export const rpcError = (message: string, code: number): Error =>
   Object.assign(new Error(message), { code });
+
+/** The feature of a backend request method. */
+export type InputFeature = 'elicitation' | 'sampling';
+
+/**
+ * The refusal of a backend's request when the broker's client did not
+ * declare the feature: what such a client would answer itself (Method not
+ * found). The broker never answers for the user.
+ */
+export function notDeclared(feature: InputFeature): Error {
+  return rpcError(
+    `The broker's MCP client does not support ${feature} (it did not declare the capability), so nobody can answer; refused by heretek-lazy-broker.`,
+    ProtocolErrorCode.MethodNotFound,
+  );
+}
 
 type Ask = {
   key: string;
@@ -66,15 +97,52 @@ export class PendingCall {
   #wake: () => void = () => {};
   #progress: ((progress: CallProgress) => void) | undefined;
   #accepting: () => boolean;
+  readonly #log: (line: string) => void;
 
   constructor(
     name: string,
     capabilities: RoundCapabilities,
     accepting: () => boolean,
+    log: (line: string) => void = () => {},
   ) {
     this.name = name;
     this.capabilities = capabilities;
     this.#accepting = accepting;
+    this.#log = log;
+  }
+
+  /** Hands the backend's elicitation to the client in an `input_required` answer. */
+  readonly onElicitation = this.#relay<ElicitResult>('elicitation/create');
+
+  /** Hands the backend's sampling request to the client in an `input_required` answer. */
+  readonly onSampling = this.#relay<CreateMessageResult>(
+    'sampling/createMessage',
+  );
+
+  /** The call's handler of `method`: logged, asked, its answer checked by shape in {@link answer}. */
+  #relay<Result>(method: InputMethod) {
+    const feature = featureOf(method);
+    return async (
+      request: BackendRequest<unknown>,
+      extra: { signal: AbortSignal },
+    ): Promise<Result> => {
+      this.#log(
+        `${feature}: backend "${request.target}" ${ASKS[feature]}; handed to the client in an input_required answer`,
+      );
+      try {
+        return (await this.ask(
+          method,
+          request.params,
+          request.target,
+          extra.signal,
+        )) as Result;
+      } catch (error) {
+        this.#log(
+          `${feature}: forwarding for backend "${request.target}" failed: ${errorText(error)}`,
+        );
+        throw error;
+      }
+    };
   }
 
   /** Where the backend's progress goes in the current round (nowhere between rounds). */
@@ -104,21 +172,14 @@ export class PendingCall {
     target: string,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const feature =
-      method === 'elicitation/create' ? 'elicitation' : 'sampling';
-    if (!this.capabilities[feature]) {
-      return Promise.reject(
-        rpcError(
-          `The broker's MCP client does not support ${feature} (it did not declare the capability), so nobody can answer; refused by heretek-lazy-broker.`,
-          METHOD_NOT_FOUND,
-        ),
-      );
-    }
+    const feature = featureOf(method);
+    if (!this.capabilities[feature])
+      return Promise.reject(notDeclared(feature));
     if (this.#ended) {
       return Promise.reject(
         rpcError(
           `The ${feature} request of backend "${target}" arrived after the call it belongs to ended; refused by heretek-lazy-broker.`,
-          INTERNAL_ERROR,
+          ProtocolErrorCode.InternalError,
         ),
       );
     }
@@ -126,7 +187,7 @@ export class PendingCall {
       return Promise.reject(
         rpcError(
           `Too many calls already wait for the client's answers; ${feature} for backend "${target}" refused by heretek-lazy-broker.`,
-          INTERNAL_ERROR,
+          ProtocolErrorCode.InternalError,
         ),
       );
     }
@@ -138,7 +199,10 @@ export class PendingCall {
       const abandon = () => {
         if (this.#asks.delete(key))
           reject(
-            rpcError(`The backend withdrew its ${feature} request.`, -32800),
+            rpcError(
+              `The backend withdrew its ${feature} request.`,
+              REQUEST_CANCELLED,
+            ),
           );
       };
       if (signal.aborted) abandon();
@@ -158,7 +222,7 @@ export class PendingCall {
       const response = responses[key];
       const problem = shapeProblem(ask.method, response);
       if (problem === undefined) ask.resolve(response);
-      else ask.reject(rpcError(problem, INVALID_PARAMS));
+      else ask.reject(rpcError(problem, ProtocolErrorCode.InvalidParams));
     }
   }
 
@@ -205,36 +269,54 @@ export class PendingCall {
   abandon(reason: string): void {
     this.#ended = true;
     for (const ask of this.#asks.values())
-      ask.reject(rpcError(reason, INTERNAL_ERROR));
+      ask.reject(rpcError(reason, ProtocolErrorCode.InternalError));
     this.#asks.clear();
     this.controller.abort(new Error(reason));
     this.#wake();
   }
 }
 
+/** What the log says a backend does when it sends a request of each feature. */
+export const ASKS: Record<InputFeature, string> = {
+  elicitation: 'asks the user',
+  sampling: "asks the client's model",
+};
+
+function featureOf(method: InputMethod): InputFeature {
+  return method === 'elicitation/create' ? 'elicitation' : 'sampling';
+}
+
+/**
+ * What a client's answer must hold before it goes to the backend: an
+ * elicitation answer its action, a sampling answer its role and content.
+ * Other fields pass through as sent.
+ */
+const ANSWER_SCHEMAS: Record<InputMethod, z.ZodType> = {
+  'elicitation/create': z.looseObject({
+    action: z.enum(['accept', 'decline', 'cancel'], {
+      error: 'one of accept, decline or cancel',
+    }),
+  }),
+  'sampling/createMessage': z.looseObject({
+    role: z.string({ error: 'a string (user or assistant)' }),
+    content: z.union([z.looseObject({}), z.array(z.unknown())], {
+      error: 'a content block or a list of them',
+    }),
+  }),
+};
+
+/** Why the client's answer to `method` cannot go to the backend, or `undefined`. */
 function shapeProblem(
   method: InputMethod,
   response: unknown,
 ): string | undefined {
-  if (
-    typeof response !== 'object' ||
-    response === null ||
-    Array.isArray(response)
-  )
-    return `The client's answer to ${method} is not an object.`;
-  const r = response as Record<string, unknown>;
-  if (method === 'elicitation/create') {
-    return r.action === 'accept' ||
-      r.action === 'decline' ||
-      r.action === 'cancel'
-      ? undefined
-      : `The client's answer to elicitation/create has no valid action (accept, decline or cancel).`;
-  }
-  return typeof r.role === 'string' &&
-    typeof r.content === 'object' &&
-    r.content !== null
-    ? undefined
-    : `The client's answer to sampling/createMessage has no role and content.`;
+  const parsed = ANSWER_SCHEMAS[method].safeParse(response);
+  if (parsed.success) return undefined;
+  return `The client's answer to ${method} is not usable: ${issueLines({
+    issues: parsed.error.issues,
+    input: response,
+    root: 'answer',
+  }).join('; ')}.`;
 }
 
 /**
@@ -247,7 +329,6 @@ function shapeProblem(
  * go to the backend. The broker never answers for the user.
  */
 export class InputRounds {
-  readonly #current = new AsyncLocalStorage<PendingCall>();
   readonly #waiting = new Map<
     string,
     { call: PendingCall; timer: NodeJS.Timeout }
@@ -255,21 +336,18 @@ export class InputRounds {
   readonly #maxPending: number;
   #modern = false;
   readonly #answerTimeoutMs: number;
+  readonly #log: ((line: string) => void) | undefined;
 
   constructor(options: InputRoundsOptions = {}) {
     this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_CALLS;
     this.#answerTimeoutMs =
       options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
+    this.#log = options.log;
   }
 
   /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */
   get modernClient(): boolean {
     return this.#modern;
-  }
-
-  /** The 2026-07-28 call the running code belongs to, if any. */
-  current(): PendingCall | undefined {
-    return this.#current.getStore();
   }
 
   /** Calls waiting for the client's retry now. */
@@ -279,7 +357,8 @@ export class InputRounds {
 
   /**
    * Answers one round of a `mcp_call_tool` from a 2026-07-28 client: the
-   * first round starts the backend call with `start`, a retry (with
+   * first round starts the backend call with `start`, which passes the
+   * handlers it gets to the gateway for that call; a retry (with
    * `requestState`) resumes the call it names with the client's answers.
    */
   async round(options: {
@@ -291,7 +370,7 @@ export class InputRounds {
     onProgress: ((progress: CallProgress) => void) | undefined;
     start: (
       signal: AbortSignal,
-      onProgress: ((progress: CallProgress) => void) | undefined,
+      handlers: CallHandlers,
     ) => Promise<ToolCallResult>;
   }): Promise<ToolCallResult | InputRequiredAnswer> {
     this.#modern = true;
@@ -301,13 +380,15 @@ export class InputRounds {
         options.name,
         options.capabilities,
         () => this.#waiting.size < this.#maxPending,
+        this.#log,
       );
-      const started = this.#current.run(call, () =>
-        options.start(
-          call.controller.signal,
-          options.onProgress === undefined ? undefined : call.onProgress,
-        ),
-      );
+      const started = options.start(call.controller.signal, {
+        ...(options.onProgress === undefined
+          ? {}
+          : { onProgress: call.onProgress }),
+        onElicitation: call.onElicitation,
+        onSampling: call.onSampling,
+      });
       started.then(
         (result) => call.settle({ ok: true, result }),
         (error: unknown) => call.settle({ ok: false, error }),

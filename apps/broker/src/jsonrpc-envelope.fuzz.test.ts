@@ -2,10 +2,9 @@
 // rejects (extra members, array params, a `_meta` of the wrong shape): the
 // built broker, one long-lived child over stdio, must answer each with its id
 // (an Invalid Request or Invalid Params error is fine), never drop it.
-import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BROKER_CLI } from './__fixtures__/spawn-broker.js';
+import { startBrokerProcess } from './__fixtures__/spawn-broker.js';
 
 type Reply = {
   jsonrpc?: unknown;
@@ -14,10 +13,7 @@ type Reply = {
   error?: { code?: unknown; message?: unknown };
 };
 
-const child = spawn(process.execPath, [BROKER_CLI], {
-  env: { PATH: process.env.PATH ?? '', HERETEK_BROKER_OFFLINE: '1' },
-  stdio: ['pipe', 'pipe', 'pipe'],
-});
+const child = startBrokerProcess({ HERETEK_BROKER_OFFLINE: '1' });
 child.stderr.resume();
 const waiters = new Map<string, (reply: Reply) => void>();
 let buffer = '';

@@ -1,41 +1,23 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   startMcpBackends,
   type FixtureTool,
 } from './__fixtures__/mcp-backends.js';
 import {
+  resultText,
+  scratchFolder,
   spawnBroker,
   type SpawnedBroker,
+  type TextResult,
 } from './__fixtures__/spawn-broker.js';
 
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+const scratch = scratchFolder('broker-lifecycle-');
+afterAll(() => scratch.remove());
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'broker-lifecycle-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function backendsFile(targets: string[]): string {
-  const file = join(dir, `${targets.join('-')}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify(
-      targets.map((target) => ({ backend: target, target, profile: 'core' })),
-    ),
-  );
-  return file;
-}
+const backendsFile = (targets: string[]) =>
+  scratch.backends(targets, `${targets.join('-')}.json`);
 
 const waitFor = async (what: string, condition: () => boolean) => {
   for (let i = 0; i < 400 && !condition(); i++)
@@ -133,7 +115,7 @@ describe('a request line over the size limit', () => {
         name: 'mcp_search_tools',
         arguments: { query: 'read file' },
       });
-      expect(text(search)).toMatch(/core_read_file/);
+      expect(resultText(search)).toMatch(/core_read_file/);
       expect(
         broker.stderr().match(/request line of \d+ bytes dropped/g),
       ).toHaveLength(3);
@@ -175,7 +157,7 @@ describe('a backend killed mid-call', () => {
         name: 'mcp_call_tool',
         arguments: { name: 'doomed_echo', arguments: {} },
       });
-      expect(text(echo)).toBe('echo ok');
+      expect(resultText(echo)).toBe('echo ok');
       const started = Date.now();
       const pending = broker.client.callTool(
         {
@@ -191,7 +173,7 @@ describe('a backend killed mid-call', () => {
       const result = await pending;
       expect(Date.now() - started).toBeLessThan(15_000);
       expect((result as TextResult).isError).toBe(true);
-      expect(text(result)).toMatch(
+      expect(resultText(result)).toMatch(
         /^BACKEND_FAILED: Calling "doomed_hang" through the gateway failed: /,
       );
       const again = await broker.client.callTool({

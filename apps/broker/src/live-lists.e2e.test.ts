@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startLiveBackend } from './__fixtures__/live-backend.js';
-import { spawnBroker } from './__fixtures__/spawn-broker.js';
+import { scratchFolder, spawnBroker } from './__fixtures__/spawn-broker.js';
 
 const POLL = { timeout: 10_000, interval: 50 };
 
@@ -12,12 +9,8 @@ describe('live tool lists (built broker over stdio, sessionful SDK backend)', ()
     const backend = await startLiveBackend('live', [
       { name: 'first_tool', description: 'Count the pebbles on a beach' },
     ]);
-    const dir = mkdtempSync(join(tmpdir(), 'broker-live-'));
-    const file = join(dir, 'backends.json');
-    writeFileSync(
-      file,
-      JSON.stringify([{ backend: 'live', target: 'live', profile: 'core' }]),
-    );
+    const scratch = scratchFolder('broker-live-');
+    const file = scratch.backends(['live']);
     const broker = await spawnBroker({
       HERETEK_GATEWAY_URL: backend.url,
       HERETEK_BACKENDS_FILE: file,
@@ -59,7 +52,7 @@ describe('live tool lists (built broker over stdio, sessionful SDK backend)', ()
     } finally {
       await broker.close();
       await backend.close();
-      rmSync(dir, { recursive: true, force: true });
+      scratch.remove();
     }
   });
 });

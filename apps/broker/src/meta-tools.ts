@@ -1,12 +1,12 @@
 import type { Broker } from './broker.js';
 import { BrokerError } from './errors.js';
+import { errorText } from './error-text.js';
 import {
   META_TOOL_SCHEMAS,
   parseCallArguments,
   parseInspectArguments,
-  parseSearchArguments,
 } from './meta-arguments.js';
-import { formatBrowse, formatSearch } from './server.js';
+import { searchOrBrowse } from './server.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 
 /** A meta-tool's name. */
@@ -44,39 +44,6 @@ export const META_TOOLS: Readonly<Record<MetaToolName, MetaToolDefinition>> = {
   },
 };
 
-/** The text of `mcp_search_tools` for an input (a search, or a target's page when there is no query). */
-export async function searchAnswer(
-  broker: Broker,
-  input: unknown,
-): Promise<string> {
-  const args = parseSearchArguments(input);
-  const query = args.query ?? '';
-  const marks = (hit: { name: string; mutating: boolean }) =>
-    broker.marks(hit.name, hit.mutating);
-  if (query.trim() === '' && args.target !== undefined) {
-    return formatBrowse(
-      await broker.browseTools({
-        target: args.target,
-        ...(args.profile === undefined ? {} : { profile: args.profile }),
-        ...(args.offset === undefined ? {} : { offset: args.offset }),
-        ...(args.limit === undefined ? {} : { limit: args.limit }),
-      }),
-      marks,
-    );
-  }
-  const result = await broker.searchTools({
-    query,
-    ...(args.profile === undefined ? {} : { profile: args.profile }),
-    ...(args.target === undefined ? {} : { target: args.target }),
-    ...(args.limit === undefined ? {} : { limit: args.limit }),
-  });
-  return formatSearch(
-    result,
-    result.hits.length === 0 ? broker.targetSummary() : [],
-    marks,
-  );
-}
-
 /** The text of `mcp_inspect_schema` for an input. */
 export async function inspectAnswer(
   broker: Broker,
@@ -90,7 +57,7 @@ export async function inspectAnswer(
 export function refusalText(error: unknown): string {
   return BrokerError.isInstance(error)
     ? `${error.code}: ${error.message}`
-    : `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
+    : `INTERNAL: ${errorText(error)}`;
 }
 
 /**
@@ -114,7 +81,7 @@ export async function answerMetaTool(options: {
   });
   try {
     if (options.name === 'mcp_search_tools')
-      return text(await searchAnswer(broker, input));
+      return text(await searchOrBrowse(broker, input));
     if (options.name === 'mcp_inspect_schema')
       return text(await inspectAnswer(broker, input));
     const { name, arguments: toolArguments } = parseCallArguments(input);

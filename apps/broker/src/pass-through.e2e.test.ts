@@ -1,68 +1,30 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Client,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  startInteractiveBackend,
-  type InteractiveBackend,
+  answeringClient,
+  expectAnswersRoundTrip,
+  useInteractiveBackend,
 } from './__fixtures__/interactive-backend.js';
 import {
+  resultText,
+  callThrough,
   spawnBroker,
   type SpawnedBroker,
+  type TextResult,
 } from './__fixtures__/spawn-broker.js';
 
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
 const POLL = { timeout: 10_000, interval: 25 };
 
-let backend: InteractiveBackend;
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  backend = await startInteractiveBackend('live');
-  dir = mkdtempSync(join(tmpdir(), 'broker-pass-'));
-  const file = join(dir, 'backends.json');
-  writeFileSync(
-    file,
-    JSON.stringify([{ backend: 'live', target: 'live', profile: 'core' }]),
-  );
-  env = {
-    HERETEK_GATEWAY_URL: backend.url,
-    HERETEK_BACKENDS_FILE: file,
-    HERETEK_BROKER_ROLE: 'staff-mobile',
-  };
-});
-
-afterAll(async () => {
-  await backend?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const callThrough = (
-  broker: SpawnedBroker,
-  name: string,
-  args: Record<string, unknown> = {},
-  options: Parameters<Client['callTool']>[1] = {},
-) =>
-  broker.client.callTool(
-    { name: 'mcp_call_tool', arguments: { name, arguments: args } },
-    options,
-  );
+const live = useInteractiveBackend('broker-pass-');
 
 describe('a call through the broker behaves as if made directly', () => {
   let plain: SpawnedBroker;
 
   beforeAll(async () => {
-    plain = await spawnBroker(env);
+    plain = await spawnBroker(live.env);
   });
   afterAll(async () => {
     await plain?.close();
@@ -71,7 +33,9 @@ describe('a call through the broker behaves as if made directly', () => {
   it('forwards as many progress notifications as a direct call gets, with progress, total and message unchanged', async () => {
     const direct = new Client({ name: 'direct', version: '1.0.0' });
     await direct.connect(
-      new StreamableHTTPClientTransport(new URL(`${backend.url}/mcp/live`)),
+      new StreamableHTTPClientTransport(
+        new URL(`${live.backend.url}/mcp/live`),
+      ),
     );
     const directProgress: unknown[] = [];
     await direct.callTool(
@@ -87,7 +51,7 @@ describe('a call through the broker behaves as if made directly', () => {
       { count: 4 },
       { onprogress: (p) => brokered.push(p), resetTimeoutOnProgress: true },
     );
-    expect(text(result)).toBe('4 steps done');
+    expect(resultText(result)).toBe('4 steps done');
     expect(directProgress).toHaveLength(4);
     expect(brokered).toEqual(directProgress);
     expect(brokered[3]).toEqual({
@@ -101,26 +65,26 @@ describe('a call through the broker behaves as if made directly', () => {
     const seen: string[] = [];
     const before = plain.transport.stdoutLines.length;
     const result = await callThrough(plain, 'live_steps', { count: 3 });
-    expect(text(result)).toBe('3 steps done');
+    expect(resultText(result)).toBe('3 steps done');
     for (const line of plain.transport.stdoutLines.slice(before))
       if (line.includes('notifications/progress')) seen.push(line);
     expect(seen).toEqual([]);
   });
 
   it('calls a task-required tool as a task and answers with its result', async () => {
-    const tasksBefore = backend.createdTasks.length;
+    const tasksBefore = live.backend.createdTasks.length;
     const result = await callThrough(plain, 'live_research', {
       topic: 'quokkas',
       ms: 200,
     });
     expect((result as TextResult).isError).not.toBe(true);
-    expect(text(result)).toBe('research on quokkas done');
-    expect(backend.createdTasks.length).toBe(tasksBefore + 1);
+    expect(resultText(result)).toBe('research on quokkas done');
+    expect(live.backend.createdTasks.length).toBe(tasksBefore + 1);
   });
 
   it('cancels the backend task when the client cancels the call', async () => {
     const controller = new AbortController();
-    const tasksBefore = backend.createdTasks.length;
+    const tasksBefore = live.backend.createdTasks.length;
     const pending = callThrough(
       plain,
       'live_research',
@@ -128,21 +92,23 @@ describe('a call through the broker behaves as if made directly', () => {
       { signal: controller.signal },
     ).catch((error: unknown) => error);
     await expect
-      .poll(() => backend.createdTasks.length, POLL)
+      .poll(() => live.backend.createdTasks.length, POLL)
       .toBe(tasksBefore + 1);
-    const taskId = backend.createdTasks.at(-1)!;
+    const taskId = live.backend.createdTasks.at(-1)!;
     controller.abort();
     await pending;
-    await expect.poll(() => backend.cancelledTasks, POLL).toContain(taskId);
+    await expect
+      .poll(() => live.backend.cancelledTasks, POLL)
+      .toContain(taskId);
   });
 
   it('refuses elicitation and sampling at once for a client that declared neither', async () => {
     const ask = await callThrough(plain, 'live_ask');
-    expect(text(ask)).toMatch(
+    expect(resultText(ask)).toMatch(
       /^elicitation failed: .*The broker's MCP client does not support elicitation .* \(code -32601\)$/,
     );
     const sample = await callThrough(plain, 'live_sample');
-    expect(text(sample)).toMatch(
+    expect(resultText(sample)).toMatch(
       /^sampling failed: .*does not support sampling .* \(code -32601\)$/,
     );
     expect(plain.stderr()).toMatch(
@@ -153,7 +119,7 @@ describe('a call through the broker behaves as if made directly', () => {
   it('writes backend log notifications to stderr with level and backend, never to stdout', async () => {
     const before = plain.transport.stdoutLines.length;
     const result = await callThrough(plain, 'live_chatty');
-    expect(text(result)).toBe('chatty done');
+    expect(resultText(result)).toBe('chatty done');
     await expect
       .poll(() => plain.stderr(), POLL)
       .toMatch(/backend "live" warning \[worker\]: disk almost full/);
@@ -168,32 +134,9 @@ describe('a call through the broker behaves as if made directly', () => {
 describe('elicitation and sampling with a client that supports them', () => {
   it('round-trips both: the client answers, the backend gets that answer', async () => {
     const asked: unknown[] = [];
-    const broker = await spawnBroker(env, {
-      capabilities: { elicitation: { form: {} }, sampling: {} },
-      prepare: (client) => {
-        client.setRequestHandler('elicitation/create', async (request) => {
-          asked.push(request.params);
-          return { action: 'accept', content: { colour: 'teal' } };
-        });
-        client.setRequestHandler('sampling/createMessage', async () => ({
-          role: 'assistant',
-          content: { type: 'text', text: 'autumn moon rises' },
-          model: 'test-model',
-        }));
-      },
-    });
+    const broker = await spawnBroker(live.env, answeringClient(asked));
     try {
-      const ask = await callThrough(broker, 'live_ask');
-      expect(text(ask)).toBe(
-        'answer {"action":"accept","content":{"colour":"teal"}}',
-      );
-      expect(asked).toEqual([
-        expect.objectContaining({ message: 'Which colour?' }),
-      ]);
-      const sample = await callThrough(broker, 'live_sample');
-      expect(text(sample)).toMatch(/^sampled \{/);
-      expect(text(sample)).toContain('"text":"autumn moon rises"');
-      expect(text(sample)).toContain('"model":"test-model"');
+      await expectAnswersRoundTrip(broker, asked);
     } finally {
       await broker.close();
     }

@@ -1,16 +1,11 @@
 import { MAX_SEARCH_LIMIT } from '@heretek/catalog';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  resultText,
   spawnBroker,
   type SpawnedBroker,
+  type TextResult,
 } from './__fixtures__/spawn-broker.js';
-
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
 
 const MIB = 1024 * 1024;
 
@@ -33,7 +28,10 @@ describe('refusals an agent can act on (built broker over stdio, offline)', () =
       name,
       arguments: args as Record<string, unknown>,
     });
-    return { isError: (result as TextResult).isError, text: text(result) };
+    return {
+      isError: (result as TextResult).isError,
+      text: resultText(result),
+    };
   };
 
   it.each([
@@ -130,7 +128,7 @@ describe('refusals an agent can act on (built broker over stdio, offline)', () =
   it('caps the SDK’s own JSON-RPC errors too: an unknown 1 MiB tool name is not echoed whole', async () => {
     const name = `x${'z'.repeat(MIB)}`;
     const error = await broker.client.callTool({ name, arguments: {} }).then(
-      (result) => new Error(`answered: ${text(result).slice(0, 200)}`),
+      (result) => new Error(`answered: ${resultText(result).slice(0, 200)}`),
       (failure: unknown) => failure as Error,
     );
     expect(error.message.length).toBeLessThan(2_000);

@@ -1,21 +1,20 @@
-import type { SearchHit } from '@heretek/catalog';
+import { renderHit } from '@heretek/catalog';
 import {
   McpServer,
   fromJsonSchema,
   type JsonSchemaType,
   type JsonSchemaValidator,
   type jsonSchemaValidator,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
 import { quote } from './errors.js';
-import { META_TOOL_SCHEMAS, parseCallArguments } from './meta-arguments.js';
 import {
-  META_TOOLS,
-  inspectAnswer,
-  refusalText,
-  searchAnswer,
-} from './meta-tools.js';
-import { searchDescription } from './trust/sanitize.js';
+  META_TOOL_SCHEMAS,
+  parseCallArguments,
+  parseSearchArguments,
+} from './meta-arguments.js';
+import { META_TOOLS, inspectAnswer, refusalText } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
@@ -46,10 +45,11 @@ function envelopeCapabilities(
 
 /**
  * The SDK checks tool input before the handler runs and answers a mismatch
- * with its own `Input validation error: ...`. The broker lists its schemas as
- * they are but lets every input through to the handler, whose own checks
- * (`meta-arguments.ts`) answer `INVALID_ARGUMENTS: ...` like every other
- * refusal. This also keeps a JSON Schema engine out of the start-up path.
+ * with its own `Input validation error: ...`. The broker lists the JSON
+ * Schemas made from its zod schemas (`meta-arguments.ts`) and lets every input
+ * through to the handler, which parses it with those same zod schemas and
+ * answers `INVALID_ARGUMENTS: ...` like every other refusal. This also keeps
+ * a JSON Schema engine out of the start-up path.
  */
 const handlerChecks: jsonSchemaValidator = {
   getValidator<T>(): JsonSchemaValidator<T> {
@@ -80,7 +80,6 @@ export function createBrokerServer(options: {
     { name: 'heretek-lazy-broker', version: VERSION },
     { capabilities: { tools: { listChanged: false } } },
   );
-
   server.registerTool(
     'mcp_search_tools',
     {
@@ -88,9 +87,8 @@ export function createBrokerServer(options: {
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_search_tools),
       annotations: { readOnlyHint: true },
     },
-    async (input: unknown) => respond(() => searchAnswer(broker, input)),
+    async (input: unknown) => respond(() => searchOrBrowse(broker, input)),
   );
-
   server.registerTool(
     'mcp_inspect_schema',
     {
@@ -100,7 +98,6 @@ export function createBrokerServer(options: {
     },
     async (input: unknown) => respond(() => inspectAnswer(broker, input)),
   );
-
   server.registerTool(
     'mcp_call_tool',
     {
@@ -109,65 +106,120 @@ export function createBrokerServer(options: {
     },
     async (input: unknown, ctx) => {
       try {
-        const { name, arguments: toolArguments } = parseCallArguments(input);
-        // Progress is asked of the backend only for a client that sent a token,
-        // and forwarded under that token with progress, total and message as sent.
-        const progressToken = ctx.mcpReq._meta?.progressToken;
-        // Every forwarded notification is on its way before the result: a
-        // client stops listening for progress once the response arrives.
-        const forwarded: Promise<void>[] = [];
-        const onProgress =
-          progressToken === undefined
-            ? undefined
-            : (progress: CallProgress) => {
-                forwarded.push(
-                  ctx.mcpReq
-                    .notify({
-                      method: 'notifications/progress',
-                      params: { progressToken, ...progress },
-                    })
-                    .catch(() => {}),
-                );
-              };
-        const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
-        if (capabilities !== undefined && inputRounds !== undefined) {
-          // MCP 2026-07-28: a backend's elicitation or sampling becomes an
-          // input_required answer, and the client's retry carries the answers.
-          const state = ctx.mcpReq.requestState();
-          const answer = await inputRounds.round({
-            name,
-            capabilities,
-            requestState: typeof state === 'string' ? state : undefined,
-            inputResponses: ctx.mcpReq.inputResponses,
-            signal: ctx.mcpReq.signal,
-            onProgress,
-            start: (signal, progress) =>
-              broker.callTool({
-                name,
-                arguments: toolArguments ?? {},
-                signal,
-                ...(progress === undefined ? {} : { onProgress: progress }),
-              }),
-          });
-          await Promise.all(forwarded);
-          return answer as ToolCallResult & { content: never[] };
-        }
-        // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
-        const result = await broker.callTool({
-          name,
-          arguments: toolArguments ?? {},
-          signal: ctx.mcpReq.signal,
-          ...(onProgress === undefined ? {} : { onProgress }),
-        });
-        await Promise.all(forwarded);
-        return result as ToolCallResult & { content: never[] };
+        return await callThrough({ broker, inputRounds, input, ctx });
       } catch (error) {
         return errorResult(error);
       }
     },
   );
-
   return server;
+}
+
+/** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
+export async function searchOrBrowse(
+  broker: Broker,
+  input: unknown,
+): Promise<string> {
+  const args = parseSearchArguments(input);
+  const query = args.query ?? '';
+  const marks = (hit: { name: string; mutating: boolean }) =>
+    broker.marks(hit.name, hit.mutating);
+  if (query.trim() === '' && args.target !== undefined) {
+    return formatBrowse(
+      await broker.browseTools({
+        target: args.target,
+        ...(args.profile === undefined ? {} : { profile: args.profile }),
+        ...(args.offset === undefined ? {} : { offset: args.offset }),
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+      }),
+      marks,
+    );
+  }
+  const result = await broker.searchTools({
+    query,
+    ...(args.profile === undefined ? {} : { profile: args.profile }),
+    ...(args.target === undefined ? {} : { target: args.target }),
+    ...(args.limit === undefined ? {} : { limit: args.limit }),
+  });
+  return formatSearch(
+    result,
+    result.hits.length === 0 ? broker.targetSummary() : [],
+    marks,
+  );
+}
+
+/**
+ * Forwards a backend's progress to the client under the client's token (with
+ * progress, total and message as sent), or `undefined` when the client sent
+ * no token. `sent()` settles once every forwarded notification is on its way:
+ * a client stops listening for progress once the response arrives.
+ */
+function progressForwarder(ctx: ServerContext): {
+  onProgress: ((progress: CallProgress) => void) | undefined;
+  sent: () => Promise<unknown>;
+} {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const forwarded: Promise<void>[] = [];
+  return {
+    onProgress:
+      progressToken === undefined
+        ? undefined
+        : (progress) => {
+            forwarded.push(
+              ctx.mcpReq
+                .notify({
+                  method: 'notifications/progress',
+                  params: { progressToken, ...progress },
+                })
+                .catch(() => {}),
+            );
+          },
+    sent: () => Promise.all(forwarded),
+  };
+}
+
+/** `mcp_call_tool`: one call through the broker, with its progress and input rounds. */
+async function callThrough(options: {
+  broker: Broker;
+  inputRounds: InputRounds | undefined;
+  input: unknown;
+  ctx: ServerContext;
+}) {
+  const { broker, inputRounds, ctx } = options;
+  const { name, arguments: toolArguments } = parseCallArguments(options.input);
+  const { onProgress, sent } = progressForwarder(ctx);
+  const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
+  if (capabilities !== undefined && inputRounds !== undefined) {
+    // MCP 2026-07-28: a backend's elicitation or sampling becomes an
+    // input_required answer, and the client's retry carries the answers.
+    const state = ctx.mcpReq.requestState();
+    const answer = await inputRounds.round({
+      name,
+      capabilities,
+      requestState: typeof state === 'string' ? state : undefined,
+      inputResponses: ctx.mcpReq.inputResponses,
+      signal: ctx.mcpReq.signal,
+      onProgress,
+      start: (signal, handlers) =>
+        broker.callTool({
+          name,
+          arguments: toolArguments ?? {},
+          signal,
+          ...handlers,
+        }),
+    });
+    await sent();
+    return answer as ToolCallResult & { content: never[] };
+  }
+  // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
+  const result = await broker.callTool({
+    name,
+    arguments: toolArguments ?? {},
+    signal: ctx.mcpReq.signal,
+    ...(onProgress === undefined ? {} : { onProgress }),
+  });
+  await sent();
+  return result as ToolCallResult & { content: never[] };
 }
 
 async function respond(produce: () => Promise<string>) {
@@ -189,21 +241,6 @@ export type HitMarks = (hit: {
   name: string;
   mutating: boolean;
 }) => readonly string[];
-
-/**
- * One compact hit line: `name [read-only|mutating] - description`, the
- * (already cleaned) description cut to one line of at most
- * `SEARCH_DESCRIPTION_MAX_CHARS` (160) characters, never inside a grapheme,
- * then the tool's trust marks.
- */
-export function renderHitLine(
-  hit: Pick<SearchHit, 'name' | 'mutating' | 'description'>,
-  marks: readonly string[] = [],
-): string {
-  const description = searchDescription({ text: hit.description });
-  const head = `${hit.name} [${hit.mutating ? 'mutating' : 'read-only'}]`;
-  return [description ? `${head} - ${description}` : head, ...marks].join(' ');
-}
 
 /**
  * Renders search hits compactly: one line a tool, then what matched nothing.
@@ -234,7 +271,7 @@ export function formatSearch(
       );
     }
   } else {
-    for (const hit of result.hits) lines.push(renderHitLine(hit, marks(hit)));
+    for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
   }
   if (result.unmatchedTerms.length > 0) {
     const shown = result.unmatchedTerms
@@ -265,7 +302,7 @@ export function formatBrowse(
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
-    ...result.tools.map((t) => renderHitLine(t, marks(t))),
+    ...result.tools.map((t) => renderHit(t, marks(t))),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
   return lines.join('\n');

@@ -6,10 +6,7 @@
 // the broker must still be running and answer a ping; every well-formed
 // request gets its own reply, a result or a JSON-RPC error; refusals start with
 // a stable code; stdout carries nothing but JSON-RPC.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +14,7 @@ import {
   type FixtureTool,
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
-import { BROKER_CLI } from './__fixtures__/spawn-broker.js';
+import { startBrokerProcess } from './__fixtures__/spawn-broker.js';
 
 /** The SDK's stdio line limit, which the broker keeps (10 MiB). */
 const LINE_LIMIT = 10 * 1024 * 1024;
@@ -49,14 +46,7 @@ class RawPeer {
   #expected = new Set<string>();
 
   constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, [BROKER_CLI], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'heretek-fuzz-state-')),
-        ...env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    this.child = startBrokerProcess(env);
     this.child.stdin.on('error', () => {});
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-20_000);

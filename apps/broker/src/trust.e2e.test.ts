@@ -3,20 +3,16 @@
 // injections, shadowing, rug pulls (between two discoveries and across a
 // restart), a read-only tool turned mutating, the pin policies, --pin, a
 // read-only committed lock and a pins file that cannot be trusted.
-import {
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  resultText,
   runBrokerCli,
+  scratchFolder,
   spawnBroker,
   type SpawnedBroker,
+  type TextResult,
 } from './__fixtures__/spawn-broker.js';
 import {
   ATTACK_TOOLS,
@@ -26,39 +22,27 @@ import {
   type MaliciousServers,
 } from './trust/__fixtures__/malicious-servers.js';
 
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
-
 // Tag characters, zero-width, bidi controls and other format characters.
 const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
 
 let servers: MaliciousServers;
-let dir: string;
-let backendsFile: string;
+const scratch = scratchFolder('broker-trust-e2e-');
+const dir = scratch.dir;
+const backendsFile = scratch.backends(
+  Object.keys(ATTACK_TOOLS).map((target) => ({
+    backend: `${target}-server`,
+    target,
+    profile: 'core',
+  })),
+);
 
 beforeAll(async () => {
   servers = await startMaliciousServers();
-  dir = mkdtempSync(join(tmpdir(), 'broker-trust-e2e-'));
-  backendsFile = join(dir, 'backends.json');
-  writeFileSync(
-    backendsFile,
-    JSON.stringify(
-      Object.keys(ATTACK_TOOLS).map((target) => ({
-        backend: `${target}-server`,
-        target,
-        profile: 'core',
-      })),
-    ),
-  );
 });
 
 afterAll(async () => {
   await servers?.close();
-  rmSync(dir, { recursive: true, force: true });
+  scratch.remove();
 });
 
 /** Puts every fixture tool back to its first (honest or attacking) definition. */
@@ -90,7 +74,7 @@ async function start(
 }
 
 async function search(broker: SpawnedBroker, query: string): Promise<string> {
-  return text(
+  return resultText(
     await broker.client.callTool({
       name: 'mcp_search_tools',
       arguments: { query, limit: 20 },
@@ -112,7 +96,7 @@ async function inspect(
     arguments: { name },
   });
   expect((result as TextResult).isError).toBeFalsy();
-  return JSON.parse(text(result)) as never;
+  return JSON.parse(resultText(result)) as never;
 }
 
 async function call(
@@ -126,7 +110,7 @@ async function call(
   });
   return {
     isError: (result as TextResult).isError === true,
-    text: text(result),
+    text: resultText(result),
   };
 }
 

@@ -1,4 +1,10 @@
 import type { ToolAnnotations } from '@heretek/catalog';
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+} from '@modelcontextprotocol/server';
 
 /** A tool as a gateway lists it (the MCP `Tool` shape, loosely). */
 export type GatewayTool = {
@@ -15,6 +21,25 @@ export type CallProgress = {
   progress: number;
   total?: number;
   message?: string;
+};
+
+/** A backend's server-to-client request during a call, with the target it came from. */
+export type BackendRequest<Params> = { target: string; params: Params };
+
+/** What a backend may send back during one call before its result, and who takes it. */
+export type CallHandlers = {
+  /** Receives the backend's progress; without it the backend is not asked for progress. */
+  onProgress?: (progress: CallProgress) => void;
+  /** Answers the backend's `elicitation/create` requests of this call. */
+  onElicitation?: (
+    request: BackendRequest<ElicitRequest['params']>,
+    extra: { signal: AbortSignal },
+  ) => Promise<ElicitResult>;
+  /** Answers the backend's `sampling/createMessage` requests of this call. */
+  onSampling?: (
+    request: BackendRequest<CreateMessageRequest['params']>,
+    extra: { signal: AbortSignal },
+  ) => Promise<CreateMessageResult>;
 };
 
 /** The MCP `CallToolResult` shape the broker passes back to the agent. */
@@ -38,16 +63,22 @@ export type ToolGateway = {
   listAllTools?(options?: {
     signal?: AbortSignal;
   }): Promise<Map<string, GatewayTool[]>>;
-  callTool(options: {
-    target: string;
-    tool: string;
-    arguments: Record<string, unknown>;
-    signal?: AbortSignal;
-    /** When given, the call asks for progress and each notification arrives here; each one restarts the request's timeout. */
-    onProgress?: (progress: CallProgress) => void;
-    /** Call task-augmented and wait for the task's result. */
-    task?: boolean;
-  }): Promise<ToolCallResult>;
+  /**
+   * With `onProgress` the call asks for progress and each notification
+   * arrives there (each one restarts the request's timeout); the backend's
+   * elicitation and sampling requests of this call go to `onElicitation`
+   * and `onSampling` when given.
+   */
+  callTool(
+    options: {
+      target: string;
+      tool: string;
+      arguments: Record<string, unknown>;
+      signal?: AbortSignal;
+      /** Call task-augmented and wait for the task's result. */
+      task?: boolean;
+    } & CallHandlers,
+  ): Promise<ToolCallResult>;
   /** Ends every session and aborts what is in flight. */
   close(): Promise<void>;
 };

@@ -3,33 +3,22 @@
 // kept in the usage file and raises the called tool after a restart; a
 // corrupt or unwritable usage file, or an unwritable state folder, never
 // stops the broker.
-import {
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  resultText,
   runBrokerCli,
+  scratchFolder,
   spawnBroker,
   type SpawnedBroker,
+  type TextResult,
 } from './__fixtures__/spawn-broker.js';
 import {
   startMaliciousServers,
   type FixtureTool,
   type MaliciousServers,
 } from './trust/__fixtures__/malicious-servers.js';
-
-type TextResult = {
-  content: Array<{ type: string; text?: string }>;
-  isError?: boolean;
-};
-const text = (result: unknown) =>
-  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
 
 const empty = { type: 'object', properties: {} };
 const tool = (name: string, description: string): FixtureTool => ({
@@ -49,24 +38,19 @@ const NOTES: FixtureTool[] = [
 const QUERY = 'stash the memo item';
 
 let servers: MaliciousServers;
-let dir: string;
-let backendsFile: string;
+const scratch = scratchFolder('broker-usage-e2e-');
+const dir = scratch.dir;
+const backendsFile = scratch.backends([
+  { backend: 'notes-server', target: 'notes', profile: 'core' },
+]);
 
 beforeAll(async () => {
   servers = await startMaliciousServers({ notes: NOTES });
-  dir = mkdtempSync(join(tmpdir(), 'broker-usage-e2e-'));
-  backendsFile = join(dir, 'backends.json');
-  writeFileSync(
-    backendsFile,
-    JSON.stringify([
-      { backend: 'notes-server', target: 'notes', profile: 'core' },
-    ]),
-  );
 });
 
 afterAll(async () => {
   await servers?.close();
-  rmSync(dir, { recursive: true, force: true });
+  scratch.remove();
 });
 
 function start(usageFile: string, extra: Record<string, string> = {}) {
@@ -80,7 +64,7 @@ function start(usageFile: string, extra: Record<string, string> = {}) {
 }
 
 async function hits(broker: SpawnedBroker, query: string): Promise<string[]> {
-  const answer = text(
+  const answer = resultText(
     await broker.client.callTool({
       name: 'mcp_search_tools',
       arguments: { query },
@@ -99,7 +83,7 @@ async function call(broker: SpawnedBroker, name: string) {
   });
   return {
     isError: (result as TextResult).isError === true,
-    text: text(result),
+    text: resultText(result),
   };
 }
 
@@ -270,7 +254,7 @@ describe('a usage file that is corrupt or cannot be written', () => {
     try {
       const { tools } = await broker.client.listTools();
       expect(tools).toHaveLength(3);
-      const answer = text(
+      const answer = resultText(
         await broker.client.callTool({
           name: 'mcp_search_tools',
           arguments: { query: 'android adb install apk' },

@@ -13,22 +13,12 @@ import { WinkIndex } from './__fixtures__/wink-index.js';
 describe('Bm25fIndex', () => {
   it('gives the same scores as wink-bm25-text-search when the bag holds one field', () => {
     const tools = SEED_TOOLS.map((entry) => prepareTool(entry));
-    const only = (
-      field: (typeof FIELD_NAMES)[number],
-    ): SearchTuning['fields'] =>
-      Object.fromEntries(
-        FIELD_NAMES.map((name) => [
-          name,
-          { weight: 0, b: name === field ? 0.75 : 0 },
-        ]),
-      ) as SearchTuning['fields'];
     const tuning: SearchTuning = {
       ...DEFAULT_TUNING,
       b: 0.75,
       bag: Object.fromEntries(
         FIELD_NAMES.map((name) => [name, name === 'description' ? 1 : 0]),
       ) as SearchTuning['bag'],
-      fields: only('description'),
       groupIdfWeight: 0,
     };
     const ours = new Bm25fIndex({ tools, tuning });

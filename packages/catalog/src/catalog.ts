@@ -11,7 +11,11 @@ import { prepareTool } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
-import { splitMultiplexedName, TARGET_NAME_RULE } from '@heretek/internal';
+import {
+  multiplexedName,
+  splitMultiplexedName,
+  TARGET_NAME_RULE,
+} from '@heretek/internal';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -48,10 +52,11 @@ function validateEntry(entry: ToolEntry, where: string): void {
       cause: error,
     });
   }
-  if (entry.name !== `${entry.target}_${entry.tool}`) {
+  const qualified = multiplexedName(entry.target, entry.tool);
+  if (entry.name !== qualified) {
     throw new CatalogError({
       code: 'INVALID_TOOL',
-      message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${entry.target}_${entry.tool}".`,
+      message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${qualified}".`,
     });
   }
   if (typeof entry.description !== 'string') {
@@ -96,7 +101,6 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
 export class ToolCatalog {
   #snapshot: Snapshot;
   readonly #tuning: SearchTuning;
-  readonly #synonyms: ((word: string) => readonly string[]) | undefined;
   readonly #usage = new UsageStore();
   #queue: Promise<void> = Promise.resolve();
 
@@ -108,11 +112,6 @@ export class ToolCatalog {
     options: {
       tools?: readonly ToolEntry[];
       tuning?: SearchTuningOverrides;
-      /**
-       * Synonyms of a lower-cased query word, consulted only for words that match no tool
-       * (weighted by the tuning's `synonymWeight`). Loaded and owned by the caller.
-       */
-      synonyms?: (word: string) => readonly string[];
     } = {},
   ) {
     const tools = [...(options.tools ?? [])];
@@ -131,7 +130,6 @@ export class ToolCatalog {
       });
     }
     this.#tuning = resolveTuning(options.tuning);
-    this.#synonyms = options.synonyms;
     this.#snapshot = buildSnapshot({ entries: tools, tuning: this.#tuning });
   }
 
@@ -305,7 +303,6 @@ export class ToolCatalog {
       target,
       limit,
       tuning: this.#tuning,
-      synonyms: this.#synonyms,
       usage: this.#usage,
     });
   }
@@ -337,7 +334,7 @@ export class ToolCatalog {
    * Learns from one use: `tool` (a qualified name) was called successfully after a search
    * for `query` (or for the already analyzed `terms`, see {@link ToolCatalog.searchTerms}).
    * The request's terms become evidence of a field of their own, with its own weight and
-   * saturation (`usageWeight`, `usageK1`, `usageB`): a later query that shares words with
+   * length normalization (`usageWeight`, `usageB`): a later query that shares words with
    * them ranks the tool higher, or finds it when its own text does not match; a query that
    * shares no word with the tool's text or its past requests never gets it. At most
    * `MAX_USES_PER_TOOL` (100) requests are remembered per tool and `MAX_USES` (20,000) in all

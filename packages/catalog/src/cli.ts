@@ -180,6 +180,18 @@ function rankedFile(base: string, set: string, several: boolean): string {
   return `${base.slice(0, base.length - extension.length)}.${set}${extension}`;
 }
 
+/** Writes one `{"id","ranked"}` JSON line per query to `file`. */
+function writeRankings(
+  file: string,
+  queries: readonly { id: string }[],
+  rankings: readonly string[][],
+): void {
+  const lines = queries.map((query, index) =>
+    JSON.stringify({ id: query.id, ranked: rankings[index] ?? [] }),
+  );
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
 function readTuning(path: string): SearchTuningOverrides {
   const file = resolveInput(path);
   let parsed: unknown;
@@ -278,16 +290,13 @@ function runEval(args: string[]): void {
     const base = resolveOutput(values.ranked);
     for (const result of results) {
       const file = rankedFile(base, result.name, results.length > 1);
-      const lines = result.data.queries.map((query, index) =>
-        JSON.stringify({ id: query.id, ranked: result.rankings[index] ?? [] }),
-      );
-      writeFileSync(file, `${lines.join('\n')}\n`);
+      writeRankings(file, result.data.queries, result.rankings);
       process.stdout.write(`rankings written to ${file}\n`);
     }
   }
 }
 
-function runUsageEval(options: {
+type UsageEvalOptions = {
   directory: string;
   several: boolean;
   tuning: SearchTuningOverrides | undefined;
@@ -296,7 +305,10 @@ function runUsageEval(options: {
   usageLimit: string | undefined;
   leaveOneOut: boolean;
   ranked: string | undefined;
-}): void {
+};
+
+/** Checks the usage flags; returns `--usage-limit` as a number when given. */
+function usageLimitOf(options: UsageEvalOptions): number | undefined {
   if (options.several)
     fail('--usage and --usage-leave-one-out take one --data.', 2);
   if (options.leaveOneOut === (options.usage !== undefined))
@@ -313,6 +325,40 @@ function runUsageEval(options: {
     );
   if (usageLimit !== undefined && options.leaveOneOut)
     fail('--usage-limit applies to --usage <file> only.', 2);
+  return usageLimit;
+}
+
+/** Prints the learning-curve table of `eval --usage` with the plain BM25 row under it. */
+function printUsageTable(options: {
+  data: BenchmarkData;
+  directory: string;
+  limit: number;
+  source: string;
+  rows: ReadonlyArray<{ label: string; report: EvaluationReport }>;
+}): void {
+  const { data, limit, rows } = options;
+  const keys = ['nDCG@10', 'R@5', 'R@1', 'R@10', 'Hit@1', 'Hit@5'] as const;
+  const plain = evaluateRankings({
+    queries: data.queries,
+    rankings: rankWithPlainBm25({ data, limit }),
+  });
+  process.stdout.write(
+    `${basename(options.directory)}: ${data.tools.length} tools, ${data.queries.length} queries, limit ${limit}; usage: ${options.source}\n\n`,
+  );
+  process.stdout.write(
+    `| logged uses | ${keys.join(' | ')} |\n|---|${keys.map(() => '---').join('|')}|\n`,
+  );
+  for (const row of rows)
+    process.stdout.write(
+      `| ${row.label} | ${keys.map((key) => format(row.report.metrics[key])).join(' | ')} |\n`,
+    );
+  process.stdout.write(
+    `| plain BM25 reference, no usage | ${keys.map((key) => format(plain.metrics[key])).join(' | ')} |\n`,
+  );
+}
+
+function runUsageEval(options: UsageEvalOptions): void {
+  const usageLimit = usageLimitOf(options);
   const data = loadBenchmark({ directory: options.directory });
   const make = (): ToolCatalog =>
     new ToolCatalog({
@@ -363,30 +409,16 @@ function runUsageEval(options: {
       );
     }
   }
-  const keys = ['nDCG@10', 'R@5', 'R@1', 'R@10', 'Hit@1', 'Hit@5'] as const;
-  const plain = evaluateRankings({
-    queries: data.queries,
-    rankings: rankWithPlainBm25({ data, limit: options.limit }),
+  printUsageTable({
+    data,
+    directory: options.directory,
+    limit: options.limit,
+    source,
+    rows,
   });
-  process.stdout.write(
-    `${basename(options.directory)}: ${data.tools.length} tools, ${data.queries.length} queries, limit ${options.limit}; usage: ${source}\n\n`,
-  );
-  process.stdout.write(
-    `| logged uses | ${keys.join(' | ')} |\n|---|${keys.map(() => '---').join('|')}|\n`,
-  );
-  for (const row of rows)
-    process.stdout.write(
-      `| ${row.label} | ${keys.map((key) => format(row.report.metrics[key])).join(' | ')} |\n`,
-    );
-  process.stdout.write(
-    `| plain BM25 reference, no usage | ${keys.map((key) => format(plain.metrics[key])).join(' | ')} |\n`,
-  );
   if (options.ranked) {
     const file = resolveOutput(options.ranked);
-    const lines = data.queries.map((query, index) =>
-      JSON.stringify({ id: query.id, ranked: last[index] ?? [] }),
-    );
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    writeRankings(file, data.queries, last);
     process.stdout.write(`rankings of the last row written to ${file}\n`);
   }
 }

@@ -7,6 +7,21 @@ import { CatalogError } from './errors.js';
 const adb = { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' };
 
 describe('toolEntryFromMcpTool', () => {
+  it("keeps the listing's execution.taskSupport, and only its known values", () => {
+    const entry = (execution?: { taskSupport?: string }) =>
+      toolEntryFromMcpTool({
+        backend: adb,
+        tool: { name: 'research', ...(execution ? { execution } : {}) },
+      });
+    expect(entry({ taskSupport: 'required' }).taskSupport).toBe('required');
+    expect(entry({ taskSupport: 'optional' }).taskSupport).toBe('optional');
+    expect(entry({ taskSupport: 'forbidden' }).taskSupport).toBe('forbidden');
+    expect(entry({ taskSupport: 'sometimes' })).not.toHaveProperty(
+      'taskSupport',
+    );
+    expect(entry()).not.toHaveProperty('taskSupport');
+  });
+
   it('qualifies the name and keeps the bare tool name', () => {
     const entry = toolEntryFromMcpTool({
       backend: adb,

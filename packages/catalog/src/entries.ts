@@ -1,12 +1,20 @@
+import { multiplexedName } from '@heretek/internal';
 import { assertTargetName } from './backends.js';
 import { CatalogError } from './errors.js';
 import { SEED_TOOL_SPECS } from './seed-tools.js';
 import type {
   Backend,
+  TaskSupport,
   ToolAnnotations,
   ToolEntry,
   ToolSource,
 } from './types.js';
+
+const TASK_SUPPORT: readonly string[] = [
+  'forbidden',
+  'optional',
+  'required',
+] satisfies TaskSupport[];
 
 const ANNOTATION_FLAGS = [
   'readOnlyHint',
@@ -33,8 +41,9 @@ function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
 
 /**
  * Turns one tool from a backend's `tools/list` into a catalog entry: qualified name
- * `<target>_<tool>`, `mutating` unless `readOnlyHint === true`, and a schema that is always
- * an object (`{ type: 'object' }` when the backend sent something else).
+ * `<target>_<tool>`, `mutating` unless `readOnlyHint === true`, a schema that is always
+ * an object (`{ type: 'object' }` when the backend sent something else), and the listing's
+ * `execution.taskSupport` when it is one of `forbidden`, `optional`, `required`.
  *
  * @example
  * ```ts
@@ -53,6 +62,7 @@ export function toolEntryFromMcpTool(options: {
     description?: string;
     inputSchema?: unknown;
     annotations?: ToolAnnotations;
+    execution?: { taskSupport?: string };
   };
   source?: ToolSource;
 }): ToolEntry {
@@ -77,7 +87,7 @@ export function toolEntryFromMcpTool(options: {
       : { type: 'object' };
   const annotations = cleanAnnotations(tool.annotations);
   const entry: ToolEntry = {
-    name: `${backend.target}_${tool.name}`,
+    name: multiplexedName(backend.target, tool.name),
     target: backend.target,
     tool: tool.name,
     backend: backend.backend,
@@ -88,6 +98,10 @@ export function toolEntryFromMcpTool(options: {
     source: options.source ?? 'discovered',
   };
   if (annotations) entry.annotations = annotations;
+  const taskSupport = tool.execution?.taskSupport;
+  if (taskSupport !== undefined && TASK_SUPPORT.includes(taskSupport)) {
+    entry.taskSupport = taskSupport as TaskSupport;
+  }
   return entry;
 }
 

@@ -10,13 +10,18 @@ import { createErrorFamily } from '@heretek/internal';
  * - `INVALID_ARGUMENT`: an option has the wrong type or range.
  * - `INVALID_USAGE`: a usage record (learned from use) is malformed.
  */
+export const CatalogErrorCode = {
+  InvalidBackendsFile: 'INVALID_BACKENDS_FILE',
+  InvalidTarget: 'INVALID_TARGET',
+  InvalidTool: 'INVALID_TOOL',
+  DuplicateTool: 'DUPLICATE_TOOL',
+  InvalidArgument: 'INVALID_ARGUMENT',
+  InvalidUsage: 'INVALID_USAGE',
+} as const;
+
+/** One of the {@link CatalogErrorCode} values. */
 export type CatalogErrorCode =
-  | 'INVALID_BACKENDS_FILE'
-  | 'INVALID_TARGET'
-  | 'INVALID_TOOL'
-  | 'DUPLICATE_TOOL'
-  | 'INVALID_ARGUMENT'
-  | 'INVALID_USAGE';
+  (typeof CatalogErrorCode)[keyof typeof CatalogErrorCode];
 
 /**
  * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is

@@ -181,16 +181,14 @@ describe('heretek-catalog eval', () => {
     );
     expect(output).toContain(`tuning ${good}`);
     const bad = join(directory, 'bad-tuning.json');
-    writeFileSync(bad, JSON.stringify({ fields: { name: { weight: -1 } } }));
+    writeFileSync(bad, JSON.stringify({ bag: { name: -1 } }));
     const refused = spawnSync(
       process.execPath,
       [cli, 'eval', '--data', directory, '--tuning', bad],
       { encoding: 'utf8' },
     );
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(
-      /"fields\.name\.weight" must be a number of at least 0/,
-    );
+    expect(refused.stderr).toMatch(/"bag\.name" must be a non-negative number/);
   });
 
   it('fails clearly on bad usage', () => {

@@ -3,11 +3,12 @@ export type {
   ToolAnnotations,
   ToolEntry,
   ToolSource,
+  TaskSupport,
   Backend,
   SearchHit,
   SearchResult,
 } from './types.js';
-export { CatalogError, type CatalogErrorCode } from './errors.js';
+export { CatalogError, CatalogErrorCode } from './errors.js';
 export { DEFAULT_BACKENDS, loadBackends } from './backends.js';
 export { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 export {
@@ -15,6 +16,6 @@ export {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
 } from './catalog.js';
-export type { SearchTuningOverrides, FieldTuning } from './bm25f.js';
+export type { SearchTuningOverrides } from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';

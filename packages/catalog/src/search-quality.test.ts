@@ -120,43 +120,6 @@ describe('no padding with weak matches', () => {
   });
 });
 
-describe('tuning', () => {
-  it('pseudo-relevance feedback can be switched on and finds tools that share the top hits vocabulary', () => {
-    const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
-    const tools = [
-      tool(
-        backend,
-        'geocode',
-        'Turn a street address into latitude and longitude coordinates.',
-      ),
-      tool(
-        backend,
-        'reverse_geocode',
-        'Turn latitude and longitude coordinates into a street address.',
-      ),
-      tool(backend, 'nearby', 'Places near latitude longitude coordinates.'),
-      tool(backend, 'render_chart', 'Draw a bar chart.'),
-      tool(backend, 'send_mail', 'Send an email.'),
-    ];
-    const plain = new ToolCatalog({ tools, tuning: { feedbackDocuments: 0 } });
-    const feedback = new ToolCatalog({
-      tools,
-      tuning: {
-        feedbackDocuments: 2,
-        feedbackTerms: 12,
-        feedbackWeight: 0.5,
-        relativeCutoff: 0,
-      },
-    });
-    expect(
-      plain.search({ query: 'street address' }).hits.map((hit) => hit.name),
-    ).not.toContain('x_nearby');
-    expect(
-      feedback.search({ query: 'street address' }).hits.map((hit) => hit.name),
-    ).toContain('x_nearby');
-  });
-});
-
 describe('target-level idf', () => {
   it('weights a word used by one server above a word spread over many servers', () => {
     const servers = Array.from({ length: 12 }, (_, index) => ({
@@ -180,7 +143,6 @@ describe('target-level idf', () => {
       tools,
       tuning: {
         groupIdfWeight: 1,
-        siblingWeight: 0,
         nameCoverageWeight: 0,
         relativeCutoff: 0,
       },
@@ -189,7 +151,6 @@ describe('target-level idf', () => {
       tools,
       tuning: {
         groupIdfWeight: 0,
-        siblingWeight: 0,
         nameCoverageWeight: 0,
         relativeCutoff: 0,
       },
@@ -210,50 +171,38 @@ describe('target-level idf', () => {
   });
 });
 
-describe('refinements that are off by default', () => {
+describe('tuning knobs', () => {
   const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
   const tools = [
     tool(backend, 'photo_upload', 'Upload a picture to the album.'),
-    tool(backend, 'song_search', 'Find a song by its title.'),
     tool(backend, 'weather', 'Weather forecast for a city.'),
   ];
-  const names = (catalog: ToolCatalog, query: string): string[] =>
-    catalog.search({ query }).hits.map((hit) => hit.name);
 
-  it('synonyms of a word that matches nothing find a tool, at the given weight only', () => {
-    const synonyms = (word: string): readonly string[] =>
-      word === 'snapshot' ? ['picture', 'photo'] : [];
-    const off = new ToolCatalog({ tools, synonyms });
-    const on = new ToolCatalog({
-      tools,
-      synonyms,
-      tuning: { synonymWeight: 0.3 },
-    });
-    expect(names(off, 'store my snapshot')).toEqual([]);
-    expect(names(on, 'store my snapshot')).toEqual(['x_photo_upload']);
-    // The word itself is still reported as matching nothing.
-    expect(on.search({ query: 'store my snapshot' }).unmatchedTerms).toEqual([
-      'store',
-      'snapshot',
-    ]);
-  });
-
-  it('query likelihood fused by reciprocal rank keeps the matching tools', () => {
-    const fused = new ToolCatalog({
-      tools,
-      tuning: { likelihoodWeight: 1, likelihoodMu: 50 },
-    });
-    expect(names(fused, 'weather forecast')[0]).toBe('x_weather');
-    expect(names(fused, 'find a song title')[0]).toBe('x_song_search');
-  });
-
-  it('refuses unknown or out-of-range knobs', () => {
+  it('refuses unknown or out-of-range knobs, and the knobs of dropped stages', () => {
     expect(
       () => new ToolCatalog({ tools, tuning: { k2: 1 } as never }),
     ).toThrow(/unknown knob "k2"/);
     expect(
-      () => new ToolCatalog({ tools, tuning: { fields: { name: { b: 2 } } } }),
-    ).toThrow(/"fields\.name\.b" must be a number from 0 to 1/);
+      () => new ToolCatalog({ tools, tuning: { bag: { name: -1 } } }),
+    ).toThrow(/"bag\.name" must be a non-negative number/);
+    expect(() => new ToolCatalog({ tools, tuning: { usageB: 2 } })).toThrow(
+      /"usageB" must be a number from 0 to 1/,
+    );
+    for (const dropped of [
+      'fields',
+      'bagNormalization',
+      'feedbackDocuments',
+      'likelihoodWeight',
+      'synonymWeight',
+      'siblingWeight',
+      'usageK1',
+      'usageMu',
+      'usageCap',
+      'usageTextIdf',
+    ])
+      expect(
+        () => new ToolCatalog({ tools, tuning: { [dropped]: 1 } as never }),
+      ).toThrow(new RegExp(`unknown knob "${dropped}"`));
   });
 });
 

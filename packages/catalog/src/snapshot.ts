@@ -2,17 +2,11 @@ import {
   Bm25fIndex,
   PositionList,
   type SearchTuning,
-  toolTermStats,
   Vocabulary,
 } from './bm25f.js';
 import { type PreparedTool, prepareTool } from './prepare.js';
 import { compactDescription } from './render.js';
-import {
-  analyzeQuery,
-  analyzeText,
-  normalizeName,
-  type QueryWord,
-} from './tokenizer.js';
+import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
 import type { UsageStore } from './usage.js';
 
@@ -33,15 +27,9 @@ export type Snapshot = {
   readonly scores: Float64Array;
   /** Scratch buffer: idf of the query terms found in each tool's name. */
   readonly nameCovered: Float64Array;
-  /** Scratch buffer: query-likelihood scores of the second ranker. */
-  readonly likelihood: Float64Array;
   /** Scratch lists of touched and of accepted tools. */
   readonly touched: PositionList;
   readonly accepted: PositionList;
-  /** Target (server) of each tool, as an index into `targetNames`. */
-  readonly targetOf: Int32Array;
-  /** Distinct targets in first-seen order. */
-  readonly targetNames: readonly string[];
 };
 
 function reusableVocabulary(previous: Snapshot | undefined): Vocabulary {
@@ -101,17 +89,11 @@ export function buildSnapshot(options: {
     contentCache,
     scores: new Float64Array(tools.length),
     nameCovered: new Float64Array(tools.length),
-    likelihood: new Float64Array(tools.length),
     touched: new PositionList(tools.length),
     accepted: new PositionList(tools.length),
-    targetOf,
-    targetNames,
   };
   return snapshot;
 }
-
-/** Depth of each list in the reciprocal-rank fusion. */
-const FUSION_DEPTH = 100;
 
 /** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
 function topPositions(
@@ -178,8 +160,6 @@ type SearchRun = {
   tuning: SearchTuning;
   /** Learned usage, scored as a field of its own. */
   usage?: UsageStore | undefined;
-  /** Synonyms of a word, for query words that match nothing. */
-  synonyms?: ((word: string) => readonly string[]) | undefined;
 };
 
 /** Runs one search against a snapshot (see `ToolCatalog.search`). */
@@ -190,12 +170,11 @@ export function runSearch(options: SearchRun): SearchResult {
     return scoreAndRank(options);
   } finally {
     // Leave the scratch buffers clean even if something threw half-way.
-    const { touched, scores, nameCovered, likelihood } = snapshot;
+    const { touched, scores, nameCovered } = snapshot;
     for (let slot = 0; slot < touched.length; slot += 1) {
       const position = touched.items[slot] as number;
       scores[position] = 0;
       nameCovered[position] = 0;
-      likelihood[position] = 0;
     }
     touched.length = 0;
   }
@@ -241,50 +220,27 @@ function usageTerm(
   }
   const b = tuning.usageB;
   const average = usage.averageLength || 1;
-  const mu = tuning.usageMu;
-  // With length normalization or smoothing, any new use may change a tool's length or the
-  // term's share of all requests: recompile then.
-  const version = b > 0 || mu > 0 ? usage.version : usage.termVersion(term);
+  // With length normalization, any new use may change a tool's length: recompile then.
+  const version = b > 0 ? usage.version : usage.termVersion(term);
   const cached = terms.get(term);
   if (cached && cached.version === version) return cached;
   const { index, byName } = snapshot;
   const k1 = tuning.k1;
-  const usageK1 = tuning.usageK1;
   const saturate = (frequency: number): number =>
     (frequency * (k1 + 1)) / (k1 + frequency);
   const textId = index.termId(term);
   const positions: number[] = [];
   const gains: number[] = [];
-  let occurrences = 0;
-  if (mu > 0)
-    for (const frequency of posting.values()) occurrences += frequency;
-  const share =
-    occurrences / Math.max(1, usage.averageLength * usage.toolCount);
   for (const [name, frequency] of posting) {
     const position = byName.get(name);
     if (position === undefined) continue;
     const norm = b > 0 ? 1 - b + (b * usage.lengthOf(name)) / average : 1;
     const text =
       textId === undefined ? 0 : index.bagFrequency(textId, position);
-    const counted =
-      tuning.usageCap > 0 ? Math.min(tuning.usageCap, frequency) : frequency;
     positions.push(position);
-    if (mu > 0) {
-      const lengthPart = Math.log((usage.lengthOf(name) + mu) / mu);
-      gains.push(
-        tuning.usageWeight *
-          Math.max(0, Math.log(1 + counted / (mu * share)) - b * lengthPart),
-      );
-    } else if (usageK1 > 0) {
-      const normalized = counted / norm;
-      gains.push(
-        (tuning.usageWeight * (normalized * (usageK1 + 1))) /
-          (usageK1 + normalized),
-      );
-    } else
-      gains.push(
-        saturate(text + (tuning.usageWeight * counted) / norm) - saturate(text),
-      );
+    gains.push(
+      saturate(text + (tuning.usageWeight * frequency) / norm) - saturate(text),
+    );
   }
   const compiled = {
     version,
@@ -306,15 +262,13 @@ function usageTerm(
 function accumulateUsage(
   options: SearchRun,
   words: readonly QueryWord[],
-  touched: PositionList,
-  accept: (position: number) => boolean,
-  filtered: boolean,
+  scope: Scope,
 ): Set<string> {
   const matched = new Set<string>();
   const { usage, tuning, snapshot } = options;
   if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
     return matched;
-  const { scores, index } = snapshot;
+  const { scores, index, touched } = snapshot;
   const counts = new Map<string, number>();
   for (const word of words)
     for (const term of word.terms)
@@ -339,11 +293,9 @@ function accumulateUsage(
     const usedIdf = Math.log(
       1 + (used - posting.size + 0.5) / (posting.size + 0.5),
     );
-    const usageIdf = Math.min(requestIdf, usedIdf);
-    const share = tuning.usageTextIdf;
     const queryWeight =
       (k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1) *
-      (share * Math.min(idf, usageIdf) + (1 - share) * usageIdf);
+      Math.min(idf, Math.min(requestIdf, usedIdf));
     const { positions, gains } = usageTerm(
       snapshot,
       usage,
@@ -353,7 +305,7 @@ function accumulateUsage(
     );
     for (let slot = 0; slot < positions.length; slot += 1) {
       const position = positions[slot] as number;
-      if (filtered && !accept(position)) continue;
+      if (scope.filtered && !scope.accept(position)) continue;
       matched.add(term);
       if (scores[position] === 0) touched.push(position);
       scores[position] =
@@ -363,181 +315,127 @@ function accumulateUsage(
   return matched;
 }
 
-function scoreAndRank(options: SearchRun): SearchResult {
-  const { snapshot, profile, target, limit, tuning } = options;
-  const { index, tools, scores } = snapshot;
-  const query = options.query.trim();
-  if (query === '') return { hits: [], unmatchedTerms: [] };
-  const accept = (position: number): boolean => {
-    const entry = (tools[position] as PreparedTool).entry;
-    if (target !== undefined && entry.target !== target) return false;
-    if (
-      profile !== undefined &&
-      entry.profile !== profile &&
-      entry.profile !== CORE_PROFILE
-    )
-      return false;
-    return true;
-  };
+/** The profile and target of one search. */
+type Scope = {
+  /** Whether a profile or a target narrows the search. */
+  filtered: boolean;
+  /** Whether the tool at a position is in scope. */
+  accept: (position: number) => boolean;
+};
 
-  // Exact names: the whole query, then identifier-like words naming a tool.
+function searchScope(options: SearchRun): Scope {
+  const { profile, target } = options;
+  const { tools } = options.snapshot;
+  return {
+    filtered: profile !== undefined || target !== undefined,
+    accept: (position) => {
+      const entry = (tools[position] as PreparedTool).entry;
+      if (target !== undefined && entry.target !== target) return false;
+      return (
+        profile === undefined ||
+        entry.profile === profile ||
+        entry.profile === CORE_PROFILE
+      );
+    },
+  };
+}
+
+/** Tools named exactly: by the whole query, then by identifier-like words of it. */
+function exactMatches(
+  options: SearchRun,
+  query: string,
+  words: readonly QueryWord[],
+  scope: Scope,
+): number[] {
+  const { snapshot, target } = options;
   const exact: number[] = [];
   const addExact = (name: string, qualifiedBypassesProfile: boolean): void => {
     for (const position of snapshot.byExactName.get(name) ?? []) {
-      const entry = (tools[position] as PreparedTool).entry;
+      const entry = (snapshot.tools[position] as PreparedTool).entry;
       if (target !== undefined && entry.target !== target) continue;
       const bypass =
         qualifiedBypassesProfile && normalizeName(entry.name) === name;
-      if (!bypass && !accept(position)) continue;
+      if (!bypass && !scope.accept(position)) continue;
       if (!exact.includes(position)) exact.push(position);
     }
   };
   addExact(normalizeName(query), true);
-  const words = analyzeQuery(query);
   for (const word of words)
     if (word.identifier !== undefined) addExact(word.identifier, false);
+  return exact;
+}
 
-  // BM25F over the query's distinct terms.
-  const { nameCovered } = snapshot;
+/** Adds the BM25 score of the query's distinct terms; returns term id -> query weight. */
+function scoreTerms(
+  options: SearchRun,
+  words: readonly QueryWord[],
+): Map<number, number> {
+  const { index, scores, touched, nameCovered } = options.snapshot;
   const termIds = new Map<number, number>();
-  const queryTerms = words.flatMap((word) => word.terms);
-  for (const term of queryTerms) {
-    const id = index.termId(term);
-    if (id !== undefined) termIds.set(id, (termIds.get(id) ?? 0) + 1);
-  }
-  const k3 = tuning.queryTermSaturation;
+  for (const word of words)
+    for (const term of word.terms) {
+      const id = index.termId(term);
+      if (id !== undefined) termIds.set(id, (termIds.get(id) ?? 0) + 1);
+    }
+  const k3 = options.tuning.queryTermSaturation;
   for (const [id, count] of termIds)
     termIds.set(id, k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1);
-  const { touched, accepted } = snapshot;
-  touched.length = 0;
   for (const [id, weight] of termIds)
     index.accumulate(id, weight, scores, touched, nameCovered);
-  const usageMatched = accumulateUsage(
-    options,
-    words,
-    touched,
-    accept,
-    profile !== undefined || target !== undefined,
-  );
-  const added = new Set<number>();
-  if (options.synonyms !== undefined && tuning.synonymWeight > 0) {
-    // Words that match nothing contribute their synonyms, at a low weight.
-    for (const word of words) {
-      if (word.terms.length === 0) continue;
-      if (word.terms.some((term) => index.termId(term) !== undefined)) continue;
-      for (const synonym of options.synonyms(word.word.toLowerCase()))
-        for (const term of analyzeText(synonym)) {
-          const id = index.termId(term);
-          if (id === undefined || termIds.has(id) || added.has(id)) continue;
-          added.add(id);
-          index.accumulate(id, tuning.synonymWeight, scores, touched);
-        }
-    }
-  }
-  const acceptAll = (): PositionList => {
-    accepted.length = 0;
-    for (let index = 0; index < touched.length; index += 1) {
-      const position = touched.items[index] as number;
-      if (accept(position)) accepted.push(position);
-    }
-    return accepted;
-  };
-  const filtered = profile !== undefined || target !== undefined;
-  let candidates = filtered ? acceptAll() : touched;
-  if (tuning.nameCoverageWeight > 0 && candidates.length > 0) {
-    // Name-aware scoring: tools whose name words the query mostly contains move up.
-    let strongest = 0;
-    for (let slot = 0; slot < candidates.length; slot += 1)
-      strongest = Math.max(
-        strongest,
-        scores[candidates.items[slot] as number] as number,
-      );
-    const bonus = tuning.nameCoverageWeight * strongest;
-    const cap = tuning.nameCoverageCap;
-    for (let slot = 0; slot < candidates.length; slot += 1) {
-      const position = candidates.items[slot] as number;
-      const weight = index.nameWeight(position);
-      if (weight > 0) {
-        const own = scores[position] as number;
-        const gain = (bonus * (nameCovered[position] as number)) / weight;
-        scores[position] = own + (cap > 0 ? Math.min(gain, cap * own) : gain);
-      }
-    }
-  }
-  if (tuning.siblingWeight > 0 && candidates.length > 0) {
-    // A tool gains a share of the best score among the tools of its own target.
-    const best = new Float64Array(snapshot.targetNames.length);
-    for (let index = 0; index < candidates.length; index += 1) {
-      const position = candidates.items[index] as number;
-      const slot = snapshot.targetOf[position] as number;
-      if ((scores[position] as number) > (best[slot] as number))
-        best[slot] = scores[position] as number;
-    }
-    const cap = tuning.siblingCap;
-    for (let index = 0; index < candidates.length; index += 1) {
-      const position = candidates.items[index] as number;
+  return termIds;
+}
+
+/** Name-aware scoring: tools whose name words the query mostly contains move up. */
+function addNameCoverage(options: SearchRun, candidates: PositionList): void {
+  const { tuning } = options;
+  const { index, scores, nameCovered } = options.snapshot;
+  if (tuning.nameCoverageWeight <= 0 || candidates.length === 0) return;
+  let strongest = 0;
+  for (let slot = 0; slot < candidates.length; slot += 1)
+    strongest = Math.max(
+      strongest,
+      scores[candidates.items[slot] as number] as number,
+    );
+  const bonus = tuning.nameCoverageWeight * strongest;
+  const cap = tuning.nameCoverageCap;
+  for (let slot = 0; slot < candidates.length; slot += 1) {
+    const position = candidates.items[slot] as number;
+    const weight = index.nameWeight(position);
+    if (weight > 0) {
       const own = scores[position] as number;
-      const bonus =
-        tuning.siblingWeight *
-        (best[snapshot.targetOf[position] as number] as number);
-      scores[position] = own + (cap > 0 ? Math.min(bonus, cap * own) : bonus);
+      const gain = (bonus * (nameCovered[position] as number)) / weight;
+      scores[position] = own + (cap > 0 ? Math.min(gain, cap * own) : gain);
     }
   }
+}
 
-  if (
-    tuning.feedbackDocuments > 0 &&
-    tuning.feedbackTerms > 0 &&
-    candidates.length > 0
-  ) {
-    // Pseudo-relevance feedback: add the strongest other terms of the top tools.
-    const top = topPositions(candidates, scores, tuning.feedbackDocuments);
-    const expansion = new Map<number, number>();
-    for (const position of top) {
-      const stats = toolTermStats(tools[position] as PreparedTool);
-      const fieldCount = stats.lengths.length;
-      stats.terms.forEach((term, slot) => {
-        let frequency = 0;
-        for (let field = 0; field < fieldCount; field += 1)
-          frequency += stats.counts[slot * fieldCount + field] ?? 0;
-        const id = index.termId(term);
-        if (id === undefined || termIds.has(id)) return;
-        expansion.set(
-          id,
-          (expansion.get(id) ?? 0) +
-            (frequency / (frequency + 1)) * index.idf(id),
-        );
-      });
-    }
-    const chosen = [...expansion.entries()]
-      .sort((left, right) => right[1] - left[1])
-      .slice(0, tuning.feedbackTerms);
-    const strongest = chosen[0]?.[1] ?? 1;
-    for (const [id, weight] of chosen)
-      index.accumulate(
-        id,
-        (tuning.feedbackWeight * weight) / strongest,
-        scores,
-        touched,
-      );
-    candidates = filtered ? acceptAll() : touched;
-  }
-
-  // Which query words matched nothing in the searched scope.
-  const unfiltered = !filtered;
+/** Query words that matched nothing in the searched scope, in query order. */
+function unmatchedWords(options: {
+  snapshot: Snapshot;
+  query: string;
+  words: readonly QueryWord[];
+  exact: readonly number[];
+  scope: Scope;
+  usageMatched: ReadonlySet<string>;
+}): string[] {
+  const { snapshot, query, words, scope, usageMatched } = options;
+  const { index, tools } = snapshot;
   const matchedTerms = new Set<string>();
   const termMatches = (term: string): boolean => {
     if (matchedTerms.has(term)) return true;
     const id = index.termId(term);
     const inText =
       id !== undefined &&
-      (unfiltered ||
-        index.documentsOf(id).some((position) => accept(position)));
+      (!scope.filtered ||
+        index.documentsOf(id).some((position) => scope.accept(position)));
     if (!inText && !usageMatched.has(term)) return false;
     matchedTerms.add(term);
     return true;
   };
   const exactNames = new Set(
-    exact.flatMap((position) => (tools[position] as PreparedTool).exactNames),
+    options.exact.flatMap(
+      (position) => (tools[position] as PreparedTool).exactNames,
+    ),
   );
   const unmatched: string[] = [];
   for (const word of words) {
@@ -547,64 +445,38 @@ function scoreAndRank(options: SearchRun): SearchResult {
     if (exactNames.has(normalizeName(query))) continue;
     if (!word.terms.some(termMatches)) unmatched.push(word.word);
   }
+  return unmatched;
+}
 
-  // A query with unmatched words whose other words are all common in the catalog gets no
-  // hits rather than tools that merely share a common word.
-  if (exact.length === 0 && unmatched.length > 0 && candidates.length > 0) {
-    const minimumDocuments = Math.max(3, tuning.commonTermShare * tools.length);
-    const informative =
-      usageMatched.size > 0 ||
-      [...termIds.keys(), ...added].some(
-        (id) => index.documentsOf(id).length < minimumDocuments,
-      );
-    if (!informative) {
-      accepted.length = 0;
-      candidates = accepted;
-    }
-  }
+/** Whether some matched term is rare enough in the catalog to be worth hits. */
+function informative(
+  options: SearchRun,
+  termIds: ReadonlyMap<number, number>,
+  usageMatched: ReadonlySet<string>,
+): boolean {
+  const { index, tools } = options.snapshot;
+  const minimumDocuments = Math.max(
+    3,
+    options.tuning.commonTermShare * tools.length,
+  );
+  return (
+    usageMatched.size > 0 ||
+    [...termIds.keys()].some(
+      (id) => index.documentsOf(id).length < minimumDocuments,
+    )
+  );
+}
 
-  let best = topPositions(candidates, scores, limit + exact.length);
-  let topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
-  let ranking = scores;
-  if (tuning.likelihoodWeight > 0 && candidates.length > 0) {
-    // A second ranker of another family, query likelihood with Dirichlet smoothing, fused
-    // with BM25 by reciprocal rank over the top of both lists.
-    const { likelihood } = snapshot;
-    const mu = tuning.likelihoodMu;
-    let queryWeight = 0;
-    for (const [id, weight] of termIds) {
-      index.accumulateLikelihood(id, weight, mu, likelihood);
-      queryWeight += weight;
-    }
-    const floor = topScore * tuning.relativeCutoff;
-    accepted.length = 0;
-    for (let slot = 0; slot < candidates.length; slot += 1) {
-      const position = candidates.items[slot] as number;
-      if ((scores[position] as number) < floor) continue;
-      likelihood[position] =
-        (likelihood[position] as number) +
-        index.likelihoodLength(position, queryWeight, mu);
-      accepted.push(position);
-    }
-    const depth = Math.max(FUSION_DEPTH, limit);
-    const fused = new Map<number, number>();
-    topPositions(accepted, scores, depth).forEach((position, rank) =>
-      fused.set(position, 1 / (tuning.fusionK + rank + 1)),
-    );
-    topPositions(accepted, likelihood, depth).forEach((position, rank) =>
-      fused.set(
-        position,
-        (fused.get(position) ?? 0) +
-          tuning.likelihoodWeight / (tuning.fusionK + rank + 1),
-      ),
-    );
-    for (const [position, score] of fused) likelihood[position] = score;
-    accepted.length = 0;
-    for (const position of fused.keys()) accepted.push(position);
-    best = topPositions(accepted, likelihood, limit + exact.length);
-    ranking = likelihood;
-    topScore = 0;
-  }
+/** The hits: exact names first, then the best scores down to the relative cutoff. */
+function collectHits(
+  options: SearchRun,
+  exact: readonly number[],
+  candidates: PositionList,
+): SearchHit[] {
+  const { limit, tuning } = options;
+  const { tools, scores } = options.snapshot;
+  const best = topPositions(candidates, scores, limit + exact.length);
+  const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
   const hits: SearchHit[] = [];
   const toHit = (position: number, score: number): SearchHit => {
     const entry = (tools[position] as PreparedTool).entry;
@@ -616,17 +488,59 @@ function scoreAndRank(options: SearchRun): SearchResult {
       score,
     };
   };
-  const bestScore =
-    best.length > 0 ? (ranking[best[0] as number] as number) : 0;
   exact.forEach((position, rank) =>
-    hits.push(toHit(position, bestScore + exact.length - rank)),
+    hits.push(toHit(position, topScore + exact.length - rank)),
   );
   for (const position of best) {
     if (hits.length >= limit) break;
-    const score = ranking[position] as number;
+    const score = scores[position] as number;
     if (score < topScore * tuning.relativeCutoff) break;
     if (!exact.includes(position)) hits.push(toHit(position, score));
   }
+  return hits.slice(0, limit);
+}
 
-  return { hits: hits.slice(0, limit), unmatchedTerms: unmatched };
+function scoreAndRank(options: SearchRun): SearchResult {
+  const { snapshot } = options;
+  const query = options.query.trim();
+  if (query === '') return { hits: [], unmatchedTerms: [] };
+  const scope = searchScope(options);
+  const words = analyzeQuery(query);
+  const exact = exactMatches(options, query, words, scope);
+  const termIds = scoreTerms(options, words);
+  const usageMatched = accumulateUsage(options, words, scope);
+  const { touched, accepted } = snapshot;
+  let candidates = touched;
+  if (scope.filtered) {
+    accepted.length = 0;
+    for (let slot = 0; slot < touched.length; slot += 1) {
+      const position = touched.items[slot] as number;
+      if (scope.accept(position)) accepted.push(position);
+    }
+    candidates = accepted;
+  }
+  addNameCoverage(options, candidates);
+  const unmatched = unmatchedWords({
+    snapshot,
+    query,
+    words,
+    exact,
+    scope,
+    usageMatched,
+  });
+  // A query with unmatched words whose other words are all common in the catalog gets no
+  // hits rather than tools that merely share a common word.
+  if (
+    exact.length === 0 &&
+    unmatched.length > 0 &&
+    candidates.length > 0 &&
+    !informative(options, termIds, usageMatched)
+  ) {
+    accepted.length = 0;
+    candidates = accepted;
+  }
+  return {
+    hits: collectHits(options, exact, candidates),
+    unmatchedTerms: unmatched,
+  };
 }

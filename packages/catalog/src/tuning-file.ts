@@ -8,12 +8,14 @@ const nonNegative = (value: unknown): boolean =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 const FIELDS = FIELD_NAMES as readonly string[];
+/** Knobs that are shares, from 0 to 1. */
+const UNIT_KNOBS: readonly string[] = ['b', 'usageB'];
 
 /**
  * What is wrong with a tuning override object (as read from a JSON file or given to
  * `new ToolCatalog({ tuning })`), or `undefined` when it is usable: only known knobs,
- * non-negative finite numbers, `b` values from 0 to 1, `bagNormalization` `"bag"` or
- * `"field"`.
+ * non-negative finite numbers, `b` and `usageB` from 0 to 1, `bag` an
+ * object of field weights.
  */
 export function checkTuningOverrides(value: unknown): string | undefined {
   if (!isRecord(value))
@@ -22,10 +24,7 @@ export function checkTuningOverrides(value: unknown): string | undefined {
   for (const [key, knob] of Object.entries(value)) {
     if (!known.includes(key))
       return `unknown knob "${key}"; known knobs are ${known.join(', ')}.`;
-    if (key === 'bagNormalization') {
-      if (knob !== 'bag' && knob !== 'field')
-        return `"bagNormalization" must be "bag" or "field", got ${JSON.stringify(knob)}.`;
-    } else if (key === 'bag') {
+    if (key === 'bag') {
       if (!isRecord(knob))
         return `"bag" must be an object of field weights (${FIELDS.join(', ')}).`;
       for (const [field, weight] of Object.entries(knob)) {
@@ -34,27 +33,11 @@ export function checkTuningOverrides(value: unknown): string | undefined {
         if (!nonNegative(weight))
           return `"bag.${field}" must be a non-negative number, got ${JSON.stringify(weight)}.`;
       }
-    } else if (key === 'fields') {
-      if (!isRecord(knob))
-        return `"fields" must be an object of {"weight","b"} per field (${FIELDS.join(', ')}).`;
-      for (const [field, tuning] of Object.entries(knob)) {
-        if (!FIELDS.includes(field))
-          return `"fields" has unknown field "${field}"; fields are ${FIELDS.join(', ')}.`;
-        if (!isRecord(tuning))
-          return `"fields.${field}" must be an object {"weight","b"}.`;
-        for (const [part, number] of Object.entries(tuning)) {
-          if (part !== 'weight' && part !== 'b')
-            return `"fields.${field}" has unknown key "${part}"; use "weight" and "b".`;
-          if (!nonNegative(number) || (part === 'b' && (number as number) > 1))
-            return `"fields.${field}.${part}" must be a number ${part === 'b' ? 'from 0 to 1' : 'of at least 0'}, got ${JSON.stringify(number)}.`;
-        }
-      }
     } else if (
       !nonNegative(knob) ||
-      ((key === 'b' || key === 'usageB' || key === 'usageTextIdf') &&
-        (knob as number) > 1)
+      (UNIT_KNOBS.includes(key) && (knob as number) > 1)
     ) {
-      return `"${key}" must be a ${key === 'b' || key === 'usageB' || key === 'usageTextIdf' ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
+      return `"${key}" must be a ${UNIT_KNOBS.includes(key) ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
     }
   }
   return undefined;

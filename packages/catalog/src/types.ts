@@ -39,7 +39,15 @@ export type ToolEntry = {
   profile: string;
   /** Whether the entry comes from the offline seed or from discovery. */
   source: ToolSource;
+  /**
+   * The listing's `execution.taskSupport` (MCP tasks): `required` tools are
+   * called as a task. Absent when the listing says nothing (or something else).
+   */
+  taskSupport?: TaskSupport;
 };
+
+/** Values of a listed tool's `execution.taskSupport`. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** One configured backend: which gateway target serves it and under which profile. */
 export type Backend = {
@@ -57,7 +65,7 @@ export type SearchHit = {
   name: string;
   /** Gateway target of the tool. */
   target: string;
-  /** One-line description, trimmed at a word boundary. */
+  /** One-line description, cut to 160 code points at a word boundary when one is near, never inside a grapheme. */
   description: string;
   /** Whether calling the tool may change something. */
   mutating: boolean;

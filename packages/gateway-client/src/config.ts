@@ -34,6 +34,32 @@ export type ServerRequestExtra = {
   signal: AbortSignal;
 };
 
+/** Answers a backend's `elicitation/create` (see {@link GatewayClientOptions.onElicitation}). */
+export type ElicitationHandler = (
+  request: ServerRequestFrom<ElicitRequest['params']>,
+  extra: ServerRequestExtra,
+) => Promise<ElicitResult>;
+
+/** Answers a backend's `sampling/createMessage` (see {@link GatewayClientOptions.onSampling}). */
+export type SamplingHandler = (
+  request: ServerRequestFrom<CreateMessageRequest['params']>,
+  extra: ServerRequestExtra,
+) => Promise<CreateMessageResult>;
+
+/** Handlers of the server-to-client requests of one call ({@link CallToolOptions}). */
+export type CallHandlers = {
+  /** Answers the call's `elicitation/create` requests. */
+  onElicitation?: ElicitationHandler | undefined;
+  /** Answers the call's `sampling/createMessage` requests. */
+  onSampling?: SamplingHandler | undefined;
+};
+
+/** The server-to-client requests a client can declare it answers. */
+export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
+
+/** One of {@link SERVER_REQUEST_KINDS}. */
+export type ServerRequestKind = (typeof SERVER_REQUEST_KINDS)[number];
+
 // The routing modes live with the other agentgateway facts in @heretek/internal.
 export { GATEWAY_MODES, type GatewayMode };
 
@@ -67,27 +93,28 @@ export type GatewayClientOptions = {
    */
   onToolsListChanged?: ((event: { target: string }) => void) | undefined;
   /**
-   * Answers a backend's `elicitation/create` during a call. When absent the
-   * client does not declare the `elicitation` capability and such a request
-   * gets a JSON-RPC error (-32601) at once.
+   * Answers a backend's `elicitation/create` that no per-call handler
+   * ({@link CallToolOptions.onElicitation}) answers: one that arrives
+   * outside a call, or during a call made without one. When absent (and
+   * `serverRequests` does not name `elicitation`) the client does not
+   * declare the `elicitation` capability and such a request gets a
+   * JSON-RPC error (Method not found, -32601) at once.
    */
-  onElicitation?:
-    | ((
-        request: ServerRequestFrom<ElicitRequest['params']>,
-        extra: ServerRequestExtra,
-      ) => Promise<ElicitResult>)
-    | undefined;
+  onElicitation?: ElicitationHandler | undefined;
   /**
-   * Answers a backend's `sampling/createMessage` during a call. When absent
-   * the client does not declare the `sampling` capability and such a request
-   * gets a JSON-RPC error (-32601) at once.
+   * Answers a backend's `sampling/createMessage` that no per-call handler
+   * ({@link CallToolOptions.onSampling}) answers, as `onElicitation` does
+   * for elicitation.
    */
-  onSampling?:
-    | ((
-        request: ServerRequestFrom<CreateMessageRequest['params']>,
-        extra: ServerRequestExtra,
-      ) => Promise<CreateMessageResult>)
-    | undefined;
+  onSampling?: SamplingHandler | undefined;
+  /**
+   * Capabilities to declare for per-call handlers only: `['elicitation']`
+   * declares `elicitation` without a client-wide `onElicitation`, so that
+   * calls given an `onElicitation` can be asked; a request nobody answers
+   * gets a JSON-RPC error (-32601) at once. A client-wide handler declares
+   * its capability by itself.
+   */
+  serverRequests?: ReadonlyArray<ServerRequestKind> | undefined;
   /**
    * Receives each `notifications/message` a backend sends, on a call's reply
    * stream or (when the standalone stream is open) outside one. It also
@@ -166,6 +193,7 @@ export const gatewayClientOptionsSchema = z
     onElicitation: callback.optional(),
     onSampling: callback.optional(),
     onLog: callback.optional(),
+    serverRequests: z.array(z.enum(SERVER_REQUEST_KINDS)).optional(),
   })
   .strict();
 

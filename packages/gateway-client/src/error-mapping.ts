@@ -80,56 +80,8 @@ export function toGatewayError(
     });
   }
   if (error instanceof SdkError) {
-    switch (error.code) {
-      case SdkErrorCode.RequestTimeout:
-        return new GatewayTimeoutError({
-          target,
-          timeoutMs: mapping.timeoutMs,
-          message: mapping.scrub(`The request timed out: ${error.message}`),
-          cause,
-        });
-      case SdkErrorCode.ConnectionClosed:
-        return new GatewayConnectionError({
-          code: GatewayErrorCode.ConnectionReset,
-          target,
-          message:
-            'The connection to the gateway closed before the reply arrived.',
-          cause,
-        });
-      case SdkErrorCode.InvalidResult:
-        return new GatewayMalformedResponseError({
-          code: GatewayErrorCode.InvalidResult,
-          target,
-          message: mapping.scrub(
-            `The reply is not a valid result: ${error.message}`,
-          ),
-          cause,
-        });
-      case SdkErrorCode.ClientHttpUnexpectedContent:
-        return new GatewayMalformedResponseError({
-          code: GatewayErrorCode.UnexpectedContentType,
-          target,
-          message: mapping.scrub(error.message),
-          cause,
-        });
-      case SdkErrorCode.ListPaginationExceeded:
-        return new GatewayCursorLoopError({
-          target,
-          pages: 0,
-          message: mapping.scrub(error.message),
-          cause,
-        });
-      case SdkErrorCode.EraNegotiationFailed:
-        return new GatewayNegotiationError({
-          target,
-          message: mapping.scrub(
-            `No protocol revision could be agreed: ${error.message}`,
-          ),
-          cause,
-        });
-      default:
-        break;
-    }
+    const typed = fromSdkError(mapping, error, target, cause);
+    if (typed !== undefined) return typed;
   }
   const message = error instanceof Error ? error.message : String(error);
   return new GatewayError({
@@ -140,6 +92,65 @@ export function toGatewayError(
     ),
     cause,
   });
+}
+
+/** The typed error of an SDK error whose code says what went wrong, if any. */
+function fromSdkError(
+  mapping: ErrorMapping,
+  error: SdkError,
+  target: string | undefined,
+  cause: unknown,
+): GatewayError | undefined {
+  switch (error.code) {
+    case SdkErrorCode.RequestTimeout:
+      return new GatewayTimeoutError({
+        target,
+        timeoutMs: mapping.timeoutMs,
+        message: mapping.scrub(`The request timed out: ${error.message}`),
+        cause,
+      });
+    case SdkErrorCode.ConnectionClosed:
+      return new GatewayConnectionError({
+        code: GatewayErrorCode.ConnectionReset,
+        target,
+        message:
+          'The connection to the gateway closed before the reply arrived.',
+        cause,
+      });
+    case SdkErrorCode.InvalidResult:
+      return new GatewayMalformedResponseError({
+        code: GatewayErrorCode.InvalidResult,
+        target,
+        message: mapping.scrub(
+          `The reply is not a valid result: ${error.message}`,
+        ),
+        cause,
+      });
+    case SdkErrorCode.ClientHttpUnexpectedContent:
+      return new GatewayMalformedResponseError({
+        code: GatewayErrorCode.UnexpectedContentType,
+        target,
+        message: mapping.scrub(error.message),
+        cause,
+      });
+    case SdkErrorCode.ListPaginationExceeded:
+      return new GatewayCursorLoopError({
+        target,
+        pages: 0,
+        message: mapping.scrub(error.message),
+        cause,
+      });
+    case SdkErrorCode.EraNegotiationFailed:
+      return new GatewayNegotiationError({
+        target,
+        message: mapping.scrub(
+          `No protocol revision could be agreed: ${error.message}`,
+        ),
+        cause,
+      });
+    default:
+      return undefined;
+  }
 }
 
 /** The original error, or a token-free copy of it when its text mentions the token. */

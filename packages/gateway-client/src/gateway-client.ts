@@ -1,5 +1,7 @@
 import {
   Client,
+  ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -7,8 +9,8 @@ import {
   type ClientCapabilities,
   type PriorDiscovery,
   type Progress,
-  type Tool,
 } from '@modelcontextprotocol/client';
+import { multiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
   DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
@@ -16,8 +18,14 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
   parseGatewayClientOptions,
+  type CallHandlers,
+  type ElicitationHandler,
   type GatewayClientOptions,
   type GatewayMode,
+  type SamplingHandler,
+  type ServerRequestExtra,
+  type ServerRequestFrom,
+  type ServerRequestKind,
 } from './config.js';
 import {
   GatewayAbortedError,
@@ -29,6 +37,7 @@ import {
 import {
   createCallContext,
   createGatewayFetch,
+  takeOrigin,
   type CallContext,
   type TransportBinding,
 } from './http-layer.js';
@@ -44,13 +53,12 @@ import {
   type OperationHost,
   type Requester,
 } from './operation.js';
-import { walkPages } from './listing.js';
+import { walkPages, type McpTool } from './listing.js';
 import { callAsTask, type TaskOptions } from './tasks.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
 import { VERSION } from './version.js';
 
-/** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
-export type McpTool = Tool;
+export type { McpTool };
 
 /** The result of `tools/call`, as the SDK types it. */
 export type { CallToolResult };
@@ -107,6 +115,16 @@ export type CallToolOptions = {
    * for one. Needed for tools whose `execution.taskSupport` is `required`.
    */
   task?: boolean | { ttlMs?: number | undefined } | undefined;
+  /**
+   * Answers the `elicitation/create` requests this call's replies carry
+   * (a 2025 server's request on the call's stream, or an embedded request
+   * of a 2026-07-28 `input_required` answer), before the client-wide
+   * `onElicitation`. Needs the `elicitation` capability declared: a
+   * client-wide `onElicitation`, or `serverRequests: ['elicitation']`.
+   */
+  onElicitation?: ElicitationHandler | undefined;
+  /** Answers the `sampling/createMessage` requests of this call, as `onElicitation` does. */
+  onSampling?: SamplingHandler | undefined;
 };
 
 /** What the client knows about one endpoint, for diagnostics and tests. */
@@ -234,10 +252,9 @@ export class GatewayClient {
         parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
       onLog: parsed.onLog,
       onStreamSessionLost: (binding) => this.reopenStream(binding),
-      handledRequests: new Set([
-        ...(parsed.onElicitation ? ['elicitation/create'] : []),
-        ...(parsed.onSampling ? ['sampling/createMessage'] : []),
-      ]),
+      handledRequests: new Set(
+        declaredKinds(parsed).map((kind) => SERVER_REQUEST_METHODS[kind]),
+      ),
     });
   }
 
@@ -265,6 +282,7 @@ export class GatewayClient {
       this.endpoint(`${this.baseUrl}/mcp/${target}`, target),
       target,
       options.signal,
+      undefined,
       undefined,
       (requester) => walkPages(requester, target, this.maxListPages),
     );
@@ -308,6 +326,7 @@ export class GatewayClient {
     if (!this.multiplexedListing) {
       const listing = this.run(
         this.endpoint(`${this.baseUrl}/mcp`, '*'),
+        undefined,
         undefined,
         undefined,
         undefined,
@@ -365,7 +384,7 @@ export class GatewayClient {
         message: `maxTotalTimeoutMs must be a positive whole number of milliseconds (got ${String(options.maxTotalTimeoutMs)}).`,
       });
     }
-    const wrong = callOptionProblem(options);
+    const wrong = callOptionProblem(options, declaredKinds(this.options));
     if (wrong !== undefined) {
       throw new GatewayConfigError({
         setting: wrong.setting,
@@ -377,7 +396,9 @@ export class GatewayClient {
     const endpoint = multiplexed
       ? this.endpoint(`${this.baseUrl}/mcp`, '*')
       : this.endpoint(`${this.baseUrl}/mcp/${target}`, target);
-    const name = multiplexed ? `${target}_${options.tool}` : options.tool;
+    const name = multiplexed
+      ? multiplexedName(target, options.tool)
+      : options.tool;
     const args = options.arguments ?? {};
     const onProgress = options.onProgress;
     const onprogress = onProgress
@@ -391,26 +412,39 @@ export class GatewayClient {
     const task = taskOptions(options.task);
     const ceilingMs =
       onprogress !== undefined || task !== undefined ? maxTotal : undefined;
-    return this.run(endpoint, target, options.signal, ceilingMs, (requester) =>
-      task !== undefined
-        ? callAsTask(requester, {
-            name,
-            arguments: args,
-            task,
-            onprogress,
-            maxTotalTimeoutMs: maxTotal,
-            timeoutMs: this.timeoutMs,
-            target,
-          })
-        : requester.request(
-            'during tools/call',
-            (client, requestOptions) =>
-              client.callTool(
-                { name, arguments: args },
-                requestOptions,
-              ) as Promise<CallToolResult>,
-            { onprogress },
-          ),
+    const handlers: CallHandlers | undefined =
+      options.onElicitation === undefined && options.onSampling === undefined
+        ? undefined
+        : {
+            onElicitation: options.onElicitation,
+            onSampling: options.onSampling,
+          };
+    return this.run(
+      endpoint,
+      target,
+      options.signal,
+      ceilingMs,
+      handlers,
+      (requester) =>
+        task !== undefined
+          ? callAsTask(requester, {
+              name,
+              arguments: args,
+              task,
+              onprogress,
+              maxTotalTimeoutMs: maxTotal,
+              timeoutMs: this.timeoutMs,
+              target,
+            })
+          : requester.request(
+              'during tools/call',
+              (client, requestOptions) =>
+                client.callTool(
+                  { name, arguments: args },
+                  requestOptions,
+                ) as Promise<CallToolResult>,
+              { onprogress },
+            ),
     );
   }
 
@@ -504,7 +538,7 @@ export class GatewayClient {
         return ready && !ready.retired && !ready.closed ? ready : undefined;
       },
       connect: (target) => this.connection(endpoint, target),
-      begin: (target) => this.startOperation(target),
+      begin: (target, handlers) => this.startOperation(target, handlers),
       end: (context, succeeded) => this.finish(context, succeeded),
       retire: (connection) => this.retire(endpoint, connection),
       closeRetired: (connection) =>
@@ -551,10 +585,11 @@ export class GatewayClient {
     target: string | undefined,
     callerSignal: AbortSignal | undefined,
     ceilingMs: number | undefined,
+    handlers: CallHandlers | undefined,
     body: (requester: Requester) => Promise<T>,
   ): Promise<T> {
     if (callerSignal?.aborted) throw this.abortedError(target);
-    const operation = new Operation(endpoint.host, target, ceilingMs);
+    const operation = new Operation(endpoint.host, target, ceilingMs, handlers);
     const onCallerAbort = () => operation.stop(this.abortedError(target));
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const onClose = () =>
@@ -734,60 +769,81 @@ export class GatewayClient {
     }
   }
 
-  /** The capabilities to declare: only what a handler was given for. */
+  /** The capabilities to declare: only what a handler was given for, or `serverRequests` names. */
   private capabilities(): ClientCapabilities {
     const capabilities: ClientCapabilities = {};
-    if (this.options.onElicitation) capabilities.elicitation = { form: {} };
-    if (this.options.onSampling) capabilities.sampling = {};
+    const kinds = declaredKinds(this.options);
+    if (kinds.includes('elicitation')) capabilities.elicitation = { form: {} };
+    if (kinds.includes('sampling')) capabilities.sampling = {};
     return capabilities;
   }
 
   /**
    * Install the handlers of what a server sends the client: list changes,
-   * and the server-to-client requests a handler was given for (without one,
-   * the SDK answers -32601 at once).
+   * and the server-to-client requests of each declared capability, which
+   * go to the handler of the call whose reply carried them, else to the
+   * client-wide one, else get Method not found (-32601). Without a declared
+   * capability the SDK answers -32601 at once.
    */
   private handleServerMessages(
     client: Client,
     binding: TransportBinding,
   ): void {
-    const { onToolsListChanged, onElicitation, onSampling } = this.options;
+    const { onToolsListChanged } = this.options;
     if (onToolsListChanged) {
       client.setNotificationHandler('notifications/tools/list_changed', () => {
         if (!this.closed) onToolsListChanged({ target: binding.target });
       });
     }
-    // The call whose reply carried the request: its target, and a signal
-    // that also aborts when the server cancels the request, the call stops
-    // or the client closes.
-    const origin = (id: string | number, serverSignal: AbortSignal) => {
-      const noted = binding.serverRequests.get(id);
-      binding.serverRequests.delete(id);
-      const signals = [serverSignal, this.closing.signal];
+    const kinds = declaredKinds(this.options);
+    if (kinds.includes('elicitation'))
+      client.setRequestHandler(
+        'elicitation/create',
+        this.answering(binding, 'elicitation', (on) => on.onElicitation),
+      );
+    if (kinds.includes('sampling'))
+      client.setRequestHandler(
+        'sampling/createMessage',
+        this.answering(binding, 'sampling', (on) => on.onSampling),
+      );
+  }
+
+  /**
+   * The SDK handler of one kind of server request: it goes to the handler
+   * (`pick`) of the call whose reply carried it, else to the client-wide
+   * one, else gets -32601. The handler gets the call's target, and a
+   * signal that also aborts when the server cancels the request, the call
+   * stops or the client closes.
+   */
+  private answering<P, R>(
+    binding: TransportBinding,
+    kind: ServerRequestKind,
+    pick: (
+      handlers: CallHandlers,
+    ) =>
+      | ((
+          request: ServerRequestFrom<P>,
+          extra: ServerRequestExtra,
+        ) => Promise<R>)
+      | undefined,
+  ) {
+    return (
+      request: { params: P },
+      context: { mcpReq: { id: string | number; signal: AbortSignal } },
+    ): Promise<R> => {
+      const noted = takeOrigin(binding, context.mcpReq.id);
+      const target = noted?.target ?? binding.target;
+      const handler =
+        (noted?.handlers === undefined ? undefined : pick(noted.handlers)) ??
+        pick(this.options);
+      if (handler === undefined) throw unanswered(kind, target);
+      const signals = [context.mcpReq.signal, this.closing.signal];
       if (noted?.signal) signals.push(noted.signal);
-      return {
-        target: noted?.target ?? binding.target,
-        extra: { signal: AbortSignal.any(signals) },
-      };
+      return handler(
+        { target, params: request.params },
+        { signal: AbortSignal.any(signals) },
+      );
     };
-    if (onElicitation) {
-      client.setRequestHandler('elicitation/create', (request, context) => {
-        const { target, extra } = origin(
-          context.mcpReq.id,
-          context.mcpReq.signal,
-        );
-        return onElicitation({ target, params: request.params }, extra);
-      });
-    }
-    if (onSampling) {
-      client.setRequestHandler('sampling/createMessage', (request, context) => {
-        const { target, extra } = origin(
-          context.mcpReq.id,
-          context.mcpReq.signal,
-        );
-        return onSampling({ target, params: request.params }, extra);
-      });
-    }
   }
 
   /**
@@ -812,9 +868,16 @@ export class GatewayClient {
   }
 
   /** A new operation context, registered so the fetch layer can find it by id. */
-  private startOperation(target: string | undefined): CallContext {
+  private startOperation(
+    target: string | undefined,
+    handlers?: CallHandlers,
+  ): CallContext {
     this.operationCounter += 1;
-    const context = createCallContext(target, String(this.operationCounter));
+    const context = createCallContext(
+      target,
+      String(this.operationCounter),
+      handlers,
+    );
     this.operations.set(context.id, context);
     return context;
   }
@@ -848,13 +911,52 @@ function isProbeFailure(error: unknown): boolean {
   );
 }
 
+/** The method of each server-to-client request kind. */
+const SERVER_REQUEST_METHODS = {
+  elicitation: 'elicitation/create',
+  sampling: 'sampling/createMessage',
+} as const satisfies Record<ServerRequestKind, string>;
+
+/** The server-to-client requests a client with `options` declares it answers. */
+function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
+  const kinds = new Set(options.serverRequests ?? []);
+  if (options.onElicitation) kinds.add('elicitation');
+  if (options.onSampling) kinds.add('sampling');
+  return [...kinds];
+}
+
+/** The answer to a server request that no handler answers. */
+function unanswered(kind: ServerRequestKind, target: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.MethodNotFound,
+    `No ${kind} handler for this request from target '${target}': the call that carried it was made without one, and the client has none of its own.`,
+  );
+}
+
 /** What is wrong with the optional parts of {@link CallToolOptions}, if anything. */
 function callOptionProblem(
   options: CallToolOptions,
+  declared: ReadonlyArray<ServerRequestKind>,
 ): { setting: string; problem: string } | undefined {
   const { onProgress, task } = options;
-  if (onProgress !== undefined && typeof onProgress !== 'function')
-    return { setting: 'onProgress', problem: 'must be a function' };
+  for (const [setting, handler] of [
+    ['onProgress', onProgress],
+    ['onElicitation', options.onElicitation],
+    ['onSampling', options.onSampling],
+  ] as const) {
+    if (handler !== undefined && typeof handler !== 'function')
+      return { setting, problem: 'must be a function' };
+  }
+  for (const [kind, handler] of [
+    ['elicitation', options.onElicitation],
+    ['sampling', options.onSampling],
+  ] as const) {
+    if (handler !== undefined && !declared.includes(kind))
+      return {
+        setting: kind === 'elicitation' ? 'onElicitation' : 'onSampling',
+        problem: `the client does not declare the ${kind} capability, so no server would ask; create the GatewayClient with serverRequests: ['${kind}'] (or a client-wide handler)`,
+      };
+  }
   if (task === undefined || typeof task === 'boolean') return undefined;
   if (typeof task !== 'object' || task === null)
     return {

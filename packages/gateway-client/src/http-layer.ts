@@ -9,6 +9,7 @@ import {
   type GatewayError,
   type JsonRpcErrorObject,
 } from './errors.js';
+import type { CallHandlers } from './config.js';
 
 /**
  * Request header that tells the fetch layer which operation a request
@@ -48,12 +49,15 @@ export type CallContext = {
   requestId: string | number | undefined;
   /** Last SSE event id seen on this operation's streams (what a resumption sends back). */
   lastEventId: string | undefined;
+  /** The handlers of the call this operation makes, for the server requests its replies carry. */
+  handlers: CallHandlers | undefined;
 };
 
 /** Create a fresh operation context with id `id`. */
 export function createCallContext(
   target: string | undefined,
   id: string,
+  handlers?: CallHandlers,
 ): CallContext {
   const context: CallContext = {
     id,
@@ -66,6 +70,7 @@ export function createCallContext(
     openStreams: 0,
     requestId: undefined,
     lastEventId: undefined,
+    handlers,
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -86,10 +91,13 @@ export type TransportBinding = {
   /** The endpoint's target (`*` for the multiplexed endpoint), for what arrives outside an operation. */
   target: string;
   /**
-   * Target of each server-to-client request seen on an operation's SSE
-   * reply, by JSON-RPC id: the handler of that request takes it out.
+   * Where each server-to-client request came from, by JSON-RPC id (a
+   * request on an operation's SSE reply) or by `inputRequests` key (an
+   * embedded request of a 2026-07-28 `input_required` answer): the handler
+   * of that request takes it out with {@link takeOrigin}. Keys of embedded
+   * requests repeat across calls, so each id holds a queue, oldest first.
    */
-  serverRequests: Map<JsonRpcId, ServerRequestOrigin>;
+  serverRequests: Map<JsonRpcId, ServerRequestOrigin[]>;
   /** The standalone GET stream was open at least once for this session. */
   streamOpened: boolean;
 };
@@ -100,7 +108,43 @@ export type ServerRequestOrigin = {
   target: string;
   /** Aborted when the call stops (caller cancel, timeout, close). */
   signal: AbortSignal | undefined;
+  /** The call's own handlers, if it was given any. */
+  handlers: CallHandlers | undefined;
 };
+
+/** Note that the server request `id` came from `origin`. */
+function noteOrigin(
+  binding: TransportBinding,
+  id: JsonRpcId,
+  origin: ServerRequestOrigin,
+): void {
+  const queue = binding.serverRequests.get(id);
+  if (queue === undefined) binding.serverRequests.set(id, [origin]);
+  else queue.push(origin);
+}
+
+/** Where the server request `id` came from (taken out), if it was noted. */
+export function takeOrigin(
+  binding: TransportBinding,
+  id: JsonRpcId,
+): ServerRequestOrigin | undefined {
+  const queue = binding.serverRequests.get(id);
+  const origin = queue?.shift();
+  if (queue?.length === 0) binding.serverRequests.delete(id);
+  return origin;
+}
+
+/** The origin of what `operation`'s replies carry. */
+function originOf(
+  binding: TransportBinding,
+  operation: CallContext | undefined,
+): ServerRequestOrigin {
+  return {
+    target: operation?.target ?? binding.target,
+    signal: operation?.controller.signal,
+    handlers: operation?.handlers,
+  };
+}
 
 /** A backend's `notifications/message`, with the target it came from. */
 export type LogEntry = {
@@ -652,11 +696,85 @@ async function checkJsonReply(
       }),
     );
   }
+  noteInputRequests(environment, plan.binding, context, message);
   const checked = toWebResponse(response, text);
   Object.defineProperty(checked, 'json', {
     value: () => Promise.resolve(message),
   });
   return checked;
+}
+
+/** What an operation's SSE reply has shown so far. */
+type StreamSeen = {
+  /** An event with an id (the reply can be resumed from it). */
+  eventId: boolean;
+  /** The response to the operation's request. */
+  response: boolean;
+};
+
+/**
+ * One SSE event of an operation's reply: its id is remembered for a
+ * resumption, its data must be JSON-RPC 2.0, a response must answer the
+ * request's id, and a server message is noted (requests, logs). A bad
+ * event fails the operation.
+ */
+function checkEvent(
+  environment: FetchEnvironment,
+  plan: RequestPlan,
+  operation: CallContext,
+  seen: StreamSeen,
+  event: EventSourceMessage,
+): void {
+  const { target } = operation;
+  const malformed = (message: string, cause?: unknown) =>
+    operation.fail(
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.MalformedSse,
+        target,
+        message: environment.scrub(message),
+        cause,
+      }),
+    );
+  if (event.id) {
+    seen.eventId = true;
+    forgetResumption(environment, operation);
+    operation.lastEventId = event.id;
+    environment.resumable.set(event.id, operation);
+  }
+  if (!event.data || (event.event !== undefined && event.event !== 'message'))
+    return;
+  let message: unknown;
+  try {
+    message = JSON.parse(event.data);
+  } catch (error) {
+    malformed(
+      `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
+      error,
+    );
+    return;
+  }
+  if (!isJsonRpcMessage(message)) {
+    malformed(
+      `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
+    );
+    return;
+  }
+  if (!isResponseMessage(message)) {
+    noteServerMessage(environment, plan.binding, operation, message);
+    return;
+  }
+  if (message.id !== plan.expectedId) {
+    operation.fail(
+      new GatewayMalformedResponseError({
+        code: GatewayErrorCode.WrongResponseId,
+        target,
+        message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
+      }),
+    );
+    return;
+  }
+  seen.response = true;
+  noteInputRequests(environment, plan.binding, operation, message);
 }
 
 /**
@@ -672,12 +790,11 @@ function inspectEventStream(
   body: ReadableStream<Uint8Array>,
 ): ReadableStream<Uint8Array> {
   const { target } = operation;
-  const { scrub, maxResponseBytes, resumable } = environment;
+  const { maxResponseBytes } = environment;
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  const seen: StreamSeen = { eventId: false, response: false };
   let total = 0;
-  let sawEventId = false;
-  let sawResponse = false;
   let open = true;
   operation.openStreams += 1;
   const finished = () => {
@@ -685,58 +802,11 @@ function inspectEventStream(
     open = false;
     operation.openStreams -= 1;
   };
-  const malformed = (message: string, cause?: unknown) =>
-    operation.fail(
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.MalformedSse,
-        target,
-        message: scrub(message),
-        cause,
-      }),
-    );
-  const check = (event: EventSourceMessage) => {
-    if (event.id) {
-      sawEventId = true;
-      forgetResumption(environment, operation);
-      operation.lastEventId = event.id;
-      resumable.set(event.id, operation);
-    }
-    if (!event.data || (event.event !== undefined && event.event !== 'message'))
-      return;
-    let message: unknown;
-    try {
-      message = JSON.parse(event.data);
-    } catch (error) {
-      malformed(
-        `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
-        error,
-      );
-      return;
-    }
-    if (!isJsonRpcMessage(message)) {
-      malformed(
-        `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
-      );
-      return;
-    }
-    if (!isResponseMessage(message)) {
-      noteServerMessage(environment, plan.binding, operation, message);
-      return;
-    }
-    if (message.id !== plan.expectedId) {
-      operation.fail(
-        new GatewayMalformedResponseError({
-          code: GatewayErrorCode.WrongResponseId,
-          target,
-          message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
-        }),
-      );
-      return;
-    }
-    sawResponse = true;
-  };
-  const parser = createParser({ onEvent: check });
-  const endedEarly = () => !operation.settled && !sawResponse && !sawEventId;
+  const parser = createParser({
+    onEvent: (event) => checkEvent(environment, plan, operation, seen, event),
+  });
+  const endedEarly = () =>
+    !operation.settled && !seen.response && !seen.eventId;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -842,6 +912,31 @@ async function checkBoundReply(
 }
 
 /**
+ * Note where the embedded requests of a 2026-07-28 `input_required` answer
+ * came from: the SDK hands each to the client's handler under its key.
+ */
+function noteInputRequests(
+  environment: FetchEnvironment,
+  binding: TransportBinding,
+  operation: CallContext,
+  message: unknown,
+): void {
+  const result = (message as { result?: unknown }).result as
+    { resultType?: unknown; inputRequests?: unknown } | undefined;
+  if (
+    result?.resultType !== 'input_required' ||
+    typeof result.inputRequests !== 'object' ||
+    result.inputRequests === null
+  )
+    return;
+  for (const [key, request] of Object.entries(result.inputRequests)) {
+    const method = (request as { method?: unknown } | null)?.method;
+    if (typeof method === 'string' && environment.handledRequests.has(method))
+      noteOrigin(binding, key, originOf(binding, operation));
+  }
+}
+
+/**
  * A server-to-client message seen on a stream: remember which target a
  * request came from (its handler asks), and pass a log notification on.
  */
@@ -861,10 +956,7 @@ function noteServerMessage(
   const from = operation?.target ?? binding.target;
   if (typeof id === 'string' || typeof id === 'number') {
     if (environment.handledRequests.has(method))
-      binding.serverRequests.set(id, {
-        target: from,
-        signal: operation?.controller.signal,
-      });
+      noteOrigin(binding, id, originOf(binding, operation));
     return;
   }
   if (method !== 'notifications/message' || !environment.onLog) return;

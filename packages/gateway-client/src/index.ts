@@ -10,11 +10,14 @@ export type {
 } from './gateway-client.js';
 export { GATEWAY_MODES, gatewayClientOptionsSchema } from './config.js';
 export type {
+  ElicitationHandler,
   GatewayClientOptions,
   GatewayLogEntry,
   GatewayMode,
+  SamplingHandler,
   ServerRequestExtra,
   ServerRequestFrom,
+  ServerRequestKind,
 } from './config.js';
 export {
   GatewayAbortedError,

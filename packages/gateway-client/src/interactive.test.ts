@@ -8,6 +8,7 @@ import { GatewayClient, type CallProgress } from './gateway-client.js';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import type { GatewayLogEntry } from './config.js';
 import {
+  startModernServer,
   startSessionfulServer,
   type Listening,
 } from './__fixtures__/servers.js';
@@ -298,6 +299,104 @@ describe('server-to-client requests during a call', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/refused: .*(-32601|Method not found)/);
     expect(initializeCapabilities(server)).not.toHaveProperty('sampling');
+  });
+});
+
+describe('per-call handlers', () => {
+  /** An elicitation handler that answers with `binary` and records the target. */
+  const answering =
+    (binary: string, asked: string[]) =>
+    async (request: { target: string }) => {
+      asked.push(request.target);
+      return { action: 'accept' as const, content: { binary } };
+    };
+
+  for (const [era, start] of [
+    [
+      '2025 (request on the call stream)',
+      () => startSessionfulServer({ interactive: true }),
+    ],
+    [
+      '2026-07-28 (input_required answer)',
+      () => startModernServer({ interactive: true, inputRounds: true }),
+    ],
+  ] as const) {
+    it(`each of two concurrent calls is answered by its own handler, before the client-wide one: ${era}`, async () => {
+      const server = track(await start());
+      const clientWide: string[] = [];
+      const gateway = client(server, {
+        onElicitation: answering('client-wide', clientWide),
+      });
+      const first: string[] = [];
+      const second: string[] = [];
+      const [one, two, plain] = await Promise.all([
+        gateway.callTool({
+          target: 'alpha',
+          tool: 'ask',
+          arguments: {},
+          onElicitation: answering('first', first),
+        }),
+        gateway.callTool({
+          target: 'alpha',
+          tool: 'ask',
+          arguments: {},
+          onElicitation: answering('second', second),
+        }),
+        gateway.callTool({ target: 'alpha', tool: 'ask', arguments: {} }),
+      ]);
+      expect(text(one)).toContain('"binary":"first"');
+      expect(text(two)).toContain('"binary":"second"');
+      expect(text(plain)).toContain('"binary":"client-wide"');
+      expect([first, second, clientWide]).toEqual([
+        ['alpha'],
+        ['alpha'],
+        ['alpha'],
+      ]);
+    });
+  }
+
+  it('serverRequests declares the capability for per-call handlers; a call without one gets -32601', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server, {
+      serverRequests: ['elicitation', 'sampling'],
+      timeoutMs: 60_000,
+    });
+    const asked: string[] = [];
+    const answered = await gateway.callTool({
+      target: 'alpha',
+      tool: 'ask',
+      arguments: {},
+      onElicitation: answering('own', asked),
+    });
+    expect(text(answered)).toContain('"binary":"own"');
+    expect(asked).toEqual(['alpha']);
+    const unanswered = await gateway.callTool({
+      target: 'alpha',
+      tool: 'sample',
+      arguments: {},
+    });
+    expect(unanswered.isError).toBe(true);
+    expect(text(unanswered)).toMatch(/refused: .*No sampling handler/);
+    expect(initializeCapabilities(server)).toHaveProperty('elicitation');
+    expect(initializeCapabilities(server)).toHaveProperty('sampling');
+  });
+
+  it('refuses a per-call handler whose capability the client does not declare, saying how to declare it', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server);
+    const refused = await gateway
+      .callTool({
+        target: 'alpha',
+        tool: 'ask',
+        arguments: {},
+        onElicitation: answering('never', []),
+      })
+      .catch((caught: unknown) => caught as GatewayError);
+    expect((refused as GatewayError).code).toBe(GatewayErrorCode.InvalidConfig);
+    expect((refused as GatewayError).message).toMatch(
+      /'onElicitation'.*serverRequests: \['elicitation'\]/,
+    );
+    expect(server.requests).toHaveLength(0);
   });
 });
 

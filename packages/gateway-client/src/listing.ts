@@ -1,11 +1,17 @@
-import type { Client } from '@modelcontextprotocol/client';
+import {
+  ProtocolErrorCode,
+  type Client,
+  type Tool,
+} from '@modelcontextprotocol/client';
 import {
   GatewayCursorLoopError,
   GatewayHttpError,
   GatewayJsonRpcError,
 } from './errors.js';
-import type { McpTool } from './gateway-client.js';
 import type { Requester } from './operation.js';
+
+/** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
+export type McpTool = Tool;
 
 /** How often a listing starts over because the server refused its cursor in a new session. */
 const MAX_LIST_RESTARTS = 3;
@@ -89,6 +95,6 @@ function isCursorRejection(error: unknown): boolean {
   return (
     GatewayHttpError.isInstance(error) &&
     error.status === 400 &&
-    error.jsonRpcError?.code === -32602
+    error.jsonRpcError?.code === ProtocolErrorCode.InvalidParams
   );
 }

@@ -5,6 +5,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { GatewayError } from './errors.js';
 import { GatewayHttpError, GatewaySessionLostError } from './errors.js';
+import type { CallHandlers } from './config.js';
 import type { CallContext } from './http-layer.js';
 
 /** Per-request settings of {@link Requester.request}. */
@@ -56,8 +57,11 @@ export type OperationHost<S extends Session> = {
   readySession(): S | undefined;
   /** Connect the endpoint (or join the connect in progress). */
   connect(target: string | undefined): Promise<S>;
-  /** A new request context the fetch layer can find. */
-  begin(target: string | undefined): CallContext;
+  /** A new request context the fetch layer can find, carrying the call's handlers. */
+  begin(
+    target: string | undefined,
+    handlers: CallHandlers | undefined,
+  ): CallContext;
   /** The request of `context` is over. */
   end(context: CallContext, succeeded: boolean): void;
   /** The gateway rejected `session`: the next request re-initializes. */
@@ -130,6 +134,7 @@ export class Operation<S extends Session> implements Requester {
     private readonly host: OperationHost<S>,
     private readonly target: string | undefined,
     private readonly ceilingMs: number | undefined,
+    private readonly handlers?: CallHandlers,
   ) {
     this.requestTimeoutMs = host.timeoutMs;
     this.arm(host.timeoutMs);
@@ -179,7 +184,7 @@ export class Operation<S extends Session> implements Requester {
           this.signal,
           () => this.reason,
         ));
-      const context = this.host.begin(this.target);
+      const context = this.host.begin(this.target, this.handlers);
       this.context = context;
       if (this.reason) context.fail(this.reason);
       session.inflight += 1;

@@ -160,20 +160,208 @@ function requireArgs(
   return [...positionals];
 }
 
+const OPTIONS = {
+  root: { type: 'string' },
+  profile: { type: 'string' },
+  'profile-b': { type: 'string' },
+  model: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const;
+
+/** What every command gets: the parsed options and its own arguments. */
+type Invocation = {
+  command: string;
+  /** The positionals after the command. */
+  rest: readonly string[];
+  values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+  workspaceRoot: string;
+  activeProfile: string;
+};
+
+function assemble(invocation: Invocation, role: string, profile?: string) {
+  return assemblePrefixCachedPrompt({
+    role,
+    workspaceRoot: invocation.workspaceRoot,
+    activeProfile: profile ?? invocation.activeProfile,
+  });
+}
+
+function requireModel(invocation: Invocation): string {
+  if (invocation.values.model === undefined)
+    throw new UsageError(`${invocation.command} needs --model <id>`);
+  return invocation.values.model;
+}
+
+function printCommand(invocation: Invocation): number {
+  const [role] = requireArgs(invocation.rest, 1, 'print <role>');
+  process.stdout.write(assemble(invocation, role as string).systemPrompt);
+  return 0;
+}
+
+function layersCommand(invocation: Invocation): number {
+  const [role] = requireArgs(invocation.rest, 1, 'layers <role>');
+  const prompt = assemble(invocation, role as string);
+  const measurement = measurePrompt(prompt);
+  if (invocation.values.json) {
+    write(
+      JSON.stringify(
+        {
+          ...measurement,
+          cacheBreakpoints: prompt.cacheBreakpoints,
+          frozenPrefixSha256: prompt.frozenPrefixSha256,
+          systemPromptSha256: prompt.systemPromptSha256,
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    write(
+      layerTable(
+        measurement,
+        prompt.cacheBreakpoints,
+        prompt.frozenPrefixSha256,
+      ),
+    );
+  }
+  return 0;
+}
+
+function diffCommand(invocation: Invocation): number {
+  const [roleA, roleB] = requireArgs(
+    invocation.rest,
+    2,
+    'diff <roleA> <roleB>',
+  );
+  const a = assemble(invocation, roleA as string);
+  const b = assemble(
+    invocation,
+    roleB as string,
+    invocation.values['profile-b'],
+  );
+  const result = diffPrompts({ a, b });
+  const lines = [
+    `${a.role} (${a.activeProfile}) vs ${b.role} (${b.activeProfile})`,
+    `shared prefix: ${result.commonPrefixBytes} bytes`,
+    ...result.layers.map(
+      (layer) =>
+        `layer ${layer.index} ${layer.name}: ${layer.identical ? `identical ${layer.sha256A}` : `differs ${layer.sha256A} ${layer.sha256B}`}`,
+    ),
+  ];
+  write(lines.join('\n'));
+  if (result.unifiedDiff !== '') write(result.unifiedDiff);
+  return 0;
+}
+
+function reportCommand(invocation: Invocation): number {
+  requireArgs(invocation.rest, 0, 'report without arguments');
+  const { workspaceRoot, activeProfile } = invocation;
+  const report = measureWorkspace({ workspaceRoot, activeProfile });
+  const rows = cacheability(report);
+  if (invocation.values.json) {
+    write(JSON.stringify({ ...report, cacheability: rows }, null, 2));
+    return 0;
+  }
+  const [first] = report.roles;
+  const lines = [
+    `Frozen prefix (layers 1+2, identical for every role and profile): ${first?.frozenBytes} bytes, ${first?.frozenTokens} tokens, sha256 ${report.frozenPrefixSha256}`,
+    ...(first?.layers
+      .slice(0, 2)
+      .map(
+        (layer) =>
+          `  layer ${layer.index} ${layer.name}: ${layer.bytes} bytes, ${layer.tokens} tokens`,
+      ) ?? []),
+    '',
+    `| role (profile ${activeProfile}) | layer 3 bytes | layer 3 tokens | layer 4 bytes | layer 4 tokens | prompt bytes | prompt tokens | frozen share (bytes) | frozen share (tokens) |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.roles.map((role) => {
+      const layer3 = role.layers[2];
+      const layer4 = role.layers[3];
+      return `| ${role.role} | ${layer3?.bytes} | ${layer3?.tokens} | ${layer4?.bytes} | ${layer4?.tokens} | ${role.totalBytes} | ${role.totalTokens} | ${percent(role.frozenByteShare)} | ${percent(role.frozenTokenShare)} |`;
+    }),
+    '',
+    '| profile | layer 4 bytes | layer 4 tokens |',
+    '|---|---:|---:|',
+    ...report.profiles.map(
+      (profile) =>
+        `| ${profile.profile} | ${profile.bytes} | ${profile.tokens} |`,
+    ),
+    '',
+    ...cacheabilityTable(rows, report.roles.length, activeProfile),
+  ];
+  write(lines.join('\n'));
+  return 0;
+}
+
+/** A command that prints a provider's request parts for a role's prompt. */
+function requestCommand(
+  parts: (
+    prompt: ReturnType<typeof assemble>,
+    model: string,
+  ) => { warnings: readonly { message: string }[]; body: object },
+): (invocation: Invocation) => number {
+  return (invocation) => {
+    const [role] = requireArgs(
+      invocation.rest,
+      1,
+      `${invocation.command} <role>`,
+    );
+    const prompt = assemble(invocation, role as string);
+    const { warnings, body } = parts(prompt, requireModel(invocation));
+    return printRequest(warnings, body);
+  };
+}
+
+const anthropicCommand = requestCommand((prompt, model) => {
+  const { warnings, system, remainingBreakpoints } = toAnthropicSystem({
+    prompt,
+    model,
+  });
+  return { warnings, body: { system, remainingBreakpoints } };
+});
+
+const openaiCommand = requestCommand((prompt, model) => {
+  const { warnings, instructions, promptCacheKey } = toOpenAIPromptCache({
+    prompt,
+    model,
+  });
+  return { warnings, body: { instructions, prompt_cache_key: promptCacheKey } };
+});
+
+function minimumsCommand(invocation: Invocation): number {
+  requireArgs(invocation.rest, 0, 'minimums without arguments');
+  const lines = [
+    '| provider | models | minimum tokens | source |',
+    '|---|---|---:|---|',
+  ];
+  for (const entry of MINIMUM_CACHEABLE_TOKENS) {
+    lines.push(
+      `| ${entry.provider} | ${entry.models.join(', ')} | ${entry.minimumTokens} | ${entry.source} |`,
+    );
+  }
+  write(lines.join('\n'));
+  return 0;
+}
+
+/** Each command, by name. */
+const COMMANDS: Readonly<Record<string, (invocation: Invocation) => number>> = {
+  print: printCommand,
+  layers: layersCommand,
+  diff: diffCommand,
+  report: reportCommand,
+  anthropic: anthropicCommand,
+  openai: openaiCommand,
+  minimums: minimumsCommand,
+};
+
 function run(argv: readonly string[]): number {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: {
-      root: { type: 'string' },
-      profile: { type: 'string' },
-      'profile-b': { type: 'string' },
-      model: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', short: 'v', default: false },
-    },
+    options: OPTIONS,
   });
   if (values.help) {
     write(USAGE);
@@ -184,146 +372,19 @@ function run(argv: readonly string[]): number {
     return 0;
   }
   const [command, ...rest] = positionals;
-  const workspaceRoot = values.root ?? process.cwd();
-  const activeProfile = values.profile ?? 'core';
-  const assemble = (role: string, profile = activeProfile) =>
-    assemblePrefixCachedPrompt({ role, workspaceRoot, activeProfile: profile });
-  const requireModel = (): string => {
-    if (values.model === undefined)
-      throw new UsageError(`${command} needs --model <id>`);
-    return values.model;
-  };
-
-  switch (command) {
-    case 'print': {
-      const [role] = requireArgs(rest, 1, 'print <role>');
-      process.stdout.write(assemble(role as string).systemPrompt);
-      return 0;
-    }
-    case 'layers': {
-      const [role] = requireArgs(rest, 1, 'layers <role>');
-      const prompt = assemble(role as string);
-      const measurement = measurePrompt(prompt);
-      if (values.json) {
-        write(
-          JSON.stringify(
-            {
-              ...measurement,
-              cacheBreakpoints: prompt.cacheBreakpoints,
-              frozenPrefixSha256: prompt.frozenPrefixSha256,
-              systemPromptSha256: prompt.systemPromptSha256,
-            },
-            null,
-            2,
-          ),
-        );
-      } else {
-        write(
-          layerTable(
-            measurement,
-            prompt.cacheBreakpoints,
-            prompt.frozenPrefixSha256,
-          ),
-        );
-      }
-      return 0;
-    }
-    case 'diff': {
-      const [roleA, roleB] = requireArgs(rest, 2, 'diff <roleA> <roleB>');
-      const a = assemble(roleA as string);
-      const b = assemble(roleB as string, values['profile-b'] ?? activeProfile);
-      const result = diffPrompts({ a, b });
-      const lines = [
-        `${a.role} (${a.activeProfile}) vs ${b.role} (${b.activeProfile})`,
-        `shared prefix: ${result.commonPrefixBytes} bytes`,
-        ...result.layers.map(
-          (layer) =>
-            `layer ${layer.index} ${layer.name}: ${layer.identical ? `identical ${layer.sha256A}` : `differs ${layer.sha256A} ${layer.sha256B}`}`,
-        ),
-      ];
-      write(lines.join('\n'));
-      if (result.unifiedDiff !== '') write(result.unifiedDiff);
-      return 0;
-    }
-    case 'report': {
-      requireArgs(rest, 0, 'report without arguments');
-      const report = measureWorkspace({ workspaceRoot, activeProfile });
-      const rows = cacheability(report);
-      if (values.json) {
-        write(JSON.stringify({ ...report, cacheability: rows }, null, 2));
-        return 0;
-      }
-      const [first] = report.roles;
-      const lines = [
-        `Frozen prefix (layers 1+2, identical for every role and profile): ${first?.frozenBytes} bytes, ${first?.frozenTokens} tokens, sha256 ${report.frozenPrefixSha256}`,
-        ...(first?.layers
-          .slice(0, 2)
-          .map(
-            (layer) =>
-              `  layer ${layer.index} ${layer.name}: ${layer.bytes} bytes, ${layer.tokens} tokens`,
-          ) ?? []),
-        '',
-        `| role (profile ${activeProfile}) | layer 3 bytes | layer 3 tokens | layer 4 bytes | layer 4 tokens | prompt bytes | prompt tokens | frozen share (bytes) | frozen share (tokens) |`,
-        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-        ...report.roles.map((role) => {
-          const layer3 = role.layers[2];
-          const layer4 = role.layers[3];
-          return `| ${role.role} | ${layer3?.bytes} | ${layer3?.tokens} | ${layer4?.bytes} | ${layer4?.tokens} | ${role.totalBytes} | ${role.totalTokens} | ${percent(role.frozenByteShare)} | ${percent(role.frozenTokenShare)} |`;
-        }),
-        '',
-        '| profile | layer 4 bytes | layer 4 tokens |',
-        '|---|---:|---:|',
-        ...report.profiles.map(
-          (profile) =>
-            `| ${profile.profile} | ${profile.bytes} | ${profile.tokens} |`,
-        ),
-        '',
-        ...cacheabilityTable(rows, report.roles.length, activeProfile),
-      ];
-      write(lines.join('\n'));
-      return 0;
-    }
-    case 'anthropic': {
-      const [role] = requireArgs(rest, 1, 'anthropic <role>');
-      const result = toAnthropicSystem({
-        prompt: assemble(role as string),
-        model: requireModel(),
-      });
-      return printRequest(result.warnings, {
-        system: result.system,
-        remainingBreakpoints: result.remainingBreakpoints,
-      });
-    }
-    case 'openai': {
-      const [role] = requireArgs(rest, 1, 'openai <role>');
-      const result = toOpenAIPromptCache({
-        prompt: assemble(role as string),
-        model: requireModel(),
-      });
-      return printRequest(result.warnings, {
-        instructions: result.instructions,
-        prompt_cache_key: result.promptCacheKey,
-      });
-    }
-    case 'minimums': {
-      requireArgs(rest, 0, 'minimums without arguments');
-      const lines = [
-        '| provider | models | minimum tokens | source |',
-        '|---|---|---:|---|',
-      ];
-      for (const entry of MINIMUM_CACHEABLE_TOKENS) {
-        lines.push(
-          `| ${entry.provider} | ${entry.models.join(', ')} | ${entry.minimumTokens} | ${entry.source} |`,
-        );
-      }
-      write(lines.join('\n'));
-      return 0;
-    }
-    case undefined:
-      throw new UsageError('missing command');
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-  }
+  if (command === undefined) throw new UsageError('missing command');
+  const handler = Object.hasOwn(COMMANDS, command)
+    ? COMMANDS[command]
+    : undefined;
+  if (handler === undefined)
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  return handler({
+    command,
+    rest,
+    values,
+    workspaceRoot: values.root ?? process.cwd(),
+    activeProfile: values.profile ?? 'core',
+  });
 }
 
 function main(): void {

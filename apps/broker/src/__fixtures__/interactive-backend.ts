@@ -24,6 +24,14 @@ import {
   ElicitResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  callThrough,
+  resultText,
+  scratchFolder,
+  type SpawnedBroker,
+  type spawnBroker,
+} from './spawn-broker.js';
 
 export type InteractiveBackend = {
   url: string;
@@ -35,18 +43,6 @@ export type InteractiveBackend = {
   eraseCalls: string[];
   /** Every `notifications/cancelled` reason seen, for plain calls. */
   close: () => Promise<void>;
-};
-
-type Extra = {
-  _meta?: { progressToken?: string | number };
-  sendNotification: (n: {
-    method: string;
-    params: Record<string, unknown>;
-  }) => Promise<void>;
-  sendRequest: (
-    r: { method: string; params: Record<string, unknown> },
-    schema: unknown,
-  ) => Promise<unknown>;
 };
 
 const text = (value: string) => ({
@@ -83,11 +79,11 @@ export async function startInteractiveBackend(
         annotations: { readOnlyHint: true },
       },
       async ({ count }, extra) => {
-        const token = (extra as unknown as Extra)._meta?.progressToken;
+        const token = extra._meta?.progressToken;
         for (let i = 1; i <= count; i++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
           if (token !== undefined)
-            await (extra as unknown as Extra).sendNotification({
+            await extra.sendNotification({
               method: 'notifications/progress',
               params: {
                 progressToken: token,
@@ -108,7 +104,7 @@ export async function startInteractiveBackend(
       },
       async (extra) => {
         try {
-          const answer = await (extra as unknown as Extra).sendRequest(
+          const answer = await extra.sendRequest(
             {
               method: 'elicitation/create',
               params: {
@@ -138,7 +134,7 @@ export async function startInteractiveBackend(
       },
       async (extra) => {
         try {
-          const answer = await (extra as unknown as Extra).sendRequest(
+          const answer = await extra.sendRequest(
             {
               method: 'sampling/createMessage',
               params: {
@@ -166,7 +162,7 @@ export async function startInteractiveBackend(
       { description: 'Erase the scratch area after the user confirms' },
       async (extra) => {
         eraseCalls.push(new Date().toISOString());
-        const answer = await (extra as unknown as Extra).sendRequest(
+        const answer = await extra.sendRequest(
           {
             method: 'elicitation/create',
             params: {
@@ -193,7 +189,7 @@ export async function startInteractiveBackend(
           ['warning', 'disk almost full'],
           ['error', { detail: 'retrying once' }],
         ] as const)
-          await (extra as unknown as Extra).sendNotification({
+          await extra.sendNotification({
             method: 'notifications/message',
             params: { level, logger: 'worker', data },
           });
@@ -320,4 +316,83 @@ export async function startInteractiveBackend(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * For one test file: the backend `live` started before its tests and closed
+ * after them, and the environment of a broker that reaches it through a
+ * one-row backend table as a `staff-mobile` caller. Both are set once the
+ * file's `beforeAll` has run.
+ */
+export function useInteractiveBackend(prefix: string): {
+  backend: InteractiveBackend;
+  env: Record<string, string>;
+} {
+  const scratch = scratchFolder(prefix);
+  const live = {} as {
+    backend: InteractiveBackend;
+    env: Record<string, string>;
+  };
+  beforeAll(async () => {
+    live.backend = await startInteractiveBackend('live');
+    live.env = {
+      HERETEK_GATEWAY_URL: live.backend.url,
+      HERETEK_BACKENDS_FILE: scratch.backends(['live']),
+      HERETEK_BROKER_ROLE: 'staff-mobile',
+    };
+  });
+  afterAll(async () => {
+    await live.backend?.close();
+    scratch.remove();
+  });
+  return live;
+}
+
+type ClientSide = Pick<
+  NonNullable<Parameters<typeof spawnBroker>[1]>,
+  'capabilities' | 'prepare'
+>;
+
+/**
+ * A client that declares elicitation and sampling and answers both: accepts
+ * with `{ colour: 'teal' }`, and samples "autumn moon rises". What the backend
+ * asked is pushed onto `asked`.
+ */
+export function answeringClient(asked: unknown[]): ClientSide {
+  return {
+    capabilities: { elicitation: { form: {} }, sampling: {} },
+    prepare: (client) => {
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { colour: 'teal' } };
+      });
+      client.setRequestHandler('sampling/createMessage', async () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'autumn moon rises' },
+        model: 'test-model',
+      }));
+    },
+  };
+}
+
+/**
+ * Calls `live_ask` and `live_sample` through `broker`, whose client is an
+ * {@link answeringClient}, and checks that each backend call got the
+ * client's answer.
+ */
+export async function expectAnswersRoundTrip(
+  broker: SpawnedBroker,
+  asked: unknown[],
+): Promise<void> {
+  const ask = await callThrough(broker, 'live_ask');
+  expect(resultText(ask)).toBe(
+    'answer {"action":"accept","content":{"colour":"teal"}}',
+  );
+  expect(asked).toEqual([
+    expect.objectContaining({ message: 'Which colour?' }),
+  ]);
+  const sample = await callThrough(broker, 'live_sample');
+  expect(resultText(sample)).toMatch(/^sampled \{/);
+  expect(resultText(sample)).toContain('"text":"autumn moon rises"');
+  expect(resultText(sample)).toContain('"model":"test-model"');
 }

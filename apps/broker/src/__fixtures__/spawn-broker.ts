@@ -2,7 +2,7 @@
 // and connects the MCP SDK client to it over its stdio. Every raw stdout line
 // is recorded so tests can assert that nothing but JSON-RPC ever appears there.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +12,51 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 
-export const BROKER_CLI = fileURLToPath(
-  new URL('../../dist/cli.js', import.meta.url),
-);
+const BROKER_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** What a tool call answered, as the broker's meta-tools answer: text blocks. */
+export type TextResult = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+};
+
+/** The text of a tool result, its blocks joined by newlines. */
+export const resultText = (result: unknown): string =>
+  (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+
+/** One row of a backend table (`HERETEK_BACKENDS_FILE`, `--backends`). */
+export type BackendRow = { backend: string; target: string; profile: string };
+
+/**
+ * A temporary folder for one test file, with a way to write backend tables
+ * into it; `remove` deletes it with everything in it.
+ */
+export function scratchFolder(prefix: string): {
+  dir: string;
+  /** Writes a backend table (a bare target name stands for `{ backend: target, target, profile: 'core' }`) and returns its path. */
+  backends: (rows: ReadonlyArray<BackendRow | string>, name?: string) => string;
+  remove: () => void;
+} {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return {
+    dir,
+    backends: (rows, name = 'backends.json') => {
+      const file = path.join(dir, name);
+      writeFileSync(
+        file,
+        JSON.stringify(
+          rows.map((row) =>
+            typeof row === 'string'
+              ? { backend: row, target: row, profile: 'core' }
+              : row,
+          ),
+        ),
+      );
+      return file;
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
 
 /**
  * The environment of a spawned broker: a minimal one with `env` over it, and
@@ -22,7 +64,7 @@ export const BROKER_CLI = fileURLToPath(
  * unless `env` names `XDG_STATE_HOME`, so no test writes into the real home
  * folder. `cleanup` removes that folder.
  */
-export function brokerEnvironment(env: Record<string, string>): {
+function brokerEnvironment(env: Record<string, string>): {
   env: Record<string, string>;
   cleanup: () => void;
 } {
@@ -34,6 +76,25 @@ export function brokerEnvironment(env: Record<string, string>): {
     env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: state, ...env },
     cleanup: () => rmSync(state, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Starts the built broker (`dist/cli.js`) as a child process with stdin,
+ * stdout and stderr piped, in {@link brokerEnvironment}`(env)`; its state
+ * folder is removed when it exits. Every test that runs the broker starts it
+ * here.
+ */
+export function startBrokerProcess(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): ChildProcessWithoutNullStreams {
+  const environment = brokerEnvironment(env);
+  const child = spawn(process.execPath, [BROKER_CLI, ...args], {
+    env: environment.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.once('exit', environment.cleanup);
+  return child;
 }
 
 type Message = Parameters<NonNullable<Transport['onmessage']>>[0];
@@ -108,12 +169,7 @@ export async function spawnBroker(
     >;
   } = {},
 ): Promise<SpawnedBroker> {
-  const environment = brokerEnvironment(env);
-  const child = spawn(process.execPath, [BROKER_CLI], {
-    env: environment.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.once('exit', environment.cleanup);
+  const child = startBrokerProcess(env);
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -151,18 +207,25 @@ export async function spawnBroker(
   };
 }
 
+/** `mcp_call_tool` of `name` with `args`: a call through the broker to a backend tool. */
+export const callThrough = (
+  broker: SpawnedBroker,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: Parameters<Client['callTool']>[1] = {},
+) =>
+  broker.client.callTool(
+    { name: 'mcp_call_tool', arguments: { name, arguments: args } },
+    options,
+  );
+
 /** Runs the broker CLI to completion (for --help, --version, bad config). */
 export function runBrokerCli(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const environment = brokerEnvironment(env);
-    const child = spawn(process.execPath, [BROKER_CLI, ...args], {
-      env: environment.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.once('exit', environment.cleanup);
+    const child = startBrokerProcess(env, args);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

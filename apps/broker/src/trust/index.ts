@@ -37,7 +37,6 @@ export {
   PinStore,
   defaultPinsFilePath,
   serializePinsFile,
-  writeFileAtomic,
   type AcceptedPin,
   type ObserveResult,
   type PinEntry,
@@ -58,13 +57,12 @@ export {
 } from './review-tool.js';
 export { TrustLayer, type ListedTool } from './trust-layer.js';
 export {
-  SEARCH_DESCRIPTION_MAX_CHARS,
   hiddenCharactersLogLine,
   revealInvisible,
   sanitizeDescription,
-  searchDescription,
   type HiddenCharacterClass,
   type SanitizedDescription,
 } from './sanitize.js';
 export { heretekStateDir } from './state-dir.js';
+export { writeFileAtomic } from './state-file.js';
 export { TrustError, type TrustErrorCode } from './trust-error.js';

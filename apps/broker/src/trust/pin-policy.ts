@@ -8,10 +8,10 @@ import type { PinStatus } from './pin-store.js';
  * - `warn`: every changed tool is marked and callable.
  * - `off`: no pins (the store is not opened; nothing is marked).
  */
-export type PinPolicy = 'refuse' | 'warn' | 'off';
+export type PinPolicy = (typeof PIN_POLICIES)[number];
 
 /** The policies, in the order the documentation lists them. */
-export const PIN_POLICIES: readonly PinPolicy[] = ['refuse', 'warn', 'off'];
+export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 
 /** The mark search and inspect show on a changed tool. */
 export const CHANGED_MARK = '[changed]';

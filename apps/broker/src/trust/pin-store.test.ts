@@ -168,12 +168,27 @@ describe('PinStore', () => {
     const good = await readFile(file, 'utf8');
     const cases: Array<[string, RegExp]> = [
       ['{ not json', /not JSON/],
-      ['{"version":2,"tools":{}}', /version 2 is not 1/],
+      [
+        '{"version":2,"tools":{}}',
+        /: version must be 1 \(the only pins file version\), got number 2\./,
+      ],
+      ['[]', /: the file must be a JSON object, got an array\./],
+      [
+        '{"version":1,"readOnly":"yes","tools":{}}',
+        /: readOnly must be true or false, got the string "yes"\./,
+      ],
       [
         good.replace('Tap the screen.', 'Tap the screen!'),
         /hash does not match/,
       ],
-      ['{"version":1,"tools":{"a":{"hash":"x"}}}', /entry "a" needs/],
+      [
+        '{"version":1,"tools":{"a":{"hash":"x"}}}',
+        /: tools\.a\.hash must be a string "sha256:<64 lowercase hex digits>", got the string "x"; missing required property "tools\.a\.description"; missing required property "tools\.a\.inputSchema"; missing required property "tools\.a\.annotations"\./,
+      ],
+      [
+        `{"version":1,"tools":{"a":{"hash":"sha256:${'0'.repeat(64)}","description":"","annotations":{}}}}`,
+        /: missing required property "tools\.a\.inputSchema"\. It was left untouched/,
+      ],
     ];
     for (const [text, message] of cases) {
       await writeFile(file, text);

@@ -1,15 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import {
-  access,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  rm,
-  stat,
-} from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
+import { errorText } from '../error-text.js';
+import { issueLines } from '../issue-text.js';
 import {
   definitionHash,
   describeChange,
@@ -21,6 +15,12 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import { heretekStateDir } from './state-dir.js';
+import {
+  isMissing,
+  isRecord,
+  readStateFile,
+  writeFileAtomic,
+} from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /** Version of the pins file format this module reads and writes. */
@@ -104,10 +104,37 @@ export function defaultPinsFilePath(
 }
 
 const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const HASH_TEXT = 'a string "sha256:<64 lowercase hex digits>"';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const pinEntrySchema = z.object(
+  {
+    hash: z
+      .string({ error: HASH_TEXT })
+      .regex(HASH_PATTERN, { error: HASH_TEXT }),
+    description: z.string({ error: 'a string' }),
+    inputSchema: z.unknown(),
+    annotations: z.record(z.string(), z.unknown(), {
+      error: 'an object',
+    }),
+  },
+  {
+    error:
+      'an object with "hash", "description", "inputSchema" and "annotations"',
+  },
+);
+
+const pinsFileSchema = z.object(
+  {
+    version: z.literal(PINS_FILE_VERSION, {
+      error: `${PINS_FILE_VERSION} (the only pins file version)`,
+    }),
+    readOnly: z.boolean({ error: 'true or false' }).optional(),
+    tools: z.record(z.string(), pinEntrySchema, {
+      error: 'an object of pinned tools by qualified name',
+    }),
+  },
+  { error: 'a JSON object' },
+);
 
 function parsePinsFile(text: string, file: string): PinsFile {
   const invalid = (why: string) =>
@@ -119,32 +146,20 @@ function parsePinsFile(text: string, file: string): PinsFile {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw invalid(`not JSON (${(error as Error).message})`);
+    throw invalid(`not JSON (${errorText(error)})`);
   }
-  if (!isRecord(data)) throw invalid('not a JSON object');
-  if (data.version !== PINS_FILE_VERSION) {
+  const parsed = pinsFileSchema.safeParse(data);
+  if (!parsed.success) {
     throw invalid(
-      `version ${JSON.stringify(data.version)} is not ${PINS_FILE_VERSION}`,
+      issueLines({
+        issues: parsed.error.issues.slice(0, 5),
+        input: data,
+        root: 'the file',
+      }).join('; '),
     );
   }
-  if (data.readOnly !== undefined && typeof data.readOnly !== 'boolean') {
-    throw invalid('"readOnly" must be true or false');
-  }
-  if (!isRecord(data.tools)) throw invalid('"tools" must be an object');
   const tools: Record<string, PinEntry> = {};
-  for (const [name, entry] of Object.entries(data.tools)) {
-    if (
-      !isRecord(entry) ||
-      typeof entry.hash !== 'string' ||
-      !HASH_PATTERN.test(entry.hash) ||
-      typeof entry.description !== 'string' ||
-      !('inputSchema' in entry) ||
-      !isRecord(entry.annotations)
-    ) {
-      throw invalid(
-        `entry "${name}" needs "hash" (sha256:<64 hex>), "description", "inputSchema" and "annotations"`,
-      );
-    }
+  for (const [name, entry] of Object.entries(parsed.data.tools)) {
     const pin: PinEntry = {
       hash: entry.hash,
       description: entry.description,
@@ -160,7 +175,7 @@ function parsePinsFile(text: string, file: string): PinsFile {
   }
   return {
     version: PINS_FILE_VERSION,
-    ...(data.readOnly === true ? { readOnly: true } : {}),
+    ...(parsed.data.readOnly === true ? { readOnly: true } : {}),
     tools,
   };
 }
@@ -191,12 +206,6 @@ function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
 
 function stampOf(stats: { mtimeMs: number; size: number; ino: number }) {
   return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-}
-
-/** The file is not there (or a parent of it is not a directory). */
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /**
@@ -283,7 +292,7 @@ export class PinStore {
       if (!isMissing(error)) {
         throw new TrustError({
           code: 'PINS_FILE_INVALID',
-          message: `Pins file ${this.path} cannot be read (${(error as Error).message}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
+          message: `Pins file ${this.path} cannot be read (${errorText(error)}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
           cause: error,
         });
       }
@@ -333,9 +342,7 @@ export class PinStore {
     try {
       await this.#load();
     } catch (error) {
-      this.#log(
-        `pins: keeping the pins in memory: ${(error as Error).message}`,
-      );
+      this.#log(`pins: keeping the pins in memory: ${errorText(error)}`);
     }
   }
 
@@ -490,7 +497,7 @@ export class PinStore {
     } catch (error) {
       throw new TrustError({
         code: 'PINS_WRITE_FAILED',
-        message: `Pins file ${this.path} could not be written (${(error as Error).message}); nothing was accepted on disk.`,
+        message: `Pins file ${this.path} could not be written (${errorText(error)}); nothing was accepted on disk.`,
         cause: error,
       });
     }
@@ -508,12 +515,11 @@ export class PinStore {
     add?: string[];
     replace?: string[];
   }): Promise<void> {
-    let onDisk: PinsFile = { version: PINS_FILE_VERSION, tools: {} };
-    try {
-      onDisk = parsePinsFile(await readFile(this.path, 'utf8'), this.path);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
+    const text = await readStateFile(this.path);
+    const onDisk: PinsFile =
+      text === undefined
+        ? { version: PINS_FILE_VERSION, tools: {} }
+        : parsePinsFile(text, this.path);
     const tools = { ...onDisk.tools };
     for (const name of change.add ?? []) {
       const existing = tools[name];
@@ -540,38 +546,5 @@ export class PinStore {
     };
     await writeFileAtomic(this.path, serializePinsFile(file));
     this.#stamp = stampOf(await stat(this.path));
-  }
-}
-
-/**
- * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
- * same directory, flushed, then renamed over `file`. The directory is created
- * (mode 0700) when missing.
- */
-export async function writeFileAtomic(
-  file: string,
-  text: string,
-): Promise<void> {
-  const directory = path.dirname(file);
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const temporary = path.join(
-    directory,
-    `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-  );
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  try {
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }

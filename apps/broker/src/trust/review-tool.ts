@@ -59,10 +59,55 @@ export function cleanSchemaTexts(
   return result;
 }
 
+/** What {@link cleanListedTool} makes of one listed tool (no rule checks yet). */
+export type CleanedTool = Omit<ToolReview, 'flags'>;
+
 /**
- * Cleans a listed tool's description and schema texts and checks them against
- * the injection rules: the one call the broker makes per tool at discovery,
- * before the tool enters the catalog.
+ * Cleans a listed tool's description and schema texts, with a log line for
+ * each kind of hidden character removed: the step the trust layer runs for
+ * each tool of a listing (the rules are checked later, once every tool is
+ * known, with {@link flagTool} and {@link flagLogLine}).
+ */
+export function cleanListedTool(options: {
+  name: string;
+  description: string | undefined;
+  inputSchema?: unknown;
+}): CleanedTool {
+  const sanitized = sanitizeDescription({ text: options.description ?? '' });
+  const counter = { removed: 0 };
+  const inputSchema = cleanSchemaTexts(options.inputSchema, counter);
+  const logLines: string[] = [];
+  const hidden = hiddenCharactersLogLine({ toolName: options.name, sanitized });
+  if (hidden !== undefined) logLines.push(hidden);
+  if (counter.removed > 0) {
+    logLines.push(
+      `tool "${options.name}": removed ${counter.removed} hidden character${counter.removed === 1 ? '' : 's'} from its input schema's descriptions`,
+    );
+  }
+  return {
+    description: sanitized.text,
+    inputSchema,
+    sanitized,
+    schemaRemoved: counter.removed,
+    logLines,
+  };
+}
+
+/** The log line for a tool that trips injection rules, or `undefined` when none. */
+export function flagLogLine(
+  name: string,
+  flags: readonly InjectionFlag[],
+): string | undefined {
+  if (flags.length === 0) return undefined;
+  return `tool "${name}" flagged: ${flags
+    .map((flag) => `${flag.rule} (${JSON.stringify(flag.excerpt)})`)
+    .join('; ')}`;
+}
+
+/**
+ * One listed tool reviewed whole: {@link cleanListedTool}, then the injection
+ * rules against `context` (every tool known). The trust layer runs the same
+ * two steps, the second again whenever a listing changes the context.
  *
  * @example
  * ```ts
@@ -81,40 +126,23 @@ export function reviewTool(options: {
   inputSchema?: unknown;
   context?: ShadowingContext;
 }): ToolReview {
-  const sanitized = sanitizeDescription({ text: options.description ?? '' });
-  const counter = { removed: 0 };
-  const inputSchema = cleanSchemaTexts(options.inputSchema, counter);
+  const cleaned = cleanListedTool({
+    name: options.tool.name,
+    description: options.description,
+    inputSchema: options.inputSchema,
+  });
   const flags = flagTool({
     tool: options.tool,
-    description: sanitized.text,
-    tagText: sanitized.tagText,
+    description: cleaned.sanitized.text,
+    tagText: cleaned.sanitized.tagText,
     inputSchema: options.inputSchema,
     ...(options.context === undefined ? {} : { context: options.context }),
   });
-  const logLines: string[] = [];
-  const hidden = hiddenCharactersLogLine({
-    toolName: options.tool.name,
-    sanitized,
-  });
-  if (hidden !== undefined) logLines.push(hidden);
-  if (counter.removed > 0) {
-    logLines.push(
-      `tool "${options.tool.name}": removed ${counter.removed} hidden character${counter.removed === 1 ? '' : 's'} from its input schema's descriptions`,
-    );
-  }
-  if (flags.length > 0) {
-    logLines.push(
-      `tool "${options.tool.name}" flagged: ${flags
-        .map((flag) => `${flag.rule} (${JSON.stringify(flag.excerpt)})`)
-        .join('; ')}`,
-    );
-  }
+  const flagged = flagLogLine(options.tool.name, flags);
   return {
-    description: sanitized.text,
-    inputSchema,
-    sanitized,
-    schemaRemoved: counter.removed,
+    ...cleaned,
     flags,
-    logLines,
+    logLines:
+      flagged === undefined ? cleaned.logLines : [...cleaned.logLines, flagged],
   };
 }

@@ -1,11 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  SEARCH_DESCRIPTION_MAX_CHARS,
-  hiddenCharactersLogLine,
-  sanitizeDescription,
-  searchDescription,
-} from './sanitize.js';
+import { hiddenCharactersLogLine, sanitizeDescription } from './sanitize.js';
 
 function tags(text: string): string {
   return Array.from(text, (char) =>
@@ -97,21 +92,6 @@ describe('hiddenCharactersLogLine', () => {
         sanitized: sanitizeDescription({ text: 'clean' }),
       }),
     ).toBeUndefined();
-  });
-});
-
-describe('searchDescription', () => {
-  it('cuts at a word boundary to the documented length and keeps graphemes whole', () => {
-    const long = `${'word '.repeat(40)}end`;
-    const cut = searchDescription({ text: long });
-    expect(Array.from(cut).length).toBeLessThanOrEqual(
-      SEARCH_DESCRIPTION_MAX_CHARS,
-    );
-    expect(cut.endsWith('word…')).toBe(true);
-    const emoji = '👨\u200D👩\u200D👧'.repeat(60);
-    const emojiCut = searchDescription({ text: emoji, maxChars: 20 });
-    expect(emojiCut).toBe(`${'👨\u200D👩\u200D👧'.repeat(3)}…`);
-    expect(searchDescription({ text: ' short\n text ' })).toBe('short text');
   });
 });
 

@@ -59,9 +59,6 @@ export type SanitizedDescription = {
   tagText: string;
 };
 
-/** Longest description in a search hit, in code points (the catalog's hit length). */
-export const SEARCH_DESCRIPTION_MAX_CHARS = 160;
-
 const JOINING_SCRIPT =
   /[\p{Script_Extensions=Arabic}\p{Script_Extensions=Syriac}\p{Script_Extensions=Thaana}\p{Script_Extensions=Nko}\p{Script_Extensions=Mongolian}\p{Script_Extensions=Devanagari}\p{Script_Extensions=Bengali}\p{Script_Extensions=Gurmukhi}\p{Script_Extensions=Gujarati}\p{Script_Extensions=Oriya}\p{Script_Extensions=Tamil}\p{Script_Extensions=Telugu}\p{Script_Extensions=Kannada}\p{Script_Extensions=Malayalam}\p{Script_Extensions=Sinhala}\p{Script_Extensions=Tibetan}\p{Script_Extensions=Myanmar}\p{Script_Extensions=Khmer}\p{Script_Extensions=Lao}\p{Script_Extensions=Thai}\p{Script_Extensions=Balinese}\p{Script_Extensions=Javanese}\p{Script_Extensions=Phags_Pa}\p{Script_Extensions=Manichaean}\p{Script_Extensions=Mandaic}]/u;
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
@@ -210,37 +207,6 @@ export function hiddenCharactersLogLine(options: {
 function cutText(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
-/**
- * A cleaned description for a search hit: one line, at most
- * {@link SEARCH_DESCRIPTION_MAX_CHARS} code points, cut at a word boundary
- * when one is near and never inside a grapheme (an emoji sequence or an Indic
- * cluster stays whole); an ellipsis marks the cut. Inspect shows the full
- * cleaned text instead.
- */
-export function searchDescription(options: {
-  text: string;
-  maxChars?: number;
-}): string {
-  const maxChars = Math.max(
-    8,
-    options.maxChars ?? SEARCH_DESCRIPTION_MAX_CHARS,
-  );
-  const line = options.text.replace(/\s+/g, ' ').trim();
-  if (Array.from(line).length <= maxChars) return line;
-  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  let head = '';
-  let used = 0;
-  for (const { segment } of segmenter.segment(line)) {
-    const size = Array.from(segment).length;
-    if (used + size > maxChars - 1) break;
-    head += segment;
-    used += size;
-  }
-  const boundary = head.search(/\s\S*$/u);
-  const cut = boundary > head.length / 2 ? head.slice(0, boundary) : head;
-  return `${cut.replace(/[\s,;:.-]+$/u, '')}…`;
 }
 
 const INVISIBLE =

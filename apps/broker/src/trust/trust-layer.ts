@@ -1,3 +1,4 @@
+import { multiplexedName } from '@heretek/internal';
 import { describeChange, type ToolDefinition } from './definition-hash.js';
 import {
   INJECTION_RULES,
@@ -13,12 +14,8 @@ import {
   type PinVerdict,
 } from './pin-policy.js';
 import { PinStore, defaultPinsFilePath } from './pin-store.js';
-import { cleanSchemaTexts } from './review-tool.js';
-import {
-  hiddenCharactersLogLine,
-  sanitizeDescription,
-  type SanitizedDescription,
-} from './sanitize.js';
+import { cleanListedTool, flagLogLine } from './review-tool.js';
+import { sanitizeDescription, type SanitizedDescription } from './sanitize.js';
 
 /** A tool as a backend lists it (bare name), the MCP `Tool` shape loosely. */
 export type ListedTool = {
@@ -130,7 +127,7 @@ export class TrustLayer {
     const definitions: ToolDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
       if (typeof tool?.name !== 'string') return tool;
-      const name = `${target}_${tool.name}`;
+      const name = multiplexedName(target, tool.name);
       names.add(name);
       const description =
         typeof tool.description === 'string' ? tool.description : undefined;
@@ -141,28 +138,28 @@ export class TrustLayer {
         annotations: tool.annotations as Record<string, unknown> | undefined,
       };
       definitions.push(definition);
-      const sanitized = sanitizeDescription({ text: description ?? '' });
-      const counter = { removed: 0 };
-      const inputSchema = cleanSchemaTexts(tool.inputSchema, counter);
+      const clean = cleanListedTool({
+        name,
+        description,
+        inputSchema: tool.inputSchema,
+      });
       this.#tools.set(name, {
         definition,
         target,
         bareName: tool.name,
-        sanitized,
+        sanitized: clean.sanitized,
         inputSchema: tool.inputSchema,
         flags: undefined,
       });
-      const hidden = hiddenCharactersLogLine({ toolName: name, sanitized });
-      if (hidden !== undefined) this.#logOnce(`trust: ${hidden}`);
-      if (counter.removed > 0) {
-        this.#logOnce(
-          `trust: tool "${name}": removed ${counter.removed} hidden characters from its input schema's descriptions`,
-        );
-      }
+      for (const line of clean.logLines) this.#logOnce(`trust: ${line}`);
       return {
         ...tool,
-        ...(description === undefined ? {} : { description: sanitized.text }),
-        ...(tool.inputSchema === undefined ? {} : { inputSchema }),
+        ...(description === undefined
+          ? {}
+          : { description: clean.description }),
+        ...(tool.inputSchema === undefined
+          ? {}
+          : { inputSchema: clean.inputSchema }),
       };
     });
     const previous = this.#byTarget.get(target) ?? new Set<string>();
@@ -212,13 +209,8 @@ export class TrustLayer {
       context: this.#shadowingContext(),
     });
     tool.flags = { version: this.#contextVersion, flags };
-    if (flags.length > 0) {
-      this.#logOnce(
-        `trust: tool "${name}" flagged: ${flags
-          .map((flag) => `${flag.rule} (${JSON.stringify(flag.excerpt)})`)
-          .join('; ')}`,
-      );
-    }
+    const flagged = flagLogLine(name, flags);
+    if (flagged !== undefined) this.#logOnce(`trust: ${flagged}`);
     return flags;
   }
 

@@ -1,3 +1,4 @@
+import { errorText } from '../error-text.js';
 import { UseRecorder, type RecordedUse } from './use-recorder.js';
 import {
   UsageLog,
@@ -57,7 +58,7 @@ export class UsageLearning {
       this.#onUse(use);
     } catch (error) {
       this.#log(
-        `usage: a use of "${use.tool}" was not taken: ${(error as Error).message}`,
+        `usage: a use of "${use.tool}" was not taken: ${errorText(error)}`,
       );
     }
   }

@@ -18,6 +18,7 @@ import {
   UsageLog,
   defaultUsageFilePath,
   formatUsageDescription,
+  checkUsageLine,
   parseUsageLine,
 } from './usage-log.js';
 
@@ -130,7 +131,7 @@ describe('UsageLog', () => {
     expect(loaded.records).toHaveLength(2);
     expect(loaded.corruptLines).toBe(5);
     expect(lines).toEqual([
-      `usage file ${file}: skipped 5 corrupt lines (first at line 2); they are dropped at the next compaction`,
+      `usage file ${file}: skipped 5 corrupt lines (first at line 2); they are dropped at the next compaction. Line 2: not JSON`,
     ]);
     await log.append({ terms: ['y'], tool: 'c_d', at });
     const after = await log.load();
@@ -247,6 +248,28 @@ describe('UsageLog', () => {
       ),
     ).toBeUndefined();
     expect(parseUsageLine('[]')).toBeUndefined();
+    expect(checkUsageLine('[]')).toEqual({
+      problems: ['the line must be a JSON object, got an array'],
+    });
+    expect(
+      checkUsageLine('{"v":2,"at":"yesterday","tool":"","terms":["ok",""]}'),
+    ).toEqual({
+      problems: [
+        'v must be 1 (the only usage line version), got number 2',
+        'at is not a time: give an ISO 8601 time',
+        'tool must be a qualified tool name, got the string ""',
+      ],
+    });
+    expect(
+      checkUsageLine(
+        '{"v":1,"at":"2026-11-30T12:00:00.000Z","tool":"a_b","terms":["ok",""]}',
+      ),
+    ).toEqual({
+      problems: ['terms[1] must be a search term, got the string ""'],
+    });
+    expect(
+      checkUsageLine('{"v":1,"at":"yesterday","tool":"a_b","terms":["x"]}'),
+    ).toEqual({ problems: ['at is not a time: give an ISO 8601 time'] });
   });
 
   it('defaults to the state directory', () => {

@@ -1,10 +1,17 @@
 import { constants } from 'node:fs';
-import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { heretekStateDir } from '../trust/state-dir.js';
+import {
+  STATE_FILE_MODE,
+  ensureStateDir,
+  isMissing,
+  readStateFile,
+  writeFileAtomic,
+} from '../trust/state-file.js';
+import { z } from 'zod';
 import { errorText } from '../error-text.js';
+import { issueLines } from '../issue-text.js';
 
 /**
  * The local file of learned uses (a search followed by a successful call of
@@ -30,7 +37,9 @@ import { errorText } from '../error-text.js';
  * An append is one `write` of one whole line to a descriptor opened with
  * `O_APPEND`, so lines never interleave; a compaction reads, keeps the tail,
  * writes a temporary file and renames it over the log while holding the lock,
- * so no append can land in between and be lost. A lock whose process is gone,
+ * so no append can land in between and be lost. The file is created with mode
+ * 0600 in a folder created with mode 0700, and a compaction's temporary file
+ * is flushed (fsync) before the rename (see `../trust/state-file.ts`). A lock whose process is gone,
  * or older than {@link USAGE_LOCK_STALE_MS}, is removed. If the lock cannot be
  * had within {@link USAGE_LOCK_WAIT_MS}, the line is still appended (one
  * `O_APPEND` write) and compaction waits for a later append. Appends from
@@ -113,39 +122,69 @@ export function defaultUsageFilePath(
   return path.join(heretekStateDir(options), 'usage.jsonl');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const usageLineSchema = z.object(
+  {
+    v: z.literal(USAGE_LINE_VERSION, {
+      error: `${USAGE_LINE_VERSION} (the only usage line version)`,
+    }),
+    at: z
+      .string({ error: 'an ISO 8601 time' })
+      .refine((at) => !Number.isNaN(Date.parse(at)), {
+        error: 'is not a time: give an ISO 8601 time',
+      }),
+    tool: z
+      .string({ error: 'a qualified tool name' })
+      .min(1, { error: 'a qualified tool name' })
+      .max(USAGE_MAX_TOOL_LENGTH, {
+        error: `a tool name of at most ${USAGE_MAX_TOOL_LENGTH} characters`,
+      }),
+    terms: z
+      .array(
+        z
+          .string({ error: 'a search term' })
+          .min(1, { error: 'a search term' })
+          .max(USAGE_MAX_TERM_LENGTH, {
+            error: `a term of at most ${USAGE_MAX_TERM_LENGTH} characters`,
+          }),
+        { error: 'an array of search terms' },
+      )
+      .min(1, { error: `1 to ${USAGE_MAX_TERMS} search terms` })
+      .max(USAGE_MAX_TERMS, { error: `1 to ${USAGE_MAX_TERMS} search terms` }),
+  },
+  { error: 'a JSON object' },
+);
 
-/** Parses one line; `undefined` when it is not a valid use. */
-export function parseUsageLine(line: string): UsageRecord | undefined {
+/**
+ * Checks one line: the use, or what is wrong with it (one phrase a problem,
+ * see `issue-text.ts`).
+ */
+export function checkUsageLine(
+  line: string,
+): { record: UsageRecord } | { problems: string[] } {
   let data: unknown;
   try {
     data = JSON.parse(line);
   } catch {
-    return undefined;
+    return { problems: ['not JSON'] };
   }
-  if (!isRecord(data) || data.v !== USAGE_LINE_VERSION) return undefined;
-  const { at, tool, terms } = data;
-  if (
-    typeof at !== 'string' ||
-    Number.isNaN(Date.parse(at)) ||
-    typeof tool !== 'string' ||
-    tool === '' ||
-    tool.length > USAGE_MAX_TOOL_LENGTH ||
-    !Array.isArray(terms) ||
-    terms.length === 0 ||
-    terms.length > USAGE_MAX_TERMS ||
-    !terms.every(
-      (term) =>
-        typeof term === 'string' &&
-        term !== '' &&
-        term.length <= USAGE_MAX_TERM_LENGTH,
-    )
-  ) {
-    return undefined;
+  const parsed = usageLineSchema.safeParse(data);
+  if (!parsed.success) {
+    return {
+      problems: issueLines({
+        issues: parsed.error.issues.slice(0, 3),
+        input: data,
+        root: 'the line',
+      }),
+    };
   }
-  return { at, tool, terms: terms as string[] };
+  const { at, tool, terms } = parsed.data;
+  return { record: { at, tool, terms } };
+}
+
+/** Parses one line; `undefined` when it is not a valid use. */
+export function parseUsageLine(line: string): UsageRecord | undefined {
+  const checked = checkUsageLine(line);
+  return 'record' in checked ? checked.record : undefined;
 }
 
 function cleanTerms(terms: readonly string[]): string[] {
@@ -154,11 +193,6 @@ function cleanTerms(terms: readonly string[]): string[] {
     .map((term) => term.trim())
     .filter((term) => term !== '' && term.length <= USAGE_MAX_TERM_LENGTH)
     .slice(0, USAGE_MAX_TERMS);
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 const sleep = (ms: number) =>
@@ -254,36 +288,36 @@ export class UsageLog {
     if (this.file === undefined) {
       return { status: this.#disabled(), records: [], corruptLines: 0 };
     }
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(this.file, 'utf8');
+      text = await readStateFile(this.file);
     } catch (error) {
-      if (isMissing(error)) {
-        return { status: { ok: true }, records: [], corruptLines: 0 };
-      }
       return {
         status: this.#problem('unreadable', error),
         records: [],
         corruptLines: 0,
       };
     }
+    if (text === undefined) {
+      return { status: { ok: true }, records: [], corruptLines: 0 };
+    }
     const records: UsageRecord[] = [];
     let corruptLines = 0;
-    let firstCorrupt = 0;
+    let first: { line: number; problems: string[] } | undefined;
     const lines = text.split('\n');
     lines.forEach((line, index) => {
       if (line.trim() === '') return;
-      const record = parseUsageLine(line);
-      if (record === undefined) {
-        corruptLines += 1;
-        if (firstCorrupt === 0) firstCorrupt = index + 1;
-      } else {
-        records.push(record);
+      const checked = checkUsageLine(line);
+      if ('record' in checked) {
+        records.push(checked.record);
+        return;
       }
+      corruptLines += 1;
+      first ??= { line: index + 1, problems: checked.problems };
     });
-    if (corruptLines > 0) {
+    if (first !== undefined) {
       this.#log(
-        `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${firstCorrupt}); they are dropped at the next compaction`,
+        `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${first.line}); they are dropped at the next compaction. Line ${first.line}: ${first.problems.join('; ')}`,
       );
     }
     return { status: { ok: true }, records, corruptLines };
@@ -320,7 +354,7 @@ export class UsageLog {
     };
     const line = `${JSON.stringify(record)}\n`;
     try {
-      await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      await ensureStateDir(this.file);
     } catch (error) {
       return this.#problem('unwritable', error);
     }
@@ -348,7 +382,7 @@ export class UsageLog {
         constants.O_APPEND |
         constants.O_CREAT |
         constants.O_NOFOLLOW,
-      0o600,
+      STATE_FILE_MODE,
     );
     try {
       const { size } = await handle.stat();
@@ -374,7 +408,7 @@ export class UsageLog {
     const deadline = Date.now() + this.#lockWaitMs;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const handle = await open(lockFile, 'wx', 0o600);
+        const handle = await open(lockFile, 'wx', STATE_FILE_MODE);
         await handle.write(`${process.pid}\n`);
         await handle.close();
         return () => rm(lockFile, { force: true });
@@ -431,13 +465,8 @@ export class UsageLog {
 
   async #compactLocked(): Promise<{ kept: number; dropped: number }> {
     const file = this.file as string;
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if (isMissing(error)) return { kept: 0, dropped: 0 };
-      throw error;
-    }
+    const text = await readStateFile(file);
+    if (text === undefined) return { kept: 0, dropped: 0 };
     const lines = text.split('\n').filter((line) => line.trim() !== '');
     const kept: string[] = [];
     let bytes = 0;
@@ -450,18 +479,7 @@ export class UsageLog {
       bytes += size;
     }
     kept.reverse();
-    const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await writeFile(
-        temporary,
-        kept.length > 0 ? `${kept.join('\n')}\n` : '',
-        { mode: 0o600, flag: 'wx' },
-      );
-      await rename(temporary, file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomic(file, kept.length > 0 ? `${kept.join('\n')}\n` : '');
     return { kept: kept.length, dropped: lines.length - kept.length };
   }
 

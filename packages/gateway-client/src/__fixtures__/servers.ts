@@ -12,6 +12,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import {
   createMcpHandler,
+  inputRequired,
   ProtocolError,
   Server,
   WebStandardStreamableHTTPServerTransport,
@@ -160,6 +161,8 @@ export type ToolServerOptions = {
   stats?: { active: number; maxActive: number };
   /** Add `progress`, `ask` (elicitation) and `sample` (sampling) tools. */
   interactive?: boolean;
+  /** `ask` asks in an `input_required` answer (2026-07-28 multi round-trip) instead of sending `elicitation/create`. */
+  inputRounds?: boolean;
   /** The tool list to serve, shared and changed by the test (default: {@link fixtureTools}). */
   tools?: ToolDefinition[];
   /** Cursors name the session that issued them; another session's cursor is -32602. */
@@ -257,6 +260,32 @@ export function fixtureTools(
     });
   }
   return tools;
+}
+
+const WHICH_BINARY = {
+  mode: 'form' as const,
+  message: 'Which binary?',
+  requestedSchema: {
+    type: 'object' as const,
+    properties: { binary: { type: 'string' as const } },
+    required: ['binary'],
+  },
+};
+
+/** `ask` on 2026-07-28: the question in an `input_required` answer, the reply in the retry. */
+function askInRounds(request: { inputResponses?: Record<string, unknown> }) {
+  const reply = request.inputResponses?.['binary'];
+  if (reply === undefined)
+    return inputRequired({
+      inputRequests: {
+        binary: { method: 'elicitation/create', params: WHICH_BINARY },
+      },
+    });
+  return {
+    content: [
+      { type: 'text' as const, text: `elicited ${JSON.stringify(reply)}` },
+    ],
+  };
 }
 
 /** A low-level SDK v2 `Server` with the fixture tools and cursor pagination. */
@@ -364,6 +393,7 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
         };
       }
       case 'ask':
+        if (options.inputRounds) return askInRounds(context.mcpReq);
         try {
           const reply = await context.mcpReq.send({
             method: 'elicitation/create',
@@ -429,8 +459,8 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
 
 /** A sessionful (2025-06-18 / 2025-11-25) SDK v2 server: one transport + server per session. */
 export type SessionfulServer = Listening & {
-  /** Live sessions by id. */
-  sessions: Map<string, WebStandardStreamableHTTPServerTransport>;
+  /** Live sessions by id (their transports, of whichever SDK serves them). */
+  sessions: ReadonlyMap<string, { close(): Promise<void> }>;
   /** Add a tool to the shared list and send `notifications/tools/list_changed` on every session. */
   addTool?: (tool: ToolDefinition) => Promise<void>;
   /** End every session's standalone GET stream (the client should reconnect). */
@@ -671,10 +701,7 @@ export async function startV1Server(
   });
   return {
     ...listening,
-    sessions: transports as unknown as Map<
-      string,
-      WebStandardStreamableHTTPServerTransport
-    >,
+    sessions: transports,
     deleted,
     forgetSessions: () => transports.clear(),
     close: async () => {

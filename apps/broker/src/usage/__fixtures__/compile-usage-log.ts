@@ -1,16 +1,58 @@
-// Test fixture: compiles src/usage/usage-log.ts (and the modules it imports)
-// to plain JavaScript with the workspace's TypeScript, so real child
-// processes can run the module as it is in the source tree.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+// Test fixture: compiles src/usage/usage-log.ts (and the modules it imports,
+// with the source-only @heretek/internal) to plain JavaScript with the
+// workspace's TypeScript, so real child processes can run the module as it is
+// in the source tree; `zod` resolves to the broker's installed copy.
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const SOURCES = ['usage/usage-log.ts', 'trust/state-dir.ts', 'error-text.ts'];
+const SOURCES = [
+  'usage/usage-log.ts',
+  'trust/state-dir.ts',
+  'trust/state-file.ts',
+  'error-text.ts',
+  'errors.ts',
+  'issue-text.ts',
+];
 const srcRoot = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../..',
 );
+const internalRoot = path.resolve(srcRoot, '../../../packages/internal/src');
+const zodUrl = pathToFileURL(
+  path.join(
+    path.dirname(createRequire(import.meta.url).resolve('zod/package.json')),
+    'index.js',
+  ),
+).href;
+
+/** Compiles one module to `to` (.js), pointing its package imports at `internal` and zod. */
+async function compile(options: {
+  from: string;
+  to: string;
+  internal: string;
+}): Promise<void> {
+  const { outputText } = ts.transpileModule(
+    await readFile(options.from, 'utf8'),
+    {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+      },
+    },
+  );
+  const relative = path.relative(path.dirname(options.to), options.internal);
+  const internal = relative.startsWith('.') ? relative : `./${relative}`;
+  await mkdir(path.dirname(options.to), { recursive: true });
+  await writeFile(
+    options.to.replace(/\.ts$/, '.js'),
+    outputText
+      .replaceAll("from 'zod'", `from '${zodUrl}'`)
+      .replaceAll("from '@heretek/internal'", `from '${internal}/index.js'`),
+  );
+}
 
 /**
  * Writes the compiled modules and an appender script into `directory`;
@@ -21,17 +63,22 @@ const srcRoot = path.resolve(
  * the first failed or lost append.
  */
 export async function writeAppender(directory: string): Promise<string> {
+  const internal = path.join(directory, 'internal');
+  for (const name of await readdir(internalRoot)) {
+    if (name.endsWith('.ts') && !name.endsWith('.test.ts')) {
+      await compile({
+        from: path.join(internalRoot, name),
+        to: path.join(internal, name),
+        internal,
+      });
+    }
+  }
   for (const source of SOURCES) {
-    const text = await readFile(path.join(srcRoot, source), 'utf8');
-    const { outputText } = ts.transpileModule(text, {
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-      },
+    await compile({
+      from: path.join(srcRoot, source),
+      to: path.join(directory, source),
+      internal,
     });
-    const out = path.join(directory, source.replace(/\.ts$/, '.js'));
-    await mkdir(path.dirname(out), { recursive: true });
-    await writeFile(out, outputText);
   }
   await writeFile(
     path.join(directory, 'package.json'),

@@ -1,0 +1,88 @@
+import type { z } from 'zod';
+import { quote } from './errors.js';
+
+/**
+ * How the broker words what zod found wrong with an input, one line a
+ * problem, so an agent (or a person editing a state file) knows which field,
+ * what it must be and what to send instead:
+ *
+ * - a missing field: `missing required property "name"`;
+ * - a field of the wrong kind: `limit must be <the field's error text>, got
+ *   number 0` (each schema field carries its expectation as its zod `error`,
+ *   e.g. `an integer from 1 to 200`);
+ * - unknown fields: `unknown properties "a", "b"; allowed: query, profile`;
+ * - a rule of its own (a zod `custom` issue): its message, after the field
+ *   it concerns when it concerns one (`name is empty: ...`).
+ */
+
+/** A short, capped description of a value's type, for messages. */
+export function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${quote(value, 40)}`;
+  if (typeof value === 'number' || typeof value === 'boolean')
+    return `${typeof value} ${String(value).slice(0, 40)}`;
+  return `a value of type ${typeof value}`;
+}
+
+function own(value: unknown, key: PropertyKey): unknown {
+  return typeof value === 'object' &&
+    value !== null &&
+    Object.prototype.hasOwnProperty.call(value, key)
+    ? (value as Record<PropertyKey, unknown>)[key]
+    : undefined;
+}
+
+function fieldName(path: readonly PropertyKey[], root: string): string {
+  if (path.length === 0) return root;
+  return path
+    .map((key, index) =>
+      typeof key === 'number'
+        ? `[${key}]`
+        : `${index === 0 ? '' : '.'}${String(key)}`,
+    )
+    .join('');
+}
+
+function unknownKeys(keys: readonly string[], allowed: readonly string[]) {
+  const shown = keys
+    .slice(0, 5)
+    .map((key) => quote(key, 40))
+    .join(', ');
+  const more = keys.length > 5 ? ` and ${keys.length - 5} more` : '';
+  return `unknown ${keys.length === 1 ? 'property' : 'properties'} ${shown}${more}; allowed: ${allowed.join(', ')}`;
+}
+
+/**
+ * One line per issue (see this module's header). `input` is what was parsed
+ * (the offending values are read from it, own properties only), `allowed`
+ * the field names to offer for unknown ones, `root` the name of the whole
+ * input in a message (`arguments`).
+ */
+export function issueLines(options: {
+  issues: readonly z.core.$ZodIssue[];
+  input: unknown;
+  allowed?: readonly string[];
+  root?: string;
+}): string[] {
+  const { input, allowed = [], root = 'arguments' } = options;
+  return options.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return unknownKeys(issue.keys, allowed);
+    }
+    const field = fieldName(issue.path, root);
+    if (issue.code === 'custom') {
+      return issue.path.length === 0
+        ? issue.message
+        : `${field} ${issue.message}`;
+    }
+    const value = issue.path.reduce<unknown>(
+      (node, key) => own(node, key),
+      input,
+    );
+    if (value === undefined && issue.path.length > 0) {
+      return `missing required property ${JSON.stringify(field)}`;
+    }
+    return `${field} must be ${issue.message}, got ${kind(value)}`;
+  });
+}

@@ -1,0 +1,89 @@
+import type { Backend } from '@heretek/catalog';
+import type { BrokerConfig } from './config.js';
+import { EXIT_CODES } from './exit-codes.js';
+import { createGateway } from './gateway.js';
+import { discoveryBroker, fail, out } from './one-shot.js';
+import type { TrustLayer } from './trust/trust-layer.js';
+import type { ToolGateway } from './types.js';
+
+/**
+ * `--pin [tool]`: one discovery through the trust layer, then what is new or
+ * changed (hidden characters spelled out) on stdout, accepted into the pins
+ * file. Exit 0 when accepted, 1 when some backend failed (what the others
+ * listed is still accepted), 2 when nothing could be accepted.
+ */
+export async function runPin(
+  config: BrokerConfig,
+  backends: Backend[],
+  tool: string | undefined,
+): Promise<number> {
+  const refuse = (problem: unknown) => {
+    fail(problem);
+    return EXIT_CODES.usage;
+  };
+  if (config.pinPolicy === 'off')
+    return refuse(
+      '--pin: HERETEK_PIN_POLICY is off, so no tool is pinned. Set it to refuse or warn.',
+    );
+  if (config.offline)
+    return refuse(
+      '--pin: the broker is offline (HERETEK_BROKER_OFFLINE=1); pins are taken from what the gateway lists. Unset HERETEK_BROKER_OFFLINE.',
+    );
+  const { TrustLayer, formatPendingPins } = await import('./trust/index.js');
+  let trust: TrustLayer;
+  let gateway: ToolGateway;
+  try {
+    trust = await TrustLayer.open({
+      policy: config.pinPolicy,
+      pinsFile: config.pinsFile,
+      pinsReadOnly: config.pinsReadOnly,
+    });
+    gateway = await createGateway(config);
+  } catch (error) {
+    return refuse(error);
+  }
+  const pins = trust.pins!;
+  const broker = discoveryBroker(config, backends, gateway, trust);
+  try {
+    const outcomes = await broker.discover();
+    const failed = outcomes.filter((o) => !o.ok);
+    for (const o of failed)
+      out(
+        `backend ${o.target} did not answer (${o.error}); its tools were not reviewed`,
+      );
+    if (failed.length === outcomes.length)
+      return refuse('--pin: no backend answered; nothing was accepted.');
+    // Tools seen for the first time were pinned by this discovery (trust on
+    // first use) unless the file is read-only; they are named, not shown.
+    const firstSeen = broker.catalog
+      .list()
+      .map((entry) => entry.name)
+      .filter(
+        (name) =>
+          (tool === undefined || name === tool) &&
+          pins.status(name)?.state === 'new',
+      )
+      .sort();
+    let accepted;
+    try {
+      out(formatPendingPins(pins.pending(tool === undefined ? {} : { tool })));
+      accepted = await pins.accept(tool === undefined ? {} : { tool });
+    } catch (error) {
+      return refuse(error);
+    }
+    if (firstSeen.length > 0)
+      out(
+        `${firstSeen.length} tool${firstSeen.length === 1 ? '' : 's'} pinned on first sight: ${firstSeen.join(', ')}`,
+      );
+    out(
+      `accepted ${accepted.length} tool${accepted.length === 1 ? '' : 's'} into ${pins.path}${
+        failed.length > 0
+          ? `; ${failed.length} backend${failed.length === 1 ? '' : 's'} did not answer`
+          : ''
+      }`,
+    );
+    return failed.length > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
+  } finally {
+    await broker.close();
+  }
+}

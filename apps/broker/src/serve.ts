@@ -1,0 +1,259 @@
+import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
+import { isReadOnlyRole } from '@heretek/prefix';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { Broker } from './broker.js';
+import { ClientBridge } from './client-bridge.js';
+import type { BrokerConfig } from './config.js';
+import { errorText } from './error-text.js';
+import { EXIT_CODES } from './exit-codes.js';
+import { createGateway } from './gateway.js';
+import { InputRounds } from './input-rounds.js';
+import { fail } from './one-shot.js';
+import { stderrLogger } from './logger.js';
+import { createBrokerServer } from './server.js';
+import { BrokerStdioTransport } from './stdio-transport.js';
+import type { TrustLayer } from './trust/trust-layer.js';
+import type { ToolGateway } from './types.js';
+import { UsageLearning } from './usage/usage-learning.js';
+import { VERSION } from './version.js';
+
+/** How long shutdown waits for sessions to end before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+type Log = (line: string) => void;
+
+/**
+ * Serves MCP on stdio until stdin closes, the client's pipes break, or a
+ * signal arrives. The parts are built in one pass, each from the ones before
+ * it: the gateway, the broker, the MCP server, the transport.
+ */
+export async function serve(
+  config: BrokerConfig,
+  backends: Backend[],
+): Promise<number> {
+  const log = stderrLogger();
+  const stopped = stopSignals(log);
+  // Calls from a 2026-07-28 client kept open while it answers a backend's request.
+  const inputRounds = new InputRounds({ log });
+  const bridge = new ClientBridge(log, inputRounds);
+  let gateway: ToolGateway | undefined;
+  try {
+    gateway = config.offline
+      ? undefined
+      : await createGateway(config, {
+          // Live tool lists: a backend's tools/list_changed re-lists it alone.
+          // The gateway sends nothing before discovery starts, and discovery
+          // starts once the broker below exists.
+          onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
+          // A backend request with no call handler of its own goes to the client (2025 path); logs to stderr.
+          onElicitation: bridge.elicit,
+          onSampling: bridge.sample,
+          onLog: bridge.logFromBackend,
+        });
+  } catch (error) {
+    fail(error);
+    return EXIT_CODES.usage;
+  }
+  const trust = gateway === undefined ? undefined : openTrust(config, log);
+  const { broker, learning } = brokerFor(config, backends, {
+    gateway,
+    trust,
+    log,
+  });
+  const server = createBrokerServer({ broker, inputRounds });
+  bridge.attach(server);
+  const skillsNote =
+    config.skillsRoot === undefined
+      ? ''
+      : await serveSkills({ server, workspaceRoot: config.skillsRoot, log });
+  const transport = new BrokerStdioTransport({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    log,
+    // Learned uses are read once the first tools/list has been answered, so
+    // the usage file never delays the first answer.
+    onFirstToolsList: () => loadLearning(learning, log),
+  });
+  const handle = serveStdio(() => server, {
+    transport,
+    onerror: (error) => log(`transport: ${error.message}`),
+  });
+  const session = {
+    close: async () => {
+      // The transport closes first, so nothing is written after the client
+      // left; then discovery and calls in flight are aborted, not waited for.
+      await handle.close().catch(() => {});
+      inputRounds.close();
+      return broker.close();
+    },
+  };
+  // Discovery starts at once; each listing waits for the pins file before it
+  // is catalogued. A pins file that cannot be trusted is never overwritten:
+  // the broker stops.
+  broker.start();
+  const pinsProblem = await trust?.then(
+    () => undefined,
+    (error: unknown) => errorText(error),
+  );
+  if (pinsProblem !== undefined) {
+    log(`cannot start: ${pinsProblem}`);
+    await session.close();
+    return EXIT_CODES.usage;
+  }
+  log(startedLine(config, backends, broker.catalog.size, skillsNote));
+  log('waiting for an MCP client on stdio');
+  await shutDown(await stopped, session, log);
+  return EXIT_CODES.ok;
+}
+
+/** The broker over the seed catalog, and the learned uses that rank its search. */
+export function brokerFor(
+  config: BrokerConfig,
+  backends: Backend[],
+  parts: {
+    gateway: ToolGateway | undefined;
+    trust: Promise<TrustLayer> | undefined;
+    log: Log;
+  },
+): { broker: Broker; learning: UsageLearning } {
+  const { gateway, trust, log } = parts;
+  const catalog = seedCatalogFor(backends);
+  const learning = new UsageLearning({
+    file: config.usageFile,
+    log,
+    // A learned use is ranking evidence of its own field in the catalog.
+    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
+  });
+  const broker = new Broker({
+    role: config.role,
+    catalog,
+    backends,
+    ...(trust === undefined ? {} : { trust }),
+    learning,
+    ...(gateway === undefined ? {} : { gateway }),
+    gatewayMode: config.gatewayMode,
+    discoveryTtlMs: config.discoveryTtlMs,
+    ...(config.defaultProfile === undefined
+      ? {}
+      : { defaultProfile: config.defaultProfile }),
+    log,
+  });
+  return { broker, learning };
+}
+
+function loadLearning(learning: UsageLearning, log: Log): void {
+  learning
+    .load()
+    .catch((error: unknown) => log(`usage: not loaded: ${errorText(error)}`));
+}
+
+/**
+ * The reason serving ends, once there is one: stdin closed, the client's
+ * pipe broke, or a signal. Faults in a backend must never take the broker
+ * down or touch stdout; they are logged.
+ */
+function stopSignals(log: Log): Promise<string> {
+  const isBrokenPipe = (error: unknown) =>
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    error.code === 'EPIPE';
+  return new Promise<string>((stop) => {
+    process.stdout.on('error', (error) =>
+      stop(`stdout closed (${errorText(error)})`),
+    );
+    process.on('unhandledRejection', (reason) =>
+      log(`unhandled rejection: ${errorText(reason)}`),
+    );
+    process.on('uncaughtException', (error) => {
+      if (isBrokenPipe(error)) stop('client pipe closed');
+      else log(`uncaught exception: ${errorText(error)}`);
+    });
+    process.stdin.once('end', () => stop('stdin closed'));
+    process.stdin.once('close', () => stop('stdin closed'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+/** Closes the session; a hung gateway never keeps the process alive. */
+async function shutDown(
+  reason: string,
+  session: { close: () => Promise<{ callsAborted: number }> },
+  log: Log,
+): Promise<void> {
+  log(`shutting down: ${reason}`);
+  setTimeout(() => {
+    log(`shutdown: still busy after ${SHUTDOWN_GRACE_MS} ms; exiting anyway`);
+    process.exit(EXIT_CODES.ok);
+  }, SHUTDOWN_GRACE_MS).unref();
+  try {
+    const { callsAborted } = await session.close();
+    log(
+      `shutdown: aborted discovery and ${callsAborted} call${callsAborted === 1 ? '' : 's'} in flight`,
+    );
+  } catch (error) {
+    log(`shutdown: ${errorText(error)}`);
+  }
+}
+
+/**
+ * The pins file opens beside the first answers: discovery and calls wait for
+ * it, the MCP handshake and tools/list do not. Offline, nothing is discovered
+ * or sent, so there is nothing to pin.
+ */
+export function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
+  // Loaded here: the first answer does not need the trust layer.
+  const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
+    TrustLayer.open({
+      policy: config.pinPolicy,
+      pinsFile: config.pinsFile,
+      pinsReadOnly: config.pinsReadOnly,
+      log,
+    }),
+  );
+  trust.catch(() => {});
+  return trust;
+}
+
+/** The first line on stderr: what is served, from where, for which role. */
+function startedLine(
+  config: BrokerConfig,
+  backends: readonly Backend[],
+  tools: number,
+  skillsNote: string,
+): string {
+  const source = config.offline
+    ? 'offline seed catalog (HERETEK_BROKER_OFFLINE=1)'
+    : `gateway ${config.gatewayUrl} (${config.gatewayMode}), seed catalog until discovery answers`;
+  return (
+    `${VERSION}: serving 3 meta-tools over ${tools} tools from ${backends.length} backends; ` +
+    `source: ${source}; role ${config.role}${isReadOnlyRole(config.role) ? ' (read-only)' : ''}${skillsNote}.`
+  );
+}
+
+/** The seed entries of the configured backends, with the configured profiles. */
+function seedCatalogFor(backends: readonly Backend[]): ToolCatalog {
+  const byTarget = new Map(backends.map((b) => [b.target, b]));
+  const tools = SEED_TOOLS.filter((t) => byTarget.has(t.target)).map((t) => ({
+    ...t,
+    profile: byTarget.get(t.target)!.profile,
+  }));
+  return new ToolCatalog({ tools });
+}
+
+async function serveSkills(options: {
+  server: ReturnType<typeof createBrokerServer>;
+  workspaceRoot: string;
+  log: Log;
+}): Promise<string> {
+  try {
+    // Loaded only when skills are served: the first answer does not need it.
+    const { registerVerifiedSkills } = await import('./skills-extension.js');
+    const report = await registerVerifiedSkills(options);
+    return `; ${report.served.length} verified skills served (${report.served.map((s) => s.name).join(', ') || 'none'})`;
+  } catch (error) {
+    options.log(`skills: none served: ${errorText(error)}`);
+    return '; no skills served';
+  }
+}
