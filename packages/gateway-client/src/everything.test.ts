@@ -109,11 +109,12 @@ describe(
     it('round-trips the elicitation an ambiguous research task asks for, however long the answer takes', async () => {
       const gateway = client({
         // tasks/result blocks while the user answers: longer than timeoutMs,
-        // within maxTotalTimeoutMs (10 x timeoutMs).
-        timeoutMs: 3_000,
+        // within maxTotalTimeoutMs (10 x timeoutMs). timeoutMs leaves the
+        // server's own steps room on a loaded machine.
+        timeoutMs: 6_000,
         onElicitation: async ({ target, params }) => {
           elicited.push(`${target}: ${params.message}`);
-          await new Promise((resolve) => setTimeout(resolve, 4_000));
+          await new Promise((resolve) => setTimeout(resolve, 7_000));
           return { action: 'accept', content: { interpretation: 'snake' } };
         },
       });
