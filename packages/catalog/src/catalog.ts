@@ -7,7 +7,7 @@ import {
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
-import { prepareTool } from './prepare.js';
+import { adoptPreparedTool, prepareTool } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
@@ -16,6 +16,15 @@ import {
   splitMultiplexedName,
   TARGET_NAME_RULE,
 } from '@heretek/internal';
+import {
+  checkIndexPart,
+  indexPartDigest,
+  INDEX_PART_FORMAT,
+  INDEX_PART_VERSION,
+  type BackendIndexPart,
+  type BackendIndexTool,
+} from './index-part.js';
+import { VERSION } from './version.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -157,50 +166,151 @@ export class ToolCatalog {
 
   /**
    * Replaces every tool of `target` with `tools` atomically (a target not yet in the catalog
-   * is added). Each tool must belong to `target` and names must be unique, else nothing
-   * changes and a `CatalogError` is thrown. The new index is built before it is swapped in
-   * with one assignment, so a search sees the old or the new catalog, never a mix; tools
-   * already indexed (the same entry object, or an equal one) are not tokenized again, which
-   * keeps a rebuild of 10,000 tools well under a second. Treat entries as immutable once added.
+   * is added; an empty list leaves it without tools). Each tool must belong to `target` and
+   * names must be unique, else nothing changes and a `CatalogError` is thrown. Same as
+   * {@link ToolCatalog.replaceBackends} with one change.
    */
   replaceBackend(target: string, tools: readonly ToolEntry[]): void {
-    this.#checkReplacement(target, tools);
-    this.#snapshot = buildSnapshot({
-      entries: this.#entriesWith(target, tools),
-      tuning: this.#tuning,
-      previous: this.#snapshot,
-    });
-    this.#forgetGone(target);
+    this.replaceBackends(new Map([[target, tools]]));
   }
 
   /**
-   * Like {@link ToolCatalog.replaceBackend}, but tokenizes the new tools in small slices
-   * between which searches run, then swaps the new index in. Calls are applied in order;
-   * input errors reject before anything changes.
+   * Applies many backends' listings in one build: every target of `changes` gets exactly
+   * its tools (targets not yet in the catalog are added in the map's order; an empty list
+   * leaves a target without tools). Every listing is checked first; on any bad one nothing
+   * changes and a `CatalogError` names it. The new catalog is swapped in with one
+   * assignment, so a search sees the old or the new catalog, never a mix. Tools already
+   * indexed (the same entry object, or an equal one) are not analyzed again. Treat entries
+   * as immutable once added.
    */
-  async replaceBackendAsync(
+  replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
+    const checked = this.#checkChanges(changes);
+    this.#apply(checked);
+  }
+
+  /** Like {@link ToolCatalog.replaceBackend}, yielding while it works (see {@link ToolCatalog.replaceBackendsAsync}). */
+  replaceBackendAsync(
     target: string,
     tools: readonly ToolEntry[],
   ): Promise<void> {
-    this.#checkReplacement(target, tools);
-    const list = [...tools];
+    return this.replaceBackendsAsync(new Map([[target, tools]]));
+  }
+
+  /**
+   * Like {@link ToolCatalog.replaceBackends}, but analyzes the new tools in small slices
+   * between which other work (searches) runs, then swaps the new catalog in. Calls are
+   * applied in the order they were made; input errors reject before anything changes.
+   */
+  async replaceBackendsAsync(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+  ): Promise<void> {
+    const checked = this.#checkChanges(changes);
     const run = async (): Promise<void> => {
+      const list = [...checked.values()].flat();
       for (let start = 0; start < list.length; start += PREPARE_SLICE) {
         const cache = this.#snapshot.contentCache;
         for (const entry of list.slice(start, start + PREPARE_SLICE))
           toolTermStats(prepareTool(entry, cache));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      this.#snapshot = buildSnapshot({
-        entries: this.#entriesWith(target, list),
-        tuning: this.#tuning,
-        previous: this.#snapshot,
-      });
-      this.#forgetGone(target);
+      this.#apply(checked);
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
     return job;
+  }
+
+  /**
+   * The saved form of `target`'s part of the index (its entries and analyzed terms, JSON
+   * serialisable), for {@link ToolCatalog.importBackends} after a restart; `undefined` when
+   * the target has no tools.
+   */
+  exportBackend(target: string): BackendIndexPart | undefined {
+    const tools = this.#snapshot.tools
+      .filter((tool) => tool.entry.target === target)
+      .map((tool) => ({ entry: tool.entry, fields: tool.fields }));
+    if (tools.length === 0) return undefined;
+    return {
+      format: INDEX_PART_FORMAT,
+      version: INDEX_PART_VERSION,
+      catalogVersion: VERSION,
+      target,
+      tools,
+      digest: indexPartDigest(target, tools),
+    };
+  }
+
+  /**
+   * Applies saved parts (from {@link ToolCatalog.exportBackend}, e.g. read back from a file)
+   * in one build, as {@link ToolCatalog.replaceBackends} would apply their listings, without
+   * analyzing their text again. Every part is checked first (format, version, shape, digest,
+   * entries, and that its terms agree with its entries where that is cheap to tell); on any
+   * problem nothing changes.
+   *
+   * @throws CatalogError `INDEX_PART_VERSION` for a part of another format or catalog
+   * version, `INVALID_INDEX_PART` for a corrupt or inconsistent one, or an entry error
+   * (`INVALID_TOOL`, `INVALID_TARGET`, `DUPLICATE_TOOL`) naming the part.
+   */
+  importBackends(parts: Iterable<unknown>): void {
+    const listings = new Map<string, ToolEntry[]>();
+    const fields = new Map<ToolEntry, BackendIndexTool['fields']>();
+    let position = 0;
+    for (const value of parts) {
+      const where = `importBackends part [${position}]`;
+      position += 1;
+      const part = checkIndexPart(value, where);
+      if (listings.has(part.target))
+        throw new CatalogError({
+          code: 'INVALID_INDEX_PART',
+          message: `${where}: target "${part.target}" appears in more than one part; give one part per target.`,
+        });
+      listings.set(
+        part.target,
+        part.tools.map((tool) => {
+          fields.set(tool.entry, tool.fields);
+          return tool.entry;
+        }),
+      );
+    }
+    const checked = this.#checkChanges(listings, 'importBackends');
+    for (const [entry, terms] of fields) {
+      const prepared = adoptPreparedTool(entry, terms);
+      if (typeof prepared === 'string')
+        throw new CatalogError({
+          code: 'INVALID_INDEX_PART',
+          message: `importBackends target "${entry.target}": ${prepared}; rebuild it from the backend's listing.`,
+        });
+    }
+    this.#apply(checked);
+  }
+
+  #checkChanges(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+    method = 'replaceBackends',
+  ): Map<string, ToolEntry[]> {
+    if (!(changes instanceof Map)) {
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `${method}: changes must be a Map of target -> tools.`,
+      });
+    }
+    const checked = new Map<string, ToolEntry[]>();
+    for (const [target, tools] of changes) {
+      this.#checkReplacement(target, tools);
+      checked.set(target, [...tools]);
+    }
+    return checked;
+  }
+
+  /** Builds and swaps in the catalog with `changes` applied (already checked). */
+  #apply(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
+    if (changes.size === 0) return;
+    this.#snapshot = buildSnapshot({
+      entries: this.#entriesWith(changes),
+      tuning: this.#tuning,
+      previous: this.#snapshot,
+    });
+    for (const target of changes.keys()) this.#forgetGone(target);
   }
 
   #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
@@ -224,16 +334,22 @@ export class ToolCatalog {
     assertUniqueNames(tools, `replaceBackend("${target}")`);
   }
 
-  /** The current entries with those of `target` replaced by `tools`, keeping the target's place. */
-  #entriesWith(target: string, tools: readonly ToolEntry[]): ToolEntry[] {
-    const current = this.#snapshot.entries;
-    const firstPosition = current.findIndex((entry) => entry.target === target);
+  /** The current entries with each changed target's tools replaced, keeping its place. */
+  #entriesWith(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+  ): ToolEntry[] {
     const next: ToolEntry[] = [];
-    current.forEach((entry, position) => {
-      if (position === firstPosition) next.push(...tools);
-      if (entry.target !== target) next.push(entry);
-    });
-    if (firstPosition === -1) next.push(...tools);
+    const placed = new Set<string>();
+    for (const entry of this.#snapshot.entries) {
+      const tools = changes.get(entry.target);
+      if (tools === undefined) next.push(entry);
+      else if (!placed.has(entry.target)) {
+        placed.add(entry.target);
+        next.push(...tools);
+      }
+    }
+    for (const [target, tools] of changes)
+      if (!placed.has(target)) next.push(...tools);
     return next;
   }
 

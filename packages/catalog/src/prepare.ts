@@ -81,6 +81,44 @@ function fingerprintOf(entry: ToolEntry): string | undefined {
   }
 }
 
+function sameTerms(left: readonly string[], right: readonly string[]): boolean {
+  return (
+    left.length === right.length &&
+    left.every((term, index) => term === right[index])
+  );
+}
+
+/**
+ * Adopts search terms analyzed earlier (an imported index part) for `entry`, after checking
+ * the fields that are cheap to recompute (name, identifier, target) against the entry.
+ * Returns the prepared tool, or what is inconsistent.
+ */
+export function adoptPreparedTool(
+  entry: ToolEntry,
+  fields: Record<FieldName, string[]>,
+): PreparedTool | string {
+  const identifier = [
+    ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
+  ];
+  if (!sameTerms(fields.identifier, identifier))
+    return `"fields.identifier" does not match tool "${entry.name}"`;
+  if (!sameTerms(fields.name, analyzeText(entry.tool)))
+    return `"fields.name" does not match tool "${entry.name}"`;
+  if (!sameTerms(fields.target, analyzeText(entry.target)))
+    return `"fields.target" does not match target "${entry.target}"`;
+  const prepared: PreparedTool = {
+    entry,
+    fields,
+    exactNames: [
+      ...new Set([normalizeName(entry.name), normalizeName(entry.tool)]),
+    ],
+  };
+  const fingerprint = fingerprintOf(entry);
+  if (fingerprint !== undefined) prepared.fingerprint = fingerprint;
+  byEntry.set(entry, prepared);
+  return prepared;
+}
+
 /**
  * Prepares a tool's search terms. The result is cached per entry object, and `contentCache`
  * (fingerprint -> prepared tool) lets an equal tool from a new discovery reuse the terms, so
