@@ -3,11 +3,14 @@ import {
   resolveTuning,
   type SearchTuning,
   type SearchTuningOverrides,
-  toolTermStats,
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
-import { adoptPreparedTool, prepareTool } from './prepare.js';
+import {
+  adoptPreparedTool,
+  type PreparedTool,
+  prepareTool,
+} from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
@@ -25,6 +28,7 @@ import {
   type BackendIndexTool,
 } from './index-part.js';
 import { VERSION } from './version.js';
+import { Collection, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -34,6 +38,10 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 200;
 /** Queries longer than this many characters are truncated before analysis. */
 export const MAX_QUERY_CHARS = 4096;
+function yieldToOthers(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** Tools tokenized between two yields of {@link ToolCatalog.replaceBackendAsync}. */
 const PREPARE_SLICE = 256;
 
@@ -109,6 +117,7 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
  */
 export class ToolCatalog {
   #snapshot: Snapshot;
+  readonly #collection = new Collection();
   readonly #tuning: SearchTuning;
   readonly #usage = new UsageStore();
   #queue: Promise<void> = Promise.resolve();
@@ -139,7 +148,18 @@ export class ToolCatalog {
       });
     }
     this.#tuning = resolveTuning(options.tuning);
-    this.#snapshot = buildSnapshot({ entries: tools, tuning: this.#tuning });
+    this.#snapshot = buildSnapshot({
+      segments: [],
+      collection: this.#collection,
+      tuning: this.#tuning,
+    });
+    const byTarget = new Map<string, ToolEntry[]>();
+    for (const entry of tools) {
+      const list = byTarget.get(entry.target);
+      if (list) list.push(entry);
+      else byTarget.set(entry.target, [entry]);
+    }
+    this.#apply(this.#segmentsFor(byTarget));
   }
 
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
@@ -184,8 +204,7 @@ export class ToolCatalog {
    * as immutable once added.
    */
   replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
-    const checked = this.#checkChanges(changes);
-    this.#apply(checked);
+    this.#apply(this.#segmentsFor(this.#checkChanges(changes)));
   }
 
   /** Like {@link ToolCatalog.replaceBackend}, yielding while it works (see {@link ToolCatalog.replaceBackendsAsync}). */
@@ -206,14 +225,19 @@ export class ToolCatalog {
   ): Promise<void> {
     const checked = this.#checkChanges(changes);
     const run = async (): Promise<void> => {
-      const list = [...checked.values()].flat();
-      for (let start = 0; start < list.length; start += PREPARE_SLICE) {
-        const cache = this.#snapshot.contentCache;
-        for (const entry of list.slice(start, start + PREPARE_SLICE))
-          toolTermStats(prepareTool(entry, cache));
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      const segments = new Map<string, Segment | undefined>();
+      for (const [target, tools] of checked) {
+        const previous = this.#snapshot.byTarget.get(target);
+        const prepared: PreparedTool[] = [];
+        for (let start = 0; start < tools.length; start += PREPARE_SLICE) {
+          for (const entry of tools.slice(start, start + PREPARE_SLICE))
+            prepared.push(this.#prepare(entry, previous));
+          await yieldToOthers();
+        }
+        segments.set(target, this.#segment(target, prepared));
+        await yieldToOthers();
       }
-      this.#apply(checked);
+      this.#apply(segments);
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
@@ -226,10 +250,12 @@ export class ToolCatalog {
    * the target has no tools.
    */
   exportBackend(target: string): BackendIndexPart | undefined {
-    const tools = this.#snapshot.tools
-      .filter((tool) => tool.entry.target === target)
-      .map((tool) => ({ entry: tool.entry, fields: tool.fields }));
-    if (tools.length === 0) return undefined;
+    const segment = this.#snapshot.byTarget.get(target);
+    if (segment === undefined) return undefined;
+    const tools = segment.tools.map((tool) => ({
+      entry: tool.entry,
+      fields: tool.fields,
+    }));
     return {
       format: INDEX_PART_FORMAT,
       version: INDEX_PART_VERSION,
@@ -281,7 +307,7 @@ export class ToolCatalog {
           message: `importBackends target "${entry.target}": ${prepared}; rebuild it from the backend's listing.`,
         });
     }
-    this.#apply(checked);
+    this.#apply(this.#segmentsFor(checked));
   }
 
   #checkChanges(
@@ -302,15 +328,76 @@ export class ToolCatalog {
     return checked;
   }
 
-  /** Builds and swaps in the catalog with `changes` applied (already checked). */
-  #apply(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
+  #prepare(entry: ToolEntry, previous: Segment | undefined): PreparedTool {
+    const local = previous?.byName.get(entry.name);
+    return prepareTool(
+      entry,
+      local === undefined ? undefined : previous?.tools[local],
+    );
+  }
+
+  /** The segment of a target's prepared tools (none for an empty listing). */
+  #segment(
+    target: string,
+    tools: readonly PreparedTool[],
+  ): Segment | undefined {
+    return tools.length === 0
+      ? undefined
+      : new Segment({
+          target,
+          tools,
+          vocabulary: this.#collection.vocabulary,
+          tuning: this.#tuning,
+        });
+  }
+
+  /** The new segment of each changed target (checked listings). */
+  #segmentsFor(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+  ): Map<string, Segment | undefined> {
+    const segments = new Map<string, Segment | undefined>();
+    for (const [target, tools] of changes) {
+      const previous = this.#snapshot.byTarget.get(target);
+      segments.set(
+        target,
+        this.#segment(
+          target,
+          tools.map((entry) => this.#prepare(entry, previous)),
+        ),
+      );
+    }
+    return segments;
+  }
+
+  /**
+   * Swaps in the catalog with each changed target's segment replaced (in its place; new
+   * targets at the end, in order; `undefined` removes a target). Only the changed segments'
+   * statistics are subtracted and added, then the snapshot is assembled in one synchronous
+   * step.
+   */
+  #apply(changes: ReadonlyMap<string, Segment | undefined>): void {
     if (changes.size === 0) return;
+    const collection = this.#collection;
+    const next: Segment[] = [];
+    for (const segment of this.#snapshot.index.segments) {
+      if (!changes.has(segment.target)) {
+        next.push(segment);
+        continue;
+      }
+      collection.remove(segment);
+      const replacement = changes.get(segment.target);
+      if (replacement) next.push(replacement);
+    }
+    for (const [target, segment] of changes)
+      if (segment && !this.#snapshot.byTarget.has(target)) next.push(segment);
+    for (const segment of changes.values())
+      if (segment) collection.add(segment);
     this.#snapshot = buildSnapshot({
-      entries: this.#entriesWith(changes),
+      segments: next,
+      collection,
       tuning: this.#tuning,
-      previous: this.#snapshot,
     });
-    for (const target of changes.keys()) this.#forgetGone(target);
+    this.#forgetGone(changes.keys());
   }
 
   #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
@@ -334,36 +421,11 @@ export class ToolCatalog {
     assertUniqueNames(tools, `replaceBackend("${target}")`);
   }
 
-  /** The current entries with each changed target's tools replaced, keeping its place. */
-  #entriesWith(
-    changes: ReadonlyMap<string, readonly ToolEntry[]>,
-  ): ToolEntry[] {
-    const next: ToolEntry[] = [];
-    const placed = new Set<string>();
-    for (const entry of this.#snapshot.entries) {
-      const tools = changes.get(entry.target);
-      if (tools === undefined) next.push(entry);
-      else if (!placed.has(entry.target)) {
-        placed.add(entry.target);
-        next.push(...tools);
-      }
-    }
-    for (const [target, tools] of changes)
-      if (!placed.has(target)) next.push(...tools);
-    return next;
-  }
-
   /** Removes every tool of `target` (no-op when it has none). */
   removeBackend(target: string): void {
-    const current = this.#snapshot.entries;
-    const next = current.filter((entry) => entry.target !== target);
-    if (next.length !== current.length)
-      this.#snapshot = buildSnapshot({
-        entries: next,
-        tuning: this.#tuning,
-        previous: this.#snapshot,
-      });
-    this.#forgetGone(target);
+    if (this.#snapshot.byTarget.has(target))
+      this.#apply(new Map([[target, undefined]]));
+    this.#forgetGone([target]);
   }
 
   /**
@@ -515,14 +577,17 @@ export class ToolCatalog {
       if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
   }
 
-  #forgetGone(target: string): void {
-    const present = new Set(
-      this.#snapshot.entries
-        .filter((entry) => entry.target === target)
-        .map((entry) => entry.name),
-    );
-    this.#usage.forget(
-      (name) => name.startsWith(`${target}_`) && !present.has(name),
-    );
+  /** Forgets the usage of tools of `targets` that are no longer in the catalog. */
+  #forgetGone(targets: Iterable<string>): void {
+    const changed = new Set(targets);
+    const byTarget = this.#snapshot.byTarget;
+    this.#usage.forget((name) => {
+      const split = name.indexOf('_');
+      const target = name.slice(0, split);
+      return (
+        changed.has(target) &&
+        byTarget.get(target)?.byName.get(name) === undefined
+      );
+    });
   }
 }
