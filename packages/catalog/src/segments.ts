@@ -183,6 +183,8 @@ export class Collection {
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
   /** Number of tools. */
   toolCount = 0;
+  /** Number of postings (tool-term pairs). */
+  postingCount = 0;
   /** Normalized bare tool name -> segments with a tool of that name. */
   readonly bareNames = new Map<string, Segment[]>();
 
@@ -240,6 +242,7 @@ export class Collection {
         (this.fieldLengths[field] as number) +
         sign * (segment.fieldLengths[field] as number);
     this.toolCount += sign * segment.tools.length;
+    this.postingCount += sign * segment.documents.length;
   }
 }
 
@@ -247,7 +250,10 @@ function bareNamesOf(segment: Segment): Set<string> {
   return new Set(segment.tools.map((tool) => normalizeName(tool.entry.tool)));
 }
 
-/** Postings kept at most in the per-snapshot memo of {@link IndexView} (about 9 bytes each). */
+/**
+ * Postings kept in the per-snapshot memo of {@link IndexView} (about 9 bytes each) when the
+ * catalog has fewer; otherwise at most as many as the catalog has.
+ */
 const MEMO_POSTINGS = 1 << 21;
 
 /** A term's postings over the whole catalog under one snapshot's statistics. */
@@ -436,7 +442,8 @@ export class IndexView {
    * The postings of a term over every segment, with their BM25 contributions under this
    * view's statistics (rounded to 32-bit floats, as the postings of a full build store
    * them). Memoized per view, so a term costs its computation once per snapshot; the memo
-   * is dropped when it holds more than {@link MEMO_POSTINGS} postings.
+   * is dropped when it would hold more postings than the catalog has (at least
+   * {@link MEMO_POSTINGS}).
    */
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
@@ -466,7 +473,8 @@ export class IndexView {
       }
     }
     const postings = { positions, weights, named };
-    if (this.#memoPostings + total > MEMO_POSTINGS) {
+    const cap = Math.max(MEMO_POSTINGS, this.#collection.postingCount);
+    if (this.#memoPostings + total > cap) {
       this.#memo.clear();
       this.#memoPostings = 0;
     }
