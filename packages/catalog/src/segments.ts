@@ -250,6 +250,15 @@ function bareNamesOf(segment: Segment): Set<string> {
   return new Set(segment.tools.map((tool) => normalizeName(tool.entry.tool)));
 }
 
+/** `have` when it is exactly `length` long, else a new array of that length. */
+function reuse<T extends Int32Array | Float64Array>(
+  have: T | undefined,
+  length: number,
+  make: new (length: number) => T,
+): T {
+  return have !== undefined && have.length === length ? have : new make(length);
+}
+
 /**
  * Postings kept in the per-snapshot memo of {@link IndexView} (about 9 bytes each) when the
  * catalog has fewer; otherwise at most as many as the catalog has.
@@ -287,6 +296,8 @@ export class IndexView {
   #memoPostings = 0;
   /** BM25 length normalizer of each position. */
   readonly #normalizers: Float64Array;
+  /** Number of term ids when the view was made (later ones are unknown to it). */
+  readonly #terms: number;
   /** Memoized idf per term id (NaN: not computed yet). */
   readonly #idf: Float64Array;
   /** Memoized name weight per position (NaN: not computed yet). */
@@ -297,6 +308,8 @@ export class IndexView {
     segments: readonly Segment[];
     collection: Collection;
     tuning: SearchTuning;
+    /** The view this one replaces (never read again), whose buffers it may reuse. */
+    previous?: IndexView | undefined;
   }) {
     const { segments, collection, tuning } = options;
     this.#segments = segments;
@@ -304,7 +317,22 @@ export class IndexView {
     this.#tuning = tuning;
     this.size = collection.toolCount;
     this.#base = new Map();
-    this.#segmentOf = new Int32Array(this.size);
+    // The view this one replaces is never read again: its buffers are reused when large
+    // enough (grown by doubling), so a catalog discovered backend by backend does not
+    // allocate per-tool arrays at every step.
+    const previous = options.previous;
+    const capacity = (length: number, have: number | undefined): number =>
+      have !== undefined && have >= length
+        ? have
+        : Math.max(length, 2 * (have ?? 0));
+    this.#segmentOf = reuse(
+      previous === undefined ? undefined : previous.#segmentOf,
+      capacity(
+        this.size,
+        previous === undefined ? undefined : previous.#segmentOf.length,
+      ),
+      Int32Array,
+    );
     let position = 0;
     segments.forEach((segment, index) => {
       this.#base.set(segment, position);
@@ -325,7 +353,14 @@ export class IndexView {
       (tuning.groupIdfWeight * this.#groups) /
       (this.#groups + GROUP_IDF_HALF_TRUST);
     // BM25's length normalizer of each tool's bag, as a full build computes it.
-    this.#normalizers = new Float64Array(this.size);
+    this.#normalizers = reuse(
+      previous === undefined ? undefined : previous.#normalizers,
+      capacity(
+        this.size,
+        previous === undefined ? undefined : previous.#normalizers.length,
+      ),
+      Float64Array,
+    );
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base.get(segment) as number;
@@ -334,8 +369,23 @@ export class IndexView {
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
-    this.#idf = new Float64Array(collection.vocabulary.size).fill(Number.NaN);
-    this.#nameWeight = new Float64Array(this.size).fill(Number.NaN);
+    this.#terms = collection.vocabulary.size;
+    this.#idf = reuse(
+      previous === undefined ? undefined : previous.#idf,
+      capacity(
+        this.#terms,
+        previous === undefined ? undefined : previous.#idf.length,
+      ),
+      Float64Array,
+    ).fill(Number.NaN);
+    this.#nameWeight = reuse(
+      previous === undefined ? undefined : previous.#nameWeight,
+      capacity(
+        this.size,
+        previous === undefined ? undefined : previous.#nameWeight.length,
+      ),
+      Float64Array,
+    ).fill(Number.NaN);
   }
 
   /** The segments, in catalog order. */
@@ -359,7 +409,7 @@ export class IndexView {
   termId(term: string): number | undefined {
     const id = this.#collection.vocabulary.lookup(term);
     return id !== undefined &&
-      id < this.#idf.length &&
+      id < this.#terms &&
       (this.#collection.documentFrequency[id] ?? 0) > 0
       ? id
       : undefined;

@@ -45,7 +45,10 @@ export function buildSnapshot(options: {
   /** The snapshot this one replaces, whose scratch buffers it may take over. */
   previous?: Snapshot;
 }): Snapshot {
-  const index = new IndexView(options);
+  const index = new IndexView({
+    ...options,
+    previous: options.previous?.index,
+  });
   const byTarget = new Map<string, Segment>();
   for (const segment of options.segments) byTarget.set(segment.target, segment);
   const { bareNames } = options.collection;
