@@ -79,11 +79,14 @@ export function buildSnapshot(options: {
   };
   let entries: readonly ToolEntry[] | undefined;
   const size = index.size;
-  // Scratch buffers are clean between searches, so a snapshot of no more tools reuses them.
+  // Scratch buffers are clean between searches, so the snapshot this one replaces lends its
+  // own when they are large enough; new ones are made with room to grow (doubling).
+  const previous = options.previous;
   const scratch =
-    options.previous !== undefined && options.previous.scores.length >= size
-      ? options.previous
+    previous !== undefined && previous.scores.length >= size
+      ? previous
       : undefined;
+  const room = Math.max(size, 2 * (previous?.scores.length ?? 0));
   return {
     size,
     toolAt(position) {
@@ -102,10 +105,10 @@ export function buildSnapshot(options: {
     byExactName,
     index,
     byTarget,
-    scores: scratch?.scores ?? new Float64Array(size),
-    nameCovered: scratch?.nameCovered ?? new Float64Array(size),
-    touched: scratch?.touched ?? new PositionList(size),
-    accepted: scratch?.accepted ?? new PositionList(size),
+    scores: scratch?.scores ?? new Float64Array(room),
+    nameCovered: scratch?.nameCovered ?? new Float64Array(room),
+    touched: scratch?.touched ?? new PositionList(room),
+    accepted: scratch?.accepted ?? new PositionList(room),
   };
 }
 
