@@ -11,7 +11,7 @@ pnpm_cmd=${PNPM:-"npx -y pnpm@12.4.2"}
 echo "smoke: node $(node --version), npm $(npm --version), in $work"
 
 mkdir -p "$work/tarballs" "$work/app"
-for pkg in prefix handoff catalog gateway-client skills; do
+for pkg in prefix handoff catalog gateway-client skills opencode; do
   (cd "$root/packages/$pkg" && $pnpm_cmd pack --pack-destination "$work/tarballs" >/dev/null)
 done
 (cd "$root/apps/broker" && $pnpm_cmd pack --pack-destination "$work/tarballs" >/dev/null)
@@ -38,6 +38,9 @@ const { ToolCatalog } = await import("@heretek/catalog");
 const hit = ToolCatalog.fromSeed().search({ query: "android adb install apk" }).hits[0];
 if (!hit || !hit.name.startsWith("adb_")) throw new Error("seed search failed: " + JSON.stringify(hit));
 console.log("smoke: catalog search ok:", hit.name);
+const plugin = (await import("@heretek/opencode")).default;
+if (typeof plugin?.server !== "function") throw new Error("@heretek/opencode: no OpenCode plugin module as its default export");
+console.log(`smoke: import @heretek/opencode ok (plugin ${plugin.id})`);
 '
 
 version=$(npx --no-install heretek-lazy-broker --version 2>&1 >/dev/null)

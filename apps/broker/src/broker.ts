@@ -383,8 +383,16 @@ export class Broker {
       name: string;
       arguments?: Record<string, unknown>;
       signal?: AbortSignal;
+      /**
+       * The caller's role for this call alone (an unknown name throws
+       * `UnknownRoleError`); defaults to the broker's role. One broker can so
+       * serve several agents, each gated by its own role.
+       */
+      role?: string;
     } & CallHandlers,
   ): Promise<ToolCallResult> {
+    const role =
+      options.role === undefined ? undefined : parseRoleName(options.role);
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
     let isError = true;
     try {
@@ -397,6 +405,7 @@ export class Broker {
           : { onProgress: options.onProgress }),
         onElicitation: options.onElicitation,
         onSampling: options.onSampling,
+        ...(role === undefined ? {} : { role }),
       });
       isError = result.isError === true;
       return result;

@@ -57,6 +57,8 @@ export class CallPipeline {
       name: string;
       arguments: Record<string, unknown>;
       signal?: AbortSignal;
+      /** The caller's role for this call; defaults to the pipeline's role. */
+      role?: RoleName;
     } & CallHandlers,
   ): Promise<ToolCallResult> {
     const { name, arguments: args } = options;
@@ -70,7 +72,7 @@ export class CallPipeline {
           : this.#routeUnknown(name);
     if (route === undefined) throw unknownTool(this.#o.catalog, name);
 
-    const mutating = this.#checkRole(name, entry);
+    const mutating = this.#checkRole(name, entry, options.role ?? this.#o.role);
     await this.#o.checkPins?.({ name, mutating });
     await this.#checkArguments(name, entry, args, route.target);
 
@@ -138,16 +140,20 @@ export class CallPipeline {
   }
 
   /** Read-only roles may call only tools marked read-only; returns whether the tool counts as mutating. */
-  #checkRole(name: string, entry: ToolEntry | undefined): boolean {
+  #checkRole(
+    name: string,
+    entry: ToolEntry | undefined,
+    role: RoleName,
+  ): boolean {
     const mutating = entry?.mutating ?? true;
-    if (mutating && !canCallMutating(this.#o.role)) {
+    if (mutating && !canCallMutating(role)) {
       throw new BrokerError({
         code: 'ROLE_FORBIDDEN',
         toolName: name,
         message:
           entry === undefined
-            ? `Role "${this.#o.role}" is read-only and ${quote(name)} is not in the catalog, so it counts as mutating. Nothing was sent. Search for a read-only tool, or hand this work to a writer role.`
-            : `Role "${this.#o.role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
+            ? `Role "${role}" is read-only and ${quote(name)} is not in the catalog, so it counts as mutating. Nothing was sent. Search for a read-only tool, or hand this work to a writer role.`
+            : `Role "${role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
       });
     }
     return mutating;

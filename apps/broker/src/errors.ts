@@ -14,17 +14,22 @@ import { createErrorFamily } from '@heretek/internal';
  * - `CANCELLED`: the caller cancelled the call, or the broker is shutting down; the gateway was told.
  * - `INVALID_CONFIG`: the broker's configuration cannot be used ({@link BrokerConfigError}).
  */
+export const BrokerErrorCode = {
+  UnknownTool: 'UNKNOWN_TOOL',
+  UnknownTarget: 'UNKNOWN_TARGET',
+  RoleForbidden: 'ROLE_FORBIDDEN',
+  InvalidArguments: 'INVALID_ARGUMENTS',
+  ToolChanged: 'TOOL_CHANGED',
+  NoGateway: 'NO_GATEWAY',
+  CircuitOpen: 'CIRCUIT_OPEN',
+  BackendFailed: 'BACKEND_FAILED',
+  Cancelled: 'CANCELLED',
+  InvalidConfig: 'INVALID_CONFIG',
+} as const;
+
+/** One of the {@link BrokerErrorCode} values. */
 export type BrokerErrorCode =
-  | 'UNKNOWN_TOOL'
-  | 'UNKNOWN_TARGET'
-  | 'ROLE_FORBIDDEN'
-  | 'INVALID_ARGUMENTS'
-  | 'TOOL_CHANGED'
-  | 'NO_GATEWAY'
-  | 'CIRCUIT_OPEN'
-  | 'BACKEND_FAILED'
-  | 'CANCELLED'
-  | 'INVALID_CONFIG';
+  (typeof BrokerErrorCode)[keyof typeof BrokerErrorCode];
 
 /** A refused or failed broker operation. The message is written for the calling agent. */
 export class BrokerError extends createErrorFamily<BrokerErrorCode>('broker') {

@@ -145,7 +145,34 @@ describe('InputRounds', () => {
       'elicitation-1': { role: 'assistant' },
     });
     expect(textOf(done)).toMatch(
-      /^-32602: The client's answer to elicitation\/create has no valid action/,
+      /^-32602: The client's answer to elicitation\/create is not usable: missing required property "action"/,
+    );
+  });
+
+  it('names what is wrong with a sampling answer', async () => {
+    const rounds = new InputRounds();
+    const sampling = async (
+      signal: AbortSignal,
+      handlers: CallHandlers,
+    ): Promise<ToolCallResult> => {
+      try {
+        await handlers.onSampling!(
+          { target: 't', params: { messages: [], maxTokens: 8 } },
+          { signal },
+        );
+        return { content: [{ type: 'text', text: 'answered' }] };
+      } catch (error) {
+        const { message, code } = error as Error & { code?: number };
+        return { content: [{ type: 'text', text: `${code}: ${message}` }] };
+      }
+    };
+    const answer = (await first(rounds, sampling)) as InputRequiredAnswer;
+    const [key] = Object.keys(answer.inputRequests);
+    const done = await retry(rounds, answer.requestState, {
+      [key!]: { role: 7, content: 'text' },
+    });
+    expect(textOf(done)).toMatch(
+      /^-32602: The client's answer to sampling\/createMessage is not usable: role must be a string \(user or assistant\), got number 7; content must be a content block or a list of them, got the string "text"\.$/,
     );
   });
 

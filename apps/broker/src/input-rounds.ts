@@ -4,7 +4,9 @@ import {
   type CreateMessageResult,
   type ElicitResult,
 } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { BrokerError } from './errors.js';
+import { issueLines } from './issue-text.js';
 import { errorText } from './error-text.js';
 import type {
   BackendRequest,
@@ -284,29 +286,37 @@ function featureOf(method: InputMethod): InputFeature {
   return method === 'elicitation/create' ? 'elicitation' : 'sampling';
 }
 
+/**
+ * What a client's answer must hold before it goes to the backend: an
+ * elicitation answer its action, a sampling answer its role and content.
+ * Other fields pass through as sent.
+ */
+const ANSWER_SCHEMAS: Record<InputMethod, z.ZodType> = {
+  'elicitation/create': z.looseObject({
+    action: z.enum(['accept', 'decline', 'cancel'], {
+      error: 'one of accept, decline or cancel',
+    }),
+  }),
+  'sampling/createMessage': z.looseObject({
+    role: z.string({ error: 'a string (user or assistant)' }),
+    content: z.union([z.looseObject({}), z.array(z.unknown())], {
+      error: 'a content block or a list of them',
+    }),
+  }),
+};
+
+/** Why the client's answer to `method` cannot go to the backend, or `undefined`. */
 function shapeProblem(
   method: InputMethod,
   response: unknown,
 ): string | undefined {
-  if (
-    typeof response !== 'object' ||
-    response === null ||
-    Array.isArray(response)
-  )
-    return `The client's answer to ${method} is not an object.`;
-  const r = response as Record<string, unknown>;
-  if (method === 'elicitation/create') {
-    return r.action === 'accept' ||
-      r.action === 'decline' ||
-      r.action === 'cancel'
-      ? undefined
-      : `The client's answer to elicitation/create has no valid action (accept, decline or cancel).`;
-  }
-  return typeof r.role === 'string' &&
-    typeof r.content === 'object' &&
-    r.content !== null
-    ? undefined
-    : `The client's answer to sampling/createMessage has no role and content.`;
+  const parsed = ANSWER_SCHEMAS[method].safeParse(response);
+  if (parsed.success) return undefined;
+  return `The client's answer to ${method} is not usable: ${issueLines({
+    issues: parsed.error.issues,
+    input: response,
+    root: 'answer',
+  }).join('; ')}.`;
 }
 
 /**

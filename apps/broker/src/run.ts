@@ -158,7 +158,10 @@ export async function runServer(options: {
 }
 
 /** The backend table: `--backends`, else `HERETEK_BACKENDS_FILE`, else the defaults. */
-function backendsOf(config: BrokerConfig, flag: string | undefined): Backend[] {
+export function backendsOf(
+  config: BrokerConfig,
+  flag: string | undefined,
+): Backend[] {
   const file = flag ?? config.backendsFile;
   if (file === undefined) return [...DEFAULT_BACKENDS];
   const source = flag === undefined ? 'HERETEK_BACKENDS_FILE' : '--backends';

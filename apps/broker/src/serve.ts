@@ -107,7 +107,7 @@ export async function serve(
 }
 
 /** The broker over the seed catalog, and the learned uses that rank its search. */
-function brokerFor(
+export function brokerFor(
   config: BrokerConfig,
   backends: Backend[],
   parts: {
@@ -202,7 +202,7 @@ async function shutDown(
  * it, the MCP handshake and tools/list do not. Offline, nothing is discovered
  * or sent, so there is nothing to pin.
  */
-function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
+export function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
   // Loaded here: the first answer does not need the trust layer.
   const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
     TrustLayer.open({

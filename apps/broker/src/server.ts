@@ -8,14 +8,13 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
-import { errorText } from './error-text.js';
-import { BrokerError, quote } from './errors.js';
+import { quote } from './errors.js';
 import {
   META_TOOL_SCHEMAS,
   parseCallArguments,
-  parseInspectArguments,
   parseSearchArguments,
 } from './meta-arguments.js';
+import { META_TOOLS, inspectAnswer, refusalText } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
@@ -84,8 +83,7 @@ export function createBrokerServer(options: {
   server.registerTool(
     'mcp_search_tools',
     {
-      description:
-        'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
+      description: META_TOOLS.mcp_search_tools.description,
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_search_tools),
       annotations: { readOnlyHint: true },
     },
@@ -94,21 +92,16 @@ export function createBrokerServer(options: {
   server.registerTool(
     'mcp_inspect_schema',
     {
-      description: "Get a tool's full input schema by exact name.",
+      description: META_TOOLS.mcp_inspect_schema.description,
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_inspect_schema),
       annotations: { readOnlyHint: true },
     },
-    async (input: unknown) =>
-      respond(async () => {
-        const { name } = parseInspectArguments(input);
-        return JSON.stringify(await broker.inspectToolSchema(name));
-      }),
+    async (input: unknown) => respond(() => inspectAnswer(broker, input)),
   );
   server.registerTool(
     'mcp_call_tool',
     {
-      description:
-        'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
+      description: META_TOOLS.mcp_call_tool.description,
       inputSchema: listed(META_TOOL_SCHEMAS.mcp_call_tool),
     },
     async (input: unknown, ctx) => {
@@ -123,7 +116,10 @@ export function createBrokerServer(options: {
 }
 
 /** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
-async function searchOrBrowse(broker: Broker, input: unknown): Promise<string> {
+export async function searchOrBrowse(
+  broker: Broker,
+  input: unknown,
+): Promise<string> {
   const args = parseSearchArguments(input);
   const query = args.query ?? '';
   const marks = (hit: { name: string; mutating: boolean }) =>
@@ -236,9 +232,7 @@ async function respond(produce: () => Promise<string>) {
 
 /** Every refusal starts with its stable code: `CODE: message`. */
 function errorResult(error: unknown) {
-  const text = BrokerError.isInstance(error)
-    ? `${error.code}: ${error.message}`
-    : `INTERNAL: ${errorText(error)}`;
+  const text = refusalText(error);
   return { content: [{ type: 'text' as const, text }], isError: true };
 }
 

@@ -116,17 +116,17 @@ describe('registerVerifiedSkills', () => {
     });
     expect(result.served.map((skill) => skill.name)).toEqual(['alpha']);
     expect(result.refused.map(({ name, code }) => ({ name, code }))).toEqual([
-      { name: 'beta', code: 'skill_hash_mismatch' },
-      { name: 'gamma', code: 'skill_not_locked' },
+      { name: 'beta', code: 'SKILL_HASH_MISMATCH' },
+      { name: 'gamma', code: 'SKILL_NOT_LOCKED' },
     ]);
     expect(
       lines.some((line) =>
-        line.includes('refusing "beta" (skill_hash_mismatch)'),
+        line.includes('refusing "beta" (SKILL_HASH_MISMATCH)'),
       ),
     ).toBe(true);
     expect(
       lines.some((line) =>
-        line.includes('refusing "gamma" (skill_not_locked)'),
+        line.includes('refusing "gamma" (SKILL_NOT_LOCKED)'),
       ),
     ).toBe(true);
 
@@ -220,10 +220,10 @@ describe('registerVerifiedSkills', () => {
     });
     expect(result.served).toEqual([]);
     expect(new Set(result.refused.map((skill) => skill.code))).toEqual(
-      new Set(['grimoire_hash_mismatch']),
+      new Set(['GRIMOIRE_HASH_MISMATCH']),
     );
     expect(
-      lines.filter((line) => line.includes('grimoire_hash_mismatch')),
+      lines.filter((line) => line.includes('GRIMOIRE_HASH_MISMATCH')),
     ).toHaveLength(2);
 
     const skills = new SkillsClient(await connect(server));
@@ -243,7 +243,7 @@ describe('registerVerifiedSkills', () => {
     });
     expect(withLink.served.map((skill) => skill.name)).toEqual(['alpha']);
     expect(withLink.refused).toMatchObject([
-      { name: 'beta', code: 'skill_symlink' },
+      { name: 'beta', code: 'SKILL_SYMLINK' },
     ]);
 
     rmSync(join(root, '.skill-lock.json'));
@@ -256,8 +256,8 @@ describe('registerVerifiedSkills', () => {
     });
     expect(result.served).toEqual([]);
     expect(result.refused.map(({ name, code }) => [name, code])).toEqual([
-      ['alpha', 'skill_lock_missing'],
-      ['beta', 'skill_lock_missing'],
+      ['alpha', 'SKILL_LOCK_MISSING'],
+      ['beta', 'SKILL_LOCK_MISSING'],
     ]);
     expect(lines).toHaveLength(2);
     expect(new SkillsClient(await connect(server)).supported).toBe(false);

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import {
+  ProtocolErrorCode,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type JSONRPCMessage,
   type Transport,
@@ -102,7 +103,11 @@ export class BrokerStdioTransport implements Transport {
 
   #refuse(id: string | number, message: string): void {
     this.#inner
-      .send({ jsonrpc: '2.0', id, error: { code: -32600, message } })
+      .send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ProtocolErrorCode.InvalidRequest, message },
+      })
       .catch(() => {});
   }
 }

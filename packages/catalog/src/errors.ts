@@ -12,15 +12,20 @@ import { createErrorFamily } from '@heretek/internal';
  * - `INVALID_INDEX_PART`: a saved backend index part is corrupt (malformed, digest mismatch) or inconsistent with its entries.
  * - `INDEX_PART_VERSION`: a saved backend index part was written by another format or catalog version.
  */
+export const CatalogErrorCode = {
+  InvalidBackendsFile: 'INVALID_BACKENDS_FILE',
+  InvalidTarget: 'INVALID_TARGET',
+  InvalidTool: 'INVALID_TOOL',
+  DuplicateTool: 'DUPLICATE_TOOL',
+  InvalidArgument: 'INVALID_ARGUMENT',
+  InvalidUsage: 'INVALID_USAGE',
+  InvalidIndexPart: 'INVALID_INDEX_PART',
+  IndexPartVersion: 'INDEX_PART_VERSION',
+} as const;
+
+/** One of the {@link CatalogErrorCode} values. */
 export type CatalogErrorCode =
-  | 'INVALID_BACKENDS_FILE'
-  | 'INVALID_TARGET'
-  | 'INVALID_TOOL'
-  | 'DUPLICATE_TOOL'
-  | 'INVALID_ARGUMENT'
-  | 'INVALID_USAGE'
-  | 'INVALID_INDEX_PART'
-  | 'INDEX_PART_VERSION';
+  (typeof CatalogErrorCode)[keyof typeof CatalogErrorCode];
 
 /**
  * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is

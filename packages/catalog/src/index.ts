@@ -8,7 +8,7 @@ export type {
   SearchHit,
   SearchResult,
 } from './types.js';
-export { CatalogError, type CatalogErrorCode } from './errors.js';
+export { CatalogError, CatalogErrorCode } from './errors.js';
 export { DEFAULT_BACKENDS, loadBackends } from './backends.js';
 export { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 export {

@@ -6,19 +6,9 @@
 // A build is this package's dist/index.js, or a bundle of another revision's
 // src/index.ts (esbuild --bundle --platform=node --format=esm with the runtime
 // dependencies external).
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import {
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { gatewayEcho, startServer } from './server.mjs';
 const [pathA, pathB, callsArg, jsonArg] = process.argv.slice(2);
 if (!pathA || !pathB) {
   console.error(
@@ -28,70 +18,11 @@ if (!pathA || !pathB) {
 }
 const CALLS = Number(callsArg ?? 200);
 const json = jsonArg === '1';
-function toolServer() {
-  const server = new Server(
-    { name: 'bench', version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler('tools/list', async () => ({
-    tools: [{ name: 'echo', inputSchema: { type: 'object' } }],
-  }));
-  server.setRequestHandler('tools/call', async (request) => ({
-    content: [
-      { type: 'text', text: String(request.params.arguments?.text ?? '') },
-    ],
-  }));
-  return server;
-}
-const sessions = new Map();
-const handle = async (request) => {
-  const id = request.headers.get('mcp-session-id');
-  if (id) {
-    const t = sessions.get(id);
-    return t
-      ? t.handleRequest(request)
-      : new Response('Session not found', { status: 404 });
-  }
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    enableJsonResponse: json,
-    onsessioninitialized: (s) => sessions.set(s, transport),
-  });
-  await toolServer().connect(transport);
-  return transport.handleRequest(request);
-};
-const http = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', async () => {
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers))
-      headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    const response = await handle(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers,
-        body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
-      }),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) for await (const c of response.body) res.write(c);
-    res.end();
-  });
-});
-await new Promise((r) => http.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${http.address().port}`;
+const server = await startServer({ json });
 
 const make = async (path) => {
   const { GatewayClient } = await import(pathToFileURL(resolve(path)).href);
-  const g = new GatewayClient({
-    url,
-    mode: 'per-target',
-    role: 'director',
-    maxConcurrentPerEndpoint: 64,
-  });
-  return (text) =>
-    g.callTool({ target: 'bench', tool: 'echo', arguments: { text } });
+  return gatewayEcho(GatewayClient, server.url).call;
 };
 const clients = { a: await make(pathA), b: await make(pathB) };
 for (const c of Object.values(clients))

@@ -3,18 +3,10 @@
 // Usage: pnpm turbo run bench --filter @heretek/gateway-client
 //        (or: node bench/run.mjs [--calls 1000] [--concurrent 200])
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import {
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { GatewayClient } from '../dist/index.js';
+import { gatewayEcho, sdkEcho, startServer } from './server.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,74 +20,6 @@ const ROUNDS = Number(values.rounds);
 const CONCURRENT = Number(values.concurrent);
 const BLOCK = 100;
 
-function toolServer() {
-  const server = new Server(
-    { name: 'bench', version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler('tools/list', async () => ({
-    tools: [{ name: 'echo', inputSchema: { type: 'object' } }],
-  }));
-  server.setRequestHandler('tools/call', async (request) => ({
-    content: [
-      { type: 'text', text: String(request.params.arguments?.text ?? '') },
-    ],
-  }));
-  return server;
-}
-
-async function startServer({ json }) {
-  const sessions = new Map();
-  const handle = async (request) => {
-    const id = request.headers.get('mcp-session-id');
-    if (id) {
-      const transport = sessions.get(id);
-      return transport
-        ? transport.handleRequest(request)
-        : new Response('Session not found', { status: 404 });
-    }
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: json,
-      onsessioninitialized: (sessionId) => sessions.set(sessionId, transport),
-    });
-    await toolServer().connect(transport);
-    return transport.handleRequest(request);
-  };
-  const http = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', async () => {
-      const headers = new Headers();
-      for (const [key, value] of Object.entries(req.headers))
-        headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-      const body = req.method === 'POST' ? Buffer.concat(chunks) : undefined;
-      const response = await handle(
-        new Request(`http://127.0.0.1${req.url}`, {
-          method: req.method,
-          headers,
-          body,
-        }),
-      );
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body)
-        for await (const chunk of response.body) res.write(chunk);
-      res.end();
-    });
-  });
-  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const transport of sessions.values())
-        await transport.close().catch(() => {});
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
-
 function stats(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q) =>
@@ -108,32 +32,18 @@ const fmt = (ms) => `${ms.toFixed(3)} ms`;
 
 async function runMode({ json }) {
   const server = await startServer({ json });
-  const sdkDefault = new Client({ name: 'bench-sdk', version: '1' });
-  await sdkDefault.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/bench`)),
-  );
+  const sdkDefault = await sdkEcho(server.url, 'bench-sdk');
   const agent = new Agent();
-  const sdkUndici = new Client({ name: 'bench-sdk-undici', version: '1' });
-  await sdkUndici.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/bench`), {
-      fetch: (url, init) => undiciFetch(url, { ...init, dispatcher: agent }),
-    }),
+  const sdkUndici = await sdkEcho(server.url, 'bench-sdk-undici', (url, init) =>
+    undiciFetch(url, { ...init, dispatcher: agent }),
   );
-  const gateway = new GatewayClient({
-    url: server.url,
-    mode: 'per-target',
-    role: 'director',
-    maxConcurrentPerEndpoint: 64,
-  });
+  const { gateway, call: gatewayCall } = gatewayEcho(GatewayClient, server.url);
   await gateway.listTools({ target: 'bench' });
 
   const contenders = {
-    'SDK client (global fetch)': (text) =>
-      sdkDefault.callTool({ name: 'echo', arguments: { text } }),
-    'SDK client (undici Agent fetch)': (text) =>
-      sdkUndici.callTool({ name: 'echo', arguments: { text } }),
-    '@heretek/gateway-client': (text) =>
-      gateway.callTool({ target: 'bench', tool: 'echo', arguments: { text } }),
+    'SDK client (global fetch)': sdkDefault.call,
+    'SDK client (undici Agent fetch)': sdkUndici.call,
+    '@heretek/gateway-client': gatewayCall,
   };
   // warm-up
   for (const call of Object.values(contenders))
@@ -202,9 +112,7 @@ async function runMode({ json }) {
     (_, index) => `concurrent-${index}-${randomUUID()}`,
   );
   const results = await Promise.allSettled(
-    texts.map((text) =>
-      gateway.callTool({ target: 'bench', tool: 'echo', arguments: { text } }),
-    ),
+    texts.map((text) => gatewayCall(text)),
   );
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
   const lost = results.filter((result) => result.status === 'rejected').length;
@@ -217,8 +125,8 @@ async function runMode({ json }) {
     `${CONCURRENT} concurrent calls (max 64 in flight per endpoint): ${fmt(elapsed)} wall, lost ${lost}, crossed ${crossed}`,
   );
 
-  await sdkDefault.close();
-  await sdkUndici.close();
+  await sdkDefault.client.close();
+  await sdkUndici.client.close();
   await agent.close();
   await gateway.close();
   await server.close();

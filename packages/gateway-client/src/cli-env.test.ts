@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayOptionsFromEnv } from './cli-env.js';
 import { GatewayConfigError, GatewayErrorCode } from './errors.js';
-
-function failure(run: () => unknown): GatewayConfigError {
-  try {
-    run();
-  } catch (error) {
-    return error as GatewayConfigError;
-  }
-  throw new Error('expected a failure');
-}
+import { failure } from './__fixtures__/failure.js';
 
 describe('gatewayOptionsFromEnv', () => {
   it('applies the documented defaults', () => {

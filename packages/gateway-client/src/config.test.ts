@@ -3,15 +3,7 @@ import { GATEWAY_MODES, parseGatewayClientOptions } from './config.js';
 import type { GatewayConfigError } from './errors.js';
 import { GatewayErrorCode } from './errors.js';
 import { GatewayClient } from './gateway-client.js';
-
-function failure(run: () => unknown): GatewayConfigError {
-  try {
-    run();
-  } catch (error) {
-    return error as GatewayConfigError;
-  }
-  throw new Error('expected a failure');
-}
+import { failure } from './__fixtures__/failure.js';
 
 describe('client options', () => {
   it('rejects unknown and wrong options by name', () => {

@@ -117,6 +117,9 @@ describe(
           return { action: 'accept', content: { interpretation: 'snake' } };
         },
       });
+      // The session is opened first (supergateway starts the server's
+      // process for it): what is timed below is the task, not that start.
+      await gateway.listTools({ target: 'everything' });
       const result = await gateway.callTool({
         target: 'everything',
         tool: 'simulate-research-query',

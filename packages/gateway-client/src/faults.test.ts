@@ -57,43 +57,68 @@ afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
 });
 
+/**
+ * Runs `use` with a per-target client of `server` (deadline TIMEOUT_MS unless
+ * `options` says otherwise), then closes the client, and `alsoClose` if given.
+ */
+async function withClient<T>(
+  server: { url: string },
+  use: (gateway: GatewayClient) => Promise<T>,
+  options: Partial<ConstructorParameters<typeof GatewayClient>[0]> & {
+    alsoClose?: { close(): Promise<void> };
+  } = {},
+): Promise<T> {
+  const { alsoClose, ...extra } = options;
+  const gateway = new GatewayClient({
+    url: server.url,
+    mode: 'per-target',
+    role: 'director',
+    timeoutMs: TIMEOUT_MS,
+    ...extra,
+  });
+  try {
+    return await use(gateway);
+  } finally {
+    await gateway.close();
+    await alsoClose?.close();
+  }
+}
+
 async function expectFault(options: {
   server: FaultServer;
   fault: Fault;
   code: Code;
   timeoutMs?: number;
 }) {
-  const gateway = new GatewayClient({
-    url: options.server.url,
-    mode: 'per-target',
-    role: 'director',
-    timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
-    maxResponseBytes: 1024 * 1024,
-  });
-  try {
-    const error = await gateway
-      .callTool({ target: 'faulty', tool: options.fault, arguments: {} })
-      .catch((caught: unknown) => caught);
-    expect(
-      GatewayError.isInstance(error),
-      `${options.fault}: ${String(error)}`,
-    ).toBe(true);
-    expect(
-      (error as GatewayError).code,
-      `${options.fault}: ${(error as Error).message}`,
-    ).toBe(options.code);
-    expect((error as GatewayError).target).toBe('faulty');
-    // The client still works after the fault: the next call on the same endpoint succeeds.
-    const ok = await gateway.callTool({
-      target: 'faulty',
-      tool: 'fine',
-      arguments: {},
-    });
-    expect(ok.content).toEqual([{ type: 'text', text: 'ok' }]);
-    return error as GatewayError;
-  } finally {
-    await gateway.close();
-  }
+  return withClient(
+    options.server,
+    async (gateway) => {
+      const error = await gateway
+        .callTool({ target: 'faulty', tool: options.fault, arguments: {} })
+        .catch((caught: unknown) => caught);
+      expect(
+        GatewayError.isInstance(error),
+        `${options.fault}: ${String(error)}`,
+      ).toBe(true);
+      expect(
+        (error as GatewayError).code,
+        `${options.fault}: ${(error as Error).message}`,
+      ).toBe(options.code);
+      expect((error as GatewayError).target).toBe('faulty');
+      // The client still works after the fault: the next call on the same endpoint succeeds.
+      const ok = await gateway.callTool({
+        target: 'faulty',
+        tool: 'fine',
+        arguments: {},
+      });
+      expect(ok.content).toEqual([{ type: 'text', text: 'ok' }]);
+      return error as GatewayError;
+    },
+    {
+      timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
+      maxResponseBytes: 1024 * 1024,
+    },
+  );
 }
 
 describe(
@@ -141,13 +166,7 @@ describe(
     });
 
     it('follows 2025-11-25 SSE polling: a primed stream that closes is resumed with Last-Event-ID', async () => {
-      const gateway = new GatewayClient({
-        url: server.url,
-        mode: 'per-target',
-        role: 'director',
-        timeoutMs: TIMEOUT_MS,
-      });
-      try {
+      await withClient(server, async (gateway) => {
         const result = await gateway.callTool({
           target: 'faulty',
           tool: 'poll-then-resume',
@@ -160,9 +179,7 @@ describe(
             request.headers['last-event-id']?.startsWith('prime-'),
         );
         expect(resumed).toBeDefined();
-      } finally {
-        await gateway.close();
-      }
+      });
     });
 
     it('never-answer -> TIMEOUT, and the server gets notifications/cancelled for that request', async () => {
@@ -198,54 +215,49 @@ describe(
 describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
   it('a session lost twice gives SESSION_LOST after exactly one re-initialize', async () => {
     const server = await startFaultServer({ sessionAlwaysLost: true });
-    const gateway = new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: TIMEOUT_MS,
-    });
-    try {
-      const error = await gateway
-        .callTool({ target: 'faulty', tool: 'fine', arguments: {} })
-        .catch((caught: unknown) => caught);
-      expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
-      expect(
-        server.requests.filter((request) => request.rpcMethod === 'initialize'),
-      ).toHaveLength(2);
-      expect(
-        server.requests.filter((request) => request.rpcMethod === 'tools/call'),
-      ).toHaveLength(2);
-    } finally {
-      await gateway.close();
-      await server.close();
-    }
+    await withClient(
+      server,
+      async (gateway) => {
+        const error = await gateway
+          .callTool({ target: 'faulty', tool: 'fine', arguments: {} })
+          .catch((caught: unknown) => caught);
+        expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
+        expect(
+          server.requests.filter(
+            (request) => request.rpcMethod === 'initialize',
+          ),
+        ).toHaveLength(2);
+        expect(
+          server.requests.filter(
+            (request) => request.rpcMethod === 'tools/call',
+          ),
+        ).toHaveLength(2);
+      },
+      { alsoClose: server },
+    );
   });
 
   it.each(['same', 'alternate', 'endless'] as const)(
     'a %s cursor gives CURSOR_LOOP',
     async (cursorLoop) => {
       const server = await startFaultServer({ cursorLoop });
-      const gateway = new GatewayClient({
-        url: server.url,
-        mode: 'per-target',
-        role: 'director',
-        timeoutMs: TIMEOUT_MS,
-        maxListPages: 50,
-      });
-      try {
-        const error = await gateway
-          .listTools({ target: 'faulty' })
-          .catch((caught: unknown) => caught);
-        expect((error as GatewayError).code).toBe(GatewayErrorCode.CursorLoop);
-        expect(
-          server.requests.filter(
-            (request) => request.rpcMethod === 'tools/list',
-          ).length,
-        ).toBeLessThanOrEqual(50);
-      } finally {
-        await gateway.close();
-        await server.close();
-      }
+      await withClient(
+        server,
+        async (gateway) => {
+          const error = await gateway
+            .listTools({ target: 'faulty' })
+            .catch((caught: unknown) => caught);
+          expect((error as GatewayError).code).toBe(
+            GatewayErrorCode.CursorLoop,
+          );
+          expect(
+            server.requests.filter(
+              (request) => request.rpcMethod === 'tools/list',
+            ).length,
+          ).toBeLessThanOrEqual(50);
+        },
+        { maxListPages: 50, alsoClose: server },
+      );
     },
   );
 });
@@ -253,31 +265,28 @@ describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
 describe('negotiation', { timeout: TEST_TIMEOUT_MS }, () => {
   it('falls back to the 2025 handshake when the probe gets a 500', async () => {
     const server = await startFaultServer({ discoverStatus: 500 });
-    const gateway = new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: TIMEOUT_MS,
-    });
-    try {
-      const result = await gateway.callTool({
-        target: 'faulty',
-        tool: 'fine',
-        arguments: {},
-      });
-      expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
-      expect(
-        server.requests.filter(
-          (request) => request.rpcMethod === 'server/discover',
-        ),
-      ).toHaveLength(1);
-      expect(
-        server.requests.filter((request) => request.rpcMethod === 'initialize'),
-      ).toHaveLength(1);
-    } finally {
-      await gateway.close();
-      await server.close();
-    }
+    await withClient(
+      server,
+      async (gateway) => {
+        const result = await gateway.callTool({
+          target: 'faulty',
+          tool: 'fine',
+          arguments: {},
+        });
+        expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
+        expect(
+          server.requests.filter(
+            (request) => request.rpcMethod === 'server/discover',
+          ),
+        ).toHaveLength(1);
+        expect(
+          server.requests.filter(
+            (request) => request.rpcMethod === 'initialize',
+          ),
+        ).toHaveLength(1);
+      },
+      { alsoClose: server },
+    );
   });
 });
 
@@ -288,13 +297,7 @@ describe(
     it('a closed port gives CONNECTION_REFUSED', async () => {
       const closed = await listen(() => undefined);
       await closed.close();
-      const gateway = new GatewayClient({
-        url: closed.url,
-        mode: 'per-target',
-        role: 'director',
-        timeoutMs: TIMEOUT_MS,
-      });
-      try {
+      await withClient(closed, async (gateway) => {
         const error = await gateway
           .listTools({ target: 'gone' })
           .catch((caught: unknown) => caught);
@@ -304,42 +307,36 @@ describe(
         expect((error as GatewayError).isRetryable).toBe(true);
         expect((error as Error).message).toContain("option 'url'");
         expect((error as Error).message).not.toContain('HERETEK_');
-      } finally {
-        await gateway.close();
-      }
+      });
     });
 
     it('never puts the bearer token in an error, even when the server echoes it', async () => {
       const token = 'tok-VERY-secret-9f8e7d';
       const server = await startFaultServer({ echoAuthorization: true });
-      const gateway = new GatewayClient({
-        url: server.url,
-        mode: 'per-target',
-        role: 'director',
-        timeoutMs: TIMEOUT_MS,
-        token,
-      });
-      try {
-        const error = await gateway
-          .callTool({ target: 'faulty', tool: 'status-500', arguments: {} })
-          .catch((caught: unknown) => caught);
-        expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
-        expect(server.requests.at(-1)?.headers.authorization).toBe(
-          `Bearer ${token}`,
-        );
-        const rendered = [
-          String(error),
-          (error as Error).stack,
-          inspect(error, { depth: 10 }),
-          JSON.stringify(error),
-          JSON.stringify((error as GatewayHttpError).jsonRpcError),
-        ].join('\n');
-        expect(rendered).toContain('[redacted]');
-        expect(rendered).not.toContain(token);
-      } finally {
-        await gateway.close();
-        await server.close();
-      }
+      await withClient(
+        server,
+        async (gateway) => {
+          const error = await gateway
+            .callTool({ target: 'faulty', tool: 'status-500', arguments: {} })
+            .catch((caught: unknown) => caught);
+          expect((error as GatewayError).code).toBe(
+            GatewayErrorCode.HttpStatus,
+          );
+          expect(server.requests.at(-1)?.headers.authorization).toBe(
+            `Bearer ${token}`,
+          );
+          const rendered = [
+            String(error),
+            (error as Error).stack,
+            inspect(error, { depth: 10 }),
+            JSON.stringify(error),
+            JSON.stringify((error as GatewayHttpError).jsonRpcError),
+          ].join('\n');
+          expect(rendered).toContain('[redacted]');
+          expect(rendered).not.toContain(token);
+        },
+        { token, alsoClose: server },
+      );
     });
   },
 );

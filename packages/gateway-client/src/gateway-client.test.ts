@@ -1,40 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
 import { GatewayError, GatewayErrorCode } from './errors.js';
 import {
   startModernServer,
   startSessionfulServer,
   startV1Server,
-  type Listening,
 } from './__fixtures__/servers.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-function track<T extends { close: () => Promise<void> }>(item: T): T {
-  cleanups.push(() => item.close());
-  return item;
-}
+const { track, client } = closeAfterEach();
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
 const POLL = { timeout: 4_000, interval: 20 };
-
-function client(
-  server: Listening,
-  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
-) {
-  return track(
-    new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: 5_000,
-      ...extra,
-    }),
-  );
-}
 
 describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
   it('initializes once, lists every page and calls tools with bare names', async () => {

@@ -103,8 +103,10 @@ export type CallToolOptions = {
   onProgress?: ((progress: CallProgress) => void) | undefined;
   /**
    * Hard ceiling of the whole call in milliseconds, however much progress
-   * arrives, and of a task-augmented call's wait for its task. Default: 10
-   * times the client's `timeoutMs`.
+   * arrives, however long a user takes to answer the backend's elicitation
+   * or sampling request (while the answer is awaited the per-request
+   * `timeoutMs` stops), and of a task-augmented call's wait for its task.
+   * Default: 10 times the client's `timeoutMs`.
    */
   maxTotalTimeoutMs?: number | undefined;
   /**
@@ -410,8 +412,6 @@ export class GatewayClient {
         }
       : undefined;
     const task = taskOptions(options.task);
-    const ceilingMs =
-      onprogress !== undefined || task !== undefined ? maxTotal : undefined;
     const handlers: CallHandlers | undefined =
       options.onElicitation === undefined && options.onSampling === undefined
         ? undefined
@@ -423,7 +423,7 @@ export class GatewayClient {
       endpoint,
       target,
       options.signal,
-      ceilingMs,
+      maxTotal,
       handlers,
       (requester) =>
         task !== undefined
@@ -839,10 +839,13 @@ export class GatewayClient {
       if (handler === undefined) throw unanswered(kind, target);
       const signals = [context.mcpReq.signal, this.closing.signal];
       if (noted?.signal) signals.push(noted.signal);
-      return handler(
+      // The server waits for this answer: the call's timer waits with it.
+      const release = noted?.hold?.();
+      const answer = handler(
         { target, params: request.params },
         { signal: AbortSignal.any(signals) },
       );
+      return release === undefined ? answer : answer.finally(release);
     };
   }
 

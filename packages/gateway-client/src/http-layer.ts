@@ -51,6 +51,11 @@ export type CallContext = {
   lastEventId: string | undefined;
   /** The handlers of the call this operation makes, for the server requests its replies carry. */
   handlers: CallHandlers | undefined;
+  /**
+   * Stops the operation's per-request timer while a server request its reply
+   * carried is answered; returns the release (set by the operation).
+   */
+  hold: (() => () => void) | undefined;
 };
 
 /** Create a fresh operation context with id `id`. */
@@ -71,6 +76,7 @@ export function createCallContext(
     requestId: undefined,
     lastEventId: undefined,
     handlers,
+    hold: undefined,
     fail(error) {
       if (context.settled || context.fault !== undefined) return;
       context.fault = error;
@@ -110,6 +116,8 @@ export type ServerRequestOrigin = {
   signal: AbortSignal | undefined;
   /** The call's own handlers, if it was given any. */
   handlers: CallHandlers | undefined;
+  /** Holds the call's per-request timer while the request is answered. */
+  hold: (() => () => void) | undefined;
 };
 
 /** Note that the server request `id` came from `origin`. */
@@ -143,6 +151,7 @@ function originOf(
     target: operation?.target ?? binding.target,
     signal: operation?.controller.signal,
     handlers: operation?.handlers,
+    hold: operation?.hold,
   };
 }
 

@@ -3,8 +3,8 @@ import {
   StreamableHTTPClientTransport,
   type Progress,
 } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayClient, type CallProgress } from './gateway-client.js';
+import { describe, expect, it } from 'vitest';
+import type { CallProgress } from './gateway-client.js';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import type { GatewayLogEntry } from './config.js';
 import {
@@ -12,34 +12,12 @@ import {
   startSessionfulServer,
   type Listening,
 } from './__fixtures__/servers.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
 import { startTaskServer } from './__fixtures__/task-server.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-function track<T extends { close: () => Promise<void> }>(item: T): T {
-  cleanups.push(() => item.close());
-  return item;
-}
+const { track, client } = closeAfterEach();
 
 const POLL = { timeout: 8_000, interval: 20 };
-
-function client(
-  server: Listening,
-  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
-) {
-  return track(
-    new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: 5_000,
-      ...extra,
-    }),
-  );
-}
 
 const text = (result: { content: unknown[] }) =>
   (result.content[0] as { text?: string } | undefined)?.text ?? '';
@@ -62,7 +40,7 @@ describe('progress', () => {
     await direct.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/alpha`)),
     );
-    cleanups.push(() => direct.close());
+    track(direct);
     const seenDirect: Progress[] = [];
     await direct.callTool(
       { name: 'progress', arguments: { steps: 4 } },
@@ -222,6 +200,47 @@ describe('server-to-client requests during a call', () => {
     expect(text(result)).toContain('"binary":"a.out"');
     expect(asked).toEqual([{ target: 'alpha', message: 'Which binary?' }]);
     expect(initializeCapabilities(server)).toHaveProperty('elicitation');
+  });
+
+  it('waits for an answer that takes longer than timeoutMs: the server waits for the user, and so does the call', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    const gateway = client(server, {
+      timeoutMs: 300,
+      onElicitation: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        return { action: 'accept', content: { binary: 'slow.out' } };
+      },
+    });
+    const result = await gateway.callTool({
+      target: 'alpha',
+      tool: 'ask',
+      arguments: {},
+    });
+    expect(text(result)).toContain('"binary":"slow.out"');
+  });
+
+  it('bounds a slow answer by maxTotalTimeoutMs', async () => {
+    const server = track(await startSessionfulServer({ interactive: true }));
+    let handlerSignal: AbortSignal | undefined;
+    const gateway = client(server, {
+      timeoutMs: 300,
+      onElicitation: async (_request, extra) => {
+        handlerSignal = extra.signal;
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return { action: 'accept', content: { binary: 'too-late.out' } };
+      },
+    });
+    const error = (await gateway
+      .callTool({
+        target: 'alpha',
+        tool: 'ask',
+        arguments: {},
+        maxTotalTimeoutMs: 700,
+      })
+      .catch((caught: unknown) => caught)) as GatewayError;
+    expect(error.code).toBe(GatewayErrorCode.Timeout);
+    expect(error.message).toMatch(/maxTotalTimeoutMs/);
+    expect(handlerSignal?.aborted).toBe(true);
   });
 
   it("aborts the elicitation handler's signal when the call is cancelled", async () => {

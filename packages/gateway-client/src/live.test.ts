@@ -1,40 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayClient } from './gateway-client.js';
+import { describe, expect, it } from 'vitest';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import {
   listen,
   startSessionfulServer,
-  type Listening,
   type RecordedRequest,
+  type SessionfulServer,
 } from './__fixtures__/servers.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-function track<T extends { close: () => Promise<void> }>(item: T): T {
-  cleanups.push(() => item.close());
-  return item;
-}
+const { track, client } = closeAfterEach();
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
 const POLL = { timeout: 8_000, interval: 20 };
-
-function client(
-  server: Listening,
-  extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
-) {
-  return track(
-    new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-      timeoutMs: 5_000,
-      ...extra,
-    }),
-  );
-}
 
 const standaloneGets = (requests: RecordedRequest[]) =>
   requests.filter(
@@ -48,6 +25,27 @@ const LATE_TOOL = {
   description: 'Added while the client was connected.',
   inputSchema: { type: 'object' },
 };
+
+/** A client of a fresh server whose standalone GET stream is open; `events` collects its list changes. */
+async function streaming() {
+  const server = track(await startSessionfulServer());
+  const events: Array<{ target: string }> = [];
+  const gateway = client(server, {
+    onToolsListChanged: (event) => events.push(event),
+  });
+  await gateway.listTools({ target: 'alpha' });
+  await expect.poll(() => standaloneGets(server.requests).length, POLL).toBe(1);
+  return { server, gateway, events };
+}
+
+/** Adds a tool on the server and counts the list changes seen so far. */
+async function addToolAndCount(
+  server: SessionfulServer,
+  events: unknown[],
+): Promise<number> {
+  await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
+  return events.length;
+}
 
 describe('live tool lists (standalone GET stream)', () => {
   it('passes tools/list_changed on, and the new tool is listed without a new session', async () => {
@@ -69,49 +67,27 @@ describe('live tool lists (standalone GET stream)', () => {
   });
 
   it('reconnects the stream when it drops and still passes notifications on', async () => {
-    const server = track(await startSessionfulServer());
-    const events: Array<{ target: string }> = [];
-    const gateway = client(server, {
-      onToolsListChanged: (event) => events.push(event),
-    });
-    await gateway.listTools({ target: 'alpha' });
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    const { server, events } = await streaming();
     server.closeStandaloneStreams?.();
     await expect
       .poll(() => standaloneGets(server.requests).length, POLL)
       .toBe(2);
     // The reconnected stream is registered once its GET was handled.
     await expect
-      .poll(async () => {
-        await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
-        return events.length;
-      }, POLL)
+      .poll(() => addToolAndCount(server, events), POLL)
       .toBeGreaterThan(0);
     expect(events[0]).toEqual({ target: 'alpha' });
   });
 
   it('starts a new session when the stream comes back 404, and reports a change', async () => {
-    const server = track(await startSessionfulServer());
-    const events: Array<{ target: string }> = [];
-    const gateway = client(server, {
-      onToolsListChanged: (event) => events.push(event),
-    });
-    await gateway.listTools({ target: 'alpha' });
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    const { server, gateway, events } = await streaming();
     // As a gateway restart does: every session gone, streams closed.
     server.forgetSessions();
     await expect.poll(() => events, POLL).toEqual([{ target: 'alpha' }]);
     expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(2);
     // The new session's stream carries notifications again.
     await expect
-      .poll(async () => {
-        await server.addTool?.({ ...LATE_TOOL, name: `t-${events.length}` });
-        return events.length;
-      }, POLL)
+      .poll(() => addToolAndCount(server, events), POLL)
       .toBeGreaterThan(1);
   });
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
 import type { GatewayError } from './errors.js';
 import { GatewayErrorCode, type GatewayHttpError } from './errors.js';
@@ -10,11 +10,9 @@ import {
   startTestGateway,
   type TestGateway,
 } from './__fixtures__/test-gateway.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
+const { track } = closeAfterEach();
 
 async function setup(
   options: { deny?: string[]; pageSize?: number } = {},
@@ -36,12 +34,10 @@ async function setup(
     role: 'director',
     timeoutMs: 5_000,
   });
-  cleanups.push(
-    () => alpha.close(),
-    () => beta.close(),
-    () => gateway.close(),
-    () => client.close(),
-  );
+  track(alpha);
+  track(beta);
+  track(gateway);
+  track(client);
   return { gateway, client, alpha, beta };
 }
 
@@ -121,58 +117,43 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
     expect(error.isRetryable).toBe(false);
   });
 
-  it('re-initializes once when the gateway forgets its session (404)', async () => {
-    const { gateway, client } = await setup();
-    await client.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: 'a' },
-    });
-    gateway.forgetSessions();
-    const result = await client.callTool({
+  it.each([
+    {
+      what: 'the gateway forgets its session (404)',
+      lose: (setUp: Awaited<ReturnType<typeof setup>>) =>
+        setUp.gateway.forgetSessions(),
       target: 'beta',
-      tool: 'echo',
-      arguments: { text: 'b' },
-    });
-    expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
-    expect(
-      gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
-    ).toHaveLength(2);
-  });
-
-  it('re-initializes once when the gateway cannot decode the session id (400)', async () => {
-    const { gateway, client } = await setup();
+      text: 'b',
+    },
+    {
+      what: 'the gateway cannot decode the session id (400)',
+      lose: (setUp: Awaited<ReturnType<typeof setup>>) =>
+        setUp.gateway.rotateSessionEncoding(),
+      target: 'alpha',
+      text: 'again',
+    },
+    {
+      what: 'an upstream session expired behind the gateway (opaque 500 naming the session, #3622)',
+      lose: (setUp: Awaited<ReturnType<typeof setup>>) =>
+        setUp.alpha.forgetSessions(),
+      target: 'alpha',
+      text: 'b',
+    },
+  ])('re-initializes once when $what', async ({ lose, target, text }) => {
+    const setUp = await setup();
+    const { gateway, client } = setUp;
     await client.callTool({
       target: 'alpha',
       tool: 'echo',
       arguments: { text: 'a' },
     });
-    gateway.rotateSessionEncoding();
+    lose(setUp);
     const result = await client.callTool({
-      target: 'alpha',
+      target,
       tool: 'echo',
-      arguments: { text: 'again' },
+      arguments: { text },
     });
-    expect(result.content).toEqual([{ type: 'text', text: 'again' }]);
-    expect(
-      gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
-    ).toHaveLength(2);
-  });
-
-  it('recovers when an upstream session expired behind the gateway (opaque 500 naming the session, #3622)', async () => {
-    const { gateway, client, alpha } = await setup();
-    await client.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: 'a' },
-    });
-    alpha.forgetSessions();
-    const result = await client.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: 'b' },
-    });
-    expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
+    expect(result.content).toEqual([{ type: 'text', text }]);
     expect(
       gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
     ).toHaveLength(2);
@@ -189,11 +170,9 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
       mode: 'multiplexed',
       role: 'director',
     });
-    cleanups.push(
-      () => alpha.close(),
-      () => gateway.close(),
-      () => client.close(),
-    );
+    track(alpha);
+    track(gateway);
+    track(client);
     const all = await client.listAllTools();
     expect(all.has('')).toBe(false);
     // 'write_file' unprefixed is indistinguishable from target 'write', tool 'file': why multiplexed mode needs prefixMode always
@@ -214,10 +193,8 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
       mode: 'per-target',
       role: 'director',
     });
-    cleanups.push(
-      () => server.close(),
-      () => client.close(),
-    );
+    track(server);
+    track(client);
     const error = await client
       .listAllTools()
       .catch((caught: unknown) => caught);
@@ -288,14 +265,14 @@ describe('the test gateway answers as agentgateway does', () => {
     ).toBe(400);
     expect((await fetch(`${gateway.url}/mcp`)).status).toBe(405);
     const empty = await startTestGateway({ targets: {} });
-    cleanups.push(() => empty.close());
+    track(empty);
     expect((await post(empty.url, both, initialize)).status).toBe(503);
     const client = new GatewayClient({
       url: empty.url,
       mode: 'multiplexed',
       role: 'director',
     });
-    cleanups.push(() => client.close());
+    track(client);
     const error = (await client
       .listAllTools()
       .catch((caught: unknown) => caught)) as GatewayHttpError;

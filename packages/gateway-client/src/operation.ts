@@ -124,6 +124,8 @@ export class Operation<S extends Session> implements Requester {
   private readonly ceiling: NodeJS.Timeout | undefined;
   private requestTimeoutMs: number;
   private requests = 0;
+  /** Server requests of this operation being answered (see `hold`). */
+  private holds = 0;
   // The error is built only when the timer fires: building one per call costs a stack capture.
   private readonly onTimeout = () =>
     this.stop(
@@ -185,6 +187,7 @@ export class Operation<S extends Session> implements Requester {
           () => this.reason,
         ));
       const context = this.host.begin(this.target, this.handlers);
+      context.hold = () => this.hold();
       this.context = context;
       if (this.reason) context.fail(this.reason);
       session.inflight += 1;
@@ -232,10 +235,12 @@ export class Operation<S extends Session> implements Requester {
     timeoutMs: number,
     onprogress: ((progress: Progress) => void) | undefined,
   ): RequestOptions {
-    // The SDK's own timeout is past the operation's timer, which fires first.
+    // The SDK's own timeout is past the operation's timer, which fires first
+    // (and past the ceiling, when there is one: the timer is held while the
+    // user answers a request the reply carried, see `hold`).
     const options: RequestOptions = {
       signal: context.controller.signal,
-      timeout: timeoutMs + 1_000,
+      timeout: Math.max(timeoutMs, this.ceilingMs ?? 0) + 1_000,
       headers: context.headers,
     };
     if (onprogress) {
@@ -253,6 +258,25 @@ export class Operation<S extends Session> implements Requester {
   private arm(timeoutMs: number): void {
     this.requestTimeoutMs = timeoutMs;
     clearTimeout(this.timer);
-    this.timer = setTimeout(this.onTimeout, timeoutMs);
+    if (this.holds === 0) this.timer = setTimeout(this.onTimeout, timeoutMs);
+  }
+
+  /**
+   * A server request carried by this operation's reply (an elicitation, a
+   * sampling request) is being answered: the server waits for the user, so
+   * the per-request timer stops until every such answer is in, then starts
+   * afresh. The ceiling (`maxTotalTimeoutMs`) still bounds the operation.
+   * Returns the release; calling it twice releases once.
+   */
+  private hold(): () => void {
+    this.holds += 1;
+    clearTimeout(this.timer);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      if (this.holds === 0 && !this.reason) this.arm(this.requestTimeoutMs);
+    };
   }
 }

@@ -4,13 +4,13 @@ import { protoMessageFields, readAnchor } from './__fixtures__/anchors.js';
 import {
   HANDOFF_MEDIA_TYPE,
   HandoffDigestMismatchError,
-  HandoffValidationError,
   createHandoff,
   handoffDigest,
   handoffFromA2AMessage,
   handoffToA2AMessage,
 } from './index.js';
 import { HANDOFF_DIGEST_METADATA_KEY } from './a2a-message.js';
+import { validationError } from './__fixtures__/validation-error.js';
 
 const envelope = createHandoff({
   from: 'director',
@@ -28,16 +28,6 @@ const envelope = createHandoff({
     },
   ],
 });
-
-function validationError(fn: () => unknown): HandoffValidationError {
-  try {
-    fn();
-  } catch (error) {
-    if (HandoffValidationError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('handoff as an A2A v1.0 message', () => {
   const message = handoffToA2AMessage({ envelope });

@@ -3,6 +3,7 @@ import { handoffDigest, parseHandoff } from './envelope.js';
 import {
   HandoffDigestMismatchError,
   HandoffValidationError,
+  HandoffErrorCode,
 } from './errors.js';
 import { formatPath } from './issues.js';
 
@@ -64,7 +65,7 @@ function messageError(
   message: string,
 ): HandoffValidationError {
   return new HandoffValidationError({
-    code: 'INVALID_A2A_MESSAGE',
+    code: HandoffErrorCode.InvalidA2aMessage,
     subject: 'A2A handoff message',
     issues: [
       {

@@ -4,25 +4,15 @@ import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
 import {
   HANDOFF_MEDIA_TYPE,
-  HandoffValidationError,
   agentCardFor,
   agentCardsForAllRoles,
   type AgentCardOptions,
 } from './index.js';
 import { skillsForRole, type AgentCardOptionsV1 } from './agent-card.js';
 import { VERSION } from './version.js';
+import { validationError } from './__fixtures__/validation-error.js';
 
 const baseUrl = 'https://agents.example.com/a2a';
-
-function catchError(fn: () => unknown): HandoffValidationError {
-  try {
-    fn();
-  } catch (error) {
-    if (HandoffValidationError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('agentCardFor (v1.0 shape)', () => {
   it.each(ROLE_NAMES)('describes %s from the role table', (role) => {
@@ -182,8 +172,9 @@ describe('agentCardFor (v1.0 shape)', () => {
       agentCardFor('qa-adversary', { baseUrl }),
     );
     expect(
-      catchError(() => agentCardsForAllRoles({ url: 'https://one.example' }))
-        .issues[0]?.path,
+      validationError(() =>
+        agentCardsForAllRoles({ url: 'https://one.example' }),
+      ).issues[0]?.path,
     ).toBe('url');
   });
 });
@@ -219,7 +210,7 @@ describe('agentCardFor (v0.3 shape)', () => {
 
 describe('agentCardFor options', () => {
   it('refuses an unknown role with UNKNOWN_ROLE', () => {
-    const error = catchError(() => agentCardFor('admin', { baseUrl }));
+    const error = validationError(() => agentCardFor('admin', { baseUrl }));
     expect(error.code).toBe('UNKNOWN_ROLE');
     expect(error.message).toContain(
       'role: Unknown role "admin": expected one of director',
@@ -270,7 +261,7 @@ describe('agentCardFor options', () => {
     ],
     [undefined, '(root)', /the options argument is required/],
   ])('refuses %j at %s', (options, path, message) => {
-    const error = catchError(() =>
+    const error = validationError(() =>
       agentCardFor('director', options as AgentCardOptions),
     );
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');
@@ -280,7 +271,7 @@ describe('agentCardFor options', () => {
   });
 
   it('refuses missing options for all roles with a typed error', () => {
-    const error = catchError(() =>
+    const error = validationError(() =>
       agentCardsForAllRoles(undefined as unknown as AgentCardOptionsV1),
     );
     expect(error.code).toBe('INVALID_AGENT_CARD_OPTIONS');

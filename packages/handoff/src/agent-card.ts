@@ -8,7 +8,7 @@ import {
 } from '@heretek/prefix';
 import { z } from 'zod';
 import { HANDOFF_MEDIA_TYPE, canReceiveHandoff } from './envelope-schema.js';
-import { HandoffValidationError } from './errors.js';
+import { HandoffValidationError, HandoffErrorCode } from './errors.js';
 import { objectError, toHandoffIssues } from './issues.js';
 import { VERSION } from './version.js';
 
@@ -411,7 +411,7 @@ const DEFAULT_OUTPUT_MODES = ['text/plain', 'application/json'];
 function validate(role: string, options: unknown) {
   if (!isRoleName(role)) {
     throw new HandoffValidationError({
-      code: 'UNKNOWN_ROLE',
+      code: HandoffErrorCode.UnknownRole,
       subject: 'agent card role',
       issues: [
         {
@@ -427,7 +427,7 @@ function validate(role: string, options: unknown) {
   const result = cachedOptionsSchema.safeParse(options);
   if (!result.success) {
     throw new HandoffValidationError({
-      code: 'INVALID_AGENT_CARD_OPTIONS',
+      code: HandoffErrorCode.InvalidAgentCardOptions,
       subject: 'agent card options',
       issues: toHandoffIssues({
         issues: result.error.issues,
@@ -593,7 +593,7 @@ export function agentCardsForAllRoles(
     options.url !== undefined
   ) {
     throw new HandoffValidationError({
-      code: 'INVALID_AGENT_CARD_OPTIONS',
+      code: HandoffErrorCode.InvalidAgentCardOptions,
       subject: 'agent card options',
       issues: [
         {

@@ -13,6 +13,7 @@ import {
   HandoffDigestMismatchError,
   HandoffValidationError,
   ReadOnlyRecipientError,
+  HandoffErrorCode,
 } from './errors.js';
 import { toHandoffIssues } from './issues.js';
 
@@ -42,7 +43,7 @@ function enforcePolicy(envelope: HandoffEnvelope): HandoffEnvelope {
 function fromJsonText(text: string): unknown {
   if (text.length > HANDOFF_LIMITS.jsonTextLength) {
     throw new HandoffValidationError({
-      code: 'INVALID_ENVELOPE',
+      code: HandoffErrorCode.InvalidEnvelope,
       subject: SUBJECT,
       issues: [
         {
@@ -58,7 +59,7 @@ function fromJsonText(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new HandoffValidationError({
-      code: 'INVALID_JSON',
+      code: HandoffErrorCode.InvalidJson,
       subject: SUBJECT,
       issues: [
         {
@@ -104,7 +105,7 @@ export function parseHandoff(input: unknown): HandoffEnvelope {
   ) {
     const version = (value as { version: unknown }).version;
     throw new HandoffValidationError({
-      code: 'UNSUPPORTED_VERSION',
+      code: HandoffErrorCode.UnsupportedVersion,
       subject: SUBJECT,
       issues: [
         {
@@ -119,7 +120,7 @@ export function parseHandoff(input: unknown): HandoffEnvelope {
   const result = handoffEnvelopeShape().safeParse(value);
   if (!result.success) {
     throw new HandoffValidationError({
-      code: 'INVALID_ENVELOPE',
+      code: HandoffErrorCode.InvalidEnvelope,
       subject: SUBJECT,
       issues: toHandoffIssues({
         issues: result.error.issues,

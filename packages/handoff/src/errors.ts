@@ -20,15 +20,20 @@ import { createErrorFamily } from '@heretek/internal';
  * - `INVALID_A2A_MESSAGE`: `handoffFromA2AMessage` got a message without
  *   exactly one handoff data part.
  */
+export const HandoffErrorCode = {
+  InvalidJson: 'INVALID_JSON',
+  InvalidEnvelope: 'INVALID_ENVELOPE',
+  UnsupportedVersion: 'UNSUPPORTED_VERSION',
+  ReadOnlyRecipient: 'READ_ONLY_RECIPIENT',
+  DigestMismatch: 'DIGEST_MISMATCH',
+  UnknownRole: 'UNKNOWN_ROLE',
+  InvalidAgentCardOptions: 'INVALID_AGENT_CARD_OPTIONS',
+  InvalidA2aMessage: 'INVALID_A2A_MESSAGE',
+} as const;
+
+/** One of the {@link HandoffErrorCode} values. */
 export type HandoffErrorCode =
-  | 'INVALID_JSON'
-  | 'INVALID_ENVELOPE'
-  | 'UNSUPPORTED_VERSION'
-  | 'READ_ONLY_RECIPIENT'
-  | 'DIGEST_MISMATCH'
-  | 'UNKNOWN_ROLE'
-  | 'INVALID_AGENT_CARD_OPTIONS'
-  | 'INVALID_A2A_MESSAGE';
+  (typeof HandoffErrorCode)[keyof typeof HandoffErrorCode];
 
 /**
  * One problem found while validating a value: where it is and what is wrong.
@@ -122,7 +127,7 @@ export class HandoffValidationError extends HandoffError {
 
 /** Mutating work was handed to a role that may never change anything. */
 export class ReadOnlyRecipientError extends HandoffError {
-  declare readonly code: 'READ_ONLY_RECIPIENT';
+  declare readonly code: typeof HandoffErrorCode.ReadOnlyRecipient;
   /** The role that handed the work over. */
   readonly from: string;
   /** The read-only role that was asked to do mutating work. */
@@ -130,7 +135,7 @@ export class ReadOnlyRecipientError extends HandoffError {
 
   constructor({ from, to }: { from: string; to: string }) {
     super({
-      code: 'READ_ONLY_RECIPIENT',
+      code: HandoffErrorCode.ReadOnlyRecipient,
       message:
         `Refused handoff from ${JSON.stringify(from)} to ${JSON.stringify(to)}: ` +
         `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
@@ -143,14 +148,15 @@ export class ReadOnlyRecipientError extends HandoffError {
   /** True for a read-only recipient error from any copy of `@heretek/handoff`. */
   static override isInstance(error: unknown): error is ReadOnlyRecipientError {
     return (
-      HandoffError.isInstance(error) && error.code === 'READ_ONLY_RECIPIENT'
+      HandoffError.isInstance(error) &&
+      error.code === HandoffErrorCode.ReadOnlyRecipient
     );
   }
 }
 
 /** An envelope's digest is not the one the caller expected. */
 export class HandoffDigestMismatchError extends HandoffError {
-  declare readonly code: 'DIGEST_MISMATCH';
+  declare readonly code: typeof HandoffErrorCode.DigestMismatch;
   /** The digest the caller expected. */
   readonly expected: string;
   /** The digest of the envelope as received. */
@@ -158,7 +164,7 @@ export class HandoffDigestMismatchError extends HandoffError {
 
   constructor({ expected, actual }: { expected: string; actual: string }) {
     super({
-      code: 'DIGEST_MISMATCH',
+      code: HandoffErrorCode.DigestMismatch,
       message:
         `Handoff envelope digest mismatch: expected ${expected}, got ${actual}. ` +
         'The envelope changed after the digest was taken; do not act on it.',
@@ -171,6 +177,9 @@ export class HandoffDigestMismatchError extends HandoffError {
   static override isInstance(
     error: unknown,
   ): error is HandoffDigestMismatchError {
-    return HandoffError.isInstance(error) && error.code === 'DIGEST_MISMATCH';
+    return (
+      HandoffError.isInstance(error) &&
+      error.code === HandoffErrorCode.DigestMismatch
+    );
   }
 }

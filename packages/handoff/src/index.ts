@@ -39,4 +39,4 @@ export {
   HandoffValidationError,
   ReadOnlyRecipientError,
 } from './errors.js';
-export type { HandoffErrorCode, HandoffIssue } from './errors.js';
+export { HandoffErrorCode, type HandoffIssue } from './errors.js';

@@ -6,11 +6,11 @@
  *
  * @example
  * ```ts
- * export type SkillErrorCode = 'skill_hash_mismatch' | 'skill_lock_missing';
+ * export type SkillErrorCode = 'SKILL_HASH_MISMATCH' | 'SKILL_LOCK_MISSING';
  * export class SkillError extends createErrorFamily<SkillErrorCode>('skills') {}
  * export class SkillHashMismatchError extends SkillError {
  *   constructor(skillName: string) {
- *     super({ code: 'skill_hash_mismatch', message: `Skill ${skillName} changed.` });
+ *     super({ code: 'SKILL_HASH_MISMATCH', message: `Skill ${skillName} changed.` });
  *   }
  * }
  * SkillError.isInstance(error); // true for every error of the family

@@ -371,9 +371,18 @@ describe('reproducibility', () => {
 });
 
 describe('errors', () => {
-  function expectRoleFileError(run: () => unknown, code: string, file: string) {
+  /** Assembling `role` (profile `activeProfile`) in `root` fails naming `file`. */
+  function expectRoleFileError(
+    assembling: { role: string; root: string; activeProfile?: string },
+    code: string,
+    file: string,
+  ) {
     try {
-      run();
+      assemblePrefixCachedPrompt({
+        role: assembling.role,
+        workspaceRoot: assembling.root,
+        activeProfile: assembling.activeProfile ?? 'core',
+      });
     } catch (error) {
       expect(RoleFileError.isInstance(error)).toBe(true);
       expect(PrefixError.isInstance(error)).toBe(true);
@@ -389,12 +398,7 @@ describe('errors', () => {
     const root = copyWorkspace();
     rmSync(join(root, 'roles', 'qa-adversary.md'));
     expectRoleFileError(
-      () =>
-        assemblePrefixCachedPrompt({
-          role: 'qa-adversary',
-          workspaceRoot: root,
-          activeProfile: 'core',
-        }),
+      { role: 'qa-adversary', root },
       'ROLE_FILE_MISSING',
       'roles/qa-adversary.md',
     );
@@ -412,23 +416,13 @@ describe('errors', () => {
     const root = copyWorkspace();
     rmSync(join(root, 'roles', 'shared', '02-protocol.md'));
     expectRoleFileError(
-      () =>
-        assemblePrefixCachedPrompt({
-          role: 'director',
-          workspaceRoot: root,
-          activeProfile: 'core',
-        }),
+      { role: 'director', root },
       'ROLE_FILE_MISSING',
       'roles/shared/02-protocol.md',
     );
     rmSync(join(root, 'roles'), { recursive: true });
     expectRoleFileError(
-      () =>
-        assemblePrefixCachedPrompt({
-          role: 'director',
-          workspaceRoot: root,
-          activeProfile: 'core',
-        }),
+      { role: 'director', root },
       'ROLE_FILE_MISSING',
       'roles/shared/01-context.md',
     );
@@ -442,12 +436,7 @@ describe('errors', () => {
     const root = copyWorkspace();
     writeFileSync(join(root, 'roles', 'staff-mobile.md'), content);
     expectRoleFileError(
-      () =>
-        assemblePrefixCachedPrompt({
-          role: 'staff-mobile',
-          workspaceRoot: root,
-          activeProfile: 'android',
-        }),
+      { role: 'staff-mobile', root, activeProfile: 'android' },
       'ROLE_FILE_EMPTY',
       'roles/staff-mobile.md',
     );
@@ -458,12 +447,7 @@ describe('errors', () => {
     rmSync(join(root, 'roles', 'shared', '01-context.md'));
     mkdirSync(join(root, 'roles', 'shared', '01-context.md'));
     expectRoleFileError(
-      () =>
-        assemblePrefixCachedPrompt({
-          role: 'director',
-          workspaceRoot: root,
-          activeProfile: 'core',
-        }),
+      { role: 'director', root },
       'ROLE_FILE_UNREADABLE',
       'roles/shared/01-context.md',
     );

@@ -13,7 +13,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '@heretek/internal';
-import { InvalidArgumentError, RoleFileError } from './errors.js';
+import {
+  InvalidArgumentError,
+  RoleFileError,
+  PrefixErrorCode,
+} from './errors.js';
 import { normalizeSourceText } from './normalize.js';
 import {
   backendsForProfile,
@@ -127,7 +131,11 @@ function readSource(workspaceRoot: string, file: string): string {
   }
   const text = normalizeSourceText(raw);
   if (text.trim() === '')
-    throw new RoleFileError({ code: 'ROLE_FILE_EMPTY', file, path });
+    throw new RoleFileError({
+      code: PrefixErrorCode.RoleFileEmpty,
+      file,
+      path,
+    });
   return text;
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
-import { assemblePrefixCachedPrompt } from './index.js';
+import { ROLE_NAMES, assemblePrefixCachedPrompt } from './index.js';
 import { VERSION } from './version.js';
 import {
   PACKAGE_ROOT,
@@ -152,14 +152,7 @@ describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
   it('reports all roles and profiles', async () => {
     const { status, stdout } = await cli(['report']);
     expect(status).toBe(0);
-    for (const role of [
-      'director',
-      'staff-backend',
-      'staff-frontend',
-      'staff-mobile',
-      'security-researcher',
-      'qa-adversary',
-    ]) {
+    for (const role of ROLE_NAMES) {
       expect(stdout).toMatch(
         new RegExp(`^\\| ${role} \\| \\d+ \\| \\d+ \\|`, 'm'),
       );

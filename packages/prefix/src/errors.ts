@@ -19,15 +19,20 @@ import { createErrorFamily } from '@heretek/internal';
  *   and the optional peer dependency that computes it (`js-tiktoken` or
  *   `diff`) is not installed.
  */
+export const PrefixErrorCode = {
+  UnknownRole: 'UNKNOWN_ROLE',
+  UnknownProfile: 'UNKNOWN_PROFILE',
+  RoleFileMissing: 'ROLE_FILE_MISSING',
+  RoleFileEmpty: 'ROLE_FILE_EMPTY',
+  RoleFileUnreadable: 'ROLE_FILE_UNREADABLE',
+  InvalidArgument: 'INVALID_ARGUMENT',
+  TooManyCacheBreakpoints: 'TOO_MANY_CACHE_BREAKPOINTS',
+  OptionalDependencyMissing: 'OPTIONAL_DEPENDENCY_MISSING',
+} as const;
+
+/** One of the {@link PrefixErrorCode} values. */
 export type PrefixErrorCode =
-  | 'UNKNOWN_ROLE'
-  | 'UNKNOWN_PROFILE'
-  | 'ROLE_FILE_MISSING'
-  | 'ROLE_FILE_EMPTY'
-  | 'ROLE_FILE_UNREADABLE'
-  | 'INVALID_ARGUMENT'
-  | 'TOO_MANY_CACHE_BREAKPOINTS'
-  | 'OPTIONAL_DEPENDENCY_MISSING';
+  (typeof PrefixErrorCode)[keyof typeof PrefixErrorCode];
 
 /**
  * Base class of every error thrown by `@heretek/prefix`. None is retryable
@@ -38,7 +43,7 @@ export class PrefixError extends createErrorFamily<PrefixErrorCode>('prefix') {}
 
 /** Thrown when a profile name is not one of the five profiles. Code `UNKNOWN_PROFILE`. */
 export class UnknownProfileError extends PrefixError {
-  declare readonly code: 'UNKNOWN_PROFILE';
+  declare readonly code: typeof PrefixErrorCode.UnknownProfile;
   /** The rejected name. */
   readonly profile: string;
 
@@ -50,7 +55,7 @@ export class UnknownProfileError extends PrefixError {
     expected: readonly string[];
   }) {
     super({
-      code: 'UNKNOWN_PROFILE',
+      code: PrefixErrorCode.UnknownProfile,
       message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
     });
     this.profile = profile;
@@ -58,7 +63,10 @@ export class UnknownProfileError extends PrefixError {
 
   /** True for an unknown-profile error from any copy of this package. */
   static override isInstance(error: unknown): error is UnknownProfileError {
-    return PrefixError.isInstance(error) && error.code === 'UNKNOWN_PROFILE';
+    return (
+      PrefixError.isInstance(error) &&
+      error.code === PrefixErrorCode.UnknownProfile
+    );
   }
 }
 
@@ -96,9 +104,9 @@ export class RoleFileError extends PrefixError {
     cause?: unknown;
   }) {
     const what =
-      code === 'ROLE_FILE_MISSING'
+      code === PrefixErrorCode.RoleFileMissing
         ? `is missing: create it`
-        : code === 'ROLE_FILE_EMPTY'
+        : code === PrefixErrorCode.RoleFileEmpty
           ? `is empty: write the prompt text into it`
           : `cannot be read as a file: make it a readable regular file`;
     super({
@@ -120,24 +128,27 @@ export class RoleFileError extends PrefixError {
 
 /** Thrown when an option has the wrong type or value; the message names the option. */
 export class InvalidArgumentError extends PrefixError {
-  declare readonly code: 'INVALID_ARGUMENT';
+  declare readonly code: typeof PrefixErrorCode.InvalidArgument;
   /** The option that was wrong. */
   readonly argument: string;
 
   constructor({ argument, message }: { argument: string; message: string }) {
-    super({ code: 'INVALID_ARGUMENT', message });
+    super({ code: PrefixErrorCode.InvalidArgument, message });
     this.argument = argument;
   }
 
   /** True for an invalid-argument error from any copy of this package. */
   static override isInstance(error: unknown): error is InvalidArgumentError {
-    return PrefixError.isInstance(error) && error.code === 'INVALID_ARGUMENT';
+    return (
+      PrefixError.isInstance(error) &&
+      error.code === PrefixErrorCode.InvalidArgument
+    );
   }
 }
 
 /** Thrown when a request would carry more cache breakpoints than the provider allows. */
 export class TooManyCacheBreakpointsError extends PrefixError {
-  declare readonly code: 'TOO_MANY_CACHE_BREAKPOINTS';
+  declare readonly code: typeof PrefixErrorCode.TooManyCacheBreakpoints;
   /** Breakpoints requested, including those reserved for the caller. */
   readonly requested: number;
   /** The provider's limit per request. */
@@ -153,7 +164,7 @@ export class TooManyCacheBreakpointsError extends PrefixError {
     reserved: number;
   }) {
     super({
-      code: 'TOO_MANY_CACHE_BREAKPOINTS',
+      code: PrefixErrorCode.TooManyCacheBreakpoints,
       message: `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,
     });
     this.requested = requested;
@@ -166,7 +177,7 @@ export class TooManyCacheBreakpointsError extends PrefixError {
   ): error is TooManyCacheBreakpointsError {
     return (
       PrefixError.isInstance(error) &&
-      error.code === 'TOO_MANY_CACHE_BREAKPOINTS'
+      error.code === PrefixErrorCode.TooManyCacheBreakpoints
     );
   }
 }

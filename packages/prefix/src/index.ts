@@ -19,7 +19,7 @@ export {
   TooManyCacheBreakpointsError,
   UnknownProfileError,
 } from './errors.js';
-export type { PrefixErrorCode } from './errors.js';
+export { PrefixErrorCode } from './errors.js';
 export { assemblePrefixCachedPrompt } from './assemble.js';
 export type {
   AssembledPrefix,

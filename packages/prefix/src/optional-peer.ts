@@ -6,7 +6,7 @@
  * their synchronous signatures.
  */
 import { createRequire } from 'node:module';
-import { PrefixError } from './errors.js';
+import { PrefixError, PrefixErrorCode } from './errors.js';
 
 const load = createRequire(import.meta.url);
 
@@ -48,7 +48,7 @@ export function requireOptionalPeer<T>(
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND')
       throw error;
     throw new PrefixError({
-      code: 'OPTIONAL_DEPENDENCY_MISSING',
+      code: PrefixErrorCode.OptionalDependencyMissing,
       message: `${peer.purpose} need ${peer.name}, an optional peer dependency of @heretek/prefix that is not installed: run \`npm install ${peer.name}@${peer.range}\` (or your package manager's equivalent).`,
       cause: error,
     });

@@ -4,7 +4,7 @@
  * unknown role is an error everywhere, and nothing falls back to a writer role.
  */
 
-import { PrefixError } from './errors.js';
+import { PrefixError, PrefixErrorCode } from './errors.js';
 
 /** Names of the six roles, in a stable order. */
 export const ROLE_NAMES = [
@@ -91,13 +91,13 @@ export const ROLES: Readonly<Record<RoleName, RoleDefinition>> = Object.freeze({
 
 /** Thrown when a role name is not one of {@link ROLE_NAMES}. A {@link PrefixError} with code `UNKNOWN_ROLE`. */
 export class UnknownRoleError extends PrefixError {
-  declare readonly code: 'UNKNOWN_ROLE';
+  declare readonly code: typeof PrefixErrorCode.UnknownRole;
   /** The rejected name. */
   readonly role: string;
 
   constructor(role: string) {
     super({
-      code: 'UNKNOWN_ROLE',
+      code: PrefixErrorCode.UnknownRole,
       message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
     });
     this.role = role;
@@ -105,7 +105,10 @@ export class UnknownRoleError extends PrefixError {
 
   /** True for an unknown-role error from any copy of this package. */
   static override isInstance(error: unknown): error is UnknownRoleError {
-    return PrefixError.isInstance(error) && error.code === 'UNKNOWN_ROLE';
+    return (
+      PrefixError.isInstance(error) &&
+      error.code === PrefixErrorCode.UnknownRole
+    );
   }
 }
 

@@ -115,14 +115,14 @@ describe('heretek-skills CLI', () => {
     const result = run(['verify', '--root', root]);
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('ok   alpha');
-    expect(result.stderr).toContain('FAIL beta: skill_hash_mismatch');
+    expect(result.stderr).toContain('FAIL beta: SKILL_HASH_MISMATCH');
     expect(result.stderr).toContain('heretek-skills lock beta');
 
     const json = run(['verify', '--root', root, '--json']);
     expect(json.status).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
-      failures: [{ skillName: 'beta', code: 'skill_hash_mismatch' }],
+      failures: [{ skillName: 'beta', code: 'SKILL_HASH_MISMATCH' }],
     });
 
     expect(run(['lock', '--root', root, 'beta']).status).toBe(0);
@@ -133,7 +133,7 @@ describe('heretek-skills CLI', () => {
     const root = workspace();
     const missing = run(['verify', '--root', root]);
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toContain('skill_lock_missing');
+    expect(missing.stderr).toContain('SKILL_LOCK_MISSING');
 
     expect(run(['lock', '--root', root]).status).toBe(0);
     const grimoirePath = join(root, 'grimoire.lock');
@@ -146,7 +146,7 @@ describe('heretek-skills CLI', () => {
     );
     const tampered = run(['verify', '--root', root]);
     expect(tampered.status).toBe(1);
-    expect(tampered.stderr).toContain('grimoire_hash_mismatch');
+    expect(tampered.stderr).toContain('GRIMOIRE_HASH_MISMATCH');
   });
 
   it('lock refuses a symlink or a bad skill name and writes nothing', () => {
@@ -157,12 +157,12 @@ describe('heretek-skills CLI', () => {
     );
     const linked = run(['lock', '--root', root]);
     expect(linked.status).toBe(1);
-    expect(linked.stderr).toContain('skill_symlink');
+    expect(linked.stderr).toContain('SKILL_SYMLINK');
     expect(existsSync(join(root, '.skill-lock.json'))).toBe(false);
 
     const badName = run(['lock', '--root', root, '../alpha']);
     expect(badName.status).toBe(1);
-    expect(badName.stderr).toContain('skill_name_invalid');
+    expect(badName.stderr).toContain('SKILL_NAME_INVALID');
   });
 
   it('hash prints the listing and tree hash of the basic test vector', () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SkillError } from './errors.js';
+import { SkillError, SkillErrorCode } from './errors.js';
 import {
   readSkillLock,
   SKILL_LOCK_FILE,
@@ -90,7 +90,7 @@ function runVerify({ root, json }: { root: string; json: boolean }): number {
     }
   }
   const verified: { name: string; treeHash: string; fileCount: number }[] = [];
-  if (failures.length === 0 || failures[0]?.code !== 'skill_lock_missing') {
+  if (failures.length === 0 || failures[0]?.code !== SkillErrorCode.LockMissing) {
     const { mounted, refused } = mountVerifiedSkills({
       workspaceRoot: root,
       verifyGrimoire: false,

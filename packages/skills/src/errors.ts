@@ -4,36 +4,40 @@ import { createErrorFamily } from '@heretek/internal';
  * Every stable error code this package throws. Match on `error.code`, never on
  * the message text.
  *
- * - `skill_hash_mismatch`: a skill's files no longer hash to the locked tree hash.
- * - `skill_lock_missing`: `.skill-lock.json` or `grimoire.lock` is absent.
- * - `skill_lock_invalid`: a lock file is not valid JSON or does not match its schema.
- * - `skill_lock_version`: a lock file carries a version this package does not read.
- * - `skill_not_locked`: a skill folder exists (or was asked for) with no lock entry.
- * - `skill_not_found`: a lock entry points at a folder that does not exist.
- * - `skill_symlink`: a symbolic link was found inside (or as) a skill folder.
- * - `skill_unsupported_entry`: a special file (FIFO, socket, device) or a file
+ * - `SKILL_HASH_MISMATCH`: a skill's files no longer hash to the locked tree hash.
+ * - `SKILL_LOCK_MISSING`: `.skill-lock.json` or `grimoire.lock` is absent.
+ * - `SKILL_LOCK_INVALID`: a lock file is not valid JSON or does not match its schema.
+ * - `SKILL_LOCK_VERSION`: a lock file carries a version this package does not read.
+ * - `SKILL_NOT_LOCKED`: a skill folder exists (or was asked for) with no lock entry.
+ * - `SKILL_NOT_FOUND`: a lock entry points at a folder that does not exist.
+ * - `SKILL_SYMLINK`: a symbolic link was found inside (or as) a skill folder.
+ * - `SKILL_UNSUPPORTED_ENTRY`: a special file (FIFO, socket, device) or a file
  *   name the tree hash cannot represent (not UTF-8, control characters, `\`).
- * - `skill_name_invalid`: a skill name with path parts, `..`, or outside the
+ * - `SKILL_NAME_INVALID`: a skill name with path parts, `..`, or outside the
  *   Agent Skills name rules.
- * - `skill_front_matter_invalid`: `SKILL.md` is missing or its front matter
+ * - `SKILL_FRONT_MATTER_INVALID`: `SKILL.md` is missing or its front matter
  *   breaks the Agent Skills format.
- * - `grimoire_hash_mismatch`: `grimoire.lock`'s `declaration_hash` is not the
+ * - `GRIMOIRE_HASH_MISMATCH`: `grimoire.lock`'s `declaration_hash` is not the
  *   SHA-256 of its declaration's RFC 8785 canonical form.
- * - `grimoire_out_of_date`: `grimoire.lock` and `.skill-lock.json` disagree.
+ * - `GRIMOIRE_OUT_OF_DATE`: `grimoire.lock` and `.skill-lock.json` disagree.
  */
-export type SkillErrorCode =
-  | 'skill_hash_mismatch'
-  | 'skill_lock_missing'
-  | 'skill_lock_invalid'
-  | 'skill_lock_version'
-  | 'skill_not_locked'
-  | 'skill_not_found'
-  | 'skill_symlink'
-  | 'skill_unsupported_entry'
-  | 'skill_name_invalid'
-  | 'skill_front_matter_invalid'
-  | 'grimoire_hash_mismatch'
-  | 'grimoire_out_of_date';
+export const SkillErrorCode = {
+  HashMismatch: 'SKILL_HASH_MISMATCH',
+  LockMissing: 'SKILL_LOCK_MISSING',
+  LockInvalid: 'SKILL_LOCK_INVALID',
+  LockVersion: 'SKILL_LOCK_VERSION',
+  NotLocked: 'SKILL_NOT_LOCKED',
+  NotFound: 'SKILL_NOT_FOUND',
+  Symlink: 'SKILL_SYMLINK',
+  UnsupportedEntry: 'SKILL_UNSUPPORTED_ENTRY',
+  NameInvalid: 'SKILL_NAME_INVALID',
+  FrontMatterInvalid: 'SKILL_FRONT_MATTER_INVALID',
+  GrimoireHashMismatch: 'GRIMOIRE_HASH_MISMATCH',
+  GrimoireOutOfDate: 'GRIMOIRE_OUT_OF_DATE',
+} as const;
+
+/** One of the {@link SkillErrorCode} values. */
+export type SkillErrorCode = (typeof SkillErrorCode)[keyof typeof SkillErrorCode];
 
 /**
  * Base class of every error this package throws. All of them are fail-closed
@@ -75,7 +79,7 @@ export class SkillHashMismatchError extends SkillError {
         ? `${actualFileCount} files`
         : `${actualFileCount} files on disk, ${expectedFileCount} locked`;
     super({
-      code: 'skill_hash_mismatch',
+      code: SkillErrorCode.HashMismatch,
       message:
         `Skill "${skillName}" does not match its lock: tree hash ${actual} (${countNote}), locked ${expected}. ` +
         `If the change is intended, run "heretek-skills lock ${skillName}"; otherwise restore the skill's files.`,
@@ -106,7 +110,7 @@ export class SkillLockMissingError extends SkillError {
     lockKind: LockFileKind;
   }) {
     super({
-      code: 'skill_lock_missing',
+      code: SkillErrorCode.LockMissing,
       message: `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
     });
     this.lockPath = lockPath;
@@ -133,7 +137,7 @@ export class SkillLockInvalidError extends SkillError {
     cause?: unknown;
   }) {
     super({
-      code: 'skill_lock_invalid',
+      code: SkillErrorCode.LockInvalid,
       message: `Lock file ${lockPath} is malformed: ${detail}. Regenerate it with "heretek-skills lock".`,
       cause,
     });
@@ -165,7 +169,7 @@ export class SkillLockVersionError extends SkillError {
     supportedVersion: number;
   }) {
     super({
-      code: 'skill_lock_version',
+      code: SkillErrorCode.LockVersion,
       message:
         `Lock file ${lockPath} has version ${JSON.stringify(foundVersion) ?? 'undefined'}; ` +
         `this package reads only version ${supportedVersion}. ` +
@@ -185,7 +189,7 @@ export class SkillNotLockedError extends SkillError {
 
   constructor({ skillName }: { skillName: string }) {
     super({
-      code: 'skill_not_locked',
+      code: SkillErrorCode.NotLocked,
       message:
         `Skill "${skillName}" has no entry in .skill-lock.json, so it cannot be verified. ` +
         `Review its files, then run "heretek-skills lock ${skillName}".`,
@@ -209,7 +213,7 @@ export class SkillNotFoundError extends SkillError {
     skillPath: string;
   }) {
     super({
-      code: 'skill_not_found',
+      code: SkillErrorCode.NotFound,
       message:
         `Skill "${skillName}" is locked but its folder ${skillPath} is missing (removed or renamed). ` +
         `Restore it, or run "heretek-skills lock" to drop it from the lock.`,
@@ -226,7 +230,7 @@ export class SkillSymlinkError extends SkillError {
 
   constructor({ linkPath }: { linkPath: string }) {
     super({
-      code: 'skill_symlink',
+      code: SkillErrorCode.Symlink,
       message: `${linkPath} is a symbolic link. Skills may contain only regular files and folders: replace the link with a copy of its target.`,
     });
     this.linkPath = linkPath;
@@ -242,7 +246,7 @@ export class SkillUnsupportedEntryError extends SkillError {
 
   constructor({ entryPath, reason }: { entryPath: string; reason: string }) {
     super({
-      code: 'skill_unsupported_entry',
+      code: SkillErrorCode.UnsupportedEntry,
       message: `${entryPath}: ${reason}. Skills may contain only regular files and folders with UTF-8 names free of control characters and backslashes.`,
     });
     this.entryPath = entryPath;
@@ -257,7 +261,7 @@ export class SkillNameError extends SkillError {
 
   constructor({ skillName, reason }: { skillName: string; reason: string }) {
     super({
-      code: 'skill_name_invalid',
+      code: SkillErrorCode.NameInvalid,
       message: `Invalid skill name ${JSON.stringify(skillName)}: ${reason}. A skill name is 1-64 characters of a-z, 0-9 and single inner hyphens, and names one folder under skills/.`,
     });
     this.skillName = skillName;
@@ -279,7 +283,7 @@ export class SkillFrontMatterError extends SkillError {
     problems: readonly string[];
   }) {
     super({
-      code: 'skill_front_matter_invalid',
+      code: SkillErrorCode.FrontMatterInvalid,
       message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
     });
     this.skillName = skillName;
@@ -296,7 +300,7 @@ export class GrimoireHashMismatchError extends SkillError {
 
   constructor({ expected, actual }: { expected: string; actual: string }) {
     super({
-      code: 'grimoire_hash_mismatch',
+      code: SkillErrorCode.GrimoireHashMismatch,
       message:
         `grimoire.lock was tampered with: its declaration hashes to ${actual} but declaration_hash says ${expected}. ` +
         `Restore the file, or regenerate it with "heretek-skills lock" after reviewing the skills.`,
@@ -313,7 +317,7 @@ export class GrimoireOutOfDateError extends SkillError {
 
   constructor({ skillNames }: { skillNames: readonly string[] }) {
     super({
-      code: 'grimoire_out_of_date',
+      code: SkillErrorCode.GrimoireOutOfDate,
       message:
         `grimoire.lock and .skill-lock.json disagree about ${skillNames.map((name) => `"${name}"`).join(', ')}. ` +
         `Run "heretek-skills lock" to rewrite both from the skills on disk.`,

@@ -1,6 +1,6 @@
 export { VERSION } from './version.js';
 export { SkillError } from './errors.js';
-export type { SkillErrorCode } from './errors.js';
+export { SkillErrorCode } from './errors.js';
 export type { SkillFrontMatter } from './front-matter.js';
 export {
   lockSkills,

@@ -123,7 +123,7 @@ describe('lockSkills and verifySkillLock', () => {
     expect(after.skills['alpha']).not.toEqual(before.skills['alpha']);
     expect(after.skills['beta']).toEqual(before.skills['beta']);
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'skill_hash_mismatch',
+      'SKILL_HASH_MISMATCH',
     );
   });
 
@@ -136,11 +136,11 @@ describe('lockSkills and verifySkillLock', () => {
       skillMd({ name: 'gamma' }),
     );
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'skill_not_locked',
+      'SKILL_NOT_LOCKED',
     );
     expect(
       codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'gamma' })),
-    ).toBe('skill_not_locked');
+    ).toBe('SKILL_NOT_LOCKED');
   });
 
   it('refuses a skill folder, or the skills folder, that is a symbolic link', () => {
@@ -151,11 +151,11 @@ describe('lockSkills and verifySkillLock', () => {
     renameSync(join(root, 'skills', 'beta'), outside);
     symlinkSync(outside, join(root, 'skills', 'beta'));
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'skill_symlink',
+      'SKILL_SYMLINK',
     );
     expect(
       codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' })),
-    ).toBe('skill_symlink');
+    ).toBe('SKILL_SYMLINK');
     expect(mountSkill({ workspaceRoot: root, skillName: 'alpha' }).name).toBe(
       'alpha',
     );
@@ -166,11 +166,11 @@ describe('lockSkills and verifySkillLock', () => {
     renameSync(join(other, 'skills'), join(other, 'real-skills'));
     symlinkSync(join(other, 'real-skills'), join(other, 'skills'));
     expect(codeOf(() => verifySkillLock({ workspaceRoot: other }))).toBe(
-      'skill_symlink',
+      'SKILL_SYMLINK',
     );
     expect(
       codeOf(() => mountSkill({ workspaceRoot: other, skillName: 'alpha' })),
-    ).toBe('skill_symlink');
+    ).toBe('SKILL_SYMLINK');
   });
 
   it('refuses a renamed skill folder: the old entry is missing, the new folder unlocked', () => {
@@ -178,7 +178,7 @@ describe('lockSkills and verifySkillLock', () => {
     lockSkills({ workspaceRoot: root });
     renameSync(join(root, 'skills', 'beta'), join(root, 'skills', 'delta'));
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'skill_not_found',
+      'SKILL_NOT_FOUND',
     );
     const { mounted, refused } = mountVerifiedSkills({ workspaceRoot: root });
     expect(mounted.map((skill) => skill.name)).toEqual(['alpha']);
@@ -188,8 +188,8 @@ describe('lockSkills and verifySkillLock', () => {
         (error as SkillError).code,
       ]),
     ).toEqual([
-      ['beta', 'skill_not_found'],
-      ['delta', 'skill_not_locked'],
+      ['beta', 'SKILL_NOT_FOUND'],
+      ['delta', 'SKILL_NOT_LOCKED'],
     ]);
   });
 
@@ -218,11 +218,11 @@ describe('lock files', () => {
   it('refuses a missing lock', () => {
     const root = workspace();
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'skill_lock_missing',
+      'SKILL_LOCK_MISSING',
     );
     expect(
       codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' })),
-    ).toBe('skill_lock_missing');
+    ).toBe('SKILL_LOCK_MISSING');
   });
 
   it('refuses a lock of another version with a clear message', () => {
@@ -239,7 +239,7 @@ describe('lock files', () => {
       try {
         verifySkillLock({ workspaceRoot: root });
       } catch (error) {
-        expect((error as SkillError).code).toBe('skill_lock_version');
+        expect((error as SkillError).code).toBe('SKILL_LOCK_VERSION');
         message = (error as Error).message;
       }
       expect(message).toContain('reads only version 3');
@@ -255,7 +255,7 @@ describe('lock files', () => {
       JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), version: 2 }),
     );
     expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe(
-      'skill_lock_version',
+      'SKILL_LOCK_VERSION',
     );
   });
 
@@ -291,7 +291,7 @@ describe('lock files', () => {
         typeof content === 'string' ? content : JSON.stringify(content),
       );
       expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-        'skill_lock_invalid',
+        'SKILL_LOCK_INVALID',
       );
     }
   });
@@ -318,7 +318,7 @@ describe('mountSkill', () => {
       expect(
         codeOf(() => mountSkill({ workspaceRoot: root, skillName: name })),
         name,
-      ).toBe('skill_name_invalid');
+      ).toBe('SKILL_NAME_INVALID');
     }
   });
 
@@ -348,7 +348,7 @@ describe('mountSkill', () => {
     rmSync(join(root, 'grimoire.lock'));
     expect(
       codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' })),
-    ).toBe('skill_lock_missing');
+    ).toBe('SKILL_LOCK_MISSING');
     expect(
       mountSkill({
         workspaceRoot: root,
@@ -394,11 +394,11 @@ describe('grimoire.lock', () => {
     grimoire.declaration.skills['alpha']!.fileCount = 3;
     writeFileSync(path, JSON.stringify(grimoire));
     expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe(
-      'grimoire_hash_mismatch',
+      'GRIMOIRE_HASH_MISMATCH',
     );
     expect(
       codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' })),
-    ).toBe('grimoire_hash_mismatch');
+    ).toBe('GRIMOIRE_HASH_MISMATCH');
   });
 
   it('refuses a grimoire that disagrees with .skill-lock.json', () => {
@@ -426,7 +426,7 @@ describe('grimoire.lock', () => {
     });
     expect(verifySkillLock({ workspaceRoot: root }).skills).toHaveLength(2);
     expect(codeOf(() => verifyGrimoireLock({ workspaceRoot: root }))).toBe(
-      'grimoire_out_of_date',
+      'GRIMOIRE_OUT_OF_DATE',
     );
   });
 
@@ -480,7 +480,7 @@ describe('SKILL.md front matter (Agent Skills format)', () => {
     ).toBe('my-skill');
   });
 
-  it('refuses every broken front matter with skill_front_matter_invalid', () => {
+  it('refuses every broken front matter with SKILL_FRONT_MATTER_INVALID', () => {
     const cases = [
       'no front matter',
       '---\nname: my-skill\ndescription: never closed\n',
@@ -499,7 +499,7 @@ describe('SKILL.md front matter (Agent Skills format)', () => {
       '---\nname: my-skill\ndescription: x\nmetadata:\n  count: 3\n---\n',
     ];
     for (const text of cases) {
-      expect(problem(text), text).toBe('skill_front_matter_invalid');
+      expect(problem(text), text).toBe('SKILL_FRONT_MATTER_INVALID');
     }
   });
 
@@ -510,14 +510,14 @@ describe('SKILL.md front matter (Agent Skills format)', () => {
       skillMd({ name: 'alpha' }),
     );
     expect(codeOf(() => lockSkills({ workspaceRoot: root }))).toBe(
-      'skill_front_matter_invalid',
+      'SKILL_FRONT_MATTER_INVALID',
     );
     expect(codeOf(() => readSkillLock({ workspaceRoot: root }))).toBe(
-      'skill_lock_missing',
+      'SKILL_LOCK_MISSING',
     );
     rmSync(join(root, 'skills', 'beta', 'SKILL.md'));
     expect(codeOf(() => lockSkills({ workspaceRoot: root }))).toBe(
-      'skill_front_matter_invalid',
+      'SKILL_FRONT_MATTER_INVALID',
     );
   });
 
@@ -543,7 +543,7 @@ describe('SKILL.md front matter (Agent Skills format)', () => {
       },
     });
     expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'skill_front_matter_invalid',
+      'SKILL_FRONT_MATTER_INVALID',
     );
   });
 });

@@ -8,8 +8,7 @@ import {
   SkillHashMismatchError,
   SkillNotFoundError,
   SkillNotLockedError,
-  SkillSymlinkError,
-} from './errors.js';
+  SkillSymlinkError, SkillErrorCode } from './errors.js';
 import { assertSkillName, parseSkillMarkdown } from './front-matter.js';
 import type { SkillFrontMatter } from './front-matter.js';
 import {
@@ -466,7 +465,7 @@ export function lockSkills({
     // lock is replaced. A partial relock needs the other entries: fail.
     if (
       !all &&
-      !(SkillError.isInstance(error) && error.code === 'skill_lock_missing')
+      !(SkillError.isInstance(error) && error.code === SkillErrorCode.LockMissing)
     ) {
       throw error;
     }

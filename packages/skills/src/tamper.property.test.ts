@@ -123,7 +123,7 @@ describe('tamper properties (fast-check)', () => {
     );
   });
 
-  it('flipping any bits of any single byte of any file fails with skill_hash_mismatch', () => {
+  it('flipping any bits of any single byte of any file fails with SKILL_HASH_MISMATCH', () => {
     fc.assert(
       fc.property(
         extraFiles,
@@ -143,14 +143,14 @@ describe('tamper properties (fast-check)', () => {
             const index = offset % bytes.length;
             bytes[index] = bytes[index]! ^ mask;
             writeFileSync(target, bytes);
-            expectRefused({ root, code: 'skill_hash_mismatch' });
+            expectRefused({ root, code: 'SKILL_HASH_MISMATCH' });
           }),
       ),
       { numRuns: RUNS },
     );
   });
 
-  it('adding a file anywhere fails with skill_hash_mismatch', () => {
+  it('adding a file anywhere fails with SKILL_HASH_MISMATCH', () => {
     fc.assert(
       fc.property(
         extraFiles,
@@ -165,26 +165,26 @@ describe('tamper properties (fast-check)', () => {
             const added = join(folder, `added-${name}`);
             fc.pre(!existsSync(added));
             writeFileSync(added, content);
-            expectRefused({ root, code: 'skill_hash_mismatch' });
+            expectRefused({ root, code: 'SKILL_HASH_MISMATCH' });
           }),
       ),
       { numRuns: RUNS },
     );
   });
 
-  it('removing any file fails with skill_hash_mismatch', () => {
+  it('removing any file fails with SKILL_HASH_MISMATCH', () => {
     fc.assert(
       fc.property(extraFiles, fc.nat(), (extra, which) =>
         withWorkspace(extra, ({ root, skillDirectory, files }) => {
           unlinkSync(join(skillDirectory, files[which % files.length]!));
-          expectRefused({ root, code: 'skill_hash_mismatch' });
+          expectRefused({ root, code: 'SKILL_HASH_MISMATCH' });
         }),
       ),
       { numRuns: RUNS },
     );
   });
 
-  it('renaming any file fails with skill_hash_mismatch', () => {
+  it('renaming any file fails with SKILL_HASH_MISMATCH', () => {
     fc.assert(
       fc.property(extraFiles, fc.nat(), segment, (extra, which, name) =>
         withWorkspace(extra, ({ root, skillDirectory, files }) => {
@@ -192,14 +192,14 @@ describe('tamper properties (fast-check)', () => {
           const destination = join(dirname(source), `renamed-${name}`);
           fc.pre(!existsSync(destination));
           renameSync(source, destination);
-          expectRefused({ root, code: 'skill_hash_mismatch' });
+          expectRefused({ root, code: 'SKILL_HASH_MISMATCH' });
         }),
       ),
       { numRuns: RUNS },
     );
   });
 
-  it('replacing any file with a symlink to identical bytes fails with skill_symlink', () => {
+  it('replacing any file with a symlink to identical bytes fails with SKILL_SYMLINK', () => {
     fc.assert(
       fc.property(extraFiles, fc.nat(), (extra, which) =>
         withWorkspace(extra, ({ root, skillDirectory, files }) => {
@@ -208,7 +208,7 @@ describe('tamper properties (fast-check)', () => {
           writeFileSync(copy, readFileSync(target));
           unlinkSync(target);
           symlinkSync(copy, target);
-          expectRefused({ root, code: 'skill_symlink' });
+          expectRefused({ root, code: 'SKILL_SYMLINK' });
         }),
       ),
       { numRuns: RUNS },

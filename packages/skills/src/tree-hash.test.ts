@@ -209,7 +209,7 @@ describe('hashTree rules', () => {
       const directory = makeDirectory();
       make(directory);
       expect(() => hashTree({ directory })).toThrowError(
-        expect.objectContaining({ code: 'skill_symlink' }),
+        expect.objectContaining({ code: 'SKILL_SYMLINK' }),
       );
     }
   });
@@ -219,7 +219,7 @@ describe('hashTree rules', () => {
     mkdirSync(join(directory, 'real'));
     symlinkSync('real', join(directory, 'link'));
     expect(() => hashTree({ directory: join(directory, 'link') })).toThrowError(
-      expect.objectContaining({ code: 'skill_symlink' }),
+      expect.objectContaining({ code: 'SKILL_SYMLINK' }),
     );
   });
 
@@ -243,7 +243,7 @@ describe('hashTree rules', () => {
         return undefined;
       })();
       expect(SkillError.isInstance(error)).toBe(true);
-      expect((error as SkillError).code).toBe('skill_unsupported_entry');
+      expect((error as SkillError).code).toBe('SKILL_UNSUPPORTED_ENTRY');
       expect((error as SkillError).message).toContain('not valid UTF-8');
     },
   );
@@ -253,7 +253,7 @@ describe('hashTree rules', () => {
       const directory = makeDirectory();
       writeFileSync(join(directory, name), 'x');
       expect(() => hashTree({ directory })).toThrowError(
-        expect.objectContaining({ code: 'skill_unsupported_entry' }),
+        expect.objectContaining({ code: 'SKILL_UNSUPPORTED_ENTRY' }),
       );
     }
   });
@@ -262,7 +262,7 @@ describe('hashTree rules', () => {
     const directory = makeDirectory();
     execFileSync('mkfifo', [join(directory, 'pipe')]);
     expect(() => hashTree({ directory })).toThrowError(
-      expect.objectContaining({ code: 'skill_unsupported_entry' }),
+      expect.objectContaining({ code: 'SKILL_UNSUPPORTED_ENTRY' }),
     );
   });
 

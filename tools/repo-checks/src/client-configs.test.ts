@@ -64,46 +64,29 @@ function typeErrors(
 
 const env = z.record(z.string().regex(/^HERETEK_[A-Z_]+$/), z.string());
 
+/** A stdio server entry; `type` is optional unless the client requires it. */
+const stdioServer = (type: z.ZodType) =>
+  z.strictObject({
+    type,
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: env.optional(),
+  });
+
 // Claude Code `.mcp.json`: McpStdioServerConfig in @anthropic-ai/claude-agent-sdk
 // 0.3.328 sdk.d.ts ({ type?: 'stdio'; command; args?; env? }), docs.claude.com "MCP".
 const claudeCode = z.strictObject({
-  mcpServers: z.record(
-    z.string(),
-    z.strictObject({
-      type: z.literal('stdio').optional(),
-      command: z.string().min(1),
-      args: z.array(z.string()).optional(),
-      env: env.optional(),
-    }),
-  ),
+  mcpServers: z.record(z.string(), stdioServer(z.literal('stdio').optional())),
 });
 
 // Cursor `.cursor/mcp.json`: docs.cursor.com "Model Context Protocol",
 // stdio servers are { command, args?, env? } under mcpServers.
-const cursor = z.strictObject({
-  mcpServers: z.record(
-    z.string(),
-    z.strictObject({
-      type: z.literal('stdio').optional(),
-      command: z.string().min(1),
-      args: z.array(z.string()).optional(),
-      env: env.optional(),
-    }),
-  ),
-});
+const cursor = claudeCode;
 
 // VS Code `.vscode/mcp.json`: code.visualstudio.com "MCP configuration
 // reference", stdio servers are { type: 'stdio', command, args?, env? } under servers.
 const vscode = z.strictObject({
-  servers: z.record(
-    z.string(),
-    z.strictObject({
-      type: z.literal('stdio'),
-      command: z.string().min(1),
-      args: z.array(z.string()).optional(),
-      env: env.optional(),
-    }),
-  ),
+  servers: z.record(z.string(), stdioServer(z.literal('stdio'))),
   inputs: z.array(z.unknown()).optional(),
 });
 

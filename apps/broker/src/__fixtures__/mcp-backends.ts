@@ -10,6 +10,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { multiplexedName } from '@heretek/internal';
 import type { AddressInfo } from 'node:net';
 import {
   McpServer,
@@ -149,7 +150,10 @@ export async function startMcpBackends(
       const entries =
         target === undefined
           ? [...state.tools].flatMap(([t, list]) =>
-              list.map((tool) => ({ name: `${t}_${tool.name}`, tool })),
+              list.map((tool) => ({
+                name: multiplexedName(t, tool.name),
+                tool,
+              })),
             )
           : (state.tools.get(target) ?? []).map((tool) => ({
               name: tool.name,

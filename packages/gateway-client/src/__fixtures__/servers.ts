@@ -9,6 +9,7 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
+import type { StreamableHTTPServerTransport as V1StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AddressInfo, Socket } from 'node:net';
 import {
   createMcpHandler,
@@ -621,44 +622,10 @@ export async function startV1Server(
 ): Promise<SessionfulServer> {
   const { Server: V1Server } =
     await import('@modelcontextprotocol/sdk/server/index.js');
-  const { StreamableHTTPServerTransport } =
-    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { ListToolsRequestSchema, CallToolRequestSchema } =
     await import('@modelcontextprotocol/sdk/types.js');
   const tools = fixtureTools(options);
-  const transports = new Map<
-    string,
-    InstanceType<typeof StreamableHTTPServerTransport>
-  >();
-  const deleted: string[] = [];
-  const listening = await listen(async (request, response, body) => {
-    const parsed = body.length
-      ? (JSON.parse(body.toString('utf8')) as unknown)
-      : undefined;
-    const sessionId = request.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const transport = transports.get(sessionId);
-      if (!transport) {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32001, message: 'Session not found' },
-            id: null,
-          }),
-        );
-        return;
-      }
-      if (request.method === 'DELETE') deleted.push(sessionId);
-      await transport.handleRequest(request, response, parsed);
-      return;
-    }
-    const transport: InstanceType<typeof StreamableHTTPServerTransport> =
-      new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          transports.set(id, transport);
-        },
-      });
+  const createServer = () => {
     const server = new V1Server(
       { name: 'fixture-v1', version: '1.0.0' },
       { capabilities: { tools: {} } },
@@ -696,7 +663,53 @@ export async function startV1Server(
         isError: true,
       };
     });
-    await server.connect(transport);
+    return server;
+  };
+  return listenV1((transport) => createServer().connect(transport));
+}
+
+type V1Transport = InstanceType<typeof V1StreamableHTTPServerTransport>;
+
+/**
+ * A sessionful SDK v1 Streamable HTTP endpoint: each new session gets a
+ * transport that `connect` attaches its own server to; an unknown session id
+ * gets 404, a DELETE is recorded.
+ */
+export async function listenV1(
+  connect: (transport: V1Transport) => Promise<void>,
+): Promise<SessionfulServer> {
+  const { StreamableHTTPServerTransport } =
+    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const transports = new Map<string, V1Transport>();
+  const deleted: string[] = [];
+  const listening = await listen(async (request, response, body) => {
+    const parsed = body.length
+      ? (JSON.parse(body.toString('utf8')) as unknown)
+      : undefined;
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = transports.get(sessionId);
+      if (!transport) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32001, message: 'Session not found' },
+            id: null,
+          }),
+        );
+        return;
+      }
+      if (request.method === 'DELETE') deleted.push(sessionId);
+      await transport.handleRequest(request, response, parsed);
+      return;
+    }
+    const transport: V1Transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+      },
+    });
+    await connect(transport);
     await transport.handleRequest(request, response, parsed);
   });
   return {

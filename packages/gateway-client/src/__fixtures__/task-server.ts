@@ -5,8 +5,7 @@
  * answers `tasks/get`, `tasks/result` and `tasks/cancel`. SDK v2 has the
  * task wire types but no task runtime. Not shipped.
  */
-import { randomUUID } from 'node:crypto';
-import { listen, type SessionfulServer } from './servers.js';
+import { listenV1, type SessionfulServer } from './servers.js';
 
 /** What the task server saw, for assertions. */
 export type TaskServer = SessionfulServer & {
@@ -21,18 +20,11 @@ export type TaskServer = SessionfulServer & {
  */
 export async function startTaskServer(): Promise<TaskServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { StreamableHTTPServerTransport } =
-    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { InMemoryTaskStore } =
     await import('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js');
   const { z } = await import('zod');
   const taskStore = new InMemoryTaskStore();
   const cancelledTasks: string[] = [];
-  const transports = new Map<
-    string,
-    InstanceType<typeof StreamableHTTPServerTransport>
-  >();
-  const deleted: string[] = [];
 
   const createServer = () => {
     const server = new McpServer(
@@ -126,49 +118,15 @@ export async function startTaskServer(): Promise<TaskServer> {
     return server;
   };
 
-  const listening = await listen(async (request, response, body) => {
-    const parsed = body.length
-      ? (JSON.parse(body.toString('utf8')) as unknown)
-      : undefined;
-    const sessionId = request.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const transport = transports.get(sessionId);
-      if (!transport) {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32001, message: 'Session not found' },
-            id: null,
-          }),
-        );
-        return;
-      }
-      if (request.method === 'DELETE') deleted.push(sessionId);
-      await transport.handleRequest(request, response, parsed);
-      return;
-    }
-    const transport: InstanceType<typeof StreamableHTTPServerTransport> =
-      new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          transports.set(id, transport);
-        },
-      });
-    await createServer().connect(transport);
-    await transport.handleRequest(request, response, parsed);
-  });
+  const listening = await listenV1((transport) =>
+    createServer().connect(transport),
+  );
   return {
     ...listening,
     cancelledTasks,
-    sessions: new Map(),
-    deleted,
-    forgetSessions: () => transports.clear(),
     close: async () => {
-      for (const transport of transports.values())
-        await transport.close().catch(() => undefined);
-      transports.clear();
-      taskStore.cleanup();
       await listening.close();
+      taskStore.cleanup();
     },
   };
 }

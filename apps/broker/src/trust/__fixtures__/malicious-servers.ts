@@ -10,6 +10,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { multiplexedName } from '@heretek/internal';
 import type { AddressInfo } from 'node:net';
 import {
   Client,
@@ -261,7 +262,7 @@ export async function startMaliciousServers(
     listTools,
     listDefinitions: async (target) =>
       (await listTools(target)).map((tool) => ({
-        name: `${target}_${tool.name}`,
+        name: multiplexedName(target, tool.name),
         description: tool.description,
         inputSchema: tool.inputSchema,
         annotations: tool.annotations as Record<string, unknown> | undefined,

@@ -1,0 +1,170 @@
+/**
+ * Test fixture: runs the real OpenCode binary (the pinned `opencode-ai`
+ * devDependency) as `opencode run`, with HOME and the XDG folders in a
+ * temporary directory, autoupdate off, sharing disabled, and its model
+ * provider pointed at a loopback stand-in. Every run is bounded in time.
+ */
+import { spawn } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The package folder (`packages/opencode`). */
+export const PACKAGE_ROOT = resolve(here, '../..');
+/** The repository root, which holds `roles/`. */
+export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
+const OPENCODE_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/opencode');
+/** The built plugin, as a `file://` URL for OpenCode's `plugin` list. */
+export const PLUGIN_URL = pathToFileURL(
+  join(PACKAGE_ROOT, 'dist/index.js'),
+).href;
+
+/** A provider block pointing at a stand-in. */
+export function anthropicProvider(baseURL: string): Record<string, unknown> {
+  return {
+    anthropic: { options: { baseURL, apiKey: 'test' } },
+  };
+}
+
+/** Options of {@link runOpenCode}. */
+export type RunOpenCodeOptions = {
+  /** The project folder (created if missing); `opencode.json` is written into it. */
+  project: string;
+  /** The project's `opencode.json` (autoupdate and share are set here). */
+  config: Record<string, unknown>;
+  /** `--agent`; unset: OpenCode's default agent. */
+  agent?: string;
+  message: string;
+  /** Extra environment (HERETEK_* for the plugin). */
+  env?: Record<string, string>;
+  /** Ceiling for the whole run. Default 300000 ms (a loaded 2-core machine). */
+  timeoutMs?: number;
+  /** Sample the resident memory of OpenCode and its children every 100 ms. */
+  sampleMemory?: boolean;
+};
+
+/** What a run left. */
+export type OpenCodeRun = {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  /** OpenCode's log (`--print-logs`), where the plugin's lines appear. */
+  stderr: string;
+  timedOut: boolean;
+  /** `Date.now()` when the process was spawned. */
+  startedAt: number;
+  /** Peak resident memory of OpenCode and its child processes together, in bytes (with `sampleMemory`). */
+  peakRssBytes?: number;
+};
+
+/** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
+function treeRss(pid: number): number {
+  let total = 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    total += kb === undefined ? 0 : Number(kb) * 1024;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(
+        `/proc/${pid}/task/${task}/children`,
+        'utf8',
+      ).trim();
+      if (children === '') continue;
+      for (const child of children.split(' ')) total += treeRss(Number(child));
+    }
+  } catch {
+    // The process ended between two reads.
+  }
+  return total;
+}
+
+/** A fresh temporary folder. */
+export function temporaryFolder(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `heretek-opencode-${prefix}-`));
+}
+
+/** Runs `opencode run` once and waits for it (killed at the timeout). */
+export async function runOpenCode(
+  options: RunOpenCodeOptions,
+): Promise<OpenCodeRun> {
+  const home = temporaryFolder('home');
+  mkdirSync(options.project, { recursive: true });
+  writeFileSync(
+    join(options.project, 'opencode.json'),
+    JSON.stringify(
+      {
+        $schema: 'https://opencode.ai/config.json',
+        autoupdate: false,
+        share: 'disabled',
+        ...options.config,
+      },
+      null,
+      2,
+    ),
+  );
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    OPENCODE_DISABLE_AUTOUPDATE: 'true',
+    OPENCODE_DISABLE_MODELS_FETCH: 'true',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: 'true',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
+    ...options.env,
+  };
+  const args = [
+    'run',
+    '--print-logs',
+    '--log-level',
+    process.env.OC_LOG_LEVEL ?? 'INFO',
+  ];
+  if (options.agent !== undefined) args.push('--agent', options.agent);
+  args.push(options.message);
+  const startedAt = Date.now();
+  const child = spawn(OPENCODE_BIN, args, {
+    cwd: options.project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let peakRssBytes = 0;
+  const sampler =
+    options.sampleMemory === true && child.pid !== undefined
+      ? setInterval(() => {
+          peakRssBytes = Math.max(peakRssBytes, treeRss(child.pid!));
+        }, 100)
+      : undefined;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs ?? 300_000);
+  const [code, signal] = await new Promise<
+    [number | null, NodeJS.Signals | null]
+  >((done) => child.once('close', (c, s) => done([c, s])));
+  clearTimeout(timer);
+  if (sampler !== undefined) clearInterval(sampler);
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    timedOut,
+    startedAt,
+    ...(options.sampleMemory === true ? { peakRssBytes } : {}),
+  };
+}

@@ -1,0 +1,437 @@
+// The plugin inside the real OpenCode (the pinned opencode-ai binary), against
+// loopback stand-ins for the model provider and real MCP backends behind a
+// loopback gateway. Every OpenCode run happens once, two at a time, in
+// beforeAll; the tests read what the stand-ins recorded.
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import {
+  ROLE_NAMES,
+  assemblePrefixCachedPrompt,
+  toOpenAIPromptCache,
+  type RoleName,
+} from '@heretek/prefix';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startMcpBackends,
+  type McpBackends,
+} from '#broker-fixtures/mcp-backends.js';
+import {
+  agentRequests,
+  startModelStandIn,
+  type RecordedRequest,
+} from './__fixtures__/model-stand-in.js';
+import {
+  PLUGIN_URL,
+  REPOSITORY_ROOT,
+  anthropicProvider,
+  runOpenCode,
+  temporaryFolder,
+  type OpenCodeRun,
+  type RunOpenCodeOptions,
+} from './__fixtures__/run-opencode.js';
+
+const MODEL = 'anthropic/claude-sonnet-4-5';
+
+const expected = assemblePrefixCachedPrompt({
+  role: 'director',
+  workspaceRoot: REPOSITORY_ROOT,
+  activeProfile: 'core',
+});
+const FROZEN = Buffer.from(expected.systemPrompt)
+  .subarray(0, expected.frozenPrefixBytes)
+  .toString('utf8');
+const CACHE_KEY = toOpenAIPromptCache({
+  prompt: expected,
+  model: 'gpt-5',
+}).promptCacheKey;
+
+const RENAME = {
+  name: 'ghidra_rename_function',
+  arguments: { old_name: 'FUN_1000', new_name: 'main' },
+};
+
+/** A `@tool` line of the stand-in's script. */
+const call = (name: string, input: unknown) =>
+  `@tool ${name} ${JSON.stringify(input)}`;
+/** A task tool call handing `prompt` to `role`. */
+const delegate = (role: string, prompt: string) =>
+  call('task', {
+    description: `work for ${role}`,
+    prompt,
+    subagent_type: role,
+  });
+
+type Outcome = { run: OpenCodeRun; requests: RecordedRequest[] };
+
+type SystemBlock = { type: string; text: string; cache_control?: unknown };
+
+const systemOf = (request: RecordedRequest) =>
+  (request.body.system ?? []) as SystemBlock[];
+
+/** The role a request was made for, read from its layer 3 heading. */
+const roleOf = (request: RecordedRequest): RoleName | undefined =>
+  ROLE_NAMES.find((role) =>
+    systemOf(request)[1]?.text.startsWith(`# Role: ${role}\n`),
+  );
+
+/** Tool results the model received in a request, as text. */
+const toolResults = (request: RecordedRequest): string[] =>
+  ((request.body.messages ?? []) as Array<{ content: unknown }>).flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as Array<{ type: string; content?: unknown }>)
+          .filter((b) => b.type === 'tool_result')
+          .map((b) =>
+            typeof b.content === 'string'
+              ? b.content
+              : JSON.stringify(b.content),
+          )
+      : [],
+  );
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve()),
+  );
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Runs the jobs two at a time. */
+async function twoAtATime<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
+  const results: T[] = new Array<T>(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = await jobs[index]!();
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return results;
+}
+
+/** `HERETEK_OPENCODE_E2E=0` skips these runs (CI's second Node version: OpenCode runs the plugin in its own Bun runtime). */
+const RUN_OPENCODE = process.env.HERETEK_OPENCODE_E2E !== '0';
+
+let backends: McpBackends;
+const outcomes = new Map<string, Outcome>();
+
+describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
+  beforeAll(async () => {
+    backends = await startMcpBackends({
+      ghidra: [
+        {
+          name: 'rename_function',
+          description: 'Rename a function in the Ghidra project database.',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              old_name: { type: 'string' },
+              new_name: { type: 'string' },
+            },
+            required: ['old_name', 'new_name'],
+          },
+        },
+        {
+          name: 'list_functions',
+          description: 'List the functions of the loaded program.',
+          inputSchema: { type: 'object', properties: {} },
+          readOnly: true,
+        },
+      ],
+    });
+    const state = temporaryFolder('state');
+    const backendsFile = join(state, 'backends.json');
+    writeFileSync(
+      backendsFile,
+      JSON.stringify([
+        { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
+      ]),
+    );
+    const heretekEnv = (extra: Record<string, string> = {}) => ({
+      HERETEK_GATEWAY_URL: backends.url,
+      HERETEK_BACKENDS_FILE: backendsFile,
+      HERETEK_PINS_FILE: join(state, 'pins.json'),
+      HERETEK_USAGE_FILE: 'off',
+      ...extra,
+    });
+    const projectA = temporaryFolder('project-a');
+    const projectB = temporaryFolder('project-b');
+    const anthropic = (
+      name: string,
+      options: Omit<RunOpenCodeOptions, 'config'> & {
+        config?: Record<string, unknown>;
+      },
+    ) => {
+      return async () => {
+        const model = await startModelStandIn();
+        try {
+          const run = await runOpenCode({
+            ...options,
+            config: {
+              model: MODEL,
+              provider: anthropicProvider(model.baseURL),
+              plugin: [PLUGIN_URL],
+              ...options.config,
+            },
+          });
+          outcomes.set(name, { run, requests: [...model.requests] });
+        } finally {
+          await model.close();
+        }
+      };
+    };
+    const others = ROLE_NAMES.filter((role) => role !== 'director');
+    const down = await closedPort();
+
+    await twoAtATime([
+      // Director: a mutating call of its own, then the same call handed to
+      // staff-backend, and a search handed to each other role.
+      anthropic('director', {
+        project: projectA,
+        agent: 'director',
+        timeoutMs: 480_000,
+        env: heretekEnv(),
+        message: [
+          call('mcp_call_tool', RENAME),
+          delegate('staff-backend', call('mcp_call_tool', RENAME)),
+          ...others
+            .filter((role) => role !== 'staff-backend')
+            .map((role) =>
+              delegate(role, call('mcp_search_tools', { query: 'rename' })),
+            ),
+        ].join('\n'),
+      }),
+      // Each other role as the primary agent, alternating two project folders.
+      ...others.map((role, index) =>
+        anthropic(role, {
+          project: index % 2 === 0 ? projectB : projectA,
+          agent: role,
+          env: heretekEnv(),
+          message: 'hello',
+        }),
+      ),
+      // A user's own agents: one named after a role, one of their own.
+      anthropic('user-agents', {
+        project: temporaryFolder('project-user'),
+        agent: 'qa-adversary',
+        env: heretekEnv(),
+        config: {
+          agent: {
+            'qa-adversary': { mode: 'primary', prompt: 'My own QA prompt.' },
+            reviewer: {
+              mode: 'subagent',
+              description: 'Reviews changes',
+              prompt: 'My reviewer prompt.',
+            },
+          },
+        },
+        message: delegate('reviewer', 'hello'),
+      }),
+      // The same delegation against an OpenAI-compatible stand-in.
+      async () => {
+        const model = await startModelStandIn();
+        try {
+          const run = await runOpenCode({
+            project: temporaryFolder('project-openai'),
+            agent: 'director',
+            env: heretekEnv(),
+            config: {
+              model: 'local/gpt-5',
+              small_model: 'local/gpt-5',
+              provider: {
+                local: {
+                  npm: '@ai-sdk/openai-compatible',
+                  name: 'Loopback',
+                  options: { baseURL: model.baseURL, apiKey: 'test' },
+                  models: { 'gpt-5': { name: 'gpt-5' } },
+                },
+              },
+              plugin: [PLUGIN_URL],
+            },
+            message: others.map((role) => delegate(role, 'hello')).join('\n'),
+          });
+          outcomes.set('openai', { run, requests: [...model.requests] });
+        } finally {
+          await model.close();
+        }
+      },
+      // A bad variable: OpenCode starts, the meta-tools refuse with a code.
+      anthropic('bad-config', {
+        project: temporaryFolder('project-bad'),
+        agent: 'staff-backend',
+        env: heretekEnv({ HERETEK_GATEWAY_TIMEOUT_MS: 'soon' }),
+        message: call('mcp_search_tools', { query: 'rename' }),
+      }),
+      // The gateway down: a coded refusal, and the session ends.
+      anthropic('gateway-down', {
+        project: temporaryFolder('project-down'),
+        agent: 'staff-backend',
+        env: heretekEnv({ HERETEK_GATEWAY_URL: `http://127.0.0.1:${down}` }),
+        message: call('mcp_call_tool', RENAME),
+      }),
+    ]);
+  }, 1_500_000);
+
+  afterAll(async () => {
+    await backends?.close();
+    // What each run sent and logged, for a failure to be read after the fact.
+    const dump = join(temporaryFolder('e2e-record'), 'outcomes.json');
+    writeFileSync(dump, JSON.stringify(Object.fromEntries(outcomes), null, 1));
+    console.error(`OpenCode runs recorded in ${dump}`);
+  });
+
+  const outcome = (name: string): Outcome => {
+    const found = outcomes.get(name);
+    if (found === undefined) throw new Error(`no OpenCode run "${name}"`);
+    return found;
+  };
+
+  describe('every OpenCode run', () => {
+    it('ends on its own with exit code 0', () => {
+      for (const [name, { run }] of outcomes) {
+        expect({ name, timedOut: run.timedOut }).toEqual({
+          name,
+          timedOut: false,
+        });
+        expect({ name, code: run.code }).toEqual({ name, code: 0 });
+      }
+      expect(outcomes.size).toBe(10);
+    });
+  });
+
+  describe('prompt layout', () => {
+    it('sends the frozen prefix as system block 0 with a cache breakpoint, for each of the six roles as primary agents and as subagents', () => {
+      const seen = new Map<string, number>();
+      for (const name of [...ROLE_NAMES]) {
+        for (const request of agentRequests(outcome(name).requests)) {
+          const role = roleOf(request);
+          expect(role).toBeDefined();
+          const [block0, block1] = systemOf(request);
+          expect(block0?.text).toBe(FROZEN);
+          expect(block0?.cache_control).toEqual({ type: 'ephemeral' });
+          expect(block1?.cache_control).toEqual({ type: 'ephemeral' });
+          const via =
+            name === 'director' && role !== 'director' ? 'task' : 'run';
+          seen.set(`${role} ${via}`, (seen.get(`${role} ${via}`) ?? 0) + 1);
+        }
+      }
+      for (const role of ROLE_NAMES)
+        expect(seen.get(`${role} run`)).toBeGreaterThan(0);
+      for (const role of ROLE_NAMES.filter((r) => r !== 'director'))
+        expect(seen.get(`${role} task`)).toBeGreaterThan(0);
+    });
+
+    it('sends a byte-identical tools array for the six roles, primary or delegated, in two project folders', () => {
+      const tools = new Set<string>();
+      let requests = 0;
+      for (const name of ROLE_NAMES) {
+        for (const request of agentRequests(outcome(name).requests)) {
+          tools.add(JSON.stringify(request.body.tools));
+          requests += 1;
+        }
+      }
+      expect(requests).toBeGreaterThanOrEqual(6 + 5 * 2);
+      expect(tools.size).toBe(1);
+      const names = (JSON.parse([...tools][0]!) as Array<{ name: string }>).map(
+        (t) => t.name,
+      );
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'mcp_call_tool',
+          'mcp_inspect_schema',
+          'mcp_search_tools',
+          'task',
+        ]),
+      );
+    });
+
+    it("sends a user's own agent and a user's agent named after a role unchanged, and logs that the user's wins", () => {
+      const { run, requests } = outcome('user-agents');
+      expect(run.stderr).toMatch(
+        /agent qa-adversary is defined in your OpenCode configuration: yours is used as you wrote it/,
+      );
+      const agents = agentRequests(requests);
+      const own = agents.filter((r) =>
+        systemOf(r)[0]?.text.startsWith('My own QA prompt.'),
+      );
+      const reviewer = agents.filter((r) =>
+        systemOf(r)[0]?.text.startsWith('My reviewer prompt.'),
+      );
+      expect(own.length).toBeGreaterThan(0);
+      expect(reviewer.length).toBeGreaterThan(0);
+      for (const request of [...own, ...reviewer]) {
+        expect(systemOf(request)).toHaveLength(1);
+        expect(systemOf(request)[0]!.text).not.toContain(FROZEN.slice(0, 200));
+      }
+    });
+
+    it('sends the same prompt_cache_key, derived from the frozen prefix, for every role to an OpenAI-compatible provider', () => {
+      const { requests } = outcome('openai');
+      const keys = new Map<string, unknown>();
+      for (const request of requests) {
+        const messages = request.body.messages as Array<{
+          role: string;
+          content: unknown;
+        }>;
+        const system = messages
+          .filter((m) => m.role === 'system')
+          .map((m) => String(m.content))
+          .join('\n');
+        const role = ROLE_NAMES.find((r) => system.includes(`# Role: ${r}\n`));
+        if (role === undefined) {
+          expect(request.body.prompt_cache_key).toBeUndefined();
+          continue;
+        }
+        keys.set(role, request.body.prompt_cache_key);
+        expect(request.body.prompt_cache_key).toBe(CACHE_KEY);
+      }
+      expect([...keys.keys()].sort()).toEqual([...ROLE_NAMES].sort());
+    });
+  });
+
+  describe('role gate', () => {
+    it("refuses director's mutating call without reaching the backend, and sends the same call handed to staff-backend", () => {
+      const agents = agentRequests(outcome('director').requests);
+      const directorResults = agents
+        .filter((r) => roleOf(r) === 'director')
+        .flatMap(toolResults);
+      expect(directorResults[0]).toMatch(
+        /^ROLE_FORBIDDEN: Role "director" is read-only/,
+      );
+      const backendResults = agents
+        .filter((r) => roleOf(r) === 'staff-backend')
+        .flatMap(toolResults);
+      expect(backendResults).toContain(
+        'rename_function ok {"old_name":"FUN_1000","new_name":"main"}',
+      );
+      // One call reached the backend: staff-backend's.
+      expect(backends.calls.map((c) => [c.path, c.tool, c.arguments])).toEqual([
+        ['/mcp/ghidra', 'rename_function', RENAME.arguments],
+      ]);
+    });
+  });
+
+  describe('configuration and failures', () => {
+    it('logs a bad HERETEK_* value in OpenCode, starts, and answers meta-tool calls with INVALID_CONFIG', () => {
+      const { run, requests } = outcome('bad-config');
+      expect(run.stderr).toMatch(
+        /broker not started.*HERETEK_GATEWAY_TIMEOUT_MS must be a whole number/,
+      );
+      const results = agentRequests(requests).flatMap(toolResults);
+      expect(results[0]).toMatch(
+        /^INVALID_CONFIG: .*HERETEK_GATEWAY_TIMEOUT_MS/s,
+      );
+    });
+
+    it('answers a call with a coded refusal when the gateway is down, and the session ends', () => {
+      const { run, requests } = outcome('gateway-down');
+      const results = agentRequests(requests).flatMap(toolResults);
+      expect(results[0]).toMatch(/^(BACKEND_FAILED|CIRCUIT_OPEN): /);
+      expect(run.timedOut).toBe(false);
+    });
+  });
+});
