@@ -9,6 +9,8 @@ import { createErrorFamily } from '@heretek/internal';
  * - `DUPLICATE_TOOL`: the same qualified name appears twice in one replacement or construction.
  * - `INVALID_ARGUMENT`: an option has the wrong type or range.
  * - `INVALID_USAGE`: a usage record (learned from use) is malformed.
+ * - `INVALID_INDEX_PART`: a saved backend index part is corrupt (malformed, digest mismatch) or inconsistent with its entries.
+ * - `INDEX_PART_VERSION`: a saved backend index part was written by another format or catalog version.
  */
 export const CatalogErrorCode = {
   InvalidBackendsFile: 'INVALID_BACKENDS_FILE',
@@ -17,6 +19,8 @@ export const CatalogErrorCode = {
   DuplicateTool: 'DUPLICATE_TOOL',
   InvalidArgument: 'INVALID_ARGUMENT',
   InvalidUsage: 'INVALID_USAGE',
+  InvalidIndexPart: 'INVALID_INDEX_PART',
+  IndexPartVersion: 'INDEX_PART_VERSION',
 } as const;
 
 /** One of the {@link CatalogErrorCode} values. */

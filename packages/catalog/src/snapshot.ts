@@ -1,10 +1,6 @@
-import {
-  Bm25fIndex,
-  PositionList,
-  type SearchTuning,
-  Vocabulary,
-} from './bm25f.js';
-import { type PreparedTool, prepareTool } from './prepare.js';
+import { PositionList, type SearchTuning } from './bm25f.js';
+import type { PreparedTool } from './prepare.js';
+import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
@@ -13,16 +9,22 @@ import type { UsageStore } from './usage.js';
 /** The profile whose tools are visible in every profile. */
 export const CORE_PROFILE = 'core';
 
-/** One immutable state of a catalog: tools, lookup tables and the search index. */
+/** Positions of the tools with a normalized exact name, ascending. */
+type ExactNames = { get(name: string): readonly number[] | undefined };
+
+/** One state of a catalog: tools, lookup tables and the search index. */
 export type Snapshot = {
-  readonly tools: readonly PreparedTool[];
-  /** The entries, in order (frozen). */
-  readonly entries: readonly ToolEntry[];
-  readonly byName: ReadonlyMap<string, number>;
-  readonly byExactName: ReadonlyMap<string, readonly number[]>;
-  readonly index: Bm25fIndex;
-  /** Fingerprint -> prepared tool, for reuse by the next rebuild. */
-  readonly contentCache: ReadonlyMap<string, PreparedTool>;
+  /** Number of tools. */
+  readonly size: number;
+  /** The tool at a position. */
+  toolAt(position: number): PreparedTool;
+  /** The entries, in order (frozen; assembled when first asked for). */
+  entries(): readonly ToolEntry[];
+  readonly byName: { get(name: string): number | undefined };
+  readonly byExactName: ExactNames;
+  readonly index: IndexView;
+  /** Segment of each target. */
+  readonly byTarget: ReadonlyMap<string, Segment>;
   /** Scratch score buffer (searches are synchronous, so one per snapshot suffices). */
   readonly scores: Float64Array;
   /** Scratch buffer: idf of the query terms found in each tool's name. */
@@ -32,67 +34,82 @@ export type Snapshot = {
   readonly accepted: PositionList;
 };
 
-function reusableVocabulary(previous: Snapshot | undefined): Vocabulary {
-  if (!previous) return new Vocabulary();
-  const vocabulary = previous.index.vocabulary;
-  // Start afresh when terms of removed tools make up most of the dictionary.
-  return vocabulary.size > 2 * previous.index.liveTerms + 50_000
-    ? new Vocabulary()
-    : vocabulary;
-}
-
-/** Builds a snapshot, reusing the prepared terms of unchanged tools. */
+/**
+ * Builds the snapshot of `segments` (in catalog order) over the collection statistics, which
+ * must already hold exactly these segments. Costs a pass over the positions, not over terms.
+ */
 export function buildSnapshot(options: {
-  entries: readonly ToolEntry[];
+  segments: readonly Segment[];
+  collection: Collection;
   tuning: SearchTuning;
+  /** The snapshot this one replaces, whose scratch buffers it may take over. */
   previous?: Snapshot;
 }): Snapshot {
-  const tools = options.entries.map((entry) =>
-    prepareTool(entry, options.previous?.contentCache),
-  );
-  const byName = new Map<string, number>();
-  const byExactName = new Map<string, number[]>();
-  const contentCache = new Map<string, PreparedTool>();
-  tools.forEach((tool, position) => {
-    byName.set(tool.entry.name, position);
-    for (const exact of tool.exactNames) {
-      const list = byExactName.get(exact);
-      if (list) list.push(position);
-      else byExactName.set(exact, [position]);
-    }
-    if (tool.fingerprint !== undefined)
-      contentCache.set(tool.fingerprint, tool);
+  const index = new IndexView({
+    ...options,
+    previous: options.previous?.index,
   });
-  const targetPositions = new Map<string, number>();
-  const targetNames: string[] = [];
-  const targetOf = new Int32Array(tools.length);
-  tools.forEach((tool, position) => {
-    let slot = targetPositions.get(tool.entry.target);
-    if (slot === undefined) {
-      slot = targetNames.length;
-      targetPositions.set(tool.entry.target, slot);
-      targetNames.push(tool.entry.target);
-    }
-    targetOf[position] = slot;
-  });
-  const snapshot: Snapshot = {
-    tools,
-    entries: Object.freeze(tools.map((tool) => tool.entry)),
+  const byTarget = new Map<string, Segment>();
+  for (const segment of options.segments) byTarget.set(segment.target, segment);
+  const { bareNames } = options.collection;
+  const byName = {
+    get(name: string): number | undefined {
+      const split = name.indexOf('_');
+      const segment = byTarget.get(split < 0 ? name : name.slice(0, split));
+      const local = segment?.byName.get(name);
+      return segment === undefined || local === undefined
+        ? undefined
+        : index.baseOf(segment) + local;
+    },
+  };
+  const byExactName: ExactNames = {
+    get(name) {
+      const split = name.indexOf('_');
+      const segments = new Set(bareNames.get(name));
+      const owner = split < 0 ? undefined : byTarget.get(name.slice(0, split));
+      if (owner) segments.add(owner);
+      const positions: number[] = [];
+      for (const segment of segments)
+        for (const local of segment.byExactName.get(name) ?? [])
+          positions.push(index.baseOf(segment) + local);
+      return positions.length === 0
+        ? undefined
+        : positions.sort((left, right) => left - right);
+    },
+  };
+  let entries: readonly ToolEntry[] | undefined;
+  const size = index.size;
+  // Scratch buffers are clean between searches, so the snapshot this one replaces lends its
+  // own when they are large enough; new ones are made with room to grow (doubling).
+  const previous = options.previous;
+  const scratch =
+    previous !== undefined && previous.scores.length >= size
+      ? previous
+      : undefined;
+  const room = Math.max(size, 2 * (previous?.scores.length ?? 0));
+  return {
+    size,
+    toolAt(position) {
+      const { segment, local } = index.locate(position);
+      return segment.tools[local] as PreparedTool;
+    },
+    entries() {
+      entries ??= Object.freeze(
+        options.segments.flatMap((segment) =>
+          segment.tools.map((tool) => tool.entry),
+        ),
+      );
+      return entries;
+    },
     byName,
     byExactName,
-    index: new Bm25fIndex({
-      tools,
-      tuning: options.tuning,
-      vocabulary: reusableVocabulary(options.previous),
-      groups: { of: targetOf, count: targetNames.length },
-    }),
-    contentCache,
-    scores: new Float64Array(tools.length),
-    nameCovered: new Float64Array(tools.length),
-    touched: new PositionList(tools.length),
-    accepted: new PositionList(tools.length),
+    index,
+    byTarget,
+    scores: scratch?.scores ?? new Float64Array(room),
+    nameCovered: scratch?.nameCovered ?? new Float64Array(room),
+    touched: scratch?.touched ?? new PositionList(room),
+    accepted: scratch?.accepted ?? new PositionList(room),
   };
-  return snapshot;
 }
 
 /** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
@@ -274,7 +291,7 @@ function accumulateUsage(
     for (const term of word.terms)
       counts.set(term, (counts.get(term) ?? 0) + 1);
   const k3 = tuning.queryTermSaturation;
-  const total = snapshot.tools.length;
+  const total = snapshot.size;
   const requests = usage.size;
   const used = usage.toolCount;
   for (const [term, count] of counts) {
@@ -325,11 +342,11 @@ type Scope = {
 
 function searchScope(options: SearchRun): Scope {
   const { profile, target } = options;
-  const { tools } = options.snapshot;
+  const { snapshot } = options;
   return {
     filtered: profile !== undefined || target !== undefined,
     accept: (position) => {
-      const entry = (tools[position] as PreparedTool).entry;
+      const entry = snapshot.toolAt(position).entry;
       if (target !== undefined && entry.target !== target) return false;
       return (
         profile === undefined ||
@@ -351,7 +368,7 @@ function exactMatches(
   const exact: number[] = [];
   const addExact = (name: string, qualifiedBypassesProfile: boolean): void => {
     for (const position of snapshot.byExactName.get(name) ?? []) {
-      const entry = (snapshot.tools[position] as PreparedTool).entry;
+      const entry = snapshot.toolAt(position).entry;
       if (target !== undefined && entry.target !== target) continue;
       const bypass =
         qualifiedBypassesProfile && normalizeName(entry.name) === name;
@@ -419,7 +436,7 @@ function unmatchedWords(options: {
   usageMatched: ReadonlySet<string>;
 }): string[] {
   const { snapshot, query, words, scope, usageMatched } = options;
-  const { index, tools } = snapshot;
+  const { index } = snapshot;
   const matchedTerms = new Set<string>();
   const termMatches = (term: string): boolean => {
     if (matchedTerms.has(term)) return true;
@@ -427,15 +444,13 @@ function unmatchedWords(options: {
     const inText =
       id !== undefined &&
       (!scope.filtered ||
-        index.documentsOf(id).some((position) => scope.accept(position)));
+        index.someDocument(id, (position) => scope.accept(position)));
     if (!inText && !usageMatched.has(term)) return false;
     matchedTerms.add(term);
     return true;
   };
   const exactNames = new Set(
-    options.exact.flatMap(
-      (position) => (tools[position] as PreparedTool).exactNames,
-    ),
+    options.exact.flatMap((position) => snapshot.toolAt(position).exactNames),
   );
   const unmatched: string[] = [];
   for (const word of words) {
@@ -454,15 +469,12 @@ function informative(
   termIds: ReadonlyMap<number, number>,
   usageMatched: ReadonlySet<string>,
 ): boolean {
-  const { index, tools } = options.snapshot;
-  const minimumDocuments = Math.max(
-    3,
-    options.tuning.commonTermShare * tools.length,
-  );
+  const { index, size } = options.snapshot;
+  const minimumDocuments = Math.max(3, options.tuning.commonTermShare * size);
   return (
     usageMatched.size > 0 ||
     [...termIds.keys()].some(
-      (id) => index.documentsOf(id).length < minimumDocuments,
+      (id) => index.documentFrequency(id) < minimumDocuments,
     )
   );
 }
@@ -474,12 +486,13 @@ function collectHits(
   candidates: PositionList,
 ): SearchHit[] {
   const { limit, tuning } = options;
-  const { tools, scores } = options.snapshot;
+  const { snapshot } = options;
+  const { scores } = snapshot;
   const best = topPositions(candidates, scores, limit + exact.length);
   const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
   const hits: SearchHit[] = [];
   const toHit = (position: number, score: number): SearchHit => {
-    const entry = (tools[position] as PreparedTool).entry;
+    const entry = snapshot.toolAt(position).entry;
     return {
       name: entry.name,
       target: entry.target,
