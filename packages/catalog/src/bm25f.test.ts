@@ -1,16 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Bm25fIndex,
-  DEFAULT_TUNING,
-  PositionList,
-  type SearchTuning,
-} from './bm25f.js';
+import { DEFAULT_TUNING, PositionList, type SearchTuning } from './bm25f.js';
 import { toolEntryFromMcpTool } from './entries.js';
 import { FIELD_NAMES, prepareTool } from './prepare.js';
 import { SEED_TOOLS } from './entries.js';
 import { WinkIndex } from './__fixtures__/wink-index.js';
+import { Collection, IndexView, Segment } from './segments.js';
+import type { PreparedTool } from './prepare.js';
 
-describe('Bm25fIndex', () => {
+/** The index of `tools` (grouped by target in order of first appearance), as a catalog builds it. */
+function indexOf(
+  tools: readonly PreparedTool[],
+  tuning: SearchTuning,
+): IndexView {
+  const collection = new Collection();
+  const byTarget = new Map<string, PreparedTool[]>();
+  for (const tool of tools) {
+    const list = byTarget.get(tool.entry.target);
+    if (list) list.push(tool);
+    else byTarget.set(tool.entry.target, [tool]);
+  }
+  const segments = [...byTarget].map(
+    ([target, list]) =>
+      new Segment({
+        target,
+        tools: list,
+        vocabulary: collection.vocabulary,
+        tuning,
+      }),
+  );
+  for (const segment of segments) collection.add(segment);
+  return new IndexView({ segments, collection, tuning });
+}
+
+describe('the segmented BM25 index', () => {
   it('gives the same scores as wink-bm25-text-search when the bag holds one field', () => {
     const tools = SEED_TOOLS.map((entry) => prepareTool(entry));
     const tuning: SearchTuning = {
@@ -21,7 +43,7 @@ describe('Bm25fIndex', () => {
       ) as SearchTuning['bag'],
       groupIdfWeight: 0,
     };
-    const ours = new Bm25fIndex({ tools, tuning });
+    const ours = indexOf(tools, tuning);
     const wink = new WinkIndex({
       tools,
       weights: {
@@ -55,7 +77,7 @@ describe('Bm25fIndex', () => {
   });
 
   it('handles empty catalogs, empty fields and unknown terms', () => {
-    const empty = new Bm25fIndex({ tools: [], tuning: DEFAULT_TUNING });
+    const empty = indexOf([], DEFAULT_TUNING);
     expect(empty.termId('anything')).toBeUndefined();
     const blank = prepareTool(
       toolEntryFromMcpTool({
@@ -63,7 +85,7 @@ describe('Bm25fIndex', () => {
         tool: { name: 'x' },
       }),
     );
-    const index = new Bm25fIndex({ tools: [blank], tuning: DEFAULT_TUNING });
+    const index = indexOf([blank], DEFAULT_TUNING);
     expect(index.termId('x')).toBeDefined();
     expect(index.termId('y')).toBeUndefined();
   });

@@ -3,11 +3,14 @@ import {
   resolveTuning,
   type SearchTuning,
   type SearchTuningOverrides,
-  toolTermStats,
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
-import { prepareTool } from './prepare.js';
+import {
+  adoptPreparedTool,
+  type PreparedTool,
+  prepareTool,
+} from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
@@ -16,6 +19,16 @@ import {
   splitMultiplexedName,
   TARGET_NAME_RULE,
 } from '@heretek/internal';
+import {
+  checkIndexPart,
+  indexPartDigest,
+  INDEX_PART_FORMAT,
+  INDEX_PART_VERSION,
+  type BackendIndexPart,
+  type BackendIndexTool,
+} from './index-part.js';
+import { VERSION } from './version.js';
+import { Collection, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
@@ -25,6 +38,10 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 200;
 /** Queries longer than this many characters are truncated before analysis. */
 export const MAX_QUERY_CHARS = 4096;
+function yieldToOthers(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** Tools tokenized between two yields of {@link ToolCatalog.replaceBackendAsync}. */
 const PREPARE_SLICE = 256;
 
@@ -100,6 +117,7 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
  */
 export class ToolCatalog {
   #snapshot: Snapshot;
+  readonly #collection = new Collection();
   readonly #tuning: SearchTuning;
   readonly #usage = new UsageStore();
   #queue: Promise<void> = Promise.resolve();
@@ -130,7 +148,18 @@ export class ToolCatalog {
       });
     }
     this.#tuning = resolveTuning(options.tuning);
-    this.#snapshot = buildSnapshot({ entries: tools, tuning: this.#tuning });
+    this.#snapshot = buildSnapshot({
+      segments: [],
+      collection: this.#collection,
+      tuning: this.#tuning,
+    });
+    const byTarget = new Map<string, ToolEntry[]>();
+    for (const entry of tools) {
+      const list = byTarget.get(entry.target);
+      if (list) list.push(entry);
+      else byTarget.set(entry.target, [entry]);
+    }
+    this.#apply(this.#segmentsFor(byTarget));
   }
 
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
@@ -157,50 +186,218 @@ export class ToolCatalog {
 
   /**
    * Replaces every tool of `target` with `tools` atomically (a target not yet in the catalog
-   * is added). Each tool must belong to `target` and names must be unique, else nothing
-   * changes and a `CatalogError` is thrown. The new index is built before it is swapped in
-   * with one assignment, so a search sees the old or the new catalog, never a mix; tools
-   * already indexed (the same entry object, or an equal one) are not tokenized again, which
-   * keeps a rebuild of 10,000 tools well under a second. Treat entries as immutable once added.
+   * is added; an empty list leaves it without tools). Each tool must belong to `target` and
+   * names must be unique, else nothing changes and a `CatalogError` is thrown. Same as
+   * {@link ToolCatalog.replaceBackends} with one change.
    */
   replaceBackend(target: string, tools: readonly ToolEntry[]): void {
-    this.#checkReplacement(target, tools);
-    this.#snapshot = buildSnapshot({
-      entries: this.#entriesWith(target, tools),
-      tuning: this.#tuning,
-      previous: this.#snapshot,
-    });
-    this.#forgetGone(target);
+    this.replaceBackends(new Map([[target, tools]]));
   }
 
   /**
-   * Like {@link ToolCatalog.replaceBackend}, but tokenizes the new tools in small slices
-   * between which searches run, then swaps the new index in. Calls are applied in order;
-   * input errors reject before anything changes.
+   * Applies many backends' listings in one build: every target of `changes` gets exactly
+   * its tools (targets not yet in the catalog are added in the map's order; an empty list
+   * leaves a target without tools). Every listing is checked first; on any bad one nothing
+   * changes and a `CatalogError` names it. The new catalog is swapped in with one
+   * assignment, so a search sees the old or the new catalog, never a mix. Tools already
+   * indexed (the same entry object, or an equal one) are not analyzed again. Treat entries
+   * as immutable once added.
    */
-  async replaceBackendAsync(
+  replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
+    this.#apply(this.#segmentsFor(this.#checkChanges(changes)));
+  }
+
+  /** Like {@link ToolCatalog.replaceBackend}, yielding while it works (see {@link ToolCatalog.replaceBackendsAsync}). */
+  replaceBackendAsync(
     target: string,
     tools: readonly ToolEntry[],
   ): Promise<void> {
-    this.#checkReplacement(target, tools);
-    const list = [...tools];
+    return this.replaceBackendsAsync(new Map([[target, tools]]));
+  }
+
+  /**
+   * Like {@link ToolCatalog.replaceBackends}, but analyzes the new tools in small slices
+   * between which other work (searches) runs, then swaps the new catalog in. Calls are
+   * applied in the order they were made; input errors reject before anything changes.
+   */
+  async replaceBackendsAsync(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+  ): Promise<void> {
+    const checked = this.#checkChanges(changes);
     const run = async (): Promise<void> => {
-      for (let start = 0; start < list.length; start += PREPARE_SLICE) {
-        const cache = this.#snapshot.contentCache;
-        for (const entry of list.slice(start, start + PREPARE_SLICE))
-          toolTermStats(prepareTool(entry, cache));
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      const segments = new Map<string, Segment | undefined>();
+      for (const [target, tools] of checked) {
+        const previous = this.#snapshot.byTarget.get(target);
+        const prepared: PreparedTool[] = [];
+        for (let start = 0; start < tools.length; start += PREPARE_SLICE) {
+          for (const entry of tools.slice(start, start + PREPARE_SLICE))
+            prepared.push(this.#prepare(entry, previous));
+          await yieldToOthers();
+        }
+        segments.set(target, this.#segment(target, prepared));
+        await yieldToOthers();
       }
-      this.#snapshot = buildSnapshot({
-        entries: this.#entriesWith(target, list),
-        tuning: this.#tuning,
-        previous: this.#snapshot,
-      });
-      this.#forgetGone(target);
+      this.#apply(segments);
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
     return job;
+  }
+
+  /**
+   * The saved form of `target`'s part of the index (its entries and analyzed terms, JSON
+   * serialisable), for {@link ToolCatalog.importBackends} after a restart; `undefined` when
+   * the target has no tools.
+   */
+  exportBackend(target: string): BackendIndexPart | undefined {
+    const segment = this.#snapshot.byTarget.get(target);
+    if (segment === undefined) return undefined;
+    const tools = segment.tools.map((tool) => ({
+      entry: tool.entry,
+      fields: tool.fields,
+    }));
+    return {
+      format: INDEX_PART_FORMAT,
+      version: INDEX_PART_VERSION,
+      catalogVersion: VERSION,
+      target,
+      tools,
+      digest: indexPartDigest(target, tools),
+    };
+  }
+
+  /**
+   * Applies saved parts (from {@link ToolCatalog.exportBackend}, e.g. read back from a file)
+   * in one build, as {@link ToolCatalog.replaceBackends} would apply their listings, without
+   * analyzing their text again. Every part is checked first (format, version, shape, digest,
+   * entries, and that its terms agree with its entries where that is cheap to tell); on any
+   * problem nothing changes.
+   *
+   * @throws CatalogError `INDEX_PART_VERSION` for a part of another format or catalog
+   * version, `INVALID_INDEX_PART` for a corrupt or inconsistent one, or an entry error
+   * (`INVALID_TOOL`, `INVALID_TARGET`, `DUPLICATE_TOOL`) naming the part.
+   */
+  importBackends(parts: Iterable<unknown>): void {
+    const listings = new Map<string, ToolEntry[]>();
+    const fields = new Map<ToolEntry, BackendIndexTool['fields']>();
+    let position = 0;
+    for (const value of parts) {
+      const where = `importBackends part [${position}]`;
+      position += 1;
+      const part = checkIndexPart(value, where);
+      if (listings.has(part.target))
+        throw new CatalogError({
+          code: 'INVALID_INDEX_PART',
+          message: `${where}: target "${part.target}" appears in more than one part; give one part per target.`,
+        });
+      listings.set(
+        part.target,
+        part.tools.map((tool) => {
+          fields.set(tool.entry, tool.fields);
+          return tool.entry;
+        }),
+      );
+    }
+    const checked = this.#checkChanges(listings, 'importBackends');
+    for (const [entry, terms] of fields) {
+      const prepared = adoptPreparedTool(entry, terms);
+      if (typeof prepared === 'string')
+        throw new CatalogError({
+          code: 'INVALID_INDEX_PART',
+          message: `importBackends target "${entry.target}": ${prepared}; rebuild it from the backend's listing.`,
+        });
+    }
+    this.#apply(this.#segmentsFor(checked));
+  }
+
+  #checkChanges(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+    method = 'replaceBackends',
+  ): Map<string, ToolEntry[]> {
+    if (!(changes instanceof Map)) {
+      throw new CatalogError({
+        code: 'INVALID_ARGUMENT',
+        message: `${method}: changes must be a Map of target -> tools.`,
+      });
+    }
+    const checked = new Map<string, ToolEntry[]>();
+    for (const [target, tools] of changes) {
+      this.#checkReplacement(target, tools);
+      checked.set(target, [...tools]);
+    }
+    return checked;
+  }
+
+  #prepare(entry: ToolEntry, previous: Segment | undefined): PreparedTool {
+    const local = previous?.byName.get(entry.name);
+    return prepareTool(
+      entry,
+      local === undefined ? undefined : previous?.tools[local],
+    );
+  }
+
+  /** The segment of a target's prepared tools (none for an empty listing). */
+  #segment(
+    target: string,
+    tools: readonly PreparedTool[],
+  ): Segment | undefined {
+    return tools.length === 0
+      ? undefined
+      : new Segment({
+          target,
+          tools,
+          vocabulary: this.#collection.vocabulary,
+          tuning: this.#tuning,
+        });
+  }
+
+  /** The new segment of each changed target (checked listings). */
+  #segmentsFor(
+    changes: ReadonlyMap<string, readonly ToolEntry[]>,
+  ): Map<string, Segment | undefined> {
+    const segments = new Map<string, Segment | undefined>();
+    for (const [target, tools] of changes) {
+      const previous = this.#snapshot.byTarget.get(target);
+      segments.set(
+        target,
+        this.#segment(
+          target,
+          tools.map((entry) => this.#prepare(entry, previous)),
+        ),
+      );
+    }
+    return segments;
+  }
+
+  /**
+   * Swaps in the catalog with each changed target's segment replaced (in its place; new
+   * targets at the end, in order; `undefined` removes a target). Only the changed segments'
+   * statistics are subtracted and added, then the snapshot is assembled in one synchronous
+   * step.
+   */
+  #apply(changes: ReadonlyMap<string, Segment | undefined>): void {
+    if (changes.size === 0) return;
+    const collection = this.#collection;
+    const next: Segment[] = [];
+    for (const segment of this.#snapshot.index.segments) {
+      if (!changes.has(segment.target)) {
+        next.push(segment);
+        continue;
+      }
+      collection.remove(segment);
+      const replacement = changes.get(segment.target);
+      if (replacement) next.push(replacement);
+    }
+    for (const [target, segment] of changes)
+      if (segment && !this.#snapshot.byTarget.has(target)) next.push(segment);
+    for (const segment of changes.values())
+      if (segment) collection.add(segment);
+    this.#snapshot = buildSnapshot({
+      segments: next,
+      collection,
+      tuning: this.#tuning,
+    });
+    this.#forgetGone(changes.keys());
   }
 
   #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
@@ -224,30 +421,11 @@ export class ToolCatalog {
     assertUniqueNames(tools, `replaceBackend("${target}")`);
   }
 
-  /** The current entries with those of `target` replaced by `tools`, keeping the target's place. */
-  #entriesWith(target: string, tools: readonly ToolEntry[]): ToolEntry[] {
-    const current = this.#snapshot.entries;
-    const firstPosition = current.findIndex((entry) => entry.target === target);
-    const next: ToolEntry[] = [];
-    current.forEach((entry, position) => {
-      if (position === firstPosition) next.push(...tools);
-      if (entry.target !== target) next.push(entry);
-    });
-    if (firstPosition === -1) next.push(...tools);
-    return next;
-  }
-
   /** Removes every tool of `target` (no-op when it has none). */
   removeBackend(target: string): void {
-    const current = this.#snapshot.entries;
-    const next = current.filter((entry) => entry.target !== target);
-    if (next.length !== current.length)
-      this.#snapshot = buildSnapshot({
-        entries: next,
-        tuning: this.#tuning,
-        previous: this.#snapshot,
-      });
-    this.#forgetGone(target);
+    if (this.#snapshot.byTarget.has(target))
+      this.#apply(new Map([[target, undefined]]));
+    this.#forgetGone([target]);
   }
 
   /**
@@ -399,14 +577,17 @@ export class ToolCatalog {
       if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
   }
 
-  #forgetGone(target: string): void {
-    const present = new Set(
-      this.#snapshot.entries
-        .filter((entry) => entry.target === target)
-        .map((entry) => entry.name),
-    );
-    this.#usage.forget(
-      (name) => name.startsWith(`${target}_`) && !present.has(name),
-    );
+  /** Forgets the usage of tools of `targets` that are no longer in the catalog. */
+  #forgetGone(targets: Iterable<string>): void {
+    const changed = new Set(targets);
+    const byTarget = this.#snapshot.byTarget;
+    this.#usage.forget((name) => {
+      const split = name.indexOf('_');
+      const target = name.slice(0, split);
+      return (
+        changed.has(target) &&
+        byTarget.get(target)?.byName.get(name) === undefined
+      );
+    });
   }
 }

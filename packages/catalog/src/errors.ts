@@ -9,6 +9,8 @@ import { createErrorFamily } from '@heretek/internal';
  * - `DUPLICATE_TOOL`: the same qualified name appears twice in one replacement or construction.
  * - `INVALID_ARGUMENT`: an option has the wrong type or range.
  * - `INVALID_USAGE`: a usage record (learned from use) is malformed.
+ * - `INVALID_INDEX_PART`: a saved backend index part is corrupt (malformed, digest mismatch) or inconsistent with its entries.
+ * - `INDEX_PART_VERSION`: a saved backend index part was written by another format or catalog version.
  */
 export type CatalogErrorCode =
   | 'INVALID_BACKENDS_FILE'
@@ -16,7 +18,9 @@ export type CatalogErrorCode =
   | 'INVALID_TOOL'
   | 'DUPLICATE_TOOL'
   | 'INVALID_ARGUMENT'
-  | 'INVALID_USAGE';
+  | 'INVALID_USAGE'
+  | 'INVALID_INDEX_PART'
+  | 'INDEX_PART_VERSION';
 
 /**
  * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is

@@ -16,6 +16,12 @@ export {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
 } from './catalog.js';
+export {
+  INDEX_PART_FORMAT,
+  INDEX_PART_VERSION,
+  type BackendIndexPart,
+  type BackendIndexTool,
+} from './index-part.js';
 export type { SearchTuningOverrides } from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';

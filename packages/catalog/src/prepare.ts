@@ -25,8 +25,6 @@ export type PreparedTool = {
   fields: Record<FieldName, string[]>;
   /** Normalized exact names (qualified and bare). */
   exactNames: string[];
-  /** Content fingerprint (target, tool, description, schema), when the schema is serializable. */
-  fingerprint?: string;
 };
 
 const MAX_SCHEMA_DEPTH = 4;
@@ -73,51 +71,93 @@ function collectSchemaText(
 
 const byEntry = new WeakMap<ToolEntry, PreparedTool>();
 
-function fingerprintOf(entry: ToolEntry): string | undefined {
+function schemaText(entry: ToolEntry): string | undefined {
   try {
-    return `${entry.target}\u0000${entry.tool}\u0000${entry.description}\u0000${JSON.stringify(entry.inputSchema)}`;
+    return JSON.stringify(entry.inputSchema);
   } catch {
     return undefined;
   }
 }
 
+/** Whether two entries have the same indexed content (target, tool, description, schema). */
+function sameContent(left: ToolEntry, right: ToolEntry): boolean {
+  if (
+    left.target !== right.target ||
+    left.tool !== right.tool ||
+    left.description !== right.description
+  )
+    return false;
+  const schema = schemaText(left);
+  return schema !== undefined && schema === schemaText(right);
+}
+
+function sameTerms(left: readonly string[], right: readonly string[]): boolean {
+  return (
+    left.length === right.length &&
+    left.every((term, index) => term === right[index])
+  );
+}
+
 /**
- * Prepares a tool's search terms. The result is cached per entry object, and `contentCache`
- * (fingerprint -> prepared tool) lets an equal tool from a new discovery reuse the terms, so
- * a rebuild only tokenizes tools that changed.
+ * Adopts search terms analyzed earlier (an imported index part) for `entry`, after checking
+ * the fields that are cheap to recompute (name, identifier, target) against the entry.
+ * Returns the prepared tool, or what is inconsistent.
+ */
+export function adoptPreparedTool(
+  entry: ToolEntry,
+  fields: Record<FieldName, string[]>,
+): PreparedTool | string {
+  const identifier = [
+    ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
+  ];
+  if (!sameTerms(fields.identifier, identifier))
+    return `"fields.identifier" does not match tool "${entry.name}"`;
+  if (!sameTerms(fields.name, analyzeText(entry.tool)))
+    return `"fields.name" does not match tool "${entry.name}"`;
+  if (!sameTerms(fields.target, analyzeText(entry.target)))
+    return `"fields.target" does not match target "${entry.target}"`;
+  const prepared: PreparedTool = {
+    entry,
+    fields,
+    exactNames: [
+      ...new Set([normalizeName(entry.name), normalizeName(entry.tool)]),
+    ],
+  };
+  byEntry.set(entry, prepared);
+  return prepared;
+}
+
+/**
+ * Prepares a tool's search terms. The result is cached per entry object, and `previous` (the
+ * tool of the same name in the catalog so far) lends its terms when its content is equal, so
+ * a re-listing only analyzes tools that changed.
  */
 export function prepareTool(
   entry: ToolEntry,
-  contentCache?: ReadonlyMap<string, PreparedTool>,
+  previous?: PreparedTool,
 ): PreparedTool {
   const cached = byEntry.get(entry);
   if (cached) return cached;
-  const fingerprint = contentCache ? fingerprintOf(entry) : undefined;
-  const same =
-    fingerprint === undefined ? undefined : contentCache?.get(fingerprint);
   let prepared: PreparedTool;
-  if (same) {
+  if (previous && sameContent(previous.entry, entry)) {
     prepared = {
       entry,
-      fields: same.fields,
-      exactNames: same.exactNames,
-      fingerprint,
+      fields: previous.fields,
+      exactNames: previous.exactNames,
     };
   } else {
     const parameterNames: string[] = [];
     const parameterTexts: string[] = [];
     collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
-    const name = analyzeText(entry.tool);
-    const description = analyzeText(entry.description);
     prepared = {
       entry,
       fields: {
-        name,
+        name: analyzeText(entry.tool),
         identifier: [
           ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
         ],
         target: analyzeText(entry.target),
-        description,
+        description: analyzeText(entry.description),
         parameters: analyzeText(parameterNames.join(' ')),
         parameterText: analyzeText(parameterTexts.join(' ')),
       },
@@ -125,7 +165,6 @@ export function prepareTool(
         ...new Set([normalizeName(entry.name), normalizeName(entry.tool)]),
       ],
     };
-    if (fingerprint !== undefined) prepared.fingerprint = fingerprint;
   }
   byEntry.set(entry, prepared);
   return prepared;

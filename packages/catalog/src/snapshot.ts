@@ -1,10 +1,6 @@
-import {
-  Bm25fIndex,
-  PositionList,
-  type SearchTuning,
-  Vocabulary,
-} from './bm25f.js';
-import { type PreparedTool, prepareTool } from './prepare.js';
+import { PositionList, type SearchTuning } from './bm25f.js';
+import type { PreparedTool } from './prepare.js';
+import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
@@ -13,16 +9,19 @@ import type { UsageStore } from './usage.js';
 /** The profile whose tools are visible in every profile. */
 export const CORE_PROFILE = 'core';
 
-/** One immutable state of a catalog: tools, lookup tables and the search index. */
+/** Positions of the tools with a normalized exact name, ascending. */
+type ExactNames = { get(name: string): readonly number[] | undefined };
+
+/** One state of a catalog: tools, lookup tables and the search index. */
 export type Snapshot = {
   readonly tools: readonly PreparedTool[];
   /** The entries, in order (frozen). */
   readonly entries: readonly ToolEntry[];
-  readonly byName: ReadonlyMap<string, number>;
-  readonly byExactName: ReadonlyMap<string, readonly number[]>;
-  readonly index: Bm25fIndex;
-  /** Fingerprint -> prepared tool, for reuse by the next rebuild. */
-  readonly contentCache: ReadonlyMap<string, PreparedTool>;
+  readonly byName: { get(name: string): number | undefined };
+  readonly byExactName: ExactNames;
+  readonly index: IndexView;
+  /** Segment of each target. */
+  readonly byTarget: ReadonlyMap<string, Segment>;
   /** Scratch score buffer (searches are synchronous, so one per snapshot suffices). */
   readonly scores: Float64Array;
   /** Scratch buffer: idf of the query terms found in each tool's name. */
@@ -32,67 +31,60 @@ export type Snapshot = {
   readonly accepted: PositionList;
 };
 
-function reusableVocabulary(previous: Snapshot | undefined): Vocabulary {
-  if (!previous) return new Vocabulary();
-  const vocabulary = previous.index.vocabulary;
-  // Start afresh when terms of removed tools make up most of the dictionary.
-  return vocabulary.size > 2 * previous.index.liveTerms + 50_000
-    ? new Vocabulary()
-    : vocabulary;
-}
-
-/** Builds a snapshot, reusing the prepared terms of unchanged tools. */
+/**
+ * Builds the snapshot of `segments` (in catalog order) over the collection statistics, which
+ * must already hold exactly these segments. Costs a pass over the positions, not over terms.
+ */
 export function buildSnapshot(options: {
-  entries: readonly ToolEntry[];
+  segments: readonly Segment[];
+  collection: Collection;
   tuning: SearchTuning;
-  previous?: Snapshot;
 }): Snapshot {
-  const tools = options.entries.map((entry) =>
-    prepareTool(entry, options.previous?.contentCache),
-  );
-  const byName = new Map<string, number>();
-  const byExactName = new Map<string, number[]>();
-  const contentCache = new Map<string, PreparedTool>();
-  tools.forEach((tool, position) => {
-    byName.set(tool.entry.name, position);
-    for (const exact of tool.exactNames) {
-      const list = byExactName.get(exact);
-      if (list) list.push(position);
-      else byExactName.set(exact, [position]);
-    }
-    if (tool.fingerprint !== undefined)
-      contentCache.set(tool.fingerprint, tool);
-  });
-  const targetPositions = new Map<string, number>();
-  const targetNames: string[] = [];
-  const targetOf = new Int32Array(tools.length);
-  tools.forEach((tool, position) => {
-    let slot = targetPositions.get(tool.entry.target);
-    if (slot === undefined) {
-      slot = targetNames.length;
-      targetPositions.set(tool.entry.target, slot);
-      targetNames.push(tool.entry.target);
-    }
-    targetOf[position] = slot;
-  });
-  const snapshot: Snapshot = {
+  const index = new IndexView(options);
+  const tools: PreparedTool[] = [];
+  const byTarget = new Map<string, Segment>();
+  for (const segment of options.segments) {
+    byTarget.set(segment.target, segment);
+    for (const tool of segment.tools) tools.push(tool);
+  }
+  const { bareNames } = options.collection;
+  const byName = {
+    get(name: string): number | undefined {
+      const split = name.indexOf('_');
+      const segment = byTarget.get(split < 0 ? name : name.slice(0, split));
+      const local = segment?.byName.get(name);
+      return segment === undefined || local === undefined
+        ? undefined
+        : index.baseOf(segment) + local;
+    },
+  };
+  const byExactName: ExactNames = {
+    get(name) {
+      const split = name.indexOf('_');
+      const segments = new Set(bareNames.get(name));
+      const owner = split < 0 ? undefined : byTarget.get(name.slice(0, split));
+      if (owner) segments.add(owner);
+      const positions: number[] = [];
+      for (const segment of segments)
+        for (const local of segment.byExactName.get(name) ?? [])
+          positions.push(index.baseOf(segment) + local);
+      return positions.length === 0
+        ? undefined
+        : positions.sort((left, right) => left - right);
+    },
+  };
+  return {
     tools,
     entries: Object.freeze(tools.map((tool) => tool.entry)),
     byName,
     byExactName,
-    index: new Bm25fIndex({
-      tools,
-      tuning: options.tuning,
-      vocabulary: reusableVocabulary(options.previous),
-      groups: { of: targetOf, count: targetNames.length },
-    }),
-    contentCache,
+    index,
+    byTarget,
     scores: new Float64Array(tools.length),
     nameCovered: new Float64Array(tools.length),
     touched: new PositionList(tools.length),
     accepted: new PositionList(tools.length),
   };
-  return snapshot;
 }
 
 /** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
@@ -427,7 +419,7 @@ function unmatchedWords(options: {
     const inText =
       id !== undefined &&
       (!scope.filtered ||
-        index.documentsOf(id).some((position) => scope.accept(position)));
+        index.someDocument(id, (position) => scope.accept(position)));
     if (!inText && !usageMatched.has(term)) return false;
     matchedTerms.add(term);
     return true;
@@ -462,7 +454,7 @@ function informative(
   return (
     usageMatched.size > 0 ||
     [...termIds.keys()].some(
-      (id) => index.documentsOf(id).length < minimumDocuments,
+      (id) => index.documentFrequency(id) < minimumDocuments,
     )
   );
 }

@@ -1,0 +1,464 @@
+import { type PositionList, type SearchTuning, Vocabulary } from './bm25f.js';
+import { FIELD_NAMES, type PreparedTool } from './prepare.js';
+import { normalizeName } from './tokenizer.js';
+
+const FIELD_COUNT = FIELD_NAMES.length;
+const NAME_FIELD = FIELD_NAMES.indexOf('name');
+/** Number of targets at which half of `groupIdfWeight` applies. */
+const GROUP_IDF_HALF_TRUST = 10;
+
+/**
+ * One target's part of the index: its tools and their postings, built once from its listing
+ * and never changed. Postings hold what does not depend on the rest of the catalog (the
+ * weighted bag frequency of each term in each tool, the tool's bag length); the collection
+ * statistics (document frequencies, average length, target-level frequencies) are applied
+ * when a search reads them, so replacing one segment changes no other.
+ */
+export class Segment {
+  /** The gateway target. */
+  readonly target: string;
+  /** The target's tools, in listing order. */
+  readonly tools: readonly PreparedTool[];
+  /** Sum over the tools of each field's length in terms. */
+  readonly fieldLengths: Float64Array;
+  /** Weighted bag length of each tool. */
+  readonly bagLengths: Float64Array;
+  /** Distinct term ids of the segment, ascending. */
+  readonly termIds: Int32Array;
+  /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
+  readonly offsets: Int32Array;
+  /** Local tool of each posting, ascending within a term. */
+  readonly documents: Int32Array;
+  /** Weighted bag frequency of each posting (before length normalization). */
+  readonly bags: Float32Array | Float64Array;
+  /** 1 when the posting's term is in the tool's name. */
+  readonly inName: Uint8Array;
+  /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
+  readonly nameOffsets: Int32Array;
+  readonly nameTerms: Int32Array;
+  /** Qualified name -> local tool. */
+  readonly byName: ReadonlyMap<string, number>;
+  /** Normalized exact name (qualified and bare) -> local tools. */
+  readonly byExactName: ReadonlyMap<string, readonly number[]>;
+
+  /** Builds the segment of `target` from its prepared tools (at least one). */
+  constructor(options: {
+    target: string;
+    tools: readonly PreparedTool[];
+    vocabulary: Vocabulary;
+    tuning: SearchTuning;
+  }) {
+    const { target, tools, vocabulary, tuning } = options;
+    this.target = target;
+    this.tools = tools;
+    const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
+    const fieldLengths = new Float64Array(FIELD_COUNT);
+    const bagLengths = new Float64Array(tools.length);
+    const postingTerm: number[] = [];
+    const postingDocument: number[] = [];
+    const postingBag: number[] = [];
+    const postingName: number[] = [];
+    const nameOffsets = new Int32Array(tools.length + 1);
+    const nameTerms: number[] = [];
+    const byName = new Map<string, number>();
+    const byExactName = new Map<string, number[]>();
+    const slots = new Map<string, number>();
+    const counts: number[] = [];
+    tools.forEach((tool, document) => {
+      byName.set(tool.entry.name, document);
+      for (const exact of tool.exactNames) {
+        const list = byExactName.get(exact);
+        if (list) list.push(document);
+        else byExactName.set(exact, [document]);
+      }
+      // Distinct terms in order of first appearance across the fields, with counts per field.
+      slots.clear();
+      counts.length = 0;
+      const terms: string[] = [];
+      let bagLength = 0;
+      FIELD_NAMES.forEach((field, fieldIndex) => {
+        const list = tool.fields[field];
+        fieldLengths[fieldIndex] =
+          (fieldLengths[fieldIndex] ?? 0) + list.length;
+        bagLength += (bagWeights[fieldIndex] ?? 0) * list.length;
+        for (const term of list) {
+          let slot = slots.get(term);
+          if (slot === undefined) {
+            slot = terms.length;
+            slots.set(term, slot);
+            terms.push(term);
+            for (let f = 0; f < FIELD_COUNT; f += 1) counts.push(0);
+          }
+          counts[slot * FIELD_COUNT + fieldIndex] =
+            (counts[slot * FIELD_COUNT + fieldIndex] as number) + 1;
+        }
+      });
+      bagLengths[document] = bagLength;
+      terms.forEach((term, slot) => {
+        let bag = 0;
+        for (let field = 0; field < FIELD_COUNT; field += 1) {
+          const count = counts[slot * FIELD_COUNT + field] as number;
+          if (count !== 0) bag += count * (bagWeights[field] as number);
+        }
+        const id = vocabulary.intern(term);
+        const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
+        postingTerm.push(id);
+        postingDocument.push(document);
+        postingBag.push(bag);
+        postingName.push(named ? 1 : 0);
+        if (named) nameTerms.push(id);
+      });
+      nameOffsets[document + 1] = nameTerms.length;
+    });
+    // Group the postings by term id (ascending), keeping tool order within a term.
+    const termIds = Int32Array.from(new Set(postingTerm)).sort();
+    const local = new Map<number, number>();
+    termIds.forEach((id, index) => local.set(id, index));
+    const offsets = new Int32Array(termIds.length + 1);
+    for (const id of postingTerm) {
+      const index = (local.get(id) as number) + 1;
+      offsets[index] = (offsets[index] as number) + 1;
+    }
+    for (let index = 1; index <= termIds.length; index += 1)
+      offsets[index] =
+        (offsets[index] as number) + (offsets[index - 1] as number);
+    const cursor = offsets.slice(0, termIds.length);
+    const total = postingTerm.length;
+    const documents = new Int32Array(total);
+    const exact = postingBag.every((bag) => Math.fround(bag) === bag);
+    const bags = exact ? new Float32Array(total) : new Float64Array(total);
+    const inName = new Uint8Array(total);
+    for (let posting = 0; posting < total; posting += 1) {
+      const index = local.get(postingTerm[posting] as number) as number;
+      const slot = cursor[index] as number;
+      cursor[index] = slot + 1;
+      documents[slot] = postingDocument[posting] as number;
+      bags[slot] = postingBag[posting] as number;
+      inName[slot] = postingName[posting] as number;
+    }
+    this.fieldLengths = fieldLengths;
+    this.bagLengths = bagLengths;
+    this.termIds = termIds;
+    this.offsets = offsets;
+    this.documents = documents;
+    this.bags = bags;
+    this.inName = inName;
+    this.nameOffsets = nameOffsets;
+    this.nameTerms = Int32Array.from(nameTerms);
+    this.byName = byName;
+    this.byExactName = byExactName;
+  }
+
+  /** Index in `termIds` of a term id, or -1. */
+  localTerm(termId: number): number {
+    const ids = this.termIds;
+    let low = 0;
+    let high = ids.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = ids[middle] as number;
+      if (value === termId) return middle;
+      if (value < termId) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+}
+
+/**
+ * The collection statistics over every segment of a catalog, kept exact as segments come and
+ * go: document frequency of each term, the segments holding it (their number is the
+ * target-level frequency), field lengths, tool count, and the segments holding each bare name.
+ * Changed only when a catalog swaps in a new snapshot (a synchronous step), so a search always
+ * reads the statistics of its own snapshot.
+ */
+export class Collection {
+  /** Term dictionary shared by every segment. */
+  readonly vocabulary = new Vocabulary();
+  /** Documents containing each term id. */
+  documentFrequency = new Int32Array(1024);
+  /** Segments containing each term id (`undefined` or empty when none). */
+  readonly termSegments: Array<Segment[] | undefined> = [];
+  /** Sum over all tools of each field's length. */
+  readonly fieldLengths = new Float64Array(FIELD_COUNT);
+  /** Number of tools. */
+  toolCount = 0;
+  /** Normalized bare tool name -> segments with a tool of that name. */
+  readonly bareNames = new Map<string, Segment[]>();
+
+  /** Adds a segment's statistics. */
+  add(segment: Segment): void {
+    const needed = this.vocabulary.size;
+    if (needed > this.documentFrequency.length) {
+      const grown = new Int32Array(
+        Math.max(needed, this.documentFrequency.length * 2),
+      );
+      grown.set(this.documentFrequency);
+      this.documentFrequency = grown;
+    }
+    const { termIds, offsets } = segment;
+    for (let index = 0; index < termIds.length; index += 1) {
+      const id = termIds[index] as number;
+      this.documentFrequency[id] =
+        (this.documentFrequency[id] as number) +
+        ((offsets[index + 1] as number) - (offsets[index] as number));
+      const list = this.termSegments[id];
+      if (list) list.push(segment);
+      else this.termSegments[id] = [segment];
+    }
+    this.#fieldLengths(segment, 1);
+    for (const name of bareNamesOf(segment)) {
+      const list = this.bareNames.get(name);
+      if (list) list.push(segment);
+      else this.bareNames.set(name, [segment]);
+    }
+  }
+
+  /** Removes a segment's statistics (it must have been added). */
+  remove(segment: Segment): void {
+    const { termIds, offsets } = segment;
+    for (let index = 0; index < termIds.length; index += 1) {
+      const id = termIds[index] as number;
+      this.documentFrequency[id] =
+        (this.documentFrequency[id] as number) -
+        ((offsets[index + 1] as number) - (offsets[index] as number));
+      const list = this.termSegments[id] as Segment[];
+      list.splice(list.indexOf(segment), 1);
+      if (list.length === 0) this.termSegments[id] = undefined;
+    }
+    this.#fieldLengths(segment, -1);
+    for (const name of bareNamesOf(segment)) {
+      const list = this.bareNames.get(name) as Segment[];
+      list.splice(list.indexOf(segment), 1);
+      if (list.length === 0) this.bareNames.delete(name);
+    }
+  }
+
+  #fieldLengths(segment: Segment, sign: 1 | -1): void {
+    for (let field = 0; field < FIELD_COUNT; field += 1)
+      this.fieldLengths[field] =
+        (this.fieldLengths[field] as number) +
+        sign * (segment.fieldLengths[field] as number);
+    this.toolCount += sign * segment.tools.length;
+  }
+}
+
+function bareNamesOf(segment: Segment): Set<string> {
+  return new Set(segment.tools.map((tool) => normalizeName(tool.entry.tool)));
+}
+
+/**
+ * The search index of one snapshot: the ordered segments over the collection statistics at
+ * the time of the snapshot. BM25 contributions are computed from the postings and the
+ * statistics when a search reads them (idf memoized per term), with the same arithmetic, in
+ * the same order, as an index built over every tool at once.
+ */
+export class IndexView {
+  /** Number of tools. */
+  readonly size: number;
+  readonly #collection: Collection;
+  readonly #tuning: SearchTuning;
+  /** Position of the first tool of each segment. */
+  readonly #base: Map<Segment, number>;
+  /** Segment index of each position. */
+  readonly #segmentOf: Int32Array;
+  readonly #segments: readonly Segment[];
+  readonly #averageBag: number;
+  readonly #alpha: number;
+  readonly #groups: number;
+  /** Memoized idf per term id (NaN: not computed yet). */
+  readonly #idf: Float64Array;
+  /** Memoized name weight per position (NaN: not computed yet). */
+  readonly #nameWeight: Float64Array;
+
+  /** A view over `segments` (in catalog order) and the collection's current statistics. */
+  constructor(options: {
+    segments: readonly Segment[];
+    collection: Collection;
+    tuning: SearchTuning;
+  }) {
+    const { segments, collection, tuning } = options;
+    this.#segments = segments;
+    this.#collection = collection;
+    this.#tuning = tuning;
+    this.size = collection.toolCount;
+    this.#base = new Map();
+    this.#segmentOf = new Int32Array(this.size);
+    let position = 0;
+    segments.forEach((segment, index) => {
+      this.#base.set(segment, position);
+      this.#segmentOf.fill(index, position, position + segment.tools.length);
+      position += segment.tools.length;
+    });
+    // Mean weighted bag length, as over every tool at once (integer sums, so exact).
+    let averageBag = 0;
+    FIELD_NAMES.forEach((field, index) => {
+      const average =
+        (collection.fieldLengths[index] as number) / Math.max(1, this.size) ||
+        1;
+      averageBag += tuning.bag[field] * average;
+    });
+    this.#averageBag = averageBag || 1;
+    this.#groups = segments.length;
+    this.#alpha =
+      (tuning.groupIdfWeight * this.#groups) /
+      (this.#groups + GROUP_IDF_HALF_TRUST);
+    this.#idf = new Float64Array(collection.vocabulary.size).fill(Number.NaN);
+    this.#nameWeight = new Float64Array(this.size).fill(Number.NaN);
+  }
+
+  /** The segments, in catalog order. */
+  get segments(): readonly Segment[] {
+    return this.#segments;
+  }
+
+  /** Position of the first tool of `segment`. */
+  baseOf(segment: Segment): number {
+    return this.#base.get(segment) as number;
+  }
+
+  /** The segment and local tool at a position. */
+  locate(position: number): { segment: Segment; local: number } {
+    const segment = this.#segments[this.#segmentOf[position] as number];
+    if (segment === undefined) throw new RangeError(`position ${position}`);
+    return { segment, local: position - this.baseOf(segment) };
+  }
+
+  /** Id of an indexed term, or `undefined` when no tool contains it. */
+  termId(term: string): number | undefined {
+    const id = this.#collection.vocabulary.lookup(term);
+    return id !== undefined &&
+      id < this.#idf.length &&
+      (this.#collection.documentFrequency[id] ?? 0) > 0
+      ? id
+      : undefined;
+  }
+
+  /** Number of tools containing a term id. */
+  documentFrequency(termId: number): number {
+    return this.#collection.documentFrequency[termId] ?? 0;
+  }
+
+  /**
+   * Inverse document frequency of a term id (raised to the tuning's exponent), blended with
+   * its idf over targets.
+   */
+  idf(termId: number): number {
+    const memo = this.#idf[termId];
+    if (memo === undefined) return 0;
+    if (!Number.isNaN(memo)) return memo;
+    const tuning = this.#tuning;
+    const df = this.documentFrequency(termId);
+    let idf =
+      df > 0
+        ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) **
+          tuning.idfExponent
+        : 0;
+    // A word spread over many servers is generic, one that only a few servers use is
+    // topical, however many tools those servers have; with few targets their idf says
+    // little, so it is trusted in proportion to their number.
+    const gdf = this.#collection.termSegments[termId]?.length ?? 0;
+    if (tuning.groupIdfWeight > 0 && gdf > 0) {
+      const groupIdf =
+        Math.log(1 + (this.#groups - gdf + 0.5) / (gdf + 0.5)) **
+        tuning.idfExponent;
+      idf = (1 - this.#alpha) * idf + this.#alpha * groupIdf;
+    }
+    this.#idf[termId] = idf;
+    return idf;
+  }
+
+  /** Sum of the idf of the distinct terms of a tool's name. */
+  nameWeight(position: number): number {
+    const memo = this.#nameWeight[position];
+    if (memo === undefined) return 0;
+    if (!Number.isNaN(memo)) return memo;
+    const { segment, local } = this.locate(position);
+    let weight = 0;
+    const end = segment.nameOffsets[local + 1] as number;
+    for (let slot = segment.nameOffsets[local] as number; slot < end; slot += 1)
+      weight += this.idf(segment.nameTerms[slot] as number);
+    this.#nameWeight[position] = weight;
+    return weight;
+  }
+
+  /** Length normalizer of BM25 for a tool's bag. */
+  #normalizer(segment: Segment, local: number): number {
+    const { b } = this.#tuning;
+    return (
+      1 - b + (b * (segment.bagLengths[local] as number)) / this.#averageBag
+    );
+  }
+
+  /**
+   * Adds `queryWeight` times the BM25 contribution of `termId` to each tool containing it
+   * into `scores`, records newly touched tools in `touched`, and, when `nameCovered` is
+   * given, adds the term's idf for tools whose name contains it. Contributions are rounded
+   * to 32-bit floats, as the postings of the index always stored them.
+   */
+  accumulate(
+    termId: number,
+    queryWeight: number,
+    scores: Float64Array,
+    touched: PositionList,
+    nameCovered?: Float64Array,
+  ): void {
+    const idf = this.idf(termId);
+    const k1 = this.#tuning.k1;
+    for (const segment of this.#collection.termSegments[termId] ?? []) {
+      const index = segment.localTerm(termId);
+      const base = this.baseOf(segment);
+      const { documents, bags, inName } = segment;
+      const end = segment.offsets[index + 1] as number;
+      for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
+        const local = documents[slot] as number;
+        const bag = bags[slot] as number;
+        const normalized = bag / this.#normalizer(segment, local);
+        const weight = Math.fround(
+          idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0),
+        );
+        const document = base + local;
+        if (scores[document] === 0) touched.push(document);
+        scores[document] = (scores[document] as number) + weight * queryWeight;
+        if (nameCovered !== undefined && inName[slot] === 1)
+          nameCovered[document] = (nameCovered[document] as number) + idf;
+      }
+    }
+  }
+
+  /**
+   * The length-normalized bag frequency of a term in a tool (what BM25 saturates, as a
+   * 32-bit float), 0 when the tool does not contain it.
+   */
+  bagFrequency(termId: number, position: number): number {
+    const { segment, local } = this.locate(position);
+    const index = segment.localTerm(termId);
+    if (index < 0) return 0;
+    const { documents } = segment;
+    let low = segment.offsets[index] as number;
+    let high = (segment.offsets[index + 1] as number) - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = documents[middle] as number;
+      if (value === local)
+        return Math.fround(
+          (segment.bags[middle] as number) / this.#normalizer(segment, local),
+        );
+      if (value < local) low = middle + 1;
+      else high = middle - 1;
+    }
+    return 0;
+  }
+
+  /** Whether some tool containing a term id passes `accept` (given its position). */
+  someDocument(termId: number, accept: (position: number) => boolean): boolean {
+    for (const segment of this.#collection.termSegments[termId] ?? []) {
+      const index = segment.localTerm(termId);
+      const base = this.baseOf(segment);
+      const end = segment.offsets[index + 1] as number;
+      for (let slot = segment.offsets[index] as number; slot < end; slot += 1)
+        if (accept(base + (segment.documents[slot] as number))) return true;
+    }
+    return false;
+  }
+}
