@@ -15,6 +15,7 @@ const BENCHES = {
   'call-profile': 'call-profile.mjs',
   discovery: 'discovery.mjs',
   load: 'load.mjs',
+  scale: 'scale.mjs',
 };
 
 requireBuilt();

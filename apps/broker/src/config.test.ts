@@ -24,7 +24,7 @@ describe('loadBrokerConfig', () => {
       pinsReadOnly: false,
       usageFile: expect.stringMatching(/[/\\]heretek[/\\]usage\.jsonl$/),
       indexCacheFile: expect.stringMatching(
-        /[/\\]heretek[/\\]index-cache\.json$/,
+        /[/\\]heretek[/\\]index-cache\.jsonl$/,
       ),
     });
   });
@@ -56,7 +56,7 @@ describe('loadBrokerConfig', () => {
     expect(loadBrokerConfig({ XDG_STATE_HOME: '/srv/state' })).toMatchObject({
       pinsFile: '/srv/state/heretek/pins.json',
       usageFile: '/srv/state/heretek/usage.jsonl',
-      indexCacheFile: '/srv/state/heretek/index-cache.json',
+      indexCacheFile: '/srv/state/heretek/index-cache.jsonl',
     });
     expect(
       loadBrokerConfig({

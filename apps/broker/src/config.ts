@@ -182,7 +182,7 @@ const ENVIRONMENT = {
   }),
   HERETEK_INDEX_CACHE_FILE: variable({
     schema: z.string(),
-    fallback: stateFile('index-cache.json'),
+    fallback: stateFile('index-cache.jsonl'),
     help: "each backend's last listing, served at once after a restart; off disables it",
   }),
 };

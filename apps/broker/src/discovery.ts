@@ -118,26 +118,35 @@ export class DiscoveryScheduler {
     this.#initial.catch(() => {});
   }
 
-  /** Catalogues the cached listings in one build; resolves whether any was served. */
+  /**
+   * Imports the cached parts in one build (a target a live listing reached
+   * first keeps the live one); resolves whether any was served. A part the
+   * catalog refuses makes it refuse them all: the cache is ignored.
+   */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
     const listings = await cache.load(this.#o.backends.byTarget);
-    if (listings.size === 0 || this.#abort.signal.aborted) return false;
-    const applied = await Promise.allSettled(
-      [...listings].map(([target, part]) =>
-        this.#enqueue(target, part.entries, sequence, part.hash),
-      ),
+    if (this.#abort.signal.aborted) return false;
+    const usable = [...listings].filter(
+      ([target]) =>
+        (this.#applied.get(target) ?? 0) <= sequence &&
+        !this.#pending.has(target),
     );
-    const failed = applied.filter((r) => r.status === 'rejected');
-    if (failed.length > 0) {
-      this.#o.log(
-        `index cache: ${failed.length} backends' cached parts refused (${errorText((failed[0] as PromiseRejectedResult).reason)}); discovery lists them`,
-      );
+    if (usable.length === 0) return false;
+    try {
+      this.#o.catalog.importBackends(usable.map(([, listing]) => listing.part));
+    } catch (error) {
+      cache.ignored(errorText(error));
+      return false;
+    }
+    for (const [target, listing] of usable) {
+      this.#applied.set(target, sequence);
+      this.#hashes.set(target, listing.hash);
     }
     this.#o.log(
-      `index cache: ${listings.size - failed.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
+      `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
-    return failed.length < listings.size;
+    return true;
   }
 
   /** Lists every backend (in parallel, or in one multiplexed listing). Concurrent calls share one run. */
@@ -412,31 +421,44 @@ export class DiscoveryScheduler {
     });
   }
 
-  /** Applies what is queued, batch after batch, until nothing is left. */
+  /** Applies what is queued, batch after batch (one catalog build each), until nothing is left. */
   async #build(): Promise<void> {
     // Let the listings that arrive in the same turn join the first batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.#pending.size > 0) {
-      const batch = [...this.#pending];
+      const batch = [...this.#pending].filter(([target, listing]) => {
+        if ((this.#applied.get(target) ?? 0) <= listing.sequence) return true;
+        for (const waiter of listing.waiters) waiter.resolve();
+        return false;
+      });
       this.#pending.clear();
-      for (const [target, listing] of batch) {
-        if ((this.#applied.get(target) ?? 0) > listing.sequence) {
-          for (const waiter of listing.waiters) waiter.resolve();
-          continue;
-        }
-        try {
-          await this.#o.catalog.replaceBackendAsync(target, listing.entries);
-          this.#applied.set(target, listing.sequence);
-          if (listing.hash === undefined) this.#hashes.delete(target);
-          else this.#hashes.set(target, listing.hash);
-          for (const waiter of listing.waiters) waiter.resolve();
-        } catch (error) {
-          for (const waiter of listing.waiters) waiter.reject(error);
+      try {
+        await this.#o.catalog.replaceBackendsAsync(
+          new Map(batch.map(([target, listing]) => [target, listing.entries])),
+        );
+        for (const [target, listing] of batch) this.#settle(target, listing);
+      } catch {
+        // One listing the catalog refuses must not hold back the others: apply each alone.
+        for (const [target, listing] of batch) {
+          try {
+            await this.#o.catalog.replaceBackendAsync(target, listing.entries);
+            this.#settle(target, listing);
+          } catch (error) {
+            for (const waiter of listing.waiters) waiter.reject(error);
+          }
         }
       }
       this.#cacheChanged();
     }
     this.#building = undefined;
+  }
+
+  /** Records that a target's queued listing is in the catalog and tells whoever waits for it. */
+  #settle(target: string, listing: PendingListing): void {
+    this.#applied.set(target, listing.sequence);
+    if (listing.hash === undefined) this.#hashes.delete(target);
+    else this.#hashes.set(target, listing.hash);
+    for (const waiter of listing.waiters) waiter.resolve();
   }
 
   /** Writes the index cache once the catalog has been quiet for a moment. */
@@ -451,13 +473,13 @@ export class DiscoveryScheduler {
     this.#cacheTimer.unref();
   }
 
-  /** The catalog's entries of every target whose listing hash is known, by target. */
+  /** The catalog's saved part of every target whose listing hash is known, by target. */
   #cachedListings(): Map<string, CachedListing> {
     const parts = new Map<string, CachedListing>();
-    for (const [target, hash] of this.#hashes)
-      parts.set(target, { hash, entries: [] });
-    for (const entry of this.#o.catalog.list())
-      parts.get(entry.target)?.entries.push(entry);
+    for (const [target, hash] of this.#hashes) {
+      const part = this.#o.catalog.exportBackend(target);
+      if (part !== undefined) parts.set(target, { hash, part });
+    }
     return parts;
   }
 }

@@ -38,7 +38,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
   beforeEach(async () => {
     backends = await startMcpBackends(structuredClone(LISTINGS));
     state = path.join(scratch.dir, `state-${Date.now()}-${Math.random()}`);
-    cacheFile = path.join(state, 'heretek', 'index-cache.json');
+    cacheFile = path.join(state, 'heretek', 'index-cache.jsonl');
     backendsFile = scratch.backends(['ghidra', 'adb']);
   });
 
@@ -104,7 +104,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     expect(backends.listings.length).toBe(listingsBefore);
     expect(cacheLines(broker)).toEqual([
       expect.stringMatching(
-        /index cache: 2 backends served from .*index-cache\.json/,
+        /index cache: 2 backends served from .*index-cache\.jsonl/,
       ),
     ]);
   });
@@ -131,30 +131,36 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
   });
 
   it.each([
-    ['corrupt', 'this is not { json', /not JSON/],
+    ['not JSON', () => 'this is not { json', /line 1 is not JSON/],
     [
       'of a foreign version',
-      JSON.stringify({ version: 99, backends: {} }),
+      (text: string) => text.replace(/^\{"version":1\}/, '{"version":99}'),
       /format version 99, this broker reads 1/,
     ],
     [
-      'of the right version with a malformed entry',
-      JSON.stringify({
-        version: 1,
-        backends: {
-          adb: {
-            hash: `sha256:${'0'.repeat(64)}`,
-            entries: [{ name: 'adb_x', target: 'adb' }],
-          },
-        },
-      }),
-      /missing required property "backends\.adb\.entries\[0\]\.tool"/,
+      'changed after it was written (digest)',
+      (text: string) => text.replace('Install an Android', 'Wipe an Android'),
+      /importBackends part \[\d\]: its digest does not match its content/,
+    ],
+    [
+      'written by another catalog version',
+      (text: string) =>
+        text.replaceAll(
+          /"catalogVersion":"[^"]*"/g,
+          '"catalogVersion":"0.0.0-other"',
+        ),
+      /written by @heretek\/catalog "0\.0\.0-other"/,
+    ],
+    [
+      "missing a line's hash",
+      (text: string) => text.replace(/"hash":"[^"]*",/, ''),
+      /line 2: missing required property "hash"/,
     ],
   ])(
     'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',
-    async (_what, text, reason) => {
+    async (_what, spoil, reason) => {
       await firstRun();
-      writeFileSync(cacheFile, text);
+      writeFileSync(cacheFile, spoil(readFileSync(cacheFile, 'utf8')));
       backends.hanging.add('adb');
       const broker = await start();
       expect(await search(broker, 'decompile a function')).toContain(
@@ -170,7 +176,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       expect(lines[0]).toMatch(/ignored .*writing it again/);
       await expect
         .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
-        .toMatch(/^\{"version":1,/);
+        .toMatch(/^\{"version":1\}\n/);
       expect(readFileSync(cacheFile, 'utf8')).toContain(
         'ghidra_decompile_function',
       );
@@ -206,7 +212,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     const blocker = path.join(scratch.dir, `blocker-${Date.now()}`);
     writeFileSync(blocker, 'a file where a folder should be');
     const broker = await start({
-      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.json'),
+      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.jsonl'),
     });
     expect(await search(broker, 'decompile a function')).toContain(
       'ghidra_decompile_function',

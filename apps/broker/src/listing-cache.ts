@@ -1,49 +1,40 @@
 import { createHash } from 'node:crypto';
-import type { Backend, ToolEntry } from '@heretek/catalog';
+import type { Backend, BackendIndexPart } from '@heretek/catalog';
 import { z } from 'zod';
 import { errorText } from './error-text.js';
 import { issueLines } from './issue-text.js';
-import { readStateFile, writeFileAtomic } from './trust/state-file.js';
+import {
+  isRecord,
+  readStateFile,
+  writeFileAtomic,
+} from './trust/state-file.js';
 
-/** Version of the index cache format this module reads and writes. */
+/** Version of the index cache file layout this module reads and writes. */
 export const INDEX_CACHE_VERSION = 1;
 
-/** One backend's part of the index cache: the hash of its last listing and the catalog entries made from it. */
+/** One backend's part of the index cache. */
 export type CachedListing = {
-  /** {@link listingHash} of the listing the entries were made from. */
+  /** {@link listingHash} of the listing the part was built from. */
   hash: string;
-  /** The catalog entries, as discovery made them (reviewed by the trust layer). */
-  entries: ToolEntry[];
+  /** The catalog's saved part (`ToolCatalog.exportBackend`), checked by `importBackends` on load. */
+  part: BackendIndexPart | unknown;
 };
 
-const entrySchema = z
-  .object({
-    name: z.string(),
-    target: z.string(),
-    tool: z.string(),
-    backend: z.string(),
-    description: z.string(),
-    inputSchema: z.record(z.string(), z.unknown()),
-    annotations: z.record(z.string(), z.unknown()).optional(),
-    mutating: z.boolean(),
-    profile: z.string(),
-    source: z.literal('discovered'),
-    taskSupport: z.enum(['forbidden', 'optional', 'required']).optional(),
-  })
-  .strict();
-
-const cacheSchema = z.object({
-  version: z.literal(INDEX_CACHE_VERSION, {
-    error: `version must be ${INDEX_CACHE_VERSION}`,
-  }),
-  backends: z.record(
-    z.string(),
-    z.object({
-      hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-      entries: z.array(entrySchema),
-    }),
-  ),
+const headerSchema = z.object({
+  version: z.literal(INDEX_CACHE_VERSION),
 });
+
+const lineSchema = z.object({
+  target: z.string().min(1),
+  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a "sha256:<hex>" string'),
+  part: z.unknown(),
+});
+
+/** Backends whose lines are parsed (or written) between two yields to other work. */
+const LINES_PER_SLICE = 25;
+
+const yieldToOthers = () =>
+  new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The hash that keys a backend's part of the cache: SHA-256 of the listing
@@ -55,14 +46,28 @@ export function listingHash(tools: readonly unknown[]): string {
   return `sha256:${createHash('sha256').update(JSON.stringify(tools)).digest('hex')}`;
 }
 
+/** Whether a readable part was built for this backend and profile (a part that cannot be read is left to the catalog's check). */
+function builtFor(part: unknown, backend: Backend): boolean {
+  if (!isRecord(part) || !Array.isArray(part.tools)) return true;
+  return (part.tools as unknown[]).every((tool) => {
+    const entry = isRecord(tool) ? tool.entry : undefined;
+    return (
+      !isRecord(entry) ||
+      (entry.backend === backend.backend && entry.profile === backend.profile)
+    );
+  });
+}
+
 /**
- * The built index's input, kept in the state folder beside the pins and usage
- * files (`HERETEK_INDEX_CACHE_FILE`): per backend, the hash of its last
- * listing and the catalog entries discovery made from it. A restarted broker
- * loads it before the first listing answers, so every tool is searchable at
- * once; rediscovery then replaces the backends whose listing changed. A file
- * that cannot be read as this version's cache is ignored with one log line
- * and written afresh after discovery; it is never trusted in part.
+ * The built index's parts, kept in the state folder beside the pins and
+ * usage files (`HERETEK_INDEX_CACHE_FILE`), one JSON line per backend after
+ * a version line: the hash of the backend's last listing and the catalog's
+ * saved part of it (entries and analyzed terms). A restarted broker imports
+ * it in one build before the first listing answers, so every tool is
+ * searchable at once; rediscovery then replaces the backends whose listing
+ * changed. A file that cannot be read as this version's cache is ignored with
+ * one log line and written afresh after discovery; it is never trusted in
+ * part.
  */
 export class IndexCache {
   readonly file: string;
@@ -75,10 +80,19 @@ export class IndexCache {
     this.#log = options.log;
   }
 
+  /** Logs, in one line, that the file is not used and why. */
+  ignored(reason: string): void {
+    this.#log(
+      `index cache: ${this.file} ignored (${reason}); building the index from discovery and writing it again`,
+    );
+  }
+
   /**
-   * The cached listings of the configured backends whose backend and profile
-   * are still the same (others are dropped: the next discovery lists them).
-   * Empty, with one log line, when the file is missing a usable cache.
+   * The cached parts of the configured backends whose backend and profile
+   * are still the same (others are stale and dropped: discovery lists them).
+   * Empty when there is no file, and empty with one log line when the file is
+   * not a cache this broker can read. Parses a slice of backends at a time,
+   * yielding between slices.
    */
   async load(
     backends: ReadonlyMap<string, Backend>,
@@ -87,70 +101,78 @@ export class IndexCache {
     try {
       text = await readStateFile(this.file);
     } catch (error) {
-      this.#log(
-        `index cache: ${this.file} not read (${errorText(error)}); building the index from discovery`,
-      );
+      this.ignored(`not readable: ${errorText(error)}`);
       return new Map();
     }
     if (text === undefined) return new Map();
-    const problem = (what: string) => {
-      this.#log(
-        `index cache: ${this.file} ignored (${what}); building the index from discovery and writing it again`,
-      );
-      return new Map<string, CachedListing>();
-    };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      return problem(`not JSON: ${errorText(error)}`);
-    }
-    const version = (json as { version?: unknown } | null)?.version;
-    if (version !== INDEX_CACHE_VERSION)
-      return problem(
-        `format version ${JSON.stringify(version)}, this broker reads ${INDEX_CACHE_VERSION}`,
-      );
-    const parsed = cacheSchema.safeParse(json);
-    if (!parsed.success)
-      return problem(
-        issueLines({
-          issues: parsed.error.issues,
-          input: json,
-          root: 'cache',
-        })[0] ?? 'not an index cache',
-      );
+    const lines = text.split('\n').filter((line) => line !== '');
     const loaded = new Map<string, CachedListing>();
-    for (const [target, part] of Object.entries(parsed.data.backends)) {
+    for (let index = 0; index < lines.length; index += 1) {
+      if (index % LINES_PER_SLICE === LINES_PER_SLICE - 1)
+        await yieldToOthers();
+      const problem = this.#lineProblem(lines[index]!, index, loaded);
+      if (problem !== undefined) {
+        this.ignored(problem);
+        return new Map();
+      }
+    }
+    for (const [target, listing] of loaded) {
       const backend = backends.get(target);
-      if (
-        backend === undefined ||
-        part.entries.some(
-          (entry) =>
-            entry.target !== target ||
-            entry.backend !== backend.backend ||
-            entry.profile !== backend.profile,
-        )
-      )
-        continue;
-      loaded.set(target, part as CachedListing);
+      if (backend === undefined || !builtFor(listing.part, backend))
+        loaded.delete(target);
     }
     return loaded;
   }
 
+  /** What is wrong with line `index` (the version line first), else adds it to `loaded`. */
+  #lineProblem(
+    line: string,
+    index: number,
+    loaded: Map<string, CachedListing>,
+  ): string | undefined {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (error) {
+      return `line ${index + 1} is not JSON: ${errorText(error)}`;
+    }
+    if (index === 0) {
+      if (headerSchema.safeParse(json).success) return undefined;
+      const version = isRecord(json) ? json.version : undefined;
+      return `format version ${JSON.stringify(version)}, this broker reads ${INDEX_CACHE_VERSION}`;
+    }
+    const parsed = lineSchema.safeParse(json);
+    if (!parsed.success)
+      return `line ${index + 1}: ${
+        issueLines({
+          issues: parsed.error.issues,
+          input: json,
+          root: 'line',
+        })[0] ?? 'not a backend part'
+      }`;
+    if (loaded.has(parsed.data.target))
+      return `line ${index + 1}: target "${parsed.data.target}" appears twice`;
+    loaded.set(parsed.data.target, {
+      hash: parsed.data.hash,
+      part: parsed.data.part,
+    });
+    return undefined;
+  }
+
   /**
-   * Writes the cache (atomically, mode 0600). A failure is logged once and
-   * never stops the broker: the next start rebuilds from discovery.
+   * Writes the cache (atomically, mode 0600), serializing a slice of
+   * backends at a time. A failure is logged once and never stops the broker:
+   * the next start rebuilds from discovery.
    */
   save(listings: ReadonlyMap<string, CachedListing>): Promise<void> {
     const run = this.#writing.then(async () => {
-      const backends: Record<string, CachedListing> = {};
-      for (const [target, part] of listings) backends[target] = part;
-      const text = JSON.stringify({
-        version: INDEX_CACHE_VERSION,
-        backends,
-      });
+      const lines = [JSON.stringify({ version: INDEX_CACHE_VERSION })];
+      for (const [target, { hash, part }] of listings) {
+        lines.push(JSON.stringify({ target, hash, part }));
+        if (lines.length % LINES_PER_SLICE === 0) await yieldToOthers();
+      }
       try {
-        await writeFileAtomic(this.file, text);
+        await writeFileAtomic(this.file, `${lines.join('\n')}\n`);
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;
