@@ -175,11 +175,17 @@ async function untilSearchable(gatewayUrl, label) {
   return { broker, send, searchableMs, latencies };
 }
 
-const requestFigures = (latencies) => ({
-  requests: latencies.length,
-  slowOver1s: latencies.filter((ms) => ms > 1_000).length,
-  maxMs: round(Math.max(...latencies), 1),
-  p99Ms: round(percentile(latencies, 99), 1),
+/**
+ * Round trips of the requests sent while discovery ran. The first operation
+ * waits, by design, for start-up discovery (at most 3 s) or the index
+ * cache's import, so it is shown apart from the rest.
+ */
+const requestFigures = ([first, ...rest]) => ({
+  firstOperationMs: round(first, 1),
+  laterRequests: rest.length,
+  slowOver1s: rest.filter((ms) => ms > 1_000).length,
+  maxMs: round(Math.max(...rest), 1),
+  p99Ms: round(percentile(rest, 99), 1),
 });
 
 /** Resident set of a running process in MB (current and peak), from /proc. */

@@ -102,19 +102,21 @@ export class DiscoveryScheduler {
 
   /**
    * Starts the start-up discovery in the background, once. With an index
-   * cache, its listings are catalogued first (they rank below any live
-   * listing), and the first operation waits for them rather than for
-   * discovery.
+   * cache, its parts are imported first (in one build, with nothing else
+   * competing for the event loop) and discovery starts right after; the
+   * first operation then waits for the import, not for discovery.
    */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
-    const cached =
-      this.#o.cache === undefined
-        ? Promise.resolve(false)
-        : this.#applyCache(this.#o.cache, ++this.#sequence);
-    const discovery = this.discover();
-    discovery.catch(() => {});
-    this.#initial = cached.then((served) => (served ? undefined : discovery));
+    const cache = this.#o.cache;
+    if (cache === undefined) {
+      this.#initial = this.discover();
+    } else {
+      const served = this.#applyCache(cache, ++this.#sequence);
+      const discovery = served.then(() => this.discover());
+      discovery.catch(() => {});
+      this.#initial = served.then((any) => (any ? undefined : discovery));
+    }
     this.#initial.catch(() => {});
   }
 
