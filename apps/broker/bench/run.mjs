@@ -16,6 +16,7 @@ const BENCHES = {
   discovery: 'discovery.mjs',
   load: 'load.mjs',
   scale: 'scale.mjs',
+  memory: 'memory.mjs',
 };
 
 requireBuilt();
