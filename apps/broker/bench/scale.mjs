@@ -87,12 +87,18 @@ async function plainClientListing(url) {
     while (next < targets.length) {
       const target = targets[next++];
       const client = new Client({ name: 'bench-plain', version: '1.0.0' });
+      // The SDK's 60 s request timeout is too short for a loaded machine.
+      const timeout = { timeout: TIMEOUT_MS };
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${url}/mcp/${target}`)),
+        timeout,
       );
       let cursor;
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined);
+        const page = await client.listTools(
+          cursor ? { cursor } : undefined,
+          timeout,
+        );
         tools += page.tools.length;
         cursor = page.nextCursor;
       } while (cursor);
