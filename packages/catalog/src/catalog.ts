@@ -169,19 +169,19 @@ export class ToolCatalog {
 
   /** Number of tools in the catalog. */
   get size(): number {
-    return this.#snapshot.tools.length;
+    return this.#snapshot.size;
   }
 
   /** All tools, in insertion order (a backend's tools stay together). */
   list(): readonly ToolEntry[] {
-    return this.#snapshot.entries;
+    return this.#snapshot.entries();
   }
 
   /** The tool with exactly this qualified name, if any. */
   get(name: string): ToolEntry | undefined {
     const snapshot = this.#snapshot;
     const position = snapshot.byName.get(name);
-    return position === undefined ? undefined : snapshot.tools[position]?.entry;
+    return position === undefined ? undefined : snapshot.toolAt(position).entry;
   }
 
   /**
@@ -299,13 +299,21 @@ export class ToolCatalog {
       );
     }
     const checked = this.#checkChanges(listings, 'importBackends');
-    for (const [entry, terms] of fields) {
-      const prepared = adoptPreparedTool(entry, terms);
-      if (typeof prepared === 'string')
-        throw new CatalogError({
-          code: 'INVALID_INDEX_PART',
-          message: `importBackends target "${entry.target}": ${prepared}; rebuild it from the backend's listing.`,
+    for (const [target, entries] of checked) {
+      // The fields cheap to recompute are checked for every tool, the name's terms for
+      // the first one (another analysis of the same version shows there).
+      entries.forEach((entry, position) => {
+        const prepared = adoptPreparedTool({
+          entry,
+          fields: fields.get(entry) as BackendIndexTool['fields'],
+          checkName: position === 0,
         });
+        if (typeof prepared === 'string')
+          throw new CatalogError({
+            code: 'INVALID_INDEX_PART',
+            message: `importBackends target "${target}": ${prepared}; rebuild it from the backend's listing.`,
+          });
+      });
     }
     this.#apply(this.#segmentsFor(checked));
   }
@@ -396,6 +404,7 @@ export class ToolCatalog {
       segments: next,
       collection,
       tuning: this.#tuning,
+      previous: this.#snapshot,
     });
     this.#forgetGone(changes.keys());
   }

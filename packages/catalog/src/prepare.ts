@@ -91,6 +91,9 @@ function sameContent(left: ToolEntry, right: ToolEntry): boolean {
   return schema !== undefined && schema === schemaText(right);
 }
 
+/** Analyzed target names, for checking imported parts. */
+const targetTerms = new Map<string, string[]>();
+
 function sameTerms(left: readonly string[], right: readonly string[]): boolean {
   return (
     left.length === right.length &&
@@ -100,21 +103,31 @@ function sameTerms(left: readonly string[], right: readonly string[]): boolean {
 
 /**
  * Adopts search terms analyzed earlier (an imported index part) for `entry`, after checking
- * the fields that are cheap to recompute (name, identifier, target) against the entry.
+ * the fields that are cheap to recompute (identifier, target, and the name when asked)
+ * against the entry.
  * Returns the prepared tool, or what is inconsistent.
  */
-export function adoptPreparedTool(
-  entry: ToolEntry,
-  fields: Record<FieldName, string[]>,
-): PreparedTool | string {
+export function adoptPreparedTool(options: {
+  entry: ToolEntry;
+  fields: Record<FieldName, string[]>;
+  /** Whether to analyze the tool's name again and compare (the target's terms always are, once per target). */
+  checkName: boolean;
+}): PreparedTool | string {
+  const { entry, fields } = options;
   const identifier = [
     ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
   ];
   if (!sameTerms(fields.identifier, identifier))
     return `"fields.identifier" does not match tool "${entry.name}"`;
-  if (!sameTerms(fields.name, analyzeText(entry.tool)))
+  if (options.checkName && !sameTerms(fields.name, analyzeText(entry.tool)))
     return `"fields.name" does not match tool "${entry.name}"`;
-  if (!sameTerms(fields.target, analyzeText(entry.target)))
+  let target = targetTerms.get(entry.target);
+  if (target === undefined) {
+    target = analyzeText(entry.target);
+    targetTerms.set(entry.target, target);
+    if (targetTerms.size > 10_000) targetTerms.clear();
+  }
+  if (!sameTerms(fields.target, target))
     return `"fields.target" does not match target "${entry.target}"`;
   const prepared: PreparedTool = {
     entry,

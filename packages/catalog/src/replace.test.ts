@@ -56,6 +56,46 @@ describe('replaceBackendAsync', () => {
     expect(catalog.get('adb_tap')).toBeUndefined();
   });
 
+  it('applies a batch of backends in one swap: searches in between see all of the old catalog or all of the new', async () => {
+    const catalog = ToolCatalog.fromSeed();
+    const targets = Array.from(
+      { length: 40 },
+      (_, index) => `android-${index}`,
+    );
+    const listings = new Map(
+      targets.map((target) => [
+        target,
+        many(50, 'device').map((entry) => ({
+          ...entry,
+          target,
+          name: `${target}_${entry.tool}`,
+        })),
+      ]),
+    );
+    let finished = false;
+    const job = catalog.replaceBackendsAsync(listings).then(() => {
+      finished = true;
+    });
+    let searchesDuring = 0;
+    while (!finished) {
+      const hits = catalog.search({
+        query: 'android device action',
+        limit: 200,
+      });
+      const fresh = hits.hits.filter((hit) =>
+        hit.target.startsWith('android-'),
+      );
+      expect([34, 34 + 40 * 50]).toContain(catalog.size);
+      expect(fresh.length > 0).toBe(catalog.size > 34);
+      if (catalog.size === 34) searchesDuring += 1;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await job;
+    expect(searchesDuring).toBeGreaterThan(1);
+    expect(catalog.size).toBe(34 + 40 * 50);
+    expect(catalog.get('android-39_device_49')).toBeDefined();
+  });
+
   it('applies calls in order and rejects bad input before changing anything', async () => {
     const catalog = ToolCatalog.fromSeed();
     const first = catalog.replaceBackendAsync('adb', many(10, 'first'));

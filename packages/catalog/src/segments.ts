@@ -183,6 +183,8 @@ export class Collection {
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
   /** Number of tools. */
   toolCount = 0;
+  /** Number of postings (tool-term pairs). */
+  postingCount = 0;
   /** Normalized bare tool name -> segments with a tool of that name. */
   readonly bareNames = new Map<string, Segment[]>();
 
@@ -240,12 +242,35 @@ export class Collection {
         (this.fieldLengths[field] as number) +
         sign * (segment.fieldLengths[field] as number);
     this.toolCount += sign * segment.tools.length;
+    this.postingCount += sign * segment.documents.length;
   }
 }
 
 function bareNamesOf(segment: Segment): Set<string> {
   return new Set(segment.tools.map((tool) => normalizeName(tool.entry.tool)));
 }
+
+/** `have` when it is exactly `length` long, else a new array of that length. */
+function reuse<T extends Int32Array | Float64Array>(
+  have: T | undefined,
+  length: number,
+  make: new (length: number) => T,
+): T {
+  return have !== undefined && have.length === length ? have : new make(length);
+}
+
+/**
+ * Postings kept in the per-snapshot memo of {@link IndexView} (about 9 bytes each) when the
+ * catalog has fewer; otherwise at most as many as the catalog has.
+ */
+const MEMO_POSTINGS = 1 << 21;
+
+/** A term's postings over the whole catalog under one snapshot's statistics. */
+type TermPostings = {
+  positions: Int32Array;
+  weights: Float32Array;
+  named: Uint8Array;
+};
 
 /**
  * The search index of one snapshot: the ordered segments over the collection statistics at
@@ -266,6 +291,13 @@ export class IndexView {
   readonly #averageBag: number;
   readonly #alpha: number;
   readonly #groups: number;
+  /** Memoized postings of the terms searched so far, and their number. */
+  readonly #memo = new Map<number, TermPostings>();
+  #memoPostings = 0;
+  /** BM25 length normalizer of each position. */
+  readonly #normalizers: Float64Array;
+  /** Number of term ids when the view was made (later ones are unknown to it). */
+  readonly #terms: number;
   /** Memoized idf per term id (NaN: not computed yet). */
   readonly #idf: Float64Array;
   /** Memoized name weight per position (NaN: not computed yet). */
@@ -276,6 +308,8 @@ export class IndexView {
     segments: readonly Segment[];
     collection: Collection;
     tuning: SearchTuning;
+    /** The view this one replaces (never read again), whose buffers it may reuse. */
+    previous?: IndexView | undefined;
   }) {
     const { segments, collection, tuning } = options;
     this.#segments = segments;
@@ -283,7 +317,22 @@ export class IndexView {
     this.#tuning = tuning;
     this.size = collection.toolCount;
     this.#base = new Map();
-    this.#segmentOf = new Int32Array(this.size);
+    // The view this one replaces is never read again: its buffers are reused when large
+    // enough (grown by doubling), so a catalog discovered backend by backend does not
+    // allocate per-tool arrays at every step.
+    const previous = options.previous;
+    const capacity = (length: number, have: number | undefined): number =>
+      have !== undefined && have >= length
+        ? have
+        : Math.max(length, 2 * (have ?? 0));
+    this.#segmentOf = reuse(
+      previous === undefined ? undefined : previous.#segmentOf,
+      capacity(
+        this.size,
+        previous === undefined ? undefined : previous.#segmentOf.length,
+      ),
+      Int32Array,
+    );
     let position = 0;
     segments.forEach((segment, index) => {
       this.#base.set(segment, position);
@@ -303,8 +352,40 @@ export class IndexView {
     this.#alpha =
       (tuning.groupIdfWeight * this.#groups) /
       (this.#groups + GROUP_IDF_HALF_TRUST);
-    this.#idf = new Float64Array(collection.vocabulary.size).fill(Number.NaN);
-    this.#nameWeight = new Float64Array(this.size).fill(Number.NaN);
+    // BM25's length normalizer of each tool's bag, as a full build computes it.
+    this.#normalizers = reuse(
+      previous === undefined ? undefined : previous.#normalizers,
+      capacity(
+        this.size,
+        previous === undefined ? undefined : previous.#normalizers.length,
+      ),
+      Float64Array,
+    );
+    const { b } = tuning;
+    for (const segment of segments) {
+      const base = this.#base.get(segment) as number;
+      const lengths = segment.bagLengths;
+      for (let local = 0; local < lengths.length; local += 1)
+        this.#normalizers[base + local] =
+          1 - b + (b * (lengths[local] as number)) / this.#averageBag;
+    }
+    this.#terms = collection.vocabulary.size;
+    this.#idf = reuse(
+      previous === undefined ? undefined : previous.#idf,
+      capacity(
+        this.#terms,
+        previous === undefined ? undefined : previous.#idf.length,
+      ),
+      Float64Array,
+    ).fill(Number.NaN);
+    this.#nameWeight = reuse(
+      previous === undefined ? undefined : previous.#nameWeight,
+      capacity(
+        this.size,
+        previous === undefined ? undefined : previous.#nameWeight.length,
+      ),
+      Float64Array,
+    ).fill(Number.NaN);
   }
 
   /** The segments, in catalog order. */
@@ -328,7 +409,7 @@ export class IndexView {
   termId(term: string): number | undefined {
     const id = this.#collection.vocabulary.lookup(term);
     return id !== undefined &&
-      id < this.#idf.length &&
+      id < this.#terms &&
       (this.#collection.documentFrequency[id] ?? 0) > 0
       ? id
       : undefined;
@@ -382,14 +463,6 @@ export class IndexView {
     return weight;
   }
 
-  /** Length normalizer of BM25 for a tool's bag. */
-  #normalizer(segment: Segment, local: number): number {
-    const { b } = this.#tuning;
-    return (
-      1 - b + (b * (segment.bagLengths[local] as number)) / this.#averageBag
-    );
-  }
-
   /**
    * Adds `queryWeight` times the BM25 contribution of `termId` to each tool containing it
    * into `scores`, records newly touched tools in `touched`, and, when `nameCovered` is
@@ -404,26 +477,60 @@ export class IndexView {
     nameCovered?: Float64Array,
   ): void {
     const idf = this.idf(termId);
+    const { positions, weights, named } = this.#postings(termId, idf);
+    for (let slot = 0; slot < positions.length; slot += 1) {
+      const document = positions[slot] as number;
+      if (scores[document] === 0) touched.push(document);
+      scores[document] =
+        (scores[document] as number) + (weights[slot] as number) * queryWeight;
+      if (nameCovered !== undefined && named[slot] === 1)
+        nameCovered[document] = (nameCovered[document] as number) + idf;
+    }
+  }
+
+  /**
+   * The postings of a term over every segment, with their BM25 contributions under this
+   * view's statistics (rounded to 32-bit floats, as the postings of a full build store
+   * them). Memoized per view, so a term costs its computation once per snapshot; the memo
+   * is dropped when it would hold more postings than the catalog has (at least
+   * {@link MEMO_POSTINGS}).
+   */
+  #postings(termId: number, idf: number): TermPostings {
+    const memo = this.#memo.get(termId);
+    if (memo) return memo;
+    const segments = this.#collection.termSegments[termId] ?? [];
+    const total = this.documentFrequency(termId);
+    const positions = new Int32Array(total);
+    const weights = new Float32Array(total);
+    const named = new Uint8Array(total);
     const k1 = this.#tuning.k1;
-    for (const segment of this.#collection.termSegments[termId] ?? []) {
+    const normalizers = this.#normalizers;
+    let out = 0;
+    for (const segment of segments) {
       const index = segment.localTerm(termId);
       const base = this.baseOf(segment);
       const { documents, bags, inName } = segment;
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
-        const local = documents[slot] as number;
+        const document = base + (documents[slot] as number);
         const bag = bags[slot] as number;
-        const normalized = bag / this.#normalizer(segment, local);
-        const weight = Math.fround(
-          idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0),
-        );
-        const document = base + local;
-        if (scores[document] === 0) touched.push(document);
-        scores[document] = (scores[document] as number) + weight * queryWeight;
-        if (nameCovered !== undefined && inName[slot] === 1)
-          nameCovered[document] = (nameCovered[document] as number) + idf;
+        const normalized = bag / (normalizers[document] as number);
+        positions[out] = document;
+        weights[out] =
+          idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0);
+        named[out] = inName[slot] as number;
+        out += 1;
       }
     }
+    const postings = { positions, weights, named };
+    const cap = Math.max(MEMO_POSTINGS, this.#collection.postingCount);
+    if (this.#memoPostings + total > cap) {
+      this.#memo.clear();
+      this.#memoPostings = 0;
+    }
+    this.#memo.set(termId, postings);
+    this.#memoPostings += total;
+    return postings;
   }
 
   /**
@@ -442,7 +549,8 @@ export class IndexView {
       const value = documents[middle] as number;
       if (value === local)
         return Math.fround(
-          (segment.bags[middle] as number) / this.#normalizer(segment, local),
+          (segment.bags[middle] as number) /
+            (this.#normalizers[position] as number),
         );
       if (value < local) low = middle + 1;
       else high = middle - 1;

@@ -14,9 +14,12 @@ type ExactNames = { get(name: string): readonly number[] | undefined };
 
 /** One state of a catalog: tools, lookup tables and the search index. */
 export type Snapshot = {
-  readonly tools: readonly PreparedTool[];
-  /** The entries, in order (frozen). */
-  readonly entries: readonly ToolEntry[];
+  /** Number of tools. */
+  readonly size: number;
+  /** The tool at a position. */
+  toolAt(position: number): PreparedTool;
+  /** The entries, in order (frozen; assembled when first asked for). */
+  entries(): readonly ToolEntry[];
   readonly byName: { get(name: string): number | undefined };
   readonly byExactName: ExactNames;
   readonly index: IndexView;
@@ -39,14 +42,15 @@ export function buildSnapshot(options: {
   segments: readonly Segment[];
   collection: Collection;
   tuning: SearchTuning;
+  /** The snapshot this one replaces, whose scratch buffers it may take over. */
+  previous?: Snapshot;
 }): Snapshot {
-  const index = new IndexView(options);
-  const tools: PreparedTool[] = [];
+  const index = new IndexView({
+    ...options,
+    previous: options.previous?.index,
+  });
   const byTarget = new Map<string, Segment>();
-  for (const segment of options.segments) {
-    byTarget.set(segment.target, segment);
-    for (const tool of segment.tools) tools.push(tool);
-  }
+  for (const segment of options.segments) byTarget.set(segment.target, segment);
   const { bareNames } = options.collection;
   const byName = {
     get(name: string): number | undefined {
@@ -73,17 +77,38 @@ export function buildSnapshot(options: {
         : positions.sort((left, right) => left - right);
     },
   };
+  let entries: readonly ToolEntry[] | undefined;
+  const size = index.size;
+  // Scratch buffers are clean between searches, so the snapshot this one replaces lends its
+  // own when they are large enough; new ones are made with room to grow (doubling).
+  const previous = options.previous;
+  const scratch =
+    previous !== undefined && previous.scores.length >= size
+      ? previous
+      : undefined;
+  const room = Math.max(size, 2 * (previous?.scores.length ?? 0));
   return {
-    tools,
-    entries: Object.freeze(tools.map((tool) => tool.entry)),
+    size,
+    toolAt(position) {
+      const { segment, local } = index.locate(position);
+      return segment.tools[local] as PreparedTool;
+    },
+    entries() {
+      entries ??= Object.freeze(
+        options.segments.flatMap((segment) =>
+          segment.tools.map((tool) => tool.entry),
+        ),
+      );
+      return entries;
+    },
     byName,
     byExactName,
     index,
     byTarget,
-    scores: new Float64Array(tools.length),
-    nameCovered: new Float64Array(tools.length),
-    touched: new PositionList(tools.length),
-    accepted: new PositionList(tools.length),
+    scores: scratch?.scores ?? new Float64Array(room),
+    nameCovered: scratch?.nameCovered ?? new Float64Array(room),
+    touched: scratch?.touched ?? new PositionList(room),
+    accepted: scratch?.accepted ?? new PositionList(room),
   };
 }
 
@@ -266,7 +291,7 @@ function accumulateUsage(
     for (const term of word.terms)
       counts.set(term, (counts.get(term) ?? 0) + 1);
   const k3 = tuning.queryTermSaturation;
-  const total = snapshot.tools.length;
+  const total = snapshot.size;
   const requests = usage.size;
   const used = usage.toolCount;
   for (const [term, count] of counts) {
@@ -317,11 +342,11 @@ type Scope = {
 
 function searchScope(options: SearchRun): Scope {
   const { profile, target } = options;
-  const { tools } = options.snapshot;
+  const { snapshot } = options;
   return {
     filtered: profile !== undefined || target !== undefined,
     accept: (position) => {
-      const entry = (tools[position] as PreparedTool).entry;
+      const entry = snapshot.toolAt(position).entry;
       if (target !== undefined && entry.target !== target) return false;
       return (
         profile === undefined ||
@@ -343,7 +368,7 @@ function exactMatches(
   const exact: number[] = [];
   const addExact = (name: string, qualifiedBypassesProfile: boolean): void => {
     for (const position of snapshot.byExactName.get(name) ?? []) {
-      const entry = (snapshot.tools[position] as PreparedTool).entry;
+      const entry = snapshot.toolAt(position).entry;
       if (target !== undefined && entry.target !== target) continue;
       const bypass =
         qualifiedBypassesProfile && normalizeName(entry.name) === name;
@@ -411,7 +436,7 @@ function unmatchedWords(options: {
   usageMatched: ReadonlySet<string>;
 }): string[] {
   const { snapshot, query, words, scope, usageMatched } = options;
-  const { index, tools } = snapshot;
+  const { index } = snapshot;
   const matchedTerms = new Set<string>();
   const termMatches = (term: string): boolean => {
     if (matchedTerms.has(term)) return true;
@@ -425,9 +450,7 @@ function unmatchedWords(options: {
     return true;
   };
   const exactNames = new Set(
-    options.exact.flatMap(
-      (position) => (tools[position] as PreparedTool).exactNames,
-    ),
+    options.exact.flatMap((position) => snapshot.toolAt(position).exactNames),
   );
   const unmatched: string[] = [];
   for (const word of words) {
@@ -446,11 +469,8 @@ function informative(
   termIds: ReadonlyMap<number, number>,
   usageMatched: ReadonlySet<string>,
 ): boolean {
-  const { index, tools } = options.snapshot;
-  const minimumDocuments = Math.max(
-    3,
-    options.tuning.commonTermShare * tools.length,
-  );
+  const { index, size } = options.snapshot;
+  const minimumDocuments = Math.max(3, options.tuning.commonTermShare * size);
   return (
     usageMatched.size > 0 ||
     [...termIds.keys()].some(
@@ -466,12 +486,13 @@ function collectHits(
   candidates: PositionList,
 ): SearchHit[] {
   const { limit, tuning } = options;
-  const { tools, scores } = options.snapshot;
+  const { snapshot } = options;
+  const { scores } = snapshot;
   const best = topPositions(candidates, scores, limit + exact.length);
   const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
   const hits: SearchHit[] = [];
   const toHit = (position: number, score: number): SearchHit => {
-    const entry = (tools[position] as PreparedTool).entry;
+    const entry = snapshot.toolAt(position).entry;
     return {
       name: entry.name,
       target: entry.target,
