@@ -113,8 +113,10 @@ async function plainClientListing(url) {
 function timed(broker, latencies) {
   return async (method, params) => {
     const sent = performance.now();
+    // In the order sent: the first is the first operation.
+    const slot = latencies.push(Number.NaN) - 1;
     const reply = await broker.request(method, params);
-    latencies.push(performance.now() - sent);
+    latencies[slot] = performance.now() - sent;
     return reply;
   };
 }
