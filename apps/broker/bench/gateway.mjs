@@ -4,9 +4,11 @@
 // `echo`, a read-only tool that returns its `token` argument (so a bench can
 // prove each reply belongs to its request), and a target can delay its
 // `tools/list` answers (discovery bench) or its calls.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import {
   McpServer,
+  WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
@@ -19,7 +21,41 @@ const ECHO_SCHEMA = {
 };
 
 /**
- * @param {{ targets: Record<string, { listDelayMs?: number, callDelayMs?: number, extraTools?: number }> }} options
+ * A sessionful route (2025 revisions, standalone GET stream), as a backend
+ * with live tool lists is: `addTool` registers a tool on every session, and
+ * each session sends `notifications/tools/list_changed` on its stream.
+ */
+function liveRoute(serverFor) {
+  const sessions = new Map();
+  const servers = new Set();
+  return {
+    fetch: async (request) => {
+      const sessionId = request.headers.get('mcp-session-id');
+      if (sessionId !== null) {
+        const transport = sessions.get(sessionId);
+        if (transport === undefined) return new Response(null, { status: 404 });
+        return transport.handleRequest(request);
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      const server = serverFor({ listChanged: true });
+      servers.add(server);
+      await server.connect(transport);
+      return transport.handleRequest(request);
+    },
+    servers,
+    close: async () => {
+      for (const transport of sessions.values())
+        await transport.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * @param {{ targets: Record<string, { listDelayMs?: number, callDelayMs?: number, extraTools?: number, echoWord?: string, live?: boolean }> }} options
  */
 export async function startGateway({ targets }) {
   // Times are ms since the epoch (performance.timeOrigin based), comparable
@@ -35,16 +71,17 @@ export async function startGateway({ targets }) {
   };
   const handlers = new Map();
 
-  const serverFor = (target) => {
+  const serverFor = (target, { listChanged = false } = {}) => {
     const config = targets[target];
     const server = new McpServer(
       { name: `bench-${target}`, version: '1.0.0' },
-      { capabilities: { tools: {} } },
+      { capabilities: { tools: listChanged ? { listChanged: true } : {} } },
     );
+    for (const name of added.get(target) ?? []) addPlaceholder(server, name);
     server.registerTool(
       'echo',
       {
-        description: `Echo a token back (${target})`,
+        description: `Echo a token back (${target})${config.echoWord ? ` ${config.echoWord}` : ''}`,
         inputSchema: fromJsonSchema(ECHO_SCHEMA),
         annotations: { readOnlyHint: true },
       },
@@ -71,6 +108,17 @@ export async function startGateway({ targets }) {
     }
     return server;
   };
+  /** Tools added at run time (`addTool`), per target. */
+  const added = new Map();
+  const addPlaceholder = (server, name) =>
+    server.registerTool(
+      name,
+      {
+        description: `Added at run time: ${name}`,
+        annotations: { readOnlyHint: true },
+      },
+      async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+    );
 
   const http = createServer((req, res) => {
     void (async () => {
@@ -104,7 +152,9 @@ export async function startGateway({ targets }) {
       }
       let handler = handlers.get(target);
       if (handler === undefined) {
-        handler = createMcpHandler(() => serverFor(target));
+        handler = targets[target].live
+          ? liveRoute((options) => serverFor(target, options))
+          : createMcpHandler(() => serverFor(target));
         handlers.set(target, handler);
       }
       const response = await handler.fetch(
@@ -146,6 +196,12 @@ export async function startGateway({ targets }) {
   return {
     url,
     stats,
+    /** Adds a tool to a live target; its open sessions say their tools changed. */
+    addTool: (target, name) => {
+      added.set(target, [...(added.get(target) ?? []), name]);
+      for (const server of handlers.get(target)?.servers ?? [])
+        addPlaceholder(server, name);
+    },
     close: async () => {
       await Promise.allSettled([...handlers.values()].map((h) => h.close()));
       http.closeAllConnections();

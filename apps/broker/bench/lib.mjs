@@ -302,6 +302,8 @@ export async function spawnGateway(targets) {
       child.stdin.write('stats\n');
       return JSON.parse(await nextLine());
     },
+    addTool: (target, tool) =>
+      child.stdin.write(`add-tool ${target} ${tool}\n`),
     close: async () => {
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);

@@ -15,6 +15,8 @@ const BENCHES = {
   'call-profile': 'call-profile.mjs',
   discovery: 'discovery.mjs',
   load: 'load.mjs',
+  scale: 'scale.mjs',
+  memory: 'memory.mjs',
 };
 
 requireBuilt();

@@ -12,6 +12,7 @@ import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
+import type { IndexCache } from './listing-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
@@ -60,6 +61,11 @@ export type BrokerOptions = {
    * use). It influences ranking only, never the role gate or argument checks.
    */
   learning?: UsageLearning;
+  /**
+   * The index cache: each backend's last listing as catalogued, served at
+   * start before rediscovery answers, and written when listings change.
+   */
+  indexCache?: IndexCache;
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
@@ -160,6 +166,9 @@ export class Broker {
               : {
                   review: (target, tools) => this.#review(target, tools),
                 }),
+            ...(options.indexCache === undefined
+              ? {}
+              : { cache: options.indexCache }),
             log,
           });
     this.#calls = new CallPipeline({

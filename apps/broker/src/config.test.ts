@@ -23,6 +23,9 @@ describe('loadBrokerConfig', () => {
       pinPolicy: 'refuse',
       pinsReadOnly: false,
       usageFile: expect.stringMatching(/[/\\]heretek[/\\]usage\.jsonl$/),
+      indexCacheFile: expect.stringMatching(
+        /[/\\]heretek[/\\]index-cache\.jsonl$/,
+      ),
     });
   });
 
@@ -49,10 +52,11 @@ describe('loadBrokerConfig', () => {
     });
   });
 
-  it('reads the pins and usage settings, with the state directory under XDG_STATE_HOME', () => {
+  it('reads the pins, usage and index cache settings, with the state directory under XDG_STATE_HOME', () => {
     expect(loadBrokerConfig({ XDG_STATE_HOME: '/srv/state' })).toMatchObject({
       pinsFile: '/srv/state/heretek/pins.json',
       usageFile: '/srv/state/heretek/usage.jsonl',
+      indexCacheFile: '/srv/state/heretek/index-cache.jsonl',
     });
     expect(
       loadBrokerConfig({
@@ -60,12 +64,14 @@ describe('loadBrokerConfig', () => {
         HERETEK_PIN_POLICY: 'warn',
         HERETEK_PINS_READ_ONLY: '1',
         HERETEK_USAGE_FILE: 'off',
+        HERETEK_INDEX_CACHE_FILE: 'off',
       }),
     ).toMatchObject({
       pinsFile: 'team/pins.json',
       pinPolicy: 'warn',
       pinsReadOnly: true,
       usageFile: 'off',
+      indexCacheFile: 'off',
     });
   });
 
@@ -150,7 +156,7 @@ describe('loadBrokerConfig', () => {
 describe('environmentHelp', () => {
   it('shows for each variable the value an unset variable gets', () => {
     const lines = environmentHelp();
-    expect(lines).toHaveLength(14);
+    expect(lines).toHaveLength(15);
     const state = '/tmp/heretek-help-state';
     const unset = loadBrokerConfig({ XDG_STATE_HOME: state });
     for (const line of lines) {

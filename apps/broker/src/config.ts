@@ -39,6 +39,8 @@ export type BrokerConfig = {
   pinsReadOnly: boolean;
   /** Where learned search-then-call uses are kept, or `off`. */
   usageFile: string;
+  /** Where the index cache (each backend's last listing, as catalogued) is kept, or `off`. */
+  indexCacheFile: string;
 };
 
 const positiveInteger = (name: string, max: number) =>
@@ -178,6 +180,11 @@ const ENVIRONMENT = {
     fallback: stateFile('usage.jsonl'),
     help: 'learned search-then-call uses (JSONL); off disables learning',
   }),
+  HERETEK_INDEX_CACHE_FILE: variable({
+    schema: z.string(),
+    fallback: stateFile('index-cache.jsonl'),
+    help: "each backend's last listing, served at once after a restart; off disables it",
+  }),
 };
 
 type Environment = typeof ENVIRONMENT;
@@ -255,5 +262,6 @@ export function loadBrokerConfig(
     pinPolicy: e.HERETEK_PIN_POLICY,
     pinsReadOnly: e.HERETEK_PINS_READ_ONLY,
     usageFile: e.HERETEK_USAGE_FILE,
+    indexCacheFile: e.HERETEK_INDEX_CACHE_FILE,
   };
 }

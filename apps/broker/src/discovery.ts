@@ -7,6 +7,11 @@ import {
 } from '@heretek/catalog';
 import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
+import {
+  listingHash,
+  type CachedListing,
+  type IndexCache,
+} from './listing-cache.js';
 import type {
   DiscoveryOutcome,
   GatewayMode,
@@ -38,7 +43,22 @@ export type DiscoveryOptions = {
     target: string,
     tools: readonly GatewayTool[],
   ) => Promise<readonly GatewayTool[]>;
+  /**
+   * The index cache: loaded at start so a restarted broker serves every
+   * backend's last listing at once, and written after listings change.
+   */
+  cache?: IndexCache;
+  /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
+  cacheWriteDelayMs?: number;
   log: (line: string) => void;
+};
+
+/** A reviewed listing waiting for the next catalog build. */
+type PendingListing = {
+  entries: ToolEntry[];
+  sequence: number;
+  hash: string | undefined;
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
 };
 
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
@@ -67,6 +87,12 @@ export class DiscoveryScheduler {
   #initial: Promise<unknown> | undefined;
   #initialWaitDone = false;
   #lastFailed = false;
+  /** Reviewed listings that arrived while a build ran: the next build applies them together. */
+  readonly #pending = new Map<string, PendingListing>();
+  #building: Promise<void> | undefined;
+  /** The listing hash behind each target's catalog entries (what the index cache keeps). */
+  readonly #hashes = new Map<string, string>();
+  #cacheTimer: NodeJS.Timeout | undefined;
 
   constructor(options: DiscoveryOptions) {
     this.#o = options;
@@ -74,11 +100,55 @@ export class DiscoveryScheduler {
     setMaxListeners(0, this.#abort.signal);
   }
 
-  /** Starts the start-up discovery in the background, once. */
+  /**
+   * Starts the start-up discovery in the background, once. With an index
+   * cache, its parts are imported first (in one build, with nothing else
+   * competing for the event loop) and discovery starts right after; the
+   * first operation then waits for the import, not for discovery.
+   */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
-    this.#initial = this.discover();
+    const cache = this.#o.cache;
+    if (cache === undefined) {
+      this.#initial = this.discover();
+    } else {
+      const served = this.#applyCache(cache, ++this.#sequence);
+      const discovery = served.then(() => this.discover());
+      discovery.catch(() => {});
+      this.#initial = served.then((any) => (any ? undefined : discovery));
+    }
     this.#initial.catch(() => {});
+  }
+
+  /**
+   * Imports the cached parts in one build (a target a live listing reached
+   * first keeps the live one); resolves whether any was served. A part the
+   * catalog refuses makes it refuse them all: the cache is ignored.
+   */
+  async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
+    const started = performance.now();
+    const listings = await cache.load(this.#o.backends.byTarget);
+    if (this.#abort.signal.aborted) return false;
+    const usable = [...listings].filter(
+      ([target]) =>
+        (this.#applied.get(target) ?? 0) <= sequence &&
+        !this.#pending.has(target),
+    );
+    if (usable.length === 0) return false;
+    try {
+      this.#o.catalog.importBackends(usable.map(([, listing]) => listing.part));
+    } catch (error) {
+      cache.ignored(errorText(error));
+      return false;
+    }
+    for (const [target, listing] of usable) {
+      this.#applied.set(target, sequence);
+      this.#hashes.set(target, listing.hash);
+    }
+    this.#o.log(
+      `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
+    );
+    return true;
   }
 
   /** Lists every backend (in parallel, or in one multiplexed listing). Concurrent calls share one run. */
@@ -214,6 +284,7 @@ export class DiscoveryScheduler {
   close(): void {
     for (const timer of this.#debounce.values()) clearTimeout(timer);
     this.#debounce.clear();
+    clearTimeout(this.#cacheTimer);
     this.#abort.abort();
   }
 
@@ -270,30 +341,35 @@ export class DiscoveryScheduler {
         });
       }
     }
-    for (const [target, tools] of listing) {
-      const { backend, learned } = this.#o.backends.learn(target);
-      if (learned) {
-        this.#o.log(
-          `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
-        );
-      }
-      try {
-        await this.#apply(backend, tools, sequence);
-        outcomes.push({ target, ok: true, tools: tools.length, ms });
-      } catch (error) {
-        outcomes.push(failure(target, error, started));
-        this.#o.log(
-          `discovery: ${target} listing rejected: ${errorText(error)}`,
-        );
-      }
-    }
+    // Every target's listing is reviewed and queued at once: one build applies them.
+    await Promise.all(
+      [...listing].map(async ([target, tools]) => {
+        const { backend, learned } = this.#o.backends.learn(target);
+        if (learned) {
+          this.#o.log(
+            `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
+          );
+        }
+        try {
+          await this.#apply(backend, tools, sequence);
+          outcomes.push({ target, ok: true, tools: tools.length, ms });
+        } catch (error) {
+          outcomes.push(failure(target, error, started));
+          this.#o.log(
+            `discovery: ${target} listing rejected: ${errorText(error)}`,
+          );
+        }
+      }),
+    );
     return outcomes;
   }
 
   /**
    * Replaces a backend's entries with the reviewed listing, unless a listing
    * that started later was applied already (checked again after the review,
-   * which may wait on the pins file).
+   * which may wait on the pins file). A listing with the same hash as the
+   * one behind the catalog's entries is reviewed (the trust layer sees every
+   * listing) but changes nothing in the catalog.
    */
   async #apply(
     backend: Backend,
@@ -301,16 +377,112 @@ export class DiscoveryScheduler {
     sequence: number,
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
+    const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
     const reviewed =
       this.#o.review === undefined
         ? tools
         : await this.#o.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
-    this.#o.catalog.replaceBackend(
+    if (hash !== undefined && this.#hashes.get(backend.target) === hash) {
+      this.#applied.set(backend.target, sequence);
+      return;
+    }
+    await this.#enqueue(
       backend.target,
       entriesOf(backend, reviewed, this.#o.log),
+      sequence,
+      hash,
     );
-    this.#applied.set(backend.target, sequence);
+  }
+
+  /**
+   * Queues a target's entries for the next catalog build and resolves once
+   * they are in the catalog (rejects when the catalog refuses them). Listings
+   * that arrive while a build runs are applied together by the next one; a
+   * target's newer listing replaces its older queued one.
+   */
+  #enqueue(
+    target: string,
+    entries: ToolEntry[],
+    sequence: number,
+    hash: string | undefined,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const queued = this.#pending.get(target);
+      if (queued !== undefined && queued.sequence > sequence) {
+        queued.waiters.push({ resolve, reject });
+        return;
+      }
+      this.#pending.set(target, {
+        entries,
+        sequence,
+        hash,
+        waiters: [...(queued?.waiters ?? []), { resolve, reject }],
+      });
+      if (this.#building === undefined) this.#building = this.#build();
+    });
+  }
+
+  /** Applies what is queued, batch after batch (one catalog build each), until nothing is left. */
+  async #build(): Promise<void> {
+    // Let the listings that arrive in the same turn join the first batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.#pending.size > 0) {
+      const batch = [...this.#pending].filter(([target, listing]) => {
+        if ((this.#applied.get(target) ?? 0) <= listing.sequence) return true;
+        for (const waiter of listing.waiters) waiter.resolve();
+        return false;
+      });
+      this.#pending.clear();
+      try {
+        await this.#o.catalog.replaceBackendsAsync(
+          new Map(batch.map(([target, listing]) => [target, listing.entries])),
+        );
+        for (const [target, listing] of batch) this.#settle(target, listing);
+      } catch {
+        // One listing the catalog refuses must not hold back the others: apply each alone.
+        for (const [target, listing] of batch) {
+          try {
+            await this.#o.catalog.replaceBackendAsync(target, listing.entries);
+            this.#settle(target, listing);
+          } catch (error) {
+            for (const waiter of listing.waiters) waiter.reject(error);
+          }
+        }
+      }
+      this.#cacheChanged();
+    }
+    this.#building = undefined;
+  }
+
+  /** Records that a target's queued listing is in the catalog and tells whoever waits for it. */
+  #settle(target: string, listing: PendingListing): void {
+    this.#applied.set(target, listing.sequence);
+    if (listing.hash === undefined) this.#hashes.delete(target);
+    else this.#hashes.set(target, listing.hash);
+    for (const waiter of listing.waiters) waiter.resolve();
+  }
+
+  /** Writes the index cache once the catalog has been quiet for a moment. */
+  #cacheChanged(): void {
+    const cache = this.#o.cache;
+    if (cache === undefined || this.#abort.signal.aborted) return;
+    clearTimeout(this.#cacheTimer);
+    this.#cacheTimer = setTimeout(() => {
+      this.#cacheTimer = undefined;
+      void cache.save(this.#cachedListings());
+    }, this.#o.cacheWriteDelayMs ?? 1_000);
+    this.#cacheTimer.unref();
+  }
+
+  /** The catalog's saved part of every target whose listing hash is known, by target. */
+  #cachedListings(): Map<string, CachedListing> {
+    const parts = new Map<string, CachedListing>();
+    for (const [target, hash] of this.#hashes) {
+      const part = this.#o.catalog.exportBackend(target);
+      if (part !== undefined) parts.set(target, { hash, part });
+    }
+    return parts;
   }
 }
 

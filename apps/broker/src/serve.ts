@@ -8,6 +8,7 @@ import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { createGateway } from './gateway.js';
 import { InputRounds } from './input-rounds.js';
+import { IndexCache } from './listing-cache.js';
 import { fail } from './one-shot.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
@@ -131,6 +132,9 @@ export function brokerFor(
     ...(trust === undefined ? {} : { trust }),
     learning,
     ...(gateway === undefined ? {} : { gateway }),
+    ...(gateway === undefined || config.indexCacheFile === 'off'
+      ? {}
+      : { indexCache: new IndexCache({ file: config.indexCacheFile, log }) }),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
     ...(config.defaultProfile === undefined

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   INJECTION_RULES,
   createShadowingContext,
+  ShadowingIndex,
   flagTool,
   flaggedMark,
 } from './injection-rules.js';
@@ -149,5 +150,27 @@ describe('flagTool', () => {
     expect(flaggedMark(flags)).toBe('[flagged: instruction-tag]');
     expect(flaggedMark([])).toBe('');
     expect(new Set(INJECTION_RULES.map((rule) => rule.id)).size).toBe(9);
+  });
+});
+
+describe('ShadowingIndex', () => {
+  it('holds, listing after listing, what a context built from every remaining tool holds', () => {
+    const tool = (target: string, bareName: string) => ({
+      name: `${target}_${bareName}`,
+      target,
+      bareName,
+    });
+    const mail = [tool('mail', 'send_email'), tool('mail', 'Read_Inbox')];
+    const notes = [tool('notes', 'send_email'), tool('notes', 'list_notes')];
+    const index = new ShadowingIndex();
+    index.replaceTarget('mail', [], mail);
+    index.replaceTarget('notes', [], notes);
+    const mailAgain = [tool('mail', 'archive_mail')];
+    index.replaceTarget('mail', mail, mailAgain);
+    const fresh = createShadowingContext([...notes, ...mailAgain]);
+    expect(index.qualified).toEqual(fresh.qualified);
+    expect(index.bare).toEqual(fresh.bare);
+    expect(index.bare.get('send_email')).toEqual(new Set(['notes']));
+    expect(index.bare.has('read_inbox')).toBe(false);
   });
 });

@@ -128,6 +128,40 @@ export function createShadowingContext(
   return { qualified, bare };
 }
 
+/**
+ * A {@link ShadowingContext} kept up to date one backend listing at a time:
+ * {@link ShadowingIndex.replaceTarget} swaps a target's tools, so reviewing a
+ * thousand listings costs their tools once, not a rebuild over every tool
+ * known per listing.
+ */
+export class ShadowingIndex implements ShadowingContext {
+  readonly qualified = new Map<string, string>();
+  readonly bare = new Map<string, Set<string>>();
+
+  /** Replaces every tool of `target` (those of `before`) with those of `after`. */
+  replaceTarget(
+    target: string,
+    before: Iterable<{ name: string; bareName: string }>,
+    after: Iterable<{ name: string; bareName: string }>,
+  ): void {
+    for (const tool of before) {
+      const name = tool.name.toLowerCase();
+      if (this.qualified.get(name) === target) this.qualified.delete(name);
+      const key = tool.bareName.toLowerCase();
+      const targets = this.bare.get(key);
+      targets?.delete(target);
+      if (targets?.size === 0) this.bare.delete(key);
+    }
+    for (const tool of after) {
+      this.qualified.set(tool.name.toLowerCase(), target);
+      const key = tool.bareName.toLowerCase();
+      const targets = this.bare.get(key) ?? new Set<string>();
+      targets.add(target);
+      this.bare.set(key, targets);
+    }
+  }
+}
+
 /** A bare name distinctive enough that a mention is a reference to that tool. */
 function distinctive(word: string): boolean {
   return (

@@ -235,6 +235,8 @@ export class PinStore {
   #firstSeen = new Set<string>();
   #stamp: string | undefined;
   #writing: Promise<unknown> = Promise.resolve();
+  /** The queued (not yet started) write of new pins, which later ones join. */
+  #queuedAdd: { names: string[]; run: Promise<void> } | undefined;
   #warnedWrite = false;
 
   private constructor(options: {
@@ -504,9 +506,26 @@ export class PinStore {
     return accepted;
   }
 
-  /** Serializes writes; merges with the file on disk first. */
+  /**
+   * Serializes writes; merges with the file on disk first. New pins that
+   * arrive while a write runs join one queued write (a thousand backends
+   * listed at once write the file a few times, not a thousand).
+   */
   #write(change: { add?: string[]; replace?: string[] }): Promise<void> {
-    const run = this.#writing.then(() => this.#writeNow(change));
+    const queued = this.#queuedAdd;
+    if (change.replace === undefined && queued !== undefined) {
+      queued.names.push(...(change.add ?? []));
+      return queued.run;
+    }
+    const batch = { names: [...(change.add ?? [])], run: Promise.resolve() };
+    const run = this.#writing.then(() => {
+      if (this.#queuedAdd === batch) this.#queuedAdd = undefined;
+      return this.#writeNow(
+        change.replace === undefined ? { add: batch.names } : change,
+      );
+    });
+    batch.run = run;
+    if (change.replace === undefined) this.#queuedAdd = batch;
     this.#writing = run.catch(() => {});
     return run;
   }

@@ -2,10 +2,9 @@ import { multiplexedName } from '@heretek/internal';
 import { describeChange, type ToolDefinition } from './definition-hash.js';
 import {
   INJECTION_RULES,
-  createShadowingContext,
+  ShadowingIndex,
   flagTool,
   type InjectionFlag,
-  type ShadowingContext,
 } from './injection-rules.js';
 import {
   CHANGED_MARK,
@@ -65,7 +64,8 @@ export class TrustLayer {
   readonly #tools = new Map<string, Reviewed>();
   readonly #byTarget = new Map<string, Set<string>>();
   readonly #logged = new Set<string>();
-  #context: ShadowingContext | undefined;
+  /** Every known tool's names, for the shadowing rule; updated a listing at a time. */
+  readonly #shadowing = new ShadowingIndex();
   #contextVersion = 0;
 
   private constructor(options: {
@@ -123,6 +123,11 @@ export class TrustLayer {
     tools: readonly ListedTool[];
   }): Promise<ListedTool[]> {
     const { target } = options;
+    const previous = this.#byTarget.get(target) ?? new Set<string>();
+    const before = [...previous].flatMap((name) => {
+      const tool = this.#tools.get(name);
+      return tool === undefined ? [] : [{ name, bareName: tool.bareName }];
+    });
     const names = new Set<string>();
     const definitions: ToolDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
@@ -162,11 +167,17 @@ export class TrustLayer {
           : { inputSchema: clean.inputSchema }),
       };
     });
-    const previous = this.#byTarget.get(target) ?? new Set<string>();
     const gone = [...previous].filter((name) => !names.has(name));
     for (const name of gone) this.#tools.delete(name);
     this.#byTarget.set(target, names);
-    this.#context = undefined;
+    this.#shadowing.replaceTarget(
+      target,
+      before,
+      [...names].map((name) => ({
+        name,
+        bareName: this.#tools.get(name)?.bareName ?? name,
+      })),
+    );
     this.#contextVersion += 1;
     if (this.pins !== undefined) {
       this.pins.forget(gone);
@@ -182,17 +193,6 @@ export class TrustLayer {
     return cleaned;
   }
 
-  #shadowingContext(): ShadowingContext {
-    this.#context ??= createShadowingContext(
-      [...this.#tools].map(([name, tool]) => ({
-        name,
-        target: tool.target,
-        bareName: tool.bareName,
-      })),
-    );
-    return this.#context;
-  }
-
   /**
    * The injection rules a tool trips, checked against every tool now known
    * (so shadowing of a backend listed later is caught too). Logged once.
@@ -206,7 +206,7 @@ export class TrustLayer {
       description: tool.sanitized.text,
       tagText: tool.sanitized.tagText,
       inputSchema: tool.inputSchema,
-      context: this.#shadowingContext(),
+      context: this.#shadowing,
     });
     tool.flags = { version: this.#contextVersion, flags };
     const flagged = flagLogLine(name, flags);

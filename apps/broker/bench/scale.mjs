@@ -1,0 +1,301 @@
+// Discovery at registry scale: BACKENDS targets x TOOLS tools behind the
+// stand-in gateway (its own process, loopback). In one run:
+//
+// - a plain SDK client lists every route, CONCURRENCY at a time: the floor;
+// - the broker from a fresh state folder: time from spawn until every
+//   backend is searchable, while a probe sends mcp_inspect_schema every
+//   100 ms (every request's round trip is recorded; "slow" is over 1 s);
+// - broker RSS (peak and current) once discovery is done;
+// - search round trips (p50/p99) over the full catalog;
+// - a backend that says its tools changed (tools/list_changed on its
+//   session's stream): time until the new tool is searchable;
+// - the broker restarted on the same state folder (index cache) and the same
+//   listings: time from spawn until every backend is searchable.
+//
+//   node --expose-gc bench/scale.mjs                      # 1,000 x 100
+//   BACKENDS=100 TOOLS=50 node --expose-gc bench/scale.mjs
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import * as lib from './lib.mjs';
+
+const { percentile, round } = lib;
+lib.requireBuilt();
+/** Options from the environment, with their defaults. */
+const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
+  Object.fromEntries(
+    Object.entries({
+      BACKENDS: 1000,
+      TOOLS: 100,
+      CONCURRENCY: 16,
+      TIMEOUT_MS: 300_000,
+      SEARCHES: 300,
+    }).map(([name, fallback]) => [name, lib.intFromEnv(name, fallback)]),
+  );
+/** Targets per group word: one search (limit 200) finds a whole group's echo tools. */
+const GROUP = 150;
+
+const LIVE = 'live';
+const targets = [
+  ...Array.from(
+    { length: BACKENDS - 1 },
+    (_, i) => `s${String(i).padStart(4, '0')}`,
+  ),
+  LIVE,
+];
+/** A word no other tool uses, one per group of targets: zqaa, zqab, ... */
+const groupWord = (index) =>
+  `zq${String.fromCharCode(97 + Math.floor(index / 26))}${String.fromCharCode(97 + (index % 26))}`;
+const groups = new Map();
+targets.forEach((target, i) => {
+  const word = groupWord(Math.floor(i / GROUP));
+  if (!groups.has(word)) groups.set(word, []);
+  groups.get(word).push(target);
+});
+const gatewayTargets = Object.fromEntries(
+  targets.map((target, i) => [
+    target,
+    {
+      extraTools: TOOLS - 1,
+      echoWord: groupWord(Math.floor(i / GROUP)),
+      ...(target === LIVE ? { live: true } : {}),
+    },
+  ]),
+);
+
+const work = mkdtempSync(join(tmpdir(), 'heretek-bench-scale-'));
+const backendsFile = join(work, 'backends.json');
+writeFileSync(
+  backendsFile,
+  JSON.stringify(
+    targets.map((target) => ({ backend: target, target, profile: 'core' })),
+  ),
+);
+const stateHome = join(work, 'state');
+
+/** The floor: a plain SDK client per route, CONCURRENCY routes at a time. */
+async function plainClientListing(url) {
+  const started = performance.now();
+  let next = 0;
+  let tools = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const target = targets[next++];
+      const client = new Client({ name: 'bench-plain', version: '1.0.0' });
+      // The SDK's 60 s request timeout is too short for a loaded machine.
+      const timeout = { timeout: TIMEOUT_MS };
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp/${target}`)),
+        timeout,
+      );
+      let cursor;
+      do {
+        const page = await client.listTools(
+          cursor ? { cursor } : undefined,
+          timeout,
+        );
+        tools += page.tools.length;
+        cursor = page.nextCursor;
+      } while (cursor);
+      await client.close();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { ms: performance.now() - started, tools };
+}
+
+/** Times every request sent to the broker; "slow" ones waited over a second. */
+function timed(broker, latencies) {
+  return async (method, params) => {
+    const sent = performance.now();
+    // In the order sent: the first is the first operation.
+    const slot = latencies.push(Number.NaN) - 1;
+    const reply = await broker.request(method, params);
+    latencies[slot] = performance.now() - sent;
+    return reply;
+  };
+}
+
+const search = async (send, query, limit = 200) => {
+  const reply = await send('tools/call', {
+    name: 'mcp_search_tools',
+    arguments: { query, limit },
+  });
+  if (reply.error) throw new Error(`search failed: ${JSON.stringify(reply)}`);
+  return reply.result?.content?.map((c) => c.text ?? '').join('\n') ?? '';
+};
+
+/**
+ * Spawns the broker and waits until every backend's echo tool is found by
+ * its group's search, while a probe inspects a tool every 100 ms.
+ */
+async function untilSearchable(gatewayUrl, label) {
+  const latencies = [];
+  const started = performance.now();
+  const broker = lib.spawnBroker({
+    HERETEK_GATEWAY_URL: gatewayUrl,
+    HERETEK_BACKENDS_FILE: backendsFile,
+    HERETEK_BROKER_ROLE: 'director',
+    HERETEK_USAGE_FILE: 'off',
+    HERETEK_GATEWAY_TIMEOUT_MS: '120000',
+    XDG_STATE_HOME: stateHome,
+  });
+  await broker.initialize();
+  const send = timed(broker, latencies);
+  let done = false;
+  const probe = (async () => {
+    while (!done) {
+      await send('tools/call', {
+        name: 'mcp_inspect_schema',
+        arguments: { name: `${targets[0]}_echo` },
+      });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const missing = new Map([...groups].map(([w, t]) => [w, new Set(t)]));
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (missing.size > 0) {
+    for (const [word, left] of missing) {
+      const text = await search(send, word);
+      for (const target of left)
+        if (text.includes(`${target}_echo`)) left.delete(target);
+      if (left.size === 0) missing.delete(word);
+    }
+    if (missing.size === 0) break;
+    if (Date.now() > deadline) {
+      done = true;
+      const left = [...missing.values()].reduce((n, s) => n + s.size, 0);
+      process.stderr.write(broker.stderr().slice(-4000));
+      throw new Error(
+        `${label}: ${left} backends not searchable after ${TIMEOUT_MS} ms`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const searchableMs = performance.now() - started;
+  done = true;
+  await probe;
+  return { broker, send, searchableMs, latencies };
+}
+
+/**
+ * Round trips of the requests sent while discovery ran. The first operation
+ * waits, by design, for start-up discovery (at most 3 s) or the index
+ * cache's import, so it is shown apart from the rest.
+ */
+const requestFigures = ([first, ...rest]) => ({
+  firstOperationMs: round(first, 1),
+  laterRequests: rest.length,
+  slowOver1s: rest.filter((ms) => ms > 1_000).length,
+  maxMs: round(Math.max(...rest), 1),
+  p99Ms: round(percentile(rest, 99), 1),
+});
+
+/** Resident set of a running process in MB (current and peak), from /proc. */
+async function rss(pid) {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const mb = (key) =>
+    round(Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1]) / 1024, 1);
+  return { currentMb: mb('VmRSS'), peakMb: mb('VmHWM') };
+}
+
+const gateway = await lib.spawnGateway(gatewayTargets);
+try {
+  const plain = await plainClientListing(gateway.url);
+  process.stderr.write(
+    `bench scale: plain client listed ${plain.tools} tools in ${round(plain.ms, 0)} ms\n`,
+  );
+  const first = await untilSearchable(gateway.url, 'first start');
+  process.stderr.write(
+    `bench scale: broker searchable after ${round(first.searchableMs, 0)} ms\n`,
+  );
+  // Let discovery's last log lines and the index cache write settle.
+  await new Promise((r) => setTimeout(r, 3_000));
+  const memory = await rss(first.broker.child.pid);
+
+  const searchLatencies = [];
+  const measured = timed(first.broker, searchLatencies);
+  const queries = [
+    'echo a token back',
+    'placeholder tool 42',
+    ...[...groups.keys()],
+    `${targets[7]} placeholder`,
+    'listing size tool',
+  ];
+  for (let i = 0; i < SEARCHES; i++)
+    await search(measured, queries[i % queries.length], 10);
+
+  // A backend says its tools changed: until the new tool is searchable.
+  const changedAt = performance.now();
+  gateway.addTool(LIVE, 'fresh_quokka_counter');
+  let relistedMs;
+  for (;;) {
+    const text = await search(first.send, 'fresh quokka counter', 10);
+    if (text.includes(`${LIVE}_fresh_quokka_counter`)) {
+      relistedMs = performance.now() - changedAt;
+      break;
+    }
+    if (performance.now() - changedAt > 60_000)
+      throw new Error('the re-listed tool was not searchable within 60 s');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  // The cache is written a second after the catalog's last change.
+  await new Promise((r) => setTimeout(r, 2_500));
+  const firstStderr = first.broker.stderr();
+  await first.broker.close();
+
+  const restarted = await untilSearchable(gateway.url, 'restart');
+  const restartStderr = restarted.broker.stderr();
+  await restarted.broker.close();
+
+  const ratio = first.searchableMs / plain.ms;
+  console.log(
+    JSON.stringify(
+      {
+        bench: 'scale',
+        machine: lib.machine(),
+        backends: BACKENDS,
+        toolsPerBackend: TOOLS,
+        tools: plain.tools,
+        plainClientListingMs: round(plain.ms, 0),
+        firstStart: {
+          searchableMs: round(first.searchableMs, 0),
+          overPlainClient: round(ratio, 2),
+          target: `<= 1.5 x plain + 3000 ms = ${round(1.5 * plain.ms + 3000, 0)} ms`,
+          met: first.searchableMs <= 1.5 * plain.ms + 3000,
+          whileDiscovering: requestFigures(first.latencies),
+        },
+        brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
+        searchRoundTripMs: {
+          searches: SEARCHES,
+          p50: round(percentile(searchLatencies, 50), 2),
+          p99: round(percentile(searchLatencies, 99), 2),
+          target: 20,
+        },
+        listChangedSearchableMs: round(relistedMs, 0),
+        restart: {
+          searchableMs: round(restarted.searchableMs, 0),
+          target: 2000,
+          met: restarted.searchableMs <= 2000,
+          whileDiscovering: requestFigures(restarted.latencies),
+          cacheLine:
+            /index cache: .*/.exec(restartStderr)?.[0] ?? 'no index cache line',
+        },
+        discoveryLines: firstStderr
+          .split('\n')
+          .filter((l) => /discovery: \d+\/\d+ backends listed/.test(l)),
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await gateway.close();
+  rmSync(work, { recursive: true, force: true });
+}

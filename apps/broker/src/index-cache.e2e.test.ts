@@ -1,0 +1,227 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  startMcpBackends,
+  type McpBackends,
+} from './__fixtures__/mcp-backends.js';
+import {
+  resultText,
+  scratchFolder,
+  spawnBroker,
+  type SpawnedBroker,
+} from './__fixtures__/spawn-broker.js';
+
+const POLL = { timeout: 15_000, interval: 50 };
+
+const tool = (name: string, description: string) => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+  readOnly: true,
+});
+
+const LISTINGS = {
+  ghidra: [tool('decompile_function', 'Decompile a function of a binary')],
+  adb: [tool('install_apk', 'Install an Android package on a device')],
+};
+
+const scratch = scratchFolder('broker-index-cache-');
+
+describe('index cache (built broker restarted over a loopback gateway)', () => {
+  let backends: McpBackends;
+  let state: string;
+  let cacheFile: string;
+  let backendsFile: string;
+  const started: SpawnedBroker[] = [];
+
+  beforeEach(async () => {
+    backends = await startMcpBackends(structuredClone(LISTINGS));
+    state = path.join(scratch.dir, `state-${Date.now()}-${Math.random()}`);
+    cacheFile = path.join(state, 'heretek', 'index-cache.jsonl');
+    backendsFile = scratch.backends(['ghidra', 'adb']);
+  });
+
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((broker) => broker.close()));
+    await backends.close();
+  });
+
+  const start = async (env: Record<string, string> = {}) => {
+    const broker = await spawnBroker({
+      HERETEK_GATEWAY_URL: backends.url,
+      HERETEK_BACKENDS_FILE: backendsFile,
+      HERETEK_BROKER_ROLE: 'staff-backend',
+      HERETEK_USAGE_FILE: 'off',
+      XDG_STATE_HOME: state,
+      ...env,
+    });
+    started.push(broker);
+    return broker;
+  };
+  const search = async (broker: SpawnedBroker, query: string) =>
+    resultText(
+      await broker.client.callTool({
+        name: 'mcp_search_tools',
+        arguments: { query },
+      }),
+    );
+  const cacheLines = (broker: SpawnedBroker) =>
+    broker
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('index cache:'));
+
+  /** A first run that discovers both backends and writes the cache. */
+  const firstRun = async () => {
+    const broker = await start();
+    expect(await search(broker, 'decompile a function')).toContain(
+      'ghidra_decompile_function',
+    );
+    await expect.poll(() => existsSync(cacheFile), POLL).toBe(true);
+    await broker.close();
+  };
+
+  it('serves every cached backend after a restart before rediscovery answers, and writes the file 0600', async () => {
+    await firstRun();
+    expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
+    // Rediscovery never answers now: whatever the restarted broker finds comes from the cache.
+    backends.hanging.add('ghidra');
+    backends.hanging.add('adb');
+    const listingsBefore = backends.listings.length;
+    const broker = await start();
+    expect(await search(broker, 'decompile a function')).toContain(
+      'ghidra_decompile_function',
+    );
+    expect(await search(broker, 'install android package')).toContain(
+      'adb_install_apk',
+    );
+    const inspect = await broker.client.callTool({
+      name: 'mcp_inspect_schema',
+      arguments: { name: 'adb_install_apk' },
+    });
+    expect(resultText(inspect)).toContain('"path"');
+    expect(backends.listings.length).toBe(listingsBefore);
+    expect(cacheLines(broker)).toEqual([
+      expect.stringMatching(
+        /index cache: 2 backends served from .*index-cache\.jsonl/,
+      ),
+    ]);
+  });
+
+  it('replaces a backend whose listing changed once rediscovery lists it, and keeps the unchanged one', async () => {
+    await firstRun();
+    backends.tools.set('adb', [
+      tool('uninstall_package', 'Uninstall an Android package from a device'),
+    ]);
+    const broker = await start();
+    await expect
+      .poll(() => search(broker, 'uninstall android package'), POLL)
+      .toContain('adb_uninstall_package');
+    expect(await search(broker, 'install android package')).not.toContain(
+      'adb_install_apk',
+    );
+    expect(await search(broker, 'decompile a function')).toContain(
+      'ghidra_decompile_function',
+    );
+    await expect
+      .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
+      .toContain('adb_uninstall_package');
+    expect(readFileSync(cacheFile, 'utf8')).not.toContain('adb_install_apk');
+  });
+
+  it.each([
+    ['not JSON', () => 'this is not { json', /line 1 is not JSON/],
+    [
+      'of a foreign version',
+      (text: string) => text.replace(/^\{"version":1\}/, '{"version":99}'),
+      /format version 99, this broker reads 1/,
+    ],
+    [
+      'changed after it was written (digest)',
+      (text: string) => text.replace('Install an Android', 'Wipe an Android'),
+      /importBackends part \[\d\]: its digest does not match its content/,
+    ],
+    [
+      'written by another catalog version',
+      (text: string) =>
+        text.replaceAll(
+          /"catalogVersion":"[^"]*"/g,
+          '"catalogVersion":"0.0.0-other"',
+        ),
+      /written by @heretek\/catalog "0\.0\.0-other"/,
+    ],
+    [
+      "missing a line's hash",
+      (text: string) => text.replace(/"hash":"[^"]*",/, ''),
+      /line 2: missing required property "hash"/,
+    ],
+  ])(
+    'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',
+    async (_what, spoil, reason) => {
+      await firstRun();
+      writeFileSync(cacheFile, spoil(readFileSync(cacheFile, 'utf8')));
+      backends.hanging.add('adb');
+      const broker = await start();
+      expect(await search(broker, 'decompile a function')).toContain(
+        'ghidra_decompile_function',
+      );
+      // adb never answers and its cached part was refused: not served.
+      expect(await search(broker, 'install android package')).not.toContain(
+        'adb_install_apk',
+      );
+      const lines = cacheLines(broker);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(reason);
+      expect(lines[0]).toMatch(/ignored .*writing it again/);
+      await expect
+        .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
+        .toMatch(/^\{"version":1\}\n/);
+      expect(readFileSync(cacheFile, 'utf8')).toContain(
+        'ghidra_decompile_function',
+      );
+    },
+  );
+
+  it('drops a cached backend whose profile changed in the backend table (stale), and lists it afresh', async () => {
+    await firstRun();
+    backendsFile = scratch.backends(
+      ['ghidra', { backend: 'adb', target: 'adb', profile: 'android' }],
+      'profiles.json',
+    );
+    backends.hanging.add('adb');
+    const broker = await start();
+    expect(await search(broker, 'install android package')).not.toContain(
+      'adb_install_apk',
+    );
+    expect(cacheLines(broker)).toEqual([
+      expect.stringMatching(/index cache: 1 backends served/),
+    ]);
+  });
+
+  it('HERETEK_INDEX_CACHE_FILE=off neither reads nor writes a cache', async () => {
+    const broker = await start({ HERETEK_INDEX_CACHE_FILE: 'off' });
+    expect(await search(broker, 'decompile a function')).toContain(
+      'ghidra_decompile_function',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(existsSync(cacheFile)).toBe(false);
+  });
+
+  it('logs one line and keeps serving when the cache cannot be written', async () => {
+    const blocker = path.join(scratch.dir, `blocker-${Date.now()}`);
+    writeFileSync(blocker, 'a file where a folder should be');
+    const broker = await start({
+      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.jsonl'),
+    });
+    expect(await search(broker, 'decompile a function')).toContain(
+      'ghidra_decompile_function',
+    );
+    await expect
+      .poll(() => cacheLines(broker), POLL)
+      .toEqual([expect.stringMatching(/index cache: cannot write /)]);
+    expect(await search(broker, 'install android package')).toContain(
+      'adb_install_apk',
+    );
+  });
+});
