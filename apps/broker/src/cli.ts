@@ -11,10 +11,11 @@ runServer({ argv: process.argv.slice(2), env: process.env }).then(
   (code) => {
     // Serving has ended (or a one-shot command finished): exit once what was
     // written to stdout has been handed over, even if stdin is still open.
+    // Ending the stream flushes it and writes nothing of its own.
     process.exitCode = code;
     if (process.stdout.destroyed || !process.stdout.writable)
       process.exit(code);
-    else process.stdout.write('', () => process.exit(code));
+    else process.stdout.end(() => process.exit(code));
   },
   (error: unknown) => {
     process.stderr.write(
