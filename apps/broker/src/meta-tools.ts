@@ -1,12 +1,13 @@
-import type { Broker } from './broker.js';
-import { BrokerError } from './errors.js';
+import { renderHit } from '@heretek/catalog';
+import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
+import { BrokerError, quote } from './errors.js';
 import { errorText } from './error-text.js';
 import {
   META_TOOL_SCHEMAS,
   parseCallArguments,
   parseInspectArguments,
+  parseSearchArguments,
 } from './meta-arguments.js';
-import { searchOrBrowse } from './server.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 
 /** A meta-tool's name. */
@@ -97,4 +98,109 @@ export async function answerMetaTool(options: {
   } catch (error) {
     return { ...text(refusalText(error)), isError: true };
   }
+}
+
+/** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
+export async function searchOrBrowse(
+  broker: Broker,
+  input: unknown,
+): Promise<string> {
+  const args = parseSearchArguments(input);
+  const query = args.query ?? '';
+  const marks = (hit: { name: string; mutating: boolean }) =>
+    broker.marks(hit.name, hit.mutating);
+  if (query.trim() === '' && args.target !== undefined) {
+    return formatBrowse(
+      await broker.browseTools({
+        target: args.target,
+        ...(args.profile === undefined ? {} : { profile: args.profile }),
+        ...(args.offset === undefined ? {} : { offset: args.offset }),
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+      }),
+      marks,
+    );
+  }
+  const result = await broker.searchTools({
+    query,
+    ...(args.profile === undefined ? {} : { profile: args.profile }),
+    ...(args.target === undefined ? {} : { target: args.target }),
+    ...(args.limit === undefined ? {} : { limit: args.limit }),
+  });
+  return formatSearch(
+    result,
+    result.hits.length === 0 ? broker.targetSummary() : [],
+    marks,
+  );
+}
+
+/** Marks of a tool for its hit line (`[changed]`, `[flagged: rule]`). */
+export type HitMarks = (hit: {
+  name: string;
+  mutating: boolean;
+}) => readonly string[];
+
+/**
+ * Renders search hits compactly: one line a tool, then what matched nothing.
+ * With no hit, names the known targets with their tool counts so the agent
+ * can browse instead of guessing.
+ */
+export function formatSearch(
+  result: SearchToolsResult,
+  targets: ReadonlyArray<{ target: string; tools: number }> = [],
+  marks: HitMarks = () => [],
+): string {
+  const scope = [
+    result.profile === undefined ? undefined : `profile ${result.profile}`,
+    result.target === undefined ? undefined : `target ${result.target}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const lines: string[] = [];
+  if (result.hits.length === 0) {
+    lines.push(
+      `No tools match ${quote(result.query)}${scope ? ` (${scope})` : ''}. Rephrase with other words${
+        scope ? ', drop the filter,' : ''
+      } or list a target's tools with {"target": "<name>"} and no query.`,
+    );
+    if (targets.length > 0) {
+      lines.push(
+        `Targets (tools): ${targets.map((t) => `${t.target} (${t.tools})`).join(', ')}`,
+      );
+    }
+  } else {
+    for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
+  }
+  if (result.unmatchedTerms.length > 0) {
+    const shown = result.unmatchedTerms
+      .slice(0, 10)
+      .map((term) => (term.length > 40 ? `${term.slice(0, 40)}…` : term));
+    lines.push(
+      `Matched nothing: ${shown.join(', ')}${
+        result.unmatchedTerms.length > 10
+          ? ` and ${result.unmatchedTerms.length - 10} more`
+          : ''
+      }`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Renders one page of a target's tools: a header, one line a tool, and how to get the next page. */
+export function formatBrowse(
+  result: BrowseResult,
+  marks: HitMarks = () => [],
+): string {
+  if (result.total === 0) {
+    return `Target ${result.target} has no tools in the catalog.`;
+  }
+  if (result.tools.length === 0) {
+    return `Target ${result.target} has ${result.total} tools; offset ${result.offset} is past the end.`;
+  }
+  const last = result.offset + result.tools.length;
+  const lines = [
+    `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
+    ...result.tools.map((t) => renderHit(t, marks(t))),
+  ];
+  if (last < result.total) lines.push(`More: offset ${last}.`);
+  return lines.join('\n');
 }
