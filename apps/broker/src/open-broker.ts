@@ -1,11 +1,25 @@
-import type { Backend } from '@heretek/catalog';
-import type { Broker } from './broker.js';
-import { loadBrokerConfig, type BrokerConfig } from './config.js';
+import { readFileSync } from 'node:fs';
+import {
+  DEFAULT_BACKENDS,
+  SEED_TOOLS,
+  ToolCatalog,
+  loadBackends,
+  type Backend,
+} from '@heretek/catalog';
+import { Broker } from './broker.js';
+import {
+  BrokerConfigError,
+  loadBrokerConfig,
+  type BrokerConfig,
+} from './config.js';
+import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
-import { backendsOf } from './run.js';
-import { brokerFor, openTrust } from './serve.js';
+import { IndexCache } from './listing-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
-import type { UsageLearning } from './usage/usage-learning.js';
+import type { ToolGateway } from './types.js';
+import { UsageLearning } from './usage/usage-learning.js';
+
+type Log = (line: string) => void;
 
 /** The broker's configuration as read from an environment, with its backend table. */
 export type BrokerSetup = {
@@ -67,4 +81,93 @@ export async function openBroker(options: {
     log,
   });
   return { broker, learning, trust };
+}
+
+/** The broker over the seed catalog, and the learned uses that rank its search. */
+function brokerFor(
+  config: BrokerConfig,
+  backends: Backend[],
+  parts: {
+    gateway: ToolGateway | undefined;
+    trust: Promise<TrustLayer> | undefined;
+    log: Log;
+  },
+): { broker: Broker; learning: UsageLearning } {
+  const { gateway, trust, log } = parts;
+  const catalog = seedCatalogFor(backends);
+  const learning = new UsageLearning({
+    file: config.usageFile,
+    log,
+    // A learned use is ranking evidence of its own field in the catalog.
+    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
+  });
+  const broker = new Broker({
+    role: config.role,
+    catalog,
+    backends,
+    ...(trust === undefined ? {} : { trust }),
+    learning,
+    ...(gateway === undefined ? {} : { gateway }),
+    ...(gateway === undefined || config.indexCacheFile === 'off'
+      ? {}
+      : { indexCache: new IndexCache({ file: config.indexCacheFile, log }) }),
+    gatewayMode: config.gatewayMode,
+    discoveryTtlMs: config.discoveryTtlMs,
+    ...(config.defaultProfile === undefined
+      ? {}
+      : { defaultProfile: config.defaultProfile }),
+    log,
+  });
+  return { broker, learning };
+}
+
+/**
+ * The pins file opens beside the first answers: discovery and calls wait for
+ * it, the MCP handshake and tools/list do not. Offline, nothing is discovered
+ * or sent, so there is nothing to pin.
+ */
+function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
+  // Loaded here: the first answer does not need the trust layer.
+  const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
+    TrustLayer.open({
+      policy: config.pinPolicy,
+      pinsFile: config.pinsFile,
+      pinsReadOnly: config.pinsReadOnly,
+      log,
+    }),
+  );
+  trust.catch(() => {});
+  return trust;
+}
+
+/** The seed entries of the configured backends, with the configured profiles. */
+function seedCatalogFor(backends: readonly Backend[]): ToolCatalog {
+  const byTarget = new Map(backends.map((b) => [b.target, b]));
+  const tools = SEED_TOOLS.filter((t) => byTarget.has(t.target)).map((t) => ({
+    ...t,
+    profile: byTarget.get(t.target)!.profile,
+  }));
+  return new ToolCatalog({ tools });
+}
+
+/** The backend table: `--backends`, else `HERETEK_BACKENDS_FILE`, else the defaults. */
+function backendsOf(config: BrokerConfig, flag: string | undefined): Backend[] {
+  const file = flag ?? config.backendsFile;
+  if (file === undefined) return [...DEFAULT_BACKENDS];
+  const source = flag === undefined ? 'HERETEK_BACKENDS_FILE' : '--backends';
+  try {
+    readFileSync(file);
+  } catch (error) {
+    throw new BrokerConfigError([
+      `${source}: cannot read ${file}: ${errorText(error)}`,
+    ]);
+  }
+  try {
+    return loadBackends({ file });
+  } catch (error) {
+    // The table's own message names the row and field; it is one problem
+    // in the list, so its code is left out.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new BrokerConfigError([`${source}: ${message}`]);
+  }
 }

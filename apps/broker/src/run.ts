@@ -1,16 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_BACKENDS, loadBackends, type Backend } from '@heretek/catalog';
+import type { Backend } from '@heretek/catalog';
 import { runCheck } from './check.js';
-import {
-  BrokerConfigError,
-  environmentHelp,
-  loadBrokerConfig,
-  type BrokerConfig,
-} from './config.js';
-import { errorText } from './error-text.js';
+import { environmentHelp, type BrokerConfig } from './config.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { fail } from './one-shot.js';
+import { readBrokerSetup } from './open-broker.js';
 import { runPin } from './pin.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
@@ -146,8 +140,12 @@ export async function runServer(options: {
   let config: BrokerConfig;
   let backends: Backend[];
   try {
-    config = loadBrokerConfig(options.env);
-    backends = backendsOf(config, command.backendsFile);
+    ({ config, backends } = readBrokerSetup({
+      env: options.env,
+      ...(command.backendsFile === undefined
+        ? {}
+        : { backendsFile: command.backendsFile }),
+    }));
   } catch (error) {
     fail(error);
     return EXIT_CODES.usage;
@@ -155,29 +153,4 @@ export async function runServer(options: {
   if (command.kind === 'check') return runCheck(config, backends);
   if (command.kind === 'pin') return runPin(config, backends, command.tool);
   return serve(config, backends);
-}
-
-/** The backend table: `--backends`, else `HERETEK_BACKENDS_FILE`, else the defaults. */
-export function backendsOf(
-  config: BrokerConfig,
-  flag: string | undefined,
-): Backend[] {
-  const file = flag ?? config.backendsFile;
-  if (file === undefined) return [...DEFAULT_BACKENDS];
-  const source = flag === undefined ? 'HERETEK_BACKENDS_FILE' : '--backends';
-  try {
-    readFileSync(file);
-  } catch (error) {
-    throw new BrokerConfigError([
-      `${source}: cannot read ${file}: ${errorText(error)}`,
-    ]);
-  }
-  try {
-    return loadBackends({ file });
-  } catch (error) {
-    // The table's own message names the row and field; it is one problem
-    // in the list, so its code is left out.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new BrokerConfigError([`${source}: ${message}`]);
-  }
 }

@@ -1,21 +1,17 @@
-import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
+import type { Backend } from '@heretek/catalog';
 import { isReadOnlyRole } from '@heretek/prefix';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { Broker } from './broker.js';
 import { ClientBridge } from './client-bridge.js';
 import type { BrokerConfig } from './config.js';
 import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
-import { createGateway } from './gateway.js';
 import { InputRounds } from './input-rounds.js';
-import { IndexCache } from './listing-cache.js';
 import { fail } from './one-shot.js';
+import { openBroker, type OpenedBroker } from './open-broker.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
 import { BrokerStdioTransport } from './stdio-transport.js';
-import type { TrustLayer } from './trust/trust-layer.js';
-import type { ToolGateway } from './types.js';
-import { UsageLearning } from './usage/usage-learning.js';
+import type { UsageLearning } from './usage/usage-learning.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown waits for sessions to end before the process exits anyway. */
@@ -37,30 +33,23 @@ export async function serve(
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
   const inputRounds = new InputRounds({ log });
   const bridge = new ClientBridge(log, inputRounds);
-  let gateway: ToolGateway | undefined;
+  let opened: OpenedBroker;
   try {
-    gateway = config.offline
-      ? undefined
-      : await createGateway(config, {
-          // Live tool lists: a backend's tools/list_changed re-lists it alone.
-          // The gateway sends nothing before discovery starts, and discovery
-          // starts once the broker below exists.
-          onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
-          // A backend request with no call handler of its own goes to the client (2025 path); logs to stderr.
-          onElicitation: bridge.elicit,
-          onSampling: bridge.sample,
-          onLog: bridge.logFromBackend,
-        });
+    opened = await openBroker({
+      setup: { config, backends },
+      log,
+      hooks: {
+        // A backend request with no call handler of its own goes to the client (2025 path); logs to stderr.
+        onElicitation: bridge.elicit,
+        onSampling: bridge.sample,
+        onLog: bridge.logFromBackend,
+      },
+    });
   } catch (error) {
     fail(error);
     return EXIT_CODES.usage;
   }
-  const trust = gateway === undefined ? undefined : openTrust(config, log);
-  const { broker, learning } = brokerFor(config, backends, {
-    gateway,
-    trust,
-    log,
-  });
+  const { broker, learning, trust } = opened;
   const server = createBrokerServer({ broker, inputRounds });
   bridge.attach(server);
   const skillsNote =
@@ -105,44 +94,6 @@ export async function serve(
   log('waiting for an MCP client on stdio');
   await shutDown(await stopped, session, log);
   return EXIT_CODES.ok;
-}
-
-/** The broker over the seed catalog, and the learned uses that rank its search. */
-export function brokerFor(
-  config: BrokerConfig,
-  backends: Backend[],
-  parts: {
-    gateway: ToolGateway | undefined;
-    trust: Promise<TrustLayer> | undefined;
-    log: Log;
-  },
-): { broker: Broker; learning: UsageLearning } {
-  const { gateway, trust, log } = parts;
-  const catalog = seedCatalogFor(backends);
-  const learning = new UsageLearning({
-    file: config.usageFile,
-    log,
-    // A learned use is ranking evidence of its own field in the catalog.
-    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
-  });
-  const broker = new Broker({
-    role: config.role,
-    catalog,
-    backends,
-    ...(trust === undefined ? {} : { trust }),
-    learning,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || config.indexCacheFile === 'off'
-      ? {}
-      : { indexCache: new IndexCache({ file: config.indexCacheFile, log }) }),
-    gatewayMode: config.gatewayMode,
-    discoveryTtlMs: config.discoveryTtlMs,
-    ...(config.defaultProfile === undefined
-      ? {}
-      : { defaultProfile: config.defaultProfile }),
-    log,
-  });
-  return { broker, learning };
 }
 
 function loadLearning(learning: UsageLearning, log: Log): void {
@@ -201,25 +152,6 @@ async function shutDown(
   }
 }
 
-/**
- * The pins file opens beside the first answers: discovery and calls wait for
- * it, the MCP handshake and tools/list do not. Offline, nothing is discovered
- * or sent, so there is nothing to pin.
- */
-export function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
-  // Loaded here: the first answer does not need the trust layer.
-  const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
-    TrustLayer.open({
-      policy: config.pinPolicy,
-      pinsFile: config.pinsFile,
-      pinsReadOnly: config.pinsReadOnly,
-      log,
-    }),
-  );
-  trust.catch(() => {});
-  return trust;
-}
-
 /** The first line on stderr: what is served, from where, for which role. */
 function startedLine(
   config: BrokerConfig,
@@ -234,16 +166,6 @@ function startedLine(
     `${VERSION}: serving 3 meta-tools over ${tools} tools from ${backends.length} backends; ` +
     `source: ${source}; role ${config.role}${isReadOnlyRole(config.role) ? ' (read-only)' : ''}${skillsNote}.`
   );
-}
-
-/** The seed entries of the configured backends, with the configured profiles. */
-function seedCatalogFor(backends: readonly Backend[]): ToolCatalog {
-  const byTarget = new Map(backends.map((b) => [b.target, b]));
-  const tools = SEED_TOOLS.filter((t) => byTarget.has(t.target)).map((t) => ({
-    ...t,
-    profile: byTarget.get(t.target)!.profile,
-  }));
-  return new ToolCatalog({ tools });
 }
 
 async function serveSkills(options: {
