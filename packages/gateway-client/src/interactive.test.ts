@@ -83,32 +83,34 @@ describe('progress', () => {
 
   it('restarts the timeout on each progress, up to maxTotalTimeoutMs', async () => {
     const server = track(await startSessionfulServer({ interactive: true }));
-    const gateway = client(server, { timeoutMs: 600 });
-    // 6 steps 250 ms apart: 1.5 s in all, never 600 ms without progress.
+    const gateway = client(server, { timeoutMs: 2_000 });
+    // 8 steps 500 ms apart: 4 s in all, twice the timeout, and never 2 s
+    // without progress (1.5 s of room for a loaded machine at each step).
     let count = 0;
     const result = await gateway.callTool({
       target: 'alpha',
       tool: 'progress',
-      arguments: { steps: 6, ms: 250 },
+      arguments: { steps: 8, ms: 500 },
       onProgress: () => {
         count += 1;
       },
     });
-    expect(text(result)).toBe('done in 6 steps (token present)');
-    expect(count).toBe(6);
+    expect(text(result)).toBe('done in 8 steps (token present)');
+    expect(count).toBe(8);
 
     const silent = (await gateway
-      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 1_500 } })
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 4_000 } })
       .catch((caught: unknown) => caught)) as GatewayError;
     expect(silent.code).toBe(GatewayErrorCode.Timeout);
 
+    // 20 steps 500 ms apart would take 10 s; the total cap ends it at 3 s.
     const capped = (await gateway
       .callTool({
         target: 'alpha',
         tool: 'progress',
-        arguments: { steps: 20, ms: 200 },
+        arguments: { steps: 20, ms: 500 },
         onProgress: () => undefined,
-        maxTotalTimeoutMs: 1_000,
+        maxTotalTimeoutMs: 3_000,
       })
       .catch((caught: unknown) => caught)) as GatewayError;
     expect(capped.code).toBe(GatewayErrorCode.Timeout);
