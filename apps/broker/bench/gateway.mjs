@@ -10,11 +10,10 @@ import {
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
 import {
+  forward,
   listenLoopback,
   readBody,
   sessionfulRoute,
-  toRequest,
-  writeResponse,
 } from '../src/__fixtures__/http-bridge.mjs';
 
 const ECHO_SCHEMA = {
@@ -122,8 +121,7 @@ export async function startGateway({ targets }) {
         : createMcpHandler(() => serverFor(target));
       handlers.set(target, handler);
     }
-    const response = await handler.fetch(toRequest(req, url, body));
-    await writeResponse(response, res);
+    await forward(req, res, handler, body);
     if (listing) stats.listAnsweredAt.set(target, now());
   });
   http.keepAliveTimeout = 60_000;

@@ -5,12 +5,7 @@
 // call arrives, one line each on stdout.
 import process from 'node:process';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import {
-  listenLoopback,
-  readBody,
-  toRequest,
-  writeResponse,
-} from './http-bridge.mjs';
+import { forward, listenLoopback } from './http-bridge.mjs';
 
 const target = process.argv[2] ?? 'doomed';
 
@@ -38,12 +33,11 @@ const handler = createMcpHandler(() => {
   return server;
 });
 
-const { server, url } = await listenLoopback(async (req, res) => {
+const { server } = await listenLoopback(async (req, res) => {
   if (req.url !== `/mcp/${target}`) {
     res.writeHead(404).end();
     return;
   }
-  const request = toRequest(req, url, await readBody(req));
-  await writeResponse(await handler.fetch(request), res);
+  await forward(req, res, handler);
 });
 process.stdout.write(`port ${server.address().port}\n`);

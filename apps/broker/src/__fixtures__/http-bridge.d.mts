@@ -5,17 +5,12 @@ import type { McpServer } from '@modelcontextprotocol/server';
 /** Reads a request's whole body. */
 export function readBody(req: IncomingMessage): Promise<Buffer>;
 
-/** The fetch `Request` of a node:http request whose body has been read. */
-export function toRequest(
+/** Hands a request to a fetch-style handler and streams its answer back. */
+export function forward(
   req: IncomingMessage,
-  base: string,
-  body: Buffer,
-): Request;
-
-/** Streams a fetch `Response` out through node:http (stopped when the client goes). */
-export function writeResponse(
-  response: Response,
   res: ServerResponse,
+  handler: { fetch: (request: Request) => Promise<Response> },
+  body?: Buffer,
 ): Promise<void>;
 
 export type Loopback = {

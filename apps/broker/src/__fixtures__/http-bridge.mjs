@@ -16,8 +16,7 @@ export async function readBody(req) {
   return Buffer.concat(chunks);
 }
 
-/** The fetch `Request` of a node:http request whose body has been read. */
-export function toRequest(req, base, body) {
+function toRequest(req, body) {
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(key, value);
@@ -25,7 +24,7 @@ export function toRequest(req, base, body) {
       for (const item of value) headers.append(key, item);
   }
   const method = req.method ?? 'GET';
-  return new Request(new URL(req.url ?? '/', base), {
+  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), {
     method,
     headers,
     ...(body.length > 0 && method !== 'GET' && method !== 'HEAD'
@@ -34,8 +33,7 @@ export function toRequest(req, base, body) {
   });
 }
 
-/** Streams a fetch `Response` out through node:http (stopped when the client goes). */
-export async function writeResponse(response, res) {
+async function writeResponse(response, res) {
   res.writeHead(
     response.status,
     Object.fromEntries(response.headers.entries()),
@@ -52,6 +50,16 @@ export async function writeResponse(response, res) {
     res.write(value);
   }
   res.end();
+}
+
+/**
+ * Hands a node:http request to a fetch-style handler and streams its answer
+ * back (stopped when the client goes). `body` is the request's body when the
+ * caller has read it already.
+ */
+export async function forward(req, res, handler, body) {
+  const request = toRequest(req, body ?? (await readBody(req)));
+  await writeResponse(await handler.fetch(request), res);
 }
 
 /**

@@ -4,11 +4,10 @@
 // connected client as notifications/tools/list_changed.
 import { McpServer } from '@modelcontextprotocol/server';
 import {
+  forward,
   listenLoopback,
   readBody,
   sessionfulRoute,
-  toRequest,
-  writeResponse,
 } from './http-bridge.mjs';
 
 export type LiveBackend = {
@@ -69,8 +68,7 @@ export async function startLiveBackend(
       return;
     }
     if (req.method === 'POST' && rpcMethod(body) === 'tools/list') listings++;
-    const request = toRequest(req, loopback.url, body);
-    await writeResponse(await route.fetch(request), res);
+    await forward(req, res, route, body);
   });
   return {
     url: loopback.url,

@@ -10,12 +10,7 @@ import {
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
-import {
-  listenLoopback,
-  readBody,
-  toRequest,
-  writeResponse,
-} from './http-bridge.mjs';
+import { forward, listenLoopback, readBody } from './http-bridge.mjs';
 
 export type FixtureTool = {
   name: string;
@@ -152,8 +147,7 @@ export async function startMcpBackends(
       handler = handlerFor(path);
       handlers.set(path, handler);
     }
-    const response = await handler.fetch(toRequest(req, state.url, body));
-    await writeResponse(response, res);
+    await forward(req, res, handler, body);
   });
   state.url = loopback.url;
   state.close = async () => {

@@ -14,12 +14,7 @@ import {
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
-import {
-  listenLoopback,
-  readBody,
-  toRequest,
-  writeResponse,
-} from '../../__fixtures__/http-bridge.mjs';
+import { forward, listenLoopback } from '../../__fixtures__/http-bridge.mjs';
 import type { ToolDefinition } from '../definition-hash.js';
 import type { ListedTool } from '../trust-layer.js';
 
@@ -186,8 +181,7 @@ export async function startMaliciousServers(
       handler = createMcpHandler(() => buildServer(state.get(target) ?? []));
       handlers.set(target, handler);
     }
-    const request = toRequest(req, loopback.url, await readBody(req));
-    await writeResponse(await handler.fetch(request), res);
+    await forward(req, res, handler);
   });
   const { url } = loopback;
   const listTools = async (target: string): Promise<ListedTool[]> => {
