@@ -40,7 +40,12 @@ export type BrokerOptions = {
   discoveryTtlMs?: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). Default 30000. */
   failedDiscoveryRetryMs?: number;
-  /** How long the first operation waits for start-up discovery before answering from the seed. Default 3000. */
+  /**
+   * How long the first operation waits for start-up discovery before
+   * answering from what the catalog holds (saying which backends are not
+   * listed yet). Default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}:
+   * no request waits longer behind discovery.
+   */
   initialDiscoveryWaitMs?: number;
   /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
   listChangedDebounceMs?: number;
@@ -70,11 +75,19 @@ export type BrokerOptions = {
   log?: (line: string) => void;
 };
 
+/** The longest the first operation waits for start-up discovery (1 s). */
+const MAX_INITIAL_DISCOVERY_WAIT_MS = 1_000;
+
+/** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
+export type DiscoveryProgress = { pending: number; total: number };
+
 /** What `mcp_search_tools` answers. */
 export type SearchToolsResult = SearchResult & {
   query: string;
   profile: string | undefined;
   target: string | undefined;
+  /** Present while start-up discovery still lists some backends: their tools are not in the hits yet. */
+  discovering?: DiscoveryProgress;
 };
 
 /** One page of a target's tools, as `mcp_search_tools` with a target and no query lists them. */
@@ -85,6 +98,8 @@ export type BrowseResult = {
   /** Index of the first tool on this page. */
   offset: number;
   tools: Array<{ name: string; description: string; mutating: boolean }>;
+  /** Present while start-up discovery still lists some backends (see {@link SearchToolsResult}). */
+  discovering?: DiscoveryProgress;
 };
 
 /** Default page size when browsing a target. */
@@ -159,7 +174,10 @@ export class Broker {
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
             failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
-            initialWaitMs: options.initialDiscoveryWaitMs ?? 3_000,
+            initialWaitMs: Math.min(
+              options.initialDiscoveryWaitMs ?? MAX_INITIAL_DISCOVERY_WAIT_MS,
+              MAX_INITIAL_DISCOVERY_WAIT_MS,
+            ),
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
             ...(options.trust === undefined
               ? {}
@@ -283,7 +301,19 @@ export class Broker {
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     });
     this.#learned(options.query, result.hits);
-    return { ...result, query: options.query, profile, target: options.target };
+    const discovering = this.discovering();
+    return {
+      ...result,
+      query: options.query,
+      profile,
+      target: options.target,
+      ...(discovering === undefined ? {} : { discovering }),
+    };
+  }
+
+  /** While start-up discovery runs: backends not listed yet, of how many (`undefined` once it is done). */
+  discovering(): DiscoveryProgress | undefined {
+    return this.#discovery?.unlisted();
   }
 
   /**
@@ -313,6 +343,7 @@ export class Broker {
       offset,
       offset + (options.limit ?? DEFAULT_BROWSE_LIMIT),
     );
+    const discovering = this.discovering();
     return {
       target: options.target,
       total: all.length,
@@ -322,6 +353,7 @@ export class Broker {
         description: t.description,
         mutating: t.mutating,
       })),
+      ...(discovering === undefined ? {} : { discovering }),
     };
   }
 
@@ -364,7 +396,8 @@ export class Broker {
   async inspectToolSchema(name: string): Promise<ToolSchemaView> {
     if (this.catalog.get(name) === undefined) await this.#fresh();
     const entry = this.catalog.get(name);
-    if (entry === undefined) throw unknownTool(this.catalog, name);
+    if (entry === undefined)
+      throw unknownTool(this.catalog, name, this.discovering());
     const trust = this.#trustReady;
     const marks = trust?.marks(name, { mutating: entry.mutating }) ?? [];
     const notes = trust?.inspectNotes(name, { mutating: entry.mutating }) ?? [];

@@ -31,7 +31,7 @@ export type DiscoveryOptions = {
   ttlMs: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
   failedRetryMs: number;
-  /** How long the first operation waits for start-up discovery. */
+  /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
   initialWaitMs: number;
   /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
   listChangedDebounceMs: number;
@@ -87,6 +87,8 @@ export class DiscoveryScheduler {
   #initial: Promise<unknown> | undefined;
   #initialWaitDone = false;
   #lastFailed = false;
+  /** Backends whose listing failed during the start-up discovery (they count as settled). */
+  readonly #initialFailed = new Set<string>();
   /** Reviewed listings that arrived while a build ran: the next build applies them together. */
   readonly #pending = new Map<string, PendingListing>();
   #building: Promise<void> | undefined;
@@ -256,6 +258,25 @@ export class DiscoveryScheduler {
   }
 
   /**
+   * While the start-up discovery runs: how many backends have neither a
+   * listing in the catalog (live or from the index cache) nor a failed
+   * listing yet, of how many. `undefined` once it has finished, so answers
+   * can say they come from part of the backends.
+   */
+  unlisted(): { pending: number; total: number } | undefined {
+    if (this.#discoveredAt !== undefined || this.#initial === undefined)
+      return undefined;
+    let pending = 0;
+    let total = 0;
+    for (const target of this.#o.backends.targets()) {
+      total += 1;
+      if (!this.#applied.has(target) && !this.#initialFailed.has(target))
+        pending += 1;
+    }
+    return pending === 0 ? undefined : { pending, total };
+  }
+
+  /**
    * Starts a background re-discovery once the catalog is older than the TTL,
    * or older than `failedRetryMs` when a backend failed last time (a broker
    * started before its gateway should not serve the seed for a whole TTL).
@@ -305,6 +326,8 @@ export class DiscoveryScheduler {
       };
     } catch (error) {
       const message = errorText(error);
+      if (this.#discoveredAt === undefined)
+        this.#initialFailed.add(backend.target);
       this.#o.log(
         `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
       );
