@@ -498,14 +498,19 @@ export class DiscoveryScheduler {
     this.#cacheTimer.unref();
   }
 
-  /** The catalog's saved part of every target whose listing hash is known, by target. */
-  #cachedListings(): Map<string, CachedListing> {
-    const parts = new Map<string, CachedListing>();
-    for (const [target, hash] of this.#hashes) {
+  /**
+   * The catalog's saved part of every target whose listing hash is known,
+   * exported one target at a time as the writer asks for it (the writer
+   * yields between slices, so exporting a thousand parts never holds the
+   * event loop at once). A part and its hash are read in the same turn.
+   */
+  *#cachedListings(): Generator<[string, CachedListing]> {
+    for (const target of [...this.#hashes.keys()]) {
+      const hash = this.#hashes.get(target);
       const part = this.#o.catalog.exportBackend(target);
-      if (part !== undefined) parts.set(target, { hash, part });
+      if (hash !== undefined && part !== undefined)
+        yield [target, { hash, part }];
     }
-    return parts;
   }
 }
 
