@@ -145,7 +145,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       arguments: {},
     });
     expect(JSON.stringify(ok.content)).toContain('list_packages ok');
-    const before = backends.requests.length;
+    const before = backends.calls.length;
     const error = await refusal(
       broker.callTool({
         name: 'adb_install_apk',
@@ -160,7 +160,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(unknown.message).toMatch(
       /not in the catalog, so it counts as mutating/,
     );
-    expect(backends.requests.length).toBe(before);
+    expect(backends.calls.length).toBe(before);
   });
 
   it('checks arguments against the discovered schema and sends nothing when they fail', async () => {
@@ -318,6 +318,37 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(
       await searchOrBrowse(broker, { query: 'install apk' }),
     ).not.toContain('Discovery is still listing');
+  });
+
+  it('lists a backend again when asked for a name of it the catalog lacks, at most once in a while', async () => {
+    // No stream pushes this backend's change (the client listens for none).
+    const broker = brokerFor('staff-mobile');
+    await broker.discover();
+    const adbListings = () =>
+      backends.listings.filter((path) => path === '/mcp/adb').length;
+    const before = adbListings();
+    backends.tools.get('adb')!.push({
+      name: 'reboot_device',
+      description: 'Reboot a connected Android device',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    });
+    let view = await broker
+      .inspectToolSchema('adb_reboot_device')
+      .catch(() => undefined);
+    for (let i = 0; i < 100 && view === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      view = await broker
+        .inspectToolSchema('adb_reboot_device')
+        .catch(() => undefined);
+    }
+    expect(view?.target).toBe('adb');
+    expect(adbListings()).toBe(before + 1);
+    // Another missing name of the same backend soon after: no new listing.
+    expect(
+      (await refusal(broker.inspectToolSchema('adb_no_such_tool'))).code,
+    ).toBe('UNKNOWN_TOOL');
+    expect(adbListings()).toBe(before + 1);
   });
 
   it('retries a failed backend sooner than the TTL, on the next operation', async () => {

@@ -5,11 +5,12 @@ import {
   type Backend,
   type SearchResult,
 } from '@heretek/catalog';
+import { splitMultiplexedName } from '@heretek/internal';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
 import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
-import { DiscoveryScheduler } from './discovery.js';
+import { DiscoveryScheduler, waitAtMost } from './discovery.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { IndexCache } from './listing-cache.js';
@@ -78,6 +79,9 @@ export type BrokerOptions = {
 /** The longest the first operation waits for start-up discovery (1 s). */
 const MAX_INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
+/** A backend is listed again for a name the catalog lacks at most this often. */
+const ON_DEMAND_RELIST_MS = 10_000;
+
 /** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
 export type DiscoveryProgress = { pending: number; total: number };
 
@@ -145,6 +149,8 @@ export class Broker {
   #trustReady: TrustLayer | undefined;
   readonly #learning: UsageLearning | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
+  /** When each target was last listed again for a name the catalog lacked. */
+  readonly #relistedOnDemand = new Map<string, number>();
   readonly #log: (line: string) => void;
 
   constructor(options: BrokerOptions) {
@@ -395,6 +401,7 @@ export class Broker {
   /** The full schema of a tool, by exact qualified name. Throws `UNKNOWN_TOOL` with suggestions. */
   async inspectToolSchema(name: string): Promise<ToolSchemaView> {
     if (this.catalog.get(name) === undefined) await this.#fresh();
+    if (this.catalog.get(name) === undefined) await this.#relistFor(name);
     const entry = this.catalog.get(name);
     if (entry === undefined)
       throw unknownTool(this.catalog, name, this.discovering());
@@ -436,6 +443,8 @@ export class Broker {
     const role =
       options.role === undefined ? undefined : parseRoleName(options.role);
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
+    if (this.catalog.get(options.name) === undefined)
+      await this.#relistFor(options.name);
     let isError = true;
     try {
       const result = await this.#calls.call({
@@ -471,6 +480,34 @@ export class Broker {
     this.#shutdown.abort();
     await this.#gateway?.close();
     return { callsAborted };
+  }
+
+  /**
+   * A name the catalog lacks, of a known target (`<target>_<tool>`): that
+   * backend's change may not have been pushed (its session holds no stream
+   * beyond `HERETEK_GATEWAY_MAX_STREAMS`), so it is listed again, at most
+   * once per {@link ON_DEMAND_RELIST_MS} per target, and the operation waits
+   * for the listing up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}.
+   */
+  async #relistFor(name: string): Promise<void> {
+    const discovery = this.#discovery;
+    const route = splitMultiplexedName(name);
+    if (
+      discovery === undefined ||
+      route === undefined ||
+      !this.#backends.has(route.target)
+    )
+      return;
+    const last = this.#relistedOnDemand.get(route.target);
+    if (last !== undefined && Date.now() - last < ON_DEMAND_RELIST_MS) return;
+    this.#relistedOnDemand.set(route.target, Date.now());
+    this.#log(
+      `discovery: "${name}" is not in the catalog; listing backend "${route.target}" again`,
+    );
+    await waitAtMost(
+      discovery.rediscover(route.target),
+      MAX_INITIAL_DISCOVERY_WAIT_MS,
+    );
   }
 
   /** Waits (once, bounded) for start-up discovery and starts a refresh when the catalog is stale. */

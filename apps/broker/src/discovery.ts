@@ -246,15 +246,7 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      initial.catch(() => {}),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, this.#o.initialWaitMs);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitAtMost(initial, this.#o.initialWaitMs);
   }
 
   /**
@@ -544,6 +536,22 @@ function entriesOf(
     }
   }
   return entries;
+}
+
+/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
+export async function waitAtMost(
+  work: Promise<unknown>,
+  ms: number,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 function failure(
