@@ -31,7 +31,7 @@ export type DiscoveryOptions = {
   ttlMs: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
   failedRetryMs: number;
-  /** How long the first operation waits for start-up discovery. */
+  /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
   initialWaitMs: number;
   /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
   listChangedDebounceMs: number;
@@ -87,6 +87,8 @@ export class DiscoveryScheduler {
   #initial: Promise<unknown> | undefined;
   #initialWaitDone = false;
   #lastFailed = false;
+  /** Backends whose listing failed during the start-up discovery (they count as settled). */
+  readonly #initialFailed = new Set<string>();
   /** Reviewed listings that arrived while a build ran: the next build applies them together. */
   readonly #pending = new Map<string, PendingListing>();
   #building: Promise<void> | undefined;
@@ -244,15 +246,26 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      initial.catch(() => {}),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, this.#o.initialWaitMs);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitAtMost(initial, this.#o.initialWaitMs);
+  }
+
+  /**
+   * While the start-up discovery runs: how many backends have neither a
+   * listing in the catalog (live or from the index cache) nor a failed
+   * listing yet, of how many. `undefined` once it has finished, so answers
+   * can say they come from part of the backends.
+   */
+  unlisted(): { pending: number; total: number } | undefined {
+    if (this.#discoveredAt !== undefined || this.#initial === undefined)
+      return undefined;
+    let pending = 0;
+    let total = 0;
+    for (const target of this.#o.backends.targets()) {
+      total += 1;
+      if (!this.#applied.has(target) && !this.#initialFailed.has(target))
+        pending += 1;
+    }
+    return pending === 0 ? undefined : { pending, total };
   }
 
   /**
@@ -305,6 +318,8 @@ export class DiscoveryScheduler {
       };
     } catch (error) {
       const message = errorText(error);
+      if (this.#discoveredAt === undefined)
+        this.#initialFailed.add(backend.target);
       this.#o.log(
         `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
       );
@@ -475,14 +490,19 @@ export class DiscoveryScheduler {
     this.#cacheTimer.unref();
   }
 
-  /** The catalog's saved part of every target whose listing hash is known, by target. */
-  #cachedListings(): Map<string, CachedListing> {
-    const parts = new Map<string, CachedListing>();
-    for (const [target, hash] of this.#hashes) {
+  /**
+   * The catalog's saved part of every target whose listing hash is known,
+   * exported one target at a time as the writer asks for it (the writer
+   * yields between slices, so exporting a thousand parts never holds the
+   * event loop at once). A part and its hash are read in the same turn.
+   */
+  *#cachedListings(): Generator<[string, CachedListing]> {
+    for (const target of [...this.#hashes.keys()]) {
+      const hash = this.#hashes.get(target);
       const part = this.#o.catalog.exportBackend(target);
-      if (part !== undefined) parts.set(target, { hash, part });
+      if (hash !== undefined && part !== undefined)
+        yield [target, { hash, part }];
     }
-    return parts;
   }
 }
 
@@ -516,6 +536,22 @@ function entriesOf(
     }
   }
   return entries;
+}
+
+/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
+export async function waitAtMost(
+  work: Promise<unknown>,
+  ms: number,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 function failure(

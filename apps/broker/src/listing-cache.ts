@@ -160,11 +160,12 @@ export class IndexCache {
   }
 
   /**
-   * Writes the cache (atomically, mode 0600), serializing a slice of
-   * backends at a time. A failure is logged once and never stops the broker:
-   * the next start rebuilds from discovery.
+   * Writes the cache (atomically, mode 0600), taking and serializing a slice
+   * of backends at a time (`listings` may be a generator that exports each
+   * part as it is asked for). A failure is logged once and never stops the
+   * broker: the next start rebuilds from discovery.
    */
-  save(listings: ReadonlyMap<string, CachedListing>): Promise<void> {
+  save(listings: Iterable<[string, CachedListing]>): Promise<void> {
     const run = this.#writing.then(async () => {
       const lines = [JSON.stringify({ version: INDEX_CACHE_VERSION })];
       for (const [target, { hash, part }] of listings) {
