@@ -4,10 +4,14 @@ import {
   type SearchTuning,
   type SearchTuningOverrides,
 } from './bm25f.js';
+import { TERMS } from './terms.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError } from './errors.js';
 import {
   adoptPreparedTool,
+  FIELD_NAMES,
+  fieldTerms,
+  packTerms,
   type PreparedTool,
   prepareTool,
 } from './prepare.js';
@@ -254,7 +258,9 @@ export class ToolCatalog {
     if (segment === undefined) return undefined;
     const tools = segment.tools.map((tool) => ({
       entry: tool.entry,
-      fields: tool.fields,
+      fields: Object.fromEntries(
+        FIELD_NAMES.map((field) => [field, fieldTerms(tool, field)]),
+      ) as BackendIndexTool['fields'],
     }));
     return {
       format: INDEX_PART_FORMAT,
@@ -303,9 +309,14 @@ export class ToolCatalog {
       // The fields cheap to recompute are checked for every tool, the name's terms for
       // the first one (another analysis of the same version shows there).
       entries.forEach((entry, position) => {
+        const terms = fields.get(entry) as BackendIndexTool['fields'];
         const prepared = adoptPreparedTool({
           entry,
-          fields: fields.get(entry) as BackendIndexTool['fields'],
+          terms: packTerms(
+            FIELD_NAMES.map((field) =>
+              terms[field].map((term) => TERMS.intern(term)),
+            ),
+          ),
           checkName: position === 0,
         });
         if (typeof prepared === 'string')
@@ -354,7 +365,6 @@ export class ToolCatalog {
       : new Segment({
           target,
           tools,
-          vocabulary: this.#collection.vocabulary,
           tuning: this.#tuning,
         });
   }

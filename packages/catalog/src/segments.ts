@@ -1,11 +1,50 @@
-import { type PositionList, type SearchTuning, Vocabulary } from './bm25f.js';
-import { FIELD_NAMES, type PreparedTool } from './prepare.js';
+import { type PositionList, type SearchTuning } from './bm25f.js';
+import { TERMS } from './terms.js';
+import {
+  exactNamesOf,
+  FIELD_COUNT,
+  FIELD_NAMES,
+  fieldRange,
+  type PreparedTool,
+} from './prepare.js';
 import { normalizeName } from './tokenizer.js';
 
-const FIELD_COUNT = FIELD_NAMES.length;
 const NAME_FIELD = FIELD_NAMES.indexOf('name');
 /** Number of targets at which half of `groupIdfWeight` applies. */
 const GROUP_IDF_HALF_TRUST = 10;
+
+/** Scratch arrays of segment builds, indexed by term id or by a tool's term slot. */
+type Scratch = {
+  slotOf: Int32Array;
+  stampOf: Int32Array;
+  stamp: number;
+  counts: Int32Array;
+  order: Int32Array;
+};
+let scratch: Scratch | undefined;
+
+/** The scratch arrays, grown (by doubling) to `terms` term ids and a tool of `tokens` terms. */
+function scratchFor(terms: number, tokens: number): Scratch {
+  const grow = (length: number, needed: number): number =>
+    length >= needed ? length : Math.max(needed, 2 * length);
+  if (
+    scratch === undefined ||
+    scratch.slotOf.length < terms ||
+    scratch.order.length < tokens ||
+    scratch.stamp > 0x3fffffff
+  ) {
+    const termRoom = grow(scratch?.slotOf.length ?? 1024, terms);
+    const tokenRoom = grow(scratch?.order.length ?? 1024, tokens);
+    scratch = {
+      slotOf: new Int32Array(termRoom),
+      stampOf: new Int32Array(termRoom),
+      stamp: 0,
+      counts: new Int32Array(tokenRoom * FIELD_COUNT),
+      order: new Int32Array(tokenRoom),
+    };
+  }
+  return scratch;
+}
 
 /**
  * One target's part of the index: its tools and their postings, built once from its listing
@@ -45,91 +84,115 @@ export class Segment {
   constructor(options: {
     target: string;
     tools: readonly PreparedTool[];
-    vocabulary: Vocabulary;
     tuning: SearchTuning;
   }) {
-    const { target, tools, vocabulary, tuning } = options;
+    const { target, tools, tuning } = options;
     this.target = target;
     this.tools = tools;
     const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
     const fieldLengths = new Float64Array(FIELD_COUNT);
     const bagLengths = new Float64Array(tools.length);
-    const postingTerm: number[] = [];
-    const postingDocument: number[] = [];
-    const postingBag: number[] = [];
-    const postingName: number[] = [];
+    let tokens = 0;
+    let longest = 0;
+    for (const tool of tools) {
+      tokens += tool.terms.length - FIELD_COUNT;
+      longest = Math.max(longest, tool.terms.length - FIELD_COUNT);
+    }
+    // At most one posting per token: tool-term pairs in order of first appearance.
+    const postingTerm = new Int32Array(tokens);
+    const postingDocument = new Int32Array(tokens);
+    const postingBag = new Float64Array(tokens);
+    const postingName = new Uint8Array(tokens);
     const nameOffsets = new Int32Array(tools.length + 1);
     const nameTerms: number[] = [];
     const byName = new Map<string, number>();
     const byExactName = new Map<string, number[]>();
-    const slots = new Map<string, number>();
-    const counts: number[] = [];
+    const scratch = scratchFor(TERMS.size, longest);
+    const { slotOf, stampOf, counts, order } = scratch;
+    let total = 0;
     tools.forEach((tool, document) => {
       byName.set(tool.entry.name, document);
-      for (const exact of tool.exactNames) {
+      for (const exact of exactNamesOf(tool)) {
         const list = byExactName.get(exact);
         if (list) list.push(document);
         else byExactName.set(exact, [document]);
       }
       // Distinct terms in order of first appearance across the fields, with counts per field.
-      slots.clear();
-      counts.length = 0;
-      const terms: string[] = [];
+      const stamp = (scratch.stamp += 1);
+      const terms = tool.terms;
+      let distinct = 0;
       let bagLength = 0;
-      FIELD_NAMES.forEach((field, fieldIndex) => {
-        const list = tool.fields[field];
-        fieldLengths[fieldIndex] =
-          (fieldLengths[fieldIndex] ?? 0) + list.length;
-        bagLength += (bagWeights[fieldIndex] ?? 0) * list.length;
-        for (const term of list) {
-          let slot = slots.get(term);
-          if (slot === undefined) {
-            slot = terms.length;
-            slots.set(term, slot);
-            terms.push(term);
-            for (let f = 0; f < FIELD_COUNT; f += 1) counts.push(0);
+      for (let field = 0; field < FIELD_COUNT; field += 1) {
+        const [start, end] = fieldRange(terms, field);
+        fieldLengths[field] = (fieldLengths[field] as number) + (end - start);
+        bagLength += (bagWeights[field] ?? 0) * (end - start);
+        for (let index = start; index < end; index += 1) {
+          const id = terms[index] as number;
+          let slot: number;
+          if (stampOf[id] === stamp) slot = slotOf[id] as number;
+          else {
+            slot = distinct;
+            distinct += 1;
+            stampOf[id] = stamp;
+            slotOf[id] = slot;
+            order[slot] = id;
+            counts.fill(0, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
           }
-          counts[slot * FIELD_COUNT + fieldIndex] =
-            (counts[slot * FIELD_COUNT + fieldIndex] as number) + 1;
+          counts[slot * FIELD_COUNT + field] =
+            (counts[slot * FIELD_COUNT + field] as number) + 1;
         }
-      });
+      }
       bagLengths[document] = bagLength;
-      terms.forEach((term, slot) => {
+      for (let slot = 0; slot < distinct; slot += 1) {
         let bag = 0;
         for (let field = 0; field < FIELD_COUNT; field += 1) {
           const count = counts[slot * FIELD_COUNT + field] as number;
           if (count !== 0) bag += count * (bagWeights[field] as number);
         }
-        const id = vocabulary.intern(term);
+        const id = order[slot] as number;
         const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
-        postingTerm.push(id);
-        postingDocument.push(document);
-        postingBag.push(bag);
-        postingName.push(named ? 1 : 0);
+        postingTerm[total] = id;
+        postingDocument[total] = document;
+        postingBag[total] = bag;
+        postingName[total] = named ? 1 : 0;
+        total += 1;
         if (named) nameTerms.push(id);
-      });
+      }
       nameOffsets[document + 1] = nameTerms.length;
     });
     // Group the postings by term id (ascending), keeping tool order within a term.
-    const termIds = Int32Array.from(new Set(postingTerm)).sort();
-    const local = new Map<number, number>();
-    termIds.forEach((id, index) => local.set(id, index));
+    const distinctTerms: number[] = [];
+    const stamp = (scratch.stamp += 1);
+    for (let posting = 0; posting < total; posting += 1) {
+      const id = postingTerm[posting] as number;
+      if (stampOf[id] !== stamp) {
+        stampOf[id] = stamp;
+        distinctTerms.push(id);
+      }
+    }
+    const termIds = Int32Array.from(distinctTerms).sort();
+    termIds.forEach((id, index) => {
+      slotOf[id] = index;
+    });
     const offsets = new Int32Array(termIds.length + 1);
-    for (const id of postingTerm) {
-      const index = (local.get(id) as number) + 1;
+    for (let posting = 0; posting < total; posting += 1) {
+      const index = (slotOf[postingTerm[posting] as number] as number) + 1;
       offsets[index] = (offsets[index] as number) + 1;
     }
     for (let index = 1; index <= termIds.length; index += 1)
       offsets[index] =
         (offsets[index] as number) + (offsets[index - 1] as number);
     const cursor = offsets.slice(0, termIds.length);
-    const total = postingTerm.length;
     const documents = new Int32Array(total);
-    const exact = postingBag.every((bag) => Math.fround(bag) === bag);
+    let exact = true;
+    for (let posting = 0; posting < total && exact; posting += 1) {
+      const bag = postingBag[posting] as number;
+      exact = Math.fround(bag) === bag;
+    }
     const bags = exact ? new Float32Array(total) : new Float64Array(total);
     const inName = new Uint8Array(total);
     for (let posting = 0; posting < total; posting += 1) {
-      const index = local.get(postingTerm[posting] as number) as number;
+      const index = slotOf[postingTerm[posting] as number] as number;
       const slot = cursor[index] as number;
       cursor[index] = slot + 1;
       documents[slot] = postingDocument[posting] as number;
@@ -173,8 +236,6 @@ export class Segment {
  * reads the statistics of its own snapshot.
  */
 export class Collection {
-  /** Term dictionary shared by every segment. */
-  readonly vocabulary = new Vocabulary();
   /** Documents containing each term id. */
   documentFrequency = new Int32Array(1024);
   /** Segments containing each term id (`undefined` or empty when none). */
@@ -190,7 +251,7 @@ export class Collection {
 
   /** Adds a segment's statistics. */
   add(segment: Segment): void {
-    const needed = this.vocabulary.size;
+    const needed = TERMS.size;
     if (needed > this.documentFrequency.length) {
       const grown = new Int32Array(
         Math.max(needed, this.documentFrequency.length * 2),
@@ -369,7 +430,7 @@ export class IndexView {
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
-    this.#terms = collection.vocabulary.size;
+    this.#terms = TERMS.size;
     this.#idf = reuse(
       previous === undefined ? undefined : previous.#idf,
       capacity(
@@ -407,7 +468,7 @@ export class IndexView {
 
   /** Id of an indexed term, or `undefined` when no tool contains it. */
   termId(term: string): number | undefined {
-    const id = this.#collection.vocabulary.lookup(term);
+    const id = TERMS.lookup(term);
     return id !== undefined &&
       id < this.#terms &&
       (this.#collection.documentFrequency[id] ?? 0) > 0

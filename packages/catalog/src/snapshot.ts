@@ -1,5 +1,5 @@
 import { PositionList, type SearchTuning } from './bm25f.js';
-import type { PreparedTool } from './prepare.js';
+import { exactNamesOf, type PreparedTool } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
@@ -450,7 +450,9 @@ function unmatchedWords(options: {
     return true;
   };
   const exactNames = new Set(
-    options.exact.flatMap((position) => snapshot.toolAt(position).exactNames),
+    options.exact.flatMap((position) =>
+      exactNamesOf(snapshot.toolAt(position)),
+    ),
   );
   const unmatched: string[] = [];
   for (const word of words) {
