@@ -32,7 +32,33 @@ export type PreparedTool = {
   entry: ToolEntry;
   /** Field ends, then term ids per field. */
   terms: Int32Array;
+  /** Where the JSON text of the entry's input schema is kept when the entry was restored from it. */
+  saved: SavedTexts | undefined;
+  /** Index of the entry's schema in `saved` (-1 without). */
+  savedIndex: number;
 };
+
+/**
+ * The JSON texts of the input schemas of one restored part, kept as UTF-8 bytes outside the
+ * JavaScript heap and decoded when a schema is first read.
+ */
+export class SavedTexts {
+  readonly #bytes: Buffer;
+  readonly #ends: Uint32Array;
+  /** Texts `index` is bytes `ends[index]` to `ends[index + 1]` of `bytes`. */
+  constructor(bytes: Buffer, ends: Uint32Array) {
+    this.#bytes = bytes;
+    this.#ends = ends;
+  }
+  /** Text number `index`. */
+  text(index: number): string {
+    return this.#bytes.toString(
+      'utf8',
+      this.#ends[index] as number,
+      this.#ends[index + 1] as number,
+    );
+  }
+}
 
 /** Term ids of every tool are carved out of shared blocks (one typed array per tool would cost more than its ids). */
 const BLOCK = 1 << 16;
@@ -40,7 +66,7 @@ let block = new Int32Array(BLOCK);
 let blockUsed = 0;
 
 /** A zeroed view of `length` ints for one tool's terms. */
-function termSlots(length: number): Int32Array {
+export function allocateTerms(length: number): Int32Array {
   if (length > BLOCK >> 4) return new Int32Array(length);
   if (blockUsed + length > BLOCK) {
     block = new Int32Array(BLOCK);
@@ -55,7 +81,7 @@ function termSlots(length: number): Int32Array {
 export function packTerms(fields: readonly ArrayLike<number>[]): Int32Array {
   let total = FIELD_COUNT;
   for (const ids of fields) total += ids.length;
-  const terms = termSlots(total);
+  const terms = allocateTerms(total);
   let out = FIELD_COUNT;
   fields.forEach((ids, field) => {
     for (let index = 0; index < ids.length; index += 1)
@@ -65,17 +91,16 @@ export function packTerms(fields: readonly ArrayLike<number>[]): Int32Array {
   return terms;
 }
 
-/** Start and end in `terms` of field number `field`. */
-export function fieldRange(terms: Int32Array, field: number): [number, number] {
-  return [
-    field === 0 ? FIELD_COUNT : (terms[field - 1] as number),
-    terms[field] as number,
-  ];
+/** Start in `terms` of field number `field` (its end is `terms[field]`). */
+export function fieldStart(terms: Int32Array, field: number): number {
+  return field === 0 ? FIELD_COUNT : (terms[field - 1] as number);
 }
 
 /** The terms of one field of a prepared tool, as strings. */
 export function fieldTerms(tool: PreparedTool, field: FieldName): string[] {
-  const [start, end] = fieldRange(tool.terms, FIELD_NAMES.indexOf(field));
+  const index = FIELD_NAMES.indexOf(field);
+  const start = fieldStart(tool.terms, index);
+  const end = tool.terms[index] as number;
   const terms: string[] = [];
   for (let index = start; index < end; index += 1)
     terms.push(TERMS.term(tool.terms[index] as number));
@@ -131,35 +156,36 @@ function collectSchemaText(
 
 const byEntry = new WeakMap<ToolEntry, PreparedTool>();
 
-/** JSON text of the schema of entries restored from a saved part (parsed when first read). */
-const schemaTexts = new WeakMap<ToolEntry, string>();
+/** The prepared tool of an entry, when it was prepared or restored. */
+export function preparedOf(entry: ToolEntry): PreparedTool | undefined {
+  return byEntry.get(entry);
+}
 
-/** The JSON text of an entry's input schema, or `undefined` when it cannot be written. */
-export function schemaText(entry: ToolEntry): string | undefined {
-  const text = schemaTexts.get(entry);
-  if (text !== undefined) return text;
+/** The JSON text of a prepared tool's input schema, or `undefined` when it cannot be written. */
+export function schemaText(tool: PreparedTool): string | undefined {
+  return tool.saved === undefined
+    ? jsonOf(tool.entry.inputSchema)
+    : tool.saved.text(tool.savedIndex);
+}
+
+function jsonOf(schema: unknown): string | undefined {
   try {
-    return JSON.stringify(entry.inputSchema);
+    return JSON.stringify(schema);
   } catch {
     return undefined;
   }
 }
 
-/** Remembers the schema text of an entry whose `inputSchema` is parsed on demand. */
-export function rememberSchemaText(entry: ToolEntry, text: string): void {
-  schemaTexts.set(entry, text);
-}
-
-/** Whether two entries have the same indexed content (target, tool, description, schema). */
-function sameContent(left: ToolEntry, right: ToolEntry): boolean {
+/** Whether a prepared tool and an entry have the same indexed content (target, tool, description, schema). */
+function sameContent(left: PreparedTool, right: ToolEntry): boolean {
   if (
-    left.target !== right.target ||
-    left.tool !== right.tool ||
-    left.description !== right.description
+    left.entry.target !== right.target ||
+    left.entry.tool !== right.tool ||
+    left.entry.description !== right.description
   )
     return false;
   const schema = schemaText(left);
-  return schema !== undefined && schema === schemaText(right);
+  return schema !== undefined && schema === jsonOf(right.inputSchema);
 }
 
 /** Analyzed target names, for checking imported parts. */
@@ -174,7 +200,8 @@ function sameIds(
   field: number,
   expected: ArrayLike<number>,
 ): boolean {
-  const [start, end] = fieldRange(terms, field);
+  const start = fieldStart(terms, field);
+  const end = terms[field] as number;
   if (end - start !== expected.length) return false;
   for (let index = 0; index < expected.length; index += 1)
     if (terms[start + index] !== expected[index]) return false;
@@ -200,9 +227,21 @@ export function adoptPreparedTool(options: {
   terms: Int32Array;
   /** Whether to analyze the tool's name again and compare (the target's terms always are, once per target). */
   checkName: boolean;
+  /** Where the JSON text of the entry's input schema is, when the entry parses it on demand. */
+  saved?: SavedTexts;
+  savedIndex?: number;
 }): PreparedTool | string {
   const { entry, terms } = options;
-  if (!sameIds(terms, IDENTIFIER, internAll(identifierTerms(entry))))
+  // The identifier terms are the bare and the qualified name, normalized (one when equal).
+  const start = fieldStart(terms, IDENTIFIER);
+  const count = (terms[IDENTIFIER] as number) - start;
+  const bare = normalizeName(entry.tool);
+  const qualified = normalizeName(entry.name);
+  if (
+    count !== (bare === qualified ? 1 : 2) ||
+    TERMS.term(terms[start] as number) !== bare ||
+    (count === 2 && TERMS.term(terms[start + 1] as number) !== qualified)
+  )
     return `"fields.identifier" does not match tool "${entry.name}"`;
   if (
     options.checkName &&
@@ -217,7 +256,12 @@ export function adoptPreparedTool(options: {
   }
   if (!sameIds(terms, TARGET, target))
     return `"fields.target" does not match target "${entry.target}"`;
-  const prepared: PreparedTool = { entry, terms };
+  const prepared: PreparedTool = {
+    entry,
+    terms,
+    saved: options.saved,
+    savedIndex: options.savedIndex ?? -1,
+  };
   byEntry.set(entry, prepared);
   return prepared;
 }
@@ -234,8 +278,13 @@ export function prepareTool(
   const cached = byEntry.get(entry);
   if (cached) return cached;
   let prepared: PreparedTool;
-  if (previous && sameContent(previous.entry, entry)) {
-    prepared = { entry, terms: previous.terms };
+  if (previous && sameContent(previous, entry)) {
+    prepared = {
+      entry,
+      terms: previous.terms,
+      saved: undefined,
+      savedIndex: -1,
+    };
   } else {
     const parameterNames: string[] = [];
     const parameterTexts: string[] = [];
@@ -252,6 +301,8 @@ export function prepareTool(
           analyzeText(parameterTexts.join(' ')),
         ].map(internAll),
       ),
+      saved: undefined,
+      savedIndex: -1,
     };
   }
   byEntry.set(entry, prepared);

@@ -1,46 +1,63 @@
 import { type PositionList, type SearchTuning } from './bm25f.js';
 import { TERMS } from './terms.js';
 import {
-  exactNamesOf,
   FIELD_COUNT,
   FIELD_NAMES,
-  fieldRange,
+  fieldStart,
   type PreparedTool,
 } from './prepare.js';
 import { normalizeName } from './tokenizer.js';
 
 const NAME_FIELD = FIELD_NAMES.indexOf('name');
+const IDENTIFIER_FIELD = FIELD_NAMES.indexOf('identifier');
 /** Number of targets at which half of `groupIdfWeight` applies. */
 const GROUP_IDF_HALF_TRUST = 10;
 
-/** Scratch arrays of segment builds, indexed by term id or by a tool's term slot. */
+/** Scratch arrays of segment builds (one build at a time: builds are synchronous). */
 type Scratch = {
+  /** Per term id: the slot of the term in the current tool, then its index in the segment. */
   slotOf: Int32Array;
+  /** Per term id: the stamp of the tool (or pass) that last saw it. */
   stampOf: Int32Array;
   stamp: number;
+  /** Per slot of the current tool: its term's count in each field, and its term id. */
   counts: Int32Array;
   order: Int32Array;
+  /** Per posting, in order of tools: term, tool, bag frequency, whether in the name. */
+  postingTerm: Int32Array;
+  postingDocument: Int32Array;
+  postingBag: Float64Array;
+  postingName: Uint8Array;
 };
 let scratch: Scratch | undefined;
 
-/** The scratch arrays, grown (by doubling) to `terms` term ids and a tool of `tokens` terms. */
-function scratchFor(terms: number, tokens: number): Scratch {
+/**
+ * The scratch arrays, grown (by doubling) to `terms` term ids, a tool of `longest` terms and
+ * `postings` postings.
+ */
+function scratchFor(terms: number, longest: number, postings: number): Scratch {
   const grow = (length: number, needed: number): number =>
     length >= needed ? length : Math.max(needed, 2 * length);
   if (
     scratch === undefined ||
     scratch.slotOf.length < terms ||
-    scratch.order.length < tokens ||
+    scratch.order.length < longest ||
+    scratch.postingTerm.length < postings ||
     scratch.stamp > 0x3fffffff
   ) {
     const termRoom = grow(scratch?.slotOf.length ?? 1024, terms);
-    const tokenRoom = grow(scratch?.order.length ?? 1024, tokens);
+    const slotRoom = grow(scratch?.order.length ?? 1024, longest);
+    const postingRoom = grow(scratch?.postingTerm.length ?? 4096, postings);
     scratch = {
       slotOf: new Int32Array(termRoom),
       stampOf: new Int32Array(termRoom),
       stamp: 0,
-      counts: new Int32Array(tokenRoom * FIELD_COUNT),
-      order: new Int32Array(tokenRoom),
+      counts: new Int32Array(slotRoom * FIELD_COUNT),
+      order: new Int32Array(slotRoom),
+      postingTerm: new Int32Array(postingRoom),
+      postingDocument: new Int32Array(postingRoom),
+      postingBag: new Float64Array(postingRoom),
+      postingName: new Uint8Array(postingRoom),
     };
   }
   return scratch;
@@ -75,10 +92,6 @@ export class Segment {
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
   readonly nameOffsets: Int32Array;
   readonly nameTerms: Int32Array;
-  /** Qualified name -> local tool. */
-  readonly byName: ReadonlyMap<string, number>;
-  /** Normalized exact name (qualified and bare) -> local tools. */
-  readonly byExactName: ReadonlyMap<string, readonly number[]>;
 
   /** Builds the segment of `target` from its prepared tools (at least one). */
   constructor(options: {
@@ -98,32 +111,31 @@ export class Segment {
       tokens += tool.terms.length - FIELD_COUNT;
       longest = Math.max(longest, tool.terms.length - FIELD_COUNT);
     }
-    // At most one posting per token: tool-term pairs in order of first appearance.
-    const postingTerm = new Int32Array(tokens);
-    const postingDocument = new Int32Array(tokens);
-    const postingBag = new Float64Array(tokens);
-    const postingName = new Uint8Array(tokens);
     const nameOffsets = new Int32Array(tools.length + 1);
     const nameTerms: number[] = [];
-    const byName = new Map<string, number>();
-    const byExactName = new Map<string, number[]>();
-    const scratch = scratchFor(TERMS.size, longest);
-    const { slotOf, stampOf, counts, order } = scratch;
+    // At most one posting per token: tool-term pairs in order of first appearance.
+    const scratch = scratchFor(TERMS.size, longest, tokens);
+    const {
+      slotOf,
+      stampOf,
+      counts,
+      order,
+      postingTerm,
+      postingDocument,
+      postingBag,
+      postingName,
+    } = scratch;
     let total = 0;
-    tools.forEach((tool, document) => {
-      byName.set(tool.entry.name, document);
-      for (const exact of exactNamesOf(tool)) {
-        const list = byExactName.get(exact);
-        if (list) list.push(document);
-        else byExactName.set(exact, [document]);
-      }
+    for (let document = 0; document < tools.length; document += 1) {
+      const tool = tools[document] as PreparedTool;
       // Distinct terms in order of first appearance across the fields, with counts per field.
       const stamp = (scratch.stamp += 1);
       const terms = tool.terms;
       let distinct = 0;
       let bagLength = 0;
       for (let field = 0; field < FIELD_COUNT; field += 1) {
-        const [start, end] = fieldRange(terms, field);
+        const start = fieldStart(terms, field);
+        const end = terms[field] as number;
         fieldLengths[field] = (fieldLengths[field] as number) + (end - start);
         bagLength += (bagWeights[field] ?? 0) * (end - start);
         for (let index = start; index < end; index += 1) {
@@ -136,7 +148,12 @@ export class Segment {
             stampOf[id] = stamp;
             slotOf[id] = slot;
             order[slot] = id;
-            counts.fill(0, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
+            for (
+              let at = slot * FIELD_COUNT;
+              at < (slot + 1) * FIELD_COUNT;
+              at += 1
+            )
+              counts[at] = 0;
           }
           counts[slot * FIELD_COUNT + field] =
             (counts[slot * FIELD_COUNT + field] as number) + 1;
@@ -159,7 +176,7 @@ export class Segment {
         if (named) nameTerms.push(id);
       }
       nameOffsets[document + 1] = nameTerms.length;
-    });
+    }
     // Group the postings by term id (ascending), keeping tool order within a term.
     const distinctTerms: number[] = [];
     const stamp = (scratch.stamp += 1);
@@ -208,8 +225,43 @@ export class Segment {
     this.inName = inName;
     this.nameOffsets = nameOffsets;
     this.nameTerms = Int32Array.from(nameTerms);
-    this.byName = byName;
-    this.byExactName = byExactName;
+  }
+
+  /**
+   * The local tool with this qualified name, found through the postings of its identifier
+   * term (every tool has one posting per distinct term, whatever the term's weight).
+   */
+  localByName(name: string): number | undefined {
+    const id = TERMS.lookup(normalizeName(name));
+    const index = id === undefined ? -1 : this.localTerm(id);
+    if (index < 0) return undefined;
+    const end = this.offsets[index + 1] as number;
+    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
+      const local = this.documents[slot] as number;
+      if ((this.tools[local] as PreparedTool).entry.name === name) return local;
+    }
+    return undefined;
+  }
+
+  /** The local tools (ascending) with this normalized exact name (qualified or bare) among their identifier terms. */
+  localsByExactName(name: string): number[] {
+    const id = TERMS.lookup(name);
+    const index = id === undefined ? -1 : this.localTerm(id);
+    const locals: number[] = [];
+    if (index < 0) return locals;
+    const end = this.offsets[index + 1] as number;
+    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
+      const local = this.documents[slot] as number;
+      const { terms } = this.tools[local] as PreparedTool;
+      const start = fieldStart(terms, IDENTIFIER_FIELD);
+      const stop = terms[IDENTIFIER_FIELD] as number;
+      for (let at = start; at < stop; at += 1)
+        if (terms[at] === id) {
+          locals.push(local);
+          break;
+        }
+    }
+    return locals;
   }
 
   /** Index in `termIds` of a term id, or -1. */

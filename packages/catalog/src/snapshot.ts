@@ -56,7 +56,7 @@ export function buildSnapshot(options: {
     get(name: string): number | undefined {
       const split = name.indexOf('_');
       const segment = byTarget.get(split < 0 ? name : name.slice(0, split));
-      const local = segment?.byName.get(name);
+      const local = segment?.localByName(name);
       return segment === undefined || local === undefined
         ? undefined
         : index.baseOf(segment) + local;
@@ -70,7 +70,7 @@ export function buildSnapshot(options: {
       if (owner) segments.add(owner);
       const positions: number[] = [];
       for (const segment of segments)
-        for (const local of segment.byExactName.get(name) ?? [])
+        for (const local of segment.localsByExactName(name))
           positions.push(index.baseOf(segment) + local);
       return positions.length === 0
         ? undefined
