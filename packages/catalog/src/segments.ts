@@ -93,6 +93,9 @@ export class Segment {
   readonly nameOffsets: Int32Array;
   readonly nameTerms: Int32Array;
 
+  /** Number of the segment in its collection while it is in one (-1 before), for per-view arrays. */
+  slot = -1;
+
   /** Builds the segment of `target` from its prepared tools (at least one). */
   constructor(options: {
     target: string;
@@ -300,9 +303,14 @@ export class Collection {
   postingCount = 0;
   /** Normalized bare tool name -> segments with a tool of that name. */
   readonly bareNames = new Map<string, Segment[]>();
+  /** Slots of removed segments, for the next ones; slots in use are below `slots`. */
+  readonly #freeSlots: number[] = [];
+  /** Number of slots ever used. */
+  slots = 0;
 
   /** Adds a segment's statistics. */
   add(segment: Segment): void {
+    segment.slot = this.#freeSlots.pop() ?? this.slots++;
     const needed = TERMS.size;
     if (needed > this.documentFrequency.length) {
       const grown = new Int32Array(
@@ -342,6 +350,7 @@ export class Collection {
       if (list.length === 0) this.termSegments[id] = undefined;
     }
     this.#fieldLengths(segment, -1);
+    this.#freeSlots.push(segment.slot);
     for (const name of bareNamesOf(segment)) {
       const list = this.bareNames.get(name) as Segment[];
       list.splice(list.indexOf(segment), 1);
@@ -373,16 +382,18 @@ function reuse<T extends Int32Array | Float64Array>(
 }
 
 /**
- * Postings kept in the per-snapshot memo of {@link IndexView} (about 9 bytes each) when the
+ * Postings kept in the per-snapshot memo of {@link IndexView} (8 bytes each) when the
  * catalog has fewer; otherwise at most as many as the catalog has.
  */
 const MEMO_POSTINGS = 1 << 21;
 
-/** A term's postings over the whole catalog under one snapshot's statistics. */
+/**
+ * A term's postings over the whole catalog under one snapshot's statistics: the tool of each
+ * (`~position` when the term is in the tool's name) and its BM25 contribution.
+ */
 type TermPostings = {
   positions: Int32Array;
   weights: Float32Array;
-  named: Uint8Array;
 };
 
 /**
@@ -397,7 +408,7 @@ export class IndexView {
   readonly #collection: Collection;
   readonly #tuning: SearchTuning;
   /** Position of the first tool of each segment. */
-  readonly #base: Map<Segment, number>;
+  readonly #base: Int32Array;
   /** Segment index of each position. */
   readonly #segmentOf: Int32Array;
   readonly #segments: readonly Segment[];
@@ -407,6 +418,7 @@ export class IndexView {
   /** Memoized postings of the terms searched so far, and their number. */
   readonly #memo = new Map<number, TermPostings>();
   #memoPostings = 0;
+
   /** BM25 length normalizer of each position. */
   readonly #normalizers: Float64Array;
   /** Number of term ids when the view was made (later ones are unknown to it). */
@@ -429,7 +441,6 @@ export class IndexView {
     this.#collection = collection;
     this.#tuning = tuning;
     this.size = collection.toolCount;
-    this.#base = new Map();
     // The view this one replaces is never read again: its buffers are reused when large
     // enough (grown by doubling), so a catalog discovered backend by backend does not
     // allocate per-tool arrays at every step.
@@ -438,6 +449,14 @@ export class IndexView {
       have !== undefined && have >= length
         ? have
         : Math.max(length, 2 * (have ?? 0));
+    this.#base = reuse(
+      previous === undefined ? undefined : previous.#base,
+      capacity(
+        collection.slots,
+        previous === undefined ? undefined : previous.#base.length,
+      ),
+      Int32Array,
+    );
     this.#segmentOf = reuse(
       previous === undefined ? undefined : previous.#segmentOf,
       capacity(
@@ -448,7 +467,7 @@ export class IndexView {
     );
     let position = 0;
     segments.forEach((segment, index) => {
-      this.#base.set(segment, position);
+      this.#base[segment.slot] = position;
       this.#segmentOf.fill(index, position, position + segment.tools.length);
       position += segment.tools.length;
     });
@@ -476,7 +495,7 @@ export class IndexView {
     );
     const { b } = tuning;
     for (const segment of segments) {
-      const base = this.#base.get(segment) as number;
+      const base = this.#base[segment.slot] as number;
       const lengths = segment.bagLengths;
       for (let local = 0; local < lengths.length; local += 1)
         this.#normalizers[base + local] =
@@ -508,7 +527,7 @@ export class IndexView {
 
   /** Position of the first tool of `segment`. */
   baseOf(segment: Segment): number {
-    return this.#base.get(segment) as number;
+    return this.#base[segment.slot] as number;
   }
 
   /** The segment and local tool at a position. */
@@ -579,8 +598,9 @@ export class IndexView {
   /**
    * Adds `queryWeight` times the BM25 contribution of `termId` to each tool containing it
    * into `scores`, records newly touched tools in `touched`, and, when `nameCovered` is
-   * given, adds the term's idf for tools whose name contains it. Contributions are rounded
-   * to 32-bit floats, as the postings of the index always stored them.
+   * given, adds the term's idf for tools whose name contains it (recording in `named` the
+   * tools whose name it reaches first). Contributions are rounded to 32-bit floats, as the
+   * postings of the index always stored them.
    */
   accumulate(
     termId: number,
@@ -588,16 +608,22 @@ export class IndexView {
     scores: Float64Array,
     touched: PositionList,
     nameCovered?: Float64Array,
+    named?: PositionList,
   ): void {
     const idf = this.idf(termId);
-    const { positions, weights, named } = this.#postings(termId, idf);
+    const { positions, weights } = this.#postings(termId, idf);
     for (let slot = 0; slot < positions.length; slot += 1) {
-      const document = positions[slot] as number;
+      let document = positions[slot] as number;
+      if (document < 0) {
+        document = ~document;
+        if (nameCovered !== undefined) {
+          if (nameCovered[document] === 0) named?.push(document);
+          nameCovered[document] = (nameCovered[document] as number) + idf;
+        }
+      }
       if (scores[document] === 0) touched.push(document);
       scores[document] =
         (scores[document] as number) + (weights[slot] as number) * queryWeight;
-      if (nameCovered !== undefined && named[slot] === 1)
-        nameCovered[document] = (nameCovered[document] as number) + idf;
     }
   }
 
@@ -615,7 +641,6 @@ export class IndexView {
     const total = this.documentFrequency(termId);
     const positions = new Int32Array(total);
     const weights = new Float32Array(total);
-    const named = new Uint8Array(total);
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
     let out = 0;
@@ -628,14 +653,13 @@ export class IndexView {
         const document = base + (documents[slot] as number);
         const bag = bags[slot] as number;
         const normalized = bag / (normalizers[document] as number);
-        positions[out] = document;
+        positions[out] = inName[slot] === 1 ? ~document : document;
         weights[out] =
           idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0);
-        named[out] = inName[slot] as number;
         out += 1;
       }
     }
-    const postings = { positions, weights, named };
+    const postings = { positions, weights };
     const cap = Math.max(MEMO_POSTINGS, this.#collection.postingCount);
     if (this.#memoPostings + total > cap) {
       this.#memo.clear();
