@@ -13,7 +13,12 @@ import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler, waitAtMost } from './discovery.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
-import type { IndexCache } from './listing-cache.js';
+import type {
+  CachedAdmission,
+  CachedListing,
+  IndexCache,
+  Reviewed,
+} from './listing-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
@@ -189,6 +194,7 @@ export class Broker {
               ? {}
               : {
                   review: (target, tools) => this.#review(target, tools),
+                  admitCached: (listings) => this.#admitCached(listings),
                 }),
             ...(options.indexCache === undefined
               ? {}
@@ -214,21 +220,52 @@ export class Broker {
    * backend at a time, so the trust layer's view of a backend and the
    * catalog's are always the same listing.
    */
-  #review(
-    target: string,
-    tools: readonly GatewayTool[],
-  ): Promise<readonly GatewayTool[]> {
+  #review(target: string, tools: readonly GatewayTool[]): Promise<Reviewed> {
     const previous = this.#reviews.get(target) ?? Promise.resolve();
     const run = previous
       .catch(() => {})
-      .then(async () => {
+      .then(async (): Promise<Reviewed> => {
         const trust = await this.#trust;
-        return trust === undefined
-          ? tools
-          : ((await trust.reviewListing({ target, tools })) as GatewayTool[]);
+        if (trust === undefined) return { tools };
+        const reviewed = (await trust.reviewListing({
+          target,
+          tools,
+        })) as GatewayTool[];
+        // Read in the same turn: the next review of this target waits for this one.
+        const hashes = trust.listedHashes(target);
+        return {
+          tools: reviewed,
+          ...(hashes === undefined
+            ? {}
+            : { definitions: Object.fromEntries(hashes) }),
+        };
       });
     this.#reviews.set(target, run);
     return run;
+  }
+
+  /**
+   * Which backends' cached parts may be served before they are listed again
+   * (every tool's recorded definition hash equals its pin's), and a hook
+   * that records the served ones with the trust layer. Waits for the pins
+   * file.
+   */
+  async #admitCached(
+    listings: ReadonlyMap<string, CachedListing>,
+  ): Promise<CachedAdmission> {
+    const trust = await this.#trust;
+    const admitted = new Set<string>();
+    for (const [target, listing] of listings)
+      if (trust === undefined || trust.matchesPins(listing.definitions))
+        admitted.add(target);
+    return {
+      admitted,
+      served: (target) => {
+        const definitions = listings.get(target)?.definitions;
+        if (trust !== undefined && definitions !== undefined)
+          trust.restoreListing({ target, definitions });
+      },
+    };
   }
 
   /** The trust layer once its pins file is open (`undefined` before, or without one). */

@@ -427,6 +427,40 @@ export class PinStore {
     return result;
   }
 
+  /** The definition hash a tool was pinned with, if it has a pin. */
+  pinnedHash(name: string): string | undefined {
+    return this.#pins.get(name)?.hash;
+  }
+
+  /** {@link definitionHash} of a tool's current (last observed or restored) definition. */
+  currentHash(name: string): string | undefined {
+    return this.#currentHash.get(name);
+  }
+
+  /**
+   * Records tools served from the index cache, whose recorded definition
+   * hash equals their pin's, as listed with their pinned definitions, until
+   * their backend is listed again ({@link observe}). Returns the pinned
+   * definitions (tools without a pin are skipped).
+   */
+  restore(names: Iterable<string>): NormalizedDefinition[] {
+    const restored: NormalizedDefinition[] = [];
+    for (const name of names) {
+      const pin = this.#pins.get(name);
+      if (pin === undefined) continue;
+      const definition: NormalizedDefinition = {
+        name,
+        description: pin.description,
+        inputSchema: pin.inputSchema,
+        annotations: pin.annotations,
+      };
+      this.#current.set(name, definition);
+      this.#currentHash.set(name, pin.hash);
+      restored.push(definition);
+    }
+    return restored;
+  }
+
   /**
    * Forgets the current definitions of tools a backend no longer lists (their
    * pins stay in the file, so a tool that comes back is compared again).
