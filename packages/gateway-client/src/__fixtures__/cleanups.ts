@@ -61,3 +61,11 @@ export async function requestArrived(
     })
     .toBe(true);
 }
+
+/** The requests of `rpcMethod` a fixture server has received, in order. */
+export function requestsOf<R extends { rpcMethod?: string | undefined }>(
+  server: { requests: readonly R[] },
+  rpcMethod: string,
+): R[] {
+  return server.requests.filter((request) => request.rpcMethod === rpcMethod);
+}
