@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestsOf } from './__fixtures__/cleanups.js';
+import { requestsOf } from './__fixtures__/requests.js';
 import { GatewayClient } from './gateway-client.js';
 import type { GatewayHttpError } from './errors.js';
 import {

@@ -6,11 +6,8 @@ import {
   startSessionfulServer,
   startV1Server,
 } from './__fixtures__/servers.js';
-import {
-  closeAfterEach,
-  requestArrived,
-  requestsOf,
-} from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 
 const { track, client, connect } = closeAfterEach();
 

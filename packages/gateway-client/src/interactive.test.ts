@@ -12,11 +12,8 @@ import {
   startSessionfulServer,
   type Listening,
 } from './__fixtures__/servers.js';
-import {
-  closeAfterEach,
-  requestArrived,
-  requestsOf,
-} from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 import { startTaskServer } from './__fixtures__/task-server.js';
 
 const { track, client, connect } = closeAfterEach();

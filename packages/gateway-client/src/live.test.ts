@@ -8,11 +8,8 @@ import {
   type RecordedRequest,
   type SessionfulServer,
 } from './__fixtures__/servers.js';
-import {
-  closeAfterEach,
-  requestArrived,
-  requestsOf,
-} from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 
 const { track, client, connect } = closeAfterEach();
 

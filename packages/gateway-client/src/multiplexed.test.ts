@@ -10,7 +10,8 @@ import {
   startTestGateway,
   type TestGateway,
 } from './__fixtures__/test-gateway.js';
-import { closeAfterEach, requestsOf } from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestsOf } from './__fixtures__/requests.js';
 
 const { track } = closeAfterEach();
 
