@@ -311,14 +311,19 @@ export function processCpuMs(pid) {
 }
 
 /**
- * Starts the stand-in gateway (bench/gateway.mjs) in its own process, as a
- * real gateway is. Resolves with its URL, pid, a `stats()` call and `close()`.
+ * Starts the stand-in gateway (bench/gateway.mjs, or the `script` in
+ * bench/fixtures that speaks the same stdin commands) in its own process, as
+ * a real gateway is. Resolves with its URL, pid, a `stats()` call and
+ * `close()`.
  */
-export async function spawnGateway(targets) {
+export async function spawnGateway(
+  targets,
+  { script = 'gateway-process.mjs' } = {},
+) {
   const child = spawn(
     process.execPath,
     [
-      fileURLToPath(new URL('./fixtures/gateway-process.mjs', import.meta.url)),
+      fileURLToPath(new URL(`./fixtures/${script}`, import.meta.url)),
       JSON.stringify(targets),
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },

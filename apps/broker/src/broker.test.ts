@@ -12,6 +12,7 @@ import {
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
+import { searchOrBrowse } from './meta-tools.js';
 
 const BACKENDS: Backend[] = [
   { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
@@ -169,7 +170,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     const broker = brokerFor('qa-adversary');
     await broker.discover();
     await expectPackagesListed(broker);
-    const before = backends.requests.length;
+    const before = backends.calls.length;
     const error = await refusal(
       broker.callTool({
         name: 'adb_install_apk',
@@ -184,7 +185,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(unknown.message).toMatch(
       /not in the catalog, so it counts as mutating/,
     );
-    expect(backends.requests.length).toBe(before);
+    expect(backends.calls.length).toBe(before);
   });
 
   it('checks arguments against the discovered schema and sends nothing when they fail', async () => {
@@ -288,29 +289,65 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     );
   });
 
-  it('waits for start-up discovery once at most, and never for a tool it already knows', async () => {
+  it('caps the first wait for start-up discovery and says which backends are not listed yet', async () => {
     backends.hanging.add('core');
-    const broker = brokerFor('staff-mobile', { initialDiscoveryWaitMs: 4_000 });
+    // Asked to wait a minute, the first operation still answers within the
+    // cap (1 s), from what the catalog holds, while "core" hangs.
+    const broker = brokerFor('staff-mobile', {
+      initialDiscoveryWaitMs: 60_000,
+    });
     broker.start();
-    const elapsed = async (work: () => Promise<unknown>) => {
-      const started = Date.now();
-      await work();
-      return Date.now() - started;
-    };
-    // A catalogued name answers at once although discovery of "core" hangs.
+    let answer = await searchOrBrowse(broker, { query: 'install apk' });
+    for (let i = 0; i < 100 && !answer.includes('adb_install_apk'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = await searchOrBrowse(broker, { query: 'install apk' });
+    }
+    expect(answer.split('\n')[0]).toContain('adb_install_apk');
+    expect(answer).toContain(
+      'Discovery is still listing 1 of 2 backends: their tools are not in the catalog yet',
+    );
+    expect(broker.discovering()).toEqual({ pending: 1, total: 2 });
+    const unknown = await refusal(broker.inspectToolSchema('core_no_such'));
+    expect(unknown.code).toBe('UNKNOWN_TOOL');
+    expect(unknown.message).toContain('Discovery is still listing 1 of 2');
+    // Once "core" fails (the client's timeout), nothing is pending any more.
+    backends.hanging.delete('core');
+    await broker.discover();
+    expect(broker.discovering()).toBeUndefined();
     expect(
-      await elapsed(() => broker.inspectToolSchema('core_read_file')),
-    ).toBeLessThan(3_500);
-    // The first search waits (bounded), the next ones do not.
+      await searchOrBrowse(broker, { query: 'install apk' }),
+    ).not.toContain('Discovery is still listing');
+  });
+
+  it('lists a backend again when asked for a name of it the catalog lacks, at most once in a while', async () => {
+    // No stream pushes this backend's change (the client listens for none).
+    const broker = brokerFor('staff-mobile');
+    await broker.discover();
+    const adbListings = () =>
+      backends.listings.filter((path) => path === '/mcp/adb').length;
+    const before = adbListings();
+    backends.tools.get('adb')!.push({
+      name: 'reboot_device',
+      description: 'Reboot a connected Android device',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    });
+    let view = await broker
+      .inspectToolSchema('adb_reboot_device')
+      .catch(() => undefined);
+    for (let i = 0; i < 100 && view === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      view = await broker
+        .inspectToolSchema('adb_reboot_device')
+        .catch(() => undefined);
+    }
+    expect(view?.target).toBe('adb');
+    expect(adbListings()).toBe(before + 1);
+    // Another missing name of the same backend soon after: no new listing.
     expect(
-      await elapsed(() => broker.searchTools({ query: 'install apk' })),
-    ).toBeGreaterThanOrEqual(3_500);
-    expect(
-      await elapsed(() => broker.searchTools({ query: 'install apk' })),
-    ).toBeLessThan(3_500);
-    expect(
-      (await broker.searchTools({ query: 'install apk' })).hits[0]?.name,
-    ).toBe('adb_install_apk');
+      (await refusal(broker.inspectToolSchema('adb_no_such_tool'))).code,
+    ).toBe('UNKNOWN_TOOL');
+    expect(adbListings()).toBe(before + 1);
   });
 
   it('retries a failed backend sooner than the TTL, on the next operation', async () => {

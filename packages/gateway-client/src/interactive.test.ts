@@ -215,11 +215,13 @@ describe('server-to-client requests during a call', () => {
   it('bounds a slow answer by maxTotalTimeoutMs', async () => {
     const server = track(await startSessionfulServer({ interactive: true }));
     let handlerSignal: AbortSignal | undefined;
+    // The request timeout leaves a loaded machine room to deliver the
+    // elicitation; the user's answer would come after the total cap.
     const gateway = client(server, {
-      timeoutMs: 300,
+      timeoutMs: 2_000,
       onElicitation: async (_request, extra) => {
         handlerSignal = extra.signal;
-        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        await new Promise((resolve) => setTimeout(resolve, 6_000));
         return { action: 'accept', content: { binary: 'too-late.out' } };
       },
     });
@@ -228,7 +230,7 @@ describe('server-to-client requests during a call', () => {
         target: 'alpha',
         tool: 'ask',
         arguments: {},
-        maxTotalTimeoutMs: 700,
+        maxTotalTimeoutMs: 2_500,
       })
       .catch((caught: unknown) => caught)) as GatewayError;
     expect(error.code).toBe(GatewayErrorCode.Timeout);

@@ -69,6 +69,33 @@ describe('live tool lists (standalone GET stream)', () => {
     expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(1);
   });
 
+  it('holds at most maxStandaloneStreams streams: later sessions get none and still list', async () => {
+    const server = track(await startSessionfulServer());
+    const events: Array<{ target: string }> = [];
+    const gateway = client(server, {
+      onToolsListChanged: (event) => events.push(event),
+      maxStandaloneStreams: 2,
+    });
+    for (const target of ['alpha', 'beta', 'gamma'])
+      await gateway.listTools({ target });
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(2);
+    expect(
+      ['alpha', 'beta', 'gamma'].map(
+        (target) => gateway.endpointInfo({ target })?.streaming,
+      ),
+    ).toEqual([true, true, false]);
+    // A change is pushed on the two streams only; the third session lists it.
+    await server.addTool?.(LATE_TOOL);
+    await expect
+      .poll(() => events.map((event) => event.target).sort(), POLL)
+      .toEqual(['alpha', 'beta']);
+    const gamma = await gateway.listTools({ target: 'gamma' });
+    expect(gamma.map((tool) => tool.name)).toContain('late-tool');
+    expect(standaloneGets(server.requests)).toHaveLength(2);
+  });
+
   it('reconnects the stream when it drops and still passes notifications on', async () => {
     const { server, events } = await streaming();
     server.closeStandaloneStreams?.();
