@@ -377,7 +377,8 @@ describe('rug pulls and the pin policies', () => {
         /^Nothing to accept: every listed tool matches its pin\.\n/,
       );
     });
-  });
+    // A running broker and three --pin runs, each discovering the backends.
+  }, 60_000);
 
   it('--pin spells out hidden characters for the person accepting', async () => {
     await pinFirst();
