@@ -293,8 +293,11 @@ export class Segment {
 export class Collection {
   /** Documents containing each term id. */
   documentFrequency = new Int32Array(1024);
-  /** Segments containing each term id (`undefined` or empty when none). */
-  readonly termSegments: Array<Segment[] | undefined> = [];
+  /**
+   * The segments containing each term id (`undefined` when none), each followed by the
+   * term's index in the segment's `termIds`: `[segment, index, segment, index, ...]`.
+   */
+  readonly termPlaces: Array<Array<Segment | number> | undefined> = [];
   /** Sum over all tools of each field's length. */
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
   /** Number of tools. */
@@ -325,9 +328,9 @@ export class Collection {
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) +
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const list = this.termSegments[id];
-      if (list) list.push(segment);
-      else this.termSegments[id] = [segment];
+      const places = this.termPlaces[id];
+      if (places) places.push(segment, index);
+      else this.termPlaces[id] = [segment, index];
     }
     this.#fieldLengths(segment, 1);
     for (const name of bareNamesOf(segment)) {
@@ -345,9 +348,9 @@ export class Collection {
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) -
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const list = this.termSegments[id] as Segment[];
-      list.splice(list.indexOf(segment), 1);
-      if (list.length === 0) this.termSegments[id] = undefined;
+      const places = this.termPlaces[id] as Array<Segment | number>;
+      places.splice(places.indexOf(segment), 2);
+      if (places.length === 0) this.termPlaces[id] = undefined;
     }
     this.#fieldLengths(segment, -1);
     this.#freeSlots.push(segment.slot);
@@ -570,7 +573,7 @@ export class IndexView {
     // A word spread over many servers is generic, one that only a few servers use is
     // topical, however many tools those servers have; with few targets their idf says
     // little, so it is trusted in proportion to their number.
-    const gdf = this.#collection.termSegments[termId]?.length ?? 0;
+    const gdf = (this.#collection.termPlaces[termId]?.length ?? 0) / 2;
     if (tuning.groupIdfWeight > 0 && gdf > 0) {
       const groupIdf =
         Math.log(1 + (this.#groups - gdf + 0.5) / (gdf + 0.5)) **
@@ -637,16 +640,17 @@ export class IndexView {
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
-    const segments = this.#collection.termSegments[termId] ?? [];
+    const places = this.#collection.termPlaces[termId] ?? [];
     const total = this.documentFrequency(termId);
     const positions = new Int32Array(total);
     const weights = new Float32Array(total);
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
     let out = 0;
-    for (const segment of segments) {
-      const index = segment.localTerm(termId);
-      const base = this.baseOf(segment);
+    for (let place = 0; place < places.length; place += 2) {
+      const segment = places[place] as Segment;
+      const index = places[place + 1] as number;
+      const base = this.#base[segment.slot] as number;
       const { documents, bags, inName } = segment;
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
@@ -697,8 +701,10 @@ export class IndexView {
 
   /** Whether some tool containing a term id passes `accept` (given its position). */
   someDocument(termId: number, accept: (position: number) => boolean): boolean {
-    for (const segment of this.#collection.termSegments[termId] ?? []) {
-      const index = segment.localTerm(termId);
+    const places = this.#collection.termPlaces[termId] ?? [];
+    for (let place = 0; place < places.length; place += 2) {
+      const segment = places[place] as Segment;
+      const index = places[place + 1] as number;
       const base = this.baseOf(segment);
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1)
