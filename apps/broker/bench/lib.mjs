@@ -51,6 +51,53 @@ export function intFromEnv(name, fallback) {
   return n;
 }
 
+/**
+ * A bench's start: fails early when the bin is not built, then reads each
+ * option of `defaults` (name -> default) from the environment as a positive
+ * integer.
+ */
+export function benchOptions(defaults) {
+  requireBuilt();
+  return Object.fromEntries(
+    Object.entries(defaults).map(([name, fallback]) => [
+      name,
+      intFromEnv(name, fallback),
+    ]),
+  );
+}
+
+/**
+ * `initialize`, `notifications/initialized` and `tools/list` as JSON-RPC
+ * lines, what a client sends first (pipelined by the cold-start benches).
+ */
+export function firstRequests(clientName) {
+  return [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: clientName, version: '1.0.0' },
+      },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ]
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join('');
+}
+
+/** The environment of an offline broker: nothing but PATH and a scratch state folder. */
+export function offlineEnv() {
+  return {
+    PATH: process.env.PATH ?? '',
+    XDG_STATE_HOME: BENCH_STATE_HOME,
+    HERETEK_BROKER_OFFLINE: '1',
+  };
+}
+
 /** The machine the figures come from: cores, model, Node, load. */
 export function machine() {
   const cores = cpus();

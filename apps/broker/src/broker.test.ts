@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
 import { GatewayClient } from '@heretek/gateway-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { refusal } from './__fixtures__/refusal.js';
 import {
   startMcpBackends,
   type FixtureTool,
@@ -11,7 +12,6 @@ import {
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
-import { BrokerError } from './errors.js';
 import { searchOrBrowse } from './meta-tools.js';
 
 const BACKENDS: Backend[] = [
@@ -44,47 +44,63 @@ const seedCatalog = () =>
     ),
   });
 
-async function refusal(promise: Promise<unknown>): Promise<BrokerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BrokerError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a BrokerError');
+/** Gateway clients and backends a test opened, closed after it (last first). */
+const opened: Array<{ close: () => Promise<void> }> = [];
+afterEach(async () => {
+  while (opened.length > 0) await opened.pop()?.close();
+});
+
+/** Starts the fixture backends with `tools`, closed after the test. */
+async function backendsWith(
+  tools: Record<string, FixtureTool[]>,
+): Promise<McpBackends> {
+  const backends = await startMcpBackends(tools);
+  opened.push(backends);
+  return backends;
+}
+
+/**
+ * A broker for `role` over a real GatewayClient to `backends` in `mode`
+ * (closed after the test), with the seed catalog of the configured backends.
+ */
+function brokerOver(
+  backends: McpBackends,
+  {
+    role,
+    mode = 'per-target',
+    ...extra
+  }: { role: string; mode?: 'per-target' | 'multiplexed' } & Partial<
+    ConstructorParameters<typeof Broker>[0]
+  >,
+): Broker {
+  const gateway = new GatewayClient({
+    url: backends.url,
+    mode,
+    role,
+    timeoutMs: 5_000,
+  });
+  opened.push(gateway);
+  return new Broker({
+    role,
+    catalog: seedCatalog(),
+    backends: BACKENDS,
+    gateway,
+    gatewayMode: mode,
+    ...extra,
+  });
 }
 
 describe('Broker through a real gateway client and real MCP servers', () => {
   let backends: McpBackends;
-  let gateway: GatewayClient;
 
   beforeEach(async () => {
-    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
-  });
-
-  afterEach(async () => {
-    await gateway?.close();
-    await backends.close();
+    backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
   });
 
   const brokerFor = (
     role: string,
     extra: Partial<ConstructorParameters<typeof Broker>[0]> = {},
-  ) => {
-    gateway = new GatewayClient({
-      url: backends.url,
-      mode: 'per-target',
-      role,
-      timeoutMs: 5_000,
-    });
-    return new Broker({
-      role,
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
-      ...extra,
-    });
-  };
+  ) => brokerOver(backends, { role, ...extra });
 
   it('replaces a backend that discovery lists and keeps the seed of one that fails', async () => {
     backends.failing.add('core');
@@ -410,14 +426,6 @@ describe('Broker without a gateway', () => {
 });
 
 describe('Broker re-listing on tools/list_changed', () => {
-  let backends: McpBackends;
-  let gateway: GatewayClient;
-
-  afterEach(async () => {
-    await gateway?.close();
-    await backends?.close();
-  });
-
   const NEW_TOOL: FixtureTool = {
     name: 'count_quokkas',
     description: 'Count the quokkas on an island',
@@ -426,18 +434,9 @@ describe('Broker re-listing on tools/list_changed', () => {
   };
 
   it('lists only the backend that changed, once for a burst of notices', async () => {
-    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
-    gateway = new GatewayClient({
-      url: backends.url,
-      mode: 'per-target',
+    const backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
+    const broker = brokerOver(backends, {
       role: 'staff-mobile',
-      timeoutMs: 5_000,
-    });
-    const broker = new Broker({
-      role: 'staff-mobile',
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
       listChangedDebounceMs: 100,
     });
     await broker.discover();
@@ -456,19 +455,10 @@ describe('Broker re-listing on tools/list_changed', () => {
   });
 
   it('runs the whole multiplexed listing again for a notice from the gateway (target "*")', async () => {
-    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
-    gateway = new GatewayClient({
-      url: backends.url,
+    const backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
+    const broker = brokerOver(backends, {
+      role: 'staff-mobile',
       mode: 'multiplexed',
-      role: 'staff-mobile',
-      timeoutMs: 5_000,
-    });
-    const broker = new Broker({
-      role: 'staff-mobile',
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
-      gatewayMode: 'multiplexed',
       listChangedDebounceMs: 50,
     });
     await broker.discover();
@@ -487,16 +477,8 @@ describe('Broker re-listing on tools/list_changed', () => {
 });
 
 describe('Broker in multiplexed mode', () => {
-  let backends: McpBackends;
-  let gateway: GatewayClient;
-
-  afterEach(async () => {
-    await gateway?.close();
-    await backends?.close();
-  });
-
   it('catalogues targets the configuration does not know, and calls them by prefixed name', async () => {
-    backends = await startMcpBackends({
+    const backends = await backendsWith({
       adb: ADB_TOOLS,
       extra: [
         {
@@ -507,18 +489,9 @@ describe('Broker in multiplexed mode', () => {
         },
       ],
     });
-    gateway = new GatewayClient({
-      url: backends.url,
+    const broker = brokerOver(backends, {
+      role: 'director',
       mode: 'multiplexed',
-      role: 'director',
-      timeoutMs: 5_000,
-    });
-    const broker = new Broker({
-      role: 'director',
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
-      gatewayMode: 'multiplexed',
     });
     await broker.discover();
     const extra = broker.catalog.get('extra_echo_text');
