@@ -97,11 +97,11 @@ function builtFor(listing: CachedListing, target: string, backend: Backend) {
 /**
  * The built index's parts, kept in the state folder beside the pins and
  * usage files (`HERETEK_INDEX_CACHE_FILE`), one JSON line per backend after
- * a version line: the hash of the backend's last listing and the catalog's
- * saved part of it (entries and analyzed terms). A restarted broker imports
- * it in one build before the first listing answers, so every tool is
- * searchable at once; rediscovery then replaces the backends whose listing
- * changed. A file that cannot be read as this version's cache is ignored with
+ * a version line: the hash of the backend's last listing, its tools'
+ * definition hashes, and the catalog's compact saved part of it (entries and
+ * analyzed terms, base64). A restarted broker restores it in one build
+ * before the first listing answers, so every tool is searchable at once;
+ * rediscovery then replaces the backends whose listing changed. A file that cannot be read as this version's cache is ignored with
  * one log line and written afresh after discovery; it is never trusted in
  * part.
  */
