@@ -44,6 +44,19 @@ const seedCatalog = () =>
     ),
   });
 
+/** The code a broker refuses a call of `name` with no arguments with. */
+const refusedWith = async (broker: Broker, name: string) =>
+  (await refusal(broker.callTool({ name, arguments: {} }))).code;
+
+/** A call of adb_list_packages goes through to the backend and answers. */
+async function expectPackagesListed(broker: Broker): Promise<void> {
+  const result = await broker.callTool({
+    name: 'adb_list_packages',
+    arguments: {},
+  });
+  expect(JSON.stringify(result.content)).toContain('list_packages ok');
+}
+
 /** Gateway clients and backends a test opened, closed after it (last first). */
 const opened: Array<{ close: () => Promise<void> }> = [];
 afterEach(async () => {
@@ -156,11 +169,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
   it('lets a read-only role call read-only tools and refuses mutating ones without sending', async () => {
     const broker = brokerFor('qa-adversary');
     await broker.discover();
-    const ok = await broker.callTool({
-      name: 'adb_list_packages',
-      arguments: {},
-    });
-    expect(JSON.stringify(ok.content)).toContain('list_packages ok');
+    await expectPackagesListed(broker);
     const before = backends.calls.length;
     const error = await refusal(
       broker.callTool({
@@ -212,21 +221,13 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(open.isRetryable).toBe(true);
     expect(backends.requests.length).toBe(before);
     // The argument check comes before the breaker: bad arguments are named, not told to retry later.
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_install_apk', arguments: {} }),
-        )
-      ).code,
-    ).toBe('INVALID_ARGUMENTS');
+    expect(await refusedWith(broker, 'adb_install_apk')).toBe(
+      'INVALID_ARGUMENTS',
+    );
 
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const result = await broker.callTool({
-      name: 'adb_list_packages',
-      arguments: {},
-    });
-    expect(JSON.stringify(result.content)).toContain('list_packages ok');
+    await expectPackagesListed(broker);
   });
 
   it('aborts a slow call when the caller cancels, without counting it as a backend fault', async () => {
@@ -257,11 +258,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(error.code).toBe('CANCELLED');
     // With a threshold of one fault, a counted abort would have opened the circuit.
-    const next = await broker.callTool({
-      name: 'adb_list_packages',
-      arguments: {},
-    });
-    expect(JSON.stringify(next.content)).toContain('list_packages ok');
+    await expectPackagesListed(broker);
   });
 
   it('closes the circuit for good after a trial that ends without a counted fault', async () => {
@@ -274,13 +271,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       await refusal(
         broker.callTool({ name: 'adb_list_packages', arguments: {} }),
       );
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
-        )
-      ).code,
-    ).toBe('CIRCUIT_OPEN');
+    expect(await refusedWith(broker, 'adb_list_packages')).toBe('CIRCUIT_OPEN');
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));
     // The trial reaches the backend, which answers with a protocol error (unknown tool): not a backend fault.
@@ -290,20 +281,12 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(trial.code).toBe('BACKEND_FAILED');
     backends.failing.add('adb');
     // One new fault must not reopen the circuit: the count starts again.
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
-        )
-      ).code,
-    ).toBe('BACKEND_FAILED');
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
-        )
-      ).code,
-    ).toBe('BACKEND_FAILED');
+    expect(await refusedWith(broker, 'adb_list_packages')).toBe(
+      'BACKEND_FAILED',
+    );
+    expect(await refusedWith(broker, 'adb_list_packages')).toBe(
+      'BACKEND_FAILED',
+    );
   });
 
   it('caps the first wait for start-up discovery and says which backends are not listed yet', async () => {

@@ -6,7 +6,8 @@ import {
   startSessionfulServer,
   startV1Server,
 } from './__fixtures__/servers.js';
-import { closeAfterEach, requestArrived } from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 
 const { track, client, connect } = closeAfterEach();
 
@@ -205,9 +206,7 @@ describe('sessions', () => {
     const info = gateway.endpointInfo({ target: 'alpha' });
     expect(info?.initializations).toBe(2);
     expect(info?.sessionId).not.toBe(firstSession);
-    expect(
-      server.requests.filter((request) => request.rpcMethod === 'initialize'),
-    ).toHaveLength(2);
+    expect(requestsOf(server, 'initialize')).toHaveLength(2);
     const notFound = server.requests.filter(
       (request) =>
         request.headers['mcp-session-id'] === firstSession &&
@@ -368,9 +367,7 @@ describe('headers, cancellation, concurrency', () => {
         ]),
       );
       // 200 first calls at once still share one initialize
-      expect(
-        server.requests.filter((request) => request.rpcMethod === 'initialize'),
-      ).toHaveLength(1);
+      expect(requestsOf(server, 'initialize')).toHaveLength(1);
     },
   );
 });

@@ -12,7 +12,8 @@ import {
   startSessionfulServer,
   type Listening,
 } from './__fixtures__/servers.js';
-import { closeAfterEach, requestArrived } from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 import { startTaskServer } from './__fixtures__/task-server.js';
 
 const { track, client, connect } = closeAfterEach();
@@ -462,7 +463,7 @@ describe('multiplexed mode', () => {
     expect(text(second)).toBe('done after notifications');
     expect(asked).toEqual(['alpha']);
     expect(entries.map((entry) => entry.target)).toEqual(['beta', 'beta']);
-    const calls = server.requests.filter((r) => r.rpcMethod === 'tools/call');
+    const calls = requestsOf(server, 'tools/call');
     expect(
       calls.map((r) => (r.body as { params: { name: string } }).params.name),
     ).toEqual(expect.arrayContaining(['alpha_ask', 'beta_chatty']));

@@ -8,7 +8,8 @@ import {
   type RecordedRequest,
   type SessionfulServer,
 } from './__fixtures__/servers.js';
-import { closeAfterEach, requestArrived } from './__fixtures__/cleanups.js';
+import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 
 const { track, client, connect } = closeAfterEach();
 
@@ -194,9 +195,7 @@ describe('sessions that expire mid-listing', () => {
     expect(cursors.filter((cursor) => cursor === null)).toHaveLength(1);
     expect(cursors[1]).toBe(cursors[2]);
     expect(cursors[4]).toBe(cursors[5]);
-    expect(
-      server.requests.filter((r) => r.rpcMethod === 'initialize'),
-    ).toHaveLength(3);
+    expect(requestsOf(server, 'initialize')).toHaveLength(3);
   });
 
   it('starts over only when the new session rejects the cursor', async () => {

@@ -25,7 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { backgroundTask } from '#gateway-client-fixtures/task-server.js';
+import { registerResearchTask } from '#gateway-client-fixtures/task-server.js';
 import {
   callThrough,
   resultText,
@@ -197,23 +197,13 @@ export async function startInteractiveBackend(
         return text('chatty done');
       },
     );
-    server.experimental.tasks.registerToolTask(
-      'research',
-      {
-        description: 'Research a topic as a task',
-        inputSchema: {
-          topic: z.string().optional(),
-          ms: z.number().optional(),
-        },
-        execution: { taskSupport: 'required' },
-        annotations: { readOnlyHint: true },
-      },
-      backgroundTask({
-        cancelledTasks,
-        done: (topic) => `research on ${topic} done`,
-        onCreated: (taskId) => void createdTasks.push(taskId),
-      }),
-    );
+    registerResearchTask(server, {
+      description: 'Research a topic as a task',
+      annotations: { readOnlyHint: true },
+      cancelledTasks,
+      done: (topic) => `research on ${topic} done`,
+      onCreated: (taskId) => void createdTasks.push(taskId),
+    });
     return server;
   };
 

@@ -12,10 +12,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { forward, listenLoopback, readBody } from './http-bridge.mjs';
 
-export type FixtureTool = {
+/** What every stand-in tool has: its name, description and input schema. */
+export type ToolShape = {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+};
+
+export type FixtureTool = ToolShape & {
   readOnly?: boolean;
   /** Answer only after this long (or when the request is cancelled). */
   delayMs?: number;

@@ -1,4 +1,4 @@
-import { afterEach, expect } from 'vitest';
+import { afterEach } from 'vitest';
 import { GatewayClient } from '../gateway-client.js';
 import type { Listening } from './servers.js';
 
@@ -44,20 +44,4 @@ export function closeAfterEach(): {
     return { server, gateway: client(server, extra) };
   };
   return { track, client, connect };
-}
-
-/**
- * Waits until a fixture server has received a request of `rpcMethod` (a
- * poll, generous for a loaded machine; it fails the test when none comes).
- */
-export async function requestArrived(
-  server: Listening,
-  rpcMethod: string,
-): Promise<void> {
-  await expect
-    .poll(() => server.requests.some((r) => r.rpcMethod === rpcMethod), {
-      timeout: 10_000,
-      interval: 20,
-    })
-    .toBe(true);
 }

@@ -5,6 +5,8 @@
  * answers `tasks/get`, `tasks/result` and `tasks/cancel`. SDK v2 has the
  * task wire types but no task runtime. Not shipped.
  */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { listenV1, type SessionfulServer } from './servers.js';
 
 /** What the task server saw, for assertions. */
@@ -33,10 +35,9 @@ type TaskExtra = {
  * The handlers of a task-required tool for SDK v1's `registerToolTask`
  * (arguments `{ ms, topic }`): the task works `ms` (100 by default) in the
  * background, noting a cancellation in `cancelledTasks`, then completes with
- * one text block, `done(topic)`. `onCreated` sees each task id. Also used by
- * the broker's interactive backend.
+ * one text block, `done(topic)`. `onCreated` sees each task id.
  */
-export function backgroundTask({
+function backgroundTask({
   cancelledTasks,
   done,
   onCreated,
@@ -81,6 +82,37 @@ export function backgroundTask({
 }
 
 /**
+ * Registers `research` on an SDK v1 server: a task-required tool with
+ * arguments `{ topic, ms }` that runs as {@link backgroundTask}. Also used by
+ * the broker's interactive backend.
+ */
+export function registerResearchTask(
+  server: McpServer,
+  {
+    description,
+    annotations,
+    ...task
+  }: {
+    description: string;
+    annotations?: { readOnlyHint?: boolean };
+  } & Parameters<typeof backgroundTask>[0],
+): void {
+  server.experimental.tasks.registerToolTask(
+    'research',
+    {
+      description,
+      inputSchema: {
+        topic: z.string().optional(),
+        ms: z.number().optional(),
+      },
+      execution: { taskSupport: 'required' },
+      ...(annotations === undefined ? {} : { annotations }),
+    },
+    backgroundTask(task),
+  );
+}
+
+/**
  * Start the server. Tools: `research` (`taskSupport: 'required'`: works
  * `ms` milliseconds in the background, then completes with a text result),
  * `maybe-task` (`taskSupport: 'optional'`).
@@ -89,7 +121,6 @@ export async function startTaskServer(): Promise<TaskServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { InMemoryTaskStore } =
     await import('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js');
-  const { z } = await import('zod');
   const taskStore = new InMemoryTaskStore();
   const cancelledTasks: string[] = [];
 
@@ -104,21 +135,11 @@ export async function startTaskServer(): Promise<TaskServer> {
         taskStore,
       },
     );
-    server.experimental.tasks.registerToolTask(
-      'research',
-      {
-        description: 'Research a topic as a task.',
-        inputSchema: {
-          topic: z.string().optional(),
-          ms: z.number().optional(),
-        },
-        execution: { taskSupport: 'required' },
-      },
-      backgroundTask({
-        cancelledTasks,
-        done: (topic) => `research: ${topic} done`,
-      }),
-    );
+    registerResearchTask(server, {
+      description: 'Research a topic as a task.',
+      cancelledTasks,
+      done: (topic) => `research: ${topic} done`,
+    });
     return server;
   };
 
