@@ -155,13 +155,16 @@ export class DiscoveryScheduler {
       );
     if (usable.length === 0) return false;
     try {
-      this.#o.catalog.importBackends(usable.map(([, listing]) => listing.part));
+      await this.#o.catalog.restoreBackendsAsync(
+        usable.map(([, listing]) => listing.part),
+      );
     } catch (error) {
       cache.ignored(errorText(error));
       return false;
     }
-    // In the same turn as the import, before any request is answered: a part
-    // whose tools are not exactly the ones checked against the pins goes.
+    // Right after the swap (no request is answered in between: only
+    // microtasks ran since): a part whose tools are not exactly the ones
+    // checked against the pins goes.
     const unchecked = this.#uncheckedTargets(usable);
     for (const target of unchecked) this.#o.catalog.removeBackend(target);
     usable = usable.filter(([target]) => !unchecked.has(target));
@@ -560,7 +563,10 @@ export class DiscoveryScheduler {
   *#cachedListings(): Generator<[string, CachedListing]> {
     for (const target of [...this.#hashes.keys()]) {
       const key = this.#hashes.get(target);
-      const part = this.#o.catalog.exportBackend(target);
+      const part =
+        key === undefined
+          ? undefined
+          : this.#o.catalog.saveBackend({ target, key: key.hash });
       if (key !== undefined && part !== undefined)
         yield [target, { ...key, part }];
     }

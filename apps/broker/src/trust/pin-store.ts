@@ -390,9 +390,15 @@ export class PinStore {
     const fresh = new Set<string>();
     for (const definition of definitions) {
       const normalized = normalizeDefinition(definition);
+      const hash = definitionHash(normalized);
       this.#current.set(normalized.name, normalized);
-      this.#currentHash.set(normalized.name, definitionHash(normalized));
-      if (!this.#pins.has(normalized.name)) fresh.add(normalized.name);
+      this.#currentHash.set(normalized.name, hash);
+      const pin = this.#pins.get(normalized.name);
+      if (pin === undefined) fresh.add(normalized.name);
+      // The same definition (same hash): keep one copy of it, the listing's,
+      // not a second one read from the file.
+      else if (pin.hash === hash && pin.inputSchema !== normalized.inputSchema)
+        this.#pins.set(normalized.name, entryOf(normalized, hash));
     }
     if (fresh.size > 0 && !this.readOnly) {
       for (const name of fresh) {
