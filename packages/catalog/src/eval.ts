@@ -26,5 +26,6 @@ export {
   queryObjectives,
   foldAssignment,
   crossValidate,
+  chooseRefinement,
   leaveOneSetOut,
 } from './selection.js';
