@@ -49,15 +49,15 @@ export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'bag'>> & {
 };
 
 /**
- * Tuning used by default: the plain single bag of words with the refinements that the
- * leave-one-set-out selection kept (record in the package README): tool-name words weigh
- * 1.5 in the bag, a capped name-coverage bonus, target-level idf.
+ * Tuning used by default: the plain single bag of words with the one refinement that the
+ * leave-one-set-out selection over four development sets kept (record in the package
+ * README): a capped name-coverage bonus.
  */
 export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,
   b: 0.75,
   bag: {
-    name: 1.5,
+    name: 1,
     identifier: 0,
     target: 1,
     description: 1,
@@ -72,7 +72,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   relativeCutoff: 0.2,
   idfExponent: 1,
   commonTermShare: 0.2,
-  groupIdfWeight: 1,
+  groupIdfWeight: 0,
 };
 
 /** {@link DEFAULT_TUNING} with `overrides` applied (the bag merged field by field). */
