@@ -205,7 +205,9 @@ async function rss(pid) {
   return { currentMb: mb('VmRSS'), peakMb: mb('VmHWM') };
 }
 
-const gateway = await lib.spawnGateway(gatewayTargets);
+const gateway = await lib.spawnGateway(gatewayTargets, {
+  script: 'table-gateway.mjs',
+});
 try {
   const plain = await plainClientListing(gateway.url);
   process.stderr.write(
@@ -218,6 +220,7 @@ try {
   // Let discovery's last log lines and the index cache write settle.
   await new Promise((r) => setTimeout(r, 3_000));
   const memory = await rss(first.broker.child.pid);
+  const gatewayAfterDiscovery = await gateway.stats();
 
   const searchLatencies = [];
   const measured = timed(first.broker, searchLatencies);
@@ -272,6 +275,7 @@ try {
           whileDiscovering: requestFigures(first.latencies),
         },
         brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
+        gatewayAfterDiscovery,
         searchRoundTripMs: {
           searches: SEARCHES,
           p50: round(percentile(searchLatencies, 50), 2),

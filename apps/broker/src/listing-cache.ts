@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { GatewayTool } from './types.js';
 import type { Backend, BackendIndexPart } from '@heretek/catalog';
 import { z } from 'zod';
 import { errorText } from './error-text.js';
@@ -18,16 +19,40 @@ export type CachedListing = {
   hash: string;
   /** The catalog's saved part (`ToolCatalog.exportBackend`), checked by `importBackends` on load. */
   part: BackendIndexPart | unknown;
+  /**
+   * Each tool's definition hash (qualified name to `sha256:<hex>`, as the
+   * pins file keeps it) when the trust layer reviewed the listing: a
+   * restarted broker serves the part only if every one equals its pin.
+   */
+  definitions?: Record<string, string>;
+};
+
+/** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
+export type Reviewed = {
+  tools: readonly GatewayTool[];
+  definitions?: Record<string, string>;
+};
+
+/** Which cached backends may be served at start (their tools match the pins), and what to do once one is. */
+export type CachedAdmission = {
+  admitted: ReadonlySet<string>;
+  /** Called for each admitted target once its part is in the catalog. */
+  served: (target: string) => void;
 };
 
 const headerSchema = z.object({
   version: z.literal(INDEX_CACHE_VERSION),
 });
 
+const sha256 = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, 'a "sha256:<hex>" string');
+
 const lineSchema = z.object({
   target: z.string().min(1),
-  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a "sha256:<hex>" string'),
+  hash: sha256,
   part: z.unknown(),
+  definitions: z.record(z.string(), sha256).optional(),
 });
 
 /** Backends whose lines are parsed (or written) between two yields to other work. */
@@ -155,20 +180,24 @@ export class IndexCache {
     loaded.set(parsed.data.target, {
       hash: parsed.data.hash,
       part: parsed.data.part,
+      ...(parsed.data.definitions === undefined
+        ? {}
+        : { definitions: parsed.data.definitions }),
     });
     return undefined;
   }
 
   /**
-   * Writes the cache (atomically, mode 0600), serializing a slice of
-   * backends at a time. A failure is logged once and never stops the broker:
-   * the next start rebuilds from discovery.
+   * Writes the cache (atomically, mode 0600), taking and serializing a slice
+   * of backends at a time (`listings` may be a generator that exports each
+   * part as it is asked for). A failure is logged once and never stops the
+   * broker: the next start rebuilds from discovery.
    */
-  save(listings: ReadonlyMap<string, CachedListing>): Promise<void> {
+  save(listings: Iterable<[string, CachedListing]>): Promise<void> {
     const run = this.#writing.then(async () => {
       const lines = [JSON.stringify({ version: INDEX_CACHE_VERSION })];
-      for (const [target, { hash, part }] of listings) {
-        lines.push(JSON.stringify({ target, hash, part }));
+      for (const [target, { hash, part, definitions }] of listings) {
+        lines.push(JSON.stringify({ target, hash, part, definitions }));
         if (lines.length % LINES_PER_SLICE === 0) await yieldToOthers();
       }
       try {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolCatalog, type Backend } from '@heretek/catalog';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { refusal } from './__fixtures__/refusal.js';
 import { Broker } from './broker.js';
-import { BrokerError } from './errors.js';
 import { TrustLayer } from './trust/trust-layer.js';
 import type { GatewayTool, ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
@@ -44,16 +44,6 @@ function scriptedGateway() {
     close: async () => {},
   };
   return { gateway, pending, calls };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BrokerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BrokerError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a BrokerError');
 }
 
 async function until(check: () => boolean): Promise<void> {

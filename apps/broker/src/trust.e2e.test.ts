@@ -66,11 +66,18 @@ function env(
   };
 }
 
+/** A broker whose start-up discovery has finished (the first search waits for it only 1 s). */
 async function start(
   pinsFile: string,
   extra: Record<string, string> = {},
 ): Promise<SpawnedBroker> {
-  return spawnBroker(env(pinsFile, extra));
+  const broker = await spawnBroker(env(pinsFile, extra));
+  for (let i = 0; i < 400; i++) {
+    const answer = await search(broker, 'discovery');
+    if (!answer.includes('Discovery is still listing')) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return broker;
 }
 
 async function search(broker: SpawnedBroker, query: string): Promise<string> {
@@ -451,7 +458,7 @@ describe('a pins file that cannot be trusted', () => {
   it('stops the broker with exit 2 naming the file, and is left untouched', async () => {
     const pinsFile = join(dir, 'broken-pins.json');
     writeFileSync(pinsFile, '{"version": 1, "tools": ');
-    const broker = await start(pinsFile);
+    const broker = await spawnBroker(env(pinsFile));
     const code = await new Promise<number | null>((resolve) =>
       broker.child.once('exit', resolve),
     );

@@ -24,7 +24,6 @@ function indexOf(
       new Segment({
         target,
         tools: list,
-        vocabulary: collection.vocabulary,
         tuning,
       }),
   );

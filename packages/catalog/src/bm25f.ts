@@ -86,31 +86,6 @@ export function resolveTuning(
   };
 }
 
-/**
- * Term dictionary shared by the successive indexes of one catalog, so a rebuild does not
- * look up the terms of unchanged tools again.
- */
-export class Vocabulary {
-  readonly #ids = new Map<string, number>();
-  /** Number of terms ever added. */
-  get size(): number {
-    return this.#ids.size;
-  }
-  /** Id of `term`, adding it when new. */
-  intern(term: string): number {
-    let id = this.#ids.get(term);
-    if (id === undefined) {
-      id = this.#ids.size;
-      this.#ids.set(term, id);
-    }
-    return id;
-  }
-  /** Id of `term`, or `undefined` when never added. */
-  lookup(term: string): number | undefined {
-    return this.#ids.get(term);
-  }
-}
-
 /** A growable list of tool positions over a preallocated typed array (no garbage per search). */
 export class PositionList {
   /** Backing store; the first `length` items are valid. */

@@ -22,6 +22,7 @@ export {
 } from './evaluate.js';
 export { PlainBm25, type PlainDocument } from './plain-bm25.js';
 export { DEFAULT_TUNING, type SearchTuning } from './bm25f.js';
+export { seededRandom } from './random.js';
 export {
   queryObjectives,
   foldAssignment,

@@ -1,4 +1,5 @@
-import { CatalogError } from './errors.js';
+import { CatalogError, CatalogErrorCode } from './errors.js';
+import { seededRandom } from './random.js';
 import type { BenchmarkQuery } from './evaluate.js';
 
 function ndcgAt10(ranked: readonly string[], relevant: ReadonlySet<string>) {
@@ -32,7 +33,7 @@ export function queryObjectives(options: {
 }
 
 /**
- * Assigns `count` queries to `folds` folds after a deterministic shuffle (mulberry32 seeded
+ * Assigns `count` queries to `folds` folds after a deterministic shuffle ({@link seededRandom}
  * with `seed`), so every fold has the same size within one.
  */
 export function foldAssignment(options: {
@@ -43,18 +44,11 @@ export function foldAssignment(options: {
   const { count, folds } = options;
   if (!Number.isInteger(folds) || folds < 2 || folds > Math.max(2, count)) {
     throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
+      code: CatalogErrorCode.InvalidArgument,
       message: `foldAssignment: "folds" must be an integer from 2 to the number of queries (${count}), got ${String(folds)}.`,
     });
   }
-  let state = (options.seed ?? 1) >>> 0;
-  const random = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(options.seed ?? 1);
   const order = Array.from({ length: count }, (_, index) => index);
   for (let index = count - 1; index > 0; index -= 1) {
     const other = Math.floor(random() * (index + 1));
@@ -97,7 +91,7 @@ export function crossValidate<Candidate>(options: {
   const { candidates, folds } = options;
   if (candidates.length === 0) {
     throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
+      code: CatalogErrorCode.InvalidArgument,
       message: 'crossValidate: give at least one candidate.',
     });
   }

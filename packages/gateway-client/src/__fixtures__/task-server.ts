@@ -13,6 +13,73 @@ export type TaskServer = SessionfulServer & {
   cancelledTasks: string[];
 };
 
+type TaskExtra = {
+  taskId: string;
+  taskStore: {
+    createTask: (o: { ttl?: number; pollInterval?: number }) => Promise<{
+      taskId: string;
+    }>;
+    getTask: (id: string) => Promise<{ status: string } | null>;
+    getTaskResult: (id: string) => Promise<unknown>;
+    storeTaskResult: (
+      id: string,
+      status: 'completed' | 'failed',
+      result: unknown,
+    ) => Promise<void>;
+  };
+};
+
+/**
+ * The handlers of a task-required tool for SDK v1's `registerToolTask`
+ * (arguments `{ ms, topic }`): the task works `ms` (100 by default) in the
+ * background, noting a cancellation in `cancelledTasks`, then completes with
+ * one text block, `done(topic)`. `onCreated` sees each task id. Also used by
+ * the broker's interactive backend.
+ */
+export function backgroundTask({
+  cancelledTasks,
+  done,
+  onCreated,
+}: {
+  cancelledTasks: string[];
+  done: (topic: string) => string;
+  onCreated?: (taskId: string) => void;
+}) {
+  return {
+    createTask: (async (
+      args: { ms?: number | undefined; topic?: string | undefined },
+      extra: TaskExtra,
+    ) => {
+      const task = await extra.taskStore.createTask({
+        ttl: 60_000,
+        pollInterval: 50,
+      });
+      onCreated?.(task.taskId);
+      const end = Date.now() + Number(args.ms ?? 100);
+      void (async () => {
+        while (Date.now() < end) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const current = await extra.taskStore.getTask(task.taskId);
+          if (current?.status === 'cancelled') {
+            cancelledTasks.push(task.taskId);
+            return;
+          }
+        }
+        await extra.taskStore
+          .storeTaskResult(task.taskId, 'completed', {
+            content: [{ type: 'text', text: done(args.topic ?? 'nothing') }],
+          })
+          .catch(() => undefined);
+      })();
+      return { task };
+    }) as never,
+    getTask: (async (_args: unknown, extra: TaskExtra) =>
+      extra.taskStore.getTask(extra.taskId)) as never,
+    getTaskResult: (async (_args: unknown, extra: TaskExtra) =>
+      extra.taskStore.getTaskResult(extra.taskId)) as never,
+  };
+}
+
 /**
  * Start the server. Tools: `research` (`taskSupport: 'required'`: works
  * `ms` milliseconds in the background, then completes with a text result),
@@ -37,72 +104,6 @@ export async function startTaskServer(): Promise<TaskServer> {
         taskStore,
       },
     );
-    const work =
-      (label: string) =>
-      async (
-        args: { ms?: number | undefined; topic?: string | undefined },
-        extra: {
-          taskStore: {
-            createTask: (o: {
-              ttl?: number;
-              pollInterval?: number;
-            }) => Promise<{
-              taskId: string;
-            }>;
-            getTask: (id: string) => Promise<{ status: string } | null>;
-            storeTaskResult: (
-              id: string,
-              status: 'completed' | 'failed',
-              result: unknown,
-            ) => Promise<void>;
-          };
-        },
-      ) => {
-        const task = await extra.taskStore.createTask({
-          ttl: 60_000,
-          pollInterval: 50,
-        });
-        const ms = Number(args.ms ?? 100);
-        void (async () => {
-          const end = Date.now() + ms;
-          while (Date.now() < end) {
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            const current = await extra.taskStore.getTask(task.taskId);
-            if (current?.status === 'cancelled') {
-              cancelledTasks.push(task.taskId);
-              return;
-            }
-          }
-          await extra.taskStore
-            .storeTaskResult(task.taskId, 'completed', {
-              content: [
-                {
-                  type: 'text',
-                  text: `${label}: ${args.topic ?? 'nothing'} done`,
-                },
-              ],
-            })
-            .catch(() => undefined);
-        })();
-        return { task };
-      };
-    const handler = (label: string) => ({
-      createTask: work(label) as never,
-      getTask: (async (
-        _args: unknown,
-        extra: {
-          taskId: string;
-          taskStore: { getTask: (id: string) => Promise<unknown> };
-        },
-      ) => extra.taskStore.getTask(extra.taskId)) as never,
-      getTaskResult: (async (
-        _args: unknown,
-        extra: {
-          taskId: string;
-          taskStore: { getTaskResult: (id: string) => Promise<unknown> };
-        },
-      ) => extra.taskStore.getTaskResult(extra.taskId)) as never,
-    });
     server.experimental.tasks.registerToolTask(
       'research',
       {
@@ -113,7 +114,10 @@ export async function startTaskServer(): Promise<TaskServer> {
         },
         execution: { taskSupport: 'required' },
       },
-      handler('research'),
+      backgroundTask({
+        cancelledTasks,
+        done: (topic) => `research: ${topic} done`,
+      }),
     );
     return server;
   };
