@@ -1,7 +1,9 @@
 // Selection of the search defaults by leave-one-set-out over the development sets in
 // bench/data (or --data <dir>, repeated). Usage, after a build:
 //   node bench/select.mjs [--data <dir> ...] [--out <record.md>] [--json <file>]
-// Writes the record (markdown) to --out, bench/selection-record.md by default.
+// Writes the record (markdown) to --out, bench/selection-record.md by default; format it
+// with Prettier from the repository root. Target-level idf (`groupIdfWeight`) was measured
+// by this script at commit f5550e8 and dropped; it is deleted from the search path since.
 //
 // The score of a set is its nDCG@10. The base is the catalog's plain single bag (its
 // tokenizer and search rules) with every refinement off. Greedy forward selection: in each
@@ -79,20 +81,8 @@ const BASE = merge(DEFAULT_TUNING, {
   queryTermSaturation: 0,
   nameCoverageWeight: 0,
   nameCoverageCap: 0,
-  groupIdfWeight: 0,
   idfExponent: 1,
 });
-
-/** The refinements that the earlier selection over two sets kept. */
-const TWO_SET_PARTS = [
-  ['name coverage', { nameCoverageWeight: 0.5, nameCoverageCap: 1 }],
-  ['target-level idf', { groupIdfWeight: 1 }],
-  ['bag weight of tool-name words', { bag: { name: 1.5 } }],
-];
-const TWO_SET_DEFAULTS = TWO_SET_PARTS.reduce(
-  (tuning, [, variant]) => merge(tuning, variant),
-  BASE,
-);
 
 /** A one-knob refinement: off at the base's value, variants mildest first. */
 const single = (name, key, values) => ({
@@ -112,7 +102,6 @@ const TECHNIQUES = [
       })),
     ),
   },
-  single('target-level idf', 'groupIdfWeight', [0.25, 0.5, 1]),
   single('bag weight of tool-name words', 'bag.name', [1.5, 2, 3]),
   single('bag weight of target words', 'bag.target', [0.5, 1.5, 2]),
   single('bag weight of the description', 'bag.description', [0.5, 1.5, 2]),
@@ -416,19 +405,11 @@ log(JSON.stringify(chosen));
 log('```');
 log();
 table(
-  [
-    'set',
-    'plain BM25',
-    'base',
-    'two-set defaults',
-    'chosen',
-    'chosen above plain BM25',
-  ],
+  ['set', 'plain BM25', 'base', 'chosen', 'chosen above plain BM25'],
   sets.map((set) => [
     set.name,
     `${f3(set.plain['nDCG@10'])} / ${f3(set.plain['R@5'])}`,
     figures(BASE, set.name),
-    figures(TWO_SET_DEFAULTS, set.name),
     figures(chosen, set.name),
     score(chosen, set.name) > set.plain['nDCG@10'] &&
     metricsOf(chosen, set.name)['R@5'] > set.plain['R@5']
@@ -438,40 +419,8 @@ table(
 );
 log();
 log(
-  `nDCG@10 / R@5. Two-set defaults: the ones the earlier selection over LiveMCPBench and MetaTool kept, \`${JSON.stringify(TWO_SET_PARTS.map(([, variant]) => variant))}\`. \`DEFAULT_TUNING\` of this build ${JSON.stringify(DEFAULT_TUNING) === JSON.stringify(chosen) ? 'is' : 'is **not**'} the chosen tuning.`,
+  `nDCG@10 / R@5. \`DEFAULT_TUNING\` of this build ${JSON.stringify(DEFAULT_TUNING) === JSON.stringify(chosen) ? 'is' : 'is **not**'} the chosen tuning.`,
 );
-
-// The previous defaults' refinements, each against the base by the same rule.
-log();
-log("## The two-set defaults' refinements, each against the base");
-log();
-{
-  table(
-    [
-      'refinement on the base',
-      ...setNames,
-      ...setNames.map((set) => `held out: ${set}`),
-      'passes the rule',
-    ],
-    TWO_SET_PARTS.map(([name, variant]) => {
-      const on = merge(BASE, variant);
-      const result = leaveOneSetOut({
-        candidates: [BASE, on],
-        sets: setNames,
-        score,
-        ...rule,
-      });
-      return [
-        `${name} \`${JSON.stringify(variant)}\``,
-        ...setNames.map((set) => signed(score(on, set) - score(BASE, set))),
-        ...result.splits.map((split) =>
-          split.chosen === undefined ? 'off' : signed(split.change),
-        ),
-        result.qualifies ? 'yes' : 'no',
-      ];
-    }),
-  );
-}
 
 // Switches: what each refinement would give if each set had its best variant, and what a
 // switch on one catalog statistic gives on the held-out set.

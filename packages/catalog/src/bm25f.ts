@@ -20,12 +20,6 @@ export type SearchTuning = {
   nameCoverageWeight: number;
   /** The name-coverage bonus of a tool is at most this multiple of its own score (0: no cap). */
   nameCoverageCap: number;
-  /**
-   * Share (0 to 1) of a target-level idf blended into each term's idf: the idf of a word
-   * among targets (servers) rather than tools. Scaled down for catalogs with few targets
-   * (by targets / (targets + 10)).
-   */
-  groupIdfWeight: number;
   /** A term found in at least this share of the tools counts as common (see the padding rule of search). */
   commonTermShare: number;
   /** Exponent of the inverse document frequency (1 = classic BM25; higher favours rare terms). */
@@ -72,7 +66,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   relativeCutoff: 0.2,
   idfExponent: 1,
   commonTermShare: 0.2,
-  groupIdfWeight: 0,
 };
 
 /** {@link DEFAULT_TUNING} with `overrides` applied (the bag merged field by field). */

@@ -127,57 +127,6 @@ describe('no padding with weak matches', () => {
   });
 });
 
-describe('target-level idf', () => {
-  it('weights a word used by one server above a word spread over many servers', () => {
-    const servers = Array.from({ length: 12 }, (_, index) => ({
-      backend: `s${index}`,
-      target: `s${index}`,
-      profile: 'core',
-    }));
-    const tools: ToolEntry[] = servers.map((backend) =>
-      tool(backend, 'status', 'Report the status of the service.'),
-    );
-    const maps = { backend: 'maps', target: 'maps', profile: 'core' };
-    // "route" appears in many tools of one server; "status" in one tool of every server.
-    for (const name of [
-      'route_plan',
-      'route_alternatives',
-      'route_export',
-      'route_share',
-    ])
-      tools.push(tool(maps, name, 'Route planning between places.'));
-    const withGroups = new ToolCatalog({
-      tools,
-      tuning: {
-        groupIdfWeight: 1,
-        nameCoverageWeight: 0,
-        relativeCutoff: 0,
-      },
-    });
-    const withoutGroups = new ToolCatalog({
-      tools,
-      tuning: {
-        groupIdfWeight: 0,
-        nameCoverageWeight: 0,
-        relativeCutoff: 0,
-      },
-    });
-    const scoreOf = (catalog: ToolCatalog, name: string): number =>
-      catalog
-        .search({ query: 'route status', limit: 50 })
-        .hits.find((hit) => hit.name === name)?.score ?? 0;
-    const ratioWith =
-      scoreOf(withGroups, 'maps_route_plan') / scoreOf(withGroups, 's0_status');
-    const ratioWithout =
-      scoreOf(withoutGroups, 'maps_route_plan') /
-      scoreOf(withoutGroups, 's0_status');
-    expect(ratioWith).toBeGreaterThan(ratioWithout);
-    expect(withGroups.search({ query: 'route status' }).hits[0]?.target).toBe(
-      'maps',
-    );
-  });
-});
-
 describe('tuning knobs', () => {
   const backend: Backend = { backend: 'x', target: 'x', profile: 'core' };
   const tools = [
@@ -206,6 +155,7 @@ describe('tuning knobs', () => {
       'usageMu',
       'usageCap',
       'usageTextIdf',
+      'groupIdfWeight',
     ])
       expect(
         () => new ToolCatalog({ tools, tuning: { [dropped]: 1 } as never }),
