@@ -27,5 +27,6 @@ export {
   queryObjectives,
   foldAssignment,
   crossValidate,
+  chooseRefinement,
   leaveOneSetOut,
 } from './selection.js';

@@ -10,8 +10,6 @@ import { normalizeName } from './tokenizer.js';
 
 const NAME_FIELD = FIELD_NAMES.indexOf('name');
 const IDENTIFIER_FIELD = FIELD_NAMES.indexOf('identifier');
-/** Number of targets at which half of `groupIdfWeight` applies. */
-const GROUP_IDF_HALF_TRUST = 10;
 
 /** Scratch arrays of segment builds (one build at a time: builds are synchronous). */
 type Scratch = {
@@ -416,8 +414,6 @@ export class IndexView {
   readonly #segmentOf: Int32Array;
   readonly #segments: readonly Segment[];
   readonly #averageBag: number;
-  readonly #alpha: number;
-  readonly #groups: number;
   /** Memoized postings of the terms searched so far, and their number. */
   readonly #memo = new Map<number, TermPostings>();
   #memoPostings = 0;
@@ -483,10 +479,6 @@ export class IndexView {
       averageBag += tuning.bag[field] * average;
     });
     this.#averageBag = averageBag || 1;
-    this.#groups = segments.length;
-    this.#alpha =
-      (tuning.groupIdfWeight * this.#groups) /
-      (this.#groups + GROUP_IDF_HALF_TRUST);
     // BM25's length normalizer of each tool's bag, as a full build computes it.
     this.#normalizers = reuse(
       previous === undefined ? undefined : previous.#normalizers,
@@ -555,31 +547,18 @@ export class IndexView {
     return this.#collection.documentFrequency[termId] ?? 0;
   }
 
-  /**
-   * Inverse document frequency of a term id (raised to the tuning's exponent), blended with
-   * its idf over targets.
-   */
+  /** Inverse document frequency of a term id (raised to the tuning's exponent). */
   idf(termId: number): number {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;
     if (!Number.isNaN(memo)) return memo;
     const tuning = this.#tuning;
     const df = this.documentFrequency(termId);
-    let idf =
+    const idf =
       df > 0
         ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) **
           tuning.idfExponent
         : 0;
-    // A word spread over many servers is generic, one that only a few servers use is
-    // topical, however many tools those servers have; with few targets their idf says
-    // little, so it is trusted in proportion to their number.
-    const gdf = (this.#collection.termPlaces[termId]?.length ?? 0) / 2;
-    if (tuning.groupIdfWeight > 0 && gdf > 0) {
-      const groupIdf =
-        Math.log(1 + (this.#groups - gdf + 0.5) / (gdf + 0.5)) **
-        tuning.idfExponent;
-      idf = (1 - this.#alpha) * idf + this.#alpha * groupIdf;
-    }
     this.#idf[termId] = idf;
     return idf;
   }
