@@ -36,102 +36,127 @@ export type FusionInput = {
 /** Positions best first with their fused scores (higher is better). */
 export type FusedRanking = { positions: number[]; scores: number[] };
 
-/** The `count` best of `scores` over `positions`, best first (ties: lower position first). */
-function best(
-  positions: readonly number[],
-  scores: ReadonlyMap<number, number>,
-  count: number,
-): number[] {
-  const score = (position: number): number => scores.get(position) ?? 0;
-  const better = (left: number, right: number): boolean =>
-    score(left) > score(right) ||
-    (score(left) === score(right) && left < right);
-  // A min-heap of the best `count` seen so far (its root is the worst kept).
-  const heap: number[] = [];
-  const siftDown = (start: number): void => {
-    let parent = start;
-    for (;;) {
-      const left = 2 * parent + 1;
-      const right = left + 1;
-      let worst = parent;
-      if (left < heap.length && better(heap[worst]!, heap[left]!)) worst = left;
-      if (right < heap.length && better(heap[worst]!, heap[right]!))
-        worst = right;
-      if (worst === parent) return;
-      [heap[parent], heap[worst]] = [heap[worst]!, heap[parent]!];
-      parent = worst;
-    }
-  };
-  for (const position of positions) {
-    if (heap.length < count) {
-      heap.push(position);
-      let child = heap.length - 1;
-      while (child > 0) {
-        const parent = (child - 1) >> 1;
-        if (!better(heap[parent]!, heap[child]!)) break;
-        [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
-        child = parent;
-      }
-    } else if (count > 0 && better(position, heap[0]!)) {
-      heap[0] = position;
-      siftDown(0);
-    }
+/** Whether `left` ranks before `right`: the higher score, then the lower position. */
+const before = (
+  leftScore: number,
+  leftPosition: number,
+  rightScore: number,
+  rightPosition: number,
+): boolean =>
+  leftScore > rightScore ||
+  (leftScore === rightScore && leftPosition < rightPosition);
+
+/** How many of the ascending `sorted` values are greater than `value`. */
+function countAbove(sorted: Float64Array, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as number) <= value) low = middle + 1;
+    else high = middle;
   }
-  return heap.sort((left, right) => (better(left, right) ? -1 : 1));
+  return sorted.length - low;
 }
 
 /**
  * Fuses a lexical ranking with vector similarities (pure; no state, no I/O). Every tool of
- * either side is a candidate; a tool missing from one side gets nothing from it.
+ * either side is a candidate; a tool missing from one side gets nothing from it. Costs a
+ * pass over both sides (and, for `rrf`, a sort of the similarities).
  */
 export function fuseRankings(input: FusionInput): FusedRanking {
-  const { lexical, vector, fusion, limit } = input;
+  const { lexical, vector, fusion } = input;
   const weight = Math.min(1, Math.max(0, fusion.weight));
-  const fused = new Map<number, number>();
-  const candidates: number[] = [];
+  const limit = Math.max(0, input.limit);
+  let size = 0;
+  for (let slot = 0; slot < lexical.positions.length; slot += 1)
+    size = Math.max(size, (lexical.positions[slot] as number) + 1);
+  for (let slot = 0; slot < vector.positions.length; slot += 1)
+    size = Math.max(size, (vector.positions[slot] as number) + 1);
+  const fused = new Float64Array(size);
+  const seen = new Uint8Array(size);
+  const candidates = new Int32Array(
+    lexical.positions.length + vector.positions.length,
+  );
+  let count = 0;
   const add = (position: number, value: number): void => {
-    const previous = fused.get(position);
-    if (previous === undefined) candidates.push(position);
-    fused.set(position, (previous ?? 0) + value);
+    if (seen[position] === 0) {
+      seen[position] = 1;
+      candidates[count] = position;
+      count += 1;
+    }
+    fused[position] = (fused[position] as number) + value;
   };
   if (fusion.method === 'rrf') {
+    const { rrfK } = fusion;
     for (let rank = 0; rank < lexical.positions.length; rank += 1)
-      add(lexical.positions[rank]!, (1 - weight) / (fusion.rrfK + rank + 1));
-    const order = Array.from(
-      { length: vector.positions.length },
-      (_, slot) => slot,
-    ).sort(
-      (left, right) => vector.similarities[right]! - vector.similarities[left]!,
-    );
-    order.forEach((slot, rank) =>
-      add(vector.positions[slot]!, weight / (fusion.rrfK + rank + 1)),
-    );
+      add(lexical.positions[rank] as number, (1 - weight) / (rrfK + rank + 1));
+    // A tool's vector rank: how many similarities are above its own (ties share a rank).
+    const sorted = Float64Array.from(vector.similarities).sort();
+    for (let slot = 0; slot < vector.positions.length; slot += 1)
+      add(
+        vector.positions[slot] as number,
+        weight /
+          (rrfK + countAbove(sorted, vector.similarities[slot] as number) + 1),
+      );
   } else {
     let top = 0;
     for (let slot = 0; slot < lexical.scores.length; slot += 1)
-      top = Math.max(top, lexical.scores[slot]!);
+      top = Math.max(top, lexical.scores[slot] as number);
     let low = Infinity;
     let high = -Infinity;
     for (let slot = 0; slot < vector.similarities.length; slot += 1) {
-      const similarity = vector.similarities[slot]!;
+      const similarity = vector.similarities[slot] as number;
       if (similarity < low) low = similarity;
       if (similarity > high) high = similarity;
     }
     const span = high > low ? high - low : 1;
+    const lexicalShare = top > 0 ? (1 - weight) / top : 0;
     for (let slot = 0; slot < lexical.positions.length; slot += 1)
       add(
-        lexical.positions[slot]!,
-        top > 0 ? ((1 - weight) * lexical.scores[slot]!) / top : 0,
+        lexical.positions[slot] as number,
+        lexicalShare * (lexical.scores[slot] as number),
       );
+    const vectorShare = weight / span;
     for (let slot = 0; slot < vector.positions.length; slot += 1)
       add(
-        vector.positions[slot]!,
-        (weight * (vector.similarities[slot]! - low)) / span,
+        vector.positions[slot] as number,
+        vectorShare * ((vector.similarities[slot] as number) - low),
       );
   }
-  const positions = best(candidates, fused, limit);
-  return {
-    positions,
-    scores: positions.map((position) => fused.get(position) ?? 0),
-  };
+  // The best `limit`, kept sorted by insertion (a candidate rarely enters once it is full).
+  const positions: number[] = [];
+  const scores: number[] = [];
+  for (let slot = 0; slot < count; slot += 1) {
+    const position = candidates[slot] as number;
+    const score = fused[position] as number;
+    const kept = positions.length;
+    if (
+      kept === limit &&
+      !before(
+        score,
+        position,
+        scores[kept - 1] as number,
+        positions[kept - 1] as number,
+      )
+    )
+      continue;
+    let at = kept;
+    while (
+      at > 0 &&
+      before(
+        score,
+        position,
+        scores[at - 1] as number,
+        positions[at - 1] as number,
+      )
+    )
+      at -= 1;
+    positions.splice(at, 0, position);
+    scores.splice(at, 0, score);
+    if (positions.length > limit) {
+      positions.pop();
+      scores.pop();
+    }
+  }
+  return { positions, scores };
 }

@@ -1,7 +1,7 @@
 import { CatalogError } from './errors.js';
 import { DEFAULT_FUSION, fuseRankings, type Fusion } from './fusion.js';
 import { compactDescription } from './render.js';
-import { CORE_PROFILE, runSearch } from './snapshot.js';
+import { CORE_PROFILE, runSearch, type Snapshot } from './snapshot.js';
 import { analyzeQuery, normalizeName } from './tokenizer.js';
 import type { SearchHit, SearchResult } from './types.js';
 
@@ -12,7 +12,8 @@ export type SearchVectors = {
   /**
    * A tool's unit-length vector by qualified name, or `undefined` when it has none yet (it
    * then ranks by its BM25 score alone). Vectors of another dimension than the query's are
-   * ignored.
+   * ignored. The catalog remembers what one function answered for one catalog state: pass
+   * a new function when the vectors change.
    */
   tool: (name: string) => ArrayLike<number> | undefined;
   /** Fusion knobs; unset ones take {@link DEFAULT_FUSION}. */
@@ -20,7 +21,7 @@ export type SearchVectors = {
 };
 
 /** Lexical candidates a hybrid search fuses at most (BM25's best, before any cutoff). */
-const LEXICAL_POOL = 200;
+const LEXICAL_POOL = 50;
 
 /** Checks `search`'s `vectors` option; returns the fusion knobs. */
 export function checkSearchVectors(vectors: SearchVectors): Fusion {
@@ -56,6 +57,54 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
   return fusion;
 }
 
+/** The tools' vectors of one catalog state, one row per position (`present` 0: none). */
+type VectorMatrix = { matrix: Float32Array; present: Uint8Array };
+
+const matrices = new WeakMap<
+  SearchVectors['tool'],
+  WeakMap<Snapshot, Map<number, VectorMatrix>>
+>();
+
+/**
+ * The tools' vectors of `dimensions` in one contiguous matrix, built once per lookup
+ * function, catalog state and dimension (a vector with a non-finite value counts as none).
+ */
+function vectorMatrix(
+  snapshot: Snapshot,
+  tool: SearchVectors['tool'],
+  dimensions: number,
+): VectorMatrix {
+  let bySnapshot = matrices.get(tool);
+  if (bySnapshot === undefined) {
+    bySnapshot = new WeakMap();
+    matrices.set(tool, bySnapshot);
+  }
+  let byDimensions = bySnapshot.get(snapshot);
+  if (byDimensions === undefined) {
+    byDimensions = new Map();
+    bySnapshot.set(snapshot, byDimensions);
+  }
+  const known = byDimensions.get(dimensions);
+  if (known !== undefined) return known;
+  const matrix = new Float32Array(snapshot.size * dimensions);
+  const present = new Uint8Array(snapshot.size);
+  for (let position = 0; position < snapshot.size; position += 1) {
+    const vector = tool(snapshot.toolAt(position).entry.name);
+    if (vector === undefined || vector.length !== dimensions) continue;
+    const offset = position * dimensions;
+    let finite = true;
+    for (let d = 0; d < dimensions; d += 1) {
+      const value = vector[d] as number;
+      if (!Number.isFinite(value)) finite = false;
+      matrix[offset + d] = value;
+    }
+    present[position] = finite ? 1 : 0;
+  }
+  const built = { matrix, present };
+  byDimensions.set(dimensions, built);
+  return built;
+}
+
 /** What one hybrid search needs: the lexical search's options plus the vectors. */
 export type HybridRun = Parameters<typeof runSearch>[0] & {
   vectors: SearchVectors;
@@ -70,34 +119,45 @@ export type HybridRun = Parameters<typeof runSearch>[0] & {
  */
 export function runHybridSearch(run: HybridRun): SearchResult {
   const { snapshot, vectors, tuning } = run;
-  const query = Float64Array.from(vectors.query);
+  const query = Float32Array.from(vectors.query);
   let norm = 0;
   for (const value of query) norm += value * value;
   norm = Math.sqrt(norm);
-  const positions: number[] = [];
-  const similarities: number[] = [];
+  let positions = new Int32Array(0);
+  let similarities = new Float64Array(0);
+  let count = 0;
   if (norm > 0 && Number.isFinite(norm) && run.query.trim() !== '') {
+    const { matrix, present } = vectorMatrix(
+      snapshot,
+      vectors.tool,
+      query.length,
+    );
     const dimensions = query.length;
+    const filtered = run.profile !== undefined || run.target !== undefined;
+    positions = new Int32Array(snapshot.size);
+    similarities = new Float64Array(snapshot.size);
     for (let position = 0; position < snapshot.size; position += 1) {
-      const entry = snapshot.toolAt(position).entry;
-      if (run.target !== undefined && entry.target !== run.target) continue;
-      if (
-        run.profile !== undefined &&
-        entry.profile !== run.profile &&
-        entry.profile !== CORE_PROFILE
-      )
-        continue;
-      const vector = vectors.tool(entry.name);
-      if (vector === undefined || vector.length !== dimensions) continue;
+      if (present[position] === 0) continue;
+      if (filtered) {
+        const entry = snapshot.toolAt(position).entry;
+        if (run.target !== undefined && entry.target !== run.target) continue;
+        if (
+          run.profile !== undefined &&
+          entry.profile !== run.profile &&
+          entry.profile !== CORE_PROFILE
+        )
+          continue;
+      }
       let dot = 0;
+      const offset = position * dimensions;
       for (let d = 0; d < dimensions; d += 1)
-        dot += (query[d] as number) * (vector[d] as number);
-      if (!Number.isFinite(dot)) continue;
-      positions.push(position);
-      similarities.push(dot / norm);
+        dot += (query[d] as number) * (matrix[offset + d] as number);
+      positions[count] = position;
+      similarities[count] = dot / norm;
+      count += 1;
     }
   }
-  if (positions.length === 0) return runSearch(run);
+  if (count === 0) return runSearch(run);
   const lexical = runSearch({
     ...run,
     limit: LEXICAL_POOL,
@@ -120,7 +180,10 @@ export function runHybridSearch(run: HybridRun): SearchResult {
   }
   const fused = fuseRankings({
     lexical: { positions: lexicalPositions, scores: lexicalScores },
-    vector: { positions, similarities },
+    vector: {
+      positions: positions.subarray(0, count),
+      similarities: similarities.subarray(0, count),
+    },
     limit: run.limit,
     fusion: run.fusion,
   });
