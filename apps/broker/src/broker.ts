@@ -10,6 +10,7 @@ import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler } from './discovery.js';
+import type { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { IndexCache } from './listing-cache.js';
@@ -66,6 +67,12 @@ export type BrokerOptions = {
    * start before rediscovery answers, and written when listings change.
    */
   indexCache?: IndexCache;
+  /**
+   * Hybrid ranking with an embedding endpoint: tool vectors follow the
+   * catalog, and each search fuses BM25 with its query's vector when one
+   * comes in time (lexical otherwise).
+   */
+  hybrid?: HybridRanking;
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
@@ -129,6 +136,7 @@ export class Broker {
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
   readonly #learning: UsageLearning | undefined;
+  readonly #hybrid: HybridRanking | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
   readonly #log: (line: string) => void;
 
@@ -141,6 +149,7 @@ export class Broker {
     const log = options.log ?? (() => {});
     this.#log = log;
     this.#learning = options.learning;
+    this.#hybrid = options.hybrid;
     this.#trust = Promise.resolve(options.trust).then((trust) => {
       this.#trustReady = trust;
       return trust;
@@ -245,6 +254,9 @@ export class Broker {
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
   start(): void {
     this.#discovery?.start();
+    const hybrid = this.#hybrid;
+    if (hybrid !== undefined)
+      setImmediate(() => void hybrid.sync(this.catalog));
   }
 
   /**
@@ -276,11 +288,13 @@ export class Broker {
     await this.#fresh();
     if (options.target !== undefined) this.#assertTarget(options.target);
     const profile = options.profile ?? this.#defaultProfile;
+    const vectors = await this.#hybrid?.vectorsFor(this.catalog, options.query);
     const result = this.catalog.search({
       query: options.query,
       ...(profile === undefined ? {} : { profile }),
       ...(options.target === undefined ? {} : { target: options.target }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(vectors === undefined ? {} : { vectors }),
     });
     this.#learned(options.query, result.hits);
     return { ...result, query: options.query, profile, target: options.target };
