@@ -256,7 +256,9 @@ export class Broker {
     this.#discovery?.start();
     const hybrid = this.#hybrid;
     if (hybrid !== undefined)
-      setImmediate(() => void hybrid.sync(this.catalog));
+      setImmediate(() => {
+        if (!this.#shutdown.signal.aborted) hybrid.follow(this.catalog);
+      });
   }
 
   /**
@@ -449,6 +451,7 @@ export class Broker {
   async close(): Promise<{ callsAborted: number }> {
     const callsAborted = this.#calls.inFlight;
     this.#discovery?.close();
+    this.#hybrid?.close();
     this.#shutdown.abort();
     await this.#gateway?.close();
     return { callsAborted };

@@ -47,6 +47,12 @@ const weatherTool = (description: string) =>
     tool: { name: 'forecast', description },
   });
 
+/** Waits until `ready` holds (bounded by the test's timeout). */
+async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready()))
+    await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
 describe('HybridRanking', () => {
   it('embeds only new or changed tools, from the cache after a restart', async () => {
     const endpoint = await startEmbeddingsEndpoint();
@@ -76,6 +82,23 @@ describe('HybridRanking', () => {
       };
       expect(Object.keys(saved.models['glove-sif']!)).toHaveLength(35);
     } finally {
+      await endpoint.kill();
+    }
+  }, 30_000);
+
+  it('follows the catalog: a changed catalog is embedded without a search', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
+    const { hybrid } = ranking(endpoint);
+    try {
+      const catalog = ToolCatalog.fromSeed();
+      hybrid.follow(catalog, 50);
+      await until(async () => (await endpoint.stats()).inputs === 34);
+      catalog.replaceBackend('weather', [weatherTool('Weather forecast.')]);
+      // Bounded by the test's timeout.
+      await until(() => hybrid.toolsWithVectors === 35);
+      expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 35 });
+    } finally {
+      hybrid.close();
       await endpoint.kill();
     }
   }, 30_000);

@@ -37,7 +37,8 @@ export type HybridRankingOptions = {
 
 /**
  * The broker's side of hybrid ranking: tool vectors from the user's embedding
- * endpoint, computed in batches whenever the catalog changed and cached on
+ * endpoint, computed in batches whenever the catalog changed (see
+ * {@link HybridRanking.follow}) and cached on
  * disk by model and definition hash (a restart asks only for new or changed
  * tools), and one query vector per search with a short timeout.
  *
@@ -66,6 +67,7 @@ export class HybridRanking {
   #syncing: Promise<void> | undefined;
   #loaded: Promise<void> | undefined;
   #down = false;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: HybridRankingOptions) {
     this.#provider = options.provider;
@@ -150,6 +152,26 @@ export class HybridRanking {
         await this.#cache.save(this.#vectors, new Set(hashes.values()));
       }
     }
+  }
+
+  /**
+   * Follows the catalog: syncs now, then whenever the catalog changed
+   * (checked every `intervalMs`, default 1000), so tool vectors are asked
+   * for soon after each discovery. {@link HybridRanking.close} stops it.
+   */
+  follow(catalog: ToolCatalog, intervalMs = 1000): void {
+    this.close();
+    void this.sync(catalog);
+    this.#timer = setInterval(() => {
+      if (catalog.list() !== this.#syncedList) void this.sync(catalog);
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops following the catalog. */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
   /**
