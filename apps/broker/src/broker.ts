@@ -11,6 +11,7 @@ import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import { DiscoveryScheduler, waitAtMost } from './discovery.js';
+import type { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type {
@@ -77,6 +78,12 @@ export type BrokerOptions = {
    * start before rediscovery answers, and written when listings change.
    */
   indexCache?: IndexCache;
+  /**
+   * Hybrid ranking with an embedding endpoint: tool vectors follow the
+   * catalog, and each search fuses BM25 with its query's vector when one
+   * comes in time (lexical otherwise).
+   */
+  hybrid?: HybridRanking;
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
@@ -153,6 +160,7 @@ export class Broker {
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
   readonly #learning: UsageLearning | undefined;
+  readonly #hybrid: HybridRanking | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
   /** When each target was last listed again for a name the catalog lacked. */
   readonly #relistedOnDemand = new Map<string, number>();
@@ -167,6 +175,7 @@ export class Broker {
     const log = options.log ?? (() => {});
     this.#log = log;
     this.#learning = options.learning;
+    this.#hybrid = options.hybrid;
     this.#trust = Promise.resolve(options.trust).then((trust) => {
       this.#trustReady = trust;
       return trust;
@@ -306,6 +315,11 @@ export class Broker {
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
   start(): void {
     this.#discovery?.start();
+    const hybrid = this.#hybrid;
+    if (hybrid !== undefined)
+      setImmediate(() => {
+        if (!this.#shutdown.signal.aborted) hybrid.follow(this.catalog);
+      });
   }
 
   /**
@@ -337,11 +351,13 @@ export class Broker {
     await this.#fresh();
     if (options.target !== undefined) this.#assertTarget(options.target);
     const profile = options.profile ?? this.#defaultProfile;
+    const vectors = await this.#hybrid?.vectorsFor(this.catalog, options.query);
     const result = this.catalog.search({
       query: options.query,
       ...(profile === undefined ? {} : { profile }),
       ...(options.target === undefined ? {} : { target: options.target }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(vectors === undefined ? {} : { vectors }),
     });
     this.#learned(options.query, result.hits);
     const discovering = this.discovering();
@@ -514,6 +530,7 @@ export class Broker {
   async close(): Promise<{ callsAborted: number }> {
     const callsAborted = this.#calls.inFlight;
     this.#discovery?.close();
+    this.#hybrid?.close();
     this.#shutdown.abort();
     await this.#gateway?.close();
     return { callsAborted };

@@ -27,7 +27,82 @@ describe('loadBrokerConfig', () => {
       indexCacheFile: expect.stringMatching(
         /[/\\]heretek[/\\]index-cache\.jsonl$/,
       ),
+      embeddings: undefined,
     });
+  });
+
+  it('reads the embeddings endpoint, its knobs and its cache file', () => {
+    expect(
+      loadBrokerConfig({
+        XDG_STATE_HOME: '/srv/state',
+        HERETEK_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1/',
+        HERETEK_EMBEDDINGS_MODEL: 'nomic-embed-text',
+      }).embeddings,
+    ).toEqual({
+      url: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      key: undefined,
+      weight: 0.3,
+      queryTimeoutMs: 1000,
+      cacheFile: '/srv/state/heretek/embeddings.json',
+    });
+    expect(
+      loadBrokerConfig({
+        HERETEK_EMBEDDINGS_URL: 'https://api.openai.com/v1',
+        HERETEK_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+        HERETEK_EMBEDDINGS_KEY: 'sk-abc',
+        HERETEK_EMBEDDINGS_WEIGHT: '0.5',
+        HERETEK_EMBEDDINGS_TIMEOUT_MS: '250',
+        HERETEK_EMBEDDINGS_CACHE_FILE: 'off',
+      }).embeddings,
+    ).toMatchObject({
+      key: 'sk-abc',
+      weight: 0.5,
+      queryTimeoutMs: 250,
+      cacheFile: 'off',
+    });
+  });
+
+  it('names each bad embeddings variable, says what to fix, and never echoes the key', () => {
+    const issues = (env: Record<string, string>): string => {
+      try {
+        loadBrokerConfig(env);
+      } catch (error) {
+        expect(BrokerConfigError.isInstance(error)).toBe(true);
+        return (error as BrokerConfigError).issues.join('\n');
+      }
+      throw new Error('accepted');
+    };
+    const model = { HERETEK_EMBEDDINGS_MODEL: 'm' };
+    expect(
+      issues({ HERETEK_EMBEDDINGS_URL: 'localhost:11434', ...model }),
+    ).toMatch(/HERETEK_EMBEDDINGS_URL: must be http or https/);
+    expect(
+      issues({ HERETEK_EMBEDDINGS_URL: 'http://h/v1/embeddings', ...model }),
+    ).toMatch(
+      /HERETEK_EMBEDDINGS_URL: is the base URL: leave \/embeddings off/,
+    );
+    expect(issues({ HERETEK_EMBEDDINGS_URL: 'http://h/v1' })).toMatch(
+      /HERETEK_EMBEDDINGS_MODEL: required with HERETEK_EMBEDDINGS_URL/,
+    );
+    expect(issues(model)).toMatch(
+      /HERETEK_EMBEDDINGS_URL: unset, but HERETEK_EMBEDDINGS_MODEL is set/,
+    );
+    const url = { HERETEK_EMBEDDINGS_URL: 'http://h/v1', ...model };
+    expect(issues({ ...url, HERETEK_EMBEDDINGS_WEIGHT: '1.5' })).toMatch(
+      /HERETEK_EMBEDDINGS_WEIGHT must be a number from 0 to 1/,
+    );
+    expect(issues({ ...url, HERETEK_EMBEDDINGS_TIMEOUT_MS: 'soon' })).toMatch(
+      /HERETEK_EMBEDDINGS_TIMEOUT_MS must be a whole number/,
+    );
+    expect(issues({ ...url, HERETEK_EMBEDDINGS_KEY: '' })).toMatch(
+      /HERETEK_EMBEDDINGS_KEY is set but empty/,
+    );
+    const spaced = issues({ ...url, HERETEK_EMBEDDINGS_KEY: 'sk secret' });
+    expect(spaced).toMatch(
+      /HERETEK_EMBEDDINGS_KEY must not contain whitespace/,
+    );
+    expect(spaced).not.toContain('secret');
   });
 
   it('reads every variable and trims a trailing slash from the URL', () => {
@@ -159,14 +234,18 @@ describe('loadBrokerConfig', () => {
 describe('environmentHelp', () => {
   it('shows for each variable the value an unset variable gets', () => {
     const lines = environmentHelp();
-    expect(lines).toHaveLength(16);
+    expect(lines).toHaveLength(22);
     const state = '/tmp/heretek-help-state';
     const unset = loadBrokerConfig({ XDG_STATE_HOME: state });
     for (const line of lines) {
       const [, name, shown] = /^ {2}(\S+) .* \(default: (.+)\)$/.exec(line)!;
       if (shown === 'unset') {
         // Unset and empty are the same thing (an empty token is refused above).
-        if (name === 'HERETEK_GATEWAY_TOKEN') continue;
+        if (
+          name === 'HERETEK_GATEWAY_TOKEN' ||
+          name === 'HERETEK_EMBEDDINGS_KEY'
+        )
+          continue;
         expect(
           loadBrokerConfig({ XDG_STATE_HOME: state, [name!]: '' }),
         ).toEqual(unset);

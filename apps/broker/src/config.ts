@@ -1,3 +1,4 @@
+import { checkEmbeddingsUrl } from '@heretek/catalog';
 import { GATEWAY_MODES, type GatewayMode } from '@heretek/internal';
 import { PROFILE_NAMES } from '@heretek/internal';
 import { ROLE_NAMES } from '@heretek/prefix';
@@ -43,6 +44,24 @@ export type BrokerConfig = {
   usageFile: string;
   /** Where the index cache (each backend's last listing, as catalogued) is kept, or `off`. */
   indexCacheFile: string;
+  /** Hybrid ranking with an embedding endpoint; `undefined` when `HERETEK_EMBEDDINGS_URL` is unset. */
+  embeddings: EmbeddingsConfig | undefined;
+};
+
+/** The embedding endpoint of hybrid ranking (see the broker README). */
+export type EmbeddingsConfig = {
+  /** OpenAI-compatible base URL, without a trailing slash; `/embeddings` is appended. */
+  url: string;
+  /** The model sent with each request. */
+  model: string;
+  /** Sent as `Authorization: Bearer <key>`, if any. Never logged. */
+  key: string | undefined;
+  /** Share of the vector side in the fused score, 0..1. */
+  weight: number;
+  /** How long a search waits for its query vector before answering lexically. */
+  queryTimeoutMs: number;
+  /** Where tool vectors are cached (by model and definition hash), or `off`. */
+  cacheFile: string;
 };
 
 const positiveInteger = (name: string, max: number) =>
@@ -203,6 +222,62 @@ const ENVIRONMENT = {
     fallback: stateFile('index-cache.jsonl'),
     help: "each backend's last listing, served at once after a restart; off disables it",
   }),
+  HERETEK_EMBEDDINGS_URL: variable({
+    schema: z
+      .string()
+      .transform((url, context) => {
+        try {
+          return checkEmbeddingsUrl(url, 'HERETEK_EMBEDDINGS_URL');
+        } catch (error) {
+          context.addIssue({
+            code: 'custom',
+            message: (error as Error).message,
+          });
+          return z.NEVER;
+        }
+      })
+      .optional(),
+    help: 'OpenAI-compatible embeddings base URL (/embeddings is appended): hybrid ranking on',
+  }),
+  HERETEK_EMBEDDINGS_MODEL: variable({
+    schema: z.string().optional(),
+    help: 'the embedding model (required with HERETEK_EMBEDDINGS_URL)',
+  }),
+  HERETEK_EMBEDDINGS_KEY: variable({
+    schema: z
+      .string()
+      .min(
+        1,
+        'HERETEK_EMBEDDINGS_KEY is set but empty: unset it or give the key',
+      )
+      .refine(
+        (t) => !/\s/.test(t),
+        'HERETEK_EMBEDDINGS_KEY must not contain whitespace',
+      )
+      .optional(),
+    help: 'sent to the embeddings endpoint as Authorization: Bearer <key>',
+  }),
+  HERETEK_EMBEDDINGS_WEIGHT: variable({
+    schema: z
+      .string()
+      .regex(
+        /^(0(\.\d+)?|1(\.0+)?)$/,
+        'HERETEK_EMBEDDINGS_WEIGHT must be a number from 0 to 1, e.g. 0.3',
+      )
+      .transform(Number),
+    fallback: '0.3',
+    help: 'share of the vector side in the fused score (0 = lexical order)',
+  }),
+  HERETEK_EMBEDDINGS_TIMEOUT_MS: variable({
+    schema: positiveInteger('HERETEK_EMBEDDINGS_TIMEOUT_MS', 60_000),
+    fallback: '1000',
+    help: "how long a search waits for its query's vector before answering lexically",
+  }),
+  HERETEK_EMBEDDINGS_CACHE_FILE: variable({
+    schema: z.string(),
+    fallback: stateFile('embeddings.json'),
+    help: 'tool vectors by model and definition hash; off disables it',
+  }),
 };
 
 type Environment = typeof ENVIRONMENT;
@@ -243,7 +318,9 @@ export function loadBrokerConfig(
     // An empty token is a mistake worth naming; other empty variables mean "unset".
     if (
       value !== undefined &&
-      (value !== '' || name === 'HERETEK_GATEWAY_TOKEN')
+      (value !== '' ||
+        name === 'HERETEK_GATEWAY_TOKEN' ||
+        name === 'HERETEK_EMBEDDINGS_KEY')
     ) {
       relevant[name] = value;
       continue;
@@ -266,6 +343,7 @@ export function loadBrokerConfig(
   }
   const e = parsed.data;
   return {
+    embeddings: embeddingsOf(e),
     gatewayUrl: e.HERETEK_GATEWAY_URL,
     gatewayMode: e.HERETEK_GATEWAY_MODE,
     gatewayToken: e.HERETEK_GATEWAY_TOKEN,
@@ -282,5 +360,32 @@ export function loadBrokerConfig(
     pinsReadOnly: e.HERETEK_PINS_READ_ONLY,
     usageFile: e.HERETEK_USAGE_FILE,
     indexCacheFile: e.HERETEK_INDEX_CACHE_FILE,
+  };
+}
+
+/** The embeddings part of the configuration: both URL and model, or neither. */
+function embeddingsOf(
+  e: z.infer<typeof environmentSchema>,
+): EmbeddingsConfig | undefined {
+  const url = e.HERETEK_EMBEDDINGS_URL;
+  const model = e.HERETEK_EMBEDDINGS_MODEL?.trim();
+  if (url === undefined) {
+    if (model !== undefined || e.HERETEK_EMBEDDINGS_KEY !== undefined)
+      throw new BrokerConfigError([
+        `HERETEK_EMBEDDINGS_URL: unset, but ${model === undefined ? 'HERETEK_EMBEDDINGS_KEY' : 'HERETEK_EMBEDDINGS_MODEL'} is set: give the endpoint's base URL (e.g. http://127.0.0.1:11434/v1) or unset both`,
+      ]);
+    return undefined;
+  }
+  if (model === undefined || model === '')
+    throw new BrokerConfigError([
+      'HERETEK_EMBEDDINGS_MODEL: required with HERETEK_EMBEDDINGS_URL: give the model the endpoint serves, e.g. nomic-embed-text',
+    ]);
+  return {
+    url,
+    model,
+    key: e.HERETEK_EMBEDDINGS_KEY,
+    weight: e.HERETEK_EMBEDDINGS_WEIGHT,
+    queryTimeoutMs: e.HERETEK_EMBEDDINGS_TIMEOUT_MS,
+    cacheFile: e.HERETEK_EMBEDDINGS_CACHE_FILE,
   };
 }

@@ -4,6 +4,7 @@ import {
   SEED_TOOLS,
   ToolCatalog,
   loadBackends,
+  openAiEmbeddings,
   type Backend,
 } from '@heretek/catalog';
 import { Broker } from './broker.js';
@@ -12,6 +13,7 @@ import {
   loadBrokerConfig,
   type BrokerConfig,
 } from './config.js';
+import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
 import { IndexCache } from './listing-cache.js';
@@ -111,6 +113,7 @@ function brokerFor(
     ...(gateway === undefined || config.indexCacheFile === 'off'
       ? {}
       : { indexCache: new IndexCache({ file: config.indexCacheFile, log }) }),
+    ...hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
     ...(config.defaultProfile === undefined
@@ -170,4 +173,26 @@ function backendsOf(config: BrokerConfig, flag: string | undefined): Backend[] {
     const message = error instanceof Error ? error.message : String(error);
     throw new BrokerConfigError([`${source}: ${message}`]);
   }
+}
+
+/** Hybrid ranking when `HERETEK_EMBEDDINGS_URL` is set (the key is never logged). */
+function hybridOf(config: BrokerConfig, log: Log): { hybrid?: HybridRanking } {
+  const embeddings = config.embeddings;
+  if (embeddings === undefined) return {};
+  log(
+    `embeddings: hybrid ranking with ${embeddings.model} at ${embeddings.url} (weight ${embeddings.weight})`,
+  );
+  return {
+    hybrid: new HybridRanking({
+      provider: openAiEmbeddings({
+        url: embeddings.url,
+        model: embeddings.model,
+        ...(embeddings.key === undefined ? {} : { key: embeddings.key }),
+      }),
+      cacheFile: embeddings.cacheFile,
+      queryTimeoutMs: embeddings.queryTimeoutMs,
+      fusion: { weight: embeddings.weight },
+      log,
+    }),
+  };
 }

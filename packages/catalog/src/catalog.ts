@@ -35,6 +35,11 @@ import {
 import { VERSION } from './version.js';
 import { Collection, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
+import {
+  checkSearchVectors,
+  runHybridSearch,
+  type SearchVectors,
+} from './hybrid.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
 /** Default number of hits of {@link ToolCatalog.search}. */
@@ -569,12 +574,16 @@ export class ToolCatalog {
    * Ranked search. A query equal to a tool's exact name (qualified or bare) returns that tool
    * first. Results are narrowed to `profile` + `core` when a profile is given, and to one
    * `target` when given; the list is cut where scores fall below a share of the best hit.
+   * With `vectors` (the query's vector and a lookup of the tools' vectors from the same
+   * embedding model), BM25 is fused with vector similarity (hybrid ranking; see
+   * `fuseRankings`); exact names still come first.
    */
   search(options: {
     query: string;
     profile?: string;
     target?: string;
     limit?: number;
+    vectors?: SearchVectors;
   }): SearchResult {
     const snapshot = this.#snapshot;
     if (
@@ -611,7 +620,7 @@ export class ToolCatalog {
       options.query.length > MAX_QUERY_CHARS
         ? options.query.slice(0, MAX_QUERY_CHARS)
         : options.query;
-    return runSearch({
+    const run = {
       snapshot,
       query,
       profile,
@@ -619,7 +628,15 @@ export class ToolCatalog {
       limit,
       tuning: this.#tuning,
       usage: this.#usage,
-    });
+    };
+    const { vectors } = options;
+    return vectors === undefined
+      ? runSearch(run)
+      : runHybridSearch({
+          ...run,
+          vectors,
+          fusion: checkSearchVectors(vectors),
+        });
   }
 
   /**

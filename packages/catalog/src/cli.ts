@@ -15,11 +15,22 @@ import {
   type EvaluationReport,
 } from './eval.js';
 import { checkTuningOverrides } from './tuning-file.js';
+import {
+  applyHybrid,
+  HYBRID_OPTIONS,
+  HYBRID_USAGE,
+  printHybrid,
+  readHybridFlags,
+  type HybridFlags,
+  type HybridSet,
+} from './eval-hybrid.js';
 import type { SearchTuningOverrides } from './bm25f.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Usage: heretek-catalog eval --data <dir> [--data <dir> ...] [--tuning <file.json>]
                             [--ranked <file>] [--limit 10]
+                            [--embeddings-url <url> --embeddings-model <name>
+                             [--fusion interpolate|rrf] [--fusion-weight <0..1>]]
        heretek-catalog eval --data <dir> --usage <file> [--usage-limit <n>] [...]
        heretek-catalog eval --data <dir> --usage-leave-one-out [...]
 
@@ -43,7 +54,7 @@ Options:
   --usage-leave-one-out
                       for a set without a log: each query is ranked with the set's other
                       queries recorded as uses
-  -h, --help          show this help
+${HYBRID_USAGE}  -h, --help          show this help
   -v, --version       show the version
 `;
 
@@ -73,7 +84,7 @@ const format = (value: number | undefined): string =>
 const percentile = (sorted: readonly number[], share: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
 
-type SetResult = {
+type SetResult = HybridSet & {
   name: string;
   data: BenchmarkData;
   ours: EvaluationReport;
@@ -128,6 +139,8 @@ function evaluateSet(
       rankings: rankWithPlainBm25({ data, limit }),
     }),
     rankings,
+    catalog,
+    limit,
     p50: percentile(times, 0.5),
     p99: percentile(times, 0.99),
     cpuP99: percentile(cpuTimes, 0.99),
@@ -205,8 +218,8 @@ function readTuning(path: string): SearchTuningOverrides {
   return parsed as SearchTuningOverrides;
 }
 
-function runEval(args: string[]): void {
-  let values: {
+async function runEval(args: string[]): Promise<void> {
+  let values: HybridFlags & {
     data?: string[];
     tuning?: string;
     ranked?: string;
@@ -227,6 +240,7 @@ function runEval(args: string[]): void {
         usage: { type: 'string' },
         'usage-limit': { type: 'string' },
         'usage-leave-one-out': { type: 'boolean' },
+        ...HYBRID_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -257,11 +271,17 @@ function runEval(args: string[]): void {
       2,
     );
   const tuning = values.tuning ? readTuning(values.tuning) : undefined;
+  const hybrid = readHybridFlags(values, fail);
   if (
     values.usage !== undefined ||
     values['usage-limit'] !== undefined ||
     values['usage-leave-one-out']
   ) {
+    if (hybrid !== undefined)
+      fail(
+        '--embeddings-url applies to the plain evaluation, not to --usage or --usage-leave-one-out.',
+        2,
+      );
     runUsageEval({
       directory: directories[0] as string,
       several: directories.length > 1,
@@ -282,6 +302,10 @@ function runEval(args: string[]): void {
     `limit ${limit}${values.tuning ? `, tuning ${resolveInput(values.tuning)}` : ', default tuning'}\n\n`,
   );
   process.stdout.write(`${table(results)}\n\n`);
+  if (hybrid !== undefined) {
+    for (const result of results) await applyHybrid(result, hybrid);
+    printHybrid(results, hybrid);
+  }
   for (const result of results)
     process.stdout.write(
       `${result.name}: catalog build ${result.buildMs.toFixed(0)} ms (${directories[results.indexOf(result)]})\n`,
@@ -290,7 +314,11 @@ function runEval(args: string[]): void {
     const base = resolveOutput(values.ranked);
     for (const result of results) {
       const file = rankedFile(base, result.name, results.length > 1);
-      writeRankings(file, result.data.queries, result.rankings);
+      writeRankings(
+        file,
+        result.data.queries,
+        result.hybrid?.rankings ?? result.rankings,
+      );
       process.stdout.write(`rankings written to ${file}\n`);
     }
   }
@@ -440,12 +468,10 @@ function main(argv: string[]): void {
     return;
   }
   if (command !== 'eval') fail(`unknown command "${command}".\n\n${USAGE}`, 2);
-  try {
-    runEval(rest);
-  } catch (error) {
+  runEval(rest).catch((error: unknown) => {
     if (CatalogError.isInstance(error)) fail(error.message, 1);
     throw error;
-  }
+  });
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -11,6 +11,7 @@ import { createErrorFamily } from '@heretek/internal';
  * - `INVALID_USAGE`: a usage record (learned from use) is malformed.
  * - `INVALID_INDEX_PART`: a saved backend index part is corrupt (malformed, digest mismatch) or inconsistent with its entries.
  * - `INDEX_PART_VERSION`: a saved backend index part was written by another format or catalog version.
+ * - `EMBEDDINGS_FAILED`: an embeddings endpoint did not answer, timed out, or answered something that is not one vector per input (the only retryable code).
  */
 export const CatalogErrorCode = {
   InvalidBackendsFile: 'INVALID_BACKENDS_FILE',
@@ -21,6 +22,7 @@ export const CatalogErrorCode = {
   InvalidUsage: 'INVALID_USAGE',
   InvalidIndexPart: 'INVALID_INDEX_PART',
   IndexPartVersion: 'INDEX_PART_VERSION',
+  EmbeddingsFailed: 'EMBEDDINGS_FAILED',
 } as const;
 
 /** One of the {@link CatalogErrorCode} values. */
@@ -29,7 +31,7 @@ export type CatalogErrorCode =
 
 /**
  * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is
- * always `false` (catalog errors are caused by input); `CatalogError.isInstance` holds across
+ * `false` (catalog errors are caused by input) except for `EMBEDDINGS_FAILED`; `CatalogError.isInstance` holds across
  * duplicated copies of the package.
  */
 export class CatalogError extends createErrorFamily<CatalogErrorCode>(

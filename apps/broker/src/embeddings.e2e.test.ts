@@ -1,0 +1,102 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  startEmbeddingsEndpoint,
+  type EmbeddingsEndpoint,
+} from './__fixtures__/embeddings-endpoint.js';
+import { resultText, spawnBroker } from './__fixtures__/spawn-broker.js';
+
+const state = mkdtempSync(path.join(tmpdir(), 'heretek-embeddings-e2e-'));
+afterAll(() => rmSync(state, { recursive: true, force: true }));
+const cacheFile = path.join(state, 'heretek', 'embeddings.json');
+
+/** An offline broker (the 34 seed tools) with hybrid ranking against `endpoint`. */
+const hybridBroker = (endpoint: EmbeddingsEndpoint) =>
+  spawnBroker({
+    HERETEK_BROKER_OFFLINE: '1',
+    XDG_STATE_HOME: state,
+    HERETEK_EMBEDDINGS_URL: endpoint.url,
+    HERETEK_EMBEDDINGS_MODEL: 'glove-sif',
+    HERETEK_EMBEDDINGS_KEY: 'sk-never-logged',
+  });
+
+const search = async (
+  broker: Awaited<ReturnType<typeof spawnBroker>>,
+  query: string,
+): Promise<string> =>
+  resultText(
+    await broker.client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query },
+    }),
+  );
+
+/** Waits (bounded by the test's timeout) until `ready` holds. */
+async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready()))
+    await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+const QUERY = 'phone screen tap';
+
+describe('the broker with HERETEK_EMBEDDINGS_URL', () => {
+  it('asks the endpoint for tool vectors and each query vector; after the endpoint is killed, the next search answers lexically', async () => {
+    const lexicalBroker = await spawnBroker({ HERETEK_BROKER_OFFLINE: '1' });
+    const lexical = await search(lexicalBroker, QUERY);
+    await lexicalBroker.close();
+
+    const endpoint = await startEmbeddingsEndpoint();
+    const broker = await hybridBroker(endpoint);
+    try {
+      // The 34 seed tools in one batch, then cached.
+      await until(async () => (await endpoint.stats()).inputs >= 34);
+      await until(() => existsSync(cacheFile));
+      const asked = await endpoint.stats();
+      expect(asked).toEqual({ requests: 1, inputs: 34 });
+      const hybrid = await search(broker, QUERY);
+      expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 35 });
+      expect(hybrid).not.toBe(lexical);
+
+      await endpoint.kill();
+      // Bounded by the test's timeout, not timed: the answer comes, and it is the lexical one.
+      expect(await search(broker, QUERY)).toBe(lexical);
+      expect(await search(broker, QUERY)).toBe(lexical);
+      const lines = broker.stderr().split('\n');
+      expect(
+        lines.filter((line) => /searches are lexical/.test(line)),
+      ).toHaveLength(1);
+      expect(broker.stderr()).toMatch(
+        /embeddings: hybrid ranking with glove-sif at http:\/\/127\.0\.0\.1:\d+\/v1/,
+      );
+      expect(broker.stderr()).not.toContain('sk-never-logged');
+      expect(
+        broker.transport.stdoutLines.every((line) => line.startsWith('{')),
+      ).toBe(true);
+    } finally {
+      await broker.close();
+      await endpoint.kill();
+    }
+  }, 60_000);
+
+  it('after a restart, asks only for query vectors: tool vectors come from the cache', async () => {
+    expect(existsSync(cacheFile)).toBe(true);
+    const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as {
+      models: Record<string, Record<string, string>>;
+    };
+    expect(Object.keys(cached.models['glove-sif'] ?? {})).toHaveLength(34);
+    const endpoint = await startEmbeddingsEndpoint();
+    const broker = await hybridBroker(endpoint);
+    try {
+      await until(() => /34 tool vectors of glove-sif/.test(broker.stderr()));
+      const hybrid = await search(broker, QUERY);
+      await search(broker, 'decompile a function');
+      expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 2 });
+      expect(hybrid).toContain('adb_tap');
+    } finally {
+      await broker.close();
+      await endpoint.kill();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,204 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  ToolCatalog,
+  openAiEmbeddings,
+  toolEntryFromMcpTool,
+} from '@heretek/catalog';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  startEmbeddingsEndpoint,
+  type EmbeddingsEndpoint,
+} from '../__fixtures__/embeddings-endpoint.js';
+import { HybridRanking } from './hybrid-ranking.js';
+
+const folder = mkdtempSync(path.join(tmpdir(), 'heretek-hybrid-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let files = 0;
+const freshFile = () => path.join(folder, `embeddings-${(files += 1)}.json`);
+
+const ranking = (
+  endpoint: EmbeddingsEndpoint,
+  options: {
+    cacheFile?: string;
+    queryTimeoutMs?: number;
+    retryAfterMs?: number;
+  } = {},
+) => {
+  const lines: string[] = [];
+  const hybrid = new HybridRanking({
+    provider: openAiEmbeddings({ url: endpoint.url, model: 'glove-sif' }),
+    cacheFile: options.cacheFile ?? freshFile(),
+    ...(options.queryTimeoutMs === undefined
+      ? {}
+      : { queryTimeoutMs: options.queryTimeoutMs }),
+    ...(options.retryAfterMs === undefined
+      ? {}
+      : { retryAfterMs: options.retryAfterMs }),
+    log: (line) => lines.push(line),
+  });
+  return { hybrid, lines };
+};
+
+const weatherTool = (description: string) =>
+  toolEntryFromMcpTool({
+    backend: { backend: 'weather', target: 'weather', profile: 'core' },
+    tool: { name: 'forecast', description },
+  });
+
+/** Waits until `ready` holds (bounded by the test's timeout). */
+async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready()))
+    await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+describe('HybridRanking', () => {
+  it('embeds only new or changed tools, from the cache after a restart', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
+    const cacheFile = freshFile();
+    try {
+      const catalog = ToolCatalog.fromSeed();
+      const first = ranking(endpoint, { cacheFile });
+      await first.hybrid.sync(catalog);
+      expect(await endpoint.stats()).toEqual({ requests: 1, inputs: 34 });
+      expect(first.hybrid.toolsWithVectors).toBe(34);
+
+      catalog.replaceBackend('weather', [weatherTool('Weather forecast.')]);
+      const second = ranking(endpoint, { cacheFile });
+      await second.hybrid.sync(catalog);
+      expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 35 });
+      expect(second.lines.join('\n')).toMatch(/34 tool vectors of glove-sif/);
+
+      catalog.replaceBackend('weather', [
+        weatherTool('Rain and wind forecast.'),
+      ]);
+      await second.hybrid.sync(catalog);
+      await second.hybrid.sync(catalog);
+      expect(await endpoint.stats()).toEqual({ requests: 3, inputs: 36 });
+      // The cache keeps the vectors of the tools the catalog has now.
+      const saved = JSON.parse(readFileSync(cacheFile, 'utf8')) as {
+        models: Record<string, Record<string, string>>;
+      };
+      expect(Object.keys(saved.models['glove-sif']!)).toHaveLength(35);
+    } finally {
+      await endpoint.kill();
+    }
+  }, 30_000);
+
+  it('follows the catalog: a changed catalog is embedded without a search', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
+    const { hybrid } = ranking(endpoint);
+    try {
+      const catalog = ToolCatalog.fromSeed();
+      hybrid.follow(catalog, 50);
+      await until(async () => (await endpoint.stats()).inputs === 34);
+      catalog.replaceBackend('weather', [weatherTool('Weather forecast.')]);
+      // Bounded by the test's timeout.
+      await until(() => hybrid.toolsWithVectors === 35);
+      expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 35 });
+    } finally {
+      hybrid.close();
+      await endpoint.kill();
+    }
+  }, 30_000);
+
+  it('gives a search its query vector and the tool vectors, and none before tool vectors exist', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
+    try {
+      const catalog = ToolCatalog.fromSeed();
+      const { hybrid } = ranking(endpoint);
+      expect(await hybrid.vectorsFor(catalog, 'phone screen')).toBeUndefined();
+      await hybrid.sync(catalog);
+      const vectors = await hybrid.vectorsFor(catalog, 'phone screen');
+      expect(vectors?.query).toHaveLength(100);
+      expect(vectors?.fusion).toEqual({});
+      expect(vectors?.tool('adb_tap')).toHaveLength(100);
+      expect(vectors?.tool('nobody_here')).toBeUndefined();
+      const hits = catalog.search({
+        query: 'phone screen',
+        vectors: vectors!,
+      }).hits;
+      expect(hits.length).toBeGreaterThan(0);
+    } finally {
+      await endpoint.kill();
+    }
+  }, 30_000);
+
+  it('answers lexically at once while the endpoint is left alone after a failure, logs once, and tries it again after the pause', async () => {
+    const garbage = await startEmbeddingsEndpoint(['--garbage']);
+    const cacheFile = freshFile();
+    const catalog = ToolCatalog.fromSeed();
+    try {
+      const good = await startEmbeddingsEndpoint();
+      await ranking(good, { cacheFile }).hybrid.sync(catalog);
+      await good.kill();
+      const { hybrid, lines } = ranking(garbage, {
+        cacheFile,
+        retryAfterMs: 300,
+      });
+      await hybrid.sync(catalog);
+      expect(hybrid.toolsWithVectors).toBe(34);
+      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
+      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
+      expect(await garbage.stats()).toEqual({ requests: 1, inputs: 1 });
+      expect(lines.filter((line) => /searches are lexical/.test(line))).toEqual(
+        [
+          expect.stringMatching(
+            /not a list of finite numbers.*searches are lexical/,
+          ),
+        ],
+      );
+      // After the pause one request tries it again (still garbage: no new line).
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
+      expect(await garbage.stats()).toEqual({ requests: 2, inputs: 2 });
+      expect(
+        lines.filter((line) => /searches are lexical/.test(line)),
+      ).toHaveLength(1);
+    } finally {
+      await garbage.kill();
+    }
+  }, 30_000);
+
+  it('does not wait for a slow query vector beyond its timeout', async () => {
+    const slow = await startEmbeddingsEndpoint(['--delay-ms', '20000']);
+    const cacheFile = freshFile();
+    const catalog = ToolCatalog.fromSeed();
+    const good = await startEmbeddingsEndpoint();
+    await ranking(good, { cacheFile }).hybrid.sync(catalog);
+    await good.kill();
+    try {
+      const { hybrid, lines } = ranking(slow, {
+        cacheFile,
+        queryTimeoutMs: 200,
+      });
+      await hybrid.sync(catalog);
+      // Bounded by the test's timeout: the 20 s answer is not waited for.
+      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
+      expect(lines.join('\n')).toMatch(/searches are lexical/);
+    } finally {
+      await slow.kill();
+    }
+  }, 15_000);
+
+  it('starts empty from a malformed cache file, says so, and rewrites it', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
+    const cacheFile = freshFile();
+    writeFileSync(cacheFile, '{"format":"something else"}');
+    try {
+      const { hybrid, lines } = ranking(endpoint, { cacheFile });
+      await hybrid.sync(ToolCatalog.fromSeed());
+      expect(lines[0]).toMatch(
+        /embeddings cache .*: not a heretek-broker\/embeddings file of version 1; starting empty/,
+      );
+      expect(await endpoint.stats()).toEqual({ requests: 1, inputs: 34 });
+      expect(JSON.parse(readFileSync(cacheFile, 'utf8'))).toMatchObject({
+        format: 'heretek-broker/embeddings',
+        version: 1,
+      });
+    } finally {
+      await endpoint.kill();
+    }
+  }, 30_000);
+});
