@@ -13,19 +13,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TARGETS } from './gateway.mjs';
 import {
+  benchOptions,
   BROKER_CLI,
   StdioPeer,
-  intFromEnv,
   machine,
-  requireBuilt,
   round,
   spawnGateway,
   summarizeProfile,
   BENCH_STATE_HOME,
 } from './lib.mjs';
 
-requireBuilt();
-const CALLS = intFromEnv('CALLS', 3000);
+const { CALLS } = benchOptions({
+  CALLS: 3000,
+});
 const BIN = process.env.BIN || BROKER_CLI;
 const gateway = await spawnGateway(
   Object.fromEntries(DEFAULT_TARGETS.map((t) => [t, {}])),

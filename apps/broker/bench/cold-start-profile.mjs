@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BROKER_CLI,
-  PROTOCOL_VERSION,
+  firstRequests,
   machine,
+  offlineEnv,
   requireBuilt,
   summarizeProfile,
-  BENCH_STATE_HOME,
 } from './lib.mjs';
 
 requireBuilt();
@@ -25,32 +25,11 @@ const child = spawn(
   process.execPath,
   ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '100', BIN],
   {
-    env: {
-      PATH: process.env.PATH ?? '',
-      XDG_STATE_HOME: BENCH_STATE_HOME,
-      HERETEK_BROKER_OFFLINE: '1',
-    },
+    env: offlineEnv(),
     stdio: ['pipe', 'pipe', 'ignore'],
   },
 );
-child.stdin.write(
-  [
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'cold-start-profile', version: '1.0.0' },
-      },
-    },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-  ]
-    .map((m) => `${JSON.stringify(m)}\n`)
-    .join(''),
-);
+child.stdin.write(firstRequests('cold-start-profile'));
 let out = '';
 child.stdout.setEncoding('utf8').on('data', (c) => {
   out += c;

@@ -12,48 +12,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
+  benchOptions,
   BROKER_CLI,
-  PROTOCOL_VERSION,
-  intFromEnv,
+  firstRequests,
   machine,
+  offlineEnv,
   percentile,
-  requireBuilt,
   round,
-  BENCH_STATE_HOME,
 } from './lib.mjs';
 
-requireBuilt();
-const RUNS = intFromEnv('RUNS', 30);
+const { RUNS } = benchOptions({
+  RUNS: 30,
+});
 // BIN=<path>[,<path>...] measures other builds of the bin (e.g. an unbundled
 // one) in the same interleaved loop, so a before/after shares the machine's load.
 const BINS = (process.env.BIN || BROKER_CLI).split(',');
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'broker-cold-'));
 
-const REQUESTS =
-  [
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'cold-start-bench', version: '1.0.0' },
-      },
-    },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-  ]
-    .map((m) => JSON.stringify(m))
-    .join('\n') + '\n';
+const REQUESTS = firstRequests('cold-start-bench');
 
 function spawnMeasured(args, rssFile) {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    XDG_STATE_HOME: BENCH_STATE_HOME,
-    HERETEK_BROKER_OFFLINE: '1',
-  };
+  const env = offlineEnv();
   return GNU_TIME
     ? spawn(
         GNU_TIME,

@@ -13,19 +13,19 @@ import {
 } from '@modelcontextprotocol/client';
 import { DEFAULT_TARGETS } from './gateway.mjs';
 import {
-  intFromEnv,
+  benchOptions,
   machine,
   percentile,
-  requireBuilt,
   round,
   spawnBroker,
   spawnGateway,
 } from './lib.mjs';
 
-requireBuilt();
-const STEP_MS = intFromEnv('STEP_MS', 40);
-const RUNS = intFromEnv('RUNS', 5);
-const EXTRA_TOOLS = intFromEnv('EXTRA_TOOLS', 20);
+const { STEP_MS, RUNS, EXTRA_TOOLS } = benchOptions({
+  STEP_MS: 40,
+  RUNS: 5,
+  EXTRA_TOOLS: 20,
+});
 const delays = Object.fromEntries(
   DEFAULT_TARGETS.map((t, i) => [t, STEP_MS * (i + 1)]),
 );

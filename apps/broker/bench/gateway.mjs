@@ -4,14 +4,17 @@
 // `echo`, a read-only tool that returns its `token` argument (so a bench can
 // prove each reply belongs to its request), and a target can delay its
 // `tools/list` answers (discovery bench) or its calls.
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import {
   McpServer,
-  WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
+import {
+  forward,
+  listenLoopback,
+  readBody,
+  sessionfulRoute,
+} from '../src/__fixtures__/http-bridge.mjs';
 
 const ECHO_SCHEMA = {
   type: 'object',
@@ -19,40 +22,6 @@ const ECHO_SCHEMA = {
   required: ['token'],
   additionalProperties: false,
 };
-
-/**
- * A sessionful route (2025 revisions, standalone GET stream), as a backend
- * with live tool lists is: `addTool` registers a tool on every session, and
- * each session sends `notifications/tools/list_changed` on its stream.
- */
-function liveRoute(serverFor) {
-  const sessions = new Map();
-  const servers = new Set();
-  return {
-    fetch: async (request) => {
-      const sessionId = request.headers.get('mcp-session-id');
-      if (sessionId !== null) {
-        const transport = sessions.get(sessionId);
-        if (transport === undefined) return new Response(null, { status: 404 });
-        return transport.handleRequest(request);
-      }
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, transport),
-        onsessionclosed: (id) => void sessions.delete(id),
-      });
-      const server = serverFor({ listChanged: true });
-      servers.add(server);
-      await server.connect(transport);
-      return transport.handleRequest(request);
-    },
-    servers,
-    close: async () => {
-      for (const transport of sessions.values())
-        await transport.close().catch(() => {});
-    },
-  };
-}
 
 /**
  * @param {{ targets: Record<string, { listDelayMs?: number, callDelayMs?: number, extraTools?: number, echoWord?: string, live?: boolean }> }} options
@@ -120,79 +89,42 @@ export async function startGateway({ targets }) {
       async () => ({ content: [{ type: 'text', text: 'ok' }] }),
     );
 
-  const http = createServer((req, res) => {
-    void (async () => {
-      stats.requests++;
-      stats.firstRequestAt ??= now();
-      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-      const target = path.startsWith('/mcp/')
-        ? path.slice('/mcp/'.length)
-        : undefined;
-      if (target === undefined || !(target in targets)) {
-        req.resume();
-        res.writeHead(404).end();
-        return;
-      }
-      const chunks = [];
-      for await (const chunk of req) chunks.push(chunk);
-      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      const listing = body !== undefined && body.includes('"tools/list"');
-      if (listing) {
-        if (!stats.listRequestedAt.has(target))
-          stats.listRequestedAt.set(target, now());
-        stats.lists.set(target, (stats.lists.get(target) ?? 0) + 1);
-        const delay = targets[target].listDelayMs;
-        if (delay) await new Promise((r) => setTimeout(r, delay));
-      }
-      const headers = new Headers();
-      for (const [key, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string') headers.set(key, value);
-        else if (Array.isArray(value))
-          for (const v of value) headers.append(key, v);
-      }
-      let handler = handlers.get(target);
-      if (handler === undefined) {
-        handler = targets[target].live
-          ? liveRoute((options) => serverFor(target, options))
-          : createMcpHandler(() => serverFor(target));
-        handlers.set(target, handler);
-      }
-      const response = await handler.fetch(
-        new Request(`http://127.0.0.1${req.url}`, {
-          method: req.method ?? 'GET',
-          headers,
-          ...(body !== undefined &&
-          req.method !== 'GET' &&
-          req.method !== 'HEAD'
-            ? { body }
-            : {}),
-        }),
-      );
-      res.writeHead(
-        response.status,
-        Object.fromEntries(response.headers.entries()),
-      );
-      if (response.body === null) {
-        res.end();
-        if (listing) stats.listAnsweredAt.set(target, now());
-        return;
-      }
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-      res.end();
-      if (listing) stats.listAnsweredAt.set(target, now());
-    })().catch((error) => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(error));
-    });
+  const {
+    server: http,
+    url,
+    close,
+  } = await listenLoopback(async (req, res) => {
+    stats.requests++;
+    stats.firstRequestAt ??= now();
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const target = path.startsWith('/mcp/')
+      ? path.slice('/mcp/'.length)
+      : undefined;
+    if (target === undefined || !(target in targets)) {
+      req.resume();
+      res.writeHead(404).end();
+      return;
+    }
+    const body = await readBody(req);
+    const listing = body.includes('"tools/list"');
+    if (listing) {
+      if (!stats.listRequestedAt.has(target))
+        stats.listRequestedAt.set(target, now());
+      stats.lists.set(target, (stats.lists.get(target) ?? 0) + 1);
+      const delay = targets[target].listDelayMs;
+      if (delay) await new Promise((r) => setTimeout(r, delay));
+    }
+    let handler = handlers.get(target);
+    if (handler === undefined) {
+      handler = targets[target].live
+        ? sessionfulRoute(() => serverFor(target, { listChanged: true }))
+        : createMcpHandler(() => serverFor(target));
+      handlers.set(target, handler);
+    }
+    await forward(req, res, handler, body);
+    if (listing) stats.listAnsweredAt.set(target, now());
   });
   http.keepAliveTimeout = 60_000;
-  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${http.address().port}`;
   return {
     url,
     stats,
@@ -204,8 +136,7 @@ export async function startGateway({ targets }) {
     },
     close: async () => {
       await Promise.allSettled([...handlers.values()].map((h) => h.close()));
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(() => resolve()));
+      await close();
     },
   };
 }

@@ -51,6 +51,53 @@ export function intFromEnv(name, fallback) {
   return n;
 }
 
+/**
+ * A bench's start: fails early when the bin is not built, then reads each
+ * option of `defaults` (name -> default) from the environment as a positive
+ * integer.
+ */
+export function benchOptions(defaults) {
+  requireBuilt();
+  return Object.fromEntries(
+    Object.entries(defaults).map(([name, fallback]) => [
+      name,
+      intFromEnv(name, fallback),
+    ]),
+  );
+}
+
+/**
+ * `initialize`, `notifications/initialized` and `tools/list` as JSON-RPC
+ * lines, what a client sends first (pipelined by the cold-start benches).
+ */
+export function firstRequests(clientName) {
+  return [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: clientName, version: '1.0.0' },
+      },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ]
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join('');
+}
+
+/** The environment of an offline broker: nothing but PATH and a scratch state folder. */
+export function offlineEnv() {
+  return {
+    PATH: process.env.PATH ?? '',
+    XDG_STATE_HOME: BENCH_STATE_HOME,
+    HERETEK_BROKER_OFFLINE: '1',
+  };
+}
+
 /** The machine the figures come from: cores, model, Node, load. */
 export function machine() {
   const cores = cpus();
@@ -264,14 +311,19 @@ export function processCpuMs(pid) {
 }
 
 /**
- * Starts the stand-in gateway (bench/gateway.mjs) in its own process, as a
- * real gateway is. Resolves with its URL, pid, a `stats()` call and `close()`.
+ * Starts the stand-in gateway (bench/gateway.mjs, or the `script` in
+ * bench/fixtures that speaks the same stdin commands) in its own process, as
+ * a real gateway is. Resolves with its URL, pid, a `stats()` call and
+ * `close()`.
  */
-export async function spawnGateway(targets) {
+export async function spawnGateway(
+  targets,
+  { script = 'gateway-process.mjs' } = {},
+) {
   const child = spawn(
     process.execPath,
     [
-      fileURLToPath(new URL('./fixtures/gateway-process.mjs', import.meta.url)),
+      fileURLToPath(new URL(`./fixtures/${script}`, import.meta.url)),
       JSON.stringify(targets),
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },

@@ -11,20 +11,20 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_TARGETS } from './gateway.mjs';
 import {
-  intFromEnv,
+  benchOptions,
   machine,
   percentile,
   processCpuMs,
-  requireBuilt,
   round,
   spawnBroker,
   spawnGateway,
 } from './lib.mjs';
 
-requireBuilt();
-const CONCURRENCY = intFromEnv('CONCURRENCY', 1000);
-const ROUNDS = intFromEnv('ROUNDS', 3);
-const DEADLINE_MS = intFromEnv('DEADLINE_MS', 120_000);
+const { CONCURRENCY, ROUNDS, DEADLINE_MS } = benchOptions({
+  CONCURRENCY: 1000,
+  ROUNDS: 3,
+  DEADLINE_MS: 120_000,
+});
 const probe = fileURLToPath(
   new URL('./fixtures/heap-probe.cjs', import.meta.url),
 );

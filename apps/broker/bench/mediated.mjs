@@ -25,22 +25,22 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { GatewayClient } from '@heretek/gateway-client';
 import { DEFAULT_TARGETS } from './gateway.mjs';
 import {
+  benchOptions,
   BROKER_CLI,
   StdioPeer,
-  intFromEnv,
   machine,
   percentile,
   processCpuMs,
-  requireBuilt,
   round,
   spawnGateway,
   BENCH_STATE_HOME,
 } from './lib.mjs';
 
-requireBuilt();
-const CALLS = intFromEnv('CALLS', 500);
-const ROUNDS = intFromEnv('ROUNDS', 10);
-const WARMUP = intFromEnv('WARMUP', 50);
+const { CALLS, ROUNDS, WARMUP } = benchOptions({
+  CALLS: 500,
+  ROUNDS: 10,
+  WARMUP: 50,
+});
 const fixture = (name) =>
   fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 

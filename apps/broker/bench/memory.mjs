@@ -6,8 +6,12 @@
 // - offline: the broker with nothing discovered (the floor);
 // - pins off: + the catalog, discovery and the gateway client;
 // - pins on: + the trust layer (pins, cleaned descriptions, flags);
-// - live routes: the same with sessionful routes, where the gateway client
-//   holds one standalone GET stream per backend for tools/list_changed.
+// - streams: the same with one standalone GET stream per backend held for
+//   tools/list_changed (HERETEK_GATEWAY_MAX_STREAMS=BACKENDS; the runs
+//   before hold one).
+//
+// The stand-in gateway is fixtures/table-gateway.mjs (every route
+// sessionful, with streams).
 //
 //   BACKENDS=300 TOOLS=100 node --expose-gc bench/memory.mjs
 import { readdirSync, readlinkSync, writeFileSync, mkdtempSync } from 'node:fs';
@@ -52,14 +56,10 @@ function sockets(pid) {
 }
 
 /** Starts a broker with the heap probe, waits for discovery, and reads its heap. */
-async function brokerHeap(label, env, { live = false } = {}) {
+async function brokerHeap(label, env, { streams = 1 } = {}) {
   const gateway = await lib.spawnGateway(
-    Object.fromEntries(
-      targets.map((t) => [
-        t,
-        { extraTools: TOOLS - 1, ...(live ? { live } : {}) },
-      ]),
-    ),
+    Object.fromEntries(targets.map((t) => [t, { extraTools: TOOLS - 1 }])),
+    { script: 'table-gateway.mjs' },
   );
   const broker = lib.spawnBroker(
     {
@@ -69,6 +69,7 @@ async function brokerHeap(label, env, { live = false } = {}) {
       HERETEK_INDEX_CACHE_FILE: 'off',
       HERETEK_GATEWAY_TIMEOUT_MS: '120000',
       XDG_STATE_HOME: mkdtempSync(join(work, 'state-')),
+      HERETEK_GATEWAY_MAX_STREAMS: String(streams),
       ...env,
     },
     { nodeArgs: ['--expose-gc', '--require', PROBE] },
@@ -145,9 +146,9 @@ try {
   runs.push(await brokerHeap('pins on', { HERETEK_PIN_POLICY: 'refuse' }));
   runs.push(
     await brokerHeap(
-      'pins on, live routes',
+      'pins on, a stream per backend',
       { HERETEK_PIN_POLICY: 'refuse' },
-      { live: true },
+      { streams: BACKENDS },
     ),
   );
   const [offline, pinsOff, pinsOn, live] = runs;
@@ -171,11 +172,11 @@ try {
         standaloneStreams: {
           extraSockets: live.sockets - pinsOn.sockets,
           heapPerBackendKb: lib.round(
-            ((live.heapUsedMb - pinsOn.heapUsedMb) * 1024) / BACKENDS,
+            ((live.heapUsedMb - pinsOn.heapUsedMb) * 1024) / (BACKENDS - 1),
             1,
           ),
           rssPerBackendKb: lib.round(
-            ((live.rssMb - pinsOn.rssMb) * 1024) / BACKENDS,
+            ((live.rssMb - pinsOn.rssMb) * 1024) / (BACKENDS - 1),
             1,
           ),
         },

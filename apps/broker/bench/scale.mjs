@@ -41,12 +41,15 @@ const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
 const GROUP = 150;
 
 const LIVE = 'live';
+// The live target comes first, so its session is among the first to open a
+// standalone stream (the broker holds HERETEK_GATEWAY_MAX_STREAMS of them,
+// default 100; MAX_STREAMS sets it here).
 const targets = [
+  LIVE,
   ...Array.from(
     { length: BACKENDS - 1 },
     (_, i) => `s${String(i).padStart(4, '0')}`,
   ),
-  LIVE,
 ];
 /** A word no other tool uses, one per group of targets: zqaa, zqab, ... */
 const groupWord = (index) =>
@@ -144,6 +147,9 @@ async function untilSearchable(gatewayUrl, label) {
     HERETEK_USAGE_FILE: 'off',
     HERETEK_GATEWAY_TIMEOUT_MS: '120000',
     XDG_STATE_HOME: stateHome,
+    ...(process.env.MAX_STREAMS
+      ? { HERETEK_GATEWAY_MAX_STREAMS: process.env.MAX_STREAMS }
+      : {}),
   });
   await broker.initialize();
   const send = timed(broker, latencies);
@@ -205,7 +211,9 @@ async function rss(pid) {
   return { currentMb: mb('VmRSS'), peakMb: mb('VmHWM') };
 }
 
-const gateway = await lib.spawnGateway(gatewayTargets);
+const gateway = await lib.spawnGateway(gatewayTargets, {
+  script: 'table-gateway.mjs',
+});
 try {
   const plain = await plainClientListing(gateway.url);
   process.stderr.write(
@@ -218,6 +226,7 @@ try {
   // Let discovery's last log lines and the index cache write settle.
   await new Promise((r) => setTimeout(r, 3_000));
   const memory = await rss(first.broker.child.pid);
+  const gatewayAfterDiscovery = await gateway.stats();
 
   const searchLatencies = [];
   const measured = timed(first.broker, searchLatencies);
@@ -241,8 +250,13 @@ try {
       relistedMs = performance.now() - changedAt;
       break;
     }
-    if (performance.now() - changedAt > 60_000)
-      throw new Error('the re-listed tool was not searchable within 60 s');
+    if (performance.now() - changedAt > 60_000) {
+      relistedMs = Number.POSITIVE_INFINITY;
+      process.stderr.write(
+        'bench scale: the re-listed tool was not searchable within 60 s\n',
+      );
+      break;
+    }
     await new Promise((r) => setTimeout(r, 25));
   }
   // The cache is written a second after the catalog's last change.
@@ -272,13 +286,16 @@ try {
           whileDiscovering: requestFigures(first.latencies),
         },
         brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
+        gatewayAfterDiscovery,
         searchRoundTripMs: {
           searches: SEARCHES,
           p50: round(percentile(searchLatencies, 50), 2),
           p99: round(percentile(searchLatencies, 99), 2),
           target: 20,
         },
-        listChangedSearchableMs: round(relistedMs, 0),
+        listChangedSearchableMs: Number.isFinite(relistedMs)
+          ? round(relistedMs, 0)
+          : 'not within 60 s',
         restart: {
           searchableMs: round(restarted.searchableMs, 0),
           target: 2000,

@@ -22,6 +22,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { loadTrustModules } from './load-trust.mjs';
+import { reviewDescription } from './real-tools.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const trust = await loadTrustModules();
@@ -39,18 +40,14 @@ const tools = [...attacks, ...victims].map((tool) => ({
 }));
 const context = trust.createShadowingContext(tools);
 const results = attacks.map((attack) => {
-  const cleaned = trust.sanitizeDescription({ text: attack.description });
-  const flags = trust.flagTool({
-    tool: {
-      name: `${attack.target}_${attack.tool}`,
-      target: attack.target,
-      bareName: attack.tool,
-    },
-    description: cleaned.text,
-    tagText: cleaned.tagText,
+  const tool = {
+    name: `${attack.target}_${attack.tool}`,
+    target: attack.target,
+    bareName: attack.tool,
+    description: attack.description,
     inputSchema: attack.inputSchema,
-    context,
-  });
+  };
+  const { cleaned, flags } = reviewDescription(trust, tool, context);
   return {
     id: attack.id,
     pattern: attack.pattern,

@@ -14,63 +14,13 @@
 //
 // The TypeScript modules are transpiled on the fly (eval/load-trust.mjs), so
 // the figure is always that of the current source.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
-import { SEED_TOOLS } from '@heretek/catalog';
 import { loadTrustModules } from './load-trust.mjs';
+import { SETS, loadRealTools, reviewDescription } from './real-tools.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const brokerRoot = path.resolve(here, '..');
-const repoRoot = path.resolve(brokerRoot, '../..');
 const LIMIT = 0.01;
-const SETS = [
-  {
-    name: 'LiveMCPBench',
-    file: 'packages/catalog/bench/data/livemcpbench/tools.jsonl',
-  },
-  {
-    name: 'MetaTool',
-    file: 'packages/catalog/bench/data/metatool/tools.jsonl',
-  },
-];
-
-/** Tools of a benchmark set: names are `<server>__<tool>`. */
-async function loadSet({ name, file }) {
-  const text = await readFile(path.join(repoRoot, file), 'utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const tool = JSON.parse(line);
-      const split = tool.name.indexOf('__');
-      const target = tool.server ?? tool.name.slice(0, split);
-      const bareName = split >= 0 ? tool.name.slice(split + 2) : tool.name;
-      return {
-        set: name,
-        name: tool.name,
-        target,
-        bareName,
-        description: tool.description ?? '',
-        inputSchema: tool.inputSchema,
-      };
-    });
-}
-
 const trust = await loadTrustModules();
-const tools = [];
-for (const set of SETS) tools.push(...(await loadSet(set)));
-for (const entry of SEED_TOOLS) {
-  tools.push({
-    set: 'seed',
-    name: entry.name,
-    target: entry.target,
-    bareName: entry.tool,
-    description: entry.description,
-    inputSchema: entry.inputSchema,
-  });
-}
+const tools = await loadRealTools();
 
 const results = [];
 for (const setName of [...SETS.map((set) => set.name), 'seed']) {
@@ -78,14 +28,7 @@ for (const setName of [...SETS.map((set) => set.name), 'seed']) {
   // Each set is one catalog: shadowing looks at the other servers of the same set.
   const context = trust.createShadowingContext(members);
   for (const tool of members) {
-    const cleaned = trust.sanitizeDescription({ text: tool.description });
-    const flags = trust.flagTool({
-      tool,
-      description: cleaned.text,
-      tagText: cleaned.tagText,
-      inputSchema: tool.inputSchema,
-      context,
-    });
+    const { cleaned, flags } = reviewDescription(trust, tool, context);
     results.push({
       set: setName,
       name: tool.name,

@@ -11,45 +11,17 @@
 //
 // Run from apps/broker:  node eval/trust-cost.mjs
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 import canonicalize from 'canonicalize';
-import { SEED_TOOLS } from '@heretek/catalog';
 import { loadTrustModules } from './load-trust.mjs';
+import { loadRealTools, reviewDescription } from './real-tools.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '../../..');
 const trust = await loadTrustModules();
 
-const real = [];
-for (const file of [
-  'packages/catalog/bench/data/livemcpbench/tools.jsonl',
-  'packages/catalog/bench/data/metatool/tools.jsonl',
-]) {
-  const text = await readFile(path.join(repoRoot, file), 'utf8');
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const tool = JSON.parse(line);
-    const split = tool.name.indexOf('__');
-    real.push({
-      target: tool.server ?? tool.name.slice(0, split),
-      bareName: tool.name.slice(split + 2),
-      description: tool.description ?? '',
-      inputSchema: tool.inputSchema,
-    });
-  }
-}
-for (const entry of SEED_TOOLS) {
-  real.push({
-    target: entry.target,
-    bareName: entry.tool,
-    description: entry.description,
-    inputSchema: entry.inputSchema,
-  });
-}
+const real = await loadRealTools();
 
 function toolsOf(count) {
   return Array.from({ length: count }, (_, index) => {
@@ -64,14 +36,7 @@ function review(tools) {
   const context = trust.createShadowingContext(tools);
   let flagged = 0;
   for (const tool of tools) {
-    const cleaned = trust.sanitizeDescription({ text: tool.description });
-    const flags = trust.flagTool({
-      tool,
-      description: cleaned.text,
-      tagText: cleaned.tagText,
-      inputSchema: tool.inputSchema,
-      context,
-    });
+    const { flags } = reviewDescription(trust, tool, context);
     if (flags.length > 0) flagged += 1;
     createHash('sha256')
       .update(

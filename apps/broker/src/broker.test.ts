@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
 import { GatewayClient } from '@heretek/gateway-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { refusal } from './__fixtures__/refusal.js';
 import {
   startMcpBackends,
   type FixtureTool,
@@ -11,7 +12,7 @@ import {
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
-import { BrokerError } from './errors.js';
+import { searchOrBrowse } from './meta-tools.js';
 
 const BACKENDS: Backend[] = [
   { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
@@ -43,47 +44,76 @@ const seedCatalog = () =>
     ),
   });
 
-async function refusal(promise: Promise<unknown>): Promise<BrokerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BrokerError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a BrokerError');
+/** The code a broker refuses a call of `name` with no arguments with. */
+const refusedWith = async (broker: Broker, name: string) =>
+  (await refusal(broker.callTool({ name, arguments: {} }))).code;
+
+/** A call of adb_list_packages goes through to the backend and answers. */
+async function expectPackagesListed(broker: Broker): Promise<void> {
+  const result = await broker.callTool({
+    name: 'adb_list_packages',
+    arguments: {},
+  });
+  expect(JSON.stringify(result.content)).toContain('list_packages ok');
+}
+
+/** Gateway clients and backends a test opened, closed after it (last first). */
+const opened: Array<{ close: () => Promise<void> }> = [];
+afterEach(async () => {
+  while (opened.length > 0) await opened.pop()?.close();
+});
+
+/** Starts the fixture backends with `tools`, closed after the test. */
+async function backendsWith(
+  tools: Record<string, FixtureTool[]>,
+): Promise<McpBackends> {
+  const backends = await startMcpBackends(tools);
+  opened.push(backends);
+  return backends;
+}
+
+/**
+ * A broker for `role` over a real GatewayClient to `backends` in `mode`
+ * (closed after the test), with the seed catalog of the configured backends.
+ */
+function brokerOver(
+  backends: McpBackends,
+  {
+    role,
+    mode = 'per-target',
+    ...extra
+  }: { role: string; mode?: 'per-target' | 'multiplexed' } & Partial<
+    ConstructorParameters<typeof Broker>[0]
+  >,
+): Broker {
+  const gateway = new GatewayClient({
+    url: backends.url,
+    mode,
+    role,
+    timeoutMs: 5_000,
+  });
+  opened.push(gateway);
+  return new Broker({
+    role,
+    catalog: seedCatalog(),
+    backends: BACKENDS,
+    gateway,
+    gatewayMode: mode,
+    ...extra,
+  });
 }
 
 describe('Broker through a real gateway client and real MCP servers', () => {
   let backends: McpBackends;
-  let gateway: GatewayClient;
 
   beforeEach(async () => {
-    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
-  });
-
-  afterEach(async () => {
-    await gateway?.close();
-    await backends.close();
+    backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
   });
 
   const brokerFor = (
     role: string,
     extra: Partial<ConstructorParameters<typeof Broker>[0]> = {},
-  ) => {
-    gateway = new GatewayClient({
-      url: backends.url,
-      mode: 'per-target',
-      role,
-      timeoutMs: 5_000,
-    });
-    return new Broker({
-      role,
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
-      ...extra,
-    });
-  };
+  ) => brokerOver(backends, { role, ...extra });
 
   it('replaces a backend that discovery lists and keeps the seed of one that fails', async () => {
     backends.failing.add('core');
@@ -139,12 +169,8 @@ describe('Broker through a real gateway client and real MCP servers', () => {
   it('lets a read-only role call read-only tools and refuses mutating ones without sending', async () => {
     const broker = brokerFor('qa-adversary');
     await broker.discover();
-    const ok = await broker.callTool({
-      name: 'adb_list_packages',
-      arguments: {},
-    });
-    expect(JSON.stringify(ok.content)).toContain('list_packages ok');
-    const before = backends.requests.length;
+    await expectPackagesListed(broker);
+    const before = backends.calls.length;
     const error = await refusal(
       broker.callTool({
         name: 'adb_install_apk',
@@ -159,7 +185,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(unknown.message).toMatch(
       /not in the catalog, so it counts as mutating/,
     );
-    expect(backends.requests.length).toBe(before);
+    expect(backends.calls.length).toBe(before);
   });
 
   it('checks arguments against the discovered schema and sends nothing when they fail', async () => {
@@ -195,21 +221,13 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(open.isRetryable).toBe(true);
     expect(backends.requests.length).toBe(before);
     // The argument check comes before the breaker: bad arguments are named, not told to retry later.
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_install_apk', arguments: {} }),
-        )
-      ).code,
-    ).toBe('INVALID_ARGUMENTS');
+    expect(await refusedWith(broker, 'adb_install_apk')).toBe(
+      'INVALID_ARGUMENTS',
+    );
 
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const result = await broker.callTool({
-      name: 'adb_list_packages',
-      arguments: {},
-    });
-    expect(JSON.stringify(result.content)).toContain('list_packages ok');
+    await expectPackagesListed(broker);
   });
 
   it('aborts a slow call when the caller cancels, without counting it as a backend fault', async () => {
@@ -240,11 +258,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(error.code).toBe('CANCELLED');
     // With a threshold of one fault, a counted abort would have opened the circuit.
-    const next = await broker.callTool({
-      name: 'adb_list_packages',
-      arguments: {},
-    });
-    expect(JSON.stringify(next.content)).toContain('list_packages ok');
+    await expectPackagesListed(broker);
   });
 
   it('closes the circuit for good after a trial that ends without a counted fault', async () => {
@@ -257,13 +271,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       await refusal(
         broker.callTool({ name: 'adb_list_packages', arguments: {} }),
       );
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
-        )
-      ).code,
-    ).toBe('CIRCUIT_OPEN');
+    expect(await refusedWith(broker, 'adb_list_packages')).toBe('CIRCUIT_OPEN');
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 400));
     // The trial reaches the backend, which answers with a protocol error (unknown tool): not a backend fault.
@@ -273,45 +281,73 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     expect(trial.code).toBe('BACKEND_FAILED');
     backends.failing.add('adb');
     // One new fault must not reopen the circuit: the count starts again.
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
-        )
-      ).code,
-    ).toBe('BACKEND_FAILED');
-    expect(
-      (
-        await refusal(
-          broker.callTool({ name: 'adb_list_packages', arguments: {} }),
-        )
-      ).code,
-    ).toBe('BACKEND_FAILED');
+    expect(await refusedWith(broker, 'adb_list_packages')).toBe(
+      'BACKEND_FAILED',
+    );
+    expect(await refusedWith(broker, 'adb_list_packages')).toBe(
+      'BACKEND_FAILED',
+    );
   });
 
-  it('waits for start-up discovery once at most, and never for a tool it already knows', async () => {
+  it('caps the first wait for start-up discovery and says which backends are not listed yet', async () => {
     backends.hanging.add('core');
-    const broker = brokerFor('staff-mobile', { initialDiscoveryWaitMs: 4_000 });
+    // Asked to wait a minute, the first operation still answers within the
+    // cap (1 s), from what the catalog holds, while "core" hangs.
+    const broker = brokerFor('staff-mobile', {
+      initialDiscoveryWaitMs: 60_000,
+    });
     broker.start();
-    const elapsed = async (work: () => Promise<unknown>) => {
-      const started = Date.now();
-      await work();
-      return Date.now() - started;
-    };
-    // A catalogued name answers at once although discovery of "core" hangs.
+    let answer = await searchOrBrowse(broker, { query: 'install apk' });
+    for (let i = 0; i < 100 && !answer.includes('adb_install_apk'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = await searchOrBrowse(broker, { query: 'install apk' });
+    }
+    expect(answer.split('\n')[0]).toContain('adb_install_apk');
+    expect(answer).toContain(
+      'Discovery is still listing 1 of 2 backends: their tools are not in the catalog yet',
+    );
+    expect(broker.discovering()).toEqual({ pending: 1, total: 2 });
+    const unknown = await refusal(broker.inspectToolSchema('core_no_such'));
+    expect(unknown.code).toBe('UNKNOWN_TOOL');
+    expect(unknown.message).toContain('Discovery is still listing 1 of 2');
+    // Once "core" fails (the client's timeout), nothing is pending any more.
+    backends.hanging.delete('core');
+    await broker.discover();
+    expect(broker.discovering()).toBeUndefined();
     expect(
-      await elapsed(() => broker.inspectToolSchema('core_read_file')),
-    ).toBeLessThan(3_500);
-    // The first search waits (bounded), the next ones do not.
+      await searchOrBrowse(broker, { query: 'install apk' }),
+    ).not.toContain('Discovery is still listing');
+  });
+
+  it('lists a backend again when asked for a name of it the catalog lacks, at most once in a while', async () => {
+    // No stream pushes this backend's change (the client listens for none).
+    const broker = brokerFor('staff-mobile');
+    await broker.discover();
+    const adbListings = () =>
+      backends.listings.filter((path) => path === '/mcp/adb').length;
+    const before = adbListings();
+    backends.tools.get('adb')!.push({
+      name: 'reboot_device',
+      description: 'Reboot a connected Android device',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    });
+    let view = await broker
+      .inspectToolSchema('adb_reboot_device')
+      .catch(() => undefined);
+    for (let i = 0; i < 100 && view === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      view = await broker
+        .inspectToolSchema('adb_reboot_device')
+        .catch(() => undefined);
+    }
+    expect(view?.target).toBe('adb');
+    expect(adbListings()).toBe(before + 1);
+    // Another missing name of the same backend soon after: no new listing.
     expect(
-      await elapsed(() => broker.searchTools({ query: 'install apk' })),
-    ).toBeGreaterThanOrEqual(3_500);
-    expect(
-      await elapsed(() => broker.searchTools({ query: 'install apk' })),
-    ).toBeLessThan(3_500);
-    expect(
-      (await broker.searchTools({ query: 'install apk' })).hits[0]?.name,
-    ).toBe('adb_install_apk');
+      (await refusal(broker.inspectToolSchema('adb_no_such_tool'))).code,
+    ).toBe('UNKNOWN_TOOL');
+    expect(adbListings()).toBe(before + 1);
   });
 
   it('retries a failed backend sooner than the TTL, on the next operation', async () => {
@@ -373,14 +409,6 @@ describe('Broker without a gateway', () => {
 });
 
 describe('Broker re-listing on tools/list_changed', () => {
-  let backends: McpBackends;
-  let gateway: GatewayClient;
-
-  afterEach(async () => {
-    await gateway?.close();
-    await backends?.close();
-  });
-
   const NEW_TOOL: FixtureTool = {
     name: 'count_quokkas',
     description: 'Count the quokkas on an island',
@@ -389,18 +417,9 @@ describe('Broker re-listing on tools/list_changed', () => {
   };
 
   it('lists only the backend that changed, once for a burst of notices', async () => {
-    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
-    gateway = new GatewayClient({
-      url: backends.url,
-      mode: 'per-target',
+    const backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
+    const broker = brokerOver(backends, {
       role: 'staff-mobile',
-      timeoutMs: 5_000,
-    });
-    const broker = new Broker({
-      role: 'staff-mobile',
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
       listChangedDebounceMs: 100,
     });
     await broker.discover();
@@ -419,19 +438,10 @@ describe('Broker re-listing on tools/list_changed', () => {
   });
 
   it('runs the whole multiplexed listing again for a notice from the gateway (target "*")', async () => {
-    backends = await startMcpBackends({ adb: ADB_TOOLS, core: [] });
-    gateway = new GatewayClient({
-      url: backends.url,
+    const backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
+    const broker = brokerOver(backends, {
+      role: 'staff-mobile',
       mode: 'multiplexed',
-      role: 'staff-mobile',
-      timeoutMs: 5_000,
-    });
-    const broker = new Broker({
-      role: 'staff-mobile',
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
-      gatewayMode: 'multiplexed',
       listChangedDebounceMs: 50,
     });
     await broker.discover();
@@ -450,16 +460,8 @@ describe('Broker re-listing on tools/list_changed', () => {
 });
 
 describe('Broker in multiplexed mode', () => {
-  let backends: McpBackends;
-  let gateway: GatewayClient;
-
-  afterEach(async () => {
-    await gateway?.close();
-    await backends?.close();
-  });
-
   it('catalogues targets the configuration does not know, and calls them by prefixed name', async () => {
-    backends = await startMcpBackends({
+    const backends = await backendsWith({
       adb: ADB_TOOLS,
       extra: [
         {
@@ -470,18 +472,9 @@ describe('Broker in multiplexed mode', () => {
         },
       ],
     });
-    gateway = new GatewayClient({
-      url: backends.url,
+    const broker = brokerOver(backends, {
+      role: 'director',
       mode: 'multiplexed',
-      role: 'director',
-      timeoutMs: 5_000,
-    });
-    const broker = new Broker({
-      role: 'director',
-      catalog: seedCatalog(),
-      backends: BACKENDS,
-      gateway,
-      gatewayMode: 'multiplexed',
     });
     await broker.discover();
     const extra = broker.catalog.get('extra_echo_text');

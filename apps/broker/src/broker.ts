@@ -5,15 +5,21 @@ import {
   type Backend,
   type SearchResult,
 } from '@heretek/catalog';
+import { splitMultiplexedName } from '@heretek/internal';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
 import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
-import { DiscoveryScheduler } from './discovery.js';
+import { DiscoveryScheduler, waitAtMost } from './discovery.js';
 import type { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
-import type { IndexCache } from './listing-cache.js';
+import type {
+  CachedAdmission,
+  CachedListing,
+  IndexCache,
+  Reviewed,
+} from './listing-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
@@ -41,7 +47,12 @@ export type BrokerOptions = {
   discoveryTtlMs?: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). Default 30000. */
   failedDiscoveryRetryMs?: number;
-  /** How long the first operation waits for start-up discovery before answering from the seed. Default 3000. */
+  /**
+   * How long the first operation waits for start-up discovery before
+   * answering from what the catalog holds (saying which backends are not
+   * listed yet). Default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}:
+   * no request waits longer behind discovery.
+   */
   initialDiscoveryWaitMs?: number;
   /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
   listChangedDebounceMs?: number;
@@ -77,11 +88,22 @@ export type BrokerOptions = {
   log?: (line: string) => void;
 };
 
+/** The longest the first operation waits for start-up discovery (1 s). */
+const MAX_INITIAL_DISCOVERY_WAIT_MS = 1_000;
+
+/** A backend is listed again for a name the catalog lacks at most this often. */
+const ON_DEMAND_RELIST_MS = 10_000;
+
+/** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
+export type DiscoveryProgress = { pending: number; total: number };
+
 /** What `mcp_search_tools` answers. */
 export type SearchToolsResult = SearchResult & {
   query: string;
   profile: string | undefined;
   target: string | undefined;
+  /** Present while start-up discovery still lists some backends: their tools are not in the hits yet. */
+  discovering?: DiscoveryProgress;
 };
 
 /** One page of a target's tools, as `mcp_search_tools` with a target and no query lists them. */
@@ -92,6 +114,8 @@ export type BrowseResult = {
   /** Index of the first tool on this page. */
   offset: number;
   tools: Array<{ name: string; description: string; mutating: boolean }>;
+  /** Present while start-up discovery still lists some backends (see {@link SearchToolsResult}). */
+  discovering?: DiscoveryProgress;
 };
 
 /** Default page size when browsing a target. */
@@ -138,6 +162,8 @@ export class Broker {
   readonly #learning: UsageLearning | undefined;
   readonly #hybrid: HybridRanking | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
+  /** When each target was last listed again for a name the catalog lacked. */
+  readonly #relistedOnDemand = new Map<string, number>();
   readonly #log: (line: string) => void;
 
   constructor(options: BrokerOptions) {
@@ -168,12 +194,16 @@ export class Broker {
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
             failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
-            initialWaitMs: options.initialDiscoveryWaitMs ?? 3_000,
+            initialWaitMs: Math.min(
+              options.initialDiscoveryWaitMs ?? MAX_INITIAL_DISCOVERY_WAIT_MS,
+              MAX_INITIAL_DISCOVERY_WAIT_MS,
+            ),
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
             ...(options.trust === undefined
               ? {}
               : {
                   review: (target, tools) => this.#review(target, tools),
+                  admitCached: (listings) => this.#admitCached(listings),
                 }),
             ...(options.indexCache === undefined
               ? {}
@@ -199,21 +229,52 @@ export class Broker {
    * backend at a time, so the trust layer's view of a backend and the
    * catalog's are always the same listing.
    */
-  #review(
-    target: string,
-    tools: readonly GatewayTool[],
-  ): Promise<readonly GatewayTool[]> {
+  #review(target: string, tools: readonly GatewayTool[]): Promise<Reviewed> {
     const previous = this.#reviews.get(target) ?? Promise.resolve();
     const run = previous
       .catch(() => {})
-      .then(async () => {
+      .then(async (): Promise<Reviewed> => {
         const trust = await this.#trust;
-        return trust === undefined
-          ? tools
-          : ((await trust.reviewListing({ target, tools })) as GatewayTool[]);
+        if (trust === undefined) return { tools };
+        const reviewed = (await trust.reviewListing({
+          target,
+          tools,
+        })) as GatewayTool[];
+        // Read in the same turn: the next review of this target waits for this one.
+        const hashes = trust.listedHashes(target);
+        return {
+          tools: reviewed,
+          ...(hashes === undefined
+            ? {}
+            : { definitions: Object.fromEntries(hashes) }),
+        };
       });
     this.#reviews.set(target, run);
     return run;
+  }
+
+  /**
+   * Which backends' cached parts may be served before they are listed again
+   * (every tool's recorded definition hash equals its pin's), and a hook
+   * that records the served ones with the trust layer. Waits for the pins
+   * file.
+   */
+  async #admitCached(
+    listings: ReadonlyMap<string, CachedListing>,
+  ): Promise<CachedAdmission> {
+    const trust = await this.#trust;
+    const admitted = new Set<string>();
+    for (const [target, listing] of listings)
+      if (trust === undefined || trust.matchesPins(listing.definitions))
+        admitted.add(target);
+    return {
+      admitted,
+      served: (target) => {
+        const definitions = listings.get(target)?.definitions;
+        if (trust !== undefined && definitions !== undefined)
+          trust.restoreListing({ target, definitions });
+      },
+    };
   }
 
   /** The trust layer once its pins file is open (`undefined` before, or without one). */
@@ -299,7 +360,19 @@ export class Broker {
       ...(vectors === undefined ? {} : { vectors }),
     });
     this.#learned(options.query, result.hits);
-    return { ...result, query: options.query, profile, target: options.target };
+    const discovering = this.discovering();
+    return {
+      ...result,
+      query: options.query,
+      profile,
+      target: options.target,
+      ...(discovering === undefined ? {} : { discovering }),
+    };
+  }
+
+  /** While start-up discovery runs: backends not listed yet, of how many (`undefined` once it is done). */
+  discovering(): DiscoveryProgress | undefined {
+    return this.#discovery?.unlisted();
   }
 
   /**
@@ -329,6 +402,7 @@ export class Broker {
       offset,
       offset + (options.limit ?? DEFAULT_BROWSE_LIMIT),
     );
+    const discovering = this.discovering();
     return {
       target: options.target,
       total: all.length,
@@ -338,6 +412,7 @@ export class Broker {
         description: t.description,
         mutating: t.mutating,
       })),
+      ...(discovering === undefined ? {} : { discovering }),
     };
   }
 
@@ -379,8 +454,10 @@ export class Broker {
   /** The full schema of a tool, by exact qualified name. Throws `UNKNOWN_TOOL` with suggestions. */
   async inspectToolSchema(name: string): Promise<ToolSchemaView> {
     if (this.catalog.get(name) === undefined) await this.#fresh();
+    if (this.catalog.get(name) === undefined) await this.#relistFor(name);
     const entry = this.catalog.get(name);
-    if (entry === undefined) throw unknownTool(this.catalog, name);
+    if (entry === undefined)
+      throw unknownTool(this.catalog, name, this.discovering());
     const trust = this.#trustReady;
     const marks = trust?.marks(name, { mutating: entry.mutating }) ?? [];
     const notes = trust?.inspectNotes(name, { mutating: entry.mutating }) ?? [];
@@ -419,6 +496,8 @@ export class Broker {
     const role =
       options.role === undefined ? undefined : parseRoleName(options.role);
     if (this.catalog.get(options.name) === undefined) await this.#fresh();
+    if (this.catalog.get(options.name) === undefined)
+      await this.#relistFor(options.name);
     let isError = true;
     try {
       const result = await this.#calls.call({
@@ -455,6 +534,34 @@ export class Broker {
     this.#shutdown.abort();
     await this.#gateway?.close();
     return { callsAborted };
+  }
+
+  /**
+   * A name the catalog lacks, of a known target (`<target>_<tool>`): that
+   * backend's change may not have been pushed (its session holds no stream
+   * beyond `HERETEK_GATEWAY_MAX_STREAMS`), so it is listed again, at most
+   * once per {@link ON_DEMAND_RELIST_MS} per target, and the operation waits
+   * for the listing up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}.
+   */
+  async #relistFor(name: string): Promise<void> {
+    const discovery = this.#discovery;
+    const route = splitMultiplexedName(name);
+    if (
+      discovery === undefined ||
+      route === undefined ||
+      !this.#backends.has(route.target)
+    )
+      return;
+    const last = this.#relistedOnDemand.get(route.target);
+    if (last !== undefined && Date.now() - last < ON_DEMAND_RELIST_MS) return;
+    this.#relistedOnDemand.set(route.target, Date.now());
+    this.#log(
+      `discovery: "${name}" is not in the catalog; listing backend "${route.target}" again`,
+    );
+    await waitAtMost(
+      discovery.rediscover(route.target),
+      MAX_INITIAL_DISCOVERY_WAIT_MS,
+    );
   }
 
   /** Waits (once, bounded) for start-up discovery and starts a refresh when the catalog is stale. */

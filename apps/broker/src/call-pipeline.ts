@@ -203,7 +203,11 @@ export class CallPipeline {
 }
 
 /** `UNKNOWN_TOOL` for a name outside the catalog, with the closest names. */
-export function unknownTool(catalog: ToolCatalog, name: string): BrokerError {
+export function unknownTool(
+  catalog: ToolCatalog,
+  name: string,
+  discovering?: { pending: number; total: number },
+): BrokerError {
   const suggestions = catalog
     .search({ query: name.slice(0, 256).replace(/[_\-.]+/g, ' '), limit: 3 })
     .hits.map((h) => h.name);
@@ -212,6 +216,16 @@ export function unknownTool(catalog: ToolCatalog, name: string): BrokerError {
     toolName: name,
     message: `No tool named ${quote(name)} in the catalog.${
       suggestions.length > 0 ? ` Closest: ${suggestions.join(', ')}.` : ''
-    } Use mcp_search_tools to find the exact name.`,
+    } Use mcp_search_tools to find the exact name.${
+      discovering === undefined ? '' : ` ${discoveringNote(discovering)}`
+    }`,
   });
+}
+
+/** What an answer given during start-up discovery says about the backends not listed yet. */
+export function discoveringNote(discovering: {
+  pending: number;
+  total: number;
+}): string {
+  return `Discovery is still listing ${discovering.pending} of ${discovering.total} backends: their tools are not in the catalog yet; ask again in a moment.`;
 }

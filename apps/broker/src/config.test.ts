@@ -13,6 +13,7 @@ describe('loadBrokerConfig', () => {
       gatewayMode: 'per-target',
       gatewayToken: undefined,
       gatewayTimeoutMs: 30_000,
+      gatewayMaxStreams: 100,
       role: 'director',
       discoveryTtlMs: 300_000,
       offline: false,
@@ -110,6 +111,7 @@ describe('loadBrokerConfig', () => {
       HERETEK_GATEWAY_MODE: 'multiplexed',
       HERETEK_GATEWAY_TOKEN: 's3cret',
       HERETEK_GATEWAY_TIMEOUT_MS: '1500',
+      HERETEK_GATEWAY_MAX_STREAMS: '7',
       HERETEK_BROKER_ROLE: 'staff-mobile',
       HERETEK_DISCOVERY_TTL_MS: '1000',
       HERETEK_BROKER_OFFLINE: '1',
@@ -120,6 +122,7 @@ describe('loadBrokerConfig', () => {
       gatewayMode: 'multiplexed',
       gatewayToken: 's3cret',
       gatewayTimeoutMs: 1500,
+      gatewayMaxStreams: 7,
       role: 'staff-mobile',
       discoveryTtlMs: 1000,
       offline: true,
@@ -231,7 +234,7 @@ describe('loadBrokerConfig', () => {
 describe('environmentHelp', () => {
   it('shows for each variable the value an unset variable gets', () => {
     const lines = environmentHelp();
-    expect(lines).toHaveLength(21);
+    expect(lines).toHaveLength(22);
     const state = '/tmp/heretek-help-state';
     const unset = loadBrokerConfig({ XDG_STATE_HOME: state });
     for (const line of lines) {

@@ -20,6 +20,8 @@ export type BrokerConfig = {
   gatewayToken: string | undefined;
   /** Per-request timeout in milliseconds. */
   gatewayTimeoutMs: number;
+  /** Most standalone streams held open for list changes (one per per-target session); the others are re-listed on demand. */
+  gatewayMaxStreams: number;
   /** Caller role for the authorization gate; also sent as `x-heretek-role`. */
   role: (typeof ROLE_NAMES)[number];
   /** Re-run discovery on the next search once the catalog is older than this. */
@@ -72,6 +74,14 @@ const positiveInteger = (name: string, max: number) =>
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
+/** A whole count between 1 and `max`. */
+const count = (name: string, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number, e.g. 100`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
+
 /** A 1/0 switch; unset means off. */
 const flag = (name: string) =>
   z
@@ -80,6 +90,9 @@ const flag = (name: string) =>
     })
     .optional()
     .transform((v) => v === '1' || v === 'true');
+
+/** Default of `HERETEK_GATEWAY_MAX_STREAMS`: standalone streams held open at most. */
+const DEFAULT_MAX_STREAMS = 100;
 
 /** A variable's value when it is unset: a literal value, or a file in the state directory. */
 type Fallback =
@@ -139,6 +152,11 @@ const ENVIRONMENT = {
     schema: positiveInteger('HERETEK_GATEWAY_TIMEOUT_MS', 3_600_000),
     fallback: '30000',
     help: 'per-request timeout',
+  }),
+  HERETEK_GATEWAY_MAX_STREAMS: variable({
+    schema: count('HERETEK_GATEWAY_MAX_STREAMS', 100_000),
+    fallback: String(DEFAULT_MAX_STREAMS),
+    help: 'most backends whose tool list changes are pushed (one stream each); the rest are re-listed on the TTL or when a name is missing',
   }),
   HERETEK_BROKER_ROLE: variable({
     schema: z.enum(ROLE_NAMES, {
@@ -330,6 +348,7 @@ export function loadBrokerConfig(
     gatewayMode: e.HERETEK_GATEWAY_MODE,
     gatewayToken: e.HERETEK_GATEWAY_TOKEN,
     gatewayTimeoutMs: e.HERETEK_GATEWAY_TIMEOUT_MS,
+    gatewayMaxStreams: e.HERETEK_GATEWAY_MAX_STREAMS,
     role: e.HERETEK_BROKER_ROLE,
     discoveryTtlMs: e.HERETEK_DISCOVERY_TTL_MS,
     offline: e.HERETEK_BROKER_OFFLINE,

@@ -9,8 +9,10 @@ import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
+  type CachedAdmission,
   type CachedListing,
   type IndexCache,
+  type Reviewed,
 } from './listing-cache.js';
 import type {
   DiscoveryOutcome,
@@ -31,7 +33,7 @@ export type DiscoveryOptions = {
   ttlMs: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
   failedRetryMs: number;
-  /** How long the first operation waits for start-up discovery. */
+  /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
   initialWaitMs: number;
   /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
   listChangedDebounceMs: number;
@@ -39,10 +41,15 @@ export type DiscoveryOptions = {
    * Pins and cleans each listing before it replaces a backend's entries (the
    * trust layer): the catalog, and so every agent, sees only what it returns.
    */
-  review?: (
-    target: string,
-    tools: readonly GatewayTool[],
-  ) => Promise<readonly GatewayTool[]>;
+  review?: (target: string, tools: readonly GatewayTool[]) => Promise<Reviewed>;
+  /**
+   * Which cached backends may be served at start, before they are listed
+   * again (the trust layer checks their tools against the pins); the others
+   * wait for discovery. Without it every cached part is served.
+   */
+  admitCached?: (
+    listings: ReadonlyMap<string, CachedListing>,
+  ) => Promise<CachedAdmission>;
   /**
    * The index cache: loaded at start so a restarted broker serves every
    * backend's last listing at once, and written after listings change.
@@ -57,9 +64,12 @@ export type DiscoveryOptions = {
 type PendingListing = {
   entries: ToolEntry[];
   sequence: number;
-  hash: string | undefined;
+  key: CacheKey | undefined;
   waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
 };
+
+/** What keys a target's part of the index cache: its listing's hash and its tools' definition hashes. */
+type CacheKey = Pick<CachedListing, 'hash' | 'definitions'>;
 
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
 const ALL_TARGETS = '\0all';
@@ -87,11 +97,13 @@ export class DiscoveryScheduler {
   #initial: Promise<unknown> | undefined;
   #initialWaitDone = false;
   #lastFailed = false;
+  /** Backends whose listing failed during the start-up discovery (they count as settled). */
+  readonly #initialFailed = new Set<string>();
   /** Reviewed listings that arrived while a build ran: the next build applies them together. */
   readonly #pending = new Map<string, PendingListing>();
   #building: Promise<void> | undefined;
-  /** The listing hash behind each target's catalog entries (what the index cache keeps). */
-  readonly #hashes = new Map<string, string>();
+  /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
+  readonly #hashes = new Map<string, CacheKey>();
   #cacheTimer: NodeJS.Timeout | undefined;
 
   constructor(options: DiscoveryOptions) {
@@ -129,26 +141,73 @@ export class DiscoveryScheduler {
     const started = performance.now();
     const listings = await cache.load(this.#o.backends.byTarget);
     if (this.#abort.signal.aborted) return false;
-    const usable = [...listings].filter(
+    const admission = await this.#o.admitCached?.(listings);
+    if (this.#abort.signal.aborted) return false;
+    let usable = [...listings].filter(
       ([target]) =>
         (this.#applied.get(target) ?? 0) <= sequence &&
-        !this.#pending.has(target),
+        !this.#pending.has(target) &&
+        (admission === undefined || admission.admitted.has(target)),
     );
+    if (admission !== undefined && admission.admitted.size < listings.size)
+      this.#o.log(
+        `index cache: ${listings.size - admission.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
+      );
     if (usable.length === 0) return false;
     try {
-      this.#o.catalog.importBackends(usable.map(([, listing]) => listing.part));
+      await this.#o.catalog.restoreBackendsAsync(
+        usable.map(([, listing]) => listing.part),
+      );
     } catch (error) {
       cache.ignored(errorText(error));
       return false;
     }
+    // Right after the swap (no request is answered in between: only
+    // microtasks ran since): a part whose tools are not exactly the ones
+    // checked against the pins goes.
+    const unchecked = this.#uncheckedTargets(usable);
+    for (const target of unchecked) this.#o.catalog.removeBackend(target);
+    usable = usable.filter(([target]) => !unchecked.has(target));
     for (const [target, listing] of usable) {
       this.#applied.set(target, sequence);
-      this.#hashes.set(target, listing.hash);
+      this.#hashes.set(target, {
+        hash: listing.hash,
+        ...(listing.definitions === undefined
+          ? {}
+          : { definitions: listing.definitions }),
+      });
+      admission?.served(target);
     }
     this.#o.log(
       `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
+  }
+
+  /**
+   * Targets among `listings` (with recorded definition hashes) whose tools
+   * in the catalog are not exactly the ones those hashes name.
+   */
+  #uncheckedTargets(
+    listings: ReadonlyArray<[string, CachedListing]>,
+  ): Set<string> {
+    const expected = new Map<string, Record<string, string>>();
+    for (const [target, listing] of listings)
+      if (listing.definitions !== undefined)
+        expected.set(target, listing.definitions);
+    const seen = new Map<string, number>();
+    const unchecked = new Set<string>();
+    if (expected.size === 0) return unchecked;
+    for (const tool of this.#o.catalog.list()) {
+      const definitions = expected.get(tool.target);
+      if (definitions === undefined) continue;
+      seen.set(tool.target, (seen.get(tool.target) ?? 0) + 1);
+      if (!Object.hasOwn(definitions, tool.name)) unchecked.add(tool.target);
+    }
+    for (const [target, definitions] of expected)
+      if ((seen.get(target) ?? 0) !== Object.keys(definitions).length)
+        unchecked.add(target);
+    return unchecked;
   }
 
   /** Lists every backend (in parallel, or in one multiplexed listing). Concurrent calls share one run. */
@@ -244,15 +303,26 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      initial.catch(() => {}),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, this.#o.initialWaitMs);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitAtMost(initial, this.#o.initialWaitMs);
+  }
+
+  /**
+   * While the start-up discovery runs: how many backends have neither a
+   * listing in the catalog (live or from the index cache) nor a failed
+   * listing yet, of how many. `undefined` once it has finished, so answers
+   * can say they come from part of the backends.
+   */
+  unlisted(): { pending: number; total: number } | undefined {
+    if (this.#discoveredAt !== undefined || this.#initial === undefined)
+      return undefined;
+    let pending = 0;
+    let total = 0;
+    for (const target of this.#o.backends.targets()) {
+      total += 1;
+      if (!this.#applied.has(target) && !this.#initialFailed.has(target))
+        pending += 1;
+    }
+    return pending === 0 ? undefined : { pending, total };
   }
 
   /**
@@ -305,6 +375,8 @@ export class DiscoveryScheduler {
       };
     } catch (error) {
       const message = errorText(error);
+      if (this.#discoveredAt === undefined)
+        this.#initialFailed.add(backend.target);
       this.#o.log(
         `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
       );
@@ -378,20 +450,27 @@ export class DiscoveryScheduler {
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
-    const reviewed =
+    const reviewed: Reviewed =
       this.#o.review === undefined
-        ? tools
+        ? { tools }
         : await this.#o.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
-    if (hash !== undefined && this.#hashes.get(backend.target) === hash) {
+    if (hash !== undefined && this.#hashes.get(backend.target)?.hash === hash) {
       this.#applied.set(backend.target, sequence);
       return;
     }
     await this.#enqueue(
       backend.target,
-      entriesOf(backend, reviewed, this.#o.log),
+      entriesOf(backend, reviewed.tools, this.#o.log),
       sequence,
-      hash,
+      hash === undefined
+        ? undefined
+        : {
+            hash,
+            ...(reviewed.definitions === undefined
+              ? {}
+              : { definitions: reviewed.definitions }),
+          },
     );
   }
 
@@ -405,7 +484,7 @@ export class DiscoveryScheduler {
     target: string,
     entries: ToolEntry[],
     sequence: number,
-    hash: string | undefined,
+    key: CacheKey | undefined,
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const queued = this.#pending.get(target);
@@ -416,7 +495,7 @@ export class DiscoveryScheduler {
       this.#pending.set(target, {
         entries,
         sequence,
-        hash,
+        key,
         waiters: [...(queued?.waiters ?? []), { resolve, reject }],
       });
       if (this.#building === undefined) this.#building = this.#build();
@@ -458,8 +537,8 @@ export class DiscoveryScheduler {
   /** Records that a target's queued listing is in the catalog and tells whoever waits for it. */
   #settle(target: string, listing: PendingListing): void {
     this.#applied.set(target, listing.sequence);
-    if (listing.hash === undefined) this.#hashes.delete(target);
-    else this.#hashes.set(target, listing.hash);
+    if (listing.key === undefined) this.#hashes.delete(target);
+    else this.#hashes.set(target, listing.key);
     for (const waiter of listing.waiters) waiter.resolve();
   }
 
@@ -475,14 +554,22 @@ export class DiscoveryScheduler {
     this.#cacheTimer.unref();
   }
 
-  /** The catalog's saved part of every target whose listing hash is known, by target. */
-  #cachedListings(): Map<string, CachedListing> {
-    const parts = new Map<string, CachedListing>();
-    for (const [target, hash] of this.#hashes) {
-      const part = this.#o.catalog.exportBackend(target);
-      if (part !== undefined) parts.set(target, { hash, part });
+  /**
+   * The catalog's saved part of every target whose listing hash is known,
+   * exported one target at a time as the writer asks for it (the writer
+   * yields between slices, so exporting a thousand parts never holds the
+   * event loop at once). A part and its hash are read in the same turn.
+   */
+  *#cachedListings(): Generator<[string, CachedListing]> {
+    for (const target of [...this.#hashes.keys()]) {
+      const key = this.#hashes.get(target);
+      const part =
+        key === undefined
+          ? undefined
+          : this.#o.catalog.saveBackend({ target, key: key.hash });
+      if (key !== undefined && part !== undefined)
+        yield [target, { ...key, part }];
     }
-    return parts;
   }
 }
 
@@ -516,6 +603,22 @@ function entriesOf(
     }
   }
   return entries;
+}
+
+/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
+export async function waitAtMost(
+  work: Promise<unknown>,
+  ms: number,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 function failure(

@@ -9,6 +9,7 @@ const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
   mode: 'HERETEK_GATEWAY_MODE',
   token: 'HERETEK_GATEWAY_TOKEN',
   timeoutMs: 'HERETEK_GATEWAY_TIMEOUT_MS',
+  maxStandaloneStreams: 'HERETEK_GATEWAY_MAX_STREAMS',
   role: 'HERETEK_BROKER_ROLE',
 };
 
@@ -39,6 +40,7 @@ export async function createGateway(
     mode: config.gatewayMode,
     role: config.role,
     timeoutMs: config.gatewayTimeoutMs,
+    maxStandaloneStreams: config.gatewayMaxStreams,
     ...(config.gatewayToken === undefined
       ? {}
       : { token: config.gatewayToken }),

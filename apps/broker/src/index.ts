@@ -1,6 +1,7 @@
 export { Broker } from './broker.js';
 export type {
   BrokerOptions,
+  DiscoveryProgress,
   SearchToolsResult,
   ToolSchemaView,
 } from './broker.js';

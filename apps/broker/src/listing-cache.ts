@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Backend, BackendIndexPart } from '@heretek/catalog';
+import type { GatewayTool } from './types.js';
+import { describeSavedBackend, type Backend } from '@heretek/catalog';
 import { z } from 'zod';
 import { errorText } from './error-text.js';
 import { issueLines } from './issue-text.js';
@@ -10,24 +11,51 @@ import {
 } from './trust/state-file.js';
 
 /** Version of the index cache file layout this module reads and writes. */
-export const INDEX_CACHE_VERSION = 1;
+export const INDEX_CACHE_VERSION = 2;
 
 /** One backend's part of the index cache. */
 export type CachedListing = {
   /** {@link listingHash} of the listing the part was built from. */
   hash: string;
-  /** The catalog's saved part (`ToolCatalog.exportBackend`), checked by `importBackends` on load. */
-  part: BackendIndexPart | unknown;
+  /**
+   * The catalog's compact saved part (`ToolCatalog.saveBackend`, keyed by
+   * `hash`), checked whole by `restoreBackends` on load; base64 in the file.
+   */
+  part: Uint8Array;
+  /**
+   * Each tool's definition hash (qualified name to `sha256:<hex>`, as the
+   * pins file keeps it) when the trust layer reviewed the listing: a
+   * restarted broker serves the part only if every one equals its pin.
+   */
+  definitions?: Record<string, string>;
+};
+
+/** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
+export type Reviewed = {
+  tools: readonly GatewayTool[];
+  definitions?: Record<string, string>;
+};
+
+/** Which cached backends may be served at start (their tools match the pins), and what to do once one is. */
+export type CachedAdmission = {
+  admitted: ReadonlySet<string>;
+  /** Called for each admitted target once its part is in the catalog. */
+  served: (target: string) => void;
 };
 
 const headerSchema = z.object({
   version: z.literal(INDEX_CACHE_VERSION),
 });
 
+const sha256 = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, 'a "sha256:<hex>" string');
+
 const lineSchema = z.object({
   target: z.string().min(1),
-  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a "sha256:<hex>" string'),
-  part: z.unknown(),
+  hash: sha256,
+  part: z.base64('base64 of a saved catalog part'),
+  definitions: z.record(z.string(), sha256).optional(),
 });
 
 /** Backends whose lines are parsed (or written) between two yields to other work. */
@@ -46,26 +74,34 @@ export function listingHash(tools: readonly unknown[]): string {
   return `sha256:${createHash('sha256').update(JSON.stringify(tools)).digest('hex')}`;
 }
 
-/** Whether a readable part was built for this backend and profile (a part that cannot be read is left to the catalog's check). */
-function builtFor(part: unknown, backend: Backend): boolean {
-  if (!isRecord(part) || !Array.isArray(part.tools)) return true;
-  return (part.tools as unknown[]).every((tool) => {
-    const entry = isRecord(tool) ? tool.entry : undefined;
-    return (
-      !isRecord(entry) ||
-      (entry.backend === backend.backend && entry.profile === backend.profile)
-    );
-  });
+/**
+ * Whether a part was saved for this target, listing hash, backend and
+ * profile, from its header (a part whose header cannot be read is left to
+ * the catalog's check, which refuses it).
+ */
+function builtFor(listing: CachedListing, target: string, backend: Backend) {
+  let info;
+  try {
+    info = describeSavedBackend(listing.part);
+  } catch {
+    return true;
+  }
+  return (
+    info.target === target &&
+    info.key === listing.hash &&
+    info.backends.every((name) => name === backend.backend) &&
+    info.profiles.every((profile) => profile === backend.profile)
+  );
 }
 
 /**
  * The built index's parts, kept in the state folder beside the pins and
  * usage files (`HERETEK_INDEX_CACHE_FILE`), one JSON line per backend after
- * a version line: the hash of the backend's last listing and the catalog's
- * saved part of it (entries and analyzed terms). A restarted broker imports
- * it in one build before the first listing answers, so every tool is
- * searchable at once; rediscovery then replaces the backends whose listing
- * changed. A file that cannot be read as this version's cache is ignored with
+ * a version line: the hash of the backend's last listing, its tools'
+ * definition hashes, and the catalog's compact saved part of it (entries and
+ * analyzed terms, base64). A restarted broker restores it in one build
+ * before the first listing answers, so every tool is searchable at once;
+ * rediscovery then replaces the backends whose listing changed. A file that cannot be read as this version's cache is ignored with
  * one log line and written afresh after discovery; it is never trusted in
  * part.
  */
@@ -118,7 +154,7 @@ export class IndexCache {
     }
     for (const [target, listing] of loaded) {
       const backend = backends.get(target);
-      if (backend === undefined || !builtFor(listing.part, backend))
+      if (backend === undefined || !builtFor(listing, target, backend))
         loaded.delete(target);
     }
     return loaded;
@@ -154,21 +190,36 @@ export class IndexCache {
       return `line ${index + 1}: target "${parsed.data.target}" appears twice`;
     loaded.set(parsed.data.target, {
       hash: parsed.data.hash,
-      part: parsed.data.part,
+      part: Buffer.from(parsed.data.part, 'base64'),
+      ...(parsed.data.definitions === undefined
+        ? {}
+        : { definitions: parsed.data.definitions }),
     });
     return undefined;
   }
 
   /**
-   * Writes the cache (atomically, mode 0600), serializing a slice of
-   * backends at a time. A failure is logged once and never stops the broker:
-   * the next start rebuilds from discovery.
+   * Writes the cache (atomically, mode 0600), taking and serializing a slice
+   * of backends at a time (`listings` may be a generator that exports each
+   * part as it is asked for). A failure is logged once and never stops the
+   * broker: the next start rebuilds from discovery.
    */
-  save(listings: ReadonlyMap<string, CachedListing>): Promise<void> {
+  save(listings: Iterable<[string, CachedListing]>): Promise<void> {
     const run = this.#writing.then(async () => {
       const lines = [JSON.stringify({ version: INDEX_CACHE_VERSION })];
-      for (const [target, { hash, part }] of listings) {
-        lines.push(JSON.stringify({ target, hash, part }));
+      for (const [target, { hash, part, definitions }] of listings) {
+        lines.push(
+          JSON.stringify({
+            target,
+            hash,
+            part: Buffer.from(
+              part.buffer,
+              part.byteOffset,
+              part.byteLength,
+            ).toString('base64'),
+            definitions,
+          }),
+        );
         if (lines.length % LINES_PER_SLICE === 0) await yieldToOthers();
       }
       try {

@@ -1,5 +1,6 @@
 import { renderHit } from '@heretek/catalog';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
+import { discoveringNote } from './call-pipeline.js';
 import { BrokerError, quote } from './errors.js';
 import { errorText } from './error-text.js';
 import {
@@ -170,6 +171,8 @@ export function formatSearch(
   } else {
     for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
   }
+  if (result.discovering !== undefined)
+    lines.push(discoveringNote(result.discovering));
   if (result.unmatchedTerms.length > 0) {
     const shown = result.unmatchedTerms
       .slice(0, 10)
@@ -190,8 +193,15 @@ export function formatBrowse(
   result: BrowseResult,
   marks: HitMarks = () => [],
 ): string {
+  const note =
+    result.discovering === undefined
+      ? []
+      : [discoveringNote(result.discovering)];
   if (result.total === 0) {
-    return `Target ${result.target} has no tools in the catalog.`;
+    return [
+      `Target ${result.target} has no tools in the catalog.`,
+      ...note,
+    ].join('\n');
   }
   if (result.tools.length === 0) {
     return `Target ${result.target} has ${result.total} tools; offset ${result.offset} is past the end.`;
@@ -202,5 +212,6 @@ export function formatBrowse(
     ...result.tools.map((t) => renderHit(t, marks(t))),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
+  lines.push(...note);
   return lines.join('\n');
 }

@@ -64,6 +64,21 @@ function makeWorkspace(): string {
 }
 
 /** A server shaped like the broker: three meta-tools. */
+/**
+ * Registers the verified skills of `workspaceRoot` on a new server; `lines`
+ * is what they logged.
+ */
+async function register(workspaceRoot: string) {
+  const server = makeServer();
+  const lines: string[] = [];
+  const result = await registerVerifiedSkills({
+    server,
+    workspaceRoot,
+    log: (line) => lines.push(line),
+  });
+  return { server, result, lines };
+}
+
 function makeServer(): McpServer {
   const server = new McpServer(
     { name: 'test-broker', version: '0.0.0' },
@@ -107,13 +122,7 @@ describe('registerVerifiedSkills', () => {
     // A skill folder nobody locked.
     writeSkill({ root, name: 'gamma', description: 'Never locked.' });
 
-    const lines: string[] = [];
-    const server = makeServer();
-    const result = await registerVerifiedSkills({
-      server,
-      workspaceRoot: root,
-      log: (line) => lines.push(line),
-    });
+    const { server, result, lines } = await register(root);
     expect(result.served.map((skill) => skill.name)).toEqual(['alpha']);
     expect(result.refused.map(({ name, code }) => ({ name, code }))).toEqual([
       { name: 'beta', code: 'SKILL_HASH_MISMATCH' },
@@ -211,13 +220,7 @@ describe('registerVerifiedSkills', () => {
     grimoire.declaration['note'] = 'added by hand';
     writeFileSync(grimoirePath, JSON.stringify(grimoire, null, 2));
 
-    const lines: string[] = [];
-    const server = makeServer();
-    const result = await registerVerifiedSkills({
-      server,
-      workspaceRoot: root,
-      log: (line) => lines.push(line),
-    });
+    const { server, result, lines } = await register(root);
     expect(result.served).toEqual([]);
     expect(new Set(result.refused.map((skill) => skill.code))).toEqual(
       new Set(['GRIMOIRE_HASH_MISMATCH']),
@@ -236,24 +239,14 @@ describe('registerVerifiedSkills', () => {
       join(root, 'skills', 'alpha', 'SKILL.md'),
       join(root, 'skills', 'beta', 'link.md'),
     );
-    const withLink = await registerVerifiedSkills({
-      server: makeServer(),
-      workspaceRoot: root,
-      log: () => {},
-    });
+    const { result: withLink } = await register(root);
     expect(withLink.served.map((skill) => skill.name)).toEqual(['alpha']);
     expect(withLink.refused).toMatchObject([
       { name: 'beta', code: 'SKILL_SYMLINK' },
     ]);
 
     rmSync(join(root, '.skill-lock.json'));
-    const lines: string[] = [];
-    const server = makeServer();
-    const result = await registerVerifiedSkills({
-      server,
-      workspaceRoot: root,
-      log: (line) => lines.push(line),
-    });
+    const { server, result, lines } = await register(root);
     expect(result.served).toEqual([]);
     expect(result.refused.map(({ name, code }) => [name, code])).toEqual([
       ['alpha', 'SKILL_LOCK_MISSING'],
@@ -264,13 +257,7 @@ describe('registerVerifiedSkills', () => {
   });
 
   it('serves the shipped lazy-search and red-proof skills from the repository', async () => {
-    const server = makeServer();
-    const lines: string[] = [];
-    const result = await registerVerifiedSkills({
-      server,
-      workspaceRoot: repositoryRoot,
-      log: (line) => lines.push(line),
-    });
+    const { server, result } = await register(repositoryRoot);
     expect(result.refused).toEqual([]);
     expect(result.served.map((skill) => skill.name)).toEqual([
       'lazy-search',
@@ -288,12 +275,7 @@ describe('registerVerifiedSkills', () => {
   it('says so on the log when there is nothing to serve', async () => {
     const root = mkdtempSync(join(tmpdir(), 'broker-skills-empty-'));
     workspaces.push(root);
-    const lines: string[] = [];
-    const result = await registerVerifiedSkills({
-      server: makeServer(),
-      workspaceRoot: root,
-      log: (line) => lines.push(line),
-    });
+    const { result, lines } = await register(root);
     expect(result).toEqual({ served: [], refused: [] });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('skills: nothing to serve');

@@ -66,11 +66,52 @@ function env(
   };
 }
 
+/** A broker whose start-up discovery has finished (the first search waits for it only 1 s). */
 async function start(
   pinsFile: string,
   extra: Record<string, string> = {},
 ): Promise<SpawnedBroker> {
-  return spawnBroker(env(pinsFile, extra));
+  const broker = await spawnBroker(env(pinsFile, extra));
+  for (let i = 0; i < 400; i++) {
+    const answer = await search(broker, 'discovery');
+    if (!answer.includes('Discovery is still listing')) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return broker;
+}
+
+/**
+ * Searches for the rug pull's tool, checks whether its hit is marked
+ * `[changed]`, and calls it: the call goes through.
+ */
+async function expectFactCallable(
+  broker: SpawnedBroker,
+  { changed }: { changed: boolean },
+): Promise<void> {
+  const line = hitLine(
+    await search(broker, 'random fact of the day'),
+    'rugpull_get_fact',
+  );
+  if (changed) expect(line).toContain('[changed]');
+  else expect(line).not.toContain('[changed]');
+  expect(await call(broker, 'rugpull_get_fact')).toEqual({
+    isError: false,
+    text: 'get_fact ok',
+  });
+}
+
+/** Runs `test` against a broker started with `pinsFile` and `extra`, closing it after. */
+async function withBroker(
+  pinsFile: string,
+  extra: Record<string, string>,
+  test: (broker: SpawnedBroker) => Promise<void>,
+): Promise<void> {
+  const broker = await start(pinsFile, extra);
+  try {
+    await test(broker);
+  } finally {
+    await broker.close();
+  }
 }
 
 async function search(broker: SpawnedBroker, query: string): Promise<string> {
@@ -193,23 +234,21 @@ describe('rug pulls and the pin policies', () => {
     pinsFile = join(dir, `pins-${Math.random().toString(36).slice(2)}.json`);
   });
 
+  /** Runs `test` against a broker on this test's pins file. */
+  const run = (
+    extra: Record<string, string>,
+    test: (broker: SpawnedBroker) => Promise<void>,
+  ) => withBroker(pinsFile, extra, test);
+
   /** First run: pins every tool on first sight and calls the honest versions. */
   async function pinFirst(): Promise<void> {
-    const broker = await start(pinsFile);
-    try {
-      const answer = await search(broker, 'random fact of the day');
-      expect(hitLine(answer, 'rugpull_get_fact')).not.toContain('[changed]');
-      expect(await call(broker, 'rugpull_get_fact')).toEqual({
-        isError: false,
-        text: 'get_fact ok',
-      });
+    await run({}, async (broker) => {
+      await expectFactCallable(broker, { changed: false });
       expect(await call(broker, 'flip_read_note', { id: 'n1' })).toEqual({
         isError: false,
         text: 'read_note ok',
       });
-    } finally {
-      await broker.close();
-    }
+    });
     const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
       tools: Record<string, unknown>;
     };
@@ -222,8 +261,7 @@ describe('rug pulls and the pin policies', () => {
 
   it('refuse: across a restart, a changed mutating tool is refused with TOOL_CHANGED and a read-only one turned mutating counts as changed', async () => {
     await pinFirst();
-    const broker = await start(pinsFile);
-    try {
+    await run({}, async (broker) => {
       const answer = await search(broker, 'random fact of the day');
       expect(hitLine(answer, 'rugpull_get_fact')).toContain('[changed]');
       const refused = await call(broker, 'rugpull_get_fact', {
@@ -245,63 +283,41 @@ describe('rug pulls and the pin policies', () => {
       expect(broker.stderr()).toMatch(
         /trust: tool "rugpull_get_fact" changed since it was pinned/,
       );
-    } finally {
-      await broker.close();
-    }
+    });
   });
 
   it('refuse: a read-only role is still refused a mutating tool by the role gate first', async () => {
     await pinFirst();
-    const broker = await start(pinsFile, { HERETEK_BROKER_ROLE: 'director' });
-    try {
+    await run({ HERETEK_BROKER_ROLE: 'director' }, async (broker) => {
       const refused = await call(broker, 'rugpull_get_fact');
       expect(refused.text).toMatch(/^ROLE_FORBIDDEN: /);
-    } finally {
-      await broker.close();
-    }
+    });
   });
 
   it('warn: the changed tool is marked but callable', async () => {
     await pinFirst();
-    const broker = await start(pinsFile, { HERETEK_PIN_POLICY: 'warn' });
-    try {
-      const answer = await search(broker, 'random fact of the day');
-      expect(hitLine(answer, 'rugpull_get_fact')).toContain('[changed]');
-      expect(await call(broker, 'rugpull_get_fact')).toEqual({
-        isError: false,
-        text: 'get_fact ok',
-      });
+    await run({ HERETEK_PIN_POLICY: 'warn' }, async (broker) => {
+      await expectFactCallable(broker, { changed: true });
       const view = await inspect(broker, 'rugpull_get_fact');
       expect(view.trust?.join('\n')).toMatch(/pin policy is warn/);
-    } finally {
-      await broker.close();
-    }
+    });
   });
 
   it('off: nothing is pinned, marked or refused', async () => {
     await pinFirst();
     const before = readFileSync(pinsFile, 'utf8');
-    const broker = await start(pinsFile, { HERETEK_PIN_POLICY: 'off' });
-    try {
-      const answer = await search(broker, 'random fact of the day');
-      expect(hitLine(answer, 'rugpull_get_fact')).not.toContain('[changed]');
-      expect(await call(broker, 'rugpull_get_fact')).toEqual({
-        isError: false,
-        text: 'get_fact ok',
-      });
+    await run({ HERETEK_PIN_POLICY: 'off' }, async (broker) => {
+      await expectFactCallable(broker, { changed: false });
       // Flags stay: they do not depend on pins.
       expect((await inspect(broker, 'rugpull_get_fact')).marks).toEqual([
         '[flagged: context-exfiltration]',
       ]);
-    } finally {
-      await broker.close();
-    }
+    });
     expect(readFileSync(pinsFile, 'utf8')).toBe(before);
   });
 
   it('between two discoveries of one broker: the re-listed definition is caught without a restart', async () => {
-    const broker = await start(pinsFile, { HERETEK_DISCOVERY_TTL_MS: '1' });
-    try {
+    await run({ HERETEK_DISCOVERY_TTL_MS: '1' }, async (broker) => {
       expect(await call(broker, 'rugpull_get_fact')).toEqual({
         isError: false,
         text: 'get_fact ok',
@@ -321,15 +337,12 @@ describe('rug pulls and the pin policies', () => {
       expect(line).toContain('[changed]');
       const refused = await call(broker, 'rugpull_get_fact');
       expect(refused.text).toMatch(/^TOOL_CHANGED: /);
-    } finally {
-      await broker.close();
-    }
+    });
   });
 
   it('--pin <tool> accepts one tool, --pin accepts the rest, and a running broker takes the accepted pins at once', async () => {
     await pinFirst();
-    const broker = await start(pinsFile);
-    try {
+    await run({}, async (broker) => {
       expect((await call(broker, 'flip_read_note', { id: 'n1' })).text).toMatch(
         /^TOOL_CHANGED: /,
       );
@@ -363,10 +376,9 @@ describe('rug pulls and the pin policies', () => {
       expect(again.stderr).toMatch(
         /^Nothing to accept: every listed tool matches its pin\.\n/,
       );
-    } finally {
-      await broker.close();
-    }
-  });
+    });
+    // A running broker and three --pin runs, each discovering the backends.
+  }, 60_000);
 
   it('--pin spells out hidden characters for the person accepting', async () => {
     await pinFirst();
@@ -417,8 +429,7 @@ describe('a committed read-only lock', () => {
         inputSchema: { type: 'object', properties: {} },
       },
     ]);
-    const broker = await start(pinsFile);
-    try {
+    await withBroker(pinsFile, {}, async (broker) => {
       const answer = await search(broker, 'delete an email');
       expect(hitLine(answer, 'mail_delete_email')).toContain('[changed]');
       const refused = await call(broker, 'mail_delete_email');
@@ -428,20 +439,19 @@ describe('a committed read-only lock', () => {
       expect((await call(broker, 'rugpull_get_fact')).text).toMatch(
         /^TOOL_CHANGED: /,
       );
-    } finally {
-      await broker.close();
-    }
+    });
     expect(readFileSync(pinsFile, 'utf8')).toBe(before);
     expect(statSync(pinsFile).mtimeMs).toBe(mtime);
 
     // HERETEK_PINS_READ_ONLY=1 creates no file either.
     const absent = join(dir, 'never-created.json');
-    const readOnly = await start(absent, { HERETEK_PINS_READ_ONLY: '1' });
-    try {
-      await search(readOnly, 'random fact');
-    } finally {
-      await readOnly.close();
-    }
+    await withBroker(
+      absent,
+      { HERETEK_PINS_READ_ONLY: '1' },
+      async (readOnly) => {
+        await search(readOnly, 'random fact');
+      },
+    );
     expect(() => statSync(absent)).toThrow();
     servers.tools.set('mail', [...ATTACK_TOOLS.mail]);
   });
@@ -451,7 +461,8 @@ describe('a pins file that cannot be trusted', () => {
   it('stops the broker with exit 2 naming the file, and is left untouched', async () => {
     const pinsFile = join(dir, 'broken-pins.json');
     writeFileSync(pinsFile, '{"version": 1, "tools": ');
-    const broker = await start(pinsFile);
+    // It stops before discovering anything.
+    const broker = await spawnBroker(env(pinsFile), { awaitDiscovery: false });
     const code = await new Promise<number | null>((resolve) =>
       broker.child.once('exit', resolve),
     );

@@ -95,6 +95,15 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** Starts `broker`'s session and waits until it has learned from one earlier use. */
+async function loadedOneUse(broker: SpawnedBroker): Promise<void> {
+  await broker.client.listTools();
+  await waitFor(
+    () => broker.stderr().includes('learned from 1 earlier use'),
+    'the usage file to be loaded',
+  );
+}
+
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -147,11 +156,7 @@ describe('a broker that saw search-then-call', () => {
 
     const second = await start(usageFile);
     try {
-      await second.client.listTools();
-      await waitFor(
-        () => second.stderr().includes('learned from 1 earlier use'),
-        'the usage file to be loaded',
-      );
+      await loadedOneUse(second);
       const after = await hits(second, QUERY);
       expect(after[0]).toBe('notes_archive_item');
       // A query sharing no word with the tool or its past requests is left alone.
@@ -195,11 +200,7 @@ describe('a usage file that is corrupt or cannot be written', () => {
     });
     const broker = await start(usageFile);
     try {
-      await broker.client.listTools();
-      await waitFor(
-        () => broker.stderr().includes('learned from 1 earlier use'),
-        'the usage file to be loaded',
-      );
+      await loadedOneUse(broker);
       expect(broker.stderr()).toMatch(
         /usage file .*corrupt\.jsonl: skipped 2 corrupt lines \(first at line 1\)/,
       );

@@ -3,20 +3,8 @@
 // text / distinct query terms) ^ p, re-ranked; p 0 is the default. Dropped: see the
 // tuning record in the README. Usage, after a build:
 //   node bench/coordination.mjs '[0, 0.25, -0.1]'
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ToolCatalog } from '../dist/index.js';
-import {
-  evaluateRankings,
-  loadBenchmark,
-  queryObjectives,
-} from '../dist/eval.js';
-const here = dirname(fileURLToPath(import.meta.url));
-const sets = {
-  live: loadBenchmark({ directory: resolve(here, 'data/livemcpbench') }),
-  metatool: loadBenchmark({ directory: resolve(here, 'data/metatool') }),
-};
-const mean = (v) => v.reduce((s, x) => s + x, 0) / Math.max(1, v.length);
+import { figuresLine, sets } from './prototype-sets.mjs';
 const collect = (schema, out, depth = 0) => {
   if (!schema || typeof schema !== 'object' || depth > 4) return;
   for (const [k, v] of Object.entries(schema.properties ?? {})) {
@@ -57,10 +45,7 @@ for (const p of JSON.parse(
         .slice(0, 10)
         .map(([n]) => data.benchmarkName.get(n) ?? n);
     });
-    const m = evaluateRankings({ queries: data.queries, rankings }).metrics;
-    row.push(
-      `${name} ${m['nDCG@10'].toFixed(3)}/${m['R@5'].toFixed(3)} obj ${mean(queryObjectives({ queries: data.queries, rankings })).toFixed(3)}`,
-    );
+    row.push(figuresLine(name, data, rankings));
   }
   console.log('coord p', p, '|', row.join(' | '));
 }

@@ -1,12 +1,15 @@
 // The catalog at registry scale: BENCH_BACKENDS (1,000) backends x BENCH_TOOLS (100) generated
-// tools, built from every backend's listing, one backend re-listed, searched, restored from
-// saved parts. Tools are generated deterministically from the 561 real tools of the seed and
+// tools, built from every backend's listing, one backend re-listed, searched, saved, and
+// restored from the saved parts in a fresh process (as after a restart), against the cold
+// build of the same run. Tools are generated deterministically from the 561 real tools of the seed and
 // bench/data/livemcpbench: each backend takes a seeded draw of templates and adds words of its
 // own domain and product, so targets differ in vocabulary as real servers do.
 // Usage, after a build: node --expose-gc bench/scale.mjs
 // BENCH_DIST=<dir> measures another build of the package (e.g. the previous release's dist):
 // builds without replaceBackends are timed as one constructor call.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
@@ -17,21 +20,15 @@ const dist = process.env.BENCH_DIST
 const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
   new URL('index.js', dist).href
 );
+// The generated data comes from this package's own build, whichever build is measured.
+const { seededRandom } = await import(
+  new URL('../dist/eval.js', import.meta.url).href
+);
 const here = dirname(fileURLToPath(import.meta.url));
 const backends = Number(process.env.BENCH_BACKENDS ?? 1000);
 const perBackend = Number(process.env.BENCH_TOOLS ?? 100);
 const searchRuns = Number(process.env.BENCH_SEARCHES ?? 2000);
 const gc = globalThis.gc ?? (() => undefined);
-
-function random(seed) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const lines = (file) =>
   readFileSync(join(here, 'data/livemcpbench', file), 'utf8')
@@ -92,7 +89,7 @@ const domains = [
 
 /** The listing of backend `number` (version `version`): `perBackend` tools. */
 function listing(number, version = 0) {
-  const next = random(number * 7919 + 13);
+  const next = seededRandom(number * 7919 + 13);
   const target = `srv-${number}`;
   const domain = domains[Math.floor(next() * domains.length)];
   const product = `${domain.slice(0, 4)}${(number * 2654435761) % 100003}`;
@@ -141,6 +138,11 @@ const heapMb = () => {
   return process.memoryUsage().heapUsed / 1e6;
 };
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
+/** CPU seconds of this process since `start` (a `process.cpuUsage()`). */
+const cpuSeconds = (start) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+};
 const percentile = (values, share) =>
   [...values].sort((a, b) => a - b)[
     Math.min(values.length - 1, Math.floor(share * values.length))
@@ -163,9 +165,82 @@ async function longestStall(work) {
   return longest;
 }
 
+/** Saved parts as one file: each part's length (u32) then its bytes. */
+function writeParts(file, parts) {
+  const sizes = new Uint32Array(parts.map((part) => part.length));
+  writeFileSync(file, Buffer.concat([Buffer.from(sizes.buffer), ...parts]));
+  return parts.length;
+}
+
+function readParts(file, count) {
+  const bytes = readFileSync(file);
+  const sizes = new Uint32Array(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 4),
+  );
+  const parts = [];
+  let at = count * 4;
+  for (const size of sizes) {
+    parts.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return parts;
+}
+
+/** The digest of the answers of a catalog to every query (compared across processes). */
+const answersDigest = (catalog) =>
+  createHash('sha256')
+    .update(
+      JSON.stringify(
+        queries.map((query) => catalog.search({ query, limit: 10 })),
+      ),
+    )
+    .digest('hex');
+
+/** Prints a child's result and exits. */
+async function answer(result) {
+  process.stdout.write(JSON.stringify(result), () => process.exit(0));
+  await new Promise(() => undefined);
+}
+
+// Restore child (a fresh process, as after a restart): read the saved parts, restore them
+// synchronously, then asynchronously with the event loop watched, and answer the queries.
+if (process.env.BENCH_CHILD === 'restore') {
+  const result = {};
+  let start = process.hrtime.bigint();
+  const parts = readParts(
+    process.env.BENCH_RESTORE_FILE,
+    Number(process.env.BENCH_RESTORE_PARTS),
+  );
+  result.readSeconds = seconds(start);
+  const restored = new ToolCatalog();
+  start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  restored.restoreBackends(parts);
+  result.seconds = seconds(start);
+  result.cpuSeconds = cpuSeconds(cpu);
+  result.tools = restored.size;
+  result.heapMb = +heapMb().toFixed(1);
+  const again = new ToolCatalog();
+  start = process.hrtime.bigint();
+  result.asyncLongestStallMs = +(
+    await longestStall(() => again.restoreBackendsAsync(parts))
+  ).toFixed(1);
+  result.asyncSeconds = seconds(start);
+  result.answers = answersDigest(restored);
+  await answer(result);
+}
+
 const heapBefore = heapMb();
 const all = new Map(Array.from({ length: backends }, (_, n) => listing(n)));
 const tools = backends * perBackend;
+// Cold-build child: the same listings built in a fresh process (nothing analyzed before).
+if (process.env.BENCH_CHILD === 'cold') {
+  const cold = new ToolCatalog();
+  const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  cold.replaceBackends(all);
+  await answer({ seconds: seconds(start), cpuSeconds: cpuSeconds(cpu) });
+}
 const heapEntries = heapMb();
 const report = {
   dist: dist.pathname,
@@ -176,12 +251,26 @@ const report = {
 const batched = typeof new ToolCatalog().replaceBackends === 'function';
 
 let start = process.hrtime.bigint();
+const buildCpu = process.cpuUsage();
 let catalog;
 if (batched) {
   catalog = new ToolCatalog();
   catalog.replaceBackends(all);
 } else catalog = new ToolCatalog({ tools: [...all.values()].flat() });
 report.buildSeconds = seconds(start);
+report.buildCpuSeconds = cpuSeconds(buildCpu);
+if (process.env.BENCH_SAVE_FILE) {
+  // Only save every part (to profile a restore: BENCH_CHILD=restore BENCH_RESTORE_FILE=<file>
+  // BENCH_RESTORE_PARTS=<count> node --cpu-prof bench/scale.mjs).
+  const count = writeParts(
+    process.env.BENCH_SAVE_FILE,
+    [...all.keys()].map((target) =>
+      catalog.saveBackend({ target, key: target }),
+    ),
+  );
+  console.log(`${count} parts written to ${process.env.BENCH_SAVE_FILE}`);
+  process.exit(0);
+}
 report.buildHow = batched
   ? `replaceBackends(${backends} listings)`
   : 'constructor';
@@ -214,15 +303,16 @@ function timeSearches(rounds) {
     cpuP99: +percentile(cpu, 0.99).toFixed(3),
   };
 }
-// The first search of each query after the build (terms not searched before), then the
-// steady state.
-report.firstSearchMs = timeSearches(1);
+// The steady state (after one warm-up round, which also compiles the search code).
+timeSearches(1);
 report.searchMs = timeSearches(Math.ceil(searchRuns / queries.length));
 
 const [relisted, relisting] = listing(backends >> 1, 1);
 start = process.hrtime.bigint();
 catalog.replaceBackend(relisted, relisting);
 report.relistSeconds = seconds(start);
+// The first search of each query after that change (its terms' contributions computed anew).
+report.firstSearchAfterChangeMs = timeSearches(1);
 
 if (batched) {
   // One backend at a time, as discovery delivers them.
@@ -237,19 +327,72 @@ if (batched) {
     await longestStall(() => watched.replaceBackendsAsync(all))
   ).toFixed(1);
   report.asyncBuildSeconds = seconds(start);
-  // A restart: every part saved as JSON text, read back and imported in one build.
-  const saved = [...all.keys()].map((target) =>
-    JSON.stringify(catalog.exportBackend(target)),
+}
+if (typeof catalog.saveBackend === 'function') {
+  // A restart: every backend's part saved, written to a file, and restored by a fresh
+  // process; its answers must equal this catalog's.
+  start = process.hrtime.bigint();
+  const parts = [...all.keys()].map((target) =>
+    catalog.saveBackend({ target, key: `listing-${target}` }),
   );
+  report.saveSeconds = seconds(start);
   report.savedMb = +(
-    saved.reduce((sum, text) => sum + text.length, 0) / 1e6
+    parts.reduce((sum, part) => sum + part.length, 0) / 1e6
   ).toFixed(1);
-  const restored = new ToolCatalog();
-  start = process.hrtime.bigint();
-  const parsed = saved.map((text) => JSON.parse(text));
-  report.restoreParseSeconds = seconds(start);
-  start = process.hrtime.bigint();
-  restored.importBackends(parsed);
-  report.restoreImportSeconds = seconds(start);
+  const folder = mkdtempSync(join(os.tmpdir(), 'catalog-scale-'));
+  const file = join(folder, 'parts.bin');
+  const child = (mode) =>
+    JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          ...(process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Boolean),
+          '--expose-gc',
+          fileURLToPath(import.meta.url),
+        ],
+        {
+          env: {
+            ...process.env,
+            BENCH_CHILD: mode,
+            BENCH_RESTORE_FILE: file,
+            BENCH_RESTORE_PARTS: String(parts.length),
+          },
+          maxBuffer: 1 << 24,
+        },
+      ).toString(),
+    );
+  try {
+    writeParts(file, parts);
+    // Restores and cold builds, each in a fresh process, alternated so that both see the
+    // same load; the fastest of each is kept.
+    const restores = [];
+    const colds = [];
+    for (let round = 0; round < 2; round += 1) {
+      restores.push(child('restore'));
+      colds.push(child('cold'));
+    }
+    const fastest = (runs) =>
+      runs.reduce((best, run) =>
+        run.cpuSeconds < best.cpuSeconds ? run : best,
+      );
+    const restore = fastest(restores);
+    const cold = fastest(colds);
+    const expected = answersDigest(catalog);
+    report.restore = {
+      readSeconds: restore.readSeconds,
+      seconds: restore.seconds,
+      cpuSeconds: restore.cpuSeconds,
+      coldBuildSeconds: cold.seconds,
+      coldBuildCpuSeconds: cold.cpuSeconds,
+      cpuRatioToColdBuild: +(restore.cpuSeconds / cold.cpuSeconds).toFixed(3),
+      asyncSeconds: restore.asyncSeconds,
+      asyncLongestStallMs: restore.asyncLongestStallMs,
+      heapMb: restore.heapMb,
+      tools: restore.tools,
+      sameAnswers: restores.every((run) => run.answers === expected),
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 console.log(JSON.stringify(report, null, 2));

@@ -4,20 +4,8 @@
 // the clauses at weight `w` divided by (clauses ^ `norm`). w 0 is the default. Dropped:
 // see the tuning record in the README. Usage, after a build:
 //   node bench/segments.mjs '[{"w":0.25,"k":60,"norm":1}]'
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ToolCatalog } from '../dist/index.js';
-import {
-  evaluateRankings,
-  loadBenchmark,
-  queryObjectives,
-} from '../dist/eval.js';
-const here = dirname(fileURLToPath(import.meta.url));
-const sets = {
-  live: loadBenchmark({ directory: resolve(here, 'data/livemcpbench') }),
-  metatool: loadBenchmark({ directory: resolve(here, 'data/metatool') }),
-};
-const mean = (v) => v.reduce((s, x) => s + x, 0) / Math.max(1, v.length);
+import { figuresLine, sets } from './prototype-sets.mjs';
 const split = (q) =>
   q
     .split(
@@ -57,10 +45,7 @@ for (const cfg of JSON.parse(
         .slice(0, 10)
         .map(([n]) => data.benchmarkName.get(n) ?? n);
     });
-    const m = evaluateRankings({ queries: data.queries, rankings }).metrics;
-    row.push(
-      `${name} ${m['nDCG@10'].toFixed(3)}/${m['R@5'].toFixed(3)} obj ${mean(queryObjectives({ queries: data.queries, rankings })).toFixed(3)}`,
-    );
+    row.push(figuresLine(name, data, rankings));
   }
   console.log(JSON.stringify(cfg), '|', row.join(' | '));
 }

@@ -24,7 +24,6 @@ function indexOf(
       new Segment({
         target,
         tools: list,
-        vocabulary: collection.vocabulary,
         tuning,
       }),
   );
@@ -41,7 +40,6 @@ describe('the segmented BM25 index', () => {
       bag: Object.fromEntries(
         FIELD_NAMES.map((name) => [name, name === 'description' ? 1 : 0]),
       ) as SearchTuning['bag'],
-      groupIdfWeight: 0,
     };
     const ours = indexOf(tools, tuning);
     const wink = new WinkIndex({

@@ -20,12 +20,6 @@ export type SearchTuning = {
   nameCoverageWeight: number;
   /** The name-coverage bonus of a tool is at most this multiple of its own score (0: no cap). */
   nameCoverageCap: number;
-  /**
-   * Share (0 to 1) of a target-level idf blended into each term's idf: the idf of a word
-   * among targets (servers) rather than tools. Scaled down for catalogs with few targets
-   * (by targets / (targets + 10)).
-   */
-  groupIdfWeight: number;
   /** A term found in at least this share of the tools counts as common (see the padding rule of search). */
   commonTermShare: number;
   /** Exponent of the inverse document frequency (1 = classic BM25; higher favours rare terms). */
@@ -49,15 +43,15 @@ export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'bag'>> & {
 };
 
 /**
- * Tuning used by default: the plain single bag of words with the refinements that the
- * leave-one-set-out selection kept (record in the package README): tool-name words weigh
- * 1.5 in the bag, a capped name-coverage bonus, target-level idf.
+ * Tuning used by default: the plain single bag of words with the one refinement that the
+ * leave-one-set-out selection over four development sets kept (record in the package
+ * README): a capped name-coverage bonus.
  */
 export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,
   b: 0.75,
   bag: {
-    name: 1.5,
+    name: 1,
     identifier: 0,
     target: 1,
     description: 1,
@@ -72,7 +66,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   relativeCutoff: 0.2,
   idfExponent: 1,
   commonTermShare: 0.2,
-  groupIdfWeight: 1,
 };
 
 /** {@link DEFAULT_TUNING} with `overrides` applied (the bag merged field by field). */
@@ -84,31 +77,6 @@ export function resolveTuning(
     ...overrides,
     bag: { ...DEFAULT_TUNING.bag, ...overrides?.bag },
   };
-}
-
-/**
- * Term dictionary shared by the successive indexes of one catalog, so a rebuild does not
- * look up the terms of unchanged tools again.
- */
-export class Vocabulary {
-  readonly #ids = new Map<string, number>();
-  /** Number of terms ever added. */
-  get size(): number {
-    return this.#ids.size;
-  }
-  /** Id of `term`, adding it when new. */
-  intern(term: string): number {
-    let id = this.#ids.get(term);
-    if (id === undefined) {
-      id = this.#ids.size;
-      this.#ids.set(term, id);
-    }
-    return id;
-  }
-  /** Id of `term`, or `undefined` when never added. */
-  lookup(term: string): number | undefined {
-    return this.#ids.get(term);
-  }
 }
 
 /** A growable list of tool positions over a preallocated typed array (no garbage per search). */

@@ -23,6 +23,17 @@ function tool(
   });
 }
 
+/** A catalog of one `core` backend whose target is `target`, from `[name, description]` rows. */
+function catalogOf(
+  target: string,
+  rows: ReadonlyArray<[name: string, description: string]>,
+): ToolCatalog {
+  const backend = { backend: target, target, profile: 'core' };
+  return new ToolCatalog({
+    tools: rows.map(([name, description]) => tool(backend, name, description)),
+  });
+}
+
 function names(
   catalog: ToolCatalog,
   query: string,
@@ -100,14 +111,11 @@ describe('exact names', () => {
   });
 
   it('keeps an exact name first even when other tools repeat its words', () => {
-    const backend = { backend: 'x', target: 'x', profile: 'core' };
-    const catalog = new ToolCatalog({
-      tools: [
-        tool(backend, 'run', 'Run.'),
-        tool(backend, 'run_tests', 'Run run run the tests, run them all. Run.'),
-        tool(backend, 'run_lint', 'Run run run lint run run.'),
-      ],
-    });
+    const catalog = catalogOf('x', [
+      ['run', 'Run.'],
+      ['run_tests', 'Run run run the tests, run them all. Run.'],
+      ['run_lint', 'Run run run lint run run.'],
+    ]);
     expect(names(catalog, 'run')[0]).toBe('x_run');
     expect(names(catalog, 'x_run')[0]).toBe('x_run');
   });
@@ -129,14 +137,11 @@ describe('matching rules', () => {
   });
 
   it('never matches substrings', () => {
-    const backend = { backend: 'x', target: 'x', profile: 'core' };
-    const catalog = new ToolCatalog({
-      tools: [
-        tool(backend, 'set_theme', 'Change the color theme.'),
-        tool(backend, 'get_weather', 'Weather forecast.'),
-        tool(backend, 'noop', 'Nothing.'),
-      ],
-    });
+    const catalog = catalogOf('x', [
+      ['set_theme', 'Change the color theme.'],
+      ['get_weather', 'Weather forecast.'],
+      ['noop', 'Nothing.'],
+    ]);
     expect(names(catalog, 'the')).toEqual([]);
     expect(names(catalog, 'them')).toEqual([]);
     expect(names(catalog, 'eat')).toEqual([]);
@@ -334,14 +339,11 @@ describe('bad input', () => {
   });
 
   it('handles unicode queries and descriptions', () => {
-    const backend = { backend: 'cn', target: 'cn', profile: 'core' };
-    const local = new ToolCatalog({
-      tools: [
-        tool(backend, 'bing_search', '使用必应搜索指定的关键词'),
-        tool(backend, 'fetch_webpage', '获取网页的内容'),
-        tool(backend, 'résumé_parse', 'Analyse un CV en français 🚀'),
-      ],
-    });
+    const local = catalogOf('cn', [
+      ['bing_search', '使用必应搜索指定的关键词'],
+      ['fetch_webpage', '获取网页的内容'],
+      ['résumé_parse', 'Analyse un CV en français 🚀'],
+    ]);
     expect(names(local, '搜索关键词')[0]).toBe('cn_bing_search');
     expect(names(local, 'français')[0]).toBe('cn_résumé_parse');
     expect(local.search({ query: '🚀🚀' }).hits).toEqual([]);

@@ -4,10 +4,15 @@ import {
   type SearchTuning,
   type SearchTuningOverrides,
 } from './bm25f.js';
+import { TERMS } from './terms.js';
 import { SEED_TOOLS } from './entries.js';
-import { CatalogError } from './errors.js';
+import { CatalogError, CatalogErrorCode } from './errors.js';
+import { decodeSavedBackend, encodeSavedBackend } from './saved-part.js';
 import {
   adoptPreparedTool,
+  FIELD_NAMES,
+  fieldTerms,
+  packTerms,
   type PreparedTool,
   prepareTool,
 } from './prepare.js';
@@ -47,20 +52,23 @@ function yieldToOthers(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** Longest stretch of work, in milliseconds, between two yields of {@link ToolCatalog.restoreBackendsAsync}. */
+const RESTORE_SLICE_MS = 10;
+
 /** Tools tokenized between two yields of {@link ToolCatalog.replaceBackendAsync}. */
 const PREPARE_SLICE = 256;
 
 function validateEntry(entry: ToolEntry, where: string): void {
   if (typeof entry !== 'object' || entry === null) {
     throw new CatalogError({
-      code: 'INVALID_TOOL',
+      code: CatalogErrorCode.InvalidTool,
       message: `${where}: a tool entry must be an object, got ${JSON.stringify(entry)}.`,
     });
   }
   for (const key of ['name', 'target', 'tool', 'backend', 'profile'] as const) {
     if (typeof entry[key] !== 'string' || entry[key] === '') {
       throw new CatalogError({
-        code: 'INVALID_TOOL',
+        code: CatalogErrorCode.InvalidTool,
         message: `${where}: tool ${JSON.stringify(entry.name)} needs a non-empty string "${key}" (build entries with toolEntryFromMcpTool).`,
       });
     }
@@ -69,7 +77,7 @@ function validateEntry(entry: ToolEntry, where: string): void {
     assertTargetName(entry.target);
   } catch (error) {
     throw new CatalogError({
-      code: 'INVALID_TARGET',
+      code: CatalogErrorCode.InvalidTarget,
       message: `${where}: ${(error as Error).message}`,
       cause: error,
     });
@@ -77,19 +85,19 @@ function validateEntry(entry: ToolEntry, where: string): void {
   const qualified = multiplexedName(entry.target, entry.tool);
   if (entry.name !== qualified) {
     throw new CatalogError({
-      code: 'INVALID_TOOL',
+      code: CatalogErrorCode.InvalidTool,
       message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${qualified}".`,
     });
   }
   if (typeof entry.description !== 'string') {
     throw new CatalogError({
-      code: 'INVALID_TOOL',
+      code: CatalogErrorCode.InvalidTool,
       message: `${where}: tool "${entry.name}" has a non-string "description".`,
     });
   }
   if (typeof entry.mutating !== 'boolean') {
     throw new CatalogError({
-      code: 'INVALID_TOOL',
+      code: CatalogErrorCode.InvalidTool,
       message: `${where}: tool "${entry.name}" needs a boolean "mutating".`,
     });
   }
@@ -100,7 +108,7 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
   for (const entry of entries) {
     if (seen.has(entry.name)) {
       throw new CatalogError({
-        code: 'DUPLICATE_TOOL',
+        code: CatalogErrorCode.DuplicateTool,
         message: `${where}: tool name "${entry.name}" appears more than once; qualified names must be unique.`,
       });
     }
@@ -148,7 +156,7 @@ export class ToolCatalog {
         : checkTuningOverrides(options.tuning);
     if (problem !== undefined) {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: `new ToolCatalog: ${problem}`,
       });
     }
@@ -259,7 +267,9 @@ export class ToolCatalog {
     if (segment === undefined) return undefined;
     const tools = segment.tools.map((tool) => ({
       entry: tool.entry,
-      fields: tool.fields,
+      fields: Object.fromEntries(
+        FIELD_NAMES.map((field) => [field, fieldTerms(tool, field)]),
+      ) as BackendIndexTool['fields'],
     }));
     return {
       format: INDEX_PART_FORMAT,
@@ -292,7 +302,7 @@ export class ToolCatalog {
       const part = checkIndexPart(value, where);
       if (listings.has(part.target))
         throw new CatalogError({
-          code: 'INVALID_INDEX_PART',
+          code: CatalogErrorCode.InvalidIndexPart,
           message: `${where}: target "${part.target}" appears in more than one part; give one part per target.`,
         });
       listings.set(
@@ -308,19 +318,138 @@ export class ToolCatalog {
       // The fields cheap to recompute are checked for every tool, the name's terms for
       // the first one (another analysis of the same version shows there).
       entries.forEach((entry, position) => {
+        const terms = fields.get(entry) as BackendIndexTool['fields'];
         const prepared = adoptPreparedTool({
           entry,
-          fields: fields.get(entry) as BackendIndexTool['fields'],
+          terms: packTerms(
+            FIELD_NAMES.map((field) =>
+              terms[field].map((term) => TERMS.intern(term)),
+            ),
+          ),
           checkName: position === 0,
         });
         if (typeof prepared === 'string')
           throw new CatalogError({
-            code: 'INVALID_INDEX_PART',
+            code: CatalogErrorCode.InvalidIndexPart,
             message: `importBackends target "${target}": ${prepared}; rebuild it from the backend's listing.`,
           });
       });
     }
     this.#apply(this.#segmentsFor(checked));
+  }
+
+  /**
+   * The saved form of `target`'s part of the index, compact and binary: its entries and
+   * analyzed terms, tagged with `key` (what the caller keys the part by, e.g. a hash of the
+   * backend's listing; {@link describeSavedBackend} reads it back). `undefined` when the
+   * target has no tools. Restore it with {@link ToolCatalog.restoreBackends}.
+   *
+   * @throws CatalogError `INVALID_ARGUMENT` when `target` or `key` is not a string.
+   */
+  saveBackend(options: {
+    target: string;
+    key: string;
+  }): Uint8Array | undefined {
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      typeof options.target !== 'string' ||
+      typeof options.key !== 'string'
+    )
+      throw new CatalogError({
+        code: CatalogErrorCode.InvalidArgument,
+        message: 'saveBackend: give { target, key } with two strings.',
+      });
+    const segment = this.#snapshot.byTarget.get(options.target);
+    return segment === undefined
+      ? undefined
+      : encodeSavedBackend({
+          target: options.target,
+          key: options.key,
+          tools: segment.tools,
+          termIds: segment.termIds,
+        });
+  }
+
+  /**
+   * Applies saved parts (from {@link ToolCatalog.saveBackend}) in one build, as
+   * {@link ToolCatalog.replaceBackends} would apply their listings, without analyzing their
+   * text again. Every part is checked completely first (layout and catalog version, length,
+   * SHA-256 digest, every count and index, its entries, and its terms against its entries
+   * where that is cheap to tell); on any problem nothing changes.
+   *
+   * @throws CatalogError `INDEX_PART_VERSION` for a part of another layout or catalog
+   * version, `INVALID_INDEX_PART` for a truncated, corrupt or inconsistent one or a target
+   * given twice, or an entry error (`INVALID_TOOL`, `INVALID_TARGET`) naming the part.
+   */
+  restoreBackends(parts: Iterable<Uint8Array>): void {
+    const segments = new Map<string, Segment | undefined>();
+    let position = 0;
+    for (const bytes of parts) {
+      this.#restorePart(bytes, position, segments);
+      position += 1;
+    }
+    this.#apply(segments);
+  }
+
+  /**
+   * Like {@link ToolCatalog.restoreBackends}, but yields to other work (searches) at least
+   * every 10 ms of work (between parts: a part is the unit of work),
+   * then swaps the restored parts in at once. Calls are applied in the order they were made,
+   * with {@link ToolCatalog.replaceBackendsAsync}; a refused part rejects before anything
+   * changes.
+   */
+  async restoreBackendsAsync(parts: Iterable<Uint8Array>): Promise<void> {
+    const list = [...parts];
+    const run = async (): Promise<void> => {
+      const segments = new Map<string, Segment | undefined>();
+      let since = performance.now();
+      for (let position = 0; position < list.length; position += 1) {
+        this.#restorePart(list[position], position, segments);
+        if (performance.now() - since >= RESTORE_SLICE_MS) {
+          await yieldToOthers();
+          since = performance.now();
+        }
+      }
+      this.#apply(segments);
+    };
+    const job = this.#queue.then(run, run);
+    this.#queue = job.catch(() => undefined);
+    return job;
+  }
+
+  /** Checks and decodes one saved part into its target's new segment. */
+  #restorePart(
+    bytes: unknown,
+    position: number,
+    segments: Map<string, Segment | undefined>,
+  ): void {
+    const where = `restoreBackends part [${position}]`;
+    const { info, entries, terms, saved } = decodeSavedBackend(bytes, where);
+    if (segments.has(info.target))
+      throw new CatalogError({
+        code: CatalogErrorCode.InvalidIndexPart,
+        message: `${where}: target "${info.target}" appears in more than one part; give one part per target.`,
+      });
+    this.#checkReplacement(info.target, entries);
+    const tools = entries.map((entry, index) => {
+      // The fields cheap to recompute are checked for every tool, the name's terms for
+      // the first one (another analysis of the same version shows there).
+      const prepared = adoptPreparedTool({
+        entry,
+        terms: terms[index] as Int32Array,
+        checkName: index === 0,
+        saved,
+        savedIndex: index,
+      });
+      if (typeof prepared === 'string')
+        throw new CatalogError({
+          code: CatalogErrorCode.InvalidIndexPart,
+          message: `${where} (target "${info.target}"): ${prepared}; rebuild it from the backend's listing.`,
+        });
+      return prepared;
+    });
+    segments.set(info.target, this.#segment(info.target, tools));
   }
 
   #checkChanges(
@@ -329,7 +458,7 @@ export class ToolCatalog {
   ): Map<string, ToolEntry[]> {
     if (!(changes instanceof Map)) {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: `${method}: changes must be a Map of target -> tools.`,
       });
     }
@@ -342,7 +471,7 @@ export class ToolCatalog {
   }
 
   #prepare(entry: ToolEntry, previous: Segment | undefined): PreparedTool {
-    const local = previous?.byName.get(entry.name);
+    const local = previous?.localByName(entry.name);
     return prepareTool(
       entry,
       local === undefined ? undefined : previous?.tools[local],
@@ -359,7 +488,6 @@ export class ToolCatalog {
       : new Segment({
           target,
           tools,
-          vocabulary: this.#collection.vocabulary,
           tuning: this.#tuning,
         });
   }
@@ -418,7 +546,7 @@ export class ToolCatalog {
     assertTargetName(target);
     if (!Array.isArray(tools)) {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: `replaceBackend("${target}"): tools must be an array.`,
       });
     }
@@ -426,7 +554,7 @@ export class ToolCatalog {
       validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
       if (entry.target !== target) {
         throw new CatalogError({
-          code: 'INVALID_TOOL',
+          code: CatalogErrorCode.InvalidTool,
           message: `replaceBackend("${target}"): tool "${entry.name}" belongs to target "${entry.target}"; pass only tools of "${target}".`,
         });
       }
@@ -464,27 +592,27 @@ export class ToolCatalog {
       typeof options.query !== 'string'
     ) {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: 'search: "query" must be a string.',
       });
     }
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: `search: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got ${String(limit)}.`,
       });
     }
     const { profile, target } = options;
     if (profile !== undefined && typeof profile !== 'string') {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: 'search: "profile" must be a string when given.',
       });
     }
     if (target !== undefined && typeof target !== 'string') {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: 'search: "target" must be a string when given.',
       });
     }
@@ -525,7 +653,7 @@ export class ToolCatalog {
   searchTerms(query: string): string[] {
     if (typeof query !== 'string') {
       throw new CatalogError({
-        code: 'INVALID_ARGUMENT',
+        code: CatalogErrorCode.InvalidArgument,
         message: 'searchTerms: "query" must be a string.',
       });
     }
@@ -557,7 +685,7 @@ export class ToolCatalog {
     const where = 'recordUse';
     if (typeof use !== 'object' || use === null) {
       throw new CatalogError({
-        code: 'INVALID_USAGE',
+        code: CatalogErrorCode.InvalidUsage,
         message: `${where}: give { query, tool } or { terms, tool }.`,
       });
     }
@@ -570,7 +698,7 @@ export class ToolCatalog {
     const record = checkUsageRecord({ tool: use.tool, terms }, where);
     if (splitMultiplexedName(record.tool) === undefined) {
       throw new CatalogError({
-        code: 'INVALID_USAGE',
+        code: CatalogErrorCode.InvalidUsage,
         message: `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
       });
     }
@@ -592,7 +720,7 @@ export class ToolCatalog {
       const clean = checkUsageRecord(record, `loadUsage record [${index}]`);
       if (splitMultiplexedName(clean.tool) === undefined) {
         throw new CatalogError({
-          code: 'INVALID_USAGE',
+          code: CatalogErrorCode.InvalidUsage,
           message: `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
         });
       }
@@ -612,7 +740,7 @@ export class ToolCatalog {
       const target = name.slice(0, split);
       return (
         changed.has(target) &&
-        byTarget.get(target)?.byName.get(name) === undefined
+        byTarget.get(target)?.localByName(name) === undefined
       );
     });
   }

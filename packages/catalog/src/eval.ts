@@ -22,9 +22,11 @@ export {
 } from './evaluate.js';
 export { PlainBm25, type PlainDocument } from './plain-bm25.js';
 export { DEFAULT_TUNING, type SearchTuning } from './bm25f.js';
+export { seededRandom } from './random.js';
 export {
   queryObjectives,
   foldAssignment,
   crossValidate,
+  chooseRefinement,
   leaveOneSetOut,
 } from './selection.js';

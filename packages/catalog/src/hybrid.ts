@@ -1,6 +1,7 @@
 import { CatalogError } from './errors.js';
 import { DEFAULT_FUSION, fuseRankings, type Fusion } from './fusion.js';
 import { compactDescription } from './render.js';
+import { exactNamesOf } from './prepare.js';
 import { CORE_PROFILE, runSearch, type Snapshot } from './snapshot.js';
 import { analyzeQuery, normalizeName } from './tokenizer.js';
 import type { SearchHit, SearchResult } from './types.js';
@@ -191,7 +192,7 @@ export function runHybridSearch(run: HybridRun): SearchResult {
   const lexicalScores: number[] = [];
   for (const hit of lexical.hits) {
     const position = snapshot.byName.get(hit.name) as number;
-    if (snapshot.toolAt(position).exactNames.some((n) => exactNames.has(n)))
+    if (exactNamesOf(snapshot.toolAt(position)).some((n) => exactNames.has(n)))
       exact.push(hit);
     else {
       lexicalPositions.push(position);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
 import { loadBenchmark, type BenchmarkData } from './evaluate.js';
+import { seededRandom } from './random.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -11,19 +12,8 @@ const SETS = ['livemcpbench', 'metatool'].map((name) => ({
   data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
 }));
 
-/** A small deterministic generator (mulberry32), so every run shuffles the same way. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const copy = [...items];
   for (let index = copy.length - 1; index > 0; index -= 1) {
     const other = Math.floor(next() * (index + 1));

@@ -1,5 +1,5 @@
 import { sha256Hex } from '@heretek/internal';
-import { CatalogError } from './errors.js';
+import { CatalogError, CatalogErrorCode } from './errors.js';
 import { FIELD_NAMES, type FieldName } from './prepare.js';
 import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
@@ -55,7 +55,7 @@ const TERM = /^[\p{L}\p{M}\p{N}]+$/u;
 
 function refuse(where: string, problem: string): never {
   throw new CatalogError({
-    code: 'INVALID_INDEX_PART',
+    code: CatalogErrorCode.InvalidIndexPart,
     message: `${where}: ${problem}; rebuild it from the backend's listing.`,
   });
 }
@@ -106,12 +106,12 @@ export function checkIndexPart(
   if (!isRecord(value)) refuse(where, 'an index part must be an object');
   if (value.format !== INDEX_PART_FORMAT)
     throw new CatalogError({
-      code: 'INDEX_PART_VERSION',
+      code: CatalogErrorCode.IndexPartVersion,
       message: `${where}: format ${JSON.stringify(value.format)} is not "${INDEX_PART_FORMAT}"; rebuild it from the backend's listing.`,
     });
   if (value.version !== INDEX_PART_VERSION || value.catalogVersion !== VERSION)
     throw new CatalogError({
-      code: 'INDEX_PART_VERSION',
+      code: CatalogErrorCode.IndexPartVersion,
       message: `${where}: written by @heretek/catalog ${JSON.stringify(value.catalogVersion)} (layout ${JSON.stringify(value.version)}), this is ${VERSION} (layout ${INDEX_PART_VERSION}); rebuild it from the backend's listing.`,
     });
   if (typeof value.target !== 'string' || value.target === '')

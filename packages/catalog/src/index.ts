@@ -22,6 +22,11 @@ export {
   type BackendIndexPart,
   type BackendIndexTool,
 } from './index-part.js';
+export {
+  describeSavedBackend,
+  SAVED_BACKEND_VERSION,
+  type SavedBackendInfo,
+} from './saved-part.js';
 export type { SearchTuningOverrides } from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';

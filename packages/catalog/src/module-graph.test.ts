@@ -43,6 +43,7 @@ const DROPPED = [
   'usageMu',
   'usageCap',
   'usageTextIdf',
+  'groupIdfWeight',
 ];
 
 describe('the search path', () => {

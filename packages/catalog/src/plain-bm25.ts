@@ -96,9 +96,10 @@ export class PlainBm25 {
       );
   }
 
-  /** Positions of the best `limit` documents for `query`. */
+  /** Positions of the best `limit` documents for `query` (ties: lower position first). */
   search(options: { query: string; limit: number }): number[] {
-    const scores = new Map<number, number>();
+    const scores = new Float64Array(this.#lengths.length);
+    const touched: number[] = [];
     for (const token of new Set(referenceTokens(options.query))) {
       const idf = this.#idf.get(token);
       const list = this.#postings.get(token);
@@ -109,15 +110,27 @@ export class PlainBm25 {
           (1 -
             0.75 +
             (0.75 * (this.#lengths[position] ?? 0)) / this.#averageLength);
-        scores.set(
-          position,
-          (scores.get(position) ?? 0) + (idf * count * 2.2) / (count + norm),
-        );
+        if (scores[position] === 0) touched.push(position);
+        scores[position] =
+          (scores[position] ?? 0) + (idf * count * 2.2) / (count + norm);
       }
     }
-    return [...scores.entries()]
-      .sort((left, right) => right[1] - left[1] || left[0] - right[0])
-      .slice(0, options.limit)
-      .map(([position]) => position);
+    // Top `limit` by insertion into a short sorted list: the order of a full sort by score,
+    // then position, without sorting every matching document.
+    const top: number[] = [];
+    if (options.limit <= 0) return top;
+    const before = (left: number, right: number): boolean =>
+      (scores[left] ?? 0) > (scores[right] ?? 0) ||
+      (scores[left] === scores[right] && left < right);
+    for (const position of touched) {
+      if (top.length === options.limit) {
+        if (!before(position, top[top.length - 1] as number)) continue;
+        top.pop();
+      }
+      let at = top.length;
+      while (at > 0 && before(position, top[at - 1] as number)) at -= 1;
+      top.splice(at, 0, position);
+    }
+    return top;
   }
 }

@@ -1,3 +1,4 @@
+import { TERMS } from './terms.js';
 import { analyzeText, normalizeName } from './tokenizer.js';
 import type { ToolEntry } from './types.js';
 
@@ -17,15 +18,99 @@ export const FIELD_NAMES = [
 /** Name of one indexed field. */
 export type FieldName = (typeof FIELD_NAMES)[number];
 
-/** A tool with its search terms prepared once (reused across index rebuilds). */
+/** Number of indexed fields. */
+export const FIELD_COUNT = FIELD_NAMES.length;
+
+/**
+ * A tool with its search terms prepared once (reused across index rebuilds and catalogs).
+ * `terms` holds, first, the end of each field's ids in `terms` (one slot per field, in
+ * {@link FIELD_NAMES} order), then the term ids ({@link TERMS}) of each field, one field
+ * after another.
+ */
 export type PreparedTool = {
   /** The catalog entry. */
   entry: ToolEntry;
-  /** Search terms per field. */
-  fields: Record<FieldName, string[]>;
-  /** Normalized exact names (qualified and bare). */
-  exactNames: string[];
+  /** Field ends, then term ids per field. */
+  terms: Int32Array;
+  /** Where the JSON text of the entry's input schema is kept when the entry was restored from it. */
+  saved: SavedTexts | undefined;
+  /** Index of the entry's schema in `saved` (-1 without). */
+  savedIndex: number;
 };
+
+/**
+ * The JSON texts of the input schemas of one restored part, kept as UTF-8 bytes outside the
+ * JavaScript heap and decoded when a schema is first read.
+ */
+export class SavedTexts {
+  readonly #bytes: Buffer;
+  readonly #ends: Uint32Array;
+  /** Texts `index` is bytes `ends[index]` to `ends[index + 1]` of `bytes`. */
+  constructor(bytes: Buffer, ends: Uint32Array) {
+    this.#bytes = bytes;
+    this.#ends = ends;
+  }
+  /** Text number `index`. */
+  text(index: number): string {
+    return this.#bytes.toString(
+      'utf8',
+      this.#ends[index] as number,
+      this.#ends[index + 1] as number,
+    );
+  }
+}
+
+/** Term ids of every tool are carved out of shared blocks (one typed array per tool would cost more than its ids). */
+const BLOCK = 1 << 16;
+let block = new Int32Array(BLOCK);
+let blockUsed = 0;
+
+/** A zeroed view of `length` ints for one tool's terms. */
+export function allocateTerms(length: number): Int32Array {
+  if (length > BLOCK >> 4) return new Int32Array(length);
+  if (blockUsed + length > BLOCK) {
+    block = new Int32Array(BLOCK);
+    blockUsed = 0;
+  }
+  const view = block.subarray(blockUsed, blockUsed + length);
+  blockUsed += length;
+  return view;
+}
+
+/** Packs per-field term ids into a {@link PreparedTool}'s `terms`. */
+export function packTerms(fields: readonly ArrayLike<number>[]): Int32Array {
+  let total = FIELD_COUNT;
+  for (const ids of fields) total += ids.length;
+  const terms = allocateTerms(total);
+  let out = FIELD_COUNT;
+  fields.forEach((ids, field) => {
+    for (let index = 0; index < ids.length; index += 1)
+      terms[out++] = ids[index] as number;
+    terms[field] = out;
+  });
+  return terms;
+}
+
+/** Start in `terms` of field number `field` (its end is `terms[field]`). */
+export function fieldStart(terms: Int32Array, field: number): number {
+  return field === 0 ? FIELD_COUNT : (terms[field - 1] as number);
+}
+
+/** The terms of one field of a prepared tool, as strings. */
+export function fieldTerms(tool: PreparedTool, field: FieldName): string[] {
+  const index = FIELD_NAMES.indexOf(field);
+  const start = fieldStart(tool.terms, index);
+  const end = tool.terms[index] as number;
+  const terms: string[] = [];
+  for (let index = start; index < end; index += 1)
+    terms.push(TERMS.term(tool.terms[index] as number));
+  return terms;
+}
+
+/** Normalized exact names of a tool (its identifier terms: bare and qualified). */
+export function exactNamesOf(tool: PreparedTool): string[] {
+  return fieldTerms(tool, 'identifier');
+}
 
 const MAX_SCHEMA_DEPTH = 4;
 
@@ -71,70 +156,111 @@ function collectSchemaText(
 
 const byEntry = new WeakMap<ToolEntry, PreparedTool>();
 
-function schemaText(entry: ToolEntry): string | undefined {
+/** The prepared tool of an entry, when it was prepared or restored. */
+export function preparedOf(entry: ToolEntry): PreparedTool | undefined {
+  return byEntry.get(entry);
+}
+
+/** The JSON text of a prepared tool's input schema, or `undefined` when it cannot be written. */
+export function schemaText(tool: PreparedTool): string | undefined {
+  return tool.saved === undefined
+    ? jsonOf(tool.entry.inputSchema)
+    : tool.saved.text(tool.savedIndex);
+}
+
+function jsonOf(schema: unknown): string | undefined {
   try {
-    return JSON.stringify(entry.inputSchema);
+    return JSON.stringify(schema);
   } catch {
     return undefined;
   }
 }
 
-/** Whether two entries have the same indexed content (target, tool, description, schema). */
-function sameContent(left: ToolEntry, right: ToolEntry): boolean {
+/** Whether a prepared tool and an entry have the same indexed content (target, tool, description, schema). */
+function sameContent(left: PreparedTool, right: ToolEntry): boolean {
   if (
-    left.target !== right.target ||
-    left.tool !== right.tool ||
-    left.description !== right.description
+    left.entry.target !== right.target ||
+    left.entry.tool !== right.tool ||
+    left.entry.description !== right.description
   )
     return false;
   const schema = schemaText(left);
-  return schema !== undefined && schema === schemaText(right);
+  return schema !== undefined && schema === jsonOf(right.inputSchema);
 }
 
 /** Analyzed target names, for checking imported parts. */
-const targetTerms = new Map<string, string[]>();
+const targetTerms = new Map<string, Int32Array>();
 
-function sameTerms(left: readonly string[], right: readonly string[]): boolean {
-  return (
-    left.length === right.length &&
-    left.every((term, index) => term === right[index])
-  );
+function internAll(terms: readonly string[]): Int32Array {
+  return Int32Array.from(terms, (term) => TERMS.intern(term));
 }
 
+function sameIds(
+  terms: Int32Array,
+  field: number,
+  expected: ArrayLike<number>,
+): boolean {
+  const start = fieldStart(terms, field);
+  const end = terms[field] as number;
+  if (end - start !== expected.length) return false;
+  for (let index = 0; index < expected.length; index += 1)
+    if (terms[start + index] !== expected[index]) return false;
+  return true;
+}
+
+function identifierTerms(entry: ToolEntry): string[] {
+  return [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])];
+}
+
+const NAME = FIELD_NAMES.indexOf('name');
+const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
+const TARGET = FIELD_NAMES.indexOf('target');
+
 /**
- * Adopts search terms analyzed earlier (an imported index part) for `entry`, after checking
- * the fields that are cheap to recompute (identifier, target, and the name when asked)
- * against the entry.
- * Returns the prepared tool, or what is inconsistent.
+ * Adopts search terms analyzed earlier (a saved part) for `entry`, after checking the
+ * fields that are cheap to recompute (identifier, target, and the name when asked) against
+ * the entry. Returns the prepared tool, or what is inconsistent.
  */
 export function adoptPreparedTool(options: {
   entry: ToolEntry;
-  fields: Record<FieldName, string[]>;
+  /** Packed terms, as {@link packTerms} writes them. */
+  terms: Int32Array;
   /** Whether to analyze the tool's name again and compare (the target's terms always are, once per target). */
   checkName: boolean;
+  /** Where the JSON text of the entry's input schema is, when the entry parses it on demand. */
+  saved?: SavedTexts;
+  savedIndex?: number;
 }): PreparedTool | string {
-  const { entry, fields } = options;
-  const identifier = [
-    ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
-  ];
-  if (!sameTerms(fields.identifier, identifier))
+  const { entry, terms } = options;
+  // The identifier terms are the bare and the qualified name, normalized (one when equal).
+  const start = fieldStart(terms, IDENTIFIER);
+  const count = (terms[IDENTIFIER] as number) - start;
+  const bare = normalizeName(entry.tool);
+  const qualified = normalizeName(entry.name);
+  if (
+    count !== (bare === qualified ? 1 : 2) ||
+    TERMS.term(terms[start] as number) !== bare ||
+    (count === 2 && TERMS.term(terms[start + 1] as number) !== qualified)
+  )
     return `"fields.identifier" does not match tool "${entry.name}"`;
-  if (options.checkName && !sameTerms(fields.name, analyzeText(entry.tool)))
+  if (
+    options.checkName &&
+    !sameIds(terms, NAME, internAll(analyzeText(entry.tool)))
+  )
     return `"fields.name" does not match tool "${entry.name}"`;
   let target = targetTerms.get(entry.target);
   if (target === undefined) {
-    target = analyzeText(entry.target);
+    target = internAll(analyzeText(entry.target));
     targetTerms.set(entry.target, target);
     if (targetTerms.size > 10_000) targetTerms.clear();
   }
-  if (!sameTerms(fields.target, target))
+  if (!sameIds(terms, TARGET, target))
     return `"fields.target" does not match target "${entry.target}"`;
   const prepared: PreparedTool = {
     entry,
-    fields,
-    exactNames: [
-      ...new Set([normalizeName(entry.name), normalizeName(entry.tool)]),
-    ],
+    terms,
+    saved: options.saved,
+    savedIndex: options.savedIndex ?? -1,
   };
   byEntry.set(entry, prepared);
   return prepared;
@@ -152,11 +278,12 @@ export function prepareTool(
   const cached = byEntry.get(entry);
   if (cached) return cached;
   let prepared: PreparedTool;
-  if (previous && sameContent(previous.entry, entry)) {
+  if (previous && sameContent(previous, entry)) {
     prepared = {
       entry,
-      fields: previous.fields,
-      exactNames: previous.exactNames,
+      terms: previous.terms,
+      saved: undefined,
+      savedIndex: -1,
     };
   } else {
     const parameterNames: string[] = [];
@@ -164,19 +291,18 @@ export function prepareTool(
     collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
     prepared = {
       entry,
-      fields: {
-        name: analyzeText(entry.tool),
-        identifier: [
-          ...new Set([normalizeName(entry.tool), normalizeName(entry.name)]),
-        ],
-        target: analyzeText(entry.target),
-        description: analyzeText(entry.description),
-        parameters: analyzeText(parameterNames.join(' ')),
-        parameterText: analyzeText(parameterTexts.join(' ')),
-      },
-      exactNames: [
-        ...new Set([normalizeName(entry.name), normalizeName(entry.tool)]),
-      ],
+      terms: packTerms(
+        [
+          analyzeText(entry.tool),
+          identifierTerms(entry),
+          analyzeText(entry.target),
+          analyzeText(entry.description),
+          analyzeText(parameterNames.join(' ')),
+          analyzeText(parameterTexts.join(' ')),
+        ].map(internAll),
+      ),
+      saved: undefined,
+      savedIndex: -1,
     };
   }
   byEntry.set(entry, prepared);

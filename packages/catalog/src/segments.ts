@@ -1,11 +1,65 @@
-import { type PositionList, type SearchTuning, Vocabulary } from './bm25f.js';
-import { FIELD_NAMES, type PreparedTool } from './prepare.js';
+import { type PositionList, type SearchTuning } from './bm25f.js';
+import { TERMS } from './terms.js';
+import {
+  FIELD_COUNT,
+  FIELD_NAMES,
+  fieldStart,
+  type PreparedTool,
+} from './prepare.js';
 import { normalizeName } from './tokenizer.js';
 
-const FIELD_COUNT = FIELD_NAMES.length;
 const NAME_FIELD = FIELD_NAMES.indexOf('name');
-/** Number of targets at which half of `groupIdfWeight` applies. */
-const GROUP_IDF_HALF_TRUST = 10;
+const IDENTIFIER_FIELD = FIELD_NAMES.indexOf('identifier');
+
+/** Scratch arrays of segment builds (one build at a time: builds are synchronous). */
+type Scratch = {
+  /** Per term id: the slot of the term in the current tool, then its index in the segment. */
+  slotOf: Int32Array;
+  /** Per term id: the stamp of the tool (or pass) that last saw it. */
+  stampOf: Int32Array;
+  stamp: number;
+  /** Per slot of the current tool: its term's count in each field, and its term id. */
+  counts: Int32Array;
+  order: Int32Array;
+  /** Per posting, in order of tools: term, tool, bag frequency, whether in the name. */
+  postingTerm: Int32Array;
+  postingDocument: Int32Array;
+  postingBag: Float64Array;
+  postingName: Uint8Array;
+};
+let scratch: Scratch | undefined;
+
+/**
+ * The scratch arrays, grown (by doubling) to `terms` term ids, a tool of `longest` terms and
+ * `postings` postings.
+ */
+function scratchFor(terms: number, longest: number, postings: number): Scratch {
+  const grow = (length: number, needed: number): number =>
+    length >= needed ? length : Math.max(needed, 2 * length);
+  if (
+    scratch === undefined ||
+    scratch.slotOf.length < terms ||
+    scratch.order.length < longest ||
+    scratch.postingTerm.length < postings ||
+    scratch.stamp > 0x3fffffff
+  ) {
+    const termRoom = grow(scratch?.slotOf.length ?? 1024, terms);
+    const slotRoom = grow(scratch?.order.length ?? 1024, longest);
+    const postingRoom = grow(scratch?.postingTerm.length ?? 4096, postings);
+    scratch = {
+      slotOf: new Int32Array(termRoom),
+      stampOf: new Int32Array(termRoom),
+      stamp: 0,
+      counts: new Int32Array(slotRoom * FIELD_COUNT),
+      order: new Int32Array(slotRoom),
+      postingTerm: new Int32Array(postingRoom),
+      postingDocument: new Int32Array(postingRoom),
+      postingBag: new Float64Array(postingRoom),
+      postingName: new Uint8Array(postingRoom),
+    };
+  }
+  return scratch;
+}
 
 /**
  * One target's part of the index: its tools and their postings, built once from its listing
@@ -36,100 +90,127 @@ export class Segment {
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
   readonly nameOffsets: Int32Array;
   readonly nameTerms: Int32Array;
-  /** Qualified name -> local tool. */
-  readonly byName: ReadonlyMap<string, number>;
-  /** Normalized exact name (qualified and bare) -> local tools. */
-  readonly byExactName: ReadonlyMap<string, readonly number[]>;
+
+  /** Number of the segment in its collection while it is in one (-1 before), for per-view arrays. */
+  slot = -1;
 
   /** Builds the segment of `target` from its prepared tools (at least one). */
   constructor(options: {
     target: string;
     tools: readonly PreparedTool[];
-    vocabulary: Vocabulary;
     tuning: SearchTuning;
   }) {
-    const { target, tools, vocabulary, tuning } = options;
+    const { target, tools, tuning } = options;
     this.target = target;
     this.tools = tools;
     const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
     const fieldLengths = new Float64Array(FIELD_COUNT);
     const bagLengths = new Float64Array(tools.length);
-    const postingTerm: number[] = [];
-    const postingDocument: number[] = [];
-    const postingBag: number[] = [];
-    const postingName: number[] = [];
+    let tokens = 0;
+    let longest = 0;
+    for (const tool of tools) {
+      tokens += tool.terms.length - FIELD_COUNT;
+      longest = Math.max(longest, tool.terms.length - FIELD_COUNT);
+    }
     const nameOffsets = new Int32Array(tools.length + 1);
     const nameTerms: number[] = [];
-    const byName = new Map<string, number>();
-    const byExactName = new Map<string, number[]>();
-    const slots = new Map<string, number>();
-    const counts: number[] = [];
-    tools.forEach((tool, document) => {
-      byName.set(tool.entry.name, document);
-      for (const exact of tool.exactNames) {
-        const list = byExactName.get(exact);
-        if (list) list.push(document);
-        else byExactName.set(exact, [document]);
-      }
+    // At most one posting per token: tool-term pairs in order of first appearance.
+    const scratch = scratchFor(TERMS.size, longest, tokens);
+    const {
+      slotOf,
+      stampOf,
+      counts,
+      order,
+      postingTerm,
+      postingDocument,
+      postingBag,
+      postingName,
+    } = scratch;
+    let total = 0;
+    for (let document = 0; document < tools.length; document += 1) {
+      const tool = tools[document] as PreparedTool;
       // Distinct terms in order of first appearance across the fields, with counts per field.
-      slots.clear();
-      counts.length = 0;
-      const terms: string[] = [];
+      const stamp = (scratch.stamp += 1);
+      const terms = tool.terms;
+      let distinct = 0;
       let bagLength = 0;
-      FIELD_NAMES.forEach((field, fieldIndex) => {
-        const list = tool.fields[field];
-        fieldLengths[fieldIndex] =
-          (fieldLengths[fieldIndex] ?? 0) + list.length;
-        bagLength += (bagWeights[fieldIndex] ?? 0) * list.length;
-        for (const term of list) {
-          let slot = slots.get(term);
-          if (slot === undefined) {
-            slot = terms.length;
-            slots.set(term, slot);
-            terms.push(term);
-            for (let f = 0; f < FIELD_COUNT; f += 1) counts.push(0);
+      for (let field = 0; field < FIELD_COUNT; field += 1) {
+        const start = fieldStart(terms, field);
+        const end = terms[field] as number;
+        fieldLengths[field] = (fieldLengths[field] as number) + (end - start);
+        bagLength += (bagWeights[field] ?? 0) * (end - start);
+        for (let index = start; index < end; index += 1) {
+          const id = terms[index] as number;
+          let slot: number;
+          if (stampOf[id] === stamp) slot = slotOf[id] as number;
+          else {
+            slot = distinct;
+            distinct += 1;
+            stampOf[id] = stamp;
+            slotOf[id] = slot;
+            order[slot] = id;
+            for (
+              let at = slot * FIELD_COUNT;
+              at < (slot + 1) * FIELD_COUNT;
+              at += 1
+            )
+              counts[at] = 0;
           }
-          counts[slot * FIELD_COUNT + fieldIndex] =
-            (counts[slot * FIELD_COUNT + fieldIndex] as number) + 1;
+          counts[slot * FIELD_COUNT + field] =
+            (counts[slot * FIELD_COUNT + field] as number) + 1;
         }
-      });
+      }
       bagLengths[document] = bagLength;
-      terms.forEach((term, slot) => {
+      for (let slot = 0; slot < distinct; slot += 1) {
         let bag = 0;
         for (let field = 0; field < FIELD_COUNT; field += 1) {
           const count = counts[slot * FIELD_COUNT + field] as number;
           if (count !== 0) bag += count * (bagWeights[field] as number);
         }
-        const id = vocabulary.intern(term);
+        const id = order[slot] as number;
         const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
-        postingTerm.push(id);
-        postingDocument.push(document);
-        postingBag.push(bag);
-        postingName.push(named ? 1 : 0);
+        postingTerm[total] = id;
+        postingDocument[total] = document;
+        postingBag[total] = bag;
+        postingName[total] = named ? 1 : 0;
+        total += 1;
         if (named) nameTerms.push(id);
-      });
+      }
       nameOffsets[document + 1] = nameTerms.length;
-    });
+    }
     // Group the postings by term id (ascending), keeping tool order within a term.
-    const termIds = Int32Array.from(new Set(postingTerm)).sort();
-    const local = new Map<number, number>();
-    termIds.forEach((id, index) => local.set(id, index));
+    const distinctTerms: number[] = [];
+    const stamp = (scratch.stamp += 1);
+    for (let posting = 0; posting < total; posting += 1) {
+      const id = postingTerm[posting] as number;
+      if (stampOf[id] !== stamp) {
+        stampOf[id] = stamp;
+        distinctTerms.push(id);
+      }
+    }
+    const termIds = Int32Array.from(distinctTerms).sort();
+    termIds.forEach((id, index) => {
+      slotOf[id] = index;
+    });
     const offsets = new Int32Array(termIds.length + 1);
-    for (const id of postingTerm) {
-      const index = (local.get(id) as number) + 1;
+    for (let posting = 0; posting < total; posting += 1) {
+      const index = (slotOf[postingTerm[posting] as number] as number) + 1;
       offsets[index] = (offsets[index] as number) + 1;
     }
     for (let index = 1; index <= termIds.length; index += 1)
       offsets[index] =
         (offsets[index] as number) + (offsets[index - 1] as number);
     const cursor = offsets.slice(0, termIds.length);
-    const total = postingTerm.length;
     const documents = new Int32Array(total);
-    const exact = postingBag.every((bag) => Math.fround(bag) === bag);
+    let exact = true;
+    for (let posting = 0; posting < total && exact; posting += 1) {
+      const bag = postingBag[posting] as number;
+      exact = Math.fround(bag) === bag;
+    }
     const bags = exact ? new Float32Array(total) : new Float64Array(total);
     const inName = new Uint8Array(total);
     for (let posting = 0; posting < total; posting += 1) {
-      const index = local.get(postingTerm[posting] as number) as number;
+      const index = slotOf[postingTerm[posting] as number] as number;
       const slot = cursor[index] as number;
       cursor[index] = slot + 1;
       documents[slot] = postingDocument[posting] as number;
@@ -145,8 +226,43 @@ export class Segment {
     this.inName = inName;
     this.nameOffsets = nameOffsets;
     this.nameTerms = Int32Array.from(nameTerms);
-    this.byName = byName;
-    this.byExactName = byExactName;
+  }
+
+  /**
+   * The local tool with this qualified name, found through the postings of its identifier
+   * term (every tool has one posting per distinct term, whatever the term's weight).
+   */
+  localByName(name: string): number | undefined {
+    const id = TERMS.lookup(normalizeName(name));
+    const index = id === undefined ? -1 : this.localTerm(id);
+    if (index < 0) return undefined;
+    const end = this.offsets[index + 1] as number;
+    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
+      const local = this.documents[slot] as number;
+      if ((this.tools[local] as PreparedTool).entry.name === name) return local;
+    }
+    return undefined;
+  }
+
+  /** The local tools (ascending) with this normalized exact name (qualified or bare) among their identifier terms. */
+  localsByExactName(name: string): number[] {
+    const id = TERMS.lookup(name);
+    const index = id === undefined ? -1 : this.localTerm(id);
+    const locals: number[] = [];
+    if (index < 0) return locals;
+    const end = this.offsets[index + 1] as number;
+    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
+      const local = this.documents[slot] as number;
+      const { terms } = this.tools[local] as PreparedTool;
+      const start = fieldStart(terms, IDENTIFIER_FIELD);
+      const stop = terms[IDENTIFIER_FIELD] as number;
+      for (let at = start; at < stop; at += 1)
+        if (terms[at] === id) {
+          locals.push(local);
+          break;
+        }
+    }
+    return locals;
   }
 
   /** Index in `termIds` of a term id, or -1. */
@@ -173,12 +289,13 @@ export class Segment {
  * reads the statistics of its own snapshot.
  */
 export class Collection {
-  /** Term dictionary shared by every segment. */
-  readonly vocabulary = new Vocabulary();
   /** Documents containing each term id. */
   documentFrequency = new Int32Array(1024);
-  /** Segments containing each term id (`undefined` or empty when none). */
-  readonly termSegments: Array<Segment[] | undefined> = [];
+  /**
+   * The segments containing each term id (`undefined` when none), each followed by the
+   * term's index in the segment's `termIds`: `[segment, index, segment, index, ...]`.
+   */
+  readonly termPlaces: Array<Array<Segment | number> | undefined> = [];
   /** Sum over all tools of each field's length. */
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
   /** Number of tools. */
@@ -187,10 +304,15 @@ export class Collection {
   postingCount = 0;
   /** Normalized bare tool name -> segments with a tool of that name. */
   readonly bareNames = new Map<string, Segment[]>();
+  /** Slots of removed segments, for the next ones; slots in use are below `slots`. */
+  readonly #freeSlots: number[] = [];
+  /** Number of slots ever used. */
+  slots = 0;
 
   /** Adds a segment's statistics. */
   add(segment: Segment): void {
-    const needed = this.vocabulary.size;
+    segment.slot = this.#freeSlots.pop() ?? this.slots++;
+    const needed = TERMS.size;
     if (needed > this.documentFrequency.length) {
       const grown = new Int32Array(
         Math.max(needed, this.documentFrequency.length * 2),
@@ -204,9 +326,9 @@ export class Collection {
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) +
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const list = this.termSegments[id];
-      if (list) list.push(segment);
-      else this.termSegments[id] = [segment];
+      const places = this.termPlaces[id];
+      if (places) places.push(segment, index);
+      else this.termPlaces[id] = [segment, index];
     }
     this.#fieldLengths(segment, 1);
     for (const name of bareNamesOf(segment)) {
@@ -224,11 +346,12 @@ export class Collection {
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) -
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const list = this.termSegments[id] as Segment[];
-      list.splice(list.indexOf(segment), 1);
-      if (list.length === 0) this.termSegments[id] = undefined;
+      const places = this.termPlaces[id] as Array<Segment | number>;
+      places.splice(places.indexOf(segment), 2);
+      if (places.length === 0) this.termPlaces[id] = undefined;
     }
     this.#fieldLengths(segment, -1);
+    this.#freeSlots.push(segment.slot);
     for (const name of bareNamesOf(segment)) {
       const list = this.bareNames.get(name) as Segment[];
       list.splice(list.indexOf(segment), 1);
@@ -260,16 +383,18 @@ function reuse<T extends Int32Array | Float64Array>(
 }
 
 /**
- * Postings kept in the per-snapshot memo of {@link IndexView} (about 9 bytes each) when the
+ * Postings kept in the per-snapshot memo of {@link IndexView} (8 bytes each) when the
  * catalog has fewer; otherwise at most as many as the catalog has.
  */
 const MEMO_POSTINGS = 1 << 21;
 
-/** A term's postings over the whole catalog under one snapshot's statistics. */
+/**
+ * A term's postings over the whole catalog under one snapshot's statistics: the tool of each
+ * (`~position` when the term is in the tool's name) and its BM25 contribution.
+ */
 type TermPostings = {
   positions: Int32Array;
   weights: Float32Array;
-  named: Uint8Array;
 };
 
 /**
@@ -284,16 +409,15 @@ export class IndexView {
   readonly #collection: Collection;
   readonly #tuning: SearchTuning;
   /** Position of the first tool of each segment. */
-  readonly #base: Map<Segment, number>;
+  readonly #base: Int32Array;
   /** Segment index of each position. */
   readonly #segmentOf: Int32Array;
   readonly #segments: readonly Segment[];
   readonly #averageBag: number;
-  readonly #alpha: number;
-  readonly #groups: number;
   /** Memoized postings of the terms searched so far, and their number. */
   readonly #memo = new Map<number, TermPostings>();
   #memoPostings = 0;
+
   /** BM25 length normalizer of each position. */
   readonly #normalizers: Float64Array;
   /** Number of term ids when the view was made (later ones are unknown to it). */
@@ -316,7 +440,6 @@ export class IndexView {
     this.#collection = collection;
     this.#tuning = tuning;
     this.size = collection.toolCount;
-    this.#base = new Map();
     // The view this one replaces is never read again: its buffers are reused when large
     // enough (grown by doubling), so a catalog discovered backend by backend does not
     // allocate per-tool arrays at every step.
@@ -325,6 +448,14 @@ export class IndexView {
       have !== undefined && have >= length
         ? have
         : Math.max(length, 2 * (have ?? 0));
+    this.#base = reuse(
+      previous === undefined ? undefined : previous.#base,
+      capacity(
+        collection.slots,
+        previous === undefined ? undefined : previous.#base.length,
+      ),
+      Int32Array,
+    );
     this.#segmentOf = reuse(
       previous === undefined ? undefined : previous.#segmentOf,
       capacity(
@@ -335,7 +466,7 @@ export class IndexView {
     );
     let position = 0;
     segments.forEach((segment, index) => {
-      this.#base.set(segment, position);
+      this.#base[segment.slot] = position;
       this.#segmentOf.fill(index, position, position + segment.tools.length);
       position += segment.tools.length;
     });
@@ -348,10 +479,6 @@ export class IndexView {
       averageBag += tuning.bag[field] * average;
     });
     this.#averageBag = averageBag || 1;
-    this.#groups = segments.length;
-    this.#alpha =
-      (tuning.groupIdfWeight * this.#groups) /
-      (this.#groups + GROUP_IDF_HALF_TRUST);
     // BM25's length normalizer of each tool's bag, as a full build computes it.
     this.#normalizers = reuse(
       previous === undefined ? undefined : previous.#normalizers,
@@ -363,13 +490,13 @@ export class IndexView {
     );
     const { b } = tuning;
     for (const segment of segments) {
-      const base = this.#base.get(segment) as number;
+      const base = this.#base[segment.slot] as number;
       const lengths = segment.bagLengths;
       for (let local = 0; local < lengths.length; local += 1)
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
-    this.#terms = collection.vocabulary.size;
+    this.#terms = TERMS.size;
     this.#idf = reuse(
       previous === undefined ? undefined : previous.#idf,
       capacity(
@@ -395,7 +522,7 @@ export class IndexView {
 
   /** Position of the first tool of `segment`. */
   baseOf(segment: Segment): number {
-    return this.#base.get(segment) as number;
+    return this.#base[segment.slot] as number;
   }
 
   /** The segment and local tool at a position. */
@@ -407,7 +534,7 @@ export class IndexView {
 
   /** Id of an indexed term, or `undefined` when no tool contains it. */
   termId(term: string): number | undefined {
-    const id = this.#collection.vocabulary.lookup(term);
+    const id = TERMS.lookup(term);
     return id !== undefined &&
       id < this.#terms &&
       (this.#collection.documentFrequency[id] ?? 0) > 0
@@ -420,31 +547,18 @@ export class IndexView {
     return this.#collection.documentFrequency[termId] ?? 0;
   }
 
-  /**
-   * Inverse document frequency of a term id (raised to the tuning's exponent), blended with
-   * its idf over targets.
-   */
+  /** Inverse document frequency of a term id (raised to the tuning's exponent). */
   idf(termId: number): number {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;
     if (!Number.isNaN(memo)) return memo;
     const tuning = this.#tuning;
     const df = this.documentFrequency(termId);
-    let idf =
+    const idf =
       df > 0
         ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) **
           tuning.idfExponent
         : 0;
-    // A word spread over many servers is generic, one that only a few servers use is
-    // topical, however many tools those servers have; with few targets their idf says
-    // little, so it is trusted in proportion to their number.
-    const gdf = this.#collection.termSegments[termId]?.length ?? 0;
-    if (tuning.groupIdfWeight > 0 && gdf > 0) {
-      const groupIdf =
-        Math.log(1 + (this.#groups - gdf + 0.5) / (gdf + 0.5)) **
-        tuning.idfExponent;
-      idf = (1 - this.#alpha) * idf + this.#alpha * groupIdf;
-    }
     this.#idf[termId] = idf;
     return idf;
   }
@@ -466,8 +580,9 @@ export class IndexView {
   /**
    * Adds `queryWeight` times the BM25 contribution of `termId` to each tool containing it
    * into `scores`, records newly touched tools in `touched`, and, when `nameCovered` is
-   * given, adds the term's idf for tools whose name contains it. Contributions are rounded
-   * to 32-bit floats, as the postings of the index always stored them.
+   * given, adds the term's idf for tools whose name contains it (recording in `named` the
+   * tools whose name it reaches first). Contributions are rounded to 32-bit floats, as the
+   * postings of the index always stored them.
    */
   accumulate(
     termId: number,
@@ -475,16 +590,22 @@ export class IndexView {
     scores: Float64Array,
     touched: PositionList,
     nameCovered?: Float64Array,
+    named?: PositionList,
   ): void {
     const idf = this.idf(termId);
-    const { positions, weights, named } = this.#postings(termId, idf);
+    const { positions, weights } = this.#postings(termId, idf);
     for (let slot = 0; slot < positions.length; slot += 1) {
-      const document = positions[slot] as number;
+      let document = positions[slot] as number;
+      if (document < 0) {
+        document = ~document;
+        if (nameCovered !== undefined) {
+          if (nameCovered[document] === 0) named?.push(document);
+          nameCovered[document] = (nameCovered[document] as number) + idf;
+        }
+      }
       if (scores[document] === 0) touched.push(document);
       scores[document] =
         (scores[document] as number) + (weights[slot] as number) * queryWeight;
-      if (nameCovered !== undefined && named[slot] === 1)
-        nameCovered[document] = (nameCovered[document] as number) + idf;
     }
   }
 
@@ -498,31 +619,30 @@ export class IndexView {
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
-    const segments = this.#collection.termSegments[termId] ?? [];
+    const places = this.#collection.termPlaces[termId] ?? [];
     const total = this.documentFrequency(termId);
     const positions = new Int32Array(total);
     const weights = new Float32Array(total);
-    const named = new Uint8Array(total);
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
     let out = 0;
-    for (const segment of segments) {
-      const index = segment.localTerm(termId);
-      const base = this.baseOf(segment);
+    for (let place = 0; place < places.length; place += 2) {
+      const segment = places[place] as Segment;
+      const index = places[place + 1] as number;
+      const base = this.#base[segment.slot] as number;
       const { documents, bags, inName } = segment;
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
         const document = base + (documents[slot] as number);
         const bag = bags[slot] as number;
         const normalized = bag / (normalizers[document] as number);
-        positions[out] = document;
+        positions[out] = inName[slot] === 1 ? ~document : document;
         weights[out] =
           idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0);
-        named[out] = inName[slot] as number;
         out += 1;
       }
     }
-    const postings = { positions, weights, named };
+    const postings = { positions, weights };
     const cap = Math.max(MEMO_POSTINGS, this.#collection.postingCount);
     if (this.#memoPostings + total > cap) {
       this.#memo.clear();
@@ -560,8 +680,10 @@ export class IndexView {
 
   /** Whether some tool containing a term id passes `accept` (given its position). */
   someDocument(termId: number, accept: (position: number) => boolean): boolean {
-    for (const segment of this.#collection.termSegments[termId] ?? []) {
-      const index = segment.localTerm(termId);
+    const places = this.#collection.termPlaces[termId] ?? [];
+    for (let place = 0; place < places.length; place += 2) {
+      const segment = places[place] as Segment;
+      const index = places[place + 1] as number;
       const base = this.baseOf(segment);
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1)

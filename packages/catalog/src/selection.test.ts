@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogError } from './errors.js';
 import {
+  chooseRefinement,
   crossValidate,
   foldAssignment,
   leaveOneSetOut,
@@ -66,21 +67,78 @@ describe('crossValidate', () => {
   });
 });
 
+describe('chooseRefinement', () => {
+  const table: Record<string, Record<string, number>> = {
+    off: { a: 0.5, b: 0.5, c: 0.5 },
+    // Highest macro average, but lowers c by 0.01.
+    sharp: { a: 0.7, b: 0.6, c: 0.49 },
+    // Raises the macro average, lowers c by 0.004 only.
+    mild: { a: 0.55, b: 0.55, c: 0.496 },
+    // Lowers nothing, raises the macro average by less than 0.001.
+    flat: { a: 0.501, b: 0.5, c: 0.5 },
+  };
+  const choose = (
+    candidates: string[],
+    rule: { tolerance?: number; slack?: number } = {},
+  ) =>
+    chooseRefinement({
+      candidates,
+      sets: ['a', 'b', 'c'],
+      score: (candidate, set) => table[candidate]?.[set] ?? 0,
+      ...rule,
+    });
+
+  it('takes the best variant that lowers no set by more than the tolerance', () => {
+    expect(choose(['off', 'sharp', 'mild', 'flat'])).toBe('mild');
+    expect(choose(['off', 'sharp', 'mild'], { tolerance: 0.02 })).toBe('sharp');
+  });
+
+  it('takes the mildest variant within the slack of the best', () => {
+    // Macro averages: mild 0.532, sharp 0.597.
+    expect(
+      choose(['off', 'mild', 'sharp'], { tolerance: 0.02, slack: 0.1 }),
+    ).toBe('mild');
+    expect(
+      choose(['off', 'mild', 'sharp'], { tolerance: 0.02, slack: 0.05 }),
+    ).toBe('sharp');
+  });
+
+  it('keeps "off" when no variant raises the macro average enough', () => {
+    expect(choose(['off', 'flat'])).toBeUndefined();
+  });
+});
+
 describe('leaveOneSetOut', () => {
-  it('tunes on one set and scores on the other, both ways', () => {
+  it('chooses on the other sets and checks the held-out one, for every set', () => {
     const table: Record<string, Record<string, number>> = {
-      off: { first: 0.5, second: 0.5 },
-      strong: { first: 0.7, second: 0.4 },
-      mild: { first: 0.6, second: 0.6 },
+      off: { a: 0.5, b: 0.5, c: 0.5 },
+      // Chosen whenever c is held out; lowers c by 0.1.
+      strong: { a: 0.7, b: 0.7, c: 0.4 },
+      mild: { a: 0.55, b: 0.55, c: 0.51 },
     };
-    const splits = leaveOneSetOut({
+    const result = leaveOneSetOut({
       candidates: ['off', 'strong', 'mild'],
-      sets: ['first', 'second'],
+      sets: ['a', 'b', 'c'],
       score: (candidate, set) => table[candidate]?.[set] ?? 0,
     });
-    expect(splits).toEqual([
-      { train: 'first', test: 'second', chosen: 'strong', heldOut: 0.4 },
-      { train: 'second', test: 'first', chosen: 'mild', heldOut: 0.6 },
+    expect(result.chosen).toBe('mild');
+    expect(
+      result.splits.map(({ heldOut, chosen }) => [heldOut, chosen]),
+    ).toEqual([
+      ['a', 'mild'],
+      ['b', 'mild'],
+      ['c', 'strong'],
+    ]);
+    expect(result.splits[2]?.change).toBeCloseTo(-0.1);
+    expect(result.qualifies).toBe(false);
+    const withoutStrong = leaveOneSetOut({
+      candidates: ['off', 'mild'],
+      sets: ['a', 'b', 'c'],
+      score: (candidate, set) => table[candidate]?.[set] ?? 0,
+    });
+    expect(withoutStrong.qualifies).toBe(true);
+    expect(withoutStrong.splits.map((split) => split.score)).toEqual([
+      0.55, 0.55, 0.51,
     ]);
   });
 });

@@ -1,4 +1,5 @@
-import { CatalogError } from './errors.js';
+import { CatalogError, CatalogErrorCode } from './errors.js';
+import { seededRandom } from './random.js';
 import type { BenchmarkQuery } from './evaluate.js';
 
 function ndcgAt10(ranked: readonly string[], relevant: ReadonlySet<string>) {
@@ -32,7 +33,7 @@ export function queryObjectives(options: {
 }
 
 /**
- * Assigns `count` queries to `folds` folds after a deterministic shuffle (mulberry32 seeded
+ * Assigns `count` queries to `folds` folds after a deterministic shuffle ({@link seededRandom}
  * with `seed`), so every fold has the same size within one.
  */
 export function foldAssignment(options: {
@@ -43,18 +44,11 @@ export function foldAssignment(options: {
   const { count, folds } = options;
   if (!Number.isInteger(folds) || folds < 2 || folds > Math.max(2, count)) {
     throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
+      code: CatalogErrorCode.InvalidArgument,
       message: `foldAssignment: "folds" must be an integer from 2 to the number of queries (${count}), got ${String(folds)}.`,
     });
   }
-  let state = (options.seed ?? 1) >>> 0;
-  const random = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(options.seed ?? 1);
   const order = Array.from({ length: count }, (_, index) => index);
   for (let index = count - 1; index > 0; index -= 1) {
     const other = Math.floor(random() * (index + 1));
@@ -97,7 +91,7 @@ export function crossValidate<Candidate>(options: {
   const { candidates, folds } = options;
   if (candidates.length === 0) {
     throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
+      code: CatalogErrorCode.InvalidArgument,
       message: 'crossValidate: give at least one candidate.',
     });
   }
@@ -124,41 +118,104 @@ export function crossValidate<Candidate>(options: {
   return { heldOut: mean(heldOut, () => true), chosen };
 }
 
-/**
- * Leave-one-set-out selection: for each ordered pair of sets, the candidate with the best
- * objective on the training set is chosen and scored on the other. Ties go to the earlier
- * candidate.
- */
-export function leaveOneSetOut<Candidate>(options: {
+/** What {@link chooseRefinement} compares: a candidate's score on each set against "off". */
+type RuleOptions<Candidate> = {
+  /** The first is "off" (the tuning without the refinement); the others are its variants. */
   candidates: readonly Candidate[];
   sets: readonly string[];
-  /** Mean objective of a candidate on a set. */
+  /** Score of a candidate on a set (e.g. its nDCG@10). */
   score: (candidate: Candidate, set: string) => number;
-}): Array<{
-  train: string;
-  test: string;
-  chosen: Candidate;
-  heldOut: number;
-}> {
-  const splits = [];
-  for (const train of options.sets) {
-    let chosen = options.candidates[0] as Candidate;
-    let bestScore = -Infinity;
-    for (const candidate of options.candidates) {
-      const score = options.score(candidate, train);
-      if (score > bestScore) {
-        bestScore = score;
-        chosen = candidate;
-      }
-    }
-    for (const test of options.sets)
-      if (test !== train)
-        splits.push({
-          train,
-          test,
-          chosen,
-          heldOut: options.score(chosen, test),
-        });
-  }
-  return splits;
+  /** How far a variant may lower any one set against "off" (default 0.005). */
+  tolerance?: number;
+  /** How far a variant must raise the macro average over the sets (default 0.001). */
+  minimumGain?: number;
+  /**
+   * Differences of the macro average this small are noise: the earliest passing variant
+   * (list variants mildest first) within `slack` of the best one is chosen (default 0).
+   */
+  slack?: number;
+};
+
+const macroOf = <Candidate>(
+  options: RuleOptions<Candidate>,
+  candidate: Candidate,
+  sets: readonly string[],
+): number =>
+  sets.reduce((sum, set) => sum + options.score(candidate, set), 0) /
+  Math.max(1, sets.length);
+
+/**
+ * The selection rule on `sets`: among the variants (every candidate after the first, "off"),
+ * those that raise the macro average over `sets` by more than `minimumGain` and lower no set
+ * by more than `tolerance` against "off"; returns the earliest of them whose macro average is
+ * within `slack` of the best one, or `undefined` when none passes.
+ */
+export function chooseRefinement<Candidate>(
+  options: RuleOptions<Candidate>,
+): Candidate | undefined {
+  const { candidates, sets } = options;
+  const tolerance = options.tolerance ?? 0.005;
+  const minimumGain = options.minimumGain ?? 0.001;
+  const off = candidates[0] as Candidate;
+  const offMacro = macroOf(options, off, sets);
+  const passing = candidates.slice(1).flatMap((candidate) => {
+    const macro = macroOf(options, candidate, sets);
+    const lowers = sets.some(
+      (set) =>
+        options.score(candidate, set) < options.score(off, set) - tolerance,
+    );
+    return macro > offMacro + minimumGain && !lowers
+      ? [{ candidate, macro }]
+      : [];
+  });
+  const best = Math.max(...passing.map((entry) => entry.macro));
+  return passing.find((entry) => entry.macro >= best - (options.slack ?? 0))
+    ?.candidate;
+}
+
+/**
+ * Leave-one-set-out selection of one refinement: for each set, the variant is chosen by
+ * {@link chooseRefinement} on all the other sets and scored on the held-out one. The
+ * refinement qualifies when a variant passes the rule on all the sets together and, in
+ * every split, a variant is chosen on the other sets that lowers the held-out set by no
+ * more than `tolerance` against "off".
+ */
+export function leaveOneSetOut<Candidate>(options: RuleOptions<Candidate>): {
+  /** The variant chosen on all the sets, or `undefined` when none passes the rule. */
+  chosen: Candidate | undefined;
+  qualifies: boolean;
+  splits: Array<{
+    heldOut: string;
+    /** The variant chosen on the other sets, or `undefined` ("off"). */
+    chosen: Candidate | undefined;
+    /** Held-out score of that choice, and its change against "off". */
+    score: number;
+    change: number;
+  }>;
+} {
+  const tolerance = options.tolerance ?? 0.005;
+  const off = options.candidates[0] as Candidate;
+  const splits = options.sets.map((heldOut) => {
+    const chosen = chooseRefinement({
+      ...options,
+      sets: options.sets.filter((set) => set !== heldOut),
+    });
+    const score = options.score(chosen ?? off, heldOut);
+    return {
+      heldOut,
+      chosen,
+      score,
+      change: score - options.score(off, heldOut),
+    };
+  });
+  const chosen = chooseRefinement(options);
+  return {
+    chosen,
+    qualifies:
+      chosen !== undefined &&
+      splits.every(
+        (split) => split.chosen !== undefined && split.change >= -tolerance,
+      ),
+    splits,
+  };
 }

@@ -1,5 +1,5 @@
 import { PositionList, type SearchTuning } from './bm25f.js';
-import type { PreparedTool } from './prepare.js';
+import { exactNamesOf, type PreparedTool } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
@@ -29,8 +29,9 @@ export type Snapshot = {
   readonly scores: Float64Array;
   /** Scratch buffer: idf of the query terms found in each tool's name. */
   readonly nameCovered: Float64Array;
-  /** Scratch lists of touched and of accepted tools. */
+  /** Scratch lists of touched tools, of accepted tools, and of tools with a query term in their name. */
   readonly touched: PositionList;
+  readonly named: PositionList;
   readonly accepted: PositionList;
 };
 
@@ -56,7 +57,7 @@ export function buildSnapshot(options: {
     get(name: string): number | undefined {
       const split = name.indexOf('_');
       const segment = byTarget.get(split < 0 ? name : name.slice(0, split));
-      const local = segment?.byName.get(name);
+      const local = segment?.localByName(name);
       return segment === undefined || local === undefined
         ? undefined
         : index.baseOf(segment) + local;
@@ -70,7 +71,7 @@ export function buildSnapshot(options: {
       if (owner) segments.add(owner);
       const positions: number[] = [];
       for (const segment of segments)
-        for (const local of segment.byExactName.get(name) ?? [])
+        for (const local of segment.localsByExactName(name))
           positions.push(index.baseOf(segment) + local);
       return positions.length === 0
         ? undefined
@@ -108,6 +109,7 @@ export function buildSnapshot(options: {
     scores: scratch?.scores ?? new Float64Array(room),
     nameCovered: scratch?.nameCovered ?? new Float64Array(room),
     touched: scratch?.touched ?? new PositionList(room),
+    named: scratch?.named ?? new PositionList(room),
     accepted: scratch?.accepted ?? new PositionList(room),
   };
 }
@@ -126,6 +128,13 @@ function topPositions(
   const items = candidates.items;
   for (let index = 0; index < candidates.length; index += 1) {
     const candidate = items[index] as number;
+    if (heap.length === size) {
+      // Most candidates lose to the worst kept one: tell at once.
+      const worst = heap[0] as number;
+      const difference =
+        (scores[candidate] as number) - (scores[worst] as number);
+      if (difference < 0 || (difference === 0 && candidate > worst)) continue;
+    }
     if (heap.length < size) {
       heap.push(candidate);
       let child = heap.length - 1;
@@ -183,6 +192,7 @@ type SearchRun = {
 export function runSearch(options: SearchRun): SearchResult {
   const { snapshot } = options;
   snapshot.touched.length = 0;
+  snapshot.named.length = 0;
   try {
     return scoreAndRank(options);
   } finally {
@@ -194,6 +204,7 @@ export function runSearch(options: SearchRun): SearchResult {
       nameCovered[position] = 0;
     }
     touched.length = 0;
+    snapshot.named.length = 0;
   }
 }
 
@@ -387,7 +398,7 @@ function scoreTerms(
   options: SearchRun,
   words: readonly QueryWord[],
 ): Map<number, number> {
-  const { index, scores, touched, nameCovered } = options.snapshot;
+  const { index, scores, touched, nameCovered, named } = options.snapshot;
   const termIds = new Map<number, number>();
   for (const word of words)
     for (const term of word.terms) {
@@ -398,25 +409,31 @@ function scoreTerms(
   for (const [id, count] of termIds)
     termIds.set(id, k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1);
   for (const [id, weight] of termIds)
-    index.accumulate(id, weight, scores, touched, nameCovered);
+    index.accumulate(id, weight, scores, touched, nameCovered, named);
   return termIds;
 }
 
 /** Name-aware scoring: tools whose name words the query mostly contains move up. */
-function addNameCoverage(options: SearchRun, candidates: PositionList): void {
+function addNameCoverage(
+  options: SearchRun,
+  candidates: PositionList,
+  scope: Scope,
+): void {
   const { tuning } = options;
-  const { index, scores, nameCovered } = options.snapshot;
+  const { index, scores, nameCovered, named } = options.snapshot;
   if (tuning.nameCoverageWeight <= 0 || candidates.length === 0) return;
   let strongest = 0;
-  for (let slot = 0; slot < candidates.length; slot += 1)
-    strongest = Math.max(
-      strongest,
-      scores[candidates.items[slot] as number] as number,
-    );
+  const items = candidates.items;
+  for (let slot = 0; slot < candidates.length; slot += 1) {
+    const score = scores[items[slot] as number] as number;
+    if (score > strongest) strongest = score;
+  }
   const bonus = tuning.nameCoverageWeight * strongest;
   const cap = tuning.nameCoverageCap;
-  for (let slot = 0; slot < candidates.length; slot += 1) {
-    const position = candidates.items[slot] as number;
+  // Only tools with a query term in their name gain (the others' gain is 0).
+  for (let slot = 0; slot < named.length; slot += 1) {
+    const position = named.items[slot] as number;
+    if (scope.filtered && !scope.accept(position)) continue;
     const weight = index.nameWeight(position);
     if (weight > 0) {
       const own = scores[position] as number;
@@ -450,7 +467,9 @@ function unmatchedWords(options: {
     return true;
   };
   const exactNames = new Set(
-    options.exact.flatMap((position) => snapshot.toolAt(position).exactNames),
+    options.exact.flatMap((position) =>
+      exactNamesOf(snapshot.toolAt(position)),
+    ),
   );
   const unmatched: string[] = [];
   for (const word of words) {
@@ -532,7 +551,7 @@ function scoreAndRank(options: SearchRun): SearchResult {
     }
     candidates = accepted;
   }
-  addNameCoverage(options, candidates);
+  addNameCoverage(options, candidates, scope);
   const unmatched = unmatchedWords({
     snapshot,
     query,

@@ -93,6 +93,17 @@ export type GatewayClientOptions = {
    */
   onToolsListChanged?: ((event: { target: string }) => void) | undefined;
   /**
+   * Most standalone GET streams held open at once (default: no limit). In
+   * per-target mode each target is its own session with its own stream (a
+   * socket and about 30 KB each), so a client of a thousand targets can
+   * bound them: the first sessions to ask get a stream and keep it for the
+   * session's life; later ones are told 405 without asking the gateway (as a
+   * server without streams answers) until a slot frees up, and their list
+   * changes are not pushed: list them again yourself (on a timer, or when a
+   * name is missing). The multiplexed endpoint needs one stream only.
+   */
+  maxStandaloneStreams?: number | undefined;
+  /**
    * Answers a backend's `elicitation/create` that no per-call handler
    * ({@link CallToolOptions.onElicitation}) answers: one that arrives
    * outside a call, or during a call made without one. When absent (and
@@ -188,6 +199,7 @@ export const gatewayClientOptionsSchema = z
     maxResponseBytes: positiveInteger.optional(),
     maxConcurrentPerEndpoint: positiveInteger.optional(),
     maxListPages: positiveInteger.optional(),
+    maxStandaloneStreams: positiveInteger.optional(),
     clientName: z.string().min(1).optional(),
     onToolsListChanged: callback.optional(),
     onElicitation: callback.optional(),

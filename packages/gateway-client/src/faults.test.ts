@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestsOf } from './__fixtures__/requests.js';
 import { GatewayClient } from './gateway-client.js';
 import type { GatewayHttpError } from './errors.js';
 import {
@@ -222,16 +223,8 @@ describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
           .callTool({ target: 'faulty', tool: 'fine', arguments: {} })
           .catch((caught: unknown) => caught);
         expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
-        expect(
-          server.requests.filter(
-            (request) => request.rpcMethod === 'initialize',
-          ),
-        ).toHaveLength(2);
-        expect(
-          server.requests.filter(
-            (request) => request.rpcMethod === 'tools/call',
-          ),
-        ).toHaveLength(2);
+        expect(requestsOf(server, 'initialize')).toHaveLength(2);
+        expect(requestsOf(server, 'tools/call')).toHaveLength(2);
       },
       { alsoClose: server },
     );
@@ -250,11 +243,9 @@ describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
           expect((error as GatewayError).code).toBe(
             GatewayErrorCode.CursorLoop,
           );
-          expect(
-            server.requests.filter(
-              (request) => request.rpcMethod === 'tools/list',
-            ).length,
-          ).toBeLessThanOrEqual(50);
+          expect(requestsOf(server, 'tools/list').length).toBeLessThanOrEqual(
+            50,
+          );
         },
         { maxListPages: 50, alsoClose: server },
       );
@@ -274,16 +265,8 @@ describe('negotiation', { timeout: TEST_TIMEOUT_MS }, () => {
           arguments: {},
         });
         expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
-        expect(
-          server.requests.filter(
-            (request) => request.rpcMethod === 'server/discover',
-          ),
-        ).toHaveLength(1);
-        expect(
-          server.requests.filter(
-            (request) => request.rpcMethod === 'initialize',
-          ),
-        ).toHaveLength(1);
+        expect(requestsOf(server, 'server/discover')).toHaveLength(1);
+        expect(requestsOf(server, 'initialize')).toHaveLength(1);
       },
       { alsoClose: server },
     );

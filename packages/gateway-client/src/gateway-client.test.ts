@@ -7,29 +7,29 @@ import {
   startV1Server,
 } from './__fixtures__/servers.js';
 import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 
-const { track, client } = closeAfterEach();
+const { track, client, connect } = closeAfterEach();
+
+/** Calls the fixture servers' `echo` tool on `target` with `text`. */
+const echo = (gateway: GatewayClient, target: string, text: string) =>
+  gateway.callTool({ target, tool: 'echo', arguments: { text } });
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
 const POLL = { timeout: 4_000, interval: 20 };
 
 describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
   it('initializes once, lists every page and calls tools with bare names', async () => {
-    const server = track(
-      await startSessionfulServer({ generatedTools: 25, pageSize: 7 }),
+    const { server, gateway } = await connect(
+      startSessionfulServer({ generatedTools: 25, pageSize: 7 }),
     );
-    const gateway = client(server);
     const tools = await gateway.listTools({ target: 'alpha' });
     expect(tools).toHaveLength(31);
     expect(tools.map((tool) => tool.name)).toContain('tool-024');
     expect(
       tools.find((tool) => tool.name === 'echo')?.annotations?.readOnlyHint,
     ).toBe(true);
-    const result = await gateway.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: 'hi' },
-    });
+    const result = await echo(gateway, 'alpha', 'hi');
     expect(result.content).toEqual([{ type: 'text', text: 'hi' }]);
     const info = gateway.endpointInfo({ target: 'alpha' });
     expect(info?.era).toBe('legacy');
@@ -62,8 +62,7 @@ describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
   });
 
   it('returns isError results instead of throwing and maps unknown tools to JSON_RPC_ERROR', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server);
+    const { gateway } = await connect(startSessionfulServer());
     const failed = await gateway.callTool({
       target: 'alpha',
       tool: 'fail',
@@ -81,12 +80,10 @@ describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
 
 describe('modern servers (2026-07-28)', () => {
   it('negotiates the stateless revision and lists and calls', async () => {
-    const server = track(
-      await startModernServer({ generatedTools: 10, pageSize: 4 }),
+    const { server, gateway } = await connect(
+      startModernServer({ generatedTools: 10, pageSize: 4 }),
     );
-    const gateway = client(server);
-    const tools = await gateway.listTools({ target: 'beta' });
-    expect(tools).toHaveLength(16);
+    expect(await gateway.listTools({ target: 'beta' })).toHaveLength(16);
     const result = await gateway.callTool({
       target: 'beta',
       tool: 'add',
@@ -123,8 +120,7 @@ describe('modern servers (2026-07-28)', () => {
 
 describe('modern servers (2026-07-28): failures', () => {
   it('returns isError results and maps an unknown tool to JSON_RPC_ERROR, as on 2025 servers', async () => {
-    const server = track(await startModernServer());
-    const gateway = client(server);
+    const { gateway } = await connect(startModernServer());
     expect(
       (await gateway.callTool({ target: 'beta', tool: 'fail', arguments: {} }))
         .isError,
@@ -140,20 +136,27 @@ describe('modern servers (2026-07-28): failures', () => {
 
 describe('reply forms and protocol eras', () => {
   it('reads JSON replies (enableJsonResponse)', async () => {
-    const server = track(await startSessionfulServer({ jsonResponse: true }));
-    const gateway = client(server);
+    const { gateway } = await connect(
+      startSessionfulServer({ jsonResponse: true }),
+    );
     expect(await gateway.listTools({ target: 'json' })).toHaveLength(6);
-    const result = await gateway.callTool({
-      target: 'json',
-      tool: 'echo',
-      arguments: { text: 'json reply' },
-    });
+    const result = await echo(gateway, 'json', 'json reply');
     expect(result.content).toEqual([{ type: 'text', text: 'json reply' }]);
   });
 
-  it('reads SSE replies that carry notifications before the response', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server);
+  it.each([
+    {
+      replies: 'SSE replies that carry notifications before the response',
+      start: () => startSessionfulServer(),
+      era: 'legacy',
+    },
+    {
+      replies: 'modern SSE replies (responseMode sse) with notifications first',
+      start: () => startModernServer({ responseMode: 'sse' }),
+      era: 'modern',
+    },
+  ])('reads $replies', async ({ start, era }) => {
+    const { gateway } = await connect(start());
     const result = await gateway.callTool({
       target: 'sse',
       tool: 'chatty',
@@ -162,32 +165,14 @@ describe('reply forms and protocol eras', () => {
     expect(result.content).toEqual([
       { type: 'text', text: 'done after notifications' },
     ]);
-  });
-
-  it('reads modern SSE replies (responseMode sse) with notifications first', async () => {
-    const server = track(await startModernServer({ responseMode: 'sse' }));
-    const gateway = client(server);
-    const result = await gateway.callTool({
-      target: 'sse',
-      tool: 'chatty',
-      arguments: {},
-    });
-    expect(result.content).toEqual([
-      { type: 'text', text: 'done after notifications' },
-    ]);
-    expect(gateway.endpointInfo({ target: 'sse' })?.era).toBe('modern');
+    expect(gateway.endpointInfo({ target: 'sse' })?.era).toBe(era);
   });
 
   it('speaks 2025-06-18 to a server that only supports it', async () => {
-    const server = track(
-      await startSessionfulServer({ protocolVersions: ['2025-06-18'] }),
+    const { server, gateway } = await connect(
+      startSessionfulServer({ protocolVersions: ['2025-06-18'] }),
     );
-    const gateway = client(server);
-    await gateway.callTool({
-      target: 'old',
-      tool: 'echo',
-      arguments: { text: 'x' },
-    });
+    await echo(gateway, 'old', 'x');
     expect(gateway.endpointInfo({ target: 'old' })?.protocolVersion).toBe(
       '2025-06-18',
     );
@@ -198,50 +183,30 @@ describe('reply forms and protocol eras', () => {
   });
 
   it('works against an SDK v1 server, following its one-page-at-a-time pagination', async () => {
-    const server = track(
-      await startV1Server({ generatedTools: 9, pageSize: 4 }),
+    const { gateway } = await connect(
+      startV1Server({ generatedTools: 9, pageSize: 4 }),
     );
-    const gateway = client(server);
-    const tools = await gateway.listTools({ target: 'v1' });
-    expect(tools).toHaveLength(15);
-    const result = await gateway.callTool({
-      target: 'v1',
-      tool: 'echo',
-      arguments: { text: 'from v1' },
-    });
-    expect(result.content).toEqual([{ type: 'text', text: 'from v1' }]);
+    expect(await gateway.listTools({ target: 'v1' })).toHaveLength(15);
+    expect((await echo(gateway, 'v1', 'from v1')).content).toEqual([
+      { type: 'text', text: 'from v1' },
+    ]);
     expect(gateway.endpointInfo({ target: 'v1' })?.era).toBe('legacy');
   });
 });
 
 describe('sessions', () => {
   it('re-initializes once when the server forgets the session, and not on every call', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server);
-    await gateway.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: '1' },
-    });
+    const { server, gateway } = await connect(startSessionfulServer());
+    await echo(gateway, 'alpha', '1');
     const firstSession = gateway.endpointInfo({ target: 'alpha' })?.sessionId;
     server.forgetSessions();
-    const result = await gateway.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: '2' },
-    });
+    const result = await echo(gateway, 'alpha', '2');
     expect(result.content).toEqual([{ type: 'text', text: '2' }]);
-    await gateway.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: '3' },
-    });
+    await echo(gateway, 'alpha', '3');
     const info = gateway.endpointInfo({ target: 'alpha' });
     expect(info?.initializations).toBe(2);
     expect(info?.sessionId).not.toBe(firstSession);
-    expect(
-      server.requests.filter((request) => request.rpcMethod === 'initialize'),
-    ).toHaveLength(2);
+    expect(requestsOf(server, 'initialize')).toHaveLength(2);
     const notFound = server.requests.filter(
       (request) =>
         request.headers['mcp-session-id'] === firstSession &&
@@ -251,19 +216,10 @@ describe('sessions', () => {
   });
 
   it('re-initializes an SDK v1 session that is gone', async () => {
-    const server = track(await startV1Server());
-    const gateway = client(server);
-    await gateway.callTool({
-      target: 'v1',
-      tool: 'echo',
-      arguments: { text: 'a' },
-    });
+    const { server, gateway } = await connect(startV1Server());
+    await echo(gateway, 'v1', 'a');
     server.forgetSessions();
-    const result = await gateway.callTool({
-      target: 'v1',
-      tool: 'echo',
-      arguments: { text: 'b' },
-    });
+    const result = await echo(gateway, 'v1', 'b');
     expect(result.content).toEqual([{ type: 'text', text: 'b' }]);
     expect(gateway.endpointInfo({ target: 'v1' })?.initializations).toBe(2);
   });
@@ -275,16 +231,8 @@ describe('sessions', () => {
       mode: 'per-target',
       role: 'director',
     });
-    await gateway.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: 'a' },
-    });
-    await gateway.callTool({
-      target: 'beta',
-      tool: 'echo',
-      arguments: { text: 'b' },
-    });
+    await echo(gateway, 'alpha', 'a');
+    await echo(gateway, 'beta', 'b');
     const sessions = [
       gateway.endpointInfo({ target: 'alpha' })?.sessionId,
       gateway.endpointInfo({ target: 'beta' })?.sessionId,
@@ -301,13 +249,11 @@ describe('sessions', () => {
 describe('headers, cancellation, concurrency', () => {
   it('sends the bearer token and role, and keeps the token out of errors', async () => {
     const token = 'sekrit-token-123';
-    const server = track(await startSessionfulServer({ requireToken: token }));
-    const gateway = client(server, { token, role: 'qa-adversary' });
-    await gateway.callTool({
-      target: 'alpha',
-      tool: 'echo',
-      arguments: { text: 'ok' },
-    });
+    const { server, gateway } = await connect(
+      startSessionfulServer({ requireToken: token }),
+      { token, role: 'qa-adversary' },
+    );
+    await echo(gateway, 'alpha', 'ok');
     expect(
       server.requests.every(
         (request) => request.headers.authorization === `Bearer ${token}`,
@@ -327,8 +273,9 @@ describe('headers, cancellation, concurrency', () => {
 
   it('cancels on the caller signal and tells the server (notifications/cancelled)', async () => {
     const cancelled: unknown[] = [];
-    const server = track(await startSessionfulServer({ cancelled }));
-    const gateway = client(server);
+    const { server, gateway } = await connect(
+      startSessionfulServer({ cancelled }),
+    );
     await gateway.listTools({ target: 'alpha' });
     const controller = new AbortController();
     const pending = gateway.callTool({
@@ -338,13 +285,7 @@ describe('headers, cancellation, concurrency', () => {
       signal: controller.signal,
     });
     // abort once the server is working on the call (not on a timer: a loaded machine may not have sent it yet)
-    await expect
-      .poll(
-        () =>
-          server.requests.some((request) => request.rpcMethod === 'tools/call'),
-        POLL,
-      )
-      .toBe(true);
+    await requestArrived(server, 'tools/call');
     controller.abort();
     const error = await pending.catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Aborted);
@@ -385,8 +326,9 @@ describe('headers, cancellation, concurrency', () => {
 
   it('caps concurrent requests per endpoint', async () => {
     const stats = { active: 0, maxActive: 0 };
-    const server = track(await startSessionfulServer({ stats }));
-    const gateway = client(server, { maxConcurrentPerEndpoint: 2 });
+    const { gateway } = await connect(startSessionfulServer({ stats }), {
+      maxConcurrentPerEndpoint: 2,
+    });
     await Promise.all(
       Array.from({ length: 6 }, () =>
         gateway.callTool({
@@ -425,9 +367,7 @@ describe('headers, cancellation, concurrency', () => {
         ]),
       );
       // 200 first calls at once still share one initialize
-      expect(
-        server.requests.filter((request) => request.rpcMethod === 'initialize'),
-      ).toHaveLength(1);
+      expect(requestsOf(server, 'initialize')).toHaveLength(1);
     },
   );
 });
@@ -445,13 +385,7 @@ describe('closing', () => {
     const pending = gateway
       .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 5_000 } })
       .catch((caught: unknown) => caught);
-    await expect
-      .poll(
-        () =>
-          server.requests.some((request) => request.rpcMethod === 'tools/call'),
-        POLL,
-      )
-      .toBe(true);
+    await requestArrived(server, 'tools/call');
     await gateway.close();
     const error = await pending;
     expect((error as GatewayError).code).toBe(GatewayErrorCode.ClientClosed);

@@ -141,6 +141,12 @@ export type EndpointInfo = {
   sessionId: string | undefined;
   /** How many times this endpoint was initialized (1 + re-initializations). */
   initializations: number;
+  /**
+   * The current session holds a standalone stream slot (its stream is open
+   * or being reopened), so its list changes are pushed; false beyond
+   * `maxStandaloneStreams`, or when the server refused the stream.
+   */
+  streaming: boolean;
 };
 
 type Connection = {
@@ -252,6 +258,8 @@ export class GatewayClient {
       scrub: this.scrub,
       standaloneStream:
         parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
+      maxStandaloneStreams:
+        parsed.maxStandaloneStreams ?? Number.POSITIVE_INFINITY,
       onLog: parsed.onLog,
       onStreamSessionLost: (binding) => this.reopenStream(binding),
       handledRequests: new Set(
@@ -464,6 +472,7 @@ export class GatewayClient {
       era: era === 'modern' || era === 'legacy' ? era : undefined,
       sessionId: connection?.transport.sessionId,
       initializations: endpoint.initializations,
+      streaming: connection?.binding.streamSlot === true,
     };
   }
 
@@ -899,6 +908,7 @@ export class GatewayClient {
   ): Promise<void> {
     if (connection.closed) return;
     connection.closed = true;
+    this.fetch.release(connection.binding);
     if (endSession && connection.transport.sessionId !== undefined) {
       await connection.transport.terminateSession().catch(() => undefined);
     }

@@ -106,6 +106,8 @@ export type TransportBinding = {
   serverRequests: Map<JsonRpcId, ServerRequestOrigin[]>;
   /** The standalone GET stream was open at least once for this session. */
   streamOpened: boolean;
+  /** The session holds one of the client's standalone stream slots ({@link GatewayFetchOptions.maxStandaloneStreams}). */
+  streamSlot?: boolean;
 };
 
 /** Where a server-to-client request arrived: the call whose reply carried it. */
@@ -180,6 +182,8 @@ export type GatewayFetchOptions = {
   scrub: (text: string) => string;
   /** Open the standalone GET stream (otherwise the transport is told 405 without asking the server). */
   standaloneStream: boolean;
+  /** Most sessions holding a standalone stream at once; later ones are told 405 locally until one frees its slot. */
+  maxStandaloneStreams: number;
   /** Receives each `notifications/message` of a backend. */
   onLog: ((entry: LogEntry) => void) | undefined;
   /** Server-to-client request methods the client has a handler for (their targets are noted). */
@@ -370,6 +374,8 @@ type FetchEnvironment = GatewayFetchOptions & {
   authorization: string | undefined;
   /** Operation by the last SSE event id it saw, for `Last-Event-ID` resumptions. */
   resumable: Map<string, CallContext>;
+  /** Sessions holding a standalone stream slot. */
+  streamSlots: number;
 };
 
 /** One outgoing request, as far as the checks of its reply care. */
@@ -1055,6 +1061,22 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     authorization:
       options.token === undefined ? undefined : `Bearer ${options.token}`,
     resumable: new Map(),
+    streamSlots: 0,
+  };
+
+  /** Takes a stream slot for the session (it keeps it until released); false when all are taken. */
+  const takeStreamSlot = (binding: TransportBinding): boolean => {
+    if (binding.streamSlot === true) return true;
+    if (environment.streamSlots >= environment.maxStandaloneStreams)
+      return false;
+    environment.streamSlots += 1;
+    binding.streamSlot = true;
+    return true;
+  };
+  const releaseStreamSlot = (binding: TransportBinding): void => {
+    if (binding.streamSlot !== true) return;
+    binding.streamSlot = false;
+    environment.streamSlots -= 1;
   };
 
   async function gatewayFetch(
@@ -1063,16 +1085,28 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
     init: RequestInit | undefined,
   ): Promise<Response> {
     const plan = planRequest(environment, binding, input, init);
-    if (plan.standalone && !environment.standaloneStream) {
-      // Nobody listens for what the server would send outside a request:
-      // do not hold a stream open per session (a server may refuse it with
-      // 405 too, which is what the transport is told here).
+    if (
+      plan.standalone &&
+      (!environment.standaloneStream || !takeStreamSlot(binding))
+    ) {
+      // Nobody listens for what the server would send outside a request, or
+      // the client holds as many streams as it may: do not open one for this
+      // session (a server may refuse it with 405 too, which is what the
+      // transport is told here).
       return new Response(null, {
         status: 405,
         statusText: 'Method Not Allowed',
       });
     }
-    const response = await send(environment, plan, input, init);
+    let response: Awaited<ReturnType<typeof send>>;
+    try {
+      response = await send(environment, plan, input, init);
+    } catch (error) {
+      if (plan.standalone) releaseStreamSlot(binding);
+      throw error;
+    }
+    // A refused stream frees its slot; a dropped one keeps it for the retry.
+    if (plan.standalone && !response.ok) releaseStreamSlot(binding);
     if (plan.standalone && response.status === 404 && binding.streamOpened) {
       binding.streamOpened = false;
       environment.onStreamSessionLost(binding);
@@ -1095,5 +1129,9 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       (input: string | URL, init?: RequestInit): Promise<Response> =>
         gatewayFetch(binding, input, init),
     forget: (context: CallContext) => forgetResumption(environment, context),
+    /** The session is closed: its stream slot goes to the next session that asks. */
+    release: releaseStreamSlot,
+    /** Sessions holding a standalone stream slot now. */
+    openStreams: () => environment.streamSlots,
   };
 }

@@ -13,9 +13,10 @@ import {
   type Listening,
 } from './__fixtures__/servers.js';
 import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 import { startTaskServer } from './__fixtures__/task-server.js';
 
-const { track, client } = closeAfterEach();
+const { track, client, connect } = closeAfterEach();
 
 const POLL = { timeout: 8_000, interval: 20 };
 
@@ -82,33 +83,37 @@ describe('progress', () => {
   });
 
   it('restarts the timeout on each progress, up to maxTotalTimeoutMs', async () => {
-    const server = track(await startSessionfulServer({ interactive: true }));
-    const gateway = client(server, { timeoutMs: 600 });
-    // 6 steps 250 ms apart: 1.5 s in all, never 600 ms without progress.
+    const { gateway } = await connect(
+      startSessionfulServer({ interactive: true }),
+      { timeoutMs: 2_000 },
+    );
+    // 8 steps 500 ms apart: 4 s in all, twice the timeout, and never 2 s
+    // without progress (1.5 s of room for a loaded machine at each step).
     let count = 0;
     const result = await gateway.callTool({
       target: 'alpha',
       tool: 'progress',
-      arguments: { steps: 6, ms: 250 },
+      arguments: { steps: 8, ms: 500 },
       onProgress: () => {
         count += 1;
       },
     });
-    expect(text(result)).toBe('done in 6 steps (token present)');
-    expect(count).toBe(6);
+    expect(text(result)).toBe('done in 8 steps (token present)');
+    expect(count).toBe(8);
 
     const silent = (await gateway
-      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 1_500 } })
+      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 4_000 } })
       .catch((caught: unknown) => caught)) as GatewayError;
     expect(silent.code).toBe(GatewayErrorCode.Timeout);
 
+    // 20 steps 500 ms apart would take 10 s; the total cap ends it at 3 s.
     const capped = (await gateway
       .callTool({
         target: 'alpha',
         tool: 'progress',
-        arguments: { steps: 20, ms: 200 },
+        arguments: { steps: 20, ms: 500 },
         onProgress: () => undefined,
-        maxTotalTimeoutMs: 1_000,
+        maxTotalTimeoutMs: 3_000,
       })
       .catch((caught: unknown) => caught)) as GatewayError;
     expect(capped.code).toBe(GatewayErrorCode.Timeout);
@@ -118,8 +123,7 @@ describe('progress', () => {
 
 describe('task-augmented calls (2025-11-25 tasks)', () => {
   it('calls a task-required tool and returns the final result', async () => {
-    const server = track(await startTaskServer());
-    const gateway = client(server);
+    const { server, gateway } = await connect(startTaskServer());
     const tools = await gateway.listTools({ target: 'tasks' });
     expect(tools[0]?.execution?.taskSupport).toBe('required');
     const result = await gateway.callTool({
@@ -150,8 +154,7 @@ describe('task-augmented calls (2025-11-25 tasks)', () => {
   });
 
   it('aborting the signal mid-task sends tasks/cancel, and the work stops', async () => {
-    const server = track(await startTaskServer());
-    const gateway = client(server);
+    const { server, gateway } = await connect(startTaskServer());
     const controller = new AbortController();
     const call = gateway
       .callTool({
@@ -162,20 +165,10 @@ describe('task-augmented calls (2025-11-25 tasks)', () => {
         signal: controller.signal,
       })
       .catch((caught: unknown) => caught);
-    await expect
-      .poll(
-        () => server.requests.some((r) => r.rpcMethod === 'tasks/get'),
-        POLL,
-      )
-      .toBe(true);
+    await requestArrived(server, 'tasks/get');
     controller.abort();
     expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
-    await expect
-      .poll(
-        () => server.requests.some((r) => r.rpcMethod === 'tasks/cancel'),
-        POLL,
-      )
-      .toBe(true);
+    await requestArrived(server, 'tasks/cancel');
     await expect.poll(() => server.cancelledTasks.length, POLL).toBe(1);
   });
 });
@@ -222,11 +215,13 @@ describe('server-to-client requests during a call', () => {
   it('bounds a slow answer by maxTotalTimeoutMs', async () => {
     const server = track(await startSessionfulServer({ interactive: true }));
     let handlerSignal: AbortSignal | undefined;
+    // The request timeout leaves a loaded machine room to deliver the
+    // elicitation; the user's answer would come after the total cap.
     const gateway = client(server, {
-      timeoutMs: 300,
+      timeoutMs: 2_000,
       onElicitation: async (_request, extra) => {
         handlerSignal = extra.signal;
-        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        await new Promise((resolve) => setTimeout(resolve, 6_000));
         return { action: 'accept', content: { binary: 'too-late.out' } };
       },
     });
@@ -235,7 +230,7 @@ describe('server-to-client requests during a call', () => {
         target: 'alpha',
         tool: 'ask',
         arguments: {},
-        maxTotalTimeoutMs: 700,
+        maxTotalTimeoutMs: 2_500,
       })
       .catch((caught: unknown) => caught)) as GatewayError;
     expect(error.code).toBe(GatewayErrorCode.Timeout);
@@ -274,8 +269,10 @@ describe('server-to-client requests during a call', () => {
   });
 
   it('without onElicitation declares no capability and the server gets -32601 at once', async () => {
-    const server = track(await startSessionfulServer({ interactive: true }));
-    const gateway = client(server, { timeoutMs: 60_000 });
+    const { server, gateway } = await connect(
+      startSessionfulServer({ interactive: true }),
+      { timeoutMs: 60_000 },
+    );
     const result = await gateway.callTool({
       target: 'alpha',
       tool: 'ask',
@@ -375,11 +372,13 @@ describe('per-call handlers', () => {
   }
 
   it('serverRequests declares the capability for per-call handlers; a call without one gets -32601', async () => {
-    const server = track(await startSessionfulServer({ interactive: true }));
-    const gateway = client(server, {
-      serverRequests: ['elicitation', 'sampling'],
-      timeoutMs: 60_000,
-    });
+    const { server, gateway } = await connect(
+      startSessionfulServer({ interactive: true }),
+      {
+        serverRequests: ['elicitation', 'sampling'],
+        timeoutMs: 60_000,
+      },
+    );
     const asked: string[] = [];
     const answered = await gateway.callTool({
       target: 'alpha',
@@ -401,8 +400,9 @@ describe('per-call handlers', () => {
   });
 
   it('refuses a per-call handler whose capability the client does not declare, saying how to declare it', async () => {
-    const server = track(await startSessionfulServer({ interactive: true }));
-    const gateway = client(server);
+    const { server, gateway } = await connect(
+      startSessionfulServer({ interactive: true }),
+    );
     const refused = await gateway
       .callTool({
         target: 'alpha',
@@ -463,7 +463,7 @@ describe('multiplexed mode', () => {
     expect(text(second)).toBe('done after notifications');
     expect(asked).toEqual(['alpha']);
     expect(entries.map((entry) => entry.target)).toEqual(['beta', 'beta']);
-    const calls = server.requests.filter((r) => r.rpcMethod === 'tools/call');
+    const calls = requestsOf(server, 'tools/call');
     expect(
       calls.map((r) => (r.body as { params: { name: string } }).params.name),
     ).toEqual(expect.arrayContaining(['alpha_ask', 'beta_chatty']));

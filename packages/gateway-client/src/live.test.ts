@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
+import type { GatewayClient } from './gateway-client.js';
 import {
   listen,
   startSessionfulServer,
+  type Listening,
   type RecordedRequest,
   type SessionfulServer,
 } from './__fixtures__/servers.js';
 import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 
-const { track, client } = closeAfterEach();
+const { track, client, connect } = closeAfterEach();
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
 const POLL = { timeout: 8_000, interval: 20 };
@@ -66,6 +69,33 @@ describe('live tool lists (standalone GET stream)', () => {
     expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(1);
   });
 
+  it('holds at most maxStandaloneStreams streams: later sessions get none and still list', async () => {
+    const server = track(await startSessionfulServer());
+    const events: Array<{ target: string }> = [];
+    const gateway = client(server, {
+      onToolsListChanged: (event) => events.push(event),
+      maxStandaloneStreams: 2,
+    });
+    for (const target of ['alpha', 'beta', 'gamma'])
+      await gateway.listTools({ target });
+    await expect
+      .poll(() => standaloneGets(server.requests).length, POLL)
+      .toBe(2);
+    expect(
+      ['alpha', 'beta', 'gamma'].map(
+        (target) => gateway.endpointInfo({ target })?.streaming,
+      ),
+    ).toEqual([true, true, false]);
+    // A change is pushed on the two streams only; the third session lists it.
+    await server.addTool?.(LATE_TOOL);
+    await expect
+      .poll(() => events.map((event) => event.target).sort(), POLL)
+      .toEqual(['alpha', 'beta']);
+    const gamma = await gateway.listTools({ target: 'gamma' });
+    expect(gamma.map((tool) => tool.name)).toContain('late-tool');
+    expect(standaloneGets(server.requests)).toHaveLength(2);
+  });
+
   it('reconnects the stream when it drops and still passes notifications on', async () => {
     const { server, events } = await streaming();
     server.closeStandaloneStreams?.();
@@ -92,10 +122,10 @@ describe('live tool lists (standalone GET stream)', () => {
   });
 
   it('does not ask again after a 405', async () => {
-    const server = track(
-      await startSessionfulServer({ refuseStandalone: true }),
+    const { server, gateway } = await connect(
+      startSessionfulServer({ refuseStandalone: true }),
+      { onToolsListChanged: () => undefined },
     );
-    const gateway = client(server, { onToolsListChanged: () => undefined });
     await gateway.listTools({ target: 'alpha' });
     await expect
       .poll(() => standaloneGets(server.requests).length, POLL)
@@ -115,8 +145,7 @@ describe('live tool lists (standalone GET stream)', () => {
   });
 
   it('opens no stream when nobody listens', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server);
+    const { server, gateway } = await connect(startSessionfulServer());
     await gateway.listTools({ target: 'alpha' });
     await gateway.callTool({ target: 'alpha', tool: 'add', arguments: {} });
     expect(standaloneGets(server.requests)).toHaveLength(0);
@@ -149,14 +178,13 @@ const listCursors = (requests: RecordedRequest[]) =>
 
 describe('sessions that expire mid-listing', () => {
   it('survives expiries on pages 2 and 4, resuming each with the same cursor', async () => {
-    const server = track(
-      await startSessionfulServer({
+    const { server, gateway } = await connect(
+      startSessionfulServer({
         generatedTools: 25,
         pageSize: 5,
         expireOnPages: [2, 4],
       }),
     );
-    const gateway = client(server);
     const tools = await gateway.listTools({ target: 'alpha' });
     expect(tools).toHaveLength(31);
     expect(new Set(tools.map((tool) => tool.name)).size).toBe(31);
@@ -167,21 +195,18 @@ describe('sessions that expire mid-listing', () => {
     expect(cursors.filter((cursor) => cursor === null)).toHaveLength(1);
     expect(cursors[1]).toBe(cursors[2]);
     expect(cursors[4]).toBe(cursors[5]);
-    expect(
-      server.requests.filter((r) => r.rpcMethod === 'initialize'),
-    ).toHaveLength(3);
+    expect(requestsOf(server, 'initialize')).toHaveLength(3);
   });
 
   it('starts over only when the new session rejects the cursor', async () => {
-    const server = track(
-      await startSessionfulServer({
+    const { server, gateway } = await connect(
+      startSessionfulServer({
         generatedTools: 25,
         pageSize: 5,
         expireOnPages: [3],
         sessionCursors: true,
       }),
     );
-    const gateway = client(server);
     const tools = await gateway.listTools({ target: 'alpha' });
     expect(tools).toHaveLength(31);
     expect(new Set(tools.map((tool) => tool.name)).size).toBe(31);
@@ -192,14 +217,13 @@ describe('sessions that expire mid-listing', () => {
   });
 
   it('says what happened when the session is rejected again on the same page', async () => {
-    const server = track(
-      await startSessionfulServer({
+    const { gateway } = await connect(
+      startSessionfulServer({
         generatedTools: 25,
         pageSize: 5,
         expireOnPages: [4, 4],
       }),
     );
-    const gateway = client(server);
     const error = (await gateway
       .listTools({ target: 'alpha' })
       .catch((caught: unknown) => caught)) as GatewayError;
@@ -212,50 +236,50 @@ describe('sessions that expire mid-listing', () => {
   });
 });
 
+/**
+ * Starts a 30 s `sleep` call on `alpha` and waits until the server has it;
+ * `outcome` is what the call ends with (its error, once the client closes).
+ */
+async function sleepingCall(
+  gateway: GatewayClient,
+  server: Listening,
+): Promise<{ outcome: Promise<unknown> }> {
+  const outcome = gateway
+    .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } })
+    .catch((caught: unknown) => caught);
+  await requestArrived(server, 'tools/call');
+  return { outcome };
+}
+
 describe('close() stops work in flight', () => {
   it('rejects a slow call with CLIENT_CLOSED at once', async () => {
     const cancelled: unknown[] = [];
-    const server = track(await startSessionfulServer({ cancelled }));
-    const gateway = client(server, { timeoutMs: 60_000 });
+    const { server, gateway } = await connect(
+      startSessionfulServer({ cancelled }),
+      { timeoutMs: 60_000 },
+    );
     await gateway.listTools({ target: 'alpha' });
     const started = Date.now();
-    const call = gateway
-      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } })
-      .catch((caught: unknown) => caught);
-    await expect
-      .poll(
-        () => server.requests.some((r) => r.rpcMethod === 'tools/call'),
-        POLL,
-      )
-      .toBe(true);
+    const call = await sleepingCall(gateway, server);
     await gateway.close();
-    const error = (await call) as GatewayError;
+    const error = (await call.outcome) as GatewayError;
     expect(error.code).toBe(GatewayErrorCode.ClientClosed);
     // Well before the 30 s the tool sleeps (a loaded machine gets 20 s of slack).
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('rejects a listing waiting for a slot and one waiting for its reply', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = client(server, {
+    const { server, gateway } = await connect(startSessionfulServer(), {
       timeoutMs: 60_000,
       maxConcurrentPerEndpoint: 1,
     });
     await gateway.listTools({ target: 'alpha' });
-    const slow = gateway
-      .callTool({ target: 'alpha', tool: 'sleep', arguments: { ms: 30_000 } })
-      .catch((caught: unknown) => caught);
+    const slow = await sleepingCall(gateway, server);
     const queued = gateway
       .listTools({ target: 'alpha' })
       .catch((caught: unknown) => caught);
-    await expect
-      .poll(
-        () => server.requests.some((r) => r.rpcMethod === 'tools/call'),
-        POLL,
-      )
-      .toBe(true);
     await gateway.close();
-    expect(((await slow) as GatewayError).code).toBe(
+    expect(((await slow.outcome) as GatewayError).code).toBe(
       GatewayErrorCode.ClientClosed,
     );
     expect(((await queued) as GatewayError).code).toBe(

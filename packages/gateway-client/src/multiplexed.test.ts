@@ -11,6 +11,7 @@ import {
   type TestGateway,
 } from './__fixtures__/test-gateway.js';
 import { closeAfterEach } from './__fixtures__/cleanups.js';
+import { requestsOf } from './__fixtures__/requests.js';
 
 const { track } = closeAfterEach();
 
@@ -57,9 +58,7 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
       'write_file',
     ]);
     expect(betaTools).toHaveLength(9);
-    expect(
-      gateway.requests.filter((request) => request.rpcMethod === 'tools/list'),
-    ).toHaveLength(1);
+    expect(requestsOf(gateway, 'tools/list')).toHaveLength(1);
     const all = await client.listAllTools();
     expect([...all.keys()].sort()).toEqual(['alpha', 'beta']);
     expect(gateway.requests.every((request) => request.path === '/mcp')).toBe(
@@ -95,9 +94,7 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
     expect(
       (all.get('alpha')?.length ?? 0) + (all.get('beta')?.length ?? 0),
     ).toBe(15);
-    expect(
-      gateway.requests.filter((request) => request.rpcMethod === 'tools/list'),
-    ).toHaveLength(4);
+    expect(requestsOf(gateway, 'tools/list')).toHaveLength(4);
   });
 
   it('maps a denied call (HTTP 400, JSON-RPC -32602) to HTTP_STATUS with the JSON-RPC error, and hides denied tools', async () => {
@@ -154,9 +151,7 @@ describe('multiplexed mode through an agentgateway-like gateway', () => {
       arguments: { text },
     });
     expect(result.content).toEqual([{ type: 'text', text }]);
-    expect(
-      gateway.requests.filter((request) => request.rpcMethod === 'initialize'),
-    ).toHaveLength(2);
+    expect(requestsOf(gateway, 'initialize')).toHaveLength(2);
   });
 
   it('leaves out names it cannot split (unprefixed gateway), or keeps them under "" on request', async () => {

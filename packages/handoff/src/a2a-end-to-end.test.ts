@@ -152,27 +152,33 @@ describe('handoffs between SDK client and SDK server, wired by our agent card', 
     return part?.$case === 'text' ? part.value : JSON.stringify(result);
   }
 
-  it('delivers a valid handoff and the receiver sees the same digest', async () => {
-    const envelope = createHandoff({
+  /** A handoff from the director to the receiving role. */
+  const fromDirector = (
+    intent: 'mutating' | 'read-only',
+    title: string,
+    contextSummary = '',
+  ) =>
+    createHandoff({
       from: 'director',
       to: ROLE,
-      intent: 'mutating',
-      task: { title: 'Add rate limiting to POST /login' },
-      contextSummary: 'QA saw brute force in the logs.',
+      intent,
+      task: { title },
+      contextSummary,
     });
+
+  it('delivers a valid handoff and the receiver sees the same digest', async () => {
+    const envelope = fromDirector(
+      'mutating',
+      'Add rate limiting to POST /login',
+      'QA saw brute force in the logs.',
+    );
     expect(await send(handoffToA2AMessage({ envelope }))).toBe(
       `accepted ${handoffDigest(envelope)}`,
     );
   });
 
   it('lets the receiver refuse a tampered envelope and mutating work for a read-only role', async () => {
-    const envelope = createHandoff({
-      from: 'director',
-      to: ROLE,
-      intent: 'read-only',
-      task: { title: 'Explain the session store' },
-      contextSummary: '',
-    });
+    const envelope = fromDirector('read-only', 'Explain the session store');
     const message = handoffToA2AMessage({ envelope });
     const tampered = {
       ...message,

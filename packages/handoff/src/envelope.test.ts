@@ -19,6 +19,7 @@ import {
   type HandoffEnvelope,
   type HandoffEnvelopeInput,
   type CreateHandoffOptions,
+  type HandoffIssue,
 } from './index.js';
 import { isArtifactUri } from './envelope-schema.js';
 
@@ -73,6 +74,20 @@ function catchError(fn: () => unknown): unknown {
   throw new Error('expected a throw');
 }
 
+/**
+ * Runs `fn`, expects it to throw INVALID_ENVELOPE with exactly one issue
+ * matching `issue`, and returns the error.
+ */
+function expectOneIssue(
+  fn: () => unknown,
+  issue: Partial<HandoffIssue>,
+): HandoffValidationError {
+  const error = catchError(fn) as HandoffValidationError;
+  expect(error.code).toBe('INVALID_ENVELOPE');
+  expect(error.issues).toEqual([expect.objectContaining(issue)]);
+  return error;
+}
+
 describe('parseHandoff', () => {
   it('accepts a full envelope and returns it unchanged', () => {
     const input = sample();
@@ -122,13 +137,10 @@ describe('parseHandoff', () => {
   it.each(['admin', 'Director', 'staff_backend', '', 'toString', '__proto__'])(
     'refuses the unknown role %j with a clear error',
     (role) => {
-      const error = catchError(() =>
-        parseHandoff(sample({ to: role })),
-      ) as HandoffValidationError;
-      expect(error.code).toBe('INVALID_ENVELOPE');
-      expect(error.issues).toEqual([
-        expect.objectContaining({ path: 'to', code: 'unknown_role' }),
-      ]);
+      const error = expectOneIssue(() => parseHandoff(sample({ to: role })), {
+        path: 'to',
+        code: 'unknown_role',
+      });
       expect(error.message).toContain(
         `to: Unknown role ${JSON.stringify(role)}: expected one of director`,
       );
@@ -252,13 +264,10 @@ describe('parseHandoff', () => {
       ],
     ];
     for (const [input, path, message] of cases) {
-      const error = catchError(() =>
-        parseHandoff(input),
-      ) as HandoffValidationError;
-      expect(error.code).toBe('INVALID_ENVELOPE');
-      expect(error.issues).toEqual([
-        expect.objectContaining({ path, message }),
-      ]);
+      const error = expectOneIssue(() => parseHandoff(input), {
+        path,
+        message,
+      });
       expect(error.message).not.toContain('Invalid input');
     }
   });
@@ -281,16 +290,10 @@ describe('parseHandoff', () => {
     expect(future.message).toMatch(
       /version 2 is not supported; this package reads version 1/,
     );
-    const wrongType = catchError(() =>
-      parseHandoff(sample({ version: '1' })),
-    ) as HandoffValidationError;
-    expect(wrongType.code).toBe('INVALID_ENVELOPE');
-    expect(wrongType.issues).toEqual([
-      expect.objectContaining({
-        path: 'version',
-        message: 'version must be the number 1, not "1".',
-      }),
-    ]);
+    expectOneIssue(() => parseHandoff(sample({ version: '1' })), {
+      path: 'version',
+      message: 'version must be the number 1, not "1".',
+    });
   });
 
   it('refuses __proto__ and constructor keys from JSON text as unknown keys', () => {
@@ -467,30 +470,25 @@ describe('createHandoff', () => {
   });
 
   it('refuses an invalid Date and a non-object with typed errors naming the path', () => {
-    const invalidDate = catchError(() =>
-      createHandoff({
-        from: 'director',
-        to: 'qa-adversary',
-        intent: 'read-only',
-        task: { title: 't' },
-        contextSummary: '',
-        createdAt: new Date('not a date'),
-      }),
-    ) as HandoffValidationError;
-    expect(invalidDate.code).toBe('INVALID_ENVELOPE');
-    expect(invalidDate.issues).toEqual([
-      expect.objectContaining({ path: 'createdAt' }),
-    ]);
-    const missing = catchError(() =>
-      createHandoff(null as unknown as CreateHandoffOptions),
-    ) as HandoffValidationError;
-    expect(missing.code).toBe('INVALID_ENVELOPE');
-    expect(missing.issues).toEqual([
-      expect.objectContaining({
+    expectOneIssue(
+      () =>
+        createHandoff({
+          from: 'director',
+          to: 'qa-adversary',
+          intent: 'read-only',
+          task: { title: 't' },
+          contextSummary: '',
+          createdAt: new Date('not a date'),
+        }),
+      { path: 'createdAt' },
+    );
+    expectOneIssue(
+      () => createHandoff(null as unknown as CreateHandoffOptions),
+      {
         path: '(root)',
         message: 'the handoff envelope must be an object, not null.',
-      }),
-    ]);
+      },
+    );
   });
 
   it('gives distinct trace ids', () => {

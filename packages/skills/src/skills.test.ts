@@ -73,6 +73,14 @@ function codeOf(run: () => unknown): string | undefined {
   return undefined;
 }
 
+/** Both checking the lock and mounting `skillName` are refused with `code`. */
+function expectRefused(root: string, skillName: string, code: string): void {
+  expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(code);
+  expect(codeOf(() => mountSkill({ workspaceRoot: root, skillName }))).toBe(
+    code,
+  );
+}
+
 describe('the shipped skills', () => {
   it('lazy-search and red-proof verify against the committed locks', () => {
     const { skills } = verifySkillLock({ workspaceRoot: repositoryRoot });
@@ -135,12 +143,7 @@ describe('lockSkills and verifySkillLock', () => {
       join(root, 'skills', 'gamma', 'SKILL.md'),
       skillMd({ name: 'gamma' }),
     );
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'SKILL_NOT_LOCKED',
-    );
-    expect(
-      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'gamma' })),
-    ).toBe('SKILL_NOT_LOCKED');
+    expectRefused(root, 'gamma', 'SKILL_NOT_LOCKED');
   });
 
   it('refuses a skill folder, or the skills folder, that is a symbolic link', () => {
@@ -150,12 +153,7 @@ describe('lockSkills and verifySkillLock', () => {
     const outside = join(root, 'outside-beta');
     renameSync(join(root, 'skills', 'beta'), outside);
     symlinkSync(outside, join(root, 'skills', 'beta'));
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'SKILL_SYMLINK',
-    );
-    expect(
-      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'beta' })),
-    ).toBe('SKILL_SYMLINK');
+    expectRefused(root, 'beta', 'SKILL_SYMLINK');
     expect(mountSkill({ workspaceRoot: root, skillName: 'alpha' }).name).toBe(
       'alpha',
     );
@@ -165,12 +163,7 @@ describe('lockSkills and verifySkillLock', () => {
     lockSkills({ workspaceRoot: other });
     renameSync(join(other, 'skills'), join(other, 'real-skills'));
     symlinkSync(join(other, 'real-skills'), join(other, 'skills'));
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: other }))).toBe(
-      'SKILL_SYMLINK',
-    );
-    expect(
-      codeOf(() => mountSkill({ workspaceRoot: other, skillName: 'alpha' })),
-    ).toBe('SKILL_SYMLINK');
+    expectRefused(other, 'alpha', 'SKILL_SYMLINK');
   });
 
   it('refuses a renamed skill folder: the old entry is missing, the new folder unlocked', () => {
@@ -217,12 +210,7 @@ describe('lockSkills and verifySkillLock', () => {
 describe('lock files', () => {
   it('refuses a missing lock', () => {
     const root = workspace();
-    expect(codeOf(() => verifySkillLock({ workspaceRoot: root }))).toBe(
-      'SKILL_LOCK_MISSING',
-    );
-    expect(
-      codeOf(() => mountSkill({ workspaceRoot: root, skillName: 'alpha' })),
-    ).toBe('SKILL_LOCK_MISSING');
+    expectRefused(root, 'alpha', 'SKILL_LOCK_MISSING');
   });
 
   it('refuses a lock of another version with a clear message', () => {

@@ -16,25 +16,19 @@ import { describe, expect, it } from 'vitest';
 import { SkillError } from './errors.js';
 import { lockSkills, mountSkill, verifySkillLock } from './skills.js';
 import { hashTree } from './tree-hash.js';
+import { fileTrees, pathSegment } from './__fixtures__/file-trees.js';
 
 const SKILL = 'probe';
 const SKILL_MD = `---\nname: ${SKILL}\ndescription: A skill for tamper tests.\n---\n\n# Probe\n`;
 const RUNS = 50;
+const SKILL_MD_NAME = 'SKILL.md';
 
-const segment = fc
-  .stringMatching(/^[A-Za-z0-9._-]{1,8}$/)
-  .filter((name) => name !== '.' && name !== '..' && name !== 'SKILL.md');
-const nonAsciiSegment = fc.constantFrom('é', 'ß', '｡', '😀', 'Ω-x', 'a b');
-const extraFiles = fc.uniqueArray(
-  fc.record({
-    path: fc.array(fc.oneof(segment, nonAsciiSegment), {
-      minLength: 1,
-      maxLength: 3,
-    }),
-    content: fc.uint8Array({ maxLength: 48 }),
-  }),
-  { maxLength: 5, selector: (file) => file.path.join('/') },
-);
+const segment = pathSegment([SKILL_MD_NAME]);
+const extraFiles = fileTrees({
+  reserved: [SKILL_MD_NAME],
+  maxBytes: 48,
+  maxFiles: 5,
+});
 
 type Workspace = { root: string; skillDirectory: string; files: string[] };
 

@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SkillError } from './errors.js';
 import { hashTree, readTree } from './tree-hash.js';
+import { fileTrees } from './__fixtures__/file-trees.js';
 
 const vectorsDirectory = fileURLToPath(
   new URL('../test-vectors', import.meta.url),
@@ -132,20 +133,7 @@ describe('test vectors', () => {
   });
 });
 
-const segment = fc
-  .stringMatching(/^[A-Za-z0-9._-]{1,8}$/)
-  .filter((name) => name !== '.' && name !== '..');
-const nonAsciiSegment = fc.constantFrom('é', 'ß', '｡', '😀', 'Ω-x', 'a b');
-const treeSpec = fc.uniqueArray(
-  fc.record({
-    path: fc.array(fc.oneof(segment, nonAsciiSegment), {
-      minLength: 1,
-      maxLength: 3,
-    }),
-    content: fc.uint8Array({ maxLength: 64 }),
-  }),
-  { minLength: 0, maxLength: 6, selector: (file) => file.path.join('/') },
-);
+const treeSpec = fileTrees({ maxBytes: 64, maxFiles: 6 });
 
 function writeTree(
   spec: { path: string[]; content: Uint8Array }[],

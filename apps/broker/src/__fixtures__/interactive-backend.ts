@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { registerResearchTask } from '#gateway-client-fixtures/task-server.js';
 import {
   callThrough,
   resultText,
@@ -196,73 +197,13 @@ export async function startInteractiveBackend(
         return text('chatty done');
       },
     );
-    server.experimental.tasks.registerToolTask(
-      'research',
-      {
-        description: 'Research a topic as a task',
-        inputSchema: {
-          topic: z.string().optional(),
-          ms: z.number().optional(),
-        },
-        execution: { taskSupport: 'required' },
-        annotations: { readOnlyHint: true },
-      },
-      {
-        createTask: (async (
-          args: { ms?: number; topic?: string },
-          extra: {
-            taskStore: {
-              createTask: (o: object) => Promise<{ taskId: string }>;
-              getTask: (id: string) => Promise<{ status: string } | null>;
-              storeTaskResult: (
-                id: string,
-                status: 'completed',
-                result: unknown,
-              ) => Promise<void>;
-            };
-          },
-        ) => {
-          const task = await extra.taskStore.createTask({
-            ttl: 60_000,
-            pollInterval: 50,
-          });
-          createdTasks.push(task.taskId);
-          const end = Date.now() + Number(args.ms ?? 100);
-          void (async () => {
-            while (Date.now() < end) {
-              await new Promise((resolve) => setTimeout(resolve, 20));
-              const current = await extra.taskStore.getTask(task.taskId);
-              if (current?.status === 'cancelled') {
-                cancelledTasks.push(task.taskId);
-                return;
-              }
-            }
-            await extra.taskStore
-              .storeTaskResult(
-                task.taskId,
-                'completed',
-                text(`research on ${args.topic ?? 'nothing'} done`),
-              )
-              .catch(() => {});
-          })();
-          return { task };
-        }) as never,
-        getTask: (async (
-          _args: unknown,
-          extra: {
-            taskId: string;
-            taskStore: { getTask: (id: string) => Promise<unknown> };
-          },
-        ) => extra.taskStore.getTask(extra.taskId)) as never,
-        getTaskResult: (async (
-          _args: unknown,
-          extra: {
-            taskId: string;
-            taskStore: { getTaskResult: (id: string) => Promise<unknown> };
-          },
-        ) => extra.taskStore.getTaskResult(extra.taskId)) as never,
-      },
-    );
+    registerResearchTask(server, {
+      description: 'Research a topic as a task',
+      annotations: { readOnlyHint: true },
+      cancelledTasks,
+      done: (topic) => `research on ${topic} done`,
+      onCreated: (taskId) => void createdTasks.push(taskId),
+    });
     return server;
   };
 

@@ -4,24 +4,22 @@
 // every target with `<target>_<tool>` names (multiplexed mode). A target can
 // be switched to fail (HTTP 503) to exercise discovery fallback and the
 // circuit breaker.
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
 import { multiplexedName } from '@heretek/internal';
-import type { AddressInfo } from 'node:net';
 import {
   McpServer,
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
+import { forward, listenLoopback, readBody } from './http-bridge.mjs';
 
-export type FixtureTool = {
+/** What every stand-in tool has: its name, description and input schema. */
+export type ToolShape = {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+};
+
+export type FixtureTool = ToolShape & {
   readOnly?: boolean;
   /** Answer only after this long (or when the request is cancelled). */
   delayMs?: number;
@@ -88,47 +86,6 @@ function buildServer(
   return server;
 }
 
-async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.set(key, value);
-    else if (Array.isArray(value))
-      for (const v of value) headers.append(key, v);
-  }
-  const body =
-    chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD'
-      ? Buffer.concat(chunks)
-      : undefined;
-  return new Request(new URL(req.url ?? '/', base), {
-    method: req.method ?? 'GET',
-    headers,
-    ...(body ? { body } : {}),
-  });
-}
-
-async function writeResponse(
-  response: Response,
-  res: ServerResponse,
-): Promise<void> {
-  res.writeHead(
-    response.status,
-    Object.fromEntries(response.headers.entries()),
-  );
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    res.write(value);
-  }
-  res.end();
-}
-
 /** Starts the fixture on a random 127.0.0.1 port with the given tools per target. */
 export async function startMcpBackends(
   tools: Record<string, FixtureTool[]>,
@@ -166,52 +123,40 @@ export async function startMcpBackends(
   };
   const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
 
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-      const target = path.startsWith('/mcp/')
-        ? path.slice('/mcp/'.length)
-        : undefined;
-      state.requests.push(path);
-      if (
-        path !== '/mcp' &&
-        (target === undefined || !state.tools.has(target))
-      ) {
-        res.writeHead(404).end();
-        return;
-      }
-      if (target !== undefined && state.hanging.has(target)) {
-        req.resume();
-        return;
-      }
-      if (target !== undefined && state.failing.has(target)) {
-        req.resume();
-        res
-          .writeHead(503, { 'content-type': 'text/plain' })
-          .end('backend unavailable');
-        return;
-      }
-      const request = await toRequest(req, state.url);
-      const peek = await request.clone().text();
-      if (peek.includes('"tools/list"')) state.listings.push(path);
-      let handler = handlers.get(path);
-      if (handler === undefined) {
-        handler = handlerFor(path);
-        handlers.set(path, handler);
-      }
-      const response = await handler.fetch(request);
-      await writeResponse(response, res);
-    })().catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(error));
-    });
+  const loopback = await listenLoopback(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const target = path.startsWith('/mcp/')
+      ? path.slice('/mcp/'.length)
+      : undefined;
+    state.requests.push(path);
+    if (path !== '/mcp' && (target === undefined || !state.tools.has(target))) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (target !== undefined && state.hanging.has(target)) {
+      req.resume();
+      return;
+    }
+    if (target !== undefined && state.failing.has(target)) {
+      req.resume();
+      res
+        .writeHead(503, { 'content-type': 'text/plain' })
+        .end('backend unavailable');
+      return;
+    }
+    const body = await readBody(req);
+    if (body.includes('"tools/list"')) state.listings.push(path);
+    let handler = handlers.get(path);
+    if (handler === undefined) {
+      handler = handlerFor(path);
+      handlers.set(path, handler);
+    }
+    await forward(req, res, handler, body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.url = loopback.url;
   state.close = async () => {
     await Promise.allSettled([...handlers.values()].map((h) => h.close()));
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await loopback.close();
   };
   return state;
 }

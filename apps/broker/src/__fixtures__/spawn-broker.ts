@@ -167,6 +167,14 @@ export async function spawnBroker(
       NonNullable<ConstructorParameters<typeof Client>[1]>,
       'capabilities'
     >;
+    /**
+     * With a gateway (`HERETEK_GATEWAY_URL`, not offline), return only once
+     * the start-up discovery has listed every backend (its log line), so a
+     * test's first search sees a complete catalog however loaded the machine
+     * is. Default true; false for tests of what the broker answers while it
+     * still discovers.
+     */
+    awaitDiscovery?: boolean;
   } = {},
 ): Promise<SpawnedBroker> {
   const child = startBrokerProcess(env);
@@ -192,6 +200,13 @@ export async function spawnBroker(
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
+  if (
+    options.awaitDiscovery !== false &&
+    env.HERETEK_GATEWAY_URL !== undefined &&
+    env.HERETEK_BROKER_OFFLINE !== '1'
+  ) {
+    await startUpDiscovery(child, () => stderr);
+  }
   return {
     client,
     child,
@@ -205,6 +220,43 @@ export async function spawnBroker(
       return code;
     },
   };
+}
+
+/** The broker's log line that ends its start-up discovery. */
+const DISCOVERY_DONE = /discovery: \d+\/\d+ backends listed/;
+
+/** Resolves once the broker has logged the end of its start-up discovery (30 s at most). */
+async function startUpDiscovery(
+  child: ChildProcessWithoutNullStreams,
+  stderr: () => string,
+): Promise<void> {
+  if (DISCOVERY_DONE.test(stderr())) return;
+  await new Promise<void>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      child.stderr.off('data', check);
+      child.off('exit', exited);
+    };
+    const check = () => {
+      if (!DISCOVERY_DONE.test(stderr())) return;
+      done();
+      resolve();
+    };
+    const exited = () => {
+      done();
+      reject(new Error(`the broker exited during discovery:\n${stderr()}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new Error(
+          `the broker did not finish its start-up discovery within 30 s:\n${stderr().slice(-2_000)}`,
+        ),
+      );
+    }, 30_000);
+    child.stderr.on('data', check);
+    child.once('exit', exited);
+  });
 }
 
 /** `mcp_call_tool` of `name` with `args`: a call through the broker to a backend tool. */

@@ -143,6 +143,9 @@ describe('PinStore', () => {
     };
     expect(after.readOnly).toBe(true);
     expect(Object.keys(after.tools)).toEqual(['adb_list_packages', 'adb_tap']);
+    expect(await readFile(file, 'utf8')).toBe(
+      serializePinsFile(after as never),
+    );
   });
 
   it('keeps going when the file cannot be written, and says so once', async () => {

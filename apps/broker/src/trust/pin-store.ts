@@ -195,6 +195,37 @@ export function serializePinsFile(file: PinsFile): string {
   return `${JSON.stringify(sortKeys(file), null, 2)}\n`;
 }
 
+/** Pinned tools serialized between two yields to other work. */
+const ENTRIES_PER_SLICE = 500;
+
+/**
+ * The same text as {@link serializePinsFile}, built a slice of tools at a
+ * time with a yield to other work between slices, so writing the pins of a
+ * hundred thousand tools never holds the event loop for long.
+ */
+export async function serializePinsFileAsync(file: PinsFile): Promise<string> {
+  const names = Object.keys(file.tools).sort();
+  if (names.length === 0) return serializePinsFile(file);
+  const parts: string[] = ['{\n'];
+  if (file.readOnly !== undefined)
+    parts.push(`  "readOnly": ${JSON.stringify(file.readOnly)},\n`);
+  parts.push('  "tools": {\n');
+  for (let index = 0; index < names.length; index += 1) {
+    if (index > 0 && index % ENTRIES_PER_SLICE === 0)
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    const name = names[index]!;
+    const entry = JSON.stringify(sortKeys(file.tools[name]), null, 2).replace(
+      /\n/g,
+      '\n    ',
+    );
+    parts.push(
+      `    ${JSON.stringify(name)}: ${entry}${index < names.length - 1 ? ',' : ''}\n`,
+    );
+  }
+  parts.push(`  },\n  "version": ${JSON.stringify(file.version)}\n}\n`);
+  return parts.join('');
+}
+
 function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
   return {
     hash: hash ?? definitionHash(definition),
@@ -359,9 +390,15 @@ export class PinStore {
     const fresh = new Set<string>();
     for (const definition of definitions) {
       const normalized = normalizeDefinition(definition);
+      const hash = definitionHash(normalized);
       this.#current.set(normalized.name, normalized);
-      this.#currentHash.set(normalized.name, definitionHash(normalized));
-      if (!this.#pins.has(normalized.name)) fresh.add(normalized.name);
+      this.#currentHash.set(normalized.name, hash);
+      const pin = this.#pins.get(normalized.name);
+      if (pin === undefined) fresh.add(normalized.name);
+      // The same definition (same hash): keep one copy of it, the listing's,
+      // not a second one read from the file.
+      else if (pin.hash === hash && pin.inputSchema !== normalized.inputSchema)
+        this.#pins.set(normalized.name, entryOf(normalized, hash));
     }
     if (fresh.size > 0 && !this.readOnly) {
       for (const name of fresh) {
@@ -394,6 +431,40 @@ export class PinStore {
       if (status.state === 'unpinned') result.unpinned.push(name);
     }
     return result;
+  }
+
+  /** The definition hash a tool was pinned with, if it has a pin. */
+  pinnedHash(name: string): string | undefined {
+    return this.#pins.get(name)?.hash;
+  }
+
+  /** {@link definitionHash} of a tool's current (last observed or restored) definition. */
+  currentHash(name: string): string | undefined {
+    return this.#currentHash.get(name);
+  }
+
+  /**
+   * Records tools served from the index cache, whose recorded definition
+   * hash equals their pin's, as listed with their pinned definitions, until
+   * their backend is listed again ({@link observe}). Returns the pinned
+   * definitions (tools without a pin are skipped).
+   */
+  restore(names: Iterable<string>): NormalizedDefinition[] {
+    const restored: NormalizedDefinition[] = [];
+    for (const name of names) {
+      const pin = this.#pins.get(name);
+      if (pin === undefined) continue;
+      const definition: NormalizedDefinition = {
+        name,
+        description: pin.description,
+        inputSchema: pin.inputSchema,
+        annotations: pin.annotations,
+      };
+      this.#current.set(name, definition);
+      this.#currentHash.set(name, pin.hash);
+      restored.push(definition);
+    }
+    return restored;
   }
 
   /**
@@ -534,11 +605,7 @@ export class PinStore {
     add?: string[];
     replace?: string[];
   }): Promise<void> {
-    const text = await readStateFile(this.path);
-    const onDisk: PinsFile =
-      text === undefined
-        ? { version: PINS_FILE_VERSION, tools: {} }
-        : parsePinsFile(text, this.path);
+    const onDisk = await this.#readForMerge();
     const tools = { ...onDisk.tools };
     for (const name of change.add ?? []) {
       const existing = tools[name];
@@ -563,7 +630,32 @@ export class PinStore {
       ...(onDisk.readOnly === true ? { readOnly: true } : {}),
       tools,
     };
-    await writeFileAtomic(this.path, serializePinsFile(file));
+    await writeFileAtomic(this.path, await serializePinsFileAsync(file));
     this.#stamp = stampOf(await stat(this.path));
+  }
+
+  /**
+   * The pins file as it is on disk, for a write to merge with. When nobody
+   * changed it since this store last read or wrote it (same inode, size and
+   * modification time), that is the pins in memory, and the file is not
+   * read and checked again.
+   */
+  async #readForMerge(): Promise<PinsFile> {
+    let stamp: string | undefined;
+    try {
+      stamp = stampOf(await stat(this.path));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    if (stamp !== undefined && stamp === this.#stamp)
+      return {
+        version: PINS_FILE_VERSION,
+        ...(this.#fileReadOnly ? { readOnly: true } : {}),
+        tools: Object.fromEntries(this.#pins),
+      };
+    const text = await readStateFile(this.path);
+    return text === undefined
+      ? { version: PINS_FILE_VERSION, tools: {} }
+      : parsePinsFile(text, this.path);
   }
 }

@@ -29,9 +29,12 @@ export type ToolReview = {
 };
 
 /**
- * A copy of a JSON Schema with every `description` and `title` string
- * cleaned by `sanitizeDescription`; `counter.removed` grows by the number of
- * characters removed. Nothing that validation reads changes.
+ * A JSON Schema with every `description` and `title` string cleaned by
+ * `sanitizeDescription`; `counter.removed` grows by the number of characters
+ * removed. Nothing that validation reads changes. Only the objects and
+ * arrays on the way to a changed text are copied: a schema with nothing to
+ * clean is returned as it is (the same object), so the catalog, the trust
+ * layer and the pins keep one copy of it.
  */
 export function cleanSchemaTexts(
   node: unknown,
@@ -40,23 +43,30 @@ export function cleanSchemaTexts(
 ): unknown {
   if (depth > 64) return node;
   if (Array.isArray(node)) {
-    return node.map((item) => cleanSchemaTexts(item, counter, depth + 1));
+    let copy: unknown[] | undefined;
+    node.forEach((item, index) => {
+      const cleaned = cleanSchemaTexts(item, counter, depth + 1);
+      if (cleaned !== item) (copy ??= [...node])[index] = cleaned;
+    });
+    return copy ?? node;
   }
   if (typeof node !== 'object' || node === null) return node;
-  const result: Record<string, unknown> = {};
+  let copy: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(node)) {
+    let cleaned: unknown;
     if (
       (key === 'description' || key === 'title') &&
       typeof value === 'string'
     ) {
-      const cleaned = sanitizeDescription({ text: value });
-      counter.removed += cleaned.removed;
-      result[key] = cleaned.text;
+      const sanitized = sanitizeDescription({ text: value });
+      counter.removed += sanitized.removed;
+      cleaned = sanitized.text;
     } else {
-      result[key] = cleanSchemaTexts(value, counter, depth + 1);
+      cleaned = cleanSchemaTexts(value, counter, depth + 1);
     }
+    if (cleaned !== value) (copy ??= { ...node })[key] = cleaned;
   }
-  return result;
+  return copy ?? node;
 }
 
 /** What {@link cleanListedTool} makes of one listed tool (no rule checks yet). */

@@ -123,11 +123,6 @@ export class TrustLayer {
     tools: readonly ListedTool[];
   }): Promise<ListedTool[]> {
     const { target } = options;
-    const previous = this.#byTarget.get(target) ?? new Set<string>();
-    const before = [...previous].flatMap((name) => {
-      const tool = this.#tools.get(name);
-      return tool === undefined ? [] : [{ name, bareName: tool.bareName }];
-    });
     const names = new Set<string>();
     const definitions: ToolDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
@@ -143,20 +138,7 @@ export class TrustLayer {
         annotations: tool.annotations as Record<string, unknown> | undefined,
       };
       definitions.push(definition);
-      const clean = cleanListedTool({
-        name,
-        description,
-        inputSchema: tool.inputSchema,
-      });
-      this.#tools.set(name, {
-        definition,
-        target,
-        bareName: tool.name,
-        sanitized: clean.sanitized,
-        inputSchema: tool.inputSchema,
-        flags: undefined,
-      });
-      for (const line of clean.logLines) this.#logOnce(`trust: ${line}`);
+      const clean = this.#record(target, tool.name, definition);
       return {
         ...tool,
         ...(description === undefined
@@ -166,6 +148,52 @@ export class TrustLayer {
           ? {}
           : { inputSchema: clean.inputSchema }),
       };
+    });
+    const gone = this.#replaceTarget(target, names);
+    if (this.pins !== undefined) {
+      this.pins.forget(gone);
+      const result = await this.pins.observe(definitions);
+      for (const name of [...result.changed, ...result.unpinned]) {
+        const status = this.pins.status(name);
+        this.#logOnce(
+          `trust: tool "${name}" ${status?.state === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${this.pins.path}); accept with --pin ${name}`,
+        );
+      }
+    }
+    for (const name of names) this.flags(name);
+    return cleaned;
+  }
+
+  /** Cleans one listed tool and records it as `target`'s (flags are checked later). */
+  #record(target: string, bareName: string, definition: ToolDefinition) {
+    const clean = cleanListedTool({
+      name: definition.name,
+      description: definition.description,
+      inputSchema: definition.inputSchema,
+    });
+    this.#tools.set(definition.name, {
+      definition,
+      target,
+      bareName,
+      sanitized: clean.sanitized,
+      inputSchema: definition.inputSchema,
+      flags: undefined,
+    });
+    for (const line of clean.logLines) this.#logOnce(`trust: ${line}`);
+    return clean;
+  }
+
+  /**
+   * Makes `names` (just recorded) the target's tools, dropping the others it
+   * had, and updates the shadowing context; returns the names dropped. A
+   * tool's bare name follows from its qualified name and target, so the ones
+   * recorded again keep theirs.
+   */
+  #replaceTarget(target: string, names: Set<string>): string[] {
+    const previous = this.#byTarget.get(target) ?? new Set<string>();
+    const before = [...previous].flatMap((name) => {
+      const tool = this.#tools.get(name);
+      return tool === undefined ? [] : [{ name, bareName: tool.bareName }];
     });
     const gone = [...previous].filter((name) => !names.has(name));
     for (const name of gone) this.#tools.delete(name);
@@ -179,18 +207,67 @@ export class TrustLayer {
       })),
     );
     this.#contextVersion += 1;
-    if (this.pins !== undefined) {
-      this.pins.forget(gone);
-      const result = await this.pins.observe(definitions);
-      for (const name of [...result.changed, ...result.unpinned]) {
-        const status = this.pins.status(name);
-        this.#logOnce(
-          `trust: tool "${name}" ${status?.state === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${this.pins.path}); accept with --pin ${name}`,
-        );
-      }
+    return gone;
+  }
+
+  /**
+   * The definition hash of each tool of `target`'s last reviewed listing, by
+   * qualified name, as the pin store computed it (what the index cache keeps
+   * so that a restart can check cached tools against the pins); `undefined`
+   * under policy `off`.
+   */
+  listedHashes(target: string): Map<string, string> | undefined {
+    const pins = this.pins;
+    if (pins === undefined) return undefined;
+    const hashes = new Map<string, string>();
+    for (const name of this.#byTarget.get(target) ?? []) {
+      const hash = pins.currentHash(name);
+      if (hash !== undefined) hashes.set(name, hash);
     }
-    for (const name of names) this.flags(name);
-    return cleaned;
+    return hashes;
+  }
+
+  /**
+   * Whether tools served from the index cache may be served before their
+   * backend is listed again: each one's recorded definition hash must equal
+   * its pin's (a tool without a pin, or changed since, must wait for a live
+   * listing and its review). Nothing to check under policy `off`; without
+   * recorded hashes there is nothing to check against, so no.
+   */
+  matchesPins(
+    definitions: Readonly<Record<string, string>> | undefined,
+  ): boolean {
+    const pins = this.pins;
+    if (pins === undefined) return true;
+    if (definitions === undefined) return false;
+    return Object.entries(definitions).every(
+      ([name, hash]) => pins.pinnedHash(name) === hash,
+    );
+  }
+
+  /**
+   * Records a backend's tools served from the index cache (checked with
+   * {@link matchesPins}) as that backend's listing, with their pinned
+   * definitions standing in for it until the backend is listed again: they
+   * are cleaned, flagged and counted for shadowing like a live listing.
+   */
+  restoreListing(options: {
+    target: string;
+    definitions: Readonly<Record<string, string>>;
+  }): void {
+    const pins = this.pins;
+    if (pins === undefined) return;
+    const { target } = options;
+    const names = new Set<string>();
+    const prefix = `${target}_`;
+    for (const definition of pins.restore(Object.keys(options.definitions))) {
+      names.add(definition.name);
+      const bareName = definition.name.startsWith(prefix)
+        ? definition.name.slice(prefix.length)
+        : definition.name;
+      this.#record(target, bareName, definition);
+    }
+    pins.forget(this.#replaceTarget(target, names));
   }
 
   /**

@@ -1,5 +1,5 @@
 import bm25 from 'wink-bm25-text-search';
-import type { FieldName, PreparedTool } from '../prepare.js';
+import { type FieldName, fieldTerms, type PreparedTool } from '../prepare.js';
 
 type WinkField = Exclude<FieldName, 'identifier'>;
 const WINK_FIELDS: readonly WinkField[] = [
@@ -44,7 +44,7 @@ export class WinkIndex {
     options.tools.forEach((tool, position) =>
       engine.addDoc(
         Object.fromEntries(
-          WINK_FIELDS.map((field) => [field, tool.fields[field]]),
+          WINK_FIELDS.map((field) => [field, fieldTerms(tool, field)]),
         ),
         position,
       ),

@@ -5,6 +5,8 @@
  * answers `tasks/get`, `tasks/result` and `tasks/cancel`. SDK v2 has the
  * task wire types but no task runtime. Not shipped.
  */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { listenV1, type SessionfulServer } from './servers.js';
 
 /** What the task server saw, for assertions. */
@@ -12,6 +14,103 @@ export type TaskServer = SessionfulServer & {
   /** Task ids whose work noticed a cancellation. */
   cancelledTasks: string[];
 };
+
+type TaskExtra = {
+  taskId: string;
+  taskStore: {
+    createTask: (o: { ttl?: number; pollInterval?: number }) => Promise<{
+      taskId: string;
+    }>;
+    getTask: (id: string) => Promise<{ status: string } | null>;
+    getTaskResult: (id: string) => Promise<unknown>;
+    storeTaskResult: (
+      id: string,
+      status: 'completed' | 'failed',
+      result: unknown,
+    ) => Promise<void>;
+  };
+};
+
+/**
+ * The handlers of a task-required tool for SDK v1's `registerToolTask`
+ * (arguments `{ ms, topic }`): the task works `ms` (100 by default) in the
+ * background, noting a cancellation in `cancelledTasks`, then completes with
+ * one text block, `done(topic)`. `onCreated` sees each task id.
+ */
+function backgroundTask({
+  cancelledTasks,
+  done,
+  onCreated,
+}: {
+  cancelledTasks: string[];
+  done: (topic: string) => string;
+  onCreated?: (taskId: string) => void;
+}) {
+  return {
+    createTask: (async (
+      args: { ms?: number | undefined; topic?: string | undefined },
+      extra: TaskExtra,
+    ) => {
+      const task = await extra.taskStore.createTask({
+        ttl: 60_000,
+        pollInterval: 50,
+      });
+      onCreated?.(task.taskId);
+      const end = Date.now() + Number(args.ms ?? 100);
+      void (async () => {
+        while (Date.now() < end) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const current = await extra.taskStore.getTask(task.taskId);
+          if (current?.status === 'cancelled') {
+            cancelledTasks.push(task.taskId);
+            return;
+          }
+        }
+        await extra.taskStore
+          .storeTaskResult(task.taskId, 'completed', {
+            content: [{ type: 'text', text: done(args.topic ?? 'nothing') }],
+          })
+          .catch(() => undefined);
+      })();
+      return { task };
+    }) as never,
+    getTask: (async (_args: unknown, extra: TaskExtra) =>
+      extra.taskStore.getTask(extra.taskId)) as never,
+    getTaskResult: (async (_args: unknown, extra: TaskExtra) =>
+      extra.taskStore.getTaskResult(extra.taskId)) as never,
+  };
+}
+
+/**
+ * Registers `research` on an SDK v1 server: a task-required tool with
+ * arguments `{ topic, ms }` that runs as {@link backgroundTask}. Also used by
+ * the broker's interactive backend.
+ */
+export function registerResearchTask(
+  server: McpServer,
+  {
+    description,
+    annotations,
+    ...task
+  }: {
+    description: string;
+    annotations?: { readOnlyHint?: boolean };
+  } & Parameters<typeof backgroundTask>[0],
+): void {
+  server.experimental.tasks.registerToolTask(
+    'research',
+    {
+      description,
+      inputSchema: {
+        topic: z.string().optional(),
+        ms: z.number().optional(),
+      },
+      execution: { taskSupport: 'required' },
+      ...(annotations === undefined ? {} : { annotations }),
+    },
+    backgroundTask(task),
+  );
+}
 
 /**
  * Start the server. Tools: `research` (`taskSupport: 'required'`: works
@@ -22,7 +121,6 @@ export async function startTaskServer(): Promise<TaskServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { InMemoryTaskStore } =
     await import('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js');
-  const { z } = await import('zod');
   const taskStore = new InMemoryTaskStore();
   const cancelledTasks: string[] = [];
 
@@ -37,84 +135,11 @@ export async function startTaskServer(): Promise<TaskServer> {
         taskStore,
       },
     );
-    const work =
-      (label: string) =>
-      async (
-        args: { ms?: number | undefined; topic?: string | undefined },
-        extra: {
-          taskStore: {
-            createTask: (o: {
-              ttl?: number;
-              pollInterval?: number;
-            }) => Promise<{
-              taskId: string;
-            }>;
-            getTask: (id: string) => Promise<{ status: string } | null>;
-            storeTaskResult: (
-              id: string,
-              status: 'completed' | 'failed',
-              result: unknown,
-            ) => Promise<void>;
-          };
-        },
-      ) => {
-        const task = await extra.taskStore.createTask({
-          ttl: 60_000,
-          pollInterval: 50,
-        });
-        const ms = Number(args.ms ?? 100);
-        void (async () => {
-          const end = Date.now() + ms;
-          while (Date.now() < end) {
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            const current = await extra.taskStore.getTask(task.taskId);
-            if (current?.status === 'cancelled') {
-              cancelledTasks.push(task.taskId);
-              return;
-            }
-          }
-          await extra.taskStore
-            .storeTaskResult(task.taskId, 'completed', {
-              content: [
-                {
-                  type: 'text',
-                  text: `${label}: ${args.topic ?? 'nothing'} done`,
-                },
-              ],
-            })
-            .catch(() => undefined);
-        })();
-        return { task };
-      };
-    const handler = (label: string) => ({
-      createTask: work(label) as never,
-      getTask: (async (
-        _args: unknown,
-        extra: {
-          taskId: string;
-          taskStore: { getTask: (id: string) => Promise<unknown> };
-        },
-      ) => extra.taskStore.getTask(extra.taskId)) as never,
-      getTaskResult: (async (
-        _args: unknown,
-        extra: {
-          taskId: string;
-          taskStore: { getTaskResult: (id: string) => Promise<unknown> };
-        },
-      ) => extra.taskStore.getTaskResult(extra.taskId)) as never,
+    registerResearchTask(server, {
+      description: 'Research a topic as a task.',
+      cancelledTasks,
+      done: (topic) => `research: ${topic} done`,
     });
-    server.experimental.tasks.registerToolTask(
-      'research',
-      {
-        description: 'Research a topic as a task.',
-        inputSchema: {
-          topic: z.string().optional(),
-          ms: z.number().optional(),
-        },
-        execution: { taskSupport: 'required' },
-      },
-      handler('research'),
-    );
     return server;
   };
 

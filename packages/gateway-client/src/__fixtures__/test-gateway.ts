@@ -77,6 +77,21 @@ function rpcError(
   );
 }
 
+/** agentgateway's answer when a backend cannot be reached: HTTP 500, JSON-RPC -32603. */
+function upstreamFailed(
+  response: ServerResponse,
+  id: unknown,
+  error: unknown,
+): void {
+  rpcError(
+    response,
+    500,
+    id,
+    -32603,
+    `failed to send message: ${(error as Error).message}`,
+  );
+}
+
 function sseReply(
   response: ServerResponse,
   message: unknown,
@@ -220,13 +235,7 @@ export async function startTestGateway(
             client.close().catch(() => undefined),
           ),
         );
-        return rpcError(
-          response,
-          500,
-          message.id,
-          -32603,
-          `failed to send message: ${(error as Error).message}`,
-        );
+        return upstreamFailed(response, message.id, error);
       }
       counter += 1;
       const created: GatewaySession = { id: `gw-${counter}`, upstream };
@@ -278,13 +287,7 @@ export async function startTestGateway(
           }
         }
       } catch (error) {
-        return rpcError(
-          response,
-          500,
-          message.id,
-          -32603,
-          `failed to send message: ${(error as Error).message}`,
-        );
+        return upstreamFailed(response, message.id, error);
       }
       const pageSize = options.pageSize ?? merged.length;
       const start = Number(message.params?.cursor ?? 0);
@@ -329,13 +332,7 @@ export async function startTestGateway(
         });
         return sseReply(response, { jsonrpc: '2.0', id: message.id, result });
       } catch (error) {
-        return rpcError(
-          response,
-          500,
-          message.id,
-          -32603,
-          `failed to send message: ${(error as Error).message}`,
-        );
+        return upstreamFailed(response, message.id, error);
       }
     }
     return rpcError(

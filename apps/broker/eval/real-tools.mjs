@@ -1,0 +1,80 @@
+// What the trust evals share: the real tools they check (the benchmark sets
+// vendored with the catalog, each with its LICENSE and SOURCE, and the
+// broker's offline seed catalog) and one tool's review as the broker does it.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SEED_TOOLS } from '@heretek/catalog';
+
+const repoRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../..',
+);
+
+/** The benchmark sets: names are `<server>__<tool>`. */
+export const SETS = [
+  {
+    name: 'LiveMCPBench',
+    file: 'packages/catalog/bench/data/livemcpbench/tools.jsonl',
+  },
+  {
+    name: 'MetaTool',
+    file: 'packages/catalog/bench/data/metatool/tools.jsonl',
+  },
+];
+
+/** Tools of a benchmark set, with the set's name. */
+async function loadSet({ name, file }) {
+  const text = await readFile(path.join(repoRoot, file), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const tool = JSON.parse(line);
+      const split = tool.name.indexOf('__');
+      const target = tool.server ?? tool.name.slice(0, split);
+      const bareName = split >= 0 ? tool.name.slice(split + 2) : tool.name;
+      return {
+        set: name,
+        name: tool.name,
+        target,
+        bareName,
+        description: tool.description ?? '',
+        inputSchema: tool.inputSchema,
+      };
+    });
+}
+
+/** Every tool of the benchmark sets, then the seed catalog's (set `seed`). */
+export async function loadRealTools() {
+  const tools = [];
+  for (const set of SETS) tools.push(...(await loadSet(set)));
+  for (const entry of SEED_TOOLS) {
+    tools.push({
+      set: 'seed',
+      name: entry.name,
+      target: entry.target,
+      bareName: entry.tool,
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+    });
+  }
+  return tools;
+}
+
+/**
+ * One tool's review as the broker does it at discovery: the description
+ * cleaned, then every rule checked (hidden tag text included) against
+ * `context`. Returns the cleaning and the flags.
+ */
+export function reviewDescription(trust, tool, context) {
+  const cleaned = trust.sanitizeDescription({ text: tool.description });
+  const flags = trust.flagTool({
+    tool,
+    description: cleaned.text,
+    tagText: cleaned.tagText,
+    inputSchema: tool.inputSchema,
+    context,
+  });
+  return { cleaned, flags };
+}

@@ -1,0 +1,121 @@
+// Test and bench fixture: what every stand-in MCP backend here needs to put
+// the SDK's fetch-style handlers (createMcpHandler, the web-standard Streamable
+// HTTP transport) behind node:http on 127.0.0.1. Plain JavaScript, so the
+// benches and the child-process backend (run by node itself) use it as the
+// tests do; the types are in http-bridge.d.mts.
+/* global Headers, Request, Response, URL */
+import { Buffer } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+
+/** Reads a request's whole body. */
+export async function readBody(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+function toRequest(req, body) {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(key, value);
+    else if (Array.isArray(value))
+      for (const item of value) headers.append(key, item);
+  }
+  const method = req.method ?? 'GET';
+  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), {
+    method,
+    headers,
+    ...(body.length > 0 && method !== 'GET' && method !== 'HEAD'
+      ? { body }
+      : {}),
+  });
+}
+
+async function writeResponse(response, res) {
+  res.writeHead(
+    response.status,
+    Object.fromEntries(response.headers.entries()),
+  );
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  res.on('close', () => void reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
+}
+
+/**
+ * Hands a node:http request to a fetch-style handler and streams its answer
+ * back (stopped when the client goes). `body` is the request's body when the
+ * caller has read it already.
+ */
+export async function forward(req, res, handler, body) {
+  const request = toRequest(req, body ?? (await readBody(req)));
+  await writeResponse(await handler.fetch(request), res);
+}
+
+/**
+ * Listens on a random 127.0.0.1 port; a request whose handler throws is
+ * answered with HTTP 500 and the error's text.
+ */
+export async function listenLoopback(onRequest) {
+  const server = createServer((req, res) => {
+    void onRequest(req, res).catch((error) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A sessionful route (2025 revisions, standalone GET stream), as a backend
+ * with live tool lists is: one server from `serverFor` per session, kept in
+ * `servers` so a tool registered at run time reaches every session as
+ * `notifications/tools/list_changed`.
+ */
+export function sessionfulRoute(serverFor, { onStream } = {}) {
+  const sessions = new Map();
+  const servers = new Set();
+  return {
+    fetch: async (request) => {
+      const sessionId = request.headers.get('mcp-session-id');
+      if (sessionId !== null) {
+        const transport = sessions.get(sessionId);
+        if (transport === undefined) return new Response(null, { status: 404 });
+        if (request.method === 'GET') onStream?.();
+        return transport.handleRequest(request);
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      const server = serverFor();
+      servers.add(server);
+      await server.connect(transport);
+      return transport.handleRequest(request);
+    },
+    servers,
+    close: async () => {
+      for (const transport of sessions.values())
+        await transport.close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ToolCatalog } from './catalog.js';
+import { CatalogError } from './errors.js';
+import { loadBenchmark } from './evaluate.js';
+import { describeSavedBackend, SAVED_BACKEND_VERSION } from './saved-part.js';
+import type { ToolEntry } from './types.js';
+import { VERSION } from './version.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SETS = ['livemcpbench', 'metatool'].map((name) => ({
+  name,
+  data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+}));
+const LIVE = (SETS[0] as (typeof SETS)[number]).data;
+
+function targetsOf(catalog: ToolCatalog): string[] {
+  return [...new Set(catalog.list().map((entry) => entry.target))];
+}
+
+function saveAll(catalog: ToolCatalog): Uint8Array[] {
+  return targetsOf(catalog).map(
+    (target) =>
+      catalog.saveBackend({ target, key: `key-${target}` }) as Uint8Array,
+  );
+}
+
+function codeOf(run: () => void): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return CatalogError.isInstance(error) ? error.code : String(error);
+  }
+  return undefined;
+}
+
+/** A copy of a part with its digest recomputed, as a writer with other content would have it. */
+function redigested(part: Uint8Array): Uint8Array {
+  const copy = part.slice();
+  const digest = createHash('sha256').update(copy.subarray(80)).digest('hex');
+  copy.set(new TextEncoder().encode(digest), 16);
+  return copy;
+}
+
+describe.each(SETS)('saved parts of $name', ({ data }) => {
+  it('restore a catalog that answers every query as the cold build does', () => {
+    const cold = new ToolCatalog({ tools: data.entries });
+    const parts = saveAll(cold);
+    const restored = new ToolCatalog();
+    restored.restoreBackends(parts);
+    expect(restored.list()).toEqual(cold.list());
+    for (const query of data.queries)
+      expect(restored.search({ query: query.query, limit: 20 })).toEqual(
+        cold.search({ query: query.query, limit: 20 }),
+      );
+    // Saved again, the restored catalog writes the same bytes.
+    expect(saveAll(restored)).toEqual(parts);
+  });
+});
+
+describe('saved parts', () => {
+  const cold = new ToolCatalog({ tools: LIVE.entries });
+  const parts = saveAll(cold);
+  const part = parts[1] as Uint8Array;
+
+  it('say their target, key and tools without being restored', () => {
+    const target = targetsOf(cold)[1] as string;
+    const tools = cold.list().filter((entry) => entry.target === target);
+    expect(describeSavedBackend(part)).toEqual({
+      target,
+      key: `key-${target}`,
+      catalogVersion: VERSION,
+      tools: tools.length,
+      backends: [...new Set(tools.map((entry) => entry.backend))],
+      profiles: ['core'],
+    });
+    expect(cold.saveBackend({ target: 'no-such-target', key: 'k' })).toBe(
+      undefined,
+    );
+    expect(
+      codeOf(() =>
+        cold.saveBackend({ target } as unknown as {
+          target: string;
+          key: string;
+        }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+  });
+
+  it('are refused when corrupt, truncated, foreign or inconsistent, and nothing changes', () => {
+    const catalog = ToolCatalog.fromSeed();
+    const before = catalog.list();
+    const refused = (bad: unknown): string | undefined =>
+      codeOf(() =>
+        catalog.restoreBackends([parts[0] as Uint8Array, bad as Uint8Array]),
+      );
+    const flipped = part.slice();
+    flipped[part.length - 7] = (flipped[part.length - 7] as number) ^ 0x20;
+    expect(refused(flipped)).toBe('INVALID_INDEX_PART');
+    expect(() => catalog.restoreBackends([flipped])).toThrow(
+      /restoreBackends part \[0\]: its digest does not match its content \(corrupt\); rebuild it from the backend's listing/,
+    );
+    expect(refused(part.subarray(0, part.length - 1))).toBe(
+      'INVALID_INDEX_PART',
+    );
+    expect(() => catalog.restoreBackends([part.subarray(0, 60)])).toThrow(
+      /truncated: 60 bytes/,
+    );
+    expect(refused(new Uint8Array([...part, 0]))).toBe('INVALID_INDEX_PART');
+    expect(refused(new TextEncoder().encode('{"format":"json"}'))).toBe(
+      'INVALID_INDEX_PART',
+    );
+    expect(refused('not bytes')).toBe('INVALID_INDEX_PART');
+    const layout = part.slice();
+    new DataView(layout.buffer).setUint32(8, SAVED_BACKEND_VERSION + 1, true);
+    expect(refused(layout)).toBe('INDEX_PART_VERSION');
+    expect(() => describeSavedBackend(layout)).toThrow(
+      new RegExp(`written in layout ${SAVED_BACKEND_VERSION + 1}`),
+    );
+    const at = Buffer.from(part).indexOf(`"catalogVersion":"${VERSION}"`);
+    const foreign = part.slice();
+    foreign.set(new TextEncoder().encode('"catalogVersion":"9'), at);
+    expect(refused(redigested(foreign))).toBe('INDEX_PART_VERSION');
+    // A valid digest over content that disagrees with itself: still refused.
+    const wrongTerm = part.slice();
+    const view = new DataView(wrongTerm.buffer);
+    // The last u32 before the string table: the term of the last token.
+    const headerLength = view.getUint32(80, true);
+    const header = JSON.parse(
+      new TextDecoder().decode(part.subarray(84, 84 + headerLength)),
+    ) as { terms: number; tools: number; tokens: number };
+    const tokensEnd =
+      84 +
+      headerLength +
+      4 *
+        (header.terms +
+          header.tools * 4 +
+          1 +
+          header.tools * 9 +
+          header.tokens);
+    view.setUint32(tokensEnd - 4, header.terms + 5, true);
+    expect(() => catalog.restoreBackends([redigested(wrongTerm)])).toThrow(
+      /names a term out of range/,
+    );
+    const renamed = part.slice();
+    const name = Buffer.from(part).indexOf('"target":"') + '"target":"'.length;
+    renamed[name] = 'z'.charCodeAt(0);
+    expect(refused(redigested(renamed))).toBe('INVALID_INDEX_PART');
+    expect(refused(parts[0])).toBe('INVALID_INDEX_PART');
+    expect(catalog.list()).toEqual(before);
+  });
+
+  it('restore asynchronously, letting timers run, and swap the catalog in at the end', async () => {
+    // 5,270 tools: the set's tools under ten targets each.
+    const tools: ToolEntry[] = [];
+    for (let copy = 0; copy < 10; copy += 1)
+      for (const entry of LIVE.entries)
+        tools.push({
+          ...entry,
+          target: `copy${copy}-${entry.target}`,
+          name: `copy${copy}-${entry.name}`,
+        });
+    const big = new ToolCatalog({ tools });
+    const saved = saveAll(big);
+    const catalog = new ToolCatalog();
+    const seen: string[] = [];
+    setTimeout(() => seen.push(`timer saw ${catalog.size} tools`), 0);
+    await catalog
+      .restoreBackendsAsync(saved)
+      .then(() => seen.push(`restored ${catalog.size} tools`));
+    expect(seen).toEqual([
+      'timer saw 0 tools',
+      `restored ${tools.length} tools`,
+    ]);
+    expect(catalog.search({ query: 'weather forecast', limit: 5 })).toEqual(
+      big.search({ query: 'weather forecast', limit: 5 }),
+    );
+    await expect(
+      catalog.restoreBackendsAsync([saved[0] as Uint8Array, part.subarray(9)]),
+    ).rejects.toThrow(/restoreBackends part \[1\]/);
+    expect(catalog.size).toBe(tools.length);
+  });
+});
