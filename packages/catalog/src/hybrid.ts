@@ -106,6 +106,29 @@ function vectorMatrix(
   return built;
 }
 
+/** `query` times the row of `matrix` at `offset`, four products a step. */
+function dotProduct(
+  query: Float32Array,
+  matrix: Float32Array,
+  offset: number,
+): number {
+  const dimensions = query.length;
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let e = 0;
+  let d = 0;
+  for (; d + 3 < dimensions; d += 4) {
+    a += (query[d] as number) * (matrix[offset + d] as number);
+    b += (query[d + 1] as number) * (matrix[offset + d + 1] as number);
+    c += (query[d + 2] as number) * (matrix[offset + d + 2] as number);
+    e += (query[d + 3] as number) * (matrix[offset + d + 3] as number);
+  }
+  for (; d < dimensions; d += 1)
+    a += (query[d] as number) * (matrix[offset + d] as number);
+  return a + b + c + e;
+}
+
 /** What one hybrid search needs: the lexical search's options plus the vectors. */
 export type HybridRun = Parameters<typeof runSearch>[0] & {
   vectors: SearchVectors;
@@ -149,10 +172,7 @@ export function runHybridSearch(run: HybridRun): SearchResult {
         )
           continue;
       }
-      let dot = 0;
-      const offset = position * dimensions;
-      for (let d = 0; d < dimensions; d += 1)
-        dot += (query[d] as number) * (matrix[offset + d] as number);
+      const dot = dotProduct(query, matrix, position * dimensions);
       positions[count] = position;
       similarities[count] = dot / norm;
       count += 1;
