@@ -89,6 +89,12 @@ export class TrustLayer {
     pinsFile?: string;
     /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
+    /**
+     * When the pins file's entries are checked against their hashes: before
+     * `open` resolves (default), or in the background (`pins.verified`;
+     * calls wait for it).
+     */
+    verifyPins?: 'now' | 'later';
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
     const log = options.log ?? (() => {});
@@ -100,6 +106,9 @@ export class TrustLayer {
             ...(options.pinsReadOnly === undefined
               ? {}
               : { readOnly: options.pinsReadOnly }),
+            ...(options.verifyPins === undefined
+              ? {}
+              : { verify: options.verifyPins }),
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
@@ -357,14 +366,16 @@ export class TrustLayer {
   }
 
   /**
-   * Whether a call may go out under the pin policy. A refused verdict is
-   * checked again after re-reading the pins file, so a change accepted with
-   * `--pin` while the broker runs takes effect at once.
+   * Whether a call may go out under the pin policy, once every pin read
+   * from the file is checked (rejects when the file cannot be trusted). A
+   * refused verdict is checked again after re-reading the pins file, so a
+   * change accepted with `--pin` while the broker runs takes effect at once.
    */
   async checkCall(options: {
     name: string;
     mutating: boolean;
   }): Promise<PinVerdict> {
+    await this.pins?.verified;
     let verdict = this.#verdict(options.name, options.mutating);
     if (!verdict.allowed && this.pins !== undefined) {
       await this.pins.refresh();
