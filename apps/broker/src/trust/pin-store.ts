@@ -209,18 +209,53 @@ export function indexPinsFile(
   const last = bytes.length - footer.length;
   const entries: IndexedEntry[] = [];
   const seen = new Set<string>();
-  let start = header[0].length;
-  while (start < last) {
-    const next = bytes.indexOf(ENTRY_START, start + 1, 'latin1');
-    const end = next === -1 || next > last ? last : next - 1;
-    // Every entry but the last ends with "}," before the next one's line.
-    if (end < last && bytes[end] !== COMMA) return undefined;
-    const entry = indexEntry(bytes, start, end < last ? end : last);
-    if (entry === undefined || seen.has(entry.name)) return undefined;
-    seen.add(entry.name);
-    entries.push(entry);
-    start = end < last ? end + 2 : last;
+  let open: { name: string; start: number; hash?: string } | undefined;
+  // One pass over the lines, looking only at how each one starts.
+  for (let line = header[0].length; line <= last;) {
+    const end = bytes.indexOf(NEWLINE, line);
+    if (end === -1) return undefined;
+    if (indentedBy(bytes, line, 4)) {
+      const mark = bytes[line + 4];
+      if (mark === QUOTE) {
+        const name = keyOf(bytes.toString('utf8', line + 4, end));
+        if (open !== undefined || name === undefined || seen.has(name))
+          return undefined;
+        seen.add(name);
+        open = { name, start: line };
+      } else if (mark === CLOSE) {
+        // "    }," before the next entry, "    }" for the last one.
+        const comma = end === line + 6 && bytes[line + 5] === COMMA;
+        if (open?.hash === undefined || !(comma || end === last))
+          return undefined;
+        if (end !== line + 5 && !comma) return undefined;
+        entries.push({
+          name: open.name,
+          hash: open.hash,
+          start: open.start,
+          end: line + 5,
+        });
+        open = undefined;
+      } else if (
+        mark === SPACE &&
+        bytes[line + 6] === QUOTE &&
+        open !== undefined
+      ) {
+        if (HASH_LINE.compare(bytes, line, line + HASH_LINE.length) === 0) {
+          const from = line + HASH_LINE.length;
+          const hash = bytes.toString('latin1', from, from + 71);
+          if (
+            open.hash !== undefined ||
+            !HASH_PATTERN.test(hash) ||
+            bytes[from + 71] !== QUOTE
+          )
+            return undefined;
+          open.hash = hash;
+        }
+      } else if (mark !== SPACE) return undefined;
+    } else return undefined;
+    line = end + 1;
   }
+  if (open !== undefined) return undefined;
   return { readOnly: header[1] === 'true', entries };
 }
 
@@ -232,38 +267,29 @@ export type IndexedEntry = {
   end: number;
 };
 
-const ENTRY_START = '\n    "';
-const HASH_LINE = '\n      "hash": "';
-const ENTRY_END = Buffer.from('\n    }');
+const HASH_LINE = Buffer.from('      "hash": "');
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const CLOSE = 0x7d;
 const COMMA = 0x2c;
 
-function indexEntry(
-  bytes: Buffer,
-  start: number,
-  end: number,
-): IndexedEntry | undefined {
-  const keyEnd = bytes.indexOf(0x0a, start);
-  if (keyEnd === -1 || keyEnd > end) return undefined;
-  const keyLine = bytes.toString('utf8', start, keyEnd);
-  if (!keyLine.startsWith('    "') || !keyLine.endsWith('": {'))
-    return undefined;
-  let name: unknown;
+/** Whether the line at `at` starts with `count` spaces. */
+function indentedBy(bytes: Buffer, at: number, count: number): boolean {
+  for (let index = at; index < at + count; index += 1)
+    if (bytes[index] !== SPACE) return false;
+  return true;
+}
+
+/** The name of an entry's first line (`"<name>": {` after the indent), if it is one. */
+function keyOf(text: string): string | undefined {
+  if (!text.endsWith('": {')) return undefined;
   try {
-    name = JSON.parse(keyLine.slice(4, -3));
+    const name: unknown = JSON.parse(text.slice(0, -3));
+    return typeof name === 'string' ? name : undefined;
   } catch {
     return undefined;
   }
-  if (
-    typeof name !== 'string' ||
-    !bytes.subarray(end - ENTRY_END.length, end).equals(ENTRY_END)
-  )
-    return undefined;
-  const hashAt = bytes.indexOf(HASH_LINE, keyEnd, 'latin1');
-  if (hashAt === -1 || hashAt > end) return undefined;
-  const from = hashAt + HASH_LINE.length;
-  const hash = bytes.toString('latin1', from, from + 71);
-  if (!HASH_PATTERN.test(hash) || bytes[from + 71] !== 0x22) return undefined;
-  return { name, hash, start, end };
 }
 
 /**
