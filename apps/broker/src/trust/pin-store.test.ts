@@ -220,6 +220,10 @@ describe('PinStore', () => {
     const opened = await PinStore.open({ path: file, verify: 'later' });
     // The hash is read from the file as it is; the entry's text is not trusted yet.
     expect(opened.pinnedHash('adb_tap')).toBe(writer.pinnedHash('adb_tap'));
+    // A call relies on its own pin: that one is checked at once.
+    expect(() => opened.checkPin('adb_tap')).toThrow(
+      /entry "adb_tap": its hash does not match/,
+    );
     await expect(opened.verified).rejects.toMatchObject({
       code: 'PINS_FILE_INVALID',
       message: expect.stringMatching(

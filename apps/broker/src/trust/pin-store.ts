@@ -416,6 +416,8 @@ export class PinStore {
   #bytes: Buffer | undefined;
   /** The check of the pins read from the file: done, running, or to start when first asked for. */
   #verified: Promise<void> | (() => Promise<void>) = Promise.resolve();
+  /** Why the whole file's check failed, once it has. */
+  #failure: unknown;
   #current = new Map<string, NormalizedDefinition>();
   /** {@link definitionHash} of each current definition, computed once per listing. */
   #currentHash = new Map<string, string>();
@@ -479,6 +481,36 @@ export class PinStore {
     return this.#verified;
   }
 
+  /**
+   * Checks one pin against its hash now, unless that is done (a call relies
+   * on it before the whole file's check may be over). Throws `TrustError`
+   * `PINS_FILE_INVALID` when it cannot be trusted, or when the whole file's
+   * check has failed.
+   */
+  checkPin(name: string): void {
+    this.verified.catch((error: unknown) => {
+      this.#failure ??= error;
+    });
+    if (this.#failure !== undefined) throw this.#failure;
+    const pin = this.#pins.get(name);
+    const bytes = this.#bytes;
+    if (
+      pin?.at === undefined ||
+      (pin.entry !== undefined && pin.checked !== false) ||
+      bytes === undefined ||
+      pin.at.file !== this.#stamp
+    )
+      return;
+    const parsed =
+      pin.entry ??
+      parseIndexedEntry(bytes, { name, hash: pin.hash, ...pin.at });
+    const entry =
+      typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
+    if (typeof entry === 'string') throw invalidPinsFile(this.path, entry);
+    pin.entry = entry;
+    delete pin.checked;
+  }
+
   /** Why the store does not write on its own, or `undefined` when it does. */
   get readOnlyReason(): ReadOnlyReason | undefined {
     return this.#readOnlyReason;
@@ -501,6 +533,7 @@ export class PinStore {
       loaded.bytes = undefined;
     }
     this.#pins = loaded.pins;
+    this.#failure = undefined;
     this.#fileReadOnly = loaded.readOnly;
     this.#stamp = loaded.stamp;
     this.#bytes = loaded.bytes;

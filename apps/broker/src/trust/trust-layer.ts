@@ -408,16 +408,17 @@ export class TrustLayer {
   }
 
   /**
-   * Whether a call may go out under the pin policy, once every pin read
-   * from the file is checked (rejects when the file cannot be trusted). A
-   * refused verdict is checked again after re-reading the pins file, so a
-   * change accepted with `--pin` while the broker runs takes effect at once.
+   * Whether a call may go out under the pin policy, once the tool's own pin
+   * is checked against its hash (rejects when it, or the pins file, cannot
+   * be trusted). A refused verdict is checked again after re-reading the
+   * pins file, so a change accepted with `--pin` while the broker runs takes
+   * effect at once.
    */
   async checkCall(options: {
     name: string;
     mutating: boolean;
   }): Promise<PinVerdict> {
-    await this.pins?.verified;
+    this.pins?.checkPin(options.name);
     let verdict = this.#verdict(options.name, options.mutating);
     if (!verdict.allowed && this.pins !== undefined) {
       await this.pins.refresh();
