@@ -46,9 +46,9 @@ const headerSchema = z.object({
   version: z.literal(INDEX_CACHE_VERSION),
 });
 
-const sha256 = z
-  .string()
-  .regex(/^sha256:[0-9a-f]{64}$/, 'a "sha256:<hex>" string');
+const SHA256 = /^sha256:[0-9a-f]{64}$/;
+
+const sha256 = z.string().regex(SHA256, 'a "sha256:<hex>" string');
 
 const lineSchema = z.object({
   target: z.string().min(1),
@@ -57,8 +57,19 @@ const lineSchema = z.object({
     .number()
     .int()
     .nonnegative('the length of the saved catalog part after the line'),
-  definitions: z.record(z.string(), sha256).optional(),
+  // Checked below: a hundred thousand hashes through a schema cost seconds.
+  definitions: z.unknown().optional(),
 });
+
+/** Whether `value` is an object of tool names to `sha256:<hex>` definition hashes. */
+function isDefinitions(value: unknown): value is Record<string, string> {
+  if (!isRecord(value)) return false;
+  for (const name in value) {
+    const hash = value[name];
+    if (typeof hash !== 'string' || !SHA256.test(hash)) return false;
+  }
+  return true;
+}
 
 const NEWLINE = 0x0a;
 const LINE_END = Buffer.from('\n');
@@ -202,6 +213,9 @@ export class IndexCache {
           root: 'line',
         })[0] ?? 'not a backend part'
       }`;
+    const { definitions } = parsed.data;
+    if (definitions !== undefined && !isDefinitions(definitions))
+      return `line ${index + 1}: definitions must be an object of "sha256:<hex>" strings by tool name`;
     const partEnd = end + 1 + parsed.data.bytes;
     if (end === -1 || bytes[partEnd] !== NEWLINE)
       return `line ${index + 1}: the part of "${parsed.data.target}" is cut short or longer than its line says`;
@@ -211,9 +225,7 @@ export class IndexCache {
       hash: parsed.data.hash,
       // A copy: the file's bytes are not kept for the life of a part.
       part: Uint8Array.prototype.slice.call(bytes, end + 1, partEnd),
-      ...(parsed.data.definitions === undefined
-        ? {}
-        : { definitions: parsed.data.definitions }),
+      ...(definitions === undefined ? {} : { definitions }),
     });
     return partEnd + 1;
   }
