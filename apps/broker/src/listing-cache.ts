@@ -254,7 +254,7 @@ export class IndexCache {
         if (count % LINES_PER_SLICE === 0) await yieldToOthers();
       }
       try {
-        await writeFileAtomic(this.file, Buffer.concat(chunks));
+        await writeFileAtomic(this.file, chunks);
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;

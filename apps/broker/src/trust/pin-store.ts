@@ -1008,7 +1008,7 @@ export class PinStore {
       length += text.length;
     }
     parts.push(Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`));
-    const stats = await writeFileAtomic(this.path, Buffer.concat(parts));
+    const stats = await writeFileAtomic(this.path, parts);
     const stamp = stampOf(stats);
     for (const [pin, start, end] of placed)
       pin.at = { file: stamp, start, end };
@@ -1028,8 +1028,9 @@ export class PinStore {
       at.file === onDisk.stamp
     ) {
       const text = onDisk.bytes.subarray(at.start, at.end);
-      const key = Buffer.from(`    ${JSON.stringify(name)}: {\n`);
-      if (text.subarray(0, key.length).equals(key)) return text;
+      // The stamp says the file is the one the range was taken from; the
+      // range must still look like an entry.
+      if (text[4] === QUOTE && text[text.length - 1] === CLOSE) return text;
     }
     const entry = pin.entry ?? this.#entry(name);
     return entry === undefined

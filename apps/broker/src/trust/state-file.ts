@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rm,
+  type FileHandle,
+} from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -46,12 +53,13 @@ export async function ensureStateDir(file: string): Promise<void> {
  * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
  * same folder, flushed with fsync, then renamed over `file`. The folder is
  * created (mode 0700) when missing. On failure the temporary file is removed
- * and `file` is as it was. Resolves with the written file's status (its
+ * and `file` is as it was. `text` may be pieces, written one after the other.
+ * Resolves with the written file's status (its
  * inode, size and modification time), taken before the rename.
  */
 export async function writeFileAtomic(
   file: string,
-  text: string | Uint8Array,
+  text: string | Uint8Array | readonly Uint8Array[],
 ): Promise<Stats> {
   await ensureStateDir(file);
   const temporary = path.join(
@@ -62,7 +70,12 @@ export async function writeFileAtomic(
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
     let stats: Stats;
     try {
-      await handle.writeFile(text, 'utf8');
+      if (typeof text === 'string' || !Array.isArray(text))
+        await handle.writeFile(text as string | Uint8Array, 'utf8');
+      // In order, without first copying the pieces into one buffer.
+      else
+        for (let at = 0; at < text.length; at += WRITE_PIECES)
+          await writeAll(handle, text.slice(at, at + WRITE_PIECES));
       await handle.sync();
       stats = await handle.stat();
     } finally {
@@ -73,5 +86,26 @@ export async function writeFileAtomic(
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
+  }
+}
+
+/** Pieces handed to one `writev` (under the usual IOV_MAX of 1024). */
+const WRITE_PIECES = 1_000;
+
+/** Writes every byte of `pieces`, in order, at the file's position. */
+async function writeAll(
+  handle: FileHandle,
+  pieces: readonly Uint8Array[],
+): Promise<void> {
+  let rest = pieces.filter((piece) => piece.byteLength > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    // A short write: skip what went out and write the rest.
+    while (rest.length > 0 && bytesWritten >= rest[0]!.byteLength) {
+      bytesWritten -= rest[0]!.byteLength;
+      rest = rest.slice(1);
+    }
+    if (bytesWritten > 0 && rest.length > 0)
+      rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
   }
 }
