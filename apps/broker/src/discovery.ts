@@ -58,6 +58,8 @@ export type DiscoveryOptions = {
   /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
   cacheWriteDelayMs?: number;
   log: (line: string) => void;
+  /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
+  catalogChanged?: () => void;
 };
 
 /** A reviewed listing waiting for the next catalog build. */
@@ -178,6 +180,7 @@ export class DiscoveryScheduler {
       });
       admission?.served(target);
     }
+    this.#o.catalogChanged?.();
     this.#o.log(
       `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
@@ -530,6 +533,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
+      this.#o.catalogChanged?.();
     }
     this.#building = undefined;
   }
