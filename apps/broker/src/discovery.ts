@@ -75,6 +75,9 @@ const DEFAULT_MAX_LISTINGS = 32;
 /** A listing that has not arrived after this long stops counting against {@link DEFAULT_MAX_LISTINGS}. */
 const SLOW_LISTING_MS = 2_000;
 
+/** While a full discovery runs, the index cache is written after the catalog has been quiet this long. */
+const DISCOVERY_CACHE_QUIET_MS = 5_000;
+
 /** A reviewed listing waiting for the next catalog build. */
 type PendingListing = {
   entries: ToolEntry[];
@@ -120,6 +123,8 @@ export class DiscoveryScheduler {
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
   readonly #hashes = new Map<string, CacheKey>();
   #cacheTimer: NodeJS.Timeout | undefined;
+  /** The index cache waits for a full discovery that changed the catalog: write it once that ends. */
+  #cacheDirty = false;
 
   constructor(options: DiscoveryOptions) {
     this.#o = options;
@@ -247,6 +252,7 @@ export class DiscoveryScheduler {
       return outcomes;
     })().finally(() => {
       this.#discovery = undefined;
+      if (this.#cacheDirty) this.#cacheChanged();
     });
     this.#discovery = run;
     return run;
@@ -601,15 +607,26 @@ export class DiscoveryScheduler {
     for (const waiter of listing.waiters) waiter.resolve();
   }
 
-  /** Writes the index cache once the catalog has been quiet for a moment. */
+  /**
+   * Writes the index cache once the catalog has been quiet for a moment:
+   * while a full discovery runs, for {@link DISCOVERY_CACHE_QUIET_MS} (so a
+   * burst is written once when it ends, not at each lull between its
+   * batches, yet a backend that never answers does not hold the write back).
+   */
   #cacheChanged(): void {
     const cache = this.#o.cache;
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
-    this.#cacheTimer = setTimeout(() => {
-      this.#cacheTimer = undefined;
-      void cache.save(this.#cachedListings());
-    }, this.#o.cacheWriteDelayMs ?? 1_000);
+    const quiet = this.#o.cacheWriteDelayMs ?? 1_000;
+    this.#cacheDirty = this.#discovery !== undefined;
+    this.#cacheTimer = setTimeout(
+      () => {
+        this.#cacheTimer = undefined;
+        this.#cacheDirty = false;
+        void cache.save(this.#cachedListings());
+      },
+      this.#cacheDirty ? Math.max(quiet, DISCOVERY_CACHE_QUIET_MS) : quiet,
+    );
     this.#cacheTimer.unref();
   }
 
