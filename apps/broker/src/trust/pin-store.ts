@@ -198,31 +198,51 @@ export function serializePinsFile(file: PinsFile): string {
 /** Pinned tools serialized between two yields to other work. */
 const ENTRIES_PER_SLICE = 500;
 
+/** A name an object orders before the others (an array index): the sliced writer leaves such files to {@link serializePinsFile}. */
+const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
+
 /**
  * The same text as {@link serializePinsFile}, built a slice of tools at a
- * time with a yield to other work between slices, so writing the pins of a
- * hundred thousand tools never holds the event loop for long.
+ * time (one `JSON.stringify` a slice) with a yield to other work between
+ * slices, so writing the pins of a hundred thousand tools never holds the
+ * event loop for long.
  */
 export async function serializePinsFileAsync(file: PinsFile): Promise<string> {
-  const names = Object.keys(file.tools).sort();
-  if (names.length === 0) return serializePinsFile(file);
+  return serializePins({
+    ...(file.readOnly === undefined ? {} : { readOnly: file.readOnly }),
+    tools: new Map(Object.entries(file.tools)),
+  });
+}
+
+async function serializePins(file: {
+  readOnly?: boolean;
+  tools: ReadonlyMap<string, PinEntry>;
+}): Promise<string> {
+  const names = [...file.tools.keys()].sort();
+  if (names.length === 0 || names.some((name) => ARRAY_INDEX.test(name)))
+    return serializePinsFile({
+      version: PINS_FILE_VERSION,
+      ...(file.readOnly === undefined ? {} : { readOnly: file.readOnly }),
+      tools: Object.fromEntries(file.tools),
+    });
   const parts: string[] = ['{\n'];
   if (file.readOnly !== undefined)
     parts.push(`  "readOnly": ${JSON.stringify(file.readOnly)},\n`);
   parts.push('  "tools": {\n');
-  for (let index = 0; index < names.length; index += 1) {
-    if (index > 0 && index % ENTRIES_PER_SLICE === 0)
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    const name = names[index]!;
-    const entry = JSON.stringify(sortKeys(file.tools[name]), null, 2).replace(
-      /\n/g,
-      '\n    ',
-    );
-    parts.push(
-      `    ${JSON.stringify(name)}: ${entry}${index < names.length - 1 ? ',' : ''}\n`,
-    );
+  // Each slice is written as `{ "tools": { ... } }` at the file's own
+  // indentation; the wrapper's first and last lines are cut off.
+  const head = '{\n  "tools": {\n'.length;
+  const tail = '\n  }\n}'.length;
+  for (let start = 0; start < names.length; start += ENTRIES_PER_SLICE) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const slice: Record<string, unknown> = {};
+    for (const name of names.slice(start, start + ENTRIES_PER_SLICE))
+      slice[name] = sortKeys(file.tools.get(name));
+    const text = JSON.stringify({ tools: slice }, null, 2);
+    parts.push(text.slice(head, text.length - tail));
+    parts.push(start + ENTRIES_PER_SLICE < names.length ? ',\n' : '\n');
   }
-  parts.push(`  },\n  "version": ${JSON.stringify(file.version)}\n}\n`);
+  parts.push(`  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
   return parts.join('');
 }
 
@@ -606,41 +626,50 @@ export class PinStore {
     replace?: string[];
   }): Promise<void> {
     const onDisk = await this.#readForMerge();
-    const tools = { ...onDisk.tools };
-    for (const name of change.add ?? []) {
-      const existing = tools[name];
-      if (existing !== undefined) {
-        // Another process pinned it first: its pin wins.
-        this.#pins.set(name, existing);
-        this.#firstSeen.delete(name);
-        continue;
+    // Nobody else changed the file: it holds the pins in memory, which are
+    // written as they are.
+    let tools: ReadonlyMap<string, PinEntry> = this.#pins;
+    if (onDisk.tools !== undefined) {
+      const merged = new Map(Object.entries(onDisk.tools));
+      for (const name of change.add ?? []) {
+        const existing = merged.get(name);
+        if (existing !== undefined) {
+          // Another process pinned it first: its pin wins.
+          this.#pins.set(name, existing);
+          this.#firstSeen.delete(name);
+          continue;
+        }
+        const pin = this.#pins.get(name);
+        if (pin !== undefined) merged.set(name, pin);
       }
-      const pin = this.#pins.get(name);
-      if (pin !== undefined) tools[name] = pin;
+      for (const name of change.replace ?? []) {
+        const pin = this.#pins.get(name);
+        if (pin !== undefined) merged.set(name, pin);
+      }
+      for (const [name, pin] of merged)
+        if (!this.#pins.has(name)) this.#pins.set(name, pin);
+      tools = merged;
     }
-    for (const name of change.replace ?? []) {
-      const pin = this.#pins.get(name);
-      if (pin !== undefined) tools[name] = pin;
-    }
-    for (const [name, pin] of Object.entries(tools)) {
-      if (!this.#pins.has(name)) this.#pins.set(name, pin);
-    }
-    const file: PinsFile = {
-      version: PINS_FILE_VERSION,
-      ...(onDisk.readOnly === true ? { readOnly: true } : {}),
-      tools,
-    };
-    await writeFileAtomic(this.path, await serializePinsFileAsync(file));
+    await writeFileAtomic(
+      this.path,
+      await serializePins({
+        ...(onDisk.readOnly ? { readOnly: true } : {}),
+        tools,
+      }),
+    );
     this.#stamp = stampOf(await stat(this.path));
   }
 
   /**
    * The pins file as it is on disk, for a write to merge with. When nobody
    * changed it since this store last read or wrote it (same inode, size and
-   * modification time), that is the pins in memory, and the file is not
-   * read and checked again.
+   * modification time), that is the pins in memory: `tools` is then left
+   * out, and the file is not read and checked again.
    */
-  async #readForMerge(): Promise<PinsFile> {
+  async #readForMerge(): Promise<{
+    readOnly: boolean;
+    tools?: Record<string, PinEntry>;
+  }> {
     let stamp: string | undefined;
     try {
       stamp = stampOf(await stat(this.path));
@@ -648,14 +677,10 @@ export class PinStore {
       if (!isMissing(error)) throw error;
     }
     if (stamp !== undefined && stamp === this.#stamp)
-      return {
-        version: PINS_FILE_VERSION,
-        ...(this.#fileReadOnly ? { readOnly: true } : {}),
-        tools: Object.fromEntries(this.#pins),
-      };
+      return { readOnly: this.#fileReadOnly };
     const text = await readStateFile(this.path);
-    return text === undefined
-      ? { version: PINS_FILE_VERSION, tools: {} }
-      : parsePinsFile(text, this.path);
+    if (text === undefined) return { readOnly: false, tools: {} };
+    const file = parsePinsFile(text, this.path);
+    return { readOnly: file.readOnly === true, tools: file.tools };
   }
 }
