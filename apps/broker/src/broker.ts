@@ -323,6 +323,11 @@ export class Broker {
       });
   }
 
+  /** Settles once the index cache's parts are served (or refused); at once without a cache. */
+  cacheApplied(): Promise<void> {
+    return this.#discovery?.cacheApplied() ?? Promise.resolve();
+  }
+
   /**
    * Lists tools on every backend through the gateway, in parallel; each
    * successful listing replaces that backend's catalog entries atomically, a

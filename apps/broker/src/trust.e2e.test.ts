@@ -18,6 +18,7 @@ import {
   FLIPPED,
   RUG_PULLED,
 } from './trust/__fixtures__/malicious-servers.js';
+import { serializePinsFile } from './trust/pin-store.js';
 
 // Tag characters, zero-width, bidi controls and other format characters.
 const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
@@ -424,6 +425,33 @@ describe('a pins file that cannot be trusted', () => {
     expect(code).toBe(2);
     expect(broker.stderr()).toMatch(/Pins file .*broken-pins\.json/);
     expect(readFileSync(pinsFile, 'utf8')).toBe('{"version": 1, "tools": ');
+    await broker.close().catch(() => {});
+  });
+
+  it('stops the broker when an entry of a pins file in its own layout was edited by hand (read by its index first), and is left untouched', async () => {
+    const pinsFile = join(dir, 'edited-pins.json');
+    const text = serializePinsFile({
+      version: 1,
+      tools: {
+        mail_send_email: {
+          // Not the hash of this definition.
+          hash: `sha256:${'0'.repeat(64)}`,
+          description: 'Send an email.',
+          inputSchema: { type: 'object' },
+          annotations: {},
+        },
+      },
+    });
+    writeFileSync(pinsFile, text);
+    const broker = await spawnBroker(env(pinsFile), { awaitDiscovery: false });
+    const code = await new Promise<number | null>((resolve) =>
+      broker.child.once('exit', resolve),
+    );
+    expect(code).toBe(2);
+    expect(broker.stderr()).toMatch(
+      /cannot start: Pins file .*edited-pins\.json: entry "mail_send_email": its hash does not match/,
+    );
+    expect(readFileSync(pinsFile, 'utf8')).toBe(text);
     await broker.close().catch(() => {});
   });
 });
