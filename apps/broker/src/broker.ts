@@ -199,6 +199,7 @@ export class Broker {
               MAX_INITIAL_DISCOVERY_WAIT_MS,
             ),
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            catalogChanged: () => this.#hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
               : {

@@ -64,6 +64,23 @@ describe('PinStore', () => {
     expect(again.status('adb_unknown')).toBeUndefined();
   });
 
+  it('writes a file of many tools, in slices, exactly as the one-piece form, and marks tools pinned by a later write new', async () => {
+    const store = await PinStore.open({ path: file });
+    const many = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => ({
+        ...tap,
+        name: `bulk_tool_${from + i}`,
+        inputSchema: { type: 'object', properties: { z: {}, a: { n: i } } },
+      }));
+    await store.observe(many(0, 1_100));
+    const result = await store.observe(many(1_100, 1_234));
+    expect(result.pinned).toHaveLength(134);
+    const text = await readFile(file, 'utf8');
+    const data = JSON.parse(text) as { tools: object };
+    expect(Object.keys(data.tools)).toHaveLength(1_234);
+    expect(text).toBe(serializePinsFile(data as never));
+  });
+
   it('shows a change without accepting it, then accepts one tool or all', async () => {
     const store = await PinStore.open({ path: file });
     await store.observe([tap, list]);
