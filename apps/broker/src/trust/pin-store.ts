@@ -246,6 +246,9 @@ async function serializePins(file: {
   return parts.join('');
 }
 
+/** The longest a write of new pins waits after the one before (see `PinStore.#spaced`). */
+const MAX_WRITE_SPACING_MS = 3_000;
+
 function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
   return {
     hash: hash ?? definitionHash(definition),
@@ -289,6 +292,8 @@ export class PinStore {
   /** The queued (not yet started) write of new pins, which later ones join. */
   #queuedAdd: { names: string[]; run: Promise<void> } | undefined;
   #warnedWrite = false;
+  /** When the last write ended and how long it took (`performance.now()` ms). */
+  #lastWrite = { end: 0, ms: 0 };
 
   private constructor(options: {
     path: string;
@@ -609,7 +614,8 @@ export class PinStore {
       return queued.run;
     }
     const batch = { names: [...(change.add ?? [])], run: Promise.resolve() };
-    const run = this.#writing.then(() => {
+    const run = this.#writing.then(async () => {
+      if (change.replace === undefined) await this.#spaced();
       if (this.#queuedAdd === batch) this.#queuedAdd = undefined;
       return this.#writeNow(
         change.replace === undefined ? { add: batch.names } : change,
@@ -621,7 +627,35 @@ export class PinStore {
     return run;
   }
 
+  /**
+   * Waits, before a write of new pins, until twice as long as the last
+   * write took has passed since it ended (at most {@link MAX_WRITE_SPACING_MS}):
+   * new pins that arrive meanwhile join the same write, so pinning a
+   * hundred thousand tools writes a large file a few times, not back to
+   * back, while a small file is written at once.
+   */
+  async #spaced(): Promise<void> {
+    const wait = Math.min(
+      this.#lastWrite.end + 2 * this.#lastWrite.ms - performance.now(),
+      MAX_WRITE_SPACING_MS,
+    );
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
   async #writeNow(change: {
+    add?: string[];
+    replace?: string[];
+  }): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.#writeMerged(change);
+    } finally {
+      const end = performance.now();
+      this.#lastWrite = { end, ms: end - started };
+    }
+  }
+
+  async #writeMerged(change: {
     add?: string[];
     replace?: string[];
   }): Promise<void> {
