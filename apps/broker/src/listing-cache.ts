@@ -205,25 +205,29 @@ export class IndexCache {
    * broker: the next start rebuilds from discovery.
    */
   save(listings: Iterable<[string, CachedListing]>): Promise<void> {
-    const run = this.#writing.then(async () => {
-      const lines = [JSON.stringify({ version: INDEX_CACHE_VERSION })];
+    // The file is written a line at a time as each is made: a thousand
+    // backends' parts are never one string in memory.
+    async function* text() {
+      yield `${JSON.stringify({ version: INDEX_CACHE_VERSION })}\n`;
+      let count = 1;
       for (const [target, { hash, part, definitions }] of listings) {
-        lines.push(
-          JSON.stringify({
-            target,
-            hash,
-            part: Buffer.from(
-              part.buffer,
-              part.byteOffset,
-              part.byteLength,
-            ).toString('base64'),
-            definitions,
-          }),
-        );
-        if (lines.length % LINES_PER_SLICE === 0) await yieldToOthers();
+        yield `${JSON.stringify({
+          target,
+          hash,
+          part: Buffer.from(
+            part.buffer,
+            part.byteOffset,
+            part.byteLength,
+          ).toString('base64'),
+          definitions,
+        })}\n`;
+        count += 1;
+        if (count % LINES_PER_SLICE === 0) await yieldToOthers();
       }
+    }
+    const run = this.#writing.then(async () => {
       try {
-        await writeFileAtomic(this.file, `${lines.join('\n')}\n`);
+        await writeFileAtomic(this.file, text());
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;

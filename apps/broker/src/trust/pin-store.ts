@@ -208,27 +208,32 @@ const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
  * event loop for long.
  */
 export async function serializePinsFileAsync(file: PinsFile): Promise<string> {
-  return serializePins({
+  const parts: string[] = [];
+  for await (const part of pinsFileText({
     ...(file.readOnly === undefined ? {} : { readOnly: file.readOnly }),
     tools: new Map(Object.entries(file.tools)),
-  });
+  }))
+    parts.push(part);
+  return parts.join('');
 }
 
-async function serializePins(file: {
+/** The pins file's text in pieces (see {@link serializePinsFileAsync}), to write as they come. */
+async function* pinsFileText(file: {
   readOnly?: boolean;
   tools: ReadonlyMap<string, PinEntry>;
-}): Promise<string> {
+}): AsyncGenerator<string> {
   const names = [...file.tools.keys()].sort();
-  if (names.length === 0 || names.some((name) => ARRAY_INDEX.test(name)))
-    return serializePinsFile({
+  if (names.length === 0 || names.some((name) => ARRAY_INDEX.test(name))) {
+    yield serializePinsFile({
       version: PINS_FILE_VERSION,
       ...(file.readOnly === undefined ? {} : { readOnly: file.readOnly }),
       tools: Object.fromEntries(file.tools),
     });
-  const parts: string[] = ['{\n'];
-  if (file.readOnly !== undefined)
-    parts.push(`  "readOnly": ${JSON.stringify(file.readOnly)},\n`);
-  parts.push('  "tools": {\n');
+    return;
+  }
+  yield file.readOnly === undefined
+    ? '{\n  "tools": {\n'
+    : `{\n  "readOnly": ${JSON.stringify(file.readOnly)},\n  "tools": {\n`;
   // Each slice is written as `{ "tools": { ... } }` at the file's own
   // indentation; the wrapper's first and last lines are cut off.
   const head = '{\n  "tools": {\n'.length;
@@ -239,11 +244,9 @@ async function serializePins(file: {
     for (const name of names.slice(start, start + ENTRIES_PER_SLICE))
       slice[name] = sortKeys(file.tools.get(name));
     const text = JSON.stringify({ tools: slice }, null, 2);
-    parts.push(text.slice(head, text.length - tail));
-    parts.push(start + ENTRIES_PER_SLICE < names.length ? ',\n' : '\n');
+    yield `${text.slice(head, text.length - tail)}${start + ENTRIES_PER_SLICE < names.length ? ',\n' : '\n'}`;
   }
-  parts.push(`  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
-  return parts.join('');
+  yield `  },\n  "version": ${PINS_FILE_VERSION}\n}\n`;
 }
 
 /** The longest a write of new pins waits after the one before (see `PinStore.#spaced`). */
@@ -686,10 +689,7 @@ export class PinStore {
     }
     await writeFileAtomic(
       this.path,
-      await serializePins({
-        ...(onDisk.readOnly ? { readOnly: true } : {}),
-        tools,
-      }),
+      pinsFileText({ ...(onDisk.readOnly ? { readOnly: true } : {}), tools }),
     );
     this.#stamp = stampOf(await stat(this.path));
   }

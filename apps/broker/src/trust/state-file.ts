@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -42,14 +42,15 @@ export async function ensureStateDir(file: string): Promise<void> {
 }
 
 /**
- * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
- * same folder, flushed with fsync, then renamed over `file`. The folder is
+ * Writes `text` (whole, or pieces written as they come) to `file`
+ * atomically: a temporary file (mode 0600) in the same folder, flushed with
+ * fsync, then renamed over `file`. The folder is
  * created (mode 0700) when missing. On failure the temporary file is removed
  * and `file` is as it was.
  */
 export async function writeFileAtomic(
   file: string,
-  text: string,
+  text: string | AsyncIterable<string>,
 ): Promise<void> {
   await ensureStateDir(file);
   const temporary = path.join(
@@ -59,7 +60,8 @@ export async function writeFileAtomic(
   try {
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
     try {
-      await handle.writeFile(text, 'utf8');
+      // writeFile takes the text whole or as pieces, written as they come.
+      await writeFile(handle, text, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
