@@ -37,6 +37,13 @@ const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
       SEARCHES: 300,
     }).map(([name, fallback]) => [name, lib.intFromEnv(name, fallback)]),
   );
+/**
+ * Extra Node flags for the broker (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`
+ * or `--trace-gc`), split at spaces.
+ */
+const BROKER_NODE_ARGS = (process.env.BROKER_NODE_ARGS ?? '')
+  .split(' ')
+  .filter(Boolean);
 /** Targets per group word: one search (limit 200) finds a whole group's echo tools. */
 const GROUP = 150;
 
@@ -140,17 +147,20 @@ const search = async (send, query, limit = 200) => {
 async function untilSearchable(gatewayUrl, label) {
   const latencies = [];
   const started = performance.now();
-  const broker = lib.spawnBroker({
-    HERETEK_GATEWAY_URL: gatewayUrl,
-    HERETEK_BACKENDS_FILE: backendsFile,
-    HERETEK_BROKER_ROLE: 'director',
-    HERETEK_USAGE_FILE: 'off',
-    HERETEK_GATEWAY_TIMEOUT_MS: '120000',
-    XDG_STATE_HOME: stateHome,
-    ...(process.env.MAX_STREAMS
-      ? { HERETEK_GATEWAY_MAX_STREAMS: process.env.MAX_STREAMS }
-      : {}),
-  });
+  const broker = lib.spawnBroker(
+    {
+      HERETEK_GATEWAY_URL: gatewayUrl,
+      HERETEK_BACKENDS_FILE: backendsFile,
+      HERETEK_BROKER_ROLE: 'director',
+      HERETEK_USAGE_FILE: 'off',
+      HERETEK_GATEWAY_TIMEOUT_MS: '120000',
+      XDG_STATE_HOME: stateHome,
+      ...(process.env.MAX_STREAMS
+        ? { HERETEK_GATEWAY_MAX_STREAMS: process.env.MAX_STREAMS }
+        : {}),
+    },
+    { nodeArgs: BROKER_NODE_ARGS },
+  );
   await broker.initialize();
   const send = timed(broker, latencies);
   let done = false;
@@ -202,6 +212,37 @@ const requestFigures = ([first, ...rest]) => ({
   p99Ms: round(percentile(rest, 99), 1),
 });
 
+/**
+ * Waits until every file exists and none has changed (size, modification
+ * time) for 2 s, at most 120 s; resolves how long it waited.
+ */
+async function filesSettled(files) {
+  const { stat } = await import('node:fs/promises');
+  const started = performance.now();
+  const stamp = async () =>
+    (
+      await Promise.all(
+        files.map((file) =>
+          stat(file).then(
+            (s) => `${s.size}:${s.mtimeMs}`,
+            () => 'missing',
+          ),
+        ),
+      )
+    ).join(' ');
+  let last = await stamp();
+  let since = performance.now();
+  while (performance.now() - started < 120_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await stamp();
+    if (now !== last || now.includes('missing')) {
+      last = now;
+      since = performance.now();
+    } else if (performance.now() - since >= 2_000) break;
+  }
+  return performance.now() - started;
+}
+
 /** Resident set of a running process in MB (current and peak), from /proc. */
 async function rss(pid) {
   const { readFile } = await import('node:fs/promises');
@@ -223,8 +264,14 @@ try {
   process.stderr.write(
     `bench scale: broker searchable after ${round(first.searchableMs, 0)} ms\n`,
   );
-  // Let discovery's last log lines and the index cache write settle.
+  // Let discovery's last log lines settle and its background writes (the
+  // pins file and the index cache) end, so the searches below measure the
+  // broker after discovery.
   await new Promise((r) => setTimeout(r, 3_000));
+  const settledMs = await filesSettled([
+    join(stateHome, 'heretek', 'pins.json'),
+    join(stateHome, 'heretek', 'index-cache.jsonl'),
+  ]);
   const memory = await rss(first.broker.child.pid);
   const gatewayAfterDiscovery = await gateway.stats();
 
@@ -237,8 +284,12 @@ try {
     `${targets[7]} placeholder`,
     'listing size tool',
   ];
+  const cpuBefore = lib.processCpuMs(first.broker.child.pid);
+  const searchesStarted = performance.now();
   for (let i = 0; i < SEARCHES; i++)
     await search(measured, queries[i % queries.length], 10);
+  const searchesMs = performance.now() - searchesStarted;
+  const searchCpuMs = lib.processCpuMs(first.broker.child.pid) - cpuBefore;
 
   // A backend says its tools changed: until the new tool is searchable.
   const changedAt = performance.now();
@@ -288,10 +339,16 @@ try {
         brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
         gatewayAfterDiscovery,
         searchRoundTripMs: {
+          afterWritesSettledMs: round(settledMs, 0),
           searches: SEARCHES,
           p50: round(percentile(searchLatencies, 50), 2),
           p99: round(percentile(searchLatencies, 99), 2),
           target: 20,
+          // The broker's own CPU time per search (user + system, from
+          // /proc), and its share of the searches' wall time: a p99 far
+          // above the CPU per search is time spent waiting for a core.
+          brokerCpuMsPerSearch: round(searchCpuMs / SEARCHES, 2),
+          brokerCpuShare: round(searchCpuMs / searchesMs, 2),
         },
         listChangedSearchableMs: Number.isFinite(relistedMs)
           ? round(relistedMs, 0)
