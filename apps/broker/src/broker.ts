@@ -201,6 +201,7 @@ export class Broker {
               MAX_INITIAL_DISCOVERY_WAIT_MS,
             ),
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            catalogChanged: () => this.#hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
               : {
@@ -329,6 +330,11 @@ export class Broker {
       setImmediate(() => {
         if (!this.#shutdown.signal.aborted) hybrid.follow(this.catalog);
       });
+  }
+
+  /** Settles once the index cache's parts are served (or refused); at once without a cache. */
+  cacheApplied(): Promise<void> {
+    return this.#discovery?.cacheApplied() ?? Promise.resolve();
   }
 
   /**

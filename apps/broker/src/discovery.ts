@@ -63,6 +63,8 @@ export type DiscoveryOptions = {
   /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
   cacheWriteDelayMs?: number;
   log: (line: string) => void;
+  /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
+  catalogChanged?: () => void;
 };
 
 /**
@@ -130,6 +132,14 @@ export class DiscoveryScheduler {
   #sliceStarted = 0;
   /** The index cache waits for a full discovery that changed the catalog: write it once that ends. */
   #cacheDirty = false;
+  /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
+  #cacheApplied: Promise<unknown> = Promise.resolve();
+  /**
+   * The listing hash of each target served from the index cache, until a
+   * live listing replaces it: the same listing again needs no review (its
+   * tools were checked against the pins and recorded when served).
+   */
+  readonly #servedFromCache = new Map<string, string>();
 
   constructor(options: DiscoveryOptions) {
     this.#o = options;
@@ -150,6 +160,7 @@ export class DiscoveryScheduler {
       this.#initial = this.discover();
     } else {
       const served = this.#applyCache(cache, ++this.#sequence);
+      this.#cacheApplied = served.catch(() => {});
       const discovery = served.then(() => this.discover());
       discovery.catch(() => {});
       this.#initial = served.then((any) => (any ? undefined : discovery));
@@ -202,7 +213,9 @@ export class DiscoveryScheduler {
           : { definitions: listing.definitions }),
       });
       admission?.served(target);
+      this.#servedFromCache.set(target, listing.hash);
     }
+    this.#o.catalogChanged?.();
     this.#o.log(
       `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
@@ -233,6 +246,11 @@ export class DiscoveryScheduler {
       if ((seen.get(target) ?? 0) !== Object.keys(definitions).length)
         unchecked.add(target);
     return unchecked;
+  }
+
+  /** Settles once the index cache's parts are in the catalog, refused, or absent. */
+  cacheApplied(): Promise<void> {
+    return this.#cacheApplied.then(() => {});
   }
 
   /** Lists every backend (in parallel, or in one multiplexed listing). Concurrent calls share one run. */
@@ -521,6 +539,15 @@ export class DiscoveryScheduler {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     await this.#paced();
     const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
+    if (
+      hash !== undefined &&
+      this.#servedFromCache.get(backend.target) === hash
+    ) {
+      // The listing the cached part was built from, served after its tools
+      // matched their pins: nothing to review or rebuild.
+      this.#applied.set(backend.target, sequence);
+      return;
+    }
     const reviewed: Reviewed =
       this.#o.review === undefined
         ? { tools }
@@ -614,6 +641,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
+      this.#o.catalogChanged?.();
     }
     this.#building = undefined;
   }
@@ -621,6 +649,7 @@ export class DiscoveryScheduler {
   /** Records that a target's queued listing is in the catalog and tells whoever waits for it. */
   #settle(target: string, listing: PendingListing): void {
     this.#applied.set(target, listing.sequence);
+    this.#servedFromCache.delete(target);
     if (listing.key === undefined) this.#hashes.delete(target);
     else this.#hashes.set(target, listing.key);
     for (const waiter of listing.waiters) waiter.resolve();
@@ -642,7 +671,12 @@ export class DiscoveryScheduler {
       () => {
         this.#cacheTimer = undefined;
         this.#cacheDirty = false;
-        void cache.save(this.#cachedListings());
+        // A listing that arrives while the cache is being restored must not
+        // write a file without the parts still being restored.
+        void this.#cacheApplied.then(() => {
+          if (!this.#abort.signal.aborted)
+            void cache.save(this.#cachedListings());
+        });
       },
       this.#cacheDirty ? Math.max(quiet, DISCOVERY_CACHE_QUIET_MS) : quiet,
     );

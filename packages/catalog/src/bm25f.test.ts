@@ -27,7 +27,8 @@ function indexOf(
         tuning,
       }),
   );
-  for (const segment of segments) collection.add(segment);
+  for (const segment of segments) collection.stage(segment);
+  collection.commit(segments);
   return new IndexView({ segments, collection, tuning });
 }
 

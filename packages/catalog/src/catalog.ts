@@ -33,7 +33,7 @@ import {
   type BackendIndexTool,
 } from './index-part.js';
 import { VERSION } from './version.js';
-import { Collection, Segment } from './segments.js';
+import { addFrequencies, Collection, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import {
   checkSearchVectors,
@@ -404,14 +404,26 @@ export class ToolCatalog {
     const run = async (): Promise<void> => {
       const segments = new Map<string, Segment | undefined>();
       let since = performance.now();
-      for (let position = 0; position < list.length; position += 1) {
-        this.#restorePart(list[position], position, segments);
+      const pause = async (): Promise<void> => {
         if (performance.now() - since >= RESTORE_SLICE_MS) {
           await yieldToOthers();
           since = performance.now();
         }
+      };
+      for (let position = 0; position < list.length; position += 1) {
+        this.#restorePart(list[position], position, segments);
+        await pause();
       }
-      this.#apply(segments);
+      // Every part is good: their places are recorded in slices as well (searches skip them
+      // until the swap), so the swap itself only adds up the counts.
+      const frequencies = new Int32Array(TERMS.size);
+      for (const segment of segments.values())
+        if (segment) {
+          this.#collection.stage(segment);
+          addFrequencies(frequencies, segment);
+          await pause();
+        }
+      this.#apply(segments, { frequencies });
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
@@ -425,7 +437,10 @@ export class ToolCatalog {
     segments: Map<string, Segment | undefined>,
   ): void {
     const where = `restoreBackends part [${position}]`;
-    const { info, entries, terms, saved } = decodeSavedBackend(bytes, where);
+    const { info, entries, terms, segmentTerms, saved } = decodeSavedBackend(
+      bytes,
+      where,
+    );
     if (segments.has(info.target))
       throw new CatalogError({
         code: CatalogErrorCode.InvalidIndexPart,
@@ -449,7 +464,17 @@ export class ToolCatalog {
         });
       return prepared;
     });
-    segments.set(info.target, this.#segment(info.target, tools));
+    segments.set(
+      info.target,
+      tools.length === 0
+        ? undefined
+        : new Segment({
+            target: info.target,
+            tools,
+            tuning: this.#tuning,
+            terms: segmentTerms,
+          }),
+    );
   }
 
   #checkChanges(
@@ -516,9 +541,18 @@ export class ToolCatalog {
    * statistics are subtracted and added, then the snapshot is assembled in one synchronous
    * step.
    */
-  #apply(changes: ReadonlyMap<string, Segment | undefined>): void {
+  #apply(
+    changes: ReadonlyMap<string, Segment | undefined>,
+    staged?: { frequencies: Int32Array },
+  ): void {
     if (changes.size === 0) return;
     const collection = this.#collection;
+    const added: Segment[] = [];
+    for (const segment of changes.values())
+      if (segment) {
+        if (staged === undefined) collection.stage(segment);
+        added.push(segment);
+      }
     const next: Segment[] = [];
     for (const segment of this.#snapshot.index.segments) {
       if (!changes.has(segment.target)) {
@@ -531,8 +565,7 @@ export class ToolCatalog {
     }
     for (const [target, segment] of changes)
       if (segment && !this.#snapshot.byTarget.has(target)) next.push(segment);
-    for (const segment of changes.values())
-      if (segment) collection.add(segment);
+    collection.commit(added, staged?.frequencies);
     this.#snapshot = buildSnapshot({
       segments: next,
       collection,

@@ -3,11 +3,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
-import { CatalogError } from './errors.js';
 import { loadBenchmark } from './evaluate.js';
 import { describeSavedBackend, SAVED_BACKEND_VERSION } from './saved-part.js';
 import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
@@ -25,15 +25,6 @@ function saveAll(catalog: ToolCatalog): Uint8Array[] {
     (target) =>
       catalog.saveBackend({ target, key: `key-${target}` }) as Uint8Array,
   );
-}
-
-function codeOf(run: () => void): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return CatalogError.isInstance(error) ? error.code : String(error);
-  }
-  return undefined;
 }
 
 /** A copy of a part with its digest recomputed, as a writer with other content would have it. */
@@ -124,25 +115,52 @@ describe('saved parts', () => {
     foreign.set(new TextEncoder().encode('"catalogVersion":"9'), at);
     expect(refused(redigested(foreign))).toBe('INDEX_PART_VERSION');
     // A valid digest over content that disagrees with itself: still refused.
-    const wrongTerm = part.slice();
-    const view = new DataView(wrongTerm.buffer);
-    // The last u32 before the string table: the term of the last token.
+    const view = new DataView(part.buffer, part.byteOffset);
     const headerLength = view.getUint32(80, true);
     const header = JSON.parse(
       new TextDecoder().decode(part.subarray(84, 84 + headerLength)),
     ) as { terms: number; tools: number; tokens: number };
-    const tokensEnd =
-      84 +
-      headerLength +
-      4 *
-        (header.terms +
-          header.tools * 4 +
-          1 +
-          header.tools * 9 +
-          header.tokens);
-    view.setUint32(tokensEnd - 4, header.terms + 5, true);
-    expect(() => catalog.restoreBackends([redigested(wrongTerm)])).toThrow(
-      /names a term out of range/,
+    // Sections: string ends, three numbers and six field counts per tool, then one 16-bit
+    // term per token (the part has fewer than 65,536 terms), then the string table.
+    const endsAt = 84 + headerLength;
+    const tokensAt =
+      endsAt + 4 * (header.terms + header.tools * 4 + 1 + header.tools * 9);
+    const tableAt = tokensAt + 2 * header.tokens;
+    const edited = (edit: (bytes: DataView) => void): Uint8Array => {
+      const copy = part.slice();
+      edit(new DataView(copy.buffer));
+      return redigested(copy);
+    };
+    const lastToken = tableAt - 2;
+    expect(() =>
+      catalog.restoreBackends([
+        edited((bytes) => bytes.setUint16(lastToken, header.terms + 5, true)),
+      ]),
+    ).toThrow(/names a term out of range/);
+    // The first token names the first term instead of its own: one term used by no tool.
+    const firstTerm = view.getUint16(tokensAt, true);
+    const unused = edited((bytes) =>
+      bytes.setUint16(tokensAt, firstTerm === 0 ? 1 : 0, true),
+    );
+    expect(() => catalog.restoreBackends([unused])).toThrow(
+      /(used by no tool|does not match)/,
+    );
+    // Two terms of the table with the same text: a term copied over the next one.
+    const end = (string: number): number =>
+      view.getUint32(endsAt + 4 * (string + 1), true);
+    const start = (string: number): number =>
+      string === 0 ? 0 : end(string - 1);
+    const twin = [...Array(header.terms - 1).keys()].find(
+      (term) => end(term) - start(term) === end(term + 1) - start(term + 1),
+    ) as number;
+    const repeated = part.slice();
+    repeated.copyWithin(
+      tableAt + start(twin + 1),
+      tableAt + start(twin),
+      tableAt + end(twin),
+    );
+    expect(() => catalog.restoreBackends([redigested(repeated)])).toThrow(
+      /appears twice in its term table/,
     );
     const renamed = part.slice();
     const name = Buffer.from(part).indexOf('"target":"') + '"target":"'.length;

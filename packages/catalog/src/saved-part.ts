@@ -9,6 +9,7 @@ import {
   type PreparedTool,
   schemaText,
 } from './prepare.js';
+import type { SegmentTerms } from './segments.js';
 import { TERMS } from './terms.js';
 import type { TaskSupport, ToolEntry } from './types.js';
 import { VERSION } from './version.js';
@@ -18,7 +19,7 @@ import { VERSION } from './version.js';
  * words, stemmer, fields). Raised whenever any of them changes, so a part written by another
  * analysis is refused, never mixed in.
  */
-export const SAVED_BACKEND_VERSION = 1;
+export const SAVED_BACKEND_VERSION = 2;
 
 /** What the header of a saved backend part says (read without checking the rest). */
 export type SavedBackendInfo = {
@@ -45,8 +46,10 @@ export type SavedBackendInfo = {
  *   80  u32      header length in bytes
  *   84           header: UTF-8 JSON (Header), padded with spaces to a multiple of 4
  *                u32 x (strings + 1)     0, then the end of each string in the string table (bytes)
- *                u32 x tools x RECORD    per tool: backend, profile, flags, terms per field
- *                u32 x tokens            term of each token (index into the part's term table)
+ *                u32 x tools x RECORD    per tool: backend, profile, flags
+ *                u32 x tools x fields    per tool: the number of tokens of each field
+ *                u16 or u32 x tokens     term of each token (index into the part's term table),
+ *                                        16 bits when the part has at most 65,536 terms
  *                UTF-8                   the string table (each string decoded on its own, so a
  *                                        wide character makes only its own string wide): the
  *                                        part's terms, then per tool its bare name, description
@@ -54,7 +57,9 @@ export type SavedBackendInfo = {
  */
 const MAGIC = [0x89, 0x48, 0x54, 0x4b, 0x49, 0x44, 0x58, 0x0a]; // \x89HTKIDX\n
 const HEADER_AT = 84;
-const RECORD = 3 + FIELD_COUNT;
+const RECORD = 3;
+/** Parts with at most this many terms write each token's term in 16 bits. */
+const NARROW_TERMS = 1 << 16;
 const STRINGS_PER_TOOL = 3;
 const MUTATING = 1;
 const DISCOVERED = 2;
@@ -103,20 +108,41 @@ function utf8(bytes: Uint8Array, start: number, end: number): string {
   ).toString('utf8');
 }
 
-/** `count` u32 values from `at`, as a view when the bytes allow it, else copied. */
-function u32s(bytes: Uint8Array, at: number, count: number): Uint32Array {
+/** Unsigned integers of 16 or 32 bits. */
+type Unsigned = Uint16Array | Uint32Array;
+
+/**
+ * `count` unsigned values of `width` bytes (2 or 4) from `at`, as a view when the bytes allow
+ * it, else copied.
+ */
+function unsigned(
+  bytes: Uint8Array,
+  at: number,
+  count: number,
+  width: 2 | 4,
+): Unsigned {
   const offset = bytes.byteOffset + at;
-  if (littleEndian && offset % 4 === 0)
-    return new Uint32Array(bytes.buffer, offset, count);
-  const view = new DataView(bytes.buffer, offset, count * 4);
-  const values = new Uint32Array(count);
+  if (littleEndian && offset % width === 0)
+    return width === 2
+      ? new Uint16Array(bytes.buffer, offset, count)
+      : new Uint32Array(bytes.buffer, offset, count);
+  const view = new DataView(bytes.buffer, offset, count * width);
+  const values = width === 2 ? new Uint16Array(count) : new Uint32Array(count);
   for (let index = 0; index < count; index += 1)
-    values[index] = view.getUint32(index * 4, true);
+    values[index] =
+      width === 2
+        ? view.getUint16(index * 2, true)
+        : view.getUint32(index * 4, true);
   return values;
 }
 
-/** Writes `values` as little-endian u32 at `at`. */
-function putU32s(bytes: Uint8Array, at: number, values: Uint32Array): void {
+/** `count` u32 values from `at`, as a view when the bytes allow it, else copied. */
+function u32s(bytes: Uint8Array, at: number, count: number): Uint32Array {
+  return unsigned(bytes, at, count, 4) as Uint32Array;
+}
+
+/** Writes `values` little-endian at `at`. */
+function putUnsigned(bytes: Uint8Array, at: number, values: Unsigned): void {
   if (littleEndian) {
     bytes.set(
       new Uint8Array(values.buffer, values.byteOffset, values.byteLength),
@@ -125,12 +151,16 @@ function putU32s(bytes: Uint8Array, at: number, values: Uint32Array): void {
     return;
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + at);
-  values.forEach((value, index) => view.setUint32(index * 4, value, true));
+  const width = values.BYTES_PER_ELEMENT;
+  values.forEach((value, index) => {
+    if (width === 2) view.setUint16(index * 2, value, true);
+    else view.setUint32(index * 4, value, true);
+  });
 }
 
 /**
  * The saved form of one target's tools: their entries and prepared terms, with the target's
- * distinct term ids (ascending) as its term table.
+ * segment's distinct term ids as its term table (in the segment's order).
  */
 export function encodeSavedBackend(options: {
   target: string;
@@ -156,6 +186,7 @@ export function encodeSavedBackend(options: {
     return index;
   };
   const records = new Uint32Array(tools.length * RECORD);
+  const fieldCounts = new Uint32Array(tools.length * FIELD_COUNT);
   const schemas: string[] = [];
   let tokens = 0;
   tools.forEach((tool, position) => {
@@ -176,11 +207,14 @@ export function encodeSavedBackend(options: {
     for (let field = 0; field < FIELD_COUNT; field += 1) {
       const count =
         (tool.terms[field] as number) - fieldStart(tool.terms, field);
-      records[record + 3 + field] = count;
+      fieldCounts[position * FIELD_COUNT + field] = count;
       tokens += count;
     }
   });
-  const tokenTerms = new Uint32Array(tokens);
+  const tokenTerms =
+    termIds.length <= NARROW_TERMS
+      ? new Uint16Array(tokens)
+      : new Uint32Array(tokens);
   let out = 0;
   for (const tool of tools) {
     const { terms } = tool;
@@ -189,10 +223,9 @@ export function encodeSavedBackend(options: {
   }
   strings.push(...schemas);
   const ends = new Uint32Array(strings.length + 1);
-  const encoded = strings.map((text) => encoder.encode(text));
   let tableBytes = 0;
-  encoded.forEach((text, index) => {
-    tableBytes += text.length;
+  strings.forEach((text, index) => {
+    tableBytes += Buffer.byteLength(text, 'utf8');
     ends[index + 1] = tableBytes;
   });
   const header: Header = {
@@ -215,20 +248,21 @@ export function encodeSavedBackend(options: {
   }
   let at = HEADER_AT + headerBytes.length;
   const total =
-    at + (ends.length + records.length + tokenTerms.length) * 4 + tableBytes;
-  const bytes = new Uint8Array(total);
+    at +
+    (ends.length + records.length + fieldCounts.length) * 4 +
+    tokenTerms.byteLength +
+    tableBytes;
+  const buffer = Buffer.alloc(total);
+  const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, total);
   bytes.set(MAGIC, 0);
-  putU32s(bytes, 8, Uint32Array.of(SAVED_BACKEND_VERSION, total));
-  putU32s(bytes, 80, Uint32Array.of(headerBytes.length));
+  putUnsigned(bytes, 8, Uint32Array.of(SAVED_BACKEND_VERSION, total));
+  putUnsigned(bytes, 80, Uint32Array.of(headerBytes.length));
   bytes.set(headerBytes, HEADER_AT);
-  for (const values of [ends, records, tokenTerms]) {
-    putU32s(bytes, at, values);
-    at += values.length * 4;
+  for (const values of [ends, records, fieldCounts, tokenTerms]) {
+    putUnsigned(bytes, at, values);
+    at += values.byteLength;
   }
-  for (const text of encoded) {
-    bytes.set(text, at);
-    at += text.length;
-  }
+  for (const text of strings) at += buffer.write(text, at, 'utf8');
   bytes.set(encoder.encode(sha256Hex(bytes.subarray(80))), 16);
   return bytes;
 }
@@ -325,11 +359,15 @@ export function describeSavedBackend(bytes: Uint8Array): SavedBackendInfo {
   };
 }
 
-/** A decoded part: its header, entries, each tool's packed terms, and the tools' schema texts. */
+/**
+ * A decoded part: its header, entries, each tool's packed terms, its terms in its segment's
+ * numbering, and the tools' schema texts.
+ */
 type DecodedBackend = {
   info: SavedBackendInfo;
   entries: ToolEntry[];
   terms: Int32Array[];
+  segmentTerms: SegmentTerms;
   saved: SavedTexts;
 };
 
@@ -368,6 +406,42 @@ const LAZY_SCHEMA: PropertyDescriptor = {
   configurable: true,
 };
 
+/** Per term id: the stamp of the part that last mapped a term onto it (duplicates show). */
+let seenStamp = new Int32Array(1024);
+let stamp = 0;
+
+/**
+ * Maps the part's term table (strings 0 to `terms` of the table) onto the term dictionary;
+ * refuses empty and repeated terms.
+ */
+function mapTerms(
+  bytes: Uint8Array,
+  table: number,
+  ends: Uint32Array,
+  terms: number,
+  where: string,
+): Int32Array {
+  const ids = new Int32Array(terms);
+  for (let index = 0; index < terms; index += 1) {
+    const start = ends[index] as number;
+    const end = ends[index + 1] as number;
+    if (start === end) refuse(where, `term ${index} is empty (corrupt)`);
+    ids[index] = TERMS.internBytes(bytes, table + start, table + end);
+  }
+  if (seenStamp.length < TERMS.size || stamp === 0x7fffffff) {
+    seenStamp = new Int32Array(Math.max(TERMS.size, 2 * seenStamp.length));
+    stamp = 0;
+  }
+  stamp += 1;
+  for (let index = 0; index < terms; index += 1) {
+    const id = ids[index] as number;
+    if (seenStamp[id] === stamp)
+      refuse(where, `term ${index} appears twice in its term table (corrupt)`);
+    seenStamp[id] = stamp;
+  }
+  return ids;
+}
+
 /**
  * Checks a saved backend part completely (magic, layout and catalog version, length, SHA-256
  * digest, every count and index) and decodes it. Entries parse their input schema when it is
@@ -386,21 +460,26 @@ export function decodeSavedBackend(
     refuse(where, 'its digest does not match its content (corrupt)');
   const { target, tools, terms, tokens, tableBytes } = header;
   const stringCount = terms + tools * STRINGS_PER_TOOL + tools;
-  const numbers = (stringCount + 1 + tools * RECORD + tokens) * 4;
+  const width = terms <= NARROW_TERMS ? 2 : 4;
+  const numbers =
+    (stringCount + 1 + tools * (RECORD + FIELD_COUNT)) * 4 + tokens * width;
   if (start + numbers + tableBytes !== bytes.length)
     refuse(where, 'its counts do not match its length (corrupt)');
   let at = start;
   const ends = u32s(bytes, at, stringCount + 1);
-  at += ends.length * 4;
+  at += ends.byteLength;
   const records = u32s(bytes, at, tools * RECORD);
-  at += records.length * 4;
-  const tokenTerms = u32s(bytes, at, tokens);
-  at += tokens * 4;
+  at += records.byteLength;
+  const fieldCounts = u32s(bytes, at, tools * FIELD_COUNT);
+  at += fieldCounts.byteLength;
+  const tokenTerms = unsigned(bytes, at, tokens, width);
+  at += tokenTerms.byteLength;
   if (ends[0] !== 0 || ends[stringCount] !== tableBytes)
     refuse(where, 'its string table does not match its header (corrupt)');
   for (let index = 1; index < ends.length; index += 1)
     if ((ends[index] as number) < (ends[index - 1] as number))
       refuse(where, 'its string table is out of order (corrupt)');
+  const ids = mapTerms(bytes, at, ends, terms, where);
   const table = Buffer.from(bytes.buffer, bytes.byteOffset + at, tableBytes);
   // The schemas' bytes are copied out of the part, to be decoded when first read.
   const firstSchema = stringCount - tools;
@@ -415,14 +494,11 @@ export function decodeSavedBackend(
   const annotationsByText = new Map<string, ToolEntry['annotations']>();
   const string = (index: number): string =>
     table.toString('utf8', ends[index], ends[index + 1]);
-  const ids = new Int32Array(terms);
-  for (let index = 0; index < terms; index += 1) {
-    const term = string(index);
-    if (term === '') refuse(where, `term ${index} is empty (corrupt)`);
-    ids[index] = TERMS.intern(term);
-  }
   const entries: ToolEntry[] = [];
   const packed: Int32Array[] = [];
+  // Every term of the table is some token's term.
+  const unused = new Uint8Array(terms).fill(1);
+  let unusedCount = terms;
   let token = 0;
   for (let position = 0; position < tools; position += 1) {
     const record = position * RECORD;
@@ -438,19 +514,21 @@ export function decodeSavedBackend(
       refuse(where, `tool ${position} has an index out of range (corrupt)`);
     const base = terms + position * STRINGS_PER_TOOL;
     const tool = string(base);
-    const entry: ToolEntry = {
+    // Properties in the order of a listed entry's. The schema is parsed when first read
+    // (most restored tools are never inspected); the accessor is added as a new property,
+    // so every restored entry shares one shape (redefining an existing property would give
+    // each entry a dictionary of its own).
+    const entry = {
       name: multiplexedName(target, tool),
       target,
       tool,
       backend,
       description: string(base + 1),
-      inputSchema: {},
-      mutating: (flags & MUTATING) !== 0,
-      profile,
-      source: (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed',
-    };
-    // Parsed when first read: most restored tools are never inspected.
+    } as ToolEntry;
     Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
+    entry.mutating = (flags & MUTATING) !== 0;
+    entry.profile = profile;
+    entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
     if ((flags & ANNOTATED) !== 0) {
       // Equal annotations are one frozen object per part.
       const text = string(base + 2);
@@ -473,18 +551,22 @@ export function decodeSavedBackend(
     if (taskSupport !== undefined) entry.taskSupport = taskSupport;
     let count = 0;
     for (let field = 0; field < FIELD_COUNT; field += 1)
-      count += records[record + 3 + field] as number;
+      count += fieldCounts[position * FIELD_COUNT + field] as number;
     if (token + count > tokens)
       refuse(where, `tool "${entry.name}" has more terms than the part`);
     const toolTerms = allocateTerms(FIELD_COUNT + count);
     let out = FIELD_COUNT;
     for (let field = 0; field < FIELD_COUNT; field += 1) {
-      const end = out + (records[record + 3 + field] as number);
+      const end = out + (fieldCounts[position * FIELD_COUNT + field] as number);
       for (; out < end; out += 1) {
         const local = tokenTerms[token] as number;
         token += 1;
         if (local >= terms)
           refuse(where, `tool "${entry.name}" names a term out of range`);
+        if (unused[local] === 1) {
+          unused[local] = 0;
+          unusedCount -= 1;
+        }
         toolTerms[out] = ids[local] as number;
       }
       toolTerms[field] = out;
@@ -494,6 +576,8 @@ export function decodeSavedBackend(
   }
   if (token !== tokens)
     refuse(where, 'its tools use fewer terms than its header says (corrupt)');
+  if (unusedCount > 0)
+    refuse(where, `${unusedCount} of its terms are used by no tool (corrupt)`);
   return {
     info: {
       target,
@@ -505,6 +589,7 @@ export function decodeSavedBackend(
     },
     entries,
     terms: packed,
+    segmentTerms: { termIds: ids, tokens: tokenTerms, fieldCounts },
     saved,
   };
 }

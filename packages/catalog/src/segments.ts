@@ -13,15 +13,15 @@ const IDENTIFIER_FIELD = FIELD_NAMES.indexOf('identifier');
 
 /** Scratch arrays of segment builds (one build at a time: builds are synchronous). */
 type Scratch = {
-  /** Per term id: the slot of the term in the current tool, then its index in the segment. */
+  /** Per term id (global, or local to the segment): the slot of the term in the current tool, or its local id. */
   slotOf: Int32Array;
   /** Per term id: the stamp of the tool (or pass) that last saw it. */
   stampOf: Int32Array;
   stamp: number;
-  /** Per slot of the current tool: its term's count in each field, and its term id. */
+  /** Per slot of the current tool: its term's count in each field, and its local term. */
   counts: Int32Array;
   order: Int32Array;
-  /** Per posting, in order of tools: term, tool, bag frequency, whether in the name. */
+  /** Per posting, in order of tools: local term, tool, bag frequency, whether in the name. */
   postingTerm: Int32Array;
   postingDocument: Int32Array;
   postingBag: Float64Array;
@@ -62,6 +62,67 @@ function scratchFor(terms: number, longest: number, postings: number): Scratch {
 }
 
 /**
+ * A segment's terms in its own numbering: the global id of each local term (distinct), the
+ * local term of every token (each tool's fields one after another, tools in order), and the
+ * number of tokens of each tool's fields. A saved part holds its terms this way.
+ */
+export type SegmentTerms = {
+  /** Global id ({@link TERMS}) of each local term; every local term is used by some token. */
+  termIds: Int32Array;
+  /** Local term of each token. */
+  tokens: Uint16Array | Uint32Array | Int32Array;
+  /** Tokens of field `f` of tool `d` are `fieldCounts[d * FIELD_COUNT + f]`. */
+  fieldCounts: Uint32Array | Int32Array;
+};
+
+/** The terms of prepared tools in the numbering of a new segment (local terms in order of first appearance). */
+function localTerms(tools: readonly PreparedTool[]): SegmentTerms {
+  let tokenCount = 0;
+  for (const tool of tools) tokenCount += tool.terms.length - FIELD_COUNT;
+  const tokens = new Int32Array(tokenCount);
+  const fieldCounts = new Int32Array(tools.length * FIELD_COUNT);
+  const { slotOf, stampOf } = scratchFor(TERMS.size, 0, 0);
+  const stamp = ((scratch as Scratch).stamp += 1);
+  const termIds: number[] = [];
+  let out = 0;
+  tools.forEach((tool, document) => {
+    const terms = tool.terms;
+    for (let field = 0; field < FIELD_COUNT; field += 1)
+      fieldCounts[document * FIELD_COUNT + field] =
+        (terms[field] as number) - fieldStart(terms, field);
+    for (let index = FIELD_COUNT; index < terms.length; index += 1) {
+      const id = terms[index] as number;
+      if (stampOf[id] !== stamp) {
+        stampOf[id] = stamp;
+        slotOf[id] = termIds.length;
+        termIds.push(id);
+      }
+      tokens[out++] = slotOf[id] as number;
+    }
+  });
+  return { termIds: Int32Array.from(termIds), tokens, fieldCounts };
+}
+
+/** Indices of `ids` (distinct) in ascending order of their values. */
+function orderById(ids: Int32Array): Int32Array {
+  const count = ids.length;
+  if (count >= LOCAL_LIMIT)
+    return Int32Array.from(ids.keys()).sort(
+      (left, right) => (ids[left] as number) - (ids[right] as number),
+    );
+  // Sorted as numbers (natively): the term id times LOCAL_LIMIT plus the index.
+  const keys = new Float64Array(count);
+  for (let index = 0; index < count; index += 1)
+    keys[index] = (ids[index] as number) * LOCAL_LIMIT + index;
+  keys.sort();
+  const order = new Int32Array(count);
+  for (let index = 0; index < count; index += 1)
+    order[index] = (keys[index] as number) % LOCAL_LIMIT;
+  return order;
+}
+const LOCAL_LIMIT = 1 << 22;
+
+/**
  * One target's part of the index: its tools and their postings, built once from its listing
  * and never changed. Postings hold what does not depend on the rest of the catalog (the
  * weighted bag frequency of each term in each tool, the tool's bag length); the collection
@@ -77,7 +138,7 @@ export class Segment {
   readonly fieldLengths: Float64Array;
   /** Weighted bag length of each tool. */
   readonly bagLengths: Float64Array;
-  /** Distinct term ids of the segment, ascending. */
+  /** Distinct term ids of the segment (its local terms, in no particular order). */
   readonly termIds: Int32Array;
   /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
   readonly offsets: Int32Array;
@@ -90,32 +151,44 @@ export class Segment {
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
   readonly nameOffsets: Int32Array;
   readonly nameTerms: Int32Array;
+  /** Distinct term ids of the tools' bare names (their first identifier term). */
+  readonly bareNames: Int32Array;
+  /** Local terms in order of term id, made when first needed (`null`: `termIds` is ascending). */
+  #byId: Int32Array | null | undefined;
 
   /** Number of the segment in its collection while it is in one (-1 before), for per-view arrays. */
   slot = -1;
+  /** Whether the segment's statistics count in its collection (staged segments' do not yet). */
+  live = false;
 
-  /** Builds the segment of `target` from its prepared tools (at least one). */
+  /**
+   * Builds the segment of `target` from its prepared tools (at least one), whose terms are
+   * numbered afresh unless `terms` gives them in the segment's numbering already.
+   */
   constructor(options: {
     target: string;
     tools: readonly PreparedTool[];
     tuning: SearchTuning;
+    terms?: SegmentTerms;
   }) {
     const { target, tools, tuning } = options;
     this.target = target;
     this.tools = tools;
+    const { termIds, tokens, fieldCounts } = options.terms ?? localTerms(tools);
     const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
     const fieldLengths = new Float64Array(FIELD_COUNT);
     const bagLengths = new Float64Array(tools.length);
-    let tokens = 0;
     let longest = 0;
-    for (const tool of tools) {
-      tokens += tool.terms.length - FIELD_COUNT;
-      longest = Math.max(longest, tool.terms.length - FIELD_COUNT);
+    for (let document = 0; document < tools.length; document += 1) {
+      let length = 0;
+      for (let field = 0; field < FIELD_COUNT; field += 1)
+        length += fieldCounts[document * FIELD_COUNT + field] as number;
+      if (length > longest) longest = length;
     }
     const nameOffsets = new Int32Array(tools.length + 1);
     const nameTerms: number[] = [];
     // At most one posting per token: tool-term pairs in order of first appearance.
-    const scratch = scratchFor(TERMS.size, longest, tokens);
+    const scratch = scratchFor(termIds.length, longest, tokens.length);
     const {
       slotOf,
       stampOf,
@@ -127,28 +200,27 @@ export class Segment {
       postingName,
     } = scratch;
     let total = 0;
+    let token = 0;
     for (let document = 0; document < tools.length; document += 1) {
-      const tool = tools[document] as PreparedTool;
       // Distinct terms in order of first appearance across the fields, with counts per field.
       const stamp = (scratch.stamp += 1);
-      const terms = tool.terms;
       let distinct = 0;
       let bagLength = 0;
       for (let field = 0; field < FIELD_COUNT; field += 1) {
-        const start = fieldStart(terms, field);
-        const end = terms[field] as number;
-        fieldLengths[field] = (fieldLengths[field] as number) + (end - start);
-        bagLength += (bagWeights[field] ?? 0) * (end - start);
-        for (let index = start; index < end; index += 1) {
-          const id = terms[index] as number;
+        const length = fieldCounts[document * FIELD_COUNT + field] as number;
+        fieldLengths[field] = (fieldLengths[field] as number) + length;
+        bagLength += (bagWeights[field] ?? 0) * length;
+        const end = token + length;
+        for (; token < end; token += 1) {
+          const local = tokens[token] as number;
           let slot: number;
-          if (stampOf[id] === stamp) slot = slotOf[id] as number;
+          if (stampOf[local] === stamp) slot = slotOf[local] as number;
           else {
             slot = distinct;
             distinct += 1;
-            stampOf[id] = stamp;
-            slotOf[id] = slot;
-            order[slot] = id;
+            stampOf[local] = stamp;
+            slotOf[local] = slot;
+            order[slot] = local;
             for (
               let at = slot * FIELD_COUNT;
               at < (slot + 1) * FIELD_COUNT;
@@ -167,40 +239,28 @@ export class Segment {
           const count = counts[slot * FIELD_COUNT + field] as number;
           if (count !== 0) bag += count * (bagWeights[field] as number);
         }
-        const id = order[slot] as number;
+        const local = order[slot] as number;
         const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
-        postingTerm[total] = id;
+        postingTerm[total] = local;
         postingDocument[total] = document;
         postingBag[total] = bag;
         postingName[total] = named ? 1 : 0;
         total += 1;
-        if (named) nameTerms.push(id);
+        if (named) nameTerms.push(termIds[local] as number);
       }
       nameOffsets[document + 1] = nameTerms.length;
     }
-    // Group the postings by term id (ascending), keeping tool order within a term.
-    const distinctTerms: number[] = [];
-    const stamp = (scratch.stamp += 1);
-    for (let posting = 0; posting < total; posting += 1) {
-      const id = postingTerm[posting] as number;
-      if (stampOf[id] !== stamp) {
-        stampOf[id] = stamp;
-        distinctTerms.push(id);
-      }
-    }
-    const termIds = Int32Array.from(distinctTerms).sort();
-    termIds.forEach((id, index) => {
-      slotOf[id] = index;
-    });
+    // Group the postings by local term, keeping tool order within a term.
     const offsets = new Int32Array(termIds.length + 1);
     for (let posting = 0; posting < total; posting += 1) {
-      const index = (slotOf[postingTerm[posting] as number] as number) + 1;
+      const index = (postingTerm[posting] as number) + 1;
       offsets[index] = (offsets[index] as number) + 1;
     }
     for (let index = 1; index <= termIds.length; index += 1)
       offsets[index] =
         (offsets[index] as number) + (offsets[index - 1] as number);
-    const cursor = offsets.slice(0, termIds.length);
+    const cursor = slotOf;
+    cursor.set(offsets.subarray(0, termIds.length));
     const documents = new Int32Array(total);
     let exact = true;
     for (let posting = 0; posting < total && exact; posting += 1) {
@@ -210,12 +270,32 @@ export class Segment {
     const bags = exact ? new Float32Array(total) : new Float64Array(total);
     const inName = new Uint8Array(total);
     for (let posting = 0; posting < total; posting += 1) {
-      const index = slotOf[postingTerm[posting] as number] as number;
+      const index = postingTerm[posting] as number;
       const slot = cursor[index] as number;
       cursor[index] = slot + 1;
       documents[slot] = postingDocument[posting] as number;
       bags[slot] = postingBag[posting] as number;
       inName[slot] = postingName[posting] as number;
+    }
+    // Each tool's bare name is its first identifier term.
+    const bareNames: number[] = [];
+    const stamp = (scratch.stamp += 1);
+    token = 0;
+    for (let document = 0; document < tools.length; document += 1) {
+      let at = token;
+      for (let field = 0; field < FIELD_COUNT; field += 1) {
+        if (field === IDENTIFIER_FIELD) at = token;
+        token += fieldCounts[document * FIELD_COUNT + field] as number;
+      }
+      if (
+        (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
+      )
+        continue;
+      const local = tokens[at] as number;
+      if (stampOf[local] !== stamp) {
+        stampOf[local] = stamp;
+        bareNames.push(termIds[local] as number);
+      }
     }
     this.fieldLengths = fieldLengths;
     this.bagLengths = bagLengths;
@@ -226,6 +306,7 @@ export class Segment {
     this.inName = inName;
     this.nameOffsets = nameOffsets;
     this.nameTerms = Int32Array.from(nameTerms);
+    this.bareNames = Int32Array.from(bareNames);
   }
 
   /**
@@ -268,12 +349,20 @@ export class Segment {
   /** Index in `termIds` of a term id, or -1. */
   localTerm(termId: number): number {
     const ids = this.termIds;
+    if (this.#byId === undefined) {
+      let ascending = true;
+      for (let index = 1; index < ids.length && ascending; index += 1)
+        ascending = (ids[index - 1] as number) < (ids[index] as number);
+      this.#byId = ascending ? null : orderById(ids);
+    }
+    const byId = this.#byId;
     let low = 0;
     let high = ids.length - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const value = ids[middle] as number;
-      if (value === termId) return middle;
+      const local = byId === null ? middle : (byId[middle] as number);
+      const value = ids[local] as number;
+      if (value === termId) return local;
       if (value < termId) low = middle + 1;
       else high = middle - 1;
     }
@@ -281,85 +370,108 @@ export class Segment {
   }
 }
 
+/** A term's place in a segment is the segment's slot times this plus the term's index in it. */
+const PLACE = 2 ** 32;
+
 /**
  * The collection statistics over every segment of a catalog, kept exact as segments come and
  * go: document frequency of each term, the segments holding it (their number is the
  * target-level frequency), field lengths, tool count, and the segments holding each bare name.
- * Changed only when a catalog swaps in a new snapshot (a synchronous step), so a search always
- * reads the statistics of its own snapshot.
+ * Segments are first staged (their places recorded, their counts kept apart, invisible to
+ * searches), which may take many steps, then committed in one synchronous step when a
+ * catalog swaps in a new snapshot, so a search always reads the statistics of its own snapshot.
  */
 export class Collection {
-  /** Documents containing each term id. */
-  documentFrequency = new Int32Array(1024);
+  /** Documents containing each term id (live segments). */
+  documentFrequency: Int32Array = new Int32Array(1024);
   /**
-   * The segments containing each term id (`undefined` when none), each followed by the
-   * term's index in the segment's `termIds`: `[segment, index, segment, index, ...]`.
+   * The segments containing each term id (`undefined` when none), staged ones included, in
+   * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
+   * segment's `termIds` (one number a segment).
    */
-  readonly termPlaces: Array<Array<Segment | number> | undefined> = [];
+  readonly termPlaces: Array<number[] | undefined> = [];
+  /** The segment in each slot. */
+  readonly bySlot: Array<Segment | undefined> = [];
   /** Sum over all tools of each field's length. */
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
   /** Number of tools. */
   toolCount = 0;
   /** Number of postings (tool-term pairs). */
   postingCount = 0;
-  /** Normalized bare tool name -> segments with a tool of that name. */
-  readonly bareNames = new Map<string, Segment[]>();
+  /** Term id of a normalized bare tool name -> segments with a tool of that name (staged ones included). */
+  readonly bareNames = new Map<number, Segment[]>();
   /** Slots of removed segments, for the next ones; slots in use are below `slots`. */
   readonly #freeSlots: number[] = [];
   /** Number of slots ever used. */
   slots = 0;
 
-  /** Adds a segment's statistics. */
-  add(segment: Segment): void {
-    segment.slot = this.#freeSlots.pop() ?? this.slots++;
-    const needed = TERMS.size;
-    if (needed > this.documentFrequency.length) {
-      const grown = new Int32Array(
-        Math.max(needed, this.documentFrequency.length * 2),
-      );
-      grown.set(this.documentFrequency);
-      this.documentFrequency = grown;
-    }
-    const { termIds, offsets } = segment;
+  /**
+   * Records a segment's places (searches skip them until it is committed): the costly part
+   * of adding it, which a caller may spread over many steps.
+   */
+  stage(segment: Segment): void {
+    const slot = this.#freeSlots.pop() ?? this.slots++;
+    segment.slot = slot;
+    segment.live = false;
+    this.bySlot[slot] = segment;
+    const { termIds } = segment;
+    const termPlaces = this.termPlaces;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      this.documentFrequency[id] =
-        (this.documentFrequency[id] as number) +
-        ((offsets[index + 1] as number) - (offsets[index] as number));
-      const places = this.termPlaces[id];
-      if (places) places.push(segment, index);
-      else this.termPlaces[id] = [segment, index];
+      const places = termPlaces[id];
+      if (places) places.push(slot * PLACE + index);
+      else termPlaces[id] = [slot * PLACE + index];
     }
-    this.#fieldLengths(segment, 1);
-    for (const name of bareNamesOf(segment)) {
+    for (const name of segment.bareNames) {
       const list = this.bareNames.get(name);
       if (list) list.push(segment);
       else this.bareNames.set(name, [segment]);
     }
   }
 
-  /** Removes a segment's statistics (it must have been added). */
+  /**
+   * Makes staged segments' statistics count. `frequencies`, when given, is the sum of their
+   * {@link addFrequencies} (then this is a pass over the term ids, not over the segments).
+   */
+  commit(segments: Iterable<Segment>, frequencies?: Int32Array): void {
+    const needed = Math.max(TERMS.size, frequencies?.length ?? 0);
+    if (needed > this.documentFrequency.length)
+      this.documentFrequency = grown(this.documentFrequency, needed);
+    const frequency = this.documentFrequency;
+    if (frequencies !== undefined)
+      for (let id = 0; id < frequencies.length; id += 1)
+        frequency[id] = (frequency[id] as number) + (frequencies[id] as number);
+    for (const segment of segments) {
+      if (frequencies === undefined) addFrequencies(frequency, segment);
+      segment.live = true;
+      this.#counts(segment, 1);
+    }
+  }
+
+  /** Removes a live segment's statistics. */
   remove(segment: Segment): void {
-    const { termIds, offsets } = segment;
+    const { termIds, offsets, slot } = segment;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) -
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const places = this.termPlaces[id] as Array<Segment | number>;
-      places.splice(places.indexOf(segment), 2);
+      const places = this.termPlaces[id] as number[];
+      places.splice(places.indexOf(slot * PLACE + index), 1);
       if (places.length === 0) this.termPlaces[id] = undefined;
     }
-    this.#fieldLengths(segment, -1);
-    this.#freeSlots.push(segment.slot);
-    for (const name of bareNamesOf(segment)) {
+    this.#counts(segment, -1);
+    segment.live = false;
+    this.#freeSlots.push(slot);
+    this.bySlot[slot] = undefined;
+    for (const name of segment.bareNames) {
       const list = this.bareNames.get(name) as Segment[];
       list.splice(list.indexOf(segment), 1);
       if (list.length === 0) this.bareNames.delete(name);
     }
   }
 
-  #fieldLengths(segment: Segment, sign: 1 | -1): void {
+  #counts(segment: Segment, sign: 1 | -1): void {
     for (let field = 0; field < FIELD_COUNT; field += 1)
       this.fieldLengths[field] =
         (this.fieldLengths[field] as number) +
@@ -369,8 +481,25 @@ export class Collection {
   }
 }
 
-function bareNamesOf(segment: Segment): Set<string> {
-  return new Set(segment.tools.map((tool) => normalizeName(tool.entry.tool)));
+/** Adds the document frequency of each term of `segment` into `frequencies` (long enough). */
+export function addFrequencies(
+  frequencies: Int32Array,
+  segment: Segment,
+): void {
+  const { termIds, offsets } = segment;
+  for (let index = 0; index < termIds.length; index += 1) {
+    const id = termIds[index] as number;
+    frequencies[id] =
+      (frequencies[id] as number) +
+      ((offsets[index + 1] as number) - (offsets[index] as number));
+  }
+}
+
+/** A copy of `array` with room for at least `needed` items (doubling). */
+function grown(array: Int32Array, needed: number): Int32Array {
+  const copy = new Int32Array(Math.max(needed, array.length * 2));
+  copy.set(array);
+  return copy;
 }
 
 /** `have` when it is exactly `length` long, else a new array of that length. */
@@ -397,6 +526,53 @@ type TermPostings = {
   weights: Float32Array;
 };
 
+/** Postings of a chunk of {@link PostingChunks}, unless a term needs more. */
+const CHUNK_POSTINGS = 1 << 16;
+
+/**
+ * The memory of the memoized postings of a view, in chunks that the next view takes over
+ * (the view it replaces is never read again), so computing postings after a change writes
+ * into memory already in use rather than into new arrays.
+ */
+class PostingChunks {
+  readonly #positions: Int32Array[] = [];
+  readonly #weights: Float32Array[] = [];
+  #chunk = 0;
+  #used = 0;
+
+  /** Room for `count` postings, after those handed out since the last reset. */
+  take(count: number): TermPostings {
+    for (;;) {
+      const positions = this.#positions[this.#chunk];
+      if (positions === undefined) {
+        const size = Math.max(CHUNK_POSTINGS, count);
+        this.#positions.push(new Int32Array(size));
+        this.#weights.push(new Float32Array(size));
+        continue;
+      }
+      if (this.#used + count <= positions.length) {
+        const start = this.#used;
+        this.#used += count;
+        return {
+          positions: positions.subarray(start, start + count),
+          weights: (this.#weights[this.#chunk] as Float32Array).subarray(
+            start,
+            start + count,
+          ),
+        };
+      }
+      this.#chunk += 1;
+      this.#used = 0;
+    }
+  }
+
+  /** Hands every chunk out again (what was handed out is no longer read). */
+  reset(): void {
+    this.#chunk = 0;
+    this.#used = 0;
+  }
+}
+
 /**
  * The search index of one snapshot: the ordered segments over the collection statistics at
  * the time of the snapshot. BM25 contributions are computed from the postings and the
@@ -414,9 +590,10 @@ export class IndexView {
   readonly #segmentOf: Int32Array;
   readonly #segments: readonly Segment[];
   readonly #averageBag: number;
-  /** Memoized postings of the terms searched so far, and their number. */
+  /** Memoized postings of the terms searched so far, their number, and their memory. */
   readonly #memo = new Map<number, TermPostings>();
   #memoPostings = 0;
+  readonly #chunks: PostingChunks;
 
   /** BM25 length normalizer of each position. */
   readonly #normalizers: Float64Array;
@@ -496,6 +673,9 @@ export class IndexView {
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
+    this.#chunks =
+      previous === undefined ? new PostingChunks() : previous.#chunks;
+    this.#chunks.reset();
     this.#terms = TERMS.size;
     this.#idf = reuse(
       previous === undefined ? undefined : previous.#idf,
@@ -619,17 +799,27 @@ export class IndexView {
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
-    const places = this.#collection.termPlaces[termId] ?? [];
+    const collection = this.#collection;
+    const places = collection.termPlaces[termId] ?? [];
     const total = this.documentFrequency(termId);
-    const positions = new Int32Array(total);
-    const weights = new Float32Array(total);
+    const cap = Math.max(MEMO_POSTINGS, collection.postingCount);
+    if (this.#memoPostings + total > cap) {
+      this.#memo.clear();
+      this.#memoPostings = 0;
+      this.#chunks.reset();
+    }
+    const postings = this.#chunks.take(total);
+    const { positions, weights } = postings;
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
     let out = 0;
-    for (let place = 0; place < places.length; place += 2) {
-      const segment = places[place] as Segment;
-      const index = places[place + 1] as number;
-      const base = this.#base[segment.slot] as number;
+    for (let place = 0; place < places.length; place += 1) {
+      const packed = places[place] as number;
+      const segmentSlot = Math.floor(packed / PLACE);
+      const segment = collection.bySlot[segmentSlot] as Segment;
+      if (!segment.live) continue;
+      const index = packed - segmentSlot * PLACE;
+      const base = this.#base[segmentSlot] as number;
       const { documents, bags, inName } = segment;
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
@@ -641,12 +831,6 @@ export class IndexView {
           idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0);
         out += 1;
       }
-    }
-    const postings = { positions, weights };
-    const cap = Math.max(MEMO_POSTINGS, this.#collection.postingCount);
-    if (this.#memoPostings + total > cap) {
-      this.#memo.clear();
-      this.#memoPostings = 0;
     }
     this.#memo.set(termId, postings);
     this.#memoPostings += total;
@@ -680,10 +864,13 @@ export class IndexView {
 
   /** Whether some tool containing a term id passes `accept` (given its position). */
   someDocument(termId: number, accept: (position: number) => boolean): boolean {
-    const places = this.#collection.termPlaces[termId] ?? [];
-    for (let place = 0; place < places.length; place += 2) {
-      const segment = places[place] as Segment;
-      const index = places[place + 1] as number;
+    const collection = this.#collection;
+    const places = collection.termPlaces[termId] ?? [];
+    for (let place = 0; place < places.length; place += 1) {
+      const packed = places[place] as number;
+      const segment = collection.bySlot[Math.floor(packed / PLACE)] as Segment;
+      if (!segment.live) continue;
+      const index = packed % PLACE;
       const base = this.baseOf(segment);
       const end = segment.offsets[index + 1] as number;
       for (let slot = segment.offsets[index] as number; slot < end; slot += 1)

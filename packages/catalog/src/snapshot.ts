@@ -2,6 +2,7 @@ import { PositionList, type SearchTuning } from './bm25f.js';
 import { exactNamesOf, type PreparedTool } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
+import { TERMS } from './terms.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
 import type { UsageStore } from './usage.js';
@@ -66,13 +67,17 @@ export function buildSnapshot(options: {
   const byExactName: ExactNames = {
     get(name) {
       const split = name.indexOf('_');
-      const segments = new Set(bareNames.get(name));
+      const id = TERMS.lookup(name);
+      const segments = new Set(
+        id === undefined ? undefined : bareNames.get(id),
+      );
       const owner = split < 0 ? undefined : byTarget.get(name.slice(0, split));
       if (owner) segments.add(owner);
       const positions: number[] = [];
       for (const segment of segments)
-        for (const local of segment.localsByExactName(name))
-          positions.push(index.baseOf(segment) + local);
+        if (segment.live)
+          for (const local of segment.localsByExactName(name))
+            positions.push(index.baseOf(segment) + local);
       return positions.length === 0
         ? undefined
         : positions.sort((left, right) => left - right);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -42,16 +43,16 @@ export async function ensureStateDir(file: string): Promise<void> {
 }
 
 /**
- * Writes `text` (whole, or pieces written as they come) to `file`
- * atomically: a temporary file (mode 0600) in the same folder, flushed with
- * fsync, then renamed over `file`. The folder is
+ * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
+ * same folder, flushed with fsync, then renamed over `file`. The folder is
  * created (mode 0700) when missing. On failure the temporary file is removed
- * and `file` is as it was.
+ * and `file` is as it was. Resolves with the written file's status (its
+ * inode, size and modification time), taken before the rename.
  */
 export async function writeFileAtomic(
   file: string,
-  text: string | AsyncIterable<string>,
-): Promise<void> {
+  text: string | Uint8Array,
+): Promise<Stats> {
   await ensureStateDir(file);
   const temporary = path.join(
     path.dirname(file),
@@ -59,14 +60,16 @@ export async function writeFileAtomic(
   );
   try {
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
+    let stats: Stats;
     try {
-      // writeFile takes the text whole or as pieces, written as they come.
-      await writeFile(handle, text, 'utf8');
+      await handle.writeFile(text, 'utf8');
       await handle.sync();
+      stats = await handle.stat();
     } finally {
       await handle.close();
     }
     await rename(temporary, file);
+    return stats;
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
