@@ -231,6 +231,37 @@ const requestFigures = ([first, ...rest]) => ({
   p99Ms: round(percentile(rest, 99), 1),
 });
 
+/**
+ * Waits until every file exists and none has changed (size, modification
+ * time) for 2 s, at most 120 s; resolves how long it waited.
+ */
+async function filesSettled(files) {
+  const { stat } = await import('node:fs/promises');
+  const started = performance.now();
+  const stamp = async () =>
+    (
+      await Promise.all(
+        files.map((file) =>
+          stat(file).then(
+            (s) => `${s.size}:${s.mtimeMs}`,
+            () => 'missing',
+          ),
+        ),
+      )
+    ).join(' ');
+  let last = await stamp();
+  let since = performance.now();
+  while (performance.now() - started < 120_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await stamp();
+    if (now !== last || now.includes('missing')) {
+      last = now;
+      since = performance.now();
+    } else if (performance.now() - since >= 2_000) break;
+  }
+  return performance.now() - started;
+}
+
 /** Resident set of a running process in MB (current and peak), from /proc. */
 async function rss(pid) {
   const { readFile } = await import('node:fs/promises');
@@ -301,8 +332,14 @@ async function startAndRelist(gateway, { searches }) {
   process.stderr.write(
     `bench scale: broker searchable after ${round(first.searchableMs, 0)} ms\n`,
   );
-  // Let discovery's last log lines and the index cache write settle.
+  // Let discovery's last log lines settle and its background writes (the
+  // pins file and the index cache) end, so the searches below measure the
+  // broker after discovery.
   await new Promise((r) => setTimeout(r, 3_000));
+  const settledMs = await filesSettled([
+    join(stateHome, 'heretek', 'pins.json'),
+    join(stateHome, 'heretek', 'index-cache.jsonl'),
+  ]);
   const memory = await rss(first.broker.child.pid);
   const gatewayAfterDiscovery = await gateway.stats();
 
@@ -315,8 +352,12 @@ async function startAndRelist(gateway, { searches }) {
     `${targets[7]} placeholder`,
     'listing size tool',
   ];
+  const cpuBefore = lib.processCpuMs(first.broker.child.pid);
+  const searchesStarted = performance.now();
   for (let i = 0; searches && i < SEARCHES; i++)
     await search(measured, queries[i % queries.length], 10);
+  const searchesMs = performance.now() - searchesStarted;
+  const searchCpuMs = lib.processCpuMs(first.broker.child.pid) - cpuBefore;
 
   // A backend says its tools changed: until the new tool is searchable.
   const changedAt = performance.now();
@@ -359,10 +400,16 @@ async function startAndRelist(gateway, { searches }) {
       ...(searches
         ? {
             searchRoundTripMs: {
+              afterWritesSettledMs: round(settledMs, 0),
               searches: SEARCHES,
               p50: round(percentile(searchLatencies, 50), 2),
               p99: round(percentile(searchLatencies, 99), 2),
               target: 20,
+              // The broker's own CPU time per search (user + system, from
+              // /proc) and its share of the searches' wall time: a p99 far
+              // above the CPU per search is time spent waiting for a core.
+              brokerCpuMsPerSearch: round(searchCpuMs / SEARCHES, 2),
+              brokerCpuShare: round(searchCpuMs / searchesMs, 2),
             },
           }
         : {}),

@@ -162,6 +162,8 @@ export class Broker {
   readonly #learning: UsageLearning | undefined;
   readonly #hybrid: HybridRanking | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
+  /** Pins file writes of reviewed listings still running: {@link close} waits for them. */
+  readonly #pinWrites = new Set<Promise<void>>();
   /** When each target was last listed again for a name the catalog lacked. */
   readonly #relistedOnDemand = new Map<string, number>();
   readonly #log: (line: string) => void;
@@ -228,29 +230,36 @@ export class Broker {
   /**
    * Reviews one backend's listing through the trust layer, one listing of a
    * backend at a time, so the trust layer's view of a backend and the
-   * catalog's are always the same listing.
+   * catalog's are always the same listing. The reviewed listing goes on to
+   * the catalog at once; the pins file is written in the background (the
+   * next review of the backend, and {@link close}, wait for it), so a
+   * thousand listings never queue behind writes of a growing file.
    */
   #review(target: string, tools: readonly GatewayTool[]): Promise<Reviewed> {
     const previous = this.#reviews.get(target) ?? Promise.resolve();
+    let pinned: Promise<void> = Promise.resolve();
     const run = previous
       .catch(() => {})
       .then(async (): Promise<Reviewed> => {
         const trust = await this.#trust;
         if (trust === undefined) return { tools };
-        const reviewed = (await trust.reviewListing({
-          target,
-          tools,
-        })) as GatewayTool[];
-        // Read in the same turn: the next review of this target waits for this one.
+        const review = trust.reviewListingNow({ target, tools });
+        pinned = review.pinned;
+        this.#pinWrites.add(pinned);
+        void pinned.then(() => this.#pinWrites.delete(pinned));
+        // Read in the same turn as the review: the next review of this target waits for this one.
         const hashes = trust.listedHashes(target);
         return {
-          tools: reviewed,
+          tools: review.tools as GatewayTool[],
           ...(hashes === undefined
             ? {}
             : { definitions: Object.fromEntries(hashes) }),
         };
       });
-    this.#reviews.set(target, run);
+    this.#reviews.set(
+      target,
+      run.then(() => pinned),
+    );
     return run;
   }
 
@@ -539,6 +548,7 @@ export class Broker {
     this.#hybrid?.close();
     this.#shutdown.abort();
     await this.#gateway?.close();
+    await Promise.all(this.#pinWrites);
     return { callsAborted };
   }
 

@@ -77,6 +77,9 @@ const DEFAULT_MAX_LISTINGS = 32;
 /** A listing that has not arrived after this long stops counting against {@link DEFAULT_MAX_LISTINGS}. */
 const SLOW_LISTING_MS = 2_000;
 
+/** Discovery's work on arriving listings between two yields to other work. */
+const LISTING_WORK_SLICE_MS = 10;
+
 /** While a full discovery runs, the index cache is written after the catalog has been quiet this long. */
 const DISCOVERY_CACHE_QUIET_MS = 5_000;
 
@@ -125,6 +128,8 @@ export class DiscoveryScheduler {
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
   readonly #hashes = new Map<string, CacheKey>();
   #cacheTimer: NodeJS.Timeout | undefined;
+  /** When discovery's listing work last yielded (see {@link #paced}). */
+  #sliceStarted = 0;
   /** The index cache waits for a full discovery that changed the catalog: write it once that ends. */
   #cacheDirty = false;
   /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
@@ -532,6 +537,7 @@ export class DiscoveryScheduler {
     sequence: number,
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
+    await this.#paced();
     const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
     if (
       hash !== undefined &&
@@ -551,6 +557,7 @@ export class DiscoveryScheduler {
       this.#applied.set(backend.target, sequence);
       return;
     }
+    await this.#paced();
     await this.#enqueue(
       backend.target,
       entriesOf(backend, reviewed.tools, this.#o.log),
@@ -564,6 +571,18 @@ export class DiscoveryScheduler {
               : { definitions: reviewed.definitions }),
           },
     );
+  }
+
+  /**
+   * Yields to other work (requests first) once the listings handled since
+   * the last yield have taken {@link LISTING_WORK_SLICE_MS}: listings that
+   * arrive together are reviewed and turned into entries a slice at a time,
+   * not all in one turn of the event loop.
+   */
+  async #paced(): Promise<void> {
+    if (performance.now() - this.#sliceStarted < LISTING_WORK_SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#sliceStarted = performance.now();
   }
 
   /**

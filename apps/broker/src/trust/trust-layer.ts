@@ -137,6 +137,21 @@ export class TrustLayer {
     target: string;
     tools: readonly ListedTool[];
   }): Promise<ListedTool[]> {
+    const review = this.reviewListingNow(options);
+    await review.pinned;
+    return review.tools;
+  }
+
+  /**
+   * {@link reviewListing} without waiting for the pins file: the cleaned
+   * tools (and every tool's pin state, marks and flags) are there at once;
+   * `pinned` resolves once the new pins are written (never rejects: a
+   * write that fails is logged, and the pins are kept in memory).
+   */
+  reviewListingNow(options: { target: string; tools: readonly ListedTool[] }): {
+    tools: ListedTool[];
+    pinned: Promise<void>;
+  } {
     const { target } = options;
     this.#recordRestored(target);
     const names = new Set<string>();
@@ -166,18 +181,26 @@ export class TrustLayer {
       };
     });
     const gone = this.#replaceTarget(target, names);
-    if (this.pins !== undefined) {
-      this.pins.forget(gone);
-      const result = await this.pins.observe(definitions);
-      for (const name of [...result.changed, ...result.unpinned]) {
-        const status = this.pins.status(name);
-        this.#logOnce(
-          `trust: tool "${name}" ${status?.state === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${this.pins.path}); accept with --pin ${name}`,
-        );
-      }
+    const pins = this.pins;
+    let pinned = Promise.resolve();
+    if (pins !== undefined) {
+      pins.forget(gone);
+      // observe() records every definition before it first waits: the pin
+      // states are current from here on; only the file write is pending.
+      pinned = pins.observe(definitions).then(
+        (result) => {
+          for (const name of [...result.changed, ...result.unpinned]) {
+            const status = pins.status(name);
+            this.#logOnce(
+              `trust: tool "${name}" ${status?.state === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${pins.path}); accept with --pin ${name}`,
+            );
+          }
+        },
+        () => {},
+      );
     }
     for (const name of names) this.flags(name);
-    return cleaned;
+    return { tools: cleaned, pinned };
   }
 
   /** Cleans one listed tool and records it as `target`'s (flags are checked later). */
