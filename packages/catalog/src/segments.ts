@@ -526,6 +526,53 @@ type TermPostings = {
   weights: Float32Array;
 };
 
+/** Postings of a chunk of {@link PostingChunks}, unless a term needs more. */
+const CHUNK_POSTINGS = 1 << 16;
+
+/**
+ * The memory of the memoized postings of a view, in chunks that the next view takes over
+ * (the view it replaces is never read again), so computing postings after a change writes
+ * into memory already in use rather than into new arrays.
+ */
+class PostingChunks {
+  readonly #positions: Int32Array[] = [];
+  readonly #weights: Float32Array[] = [];
+  #chunk = 0;
+  #used = 0;
+
+  /** Room for `count` postings, after those handed out since the last reset. */
+  take(count: number): TermPostings {
+    for (;;) {
+      const positions = this.#positions[this.#chunk];
+      if (positions === undefined) {
+        const size = Math.max(CHUNK_POSTINGS, count);
+        this.#positions.push(new Int32Array(size));
+        this.#weights.push(new Float32Array(size));
+        continue;
+      }
+      if (this.#used + count <= positions.length) {
+        const start = this.#used;
+        this.#used += count;
+        return {
+          positions: positions.subarray(start, start + count),
+          weights: (this.#weights[this.#chunk] as Float32Array).subarray(
+            start,
+            start + count,
+          ),
+        };
+      }
+      this.#chunk += 1;
+      this.#used = 0;
+    }
+  }
+
+  /** Hands every chunk out again (what was handed out is no longer read). */
+  reset(): void {
+    this.#chunk = 0;
+    this.#used = 0;
+  }
+}
+
 /**
  * The search index of one snapshot: the ordered segments over the collection statistics at
  * the time of the snapshot. BM25 contributions are computed from the postings and the
@@ -543,9 +590,10 @@ export class IndexView {
   readonly #segmentOf: Int32Array;
   readonly #segments: readonly Segment[];
   readonly #averageBag: number;
-  /** Memoized postings of the terms searched so far, and their number. */
+  /** Memoized postings of the terms searched so far, their number, and their memory. */
   readonly #memo = new Map<number, TermPostings>();
   #memoPostings = 0;
+  readonly #chunks: PostingChunks;
 
   /** BM25 length normalizer of each position. */
   readonly #normalizers: Float64Array;
@@ -625,6 +673,9 @@ export class IndexView {
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
+    this.#chunks =
+      previous === undefined ? new PostingChunks() : previous.#chunks;
+    this.#chunks.reset();
     this.#terms = TERMS.size;
     this.#idf = reuse(
       previous === undefined ? undefined : previous.#idf,
@@ -751,8 +802,14 @@ export class IndexView {
     const collection = this.#collection;
     const places = collection.termPlaces[termId] ?? [];
     const total = this.documentFrequency(termId);
-    const positions = new Int32Array(total);
-    const weights = new Float32Array(total);
+    const cap = Math.max(MEMO_POSTINGS, collection.postingCount);
+    if (this.#memoPostings + total > cap) {
+      this.#memo.clear();
+      this.#memoPostings = 0;
+      this.#chunks.reset();
+    }
+    const postings = this.#chunks.take(total);
+    const { positions, weights } = postings;
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
     let out = 0;
@@ -774,12 +831,6 @@ export class IndexView {
           idf * (bag > 0 ? (normalized * (k1 + 1)) / (k1 + normalized) : 0);
         out += 1;
       }
-    }
-    const postings = { positions, weights };
-    const cap = Math.max(MEMO_POSTINGS, this.#collection.postingCount);
-    if (this.#memoPostings + total > cap) {
-      this.#memo.clear();
-      this.#memoPostings = 0;
     }
     this.#memo.set(termId, postings);
     this.#memoPostings += total;
