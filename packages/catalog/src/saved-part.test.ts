@@ -194,13 +194,32 @@ describe('saved parts', () => {
     const catalog = new ToolCatalog();
     const seen: string[] = [];
     setTimeout(() => seen.push(`timer saw ${catalog.size} tools`), 0);
-    await catalog
-      .restoreBackendsAsync(saved)
-      .then(() => seen.push(`restored ${catalog.size} tools`));
+    // One backend is there before: every search while the others are checked, decoded and
+    // staged answers from it alone (staged parts are never searched before the swap).
+    catalog.restoreBackends([saved[1] as Uint8Array]);
+    // Words of its first tool, which every copy of that tool has as well.
+    const first = catalog.list()[0] as ToolEntry;
+    const query = { query: `${first.tool} ${first.description}`, limit: 5 };
+    const before = catalog.search(query);
+    expect(before.hits.length).toBeGreaterThan(0);
+    const during: unknown[] = [];
+    let restoring = true;
+    const search = (): void => {
+      if (!restoring) return;
+      during.push(catalog.search(query));
+      setImmediate(search);
+    };
+    setImmediate(search);
+    await catalog.restoreBackendsAsync(saved).then(() => {
+      restoring = false;
+      seen.push(`restored ${catalog.size} tools`);
+    });
     expect(seen).toEqual([
-      'timer saw 0 tools',
+      `timer saw ${describeSavedBackend(saved[1] as Uint8Array).tools} tools`,
       `restored ${tools.length} tools`,
     ]);
+    expect(during.length).toBeGreaterThan(1);
+    for (const answer of during) expect(answer).toEqual(before);
     expect(catalog.search({ query: 'weather forecast', limit: 5 })).toEqual(
       big.search({ query: 'weather forecast', limit: 5 }),
     );
