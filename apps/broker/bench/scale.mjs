@@ -14,7 +14,19 @@
 //
 //   node --expose-gc bench/scale.mjs                      # 1,000 x 100
 //   BACKENDS=100 TOOLS=50 node --expose-gc bench/scale.mjs
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+//   ONLY=restart node --expose-gc bench/scale.mjs         # first start, re-listing, restart
+//
+// ONLY=restart skips the plain client and the search round trips. STATE_DIR
+// keeps the state folder (pins, index cache) there, and a later run on it
+// skips the first start. LOG=1 prints the broker's stderr with the time since
+// spawn; CPU_PROF=<dir> writes each broker's CPU profile there.
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +37,7 @@ import {
 import * as lib from './lib.mjs';
 
 const { percentile, round } = lib;
+const ONLY_RESTART = process.env.ONLY === 'restart';
 lib.requireBuilt();
 /** Options from the environment, with their defaults. */
 const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
@@ -71,7 +84,9 @@ const gatewayTargets = Object.fromEntries(
   ]),
 );
 
-const work = mkdtempSync(join(tmpdir(), 'heretek-bench-scale-'));
+const work =
+  process.env.STATE_DIR ?? mkdtempSync(join(tmpdir(), 'heretek-bench-scale-'));
+mkdirSync(work, { recursive: true });
 const backendsFile = join(work, 'backends.json');
 writeFileSync(
   backendsFile,
@@ -80,6 +95,7 @@ writeFileSync(
   ),
 );
 const stateHome = join(work, 'state');
+const prepared = existsSync(join(stateHome, 'heretek', 'index-cache.jsonl'));
 
 /** The floor: a plain SDK client per route, CONCURRENCY routes at a time. */
 async function plainClientListing(url) {
@@ -140,17 +156,30 @@ const search = async (send, query, limit = 200) => {
 async function untilSearchable(gatewayUrl, label) {
   const latencies = [];
   const started = performance.now();
-  const broker = lib.spawnBroker({
-    HERETEK_GATEWAY_URL: gatewayUrl,
-    HERETEK_BACKENDS_FILE: backendsFile,
-    HERETEK_BROKER_ROLE: 'director',
-    HERETEK_USAGE_FILE: 'off',
-    HERETEK_GATEWAY_TIMEOUT_MS: '120000',
-    XDG_STATE_HOME: stateHome,
-    ...(process.env.MAX_STREAMS
-      ? { HERETEK_GATEWAY_MAX_STREAMS: process.env.MAX_STREAMS }
-      : {}),
-  });
+  const broker = lib.spawnBroker(
+    {
+      HERETEK_GATEWAY_URL: gatewayUrl,
+      HERETEK_BACKENDS_FILE: backendsFile,
+      HERETEK_BROKER_ROLE: 'director',
+      HERETEK_USAGE_FILE: 'off',
+      HERETEK_GATEWAY_TIMEOUT_MS: '120000',
+      XDG_STATE_HOME: stateHome,
+      ...(process.env.MAX_STREAMS
+        ? { HERETEK_GATEWAY_MAX_STREAMS: process.env.MAX_STREAMS }
+        : {}),
+    },
+    {
+      nodeArgs: process.env.CPU_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF]
+        : [],
+    },
+  );
+  if (process.env.LOG === '1')
+    broker.child.stderr.on('data', (chunk) => {
+      const at = round((performance.now() - started) / 1000, 2);
+      for (const line of String(chunk).split('\n'))
+        if (line !== '') process.stderr.write(`${label} +${at}s ${line}\n`);
+    });
   await broker.initialize();
   const send = timed(broker, latencies);
   let done = false;
@@ -215,10 +244,59 @@ const gateway = await lib.spawnGateway(gatewayTargets, {
   script: 'table-gateway.mjs',
 });
 try {
-  const plain = await plainClientListing(gateway.url);
-  process.stderr.write(
-    `bench scale: plain client listed ${plain.tools} tools in ${round(plain.ms, 0)} ms\n`,
+  const plain =
+    ONLY_RESTART || prepared
+      ? undefined
+      : await plainClientListing(gateway.url);
+  if (plain !== undefined)
+    process.stderr.write(
+      `bench scale: plain client listed ${plain.tools} tools in ${round(plain.ms, 0)} ms\n`,
+    );
+  const first = prepared
+    ? undefined
+    : await startAndRelist(gateway, { searches: !ONLY_RESTART });
+
+  const restarted = await untilSearchable(gateway.url, 'restart');
+  const restartStderr = restarted.broker.stderr();
+  await restarted.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
+
+  console.log(
+    JSON.stringify(
+      {
+        bench: 'scale',
+        machine: lib.machine(),
+        backends: BACKENDS,
+        toolsPerBackend: TOOLS,
+        ...(plain === undefined
+          ? {}
+          : { tools: plain.tools, plainClientListingMs: round(plain.ms, 0) }),
+        ...(first === undefined ? {} : first.figures(plain)),
+        restart: {
+          searchableMs: round(restarted.searchableMs, 0),
+          target: 2000,
+          met: restarted.searchableMs <= 2000,
+          whileDiscovering: requestFigures(restarted.latencies),
+          cacheLine:
+            /index cache: .*/.exec(restartStderr)?.[0] ?? 'no index cache line',
+        },
+      },
+      null,
+      2,
+    ),
   );
+} finally {
+  await gateway.close();
+  if (process.env.STATE_DIR === undefined)
+    rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The broker from a fresh state folder until every backend is searchable,
+ * its RSS, search round trips (unless `searches` is false) and a backend
+ * re-listed through tools/list_changed; the broker is closed after, its
+ * index cache written.
+ */
+async function startAndRelist(gateway, { searches }) {
   const first = await untilSearchable(gateway.url, 'first start');
   process.stderr.write(
     `bench scale: broker searchable after ${round(first.searchableMs, 0)} ms\n`,
@@ -237,7 +315,7 @@ try {
     `${targets[7]} placeholder`,
     'listing size tool',
   ];
-  for (let i = 0; i < SEARCHES; i++)
+  for (let i = 0; searches && i < SEARCHES; i++)
     await search(measured, queries[i % queries.length], 10);
 
   // A backend says its tools changed: until the new tool is searchable.
@@ -262,57 +340,38 @@ try {
   // The cache is written a second after the catalog's last change.
   await new Promise((r) => setTimeout(r, 2_500));
   const firstStderr = first.broker.stderr();
-  await first.broker.close();
-
-  const restarted = await untilSearchable(gateway.url, 'restart');
-  const restartStderr = restarted.broker.stderr();
-  await restarted.broker.close();
-
-  const ratio = first.searchableMs / plain.ms;
-  console.log(
-    JSON.stringify(
-      {
-        bench: 'scale',
-        machine: lib.machine(),
-        backends: BACKENDS,
-        toolsPerBackend: TOOLS,
-        tools: plain.tools,
-        plainClientListingMs: round(plain.ms, 0),
-        firstStart: {
-          searchableMs: round(first.searchableMs, 0),
-          overPlainClient: round(ratio, 2),
-          target: `<= 1.5 x plain + 3000 ms = ${round(1.5 * plain.ms + 3000, 0)} ms`,
-          met: first.searchableMs <= 1.5 * plain.ms + 3000,
-          whileDiscovering: requestFigures(first.latencies),
-        },
-        brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
-        gatewayAfterDiscovery,
-        searchRoundTripMs: {
-          searches: SEARCHES,
-          p50: round(percentile(searchLatencies, 50), 2),
-          p99: round(percentile(searchLatencies, 99), 2),
-          target: 20,
-        },
-        listChangedSearchableMs: Number.isFinite(relistedMs)
-          ? round(relistedMs, 0)
-          : 'not within 60 s',
-        restart: {
-          searchableMs: round(restarted.searchableMs, 0),
-          target: 2000,
-          met: restarted.searchableMs <= 2000,
-          whileDiscovering: requestFigures(restarted.latencies),
-          cacheLine:
-            /index cache: .*/.exec(restartStderr)?.[0] ?? 'no index cache line',
-        },
-        discoveryLines: firstStderr
-          .split('\n')
-          .filter((l) => /discovery: \d+\/\d+ backends listed/.test(l)),
+  await first.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
+  return {
+    figures: (plain) => ({
+      firstStart: {
+        searchableMs: round(first.searchableMs, 0),
+        ...(plain === undefined
+          ? {}
+          : {
+              overPlainClient: round(first.searchableMs / plain.ms, 2),
+              target: `<= 1.5 x plain + 3000 ms = ${round(1.5 * plain.ms + 3000, 0)} ms`,
+              met: first.searchableMs <= 1.5 * plain.ms + 3000,
+            }),
+        whileDiscovering: requestFigures(first.latencies),
       },
-      null,
-      2,
-    ),
-  );
-} finally {
-  await gateway.close();
-  rmSync(work, { recursive: true, force: true });
+      brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
+      gatewayAfterDiscovery,
+      ...(searches
+        ? {
+            searchRoundTripMs: {
+              searches: SEARCHES,
+              p50: round(percentile(searchLatencies, 50), 2),
+              p99: round(percentile(searchLatencies, 99), 2),
+              target: 20,
+            },
+          }
+        : {}),
+      listChangedSearchableMs: Number.isFinite(relistedMs)
+        ? round(relistedMs, 0)
+        : 'not within 60 s',
+      discoveryLines: firstStderr
+        .split('\n')
+        .filter((l) => /discovery: \d+\/\d+ backends listed/.test(l)),
+    }),
+  };
 }

@@ -199,6 +199,7 @@ export class Broker {
               MAX_INITIAL_DISCOVERY_WAIT_MS,
             ),
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            catalogChanged: () => this.#hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
               : {
@@ -320,6 +321,11 @@ export class Broker {
       setImmediate(() => {
         if (!this.#shutdown.signal.aborted) hybrid.follow(this.catalog);
       });
+  }
+
+  /** Settles once the index cache's parts are served (or refused); at once without a cache. */
+  cacheApplied(): Promise<void> {
+    return this.#discovery?.cacheApplied() ?? Promise.resolve();
   }
 
   /**

@@ -271,7 +271,7 @@ const ENVIRONMENT = {
   HERETEK_EMBEDDINGS_TIMEOUT_MS: variable({
     schema: positiveInteger('HERETEK_EMBEDDINGS_TIMEOUT_MS', 60_000),
     fallback: '1000',
-    help: "how long a search waits for its query's vector before answering lexically",
+    help: "the longest a search waits for its query's vector before answering lexically (less once the endpoint's latency is known)",
   }),
   HERETEK_EMBEDDINGS_CACHE_FILE: variable({
     schema: z.string(),

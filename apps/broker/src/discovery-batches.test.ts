@@ -103,4 +103,21 @@ describe('discovery over many backends (real gateway client, real MCP servers)',
     const outcomes = await discovery;
     expect(outcomes.find((o) => o.target === 't3')?.ok).toBe(false);
   });
+
+  it('lists every answering backend when more backends never answer than are listed at once', async () => {
+    // 32 backends are listed at once; 34 of the 40 never answer.
+    const silent = TARGETS.slice(0, 34);
+    const { broker, catalog } = await start(silent);
+    const discovery = broker.discover();
+    await vi.waitFor(() => expect(catalog.size).toBe(6 * TOOLS_PER_TARGET), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    for (const target of TARGETS.slice(34))
+      expect(catalog.get(`${target}_tool_0`)).toBeDefined();
+    await broker.close();
+    const outcomes = await discovery;
+    expect(outcomes.map((o) => o.target)).toEqual(TARGETS);
+    expect(outcomes.filter((o) => !o.ok)).toHaveLength(silent.length);
+  });
 });

@@ -55,10 +55,30 @@ export type DiscoveryOptions = {
    * backend's last listing at once, and written after listings change.
    */
   cache?: IndexCache;
+  /**
+   * How many backends are listed at once (the next starts as soon as one
+   * listing has arrived, or one has waited 2 s). Default 32.
+   */
+  maxListings?: number;
   /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
   cacheWriteDelayMs?: number;
   log: (line: string) => void;
+  /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
+  catalogChanged?: () => void;
 };
+
+/**
+ * Backends listed at once by a full discovery: enough to keep a loopback
+ * gateway busy, few enough that the listings arriving together never hold
+ * the event loop for long, nor their parsed replies much memory.
+ */
+const DEFAULT_MAX_LISTINGS = 32;
+
+/** A listing that has not arrived after this long stops counting against {@link DEFAULT_MAX_LISTINGS}. */
+const SLOW_LISTING_MS = 2_000;
+
+/** While a full discovery runs, the index cache is written after the catalog has been quiet this long. */
+const DISCOVERY_CACHE_QUIET_MS = 5_000;
 
 /** A reviewed listing waiting for the next catalog build. */
 type PendingListing = {
@@ -105,6 +125,16 @@ export class DiscoveryScheduler {
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
   readonly #hashes = new Map<string, CacheKey>();
   #cacheTimer: NodeJS.Timeout | undefined;
+  /** The index cache waits for a full discovery that changed the catalog: write it once that ends. */
+  #cacheDirty = false;
+  /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
+  #cacheApplied: Promise<unknown> = Promise.resolve();
+  /**
+   * The listing hash of each target served from the index cache, until a
+   * live listing replaces it: the same listing again needs no review (its
+   * tools were checked against the pins and recorded when served).
+   */
+  readonly #servedFromCache = new Map<string, string>();
 
   constructor(options: DiscoveryOptions) {
     this.#o = options;
@@ -125,6 +155,7 @@ export class DiscoveryScheduler {
       this.#initial = this.discover();
     } else {
       const served = this.#applyCache(cache, ++this.#sequence);
+      this.#cacheApplied = served.catch(() => {});
       const discovery = served.then(() => this.discover());
       discovery.catch(() => {});
       this.#initial = served.then((any) => (any ? undefined : discovery));
@@ -177,7 +208,9 @@ export class DiscoveryScheduler {
           : { definitions: listing.definitions }),
       });
       admission?.served(target);
+      this.#servedFromCache.set(target, listing.hash);
     }
+    this.#o.catalogChanged?.();
     this.#o.log(
       `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
@@ -210,6 +243,11 @@ export class DiscoveryScheduler {
     return unchecked;
   }
 
+  /** Settles once the index cache's parts are in the catalog, refused, or absent. */
+  cacheApplied(): Promise<void> {
+    return this.#cacheApplied.then(() => {});
+  }
+
   /** Lists every backend (in parallel, or in one multiplexed listing). Concurrent calls share one run. */
   discover(): Promise<DiscoveryOutcome[]> {
     if (this.#discovery !== undefined) return this.#discovery;
@@ -220,11 +258,7 @@ export class DiscoveryScheduler {
           this.#o.gatewayMode === 'multiplexed' &&
           this.#o.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await Promise.all(
-                [...this.#o.backends.all()].map((b) =>
-                  this.#discoverBackend(b),
-                ),
-              );
+            : await this.#discoverEach([...this.#o.backends.all()]);
       } finally {
         this.#discoveredAt = Date.now();
       }
@@ -236,6 +270,7 @@ export class DiscoveryScheduler {
       return outcomes;
     })().finally(() => {
       this.#discovery = undefined;
+      if (this.#cacheDirty) this.#cacheChanged();
     });
     this.#discovery = run;
     return run;
@@ -358,14 +393,62 @@ export class DiscoveryScheduler {
     this.#abort.abort();
   }
 
-  async #discoverBackend(backend: Backend): Promise<DiscoveryOutcome> {
+  /**
+   * Lists `backends`, at most {@link DiscoveryOptions.maxListings} at a
+   * time: the next starts as soon as a listing has arrived (not once it is
+   * in the catalog), or once one has waited {@link SLOW_LISTING_MS}.
+   * Outcomes in the order of `backends`.
+   */
+  async #discoverEach(
+    backends: readonly Backend[],
+  ): Promise<DiscoveryOutcome[]> {
+    const outcomes: Array<Promise<DiscoveryOutcome>> = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < backends.length) {
+        const backend = backends[next++]!;
+        await new Promise<void>((next) => {
+          // A backend slow to answer gives up its slot after a while, so
+          // backends that never answer do not hold back the others.
+          const patience = setTimeout(next, SLOW_LISTING_MS);
+          patience.unref();
+          outcomes.push(
+            this.#discoverBackend(backend, () => {
+              clearTimeout(patience);
+              next();
+            }),
+          );
+        });
+      }
+    };
+    const slots = Math.min(
+      backends.length,
+      this.#o.maxListings ?? DEFAULT_MAX_LISTINGS,
+    );
+    await Promise.all(Array.from({ length: slots }, worker));
+    return Promise.all(outcomes);
+  }
+
+  /**
+   * Lists one backend and applies its listing; `fetched` is called once the
+   * listing has arrived (or failed), before it is reviewed and applied.
+   */
+  async #discoverBackend(
+    backend: Backend,
+    fetched?: () => void,
+  ): Promise<DiscoveryOutcome> {
     const started = performance.now();
     const sequence = ++this.#sequence;
     try {
-      const tools = await this.#o.gateway.listTools({
-        target: backend.target,
-        signal: this.#abort.signal,
-      });
+      let tools: GatewayTool[];
+      try {
+        tools = await this.#o.gateway.listTools({
+          target: backend.target,
+          signal: this.#abort.signal,
+        });
+      } finally {
+        fetched?.();
+      }
       await this.#apply(backend, tools, sequence);
       return {
         target: backend.target,
@@ -450,6 +533,15 @@ export class DiscoveryScheduler {
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
+    if (
+      hash !== undefined &&
+      this.#servedFromCache.get(backend.target) === hash
+    ) {
+      // The listing the cached part was built from, served after its tools
+      // matched their pins: nothing to review or rebuild.
+      this.#applied.set(backend.target, sequence);
+      return;
+    }
     const reviewed: Reviewed =
       this.#o.review === undefined
         ? { tools }
@@ -530,6 +622,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
+      this.#o.catalogChanged?.();
     }
     this.#building = undefined;
   }
@@ -537,20 +630,37 @@ export class DiscoveryScheduler {
   /** Records that a target's queued listing is in the catalog and tells whoever waits for it. */
   #settle(target: string, listing: PendingListing): void {
     this.#applied.set(target, listing.sequence);
+    this.#servedFromCache.delete(target);
     if (listing.key === undefined) this.#hashes.delete(target);
     else this.#hashes.set(target, listing.key);
     for (const waiter of listing.waiters) waiter.resolve();
   }
 
-  /** Writes the index cache once the catalog has been quiet for a moment. */
+  /**
+   * Writes the index cache once the catalog has been quiet for a moment:
+   * while a full discovery runs, for {@link DISCOVERY_CACHE_QUIET_MS} (so a
+   * burst is written once when it ends, not at each lull between its
+   * batches, yet a backend that never answers does not hold the write back).
+   */
   #cacheChanged(): void {
     const cache = this.#o.cache;
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
-    this.#cacheTimer = setTimeout(() => {
-      this.#cacheTimer = undefined;
-      void cache.save(this.#cachedListings());
-    }, this.#o.cacheWriteDelayMs ?? 1_000);
+    const quiet = this.#o.cacheWriteDelayMs ?? 1_000;
+    this.#cacheDirty = this.#discovery !== undefined;
+    this.#cacheTimer = setTimeout(
+      () => {
+        this.#cacheTimer = undefined;
+        this.#cacheDirty = false;
+        // A listing that arrives while the cache is being restored must not
+        // write a file without the parts still being restored.
+        void this.#cacheApplied.then(() => {
+          if (!this.#abort.signal.aborted)
+            void cache.save(this.#cachedListings());
+        });
+      },
+      this.#cacheDirty ? Math.max(quiet, DISCOVERY_CACHE_QUIET_MS) : quiet,
+    );
     this.#cacheTimer.unref();
   }
 

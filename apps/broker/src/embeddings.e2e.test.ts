@@ -6,7 +6,12 @@ import {
   startEmbeddingsEndpoint,
   type EmbeddingsEndpoint,
 } from './__fixtures__/embeddings-endpoint.js';
-import { resultText, spawnBroker } from './__fixtures__/spawn-broker.js';
+import { startLiveBackend } from './__fixtures__/live-backend.js';
+import {
+  resultText,
+  scratchFolder,
+  spawnBroker,
+} from './__fixtures__/spawn-broker.js';
 
 const state = mkdtempSync(path.join(tmpdir(), 'heretek-embeddings-e2e-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
@@ -90,13 +95,61 @@ describe('the broker with HERETEK_EMBEDDINGS_URL', () => {
     const broker = await hybridBroker(endpoint);
     try {
       await until(() => /34 tool vectors of glove-sif/.test(broker.stderr()));
+      // Nothing to embed: one background probe tells that the endpoint answers.
+      await until(() =>
+        /embeddings: glove-sif answers; hybrid ranking on/.test(
+          broker.stderr(),
+        ),
+      );
       const hybrid = await search(broker, QUERY);
       await search(broker, 'decompile a function');
-      expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 2 });
+      expect(await endpoint.stats()).toEqual({ requests: 3, inputs: 3 });
+      expect(await endpoint.single()).toEqual({
+        ping: 1,
+        [QUERY]: 1,
+        'decompile a function': 1,
+      });
       expect(hybrid).toContain('adb_tap');
     } finally {
       await broker.close();
       await endpoint.kill();
+    }
+  }, 60_000);
+
+  it('embeds a tool a backend adds at run time as soon as discovery applies its listing, without a search', async () => {
+    const backend = await startLiveBackend('live', [
+      { name: 'first_tool', description: 'Count the pebbles on a beach' },
+    ]);
+    const scratch = scratchFolder('broker-embeddings-live-');
+    const endpoint = await startEmbeddingsEndpoint();
+    const broker = await spawnBroker({
+      HERETEK_GATEWAY_URL: backend.url,
+      HERETEK_BACKENDS_FILE: scratch.backends(['live']),
+      HERETEK_DISCOVERY_TTL_MS: '3600000',
+      HERETEK_EMBEDDINGS_URL: endpoint.url,
+      HERETEK_EMBEDDINGS_MODEL: 'glove-sif',
+      HERETEK_EMBEDDINGS_CACHE_FILE: 'off',
+    });
+    try {
+      // The listing at start-up (the seed catalog is not served with a gateway).
+      await until(() => /1\/1 tools have one/.test(broker.stderr()));
+      await until(() => backend.streams() > 0);
+      const before = await endpoint.stats();
+      backend.addTool('late_quokka', 'Count the quokkas on an island');
+      // Bounded by the test's timeout; no search runs meanwhile.
+      await until(() => /2\/2 tools have one/.test(broker.stderr()));
+      expect(await endpoint.stats()).toEqual({
+        requests: before.requests + 1,
+        inputs: before.inputs + 1,
+      });
+      expect(await search(broker, 'quokkas island')).toContain(
+        'live_late_quokka',
+      );
+    } finally {
+      await broker.close();
+      await endpoint.kill();
+      await backend.close();
+      scratch.remove();
     }
   }, 60_000);
 });

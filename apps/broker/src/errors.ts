@@ -27,12 +27,10 @@ export const BrokerErrorCode = {
   InvalidConfig: 'INVALID_CONFIG',
 } as const;
 
-/** One of the {@link BrokerErrorCode} values. */
-export type BrokerErrorCode =
-  (typeof BrokerErrorCode)[keyof typeof BrokerErrorCode];
-
 /** A refused or failed broker operation. The message is written for the calling agent. */
-export class BrokerError extends createErrorFamily<BrokerErrorCode>('broker') {
+export class BrokerError extends createErrorFamily<typeof BrokerErrorCode>(
+  'broker',
+) {
   /** The tool the operation was about, when there is one. */
   readonly toolName: string | undefined;
 
@@ -46,12 +44,10 @@ export class BrokerError extends createErrorFamily<BrokerErrorCode>('broker') {
     super(options);
     this.toolName = options.toolName;
   }
-
-  /** True for a BrokerError from any copy of this package. */
-  static override isInstance(error: unknown): error is BrokerError {
-    return super.isInstance(error);
-  }
 }
+
+/** One of the {@link BrokerErrorCode} values. */
+export type BrokerErrorCode = BrokerError['code'];
 
 /** A configuration value that cannot be used; the message names the variable or flag and what to fix. */
 export class BrokerConfigError extends BrokerError {

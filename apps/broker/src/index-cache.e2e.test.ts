@@ -28,17 +28,31 @@ const LISTINGS = {
 
 const scratch = scratchFolder('broker-index-cache-');
 
-/** The cache text with each backend's saved part (base64 in its line) passed through `change`. */
+/**
+ * The cache file's bytes (latin1 text, byte for byte) with each backend's
+ * saved part, the bytes after its line, passed through `change`.
+ */
 function mapParts(text: string, change: (part: Buffer) => Buffer): string {
-  return text
-    .split('\n')
-    .map((line, index) => {
-      if (index === 0 || line === '') return line;
-      const json = JSON.parse(line) as { part: string };
-      json.part = change(Buffer.from(json.part, 'base64')).toString('base64');
-      return JSON.stringify(json);
-    })
-    .join('\n');
+  const bytes = Buffer.from(text, 'latin1');
+  const out: Buffer[] = [];
+  let at = bytes.indexOf(0x0a) + 1;
+  out.push(bytes.subarray(0, at));
+  while (at < bytes.length) {
+    const end = bytes.indexOf(0x0a, at);
+    const line = JSON.parse(bytes.toString('latin1', at, end)) as {
+      bytes: number;
+    };
+    const part = change(
+      Buffer.from(bytes.subarray(end + 1, end + 1 + line.bytes)),
+    );
+    out.push(
+      Buffer.from(`${JSON.stringify({ ...line, bytes: part.length })}\n`),
+      part,
+      Buffer.from('\n'),
+    );
+    at = end + 1 + line.bytes + 1;
+  }
+  return Buffer.concat(out).toString('latin1');
 }
 
 describe('index cache (built broker restarted over a loopback gateway)', () => {
@@ -187,8 +201,8 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     ['not JSON', () => 'this is not { json', /line 1 is not JSON/],
     [
       'of a foreign version',
-      (text: string) => text.replace(/^\{"version":2\}/, '{"version":99}'),
-      /format version 99, this broker reads 2/,
+      (text: string) => text.replace(/^\{"version":3\}/, '{"version":99}'),
+      /format version 99, this broker reads 3/,
     ],
     [
       'changed after it was written (digest)',
@@ -217,6 +231,11 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       /written by @heretek\/catalog "9+"/,
     ],
     [
+      'cut short',
+      (text: string) => text.slice(0, -10),
+      /line 3: the part of "[a-z]+" is cut short/,
+    ],
+    [
       "missing a line's hash",
       (text: string) => text.replace(/"hash":"[^"]*",/, ''),
       /line 2: missing required property "hash"/,
@@ -225,7 +244,12 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',
     async (_what, spoil, reason) => {
       await firstRun();
-      writeFileSync(cacheFile, spoil(readFileSync(cacheFile, 'utf8')));
+      // latin1: the parts' bytes go through the text unchanged.
+      writeFileSync(
+        cacheFile,
+        spoil(readFileSync(cacheFile, 'latin1')),
+        'latin1',
+      );
       backends.hanging.add('adb');
       const broker = await start();
       expect(await search(broker, 'decompile a function')).toContain(
@@ -241,7 +265,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       expect(lines[0]).toMatch(/ignored .*writing it again/);
       await expect
         .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
-        .toMatch(/^\{"version":2\}\n/);
+        .toMatch(/^\{"version":3\}\n/);
       expect(readFileSync(cacheFile, 'utf8')).toContain(
         'ghidra_decompile_function',
       );

@@ -1,17 +1,15 @@
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { GatewayTool } from './types.js';
 import { describeSavedBackend, type Backend } from '@heretek/catalog';
 import { z } from 'zod';
 import { errorText } from './error-text.js';
 import { issueLines } from './issue-text.js';
-import {
-  isRecord,
-  readStateFile,
-  writeFileAtomic,
-} from './trust/state-file.js';
+import { isMissing, isRecord, writeFileAtomic } from './trust/state-file.js';
 
 /** Version of the index cache file layout this module reads and writes. */
-export const INDEX_CACHE_VERSION = 2;
+export const INDEX_CACHE_VERSION = 3;
 
 /** One backend's part of the index cache. */
 export type CachedListing = {
@@ -19,7 +17,8 @@ export type CachedListing = {
   hash: string;
   /**
    * The catalog's compact saved part (`ToolCatalog.saveBackend`, keyed by
-   * `hash`), checked whole by `restoreBackends` on load; base64 in the file.
+   * `hash`), checked whole by `restoreBackends` on load; its bytes as they
+   * are in the file, after its line.
    */
   part: Uint8Array;
   /**
@@ -54,9 +53,15 @@ const sha256 = z
 const lineSchema = z.object({
   target: z.string().min(1),
   hash: sha256,
-  part: z.base64('base64 of a saved catalog part'),
+  bytes: z
+    .number()
+    .int()
+    .nonnegative('the length of the saved catalog part after the line'),
   definitions: z.record(z.string(), sha256).optional(),
 });
+
+const NEWLINE = 0x0a;
+const LINE_END = Buffer.from('\n');
 
 /** Backends whose lines are parsed (or written) between two yields to other work. */
 const LINES_PER_SLICE = 25;
@@ -96,10 +101,12 @@ function builtFor(listing: CachedListing, target: string, backend: Backend) {
 
 /**
  * The built index's parts, kept in the state folder beside the pins and
- * usage files (`HERETEK_INDEX_CACHE_FILE`), one JSON line per backend after
- * a version line: the hash of the backend's last listing, its tools'
- * definition hashes, and the catalog's compact saved part of it (entries and
- * analyzed terms, base64). A restarted broker restores it in one build
+ * usage files (`HERETEK_INDEX_CACHE_FILE`): a version line, then for each
+ * backend a JSON line (the hash of the backend's last listing, its tools'
+ * definition hashes, and the byte length of its part) followed by the
+ * catalog's compact saved part of it (entries and analyzed terms, as bytes,
+ * so loading neither decodes text nor base64) and a newline. A restarted
+ * broker restores it in one build
  * before the first listing answers, so every tool is searchable at once;
  * rediscovery then replaces the backends whose listing changed. A file that cannot be read as this version's cache is ignored with
  * one log line and written afresh after discovery; it is never trusted in
@@ -133,24 +140,25 @@ export class IndexCache {
   async load(
     backends: ReadonlyMap<string, Backend>,
   ): Promise<Map<string, CachedListing>> {
-    let text: string | undefined;
+    let bytes: Buffer;
     try {
-      text = await readStateFile(this.file);
+      bytes = await readFile(this.file);
     } catch (error) {
+      if (isMissing(error)) return new Map();
       this.ignored(`not readable: ${errorText(error)}`);
       return new Map();
     }
-    if (text === undefined) return new Map();
-    const lines = text.split('\n').filter((line) => line !== '');
     const loaded = new Map<string, CachedListing>();
-    for (let index = 0; index < lines.length; index += 1) {
+    let at = 0;
+    for (let index = 0; at < bytes.length; index += 1) {
       if (index % LINES_PER_SLICE === LINES_PER_SLICE - 1)
         await yieldToOthers();
-      const problem = this.#lineProblem(lines[index]!, index, loaded);
-      if (problem !== undefined) {
-        this.ignored(problem);
+      const next = this.#lineProblem(bytes, at, index, loaded);
+      if (typeof next === 'string') {
+        this.ignored(next);
         return new Map();
       }
+      at = next;
     }
     for (const [target, listing] of loaded) {
       const backend = backends.get(target);
@@ -160,20 +168,28 @@ export class IndexCache {
     return loaded;
   }
 
-  /** What is wrong with line `index` (the version line first), else adds it to `loaded`. */
+  /**
+   * What is wrong with line `index` at `at` (the version line first), else
+   * adds it and the part after it to `loaded` and returns where the next
+   * line starts.
+   */
   #lineProblem(
-    line: string,
+    bytes: Buffer,
+    at: number,
     index: number,
     loaded: Map<string, CachedListing>,
-  ): string | undefined {
+  ): string | number {
+    const end = bytes.indexOf(NEWLINE, at);
     let json: unknown;
     try {
-      json = JSON.parse(line);
+      json = JSON.parse(
+        bytes.toString('utf8', at, end === -1 ? bytes.length : end),
+      );
     } catch (error) {
       return `line ${index + 1} is not JSON: ${errorText(error)}`;
     }
     if (index === 0) {
-      if (headerSchema.safeParse(json).success) return undefined;
+      if (headerSchema.safeParse(json).success && end !== -1) return end + 1;
       const version = isRecord(json) ? json.version : undefined;
       return `format version ${JSON.stringify(version)}, this broker reads ${INDEX_CACHE_VERSION}`;
     }
@@ -186,16 +202,20 @@ export class IndexCache {
           root: 'line',
         })[0] ?? 'not a backend part'
       }`;
+    const partEnd = end + 1 + parsed.data.bytes;
+    if (end === -1 || bytes[partEnd] !== NEWLINE)
+      return `line ${index + 1}: the part of "${parsed.data.target}" is cut short or longer than its line says`;
     if (loaded.has(parsed.data.target))
       return `line ${index + 1}: target "${parsed.data.target}" appears twice`;
     loaded.set(parsed.data.target, {
       hash: parsed.data.hash,
-      part: Buffer.from(parsed.data.part, 'base64'),
+      // A copy: the file's bytes are not kept for the life of a part.
+      part: Uint8Array.prototype.slice.call(bytes, end + 1, partEnd),
       ...(parsed.data.definitions === undefined
         ? {}
         : { definitions: parsed.data.definitions }),
     });
-    return undefined;
+    return partEnd + 1;
   }
 
   /**
@@ -206,24 +226,23 @@ export class IndexCache {
    */
   save(listings: Iterable<[string, CachedListing]>): Promise<void> {
     const run = this.#writing.then(async () => {
-      const lines = [JSON.stringify({ version: INDEX_CACHE_VERSION })];
+      const chunks: Uint8Array[] = [
+        Buffer.from(`${JSON.stringify({ version: INDEX_CACHE_VERSION })}\n`),
+      ];
+      let count = 0;
       for (const [target, { hash, part, definitions }] of listings) {
-        lines.push(
-          JSON.stringify({
-            target,
-            hash,
-            part: Buffer.from(
-              part.buffer,
-              part.byteOffset,
-              part.byteLength,
-            ).toString('base64'),
-            definitions,
-          }),
+        chunks.push(
+          Buffer.from(
+            `${JSON.stringify({ target, hash, bytes: part.byteLength, definitions })}\n`,
+          ),
+          part,
+          LINE_END,
         );
-        if (lines.length % LINES_PER_SLICE === 0) await yieldToOthers();
+        count += 1;
+        if (count % LINES_PER_SLICE === 0) await yieldToOthers();
       }
       try {
-        await writeFileAtomic(this.file, `${lines.join('\n')}\n`);
+        await writeFileAtomic(this.file, Buffer.concat(chunks));
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;

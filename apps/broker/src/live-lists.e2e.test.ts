@@ -26,10 +26,7 @@ describe('live tool lists (built broker over stdio, sessionful SDK backend)', ()
         ).content,
       );
     try {
-      // The first search waits for start-up discovery 1 s at most.
-      await expect
-        .poll(() => search('pebbles beach'), POLL)
-        .toContain('live_first_tool');
+      expect(await search('pebbles beach')).toContain('live_first_tool');
       expect(await search('quokkas island')).not.toContain('live_late');
       // The gateway client holds the session's standalone GET stream open.
       await expect.poll(() => backend.streams(), POLL).toBeGreaterThan(0);

@@ -136,6 +136,9 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
       policy: config.pinPolicy,
       pinsFile: config.pinsFile,
       pinsReadOnly: config.pinsReadOnly,
+      // Cached tools are admitted on the pins' hashes at once; calls wait
+      // until every entry is checked.
+      verifyPins: 'later',
       log,
     }),
   );

@@ -81,10 +81,17 @@ export async function serve(
   // is catalogued. A pins file that cannot be trusted is never overwritten:
   // the broker stops.
   broker.start();
-  const pinsProblem = await trust?.then(
-    () => undefined,
-    (error: unknown) => errorText(error),
-  );
+  // The pins file's entries are checked once the cached parts are served
+  // (they are admitted on the pins' hashes); calls wait for the check.
+  const pinsProblem = await trust
+    ?.then(async (layer) => {
+      await broker.cacheApplied();
+      await layer.pins?.verified;
+    })
+    .then(
+      () => undefined,
+      (error: unknown) => errorText(error),
+    );
   if (pinsProblem !== undefined) {
     log(`cannot start: ${pinsProblem}`);
     await session.close();

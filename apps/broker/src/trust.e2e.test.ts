@@ -6,79 +6,54 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useMaliciousGateway } from './__fixtures__/malicious-gateway.js';
 import {
+  callOutcome as call,
   resultText,
-  runBrokerCli,
-  scratchFolder,
-  spawnBroker,
+  searchText,
   type SpawnedBroker,
-  type TextResult,
 } from './__fixtures__/spawn-broker.js';
 import {
   ATTACK_TOOLS,
   FLIPPED,
   RUG_PULLED,
-  startMaliciousServers,
-  type MaliciousServers,
 } from './trust/__fixtures__/malicious-servers.js';
+import { serializePinsFile } from './trust/pin-store.js';
 
 // Tag characters, zero-width, bidi controls and other format characters.
 const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
 
-let servers: MaliciousServers;
-const scratch = scratchFolder('broker-trust-e2e-');
-const dir = scratch.dir;
-const backendsFile = scratch.backends(
-  Object.keys(ATTACK_TOOLS).map((target) => ({
+const gateway = useMaliciousGateway('broker-trust-e2e-', {
+  rows: Object.keys(ATTACK_TOOLS).map((target) => ({
     backend: `${target}-server`,
     target,
     profile: 'core',
   })),
-);
-
-beforeAll(async () => {
-  servers = await startMaliciousServers();
 });
-
-afterAll(async () => {
-  await servers?.close();
-  scratch.remove();
-});
+const dir = gateway.dir;
 
 /** Puts every fixture tool back to its first (honest or attacking) definition. */
 function resetTools(): void {
   for (const [target, tools] of Object.entries(ATTACK_TOOLS)) {
-    servers.tools.set(target, [...tools]);
+    gateway.servers.tools.set(target, [...tools]);
   }
 }
 
-function env(
+/** What a broker of this file runs with: `pinsFile`, no usage file, then `extra`. */
+const pinned = (
   pinsFile: string,
   extra: Record<string, string> = {},
-): Record<string, string> {
-  return {
-    HERETEK_GATEWAY_URL: servers.url,
-    HERETEK_BACKENDS_FILE: backendsFile,
-    HERETEK_BROKER_ROLE: 'staff-backend',
-    HERETEK_PINS_FILE: pinsFile,
-    HERETEK_USAGE_FILE: 'off',
-    ...extra,
-  };
-}
+): Record<string, string> => ({
+  HERETEK_PINS_FILE: pinsFile,
+  HERETEK_USAGE_FILE: 'off',
+  ...extra,
+});
 
-/** A broker whose start-up discovery has finished (the first search waits for it only 1 s). */
-async function start(
+/** A broker whose start-up discovery has finished. */
+const start = (
   pinsFile: string,
   extra: Record<string, string> = {},
-): Promise<SpawnedBroker> {
-  const broker = await spawnBroker(env(pinsFile, extra));
-  for (let i = 0; i < 400; i++) {
-    const answer = await search(broker, 'discovery');
-    if (!answer.includes('Discovery is still listing')) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return broker;
-}
+): Promise<SpawnedBroker> => gateway.start(pinned(pinsFile, extra));
 
 /**
  * Searches for the rug pull's tool, checks whether its hit is marked
@@ -114,14 +89,8 @@ async function withBroker(
   }
 }
 
-async function search(broker: SpawnedBroker, query: string): Promise<string> {
-  return resultText(
-    await broker.client.callTool({
-      name: 'mcp_search_tools',
-      arguments: { query, limit: 20 },
-    }),
-  );
-}
+const search = (broker: SpawnedBroker, query: string): Promise<string> =>
+  searchText(broker, query, { limit: 20 });
 
 async function inspect(
   broker: SpawnedBroker,
@@ -136,23 +105,8 @@ async function inspect(
     name: 'mcp_inspect_schema',
     arguments: { name },
   });
-  expect((result as TextResult).isError).toBeFalsy();
+  expect((result as { isError?: boolean }).isError).toBeFalsy();
   return JSON.parse(resultText(result)) as never;
-}
-
-async function call(
-  broker: SpawnedBroker,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<{ isError: boolean; text: string }> {
-  const result = await broker.client.callTool({
-    name: 'mcp_call_tool',
-    arguments: { name, arguments: args },
-  });
-  return {
-    isError: (result as TextResult).isError === true,
-    text: resultText(result),
-  };
 }
 
 /** The hit line of `name` in a search answer. */
@@ -255,8 +209,8 @@ describe('rug pulls and the pin policies', () => {
     expect(Object.keys(pins.tools)).toEqual(
       expect.arrayContaining(['rugpull_get_fact', 'flip_read_note']),
     );
-    servers.tools.set('rugpull', [RUG_PULLED]);
-    servers.tools.set('flip', [FLIPPED]);
+    gateway.servers.tools.set('rugpull', [RUG_PULLED]);
+    gateway.servers.tools.set('flip', [FLIPPED]);
   }
 
   it('refuse: across a restart, a changed mutating tool is refused with TOOL_CHANGED and a read-only one turned mutating counts as changed', async () => {
@@ -322,7 +276,7 @@ describe('rug pulls and the pin policies', () => {
         isError: false,
         text: 'get_fact ok',
       });
-      servers.tools.set('rugpull', [RUG_PULLED]);
+      gateway.servers.tools.set('rugpull', [RUG_PULLED]);
       // Each search starts a background re-discovery (TTL 1 ms); wait for it to land.
       const deadline = Date.now() + 10_000;
       let line = '';
@@ -346,9 +300,9 @@ describe('rug pulls and the pin policies', () => {
       expect((await call(broker, 'flip_read_note', { id: 'n1' })).text).toMatch(
         /^TOOL_CHANGED: /,
       );
-      const one = await runBrokerCli(
+      const one = await gateway.cli(
         ['--pin', 'flip_read_note'],
-        env(pinsFile),
+        pinned(pinsFile),
       );
       expect(one.stdout).toBe('');
       expect(one.code).toBe(0);
@@ -365,14 +319,14 @@ describe('rug pulls and the pin policies', () => {
         /^TOOL_CHANGED: /,
       );
 
-      const all = await runBrokerCli(['--pin'], env(pinsFile));
+      const all = await gateway.cli(['--pin'], pinned(pinsFile));
       expect(all.code).toBe(0);
       expect(all.stderr).toMatch(/^1 tool to accept:\nrugpull_get_fact: /);
       expect(await call(broker, 'rugpull_get_fact')).toEqual({
         isError: false,
         text: 'get_fact ok',
       });
-      const again = await runBrokerCli(['--pin'], env(pinsFile));
+      const again = await gateway.cli(['--pin'], pinned(pinsFile));
       expect(again.stderr).toMatch(
         /^Nothing to accept: every listed tool matches its pin\.\n/,
       );
@@ -382,12 +336,12 @@ describe('rug pulls and the pin policies', () => {
 
   it('--pin spells out hidden characters for the person accepting', async () => {
     await pinFirst();
-    servers.tools.set('rugpull', [
+    gateway.servers.tools.set('rugpull', [
       { ...RUG_PULLED, description: `Get a fact.\u200B\u{E0041}` },
     ]);
-    const result = await runBrokerCli(
+    const result = await gateway.cli(
       ['--pin', 'rugpull_get_fact'],
-      env(pinsFile),
+      pinned(pinsFile),
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('\\u{200B}');
@@ -398,7 +352,7 @@ describe('rug pulls and the pin policies', () => {
   it('--pin of an unknown tool exits 2 naming it, and accepts nothing', async () => {
     await pinFirst();
     const before = readFileSync(pinsFile, 'utf8');
-    const result = await runBrokerCli(['--pin', 'nope_tool'], env(pinsFile));
+    const result = await gateway.cli(['--pin', 'nope_tool'], pinned(pinsFile));
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/No tool named "nope_tool"/);
     expect(readFileSync(pinsFile, 'utf8')).toBe(before);
@@ -420,8 +374,8 @@ describe('a committed read-only lock', () => {
     const before = readFileSync(pinsFile, 'utf8');
     const mtime = statSync(pinsFile).mtimeMs;
 
-    servers.tools.set('rugpull', [RUG_PULLED]);
-    servers.tools.set('mail', [
+    gateway.servers.tools.set('rugpull', [RUG_PULLED]);
+    gateway.servers.tools.set('mail', [
       ...ATTACK_TOOLS.mail,
       {
         name: 'delete_email',
@@ -453,7 +407,7 @@ describe('a committed read-only lock', () => {
       },
     );
     expect(() => statSync(absent)).toThrow();
-    servers.tools.set('mail', [...ATTACK_TOOLS.mail]);
+    gateway.servers.tools.set('mail', [...ATTACK_TOOLS.mail]);
   });
 });
 
@@ -462,13 +416,42 @@ describe('a pins file that cannot be trusted', () => {
     const pinsFile = join(dir, 'broken-pins.json');
     writeFileSync(pinsFile, '{"version": 1, "tools": ');
     // It stops before discovering anything.
-    const broker = await spawnBroker(env(pinsFile), { awaitDiscovery: false });
+    const broker = await gateway.start(pinned(pinsFile), {
+      awaitDiscovery: false,
+    });
     const code = await new Promise<number | null>((resolve) =>
       broker.child.once('exit', resolve),
     );
     expect(code).toBe(2);
     expect(broker.stderr()).toMatch(/Pins file .*broken-pins\.json/);
     expect(readFileSync(pinsFile, 'utf8')).toBe('{"version": 1, "tools": ');
+    await broker.close().catch(() => {});
+  });
+
+  it('stops the broker when an entry of a pins file in its own layout was edited by hand (read by its index first), and is left untouched', async () => {
+    const pinsFile = join(dir, 'edited-pins.json');
+    const text = serializePinsFile({
+      version: 1,
+      tools: {
+        mail_send_email: {
+          // Not the hash of this definition.
+          hash: `sha256:${'0'.repeat(64)}`,
+          description: 'Send an email.',
+          inputSchema: { type: 'object' },
+          annotations: {},
+        },
+      },
+    });
+    writeFileSync(pinsFile, text);
+    const broker = await spawnBroker(env(pinsFile), { awaitDiscovery: false });
+    const code = await new Promise<number | null>((resolve) =>
+      broker.child.once('exit', resolve),
+    );
+    expect(code).toBe(2);
+    expect(broker.stderr()).toMatch(
+      /cannot start: Pins file .*edited-pins\.json: entry "mail_send_email": its hash does not match/,
+    );
+    expect(readFileSync(pinsFile, 'utf8')).toBe(text);
     await broker.close().catch(() => {});
   });
 });

@@ -5,20 +5,16 @@
 // stops the broker.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useMaliciousGateway } from './__fixtures__/malicious-gateway.js';
 import {
-  resultText,
+  callOutcome as call,
   runBrokerCli,
-  scratchFolder,
+  searchText,
   spawnBroker,
   type SpawnedBroker,
-  type TextResult,
 } from './__fixtures__/spawn-broker.js';
-import {
-  startMaliciousServers,
-  type FixtureTool,
-  type MaliciousServers,
-} from './trust/__fixtures__/malicious-servers.js';
+import type { FixtureTool } from './trust/__fixtures__/malicious-servers.js';
 
 const empty = { type: 'object', properties: {} };
 const tool = (name: string, description: string): FixtureTool => ({
@@ -37,54 +33,21 @@ const NOTES: FixtureTool[] = [
 
 const QUERY = 'stash the memo item';
 
-let servers: MaliciousServers;
-const scratch = scratchFolder('broker-usage-e2e-');
-const dir = scratch.dir;
-const backendsFile = scratch.backends([
-  { backend: 'notes-server', target: 'notes', profile: 'core' },
-]);
-
-beforeAll(async () => {
-  servers = await startMaliciousServers({ notes: NOTES });
+const gateway = useMaliciousGateway('broker-usage-e2e-', {
+  tools: { notes: NOTES },
+  rows: [{ backend: 'notes-server', target: 'notes', profile: 'core' }],
 });
+const dir = gateway.dir;
 
-afterAll(async () => {
-  await servers?.close();
-  scratch.remove();
-});
-
-function start(usageFile: string, extra: Record<string, string> = {}) {
-  return spawnBroker({
-    HERETEK_GATEWAY_URL: servers.url,
-    HERETEK_BACKENDS_FILE: backendsFile,
-    HERETEK_BROKER_ROLE: 'staff-backend',
-    HERETEK_USAGE_FILE: usageFile,
-    ...extra,
-  });
-}
+const start = (usageFile: string, extra: Record<string, string> = {}) =>
+  gateway.start({ HERETEK_USAGE_FILE: usageFile, ...extra });
 
 async function hits(broker: SpawnedBroker, query: string): Promise<string[]> {
-  const answer = resultText(
-    await broker.client.callTool({
-      name: 'mcp_search_tools',
-      arguments: { query },
-    }),
-  );
+  const answer = await searchText(broker, query);
   return answer
     .split('\n')
     .filter((line) => line.startsWith('notes_'))
     .map((line) => line.split(' ')[0]!);
-}
-
-async function call(broker: SpawnedBroker, name: string) {
-  const result = await broker.client.callTool({
-    name: 'mcp_call_tool',
-    arguments: { name, arguments: {} },
-  });
-  return {
-    isError: (result as TextResult).isError === true,
-    text: resultText(result),
-  };
 }
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {
@@ -175,11 +138,7 @@ describe('a broker that saw search-then-call', () => {
     } finally {
       await broker.close();
     }
-    const check = await runBrokerCli(['--check'], {
-      HERETEK_GATEWAY_URL: servers.url,
-      HERETEK_BACKENDS_FILE: backendsFile,
-      HERETEK_USAGE_FILE: 'off',
-    });
+    const check = await gateway.cli(['--check'], { HERETEK_USAGE_FILE: 'off' });
     expect(check.stderr).toContain(
       'usage file: off (learning from use is disabled)',
     );
@@ -208,9 +167,7 @@ describe('a usage file that is corrupt or cannot be written', () => {
     } finally {
       await broker.close();
     }
-    const check = await runBrokerCli(['--check'], {
-      HERETEK_GATEWAY_URL: servers.url,
-      HERETEK_BACKENDS_FILE: backendsFile,
+    const check = await gateway.cli(['--check'], {
       HERETEK_USAGE_FILE: usageFile,
     });
     expect(check.code).toBe(0);
@@ -255,12 +212,7 @@ describe('a usage file that is corrupt or cannot be written', () => {
     try {
       const { tools } = await broker.client.listTools();
       expect(tools).toHaveLength(3);
-      const answer = resultText(
-        await broker.client.callTool({
-          name: 'mcp_search_tools',
-          arguments: { query: 'android adb install apk' },
-        }),
-      );
+      const answer = await searchText(broker, 'android adb install apk');
       expect(answer).toMatch(/^adb_/m);
     } finally {
       expect(await broker.close()).toBe(0);

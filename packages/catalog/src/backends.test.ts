@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BACKENDS, loadBackends } from './backends.js';
-import { CatalogError } from './errors.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'heretek-catalog-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -12,15 +12,6 @@ function write(name: string, content: string): string {
   const file = join(directory, name);
   writeFileSync(file, content);
   return file;
-}
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return CatalogError.isInstance(error) ? error.code : 'not-a-catalog-error';
-  }
-  return undefined;
 }
 
 describe('DEFAULT_BACKENDS', () => {

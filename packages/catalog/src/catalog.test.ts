@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TUNING } from './bm25f.js';
 import { ToolCatalog } from './catalog.js';
 import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
-import { CatalogError } from './errors.js';
 import type { Backend, ToolEntry } from './types.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const adb: Backend = {
   backend: 'iksnerd/adb-mcp',
@@ -40,15 +40,6 @@ function names(
   options: { profile?: string; target?: string; limit?: number } = {},
 ): string[] {
   return catalog.search({ query, ...options }).hits.map((hit) => hit.name);
-}
-
-function errorCode(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return CatalogError.isInstance(error) ? error.code : 'other';
-  }
-  return undefined;
 }
 
 describe('ToolCatalog basics', () => {
@@ -167,7 +158,7 @@ describe('matching rules', () => {
       names(ToolCatalog.fromSeed(), 'function', { limit: 2 }),
     ).toHaveLength(2);
     expect(
-      errorCode(() => ToolCatalog.fromSeed().search({ query: 'x', limit: 0 })),
+      codeOf(() => ToolCatalog.fromSeed().search({ query: 'x', limit: 0 })),
     ).toBe('INVALID_ARGUMENT');
   });
 });
@@ -277,7 +268,7 @@ describe('replaceBackend and removeBackend', () => {
   it('rejects duplicate names in one replace and changes nothing', () => {
     const catalog = ToolCatalog.fromSeed();
     expect(
-      errorCode(() =>
+      codeOf(() =>
         catalog.replaceBackend('adb', [tool(adb, 'tap'), tool(adb, 'tap')]),
       ),
     ).toBe('DUPLICATE_TOOL');
@@ -291,7 +282,7 @@ describe('replaceBackend and removeBackend', () => {
   it('rejects tools of another target and duplicate names at construction', () => {
     const catalog = ToolCatalog.fromSeed();
     expect(
-      errorCode(
+      codeOf(
         () =>
           new ToolCatalog({
             tools: [{ ...tool(adb, 'tap'), name: 'adb_other' }],
@@ -299,7 +290,7 @@ describe('replaceBackend and removeBackend', () => {
       ),
     ).toBe('INVALID_TOOL');
     expect(
-      errorCode(
+      codeOf(
         () =>
           new ToolCatalog({
             tools: [{ ...tool(adb, 'tap'), target: 'a_b', name: 'a_b_tap' }],
@@ -307,10 +298,10 @@ describe('replaceBackend and removeBackend', () => {
       ),
     ).toBe('INVALID_TARGET');
     expect(
-      errorCode(() => catalog.replaceBackend('maestro', [tool(adb, 'tap')])),
+      codeOf(() => catalog.replaceBackend('maestro', [tool(adb, 'tap')])),
     ).toBe('INVALID_TOOL');
     expect(
-      errorCode(
+      codeOf(
         () => new ToolCatalog({ tools: [tool(adb, 'tap'), tool(adb, 'tap')] }),
       ),
     ).toBe('DUPLICATE_TOOL');
@@ -367,7 +358,7 @@ describe('bad input', () => {
 
   it('rejects a query that is not a string', () => {
     expect(
-      errorCode(() => catalog.search({ query: 42 as unknown as string })),
+      codeOf(() => catalog.search({ query: 42 as unknown as string })),
     ).toBe('INVALID_ARGUMENT');
   });
 });

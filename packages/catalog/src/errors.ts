@@ -25,15 +25,14 @@ export const CatalogErrorCode = {
   EmbeddingsFailed: 'EMBEDDINGS_FAILED',
 } as const;
 
-/** One of the {@link CatalogErrorCode} values. */
-export type CatalogErrorCode =
-  (typeof CatalogErrorCode)[keyof typeof CatalogErrorCode];
-
 /**
  * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is
  * `false` (catalog errors are caused by input) except for `EMBEDDINGS_FAILED`; `CatalogError.isInstance` holds across
  * duplicated copies of the package.
  */
-export class CatalogError extends createErrorFamily<CatalogErrorCode>(
+export class CatalogError extends createErrorFamily<typeof CatalogErrorCode>(
   'catalog',
 ) {}
+
+/** One of the {@link CatalogErrorCode} values. */
+export type CatalogErrorCode = CatalogError['code'];

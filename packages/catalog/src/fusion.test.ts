@@ -1,5 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { startGloveEndpoint } from './__fixtures__/glove.js';
+import { ToolCatalog } from './catalog.js';
+import { openAiEmbeddings } from './embeddings.js';
+import { embedBenchmark } from './eval-embeddings.js';
+import { loadBenchmark } from './evaluate.js';
 import { DEFAULT_FUSION, fuseRankings, type Fusion } from './fusion.js';
+import { seededRandom } from './random.js';
+
+const LIVEMCPBENCH = fileURLToPath(
+  new URL('../bench/data/livemcpbench', import.meta.url),
+);
 
 const lexical = { positions: [4, 2, 7], scores: [10, 5, 1] };
 const vector = { positions: [2, 4, 7, 9], similarities: [0.9, 0.1, 0.5, 0.7] };
@@ -59,4 +71,131 @@ describe('fuseRankings', () => {
       }).positions,
     ).toEqual([4, 2, 7]);
   });
+});
+
+/**
+ * The fusion by its definition, every similarity ranked by comparing it with every
+ * other: what `fuseRankings` must equal, positions and scores.
+ */
+function fuseByDefinition(input: Parameters<typeof fuseRankings>[0]) {
+  const { lexical, vector, fusion, limit } = input;
+  const weight = Math.min(1, Math.max(0, fusion.weight));
+  const fused = new Map<number, number>();
+  const add = (position: number, value: number) =>
+    fused.set(position, (fused.get(position) ?? 0) + value);
+  Array.from(lexical.positions).forEach((position, rank) =>
+    add(position, (1 - weight) / (fusion.rrfK + rank + 1)),
+  );
+  const similarities = Array.from(vector.similarities);
+  Array.from(vector.positions).forEach((position, slot) => {
+    const rank = similarities.filter(
+      (other) => other > (similarities[slot] as number),
+    ).length;
+    add(position, weight / (fusion.rrfK + rank + 1));
+  });
+  const best = [...fused]
+    .sort(([left, a], [right, b]) => b - a || left - right)
+    .slice(0, limit);
+  return {
+    positions: best.map(([position]) => position),
+    scores: best.map(([, score]) => score),
+  };
+}
+
+describe('fuseRankings with rrf (the best similarities picked without a full sort)', () => {
+  it('equals ranking every similarity, over random rankings with ties', () => {
+    const ranking = fc
+      .record({
+        tools: fc.integer({ min: 1, max: 120 }),
+        lexicalShare: fc.double({ min: 0, max: 1, noNaN: true }),
+        vectorShare: fc.double({ min: 0, max: 1, noNaN: true }),
+        // Few distinct values make ties; many make none.
+        levels: fc.constantFrom(2, 5, 1000, 2 ** 30),
+        weight: fc.constantFrom(0, 0.3, 0.5, 1),
+        rrfK: fc.constantFrom(1, 60),
+        limit: fc.integer({ min: 0, max: 25 }),
+        seed: fc.integer(),
+      })
+      .map((draw) => {
+        const next = seededRandom(draw.seed);
+        const shuffled = Array.from({ length: draw.tools }, (_, index) => [
+          next(),
+          index,
+        ])
+          .sort(([a], [b]) => (a as number) - (b as number))
+          .map(([, index]) => index as number);
+        const lexicalPositions = shuffled.slice(
+          0,
+          Math.round(draw.lexicalShare * Math.min(50, draw.tools)),
+        );
+        const vectorPositions = [...shuffled]
+          .sort(() => next() - 0.5)
+          .slice(0, Math.round(draw.vectorShare * draw.tools));
+        return {
+          lexical: {
+            positions: lexicalPositions,
+            scores: lexicalPositions.map((_, rank) => 50 - rank),
+          },
+          vector: {
+            positions: vectorPositions,
+            similarities: vectorPositions.map(
+              () => Math.floor(next() * draw.levels) / draw.levels - 0.5,
+            ),
+          },
+          limit: draw.limit,
+          fusion: {
+            method: 'rrf' as const,
+            weight: draw.weight,
+            rrfK: draw.rrfK,
+          },
+        };
+      });
+    fc.assert(
+      fc.property(ranking, (input) => {
+        expect(fuseRankings(input)).toEqual(fuseByDefinition(input));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('equals ranking every similarity on GloVe vectors of LiveMCPBench', async () => {
+    const endpoint = await startGloveEndpoint();
+    try {
+      const data = loadBenchmark({ directory: LIVEMCPBENCH });
+      const vectors = await embedBenchmark({
+        data,
+        provider: openAiEmbeddings({ url: endpoint.url, model: 'glove' }),
+      });
+      const catalog = new ToolCatalog({ tools: data.entries });
+      const names = data.entries.map((entry) => entry.name);
+      const toolVectors = names.map((name) => vectors.tools.get(name)!);
+      let compared = 0;
+      data.queries.forEach((query, index) => {
+        const queryVector = vectors.queries[index]!;
+        const hits = catalog.search({ query: query.query, limit: 50 }).hits;
+        const input = {
+          lexical: {
+            positions: hits.map((hit) => names.indexOf(hit.name)),
+            scores: hits.map((hit) => hit.score),
+          },
+          vector: {
+            positions: names.map((_, position) => position),
+            similarities: toolVectors.map((tool) =>
+              tool.reduce((sum, value, d) => sum + value * queryVector[d]!, 0),
+            ),
+          },
+          limit: 10,
+          fusion: { ...DEFAULT_FUSION, method: 'rrf' as const },
+        };
+        for (const weight of [0.3, 0.7]) {
+          const weighted = { ...input, fusion: { ...input.fusion, weight } };
+          expect(fuseRankings(weighted)).toEqual(fuseByDefinition(weighted));
+          compared += 1;
+        }
+      });
+      expect(compared).toBe(2 * data.queries.length);
+    } finally {
+      await endpoint.stop();
+    }
+  }, 60_000);
 });

@@ -58,10 +58,195 @@ function countAbove(sorted: Float64Array, value: number): number {
   return sorted.length - low;
 }
 
+/** Bins of the histogram {@link countAboveEach} counts in. */
+const BINS = 2048;
+
+/**
+ * For each of `values`, how many of `similarities` are above it, in two passes and no
+ * sort: a histogram over the similarities' range (binning keeps order, so a higher bin
+ * holds only higher similarities), then exact comparisons only in the bins the values
+ * fall into.
+ */
+function countAboveEach(
+  similarities: ArrayLike<number>,
+  values: readonly number[],
+): number[] {
+  const count = similarities.length;
+  let low = Infinity;
+  let high = -Infinity;
+  for (let slot = 0; slot < count; slot += 1) {
+    const similarity = similarities[slot] as number;
+    if (similarity < low) low = similarity;
+    if (similarity > high) high = similarity;
+  }
+  // A range too narrow or too wide for a finite scale puts all in one bin (all exact).
+  const ratio = BINS / (high - low);
+  const scale = high > low && Number.isFinite(ratio) ? ratio : 0;
+  const binOf = (value: number): number =>
+    Math.min(BINS - 1, Math.floor((value - low) * scale));
+  const bins = new Uint16Array(count);
+  const histogram = new Int32Array(BINS + 1);
+  for (let slot = 0; slot < count; slot += 1) {
+    const bin = binOf(similarities[slot] as number);
+    bins[slot] = bin;
+    histogram[bin] = (histogram[bin] as number) + 1;
+  }
+  // histogram[b] becomes how many similarities are in bins above b.
+  let above = 0;
+  for (let bin = BINS - 1; bin >= 0; bin -= 1) {
+    const inBin = histogram[bin] as number;
+    histogram[bin] = above;
+    above += inBin;
+  }
+  // The values of each bin, for the exact comparisons within it.
+  const valueBins = values.map(binOf);
+  const byBin = new Map<number, number[]>();
+  valueBins.forEach((bin, index) => {
+    const list = byBin.get(bin);
+    if (list === undefined) byBin.set(bin, [index]);
+    else list.push(index);
+  });
+  const marked = new Uint8Array(BINS);
+  for (const bin of byBin.keys()) marked[bin] = 1;
+  const counts = valueBins.map((bin) => histogram[bin] as number);
+  for (let slot = 0; slot < count; slot += 1) {
+    const bin = bins[slot] as number;
+    if (marked[bin] === 0) continue;
+    const similarity = similarities[slot] as number;
+    for (const index of byBin.get(bin) as number[])
+      if (similarity > (values[index] as number))
+        counts[index] = (counts[index] as number) + 1;
+  }
+  return counts;
+}
+
+/**
+ * The slots of the best `size` vector entries whose position `skip` leaves, best first:
+ * the higher similarity, then the lower position (`byPosition`: the lower position
+ * alone). A bounded heap whose root is the worst kept: about one comparison a slot.
+ */
+function bestSlots(options: {
+  vector: FusionInput['vector'];
+  size: number;
+  skip: Uint8Array;
+  byPosition: boolean;
+}): number[] {
+  const { vector, size, skip, byPosition } = options;
+  const { positions, similarities } = vector;
+  /** Whether slot `left` ranks after slot `right`. */
+  const worse = (left: number, right: number): boolean => {
+    if (!byPosition) {
+      const leftSimilarity = similarities[left] as number;
+      const rightSimilarity = similarities[right] as number;
+      if (leftSimilarity !== rightSimilarity)
+        return leftSimilarity < rightSimilarity;
+    }
+    return (positions[left] as number) > (positions[right] as number);
+  };
+  const heap: number[] = [];
+  const swap = (at: number, other: number): void => {
+    const kept = heap[at] as number;
+    heap[at] = heap[other] as number;
+    heap[other] = kept;
+  };
+  if (size <= 0) return heap;
+  for (let slot = 0; slot < positions.length; slot += 1) {
+    if (skip[positions[slot] as number] === 1) continue;
+    if (heap.length < size) {
+      heap.push(slot);
+      for (let at = heap.length - 1; at > 0;) {
+        const parent = (at - 1) >>> 1;
+        if (!worse(heap[at] as number, heap[parent] as number)) break;
+        swap(at, parent);
+        at = parent;
+      }
+      continue;
+    }
+    if (!worse(heap[0] as number, slot)) continue;
+    heap[0] = slot;
+    for (let at = 0; ;) {
+      const left = 2 * at + 1;
+      if (left >= heap.length) break;
+      const child =
+        left + 1 < heap.length &&
+        worse(heap[left + 1] as number, heap[left] as number)
+          ? left + 1
+          : left;
+      if (!worse(heap[child] as number, heap[at] as number)) break;
+      swap(at, child);
+      at = child;
+    }
+  }
+  return heap.sort((left, right) => (worse(left, right) ? 1 : -1));
+}
+
+/** Slots with the vector rank of each: how many similarities are above its own (ties share a rank). */
+type VectorRanks = { slots: number[]; ranks: number[] };
+
+/**
+ * The vector ranks `rrf` needs, without sorting every similarity: those of the lexical
+ * candidates, and of the best `limit` others (only they can make the answer: any other
+ * has a lower reciprocal rank or, tied, a higher position). `undefined` when this could
+ * differ from ranking by a full sort: a repeated position, a similarity that is not a
+ * finite number, or reciprocal ranks too close for a double to tell apart.
+ */
+function rrfRanks(options: {
+  vector: FusionInput['vector'];
+  lexical: Uint8Array;
+  limit: number;
+  weight: number;
+  rrfK: number;
+}): VectorRanks | undefined {
+  const { vector, lexical, limit, weight, rrfK } = options;
+  const count = vector.positions.length;
+  if (
+    weight > 0 &&
+    !(rrfK + count + 1 < 2 ** 50 && weight / (rrfK + count + 1) > 1e-290)
+  )
+    return undefined;
+  const listed = new Uint8Array(lexical.length);
+  for (let slot = 0; slot < count; slot += 1) {
+    const position = vector.positions[slot] as number;
+    if (
+      listed[position] === 1 ||
+      !Number.isFinite(vector.similarities[slot] as number)
+    )
+      return undefined;
+    listed[position] = 1;
+  }
+  // At weight 0 every vector side adds 0: the lowest positions come next.
+  const slots = bestSlots({
+    vector,
+    size: limit,
+    skip: lexical,
+    byPosition: weight === 0,
+  });
+  for (let slot = 0; slot < count; slot += 1)
+    if (lexical[vector.positions[slot] as number] === 1) slots.push(slot);
+  const ranks = countAboveEach(
+    vector.similarities,
+    slots.map((slot) => vector.similarities[slot] as number),
+  );
+  return { slots, ranks };
+}
+
+/** `rrf` vector ranks by sorting every similarity (the general case). */
+function rrfRanksBySort(vector: FusionInput['vector']): VectorRanks {
+  const sorted = Float64Array.from(vector.similarities).sort();
+  const slots = Array.from(vector.positions, (_, slot) => slot);
+  return {
+    slots,
+    ranks: slots.map((slot) =>
+      countAbove(sorted, vector.similarities[slot] as number),
+    ),
+  };
+}
+
 /**
  * Fuses a lexical ranking with vector similarities (pure; no state, no I/O). Every tool of
  * either side is a candidate; a tool missing from one side gets nothing from it. Costs a
- * pass over both sides (and, for `rrf`, a sort of the similarities).
+ * pass over both sides; for `rrf`, a bounded heap picks the best `limit` similarities and
+ * one more pass ranks those and the lexical candidates' (no sort of every similarity).
  */
 export function fuseRankings(input: FusionInput): FusedRanking {
   const { lexical, vector, fusion } = input;
@@ -90,14 +275,16 @@ export function fuseRankings(input: FusionInput): FusedRanking {
     const { rrfK } = fusion;
     for (let rank = 0; rank < lexical.positions.length; rank += 1)
       add(lexical.positions[rank] as number, (1 - weight) / (rrfK + rank + 1));
-    // A tool's vector rank: how many similarities are above its own (ties share a rank).
-    const sorted = Float64Array.from(vector.similarities).sort();
-    for (let slot = 0; slot < vector.positions.length; slot += 1)
+    // `seen` marks the lexical candidates, and nothing else, here.
+    const { slots, ranks } =
+      rrfRanks({ vector, lexical: seen.slice(), limit, weight, rrfK }) ??
+      rrfRanksBySort(vector);
+    slots.forEach((slot, index) =>
       add(
         vector.positions[slot] as number,
-        weight /
-          (rrfK + countAbove(sorted, vector.similarities[slot] as number) + 1),
-      );
+        weight / (rrfK + (ranks[index] as number) + 1),
+      ),
+    );
   } else {
     let top = 0;
     for (let slot = 0; slot < lexical.scores.length; slot += 1)

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
 import { SEED_TOOLS } from './entries.js';
-import { CatalogError } from './errors.js';
 import { INDEX_PART_VERSION, type BackendIndexPart } from './index-part.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const QUERIES = [
   'android adb install apk',
@@ -25,15 +25,6 @@ function savedParts(catalog: ToolCatalog): unknown[] {
     (target) =>
       JSON.parse(JSON.stringify(catalog.exportBackend(target))) as unknown,
   );
-}
-
-function codeOf(run: () => void): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return CatalogError.isInstance(error) ? error.code : 'not a CatalogError';
-  }
-  return undefined;
 }
 
 describe('exportBackend / importBackends', () => {

@@ -3,11 +3,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
-import { CatalogError } from './errors.js';
 import { loadBenchmark } from './evaluate.js';
 import { describeSavedBackend, SAVED_BACKEND_VERSION } from './saved-part.js';
 import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
@@ -25,15 +25,6 @@ function saveAll(catalog: ToolCatalog): Uint8Array[] {
     (target) =>
       catalog.saveBackend({ target, key: `key-${target}` }) as Uint8Array,
   );
-}
-
-function codeOf(run: () => void): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return CatalogError.isInstance(error) ? error.code : String(error);
-  }
-  return undefined;
 }
 
 /** A copy of a part with its digest recomputed, as a writer with other content would have it. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
 import { toolEntryFromMcpTool } from './entries.js';
-import { CatalogError } from './errors.js';
 import type { Backend, ToolEntry } from './types.js';
 import { MAX_USES, MAX_USES_PER_TOOL, UsageStore } from './usage.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const files: Backend = { backend: 'files', target: 'files', profile: 'core' };
 const media: Backend = { backend: 'media', target: 'media', profile: 'core' };
@@ -84,14 +84,6 @@ describe('learning from use', () => {
     const catalog = new ToolCatalog({ tools });
     catalog.recordUse({ query: 'save the report', tool: 'files_write_file' });
     const before = catalog.usage();
-    const codeOf = (run: () => void): string | undefined => {
-      try {
-        run();
-      } catch (error) {
-        return CatalogError.isInstance(error) ? error.code : 'other';
-      }
-      return undefined;
-    };
     expect(
       codeOf(() => catalog.recordUse({ query: 'x', tool: 'no-target' })),
     ).toBe('INVALID_USAGE');

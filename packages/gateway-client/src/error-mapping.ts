@@ -4,18 +4,7 @@ import {
   SdkErrorCode,
   SdkHttpError,
 } from '@modelcontextprotocol/client';
-import {
-  GatewayClosedError,
-  GatewayConnectionError,
-  GatewayCursorLoopError,
-  GatewayError,
-  GatewayErrorCode,
-  GatewayHttpError,
-  GatewayJsonRpcError,
-  GatewayMalformedResponseError,
-  GatewayNegotiationError,
-  GatewayTimeoutError,
-} from './errors.js';
+import * as errors from './errors.js';
 import {
   parseJsonRpcError,
   scrubValue,
@@ -35,29 +24,29 @@ export type ErrorMapping = {
   isClosed: () => boolean;
 };
 
-/** Map anything thrown below to a typed, token-free {@link GatewayError}. */
+/** Map anything thrown below to a typed, token-free {@link errors.GatewayError}. */
 export function toGatewayError(
   mapping: ErrorMapping,
   error: unknown,
   context: CallContext | undefined,
   target: string | undefined,
-): GatewayError {
+): errors.GatewayError {
   if (
     mapping.isClosed() &&
-    context?.fault?.code !== GatewayErrorCode.Timeout &&
-    context?.fault?.code !== GatewayErrorCode.Aborted
+    context?.fault?.code !== errors.GatewayErrorCode.Timeout &&
+    context?.fault?.code !== errors.GatewayErrorCode.Aborted
   ) {
-    return new GatewayClosedError({
+    return new errors.GatewayClosedError({
       target,
       message: 'The gateway client was closed while the request was in flight.',
       cause: scrubCause(mapping.scrub, context?.fault ?? error),
     });
   }
   if (context?.fault) return context.fault;
-  if (GatewayError.isInstance(error)) return error;
+  if (errors.GatewayError.isInstance(error)) return error;
   const cause = scrubCause(mapping.scrub, error);
   if (error instanceof ProtocolError) {
-    return new GatewayJsonRpcError({
+    return new errors.GatewayJsonRpcError({
       target,
       jsonRpcCode: error.code,
       data: scrubValue(error.data, mapping.scrub),
@@ -69,7 +58,7 @@ export function toGatewayError(
   }
   if (error instanceof SdkHttpError) {
     const text = typeof error.data.text === 'string' ? error.data.text : '';
-    return new GatewayHttpError({
+    return new errors.GatewayHttpError({
       target,
       status: error.status,
       jsonRpcError: scrubValue(parseJsonRpcError(text), mapping.scrub),
@@ -84,8 +73,8 @@ export function toGatewayError(
     if (typed !== undefined) return typed;
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new GatewayError({
-    code: GatewayErrorCode.Unknown,
+  return new errors.GatewayError({
+    code: errors.GatewayErrorCode.Unknown,
     target,
     message: mapping.scrub(
       `Unexpected failure talking to the gateway: ${message}`,
@@ -100,26 +89,26 @@ function fromSdkError(
   error: SdkError,
   target: string | undefined,
   cause: unknown,
-): GatewayError | undefined {
+): errors.GatewayError | undefined {
   switch (error.code) {
     case SdkErrorCode.RequestTimeout:
-      return new GatewayTimeoutError({
+      return new errors.GatewayTimeoutError({
         target,
         timeoutMs: mapping.timeoutMs,
         message: mapping.scrub(`The request timed out: ${error.message}`),
         cause,
       });
     case SdkErrorCode.ConnectionClosed:
-      return new GatewayConnectionError({
-        code: GatewayErrorCode.ConnectionReset,
+      return new errors.GatewayConnectionError({
+        code: errors.GatewayErrorCode.ConnectionReset,
         target,
         message:
           'The connection to the gateway closed before the reply arrived.',
         cause,
       });
     case SdkErrorCode.InvalidResult:
-      return new GatewayMalformedResponseError({
-        code: GatewayErrorCode.InvalidResult,
+      return new errors.GatewayMalformedResponseError({
+        code: errors.GatewayErrorCode.InvalidResult,
         target,
         message: mapping.scrub(
           `The reply is not a valid result: ${error.message}`,
@@ -127,21 +116,21 @@ function fromSdkError(
         cause,
       });
     case SdkErrorCode.ClientHttpUnexpectedContent:
-      return new GatewayMalformedResponseError({
-        code: GatewayErrorCode.UnexpectedContentType,
+      return new errors.GatewayMalformedResponseError({
+        code: errors.GatewayErrorCode.UnexpectedContentType,
         target,
         message: mapping.scrub(error.message),
         cause,
       });
     case SdkErrorCode.ListPaginationExceeded:
-      return new GatewayCursorLoopError({
+      return new errors.GatewayCursorLoopError({
         target,
         pages: 0,
         message: mapping.scrub(error.message),
         cause,
       });
     case SdkErrorCode.EraNegotiationFailed:
-      return new GatewayNegotiationError({
+      return new errors.GatewayNegotiationError({
         target,
         message: mapping.scrub(
           `No protocol revision could be agreed: ${error.message}`,

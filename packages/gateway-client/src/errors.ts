@@ -46,10 +46,6 @@ export const GatewayErrorCode = {
   Unknown: 'UNKNOWN',
 } as const;
 
-/** One of the {@link GatewayErrorCode} values. */
-export type GatewayErrorCode =
-  (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
-
 /** Options shared by every gateway error constructor. */
 type GatewayErrorOptions = {
   /** What went wrong and what to do about it. Never contains the bearer token. */
@@ -61,9 +57,10 @@ type GatewayErrorOptions = {
 };
 
 const GatewayErrorFamily =
-  createErrorFamily<GatewayErrorCode>('gateway-client');
-const familyIsInstance = (error: unknown) =>
-  GatewayErrorFamily.isInstance(error);
+  createErrorFamily<typeof GatewayErrorCode>('gateway-client');
+
+/** One of the {@link GatewayErrorCode} values. */
+export type GatewayErrorCode = InstanceType<typeof GatewayErrorFamily>['code'];
 
 /**
  * Base class of every error this package throws, declared with the
@@ -88,32 +85,20 @@ export class GatewayError extends GatewayErrorFamily {
     this.name = 'GatewayError';
     this.target = options.target;
   }
-
-  /**
-   * Whether `error` is an error of this class, also across copies of this
-   * package: `GatewayError.isInstance(e)` matches every gateway error,
-   * `GatewayTimeoutError.isInstance(e)` only timeouts. Call it on the class
-   * (`GatewayError.isInstance(e)`), not detached.
-   */
-  static override isInstance<
-    T extends abstract new (...args: never[]) => GatewayError,
-  >(this: T, error: unknown): error is InstanceType<T> {
-    if (!familyIsInstance(error)) return false;
-    if ((this as unknown) === GatewayError) return true;
-    return error instanceof this || error.name === this.name;
-  }
 }
 
 /** A wrong option; fix the configuration. */
 export class GatewayConfigError extends GatewayError {
+  static override readonly codes = [
+    GatewayErrorCode.InvalidConfig,
+    GatewayErrorCode.InvalidTargetName,
+  ];
   /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
   readonly setting: string;
   constructor(
     options: GatewayErrorOptions & {
       setting: string;
-      code?:
-        | typeof GatewayErrorCode.InvalidConfig
-        | typeof GatewayErrorCode.InvalidTargetName;
+      code?: (typeof GatewayConfigError.codes)[number];
     },
   ) {
     super({
@@ -128,6 +113,7 @@ export class GatewayConfigError extends GatewayError {
 
 /** No complete reply within the per-request timeout. */
 export class GatewayTimeoutError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.Timeout];
   /** The timeout that elapsed, in milliseconds. */
   readonly timeoutMs: number;
   constructor(options: GatewayErrorOptions & { timeoutMs: number }) {
@@ -139,6 +125,7 @@ export class GatewayTimeoutError extends GatewayError {
 
 /** The caller cancelled the request through its `AbortSignal`. */
 export class GatewayAbortedError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.Aborted];
   constructor(options: GatewayErrorOptions) {
     super({ ...options, code: GatewayErrorCode.Aborted, isRetryable: false });
     this.name = 'GatewayAbortedError';
@@ -147,11 +134,13 @@ export class GatewayAbortedError extends GatewayError {
 
 /** The TCP connection was refused or dropped. */
 export class GatewayConnectionError extends GatewayError {
+  static override readonly codes = [
+    GatewayErrorCode.ConnectionRefused,
+    GatewayErrorCode.ConnectionReset,
+  ];
   constructor(
     options: GatewayErrorOptions & {
-      code:
-        | typeof GatewayErrorCode.ConnectionRefused
-        | typeof GatewayErrorCode.ConnectionReset;
+      code: (typeof GatewayConnectionError.codes)[number];
     },
   ) {
     super({ ...options, isRetryable: true });
@@ -168,6 +157,7 @@ export type JsonRpcErrorObject = {
 
 /** The gateway answered with a non-2xx HTTP status. */
 export class GatewayHttpError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.HttpStatus];
   /** The HTTP status code. */
   readonly status: number;
   /** The JSON-RPC error in the body, when the body carried one. */
@@ -193,6 +183,7 @@ export class GatewayHttpError extends GatewayError {
 
 /** The reply was a JSON-RPC error (for example an unknown tool, -32602). */
 export class GatewayJsonRpcError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.JsonRpcError];
   /** The JSON-RPC error code. */
   readonly jsonRpcCode: number;
   /** The JSON-RPC error `data`, if any. */
@@ -213,14 +204,16 @@ export class GatewayJsonRpcError extends GatewayError {
 
 /** The reply could not be understood (bad JSON, bad SSE, wrong id, wrong content type, invalid result). */
 export class GatewayMalformedResponseError extends GatewayError {
+  static override readonly codes = [
+    GatewayErrorCode.MalformedJson,
+    GatewayErrorCode.MalformedSse,
+    GatewayErrorCode.WrongResponseId,
+    GatewayErrorCode.UnexpectedContentType,
+    GatewayErrorCode.InvalidResult,
+  ];
   constructor(
     options: GatewayErrorOptions & {
-      code:
-        | typeof GatewayErrorCode.MalformedJson
-        | typeof GatewayErrorCode.MalformedSse
-        | typeof GatewayErrorCode.WrongResponseId
-        | typeof GatewayErrorCode.UnexpectedContentType
-        | typeof GatewayErrorCode.InvalidResult;
+      code: (typeof GatewayMalformedResponseError.codes)[number];
     },
   ) {
     super({ ...options, isRetryable: false });
@@ -230,6 +223,7 @@ export class GatewayMalformedResponseError extends GatewayError {
 
 /** The reply exceeded the configured size cap. */
 export class GatewayResponseTooLargeError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.ResponseTooLarge];
   /** The cap that was exceeded, in bytes. */
   readonly limitBytes: number;
   constructor(options: GatewayErrorOptions & { limitBytes: number }) {
@@ -245,6 +239,7 @@ export class GatewayResponseTooLargeError extends GatewayError {
 
 /** The gateway rejected the session again after a fresh initialize within one request. */
 export class GatewaySessionLostError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.SessionLost];
   constructor(options: GatewayErrorOptions) {
     super({
       ...options,
@@ -257,6 +252,7 @@ export class GatewaySessionLostError extends GatewayError {
 
 /** `tools/list` pagination repeated a cursor or exceeded the page cap. */
 export class GatewayCursorLoopError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.CursorLoop];
   /** Pages fetched before giving up. */
   readonly pages: number;
   constructor(options: GatewayErrorOptions & { pages: number }) {
@@ -272,6 +268,7 @@ export class GatewayCursorLoopError extends GatewayError {
 
 /** No protocol revision could be agreed with the endpoint. */
 export class GatewayNegotiationError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.NegotiationFailed];
   constructor(options: GatewayErrorOptions) {
     super({
       ...options,
@@ -284,6 +281,7 @@ export class GatewayNegotiationError extends GatewayError {
 
 /** The client was closed. */
 export class GatewayClosedError extends GatewayError {
+  static override readonly codes = [GatewayErrorCode.ClientClosed];
   constructor(options: GatewayErrorOptions) {
     super({
       ...options,

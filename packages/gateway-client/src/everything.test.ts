@@ -2,15 +2,9 @@ import {
   Client,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
-import {
-  bin,
-  startProxy,
-  startSupergateway,
-  stopProcessGroup,
-  type Supergateway,
-} from './__fixtures__/third-party.js';
+import { useProxiedServers } from './__fixtures__/third-party.js';
 
 /**
  * `@modelcontextprotocol/server-everything` (stdio) behind supergateway and
@@ -23,8 +17,9 @@ describe(
   'server-everything behind supergateway and a reverse proxy',
   { timeout: 120_000 },
   () => {
-    let everything: Supergateway;
-    let proxy: Awaited<ReturnType<typeof startProxy>>;
+    const proxy = useProxiedServers({
+      everything: { bin: 'mcp-server-everything', args: ['stdio'] },
+    });
     const clients: GatewayClient[] = [];
     const elicited: string[] = [];
     const sampled: string[] = [];
@@ -43,17 +38,8 @@ describe(
       return created;
     };
 
-    beforeAll(async () => {
-      everything = await startSupergateway({
-        stdioCommand: `${bin('mcp-server-everything')} stdio`,
-      });
-      proxy = await startProxy({ everything: everything.port });
-    }, 90_000);
-
     afterAll(async () => {
       for (const created of clients) await created.close();
-      await proxy?.close();
-      if (everything) await stopProcessGroup(everything.child);
     });
 
     it('passes on as many progress notifications as a direct client gets', async () => {

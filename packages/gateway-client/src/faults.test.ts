@@ -85,6 +85,23 @@ async function withClient<T>(
   }
 }
 
+/** What listing target `faulty` of a fault server started with `serverOptions` throws. */
+async function listingError(
+  serverOptions: Parameters<typeof startFaultServer>[0],
+  clientOptions: Parameters<typeof withClient>[2] = {},
+): Promise<{ error: unknown; server: FaultServer }> {
+  const server = await startFaultServer(serverOptions);
+  const error = await withClient(
+    server,
+    (gateway) =>
+      gateway
+        .listTools({ target: 'faulty' })
+        .catch((caught: unknown) => caught),
+    { ...clientOptions, alsoClose: server },
+  );
+  return { error, server };
+}
+
 async function expectFault(options: {
   server: FaultServer;
   fault: Fault;
@@ -233,24 +250,60 @@ describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
   it.each(['same', 'alternate', 'endless'] as const)(
     'a %s cursor gives CURSOR_LOOP',
     async (cursorLoop) => {
-      const server = await startFaultServer({ cursorLoop });
-      await withClient(
-        server,
-        async (gateway) => {
-          const error = await gateway
-            .listTools({ target: 'faulty' })
-            .catch((caught: unknown) => caught);
-          expect((error as GatewayError).code).toBe(
-            GatewayErrorCode.CursorLoop,
-          );
-          expect(requestsOf(server, 'tools/list').length).toBeLessThanOrEqual(
-            50,
-          );
-        },
-        { maxListPages: 50, alsoClose: server },
+      const { error, server } = await listingError(
+        { cursorLoop },
+        { maxListPages: 50 },
       );
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.CursorLoop);
+      expect(requestsOf(server, 'tools/list').length).toBeLessThanOrEqual(50);
     },
   );
+});
+
+describe('listing checks', { timeout: TEST_TIMEOUT_MS }, () => {
+  const valid = { name: 'fine', inputSchema: { type: 'object' } };
+
+  it.each([
+    ['a name that is not a string', { ...valid, name: 7 }, 'tools.1.name'],
+    ['no input schema', { name: 'fine' }, 'tools.1.inputSchema'],
+    [
+      'an input schema that is not of type object',
+      { ...valid, inputSchema: { type: 'string' } },
+      'tools.1.inputSchema',
+    ],
+    [
+      'annotations that are not an object',
+      { ...valid, annotations: 'read-only' },
+      'tools.1.annotations',
+    ],
+  ])('a listed tool with %s refuses the listing', async (_, bad, path) => {
+    const { error } = await listingError({ listedTools: [valid, bad] });
+    expect(GatewayError.isInstance(error)).toBe(true);
+    expect((error as GatewayError).message).toContain(path);
+  });
+
+  it('passes every member of a valid tool through as listed', async () => {
+    const tool = {
+      name: 'rich',
+      title: 'Rich',
+      description: 'A tool with every member',
+      inputSchema: {
+        type: 'object',
+        properties: { when: { type: 'string', format: 'date-time' } },
+        'x-vendor': { kept: true },
+      },
+      annotations: { readOnlyHint: true },
+      _meta: { 'example.com/tag': 1 },
+    };
+    const server = await startFaultServer({ listedTools: [tool] });
+    await withClient(
+      server,
+      async (gateway) => {
+        expect(await gateway.listTools({ target: 'faulty' })).toEqual([tool]);
+      },
+      { alsoClose: server },
+    );
+  });
 });
 
 describe('negotiation', { timeout: TEST_TIMEOUT_MS }, () => {

@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway-client.js';
-import {
-  bin,
-  processGroupAlive,
-  startProxy,
-  startSupergateway,
-  stopProcessGroup,
-  type Supergateway,
-} from './__fixtures__/third-party.js';
+import { useProxiedServers } from './__fixtures__/third-party.js';
 
 /**
  * Third-party parts end to end: the official memory and filesystem stdio
@@ -21,53 +14,33 @@ describe(
   'official stdio servers behind supergateway and a reverse proxy (per-target)',
   { timeout: 90_000 },
   () => {
-    let directory: string;
-    let memory: Supergateway;
-    let filesystem: Supergateway;
-    let proxy: Awaited<ReturnType<typeof startProxy>>;
+    const directory = mkdtempSync(join(tmpdir(), 'gateway-client-it-'));
+    writeFileSync(
+      join(directory, 'hello.txt'),
+      'hello from the filesystem server\n',
+    );
+    // After hooks run last-registered first: the folder goes after the servers.
+    afterAll(() => rmSync(directory, { recursive: true, force: true }));
+    const proxy = useProxiedServers({
+      memory: {
+        bin: 'mcp-server-memory',
+        env: { MEMORY_FILE_PATH: join(directory, 'memory.jsonl') },
+      },
+      files: { bin: 'mcp-server-filesystem', args: [directory] },
+    });
     let client: GatewayClient;
 
-    beforeAll(async () => {
-      directory = mkdtempSync(join(tmpdir(), 'gateway-client-it-'));
-      writeFileSync(
-        join(directory, 'hello.txt'),
-        'hello from the filesystem server\n',
-      );
-      // allSettled: when one fails to start, the other is still assigned and stopped by afterAll
-      const [memoryStart, filesystemStart] = await Promise.allSettled([
-        startSupergateway({
-          stdioCommand: bin('mcp-server-memory'),
-          env: { MEMORY_FILE_PATH: join(directory, 'memory.jsonl') },
-        }),
-        startSupergateway({
-          stdioCommand: `${bin('mcp-server-filesystem')} ${directory}`,
-        }),
-      ]);
-      if (memoryStart.status === 'fulfilled') memory = memoryStart.value;
-      if (filesystemStart.status === 'fulfilled')
-        filesystem = filesystemStart.value;
-      for (const started of [memoryStart, filesystemStart])
-        if (started.status === 'rejected') throw started.reason;
-      proxy = await startProxy({ memory: memory.port, files: filesystem.port });
+    beforeAll(() => {
       client = new GatewayClient({
         url: proxy.url,
         mode: 'per-target',
         role: 'director',
         timeoutMs: 20_000,
       });
-    }, 90_000);
+    });
 
     afterAll(async () => {
       await client?.close();
-      await proxy?.close();
-      await Promise.all(
-        [memory, filesystem]
-          .filter(Boolean)
-          .map((started) => stopProcessGroup(started.child)),
-      );
-      for (const started of [memory, filesystem].filter(Boolean))
-        expect(processGroupAlive(started.child.pid as number)).toBe(false);
-      rmSync(directory, { recursive: true, force: true });
     });
 
     it('lists the tools of both targets through the proxy', async () => {

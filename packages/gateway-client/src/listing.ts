@@ -1,6 +1,6 @@
 import {
   ProtocolErrorCode,
-  type Client,
+  type StandardSchemaV1,
   type Tool,
 } from '@modelcontextprotocol/client';
 import {
@@ -12,6 +12,77 @@ import type { Requester } from './operation.js';
 
 /** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
 export type McpTool = Tool;
+
+/** One `tools/list` page as {@link listPageSchema} lets it through. */
+type ListPage = { tools: McpTool[]; nextCursor?: string | undefined };
+
+/** Where a page breaks the shape `tools/list` must have, or `undefined`. */
+function pageProblem(value: unknown): StandardSchemaV1.Issue | undefined {
+  const issue = (message: string, path: PropertyKey[] = []) => ({
+    message,
+    path,
+  });
+  if (!isObject(value)) return issue('expected an object');
+  const { tools, nextCursor } = value;
+  if (nextCursor !== undefined && nextCursor !== null) {
+    if (typeof nextCursor !== 'string')
+      return issue('expected a string', ['nextCursor']);
+  }
+  if (!Array.isArray(tools)) return issue('expected an array', ['tools']);
+  for (let index = 0; index < tools.length; index += 1) {
+    const tool: unknown = tools[index];
+    const at = (key?: string) =>
+      key === undefined ? ['tools', index] : ['tools', index, key];
+    if (!isObject(tool)) return issue('expected an object', at());
+    if (typeof tool.name !== 'string')
+      return issue('expected a string', at('name'));
+    for (const key of ['title', 'description'] as const)
+      if (tool[key] !== undefined && typeof tool[key] !== 'string')
+        return issue('expected a string', at(key));
+    if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
+      return issue('expected an object with "type": "object"', [
+        ...at('inputSchema'),
+      ]);
+    if (
+      tool.outputSchema !== undefined &&
+      (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object')
+    )
+      return issue('expected an object with "type": "object"', [
+        ...at('outputSchema'),
+      ]);
+    for (const key of ['annotations', 'execution', '_meta'] as const)
+      if (tool[key] !== undefined && !isObject(tool[key]))
+        return issue('expected an object', at(key));
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The result check of a `tools/list` page: the members the client and its
+ * callers read (a string `name`, an object `inputSchema` of type `object`,
+ * and the types of `title`, `description`, `outputSchema`, `annotations`,
+ * `execution`, `_meta` and `nextCursor`), returning the page as parsed. The
+ * SDK's own check of this result validates every value of every schema and
+ * copies each tool, which at a thousand backends of a hundred tools is
+ * seconds of work and hundreds of MB of copies; a reply from JSON is JSON
+ * already, so the walk adds nothing there.
+ */
+const listPageSchema: StandardSchemaV1<unknown, ListPage> = {
+  '~standard': {
+    version: 1,
+    vendor: 'heretek',
+    validate(value) {
+      const problem = pageProblem(value);
+      return problem === undefined
+        ? { value: value as ListPage }
+        : { issues: [problem] };
+    },
+  },
+};
 
 /** How often a listing starts over because the server refused its cursor in a new session. */
 const MAX_LIST_RESTARTS = 3;
@@ -37,7 +108,7 @@ export async function walkPages(
   for (let pages = 1; ; pages += 1) {
     const before = requester.reinitializations;
     const sent = cursor;
-    let page: Awaited<ReturnType<Client['listTools']>>;
+    let page: ListPage;
     try {
       page = await requester.request(
         `on page ${pages} after ${pages - 1} page${pages === 2 ? '' : 's'} of tools/list${of}`,
@@ -47,6 +118,7 @@ export async function walkPages(
               method: 'tools/list',
               params: sent === undefined ? {} : { cursor: sent },
             },
+            listPageSchema,
             requestOptions,
           ),
       );

@@ -31,10 +31,6 @@ export const HandoffErrorCode = {
   InvalidA2aMessage: 'INVALID_A2A_MESSAGE',
 } as const;
 
-/** One of the {@link HandoffErrorCode} values. */
-export type HandoffErrorCode =
-  (typeof HandoffErrorCode)[keyof typeof HandoffErrorCode];
-
 /**
  * One problem found while validating a value: where it is and what is wrong.
  */
@@ -78,9 +74,12 @@ const VALIDATION_CODES: readonly string[] = [
  * `Symbol.for('heretek.handoff.error')`). `isRetryable` is always false:
  * every failure of this package is about the input, not the moment.
  */
-export class HandoffError extends createErrorFamily<HandoffErrorCode>(
+export class HandoffError extends createErrorFamily<typeof HandoffErrorCode>(
   'handoff',
 ) {}
+
+/** One of the {@link HandoffErrorCode} values. */
+export type HandoffErrorCode = HandoffError['code'];
 
 /**
  * The input broke a schema: the envelope (`INVALID_ENVELOPE`), the JSON text
@@ -90,6 +89,7 @@ export class HandoffError extends createErrorFamily<HandoffErrorCode>(
  * `issues` lists every problem with its path.
  */
 export class HandoffValidationError extends HandoffError {
+  static override readonly codes = VALIDATION_CODES;
   declare readonly code: ValidationCode;
   /** Every problem found, each naming its path. Never empty. */
   readonly issues: readonly HandoffIssue[];
@@ -116,17 +116,11 @@ export class HandoffValidationError extends HandoffError {
     });
     this.issues = Object.freeze([...issues]);
   }
-
-  /** True for a validation error from any copy of `@heretek/handoff`. */
-  static override isInstance(error: unknown): error is HandoffValidationError {
-    return (
-      HandoffError.isInstance(error) && VALIDATION_CODES.includes(error.code)
-    );
-  }
 }
 
 /** Mutating work was handed to a role that may never change anything. */
 export class ReadOnlyRecipientError extends HandoffError {
+  static override readonly codes = [HandoffErrorCode.ReadOnlyRecipient];
   declare readonly code: typeof HandoffErrorCode.ReadOnlyRecipient;
   /** The role that handed the work over. */
   readonly from: string;
@@ -144,18 +138,11 @@ export class ReadOnlyRecipientError extends HandoffError {
     this.from = from;
     this.to = to;
   }
-
-  /** True for a read-only recipient error from any copy of `@heretek/handoff`. */
-  static override isInstance(error: unknown): error is ReadOnlyRecipientError {
-    return (
-      HandoffError.isInstance(error) &&
-      error.code === HandoffErrorCode.ReadOnlyRecipient
-    );
-  }
 }
 
 /** An envelope's digest is not the one the caller expected. */
 export class HandoffDigestMismatchError extends HandoffError {
+  static override readonly codes = [HandoffErrorCode.DigestMismatch];
   declare readonly code: typeof HandoffErrorCode.DigestMismatch;
   /** The digest the caller expected. */
   readonly expected: string;
@@ -171,15 +158,5 @@ export class HandoffDigestMismatchError extends HandoffError {
     });
     this.expected = expected;
     this.actual = actual;
-  }
-
-  /** True for a digest mismatch error from any copy of `@heretek/handoff`. */
-  static override isInstance(
-    error: unknown,
-  ): error is HandoffDigestMismatchError {
-    return (
-      HandoffError.isInstance(error) &&
-      error.code === HandoffErrorCode.DigestMismatch
-    );
   }
 }

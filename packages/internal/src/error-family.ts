@@ -4,23 +4,44 @@
  * marker, so `isInstance` holds across duplicated copies of a package (two
  * versions in one `node_modules`, or a copy bundled into another package).
  *
+ * `Codes` is the type of the package's table of codes (a `const` object, as
+ * the SDK's `SdkErrorCode`); a code is one of its values, and the package
+ * names that type after its base class (`FooError['code']`). A subclass that
+ * stands for some of the codes lists them in `static codes`, and its
+ * `isInstance` then holds only for errors with one of them.
+ *
  * @example
  * ```ts
- * export type SkillErrorCode = 'SKILL_HASH_MISMATCH' | 'SKILL_LOCK_MISSING';
- * export class SkillError extends createErrorFamily<SkillErrorCode>('skills') {}
+ * export const SkillErrorCode = {
+ *   HashMismatch: 'SKILL_HASH_MISMATCH',
+ *   LockMissing: 'SKILL_LOCK_MISSING',
+ * } as const;
+ * export class SkillError extends createErrorFamily<typeof SkillErrorCode>('skills') {}
+ * export type SkillErrorCode = SkillError['code'];
  * export class SkillHashMismatchError extends SkillError {
+ *   static override readonly codes = [SkillErrorCode.HashMismatch];
  *   constructor(skillName: string) {
- *     super({ code: 'SKILL_HASH_MISMATCH', message: `Skill ${skillName} changed.` });
+ *     super({ code: SkillErrorCode.HashMismatch, message: `Skill ${skillName} changed.` });
  *   }
  * }
  * SkillError.isInstance(error); // true for every error of the family
+ * SkillHashMismatchError.isInstance(error); // true for SKILL_HASH_MISMATCH only
  * ```
  */
-export function createErrorFamily<Code extends string>(family: string) {
+export function createErrorFamily<
+  Codes extends Readonly<Record<string, string>>,
+>(family: string) {
+  type Code = Codes[keyof Codes];
   const marker = Symbol.for(`heretek.${family}.error`);
 
   /** Base class of the family; see {@link createErrorFamily}. */
   class FamilyError extends Error {
+    /**
+     * The codes the errors of this class carry; `undefined` (the family's
+     * base) for every code of the family.
+     */
+    static readonly codes: readonly string[] | undefined = undefined;
+
     /** Stable machine-readable reason. Match on it, never on the message. */
     readonly code: Code;
     /** Whether the same call may succeed later without changes. */
@@ -42,12 +63,27 @@ export function createErrorFamily<Code extends string>(family: string) {
       Object.defineProperty(this, marker, { value: true, enumerable: false });
     }
 
-    /** True for any error of this family, also across duplicated copies of the package. */
-    static isInstance(error: unknown): error is FamilyError {
+    /**
+     * True for any error of this class (of the family, with one of the
+     * class's `codes` where it names them), also across duplicated copies of
+     * the package. Call it on the class (`SkillError.isInstance(e)`), not
+     * detached.
+     */
+    static isInstance<
+      T extends (abstract new (...args: never[]) => FamilyError) & {
+        readonly codes: readonly string[] | undefined;
+      },
+    >(this: T, error: unknown): error is InstanceType<T> {
+      if (
+        typeof error !== 'object' ||
+        error === null ||
+        (error as Record<symbol, unknown>)[marker] !== true
+      ) {
+        return false;
+      }
       return (
-        typeof error === 'object' &&
-        error !== null &&
-        (error as Record<symbol, unknown>)[marker] === true
+        this.codes === undefined ||
+        this.codes.includes((error as FamilyError).code)
       );
     }
   }

@@ -9,14 +9,15 @@ import {
 } from './index.js';
 
 describe('createErrorFamily', () => {
-  type Code = 'a' | 'b';
-  class DemoError extends createErrorFamily<Code>('demo-test') {}
+  const Code = { A: 'a', B: 'b' } as const;
+  class DemoError extends createErrorFamily<typeof Code>('demo-test') {}
   class DemoSubError extends DemoError {
+    static override readonly codes = [Code.B];
     constructor() {
       super({ code: 'b', message: 'sub', isRetryable: true });
     }
   }
-  class OtherError extends createErrorFamily<'x'>('other-test') {}
+  class OtherError extends createErrorFamily<{ X: 'x' }>('other-test') {}
 
   it('marks the family across copies and keeps code, retryable and cause', () => {
     const cause = new Error('root');
@@ -31,8 +32,30 @@ describe('createErrorFamily', () => {
     expect(new DemoSubError().isRetryable).toBe(true);
     expect(new DemoSubError().name).toBe('DemoSubError');
     // A second, independent declaration of the same family (a duplicated package copy).
-    class CopyError extends createErrorFamily<Code>('demo-test') {}
+    class CopyError extends createErrorFamily<typeof Code>('demo-test') {}
     expect(CopyError.isInstance(error)).toBe(true);
+  });
+
+  it("holds for a subclass only with one of the subclass's codes, also across copies", () => {
+    const sub = new DemoSubError();
+    expect(DemoSubError.isInstance(sub)).toBe(true);
+    expect(
+      DemoSubError.isInstance(new DemoError({ code: 'b', message: 'm' })),
+    ).toBe(true);
+    expect(
+      DemoSubError.isInstance(new DemoError({ code: 'a', message: 'm' })),
+    ).toBe(false);
+    expect(DemoSubError.isInstance(new Error('m'))).toBe(false);
+    class CopyError extends createErrorFamily<typeof Code>('demo-test') {}
+    class CopySubError extends CopyError {
+      static override readonly codes = [Code.B];
+    }
+    expect(CopySubError.isInstance(sub)).toBe(true);
+    const narrowed: unknown = sub;
+    if (DemoSubError.isInstance(narrowed)) {
+      const typed: DemoSubError = narrowed;
+      expect(typed.code).toBe('b');
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_MAX_CACHE_BREAKPOINTS } from './adapters.js';
 import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
 import { estimateTokens } from './tokens.js';
@@ -16,13 +16,9 @@ import {
   toOpenAIPromptCache,
 } from './index.js';
 import type { CacheSegment } from './index.js';
-import {
-  REPO_ROOT,
-  copyWorkspace,
-  removeTempWorkspaces,
-} from './__fixtures__/workspace.js';
+import { REPO_ROOT, useTempWorkspaces } from './__fixtures__/workspace.js';
 
-afterAll(removeTempWorkspaces);
+const workspaces = useTempWorkspaces();
 
 const assemble = (
   role: string,
@@ -32,7 +28,7 @@ const assemble = (
 
 /** A workspace whose prompt sources are one short line each. */
 function tinyWorkspace(): string {
-  const root = copyWorkspace();
+  const root = workspaces.copy();
   for (const file of [
     'shared/01-context.md',
     'shared/02-protocol.md',
@@ -261,7 +257,7 @@ describe('toOpenAIPromptCache', () => {
   });
 
   it('changes the key when the frozen prefix drifts, not when a role changes', () => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     const before = toOpenAIPromptCache({
       prompt: assemble('director', 'core', root),
       model: 'gpt-4o',

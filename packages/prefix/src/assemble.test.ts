@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKENDS } from '@heretek/internal';
 import { normalizeSourceText } from './normalize.js';
 import {
@@ -19,14 +19,15 @@ import type { AssembledPrefix } from './index.js';
 import {
   PACKAGE_ROOT,
   REPO_ROOT,
-  copyWorkspace,
-  removeTempWorkspaces,
-  windowsify,
+  useTempWorkspaces,
 } from './__fixtures__/workspace.js';
 
-afterAll(removeTempWorkspaces);
+const workspaces = useTempWorkspaces();
 
 const bytesOf = (text: string) => Buffer.from(text, 'utf8');
+/** The words of `words` that `text` lacks: an empty list when it holds them all. */
+const missingFrom = (text: string, words: readonly string[]) =>
+  words.filter((word) => !text.includes(word));
 const sha256 = (text: string) =>
   createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -128,40 +129,37 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
 
   it('puts the three meta-tools, the handoff envelope and both skills in the frozen protocol layer', () => {
     const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
-    for (const word of [
-      'mcp_search_tools',
-      'mcp_inspect_schema',
-      'mcp_call_tool',
-      'lazy-search',
-      'red-proof',
-      'trace id',
-      'SHA-256 digest',
-      'Never hand mutating work to director or qa-adversary',
-    ]) {
-      expect(protocol).toContain(word);
-    }
+    expect(
+      missingFrom(protocol, [
+        'mcp_search_tools',
+        'mcp_inspect_schema',
+        'mcp_call_tool',
+        'lazy-search',
+        'red-proof',
+        'trace id',
+        'SHA-256 digest',
+        'Never hand mutating work to director or qa-adversary',
+      ]),
+    ).toEqual([]);
   });
 
   it("describes the broker's real answers in the protocol layer: hit lines, unmatched words, schema fields, error codes", () => {
     const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
     // The broker's search lines are `<name> [read-only|mutating] - <description>`, then `Matched nothing: <words>`.
-    for (const word of [
-      '`[read-only]`',
-      '`[mutating]`',
-      '`Matched nothing: `',
-      '`No tools match`',
-    ]) {
-      expect(protocol).toContain(word);
-    }
-    // mcp_inspect_schema answers JSON with these keys.
-    for (const key of [
-      'name',
-      'target',
-      'description',
-      'mutating',
-      'inputSchema',
-    ])
-      expect(protocol).toContain(`\`${key}\``);
+    expect(
+      missingFrom(protocol, [
+        '`[read-only]`',
+        '`[mutating]`',
+        '`Matched nothing: `',
+        '`No tools match`',
+        // mcp_inspect_schema answers JSON with these keys.
+        '`name`',
+        '`target`',
+        '`description`',
+        '`mutating`',
+        '`inputSchema`',
+      ]),
+    ).toEqual([]);
     // Every code the broker puts at the start of an isError result, each with what to do.
     for (const code of [
       'UNKNOWN_TOOL',
@@ -202,8 +200,7 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
 
 describe('reproducibility', () => {
   it('gives the same bytes from a checkout with CRLF line endings, a BOM and trailing spaces', () => {
-    const root = copyWorkspace();
-    windowsify(root);
+    const root = workspaces.windows();
     const raw = readFileSync(join(root, 'roles', 'director.md'), 'utf8');
     expect(raw.startsWith('\uFEFF')).toBe(true);
     expect(raw).toContain('\r\n');
@@ -221,8 +218,8 @@ describe('reproducibility', () => {
   });
 
   it('never lets the workspace path, a date, a random id or the environment into any layer', () => {
-    const rootA = copyWorkspace('heretek-prefix-alpha-');
-    const rootB = copyWorkspace('heretek prefix beta ü-');
+    const rootA = workspaces.copy('heretek-prefix-alpha-');
+    const rootB = workspaces.copy('heretek prefix beta ü-');
     const promptsA = all(rootA);
     const promptsB = all(rootB);
     const forbidden = [
@@ -292,7 +289,7 @@ describe('reproducibility', () => {
         LC_ALL: 'tr_TR.UTF-8',
         HOME: '/nonexistent',
       },
-      copyWorkspace(),
+      workspaces.copy(),
     );
     expect(here.split(',')).toHaveLength(6);
     expect(there).toBe(here);
@@ -311,7 +308,7 @@ describe('reproducibility', () => {
   });
 
   it('counts offsets in UTF-8 bytes, not UTF-16 units, with multi-byte text in every layer', () => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     for (const file of [
       'shared/01-context.md',
       'shared/02-protocol.md',
@@ -345,7 +342,7 @@ describe('reproducibility', () => {
   });
 
   it('changes only the fingerprint of the layer whose source changed', () => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     const before = assemblePrefixCachedPrompt({
       role: 'staff-frontend',
       workspaceRoot: root,
@@ -395,7 +392,7 @@ describe('errors', () => {
   }
 
   it('names a missing role file', () => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     rmSync(join(root, 'roles', 'qa-adversary.md'));
     expectRoleFileError(
       { role: 'qa-adversary', root },
@@ -413,7 +410,7 @@ describe('errors', () => {
   });
 
   it('names a missing shared file and a workspace without roles/', () => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     rmSync(join(root, 'roles', 'shared', '02-protocol.md'));
     expectRoleFileError(
       { role: 'director', root },
@@ -433,7 +430,7 @@ describe('errors', () => {
     ['whitespace only', ' \r\n\t\n'],
     ['a BOM and blank lines', '\uFEFF\r\n\r\n'],
   ])('names an empty role file (%s)', (_label, content) => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     writeFileSync(join(root, 'roles', 'staff-mobile.md'), content);
     expectRoleFileError(
       { role: 'staff-mobile', root, activeProfile: 'android' },
@@ -443,7 +440,7 @@ describe('errors', () => {
   });
 
   it('names a role file that is a folder', () => {
-    const root = copyWorkspace();
+    const root = workspaces.copy();
     rmSync(join(root, 'roles', 'shared', '01-context.md'));
     mkdirSync(join(root, 'roles', 'shared', '01-context.md'));
     expectRoleFileError(

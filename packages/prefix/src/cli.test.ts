@@ -1,16 +1,14 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from './index.js';
 import { VERSION } from './version.js';
 import {
   PACKAGE_ROOT,
   REPO_ROOT,
-  copyWorkspace,
-  removeTempWorkspaces,
-  windowsify,
+  useTempWorkspaces,
 } from './__fixtures__/workspace.js';
 
 const CLI = join(PACKAGE_ROOT, 'dist', 'cli.js');
@@ -38,7 +36,7 @@ beforeAll(() => {
   if (!existsSync(CLI))
     throw new Error(`${CLI} is missing: run the build before the tests`);
 });
-afterAll(removeTempWorkspaces);
+const workspaces = useTempWorkspaces();
 
 // Concurrent: each child process loads the tokenizer, so they share the cores.
 describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
@@ -57,8 +55,7 @@ describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
     expect(fromCwd.status).toBe(0);
     expect(fromCwd.stdout).toBe(expected.systemPrompt);
     expect(fromCwd.stderr).toBe('');
-    const windowsRoot = copyWorkspace();
-    windowsify(windowsRoot);
+    const windowsRoot = workspaces.windows();
     const fromRoot = await cli(
       ['print', 'staff-mobile', '--profile', 'android', '--root', windowsRoot],
       PACKAGE_ROOT,
@@ -220,7 +217,7 @@ describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
     expect(unknownRole.stdout).toBe('');
     expect(unknownRole.stderr).toContain('UNKNOWN_ROLE');
 
-    const empty = copyWorkspace();
+    const empty = workspaces.copy();
     const missing = await cli([
       'print',
       'director',

@@ -30,19 +30,21 @@ export const PrefixErrorCode = {
   OptionalDependencyMissing: 'OPTIONAL_DEPENDENCY_MISSING',
 } as const;
 
-/** One of the {@link PrefixErrorCode} values. */
-export type PrefixErrorCode =
-  (typeof PrefixErrorCode)[keyof typeof PrefixErrorCode];
-
 /**
  * Base class of every error thrown by `@heretek/prefix`. None is retryable
  * (`isRetryable: false`): fix the input. `PrefixError.isInstance(error)`
  * holds across copies of the package.
  */
-export class PrefixError extends createErrorFamily<PrefixErrorCode>('prefix') {}
+export class PrefixError extends createErrorFamily<typeof PrefixErrorCode>(
+  'prefix',
+) {}
+
+/** One of the {@link PrefixErrorCode} values. */
+export type PrefixErrorCode = PrefixError['code'];
 
 /** Thrown when a profile name is not one of the five profiles. Code `UNKNOWN_PROFILE`. */
 export class UnknownProfileError extends PrefixError {
+  static override readonly codes = [PrefixErrorCode.UnknownProfile];
   declare readonly code: typeof PrefixErrorCode.UnknownProfile;
   /** The rejected name. */
   readonly profile: string;
@@ -59,14 +61,6 @@ export class UnknownProfileError extends PrefixError {
       message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
     });
     this.profile = profile;
-  }
-
-  /** True for an unknown-profile error from any copy of this package. */
-  static override isInstance(error: unknown): error is UnknownProfileError {
-    return (
-      PrefixError.isInstance(error) &&
-      error.code === PrefixErrorCode.UnknownProfile
-    );
   }
 }
 
@@ -86,6 +80,7 @@ const ROLE_FILE_CODES: readonly string[] = [
  * `path` is where it was looked for.
  */
 export class RoleFileError extends PrefixError {
+  static override readonly codes = ROLE_FILE_CODES;
   declare readonly code: RoleFileErrorCode;
   /** The file relative to the workspace root, POSIX separators. */
   readonly file: string;
@@ -117,17 +112,11 @@ export class RoleFileError extends PrefixError {
     this.file = file;
     this.path = path;
   }
-
-  /** True for a prompt-source error from any copy of this package. */
-  static override isInstance(error: unknown): error is RoleFileError {
-    return (
-      PrefixError.isInstance(error) && ROLE_FILE_CODES.includes(error.code)
-    );
-  }
 }
 
 /** Thrown when an option has the wrong type or value; the message names the option. */
 export class InvalidArgumentError extends PrefixError {
+  static override readonly codes = [PrefixErrorCode.InvalidArgument];
   declare readonly code: typeof PrefixErrorCode.InvalidArgument;
   /** The option that was wrong. */
   readonly argument: string;
@@ -136,18 +125,11 @@ export class InvalidArgumentError extends PrefixError {
     super({ code: PrefixErrorCode.InvalidArgument, message });
     this.argument = argument;
   }
-
-  /** True for an invalid-argument error from any copy of this package. */
-  static override isInstance(error: unknown): error is InvalidArgumentError {
-    return (
-      PrefixError.isInstance(error) &&
-      error.code === PrefixErrorCode.InvalidArgument
-    );
-  }
 }
 
 /** Thrown when a request would carry more cache breakpoints than the provider allows. */
 export class TooManyCacheBreakpointsError extends PrefixError {
+  static override readonly codes = [PrefixErrorCode.TooManyCacheBreakpoints];
   declare readonly code: typeof PrefixErrorCode.TooManyCacheBreakpoints;
   /** Breakpoints requested, including those reserved for the caller. */
   readonly requested: number;
@@ -169,15 +151,5 @@ export class TooManyCacheBreakpointsError extends PrefixError {
     });
     this.requested = requested;
     this.limit = limit;
-  }
-
-  /** True for a too-many-breakpoints error from any copy of this package. */
-  static override isInstance(
-    error: unknown,
-  ): error is TooManyCacheBreakpointsError {
-    return (
-      PrefixError.isInstance(error) &&
-      error.code === PrefixErrorCode.TooManyCacheBreakpoints
-    );
   }
 }

@@ -1,13 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DIFF_PEER, TOKENIZER_PEER } from './optional-peer.js';
 import {
   PACKAGE_ROOT,
   REPO_ROOT,
-  copyWorkspace,
-  removeTempWorkspaces,
+  useTempWorkspaces,
 } from './__fixtures__/workspace.js';
 
 const manifest = JSON.parse(
@@ -18,7 +17,7 @@ const manifest = JSON.parse(
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 
-afterAll(removeTempWorkspaces);
+const workspaces = useTempWorkspaces();
 
 describe('optional peer dependencies', () => {
   it('declares js-tiktoken and diff as optional peers, with the ranges the errors name', () => {
@@ -44,7 +43,7 @@ describe('optional peer dependencies', () => {
         throw new Error(
           `${dist} is missing: build the package first (pnpm turbo run build --filter @heretek/prefix)`,
         );
-      app = copyWorkspace('heretek-prefix-lean-');
+      app = workspaces.copy('heretek-prefix-lean-');
       const target = join(app, 'node_modules', '@heretek', 'prefix');
       mkdirSync(target, { recursive: true });
       cpSync(dist, join(target, 'dist'), { recursive: true });

@@ -91,6 +91,7 @@ export const ROLES: Readonly<Record<RoleName, RoleDefinition>> = Object.freeze({
 
 /** Thrown when a role name is not one of {@link ROLE_NAMES}. A {@link PrefixError} with code `UNKNOWN_ROLE`. */
 export class UnknownRoleError extends PrefixError {
+  static override readonly codes = [PrefixErrorCode.UnknownRole];
   declare readonly code: typeof PrefixErrorCode.UnknownRole;
   /** The rejected name. */
   readonly role: string;
@@ -101,14 +102,6 @@ export class UnknownRoleError extends PrefixError {
       message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
     });
     this.role = role;
-  }
-
-  /** True for an unknown-role error from any copy of this package. */
-  static override isInstance(error: unknown): error is UnknownRoleError {
-    return (
-      PrefixError.isInstance(error) &&
-      error.code === PrefixErrorCode.UnknownRole
-    );
   }
 }
 

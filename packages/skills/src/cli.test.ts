@@ -2,20 +2,18 @@ import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { scratchFolders } from './__fixtures__/scratch.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const vectors = fileURLToPath(new URL('../test-vectors', import.meta.url));
-const roots: string[] = [];
+const scratch = scratchFolders('skills-cli-');
 
 beforeAll(() => {
   if (!existsSync(cli)) {
@@ -25,11 +23,6 @@ beforeAll(() => {
   }
 });
 
-afterEach(() => {
-  for (const root of roots.splice(0)) {
-    rmSync(root, { recursive: true, force: true });
-  }
-});
 
 function run(
   args: string[],
@@ -47,8 +40,7 @@ function run(
 }
 
 function workspace(): string {
-  const root = mkdtempSync(join(tmpdir(), 'skills-cli-'));
-  roots.push(root);
+  const root = scratch();
   for (const name of ['alpha', 'beta']) {
     mkdirSync(join(root, 'skills', name), { recursive: true });
     writeFileSync(

@@ -36,8 +36,6 @@ export const SkillErrorCode = {
   GrimoireOutOfDate: 'GRIMOIRE_OUT_OF_DATE',
 } as const;
 
-/** One of the {@link SkillErrorCode} values. */
-export type SkillErrorCode = (typeof SkillErrorCode)[keyof typeof SkillErrorCode];
 
 /**
  * Base class of every error this package throws. All of them are fail-closed
@@ -46,7 +44,10 @@ export type SkillErrorCode = (typeof SkillErrorCode)[keyof typeof SkillErrorCode
  * holds across duplicated copies of the package (marker
  * `Symbol.for('heretek.skills.error')`); branch on `error.code`.
  */
-export class SkillError extends createErrorFamily<SkillErrorCode>('skills') {}
+export class SkillError extends createErrorFamily<typeof SkillErrorCode>('skills') {}
+
+/** One of the {@link SkillErrorCode} values. */
+export type SkillErrorCode = SkillError['code'];
 
 /** A skill's files do not hash to the tree hash pinned in `.skill-lock.json`. */
 export class SkillHashMismatchError extends SkillError {

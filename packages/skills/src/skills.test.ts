@@ -1,42 +1,38 @@
 import { createHash } from 'node:crypto';
 import {
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SkillError, SkillHashMismatchError } from './errors.js';
+import { describe, expect, it } from 'vitest';
+import { scratchFolders } from './__fixtures__/scratch.js';
+import { SkillHashMismatchError } from './errors.js';
 import { parseSkillMarkdown } from './front-matter.js';
+// What users call comes from the package's entry.
+import {
+  SkillError,
+  hashTree,
+  lockSkills,
+  mountSkill,
+  mountVerifiedSkills,
+  verifyGrimoireLock,
+  verifySkillLock,
+} from './index.js';
 import {
   declarationHash,
   readGrimoireLock,
   readSkillLock,
   writeSkillLock,
 } from './lock-file.js';
-import {
-  lockSkills,
-  mountSkill,
-  mountVerifiedSkills,
-  verifyGrimoireLock,
-  verifySkillLock,
-} from './skills.js';
-import { hashTree } from './tree-hash.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const roots: string[] = [];
+const scratch = scratchFolders('skills-api-');
 
-afterEach(() => {
-  for (const root of roots.splice(0)) {
-    rmSync(root, { recursive: true, force: true });
-  }
-});
 
 function skillMd({
   name,
@@ -49,8 +45,7 @@ function skillMd({
 }
 
 function workspace(names: string[] = ['alpha', 'beta']): string {
-  const root = mkdtempSync(join(tmpdir(), 'skills-api-'));
-  roots.push(root);
+  const root = scratch();
   for (const name of names) {
     mkdirSync(join(root, 'skills', name), { recursive: true });
     writeFileSync(join(root, 'skills', name, 'SKILL.md'), skillMd({ name }));

@@ -2,20 +2,18 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SkillError } from './errors.js';
 import { hashTree, readTree } from './tree-hash.js';
 import { fileTrees } from './__fixtures__/file-trees.js';
+import { scratchFolders } from './__fixtures__/scratch.js';
 
 const vectorsDirectory = fileURLToPath(
   new URL('../test-vectors', import.meta.url),
@@ -53,17 +51,7 @@ if (process.platform === 'linux' && !hasShellTools) {
   );
 }
 
-const temporary: string[] = [];
-function makeDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'tree-hash-'));
-  temporary.push(directory);
-  return directory;
-}
-afterEach(() => {
-  for (const directory of temporary.splice(0)) {
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
+const makeDirectory = scratchFolders('tree-hash-');
 
 function vectorDirectory(vector: Vector): string {
   if (vector.directory !== null) {

@@ -18,6 +18,10 @@ export type EmbeddingsEndpoint = {
   process: ChildProcess;
   /** Requests and inputs answered so far (asked of the endpoint itself). */
   stats: () => Promise<{ requests: number; inputs: number }>;
+  /** One-input requests so far, by their text. */
+  single: () => Promise<Record<string, number>>;
+  /** Holds each answer back `ms` from now on (0: answers at once). */
+  setDelay: (ms: number) => Promise<void>;
   /** Kills it (SIGKILL) and waits until it is gone. */
   kill: () => Promise<void>;
 };
@@ -33,14 +37,27 @@ export async function startEmbeddingsEndpoint(
   const [first] = (await once(child.stdout!, 'data')) as [string];
   const { url } = JSON.parse(first.split('\n')[0]!) as { url: string };
   child.stdout!.resume();
+  const stats = async () =>
+    (await (await fetch(`${url}/stats`)).json()) as {
+      requests: number;
+      inputs: number;
+      single: Record<string, number>;
+    };
   return {
     url,
     process: child,
-    stats: async () =>
-      (await (await fetch(`${url}/stats`)).json()) as {
-        requests: number;
-        inputs: number;
-      },
+    stats: async () => {
+      const { requests, inputs } = await stats();
+      return { requests, inputs };
+    },
+    single: async () => (await stats()).single,
+    setDelay: async (ms) => {
+      const response = await fetch(`${url}/delay`, {
+        method: 'POST',
+        body: JSON.stringify({ ms }),
+      });
+      if (!response.ok) throw new Error(`delay: HTTP ${response.status}`);
+    },
     kill: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = once(child, 'exit');

@@ -271,6 +271,35 @@ export const callThrough = (
     options,
   );
 
+/** A tool result as a test reads it: whether it is an error, and its text. */
+export type Outcome = { isError: boolean; text: string };
+
+/** {@link callThrough}, answered as an {@link Outcome}. */
+export async function callOutcome(
+  broker: SpawnedBroker,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Outcome> {
+  const result = await callThrough(broker, name, args);
+  return {
+    isError: (result as TextResult).isError === true,
+    text: resultText(result),
+  };
+}
+
+/** The text of what `mcp_search_tools` answers for `query` (and `args`, e.g. `limit`). */
+export const searchText = async (
+  broker: SpawnedBroker,
+  query: string,
+  args: Record<string, unknown> = {},
+): Promise<string> =>
+  resultText(
+    await broker.client.callTool({
+      name: 'mcp_search_tools',
+      arguments: { query, ...args },
+    }),
+  );
+
 /** Runs the broker CLI to completion (for --help, --version, bad config). */
 export function runBrokerCli(
   args: string[],

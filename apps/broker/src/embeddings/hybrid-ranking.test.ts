@@ -86,14 +86,16 @@ describe('HybridRanking', () => {
     }
   }, 30_000);
 
-  it('follows the catalog: a changed catalog is embedded without a search', async () => {
+  it('follows the catalog: told of a change, embeds the new tool without a search', async () => {
     const endpoint = await startEmbeddingsEndpoint();
     const { hybrid } = ranking(endpoint);
     try {
       const catalog = ToolCatalog.fromSeed();
-      hybrid.follow(catalog, 50);
-      await until(async () => (await endpoint.stats()).inputs === 34);
+      hybrid.follow(catalog);
+      await until(() => hybrid.toolsWithVectors === 34);
+      expect(await endpoint.stats()).toEqual({ requests: 1, inputs: 34 });
       catalog.replaceBackend('weather', [weatherTool('Weather forecast.')]);
+      hybrid.catalogChanged();
       // Bounded by the test's timeout.
       await until(() => hybrid.toolsWithVectors === 35);
       expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 35 });
@@ -125,7 +127,7 @@ describe('HybridRanking', () => {
     }
   }, 30_000);
 
-  it('answers lexically at once while the endpoint is left alone after a failure, logs once, and tries it again after the pause', async () => {
+  it('probes the endpoint in the background, never on a search: lexical at once while it answers garbage, one log line', async () => {
     const garbage = await startEmbeddingsEndpoint(['--garbage']);
     const cacheFile = freshFile();
     const catalog = ToolCatalog.fromSeed();
@@ -137,11 +139,21 @@ describe('HybridRanking', () => {
         cacheFile,
         retryAfterMs: 300,
       });
-      await hybrid.sync(catalog);
+      // Every tool vector is cached: following it asks the endpoint one probe.
+      hybrid.follow(catalog);
+      await until(() =>
+        lines.some((line) => /searches are lexical/.test(line)),
+      );
       expect(hybrid.toolsWithVectors).toBe(34);
       expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
       expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
-      expect(await garbage.stats()).toEqual({ requests: 1, inputs: 1 });
+      // Probes come again after the pause (still garbage: no new line); searches never ask.
+      await until(async () => (await garbage.stats()).requests >= 3);
+      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
+      hybrid.close();
+      expect(await garbage.single()).toEqual({
+        ping: (await garbage.stats()).requests,
+      });
       expect(lines.filter((line) => /searches are lexical/.test(line))).toEqual(
         [
           expect.stringMatching(
@@ -149,38 +161,60 @@ describe('HybridRanking', () => {
           ),
         ],
       );
-      // After the pause one request tries it again (still garbage: no new line).
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
-      expect(await garbage.stats()).toEqual({ requests: 2, inputs: 2 });
-      expect(
-        lines.filter((line) => /searches are lexical/.test(line)),
-      ).toHaveLength(1);
     } finally {
       await garbage.kill();
     }
   }, 30_000);
 
-  it('does not wait for a slow query vector beyond its timeout', async () => {
-    const slow = await startEmbeddingsEndpoint(['--delay-ms', '20000']);
-    const cacheFile = freshFile();
+  it('with an endpoint that answers after 20 s: one search waits for its timeout, the next ones ask nothing and answer lexically, and hybrid comes back once a probe is answered', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
     const catalog = ToolCatalog.fromSeed();
-    const good = await startEmbeddingsEndpoint();
-    await ranking(good, { cacheFile }).hybrid.sync(catalog);
-    await good.kill();
+    const { hybrid, lines } = ranking(endpoint, {
+      queryTimeoutMs: 200,
+      retryAfterMs: 300,
+    });
     try {
-      const { hybrid, lines } = ranking(slow, {
-        cacheFile,
-        queryTimeoutMs: 200,
-      });
       await hybrid.sync(catalog);
+      expect(await hybrid.vectorsFor(catalog, 'tap')).toBeDefined();
+      await endpoint.setDelay(20_000);
       // Bounded by the test's timeout: the 20 s answer is not waited for.
       expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
       expect(lines.join('\n')).toMatch(/searches are lexical/);
+      for (const query of ['tap', 'screen', 'phone', 'tap'])
+        expect(await hybrid.vectorsFor(catalog, query)).toBeUndefined();
+      // The searches after the failure asked nothing (probes ask "ping").
+      expect(await endpoint.single()).toMatchObject({ tap: 2 });
+      expect((await endpoint.single()).screen).toBeUndefined();
+      expect((await endpoint.single()).phone).toBeUndefined();
+
+      await endpoint.setDelay(0);
+      await until(() => lines.some((line) => /answers again/.test(line)));
+      expect((await endpoint.single()).ping).toBeGreaterThanOrEqual(1);
+      const vectors = await hybrid.vectorsFor(catalog, 'phone');
+      expect(vectors?.query).toHaveLength(100);
+      expect(await endpoint.single()).toMatchObject({ tap: 2, phone: 1 });
     } finally {
-      await slow.kill();
+      hybrid.close();
+      await endpoint.kill();
     }
-  }, 15_000);
+  }, 30_000);
+
+  it('waits for a query vector 4x the 95th percentile of recent answers, at least 250 ms, at most the cap', async () => {
+    const endpoint = await startEmbeddingsEndpoint();
+    const catalog = ToolCatalog.fromSeed();
+    const { hybrid } = ranking(endpoint, { queryTimeoutMs: 60_000 });
+    try {
+      await hybrid.sync(catalog);
+      expect(hybrid.queryWaitMs).toBe(60_000);
+      for (let round = 0; round < 8; round += 1)
+        expect(await hybrid.vectorsFor(catalog, `tap ${round}`)).toBeDefined();
+      // Loopback answers take milliseconds: far below the cap, never below the floor.
+      expect(hybrid.queryWaitMs).toBeGreaterThanOrEqual(250);
+      expect(hybrid.queryWaitMs).toBeLessThan(60_000);
+    } finally {
+      await endpoint.kill();
+    }
+  }, 30_000);
 
   it('starts empty from a malformed cache file, says so, and rewrites it', async () => {
     const endpoint = await startEmbeddingsEndpoint();

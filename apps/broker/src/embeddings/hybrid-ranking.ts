@@ -21,14 +21,30 @@ import { VectorCache } from './vector-cache.js';
 /** Tool texts per request to the endpoint. */
 export const TOOL_BATCH = 64;
 
+/** The text of a background probe (one short input). */
+const PROBE_TEXT = 'ping';
+/** Query answers whose latency the query wait is derived from (the latest). */
+const LATENCY_WINDOW = 32;
+/** Answers needed before the wait is derived from them (before: the cap). */
+const LATENCY_SAMPLES = 8;
+/** The derived wait: this many times the 95th percentile of recent answers... */
+const LATENCY_FACTOR = 4;
+/** ...and never less than this (a pause of the broker's own event loop is not the endpoint's). */
+const MIN_QUERY_WAIT_MS = 250;
+
 /** Options of {@link HybridRanking}. */
 export type HybridRankingOptions = {
   provider: VectorProvider;
   /** The vector cache file (`HERETEK_EMBEDDINGS_CACHE_FILE`), or `off`. */
   cacheFile: string;
-  /** How long a search waits for its query vector before it answers lexically. Default 1500 ms. */
+  /**
+   * The longest a search waits for its query vector before it answers lexically
+   * (`HERETEK_EMBEDDINGS_TIMEOUT_MS`), and a probe's timeout. Once the endpoint has
+   * answered a few queries, a search waits 4x their 95th percentile latency, at least
+   * 250 ms, at most this. Default 1000 ms.
+   */
   queryTimeoutMs?: number;
-  /** After a failure, how long the endpoint is left alone before one request tries it again. Default 30000 ms. */
+  /** After a failure, how long until a background probe tries the endpoint (again after each failed probe). Default 10000 ms. */
   retryAfterMs?: number;
   /** The fusion knobs (the catalog's defaults for those unset). */
   fusion?: Partial<Fusion>;
@@ -38,20 +54,23 @@ export type HybridRankingOptions = {
 /**
  * The broker's side of hybrid ranking: tool vectors from the user's embedding
  * endpoint, computed in batches whenever the catalog changed (see
- * {@link HybridRanking.follow}) and cached on
- * disk by model and definition hash (a restart asks only for new or changed
- * tools), and one query vector per search with a short timeout.
+ * {@link HybridRanking.follow} and {@link HybridRanking.catalogChanged}) and
+ * cached on disk by model and definition hash (a restart asks only for new or
+ * changed tools), and one query vector per search with a short timeout.
  *
- * Nothing here fails or holds back a search. A search gets no vectors (and so
- * the lexical answer) while tool vectors are not there yet, while a query
- * vector is late, and for `retryAfterMs` after the endpoint failed (a
- * cockatiel circuit breaker, opened by one failure); the log says so once
- * per outage, and again when the endpoint answers.
+ * Nothing here fails or holds back a search beyond that timeout, and after one
+ * failure nothing holds one back at all. A search gets no vectors (and so the
+ * lexical answer) at once: while tool vectors are not there yet, until the
+ * endpoint has answered once, and from a failure (one opens a cockatiel
+ * circuit breaker) until a background probe, sent every `retryAfterMs` and
+ * never on a search's behalf, is answered. The log says so once per outage,
+ * and again when the endpoint answers.
  */
 export class HybridRanking {
   readonly #provider: VectorProvider;
   readonly #cache: VectorCache;
   readonly #queryTimeoutMs: number;
+  readonly #retryAfterMs: number;
   readonly #fusion: Partial<Fusion>;
   readonly #log: (line: string) => void;
   readonly #breaker: CircuitBreakerPolicy;
@@ -63,16 +82,28 @@ export class HybridRanking {
   #lookup: SearchVectors['tool'] = () => undefined;
   /** Definition hash of each entry object hashed so far (entries are immutable). */
   readonly #entryHashes = new WeakMap<ToolEntry, string>();
+  /** Latencies of the latest answers to queries and probes, in milliseconds. */
+  readonly #latencies: number[] = [];
+  #toolsWithVectors = 0;
   #syncedList: readonly ToolEntry[] | undefined;
   #syncing: Promise<void> | undefined;
   #loaded: Promise<void> | undefined;
+  /** The catalog followed, if any (synced again after a probe is answered). */
+  #catalog: ToolCatalog | undefined;
+  /** Whether the endpoint answered since the start or the last failure. */
+  #answered = false;
   #down = false;
-  #timer: NodeJS.Timeout | undefined;
+  /** Whether the first answer was logged. */
+  #announced = false;
+  #probing: Promise<void> | undefined;
+  #probeTimer: NodeJS.Timeout | undefined;
+  #closed = false;
 
   constructor(options: HybridRankingOptions) {
     this.#provider = options.provider;
     this.#log = options.log ?? (() => {});
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? 1500;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? 1000;
+    this.#retryAfterMs = options.retryAfterMs ?? 10_000;
     this.#fusion = options.fusion ?? {};
     this.#cache = new VectorCache({
       file: options.cacheFile,
@@ -80,9 +111,10 @@ export class HybridRanking {
       log: this.#log,
     });
     this.#breaker = circuitBreaker(handleAll, {
-      halfOpenAfter: options.retryAfterMs ?? 30_000,
+      halfOpenAfter: this.#retryAfterMs,
       breaker: new ConsecutiveBreaker(1),
     });
+    this.#breaker.onBreak(() => this.#scheduleProbe(this.#retryAfterMs));
   }
 
   /** The embedding model. */
@@ -92,10 +124,7 @@ export class HybridRanking {
 
   /** How many catalogued tools have a vector. */
   get toolsWithVectors(): number {
-    let count = 0;
-    for (const hash of this.#hashes.values())
-      if (this.#vectors.has(hash)) count += 1;
-    return count;
+    return this.#toolsWithVectors;
   }
 
   /**
@@ -117,7 +146,11 @@ export class HybridRanking {
     await this.#loaded;
     for (;;) {
       const list = catalog.list();
-      if (list === this.#syncedList || this.#resting) return;
+      if (
+        list === this.#syncedList ||
+        this.#breaker.state !== CircuitState.Closed
+      )
+        return;
       const hashes = new Map<string, string>();
       const missing = new Map<string, string>();
       for (const entry of list) {
@@ -155,30 +188,40 @@ export class HybridRanking {
   }
 
   /**
-   * Follows the catalog: syncs now, then whenever the catalog changed
-   * (checked every `intervalMs`, default 1000), so tool vectors are asked
-   * for soon after each discovery. {@link HybridRanking.close} stops it.
+   * Follows the catalog: syncs now (or, when no tool needs a vector, probes
+   * the endpoint in the background, so a search never waits to learn that it
+   * is down), then again at each {@link HybridRanking.catalogChanged}.
+   * {@link HybridRanking.close} stops it.
    */
-  follow(catalog: ToolCatalog, intervalMs = 1000): void {
-    this.close();
-    void this.sync(catalog);
-    this.#timer = setInterval(() => {
-      if (catalog.list() !== this.#syncedList) void this.sync(catalog);
-    }, intervalMs);
-    this.#timer.unref();
+  follow(catalog: ToolCatalog): void {
+    this.#catalog = catalog;
+    this.#closed = false;
+    void this.sync(catalog).then(() => {
+      if (!this.#answered && this.#breaker.state === CircuitState.Closed)
+        void this.#probe();
+    });
   }
 
-  /** Stops following the catalog. */
+  /** Tells it that the followed catalog changed (a listing was applied): new or changed tools are embedded in the background. */
+  catalogChanged(): void {
+    const catalog = this.#catalog;
+    if (catalog !== undefined && !this.#closed) void this.sync(catalog);
+  }
+
+  /** Stops following the catalog and probing the endpoint. */
   close(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#closed = true;
+    this.#catalog = undefined;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
   }
 
   /**
-   * The vectors of one search, or `undefined` (a lexical search): when no
-   * tool has a vector yet, while the endpoint is left alone after a failure,
-   * or when the query vector fails or is late. Starts a background sync when
-   * the catalog changed since the last one.
+   * The vectors of one search, or `undefined` (a lexical search, at once):
+   * when no tool has a vector yet, until the endpoint has answered once, from
+   * a failure until a background probe is answered, or when the query vector
+   * fails or is late. Starts a background sync when the catalog changed since
+   * the last one.
    */
   async vectorsFor(
     catalog: ToolCatalog,
@@ -186,53 +229,133 @@ export class HybridRanking {
   ): Promise<SearchVectors | undefined> {
     if (catalog.list() !== this.#syncedList) void this.sync(catalog);
     if (this.toolsWithVectors === 0 || query.trim() === '') return undefined;
+    if (!this.#answered) {
+      if (this.#breaker.state === CircuitState.Closed) void this.#probe();
+      return undefined;
+    }
     const tool = this.#lookup;
+    const started = performance.now();
     const vectors = await this.#ask(() =>
       this.#provider.embed([query], {
-        signal: AbortSignal.timeout(this.#queryTimeoutMs),
+        signal: AbortSignal.timeout(this.queryWaitMs),
       }),
     );
     const vector = vectors?.[0];
-    return vector === undefined
-      ? undefined
-      : { query: vector, tool, fusion: this.#fusion };
-  }
-
-  /** Whether one request is trying the endpoint again (cockatiel would queue others behind it). */
-  get #resting(): boolean {
-    return this.#breaker.state === CircuitState.HalfOpen;
+    if (vector === undefined) return undefined;
+    this.#observe(performance.now() - started);
+    return { query: vector, tool, fusion: this.#fusion };
   }
 
   /**
-   * One request through the breaker: its answer, or `undefined` (logged once
-   * per outage). While the circuit is open (cockatiel refuses at once), or
-   * one request is trying the endpoint again, others get `undefined` at once.
+   * How long a search waits for its query vector now: the cap
+   * (`queryTimeoutMs`) until the endpoint answered a few queries, then 4x the
+   * 95th percentile of the latest answers' latency, from 250 ms up to the cap.
+   */
+  get queryWaitMs(): number {
+    const cap = this.#queryTimeoutMs;
+    if (this.#latencies.length < LATENCY_SAMPLES) return cap;
+    const sorted = [...this.#latencies].sort((left, right) => left - right);
+    const p95 = sorted[Math.ceil(0.95 * sorted.length) - 1] as number;
+    return Math.min(
+      cap,
+      Math.max(MIN_QUERY_WAIT_MS, Math.ceil(LATENCY_FACTOR * p95)),
+    );
+  }
+
+  #observe(latencyMs: number): void {
+    this.#latencies.push(latencyMs);
+    if (this.#latencies.length > LATENCY_WINDOW) this.#latencies.shift();
+  }
+
+  /**
+   * One request through the breaker: its answer, or `undefined` at once while
+   * the circuit is not closed (only a background probe tries the endpoint
+   * then). A failure opens it (logged once per outage) and schedules a probe.
    */
   async #ask(
     request: () => Promise<Float32Array[]>,
   ): Promise<Float32Array[] | undefined> {
-    if (this.#resting) return undefined;
+    if (this.#breaker.state !== CircuitState.Closed) return undefined;
     try {
       const answer = await this.#breaker.execute(request);
-      if (this.#down) {
-        this.#down = false;
-        this.#log(`embeddings: ${this.model} answers again; hybrid ranking on`);
-      }
+      this.#answeredNow();
       return answer;
     } catch (error) {
-      if (!(error instanceof BrokenCircuitError) && !this.#down) {
-        this.#down = true;
-        this.#log(
-          `embeddings: ${errorText(error)}; searches are lexical, the endpoint is tried again in the background`,
-        );
-      }
+      if (!(error instanceof BrokenCircuitError)) this.#failed(error);
       return undefined;
     }
+  }
+
+  #answeredNow(): void {
+    if (!this.#answered && !this.#down && !this.#announced)
+      this.#log(`embeddings: ${this.model} answers; hybrid ranking on`);
+    this.#announced = true;
+    this.#answered = true;
+    if (this.#down) {
+      this.#down = false;
+      this.#log(`embeddings: ${this.model} answers again; hybrid ranking on`);
+    }
+  }
+
+  #failed(error: unknown): void {
+    this.#answered = false;
+    if (this.#down) return;
+    this.#down = true;
+    this.#log(
+      `embeddings: ${errorText(error)}; searches are lexical, the endpoint is tried again in the background`,
+    );
+  }
+
+  /** A probe in `delayMs`, unless one is due or running, or it is closed. */
+  #scheduleProbe(delayMs: number): void {
+    if (this.#closed || this.#probeTimer !== undefined) return;
+    this.#probeTimer = setTimeout(() => {
+      this.#probeTimer = undefined;
+      void this.#probe();
+    }, delayMs);
+    this.#probeTimer.unref();
+  }
+
+  /**
+   * Asks the endpoint for one short vector, in the background (with the
+   * query cap as its timeout). Answered: searches use the endpoint again and
+   * the followed catalog is synced. Failed: the breaker opens again, and
+   * with it the next probe is scheduled.
+   */
+  #probe(): Promise<void> {
+    this.#probing ??= this.#runProbe().finally(() => {
+      this.#probing = undefined;
+    });
+    return this.#probing;
+  }
+
+  async #runProbe(): Promise<void> {
+    if (this.#closed) return;
+    const started = performance.now();
+    try {
+      await this.#breaker.execute(() =>
+        this.#provider.embed([PROBE_TEXT], {
+          signal: AbortSignal.timeout(this.#queryTimeoutMs),
+        }),
+      );
+    } catch (error) {
+      // Open and not yet due (a clock step): try again a little later.
+      if (error instanceof BrokenCircuitError)
+        this.#scheduleProbe(Math.max(10, this.#retryAfterMs / 10));
+      else this.#failed(error);
+      return;
+    }
+    this.#observe(performance.now() - started);
+    this.#answeredNow();
+    if (this.#catalog !== undefined) void this.sync(this.#catalog);
   }
 
   #refreshLookup(): void {
     const hashes = this.#hashes;
     const vectors = this.#vectors;
+    let count = 0;
+    for (const hash of hashes.values()) if (vectors.has(hash)) count += 1;
+    this.#toolsWithVectors = count;
     // A new function: the catalog keeps one matrix per lookup and catalog state.
     this.#lookup = (name) => {
       const hash = hashes.get(name);

@@ -64,6 +64,23 @@ describe('PinStore', () => {
     expect(again.status('adb_unknown')).toBeUndefined();
   });
 
+  it('writes a file of many tools, in slices, exactly as the one-piece form, and marks tools pinned by a later write new', async () => {
+    const store = await PinStore.open({ path: file });
+    const many = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => ({
+        ...tap,
+        name: `bulk_tool_${from + i}`,
+        inputSchema: { type: 'object', properties: { z: {}, a: { n: i } } },
+      }));
+    await store.observe(many(0, 1_100));
+    const result = await store.observe(many(1_100, 1_234));
+    expect(result.pinned).toHaveLength(134);
+    const text = await readFile(file, 'utf8');
+    const data = JSON.parse(text) as { tools: object };
+    expect(Object.keys(data.tools)).toHaveLength(1_234);
+    expect(text).toBe(serializePinsFile(data as never));
+  });
+
   it('shows a change without accepting it, then accepts one tool or all', async () => {
     const store = await PinStore.open({ path: file });
     await store.observe([tap, list]);
@@ -202,6 +219,74 @@ describe('PinStore', () => {
       expect((error as Error).message).toMatch(message);
       expect(await readFile(file, 'utf8')).toBe(text);
     }
+  });
+
+  it('opens a pins file by its index and checks its entries later; a hand-edited entry fails the check and nothing is written', async () => {
+    const writer = await PinStore.open({ path: file });
+    await writer.observe([tap, list]);
+    const good = await readFile(file, 'utf8');
+
+    const store = await PinStore.open({ path: file, verify: 'later' });
+    expect(store.pinnedHash('adb_tap')).toBe(writer.pinnedHash('adb_tap'));
+    await store.verified;
+    await store.observe([tap, list]);
+    expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
+
+    const edited = good.replace('Tap the screen.', 'Tap the screen!');
+    await writeFile(file, edited);
+    const opened = await PinStore.open({ path: file, verify: 'later' });
+    // The hash is read from the file as it is; the entry's text is not trusted yet.
+    expect(opened.pinnedHash('adb_tap')).toBe(writer.pinnedHash('adb_tap'));
+    await expect(opened.verified).rejects.toMatchObject({
+      code: 'PINS_FILE_INVALID',
+      message: expect.stringMatching(
+        /entry "adb_tap": its hash does not match/,
+      ),
+    });
+    const result = await opened.observe([
+      { name: 'adb_swipe', description: 'Swipe.', inputSchema: {} },
+    ]);
+    expect(result.writeError).toMatch(/hash does not match/);
+    expect(await readFile(file, 'utf8')).toBe(edited);
+  });
+
+  it('reads a pins file in another JSON layout and writes it back in its own, each pin copied or serialized the same', async () => {
+    const writer = await PinStore.open({ path: file });
+    await writer.observe([tap, list]);
+    const data = JSON.parse(await readFile(file, 'utf8')) as PinsFile;
+    // One line, keys unsorted: what a hand-written or older file may look like.
+    await writeFile(file, JSON.stringify({ tools: data.tools, version: 1 }));
+
+    const store = await PinStore.open({ path: file, verify: 'later' });
+    await store.verified;
+    await store.observe([tap, list]);
+    expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
+    const swipe = { name: 'adb_swipe', description: 'Swipe.', inputSchema: {} };
+    expect((await store.observe([swipe])).pinned).toEqual(['adb_swipe']);
+    const written = await readFile(file, 'utf8');
+    const after = JSON.parse(written) as PinsFile;
+    expect(written).toBe(serializePinsFile(after));
+    expect(Object.keys(after.tools)).toEqual([
+      'adb_list_packages',
+      'adb_swipe',
+      'adb_tap',
+    ]);
+    expect(after.tools.adb_tap).toEqual(data.tools.adb_tap);
+
+    // Pinned again from its own layout: the untouched pins are copied, byte for byte.
+    const again = await PinStore.open({ path: file, verify: 'later' });
+    const drag = { name: 'adb_drag', description: 'Drag.', inputSchema: {} };
+    expect((await again.observe([drag])).pinned).toEqual(['adb_drag']);
+    const last = await readFile(file, 'utf8');
+    const lastData = JSON.parse(last) as PinsFile;
+    expect(last).toBe(serializePinsFile(lastData));
+    expect(lastData.tools).toEqual({
+      ...after.tools,
+      adb_drag: expect.objectContaining({ description: 'Drag.' }),
+    });
+    const reopened = await PinStore.open({ path: file });
+    await reopened.observe([tap, list, swipe, drag]);
+    expect(reopened.pending()).toEqual([]);
   });
 
   it('merges with pins another process wrote, and sees an accept made elsewhere', async () => {

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+import { access, open, stat } from 'node:fs/promises';
+import { Buffer } from 'node:buffer';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorText } from '../error-text.js';
@@ -15,12 +16,7 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import { heretekStateDir } from './state-dir.js';
-import {
-  isMissing,
-  isRecord,
-  readStateFile,
-  writeFileAtomic,
-} from './state-file.js';
+import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /** Version of the pins file format this module reads and writes. */
@@ -136,21 +132,41 @@ const pinsFileSchema = z.object(
   { error: 'a JSON object' },
 );
 
+function invalidPinsFile(file: string, why: string): TrustError {
+  return new TrustError({
+    code: 'PINS_FILE_INVALID',
+    message: `Pins file ${file}: ${why}. It was left untouched: fix or remove it (removing it re-pins every tool on first use), or point HERETEK_PINS_FILE elsewhere.`,
+  });
+}
+
+function hashMismatch(name: string): string {
+  return `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
+}
+
+/** The entry as the pins file may hold it, checked against its own hash, or why not. */
+function checkedEntry(name: string, entry: PinEntry): PinEntry | string {
+  const pin: PinEntry = {
+    hash: entry.hash,
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+    annotations: entry.annotations,
+  };
+  return definitionHash({ name, ...pin }) === pin.hash
+    ? pin
+    : hashMismatch(name);
+}
+
 function parsePinsFile(text: string, file: string): PinsFile {
-  const invalid = (why: string) =>
-    new TrustError({
-      code: 'PINS_FILE_INVALID',
-      message: `Pins file ${file}: ${why}. It was left untouched: fix or remove it (removing it re-pins every tool on first use), or point HERETEK_PINS_FILE elsewhere.`,
-    });
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw invalid(`not JSON (${errorText(error)})`);
+    throw invalidPinsFile(file, `not JSON (${errorText(error)})`);
   }
   const parsed = pinsFileSchema.safeParse(data);
   if (!parsed.success) {
-    throw invalid(
+    throw invalidPinsFile(
+      file,
       issueLines({
         issues: parsed.error.issues.slice(0, 5),
         input: data,
@@ -160,23 +176,149 @@ function parsePinsFile(text: string, file: string): PinsFile {
   }
   const tools: Record<string, PinEntry> = {};
   for (const [name, entry] of Object.entries(parsed.data.tools)) {
-    const pin: PinEntry = {
-      hash: entry.hash,
-      description: entry.description,
-      inputSchema: entry.inputSchema,
-      annotations: entry.annotations,
-    };
-    if (definitionHash({ name, ...pin }) !== pin.hash) {
-      throw invalid(
-        `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`,
-      );
-    }
+    const pin = checkedEntry(name, entry);
+    if (typeof pin === 'string') throw invalidPinsFile(file, pin);
     tools[name] = pin;
   }
   return {
     version: PINS_FILE_VERSION,
     ...(parsed.data.readOnly === true ? { readOnly: true } : {}),
     tools,
+  };
+}
+
+/**
+ * Where each pinned tool's text is in a pins file written in the layout of
+ * {@link serializePinsFile} (every pins file this module writes), found
+ * without parsing the file: an entry is a line `    "<name>": {` (indented
+ * four spaces, which no line inside an entry is) through the line `    }`,
+ * and its hash is its line `      "hash": "sha256:…"`. `undefined` for any
+ * other layout (the file is then parsed whole). What it finds is only an
+ * index: each entry is parsed and checked against its hash later.
+ */
+export function indexPinsFile(
+  bytes: Buffer,
+): { readOnly: boolean; entries: IndexedEntry[] } | undefined {
+  const header =
+    /^\{\n(?: {2}"readOnly": (true|false),\n)? {2}"tools": \{\n/.exec(
+      bytes.toString('latin1', 0, 64),
+    );
+  const footer = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
+  if (header === null || !bytes.subarray(-footer.length).equals(footer))
+    return undefined;
+  const last = bytes.length - footer.length;
+  const entries: IndexedEntry[] = [];
+  const seen = new Set<string>();
+  let open: { name: string; start: number; hash?: string } | undefined;
+  // One pass over the lines, looking only at how each one starts.
+  for (let line = header[0].length; line <= last;) {
+    const end = bytes.indexOf(NEWLINE, line);
+    if (end === -1) return undefined;
+    if (indentedBy(bytes, line, 4)) {
+      const mark = bytes[line + 4];
+      if (mark === QUOTE) {
+        const name = keyOf(bytes.toString('utf8', line + 4, end));
+        if (open !== undefined || name === undefined || seen.has(name))
+          return undefined;
+        seen.add(name);
+        open = { name, start: line };
+      } else if (mark === CLOSE) {
+        // "    }," before the next entry, "    }" for the last one.
+        const comma = end === line + 6 && bytes[line + 5] === COMMA;
+        if (open?.hash === undefined || !(comma || end === last))
+          return undefined;
+        if (end !== line + 5 && !comma) return undefined;
+        entries.push({
+          name: open.name,
+          hash: open.hash,
+          start: open.start,
+          end: line + 5,
+        });
+        open = undefined;
+      } else if (
+        mark === SPACE &&
+        bytes[line + 6] === QUOTE &&
+        open !== undefined
+      ) {
+        if (HASH_LINE.compare(bytes, line, line + HASH_LINE.length) === 0) {
+          const from = line + HASH_LINE.length;
+          const hash = bytes.toString('latin1', from, from + 71);
+          if (
+            open.hash !== undefined ||
+            !HASH_PATTERN.test(hash) ||
+            bytes[from + 71] !== QUOTE
+          )
+            return undefined;
+          open.hash = hash;
+        }
+      } else if (mark !== SPACE) return undefined;
+    } else return undefined;
+    line = end + 1;
+  }
+  if (open !== undefined) return undefined;
+  return { readOnly: header[1] === 'true', entries };
+}
+
+/** One entry of a pins file found by {@link indexPinsFile}: its name, hash and byte range. */
+export type IndexedEntry = {
+  name: string;
+  hash: string;
+  start: number;
+  end: number;
+};
+
+const HASH_LINE = Buffer.from('      "hash": "');
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const CLOSE = 0x7d;
+const COMMA = 0x2c;
+
+/** Whether the line at `at` starts with `count` spaces. */
+function indentedBy(bytes: Buffer, at: number, count: number): boolean {
+  for (let index = at; index < at + count; index += 1)
+    if (bytes[index] !== SPACE) return false;
+  return true;
+}
+
+/** The name of an entry's first line (`"<name>": {` after the indent), if it is one. */
+function keyOf(text: string): string | undefined {
+  if (!text.endsWith('": {')) return undefined;
+  try {
+    const name: unknown = JSON.parse(text.slice(0, -3));
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses one entry found by {@link indexPinsFile}: what the whole file's
+ * parse would say of it, its hash the one the index read. The entry, or why
+ * it cannot be trusted. Its definition is not hashed here: see
+ * {@link checkedEntry}.
+ */
+function parseIndexedEntry(
+  bytes: Buffer,
+  indexed: IndexedEntry,
+): PinEntry | string {
+  let data: unknown;
+  try {
+    data = JSON.parse(
+      `{${bytes.toString('utf8', indexed.start, indexed.end)}}`,
+    );
+  } catch (error) {
+    return `entry "${indexed.name}" is not JSON (${errorText(error)})`;
+  }
+  const entry = isRecord(data) ? data[indexed.name] : undefined;
+  const parsed = pinEntrySchema.safeParse(entry);
+  if (!parsed.success || parsed.data.hash !== indexed.hash)
+    return `entry "${indexed.name}" is not a pin entry`;
+  return {
+    hash: parsed.data.hash,
+    description: parsed.data.description,
+    inputSchema: parsed.data.inputSchema,
+    annotations: parsed.data.annotations,
   };
 }
 
@@ -195,36 +337,47 @@ export function serializePinsFile(file: PinsFile): string {
   return `${JSON.stringify(sortKeys(file), null, 2)}\n`;
 }
 
-/** Pinned tools serialized between two yields to other work. */
+/** Pinned tools serialized or checked between two yields to other work. */
 const ENTRIES_PER_SLICE = 500;
 
-/**
- * The same text as {@link serializePinsFile}, built a slice of tools at a
- * time with a yield to other work between slices, so writing the pins of a
- * hundred thousand tools never holds the event loop for long.
- */
-export async function serializePinsFileAsync(file: PinsFile): Promise<string> {
-  const names = Object.keys(file.tools).sort();
-  if (names.length === 0) return serializePinsFile(file);
-  const parts: string[] = ['{\n'];
-  if (file.readOnly !== undefined)
-    parts.push(`  "readOnly": ${JSON.stringify(file.readOnly)},\n`);
-  parts.push('  "tools": {\n');
-  for (let index = 0; index < names.length; index += 1) {
-    if (index > 0 && index % ENTRIES_PER_SLICE === 0)
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    const name = names[index]!;
-    const entry = JSON.stringify(sortKeys(file.tools[name]), null, 2).replace(
-      /\n/g,
-      '\n    ',
-    );
-    parts.push(
-      `    ${JSON.stringify(name)}: ${entry}${index < names.length - 1 ? ',' : ''}\n`,
-    );
-  }
-  parts.push(`  },\n  "version": ${JSON.stringify(file.version)}\n}\n`);
-  return parts.join('');
+const yieldToOthers = () =>
+  new Promise<void>((resolve) => setImmediate(resolve));
+
+/** One entry's text in the pins file's layout: `    "<name>": {` through `    }`. */
+function entryText(name: string, entry: PinEntry): string {
+  const value = JSON.stringify(sortKeys(entry), null, 2).replace(
+    /\n/g,
+    '\n    ',
+  );
+  return `    ${JSON.stringify(name)}: ${value}`;
 }
+
+/**
+ * A pin: its definition hash, its entry once parsed and checked, and where
+ * its text is in the pins file as this store last read or wrote it (`file`
+ * is that file's stamp), so a write copies the text of an unchanged pin
+ * instead of serializing it again.
+ */
+type Pin = {
+  hash: string;
+  entry: PinEntry | undefined;
+  /** False while `entry` was parsed from the file but not yet checked against `hash`. */
+  checked?: false;
+  at: { file: string; start: number; end: number } | undefined;
+};
+
+function pinOf(entry: PinEntry): Pin {
+  return { hash: entry.hash, entry, at: undefined };
+}
+
+/** The pins file as read: its pins, its mark, its stamp, and the check of its entries. */
+type LoadedPins = {
+  pins: Map<string, Pin>;
+  readOnly: boolean;
+  stamp: string | undefined;
+  /** The file's bytes while entries are still to be checked. */
+  bytes: Buffer | undefined;
+};
 
 function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
   return {
@@ -258,7 +411,11 @@ export class PinStore {
   readonly #readOnlyOption: boolean;
   #readOnlyReason: ReadOnlyReason | undefined;
   #fileReadOnly = false;
-  #pins = new Map<string, PinEntry>();
+  #pins = new Map<string, Pin>();
+  /** The file's bytes while some pins read from it are not parsed and checked yet. */
+  #bytes: Buffer | undefined;
+  /** The check of the pins read from the file: done, running, or to start when first asked for. */
+  #verified: Promise<void> | (() => Promise<void>) = Promise.resolve();
   #current = new Map<string, NormalizedDefinition>();
   /** {@link definitionHash} of each current definition, computed once per listing. */
   #currentHash = new Map<string, string>();
@@ -283,13 +440,18 @@ export class PinStore {
   /**
    * Reads the pins file (a missing file is an empty store). Throws
    * `TrustError` `PINS_FILE_INVALID` for a file it cannot trust; the file is
-   * then never overwritten.
+   * then never overwritten. With `verify: 'later'`, a file in the layout this
+   * module writes is only indexed (each tool's name and hash, without parsing
+   * the file) and the store opens at once; its entries are parsed and checked
+   * in the background, and {@link verified} says how that ended.
    */
   static async open(options: {
     /** The pins file (e.g. {@link defaultPinsFilePath}). */
     path: string;
     /** Never write on its own (a committed lock). */
     readOnly?: boolean;
+    /** When each entry is checked against its hash: before `open` resolves (default), or after. */
+    verify?: 'now' | 'later';
     /** Diagnostic sink (stderr in the broker). */
     log?: (line: string) => void;
   }): Promise<PinStore> {
@@ -298,8 +460,23 @@ export class PinStore {
       readOnly: options.readOnly === true,
       log: options.log ?? (() => {}),
     });
-    await store.#load();
+    await store.#load(options.verify ?? 'now');
     return store;
+  }
+
+  /**
+   * Resolves once every pin read from the file has been parsed and checked
+   * against its hash; rejects with `TrustError` `PINS_FILE_INVALID` when one
+   * cannot be trusted (the store then never writes). Already settled unless
+   * opened with `verify: 'later'`, where the check starts when this is first
+   * read (a write reads it too).
+   */
+  get verified(): Promise<void> {
+    if (typeof this.#verified === 'function') {
+      this.#verified = this.#verified();
+      this.#verified.catch(() => {});
+    }
+    return this.#verified;
   }
 
   /** Why the store does not write on its own, or `undefined` when it does. */
@@ -317,10 +494,43 @@ export class PinStore {
     return this.#readOnlyReason !== undefined;
   }
 
-  async #load(): Promise<void> {
-    let text: string;
+  async #load(verify: 'now' | 'later'): Promise<void> {
+    const loaded = await this.#read();
+    if (verify === 'now' && loaded.bytes !== undefined) {
+      await this.#check(loaded, loaded.bytes);
+      loaded.bytes = undefined;
+    }
+    this.#pins = loaded.pins;
+    this.#fileReadOnly = loaded.readOnly;
+    this.#stamp = loaded.stamp;
+    this.#bytes = loaded.bytes;
+    await this.#decideReadOnly(loaded.stamp !== undefined);
+    const bytes = loaded.bytes;
+    if (bytes === undefined) {
+      this.#verified = Promise.resolve();
+      return;
+    }
+    this.#verified = () =>
+      this.#check(loaded, bytes).finally(() => {
+        if (this.#bytes === bytes) this.#bytes = undefined;
+      });
+  }
+
+  /**
+   * Reads the file: indexed when it is in this module's layout (its entries
+   * still to be checked, see {@link #check}), else parsed and checked whole.
+   */
+  async #read(): Promise<LoadedPins> {
+    let bytes: Buffer;
+    let stamp: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      const handle = await open(this.path, 'r');
+      try {
+        stamp = stampOf(await handle.stat());
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
     } catch (error) {
       if (!isMissing(error)) {
         throw new TrustError({
@@ -329,17 +539,97 @@ export class PinStore {
           cause: error,
         });
       }
-      this.#pins = new Map();
-      this.#fileReadOnly = false;
-      this.#stamp = undefined;
-      await this.#decideReadOnly(false);
+      return {
+        pins: new Map(),
+        readOnly: false,
+        stamp: undefined,
+        bytes: undefined,
+      };
+    }
+    const index = indexPinsFile(bytes);
+    if (index === undefined) {
+      const file = parsePinsFile(bytes.toString('utf8'), this.path);
+      return {
+        pins: new Map(
+          Object.entries(file.tools).map(([name, entry]) => [
+            name,
+            pinOf(entry),
+          ]),
+        ),
+        readOnly: file.readOnly === true,
+        stamp,
+        bytes: undefined,
+      };
+    }
+    return {
+      pins: new Map(
+        index.entries.map(({ name, hash, start, end }) => [
+          name,
+          { hash, entry: undefined, at: { file: stamp, start, end } },
+        ]),
+      ),
+      readOnly: index.readOnly,
+      stamp,
+      bytes,
+    };
+  }
+
+  /**
+   * Parses and checks each indexed pin of `loaded` a slice at a time. An
+   * entry that fails is judged by parsing the whole file, as a file in
+   * another layout is: its error is thrown, or (a layout the index misread)
+   * its pins replace the indexed ones.
+   */
+  async #check(loaded: LoadedPins, bytes: Buffer): Promise<void> {
+    let index = 0;
+    for (const [name, pin] of loaded.pins) {
+      index += 1;
+      if (index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
+      if (
+        pin.at === undefined ||
+        (pin.entry !== undefined && pin.checked !== false)
+      )
+        continue;
+      const parsed =
+        pin.entry ??
+        parseIndexedEntry(bytes, { name, hash: pin.hash, ...pin.at });
+      const entry =
+        typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
+      if (typeof entry !== 'string') {
+        pin.entry = entry;
+        delete pin.checked;
+        continue;
+      }
+      const file = parsePinsFile(bytes.toString('utf8'), this.path);
+      for (const [parsedName, parsedEntry] of Object.entries(file.tools))
+        loaded.pins.set(parsedName, pinOf(parsedEntry));
+      for (const [stale, { at }] of loaded.pins)
+        if (at?.file === loaded.stamp && !Object.hasOwn(file.tools, stale))
+          loaded.pins.delete(stale);
       return;
     }
-    const file = parsePinsFile(text, this.path);
-    this.#pins = new Map(Object.entries(file.tools));
-    this.#fileReadOnly = file.readOnly === true;
-    this.#stamp = stampOf(await stat(this.path));
-    await this.#decideReadOnly(true);
+  }
+
+  /**
+   * The pin's entry, parsing it from the file's bytes when not done yet (its
+   * hash is checked by {@link verified}'s check, which calls wait for).
+   */
+  #entry(name: string): PinEntry | undefined {
+    const pin = this.#pins.get(name);
+    if (pin === undefined || pin.entry !== undefined || pin.at === undefined)
+      return pin?.entry;
+    const bytes = this.#bytes;
+    if (bytes === undefined || pin.at.file !== this.#stamp) return undefined;
+    const entry = parseIndexedEntry(bytes, {
+      name,
+      hash: pin.hash,
+      ...pin.at,
+    });
+    // An entry that fails is left to the check of the whole file to report.
+    if (typeof entry === 'string') return undefined;
+    pin.entry = entry;
+    pin.checked = false;
+    return entry;
   }
 
   async #decideReadOnly(exists: boolean): Promise<void> {
@@ -373,7 +663,7 @@ export class PinStore {
     }
     if (stamp === this.#stamp) return;
     try {
-      await this.#load();
+      await this.#load('now');
     } catch (error) {
       this.#log(`pins: keeping the pins in memory: ${errorText(error)}`);
     }
@@ -397,14 +687,22 @@ export class PinStore {
       if (pin === undefined) fresh.add(normalized.name);
       // The same definition (same hash): keep one copy of it, the listing's,
       // not a second one read from the file.
-      else if (pin.hash === hash && pin.inputSchema !== normalized.inputSchema)
-        this.#pins.set(normalized.name, entryOf(normalized, hash));
+      else if (
+        pin.entry !== undefined &&
+        pin.checked !== false &&
+        pin.hash === hash &&
+        pin.entry.inputSchema !== normalized.inputSchema
+      )
+        pin.entry = entryOf(normalized, hash);
     }
     if (fresh.size > 0 && !this.readOnly) {
       for (const name of fresh) {
         const current = this.#current.get(name);
         if (current !== undefined) {
-          this.#pins.set(name, entryOf(current, this.#currentHash.get(name)));
+          this.#pins.set(
+            name,
+            pinOf(entryOf(current, this.#currentHash.get(name))),
+          );
         }
         this.#firstSeen.add(name);
       }
@@ -447,12 +745,13 @@ export class PinStore {
    * Records tools served from the index cache, whose recorded definition
    * hash equals their pin's, as listed with their pinned definitions, until
    * their backend is listed again ({@link observe}). Returns the pinned
-   * definitions (tools without a pin are skipped).
+   * definitions (tools without a pin, or whose pin cannot be read, are
+   * skipped).
    */
   restore(names: Iterable<string>): NormalizedDefinition[] {
     const restored: NormalizedDefinition[] = [];
     for (const name of names) {
-      const pin = this.#pins.get(name);
+      const pin = this.#entry(name);
       if (pin === undefined) continue;
       const definition: NormalizedDefinition = {
         name,
@@ -483,12 +782,19 @@ export class PinStore {
   status(name: string): PinStatus | undefined {
     const current = this.#current.get(name);
     if (current === undefined) return undefined;
-    const pin = this.#pins.get(name);
-    if (pin === undefined) return { state: 'unpinned' };
-    const hash = this.#currentHash.get(name) ?? definitionHash(current);
-    if (pin.hash === hash) {
+    const hash = this.#pins.get(name)?.hash;
+    if (hash === undefined) return { state: 'unpinned' };
+    if (hash === (this.#currentHash.get(name) ?? definitionHash(current))) {
       return this.#firstSeen.has(name) ? { state: 'new' } : { state: 'pinned' };
     }
+    // A pin whose entry cannot be read shows as a pin of nothing (the check
+    // of the whole file reports it).
+    const pin = this.#entry(name) ?? {
+      hash,
+      description: '',
+      inputSchema: {},
+      annotations: {},
+    };
     const pinned: NormalizedDefinition = { name, ...pin };
     const change = diffDefinitions(pinned, current);
     return { state: 'changed', change, pinned };
@@ -497,11 +803,10 @@ export class PinStore {
   /** Lines showing how the tool differs from its pin (empty when it does not). */
   changeLines(name: string): string[] {
     const current = this.#current.get(name);
-    const pin = this.#pins.get(name);
+    const pin = this.#entry(name);
     if (current === undefined || pin === undefined) return [];
     return describeChange({ name, ...pin }, current);
   }
-
   /**
    * What {@link accept} would accept, without writing: every observed tool
    * that is changed or unpinned (or only `tool`). The CLI shows it first.
@@ -561,7 +866,10 @@ export class PinStore {
     for (const name of names) {
       const current = this.#current.get(name);
       if (current !== undefined) {
-        this.#pins.set(name, entryOf(current, this.#currentHash.get(name)));
+        this.#pins.set(
+          name,
+          pinOf(entryOf(current, this.#currentHash.get(name))),
+        );
       }
       this.#firstSeen.delete(name);
     }
@@ -601,61 +909,147 @@ export class PinStore {
     return run;
   }
 
+  /**
+   * Writes the pins merged with the file on disk. A pin whose text is in the
+   * file read (unchanged since, by its stamp) is copied from it; only new and
+   * changed pins are serialized, so pinning one tool among a hundred
+   * thousand costs a copy of the file, not its serialization.
+   */
   async #writeNow(change: {
     add?: string[];
     replace?: string[];
   }): Promise<void> {
+    // Never write over a file whose entries are still being checked, or failed.
+    await this.verified;
     const onDisk = await this.#readForMerge();
-    const tools = { ...onDisk.tools };
+    const tools = new Map(onDisk.pins);
     for (const name of change.add ?? []) {
-      const existing = tools[name];
-      if (existing !== undefined) {
+      const existing = onDisk.pins.get(name);
+      if (existing !== undefined && !onDisk.ours) {
         // Another process pinned it first: its pin wins.
         this.#pins.set(name, existing);
         this.#firstSeen.delete(name);
         continue;
       }
       const pin = this.#pins.get(name);
-      if (pin !== undefined) tools[name] = pin;
+      if (pin !== undefined) tools.set(name, pin);
     }
     for (const name of change.replace ?? []) {
       const pin = this.#pins.get(name);
-      if (pin !== undefined) tools[name] = pin;
+      if (pin !== undefined) tools.set(name, pin);
     }
-    for (const [name, pin] of Object.entries(tools)) {
+    for (const [name, pin] of tools)
       if (!this.#pins.has(name)) this.#pins.set(name, pin);
+    const names = [...tools.keys()].sort();
+    if (names.length === 0) {
+      const stats = await writeFileAtomic(
+        this.path,
+        serializePinsFile({
+          version: PINS_FILE_VERSION,
+          ...(onDisk.readOnly ? { readOnly: true } : {}),
+          tools: {},
+        }),
+      );
+      this.#stamp = stampOf(stats);
+      return;
     }
-    const file: PinsFile = {
-      version: PINS_FILE_VERSION,
-      ...(onDisk.readOnly === true ? { readOnly: true } : {}),
-      tools,
-    };
-    await writeFileAtomic(this.path, await serializePinsFileAsync(file));
-    this.#stamp = stampOf(await stat(this.path));
+    const parts: Buffer[] = [
+      Buffer.from(
+        `{\n${onDisk.readOnly ? '  "readOnly": true,\n' : ''}  "tools": {\n`,
+      ),
+    ];
+    let length = parts[0]!.length;
+    const placed: Array<[Pin, number, number]> = [];
+    for (let index = 0; index < names.length; index += 1) {
+      if (index > 0 && index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
+      const name = names[index]!;
+      const pin = tools.get(name)!;
+      const text = this.#entryBytes(name, pin, onDisk);
+      if (text === undefined) continue;
+      if (placed.length > 0) {
+        parts.push(SEPARATOR);
+        length += SEPARATOR.length;
+      }
+      placed.push([pin, length, length + text.length]);
+      parts.push(text);
+      length += text.length;
+    }
+    parts.push(Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`));
+    const stats = await writeFileAtomic(this.path, Buffer.concat(parts));
+    const stamp = stampOf(stats);
+    for (const [pin, start, end] of placed)
+      pin.at = { file: stamp, start, end };
+    this.#stamp = stamp;
+  }
+
+  /** A pin's text for a write: copied from the file read when it is there, else serialized. */
+  #entryBytes(
+    name: string,
+    pin: Pin,
+    onDisk: { bytes: Buffer | undefined; stamp: string | undefined },
+  ): Buffer | undefined {
+    const at = pin.at;
+    if (
+      at !== undefined &&
+      onDisk.bytes !== undefined &&
+      at.file === onDisk.stamp
+    ) {
+      const text = onDisk.bytes.subarray(at.start, at.end);
+      const key = Buffer.from(`    ${JSON.stringify(name)}: {\n`);
+      if (text.subarray(0, key.length).equals(key)) return text;
+    }
+    const entry = pin.entry ?? this.#entry(name);
+    return entry === undefined
+      ? undefined
+      : Buffer.from(entryText(name, entry));
   }
 
   /**
-   * The pins file as it is on disk, for a write to merge with. When nobody
-   * changed it since this store last read or wrote it (same inode, size and
-   * modification time), that is the pins in memory, and the file is not
-   * read and checked again.
+   * The pins file as it is on disk, for a write to merge with, and its
+   * bytes. When nobody changed it since this store last read or wrote it
+   * (same inode, size and modification time), its pins are the ones in
+   * memory (`ours`), and its entries are not checked again.
    */
-  async #readForMerge(): Promise<PinsFile> {
+  async #readForMerge(): Promise<{
+    pins: ReadonlyMap<string, Pin>;
+    ours: boolean;
+    readOnly: boolean;
+    bytes: Buffer | undefined;
+    stamp: string | undefined;
+  }> {
     let stamp: string | undefined;
     try {
       stamp = stampOf(await stat(this.path));
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    if (stamp !== undefined && stamp === this.#stamp)
+    if (stamp === undefined)
       return {
-        version: PINS_FILE_VERSION,
-        ...(this.#fileReadOnly ? { readOnly: true } : {}),
-        tools: Object.fromEntries(this.#pins),
+        pins: new Map(),
+        ours: false,
+        readOnly: false,
+        bytes: undefined,
+        stamp,
       };
-    const text = await readStateFile(this.path);
-    return text === undefined
-      ? { version: PINS_FILE_VERSION, tools: {} }
-      : parsePinsFile(text, this.path);
+    if (stamp === this.#stamp) {
+      const handle = await open(this.path, 'r');
+      try {
+        if (stampOf(await handle.stat()) === stamp)
+          return {
+            pins: this.#pins,
+            ours: true,
+            readOnly: this.#fileReadOnly,
+            bytes: await handle.readFile(),
+            stamp,
+          };
+      } finally {
+        await handle.close();
+      }
+    }
+    const loaded = await this.#read();
+    if (loaded.bytes !== undefined) await this.#check(loaded, loaded.bytes);
+    return { ...loaded, ours: false };
   }
 }
+
+const SEPARATOR = Buffer.from(',\n');

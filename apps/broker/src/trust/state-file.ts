@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -45,12 +46,13 @@ export async function ensureStateDir(file: string): Promise<void> {
  * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
  * same folder, flushed with fsync, then renamed over `file`. The folder is
  * created (mode 0700) when missing. On failure the temporary file is removed
- * and `file` is as it was.
+ * and `file` is as it was. Resolves with the written file's status (its
+ * inode, size and modification time), taken before the rename.
  */
 export async function writeFileAtomic(
   file: string,
-  text: string,
-): Promise<void> {
+  text: string | Uint8Array,
+): Promise<Stats> {
   await ensureStateDir(file);
   const temporary = path.join(
     path.dirname(file),
@@ -58,13 +60,16 @@ export async function writeFileAtomic(
   );
   try {
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
+    let stats: Stats;
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();
+      stats = await handle.stat();
     } finally {
       await handle.close();
     }
     await rename(temporary, file);
+    return stats;
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;

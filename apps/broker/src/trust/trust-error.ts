@@ -8,13 +8,17 @@ import { createErrorFamily } from '@heretek/internal';
  * - `PINS_WRITE_FAILED`: the pins file could not be written.
  * - `PIN_UNKNOWN_TOOL`: `--pin <tool>` named a tool the broker has not seen.
  */
-export type TrustErrorCode =
-  | 'PINS_FILE_INVALID'
-  | 'PINS_READ_ONLY'
-  | 'PINS_WRITE_FAILED'
-  | 'PIN_UNKNOWN_TOOL';
+export const TrustErrorCode = {
+  PinsFileInvalid: 'PINS_FILE_INVALID',
+  PinsReadOnly: 'PINS_READ_ONLY',
+  PinsWriteFailed: 'PINS_WRITE_FAILED',
+  PinUnknownTool: 'PIN_UNKNOWN_TOOL',
+} as const;
 
 /** A failure of the pinned-definition store. The message says what to fix. */
-export class TrustError extends createErrorFamily<TrustErrorCode>(
+export class TrustError extends createErrorFamily<typeof TrustErrorCode>(
   'broker.trust',
 ) {}
+
+/** One of the {@link TrustErrorCode} values. */
+export type TrustErrorCode = TrustError['code'];

@@ -66,6 +66,12 @@ export class TrustLayer {
   readonly #logged = new Set<string>();
   /** Every known tool's names, for the shadowing rule; updated a listing at a time. */
   readonly #shadowing = new ShadowingIndex();
+  /**
+   * Tools served from the index cache and not recorded yet, with their
+   * target: each target is recorded ({@link #recordRestored}) when one of
+   * its tools is first asked about, or listed again.
+   */
+  readonly #restoring = new Map<string, string>();
   #contextVersion = 0;
 
   private constructor(options: {
@@ -89,6 +95,12 @@ export class TrustLayer {
     pinsFile?: string;
     /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
+    /**
+     * When the pins file's entries are checked against their hashes: before
+     * `open` resolves (default), or in the background (`pins.verified`;
+     * calls wait for it).
+     */
+    verifyPins?: 'now' | 'later';
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
     const log = options.log ?? (() => {});
@@ -100,6 +112,9 @@ export class TrustLayer {
             ...(options.pinsReadOnly === undefined
               ? {}
               : { readOnly: options.pinsReadOnly }),
+            ...(options.verifyPins === undefined
+              ? {}
+              : { verify: options.verifyPins }),
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
@@ -123,6 +138,7 @@ export class TrustLayer {
     tools: readonly ListedTool[];
   }): Promise<ListedTool[]> {
     const { target } = options;
+    this.#recordRestored(target);
     const names = new Set<string>();
     const definitions: ToolDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
@@ -249,7 +265,8 @@ export class TrustLayer {
    * Records a backend's tools served from the index cache (checked with
    * {@link matchesPins}) as that backend's listing, with their pinned
    * definitions standing in for it until the backend is listed again: they
-   * are cleaned, flagged and counted for shadowing like a live listing.
+   * count for shadowing at once, and are cleaned and flagged like a live
+   * listing when one of them is first asked about (marks, inspect, a call).
    */
   restoreListing(options: {
     target: string;
@@ -258,16 +275,48 @@ export class TrustLayer {
     const pins = this.pins;
     if (pins === undefined) return;
     const { target } = options;
-    const names = new Set<string>();
+    this.#recordRestored(target);
+    const names = new Set(Object.keys(options.definitions));
     const prefix = `${target}_`;
-    for (const definition of pins.restore(Object.keys(options.definitions))) {
-      names.add(definition.name);
+    const bareNameOf = (name: string) =>
+      name.startsWith(prefix) ? name.slice(prefix.length) : name;
+    const previous = this.#byTarget.get(target) ?? new Set<string>();
+    const gone = [...previous].filter((name) => !names.has(name));
+    for (const name of previous) this.#tools.delete(name);
+    this.#byTarget.set(target, names);
+    this.#shadowing.replaceTarget(
+      target,
+      [...previous].map((name) => ({ name, bareName: bareNameOf(name) })),
+      [...names].map((name) => ({ name, bareName: bareNameOf(name) })),
+    );
+    this.#contextVersion += 1;
+    pins.forget(gone);
+    for (const name of names) this.#restoring.set(name, target);
+  }
+
+  /** Records the tools of `target` served from the index cache, if they are waiting to be. */
+  #recordRestored(target: string): void {
+    const pins = this.pins;
+    const names = this.#byTarget.get(target);
+    if (pins === undefined || names === undefined) return;
+    const waiting = [...names].filter(
+      (name) => this.#restoring.get(name) === target,
+    );
+    if (waiting.length === 0) return;
+    for (const name of waiting) this.#restoring.delete(name);
+    const prefix = `${target}_`;
+    for (const definition of pins.restore(waiting)) {
       const bareName = definition.name.startsWith(prefix)
         ? definition.name.slice(prefix.length)
         : definition.name;
       this.#record(target, bareName, definition);
     }
-    pins.forget(this.#replaceTarget(target, names));
+  }
+
+  /** Records the tool's target when it was served from the index cache and is not recorded yet. */
+  #known(name: string): void {
+    const target = this.#restoring.get(name);
+    if (target !== undefined) this.#recordRestored(target);
   }
 
   /**
@@ -275,6 +324,7 @@ export class TrustLayer {
    * (so shadowing of a backend listed later is caught too). Logged once.
    */
   flags(name: string): InjectionFlag[] {
+    this.#known(name);
     const tool = this.#tools.get(name);
     if (tool === undefined) return [];
     if (tool.flags?.version === this.#contextVersion) return tool.flags.flags;
@@ -293,6 +343,7 @@ export class TrustLayer {
 
   /** The tool's pin verdict for display (no refresh). */
   #verdict(name: string, mutating: boolean): PinVerdict {
+    this.#known(name);
     return pinVerdict({
       policy: this.policy,
       toolName: name,
@@ -357,14 +408,16 @@ export class TrustLayer {
   }
 
   /**
-   * Whether a call may go out under the pin policy. A refused verdict is
-   * checked again after re-reading the pins file, so a change accepted with
-   * `--pin` while the broker runs takes effect at once.
+   * Whether a call may go out under the pin policy, once every pin read
+   * from the file is checked (rejects when the file cannot be trusted). A
+   * refused verdict is checked again after re-reading the pins file, so a
+   * change accepted with `--pin` while the broker runs takes effect at once.
    */
   async checkCall(options: {
     name: string;
     mutating: boolean;
   }): Promise<PinVerdict> {
+    await this.pins?.verified;
     let verdict = this.#verdict(options.name, options.mutating);
     if (!verdict.allowed && this.pins !== undefined) {
       await this.pins.refresh();

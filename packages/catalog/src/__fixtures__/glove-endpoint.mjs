@@ -8,8 +8,9 @@
 //
 // Prints {"url":"http://127.0.0.1:<port>/v1"} on its first stdout line, then
 // one line per request: {"request":n,"inputs":k}. GET <url>/stats answers
-// {"requests","inputs"}. --delay-ms holds every answer back; --garbage answers
-// 200 with vectors that are not numbers.
+// {"requests","inputs","single"} (single: one-input requests by their text).
+// --delay-ms holds every answer back, POST <url>/delay {"ms":n} changes that
+// while it runs; --garbage answers 200 with vectors that are not numbers.
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -72,14 +73,21 @@ function serve(options) {
   const vectors = loadVectors();
   let requests = 0;
   let inputs = 0;
+  let delayMs = options.delayMs;
+  const single = {};
   const server = createServer((request, response) => {
     const reply = (status, body) => {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     };
     if (request.method === 'GET' && request.url === '/v1/stats')
-      return reply(200, { requests, inputs });
-    if (request.method !== 'POST' || request.url !== '/v1/embeddings')
+      return reply(200, { requests, inputs, single });
+    const route =
+      request.method === 'POST' &&
+      (request.url === '/v1/embeddings' || request.url === '/v1/delay')
+        ? request.url
+        : undefined;
+    if (route === undefined)
       return reply(404, { error: { message: 'not found' } });
     const chunks = [];
     request.on('data', (chunk) => chunks.push(chunk));
@@ -90,11 +98,16 @@ function serve(options) {
       } catch {
         return reply(400, { error: { message: 'body is not JSON' } });
       }
+      if (route === '/v1/delay') {
+        delayMs = Number(body.ms);
+        return reply(200, { delayMs });
+      }
       const list = typeof body.input === 'string' ? [body.input] : body.input;
       if (!Array.isArray(list) || typeof body.model !== 'string')
         return reply(400, { error: { message: 'give model and input' } });
       requests += 1;
       inputs += list.length;
+      if (list.length === 1) single[list[0]] = (single[list[0]] ?? 0) + 1;
       process.stdout.write(
         `${JSON.stringify({ request: requests, inputs: list.length, authorization: request.headers.authorization ?? null })}\n`,
       );
@@ -113,7 +126,7 @@ function serve(options) {
             model: body.model,
             usage: { prompt_tokens: 0, total_tokens: 0 },
           }),
-        options.delayMs,
+        delayMs,
       );
     });
   });

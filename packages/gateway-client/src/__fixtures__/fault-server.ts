@@ -55,7 +55,8 @@ function sse(response: ServerResponse, messages: unknown[]): void {
 /**
  * Start the fault server. Options: `sessionAlwaysLost` answers 404 to every
  * request that carries a session id; `cursorLoop` makes `tools/list` return
- * `nextCursor` forever (`'same'`: always the same cursor; `'alternate'`: A, B, A ...).
+ * `nextCursor` forever (`'same'`: always the same cursor; `'alternate'`: A, B, A ...);
+ * `listedTools` replaces the tools it lists.
  */
 export async function startFaultServer(
   options: {
@@ -63,6 +64,8 @@ export async function startFaultServer(
     cursorLoop?: 'same' | 'alternate' | 'endless';
     echoAuthorization?: boolean;
     discoverStatus?: number;
+    /** The tools `tools/list` answers with, as given (default: one valid tool). */
+    listedTools?: unknown[];
   } = {},
 ): Promise<FaultServer> {
   let sessionCounter = 0;
@@ -150,7 +153,7 @@ export async function startFaultServer(
       else if (options.cursorLoop === 'endless')
         next = String(Number(cursor ?? '0') + 1);
       else next = 'same';
-      const tools = [
+      const tools = options.listedTools ?? [
         { name: `tool-${cursor ?? 'first'}`, inputSchema: { type: 'object' } },
       ];
       sse(response, [

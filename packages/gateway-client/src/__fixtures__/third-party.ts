@@ -14,6 +14,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
@@ -224,4 +225,67 @@ export async function startProxy(
 /** Path of a bin of this package's devDependencies. */
 export function bin(name: string): string {
   return `${BIN}${name}`;
+}
+
+/** A stdio server of this package's devDependencies: its bin, arguments and environment. */
+export type StdioServer = {
+  bin: string;
+  args?: string[];
+  env?: Record<string, string>;
+};
+
+/**
+ * For one `describe` block: each of `servers` behind its own supergateway,
+ * all behind one {@link startProxy} routing `/mcp/<target>`, started before
+ * the block's tests (90 s at most) and stopped after them, every process
+ * group checked gone. Read `url` and `routed` once `beforeAll` has run.
+ */
+export function useProxiedServers(servers: Record<string, StdioServer>): {
+  readonly url: string;
+  readonly routed: readonly string[];
+} {
+  let started: Supergateway[] = [];
+  let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
+  beforeAll(async () => {
+    // allSettled: when one fails to start, the others are still stopped by afterAll.
+    const starts = await Promise.allSettled(
+      Object.values(servers).map((server) =>
+        startSupergateway({
+          stdioCommand: [bin(server.bin), ...(server.args ?? [])].join(' '),
+          ...(server.env === undefined ? {} : { env: server.env }),
+        }),
+      ),
+    );
+    started = starts.flatMap((start) =>
+      start.status === 'fulfilled' ? [start.value] : [],
+    );
+    for (const start of starts)
+      if (start.status === 'rejected') throw start.reason;
+    proxy = await startProxy(
+      Object.fromEntries(
+        Object.keys(servers).map((target, index) => [
+          target,
+          (started[index] as Supergateway).port,
+        ]),
+      ),
+    );
+  }, 90_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await Promise.all(started.map((server) => stopProcessGroup(server.child)));
+    for (const server of started)
+      expect(processGroupAlive(server.child.pid as number)).toBe(false);
+  });
+  const running = () => {
+    if (proxy === undefined) throw new Error('the servers start in beforeAll');
+    return proxy;
+  };
+  return {
+    get url() {
+      return running().url;
+    },
+    get routed() {
+      return running().routed;
+    },
+  };
 }

@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 /** The repository root (the folder holding the real roles/). */
 export const REPO_ROOT = resolve(
@@ -28,16 +29,6 @@ export const PACKAGE_ROOT = resolve(
   '..',
 );
 
-const created: string[] = [];
-
-/** A temp workspace with a copy of the real roles/; removed by {@link removeTempWorkspaces}. */
-export function copyWorkspace(prefix = 'heretek-prefix-'): string {
-  const root = mkdtempSync(join(tmpdir(), prefix));
-  created.push(root);
-  cpSync(join(REPO_ROOT, 'roles'), join(root, 'roles'), { recursive: true });
-  return root;
-}
-
 /** Every file under `folder`, recursively. */
 export function listFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
@@ -47,7 +38,7 @@ export function listFiles(folder: string): string[] {
 }
 
 /** Rewrite every file of `root/roles` as a Windows checkout might: BOM, CRLF, trailing spaces. */
-export function windowsify(root: string): void {
+function windowsify(root: string): void {
   for (const file of listFiles(join(root, 'roles'))) {
     const text = readFileSync(file, 'utf8');
     const crlf = text
@@ -58,8 +49,33 @@ export function windowsify(root: string): void {
   }
 }
 
-/** Remove all temp workspaces made so far. */
-export function removeTempWorkspaces(): void {
-  for (const root of created.splice(0))
-    rmSync(root, { recursive: true, force: true });
+/**
+ * For one test file: temporary workspaces, each with a copy of the real
+ * roles/, all removed after the file's tests. `copy(prefix)` makes one;
+ * `windows()` makes one whose prompt sources are rewritten by
+ * {@link windowsify}.
+ */
+export function useTempWorkspaces(): {
+  copy: (prefix?: string) => string;
+  windows: () => string;
+} {
+  const created: string[] = [];
+  afterAll(() => {
+    for (const root of created.splice(0))
+      rmSync(root, { recursive: true, force: true });
+  });
+  const copy = (prefix = 'heretek-prefix-') => {
+    const root = mkdtempSync(join(tmpdir(), prefix));
+    created.push(root);
+    cpSync(join(REPO_ROOT, 'roles'), join(root, 'roles'), { recursive: true });
+    return root;
+  };
+  return {
+    copy,
+    windows: () => {
+      const root = copy();
+      windowsify(root);
+      return root;
+    },
+  };
 }
