@@ -56,6 +56,21 @@ describe('saved parts', () => {
   const parts = saveAll(cold);
   const part = parts[1] as Uint8Array;
 
+  it('restore the same from an odd offset of a larger buffer (as read from one file)', () => {
+    const file = new Uint8Array(
+      1 + parts.reduce((sum, one) => sum + one.length, 0),
+    );
+    let at = 1;
+    const shifted = parts.map((one) => {
+      file.set(one, at);
+      at += one.length;
+      return file.subarray(at - one.length, at);
+    });
+    const fromFile = new ToolCatalog();
+    fromFile.restoreBackends(shifted);
+    expect(saveAll(fromFile)).toEqual(parts);
+  });
+
   it('say their target, key and tools without being restored', () => {
     const target = targetsOf(cold)[1] as string;
     const tools = cold.list().filter((entry) => entry.target === target);
