@@ -443,7 +443,9 @@ describe('a pins file that cannot be trusted', () => {
       },
     });
     writeFileSync(pinsFile, text);
-    const broker = await spawnBroker(env(pinsFile), { awaitDiscovery: false });
+    const broker = await gateway.start(pinned(pinsFile), {
+      awaitDiscovery: false,
+    });
     const code = await new Promise<number | null>((resolve) =>
       broker.child.once('exit', resolve),
     );
