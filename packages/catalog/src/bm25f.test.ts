@@ -88,4 +88,64 @@ describe('the segmented BM25 index', () => {
     expect(index.termId('x')).toBeDefined();
     expect(index.termId('y')).toBeUndefined();
   });
+
+  it('searches a staged segment only once it is committed', () => {
+    const tools = SEED_TOOLS.map((entry) => prepareTool(entry));
+    const [first, ...others] = [
+      ...new Set(tools.map((tool) => tool.entry.target)),
+    ].map(
+      (target) =>
+        new Segment({
+          target,
+          tools: tools.filter((tool) => tool.entry.target === target),
+          tuning: DEFAULT_TUNING,
+        }),
+    ) as [Segment, ...Segment[]];
+    const collection = new Collection();
+    collection.stage(first);
+    collection.commit([first]);
+    const before = new IndexView({
+      segments: [first],
+      collection,
+      tuning: DEFAULT_TUNING,
+    });
+    const touchedBy = (view: IndexView, term: string): number[] => {
+      const touched = new PositionList(tools.length);
+      const id = view.termId(term) as number;
+      view.accumulate(id, 1, new Float64Array(tools.length), touched);
+      return [...touched.items.subarray(0, touched.length)].sort(
+        (left, right) => left - right,
+      );
+    };
+    // A term of the first segment that the others have too.
+    const term = 'list';
+    const alone = touchedBy(before, term);
+    expect(alone.length).toBeGreaterThan(0);
+    const id = before.termId(term) as number;
+    const holding = others.filter((segment) => segment.localTerm(id) >= 0);
+    const last = holding[holding.length - 1] as Segment;
+    others.splice(others.indexOf(last), 1);
+    expect(holding.length).toBeGreaterThan(1);
+    for (const segment of others) collection.stage(segment);
+    expect(touchedBy(before, term)).toEqual(alone);
+    // Another segment committed meanwhile (its places come after the staged ones).
+    collection.stage(last);
+    collection.commit([last]);
+    const beside = new IndexView({
+      segments: [first, last],
+      collection,
+      tuning: DEFAULT_TUNING,
+    });
+    const both = touchedBy(beside, term);
+    expect(both.length).toBe(beside.documentFrequency(id));
+    expect(both.length).toBeGreaterThan(alone.length);
+    expect(both.every((position) => position < beside.size)).toBe(true);
+    collection.commit(others);
+    const after = new IndexView({
+      segments: [first, last, ...others],
+      collection,
+      tuning: DEFAULT_TUNING,
+    });
+    expect(touchedBy(after, term).length).toBeGreaterThan(both.length);
+  });
 });

@@ -56,6 +56,21 @@ describe('saved parts', () => {
   const parts = saveAll(cold);
   const part = parts[1] as Uint8Array;
 
+  it('restore the same from an odd offset of a larger buffer (as read from one file)', () => {
+    const file = new Uint8Array(
+      1 + parts.reduce((sum, one) => sum + one.length, 0),
+    );
+    let at = 1;
+    const shifted = parts.map((one) => {
+      file.set(one, at);
+      at += one.length;
+      return file.subarray(at - one.length, at);
+    });
+    const fromFile = new ToolCatalog();
+    fromFile.restoreBackends(shifted);
+    expect(saveAll(fromFile)).toEqual(parts);
+  });
+
   it('say their target, key and tools without being restored', () => {
     const target = targetsOf(cold)[1] as string;
     const tools = cold.list().filter((entry) => entry.target === target);
@@ -185,13 +200,32 @@ describe('saved parts', () => {
     const catalog = new ToolCatalog();
     const seen: string[] = [];
     setTimeout(() => seen.push(`timer saw ${catalog.size} tools`), 0);
-    await catalog
-      .restoreBackendsAsync(saved)
-      .then(() => seen.push(`restored ${catalog.size} tools`));
+    // One backend is there before: every search while the others are checked, decoded and
+    // staged answers from it alone (staged parts are never searched before the swap).
+    catalog.restoreBackends([saved[1] as Uint8Array]);
+    // Words of its first tool, which every copy of that tool has as well.
+    const first = catalog.list()[0] as ToolEntry;
+    const query = { query: `${first.tool} ${first.description}`, limit: 5 };
+    const before = catalog.search(query);
+    expect(before.hits.length).toBeGreaterThan(0);
+    const during: unknown[] = [];
+    let restoring = true;
+    const search = (): void => {
+      if (!restoring) return;
+      during.push(catalog.search(query));
+      setImmediate(search);
+    };
+    setImmediate(search);
+    await catalog.restoreBackendsAsync(saved).then(() => {
+      restoring = false;
+      seen.push(`restored ${catalog.size} tools`);
+    });
     expect(seen).toEqual([
-      'timer saw 0 tools',
+      `timer saw ${describeSavedBackend(saved[1] as Uint8Array).tools} tools`,
       `restored ${tools.length} tools`,
     ]);
+    expect(during.length).toBeGreaterThan(1);
+    for (const answer of during) expect(answer).toEqual(before);
     expect(catalog.search({ query: 'weather forecast', limit: 5 })).toEqual(
       big.search({ query: 'weather forecast', limit: 5 }),
     );

@@ -122,10 +122,15 @@ function unsigned(
   width: 2 | 4,
 ): Unsigned {
   const offset = bytes.byteOffset + at;
-  if (littleEndian && offset % width === 0)
+  if (littleEndian) {
+    const aligned =
+      offset % width === 0
+        ? { buffer: bytes.buffer, offset }
+        : { buffer: bytes.slice(at, at + count * width).buffer, offset: 0 };
     return width === 2
-      ? new Uint16Array(bytes.buffer, offset, count)
-      : new Uint32Array(bytes.buffer, offset, count);
+      ? new Uint16Array(aligned.buffer, aligned.offset, count)
+      : new Uint32Array(aligned.buffer, aligned.offset, count);
+  }
   const view = new DataView(bytes.buffer, offset, count * width);
   const values = width === 2 ? new Uint16Array(count) : new Uint32Array(count);
   for (let index = 0; index < count; index += 1)
@@ -285,8 +290,9 @@ function readHeader(
 ): { header: Header; bytes: Uint8Array; at: number } {
   if (!(value instanceof Uint8Array))
     refuse(where, 'a saved backend part must be a Uint8Array');
-  // Sections of u32 are read in place when the part starts at a multiple of 4.
-  const bytes = value.byteOffset % 4 === 0 ? value : value.slice();
+  // Numbers are read in place when the part starts at a multiple of 4, else copied out
+  // section by section (the strings are read where they are).
+  const bytes = value;
   if (
     bytes.length < MAGIC.length ||
     MAGIC.some((byte, index) => bytes[index] !== byte)

@@ -540,12 +540,15 @@ class PostingChunks {
   #chunk = 0;
   #used = 0;
 
-  /** Room for `count` postings, after those handed out since the last reset. */
-  take(count: number): TermPostings {
+  /**
+   * Room for `count` postings, after those handed out since the last reset; new chunks hold
+   * {@link CHUNK_POSTINGS}, or `all` (the postings of the catalog) when fewer.
+   */
+  take(count: number, all: number): TermPostings {
     for (;;) {
       const positions = this.#positions[this.#chunk];
       if (positions === undefined) {
-        const size = Math.max(CHUNK_POSTINGS, count);
+        const size = Math.max(Math.min(CHUNK_POSTINGS, all), count);
         this.#positions.push(new Int32Array(size));
         this.#weights.push(new Float32Array(size));
         continue;
@@ -808,7 +811,7 @@ export class IndexView {
       this.#memoPostings = 0;
       this.#chunks.reset();
     }
-    const postings = this.#chunks.take(total);
+    const postings = this.#chunks.take(total, collection.postingCount);
     const { positions, weights } = postings;
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
