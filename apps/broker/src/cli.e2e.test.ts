@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   resultText,
   runBrokerCli,
   spawnBroker,
-  type SpawnedBroker,
   startBrokerProcess,
   type TextResult,
+  useBroker,
 } from './__fixtures__/spawn-broker.js';
 
 describe('heretek-lazy-broker over stdio (built dist/cli.js, SDK client)', () => {
-  let broker: SpawnedBroker;
-
-  beforeAll(async () => {
-    broker = await spawnBroker({
-      HERETEK_BROKER_OFFLINE: '1',
-      HERETEK_BROKER_ROLE: 'director',
-    });
-  });
-
-  afterAll(async () => {
-    await broker?.close();
+  const broker = useBroker({
+    HERETEK_BROKER_OFFLINE: '1',
+    HERETEK_BROKER_ROLE: 'director',
   });
 
   it('lists exactly the three meta-tools', async () => {

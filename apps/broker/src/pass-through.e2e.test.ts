@@ -2,7 +2,7 @@ import {
   Client,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   answeringClient,
   expectAnswersRoundTrip,
@@ -14,6 +14,7 @@ import {
   spawnBroker,
   type SpawnedBroker,
   type TextResult,
+  useBroker,
 } from './__fixtures__/spawn-broker.js';
 
 const POLL = { timeout: 10_000, interval: 25 };
@@ -35,14 +36,7 @@ async function expectUndeclaredRefused(broker: SpawnedBroker): Promise<void> {
 }
 
 describe('a call through the broker behaves as if made directly', () => {
-  let plain: SpawnedBroker;
-
-  beforeAll(async () => {
-    plain = await spawnBroker(live.env);
-  });
-  afterAll(async () => {
-    await plain?.close();
-  });
+  const plain = useBroker(() => live.env);
 
   it('forwards as many progress notifications as a direct call gets, with progress, total and message unchanged', async () => {
     const direct = new Client({ name: 'direct', version: '1.0.0' });

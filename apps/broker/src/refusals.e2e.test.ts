@@ -1,26 +1,17 @@
 import { MAX_SEARCH_LIMIT } from '@heretek/catalog';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   resultText,
-  spawnBroker,
-  type SpawnedBroker,
   type TextResult,
+  useBroker,
 } from './__fixtures__/spawn-broker.js';
 
 const MIB = 1024 * 1024;
 
 describe('refusals an agent can act on (built broker over stdio, offline)', () => {
-  let broker: SpawnedBroker;
-
-  beforeAll(async () => {
-    broker = await spawnBroker({
-      HERETEK_BROKER_OFFLINE: '1',
-      HERETEK_BROKER_ROLE: 'staff-mobile',
-    });
-  });
-
-  afterAll(async () => {
-    await broker?.close();
+  const broker = useBroker({
+    HERETEK_BROKER_OFFLINE: '1',
+    HERETEK_BROKER_ROLE: 'staff-mobile',
   });
 
   const call = async (name: string, args: unknown) => {

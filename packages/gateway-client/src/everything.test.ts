@@ -28,7 +28,7 @@ describe(
       extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {},
     ) => {
       const created = new GatewayClient({
-        url: proxy.url,
+        url: proxy().url,
         mode: 'per-target',
         role: 'director',
         timeoutMs: 20_000,
@@ -46,7 +46,7 @@ describe(
       const direct = new Client({ name: 'direct', version: '1.0.0' });
       await direct.connect(
         new StreamableHTTPClientTransport(
-          new URL(`${proxy.url}/mcp/everything`),
+          new URL(`${proxy().url}/mcp/everything`),
         ),
       );
       let directCount = 0;

@@ -32,7 +32,7 @@ describe(
 
     beforeAll(() => {
       client = new GatewayClient({
-        url: proxy.url,
+        url: proxy().url,
         mode: 'per-target',
         role: 'director',
         timeoutMs: 20_000,
@@ -66,7 +66,7 @@ describe(
         fileTools.find((tool) => tool.name === 'read_text_file')?.annotations
           ?.readOnlyHint,
       ).toBe(true);
-      expect(proxy.routed).toEqual(
+      expect(proxy().routed).toEqual(
         expect.arrayContaining(['POST memory', 'POST files']),
       );
     });

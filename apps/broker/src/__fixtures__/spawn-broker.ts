@@ -11,6 +11,7 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll } from 'vitest';
 
 const BROKER_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -219,6 +220,45 @@ export async function spawnBroker(
       clearTimeout(timer);
       return code;
     },
+  };
+}
+
+/**
+ * For one `describe` block: a broker started by {@link spawnBroker} before
+ * its tests (with `env`, or what `env()` gives then) and closed after them.
+ * Its fields are read once `beforeAll` has run.
+ */
+export function useBroker(
+  env: Record<string, string> | (() => Record<string, string>),
+  options?: Parameters<typeof spawnBroker>[1],
+): SpawnedBroker {
+  let spawned: SpawnedBroker | undefined;
+  beforeAll(async () => {
+    spawned = await spawnBroker(
+      typeof env === 'function' ? env() : env,
+      options,
+    );
+  });
+  afterAll(async () => {
+    await spawned?.close();
+  });
+  const live = (): SpawnedBroker => {
+    if (spawned === undefined)
+      throw new Error('the broker starts in beforeAll');
+    return spawned;
+  };
+  return {
+    get client() {
+      return live().client;
+    },
+    get child() {
+      return live().child;
+    },
+    get transport() {
+      return live().transport;
+    },
+    stderr: () => live().stderr(),
+    close: () => live().close(),
   };
 }
 

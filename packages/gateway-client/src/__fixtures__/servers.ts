@@ -289,6 +289,23 @@ function askInRounds(request: { inputResponses?: Record<string, unknown> }) {
   };
 }
 
+/** `<label> <reply>` once the client answers `request`; `refused: <error>` as an error result when it refuses. */
+async function relayed(label: string, request: Promise<unknown>) {
+  try {
+    const reply = await request;
+    return {
+      content: [
+        { type: 'text' as const, text: `${label} ${JSON.stringify(reply)}` },
+      ],
+    };
+  } catch (error) {
+    return {
+      content: [{ type: 'text' as const, text: `refused: ${String(error)}` }],
+      isError: true,
+    };
+  }
+}
+
 /** A low-level SDK v2 `Server` with the fixture tools and cursor pagination. */
 export function createToolServer(options: ToolServerOptions = {}): Server {
   const tools = options.tools ?? fixtureTools(options);
@@ -395,33 +412,17 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
       }
       case 'ask':
         if (options.inputRounds) return askInRounds(context.mcpReq);
-        try {
-          const reply = await context.mcpReq.send({
+        return relayed(
+          'elicited',
+          context.mcpReq.send({
             method: 'elicitation/create',
-            params: {
-              mode: 'form',
-              message: 'Which binary?',
-              requestedSchema: {
-                type: 'object',
-                properties: { binary: { type: 'string' } },
-                required: ['binary'],
-              },
-            },
-          });
-          return {
-            content: [
-              { type: 'text', text: `elicited ${JSON.stringify(reply)}` },
-            ],
-          };
-        } catch (error) {
-          return {
-            content: [{ type: 'text', text: `refused: ${String(error)}` }],
-            isError: true,
-          };
-        }
+            params: WHICH_BINARY,
+          }),
+        );
       case 'sample':
-        try {
-          const reply = await context.mcpReq.send({
+        return relayed(
+          'sampled',
+          context.mcpReq.send({
             method: 'sampling/createMessage',
             params: {
               messages: [
@@ -432,18 +433,8 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
               ],
               maxTokens: 10,
             },
-          });
-          return {
-            content: [
-              { type: 'text', text: `sampled ${JSON.stringify(reply)}` },
-            ],
-          };
-        } catch (error) {
-          return {
-            content: [{ type: 'text', text: `refused: ${String(error)}` }],
-            isError: true,
-          };
-        }
+          }),
+        );
       case 'fail':
         return {
           content: [{ type: 'text', text: 'the tool failed on purpose' }],

@@ -238,12 +238,12 @@ export type StdioServer = {
  * For one `describe` block: each of `servers` behind its own supergateway,
  * all behind one {@link startProxy} routing `/mcp/<target>`, started before
  * the block's tests (90 s at most) and stopped after them, every process
- * group checked gone. Read `url` and `routed` once `beforeAll` has run.
+ * group checked gone. The function it returns gives the proxy (its `url`
+ * and the requests it `routed`) once `beforeAll` has run.
  */
-export function useProxiedServers(servers: Record<string, StdioServer>): {
-  readonly url: string;
-  readonly routed: readonly string[];
-} {
+export function useProxiedServers(
+  servers: Record<string, StdioServer>,
+): () => { url: string; routed: string[] } {
   let started: Supergateway[] = [];
   let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
   beforeAll(async () => {
@@ -276,16 +276,8 @@ export function useProxiedServers(servers: Record<string, StdioServer>): {
     for (const server of started)
       expect(processGroupAlive(server.child.pid as number)).toBe(false);
   });
-  const running = () => {
+  return () => {
     if (proxy === undefined) throw new Error('the servers start in beforeAll');
     return proxy;
-  };
-  return {
-    get url() {
-      return running().url;
-    },
-    get routed() {
-      return running().routed;
-    },
   };
 }

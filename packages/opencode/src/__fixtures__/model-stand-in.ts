@@ -120,13 +120,35 @@ function sse(events: Array<[string | undefined, unknown]>): string {
 
 let idCounter = 0;
 
-function anthropicAnswer(body: Record<string, unknown>): string {
-  const messages = (body.messages ?? []) as Message[];
+/**
+ * The script's next step for a request: a request without tools (the
+ * session title) is answered with a fixed text.
+ */
+function stepFor(
+  body: Record<string, unknown>,
+  isResult: (m: Message) => boolean,
+): ReturnType<typeof nextStep> {
   const tools = (body.tools ?? []) as unknown[];
-  const step =
-    tools.length === 0
-      ? { text: 'Scripted session' }
-      : nextStep(messages, anthropicResult);
+  return tools.length === 0
+    ? { text: 'Scripted session' }
+    : nextStep((body.messages ?? []) as Message[], isResult);
+}
+
+/** The three events of the answer's one content block. */
+const contentBlock = (
+  start: Record<string, unknown>,
+  delta: Record<string, unknown>,
+): Array<[string, unknown]> => [
+  [
+    'content_block_start',
+    { type: 'content_block_start', index: 0, content_block: start },
+  ],
+  ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
+  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+];
+
+function anthropicAnswer(body: Record<string, unknown>): string {
+  const step = stepFor(body, anthropicResult);
   const id = `msg_${++idCounter}`;
   const usage = { input_tokens: 10, output_tokens: 5 };
   const events: Array<[string, unknown]> = [
@@ -147,55 +169,25 @@ function anthropicAnswer(body: Record<string, unknown>): string {
       },
     ],
   ];
-  if (step.call === undefined) {
-    events.push(
-      [
-        'content_block_start',
-        {
-          type: 'content_block_start',
-          index: 0,
-          content_block: { type: 'text', text: '' },
-        },
-      ],
-      [
-        'content_block_delta',
-        {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'text_delta', text: step.text },
-        },
-      ],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    );
-  } else {
-    events.push(
-      [
-        'content_block_start',
-        {
-          type: 'content_block_start',
-          index: 0,
-          content_block: {
+  events.push(
+    ...(step.call === undefined
+      ? contentBlock(
+          { type: 'text', text: '' },
+          { type: 'text_delta', text: step.text },
+        )
+      : contentBlock(
+          {
             type: 'tool_use',
             id: `toolu_${idCounter}`,
             name: step.call.name,
             input: {},
           },
-        },
-      ],
-      [
-        'content_block_delta',
-        {
-          type: 'content_block_delta',
-          index: 0,
-          delta: {
+          {
             type: 'input_json_delta',
             partial_json: JSON.stringify(step.call.input),
           },
-        },
-      ],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    );
-  }
+        )),
+  );
   events.push(
     [
       'message_delta',
@@ -216,12 +208,7 @@ function anthropicAnswer(body: Record<string, unknown>): string {
 const openaiResult = (m: Message) => m.role === 'tool';
 
 function openaiAnswer(body: Record<string, unknown>): string {
-  const messages = (body.messages ?? []) as Message[];
-  const tools = (body.tools ?? []) as unknown[];
-  const step =
-    tools.length === 0
-      ? { text: 'Scripted session' }
-      : nextStep(messages, openaiResult);
+  const step = stepFor(body, openaiResult);
   const id = `chatcmpl_${++idCounter}`;
   const chunk = (delta: unknown, finish: string | null) => ({
     id,
