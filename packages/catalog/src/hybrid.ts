@@ -71,6 +71,8 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
  */
 export type VectorMatrix = {
   rows: (Float32Array | undefined)[];
+  /** The rows one after another (a row without a vector holds zeros). */
+  exact: Float32Array;
   quantized: QuantizedRows;
 };
 
@@ -81,8 +83,8 @@ const matrices = new WeakMap<
 
 /**
  * The tools' vectors of `dimensions`, built once per lookup function, catalog state and
- * dimension. A float32 vector is kept as the lookup gave it (not copied); others are
- * copied to float32.
+ * dimension: copied to float32, one contiguous matrix (the exact similarities computed
+ * run along it), and quantized.
  */
 function vectorMatrix(
   snapshot: Snapshot,
@@ -102,17 +104,21 @@ function vectorMatrix(
   const known = byDimensions.get(dimensions);
   if (known !== undefined) return known;
   const rows: (Float32Array | undefined)[] = new Array(snapshot.size);
+  const exact = new Float32Array(snapshot.size * dimensions);
   const quantized = new QuantizedRows({ size: snapshot.size, dimensions });
   for (let position = 0; position < snapshot.size; position += 1) {
     const vector = tool(snapshot.toolAt(position).entry.name);
     if (vector === undefined || vector.length !== dimensions) continue;
-    const row =
-      vector instanceof Float32Array ? vector : Float32Array.from(vector);
+    const row = exact.subarray(
+      position * dimensions,
+      (position + 1) * dimensions,
+    );
+    row.set(vector);
     if (!row.every(Number.isFinite)) continue;
     rows[position] = row;
     quantized.setRow(position, row);
   }
-  const built = { rows, quantized };
+  const built = { rows, exact, quantized };
   byDimensions.set(dimensions, built);
   return built;
 }
@@ -159,15 +165,17 @@ export function exactSimilarities(input: VectorSideInput): {
   positions: number[];
   similarities: number[];
 } {
-  const { matrix, query, norm } = input;
-  const positions = Array.from(input.scope);
-  return {
-    positions,
-    similarities: positions.map(
-      (position) =>
-        dotProduct(query, matrix.rows[position] as Float32Array, 0) / norm,
-    ),
-  };
+  const { matrix, query, norm, scope } = input;
+  const dimensions = query.length;
+  const positions: number[] = new Array(scope.length);
+  const similarities: number[] = new Array(scope.length);
+  for (let slot = 0; slot < scope.length; slot += 1) {
+    const position = scope[slot] as number;
+    positions[slot] = position;
+    similarities[slot] =
+      dotProduct(query, matrix.exact, position * dimensions) / norm;
+  }
+  return { positions, similarities };
 }
 
 /** Tools in scope below which every similarity is computed exactly (the pass costs more than it saves). */
@@ -191,7 +199,7 @@ export function vectorSide(input: VectorSideInput): {
   const { matrix, query, norm, scope, lexical, limit, fusion } = input;
   const count = scope.length;
   const exact = (position: number): number =>
-    dotProduct(query, matrix.rows[position] as Float32Array, 0) / norm;
+    dotProduct(query, matrix.exact, position * query.length) / norm;
   const weight = Math.min(1, Math.max(0, fusion.weight));
   // At weight 0 the order is by position, not similarity; and rrf's ranks must differ.
   const shortcut =
@@ -264,25 +272,36 @@ export function vectorSide(input: VectorSideInput): {
     }
   }
   if (interpolate) return { positions, similarities };
-  // rrf: each tool's rank among all in scope, against exact values only.
+  // rrf: each tool's rank among all in scope, against exact values only. A tool is
+  // decided against every threshold when none lies in [lower, upper): its lower bound
+  // then stands for it; else (open) its exact value is needed.
   const thresholds = Float64Array.from(similarities).sort();
+  const open = new Uint8Array(count);
+  let opened = 0;
+  for (let slot = 0; slot < count; slot += 1) {
+    if (chosen[slot] === 1) continue;
+    const first = firstAtLeast(thresholds, lower[slot] as number);
+    if (
+      first < thresholds.length &&
+      (thresholds[first] as number) < (upper[slot] as number)
+    ) {
+      open[slot] = 1;
+      opened += 1;
+    }
+  }
+  // Similarities too crowded for the bounds to decide most ranks: all exact, once.
+  if (opened > count / 4) return exactSimilarities(input);
   const representative = new Float64Array(count);
   let chosenAt = 0;
   for (let slot = 0; slot < count; slot += 1) {
     if (chosen[slot] === 1) {
       representative[slot] = similarities[chosenAt] as number;
       chosenAt += 1;
-      continue;
-    }
-    // Decided against every threshold when none lies in [lower, upper): its lower
-    // bound then stands for it; else its exact value.
-    const low = lower[slot] as number;
-    const first = firstAtLeast(thresholds, low);
-    representative[slot] =
-      first < thresholds.length &&
-      (thresholds[first] as number) < (upper[slot] as number)
-        ? exact(scope[slot] as number)
-        : low;
+    } else
+      representative[slot] =
+        open[slot] === 1
+          ? exact(scope[slot] as number)
+          : (lower[slot] as number);
   }
   return {
     positions,

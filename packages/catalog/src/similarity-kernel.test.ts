@@ -19,6 +19,7 @@ function randomMatrix(options: {
   const next = seededRandom(seed);
   const common = Float32Array.from({ length: dimensions }, () => next() - 0.5);
   const rows: (Float32Array | undefined)[] = new Array(size);
+  const exact = new Float32Array(size * dimensions);
   const quantized = new QuantizedRows({ size, dimensions });
   for (let position = 0; position < size; position += 1) {
     const draw = next();
@@ -30,10 +31,14 @@ function randomMatrix(options: {
             common,
             (value) => shared * value + (next() - 0.5) * (1 + 9 * draw),
           );
-    rows[position] = row;
+    exact.set(row, position * dimensions);
+    rows[position] = exact.subarray(
+      position * dimensions,
+      (position + 1) * dimensions,
+    );
     quantized.setRow(position, row);
   }
-  return { rows, quantized };
+  return { rows, exact, quantized };
 }
 
 describe('the similarity kernel', () => {
