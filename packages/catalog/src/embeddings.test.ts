@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closedUrl,
@@ -28,6 +31,43 @@ const failure = async (promise: Promise<unknown>): Promise<CatalogError> => {
 };
 
 describe('openAiEmbeddings', () => {
+  it('asks once more, on a new connection, when a connection closes before any answer (an idle kept-alive one the endpoint closed)', async () => {
+    // Closes the connection of the requests `closing` says, answers the others.
+    let requests = 0;
+    let closing = (request: number): boolean => request === 1;
+    const server = createServer((request, response) => {
+      requests += 1;
+      if (closing(requests)) {
+        request.socket.destroy();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ index: 0, embedding: [3, 4] }] }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const provider = openAiEmbeddings({
+        url: `http://127.0.0.1:${port}/v1`,
+        model: 'm',
+      });
+      expect(await provider.embed(['a'])).toEqual([
+        Float32Array.from([0.6, 0.8]),
+      ]);
+      expect(requests).toBe(2);
+      // Once more only: a connection that always closes is a failure.
+      closing = () => true;
+      const error = await failure(provider.embed(['a']));
+      expect(error.code).toBe('EMBEDDINGS_FAILED');
+      expect(error.message).toMatch(/other side closed/);
+      expect(requests).toBe(4);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('asks <url>/embeddings for one unit vector per text, in order, with the key as a bearer token', async () => {
     const provider = openAiEmbeddings({
       url: `${endpoint.url}/`,

@@ -118,6 +118,13 @@ function vectorsOf(body: unknown, count: number): Float32Array[] | string {
   return vectors as Float32Array[];
 }
 
+/** Whether a fetch failed because the connection closed before any answer came. */
+function closedBeforeAnswer(error: unknown): boolean {
+  const code = ((error as Error | undefined)?.cause as { code?: unknown })
+    ?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}
+
 /**
  * A {@link VectorProvider} over an OpenAI-compatible `POST <url>/embeddings` (OpenAI,
  * Ollama, LM Studio, vLLM, llama.cpp server, text-embeddings-inference). Vectors come back
@@ -149,14 +156,22 @@ export function openAiEmbeddings(
       let response: Response;
       let body: unknown;
       try {
-        response = await fetch(endpoint, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-          },
-          body: JSON.stringify({ model, input: texts }),
-          signal,
+        const request = (): Promise<Response> =>
+          fetch(endpoint, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+            },
+            body: JSON.stringify({ model, input: texts }),
+            signal,
+          });
+        // A kept-alive connection the endpoint closed while idle (its close not yet
+        // seen here, e.g. while a long computation held the event loop) is not an
+        // answer: asked once more, on a new connection.
+        response = await request().catch((error: unknown) => {
+          if (signal.aborted || !closedBeforeAnswer(error)) throw error;
+          return request();
         });
         const text = await response.text();
         if (!response.ok)

@@ -140,6 +140,8 @@ export async function applyHybrid(
     return;
   }
   const { data, catalog, limit } = set;
+  // One lookup for the whole set: the catalog builds its vector matrix once per lookup.
+  const tool = (name: string) => vectors.tools.get(name);
   const rankings = data.queries.map((query, index) =>
     catalog
       .search({
@@ -147,7 +149,7 @@ export async function applyHybrid(
         limit,
         vectors: {
           query: vectors.queries[index] as Float32Array,
-          tool: (name) => vectors.tools.get(name),
+          tool,
           fusion: config.fusion,
         },
       })

@@ -67,7 +67,7 @@ const BINS = 2048;
  * holds only higher similarities), then exact comparisons only in the bins the values
  * fall into.
  */
-function countAboveEach(
+export function countAboveEach(
   similarities: ArrayLike<number>,
   values: readonly number[],
 ): number[] {
@@ -249,6 +249,18 @@ function rrfRanksBySort(vector: FusionInput['vector']): VectorRanks {
  * one more pass ranks those and the lexical candidates' (no sort of every similarity).
  */
 export function fuseRankings(input: FusionInput): FusedRanking {
+  return fuseScored(input);
+}
+
+/**
+ * {@link fuseRankings}, or with `ranks` given (for `rrf`), each vector slot's rank among
+ * a larger set than the one given: hybrid search passes only the similarities the answer
+ * depends on, with their ranks among all.
+ */
+export function fuseScored(
+  input: FusionInput,
+  ranks?: readonly number[],
+): FusedRanking {
   const { lexical, vector, fusion } = input;
   const weight = Math.min(1, Math.max(0, fusion.weight));
   const limit = Math.max(0, input.limit);
@@ -276,13 +288,15 @@ export function fuseRankings(input: FusionInput): FusedRanking {
     for (let rank = 0; rank < lexical.positions.length; rank += 1)
       add(lexical.positions[rank] as number, (1 - weight) / (rrfK + rank + 1));
     // `seen` marks the lexical candidates, and nothing else, here.
-    const { slots, ranks } =
-      rrfRanks({ vector, lexical: seen.slice(), limit, weight, rrfK }) ??
-      rrfRanksBySort(vector);
+    const { slots, ranks: vectorRanks } =
+      ranks === undefined
+        ? (rrfRanks({ vector, lexical: seen.slice(), limit, weight, rrfK }) ??
+          rrfRanksBySort(vector))
+        : { slots: ranks.map((_, slot) => slot), ranks };
     slots.forEach((slot, index) =>
       add(
         vector.positions[slot] as number,
-        weight / (rrfK + (ranks[index] as number) + 1),
+        weight / (rrfK + (vectorRanks[index] as number) + 1),
       ),
     );
   } else {

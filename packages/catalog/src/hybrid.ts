@@ -1,7 +1,13 @@
 import { CatalogError } from './errors.js';
-import { DEFAULT_FUSION, fuseRankings, type Fusion } from './fusion.js';
+import {
+  countAboveEach,
+  DEFAULT_FUSION,
+  fuseScored,
+  type Fusion,
+} from './fusion.js';
 import { compactDescription } from './render.js';
 import { exactNamesOf } from './prepare.js';
+import { QuantizedRows } from './similarity-kernel.js';
 import { CORE_PROFILE, runSearch, type Snapshot } from './snapshot.js';
 import { analyzeQuery, normalizeName } from './tokenizer.js';
 import type { SearchHit, SearchResult } from './types.js';
@@ -58,8 +64,17 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
   return fusion;
 }
 
-/** The tools' vectors of one catalog state, one row per position (`present` 0: none). */
-type VectorMatrix = { matrix: Float32Array; present: Uint8Array };
+/**
+ * The tools' vectors of one catalog state and dimension: each tool's exact row (by
+ * position; `undefined`: none, or one with a value that is not finite) and all rows
+ * quantized for the similarity pass.
+ */
+export type VectorMatrix = {
+  rows: (Float32Array | undefined)[];
+  /** The rows one after another (a row without a vector holds zeros). */
+  exact: Float32Array;
+  quantized: QuantizedRows;
+};
 
 const matrices = new WeakMap<
   SearchVectors['tool'],
@@ -67,8 +82,9 @@ const matrices = new WeakMap<
 >();
 
 /**
- * The tools' vectors of `dimensions` in one contiguous matrix, built once per lookup
- * function, catalog state and dimension (a vector with a non-finite value counts as none).
+ * The tools' vectors of `dimensions`, built once per lookup function, catalog state and
+ * dimension: copied to float32, one contiguous matrix (the exact similarities computed
+ * run along it), and quantized.
  */
 function vectorMatrix(
   snapshot: Snapshot,
@@ -87,21 +103,22 @@ function vectorMatrix(
   }
   const known = byDimensions.get(dimensions);
   if (known !== undefined) return known;
-  const matrix = new Float32Array(snapshot.size * dimensions);
-  const present = new Uint8Array(snapshot.size);
+  const rows: (Float32Array | undefined)[] = new Array(snapshot.size);
+  const exact = new Float32Array(snapshot.size * dimensions);
+  const quantized = new QuantizedRows({ size: snapshot.size, dimensions });
   for (let position = 0; position < snapshot.size; position += 1) {
     const vector = tool(snapshot.toolAt(position).entry.name);
     if (vector === undefined || vector.length !== dimensions) continue;
-    const offset = position * dimensions;
-    let finite = true;
-    for (let d = 0; d < dimensions; d += 1) {
-      const value = vector[d] as number;
-      if (!Number.isFinite(value)) finite = false;
-      matrix[offset + d] = value;
-    }
-    present[position] = finite ? 1 : 0;
+    const row = exact.subarray(
+      position * dimensions,
+      (position + 1) * dimensions,
+    );
+    row.set(vector);
+    if (!row.every(Number.isFinite)) continue;
+    rows[position] = row;
+    quantized.setRow(position, row);
   }
-  const built = { matrix, present };
+  const built = { rows, exact, quantized };
   byDimensions.set(dimensions, built);
   return built;
 }
@@ -129,6 +146,182 @@ function dotProduct(
   return a + b + c + e;
 }
 
+/** What {@link vectorSide} needs: the tools in scope and the fusion that follows. */
+export type VectorSideInput = {
+  matrix: VectorMatrix;
+  /** The query vector and its length. */
+  query: Float32Array;
+  norm: number;
+  /** Positions of the tools in scope with a vector, ascending. */
+  scope: Int32Array;
+  /** Marks (1) the positions of the lexical candidates fused. */
+  lexical: Uint8Array;
+  limit: number;
+  fusion: Fusion;
+};
+
+/** Every tool's exact similarity (what {@link vectorSide} gives the same answer as). */
+export function exactSimilarities(input: VectorSideInput): {
+  positions: number[];
+  similarities: number[];
+} {
+  const { matrix, query, norm, scope } = input;
+  const dimensions = query.length;
+  const positions: number[] = new Array(scope.length);
+  const similarities: number[] = new Array(scope.length);
+  for (let slot = 0; slot < scope.length; slot += 1) {
+    const position = scope[slot] as number;
+    positions[slot] = position;
+    similarities[slot] =
+      dotProduct(query, matrix.exact, position * dimensions) / norm;
+  }
+  return { positions, similarities };
+}
+
+/** Tools in scope below which every similarity is computed exactly (the pass costs more than it saves). */
+const EXACT_BELOW = 256;
+
+/**
+ * The vector side of a hybrid search: what {@link fuseScored} needs to fuse exactly as if
+ * every tool's exact similarity (its float32 vector times the query's, summed in doubles,
+ * over the query's length) were given, while computing few of them exactly. The 8-bit
+ * pass bounds every similarity; exact values are computed only for the tools the answer
+ * can depend on: the lexical candidates, those that may be among the best `limit` of the
+ * rest, and for `interpolate` those that may be the lowest or highest similarity. For
+ * `rrf`, every tool's rank is counted against the exact values, a tool whose bounds leave
+ * its side of one of them open computed exactly too.
+ */
+export function vectorSide(input: VectorSideInput): {
+  positions: number[];
+  similarities: number[];
+  ranks?: number[];
+} {
+  const { matrix, query, norm, scope, lexical, limit, fusion } = input;
+  const count = scope.length;
+  const exact = (position: number): number =>
+    dotProduct(query, matrix.exact, position * query.length) / norm;
+  const weight = Math.min(1, Math.max(0, fusion.weight));
+  // At weight 0 the order is by position, not similarity; and rrf's ranks must differ.
+  const shortcut =
+    count >= EXACT_BELOW &&
+    weight > 0 &&
+    (fusion.method !== 'rrf' ||
+      (fusion.rrfK + count + 1 < 2 ** 50 &&
+        weight / (fusion.rrfK + count + 1) > 1e-290));
+  if (!shortcut) return exactSimilarities(input);
+  const { quantized } = matrix;
+  const products = quantized.products(query);
+  const lower = new Float64Array(count);
+  const upper = new Float64Array(count);
+  // The limit-th best lower bound of the tools outside the lexical candidates.
+  const best = new Float64Array(Math.max(0, limit)).fill(-Infinity);
+  let highestLower = -Infinity;
+  let lowestUpper = Infinity;
+  for (let slot = 0; slot < count; slot += 1) {
+    const position = scope[slot] as number;
+    const estimate =
+      (products.queryScale *
+        (quantized.scales[position] as number) *
+        (products.products[position] as number)) /
+      norm;
+    const bound =
+      quantized.productBound(position, products) / norm +
+      Math.abs(estimate) * 2 ** -40;
+    const low = estimate - bound;
+    const high = estimate + bound;
+    lower[slot] = low;
+    upper[slot] = high;
+    if (low > highestLower) highestLower = low;
+    if (high < lowestUpper) lowestUpper = high;
+    if (
+      lexical[position] === 0 &&
+      best.length > 0 &&
+      low > (best[0] as number)
+    ) {
+      // Kept ascending; a new one enters at its place and the lowest goes.
+      let at = 0;
+      while (at + 1 < best.length && (best[at + 1] as number) < low) {
+        best[at] = best[at + 1] as number;
+        at += 1;
+      }
+      best[at] = low;
+    }
+  }
+  // Less a margin: interpolated scores of two similarities this close may round equal.
+  const threshold =
+    best.length === 0
+      ? Infinity
+      : (best[0] as number) -
+        2 ** -50 * (1 + Math.abs(best[0] as number) + Math.abs(lowestUpper));
+  const interpolate = fusion.method !== 'rrf';
+  const positions: number[] = [];
+  const similarities: number[] = [];
+  const chosen = new Uint8Array(count);
+  for (let slot = 0; slot < count; slot += 1) {
+    const position = scope[slot] as number;
+    const high = upper[slot] as number;
+    if (
+      lexical[position] === 1 ||
+      high >= threshold ||
+      (interpolate &&
+        (high >= highestLower || (lower[slot] as number) <= lowestUpper))
+    ) {
+      chosen[slot] = 1;
+      positions.push(position);
+      similarities.push(exact(position));
+    }
+  }
+  if (interpolate) return { positions, similarities };
+  // rrf: each tool's rank among all in scope, against exact values only. A tool is
+  // decided against every threshold when none lies in [lower, upper): its lower bound
+  // then stands for it; else (open) its exact value is needed.
+  const thresholds = Float64Array.from(similarities).sort();
+  const open = new Uint8Array(count);
+  let opened = 0;
+  for (let slot = 0; slot < count; slot += 1) {
+    if (chosen[slot] === 1) continue;
+    const first = firstAtLeast(thresholds, lower[slot] as number);
+    if (
+      first < thresholds.length &&
+      (thresholds[first] as number) < (upper[slot] as number)
+    ) {
+      open[slot] = 1;
+      opened += 1;
+    }
+  }
+  // Similarities too crowded for the bounds to decide most ranks: all exact, once.
+  if (opened > count / 4) return exactSimilarities(input);
+  const representative = new Float64Array(count);
+  let chosenAt = 0;
+  for (let slot = 0; slot < count; slot += 1) {
+    if (chosen[slot] === 1) {
+      representative[slot] = similarities[chosenAt] as number;
+      chosenAt += 1;
+    } else
+      representative[slot] =
+        open[slot] === 1
+          ? exact(scope[slot] as number)
+          : (lower[slot] as number);
+  }
+  return {
+    positions,
+    similarities,
+    ranks: countAboveEach(representative, similarities),
+  };
+}
+
+/** The index of the first of the ascending `sorted` values at least `value`. */
+function firstAtLeast(sorted: Float64Array, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as number) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** What one hybrid search needs: the lexical search's options plus the vectors. */
 export type HybridRun = Parameters<typeof runSearch>[0] & {
   vectors: SearchVectors;
@@ -147,21 +340,15 @@ export function runHybridSearch(run: HybridRun): SearchResult {
   let norm = 0;
   for (const value of query) norm += value * value;
   norm = Math.sqrt(norm);
-  let positions = new Int32Array(0);
-  let similarities = new Float64Array(0);
-  let count = 0;
+  let scope = new Int32Array(0);
+  let matrix: VectorMatrix | undefined;
   if (norm > 0 && Number.isFinite(norm) && run.query.trim() !== '') {
-    const { matrix, present } = vectorMatrix(
-      snapshot,
-      vectors.tool,
-      query.length,
-    );
-    const dimensions = query.length;
+    matrix = vectorMatrix(snapshot, vectors.tool, query.length);
     const filtered = run.profile !== undefined || run.target !== undefined;
-    positions = new Int32Array(snapshot.size);
-    similarities = new Float64Array(snapshot.size);
+    scope = new Int32Array(snapshot.size);
+    let count = 0;
     for (let position = 0; position < snapshot.size; position += 1) {
-      if (present[position] === 0) continue;
+      if (matrix.rows[position] === undefined) continue;
       if (filtered) {
         const entry = snapshot.toolAt(position).entry;
         if (run.target !== undefined && entry.target !== run.target) continue;
@@ -172,13 +359,12 @@ export function runHybridSearch(run: HybridRun): SearchResult {
         )
           continue;
       }
-      const dot = dotProduct(query, matrix, position * dimensions);
-      positions[count] = position;
-      similarities[count] = dot / norm;
+      scope[count] = position;
       count += 1;
     }
+    scope = scope.subarray(0, count);
   }
-  if (count === 0) return runSearch(run);
+  if (matrix === undefined || scope.length === 0) return runSearch(run);
   const lexical = runSearch({
     ...run,
     limit: LEXICAL_POOL,
@@ -199,15 +385,26 @@ export function runHybridSearch(run: HybridRun): SearchResult {
       lexicalScores.push(hit.score);
     }
   }
-  const fused = fuseRankings({
-    lexical: { positions: lexicalPositions, scores: lexicalScores },
-    vector: {
-      positions: positions.subarray(0, count),
-      similarities: similarities.subarray(0, count),
-    },
+  const marks = new Uint8Array(snapshot.size);
+  for (const position of lexicalPositions) marks[position] = 1;
+  const vector = vectorSide({
+    matrix,
+    query,
+    norm,
+    scope,
+    lexical: marks,
     limit: run.limit,
     fusion: run.fusion,
   });
+  const fused = fuseScored(
+    {
+      lexical: { positions: lexicalPositions, scores: lexicalScores },
+      vector,
+      limit: run.limit,
+      fusion: run.fusion,
+    },
+    vector.ranks,
+  );
   const pinned = new Set(exact.map((hit) => hit.name));
   const top = fused.scores[0] ?? 0;
   const hits: SearchHit[] = exact.map((hit, rank) => ({
