@@ -406,6 +406,23 @@ describe('Broker without a gateway', () => {
     expect(error.code).toBe('UNKNOWN_TOOL');
     expect(error.message).toMatch(/Closest: .*core_read_file/);
   });
+
+  it('counts tools per target again after the catalog changes', () => {
+    const broker = new Broker({ role: 'staff-backend' });
+    const count = (target: string) =>
+      broker.targetSummary().find((row) => row.target === target)?.tools;
+    const core = broker.catalog.list().filter((t) => t.target === 'core');
+    expect(count('core')).toBe(core.length);
+    broker.catalog.replaceBackend('core', core.slice(1));
+    expect(count('core')).toBe(core.length - 1);
+    broker.catalog.replaceBackend(
+      'extra',
+      core
+        .slice(0, 1)
+        .map((t) => ({ ...t, target: 'extra', name: `extra_${t.tool}` })),
+    );
+    expect(count('extra')).toBe(1);
+  });
 });
 
 describe('Broker re-listing on tools/list_changed', () => {

@@ -166,6 +166,9 @@ export class Broker {
   readonly #pinWrites = new Set<Promise<void>>();
   /** When each target was last listed again for a name the catalog lacked. */
   readonly #relistedOnDemand = new Map<string, number>();
+  /** {@link targetSummary}'s counts and the catalog list they were counted from. */
+  #targetCounts:
+    { entries: readonly unknown[]; counts: Map<string, number> } | undefined;
   readonly #log: (line: string) => void;
 
   constructor(options: BrokerOptions) {
@@ -435,10 +438,25 @@ export class Broker {
   targetSummary(): Array<{ target: string; tools: number }> {
     const counts = new Map<string, number>();
     for (const target of this.#backends.targets()) counts.set(target, 0);
-    for (const tool of this.catalog.list()) {
-      counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
-    }
+    for (const [target, tools] of this.#toolsPerTarget())
+      counts.set(target, tools);
     return [...counts].map(([target, tools]) => ({ target, tools }));
+  }
+
+  /**
+   * Tools per target in the catalog, counted once per catalog version (its
+   * list of entries is one array until the next change), so a search without
+   * hits does not walk every tool again.
+   */
+  #toolsPerTarget(): ReadonlyMap<string, number> {
+    const entries = this.catalog.list();
+    if (this.#targetCounts?.entries !== entries) {
+      const counts = new Map<string, number>();
+      for (const tool of entries)
+        counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
+      this.#targetCounts = { entries, counts };
+    }
+    return this.#targetCounts.counts;
   }
 
   /** Hands an answered search to learning from use (its catalog terms and hit names). */
