@@ -52,14 +52,30 @@ describe('a call through the broker behaves as if made directly', () => {
     );
     await direct.close();
 
-    const brokered: unknown[] = [];
+    // Read from the broker's stdout: an SDK stdio client drops a progress
+    // notification that arrives in the same read as the response (it hands
+    // notifications on a microtask, after the response has ended the call).
+    const before = plain.transport.stdoutLines.length;
     const result = await callThrough(
       plain,
       'live_steps',
       { count: 4 },
-      { onprogress: (p) => brokered.push(p), resetTimeoutOnProgress: true },
+      { onprogress: () => {}, resetTimeoutOnProgress: true },
     );
     expect(resultText(result)).toBe('4 steps done');
+    const lines = plain.transport.stdoutLines
+      .slice(before)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const answeredAt = lines.findIndex((message) => 'result' in message);
+    const brokered = lines
+      .slice(0, answeredAt)
+      .filter((message) => message.method === 'notifications/progress')
+      .map((message) => {
+        const { progressToken: _token, ...progress } = message.params as {
+          progressToken: unknown;
+        };
+        return progress;
+      });
     expect(directProgress).toHaveLength(4);
     expect(brokered).toEqual(directProgress);
     expect(brokered[3]).toEqual({
