@@ -379,6 +379,31 @@ type LoadedPins = {
   bytes: Buffer | undefined;
 };
 
+/**
+ * Parses (when not done yet) and checks one indexed pin against its hash,
+ * keeping the checked entry on the pin; the problem's text when it fails.
+ * A pin already checked, or not read from the file's index, passes.
+ */
+function checkIndexedPin(
+  name: string,
+  pin: Pin,
+  bytes: Buffer,
+): string | undefined {
+  if (
+    pin.at === undefined ||
+    (pin.entry !== undefined && pin.checked !== false)
+  )
+    return undefined;
+  const parsed =
+    pin.entry ?? parseIndexedEntry(bytes, { name, hash: pin.hash, ...pin.at });
+  const entry =
+    typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
+  if (typeof entry === 'string') return entry;
+  pin.entry = entry;
+  delete pin.checked;
+  return undefined;
+}
+
 function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
   return {
     hash: hash ?? definitionHash(definition),
@@ -495,20 +520,13 @@ export class PinStore {
     const pin = this.#pins.get(name);
     const bytes = this.#bytes;
     if (
-      pin?.at === undefined ||
-      (pin.entry !== undefined && pin.checked !== false) ||
+      pin === undefined ||
       bytes === undefined ||
-      pin.at.file !== this.#stamp
+      pin.at?.file !== this.#stamp
     )
       return;
-    const parsed =
-      pin.entry ??
-      parseIndexedEntry(bytes, { name, hash: pin.hash, ...pin.at });
-    const entry =
-      typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
-    if (typeof entry === 'string') throw invalidPinsFile(this.path, entry);
-    pin.entry = entry;
-    delete pin.checked;
+    const problem = checkIndexedPin(name, pin, bytes);
+    if (problem !== undefined) throw invalidPinsFile(this.path, problem);
   }
 
   /** Why the store does not write on its own, or `undefined` when it does. */
@@ -618,21 +636,7 @@ export class PinStore {
     for (const [name, pin] of loaded.pins) {
       index += 1;
       if (index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
-      if (
-        pin.at === undefined ||
-        (pin.entry !== undefined && pin.checked !== false)
-      )
-        continue;
-      const parsed =
-        pin.entry ??
-        parseIndexedEntry(bytes, { name, hash: pin.hash, ...pin.at });
-      const entry =
-        typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
-      if (typeof entry !== 'string') {
-        pin.entry = entry;
-        delete pin.checked;
-        continue;
-      }
+      if (checkIndexedPin(name, pin, bytes) === undefined) continue;
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
       for (const [parsedName, parsedEntry] of Object.entries(file.tools))
         loaded.pins.set(parsedName, pinOf(parsedEntry));
