@@ -1,4 +1,4 @@
-export { createErrorFamily } from './error-family.js';
+export { createErrorFamily, errorClass } from './error-family.js';
 export {
   GATEWAY_MODES,
   MAX_TARGET_NAME_LENGTH,

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   DEFAULT_BACKENDS,
   createErrorFamily,
+  errorClass,
   multiplexedName,
   sha256Tag,
   splitMultiplexedName,
@@ -56,6 +57,73 @@ describe('createErrorFamily', () => {
       const typed: DemoSubError = narrowed;
       expect(typed.code).toBe('b');
     }
+  });
+});
+
+describe('errorClass', () => {
+  const Code = { A: 'a', B: 'b', C: 'c' } as const;
+  class DemoError extends createErrorFamily<typeof Code>('demo-row-test') {}
+  class PairError extends errorClass(DemoError, {
+    codes: [Code.B, Code.C],
+    details: ({
+      code,
+      left,
+      right,
+      cause,
+    }: {
+      code: 'b' | 'c';
+      left: string;
+      right: number;
+      cause?: unknown;
+    }) => ({ code, message: `${left} ${right}`, cause, isRetryable: true }),
+    keep: ['left', 'right'],
+  }) {}
+
+  it('builds the base from its row and keeps the named keys only', () => {
+    const cause = new Error('root');
+    const error = new PairError({ code: 'c', left: 'x', right: 2, cause });
+    expect(error).toBeInstanceOf(PairError);
+    expect(error).toBeInstanceOf(DemoError);
+    expect(error.name).toBe('PairError');
+    expect(error.message).toBe('x 2');
+    expect(error.code).toBe('c');
+    expect(error.isRetryable).toBe(true);
+    expect(error.cause).toBe(cause);
+    expect({ left: error.left, right: error.right }).toEqual({
+      left: 'x',
+      right: 2,
+    });
+    expect(Object.keys(error)).toEqual([
+      'code',
+      'isRetryable',
+      'name',
+      'left',
+      'right',
+    ]);
+    expect(PairError.codes).toEqual(['b', 'c']);
+    expectTypeOf(PairError.codes).toEqualTypeOf<('b' | 'c')[]>();
+    expectTypeOf(error.code).toEqualTypeOf<'b' | 'c'>();
+    expectTypeOf(error).toHaveProperty('left').toEqualTypeOf<string>();
+  });
+
+  it("holds isInstance for the family's errors with one of its codes", () => {
+    expect(
+      PairError.isInstance(new DemoError({ code: 'b', message: 'm' })),
+    ).toBe(true);
+    expect(
+      PairError.isInstance(new DemoError({ code: 'a', message: 'm' })),
+    ).toBe(false);
+    expect(
+      DemoError.isInstance(new PairError({ code: 'b', left: '', right: 0 })),
+    ).toBe(true);
+    const unknownError: unknown = new PairError({
+      code: 'b',
+      left: 'l',
+      right: 1,
+    });
+    if (!PairError.isInstance(unknownError)) throw new Error('not narrowed');
+    expectTypeOf(unknownError).toEqualTypeOf<PairError>();
+    expect(unknownError.left).toBe('l');
   });
 });
 
