@@ -18,3 +18,4 @@ export {
   type ProfileName,
 } from './backends.js';
 export { sha256Hex, sha256Tag } from './digest.js';
+export { thrownCode } from './thrown-code.js';

@@ -3,6 +3,7 @@ import {
   DEFAULT_BACKENDS,
   createErrorFamily,
   errorClass,
+  thrownCode,
   multiplexedName,
   sha256Tag,
   splitMultiplexedName,
@@ -124,6 +125,23 @@ describe('errorClass', () => {
     if (!PairError.isInstance(unknownError)) throw new Error('not narrowed');
     expectTypeOf(unknownError).toEqualTypeOf<PairError>();
     expect(unknownError.left).toBe('l');
+  });
+});
+
+describe('thrownCode', () => {
+  class DemoError extends createErrorFamily<{ A: 'a' }>('thrown-code-test') {}
+
+  it("reads the family's code, names any other throw, and is undefined when nothing throws", () => {
+    const fail = () => {
+      throw new DemoError({ code: 'a', message: 'm' });
+    };
+    expect(thrownCode(DemoError, fail)).toBe('a');
+    expect(
+      thrownCode(DemoError, () => {
+        throw new Error('boom');
+      }),
+    ).toBe('not a DemoError: Error: boom');
+    expect(thrownCode(DemoError, () => 1)).toBeUndefined();
   });
 });
 

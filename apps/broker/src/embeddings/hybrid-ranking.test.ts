@@ -12,6 +12,7 @@ import {
   type EmbeddingsEndpoint,
 } from '../__fixtures__/embeddings-endpoint.js';
 import { HybridRanking } from './hybrid-ranking.js';
+import { until } from '../__fixtures__/until.js';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'heretek-hybrid-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -46,12 +47,6 @@ const weatherTool = (description: string) =>
     backend: { backend: 'weather', target: 'weather', profile: 'core' },
     tool: { name: 'forecast', description },
   });
-
-/** Waits until `ready` holds (bounded by the test's timeout). */
-async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await ready()))
-    await new Promise((resolve) => setTimeout(resolve, 25));
-}
 
 describe('HybridRanking', () => {
   it('embeds only new or changed tools, from the cache after a restart', async () => {
