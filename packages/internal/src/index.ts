@@ -19,3 +19,4 @@ export {
 } from './backends.js';
 export { sha256Hex, sha256Tag } from './digest.js';
 export { thrownCode } from './thrown-code.js';
+export { UsageError, isUsageError } from './usage-error.js';

@@ -1,8 +1,11 @@
+import { parseArgs } from 'node:util';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   DEFAULT_BACKENDS,
   createErrorFamily,
   errorClass,
+  isUsageError,
+  UsageError,
   thrownCode,
   multiplexedName,
   sha256Tag,
@@ -142,6 +145,22 @@ describe('thrownCode', () => {
       }),
     ).toBe('not a DemoError: Error: boom');
     expect(thrownCode(DemoError, () => 1)).toBeUndefined();
+  });
+});
+
+describe('isUsageError', () => {
+  it("holds for a UsageError and parseArgs's errors, not for others", () => {
+    expect(isUsageError(new UsageError('missing command'))).toBe(true);
+    let parseError: unknown;
+    try {
+      parseArgs({ args: ['--bogus'], options: {} });
+    } catch (error) {
+      parseError = error;
+    }
+    expect(isUsageError(parseError)).toBe(true);
+    expect(isUsageError(new Error('boom'))).toBe(false);
+    expect(isUsageError({ code: 'ENOENT' })).toBe(false);
+    expect(isUsageError(undefined)).toBe(false);
   });
 });
 
