@@ -324,7 +324,24 @@ export function fuseScored(
         vectorShare * ((vector.similarities[slot] as number) - low),
       );
   }
-  // The best `limit`, kept sorted by insertion (a candidate rarely enters once it is full).
+  return bestFused({ candidates, count, fused, limit });
+}
+
+/**
+ * The best `limit` of the first `count` candidates by fused score (ties by position), kept
+ * sorted by insertion: a candidate rarely enters once the list is full.
+ */
+function bestFused({
+  candidates,
+  count,
+  fused,
+  limit,
+}: {
+  candidates: Int32Array;
+  count: number;
+  fused: Float64Array;
+  limit: number;
+}): FusedRanking {
   const positions: number[] = [];
   const scores: number[] = [];
   for (let slot = 0; slot < count; slot += 1) {
