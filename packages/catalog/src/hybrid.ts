@@ -291,14 +291,7 @@ export function vectorSide(input: VectorSideInput): {
  * then stands for it; else (open) its exact value is needed. Undefined when more than
  * a quarter of the tools are open.
  */
-function ranksAgainstExact({
-  scope,
-  chosen,
-  lower,
-  upper,
-  similarities,
-  exact,
-}: {
+function ranksAgainstExact(side: {
   scope: Int32Array;
   /** 1 for the tools whose exact similarity is in `similarities`, in slot order. */
   chosen: Uint8Array;
@@ -307,6 +300,7 @@ function ranksAgainstExact({
   similarities: number[];
   exact: (position: number) => number;
 }): number[] | undefined {
+  const { scope, chosen, lower, upper, similarities, exact } = side;
   const count = scope.length;
   const thresholds = Float64Array.from(similarities).sort();
   const open = new Uint8Array(count);
