@@ -256,12 +256,20 @@ export function adoptPreparedTool(options: {
   }
   if (!sameIds(terms, TARGET, target))
     return `"fields.target" does not match target "${entry.target}"`;
-  const prepared: PreparedTool = {
-    entry,
-    terms,
-    saved: options.saved,
-    savedIndex: options.savedIndex ?? -1,
-  };
+  return restoredTool(entry, terms, options.saved, options.savedIndex ?? -1);
+}
+
+/**
+ * The prepared tool of a restored entry with its saved terms, unchecked (the caller checked
+ * them, or a sample of the catalog's tools with {@link adoptPreparedTool}).
+ */
+export function restoredTool(
+  entry: ToolEntry,
+  terms: Int32Array,
+  saved: SavedTexts | undefined,
+  savedIndex: number,
+): PreparedTool {
+  const prepared: PreparedTool = { entry, terms, saved, savedIndex };
   byEntry.set(entry, prepared);
   return prepared;
 }

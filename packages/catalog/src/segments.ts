@@ -122,6 +122,163 @@ function orderById(ids: Int32Array): Int32Array {
 }
 const LOCAL_LIMIT = 1 << 22;
 
+/** What a segment holds besides its target and tools (see {@link Segment}). */
+export type SegmentArrays = {
+  fieldLengths: Float64Array;
+  bagLengths: Float64Array;
+  termIds: Int32Array;
+  offsets: Int32Array;
+  documents: Int32Array;
+  bags: Float32Array | Float64Array;
+  inName: Uint8Array;
+  nameOffsets: Int32Array;
+  nameTerms: Int32Array;
+  bareNames: Int32Array;
+};
+
+/** Builds the arrays of the segment of `tools` (see {@link Segment}). */
+function buildArrays(
+  tools: readonly PreparedTool[],
+  tuning: SearchTuning,
+  terms: SegmentTerms | undefined,
+): SegmentArrays {
+  const { termIds, tokens, fieldCounts } = terms ?? localTerms(tools);
+  const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
+  const fieldLengths = new Float64Array(FIELD_COUNT);
+  const bagLengths = new Float64Array(tools.length);
+  let longest = 0;
+  for (let document = 0; document < tools.length; document += 1) {
+    let length = 0;
+    for (let field = 0; field < FIELD_COUNT; field += 1)
+      length += fieldCounts[document * FIELD_COUNT + field] as number;
+    if (length > longest) longest = length;
+  }
+  const nameOffsets = new Int32Array(tools.length + 1);
+  const nameTerms: number[] = [];
+  // At most one posting per token: tool-term pairs in order of first appearance.
+  const scratch = scratchFor(termIds.length, longest, tokens.length);
+  const {
+    slotOf,
+    stampOf,
+    counts,
+    order,
+    postingTerm,
+    postingDocument,
+    postingBag,
+    postingName,
+  } = scratch;
+  let total = 0;
+  let token = 0;
+  for (let document = 0; document < tools.length; document += 1) {
+    // Distinct terms in order of first appearance across the fields, with counts per field.
+    const stamp = (scratch.stamp += 1);
+    let distinct = 0;
+    let bagLength = 0;
+    for (let field = 0; field < FIELD_COUNT; field += 1) {
+      const length = fieldCounts[document * FIELD_COUNT + field] as number;
+      fieldLengths[field] = (fieldLengths[field] as number) + length;
+      bagLength += (bagWeights[field] ?? 0) * length;
+      const end = token + length;
+      for (; token < end; token += 1) {
+        const local = tokens[token] as number;
+        let slot: number;
+        if (stampOf[local] === stamp) slot = slotOf[local] as number;
+        else {
+          slot = distinct;
+          distinct += 1;
+          stampOf[local] = stamp;
+          slotOf[local] = slot;
+          order[slot] = local;
+          for (
+            let at = slot * FIELD_COUNT;
+            at < (slot + 1) * FIELD_COUNT;
+            at += 1
+          )
+            counts[at] = 0;
+        }
+        counts[slot * FIELD_COUNT + field] =
+          (counts[slot * FIELD_COUNT + field] as number) + 1;
+      }
+    }
+    bagLengths[document] = bagLength;
+    for (let slot = 0; slot < distinct; slot += 1) {
+      let bag = 0;
+      for (let field = 0; field < FIELD_COUNT; field += 1) {
+        const count = counts[slot * FIELD_COUNT + field] as number;
+        if (count !== 0) bag += count * (bagWeights[field] as number);
+      }
+      const local = order[slot] as number;
+      const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
+      postingTerm[total] = local;
+      postingDocument[total] = document;
+      postingBag[total] = bag;
+      postingName[total] = named ? 1 : 0;
+      total += 1;
+      if (named) nameTerms.push(termIds[local] as number);
+    }
+    nameOffsets[document + 1] = nameTerms.length;
+  }
+  // Group the postings by local term, keeping tool order within a term.
+  const offsets = new Int32Array(termIds.length + 1);
+  for (let posting = 0; posting < total; posting += 1) {
+    const index = (postingTerm[posting] as number) + 1;
+    offsets[index] = (offsets[index] as number) + 1;
+  }
+  for (let index = 1; index <= termIds.length; index += 1)
+    offsets[index] =
+      (offsets[index] as number) + (offsets[index - 1] as number);
+  const cursor = slotOf;
+  cursor.set(offsets.subarray(0, termIds.length));
+  const documents = new Int32Array(total);
+  let exact = true;
+  for (let posting = 0; posting < total && exact; posting += 1) {
+    const bag = postingBag[posting] as number;
+    exact = Math.fround(bag) === bag;
+  }
+  const bags = exact ? new Float32Array(total) : new Float64Array(total);
+  const inName = new Uint8Array(total);
+  for (let posting = 0; posting < total; posting += 1) {
+    const index = postingTerm[posting] as number;
+    const slot = cursor[index] as number;
+    cursor[index] = slot + 1;
+    documents[slot] = postingDocument[posting] as number;
+    bags[slot] = postingBag[posting] as number;
+    inName[slot] = postingName[posting] as number;
+  }
+  // Each tool's bare name is its first identifier term.
+  const bareNames: number[] = [];
+  const stamp = (scratch.stamp += 1);
+  token = 0;
+  for (let document = 0; document < tools.length; document += 1) {
+    let at = token;
+    for (let field = 0; field < FIELD_COUNT; field += 1) {
+      if (field === IDENTIFIER_FIELD) at = token;
+      token += fieldCounts[document * FIELD_COUNT + field] as number;
+    }
+    if (
+      (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
+    )
+      continue;
+    const local = tokens[at] as number;
+    if (stampOf[local] !== stamp) {
+      stampOf[local] = stamp;
+      bareNames.push(termIds[local] as number);
+    }
+  }
+  return {
+    fieldLengths,
+    bagLengths,
+    termIds,
+    offsets,
+    documents,
+    bags,
+    inName,
+    nameOffsets,
+    nameTerms: Int32Array.from(nameTerms),
+    bareNames: Int32Array.from(bareNames),
+  };
+}
+
 /**
  * One target's part of the index: its tools and their postings, built once from its listing
  * and never changed. Postings hold what does not depend on the rest of the catalog (the
@@ -163,150 +320,40 @@ export class Segment {
 
   /**
    * Builds the segment of `target` from its prepared tools (at least one), whose terms are
-   * numbered afresh unless `terms` gives them in the segment's numbering already.
+   * numbered afresh unless `terms` gives them in the segment's numbering already; or takes
+   * `arrays` as they were built before (a saved catalog's), computing nothing.
    */
-  constructor(options: {
-    target: string;
-    tools: readonly PreparedTool[];
-    tuning: SearchTuning;
-    terms?: SegmentTerms;
-  }) {
-    const { target, tools, tuning } = options;
+  constructor(
+    options:
+      | {
+          target: string;
+          tools: readonly PreparedTool[];
+          tuning: SearchTuning;
+          terms?: SegmentTerms;
+        }
+      | {
+          target: string;
+          tools: readonly PreparedTool[];
+          arrays: SegmentArrays;
+        },
+  ) {
+    const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    const { termIds, tokens, fieldCounts } = options.terms ?? localTerms(tools);
-    const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
-    const fieldLengths = new Float64Array(FIELD_COUNT);
-    const bagLengths = new Float64Array(tools.length);
-    let longest = 0;
-    for (let document = 0; document < tools.length; document += 1) {
-      let length = 0;
-      for (let field = 0; field < FIELD_COUNT; field += 1)
-        length += fieldCounts[document * FIELD_COUNT + field] as number;
-      if (length > longest) longest = length;
-    }
-    const nameOffsets = new Int32Array(tools.length + 1);
-    const nameTerms: number[] = [];
-    // At most one posting per token: tool-term pairs in order of first appearance.
-    const scratch = scratchFor(termIds.length, longest, tokens.length);
-    const {
-      slotOf,
-      stampOf,
-      counts,
-      order,
-      postingTerm,
-      postingDocument,
-      postingBag,
-      postingName,
-    } = scratch;
-    let total = 0;
-    let token = 0;
-    for (let document = 0; document < tools.length; document += 1) {
-      // Distinct terms in order of first appearance across the fields, with counts per field.
-      const stamp = (scratch.stamp += 1);
-      let distinct = 0;
-      let bagLength = 0;
-      for (let field = 0; field < FIELD_COUNT; field += 1) {
-        const length = fieldCounts[document * FIELD_COUNT + field] as number;
-        fieldLengths[field] = (fieldLengths[field] as number) + length;
-        bagLength += (bagWeights[field] ?? 0) * length;
-        const end = token + length;
-        for (; token < end; token += 1) {
-          const local = tokens[token] as number;
-          let slot: number;
-          if (stampOf[local] === stamp) slot = slotOf[local] as number;
-          else {
-            slot = distinct;
-            distinct += 1;
-            stampOf[local] = stamp;
-            slotOf[local] = slot;
-            order[slot] = local;
-            for (
-              let at = slot * FIELD_COUNT;
-              at < (slot + 1) * FIELD_COUNT;
-              at += 1
-            )
-              counts[at] = 0;
-          }
-          counts[slot * FIELD_COUNT + field] =
-            (counts[slot * FIELD_COUNT + field] as number) + 1;
-        }
-      }
-      bagLengths[document] = bagLength;
-      for (let slot = 0; slot < distinct; slot += 1) {
-        let bag = 0;
-        for (let field = 0; field < FIELD_COUNT; field += 1) {
-          const count = counts[slot * FIELD_COUNT + field] as number;
-          if (count !== 0) bag += count * (bagWeights[field] as number);
-        }
-        const local = order[slot] as number;
-        const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
-        postingTerm[total] = local;
-        postingDocument[total] = document;
-        postingBag[total] = bag;
-        postingName[total] = named ? 1 : 0;
-        total += 1;
-        if (named) nameTerms.push(termIds[local] as number);
-      }
-      nameOffsets[document + 1] = nameTerms.length;
-    }
-    // Group the postings by local term, keeping tool order within a term.
-    const offsets = new Int32Array(termIds.length + 1);
-    for (let posting = 0; posting < total; posting += 1) {
-      const index = (postingTerm[posting] as number) + 1;
-      offsets[index] = (offsets[index] as number) + 1;
-    }
-    for (let index = 1; index <= termIds.length; index += 1)
-      offsets[index] =
-        (offsets[index] as number) + (offsets[index - 1] as number);
-    const cursor = slotOf;
-    cursor.set(offsets.subarray(0, termIds.length));
-    const documents = new Int32Array(total);
-    let exact = true;
-    for (let posting = 0; posting < total && exact; posting += 1) {
-      const bag = postingBag[posting] as number;
-      exact = Math.fround(bag) === bag;
-    }
-    const bags = exact ? new Float32Array(total) : new Float64Array(total);
-    const inName = new Uint8Array(total);
-    for (let posting = 0; posting < total; posting += 1) {
-      const index = postingTerm[posting] as number;
-      const slot = cursor[index] as number;
-      cursor[index] = slot + 1;
-      documents[slot] = postingDocument[posting] as number;
-      bags[slot] = postingBag[posting] as number;
-      inName[slot] = postingName[posting] as number;
-    }
-    // Each tool's bare name is its first identifier term.
-    const bareNames: number[] = [];
-    const stamp = (scratch.stamp += 1);
-    token = 0;
-    for (let document = 0; document < tools.length; document += 1) {
-      let at = token;
-      for (let field = 0; field < FIELD_COUNT; field += 1) {
-        if (field === IDENTIFIER_FIELD) at = token;
-        token += fieldCounts[document * FIELD_COUNT + field] as number;
-      }
-      if (
-        (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
-      )
-        continue;
-      const local = tokens[at] as number;
-      if (stampOf[local] !== stamp) {
-        stampOf[local] = stamp;
-        bareNames.push(termIds[local] as number);
-      }
-    }
-    this.fieldLengths = fieldLengths;
-    this.bagLengths = bagLengths;
-    this.termIds = termIds;
-    this.offsets = offsets;
-    this.documents = documents;
-    this.bags = bags;
-    this.inName = inName;
-    this.nameOffsets = nameOffsets;
-    this.nameTerms = Int32Array.from(nameTerms);
-    this.bareNames = Int32Array.from(bareNames);
+    const arrays =
+      'arrays' in options
+        ? options.arrays
+        : buildArrays(tools, options.tuning, options.terms);
+    this.fieldLengths = arrays.fieldLengths;
+    this.bagLengths = arrays.bagLengths;
+    this.termIds = arrays.termIds;
+    this.offsets = arrays.offsets;
+    this.documents = arrays.documents;
+    this.bags = arrays.bags;
+    this.inName = arrays.inName;
+    this.nameOffsets = arrays.nameOffsets;
+    this.nameTerms = arrays.nameTerms;
+    this.bareNames = arrays.bareNames;
   }
 
   /**
