@@ -565,8 +565,7 @@ export class ToolCatalog {
     let step = steps.next();
     while (step.done !== true) step = steps.next();
     const { segments, result } = this.#restoredSegments(step.value);
-    for (const segment of segments.values())
-      if (segment) this.#collection.stage(segment);
+    this.#collection.stageMany([...segments.values()]);
     this.#apply(segments, { frequencies: step.value.frequencies });
     return result;
   }
@@ -607,11 +606,9 @@ export class ToolCatalog {
         step = steps.next();
       }
       const { segments, result } = this.#restoredSegments(step.value);
-      for (const segment of segments.values())
-        if (segment) {
-          this.#collection.stage(segment);
-          await pause();
-        }
+      await pause();
+      this.#collection.stageMany([...segments.values()]);
+      await pause();
       this.#apply(segments, { frequencies: step.value.frequencies });
       return result;
     };

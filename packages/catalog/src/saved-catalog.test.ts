@@ -137,7 +137,8 @@ describe('a saved catalog', () => {
   });
 
   it('restores the same from an odd offset of a larger buffer, and into a catalog that has tools', () => {
-    const file = new Uint8Array(saved.length + 3);
+    // A Buffer, as a file is read (its `slice` is a view, not a copy).
+    const file = Buffer.alloc(saved.length + 3);
     file.set(saved, 3);
     const shifted = new ToolCatalog();
     shifted.restoreCatalog(file.subarray(3));

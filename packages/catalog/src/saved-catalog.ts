@@ -5,7 +5,7 @@ import {
   adoptPreparedTool,
   FIELD_COUNT,
   type PreparedTool,
-  restoredTool,
+  RestoredTool,
   SavedTexts,
   schemaText,
 } from './prepare.js';
@@ -67,13 +67,22 @@ type Counts = {
   schemaBytes: number;
 };
 
+/**
+ * Bytes per item of the sections whose width varies: a posting's local tool (2 when every
+ * target has at most 65,536 tools), its bag frequency (2 when every one is a whole number
+ * below 65,536, as with the default weights; else 4 or 8 as the index holds them, 32- or
+ * 64-bit floats), and a tool's packed terms (field ends and the target's local term numbers:
+ * 2 when they fit).
+ */
+type Widths = { documents: 2 | 4; bags: 2 | 4 | 8; toolTerms: 2 | 4 };
+
 /** The JSON header of a saved catalog. */
 type Header = {
   catalogVersion: string;
   /** The bag weights (in field order) the postings were computed with. */
   bag: number[];
-  /** Whether postings' bag frequencies are 64-bit (else 32-bit) floats. */
-  wideBags: boolean;
+  /** Bytes of each posting's tool, bag frequency and of each number of the tools' terms. */
+  widths: Widths;
   counts: Counts;
   targets: SavedCatalogTarget[];
 };
@@ -113,7 +122,7 @@ const SECTIONS = [
   ['termIds', 4, (c: Counts) => c.localTerms],
   ['offsets', 4, (c: Counts) => c.localTerms + c.segments],
   // Per posting: local tool (i32), bag frequency (f32 or f64), whether in the name (u8).
-  ['documents', 4, (c: Counts) => c.postings],
+  ['documents', 0, (c: Counts) => c.postings],
   ['bags', 0, (c: Counts) => c.postings],
   ['inName', 1, (c: Counts) => c.postings],
   // Per segment: each tool's name terms' ends (one more than its tools), the name terms, the bare names.
@@ -123,7 +132,7 @@ const SECTIONS = [
   // Per tool: weighted bag length (f64), record, packed terms (catalog term numbers).
   ['bagLengths', 8, (c: Counts) => c.tools],
   ['records', 4, (c: Counts) => c.tools * RECORD],
-  ['toolTerms', 4, (c: Counts) => c.toolTerms],
+  ['toolTerms', 0, (c: Counts) => c.toolTerms],
   // Text table (the terms, then each tool's texts) and schema table: ends, then UTF-8 bytes.
   ['textEnds', 4, (c: Counts) => c.terms + c.tools * TEXTS_PER_TOOL + 1],
   ['schemaEnds', 4, (c: Counts) => c.tools + 1],
@@ -136,14 +145,15 @@ type SectionName = (typeof SECTIONS)[number][0];
 /** Where each section starts, and the end of the last, after a header of `headerBytes`. */
 function sectionPlaces(
   counts: Counts,
-  wideBags: boolean,
+  widths: Widths,
   headerBytes: number,
 ): Record<SectionName | 'end', number> {
   const places = {} as Record<SectionName | 'end', number>;
   let at = HEADER_AT + headerBytes;
   for (const [name, width, count] of SECTIONS) {
     places[name] = at;
-    const bytes = count(counts) * (width === 0 ? (wideBags ? 8 : 4) : width);
+    const bytes =
+      count(counts) * (width === 0 ? widths[name as keyof Widths] : width);
     at += Math.ceil(bytes / 8) * 8;
   }
   places.end = at;
@@ -189,7 +199,7 @@ export function encodeSavedCatalog(options: {
     textBytes: 0,
     schemaBytes: 0,
   };
-  let wideBags = false;
+  const widths: Widths = { documents: 2, bags: 2, toolTerms: 2 };
   const targets: SavedCatalogTarget[] = [];
   for (const { segment, key } of segments) {
     for (const id of segment.termIds)
@@ -202,8 +212,19 @@ export function encodeSavedCatalog(options: {
     counts.postings += segment.documents.length;
     counts.nameTerms += segment.nameTerms.length;
     counts.bareNames += segment.bareNames.length;
-    for (const tool of segment.tools) counts.toolTerms += tool.terms.length;
-    if (segment.bags instanceof Float64Array) wideBags = true;
+    for (const tool of segment.tools) {
+      counts.toolTerms += tool.terms.length;
+      if (tool.terms.length > 0xffff) widths.toolTerms = 4;
+    }
+    if (segment.termIds.length > 0x10000) widths.toolTerms = 4;
+    if (segment.tools.length > 0x10000) widths.documents = 4;
+    if (segment.bags instanceof Float64Array) widths.bags = 8;
+    else if (widths.bags === 2)
+      for (const bag of segment.bags)
+        if (!Number.isInteger(bag) || bag < 0 || bag > 0xffff) {
+          widths.bags = 4;
+          break;
+        }
     const backends = new Set<string>();
     const profiles = new Set<string>();
     for (const { entry } of segment.tools) {
@@ -247,12 +268,12 @@ export function encodeSavedCatalog(options: {
   const header: Header = {
     catalogVersion: VERSION,
     bag: [...options.bag],
-    wideBags,
+    widths,
     counts,
     targets,
   };
   const headerBytes = paddedJson(header, 8);
-  const places = sectionPlaces(counts, wideBags, headerBytes.length);
+  const places = sectionPlaces(counts, widths, headerBytes.length);
   if (places.end > 0xffffffff)
     throw new CatalogError({
       code: CatalogErrorCode.InvalidArgument,
@@ -275,6 +296,8 @@ export function encodeSavedCatalog(options: {
     'segmentBare',
   ] as const;
   const totals = new Float64Array(5);
+  // Per term id, its local number in the segment being written.
+  const localOf = new Int32Array(TERMS.size);
   segmentTotals.forEach((name) => writer.u32(name, 0));
   for (const { segment } of segments) {
     const lengths = [
@@ -290,13 +313,21 @@ export function encodeSavedCatalog(options: {
     });
     for (const length of segment.fieldLengths)
       writer.f64('fieldLengths', length);
-    for (const id of segment.termIds)
+    segment.termIds.forEach((id, local) => {
+      localOf[id] = local;
       writer.u32('termIds', numberOf[id] as number);
+    });
     for (const offset of segment.offsets) writer.u32('offsets', offset);
     for (let slot = 0; slot < segment.documents.length; slot += 1) {
-      writer.u32('documents', segment.documents[slot] as number);
-      if (wideBags) writer.f64('bags', segment.bags[slot] as number);
-      else writer.f32('bags', segment.bags[slot] as number);
+      writer.unsigned(
+        'documents',
+        segment.documents[slot] as number,
+        widths.documents,
+      );
+      const bag = segment.bags[slot] as number;
+      if (widths.bags === 8) writer.f64('bags', bag);
+      else if (widths.bags === 4) writer.f32('bags', bag);
+      else writer.unsigned('bags', bag, 2);
       writer.u8('inName', segment.inName[slot] as number);
     }
     for (const offset of segment.nameOffsets) writer.u32('nameOffsets', offset);
@@ -316,11 +347,12 @@ export function encodeSavedCatalog(options: {
       writer.tool += 1;
       const packed = prepared.terms;
       for (let index = 0; index < packed.length; index += 1)
-        writer.u32(
+        writer.unsigned(
           'toolTerms',
           index < FIELD_COUNT
             ? (packed[index] as number)
-            : (numberOf[packed[index] as number] as number),
+            : (localOf[packed[index] as number] as number),
+          widths.toolTerms,
         );
     });
   }
@@ -365,6 +397,11 @@ function sectionWriter(
       view.setUint32(next[name], value, true);
       next[name] += 4;
     },
+    unsigned(name: SectionName, value: number, width: 2 | 4): void {
+      if (width === 2) view.setUint16(next[name], value, true);
+      else view.setUint32(next[name], value, true);
+      next[name] += width;
+    },
     f32(name: SectionName, value: number): void {
       view.setFloat32(next[name], value, true);
       next[name] += 4;
@@ -381,6 +418,17 @@ function isNames(value: unknown): value is string[] {
     Array.isArray(value) &&
     value.length > 0 &&
     value.every((item) => typeof item === 'string' && item !== '')
+  );
+}
+
+function validWidths(value: unknown): value is Widths {
+  const widths = value as Partial<Widths> | null;
+  return (
+    typeof widths === 'object' &&
+    widths !== null &&
+    (widths.documents === 2 || widths.documents === 4) &&
+    (widths.bags === 2 || widths.bags === 4 || widths.bags === 8) &&
+    (widths.toolTerms === 2 || widths.toolTerms === 4)
   );
 }
 
@@ -434,7 +482,7 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
     !Array.isArray(header.bag) ||
     header.bag.length !== FIELD_COUNT ||
     !header.bag.every((weight) => typeof weight === 'number') ||
-    typeof header.wideBags !== 'boolean' ||
+    !validWidths(header.widths) ||
     typeof counts !== 'object' ||
     counts === null ||
     !SECTION_COUNTS.every((name) => isCount(counts[name])) ||
@@ -467,7 +515,7 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
   }
   if (tools !== counts.tools)
     refuseCatalog(where, 'its targets do not add up to its tools (corrupt)');
-  const places = sectionPlaces(counts as Counts, header.wideBags, headerLength);
+  const places = sectionPlaces(counts as Counts, header.widths, headerLength);
   if (places.end !== total)
     refuseCatalog(where, 'its counts do not match its length (corrupt)');
   return { bytes, header: header as Header, places };
@@ -568,7 +616,9 @@ class Sections {
     const { bytes } = read;
     // Read in place when the bytes start at a multiple of 8, else from one aligned copy.
     this.#aligned =
-      littleEndian && bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+      littleEndian && bytes.byteOffset % 8 === 0
+        ? bytes
+        : Uint8Array.prototype.slice.call(bytes); // a copy, even of a Buffer
   }
   get bytes(): Uint8Array {
     return this.#aligned;
@@ -593,6 +643,11 @@ class Sections {
     for (let index = 0; index < count; index += 1)
       (copy as unknown as number[])[index] = get(view, index * width);
     return copy;
+  }
+  u16(name: SectionName, count: number): Uint16Array {
+    return this.#view(name, count, Uint16Array, 2, (view, at) =>
+      view.getUint16(at, true),
+    );
   }
   u32(name: SectionName, count: number): Uint32Array {
     return this.#view(name, count, Uint32Array, 4, (view, at) =>
@@ -678,10 +733,17 @@ export function* restoreSavedCatalog(options: {
   );
   const termIds = sections.u32('termIds', counts.localTerms);
   const offsets = sections.i32('offsets', counts.localTerms + counts.segments);
-  const documents = sections.i32('documents', counts.postings);
-  const bags = header.wideBags
-    ? sections.f64('bags', counts.postings)
-    : sections.f32('bags', counts.postings);
+  const { widths } = header;
+  const documents =
+    widths.documents === 2
+      ? sections.u16('documents', counts.postings)
+      : sections.i32('documents', counts.postings);
+  const bags =
+    widths.bags === 2
+      ? sections.u16('bags', counts.postings)
+      : widths.bags === 4
+        ? sections.f32('bags', counts.postings)
+        : sections.f64('bags', counts.postings);
   const inName = sections.u8('inName', counts.postings);
   const nameOffsets = sections.i32(
     'nameOffsets',
@@ -691,7 +753,10 @@ export function* restoreSavedCatalog(options: {
   const bareNames = sections.u32('bareNames', counts.bareNames);
   const bagLengths = sections.f64('bagLengths', counts.tools);
   const records = sections.u32('records', counts.tools * RECORD);
-  const toolTerms = sections.i32('toolTerms', counts.toolTerms);
+  const toolTerms =
+    widths.toolTerms === 2
+      ? sections.u16('toolTerms', counts.toolTerms)
+      : sections.u32('toolTerms', counts.toolTerms);
   const schemas = new SavedTexts(
     Buffer.from(
       bytes.buffer,
@@ -725,7 +790,6 @@ export function* restoreSavedCatalog(options: {
   const mapped = new Int32Array(counts.localTerms);
   const mappedNames = new Int32Array(counts.nameTerms);
   const mappedBare = new Int32Array(counts.bareNames);
-  const mappedTools = new Int32Array(counts.toolTerms);
   let toolTermsAt = 0;
   const toMapped = (
     from: Uint32Array,
@@ -873,33 +937,37 @@ export function* restoreSavedCatalog(options: {
       const end = toolStarts[local + 1] as number;
       for (let index = start; index < start + FIELD_COUNT; index += 1) {
         const fieldEnd = toolTerms[index] as number;
-        mappedTools[index] = fieldEnd;
         if (
           fieldEnd <
           (index === start ? FIELD_COUNT : (toolTerms[index - 1] as number))
         )
           fail(`tool "${entry.name}" has its fields out of order (corrupt)`);
       }
-      for (let index = start + FIELD_COUNT; index < end; index += 1) {
-        const number = toolTerms[index] as number;
-        if (number < 0 || number >= counts.terms)
+      for (let index = start + FIELD_COUNT; index < end; index += 1)
+        if ((toolTerms[index] as number) >= segmentIds.length)
           fail(`tool "${entry.name}" names a term out of range (corrupt)`);
-        mappedTools[index] = ids[number] as number;
-      }
-      const terms = mappedTools.subarray(start, end);
+      const restored = new RestoredTool({
+        entry,
+        saved: schemas,
+        savedIndex: position,
+        packed: toolTerms,
+        start,
+        end,
+        ids: segmentIds,
+      });
       if (local === 0) {
         // The first tool's name, identifier and target terms are analyzed again and compared
         // (another analysis of the same version shows there).
         const prepared = adoptPreparedTool({
           entry,
-          terms,
+          terms: restored.terms,
           checkName: true,
           saved: schemas,
           savedIndex: position,
         });
         if (typeof prepared === 'string') fail(prepared);
         tools.push(prepared);
-      } else tools.push(restoredTool(entry, terms, schemas, position));
+      } else tools.push(restored);
     }
     kept.push({ target: info.target, key: info.key, tools, arrays });
     yield;

@@ -60,7 +60,8 @@ describe('saved parts', () => {
   const part = parts[1] as Uint8Array;
 
   it('restore the same from an odd offset of a larger buffer (as read from one file)', () => {
-    const file = new Uint8Array(
+    // A Buffer, as a file is read (its `slice` is a view, not a copy).
+    const file = Buffer.alloc(
       1 + parts.reduce((sum, one) => sum + one.length, 0),
     );
     let at = 1;

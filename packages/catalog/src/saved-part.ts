@@ -1,6 +1,7 @@
 import { multiplexedName, sha256Hex } from '@heretek/internal';
 import { CatalogError, CatalogErrorCode } from './errors.js';
 import {
+  addPreparedSlot,
   allocateTerms,
   preparedOf,
   SavedTexts,
@@ -179,7 +180,15 @@ function unsigned(
     const aligned =
       offset % width === 0
         ? { buffer: bytes.buffer, offset }
-        : { buffer: bytes.slice(at, at + count * width).buffer, offset: 0 };
+        : {
+            // A copy (a Buffer's own `slice` would give a view of the same memory).
+            buffer: Uint8Array.prototype.slice.call(
+              bytes,
+              at,
+              at + count * width,
+            ).buffer,
+            offset: 0,
+          };
     return width === 2
       ? new Uint16Array(aligned.buffer, aligned.offset, count)
       : new Uint32Array(aligned.buffer, aligned.offset, count);
@@ -479,6 +488,7 @@ export function restoredEntry(options: {
     description: options.description,
   } as ToolEntry;
   Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
+  addPreparedSlot(entry);
   entry.mutating = (flags & MUTATING) !== 0;
   entry.profile = options.profile;
   entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';

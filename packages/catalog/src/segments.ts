@@ -128,8 +128,8 @@ export type SegmentArrays = {
   bagLengths: Float64Array;
   termIds: Int32Array;
   offsets: Int32Array;
-  documents: Int32Array;
-  bags: Float32Array | Float64Array;
+  documents: Int32Array | Uint16Array;
+  bags: Float32Array | Float64Array | Uint16Array;
   inName: Uint8Array;
   nameOffsets: Int32Array;
   nameTerms: Int32Array;
@@ -300,9 +300,9 @@ export class Segment {
   /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
   readonly offsets: Int32Array;
   /** Local tool of each posting, ascending within a term. */
-  readonly documents: Int32Array;
+  readonly documents: Int32Array | Uint16Array;
   /** Weighted bag frequency of each posting (before length normalization). */
-  readonly bags: Float32Array | Float64Array;
+  readonly bags: Float32Array | Float64Array | Uint16Array;
   /** 1 when the posting's term is in the tool's name. */
   readonly inName: Uint8Array;
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
@@ -436,7 +436,15 @@ export class Collection {
    * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
    * segment's `termIds` (one number a segment).
    */
-  readonly termPlaces: Array<number[] | undefined> = [];
+  readonly #termPlaces: Array<number[] | undefined> = [];
+  /**
+   * Places recorded by {@link Collection.stageMany} and not yet moved into `#termPlaces`:
+   * those of term id `id` are `#bulkPlaces[#bulkStarts[id]]` to `#bulkPlaces[#bulkStarts[id + 1]]`
+   * unless `#bulkMoved[id]` is 1. A term's places are moved when first read or changed.
+   */
+  #bulkStarts: Int32Array | undefined;
+  #bulkPlaces: Float64Array | undefined;
+  #bulkMoved: Uint8Array | undefined;
   /** The segment in each slot. */
   readonly bySlot: Array<Segment | undefined> = [];
   /** Sum over all tools of each field's length. */
@@ -462,13 +470,84 @@ export class Collection {
     segment.live = false;
     this.bySlot[slot] = segment;
     const { termIds } = segment;
-    const termPlaces = this.termPlaces;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      const places = termPlaces[id];
+      const places = this.placesOf(id);
       if (places) places.push(slot * PLACE + index);
-      else termPlaces[id] = [slot * PLACE + index];
+      else this.#termPlaces[id] = [slot * PLACE + index];
     }
+    this.#addBareNames(segment);
+  }
+
+  /**
+   * Stages many segments at once (as {@link Collection.stage} does each), recording their
+   * places in two typed arrays instead of a list per term.
+   */
+  stageMany(segments: readonly Segment[]): void {
+    this.#moveAll();
+    const starts = new Int32Array(TERMS.size + 1);
+    for (const segment of segments) {
+      const { termIds } = segment;
+      for (let index = 0; index < termIds.length; index += 1) {
+        const id = (termIds[index] as number) + 1;
+        starts[id] = (starts[id] as number) + 1;
+      }
+    }
+    for (let id = 1; id < starts.length; id += 1)
+      starts[id] = (starts[id] as number) + (starts[id - 1] as number);
+    const places = new Float64Array(starts[starts.length - 1] as number);
+    const cursor = starts.slice(0, -1);
+    for (const segment of segments) {
+      const slot = this.#freeSlots.pop() ?? this.slots++;
+      segment.slot = slot;
+      segment.live = false;
+      this.bySlot[slot] = segment;
+      const { termIds } = segment;
+      for (let index = 0; index < termIds.length; index += 1) {
+        const id = termIds[index] as number;
+        const at = cursor[id] as number;
+        cursor[id] = at + 1;
+        places[at] = slot * PLACE + index;
+      }
+      this.#addBareNames(segment);
+    }
+    this.#bulkStarts = starts;
+    this.#bulkPlaces = places;
+    this.#bulkMoved = new Uint8Array(TERMS.size);
+  }
+
+  /**
+   * The segments containing a term id (`undefined` when none), staged ones included, in
+   * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
+   * segment's `termIds` (one number a segment).
+   */
+  placesOf(id: number): number[] | undefined {
+    const starts = this.#bulkStarts;
+    const moved = this.#bulkMoved as Uint8Array;
+    if (starts === undefined || id + 1 >= starts.length || moved[id] === 1)
+      return this.#termPlaces[id];
+    moved[id] = 1;
+    const start = starts[id] as number;
+    const end = starts[id + 1] as number;
+    if (start === end) return this.#termPlaces[id];
+    const list = this.#termPlaces[id] ?? [];
+    const bulk = this.#bulkPlaces as Float64Array;
+    for (let at = start; at < end; at += 1) list.push(bulk[at] as number);
+    this.#termPlaces[id] = list;
+    return list;
+  }
+
+  /** Moves every place recorded in bulk into the lists per term. */
+  #moveAll(): void {
+    const starts = this.#bulkStarts;
+    if (starts === undefined) return;
+    for (let id = 0; id + 1 < starts.length; id += 1) this.placesOf(id);
+    this.#bulkStarts = undefined;
+    this.#bulkPlaces = undefined;
+    this.#bulkMoved = undefined;
+  }
+
+  #addBareNames(segment: Segment): void {
     for (const name of segment.bareNames) {
       const list = this.bareNames.get(name);
       if (list) list.push(segment);
@@ -503,9 +582,9 @@ export class Collection {
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) -
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const places = this.termPlaces[id] as number[];
+      const places = this.placesOf(id) as number[];
       places.splice(places.indexOf(slot * PLACE + index), 1);
-      if (places.length === 0) this.termPlaces[id] = undefined;
+      if (places.length === 0) this.#termPlaces[id] = undefined;
     }
     this.#counts(segment, -1);
     segment.live = false;
@@ -850,7 +929,7 @@ export class IndexView {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
     const collection = this.#collection;
-    const places = collection.termPlaces[termId] ?? [];
+    const places = collection.placesOf(termId) ?? [];
     const total = this.documentFrequency(termId);
     const cap = Math.max(MEMO_POSTINGS, collection.postingCount);
     if (this.#memoPostings + total > cap) {
@@ -915,7 +994,7 @@ export class IndexView {
   /** Whether some tool containing a term id passes `accept` (given its position). */
   someDocument(termId: number, accept: (position: number) => boolean): boolean {
     const collection = this.#collection;
-    const places = collection.termPlaces[termId] ?? [];
+    const places = collection.placesOf(termId) ?? [];
     for (let place = 0; place < places.length; place += 1) {
       const packed = places[place] as number;
       const segment = collection.bySlot[Math.floor(packed / PLACE)] as Segment;
