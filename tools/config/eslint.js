@@ -91,10 +91,11 @@ export default tseslint.config(
     },
   },
   {
-    // Over the limit today (104 to 143 lines each): encodeSavedBackend and
-    // decodeSavedBackend, and the segment index's constructor. The rule holds
-    // for every other file.
+    // Over the limit today (115 to 280 lines each): encodeSavedCatalog and
+    // restoreSavedCatalog, decodeSavedBackend, and the segment index's
+    // buildArrays. The rule holds for every other file.
     files: [
+      'packages/catalog/src/saved-catalog.ts',
       'packages/catalog/src/saved-part.ts',
       'packages/catalog/src/segments.ts',
     ],
