@@ -240,19 +240,19 @@ export function evaluateRankings(options: {
 }
 
 /** The catalog given, or one built from the set's tools. */
-function catalogFor(options: {
+/** What a ranking by the catalog's search takes: the set, the hits per query, and a catalog of the set (built from it when not given). */
+type CatalogRanking = {
   data: BenchmarkData;
+  limit: number;
   catalog?: ToolCatalog;
-}): ToolCatalog {
+};
+
+function catalogFor(options: Omit<CatalogRanking, 'limit'>): ToolCatalog {
   return options.catalog ?? new ToolCatalog({ tools: options.data.entries });
 }
 
 /** Rankings of every query by the catalog's search (benchmark tool names, best first). */
-export function rankWithCatalog(options: {
-  data: BenchmarkData;
-  limit: number;
-  catalog?: ToolCatalog;
-}): string[][] {
+export function rankWithCatalog(options: CatalogRanking): string[][] {
   const catalog = catalogFor(options);
   return options.data.queries.map((query) =>
     catalog
@@ -330,11 +330,7 @@ export function replayUsage(options: {
  * Leave-one-out rankings for a set without a separate log: each query is ranked after the
  * other queries of the set were recorded as uses.
  */
-export function rankLeaveOneOut(options: {
-  data: BenchmarkData;
-  limit: number;
-  catalog?: ToolCatalog;
-}): string[][] {
+export function rankLeaveOneOut(options: CatalogRanking): string[][] {
   const catalog = catalogFor(options);
   const { queries } = options.data;
   return queries.map((query, index) => {
