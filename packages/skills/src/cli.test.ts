@@ -23,7 +23,6 @@ beforeAll(() => {
   }
 });
 
-
 function run(
   args: string[],
   cwd?: string,

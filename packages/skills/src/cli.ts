@@ -89,7 +89,10 @@ function runVerify({ root, json }: { root: string; json: boolean }): number {
     }
   }
   const verified: { name: string; treeHash: string; fileCount: number }[] = [];
-  if (failures.length === 0 || failures[0]?.code !== SkillErrorCode.LockMissing) {
+  if (
+    failures.length === 0 ||
+    failures[0]?.code !== SkillErrorCode.LockMissing
+  ) {
     const { mounted, refused } = mountVerifiedSkills({
       workspaceRoot: root,
       verifyGrimoire: false,

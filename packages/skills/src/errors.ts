@@ -36,7 +36,6 @@ export const SkillErrorCode = {
   GrimoireOutOfDate: 'GRIMOIRE_OUT_OF_DATE',
 } as const;
 
-
 /**
  * Base class of every error this package throws. All of them are fail-closed
  * refusals: retrying without changing the files or the locks gives the same
@@ -44,7 +43,9 @@ export const SkillErrorCode = {
  * holds across duplicated copies of the package (marker
  * `Symbol.for('heretek.skills.error')`); branch on `error.code`.
  */
-export class SkillError extends createErrorFamily<typeof SkillErrorCode>('skills') {}
+export class SkillError extends createErrorFamily<typeof SkillErrorCode>(
+  'skills',
+) {}
 
 /** One of the {@link SkillErrorCode} values. */
 export type SkillErrorCode = SkillError['code'];

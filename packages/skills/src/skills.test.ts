@@ -34,7 +34,6 @@ import {
 const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const scratch = scratchFolders('skills-api-');
 
-
 function skillMd({
   name,
   description = 'A test skill.',

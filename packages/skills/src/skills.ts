@@ -8,7 +8,9 @@ import {
   SkillHashMismatchError,
   SkillNotFoundError,
   SkillNotLockedError,
-  SkillSymlinkError, SkillErrorCode } from './errors.js';
+  SkillSymlinkError,
+  SkillErrorCode,
+} from './errors.js';
 import { assertSkillName, parseSkillMarkdown } from './front-matter.js';
 import type { SkillFrontMatter } from './front-matter.js';
 import {
@@ -465,7 +467,10 @@ export function lockSkills({
     // lock is replaced. A partial relock needs the other entries: fail.
     if (
       !all &&
-      !(SkillError.isInstance(error) && error.code === SkillErrorCode.LockMissing)
+      !(
+        SkillError.isInstance(error) &&
+        error.code === SkillErrorCode.LockMissing
+      )
     ) {
       throw error;
     }

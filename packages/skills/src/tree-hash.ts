@@ -51,7 +51,6 @@ export type TreeContents = Omit<TreeHash, 'files'> & {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
-
 function decodeName({ raw, parent }: { raw: Buffer; parent: string }): string {
   let name: string;
   try {
