@@ -17,6 +17,7 @@ import {
   paddedJson,
   refuse,
   type SavedBackendInfo,
+  checkDistinct,
   mapTerms,
   restoredEntry,
   toolFlags,
@@ -75,6 +76,12 @@ type Counts = {
  * 2 when they fit).
  */
 type Widths = { documents: 2 | 4; bags: 2 | 4 | 8; toolTerms: 2 | 4 };
+
+/** Least bytes of tool texts decoded at once (Node keeps a string decoded from over 1 MB outside the heap). */
+const TEXT_SLICE = 1 << 21;
+
+/** Terms of the term table mapped onto the dictionary between two yields of a restore. */
+const TERM_SLICE = 8192;
 
 /** The JSON header of a saved catalog. */
 type Header = {
@@ -725,8 +732,21 @@ export function* restoreSavedCatalog(options: {
   checkTotals(schemaEnds, counts.schemaBytes, fail, 'schema ends');
   const textsAt = read.places.texts;
   // The catalog's term table onto the process's term dictionary, once.
-  const ids = mapTerms(bytes, textsAt, textEnds, counts.terms, fail);
-  yield;
+  const ids = new Int32Array(counts.terms);
+  for (let start = 0; start < counts.terms; start += TERM_SLICE) {
+    const end = Math.min(counts.terms, start + TERM_SLICE);
+    mapTerms({
+      bytes,
+      table: textsAt,
+      ends: textEnds,
+      start,
+      end,
+      into: ids,
+      fail,
+    });
+    yield;
+  }
+  checkDistinct(ids, fail);
   const fieldLengths = sections.f64(
     'fieldLengths',
     counts.segments * FIELD_COUNT,
@@ -770,14 +790,14 @@ export function* restoreSavedCatalog(options: {
     bytes.byteOffset + textsAt,
     counts.textBytes,
   );
-  // ASCII texts (most) are cut out of one string of the whole table.
-  let asciiTexts: string | undefined;
+  // ASCII texts (most) are cut out of one string of their target's texts.
+  let asciiTexts = '';
+  let asciiFrom = 0;
   const text = (index: number, ascii: boolean): string => {
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
     if (!ascii) return textBuffer.toString('utf8', start, end);
-    asciiTexts ??= textBuffer.toString('latin1');
-    return asciiTexts.slice(start, end);
+    return asciiTexts.slice(start - asciiFrom, end - asciiFrom);
   };
   const frequencies = new Int32Array(TERMS.size);
   // Per term id, the last segment that had it (a term twice in a segment shows).
@@ -904,6 +924,31 @@ export function* restoreSavedCatalog(options: {
         segmentBare[segment + 1] as number,
       ),
     };
+    const textsEnd = textEnds[
+      counts.terms + (firstTool + toolCount) * TEXTS_PER_TOOL
+    ] as number;
+    if (textsEnd > asciiFrom + asciiTexts.length) {
+      // The texts of this target and the next ones, at least TEXT_SLICE bytes: a string
+      // that long is kept outside the JavaScript heap (never copied by the collector).
+      asciiFrom = textEnds[counts.terms + firstTool * TEXTS_PER_TOOL] as number;
+      let last = segment + 1;
+      while (
+        last < counts.segments &&
+        (textEnds[
+          counts.terms + (segmentTools[last] as number) * TEXTS_PER_TOOL
+        ] as number) -
+          asciiFrom <
+          TEXT_SLICE
+      )
+        last += 1;
+      asciiTexts = textBuffer.toString(
+        'latin1',
+        asciiFrom,
+        textEnds[
+          counts.terms + (segmentTools[last] as number) * TEXTS_PER_TOOL
+        ],
+      );
+    }
     const tools: PreparedTool[] = [];
     const seen = new Set<string>();
     for (let local = 0; local < toolCount; local += 1) {
