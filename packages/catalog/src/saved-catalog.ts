@@ -566,7 +566,7 @@ export function describeSavedCatalog(bytes: Uint8Array): SavedCatalogInfo {
 }
 
 /** Whether the stored digest of a read catalog is the SHA-256 of `digest` (computed over bytes [48, total)). */
-export function digestMatches(read: ReadCatalog, digest: Uint8Array): boolean {
+function digestMatches(read: ReadCatalog, digest: Uint8Array): boolean {
   const stored = read.bytes.subarray(DIGEST_AT, DIGEST_AT + 32);
   if (digest.length !== 32) return false;
   for (let index = 0; index < 32; index += 1)
