@@ -4,6 +4,8 @@
 // build of the same run. Tools are generated deterministically from the 561 real tools of the seed and
 // bench/data/livemcpbench: each backend takes a seeded draw of templates and adds words of its
 // own domain and product, so targets differ in vocabulary as real servers do.
+// The whole catalog is also saved in one piece (saveCatalog) and restored in fresh processes
+// (restoreCatalog, restoreCatalogAsync) in the same rounds.
 // Usage, after a build: node --expose-gc bench/scale.mjs
 // BENCH_DIST=<dir> measures another build of the package (e.g. the previous release's dist):
 // builds without replaceBackends are timed as one constructor call.
@@ -180,7 +182,9 @@ function readParts(file, count) {
   const parts = [];
   let at = count * 4;
   for (const size of sizes) {
-    parts.push(bytes.subarray(at, at + size));
+    // Plain Uint8Array views of the file's bytes (a build before this one read the numbers
+    // of a part at an unaligned offset of a Buffer wrongly).
+    parts.push(new Uint8Array(bytes.buffer, bytes.byteOffset + at, size));
     at += size;
   }
   return parts;
@@ -230,31 +234,42 @@ if (process.env.BENCH_CHILD === 'restore') {
   await answer(result);
 }
 
-// Whole-catalog restore child: read the saved catalog, restore it synchronously (the digest
-// of its bytes timed apart as well), then asynchronously with the event loop watched.
+// Whole-catalog restore children (fresh processes, as after a restart): read the saved
+// catalog and restore it synchronously (CPU, heap, answers; then its digest alone, over bytes
+// already read once), or asynchronously with the event loop watched.
 if (process.env.BENCH_CHILD === 'restore-catalog') {
   const result = {};
   let start = process.hrtime.bigint();
   const bytes = readFileSync(process.env.BENCH_RESTORE_FILE);
   result.readSeconds = seconds(start);
-  let cpu = process.cpuUsage();
-  createHash('sha256').update(bytes.subarray(48)).digest();
-  result.digestCpuSeconds = cpuSeconds(cpu);
   const restored = new ToolCatalog();
   start = process.hrtime.bigint();
-  cpu = process.cpuUsage();
+  let cpu = process.cpuUsage();
   restored.restoreCatalog(bytes);
   result.seconds = seconds(start);
   result.cpuSeconds = cpuSeconds(cpu);
+  cpu = process.cpuUsage();
+  createHash('sha256').update(bytes.subarray(48)).digest();
+  result.digestCpuSeconds = cpuSeconds(cpu);
   result.tools = restored.size;
   result.heapMb = +heapMb().toFixed(1);
-  result.externalMb = +(process.memoryUsage().arrayBuffers / 1e6).toFixed(1);
-  const again = new ToolCatalog();
-  start = process.hrtime.bigint();
-  result.asyncLongestStallMs = +(
-    await longestStall(() => again.restoreCatalogAsync(bytes))
+  result.arrayBuffersMb = +(process.memoryUsage().arrayBuffers / 1e6).toFixed(
+    1,
+  );
+  result.answers = answersDigest(restored);
+  await answer(result);
+}
+if (process.env.BENCH_CHILD === 'restore-catalog-async') {
+  const result = {};
+  const bytes = readFileSync(process.env.BENCH_RESTORE_FILE);
+  const restored = new ToolCatalog();
+  const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  result.longestStallMs = +(
+    await longestStall(() => restored.restoreCatalogAsync(bytes))
   ).toFixed(1);
-  result.asyncSeconds = seconds(start);
+  result.seconds = seconds(start);
+  result.cpuSeconds = cpuSeconds(cpu);
   result.answers = answersDigest(restored);
   await answer(result);
 }
@@ -293,7 +308,9 @@ if (process.env.BENCH_SAVE_CATALOG_FILE) {
   // BENCH_RESTORE_FILE=<file> node --cpu-prof bench/scale.mjs).
   writeFileSync(
     process.env.BENCH_SAVE_CATALOG_FILE,
-    catalog.saveCatalog(new Map([...all.keys()].map((target) => [target, target]))),
+    catalog.saveCatalog(
+      new Map([...all.keys()].map((target) => [target, target])),
+    ),
   );
   console.log(`catalog written to ${process.env.BENCH_SAVE_CATALOG_FILE}`);
   process.exit(0);
@@ -380,7 +397,8 @@ if (typeof catalog.saveBackend === 'function') {
   ).toFixed(1);
   const folder = mkdtempSync(join(os.tmpdir(), 'catalog-scale-'));
   const file = join(folder, 'parts.bin');
-  const child = (mode) =>
+  const wholeFile = join(folder, 'catalog.bin');
+  const child = (mode, restoreFile = file) =>
     JSON.parse(
       execFileSync(
         process.execPath,
@@ -393,7 +411,7 @@ if (typeof catalog.saveBackend === 'function') {
           env: {
             ...process.env,
             BENCH_CHILD: mode,
-            BENCH_RESTORE_FILE: file,
+            BENCH_RESTORE_FILE: restoreFile,
             BENCH_RESTORE_PARTS: String(parts.length),
           },
           maxBuffer: 1 << 24,
@@ -402,12 +420,29 @@ if (typeof catalog.saveBackend === 'function') {
     );
   try {
     writeParts(file, parts);
-    // Restores and cold builds, each in a fresh process, alternated so that both see the
-    // same load; the fastest of each is kept.
+    const saveCatalog = typeof catalog.saveCatalog === 'function';
+    if (saveCatalog) {
+      start = process.hrtime.bigint();
+      const whole = catalog.saveCatalog(
+        new Map([...all.keys()].map((target) => [target, `listing-${target}`])),
+      );
+      report.saveCatalogSeconds = seconds(start);
+      report.savedCatalogMb = +(whole.length / 1e6).toFixed(1);
+      writeFileSync(wholeFile, whole);
+    }
+    // Restores (of the parts, and of the whole catalog at once and asynchronously) and cold
+    // builds, each in a fresh process, alternated so that all see the same load; the fastest
+    // of each is kept.
     const restores = [];
+    const wholes = [];
+    const wholeAsyncs = [];
     const colds = [];
     for (let round = 0; round < 2; round += 1) {
       restores.push(child('restore'));
+      if (saveCatalog) {
+        wholes.push(child('restore-catalog', wholeFile));
+        wholeAsyncs.push(child('restore-catalog-async', wholeFile));
+      }
       colds.push(child('cold'));
     }
     const fastest = (runs) =>
@@ -417,10 +452,13 @@ if (typeof catalog.saveBackend === 'function') {
     const restore = fastest(restores);
     const cold = fastest(colds);
     const expected = answersDigest(catalog);
+    const times = ({ readSeconds, seconds, cpuSeconds }) => ({
+      readSeconds,
+      seconds,
+      cpuSeconds,
+    });
     report.restore = {
-      readSeconds: restore.readSeconds,
-      seconds: restore.seconds,
-      cpuSeconds: restore.cpuSeconds,
+      ...times(restore),
       coldBuildSeconds: cold.seconds,
       coldBuildCpuSeconds: cold.cpuSeconds,
       cpuRatioToColdBuild: +(restore.cpuSeconds / cold.cpuSeconds).toFixed(3),
@@ -430,6 +468,29 @@ if (typeof catalog.saveBackend === 'function') {
       tools: restore.tools,
       sameAnswers: restores.every((run) => run.answers === expected),
     };
+    if (saveCatalog) {
+      const wholeRestore = fastest(wholes);
+      const fastestAsync = fastest(wholeAsyncs);
+      report.restoreCatalog = {
+        ...times(wholeRestore),
+        digestCpuSeconds: wholeRestore.digestCpuSeconds,
+        cpuRatioToParts: +(
+          wholeRestore.cpuSeconds / restore.cpuSeconds
+        ).toFixed(3),
+        cpuRatioToColdBuild: +(
+          wholeRestore.cpuSeconds / cold.cpuSeconds
+        ).toFixed(3),
+        asyncSeconds: fastestAsync.seconds,
+        asyncCpuSeconds: fastestAsync.cpuSeconds,
+        asyncLongestStallMs: wholeAsyncs.map((run) => run.longestStallMs),
+        heapMb: wholeRestore.heapMb,
+        arrayBuffersMb: wholeRestore.arrayBuffersMb,
+        tools: wholeRestore.tools,
+        sameAnswers: [...wholes, ...wholeAsyncs].every(
+          (run) => run.answers === expected,
+        ),
+      };
+    }
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -63,6 +63,26 @@ function yieldToOthers(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** Runs a generator of work to its end, at once. */
+function drain<T>(steps: Generator<undefined, T>): T {
+  let step = steps.next();
+  while (step.done !== true) step = steps.next();
+  return step.value;
+}
+
+/** Runs a generator of work to its end, calling `pause` (which may yield) between its steps. */
+async function drainAsync<T>(
+  steps: Generator<undefined, T>,
+  pause: () => Promise<void>,
+): Promise<T> {
+  let step = steps.next();
+  while (step.done !== true) {
+    await pause();
+    step = steps.next();
+  }
+  return step.value;
+}
+
 /** Longest stretch of work, in milliseconds, between two yields of {@link ToolCatalog.restoreBackendsAsync}. */
 const RESTORE_SLICE_MS = 10;
 
@@ -561,12 +581,10 @@ export class ToolCatalog {
     const read = readSavedCatalog(bytes, where);
     const keep = this.#keepOption(options, where);
     checkDigest(read, where);
-    const steps = restoreSavedCatalog({ read, keep, where });
-    let step = steps.next();
-    while (step.done !== true) step = steps.next();
-    const { segments, result } = this.#restoredSegments(step.value);
-    this.#collection.stageMany([...segments.values()]);
-    this.#apply(segments, { frequencies: step.value.frequencies });
+    const restored = drain(restoreSavedCatalog({ read, keep, where }));
+    const { segments, result } = this.#restoredSegments(restored);
+    drain(this.#collection.stageMany([...segments.values()]));
+    this.#apply(segments, { frequencies: restored.frequencies });
     return result;
   }
 
@@ -599,17 +617,16 @@ export class ToolCatalog {
         await pause();
       }
       requireDigest(read, hash.digest(), where);
-      const steps = restoreSavedCatalog({ read, keep, where });
-      let step = steps.next();
-      while (step.done !== true) {
-        await pause();
-        step = steps.next();
-      }
-      const { segments, result } = this.#restoredSegments(step.value);
-      await pause();
-      this.#collection.stageMany([...segments.values()]);
-      await pause();
-      this.#apply(segments, { frequencies: step.value.frequencies });
+      const restored = await drainAsync(
+        restoreSavedCatalog({ read, keep, where }),
+        pause,
+      );
+      const { segments, result } = this.#restoredSegments(restored);
+      await drainAsync(
+        this.#collection.stageMany([...segments.values()]),
+        pause,
+      );
+      this.#apply(segments, { frequencies: restored.frequencies });
       return result;
     };
     const job = this.#queue.then(run, run);

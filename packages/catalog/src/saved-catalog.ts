@@ -6,6 +6,8 @@ import {
   FIELD_COUNT,
   type PreparedTool,
   RestoredTool,
+  savedTerms,
+  termsLength,
   SavedTexts,
   schemaText,
 } from './prepare.js';
@@ -17,6 +19,7 @@ import {
   paddedJson,
   refuse,
   type SavedBackendInfo,
+  checkDistinct,
   mapTerms,
   restoredEntry,
   toolFlags,
@@ -75,6 +78,12 @@ type Counts = {
  * 2 when they fit).
  */
 type Widths = { documents: 2 | 4; bags: 2 | 4 | 8; toolTerms: 2 | 4 };
+
+/** Least bytes of tool texts decoded at once (Node keeps a string decoded from over 1 MB outside the heap). */
+const TEXT_SLICE = 1 << 21;
+
+/** Terms of the term table mapped onto the dictionary between two yields of a restore. */
+const TERM_SLICE = 8192;
 
 /** The JSON header of a saved catalog. */
 type Header = {
@@ -213,8 +222,9 @@ export function encodeSavedCatalog(options: {
     counts.nameTerms += segment.nameTerms.length;
     counts.bareNames += segment.bareNames.length;
     for (const tool of segment.tools) {
-      counts.toolTerms += tool.terms.length;
-      if (tool.terms.length > 0xffff) widths.toolTerms = 4;
+      const length = termsLength(tool);
+      counts.toolTerms += length;
+      if (length > 0xffff) widths.toolTerms = 4;
     }
     if (segment.termIds.length > 0x10000) widths.toolTerms = 4;
     if (segment.tools.length > 0x10000) widths.documents = 4;
@@ -287,19 +297,67 @@ export function encodeSavedCatalog(options: {
   view.setUint32(12, places.end, true);
   view.setUint32(48, headerBytes.length, true);
   bytes.set(headerBytes, HEADER_AT);
-  const writer = sectionWriter(view, places);
+  // Numbers are written in the machine's order into views of each section, then put in
+  // little-endian order when the machine's is not.
+  const memory = bytes.buffer;
+  const u32 = (name: SectionName, count: number): Uint32Array =>
+    new Uint32Array(memory, bytes.byteOffset + places[name], count);
+  const numbers = (name: SectionName, count: number, width: 2 | 4) =>
+    width === 2
+      ? new Uint16Array(memory, bytes.byteOffset + places[name], count)
+      : u32(name, count);
   const segmentTotals = [
-    'segmentTools',
-    'segmentTerms',
-    'segmentPostings',
-    'segmentNames',
-    'segmentBare',
-  ] as const;
-  const totals = new Float64Array(5);
+    u32('segmentTools', counts.segments + 1),
+    u32('segmentTerms', counts.segments + 1),
+    u32('segmentPostings', counts.segments + 1),
+    u32('segmentNames', counts.segments + 1),
+    u32('segmentBare', counts.segments + 1),
+  ];
+  const fieldLengths = new Float64Array(
+    memory,
+    bytes.byteOffset + places.fieldLengths,
+    counts.segments * FIELD_COUNT,
+  );
+  const termIds = u32('termIds', counts.localTerms);
+  const offsets = u32('offsets', counts.localTerms + counts.segments);
+  const documents = numbers('documents', counts.postings, widths.documents);
+  const bags =
+    widths.bags === 8
+      ? new Float64Array(
+          memory,
+          bytes.byteOffset + places.bags,
+          counts.postings,
+        )
+      : widths.bags === 4
+        ? new Float32Array(
+            memory,
+            bytes.byteOffset + places.bags,
+            counts.postings,
+          )
+        : numbers('bags', counts.postings, 2);
+  const inName = bytes.subarray(places.inName, places.inName + counts.postings);
+  const nameOffsets = u32('nameOffsets', counts.tools + counts.segments);
+  const nameTerms = u32('nameTerms', counts.nameTerms);
+  const bareNames = u32('bareNames', counts.bareNames);
+  const bagLengths = new Float64Array(
+    memory,
+    bytes.byteOffset + places.bagLengths,
+    counts.tools,
+  );
+  const records = u32('records', counts.tools * RECORD);
+  const toolTerms = numbers('toolTerms', counts.toolTerms, widths.toolTerms);
   // Per term id, its local number in the segment being written.
   const localOf = new Int32Array(TERMS.size);
-  segmentTotals.forEach((name) => writer.u32(name, 0));
-  for (const { segment } of segments) {
+  const written = {
+    terms: 0,
+    postings: 0,
+    names: 0,
+    bare: 0,
+    tools: 0,
+    toolTerms: 0,
+  };
+  segments.forEach(({ segment }, index) => {
+    const target = targets[index] as SavedCatalogTarget;
     const lengths = [
       segment.tools.length,
       segment.termIds.length,
@@ -307,66 +365,86 @@ export function encodeSavedCatalog(options: {
       segment.nameTerms.length,
       segment.bareNames.length,
     ];
-    segmentTotals.forEach((name, index) => {
-      totals[index] = (totals[index] as number) + (lengths[index] as number);
-      writer.u32(name, totals[index] as number);
+    segmentTotals.forEach((totals, kind) => {
+      totals[index + 1] = (totals[index] as number) + (lengths[kind] as number);
     });
-    for (const length of segment.fieldLengths)
-      writer.f64('fieldLengths', length);
-    segment.termIds.forEach((id, local) => {
+    fieldLengths.set(segment.fieldLengths, index * FIELD_COUNT);
+    const ids = segment.termIds;
+    for (let local = 0; local < ids.length; local += 1) {
+      const id = ids[local] as number;
       localOf[id] = local;
-      writer.u32('termIds', numberOf[id] as number);
-    });
-    for (const offset of segment.offsets) writer.u32('offsets', offset);
-    for (let slot = 0; slot < segment.documents.length; slot += 1) {
-      writer.unsigned(
-        'documents',
-        segment.documents[slot] as number,
-        widths.documents,
-      );
-      const bag = segment.bags[slot] as number;
-      if (widths.bags === 8) writer.f64('bags', bag);
-      else if (widths.bags === 4) writer.f32('bags', bag);
-      else writer.unsigned('bags', bag, 2);
-      writer.u8('inName', segment.inName[slot] as number);
+      termIds[written.terms + local] = numberOf[id] as number;
     }
-    for (const offset of segment.nameOffsets) writer.u32('nameOffsets', offset);
+    offsets.set(segment.offsets, written.terms + index);
+    written.terms += ids.length;
+    documents.set(segment.documents, written.postings);
+    bags.set(segment.bags, written.postings);
+    inName.set(segment.inName, written.postings);
+    written.postings += segment.documents.length;
+    nameOffsets.set(segment.nameOffsets, written.tools + index);
     for (const id of segment.nameTerms)
-      writer.u32('nameTerms', numberOf[id] as number);
+      nameTerms[written.names++] = numberOf[id] as number;
     for (const id of segment.bareNames)
-      writer.u32('bareNames', numberOf[id] as number);
-    const target = targets[writer.segment] as SavedCatalogTarget;
-    writer.segment += 1;
-    segment.tools.forEach((prepared, local) => {
+      bareNames[written.bare++] = numberOf[id] as number;
+    bagLengths.set(segment.bagLengths, written.tools);
+    segment.tools.forEach((prepared) => {
       const { entry } = prepared;
-      writer.f64('bagLengths', segment.bagLengths[local] as number);
-      writer.u32('records', target.backends.indexOf(entry.backend));
-      writer.u32('records', target.profiles.indexOf(entry.profile));
-      writer.u32('records', toolFlags(entry));
-      writer.u32('records', ascii[writer.tool] as number);
-      writer.tool += 1;
+      const record = written.tools * RECORD;
+      records[record] = target.backends.indexOf(entry.backend);
+      records[record + 1] = target.profiles.indexOf(entry.profile);
+      records[record + 2] = toolFlags(entry);
+      records[record + 3] = ascii[written.tools] as number;
+      written.tools += 1;
+      const saved = savedTerms(prepared, ids);
+      if (saved !== undefined) {
+        toolTerms.set(saved, written.toolTerms);
+        written.toolTerms += saved.length;
+        return;
+      }
       const packed = prepared.terms;
       for (let index = 0; index < packed.length; index += 1)
-        writer.unsigned(
-          'toolTerms',
+        toolTerms[written.toolTerms++] =
           index < FIELD_COUNT
             ? (packed[index] as number)
-            : (localOf[packed[index] as number] as number),
-          widths.toolTerms,
-        );
+            : (localOf[packed[index] as number] as number);
     });
-  }
-  for (const end of textEnds) writer.u32('textEnds', end);
-  for (const end of schemaEnds) writer.u32('schemaEnds', end);
-  let at = places.texts;
-  for (const text of texts) at += buffer.write(text, at, 'utf8');
-  at = places.schemas;
-  for (const text of schemas) at += buffer.write(text, at, 'utf8');
+  });
+  u32('textEnds', textEnds.length).set(textEnds);
+  u32('schemaEnds', schemaEnds.length).set(schemaEnds);
+  writeTexts(buffer, places.texts, texts);
+  writeTexts(buffer, places.schemas, schemas);
+  if (!littleEndian) toLittleEndian(bytes, places, counts, widths);
   bytes.set(
     createHash('sha256').update(bytes.subarray(DIGESTED_FROM)).digest(),
     DIGEST_AT,
   );
   return bytes;
+}
+
+/** Writes `strings` one after another as UTF-8 from `at`. */
+function writeTexts(
+  buffer: Buffer,
+  at: number,
+  strings: readonly string[],
+): void {
+  for (const text of strings) at += buffer.write(text, at, 'utf8');
+}
+
+/** Puts the numbers of every section, written in big-endian order, in little-endian order. */
+function toLittleEndian(
+  bytes: Uint8Array,
+  places: Record<SectionName | 'end', number>,
+  counts: Counts,
+  widths: Widths,
+): void {
+  for (const [name, width, count] of SECTIONS) {
+    const size = width === 0 ? widths[name as keyof Widths] : width;
+    if (size === 1) continue;
+    const start = places[name];
+    const end = start + count(counts) * size;
+    for (let item = start; item < end; item += size)
+      bytes.subarray(item, item + size).reverse();
+  }
 }
 
 /** The end of each string in the UTF-8 concatenation of `strings`, after a 0. */
@@ -378,39 +456,6 @@ function endsOf(strings: readonly string[]): Uint32Array {
     ends[index + 1] = total;
   });
   return ends;
-}
-
-/** Appends little-endian numbers to each section in turn. */
-function sectionWriter(
-  view: DataView,
-  places: Record<SectionName | 'end', number>,
-) {
-  const next = { ...places };
-  return {
-    segment: 0,
-    tool: 0,
-    u8(name: SectionName, value: number): void {
-      view.setUint8(next[name], value);
-      next[name] += 1;
-    },
-    u32(name: SectionName, value: number): void {
-      view.setUint32(next[name], value, true);
-      next[name] += 4;
-    },
-    unsigned(name: SectionName, value: number, width: 2 | 4): void {
-      if (width === 2) view.setUint16(next[name], value, true);
-      else view.setUint32(next[name], value, true);
-      next[name] += width;
-    },
-    f32(name: SectionName, value: number): void {
-      view.setFloat32(next[name], value, true);
-      next[name] += 4;
-    },
-    f64(name: SectionName, value: number): void {
-      view.setFloat64(next[name], value, true);
-      next[name] += 8;
-    },
-  };
 }
 
 function isNames(value: unknown): value is string[] {
@@ -559,7 +604,7 @@ export function describeSavedCatalog(bytes: Uint8Array): SavedCatalogInfo {
 }
 
 /** Whether the stored digest of a read catalog is the SHA-256 of `digest` (computed over bytes [48, total)). */
-export function digestMatches(read: ReadCatalog, digest: Uint8Array): boolean {
+function digestMatches(read: ReadCatalog, digest: Uint8Array): boolean {
   const stored = read.bytes.subarray(DIGEST_AT, DIGEST_AT + 32);
   if (digest.length !== 32) return false;
   for (let index = 0; index < 32; index += 1)
@@ -725,8 +770,21 @@ export function* restoreSavedCatalog(options: {
   checkTotals(schemaEnds, counts.schemaBytes, fail, 'schema ends');
   const textsAt = read.places.texts;
   // The catalog's term table onto the process's term dictionary, once.
-  const ids = mapTerms(bytes, textsAt, textEnds, counts.terms, fail);
-  yield;
+  const ids = new Int32Array(counts.terms);
+  for (let start = 0; start < counts.terms; start += TERM_SLICE) {
+    const end = Math.min(counts.terms, start + TERM_SLICE);
+    mapTerms({
+      bytes,
+      table: textsAt,
+      ends: textEnds,
+      start,
+      end,
+      into: ids,
+      fail,
+    });
+    yield;
+  }
+  checkDistinct(ids, fail);
   const fieldLengths = sections.f64(
     'fieldLengths',
     counts.segments * FIELD_COUNT,
@@ -770,14 +828,14 @@ export function* restoreSavedCatalog(options: {
     bytes.byteOffset + textsAt,
     counts.textBytes,
   );
-  // ASCII texts (most) are cut out of one string of the whole table.
-  let asciiTexts: string | undefined;
+  // ASCII texts (most) are cut out of one string of their target's texts.
+  let asciiTexts = '';
+  let asciiFrom = 0;
   const text = (index: number, ascii: boolean): string => {
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
     if (!ascii) return textBuffer.toString('utf8', start, end);
-    asciiTexts ??= textBuffer.toString('latin1');
-    return asciiTexts.slice(start, end);
+    return asciiTexts.slice(start - asciiFrom, end - asciiFrom);
   };
   const frequencies = new Int32Array(TERMS.size);
   // Per term id, the last segment that had it (a term twice in a segment shows).
@@ -904,6 +962,31 @@ export function* restoreSavedCatalog(options: {
         segmentBare[segment + 1] as number,
       ),
     };
+    const textsEnd = textEnds[
+      counts.terms + (firstTool + toolCount) * TEXTS_PER_TOOL
+    ] as number;
+    if (textsEnd > asciiFrom + asciiTexts.length) {
+      // The texts of this target and the next ones, at least TEXT_SLICE bytes: a string
+      // that long is kept outside the JavaScript heap (never copied by the collector).
+      asciiFrom = textEnds[counts.terms + firstTool * TEXTS_PER_TOOL] as number;
+      let last = segment + 1;
+      while (
+        last < counts.segments &&
+        (textEnds[
+          counts.terms + (segmentTools[last] as number) * TEXTS_PER_TOOL
+        ] as number) -
+          asciiFrom <
+          TEXT_SLICE
+      )
+        last += 1;
+      asciiTexts = textBuffer.toString(
+        'latin1',
+        asciiFrom,
+        textEnds[
+          counts.terms + (segmentTools[last] as number) * TEXTS_PER_TOOL
+        ],
+      );
+    }
     const tools: PreparedTool[] = [];
     const seen = new Set<string>();
     for (let local = 0; local < toolCount; local += 1) {

@@ -515,40 +515,48 @@ export function restoredEntry(options: {
   return entry;
 }
 
-/** Per term id: the stamp of the part that last mapped a term onto it (duplicates show). */
+/** Per term id: the stamp of the term table that last mapped a term onto it (duplicates show). */
 let seenStamp = new Int32Array(1024);
 let stamp = 0;
 
 /**
- * Maps the part's term table (strings 0 to `terms` of the table) onto the term dictionary;
- * refuses empty and repeated terms.
+ * Maps strings `start` to `end` of a term table (their ends in `ends`, their bytes from
+ * `table`) onto the term dictionary, into `into`; refuses empty terms.
  */
-export function mapTerms(
-  bytes: Uint8Array,
-  table: number,
-  ends: Uint32Array,
-  terms: number,
-  fail: (problem: string) => never,
-): Int32Array {
-  const ids = new Int32Array(terms);
-  for (let index = 0; index < terms; index += 1) {
+export function mapTerms(options: {
+  bytes: Uint8Array;
+  table: number;
+  ends: Uint32Array;
+  start: number;
+  end: number;
+  into: Int32Array;
+  fail: (problem: string) => never;
+}): void {
+  const { bytes, table, ends, into, fail } = options;
+  for (let index = options.start; index < options.end; index += 1) {
     const start = ends[index] as number;
     const end = ends[index + 1] as number;
     if (start === end) fail(`term ${index} is empty (corrupt)`);
-    ids[index] = TERMS.internBytes(bytes, table + start, table + end);
+    into[index] = TERMS.internBytes(bytes, table + start, table + end);
   }
+}
+
+/** Refuses a term table that maps two terms onto one id. */
+export function checkDistinct(
+  ids: Int32Array,
+  fail: (problem: string) => never,
+): void {
   if (seenStamp.length < TERMS.size || stamp === 0x7fffffff) {
     seenStamp = new Int32Array(Math.max(TERMS.size, 2 * seenStamp.length));
     stamp = 0;
   }
   stamp += 1;
-  for (let index = 0; index < terms; index += 1) {
+  for (let index = 0; index < ids.length; index += 1) {
     const id = ids[index] as number;
     if (seenStamp[id] === stamp)
       fail(`term ${index} appears twice in its term table (corrupt)`);
     seenStamp[id] = stamp;
   }
-  return ids;
 }
 
 /**
@@ -588,9 +596,10 @@ export function decodeSavedBackend(
   for (let index = 1; index < ends.length; index += 1)
     if ((ends[index] as number) < (ends[index - 1] as number))
       refuse(where, 'its string table is out of order (corrupt)');
-  const ids = mapTerms(bytes, at, ends, terms, (problem) =>
-    refuse(where, problem),
-  );
+  const fail = (problem: string): never => refuse(where, problem);
+  const ids = new Int32Array(terms);
+  mapTerms({ bytes, table: at, ends, start: 0, end: terms, into: ids, fail });
+  checkDistinct(ids, fail);
   const table = Buffer.from(bytes.buffer, bytes.byteOffset + at, tableBytes);
   // The schemas' bytes are copied out of the part, to be decoded when first read.
   const firstSchema = stringCount - tools;

@@ -417,6 +417,9 @@ export class Segment {
   }
 }
 
+/** Segments staged between two yields of {@link Collection.stageMany}. */
+const STAGE_SLICE = 64;
+
 /** A term's place in a segment is the segment's slot times this plus the term's index in it. */
 const PLACE = 2 ** 32;
 
@@ -465,10 +468,7 @@ export class Collection {
    * of adding it, which a caller may spread over many steps.
    */
   stage(segment: Segment): void {
-    const slot = this.#freeSlots.pop() ?? this.slots++;
-    segment.slot = slot;
-    segment.live = false;
-    this.bySlot[slot] = segment;
+    const slot = this.#claimSlot(segment);
     const { termIds } = segment;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
@@ -481,12 +481,15 @@ export class Collection {
 
   /**
    * Stages many segments at once (as {@link Collection.stage} does each), recording their
-   * places in two typed arrays instead of a list per term.
+   * places in two typed arrays instead of a list per term. A generator: it yields every
+   * {@link STAGE_SLICE} segments, so a caller may spread it over many turns.
    */
-  stageMany(segments: readonly Segment[]): void {
+  *stageMany(segments: readonly Segment[]): Generator<undefined, void> {
     this.#moveAll();
     const starts = new Int32Array(TERMS.size + 1);
+    let done = 0;
     for (const segment of segments) {
+      if (++done % STAGE_SLICE === 0) yield;
       const { termIds } = segment;
       for (let index = 0; index < termIds.length; index += 1) {
         const id = (termIds[index] as number) + 1;
@@ -498,10 +501,8 @@ export class Collection {
     const places = new Float64Array(starts[starts.length - 1] as number);
     const cursor = starts.slice(0, -1);
     for (const segment of segments) {
-      const slot = this.#freeSlots.pop() ?? this.slots++;
-      segment.slot = slot;
-      segment.live = false;
-      this.bySlot[slot] = segment;
+      if (++done % STAGE_SLICE === 0) yield;
+      const slot = this.#claimSlot(segment);
       const { termIds } = segment;
       for (let index = 0; index < termIds.length; index += 1) {
         const id = termIds[index] as number;
@@ -545,6 +546,15 @@ export class Collection {
     this.#bulkStarts = undefined;
     this.#bulkPlaces = undefined;
     this.#bulkMoved = undefined;
+  }
+
+  /** Gives a staged segment a free slot. */
+  #claimSlot(segment: Segment): number {
+    const slot = this.#freeSlots.pop() ?? this.slots++;
+    segment.slot = slot;
+    segment.live = false;
+    this.bySlot[slot] = segment;
+    return slot;
   }
 
   #addBareNames(segment: Segment): void {

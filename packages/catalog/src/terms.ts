@@ -28,6 +28,8 @@ class TermDictionary {
   #scratch = new Uint8Array(256);
   /** UTF-8 bytes of every term, one after another: term `id` is `#starts[id]` to `#starts[id + 1]`. */
   #bytes = new Uint8Array(1 << 16);
+  /** `#bytes` as a Buffer, to decode terms from. */
+  #text = Buffer.from(this.#bytes.buffer);
   #starts = new Int32Array(1 << 12);
   /** Hash of each term's bytes. */
   #hashes = new Int32Array(1 << 12);
@@ -123,12 +125,13 @@ class TermDictionary {
   term(id: number): string {
     const known = this.#terms[id];
     if (known !== undefined) return known;
-    const start = this.#starts[id] as number;
-    const term = Buffer.from(
-      this.#bytes.buffer,
-      this.#bytes.byteOffset + start,
-      (this.#starts[id + 1] as number) - start,
-    ).toString('latin1');
+    if (this.#text.buffer !== this.#bytes.buffer)
+      this.#text = Buffer.from(this.#bytes.buffer);
+    const term = this.#text.toString(
+      'latin1',
+      this.#starts[id] as number,
+      this.#starts[id + 1] as number,
+    );
     this.#terms[id] = term;
     this.#ids.set(term, id);
     return term;
