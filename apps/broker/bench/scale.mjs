@@ -95,7 +95,7 @@ writeFileSync(
   ),
 );
 const stateHome = join(work, 'state');
-const prepared = existsSync(join(stateHome, 'heretek', 'index-cache.jsonl'));
+const prepared = existsSync(join(stateHome, 'heretek', 'index-cache.bin'));
 
 /** The floor: a plain SDK client per route, CONCURRENCY routes at a time. */
 async function plainClientListing(url) {
@@ -137,6 +137,26 @@ function timed(broker, latencies) {
     const reply = await broker.request(method, params);
     latencies[slot] = performance.now() - sent;
     return reply;
+  };
+}
+
+/** Sends mcp_inspect_schema through `send` every 100 ms until stopped. */
+function inspectEvery100ms(send) {
+  let done = false;
+  const running = (async () => {
+    while (!done) {
+      await send('tools/call', {
+        name: 'mcp_inspect_schema',
+        arguments: { name: `${targets[0]}_echo` },
+      });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    stop: () => {
+      done = true;
+      return running;
+    },
   };
 }
 
@@ -182,16 +202,7 @@ async function untilSearchable(gatewayUrl, label) {
     });
   await broker.initialize();
   const send = timed(broker, latencies);
-  let done = false;
-  const probe = (async () => {
-    while (!done) {
-      await send('tools/call', {
-        name: 'mcp_inspect_schema',
-        arguments: { name: `${targets[0]}_echo` },
-      });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  const probe = inspectEvery100ms(send);
   const missing = new Map([...groups].map(([w, t]) => [w, new Set(t)]));
   const deadline = Date.now() + TIMEOUT_MS;
   while (missing.size > 0) {
@@ -203,7 +214,7 @@ async function untilSearchable(gatewayUrl, label) {
     }
     if (missing.size === 0) break;
     if (Date.now() > deadline) {
-      done = true;
+      await probe.stop();
       const left = [...missing.values()].reduce((n, s) => n + s.size, 0);
       process.stderr.write(broker.stderr().slice(-4000));
       throw new Error(
@@ -213,9 +224,42 @@ async function untilSearchable(gatewayUrl, label) {
     await new Promise((r) => setTimeout(r, 100));
   }
   const searchableMs = performance.now() - started;
-  done = true;
-  await probe;
+  await probe.stop();
   return { broker, send, searchableMs, latencies };
+}
+
+/**
+ * After a restart, once every backend is searchable: the rediscovery that
+ * follows, until the broker logs that every backend was listed again. A
+ * search every 250 ms and an inspect every 100 ms are timed meanwhile
+ * (requests waiting over 1 s behind the rediscovery are counted), and the
+ * broker's RSS is read once it is done.
+ */
+async function whileRediscovering({ broker, send }) {
+  const started = performance.now();
+  const listed = () =>
+    /discovery: \d+\/\d+ backends listed.*/.exec(broker.stderr());
+  const latencies = [];
+  const measured = timed(broker, latencies);
+  const probe = inspectEvery100ms(measured);
+  const words = [...groups.keys()];
+  for (let i = 0; !listed() && performance.now() - started < TIMEOUT_MS; i++) {
+    await search(measured, words[i % words.length], 10);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await probe.stop();
+  const rediscoveryMs = performance.now() - started;
+  return {
+    rediscoveryAfterSearchableMs: round(rediscoveryMs, 0),
+    duringRediscovery: {
+      requests: latencies.length,
+      slowOver1s: latencies.filter((ms) => ms > 1_000).length,
+      maxMs: latencies.length === 0 ? 0 : round(Math.max(...latencies), 1),
+      p99Ms: latencies.length === 0 ? 0 : round(percentile(latencies, 99), 1),
+    },
+    rssAfterRediscovery: await rss(broker.child.pid),
+    rediscoveryLine: listed()?.[0] ?? 'not within the timeout',
+  };
 }
 
 /**
@@ -288,6 +332,7 @@ try {
     : await startAndRelist(gateway, { searches: !ONLY_RESTART });
 
   const restarted = await untilSearchable(gateway.url, 'restart');
+  const rediscovery = await whileRediscovering(restarted);
   const restartStderr = restarted.broker.stderr();
   await restarted.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
 
@@ -307,6 +352,7 @@ try {
           target: 2000,
           met: restarted.searchableMs <= 2000,
           whileDiscovering: requestFigures(restarted.latencies),
+          ...rediscovery,
           cacheLine:
             /index cache: .*/.exec(restartStderr)?.[0] ?? 'no index cache line',
         },
@@ -338,7 +384,7 @@ async function startAndRelist(gateway, { searches }) {
   await new Promise((r) => setTimeout(r, 3_000));
   const settledMs = await filesSettled([
     join(stateHome, 'heretek', 'pins.json'),
-    join(stateHome, 'heretek', 'index-cache.jsonl'),
+    join(stateHome, 'heretek', 'index-cache.bin'),
   ]);
   const memory = await rss(first.broker.child.pid);
   const gatewayAfterDiscovery = await gateway.stats();

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
+  describeSavedBackend,
   toolEntryFromMcpTool,
   type Backend,
   type ToolCatalog,
@@ -224,27 +225,30 @@ export class DiscoveryScheduler {
 
   /**
    * Targets among `listings` (with recorded definition hashes) whose tools
-   * in the catalog are not exactly the ones those hashes name.
+   * in the catalog are not exactly the ones those hashes name: each name
+   * must be one of the target's tools, once, and the target must have as
+   * many tools as names (its part's count).
    */
   #uncheckedTargets(
     listings: ReadonlyArray<[string, CachedListing]>,
   ): Set<string> {
-    const expected = new Map<string, Record<string, string>>();
-    for (const [target, listing] of listings)
-      if (listing.definitions !== undefined)
-        expected.set(target, listing.definitions);
-    const seen = new Map<string, number>();
     const unchecked = new Set<string>();
-    if (expected.size === 0) return unchecked;
-    for (const tool of this.#o.catalog.list()) {
-      const definitions = expected.get(tool.target);
-      if (definitions === undefined) continue;
-      seen.set(tool.target, (seen.get(tool.target) ?? 0) + 1);
-      if (!Object.hasOwn(definitions, tool.name)) unchecked.add(tool.target);
-    }
-    for (const [target, definitions] of expected)
-      if ((seen.get(target) ?? 0) !== Object.keys(definitions).length)
+    for (const [target, listing] of listings) {
+      const names = listing.definitions?.names;
+      if (names === undefined) continue;
+      let tools: number;
+      try {
+        tools = describeSavedBackend(listing.part).tools;
+      } catch {
+        tools = -1;
+      }
+      if (
+        tools !== names.length ||
+        new Set(names).size !== names.length ||
+        !names.every((name) => this.#o.catalog.get(name)?.target === target)
+      )
         unchecked.add(target);
+    }
     return unchecked;
   }
 

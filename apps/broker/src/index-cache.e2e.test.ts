@@ -28,31 +28,18 @@ const LISTINGS = {
 
 const scratch = scratchFolder('broker-index-cache-');
 
-/**
- * The cache file's bytes (latin1 text, byte for byte) with each backend's
- * saved part, the bytes after its line, passed through `change`.
- */
-function mapParts(text: string, change: (part: Buffer) => Buffer): string {
-  const bytes = Buffer.from(text, 'latin1');
-  const out: Buffer[] = [];
-  let at = bytes.indexOf(0x0a) + 1;
-  out.push(bytes.subarray(0, at));
-  while (at < bytes.length) {
-    const end = bytes.indexOf(0x0a, at);
-    const line = JSON.parse(bytes.toString('latin1', at, end)) as {
-      bytes: number;
-    };
-    const part = change(
-      Buffer.from(bytes.subarray(end + 1, end + 1 + line.bytes)),
-    );
-    out.push(
-      Buffer.from(`${JSON.stringify({ ...line, bytes: part.length })}\n`),
-      part,
-      Buffer.from('\n'),
-    );
-    at = end + 1 + line.bytes + 1;
-  }
-  return Buffer.concat(out).toString('latin1');
+/** The cache file's header (layout 4): where each backend's saved part is. */
+function header(bytes: Buffer): {
+  targets: Array<{ target: string; part: [number, number]; names?: string[] }>;
+} {
+  return JSON.parse(bytes.toString('utf8', 48, 48 + bytes.readUInt32LE(12)));
+}
+
+/** The cache file's bytes with each backend's saved part changed in place by `change`. */
+function mapParts(bytes: Buffer, change: (part: Buffer) => void): Buffer {
+  for (const { part } of header(bytes).targets)
+    change(bytes.subarray(part[0], part[0] + part[1]));
+  return bytes;
 }
 
 describe('index cache (built broker restarted over a loopback gateway)', () => {
@@ -65,7 +52,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
   beforeEach(async () => {
     backends = await startMcpBackends(structuredClone(LISTINGS));
     state = path.join(scratch.dir, `state-${Date.now()}-${Math.random()}`);
-    cacheFile = path.join(state, 'heretek', 'index-cache.jsonl');
+    cacheFile = path.join(state, 'heretek', 'index-cache.bin');
     backendsFile = scratch.backends(['ghidra', 'adb']);
   });
 
@@ -135,7 +122,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     expect(backends.listings.length).toBe(listingsBefore);
     expect(cacheLines(broker)).toEqual([
       expect.stringMatching(
-        /index cache: 2 backends served from .*index-cache\.jsonl/,
+        /index cache: 2 backends served from .*index-cache\.bin/,
       ),
     ]);
   });
@@ -198,58 +185,66 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
   });
 
   it.each([
-    ['not JSON', () => 'this is not { json', /line 1 is not JSON/],
     [
-      'of a foreign version',
-      (text: string) => text.replace(/^\{"version":3\}/, '{"version":99}'),
-      /format version 99, this broker reads 3/,
+      'not an index cache',
+      () => Buffer.from('this is not { json'),
+      /not an index cache file/,
     ],
     [
-      'changed after it was written (digest)',
-      (text: string) =>
-        mapParts(text, (part) => {
+      'of a foreign version',
+      (bytes: Buffer) => {
+        bytes.writeUInt32LE(99, 8);
+        return bytes;
+      },
+      /format version 99, this broker reads 4/,
+    ],
+    [
+      'of the former text layout',
+      () => Buffer.from('{"version":3}\n{"target":"ghidra"}\n'),
+      /format version 3, this broker reads 4/,
+    ],
+    [
+      'changed in its table of definition hashes',
+      (bytes: Buffer) => {
+        const at = 48 + bytes.readUInt32LE(12);
+        bytes[at] = bytes[at]! ^ 0xff;
+        return bytes;
+      },
+      /its header or digest table does not match its digest/,
+    ],
+    [
+      'changed in a part after it was written (digest)',
+      (bytes: Buffer) =>
+        mapParts(bytes, (part) => {
           const last = part.length - 1;
           part[last] = part[last]! ^ 0xff;
-          return part;
         }),
       /restoreBackends part \[\d\]: its digest does not match its content/,
     ],
     [
       'written by another catalog version',
-      (text: string) =>
-        mapParts(text, (part) =>
-          Buffer.from(
-            // Same length, so the part stays readable up to the version check.
-            part
-              .toString('latin1')
-              .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
-                return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
-              }),
-            'latin1',
-          ),
-        ),
+      (bytes: Buffer) =>
+        mapParts(bytes, (part) => {
+          // Same length, so the part stays readable up to the version check.
+          const text = part
+            .toString('latin1')
+            .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
+              return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
+            });
+          part.write(text, 'latin1');
+        }),
       /written by @heretek\/catalog "9+"/,
     ],
     [
       'cut short',
-      (text: string) => text.slice(0, -10),
-      /line 3: the part of "[a-z]+" is cut short/,
-    ],
-    [
-      "missing a line's hash",
-      (text: string) => text.replace(/"hash":"[^"]*",/, ''),
-      /line 2: missing required property "hash"/,
+      (bytes: Buffer) => bytes.subarray(0, -10),
+      /the part of "[a-z]+" is cut short/,
     ],
   ])(
     'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',
     async (_what, spoil, reason) => {
       await firstRun();
-      // latin1: the parts' bytes go through the text unchanged.
-      writeFileSync(
-        cacheFile,
-        spoil(readFileSync(cacheFile, 'latin1')),
-        'latin1',
-      );
+      writeFileSync(cacheFile, spoil(readFileSync(cacheFile)));
       backends.hanging.add('adb');
       const broker = await start();
       expect(await search(broker, 'decompile a function')).toContain(
@@ -264,10 +259,10 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       expect(lines[0]).toMatch(reason);
       expect(lines[0]).toMatch(/ignored .*writing it again/);
       await expect
-        .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
-        .toMatch(/^\{"version":3\}\n/);
-      expect(readFileSync(cacheFile, 'utf8')).toContain(
-        'ghidra_decompile_function',
+        .poll(() => readFileSync(cacheFile).readUInt32LE(8), POLL)
+        .toBe(4);
+      expect(header(readFileSync(cacheFile)).targets).toContainEqual(
+        expect.objectContaining({ names: ['ghidra_decompile_function'] }),
       );
     },
   );
@@ -301,7 +296,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     const blocker = path.join(scratch.dir, `blocker-${Date.now()}`);
     writeFileSync(blocker, 'a file where a folder should be');
     const broker = await start({
-      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.jsonl'),
+      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.bin'),
     });
     expect(await search(broker, 'decompile a function')).toContain(
       'ghidra_decompile_function',

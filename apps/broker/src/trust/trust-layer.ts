@@ -14,6 +14,7 @@ import {
 } from './pin-policy.js';
 import { PinStore, defaultPinsFilePath } from './pin-store.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
+import type { ToolHashes } from './tool-hashes.js';
 import { sanitizeDescription, type SanitizedDescription } from './sanitize.js';
 
 /** A tool as a backend lists it (bare name), the MCP `Tool` shape loosely. */
@@ -273,15 +274,11 @@ export class TrustLayer {
    * listing and its review). Nothing to check under policy `off`; without
    * recorded hashes there is nothing to check against, so no.
    */
-  matchesPins(
-    definitions: Readonly<Record<string, string>> | undefined,
-  ): boolean {
+  matchesPins(definitions: ToolHashes | undefined): boolean {
     const pins = this.pins;
     if (pins === undefined) return true;
     if (definitions === undefined) return false;
-    return Object.entries(definitions).every(
-      ([name, hash]) => pins.pinnedHash(name) === hash,
-    );
+    return pins.matches(definitions);
   }
 
   /**
@@ -291,15 +288,12 @@ export class TrustLayer {
    * count for shadowing at once, and are cleaned and flagged like a live
    * listing when one of them is first asked about (marks, inspect, a call).
    */
-  restoreListing(options: {
-    target: string;
-    definitions: Readonly<Record<string, string>>;
-  }): void {
+  restoreListing(options: { target: string; names: readonly string[] }): void {
     const pins = this.pins;
     if (pins === undefined) return;
     const { target } = options;
     this.#recordRestored(target);
-    const names = new Set(Object.keys(options.definitions));
+    const names = new Set(options.names);
     const prefix = `${target}_`;
     const bareNameOf = (name: string) =>
       name.startsWith(prefix) ? name.slice(prefix.length) : name;
