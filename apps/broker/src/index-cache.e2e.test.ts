@@ -11,6 +11,7 @@ import {
   spawnBroker,
   type SpawnedBroker,
 } from './__fixtures__/spawn-broker.js';
+import { definitionHash } from './trust/definition-hash.js';
 
 const POLL = { timeout: 15_000, interval: 50 };
 
@@ -155,6 +156,35 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     const adb = await search(broker, 'install android package');
     expect(adb).not.toContain('adb_install_apk');
     expect(adb).toContain('Discovery is still listing 1 of 2 backends');
+    expect(cacheLines(broker)).toEqual([
+      expect.stringMatching(
+        /index cache: 1 backends not served from the cache: their tools do not all match their pins/,
+      ),
+      expect.stringMatching(/index cache: 1 backends served from /),
+    ]);
+  });
+
+  it('never serves a cached backend one of whose tools was pinned again with another definition', async () => {
+    await firstRun();
+    // Accepted elsewhere (--pin on another machine, a reviewed lock): adb's
+    // pin now names another definition than the cached tool's.
+    const pinsFile = path.join(state, 'heretek', 'pins.json');
+    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
+      tools: Record<string, { description: string; hash: string }>;
+    };
+    const pin = pins.tools.adb_install_apk!;
+    pin.description = 'Install an Android package on every device';
+    pin.hash = definitionHash({ name: 'adb_install_apk', ...pin });
+    writeFileSync(pinsFile, JSON.stringify(pins));
+    backends.hanging.add('ghidra');
+    backends.hanging.add('adb');
+    const broker = await start();
+    expect(await search(broker, 'decompile a function')).toContain(
+      'ghidra_decompile_function',
+    );
+    expect(await search(broker, 'install android package')).not.toContain(
+      'adb_install_apk',
+    );
     expect(cacheLines(broker)).toEqual([
       expect.stringMatching(
         /index cache: 1 backends not served from the cache: their tools do not all match their pins/,

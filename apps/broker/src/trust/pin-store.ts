@@ -224,7 +224,12 @@ export function indexPinsFile(
     const more = close !== -1 && close < last;
     // Just after the entry's closing brace.
     const end = more ? close + CLOSING.length : last;
-    if (!more && !bytes.subarray(last - CLOSING.length, last).equals(CLOSING))
+    // The last entry is followed by the footer alone: no entry starts in it.
+    if (
+      !more &&
+      (!bytes.subarray(last - CLOSING.length, last).equals(CLOSING) ||
+        bytes.subarray(lineEnd, last).includes(ENTRY_LINE))
+    )
       return undefined;
     const hashLine = bytes.indexOf(HASH_LINE, lineEnd);
     const from = hashLine + HASH_LINE.length;
@@ -253,6 +258,8 @@ const FOOTER = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
 const CLOSING = Buffer.from('\n    }');
 /** An entry's last line and the next one's first line up to its name. */
 const NEXT_ENTRY = Buffer.from('\n    },\n    "');
+/** An entry's first line up to its name, from the newline before it. */
+const ENTRY_LINE = Buffer.from('\n    "');
 /** An entry's hash line up to the hash, from the newline before it. */
 const HASH_LINE = Buffer.from('\n      "hash": "');
 const NEWLINE = 0x0a;
