@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import {
-  describeSavedBackend,
   toolEntryFromMcpTool,
   type Backend,
   type ToolCatalog,
@@ -10,6 +9,7 @@ import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
+  partKey,
   type CachedAdmission,
   type CachedListing,
   type IndexCache,
@@ -180,7 +180,7 @@ export class DiscoveryScheduler {
     if (this.#abort.signal.aborted) return false;
     const admission = await this.#o.admitCached?.(listings);
     if (this.#abort.signal.aborted) return false;
-    let usable = [...listings].filter(
+    const usable = [...listings].filter(
       ([target]) =>
         (this.#applied.get(target) ?? 0) <= sequence &&
         !this.#pending.has(target) &&
@@ -199,13 +199,9 @@ export class DiscoveryScheduler {
       cache.ignored(errorText(error));
       return false;
     }
-    // Right after the swap (no request is answered in between: only
-    // microtasks ran since): a part whose tools are not exactly the ones
-    // checked against the pins goes.
-    const unchecked = this.#uncheckedTargets(usable);
-    for (const target of unchecked) this.#o.catalog.removeBackend(target);
-    usable = usable.filter(([target]) => !unchecked.has(target));
     for (const [target, listing] of usable) {
+      // A live listing applied while the parts were restored stays.
+      if ((this.#applied.get(target) ?? 0) > sequence) continue;
       this.#applied.set(target, sequence);
       this.#hashes.set(target, {
         hash: listing.hash,
@@ -221,35 +217,6 @@ export class DiscoveryScheduler {
       `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
-  }
-
-  /**
-   * Targets among `listings` (with recorded definition hashes) whose tools
-   * in the catalog are not exactly the ones those hashes name: each name
-   * must be one of the target's tools, once, and the target must have as
-   * many tools as names (its part's count).
-   */
-  #uncheckedTargets(
-    listings: ReadonlyArray<[string, CachedListing]>,
-  ): Set<string> {
-    const unchecked = new Set<string>();
-    for (const [target, listing] of listings) {
-      const names = listing.definitions?.names;
-      if (names === undefined) continue;
-      let tools: number;
-      try {
-        tools = describeSavedBackend(listing.part).tools;
-      } catch {
-        tools = -1;
-      }
-      if (
-        tools !== names.length ||
-        new Set(names).size !== names.length ||
-        !names.every((name) => this.#o.catalog.get(name)?.target === target)
-      )
-        unchecked.add(target);
-    }
-    return unchecked;
   }
 
   /** Settles once the index cache's parts are in the catalog, refused, or absent. */
@@ -699,7 +666,7 @@ export class DiscoveryScheduler {
       const part =
         key === undefined
           ? undefined
-          : this.#o.catalog.saveBackend({ target, key: key.hash });
+          : this.#o.catalog.saveBackend({ target, key: partKey(key) });
       if (key !== undefined && part !== undefined)
         yield [target, { ...key, part }];
     }

@@ -90,8 +90,25 @@ export function listingHash(tools: readonly unknown[]): string {
 }
 
 /**
- * Whether a part was saved for this target, listing hash, backend and
- * profile, from its header (a part whose header cannot be read is left to
+ * The key a backend's part is saved under: its listing hash, and with
+ * recorded definition hashes a digest of those (names and hashes), so that
+ * the part is restored only beside exactly the definitions that were checked
+ * against the pins with it (the catalog's part names its tools; the cache's
+ * table names the tools whose hashes are compared).
+ */
+export function partKey(listing: Pick<CachedListing, 'hash' | 'definitions'>) {
+  const { hash, definitions } = listing;
+  if (definitions === undefined) return hash;
+  const digest = createHash('sha256')
+    .update(JSON.stringify(definitions.names))
+    .update(definitions.digests)
+    .digest('hex');
+  return `${hash} definitions:${digest}`;
+}
+
+/**
+ * Whether a part was saved for this target, listing hash, definition hashes,
+ * backend and profile, from its header (a part whose header cannot be read is left to
  * the catalog's check, which refuses it).
  */
 function builtFor(listing: CachedListing, target: string, backend: Backend) {
@@ -103,7 +120,7 @@ function builtFor(listing: CachedListing, target: string, backend: Backend) {
   }
   return (
     info.target === target &&
-    info.key === listing.hash &&
+    info.key === partKey(listing) &&
     info.backends.every((name) => name === backend.backend) &&
     info.profiles.every((profile) => profile === backend.profile)
   );
