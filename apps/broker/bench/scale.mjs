@@ -333,6 +333,9 @@ try {
 
   const restarted = await untilSearchable(gateway.url, 'restart');
   const rediscovery = await whileRediscovering(restarted);
+  // Backends whose listing changed are written to the index cache: let that
+  // end, so a later run on STATE_DIR restarts on every backend.
+  await filesSettled([join(stateHome, 'heretek', 'index-cache.bin')]);
   const restartStderr = restarted.broker.stderr();
   await restarted.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
 

@@ -9,7 +9,6 @@ import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
-  partKey,
   type CachedAdmission,
   type CachedListing,
   type IndexCache,
@@ -93,7 +92,7 @@ type PendingListing = {
 };
 
 /** What keys a target's part of the index cache: its listing's hash and its tools' definition hashes. */
-type CacheKey = Pick<CachedListing, 'hash' | 'definitions'>;
+type CacheKey = CachedListing;
 
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
 const ALL_TARGETS = '\0all';
@@ -176,45 +175,42 @@ export class DiscoveryScheduler {
    */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
-    const listings = await cache.load(this.#o.backends.byTarget);
-    if (this.#abort.signal.aborted) return false;
+    const loaded = await cache.load(this.#o.backends.byTarget);
+    if (loaded === undefined || this.#abort.signal.aborted) return false;
+    const { listings } = loaded;
     const admission = await this.#o.admitCached?.(listings);
     if (this.#abort.signal.aborted) return false;
-    const usable = [...listings].filter(
-      ([target]) =>
-        (this.#applied.get(target) ?? 0) <= sequence &&
-        !this.#pending.has(target) &&
-        (admission === undefined || admission.admitted.has(target)),
-    );
+    // Not served: a target a live listing reached first, or one whose tools
+    // do not all match their pins.
+    const waiting = (target: string) =>
+      (this.#applied.get(target) ?? 0) > sequence ||
+      this.#pending.has(target) ||
+      (admission !== undefined && !admission.admitted.has(target));
     if (admission !== undefined && admission.admitted.size < listings.size)
       this.#o.log(
         `index cache: ${listings.size - admission.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
       );
-    if (usable.length === 0) return false;
+    if ([...listings.keys()].every(waiting)) return false;
+    let restored: string[];
     try {
-      await this.#o.catalog.restoreBackendsAsync(
-        usable.map(([, listing]) => listing.part),
-      );
+      ({ restored } = await this.#o.catalog.restoreCatalogAsync(
+        loaded.catalog,
+        { keep: (target) => listings.has(target) && !waiting(target) },
+      ));
     } catch (error) {
       cache.ignored(errorText(error));
       return false;
     }
-    for (const [target, listing] of usable) {
-      // A live listing applied while the parts were restored stays.
-      if ((this.#applied.get(target) ?? 0) > sequence) continue;
+    for (const target of restored) {
+      const listing = listings.get(target)!;
       this.#applied.set(target, sequence);
-      this.#hashes.set(target, {
-        hash: listing.hash,
-        ...(listing.definitions === undefined
-          ? {}
-          : { definitions: listing.definitions }),
-      });
+      this.#hashes.set(target, listing);
       admission?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
     this.#o.catalogChanged?.();
     this.#o.log(
-      `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
+      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
   }
@@ -646,30 +642,14 @@ export class DiscoveryScheduler {
         // write a file without the parts still being restored.
         void this.#cacheApplied.then(() => {
           if (!this.#abort.signal.aborted)
-            void cache.save(this.#cachedListings());
+            void cache.save(this.#hashes, (keys) =>
+              this.#o.catalog.saveCatalog(keys),
+            );
         });
       },
       this.#cacheDirty ? Math.max(quiet, DISCOVERY_CACHE_QUIET_MS) : quiet,
     );
     this.#cacheTimer.unref();
-  }
-
-  /**
-   * The catalog's saved part of every target whose listing hash is known,
-   * exported one target at a time as the writer asks for it (the writer
-   * yields between slices, so exporting a thousand parts never holds the
-   * event loop at once). A part and its hash are read in the same turn.
-   */
-  *#cachedListings(): Generator<[string, CachedListing]> {
-    for (const target of [...this.#hashes.keys()]) {
-      const key = this.#hashes.get(target);
-      const part =
-        key === undefined
-          ? undefined
-          : this.#o.catalog.saveBackend({ target, key: partKey(key) });
-      if (key !== undefined && part !== undefined)
-        yield [target, { ...key, part }];
-    }
   }
 }
 

@@ -29,17 +29,18 @@ const LISTINGS = {
 
 const scratch = scratchFolder('broker-index-cache-');
 
-/** The cache file's header (layout 4): where each backend's saved part is. */
+/** The cache file's header (layout 4): its backends, and where the catalog's saved form is. */
 function header(bytes: Buffer): {
-  targets: Array<{ target: string; part: [number, number]; names?: string[] }>;
+  targets: Array<{ target: string; names?: string[] }>;
+  catalog: [number, number];
 } {
   return JSON.parse(bytes.toString('utf8', 48, 48 + bytes.readUInt32LE(12)));
 }
 
-/** The cache file's bytes with each backend's saved part changed in place by `change`. */
-function mapParts(bytes: Buffer, change: (part: Buffer) => void): Buffer {
-  for (const { part } of header(bytes).targets)
-    change(bytes.subarray(part[0], part[0] + part[1]));
+/** The cache file's bytes with the catalog's saved form changed in place by `change`. */
+function mapCatalog(bytes: Buffer, change: (catalog: Buffer) => void): Buffer {
+  const [offset, length] = header(bytes).catalog;
+  change(bytes.subarray(offset, offset + length));
   return bytes;
 }
 
@@ -247,32 +248,32 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       /its header or digest table does not match its digest/,
     ],
     [
-      'changed in a part after it was written (digest)',
+      'changed in its catalog after it was written (digest)',
       (bytes: Buffer) =>
-        mapParts(bytes, (part) => {
-          const last = part.length - 1;
-          part[last] = part[last]! ^ 0xff;
+        mapCatalog(bytes, (catalog) => {
+          const last = catalog.length - 1;
+          catalog[last] = catalog[last]! ^ 0xff;
         }),
-      /restoreBackends part \[\d\]: its digest does not match its content/,
+      /restoreCatalogAsync: its digest does not match its content/,
     ],
     [
       'written by another catalog version',
       (bytes: Buffer) =>
-        mapParts(bytes, (part) => {
-          // Same length, so the part stays readable up to the version check.
-          const text = part
+        mapCatalog(bytes, (catalog) => {
+          // Same length, so the catalog stays readable up to the version check.
+          const text = catalog
             .toString('latin1')
             .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
               return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
             });
-          part.write(text, 'latin1');
+          catalog.write(text, 'latin1');
         }),
       /written by @heretek\/catalog "9+"/,
     ],
     [
       'cut short',
       (bytes: Buffer) => bytes.subarray(0, -10),
-      /the part of "[a-z]+" is cut short/,
+      /the catalog is cut short/,
     ],
   ])(
     'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',

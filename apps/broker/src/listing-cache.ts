@@ -2,7 +2,11 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { GatewayTool } from './types.js';
-import { describeSavedBackend, type Backend } from '@heretek/catalog';
+import {
+  describeSavedCatalog,
+  type Backend,
+  type SavedCatalogTarget,
+} from '@heretek/catalog';
 import { errorText } from './error-text.js';
 import { isMissing, isRecord, writeFileAtomic } from './trust/state-file.js';
 import { DIGEST_BYTES, type ToolHashes } from './trust/tool-hashes.js';
@@ -10,21 +14,28 @@ import { DIGEST_BYTES, type ToolHashes } from './trust/tool-hashes.js';
 /** Version of the index cache file layout this module reads and writes. */
 export const INDEX_CACHE_VERSION = 4;
 
-/** One backend's part of the index cache. */
+/** What keys one backend's tools in the index cache. */
 export type CachedListing = {
-  /** {@link listingHash} of the listing the part was built from. */
+  /** {@link listingHash} of the listing its tools were built from. */
   hash: string;
   /**
-   * The catalog's compact saved part (`ToolCatalog.saveBackend`, keyed by
-   * `hash`), checked whole by `restoreBackends` on load; a view of the
-   * file's bytes.
-   */
-  part: Uint8Array;
-  /**
    * Each tool's definition hash when the trust layer reviewed the listing: a
-   * restarted broker serves the part only if every one equals its pin.
+   * restarted broker serves the backend from the cache only if every one
+   * equals its pin.
    */
   definitions?: ToolHashes;
+};
+
+/** The index cache as read: each backend's key, and the catalog's saved form of them all. */
+export type LoadedCache = {
+  /** The backends still configured as they were saved, by target. */
+  listings: Map<string, CachedListing>;
+  /**
+   * The catalog's saved form (`ToolCatalog.saveCatalog`, each target under
+   * its {@link partKey}), checked whole by `restoreCatalog`; a view of the
+   * file's bytes.
+   */
+  catalog: Uint8Array;
 };
 
 /** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
@@ -51,9 +62,9 @@ const SHA256 = /^sha256:[0-9a-f]{64}$/;
  *   48           header: UTF-8 JSON ({@link Header}), padded with spaces
  *                digest table: 32 bytes per tool with a definition hash, by
  *                target in header order, each target's in its names' order
- *                each target's saved catalog part at a multiple of 8 (zero
- *                bytes between), where its header entry says; each part
- *                carries its own digest, checked by the catalog
+ *                the catalog's saved form at a multiple of 8 (zero bytes
+ *                before it), where the header says; it carries its own
+ *                digest, checked by the catalog
  */
 const MAGIC = Buffer.from([0x89, 0x48, 0x54, 0x4b, 0x4c, 0x53, 0x54, 0x0a]); // \x89HTKLST\n
 const DIGEST_AT = 16;
@@ -65,19 +76,15 @@ type HeaderTarget = {
   target: string;
   /** The listing hash. */
   hash: string;
-  /** Offset and length of the saved part in the file. */
-  part: [number, number];
   /** Qualified names of its tools' definition hashes, when recorded. */
   names?: readonly string[];
 };
 
-type Header = { targets: HeaderTarget[] };
-
-/** Parts exported (on write) or checked (on load) between two yields to other work. */
-const TARGETS_PER_SLICE = 25;
-
-const yieldToOthers = () =>
-  new Promise<void>((resolve) => setImmediate(resolve));
+type Header = {
+  targets: HeaderTarget[];
+  /** Offset and length of the catalog's saved form in the file. */
+  catalog: [number, number];
+};
 
 /**
  * The hash that keys a backend's part of the cache: SHA-256 of the listing
@@ -90,13 +97,12 @@ export function listingHash(tools: readonly unknown[]): string {
 }
 
 /**
- * The key a backend's part is saved under: its listing hash, and with
- * recorded definition hashes a digest of those (names and hashes), so that
- * the part is restored only beside exactly the definitions that were checked
- * against the pins with it (the catalog's part names its tools; the cache's
- * table names the tools whose hashes are compared).
+ * The key a backend's tools are saved under in the catalog's saved form: its
+ * listing hash, and with recorded definition hashes a digest of those (names
+ * and hashes), so that its tools are restored only beside exactly the
+ * definitions that were checked against the pins with them.
  */
-export function partKey(listing: Pick<CachedListing, 'hash' | 'definitions'>) {
+export function partKey(listing: CachedListing): string {
   const { hash, definitions } = listing;
   if (definitions === undefined) return hash;
   const digest = createHash('sha256')
@@ -107,19 +113,15 @@ export function partKey(listing: Pick<CachedListing, 'hash' | 'definitions'>) {
 }
 
 /**
- * Whether a part was saved for this target, listing hash, definition hashes,
- * backend and profile, from its header (a part whose header cannot be read is left to
- * the catalog's check, which refuses it).
+ * Whether a saved target was saved for this listing and definition hashes,
+ * backend and profile.
  */
-function builtFor(listing: CachedListing, target: string, backend: Backend) {
-  let info;
-  try {
-    info = describeSavedBackend(listing.part);
-  } catch {
-    return true;
-  }
+function builtFor(
+  listing: CachedListing,
+  info: SavedCatalogTarget,
+  backend: Backend,
+): boolean {
   return (
-    info.target === target &&
     info.key === partKey(listing) &&
     info.backends.every((name) => name === backend.backend) &&
     info.profiles.every((profile) => profile === backend.profile)
@@ -130,17 +132,11 @@ function builtFor(listing: CachedListing, target: string, backend: Backend) {
 function targetProblem(entry: unknown, index: number): string | undefined {
   const where = `header target [${index}]`;
   if (!isRecord(entry)) return `${where} is not an object`;
-  const { target, hash, part, names } = entry;
+  const { target, hash, names } = entry;
   if (typeof target !== 'string' || target === '')
     return `${where}: "target" must be a non-empty string`;
   if (typeof hash !== 'string' || !SHA256.test(hash))
     return `${where} ("${target}"): "hash" must be a "sha256:<hex>" string`;
-  if (
-    !Array.isArray(part) ||
-    part.length !== 2 ||
-    !part.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)
-  )
-    return `${where} ("${target}"): "part" must be [offset, length]`;
   if (
     names !== undefined &&
     !(Array.isArray(names) && names.every((name) => typeof name === 'string'))
@@ -149,14 +145,23 @@ function targetProblem(entry: unknown, index: number): string | undefined {
   return undefined;
 }
 
+/** Whether `value` is an [offset, length] pair. */
+function isRange(value: unknown): value is [number, number] {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    value.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)
+  );
+}
+
 /**
- * The built index's parts, kept in the state folder beside the pins and
- * usage files (`HERETEK_INDEX_CACHE_FILE`), in one binary file: a header
- * naming each backend with the hash of its last listing, where its catalog
- * part lies and its tools' names; a table of their definition hashes as
- * bytes; and each backend's saved catalog part (entries and analyzed terms,
- * as bytes). A restarted broker reads it in one read, takes every part as a
- * view of the file's bytes, and restores them in one build before the first
+ * The built index, kept in the state folder beside the pins and usage files
+ * (`HERETEK_INDEX_CACHE_FILE`), in one binary file: a header naming each
+ * backend with the hash of its last listing and its tools' names; a table of
+ * their definition hashes as bytes; and the catalog's saved form of every
+ * backend (one term table, the postings and statistics as the index holds
+ * them, every entry). A restarted broker reads it in one read and restores
+ * the catalog from a view of the file's bytes in one build, before the first
  * listing answers, so every tool is searchable at once; rediscovery then
  * replaces the backends whose listing changed. A file that cannot be read as
  * this version's cache is ignored with one log line and written afresh after
@@ -198,38 +203,47 @@ export class IndexCache {
   }
 
   /**
-   * The cached parts of the configured backends whose backend and profile
-   * are still the same (others are stale and dropped: discovery lists them).
-   * Empty when there is no file, and empty with one log line when the file is
-   * not a cache this broker can read. Each part is a view of the file's
-   * bytes, which are read once.
+   * The cached backends still configured with the same backend and profile
+   * (others are stale and dropped: discovery lists them), with the catalog's
+   * saved form. `undefined` when there is no file, and with one log line when
+   * the file is not a cache this broker can read.
    */
   async load(
     backends: ReadonlyMap<string, Backend>,
-  ): Promise<Map<string, CachedListing>> {
+  ): Promise<LoadedCache | undefined> {
     this.prefetch();
     const bytes = await this.#bytes;
-    // The bytes are not kept here: the parts served keep what they view.
+    // The bytes are not kept here: the catalog restored keeps what it views.
     this.#bytes = undefined;
-    if (bytes === undefined) return new Map();
+    if (bytes === undefined) return undefined;
     const loaded = this.#read(bytes);
     if (typeof loaded === 'string') {
       this.ignored(loaded);
-      return new Map();
+      return undefined;
     }
-    let index = 0;
-    for (const [target, listing] of loaded) {
-      index += 1;
-      if (index % TARGETS_PER_SLICE === 0) await yieldToOthers();
-      const backend = backends.get(target);
-      if (backend === undefined || !builtFor(listing, target, backend))
-        loaded.delete(target);
+    let saved: SavedCatalogTarget[];
+    try {
+      saved = describeSavedCatalog(loaded.catalog).targets;
+    } catch (error) {
+      this.ignored(errorText(error));
+      return undefined;
     }
-    return loaded;
+    const current = new Map<string, CachedListing>();
+    for (const info of saved) {
+      const listing = loaded.listings.get(info.target);
+      const backend = backends.get(info.target);
+      if (
+        listing !== undefined &&
+        backend !== undefined &&
+        builtFor(listing, info, backend)
+      )
+        current.set(info.target, listing);
+    }
+    return { listings: current, catalog: loaded.catalog };
   }
 
-  /** Every target's cached listing, or what is wrong with the file. */
-  #read(bytes: Buffer): Map<string, CachedListing> | string {
+  /** Every target's cached listing and the catalog's bytes, or what is wrong with the file. */
+  #read(bytes: Buffer): LoadedCache | string {
     if (bytes.length < HEADER_AT || !bytes.subarray(0, 8).equals(MAGIC)) {
       const version = /^\{"version":(\d+)\}/.exec(
         bytes.toString('latin1', 0, 32),
@@ -252,8 +266,9 @@ export class IndexCache {
       return `its header is not JSON: ${errorText(error)}`;
     }
     const targets = isRecord(header) ? header.targets : undefined;
-    if (!Array.isArray(targets))
-      return 'its header has no "targets" array of backends';
+    const catalog = isRecord(header) ? header.catalog : undefined;
+    if (!Array.isArray(targets) || !isRange(catalog))
+      return 'its header lacks its "targets" or the place of the catalog';
     let digestsEnd = digestsAt;
     for (const [index, entry] of targets.entries()) {
       const problem = targetProblem(entry, index);
@@ -266,13 +281,13 @@ export class IndexCache {
       .digest();
     if (!digest.equals(bytes.subarray(DIGEST_AT, DIGEST_AT + 32)))
       return 'its header or digest table does not match its digest (changed after it was written)';
-    const loaded = new Map<string, CachedListing>();
+    const [offset, length] = catalog;
+    if (offset < digestsEnd || offset + length > bytes.length)
+      return 'the catalog is cut short or outside the file';
+    const listings = new Map<string, CachedListing>();
     let digestAt = digestsAt;
-    for (const { target, hash, part, names } of targets as HeaderTarget[]) {
-      const [offset, length] = part;
-      if (offset < digestsEnd || offset + length > bytes.length)
-        return `the part of "${target}" is cut short or outside the file`;
-      if (loaded.has(target)) return `target "${target}" appears twice`;
+    for (const { target, hash, names } of targets as HeaderTarget[]) {
+      if (listings.has(target)) return `target "${target}" appears twice`;
       let definitions: ToolHashes | undefined;
       if (names !== undefined) {
         const size = names.length * DIGEST_BYTES;
@@ -282,39 +297,44 @@ export class IndexCache {
         };
         digestAt += size;
       }
-      loaded.set(target, {
+      listings.set(target, {
         hash,
-        part: bytes.subarray(offset, offset + length),
         ...(definitions === undefined ? {} : { definitions }),
       });
     }
-    return loaded;
+    return { listings, catalog: bytes.subarray(offset, offset + length) };
   }
 
   /**
-   * Writes the cache (atomically, mode 0600), taking a slice of backends at a
-   * time (`listings` may be a generator that exports each part as it is
-   * asked for). A failure is logged once and never stops the broker: the
-   * next start rebuilds from discovery.
+   * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
+   * saved form of them that `saveCatalog` returns for their
+   * {@link partKey}s (both taken in one turn, so they agree). A failure is
+   * logged once and never stops the broker: the next start rebuilds from
+   * discovery.
    */
-  save(listings: Iterable<[string, CachedListing]>): Promise<void> {
+  save(
+    listings: ReadonlyMap<string, CachedListing>,
+    saveCatalog: (keys: ReadonlyMap<string, string>) => Uint8Array,
+  ): Promise<void> {
     const run = this.#writing.then(async () => {
+      const keys = new Map<string, string>();
+      for (const [target, listing] of listings)
+        keys.set(target, partKey(listing));
+      const catalog = saveCatalog(keys);
+      // The targets the saved form holds (a target without tools is left out).
       const targets: HeaderTarget[] = [];
-      const parts: Uint8Array[] = [];
       const digests: Uint8Array[] = [];
-      for (const [target, { hash, part, definitions }] of listings) {
+      for (const { target } of describeSavedCatalog(catalog).targets) {
+        const { hash, definitions } = listings.get(target)!;
         targets.push({
           target,
           hash,
-          part: [0, part.byteLength],
           ...(definitions === undefined ? {} : { names: definitions.names }),
         });
-        parts.push(part);
         if (definitions !== undefined) digests.push(definitions.digests);
-        if (targets.length % TARGETS_PER_SLICE === 0) await yieldToOthers();
       }
       try {
-        await writeFileAtomic(this.file, pieces(targets, parts, digests));
+        await writeFileAtomic(this.file, pieces(targets, digests, catalog));
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;
@@ -328,36 +348,31 @@ export class IndexCache {
   }
 }
 
-/** Zero bytes that bring `length` to the next multiple of {@link ALIGN}. */
-function padding(length: number): Uint8Array {
-  return new Uint8Array((ALIGN - (length % ALIGN)) % ALIGN);
-}
-
-/** The file's pieces, in order: fixed fields, header, digest table, parts. */
+/** The file's pieces, in order: fixed fields, header, digest table, catalog. */
 function pieces(
   targets: HeaderTarget[],
-  parts: readonly Uint8Array[],
   digests: readonly Uint8Array[],
+  catalog: Uint8Array,
 ): Uint8Array[] {
   const digestBytes = digests.reduce((sum, d) => sum + d.byteLength, 0);
-  // The parts' offsets are in the header, whose length depends on them: lay
-  // out with room for the widest offsets, then pad the header to that room.
-  const room = (text: string) => Math.ceil(Buffer.byteLength(text) / ALIGN);
-  const draft = JSON.stringify({ targets } satisfies Header);
-  const widest = String(Number.MAX_SAFE_INTEGER).length;
+  // The catalog's offset is in the header, whose length depends on it: lay
+  // out with room for the widest offset, then pad the header to that room.
+  const widest: Header = {
+    targets,
+    catalog: [Number.MAX_SAFE_INTEGER, catalog.byteLength],
+  };
   const headerLength =
-    room(draft) * ALIGN + ALIGN * Math.ceil((targets.length * widest) / ALIGN);
-  let at = HEADER_AT + headerLength + digestBytes;
-  const placed: Uint8Array[] = [];
-  for (const [index, part] of parts.entries()) {
-    const gap = padding(at);
-    at += gap.length;
-    targets[index]!.part = [at, part.byteLength];
-    placed.push(gap, part);
-    at += part.byteLength;
-  }
+    Math.ceil(Buffer.byteLength(JSON.stringify(widest)) / ALIGN) * ALIGN;
+  const end = HEADER_AT + headerLength + digestBytes;
+  const gap = new Uint8Array((ALIGN - (end % ALIGN)) % ALIGN);
   const header = Buffer.alloc(headerLength, 0x20);
-  header.write(JSON.stringify({ targets } satisfies Header), 'utf8');
+  header.write(
+    JSON.stringify({
+      targets,
+      catalog: [end + gap.length, catalog.byteLength],
+    } satisfies Header),
+    'utf8',
+  );
   const fixed = Buffer.alloc(HEADER_AT);
   MAGIC.copy(fixed, 0);
   fixed.writeUInt32LE(INDEX_CACHE_VERSION, 8);
@@ -365,5 +380,5 @@ function pieces(
   const hash = createHash('sha256').update(header);
   for (const digest of digests) hash.update(digest);
   hash.digest().copy(fixed, DIGEST_AT);
-  return [fixed, header, ...digests, ...placed];
+  return [fixed, header, ...digests, gap, catalog];
 }
