@@ -277,9 +277,10 @@ const requestFigures = ([first, ...rest]) => ({
 
 /**
  * Waits until every file exists and none has changed (size, modification
- * time) for 2 s, at most 120 s; resolves how long it waited.
+ * time) for `quietMs` (default 2 s), at most 120 s; resolves how long it
+ * waited.
  */
-async function filesSettled(files) {
+async function filesSettled(files, quietMs = 2_000) {
   const { stat } = await import('node:fs/promises');
   const started = performance.now();
   const stamp = async () =>
@@ -301,7 +302,7 @@ async function filesSettled(files) {
     if (now !== last || now.includes('missing')) {
       last = now;
       since = performance.now();
-    } else if (performance.now() - since >= 2_000) break;
+    } else if (performance.now() - since >= quietMs) break;
   }
   return performance.now() - started;
 }
@@ -333,9 +334,10 @@ try {
 
   const restarted = await untilSearchable(gateway.url, 'restart');
   const rediscovery = await whileRediscovering(restarted);
-  // Backends whose listing changed are written to the index cache: let that
-  // end, so a later run on STATE_DIR restarts on every backend.
-  await filesSettled([join(stateHome, 'heretek', 'index-cache.bin')]);
+  // Backends whose listing changed are written to the index cache a second
+  // after the rediscovery (the write itself takes seconds under load): let
+  // that end, so a later run on STATE_DIR restarts on every backend.
+  await filesSettled([join(stateHome, 'heretek', 'index-cache.bin')], 8_000);
   const restartStderr = restarted.broker.stderr();
   await restarted.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
 

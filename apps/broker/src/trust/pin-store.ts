@@ -17,7 +17,7 @@ import {
 } from './definition-hash.js';
 import { heretekStateDir } from './state-dir.js';
 import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
-import { hashEntries, type ToolHashes } from './tool-hashes.js';
+import { hashAt, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
 /** Version of the pins file format this module reads and writes. */
@@ -202,7 +202,9 @@ function parsePinsFile(text: string, file: string): PinsFile {
  */
 export function indexPinsFile(
   bytes: Buffer,
-): { readOnly: boolean; entries: IndexedEntry[] } | undefined {
+  /** Takes each entry found, in order; false for a name given before, which stops the index. */
+  add: (name: string, hash: string, start: number, end: number) => boolean,
+): { readOnly: boolean } | undefined {
   const header =
     /^\{\n(?: {2}"readOnly": (true|false),\n)? {2}"tools": \{\n/.exec(
       bytes.toString('latin1', 0, 64),
@@ -211,15 +213,12 @@ export function indexPinsFile(
     return undefined;
   // Where the footer starts: the last entry's "    }" ends there.
   const last = bytes.length - FOOTER.length;
-  const entries: IndexedEntry[] = [];
-  const seen = new Set<string>();
   for (let start = header[0].length; ;) {
     const lineEnd = bytes.indexOf(NEWLINE, start);
     if (lineEnd === -1 || lineEnd > last || !indentedBy(bytes, start, 4))
       return undefined;
     const name = keyOf(bytes, start + 4, lineEnd);
-    if (name === undefined || seen.has(name)) return undefined;
-    seen.add(name);
+    if (name === undefined) return undefined;
     const close = bytes.indexOf(NEXT_ENTRY, lineEnd);
     const more = close !== -1 && close < last;
     // Just after the entry's closing brace.
@@ -235,14 +234,16 @@ export function indexPinsFile(
     const from = hashLine + HASH_LINE.length;
     if (hashLine === -1 || from + 72 > end || bytes[from + 71] !== QUOTE)
       return undefined;
-    const hash = bytes.toString('latin1', from, from + 71);
-    if (!HASH_PATTERN.test(hash)) return undefined;
-    entries.push({ name, hash, start, end });
+    // "sha256:" and 64 characters: the check of each entry tells whether they are hex.
+    if (HASH_PREFIX.compare(bytes, from, from + HASH_PREFIX.length) !== 0)
+      return undefined;
+    if (!add(name, bytes.toString('latin1', from, from + 71), start, end))
+      return undefined;
     if (!more) break;
     // The next entry's first line, after "    }," and its newline.
     start = close + CLOSING.length + 2;
   }
-  return { readOnly: header[1] === 'true', entries };
+  return { readOnly: header[1] === 'true' };
 }
 
 /** One entry of a pins file found by {@link indexPinsFile}: its name, hash and byte range. */
@@ -258,6 +259,7 @@ const FOOTER = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
 const CLOSING = Buffer.from('\n    }');
 /** An entry's last line and the next one's first line up to its name. */
 const NEXT_ENTRY = Buffer.from('\n    },\n    "');
+const HASH_PREFIX = Buffer.from('sha256:');
 /** An entry's first line up to its name, from the newline before it. */
 const ENTRY_LINE = Buffer.from('\n    "');
 /** An entry's hash line up to the hash, from the newline before it. */
@@ -596,7 +598,16 @@ export class PinStore {
         bytes: undefined,
       };
     }
-    const index = indexPinsFile(bytes);
+    const pins = new Map<string, Pin>();
+    const index = indexPinsFile(bytes, (name, hash, start, end) => {
+      if (pins.has(name)) return false;
+      pins.set(name, {
+        hash,
+        entry: undefined,
+        at: { file: stamp, start, end },
+      });
+      return true;
+    });
     if (index === undefined) {
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
       return {
@@ -612,12 +623,7 @@ export class PinStore {
       };
     }
     return {
-      pins: new Map(
-        index.entries.map(({ name, hash, start, end }) => [
-          name,
-          { hash, entry: undefined, at: { file: stamp, start, end } },
-        ]),
-      ),
+      pins,
       readOnly: index.readOnly,
       stamp,
       bytes,
@@ -772,8 +778,11 @@ export class PinStore {
    * definition hash given for it (compared a tool at a time, in order).
    */
   matches(hashes: ToolHashes): boolean {
-    for (const [name, hash] of hashEntries(hashes))
-      if (this.#pins.get(name)?.hash !== hash) return false;
+    const pins = this.#pins;
+    for (const [index, name] of hashes.names.entries()) {
+      const pin = pins.get(name);
+      if (pin === undefined || !hashAt(hashes, index, pin.hash)) return false;
+    }
     return true;
   }
 
