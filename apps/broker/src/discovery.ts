@@ -127,11 +127,10 @@ export class DiscoveryScheduler {
   #building: Promise<void> | undefined;
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
   readonly #hashes = new Map<string, CacheKey>();
+  /** The index cache's write waiting for the catalog to be quiet, if any. */
   #cacheTimer: NodeJS.Timeout | undefined;
   /** When discovery's listing work last yielded (see {@link #paced}). */
   #sliceStarted = 0;
-  /** The index cache waits for a full discovery that changed the catalog: write it once that ends. */
-  #cacheDirty = false;
   /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
   #cacheApplied: Promise<unknown> = Promise.resolve();
   /**
@@ -242,7 +241,8 @@ export class DiscoveryScheduler {
       return outcomes;
     })().finally(() => {
       this.#discovery = undefined;
-      if (this.#cacheDirty) this.#cacheChanged();
+      // A write waiting for the discovery's quiet is made soon after it ends.
+      if (this.#cacheTimer !== undefined) this.#cacheChanged();
     });
     this.#discovery = run;
     return run;
@@ -633,11 +633,9 @@ export class DiscoveryScheduler {
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
     const quiet = this.#o.cacheWriteDelayMs ?? 1_000;
-    this.#cacheDirty = this.#discovery !== undefined;
     this.#cacheTimer = setTimeout(
       () => {
         this.#cacheTimer = undefined;
-        this.#cacheDirty = false;
         // A listing that arrives while the cache is being restored must not
         // write a file without the parts still being restored.
         void this.#cacheApplied.then(() => {
@@ -647,7 +645,9 @@ export class DiscoveryScheduler {
             );
         });
       },
-      this.#cacheDirty ? Math.max(quiet, DISCOVERY_CACHE_QUIET_MS) : quiet,
+      this.#discovery === undefined
+        ? quiet
+        : Math.max(quiet, DISCOVERY_CACHE_QUIET_MS),
     );
     this.#cacheTimer.unref();
   }
