@@ -194,6 +194,14 @@ async function untilSearchable(gatewayUrl, label) {
         : [],
     },
   );
+  // The broker's CPU time (user + system) when it logs that the index cache
+  // is served: the work before the first answer over every cached tool,
+  // which the machine's load stretches less than the wall time.
+  let cpuMsUntilServed;
+  broker.child.stderr.on('data', (chunk) => {
+    if (cpuMsUntilServed === undefined && /backends served from/.test(chunk))
+      cpuMsUntilServed = lib.processCpuMs(broker.child.pid);
+  });
   if (process.env.LOG === '1')
     broker.child.stderr.on('data', (chunk) => {
       const at = round((performance.now() - started) / 1000, 2);
@@ -225,7 +233,7 @@ async function untilSearchable(gatewayUrl, label) {
   }
   const searchableMs = performance.now() - started;
   await probe.stop();
-  return { broker, send, searchableMs, latencies };
+  return { broker, send, searchableMs, latencies, cpuMsUntilServed };
 }
 
 /**
@@ -354,6 +362,7 @@ try {
         ...(first === undefined ? {} : first.figures(plain)),
         restart: {
           searchableMs: round(restarted.searchableMs, 0),
+          brokerCpuMsUntilCacheServed: restarted.cpuMsUntilServed,
           target: 2000,
           met: restarted.searchableMs <= 2000,
           whileDiscovering: requestFigures(restarted.latencies),
