@@ -362,42 +362,7 @@ export function fuseScored(
           vectorShare * ((vector.similarities[slot] as number) - low),
         );
     }
-    // The best `limit`, kept sorted by insertion (a candidate rarely enters once it is full).
-    const positions: number[] = [];
-    const scores: number[] = [];
-    for (let slot = 0; slot < count; slot += 1) {
-      const position = candidates[slot] as number;
-      const score = fused[position] as number;
-      const kept = positions.length;
-      if (
-        kept === limit &&
-        !before(
-          score,
-          position,
-          scores[kept - 1] as number,
-          positions[kept - 1] as number,
-        )
-      )
-        continue;
-      let at = kept;
-      while (
-        at > 0 &&
-        before(
-          score,
-          position,
-          scores[at - 1] as number,
-          positions[at - 1] as number,
-        )
-      )
-        at -= 1;
-      positions.splice(at, 0, position);
-      scores.splice(at, 0, score);
-      if (positions.length > limit) {
-        positions.pop();
-        scores.pop();
-      }
-    }
-    return { positions, scores };
+    return bestFused({ candidates, count, fused, limit });
   } finally {
     // Zero what this call touched, for the next.
     for (let slot = 0; slot < count; slot += 1) {
@@ -406,4 +371,56 @@ export function fuseScored(
       seen[position] = 0;
     }
   }
+}
+
+/**
+ * The best `limit` of the first `count` candidates by fused score (ties by position), kept
+ * sorted by insertion: a candidate rarely enters once the list is full.
+ */
+function bestFused({
+  candidates,
+  count,
+  fused,
+  limit,
+}: {
+  candidates: Int32Array;
+  count: number;
+  fused: Float64Array;
+  limit: number;
+}): FusedRanking {
+  const positions: number[] = [];
+  const scores: number[] = [];
+  for (let slot = 0; slot < count; slot += 1) {
+    const position = candidates[slot] as number;
+    const score = fused[position] as number;
+    const kept = positions.length;
+    if (
+      kept === limit &&
+      !before(
+        score,
+        position,
+        scores[kept - 1] as number,
+        positions[kept - 1] as number,
+      )
+    )
+      continue;
+    let at = kept;
+    while (
+      at > 0 &&
+      before(
+        score,
+        position,
+        scores[at - 1] as number,
+        positions[at - 1] as number,
+      )
+    )
+      at -= 1;
+    positions.splice(at, 0, position);
+    scores.splice(at, 0, score);
+    if (positions.length > limit) {
+      positions.pop();
+      scores.pop();
+    }
+  }
+  return { positions, scores };
 }
