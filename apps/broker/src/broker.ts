@@ -20,6 +20,7 @@ import type {
   IndexCache,
   Reviewed,
 } from './listing-cache.js';
+import { toolHashes } from './trust/tool-hashes.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
@@ -252,11 +253,11 @@ export class Broker {
         void pinned.then(() => this.#pinWrites.delete(pinned));
         // Read in the same turn as the review: the next review of this target waits for this one.
         const hashes = trust.listedHashes(target);
+        const definitions =
+          hashes === undefined ? undefined : toolHashes(hashes);
         return {
           tools: review.tools as GatewayTool[],
-          ...(hashes === undefined
-            ? {}
-            : { definitions: Object.fromEntries(hashes) }),
+          ...(definitions === undefined ? {} : { definitions }),
         };
       });
     this.#reviews.set(
@@ -285,7 +286,7 @@ export class Broker {
       served: (target) => {
         const definitions = listings.get(target)?.definitions;
         if (trust !== undefined && definitions !== undefined)
-          trust.restoreListing({ target, definitions });
+          trust.restoreListing({ target, names: definitions.names });
       },
     };
   }

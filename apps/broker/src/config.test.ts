@@ -25,7 +25,7 @@ describe('loadBrokerConfig', () => {
       pinsReadOnly: false,
       usageFile: expect.stringMatching(/[/\\]heretek[/\\]usage\.jsonl$/),
       indexCacheFile: expect.stringMatching(
-        /[/\\]heretek[/\\]index-cache\.jsonl$/,
+        /[/\\]heretek[/\\]index-cache\.bin$/,
       ),
       embeddings: undefined,
     });
@@ -134,7 +134,7 @@ describe('loadBrokerConfig', () => {
     expect(loadBrokerConfig({ XDG_STATE_HOME: '/srv/state' })).toMatchObject({
       pinsFile: '/srv/state/heretek/pins.json',
       usageFile: '/srv/state/heretek/usage.jsonl',
-      indexCacheFile: '/srv/state/heretek/index-cache.jsonl',
+      indexCacheFile: '/srv/state/heretek/index-cache.bin',
     });
     expect(
       loadBrokerConfig({

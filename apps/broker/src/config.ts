@@ -219,7 +219,7 @@ const ENVIRONMENT = {
   }),
   HERETEK_INDEX_CACHE_FILE: variable({
     schema: z.string(),
-    fallback: stateFile('index-cache.jsonl'),
+    fallback: stateFile('index-cache.bin'),
     help: "each backend's last listing, served at once after a restart; off disables it",
   }),
   HERETEK_EMBEDDINGS_URL: variable({

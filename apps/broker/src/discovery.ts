@@ -92,7 +92,7 @@ type PendingListing = {
 };
 
 /** What keys a target's part of the index cache: its listing's hash and its tools' definition hashes. */
-type CacheKey = Pick<CachedListing, 'hash' | 'definitions'>;
+type CacheKey = CachedListing;
 
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
 const ALL_TARGETS = '\0all';
@@ -127,11 +127,10 @@ export class DiscoveryScheduler {
   #building: Promise<void> | undefined;
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
   readonly #hashes = new Map<string, CacheKey>();
+  /** The index cache's write waiting for the catalog to be quiet, if any. */
   #cacheTimer: NodeJS.Timeout | undefined;
   /** When discovery's listing work last yielded (see {@link #paced}). */
   #sliceStarted = 0;
-  /** The index cache waits for a full discovery that changed the catalog: write it once that ends. */
-  #cacheDirty = false;
   /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
   #cacheApplied: Promise<unknown> = Promise.resolve();
   /**
@@ -175,77 +174,44 @@ export class DiscoveryScheduler {
    */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
-    const listings = await cache.load(this.#o.backends.byTarget);
-    if (this.#abort.signal.aborted) return false;
+    const loaded = await cache.load(this.#o.backends.byTarget);
+    if (loaded === undefined || this.#abort.signal.aborted) return false;
+    const { listings } = loaded;
     const admission = await this.#o.admitCached?.(listings);
     if (this.#abort.signal.aborted) return false;
-    let usable = [...listings].filter(
-      ([target]) =>
-        (this.#applied.get(target) ?? 0) <= sequence &&
-        !this.#pending.has(target) &&
-        (admission === undefined || admission.admitted.has(target)),
-    );
+    // Not served: a target a live listing reached first, or one whose tools
+    // do not all match their pins.
+    const waiting = (target: string) =>
+      (this.#applied.get(target) ?? 0) > sequence ||
+      this.#pending.has(target) ||
+      (admission !== undefined && !admission.admitted.has(target));
     if (admission !== undefined && admission.admitted.size < listings.size)
       this.#o.log(
         `index cache: ${listings.size - admission.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
       );
-    if (usable.length === 0) return false;
+    if ([...listings.keys()].every(waiting)) return false;
+    let restored: string[];
     try {
-      await this.#o.catalog.restoreBackendsAsync(
-        usable.map(([, listing]) => listing.part),
-      );
+      ({ restored } = await this.#o.catalog.restoreCatalogAsync(
+        loaded.catalog,
+        { keep: (target) => listings.has(target) && !waiting(target) },
+      ));
     } catch (error) {
       cache.ignored(errorText(error));
       return false;
     }
-    // Right after the swap (no request is answered in between: only
-    // microtasks ran since): a part whose tools are not exactly the ones
-    // checked against the pins goes.
-    const unchecked = this.#uncheckedTargets(usable);
-    for (const target of unchecked) this.#o.catalog.removeBackend(target);
-    usable = usable.filter(([target]) => !unchecked.has(target));
-    for (const [target, listing] of usable) {
+    for (const target of restored) {
+      const listing = listings.get(target)!;
       this.#applied.set(target, sequence);
-      this.#hashes.set(target, {
-        hash: listing.hash,
-        ...(listing.definitions === undefined
-          ? {}
-          : { definitions: listing.definitions }),
-      });
+      this.#hashes.set(target, listing);
       admission?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
     this.#o.catalogChanged?.();
     this.#o.log(
-      `index cache: ${usable.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
+      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
-  }
-
-  /**
-   * Targets among `listings` (with recorded definition hashes) whose tools
-   * in the catalog are not exactly the ones those hashes name.
-   */
-  #uncheckedTargets(
-    listings: ReadonlyArray<[string, CachedListing]>,
-  ): Set<string> {
-    const expected = new Map<string, Record<string, string>>();
-    for (const [target, listing] of listings)
-      if (listing.definitions !== undefined)
-        expected.set(target, listing.definitions);
-    const seen = new Map<string, number>();
-    const unchecked = new Set<string>();
-    if (expected.size === 0) return unchecked;
-    for (const tool of this.#o.catalog.list()) {
-      const definitions = expected.get(tool.target);
-      if (definitions === undefined) continue;
-      seen.set(tool.target, (seen.get(tool.target) ?? 0) + 1);
-      if (!Object.hasOwn(definitions, tool.name)) unchecked.add(tool.target);
-    }
-    for (const [target, definitions] of expected)
-      if ((seen.get(target) ?? 0) !== Object.keys(definitions).length)
-        unchecked.add(target);
-    return unchecked;
   }
 
   /** Settles once the index cache's parts are in the catalog, refused, or absent. */
@@ -275,7 +241,8 @@ export class DiscoveryScheduler {
       return outcomes;
     })().finally(() => {
       this.#discovery = undefined;
-      if (this.#cacheDirty) this.#cacheChanged();
+      // A write waiting for the discovery's quiet is made soon after it ends.
+      if (this.#cacheTimer !== undefined) this.#cacheChanged();
     });
     this.#discovery = run;
     return run;
@@ -666,39 +633,23 @@ export class DiscoveryScheduler {
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
     const quiet = this.#o.cacheWriteDelayMs ?? 1_000;
-    this.#cacheDirty = this.#discovery !== undefined;
     this.#cacheTimer = setTimeout(
       () => {
         this.#cacheTimer = undefined;
-        this.#cacheDirty = false;
         // A listing that arrives while the cache is being restored must not
         // write a file without the parts still being restored.
         void this.#cacheApplied.then(() => {
           if (!this.#abort.signal.aborted)
-            void cache.save(this.#cachedListings());
+            void cache.save(this.#hashes, (keys) =>
+              this.#o.catalog.saveCatalog(keys),
+            );
         });
       },
-      this.#cacheDirty ? Math.max(quiet, DISCOVERY_CACHE_QUIET_MS) : quiet,
+      this.#discovery === undefined
+        ? quiet
+        : Math.max(quiet, DISCOVERY_CACHE_QUIET_MS),
     );
     this.#cacheTimer.unref();
-  }
-
-  /**
-   * The catalog's saved part of every target whose listing hash is known,
-   * exported one target at a time as the writer asks for it (the writer
-   * yields between slices, so exporting a thousand parts never holds the
-   * event loop at once). A part and its hash are read in the same turn.
-   */
-  *#cachedListings(): Generator<[string, CachedListing]> {
-    for (const target of [...this.#hashes.keys()]) {
-      const key = this.#hashes.get(target);
-      const part =
-        key === undefined
-          ? undefined
-          : this.#o.catalog.saveBackend({ target, key: key.hash });
-      if (key !== undefined && part !== undefined)
-        yield [target, { ...key, part }];
-    }
   }
 }
 

@@ -11,6 +11,7 @@ import {
   spawnBroker,
   type SpawnedBroker,
 } from './__fixtures__/spawn-broker.js';
+import { definitionHash } from './trust/definition-hash.js';
 
 const POLL = { timeout: 15_000, interval: 50 };
 
@@ -28,31 +29,19 @@ const LISTINGS = {
 
 const scratch = scratchFolder('broker-index-cache-');
 
-/**
- * The cache file's bytes (latin1 text, byte for byte) with each backend's
- * saved part, the bytes after its line, passed through `change`.
- */
-function mapParts(text: string, change: (part: Buffer) => Buffer): string {
-  const bytes = Buffer.from(text, 'latin1');
-  const out: Buffer[] = [];
-  let at = bytes.indexOf(0x0a) + 1;
-  out.push(bytes.subarray(0, at));
-  while (at < bytes.length) {
-    const end = bytes.indexOf(0x0a, at);
-    const line = JSON.parse(bytes.toString('latin1', at, end)) as {
-      bytes: number;
-    };
-    const part = change(
-      Buffer.from(bytes.subarray(end + 1, end + 1 + line.bytes)),
-    );
-    out.push(
-      Buffer.from(`${JSON.stringify({ ...line, bytes: part.length })}\n`),
-      part,
-      Buffer.from('\n'),
-    );
-    at = end + 1 + line.bytes + 1;
-  }
-  return Buffer.concat(out).toString('latin1');
+/** The cache file's header (layout 4): its backends, and where the catalog's saved form is. */
+function header(bytes: Buffer): {
+  targets: Array<{ target: string; names?: string[] }>;
+  catalog: [number, number];
+} {
+  return JSON.parse(bytes.toString('utf8', 48, 48 + bytes.readUInt32LE(12)));
+}
+
+/** The cache file's bytes with the catalog's saved form changed in place by `change`. */
+function mapCatalog(bytes: Buffer, change: (catalog: Buffer) => void): Buffer {
+  const [offset, length] = header(bytes).catalog;
+  change(bytes.subarray(offset, offset + length));
+  return bytes;
 }
 
 describe('index cache (built broker restarted over a loopback gateway)', () => {
@@ -65,7 +54,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
   beforeEach(async () => {
     backends = await startMcpBackends(structuredClone(LISTINGS));
     state = path.join(scratch.dir, `state-${Date.now()}-${Math.random()}`);
-    cacheFile = path.join(state, 'heretek', 'index-cache.jsonl');
+    cacheFile = path.join(state, 'heretek', 'index-cache.bin');
     backendsFile = scratch.backends(['ghidra', 'adb']);
   });
 
@@ -97,6 +86,15 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
         arguments: { query },
       }),
     );
+  /** Whether a search finds each backend's tool. */
+  const searchable = async (broker: SpawnedBroker) => ({
+    ghidra: (await search(broker, 'decompile a function')).includes(
+      'ghidra_decompile_function',
+    ),
+    adb: (await search(broker, 'install android package')).includes(
+      'adb_install_apk',
+    ),
+  });
   const cacheLines = (broker: SpawnedBroker) =>
     broker
       .stderr()
@@ -135,7 +133,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     expect(backends.listings.length).toBe(listingsBefore);
     expect(cacheLines(broker)).toEqual([
       expect.stringMatching(
-        /index cache: 2 backends served from .*index-cache\.jsonl/,
+        /index cache: 2 backends served from .*index-cache\.bin/,
       ),
     ]);
   });
@@ -176,6 +174,30 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     ]);
   });
 
+  it('never serves a cached backend one of whose tools was pinned again with another definition', async () => {
+    await firstRun();
+    // Accepted elsewhere (--pin on another machine, a reviewed lock): adb's
+    // pin now names another definition than the cached tool's.
+    const pinsFile = path.join(state, 'heretek', 'pins.json');
+    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
+      tools: Record<string, { description: string; hash: string }>;
+    };
+    const pin = pins.tools.adb_install_apk!;
+    pin.description = 'Install an Android package on every device';
+    pin.hash = definitionHash({ name: 'adb_install_apk', ...pin });
+    writeFileSync(pinsFile, JSON.stringify(pins));
+    backends.hanging.add('ghidra');
+    backends.hanging.add('adb');
+    const broker = await start();
+    expect(await searchable(broker)).toEqual({ ghidra: true, adb: false });
+    expect(cacheLines(broker)).toEqual([
+      expect.stringMatching(
+        /index cache: 1 backends not served from the cache: their tools do not all match their pins/,
+      ),
+      expect.stringMatching(/index cache: 1 backends served from /),
+    ]);
+  });
+
   it('replaces a backend whose listing changed once rediscovery lists it, and keeps the unchanged one', async () => {
     await firstRun();
     backends.tools.set('adb', [
@@ -198,76 +220,79 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
   });
 
   it.each([
-    ['not JSON', () => 'this is not { json', /line 1 is not JSON/],
     [
-      'of a foreign version',
-      (text: string) => text.replace(/^\{"version":3\}/, '{"version":99}'),
-      /format version 99, this broker reads 3/,
+      'not an index cache',
+      () => Buffer.from('this is not { json'),
+      /not an index cache file/,
     ],
     [
-      'changed after it was written (digest)',
-      (text: string) =>
-        mapParts(text, (part) => {
-          const last = part.length - 1;
-          part[last] = part[last]! ^ 0xff;
-          return part;
+      'of a foreign version',
+      (bytes: Buffer) => {
+        bytes.writeUInt32LE(99, 8);
+        return bytes;
+      },
+      /format version 99, this broker reads 4/,
+    ],
+    [
+      'of the former text layout',
+      () => Buffer.from('{"version":3}\n{"target":"ghidra"}\n'),
+      /format version 3, this broker reads 4/,
+    ],
+    [
+      'changed in its table of definition hashes',
+      (bytes: Buffer) => {
+        const at = 48 + bytes.readUInt32LE(12);
+        bytes[at] = bytes[at]! ^ 0xff;
+        return bytes;
+      },
+      /its header or digest table does not match its digest/,
+    ],
+    [
+      'changed in its catalog after it was written (digest)',
+      (bytes: Buffer) =>
+        mapCatalog(bytes, (catalog) => {
+          const last = catalog.length - 1;
+          catalog[last] = catalog[last]! ^ 0xff;
         }),
-      /restoreBackends part \[\d\]: its digest does not match its content/,
+      /restoreCatalogAsync: its digest does not match its content/,
     ],
     [
       'written by another catalog version',
-      (text: string) =>
-        mapParts(text, (part) =>
-          Buffer.from(
-            // Same length, so the part stays readable up to the version check.
-            part
-              .toString('latin1')
-              .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
-                return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
-              }),
-            'latin1',
-          ),
-        ),
+      (bytes: Buffer) =>
+        mapCatalog(bytes, (catalog) => {
+          // Same length, so the catalog stays readable up to the version check.
+          const text = catalog
+            .toString('latin1')
+            .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
+              return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
+            });
+          catalog.write(text, 'latin1');
+        }),
       /written by @heretek\/catalog "9+"/,
     ],
     [
       'cut short',
-      (text: string) => text.slice(0, -10),
-      /line 3: the part of "[a-z]+" is cut short/,
-    ],
-    [
-      "missing a line's hash",
-      (text: string) => text.replace(/"hash":"[^"]*",/, ''),
-      /line 2: missing required property "hash"/,
+      (bytes: Buffer) => bytes.subarray(0, -10),
+      /the catalog is cut short/,
     ],
   ])(
     'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',
     async (_what, spoil, reason) => {
       await firstRun();
-      // latin1: the parts' bytes go through the text unchanged.
-      writeFileSync(
-        cacheFile,
-        spoil(readFileSync(cacheFile, 'latin1')),
-        'latin1',
-      );
+      writeFileSync(cacheFile, spoil(readFileSync(cacheFile)));
       backends.hanging.add('adb');
       const broker = await start();
-      expect(await search(broker, 'decompile a function')).toContain(
-        'ghidra_decompile_function',
-      );
       // adb never answers and its cached part was refused: not served.
-      expect(await search(broker, 'install android package')).not.toContain(
-        'adb_install_apk',
-      );
+      expect(await searchable(broker)).toEqual({ ghidra: true, adb: false });
       const lines = cacheLines(broker);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(reason);
       expect(lines[0]).toMatch(/ignored .*writing it again/);
       await expect
-        .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
-        .toMatch(/^\{"version":3\}\n/);
-      expect(readFileSync(cacheFile, 'utf8')).toContain(
-        'ghidra_decompile_function',
+        .poll(() => readFileSync(cacheFile).readUInt32LE(8), POLL)
+        .toBe(4);
+      expect(header(readFileSync(cacheFile)).targets).toContainEqual(
+        expect.objectContaining({ names: ['ghidra_decompile_function'] }),
       );
     },
   );
@@ -301,7 +326,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     const blocker = path.join(scratch.dir, `blocker-${Date.now()}`);
     writeFileSync(blocker, 'a file where a folder should be');
     const broker = await start({
-      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.jsonl'),
+      HERETEK_INDEX_CACHE_FILE: path.join(blocker, 'index-cache.bin'),
     });
     expect(await search(broker, 'decompile a function')).toContain(
       'ghidra_decompile_function',

@@ -2,37 +2,46 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { GatewayTool } from './types.js';
-import { describeSavedBackend, type Backend } from '@heretek/catalog';
-import { z } from 'zod';
+import {
+  describeSavedCatalog,
+  type Backend,
+  type SavedCatalogTarget,
+} from '@heretek/catalog';
 import { errorText } from './error-text.js';
-import { issueLines } from './issue-text.js';
 import { isMissing, isRecord, writeFileAtomic } from './trust/state-file.js';
+import { DIGEST_BYTES, type ToolHashes } from './trust/tool-hashes.js';
 
 /** Version of the index cache file layout this module reads and writes. */
-export const INDEX_CACHE_VERSION = 3;
+export const INDEX_CACHE_VERSION = 4;
 
-/** One backend's part of the index cache. */
+/** What keys one backend's tools in the index cache. */
 export type CachedListing = {
-  /** {@link listingHash} of the listing the part was built from. */
+  /** {@link listingHash} of the listing its tools were built from. */
   hash: string;
   /**
-   * The catalog's compact saved part (`ToolCatalog.saveBackend`, keyed by
-   * `hash`), checked whole by `restoreBackends` on load; its bytes as they
-   * are in the file, after its line.
+   * Each tool's definition hash when the trust layer reviewed the listing: a
+   * restarted broker serves the backend from the cache only if every one
+   * equals its pin.
    */
-  part: Uint8Array;
+  definitions?: ToolHashes;
+};
+
+/** The index cache as read: each backend's key, and the catalog's saved form of them all. */
+export type LoadedCache = {
+  /** The backends still configured as they were saved, by target. */
+  listings: Map<string, CachedListing>;
   /**
-   * Each tool's definition hash (qualified name to `sha256:<hex>`, as the
-   * pins file keeps it) when the trust layer reviewed the listing: a
-   * restarted broker serves the part only if every one equals its pin.
+   * The catalog's saved form (`ToolCatalog.saveCatalog`, each target under
+   * its {@link partKey}), checked whole by `restoreCatalog`; a view of the
+   * file's bytes.
    */
-  definitions?: Record<string, string>;
+  catalog: Uint8Array;
 };
 
 /** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
 export type Reviewed = {
   tools: readonly GatewayTool[];
-  definitions?: Record<string, string>;
+  definitions?: ToolHashes;
 };
 
 /** Which cached backends may be served at start (their tools match the pins), and what to do once one is. */
@@ -42,43 +51,40 @@ export type CachedAdmission = {
   served: (target: string) => void;
 };
 
-const headerSchema = z.object({
-  version: z.literal(INDEX_CACHE_VERSION),
-});
-
 const SHA256 = /^sha256:[0-9a-f]{64}$/;
 
-const sha256 = z.string().regex(SHA256, 'a "sha256:<hex>" string');
+/*
+ * Layout (little-endian):
+ *   0   8 bytes  MAGIC
+ *   8   u32      INDEX_CACHE_VERSION
+ *   12  u32      header length in bytes (a multiple of 8)
+ *   16  32 bytes SHA-256 of bytes [48, end of the digest table)
+ *   48           header: UTF-8 JSON ({@link Header}), padded with spaces
+ *                digest table: 32 bytes per tool with a definition hash, by
+ *                target in header order, each target's in its names' order
+ *                the catalog's saved form at a multiple of 8 (zero bytes
+ *                before it), where the header says; it carries its own
+ *                digest, checked by the catalog
+ */
+const MAGIC = Buffer.from([0x89, 0x48, 0x54, 0x4b, 0x4c, 0x53, 0x54, 0x0a]); // \x89HTKLST\n
+const DIGEST_AT = 16;
+const HEADER_AT = 48;
+const ALIGN = 8;
 
-const lineSchema = z.object({
-  target: z.string().min(1),
-  hash: sha256,
-  bytes: z
-    .number()
-    .int()
-    .nonnegative('the length of the saved catalog part after the line'),
-  // Checked below: a hundred thousand hashes through a schema cost seconds.
-  definitions: z.unknown().optional(),
-});
+/** One target's entry in the header. */
+type HeaderTarget = {
+  target: string;
+  /** The listing hash. */
+  hash: string;
+  /** Qualified names of its tools' definition hashes, when recorded. */
+  names?: readonly string[];
+};
 
-/** Whether `value` is an object of tool names to `sha256:<hex>` definition hashes. */
-function isDefinitions(value: unknown): value is Record<string, string> {
-  if (!isRecord(value)) return false;
-  for (const name in value) {
-    const hash = value[name];
-    if (typeof hash !== 'string' || !SHA256.test(hash)) return false;
-  }
-  return true;
-}
-
-const NEWLINE = 0x0a;
-const LINE_END = Buffer.from('\n');
-
-/** Backends whose lines are parsed (or written) between two yields to other work. */
-const LINES_PER_SLICE = 25;
-
-const yieldToOthers = () =>
-  new Promise<void>((resolve) => setImmediate(resolve));
+type Header = {
+  targets: HeaderTarget[];
+  /** Offset and length of the catalog's saved form in the file. */
+  catalog: [number, number];
+};
 
 /**
  * The hash that keys a backend's part of the cache: SHA-256 of the listing
@@ -91,43 +97,83 @@ export function listingHash(tools: readonly unknown[]): string {
 }
 
 /**
- * Whether a part was saved for this target, listing hash, backend and
- * profile, from its header (a part whose header cannot be read is left to
- * the catalog's check, which refuses it).
+ * The key a backend's tools are saved under in the catalog's saved form: its
+ * listing hash, and with recorded definition hashes a digest of those (names
+ * and hashes), so that its tools are restored only beside exactly the
+ * definitions that were checked against the pins with them.
  */
-function builtFor(listing: CachedListing, target: string, backend: Backend) {
-  let info;
-  try {
-    info = describeSavedBackend(listing.part);
-  } catch {
-    return true;
-  }
+export function partKey(listing: CachedListing): string {
+  const { hash, definitions } = listing;
+  if (definitions === undefined) return hash;
+  const digest = createHash('sha256')
+    .update(JSON.stringify(definitions.names))
+    .update(definitions.digests)
+    .digest('hex');
+  return `${hash} definitions:${digest}`;
+}
+
+/**
+ * Whether a saved target was saved for this listing and definition hashes,
+ * backend and profile.
+ */
+function builtFor(
+  listing: CachedListing,
+  info: SavedCatalogTarget,
+  backend: Backend,
+): boolean {
   return (
-    info.target === target &&
-    info.key === listing.hash &&
+    info.key === partKey(listing) &&
     info.backends.every((name) => name === backend.backend) &&
     info.profiles.every((profile) => profile === backend.profile)
   );
 }
 
+/** What is wrong with a header target entry (`index` in the list), if anything. */
+function targetProblem(entry: unknown, index: number): string | undefined {
+  const where = `header target [${index}]`;
+  if (!isRecord(entry)) return `${where} is not an object`;
+  const { target, hash, names } = entry;
+  if (typeof target !== 'string' || target === '')
+    return `${where}: "target" must be a non-empty string`;
+  if (typeof hash !== 'string' || !SHA256.test(hash))
+    return `${where} ("${target}"): "hash" must be a "sha256:<hex>" string`;
+  if (
+    names !== undefined &&
+    !(Array.isArray(names) && names.every((name) => typeof name === 'string'))
+  )
+    return `${where} ("${target}"): "names" must be an array of strings`;
+  return undefined;
+}
+
+/** Whether `value` is an [offset, length] pair. */
+function isRange(value: unknown): value is [number, number] {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    value.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)
+  );
+}
+
 /**
- * The built index's parts, kept in the state folder beside the pins and
- * usage files (`HERETEK_INDEX_CACHE_FILE`): a version line, then for each
- * backend a JSON line (the hash of the backend's last listing, its tools'
- * definition hashes, and the byte length of its part) followed by the
- * catalog's compact saved part of it (entries and analyzed terms, as bytes,
- * so loading neither decodes text nor base64) and a newline. A restarted
- * broker restores it in one build
- * before the first listing answers, so every tool is searchable at once;
- * rediscovery then replaces the backends whose listing changed. A file that cannot be read as this version's cache is ignored with
- * one log line and written afresh after discovery; it is never trusted in
- * part.
+ * The built index, kept in the state folder beside the pins and usage files
+ * (`HERETEK_INDEX_CACHE_FILE`), in one binary file: a header naming each
+ * backend with the hash of its last listing and its tools' names; a table of
+ * their definition hashes as bytes; and the catalog's saved form of every
+ * backend (one term table, the postings and statistics as the index holds
+ * them, every entry). A restarted broker reads it in one read and restores
+ * the catalog from a view of the file's bytes in one build, before the first
+ * listing answers, so every tool is searchable at once; rediscovery then
+ * replaces the backends whose listing changed. A file that cannot be read as
+ * this version's cache is ignored with one log line and written afresh after
+ * discovery; it is never trusted in part.
  */
 export class IndexCache {
   readonly file: string;
   readonly #log: (line: string) => void;
   #warnedWrite = false;
   #writing: Promise<void> = Promise.resolve();
+  /** The file's bytes, once asked for (see {@link prefetch}). */
+  #bytes: Promise<Buffer | undefined> | undefined;
 
   constructor(options: { file: string; log: (line: string) => void }) {
     this.file = options.file;
@@ -142,119 +188,153 @@ export class IndexCache {
   }
 
   /**
-   * The cached parts of the configured backends whose backend and profile
-   * are still the same (others are stale and dropped: discovery lists them).
-   * Empty when there is no file, and empty with one log line when the file is
-   * not a cache this broker can read. Parses a slice of backends at a time,
-   * yielding between slices.
+   * Starts reading the file (once), so that the read runs beside other
+   * start-up work; {@link load} uses these bytes.
+   */
+  prefetch(): void {
+    this.#bytes ??= readFile(this.file).then(
+      (bytes) => bytes,
+      (error: unknown) => {
+        if (!isMissing(error))
+          this.ignored(`not readable: ${errorText(error)}`);
+        return undefined;
+      },
+    );
+  }
+
+  /**
+   * The cached backends still configured with the same backend and profile
+   * (others are stale and dropped: discovery lists them), with the catalog's
+   * saved form. `undefined` when there is no file, and with one log line when
+   * the file is not a cache this broker can read.
    */
   async load(
     backends: ReadonlyMap<string, Backend>,
-  ): Promise<Map<string, CachedListing>> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.file);
-    } catch (error) {
-      if (isMissing(error)) return new Map();
-      this.ignored(`not readable: ${errorText(error)}`);
-      return new Map();
+  ): Promise<LoadedCache | undefined> {
+    this.prefetch();
+    const bytes = await this.#bytes;
+    // The bytes are not kept here: the catalog restored keeps what it views.
+    this.#bytes = undefined;
+    if (bytes === undefined) return undefined;
+    const loaded = this.#read(bytes);
+    if (typeof loaded === 'string') {
+      this.ignored(loaded);
+      return undefined;
     }
-    const loaded = new Map<string, CachedListing>();
-    let at = 0;
-    for (let index = 0; at < bytes.length; index += 1) {
-      if (index % LINES_PER_SLICE === LINES_PER_SLICE - 1)
-        await yieldToOthers();
-      const next = this.#lineProblem(bytes, at, index, loaded);
-      if (typeof next === 'string') {
-        this.ignored(next);
-        return new Map();
+    let saved: SavedCatalogTarget[];
+    try {
+      saved = describeSavedCatalog(loaded.catalog).targets;
+    } catch (error) {
+      this.ignored(errorText(error));
+      return undefined;
+    }
+    const current = new Map<string, CachedListing>();
+    for (const info of saved) {
+      const listing = loaded.listings.get(info.target);
+      const backend = backends.get(info.target);
+      if (
+        listing !== undefined &&
+        backend !== undefined &&
+        builtFor(listing, info, backend)
+      )
+        current.set(info.target, listing);
+    }
+    return { listings: current, catalog: loaded.catalog };
+  }
+
+  /** Every target's cached listing and the catalog's bytes, or what is wrong with the file. */
+  #read(bytes: Buffer): LoadedCache | string {
+    if (bytes.length < HEADER_AT || !bytes.subarray(0, 8).equals(MAGIC)) {
+      const version = /^\{"version":(\d+)\}/.exec(
+        bytes.toString('latin1', 0, 32),
+      )?.[1];
+      return version === undefined
+        ? 'not an index cache file'
+        : `format version ${version}, this broker reads ${INDEX_CACHE_VERSION}`;
+    }
+    const version = bytes.readUInt32LE(8);
+    if (version !== INDEX_CACHE_VERSION)
+      return `format version ${version}, this broker reads ${INDEX_CACHE_VERSION}`;
+    const headerLength = bytes.readUInt32LE(12);
+    const digestsAt = HEADER_AT + headerLength;
+    if (headerLength % ALIGN !== 0 || digestsAt > bytes.length)
+      return 'cut short in its header';
+    let header: unknown;
+    try {
+      header = JSON.parse(bytes.toString('utf8', HEADER_AT, digestsAt));
+    } catch (error) {
+      return `its header is not JSON: ${errorText(error)}`;
+    }
+    const targets = isRecord(header) ? header.targets : undefined;
+    const catalog = isRecord(header) ? header.catalog : undefined;
+    if (!Array.isArray(targets) || !isRange(catalog))
+      return 'its header lacks its "targets" or the place of the catalog';
+    let digestsEnd = digestsAt;
+    for (const [index, entry] of targets.entries()) {
+      const problem = targetProblem(entry, index);
+      if (problem !== undefined) return problem;
+      digestsEnd += ((entry as HeaderTarget).names?.length ?? 0) * DIGEST_BYTES;
+    }
+    if (digestsEnd > bytes.length) return 'cut short in its digest table';
+    const digest = createHash('sha256')
+      .update(bytes.subarray(HEADER_AT, digestsEnd))
+      .digest();
+    if (!digest.equals(bytes.subarray(DIGEST_AT, DIGEST_AT + 32)))
+      return 'its header or digest table does not match its digest (changed after it was written)';
+    const [offset, length] = catalog;
+    if (offset < digestsEnd || offset + length > bytes.length)
+      return 'the catalog is cut short or outside the file';
+    const listings = new Map<string, CachedListing>();
+    let digestAt = digestsAt;
+    for (const { target, hash, names } of targets as HeaderTarget[]) {
+      if (listings.has(target)) return `target "${target}" appears twice`;
+      let definitions: ToolHashes | undefined;
+      if (names !== undefined) {
+        const size = names.length * DIGEST_BYTES;
+        definitions = {
+          names,
+          digests: bytes.subarray(digestAt, digestAt + size),
+        };
+        digestAt += size;
       }
-      at = next;
+      listings.set(target, {
+        hash,
+        ...(definitions === undefined ? {} : { definitions }),
+      });
     }
-    for (const [target, listing] of loaded) {
-      const backend = backends.get(target);
-      if (backend === undefined || !builtFor(listing, target, backend))
-        loaded.delete(target);
-    }
-    return loaded;
+    return { listings, catalog: bytes.subarray(offset, offset + length) };
   }
 
   /**
-   * What is wrong with line `index` at `at` (the version line first), else
-   * adds it and the part after it to `loaded` and returns where the next
-   * line starts.
+   * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
+   * saved form of them that `saveCatalog` returns for their
+   * {@link partKey}s (both taken in one turn, so they agree). A failure is
+   * logged once and never stops the broker: the next start rebuilds from
+   * discovery.
    */
-  #lineProblem(
-    bytes: Buffer,
-    at: number,
-    index: number,
-    loaded: Map<string, CachedListing>,
-  ): string | number {
-    const end = bytes.indexOf(NEWLINE, at);
-    let json: unknown;
-    try {
-      json = JSON.parse(
-        bytes.toString('utf8', at, end === -1 ? bytes.length : end),
-      );
-    } catch (error) {
-      return `line ${index + 1} is not JSON: ${errorText(error)}`;
-    }
-    if (index === 0) {
-      if (headerSchema.safeParse(json).success && end !== -1) return end + 1;
-      const version = isRecord(json) ? json.version : undefined;
-      return `format version ${JSON.stringify(version)}, this broker reads ${INDEX_CACHE_VERSION}`;
-    }
-    const parsed = lineSchema.safeParse(json);
-    if (!parsed.success)
-      return `line ${index + 1}: ${
-        issueLines({
-          issues: parsed.error.issues,
-          input: json,
-          root: 'line',
-        })[0] ?? 'not a backend part'
-      }`;
-    const { definitions } = parsed.data;
-    if (definitions !== undefined && !isDefinitions(definitions))
-      return `line ${index + 1}: definitions must be an object of "sha256:<hex>" strings by tool name`;
-    const partEnd = end + 1 + parsed.data.bytes;
-    if (end === -1 || bytes[partEnd] !== NEWLINE)
-      return `line ${index + 1}: the part of "${parsed.data.target}" is cut short or longer than its line says`;
-    if (loaded.has(parsed.data.target))
-      return `line ${index + 1}: target "${parsed.data.target}" appears twice`;
-    loaded.set(parsed.data.target, {
-      hash: parsed.data.hash,
-      // A copy: the file's bytes are not kept for the life of a part.
-      part: Uint8Array.prototype.slice.call(bytes, end + 1, partEnd),
-      ...(definitions === undefined ? {} : { definitions }),
-    });
-    return partEnd + 1;
-  }
-
-  /**
-   * Writes the cache (atomically, mode 0600), taking and serializing a slice
-   * of backends at a time (`listings` may be a generator that exports each
-   * part as it is asked for). A failure is logged once and never stops the
-   * broker: the next start rebuilds from discovery.
-   */
-  save(listings: Iterable<[string, CachedListing]>): Promise<void> {
+  save(
+    listings: ReadonlyMap<string, CachedListing>,
+    saveCatalog: (keys: ReadonlyMap<string, string>) => Uint8Array,
+  ): Promise<void> {
     const run = this.#writing.then(async () => {
-      const chunks: Uint8Array[] = [
-        Buffer.from(`${JSON.stringify({ version: INDEX_CACHE_VERSION })}\n`),
-      ];
-      let count = 0;
-      for (const [target, { hash, part, definitions }] of listings) {
-        chunks.push(
-          Buffer.from(
-            `${JSON.stringify({ target, hash, bytes: part.byteLength, definitions })}\n`,
-          ),
-          part,
-          LINE_END,
-        );
-        count += 1;
-        if (count % LINES_PER_SLICE === 0) await yieldToOthers();
+      const keys = new Map<string, string>();
+      for (const [target, listing] of listings)
+        keys.set(target, partKey(listing));
+      const catalog = saveCatalog(keys);
+      // The targets the saved form holds (a target without tools is left out).
+      const targets: HeaderTarget[] = [];
+      const digests: Uint8Array[] = [];
+      for (const { target } of describeSavedCatalog(catalog).targets) {
+        const { hash, definitions } = listings.get(target)!;
+        targets.push({
+          target,
+          hash,
+          ...(definitions === undefined ? {} : { names: definitions.names }),
+        });
+        if (definitions !== undefined) digests.push(definitions.digests);
       }
       try {
-        await writeFileAtomic(this.file, chunks);
+        await writeFileAtomic(this.file, pieces(targets, digests, catalog));
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;
@@ -266,4 +346,39 @@ export class IndexCache {
     this.#writing = run;
     return run;
   }
+}
+
+/** The file's pieces, in order: fixed fields, header, digest table, catalog. */
+function pieces(
+  targets: HeaderTarget[],
+  digests: readonly Uint8Array[],
+  catalog: Uint8Array,
+): Uint8Array[] {
+  const digestBytes = digests.reduce((sum, d) => sum + d.byteLength, 0);
+  // The catalog's offset is in the header, whose length depends on it: lay
+  // out with room for the widest offset, then pad the header to that room.
+  const widest: Header = {
+    targets,
+    catalog: [Number.MAX_SAFE_INTEGER, catalog.byteLength],
+  };
+  const headerLength =
+    Math.ceil(Buffer.byteLength(JSON.stringify(widest)) / ALIGN) * ALIGN;
+  const end = HEADER_AT + headerLength + digestBytes;
+  const gap = new Uint8Array((ALIGN - (end % ALIGN)) % ALIGN);
+  const header = Buffer.alloc(headerLength, 0x20);
+  header.write(
+    JSON.stringify({
+      targets,
+      catalog: [end + gap.length, catalog.byteLength],
+    } satisfies Header),
+    'utf8',
+  );
+  const fixed = Buffer.alloc(HEADER_AT);
+  MAGIC.copy(fixed, 0);
+  fixed.writeUInt32LE(INDEX_CACHE_VERSION, 8);
+  fixed.writeUInt32LE(headerLength, 12);
+  const hash = createHash('sha256').update(header);
+  for (const digest of digests) hash.update(digest);
+  hash.digest().copy(fixed, DIGEST_AT);
+  return [fixed, header, ...digests, gap, catalog];
 }

@@ -112,7 +112,11 @@ function brokerFor(
     ...(gateway === undefined ? {} : { gateway }),
     ...(gateway === undefined || config.indexCacheFile === 'off'
       ? {}
-      : { indexCache: new IndexCache({ file: config.indexCacheFile, log }) }),
+      : {
+          indexCache: prefetched(
+            new IndexCache({ file: config.indexCacheFile, log }),
+          ),
+        }),
     ...hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
@@ -144,6 +148,12 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
   );
   trust.catch(() => {});
   return trust;
+}
+
+/** The index cache with its file being read already, beside the pins file and the rest of start-up. */
+function prefetched(cache: IndexCache): IndexCache {
+  cache.prefetch();
+  return cache;
 }
 
 /** The seed entries of the configured backends, with the configured profiles. */

@@ -8,12 +8,14 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TrustError } from './trust-error.js';
 import { pinVerdict } from './pin-policy.js';
 import {
   PinStore,
   defaultPinsFilePath,
+  indexPinsFile,
   serializePinsFile,
   type PinsFile,
 } from './pin-store.js';
@@ -308,6 +310,100 @@ describe('PinStore', () => {
     await one.accept({ tool: 'adb_tap' });
     await two.refresh();
     expect(two.status('adb_tap')).toEqual({ state: 'pinned' });
+  });
+});
+
+describe('indexPinsFile', () => {
+  /** What the index finds, with every entry it took. */
+  const indexed = (bytes: Buffer) => {
+    const entries: Array<{
+      name: string;
+      hash: string;
+      start: number;
+      end: number;
+    }> = [];
+    const index = indexPinsFile(bytes, (name, hash, start, end) => {
+      entries.push({ name, hash, start, end });
+      return true;
+    });
+    return index === undefined ? undefined : { ...index, entries };
+  };
+  const hash = fc
+    .uint8Array({ minLength: 32, maxLength: 32 })
+    .map((bytes) => `sha256:${Buffer.from(bytes).toString('hex')}`);
+  const entry = fc.record({
+    hash,
+    description: fc.string({ unit: 'grapheme' }),
+    // Schemas and annotations may hold fields named like an entry's own.
+    inputSchema: fc.oneof(
+      fc.jsonValue(),
+      fc.record({ hash, description: fc.string(), type: fc.constant('x') }),
+    ),
+    annotations: fc.dictionary(fc.string(), fc.jsonValue()),
+  });
+  const pinsFile = fc.record({
+    readOnly: fc.boolean(),
+    // Names with quotes, escapes, newlines and wide characters too.
+    tools: fc.dictionary(
+      fc.oneof(
+        fc.string({ unit: 'grapheme' }),
+        fc.constantFrom('a"b', 'a\\b', 'a\nb'),
+      ),
+      entry,
+      { minKeys: 1, maxKeys: 8 },
+    ),
+  });
+
+  it('finds every entry of a file this module writes, with its hash and its exact text, as the whole parse reads it', () => {
+    fc.assert(
+      fc.property(pinsFile, ({ readOnly, tools }) => {
+        const file: PinsFile = {
+          version: 1,
+          ...(readOnly ? { readOnly: true } : {}),
+          tools,
+        };
+        const bytes = Buffer.from(serializePinsFile(file));
+        const index = indexed(bytes);
+        expect(index?.readOnly).toBe(readOnly);
+        const parsed = (JSON.parse(bytes.toString('utf8')) as PinsFile).tools;
+        expect(index?.entries.map((e) => e.name)).toEqual(Object.keys(parsed));
+        for (const { name, hash: indexed, start, end } of index!.entries) {
+          expect(indexed).toBe(parsed[name]!.hash);
+          const text = `{${bytes.toString('utf8', start, end)}}`;
+          expect(JSON.parse(text)).toEqual({ [name]: parsed[name] });
+        }
+      }),
+    );
+  });
+
+  it('declines a file in another layout, or one whose entry has no hash line, so that it is parsed whole', () => {
+    const text = serializePinsFile({
+      version: 1,
+      tools: {
+        adb_tap: {
+          hash: `sha256:${'a'.repeat(64)}`,
+          description: 'Tap.',
+          inputSchema: {},
+          annotations: {},
+        },
+        adb_swipe: {
+          hash: `sha256:${'b'.repeat(64)}`,
+          description: 'Swipe.',
+          inputSchema: {},
+          annotations: {},
+        },
+      },
+    });
+    expect(indexed(Buffer.from(text))?.entries).toHaveLength(2);
+    for (const other of [
+      JSON.stringify(JSON.parse(text)),
+      JSON.stringify(JSON.parse(text), null, 4),
+      text.replace(/\n {6}"hash": "[^"]*",/, ''),
+      text.replace('"adb_tap": {', '"adb_tap":{'),
+      text.replace(/\n {4}\},\n/, '\n    }\n'),
+      `${text} `,
+    ])
+      expect(indexed(Buffer.from(other))).toBeUndefined();
   });
 });
 

@@ -17,6 +17,7 @@ import {
 } from './definition-hash.js';
 import { heretekStateDir } from './state-dir.js';
 import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
+import { hashAt, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
 /** Version of the pins file format this module reads and writes. */
@@ -191,72 +192,58 @@ function parsePinsFile(text: string, file: string): PinsFile {
  * Where each pinned tool's text is in a pins file written in the layout of
  * {@link serializePinsFile} (every pins file this module writes), found
  * without parsing the file: an entry is a line `    "<name>": {` (indented
- * four spaces, which no line inside an entry is) through the line `    }`,
- * and its hash is its line `      "hash": "sha256:…"`. `undefined` for any
+ * four spaces, which no line inside an entry is) through the line `    }`;
+ * entries follow one another (`    },` then the next one's first line), and
+ * an entry's hash is its line `      "hash": "sha256:…"` (indented six spaces,
+ * as only the entry's own fields are). The file is searched for these lines
+ * only (a native search each), not read line by line. `undefined` for any
  * other layout (the file is then parsed whole). What it finds is only an
  * index: each entry is parsed and checked against its hash later.
  */
 export function indexPinsFile(
   bytes: Buffer,
-): { readOnly: boolean; entries: IndexedEntry[] } | undefined {
+  /** Takes each entry found, in order; false for a name given before, which stops the index. */
+  add: (name: string, hash: string, start: number, end: number) => boolean,
+): { readOnly: boolean } | undefined {
   const header =
     /^\{\n(?: {2}"readOnly": (true|false),\n)? {2}"tools": \{\n/.exec(
       bytes.toString('latin1', 0, 64),
     );
-  const footer = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
-  if (header === null || !bytes.subarray(-footer.length).equals(footer))
+  if (header === null || !bytes.subarray(-FOOTER.length).equals(FOOTER))
     return undefined;
-  const last = bytes.length - footer.length;
-  const entries: IndexedEntry[] = [];
-  const seen = new Set<string>();
-  let open: { name: string; start: number; hash?: string } | undefined;
-  // One pass over the lines, looking only at how each one starts.
-  for (let line = header[0].length; line <= last;) {
-    const end = bytes.indexOf(NEWLINE, line);
-    if (end === -1) return undefined;
-    if (indentedBy(bytes, line, 4)) {
-      const mark = bytes[line + 4];
-      if (mark === QUOTE) {
-        const name = keyOf(bytes.toString('utf8', line + 4, end));
-        if (open !== undefined || name === undefined || seen.has(name))
-          return undefined;
-        seen.add(name);
-        open = { name, start: line };
-      } else if (mark === CLOSE) {
-        // "    }," before the next entry, "    }" for the last one.
-        const comma = end === line + 6 && bytes[line + 5] === COMMA;
-        if (open?.hash === undefined || !(comma || end === last))
-          return undefined;
-        if (end !== line + 5 && !comma) return undefined;
-        entries.push({
-          name: open.name,
-          hash: open.hash,
-          start: open.start,
-          end: line + 5,
-        });
-        open = undefined;
-      } else if (
-        mark === SPACE &&
-        bytes[line + 6] === QUOTE &&
-        open !== undefined
-      ) {
-        if (HASH_LINE.compare(bytes, line, line + HASH_LINE.length) === 0) {
-          const from = line + HASH_LINE.length;
-          const hash = bytes.toString('latin1', from, from + 71);
-          if (
-            open.hash !== undefined ||
-            !HASH_PATTERN.test(hash) ||
-            bytes[from + 71] !== QUOTE
-          )
-            return undefined;
-          open.hash = hash;
-        }
-      } else if (mark !== SPACE) return undefined;
-    } else return undefined;
-    line = end + 1;
+  // Where the footer starts: the last entry's "    }" ends there.
+  const last = bytes.length - FOOTER.length;
+  for (let start = header[0].length; ;) {
+    const lineEnd = bytes.indexOf(NEWLINE, start);
+    if (lineEnd === -1 || lineEnd > last || !indentedBy(bytes, start, 4))
+      return undefined;
+    const name = keyOf(bytes, start + 4, lineEnd);
+    if (name === undefined) return undefined;
+    const close = bytes.indexOf(NEXT_ENTRY, lineEnd);
+    const more = close !== -1 && close < last;
+    // Just after the entry's closing brace.
+    const end = more ? close + CLOSING.length : last;
+    // The last entry is followed by the footer alone: no entry starts in it.
+    if (
+      !more &&
+      (!bytes.subarray(last - CLOSING.length, last).equals(CLOSING) ||
+        bytes.subarray(lineEnd, last).includes(ENTRY_LINE))
+    )
+      return undefined;
+    const hashLine = bytes.indexOf(HASH_LINE, lineEnd);
+    const from = hashLine + HASH_LINE.length;
+    if (hashLine === -1 || from + 72 > end || bytes[from + 71] !== QUOTE)
+      return undefined;
+    // "sha256:" and 64 characters: the check of each entry tells whether they are hex.
+    if (HASH_PREFIX.compare(bytes, from, from + HASH_PREFIX.length) !== 0)
+      return undefined;
+    if (!add(name, bytes.toString('latin1', from, from + 71), start, end))
+      return undefined;
+    if (!more) break;
+    // The next entry's first line, after "    }," and its newline.
+    start = close + CLOSING.length + 2;
   }
-  if (open !== undefined) return undefined;
-  return { readOnly: header[1] === 'true', entries };
+  return { readOnly: header[1] === 'true' };
 }
 
 /** One entry of a pins file found by {@link indexPinsFile}: its name, hash and byte range. */
@@ -267,12 +254,20 @@ export type IndexedEntry = {
   end: number;
 };
 
-const HASH_LINE = Buffer.from('      "hash": "');
+const FOOTER = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
+/** An entry's last line, from the newline before it. */
+const CLOSING = Buffer.from('\n    }');
+/** An entry's last line and the next one's first line up to its name. */
+const NEXT_ENTRY = Buffer.from('\n    },\n    "');
+const HASH_PREFIX = Buffer.from('sha256:');
+/** An entry's first line up to its name, from the newline before it. */
+const ENTRY_LINE = Buffer.from('\n    "');
+/** An entry's hash line up to the hash, from the newline before it. */
+const HASH_LINE = Buffer.from('\n      "hash": "');
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const QUOTE = 0x22;
 const CLOSE = 0x7d;
-const COMMA = 0x2c;
 
 /** Whether the line at `at` starts with `count` spaces. */
 function indentedBy(bytes: Buffer, at: number, count: number): boolean {
@@ -281,9 +276,15 @@ function indentedBy(bytes: Buffer, at: number, count: number): boolean {
   return true;
 }
 
-/** The name of an entry's first line (`"<name>": {` after the indent), if it is one. */
-function keyOf(text: string): string | undefined {
-  if (!text.endsWith('": {')) return undefined;
+/** The name of an entry's first line (`"<name>": {` from `from` to `to`), if it is one. */
+function keyOf(bytes: Buffer, from: number, to: number): string | undefined {
+  const text = bytes.toString('utf8', from, to);
+  if (bytes[from] !== QUOTE || !text.endsWith('": {')) return undefined;
+  // Without an escape, the name is the text between the quotes.
+  if (!text.includes('\\')) {
+    const name = text.slice(1, -4);
+    return name.includes('"') ? undefined : name;
+  }
   try {
     const name: unknown = JSON.parse(text.slice(0, -3));
     return typeof name === 'string' ? name : undefined;
@@ -597,7 +598,16 @@ export class PinStore {
         bytes: undefined,
       };
     }
-    const index = indexPinsFile(bytes);
+    const pins = new Map<string, Pin>();
+    const index = indexPinsFile(bytes, (name, hash, start, end) => {
+      if (pins.has(name)) return false;
+      pins.set(name, {
+        hash,
+        entry: undefined,
+        at: { file: stamp, start, end },
+      });
+      return true;
+    });
     if (index === undefined) {
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
       return {
@@ -613,12 +623,7 @@ export class PinStore {
       };
     }
     return {
-      pins: new Map(
-        index.entries.map(({ name, hash, start, end }) => [
-          name,
-          { hash, entry: undefined, at: { file: stamp, start, end } },
-        ]),
-      ),
+      pins,
       readOnly: index.readOnly,
       stamp,
       bytes,
@@ -766,6 +771,19 @@ export class PinStore {
       if (status.state === 'unpinned') result.unpinned.push(name);
     }
     return result;
+  }
+
+  /**
+   * Whether every tool of `hashes` has a pin and was pinned with the
+   * definition hash given for it (compared a tool at a time, in order).
+   */
+  matches(hashes: ToolHashes): boolean {
+    const pins = this.#pins;
+    for (const [index, name] of hashes.names.entries()) {
+      const pin = pins.get(name);
+      if (pin === undefined || !hashAt(hashes, index, pin.hash)) return false;
+    }
+    return true;
   }
 
   /** The definition hash a tool was pinned with, if it has a pin. */

@@ -14,6 +14,7 @@ import {
 } from './pin-policy.js';
 import { PinStore, defaultPinsFilePath } from './pin-store.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
+import type { ToolHashes } from './tool-hashes.js';
 import { sanitizeDescription, type SanitizedDescription } from './sanitize.js';
 
 /** A tool as a backend lists it (bare name), the MCP `Tool` shape loosely. */
@@ -34,6 +35,12 @@ type Reviewed = {
   inputSchema: unknown;
   flags: { version: number; flags: InjectionFlag[] } | undefined;
 };
+
+/** The bare name of a tool of `target` from its qualified name. */
+function bareNameOf(target: string, name: string): string {
+  const prefix = `${target}_`;
+  return name.startsWith(prefix) ? name.slice(prefix.length) : name;
+}
 
 const RULE_TITLES = new Map(
   INJECTION_RULES.map((rule) => [rule.id, rule.title]),
@@ -68,8 +75,8 @@ export class TrustLayer {
   readonly #shadowing = new ShadowingIndex();
   /**
    * Tools served from the index cache and not recorded yet, with their
-   * target: each target is recorded ({@link #recordRestored}) when one of
-   * its tools is first asked about, or listed again.
+   * target: each is recorded ({@link #known}) when first asked about, and
+   * dropped when its target is listed again.
    */
   readonly #restoring = new Map<string, string>();
   #contextVersion = 0;
@@ -153,7 +160,7 @@ export class TrustLayer {
     pinned: Promise<void>;
   } {
     const { target } = options;
-    this.#recordRestored(target);
+    this.#dropRestoring(target);
     const names = new Set<string>();
     const definitions: ToolDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
@@ -230,10 +237,12 @@ export class TrustLayer {
    */
   #replaceTarget(target: string, names: Set<string>): string[] {
     const previous = this.#byTarget.get(target) ?? new Set<string>();
-    const before = [...previous].flatMap((name) => {
-      const tool = this.#tools.get(name);
-      return tool === undefined ? [] : [{ name, bareName: tool.bareName }];
-    });
+    // A tool served from the index cache and never asked about is not
+    // recorded: its bare name follows from its qualified name.
+    const before = [...previous].map((name) => ({
+      name,
+      bareName: this.#tools.get(name)?.bareName ?? bareNameOf(target, name),
+    }));
     const gone = [...previous].filter((name) => !names.has(name));
     for (const name of gone) this.#tools.delete(name);
     this.#byTarget.set(target, names);
@@ -273,15 +282,11 @@ export class TrustLayer {
    * listing and its review). Nothing to check under policy `off`; without
    * recorded hashes there is nothing to check against, so no.
    */
-  matchesPins(
-    definitions: Readonly<Record<string, string>> | undefined,
-  ): boolean {
+  matchesPins(definitions: ToolHashes | undefined): boolean {
     const pins = this.pins;
     if (pins === undefined) return true;
     if (definitions === undefined) return false;
-    return Object.entries(definitions).every(
-      ([name, hash]) => pins.pinnedHash(name) === hash,
-    );
+    return pins.matches(definitions);
   }
 
   /**
@@ -291,55 +296,51 @@ export class TrustLayer {
    * count for shadowing at once, and are cleaned and flagged like a live
    * listing when one of them is first asked about (marks, inspect, a call).
    */
-  restoreListing(options: {
-    target: string;
-    definitions: Readonly<Record<string, string>>;
-  }): void {
+  restoreListing(options: { target: string; names: readonly string[] }): void {
     const pins = this.pins;
     if (pins === undefined) return;
     const { target } = options;
-    this.#recordRestored(target);
-    const names = new Set(Object.keys(options.definitions));
-    const prefix = `${target}_`;
-    const bareNameOf = (name: string) =>
-      name.startsWith(prefix) ? name.slice(prefix.length) : name;
+    this.#dropRestoring(target);
+    const names = new Set(options.names);
     const previous = this.#byTarget.get(target) ?? new Set<string>();
     const gone = [...previous].filter((name) => !names.has(name));
     for (const name of previous) this.#tools.delete(name);
     this.#byTarget.set(target, names);
     this.#shadowing.replaceTarget(
       target,
-      [...previous].map((name) => ({ name, bareName: bareNameOf(name) })),
-      [...names].map((name) => ({ name, bareName: bareNameOf(name) })),
+      [...previous].map((name) => ({
+        name,
+        bareName: bareNameOf(target, name),
+      })),
+      [...names].map((name) => ({ name, bareName: bareNameOf(target, name) })),
     );
     this.#contextVersion += 1;
     pins.forget(gone);
     for (const name of names) this.#restoring.set(name, target);
   }
 
-  /** Records the tools of `target` served from the index cache, if they are waiting to be. */
-  #recordRestored(target: string): void {
-    const pins = this.pins;
-    const names = this.#byTarget.get(target);
-    if (pins === undefined || names === undefined) return;
-    const waiting = [...names].filter(
-      (name) => this.#restoring.get(name) === target,
-    );
-    if (waiting.length === 0) return;
-    for (const name of waiting) this.#restoring.delete(name);
-    const prefix = `${target}_`;
-    for (const definition of pins.restore(waiting)) {
-      const bareName = definition.name.startsWith(prefix)
-        ? definition.name.slice(prefix.length)
-        : definition.name;
-      this.#record(target, bareName, definition);
-    }
+  /**
+   * Drops the tools of `target` served from the index cache and not
+   * recorded yet: a live listing of the target replaces them.
+   */
+  #dropRestoring(target: string): void {
+    for (const name of this.#byTarget.get(target) ?? [])
+      if (this.#restoring.get(name) === target) this.#restoring.delete(name);
   }
 
-  /** Records the tool's target when it was served from the index cache and is not recorded yet. */
+  /**
+   * Records a tool served from the index cache when it is first asked about
+   * (marks, inspect, a call), with its pinned definition: it is cleaned and
+   * flagged like a tool of a live listing. Only that tool: a search's hits
+   * touch many backends, and each backend's other tools wait for their turn.
+   */
   #known(name: string): void {
     const target = this.#restoring.get(name);
-    if (target !== undefined) this.#recordRestored(target);
+    const pins = this.pins;
+    if (target === undefined || pins === undefined) return;
+    this.#restoring.delete(name);
+    for (const definition of pins.restore([name]))
+      this.#record(target, bareNameOf(target, definition.name), definition);
   }
 
   /**

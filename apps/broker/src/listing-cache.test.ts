@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ToolCatalog, toolEntryFromMcpTool } from '@heretek/catalog';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scratchFolder } from './__fixtures__/spawn-broker.js';
+import {
+  IndexCache,
+  listingHash,
+  partKey,
+  type CachedListing,
+} from './listing-cache.js';
+import { definitionHash } from './trust/definition-hash.js';
+import { toolHashes } from './trust/tool-hashes.js';
+
+const scratch = scratchFolder('broker-listing-cache-');
+afterAll(() => scratch.remove());
+
+const backend = (target: string) => ({
+  backend: target,
+  target,
+  profile: 'core',
+});
+const LISTINGS = {
+  ghidra: [
+    { name: 'decompile_function', description: 'Decompile a function' },
+    { name: 'list_functions', description: 'List the functions' },
+  ],
+  adb: [{ name: 'install_apk', description: 'Install an Android package' }],
+};
+const BACKENDS = new Map(
+  Object.keys(LISTINGS).map((target) => [target, backend(target)]),
+);
+
+/** What discovery keeps of each listing, and the catalog built from them. */
+function discovered(): {
+  listings: Map<string, CachedListing>;
+  catalog: ToolCatalog;
+} {
+  const catalog = new ToolCatalog({ tools: [] });
+  const listings = new Map<string, CachedListing>();
+  for (const [target, tools] of Object.entries(LISTINGS)) {
+    catalog.replaceBackend(
+      target,
+      tools.map((tool) =>
+        toolEntryFromMcpTool({
+          backend: backend(target),
+          tool: { ...tool, inputSchema: { type: 'object' } },
+          source: 'discovered',
+        }),
+      ),
+    );
+    const definitions = toolHashes(
+      tools.map((tool) => {
+        const name = `${target}_${tool.name}`;
+        return [name, definitionHash({ ...tool, name })] as const;
+      }),
+    )!;
+    listings.set(target, { hash: listingHash(tools), definitions });
+  }
+  return { listings, catalog };
+}
+
+describe('IndexCache', () => {
+  it('reads back what it wrote, the catalog and every hash table a view of the one read of the file', async () => {
+    const file = path.join(scratch.dir, 'round-trip.bin');
+    const lines: string[] = [];
+    const log = (line: string) => lines.push(line);
+    const { listings, catalog } = discovered();
+    await new IndexCache({ file, log }).save(listings, (keys) =>
+      catalog.saveCatalog(keys),
+    );
+    const loaded = (await new IndexCache({ file, log }).load(BACKENDS))!;
+    expect([...loaded.listings.keys()]).toEqual(['ghidra', 'adb']);
+    const buffers = new Set<ArrayBufferLike>([loaded.catalog.buffer]);
+    for (const [target, listing] of loaded.listings) {
+      const original = listings.get(target)!;
+      expect(listing.hash).toBe(original.hash);
+      expect(listing.definitions!.names).toEqual(original.definitions!.names);
+      expect(
+        Buffer.from(listing.definitions!.digests).equals(
+          Buffer.from(original.definitions!.digests),
+        ),
+      ).toBe(true);
+      buffers.add(listing.definitions!.digests.buffer);
+    }
+    expect(buffers.size).toBe(1);
+    expect(readFileSync(file).length).toBe([...buffers][0]!.byteLength);
+    // At a multiple of 8 in the file, for the catalog to read in place.
+    expect(loaded.catalog.byteOffset % 8).toBe(0);
+    const restored = new ToolCatalog({ tools: [] });
+    restored.restoreCatalog(loaded.catalog);
+    expect(restored.search({ query: 'decompile' }).hits[0]?.name).toBe(
+      'ghidra_decompile_function',
+    );
+    expect(lines).toEqual([]);
+  });
+
+  it('drops a backend saved beside other definition hashes than the ones in the file, and one no longer configured', async () => {
+    const file = path.join(scratch.dir, 'mismatch.bin');
+    const cache = new IndexCache({ file, log: () => {} });
+    const { listings, catalog } = discovered();
+    const keys = new Map(
+      [...listings].map(([target, listing]) => [target, partKey(listing)]),
+    );
+    const ghidra = listings.get('ghidra')!;
+    // One tool's hash left out of the table: the catalog still holds the tool.
+    listings.set('ghidra', {
+      ...ghidra,
+      definitions: {
+        names: ghidra.definitions!.names.slice(1),
+        digests: ghidra.definitions!.digests.subarray(32),
+      },
+    });
+    await cache.save(listings, () => catalog.saveCatalog(keys));
+    expect([...(await cache.load(BACKENDS))!.listings.keys()]).toEqual(['adb']);
+    const onlyGhidra = new Map([['ghidra', backend('ghidra')]]);
+    expect([...(await cache.load(onlyGhidra))!.listings.keys()]).toEqual([]);
+  });
+});

@@ -1,0 +1,72 @@
+import { Buffer } from 'node:buffer';
+
+/**
+ * Tools' definition hashes in a compact form: their qualified names, and the
+ * SHA-256 of each one's definition (the `sha256:<hex>` of the pins file, as
+ * 32 bytes) at the same position of `digests`. What the index cache keeps
+ * of a backend's reviewed listing, so that a restart compares its tools with
+ * their pins without parsing a hundred thousand hash strings.
+ */
+export type ToolHashes = {
+  readonly names: readonly string[];
+  /** {@link DIGEST_BYTES} bytes per name, in the order of `names`. */
+  readonly digests: Uint8Array;
+};
+
+/** Bytes of one definition hash in {@link ToolHashes.digests}. */
+export const DIGEST_BYTES = 32;
+
+const PREFIX = 'sha256:';
+const HASH = /^sha256:[0-9a-f]{64}$/;
+
+const HEX = [...'0123456789abcdef'].map((digit) => digit.charCodeAt(0));
+
+/**
+ * Whether `hash` (a `sha256:<hex>` string) is the definition hash at
+ * `index` of `hashes`, compared digit by digit (no string is made).
+ */
+export function hashAt(
+  hashes: ToolHashes,
+  index: number,
+  hash: string,
+): boolean {
+  if (
+    hash.length !== PREFIX.length + 2 * DIGEST_BYTES ||
+    !hash.startsWith(PREFIX)
+  )
+    return false;
+  const { digests } = hashes;
+  const at = index * DIGEST_BYTES;
+  for (let byte = 0; byte < DIGEST_BYTES; byte += 1) {
+    const value = digests[at + byte]!;
+    const digit = PREFIX.length + 2 * byte;
+    if (
+      hash.charCodeAt(digit) !== HEX[value >> 4] ||
+      hash.charCodeAt(digit + 1) !== HEX[value & 15]
+    )
+      return false;
+  }
+  return true;
+}
+
+/**
+ * {@link ToolHashes} of `sha256:<hex>` definition hashes by qualified name;
+ * `undefined` when one of them is not such a string.
+ */
+export function toolHashes(
+  hashes: Iterable<readonly [string, string]>,
+): ToolHashes | undefined {
+  const entries = [...hashes];
+  const digests = Buffer.alloc(entries.length * DIGEST_BYTES);
+  const names: string[] = [];
+  for (const [name, hash] of entries) {
+    if (!HASH.test(hash)) return undefined;
+    digests.write(
+      hash.slice(PREFIX.length),
+      names.length * DIGEST_BYTES,
+      'hex',
+    );
+    names.push(name);
+  }
+  return { names, digests };
+}
