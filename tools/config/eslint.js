@@ -90,15 +90,4 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
-  {
-    // Over the limit today (115 to 280 lines each): encodeSavedCatalog and
-    // restoreSavedCatalog, decodeSavedBackend, and the segment index's
-    // buildArrays. The rule holds for every other file.
-    files: [
-      'packages/catalog/src/saved-catalog.ts',
-      'packages/catalog/src/saved-part.ts',
-      'packages/catalog/src/segments.ts',
-    ],
-    rules: { 'max-lines-per-function': 'off' },
-  },
 );

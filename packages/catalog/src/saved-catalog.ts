@@ -151,13 +151,16 @@ const SECTIONS = [
 
 type SectionName = (typeof SECTIONS)[number][0];
 
+/** Where each section of a saved catalog starts, and where the last ends. */
+type Places = Record<SectionName | 'end', number>;
+
 /** Where each section starts, and the end of the last, after a header of `headerBytes`. */
 function sectionPlaces(
   counts: Counts,
   widths: Widths,
   headerBytes: number,
-): Record<SectionName | 'end', number> {
-  const places = {} as Record<SectionName | 'end', number>;
+): Places {
+  const places = {} as Places;
   let at = HEADER_AT + headerBytes;
   for (const [name, width, count] of SECTIONS) {
     places[name] = at;
@@ -185,14 +188,60 @@ function foreignCatalog(where: string, problem: string): never {
 type SavedSegment = { segment: Segment; key: string };
 
 /**
- * The saved form of a whole catalog: every given segment with its key, one term table, the
- * segments' postings and statistics as they are, and each tool's entry and terms.
+ * What a saved catalog of some segments holds besides its sections: its term table (catalog
+ * term ids in order of first appearance, and each id's number in it), counts, widths and targets.
  */
-export function encodeSavedCatalog(options: {
-  segments: readonly SavedSegment[];
-  bag: readonly number[];
-}): Uint8Array {
-  const { segments } = options;
+type CatalogPlan = {
+  /** Per term id, its number in the term table (-1 when no segment has it). */
+  numberOf: Int32Array;
+  terms: number[];
+  counts: Counts;
+  widths: Widths;
+  targets: SavedCatalogTarget[];
+};
+
+/** Adds a segment's items to `counts`, and widens `widths` where its numbers need it. */
+function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
+  counts.tools += segment.tools.length;
+  counts.localTerms += segment.termIds.length;
+  counts.postings += segment.documents.length;
+  counts.nameTerms += segment.nameTerms.length;
+  counts.bareNames += segment.bareNames.length;
+  for (const tool of segment.tools) {
+    const length = termsLength(tool);
+    counts.toolTerms += length;
+    if (length > 0xffff) widths.toolTerms = 4;
+  }
+  if (segment.termIds.length > 0x10000) widths.toolTerms = 4;
+  if (segment.tools.length > 0x10000) widths.documents = 4;
+  if (segment.bags instanceof Float64Array) widths.bags = 8;
+  else if (widths.bags === 2)
+    for (const bag of segment.bags)
+      if (!Number.isInteger(bag) || bag < 0 || bag > 0xffff) {
+        widths.bags = 4;
+        break;
+      }
+}
+
+/** A segment as the header lists it: target, key, tool count, distinct backends and profiles. */
+function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
+  const backends = new Set<string>();
+  const profiles = new Set<string>();
+  for (const { entry } of segment.tools) {
+    backends.add(entry.backend);
+    profiles.add(entry.profile);
+  }
+  return {
+    target: segment.target,
+    key,
+    tools: segment.tools.length,
+    backends: [...backends],
+    profiles: [...profiles],
+  };
+}
+
+/** The term table, counts (all but the texts' bytes), widths and targets of `segments`. */
+function planCatalog(segments: readonly SavedSegment[]): CatalogPlan {
   // The catalog's term numbers, in order of first appearance.
   const numberOf = new Int32Array(TERMS.size).fill(-1);
   const terms: number[] = [];
@@ -216,43 +265,24 @@ export function encodeSavedCatalog(options: {
         numberOf[id] = terms.length;
         terms.push(id);
       }
-    counts.tools += segment.tools.length;
-    counts.localTerms += segment.termIds.length;
-    counts.postings += segment.documents.length;
-    counts.nameTerms += segment.nameTerms.length;
-    counts.bareNames += segment.bareNames.length;
-    for (const tool of segment.tools) {
-      const length = termsLength(tool);
-      counts.toolTerms += length;
-      if (length > 0xffff) widths.toolTerms = 4;
-    }
-    if (segment.termIds.length > 0x10000) widths.toolTerms = 4;
-    if (segment.tools.length > 0x10000) widths.documents = 4;
-    if (segment.bags instanceof Float64Array) widths.bags = 8;
-    else if (widths.bags === 2)
-      for (const bag of segment.bags)
-        if (!Number.isInteger(bag) || bag < 0 || bag > 0xffff) {
-          widths.bags = 4;
-          break;
-        }
-    const backends = new Set<string>();
-    const profiles = new Set<string>();
-    for (const { entry } of segment.tools) {
-      backends.add(entry.backend);
-      profiles.add(entry.profile);
-    }
-    targets.push({
-      target: segment.target,
-      key,
-      tools: segment.tools.length,
-      backends: [...backends],
-      profiles: [...profiles],
-    });
+    countSegment(segment, counts, widths);
+    targets.push(savedTarget(segment, key));
   }
   counts.terms = terms.length;
-  const texts: string[] = terms.map((id) => TERMS.term(id));
+  return { numberOf, terms, counts, widths, targets };
+}
+
+/**
+ * The text table (the terms, then each tool's bare name, description and annotations JSON),
+ * the schema table, and whether each tool's texts are ASCII.
+ */
+function catalogTexts(
+  segments: readonly SavedSegment[],
+  plan: CatalogPlan,
+): { texts: string[]; schemas: string[]; ascii: Uint8Array } {
+  const texts: string[] = plan.terms.map((id) => TERMS.term(id));
   const schemas: string[] = [];
-  const ascii = new Uint8Array(counts.tools);
+  const ascii = new Uint8Array(plan.counts.tools);
   let tool = 0;
   for (const { segment } of segments)
     for (const prepared of segment.tools) {
@@ -271,19 +301,21 @@ export function encodeSavedCatalog(options: {
           : 0;
       tool += 1;
     }
-  const textEnds = endsOf(texts);
-  const schemaEnds = endsOf(schemas);
-  counts.textBytes = textEnds[texts.length] as number;
-  counts.schemaBytes = schemaEnds[schemas.length] as number;
-  const header: Header = {
-    catalogVersion: VERSION,
-    bag: [...options.bag],
-    widths,
-    counts,
-    targets,
-  };
+  return { texts, schemas, ascii };
+}
+
+/** The bytes of a saved catalog with `header`: its start (magic, layout, length, header) written, its sections zero. */
+function startCatalog(header: Header): {
+  buffer: Buffer;
+  bytes: Uint8Array;
+  places: Places;
+} {
   const headerBytes = paddedJson(header, 8);
-  const places = sectionPlaces(counts, widths, headerBytes.length);
+  const places = sectionPlaces(
+    header.counts,
+    header.widths,
+    headerBytes.length,
+  );
   if (places.end > 0xffffffff)
     throw new CatalogError({
       code: CatalogErrorCode.InvalidArgument,
@@ -297,123 +329,213 @@ export function encodeSavedCatalog(options: {
   view.setUint32(12, places.end, true);
   view.setUint32(48, headerBytes.length, true);
   bytes.set(headerBytes, HEADER_AT);
-  // Numbers are written in the machine's order into views of each section, then put in
-  // little-endian order when the machine's is not.
+  return { buffer, bytes, places };
+}
+
+/** Views of the sections of a saved catalog being written, in the machine's order. */
+type WrittenSections = {
+  /** The running totals of each segment's tools, terms, postings, name terms and bare names. */
+  segmentTotals: Uint32Array[];
+  fieldLengths: Float64Array;
+  termIds: Uint32Array;
+  offsets: Uint32Array;
+  documents: Uint16Array | Uint32Array;
+  bags: Float64Array | Float32Array | Uint16Array | Uint32Array;
+  inName: Uint8Array;
+  nameOffsets: Uint32Array;
+  nameTerms: Uint32Array;
+  bareNames: Uint32Array;
+  bagLengths: Float64Array;
+  records: Uint32Array;
+  toolTerms: Uint16Array | Uint32Array;
+  textEnds: Uint32Array;
+  schemaEnds: Uint32Array;
+};
+
+/** Views of each section of `bytes` (numbers are put in little-endian order afterwards when the machine's is not). */
+function writtenSections(
+  bytes: Uint8Array,
+  places: Places,
+  plan: CatalogPlan,
+): WrittenSections {
+  const { counts, widths } = plan;
   const memory = bytes.buffer;
+  const at = (name: SectionName): number => bytes.byteOffset + places[name];
   const u32 = (name: SectionName, count: number): Uint32Array =>
-    new Uint32Array(memory, bytes.byteOffset + places[name], count);
+    new Uint32Array(memory, at(name), count);
   const numbers = (name: SectionName, count: number, width: 2 | 4) =>
-    width === 2
-      ? new Uint16Array(memory, bytes.byteOffset + places[name], count)
-      : u32(name, count);
-  const segmentTotals = [
-    u32('segmentTools', counts.segments + 1),
-    u32('segmentTerms', counts.segments + 1),
-    u32('segmentPostings', counts.segments + 1),
-    u32('segmentNames', counts.segments + 1),
-    u32('segmentBare', counts.segments + 1),
-  ];
-  const fieldLengths = new Float64Array(
-    memory,
-    bytes.byteOffset + places.fieldLengths,
-    counts.segments * FIELD_COUNT,
-  );
-  const termIds = u32('termIds', counts.localTerms);
-  const offsets = u32('offsets', counts.localTerms + counts.segments);
-  const documents = numbers('documents', counts.postings, widths.documents);
-  const bags =
-    widths.bags === 8
-      ? new Float64Array(
-          memory,
-          bytes.byteOffset + places.bags,
-          counts.postings,
-        )
-      : widths.bags === 4
-        ? new Float32Array(
-            memory,
-            bytes.byteOffset + places.bags,
-            counts.postings,
-          )
-        : numbers('bags', counts.postings, 2);
-  const inName = bytes.subarray(places.inName, places.inName + counts.postings);
-  const nameOffsets = u32('nameOffsets', counts.tools + counts.segments);
-  const nameTerms = u32('nameTerms', counts.nameTerms);
-  const bareNames = u32('bareNames', counts.bareNames);
-  const bagLengths = new Float64Array(
-    memory,
-    bytes.byteOffset + places.bagLengths,
-    counts.tools,
-  );
-  const records = u32('records', counts.tools * RECORD);
-  const toolTerms = numbers('toolTerms', counts.toolTerms, widths.toolTerms);
-  // Per term id, its local number in the segment being written.
-  const localOf = new Int32Array(TERMS.size);
-  const written = {
-    terms: 0,
-    postings: 0,
-    names: 0,
-    bare: 0,
-    tools: 0,
-    toolTerms: 0,
+    width === 2 ? new Uint16Array(memory, at(name), count) : u32(name, count);
+  const perSegment = counts.segments + 1;
+  return {
+    segmentTotals: [
+      u32('segmentTools', perSegment),
+      u32('segmentTerms', perSegment),
+      u32('segmentPostings', perSegment),
+      u32('segmentNames', perSegment),
+      u32('segmentBare', perSegment),
+    ],
+    fieldLengths: new Float64Array(
+      memory,
+      at('fieldLengths'),
+      counts.segments * FIELD_COUNT,
+    ),
+    termIds: u32('termIds', counts.localTerms),
+    offsets: u32('offsets', counts.localTerms + counts.segments),
+    documents: numbers('documents', counts.postings, widths.documents),
+    bags:
+      widths.bags === 8
+        ? new Float64Array(memory, at('bags'), counts.postings)
+        : widths.bags === 4
+          ? new Float32Array(memory, at('bags'), counts.postings)
+          : numbers('bags', counts.postings, 2),
+    inName: bytes.subarray(places.inName, places.inName + counts.postings),
+    nameOffsets: u32('nameOffsets', counts.tools + counts.segments),
+    nameTerms: u32('nameTerms', counts.nameTerms),
+    bareNames: u32('bareNames', counts.bareNames),
+    bagLengths: new Float64Array(memory, at('bagLengths'), counts.tools),
+    records: u32('records', counts.tools * RECORD),
+    toolTerms: numbers('toolTerms', counts.toolTerms, widths.toolTerms),
+    textEnds: u32('textEnds', counts.terms + counts.tools * TEXTS_PER_TOOL + 1),
+    schemaEnds: u32('schemaEnds', counts.tools + 1),
   };
-  segments.forEach(({ segment }, index) => {
-    const target = targets[index] as SavedCatalogTarget;
-    const lengths = [
-      segment.tools.length,
-      segment.termIds.length,
-      segment.documents.length,
-      segment.nameTerms.length,
-      segment.bareNames.length,
-    ];
-    segmentTotals.forEach((totals, kind) => {
-      totals[index + 1] = (totals[index] as number) + (lengths[kind] as number);
-    });
-    fieldLengths.set(segment.fieldLengths, index * FIELD_COUNT);
-    const ids = segment.termIds;
-    for (let local = 0; local < ids.length; local += 1) {
-      const id = ids[local] as number;
-      localOf[id] = local;
-      termIds[written.terms + local] = numberOf[id] as number;
-    }
-    offsets.set(segment.offsets, written.terms + index);
-    written.terms += ids.length;
-    documents.set(segment.documents, written.postings);
-    bags.set(segment.bags, written.postings);
-    inName.set(segment.inName, written.postings);
-    written.postings += segment.documents.length;
-    nameOffsets.set(segment.nameOffsets, written.tools + index);
-    for (const id of segment.nameTerms)
-      nameTerms[written.names++] = numberOf[id] as number;
-    for (const id of segment.bareNames)
-      bareNames[written.bare++] = numberOf[id] as number;
-    bagLengths.set(segment.bagLengths, written.tools);
-    segment.tools.forEach((prepared) => {
-      const { entry } = prepared;
-      const record = written.tools * RECORD;
-      records[record] = target.backends.indexOf(entry.backend);
-      records[record + 1] = target.profiles.indexOf(entry.profile);
-      records[record + 2] = toolFlags(entry);
-      records[record + 3] = ascii[written.tools] as number;
-      written.tools += 1;
-      const saved = savedTerms(prepared, ids);
-      if (saved !== undefined) {
-        toolTerms.set(saved, written.toolTerms);
-        written.toolTerms += saved.length;
-        return;
-      }
-      const packed = prepared.terms;
-      for (let index = 0; index < packed.length; index += 1)
-        toolTerms[written.toolTerms++] =
-          index < FIELD_COUNT
-            ? (packed[index] as number)
-            : (localOf[packed[index] as number] as number);
-    });
+}
+
+/** What the segments are written with: the sections, the plan, each tool's ASCII flag, and where the next items go. */
+type SegmentWriter = {
+  sections: WrittenSections;
+  plan: CatalogPlan;
+  ascii: Uint8Array;
+  /** Per term id, its local number in the segment being written. */
+  localOf: Int32Array;
+  /** Items written so far to the sections shared by every segment. */
+  written: {
+    terms: number;
+    postings: number;
+    names: number;
+    bare: number;
+    tools: number;
+    toolTerms: number;
+  };
+};
+
+/** Writes segment `index` (its totals, statistics, terms, postings and tools) where the last one ended. */
+function writeSegment(
+  writer: SegmentWriter,
+  segment: Segment,
+  index: number,
+): void {
+  const { sections, written } = writer;
+  const { numberOf } = writer.plan;
+  const lengths = [
+    segment.tools.length,
+    segment.termIds.length,
+    segment.documents.length,
+    segment.nameTerms.length,
+    segment.bareNames.length,
+  ];
+  sections.segmentTotals.forEach((totals, kind) => {
+    totals[index + 1] = (totals[index] as number) + (lengths[kind] as number);
   });
-  u32('textEnds', textEnds.length).set(textEnds);
-  u32('schemaEnds', schemaEnds.length).set(schemaEnds);
+  sections.fieldLengths.set(segment.fieldLengths, index * FIELD_COUNT);
+  const ids = segment.termIds;
+  for (let local = 0; local < ids.length; local += 1) {
+    const id = ids[local] as number;
+    writer.localOf[id] = local;
+    sections.termIds[written.terms + local] = numberOf[id] as number;
+  }
+  sections.offsets.set(segment.offsets, written.terms + index);
+  written.terms += ids.length;
+  sections.documents.set(segment.documents, written.postings);
+  sections.bags.set(segment.bags, written.postings);
+  sections.inName.set(segment.inName, written.postings);
+  written.postings += segment.documents.length;
+  sections.nameOffsets.set(segment.nameOffsets, written.tools + index);
+  for (const id of segment.nameTerms)
+    sections.nameTerms[written.names++] = numberOf[id] as number;
+  for (const id of segment.bareNames)
+    sections.bareNames[written.bare++] = numberOf[id] as number;
+  sections.bagLengths.set(segment.bagLengths, written.tools);
+  writeTools(writer, segment, writer.plan.targets[index] as SavedCatalogTarget);
+}
+
+/** Writes each tool's record and packed terms (in the segment's local numbering). */
+function writeTools(
+  writer: SegmentWriter,
+  segment: Segment,
+  target: SavedCatalogTarget,
+): void {
+  const { written, localOf, ascii } = writer;
+  const { records, toolTerms } = writer.sections;
+  const ids = segment.termIds;
+  segment.tools.forEach((prepared) => {
+    const { entry } = prepared;
+    const record = written.tools * RECORD;
+    records[record] = target.backends.indexOf(entry.backend);
+    records[record + 1] = target.profiles.indexOf(entry.profile);
+    records[record + 2] = toolFlags(entry);
+    records[record + 3] = ascii[written.tools] as number;
+    written.tools += 1;
+    const saved = savedTerms(prepared, ids);
+    if (saved !== undefined) {
+      toolTerms.set(saved, written.toolTerms);
+      written.toolTerms += saved.length;
+      return;
+    }
+    const packed = prepared.terms;
+    for (let index = 0; index < packed.length; index += 1)
+      toolTerms[written.toolTerms++] =
+        index < FIELD_COUNT
+          ? (packed[index] as number)
+          : (localOf[packed[index] as number] as number);
+  });
+}
+
+/**
+ * The saved form of a whole catalog: every given segment with its key, one term table, the
+ * segments' postings and statistics as they are, and each tool's entry and terms.
+ */
+export function encodeSavedCatalog(options: {
+  segments: readonly SavedSegment[];
+  bag: readonly number[];
+}): Uint8Array {
+  const { segments } = options;
+  const plan = planCatalog(segments);
+  const { counts } = plan;
+  const { texts, schemas, ascii } = catalogTexts(segments, plan);
+  const textEnds = endsOf(texts);
+  const schemaEnds = endsOf(schemas);
+  counts.textBytes = textEnds[texts.length] as number;
+  counts.schemaBytes = schemaEnds[schemas.length] as number;
+  const { buffer, bytes, places } = startCatalog({
+    catalogVersion: VERSION,
+    bag: [...options.bag],
+    widths: plan.widths,
+    counts,
+    targets: plan.targets,
+  });
+  const sections = writtenSections(bytes, places, plan);
+  const writer: SegmentWriter = {
+    sections,
+    plan,
+    ascii,
+    localOf: new Int32Array(TERMS.size),
+    written: {
+      terms: 0,
+      postings: 0,
+      names: 0,
+      bare: 0,
+      tools: 0,
+      toolTerms: 0,
+    },
+  };
+  segments.forEach(({ segment }, index) =>
+    writeSegment(writer, segment, index),
+  );
+  sections.textEnds.set(textEnds);
+  sections.schemaEnds.set(schemaEnds);
   writeTexts(buffer, places.texts, texts);
   writeTexts(buffer, places.schemas, schemas);
-  if (!littleEndian) toLittleEndian(bytes, places, counts, widths);
+  if (!littleEndian) toLittleEndian(bytes, places, counts, plan.widths);
   bytes.set(
     createHash('sha256').update(bytes.subarray(DIGESTED_FROM)).digest(),
     DIGEST_AT,
@@ -433,7 +555,7 @@ function writeTexts(
 /** Puts the numbers of every section, written in big-endian order, in little-endian order. */
 function toLittleEndian(
   bytes: Uint8Array,
-  places: Record<SectionName | 'end', number>,
+  places: Places,
   counts: Counts,
   widths: Widths,
 ): void {
@@ -481,7 +603,7 @@ function validWidths(value: unknown): value is Widths {
 type ReadCatalog = {
   bytes: Uint8Array;
   header: Header;
-  places: Record<SectionName | 'end', number>;
+  places: Places;
 };
 
 /** Checks magic, versions, length and header (not the digest). */
@@ -734,288 +856,376 @@ function checkTotals(
       fail(`its ${what} are out of order (corrupt)`);
 }
 
+/** Typed views of every section of a saved catalog being restored (see SECTIONS). */
+type ReadSections = {
+  segmentTools: Uint32Array;
+  segmentTerms: Uint32Array;
+  segmentPostings: Uint32Array;
+  segmentNames: Uint32Array;
+  segmentBare: Uint32Array;
+  textEnds: Uint32Array;
+  schemaEnds: Uint32Array;
+  fieldLengths: Float64Array;
+  termIds: Uint32Array;
+  offsets: Int32Array;
+  documents: Uint16Array | Int32Array;
+  bags: Uint16Array | Float32Array | Float64Array;
+  inName: Uint8Array;
+  nameOffsets: Int32Array;
+  nameTerms: Uint32Array;
+  bareNames: Uint32Array;
+  bagLengths: Float64Array;
+  records: Uint32Array;
+  toolTerms: Uint16Array | Uint32Array;
+};
+
+/** The views of every section, at the widths the header gives. */
+function readSections(sections: Sections, header: Header): ReadSections {
+  const { counts, widths } = header;
+  const perSegment = counts.segments + 1;
+  return {
+    segmentTools: sections.u32('segmentTools', perSegment),
+    segmentTerms: sections.u32('segmentTerms', perSegment),
+    segmentPostings: sections.u32('segmentPostings', perSegment),
+    segmentNames: sections.u32('segmentNames', perSegment),
+    segmentBare: sections.u32('segmentBare', perSegment),
+    textEnds: sections.u32(
+      'textEnds',
+      counts.terms + counts.tools * TEXTS_PER_TOOL + 1,
+    ),
+    schemaEnds: sections.u32('schemaEnds', counts.tools + 1),
+    fieldLengths: sections.f64('fieldLengths', counts.segments * FIELD_COUNT),
+    termIds: sections.u32('termIds', counts.localTerms),
+    offsets: sections.i32('offsets', counts.localTerms + counts.segments),
+    documents:
+      widths.documents === 2
+        ? sections.u16('documents', counts.postings)
+        : sections.i32('documents', counts.postings),
+    bags:
+      widths.bags === 2
+        ? sections.u16('bags', counts.postings)
+        : widths.bags === 4
+          ? sections.f32('bags', counts.postings)
+          : sections.f64('bags', counts.postings),
+    inName: sections.u8('inName', counts.postings),
+    nameOffsets: sections.i32('nameOffsets', counts.tools + counts.segments),
+    nameTerms: sections.u32('nameTerms', counts.nameTerms),
+    bareNames: sections.u32('bareNames', counts.bareNames),
+    bagLengths: sections.f64('bagLengths', counts.tools),
+    records: sections.u32('records', counts.tools * RECORD),
+    toolTerms:
+      widths.toolTerms === 2
+        ? sections.u16('toolTerms', counts.toolTerms)
+        : sections.u32('toolTerms', counts.toolTerms),
+  };
+}
+
+/** Refuses running totals (per segment, and of the text and schema tables) that do not add up to the header's counts. */
+function checkSectionTotals(
+  read: ReadSections,
+  counts: Counts,
+  fail: (problem: string) => never,
+): void {
+  checkTotals(read.segmentTools, counts.tools, fail, 'tool totals');
+  checkTotals(read.segmentTerms, counts.localTerms, fail, 'term totals');
+  checkTotals(read.segmentPostings, counts.postings, fail, 'posting totals');
+  checkTotals(read.segmentNames, counts.nameTerms, fail, 'name term totals');
+  checkTotals(read.segmentBare, counts.bareNames, fail, 'bare name totals');
+  checkTotals(read.textEnds, counts.textBytes, fail, 'text ends');
+  checkTotals(read.schemaEnds, counts.schemaBytes, fail, 'schema ends');
+}
+
 /**
- * Restores the targets of a read catalog (digest checked by the caller) that `keep` accepts,
- * in catalog order, checking every count and index. A generator: it yields between pieces
- * of work (a slice of tools at most), so a caller may spread it over many turns.
+ * The catalog's term table mapped onto the process's term dictionary (the id of each of its
+ * terms), TERM_SLICE terms between two yields; refuses a table with a term twice.
  */
-export function* restoreSavedCatalog(options: {
+function* mapTermTable(options: {
+  bytes: Uint8Array;
   read: ReadCatalog;
-  keep: (target: string, key: string, info: SavedCatalogTarget) => boolean;
-  where: string;
-}): Generator<undefined, RestoredCatalog> {
-  const { read, keep, where } = options;
-  const fail: (problem: string) => never = (problem) =>
-    refuseCatalog(where, problem);
-  const { header } = read;
-  const counts = header.counts;
-  const sections = new Sections(read);
-  const bytes = sections.bytes;
-  const segmentTools = sections.u32('segmentTools', counts.segments + 1);
-  const segmentTerms = sections.u32('segmentTerms', counts.segments + 1);
-  const segmentPostings = sections.u32('segmentPostings', counts.segments + 1);
-  const segmentNames = sections.u32('segmentNames', counts.segments + 1);
-  const segmentBare = sections.u32('segmentBare', counts.segments + 1);
-  checkTotals(segmentTools, counts.tools, fail, 'tool totals');
-  checkTotals(segmentTerms, counts.localTerms, fail, 'term totals');
-  checkTotals(segmentPostings, counts.postings, fail, 'posting totals');
-  checkTotals(segmentNames, counts.nameTerms, fail, 'name term totals');
-  checkTotals(segmentBare, counts.bareNames, fail, 'bare name totals');
-  const textEnds = sections.u32(
-    'textEnds',
-    counts.terms + counts.tools * TEXTS_PER_TOOL + 1,
-  );
-  checkTotals(textEnds, counts.textBytes, fail, 'text ends');
-  const schemaEnds = sections.u32('schemaEnds', counts.tools + 1);
-  checkTotals(schemaEnds, counts.schemaBytes, fail, 'schema ends');
-  const textsAt = read.places.texts;
-  // The catalog's term table onto the process's term dictionary, once.
-  const ids = new Int32Array(counts.terms);
-  for (let start = 0; start < counts.terms; start += TERM_SLICE) {
-    const end = Math.min(counts.terms, start + TERM_SLICE);
-    mapTerms({
-      bytes,
-      table: textsAt,
-      ends: textEnds,
-      start,
-      end,
-      into: ids,
-      fail,
-    });
+  ends: Uint32Array;
+  fail: (problem: string) => never;
+}): Generator<undefined, Int32Array> {
+  const { bytes, ends, fail } = options;
+  const { terms } = options.read.header.counts;
+  const ids = new Int32Array(terms);
+  const table = options.read.places.texts;
+  for (let start = 0; start < terms; start += TERM_SLICE) {
+    const end = Math.min(terms, start + TERM_SLICE);
+    mapTerms({ bytes, table, ends, start, end, into: ids, fail });
     yield;
   }
   checkDistinct(ids, fail);
-  const fieldLengths = sections.f64(
-    'fieldLengths',
-    counts.segments * FIELD_COUNT,
-  );
-  const termIds = sections.u32('termIds', counts.localTerms);
-  const offsets = sections.i32('offsets', counts.localTerms + counts.segments);
-  const { widths } = header;
-  const documents =
-    widths.documents === 2
-      ? sections.u16('documents', counts.postings)
-      : sections.i32('documents', counts.postings);
-  const bags =
-    widths.bags === 2
-      ? sections.u16('bags', counts.postings)
-      : widths.bags === 4
-        ? sections.f32('bags', counts.postings)
-        : sections.f64('bags', counts.postings);
-  const inName = sections.u8('inName', counts.postings);
-  const nameOffsets = sections.i32(
-    'nameOffsets',
-    counts.tools + counts.segments,
-  );
-  const nameTerms = sections.u32('nameTerms', counts.nameTerms);
-  const bareNames = sections.u32('bareNames', counts.bareNames);
-  const bagLengths = sections.f64('bagLengths', counts.tools);
-  const records = sections.u32('records', counts.tools * RECORD);
-  const toolTerms =
-    widths.toolTerms === 2
-      ? sections.u16('toolTerms', counts.toolTerms)
-      : sections.u32('toolTerms', counts.toolTerms);
-  const schemas = new SavedTexts(
-    Buffer.from(
-      bytes.buffer,
-      bytes.byteOffset + read.places.schemas,
-      counts.schemaBytes,
-    ),
-    schemaEnds,
-  );
-  const textBuffer = Buffer.from(
-    bytes.buffer,
-    bytes.byteOffset + textsAt,
-    counts.textBytes,
-  );
-  // ASCII texts (most) are cut out of one string of their target's texts.
-  let asciiTexts = '';
-  let asciiFrom = 0;
-  const text = (index: number, ascii: boolean): string => {
-    const start = textEnds[index] as number;
-    const end = textEnds[index + 1] as number;
-    if (!ascii) return textBuffer.toString('utf8', start, end);
-    return asciiTexts.slice(start - asciiFrom, end - asciiFrom);
-  };
-  const frequencies = new Int32Array(TERMS.size);
-  // Per term id, the last segment that had it (a term twice in a segment shows).
-  const stamps = new Int32Array(TERMS.size);
-  let stamp = 0;
-  const kept: RestoredTarget[] = [];
-  const dropped: string[] = [];
-  const annotationsByText = new Map<string, ToolEntry['annotations']>();
+  return ids;
+}
+
+/**
+ * A saved catalog's text table. ASCII texts (most) are cut out of one string of a few
+ * targets' texts; the others are decoded on their own.
+ */
+class CatalogTexts {
+  readonly #buffer: Buffer;
+  readonly #ends: Uint32Array;
+  /** Number of terms (the tools' texts follow them). */
+  readonly #terms: number;
+  #ascii = '';
+  #from = 0;
+  constructor(buffer: Buffer, ends: Uint32Array, terms: number) {
+    this.#buffer = buffer;
+    this.#ends = ends;
+    this.#terms = terms;
+  }
+  /** Text `index` of the table, ASCII or not as its tool's record says. */
+  text(index: number, ascii: boolean): string {
+    const start = this.#ends[index] as number;
+    const end = this.#ends[index + 1] as number;
+    if (!ascii) return this.#buffer.toString('utf8', start, end);
+    return this.#ascii.slice(start - this.#from, end - this.#from);
+  }
+  /** Makes the ASCII string hold the texts of segment `segment` (of the totals `segmentTools`), when it does not yet. */
+  reach(segment: number, segmentTools: Uint32Array): void {
+    const end = this.#toolText(segmentTools[segment + 1] as number);
+    if (end <= this.#from + this.#ascii.length) return;
+    // The texts of this target and the next ones, at least TEXT_SLICE bytes: a string
+    // that long is kept outside the JavaScript heap (never copied by the collector).
+    this.#from = this.#toolText(segmentTools[segment] as number);
+    let last = segment + 1;
+    while (
+      last < segmentTools.length - 1 &&
+      this.#toolText(segmentTools[last] as number) - this.#from < TEXT_SLICE
+    )
+      last += 1;
+    this.#ascii = this.#buffer.toString(
+      'latin1',
+      this.#from,
+      this.#toolText(segmentTools[last] as number),
+    );
+  }
+  /** Where the texts of tool `tool` start. */
+  #toolText(tool: number): number {
+    return this.#ends[this.#terms + tool * TEXTS_PER_TOOL] as number;
+  }
+}
+
+/** What the targets of a saved catalog are restored from. */
+type RestoreSource = {
+  header: Header;
+  sections: ReadSections;
+  /** The term id of each term of the catalog's term table. */
+  ids: Int32Array;
+  texts: CatalogTexts;
+  schemas: SavedTexts;
+  fail: (problem: string) => never;
+};
+
+/**
+ * Restores the targets of a saved catalog one by one, checking each count and index, and
+ * adds up the kept ones' document frequencies. Made once the term table is mapped (the
+ * dictionary has every term id by then).
+ */
+class TargetRestorer {
+  /** Document frequency of each term id over the kept targets. */
+  readonly frequencies = new Int32Array(TERMS.size);
+  /** Per term id, the last segment that had it (a term twice in a segment shows). */
+  readonly #stamps = new Int32Array(TERMS.size);
+  #stamp = 0;
+  readonly #annotationsByText = new Map<string, ToolEntry['annotations']>();
   // Each kept segment's terms in the process's numbering, in one array for all of them.
-  const mapped = new Int32Array(counts.localTerms);
-  const mappedNames = new Int32Array(counts.nameTerms);
-  const mappedBare = new Int32Array(counts.bareNames);
-  let toolTermsAt = 0;
-  const toMapped = (
-    from: Uint32Array,
-    into: Int32Array,
-    start: number,
-    end: number,
-  ): Int32Array => {
-    for (let index = start; index < end; index += 1) {
-      const number = from[index] as number;
-      if (number >= counts.terms)
-        fail(`a term number is out of range (corrupt)`);
-      into[index] = ids[number] as number;
-    }
-    return into.subarray(start, end);
-  };
-  for (let segment = 0; segment < counts.segments; segment += 1) {
-    const info = header.targets[segment] as SavedCatalogTarget;
+  readonly #mappedTerms: Int32Array;
+  readonly #mappedNames: Int32Array;
+  readonly #mappedBare: Int32Array;
+  /** Where the packed terms of the next target's first tool start. */
+  #toolTermsAt = 0;
+  readonly #source: RestoreSource;
+  constructor(source: RestoreSource) {
+    this.#source = source;
+    const { counts } = source.header;
+    this.#mappedTerms = new Int32Array(counts.localTerms);
+    this.#mappedNames = new Int32Array(counts.nameTerms);
+    this.#mappedBare = new Int32Array(counts.bareNames);
+  }
+
+  /**
+   * Where each tool's packed terms start in target `segment` (and where its last ends): the
+   * packed terms of every tool are walked, kept or not, to find where the next begin.
+   */
+  toolStarts(segment: number, info: SavedCatalogTarget): Int32Array {
+    const { sections, header } = this.#source;
+    const fail: (problem: string) => never = this.#source.fail;
+    const { segmentTools, toolTerms } = sections;
+    const total = header.counts.toolTerms;
     const firstTool = segmentTools[segment] as number;
     const toolCount = (segmentTools[segment + 1] as number) - firstTool;
     if (toolCount !== info.tools)
       fail(
         `target "${info.target}" has another number of tools than its header says`,
       );
-    // The packed terms of every tool are walked (kept or not) to find where the next begin.
     const toolStarts = new Int32Array(toolCount + 1);
+    let at = this.#toolTermsAt;
     for (let local = 0; local < toolCount; local += 1) {
-      toolStarts[local] = toolTermsAt;
-      const length = toolTerms[toolTermsAt + FIELD_COUNT - 1] as number;
-      if (!(length >= FIELD_COUNT) || toolTermsAt + length > counts.toolTerms)
+      toolStarts[local] = at;
+      const length = toolTerms[at + FIELD_COUNT - 1] as number;
+      if (!(length >= FIELD_COUNT) || at + length > total)
         fail(`tool ${firstTool + local} has terms out of range (corrupt)`);
-      toolTermsAt += length;
+      at += length;
     }
-    toolStarts[toolCount] = toolTermsAt;
-    if (!keep(info.target, info.key, info)) {
-      dropped.push(info.target);
-      continue;
-    }
-    try {
-      assertTargetName(info.target);
-    } catch (error) {
-      fail((error as Error).message);
-    }
-    const termStart = segmentTerms[segment] as number;
-    const termEnd = segmentTerms[segment + 1] as number;
-    const postingStart = segmentPostings[segment] as number;
-    const postingCount =
-      (segmentPostings[segment + 1] as number) - postingStart;
-    const segmentOffsets = offsets.subarray(
+    toolStarts[toolCount] = at;
+    this.#toolTermsAt = at;
+    return toolStarts;
+  }
+
+  /** Target `segment` (its tools' starts from {@link toolStarts}), its arrays and tools checked. */
+  restore(
+    segment: number,
+    info: SavedCatalogTarget,
+    toolStarts: Int32Array,
+  ): RestoredTarget {
+    const arrays = this.#arrays(segment, info);
+    this.#source.texts.reach(segment, this.#source.sections.segmentTools);
+    const tools = this.#tools({ segment, info, toolStarts, arrays });
+    return { target: info.target, key: info.key, tools, arrays };
+  }
+
+  /** The arrays of target `segment`: views of the sections, its terms mapped to term ids. */
+  #arrays(segment: number, info: SavedCatalogTarget): SegmentArrays {
+    const { sections } = this.#source;
+    const fail: (problem: string) => never = this.#source.fail;
+    const firstTool = sections.segmentTools[segment] as number;
+    // As many as the header says (toolStarts checked it).
+    const toolCount = info.tools;
+    const termStart = sections.segmentTerms[segment] as number;
+    const termEnd = sections.segmentTerms[segment + 1] as number;
+    const postingStart = sections.segmentPostings[segment] as number;
+    const postingEnd = sections.segmentPostings[segment + 1] as number;
+    const offsets = sections.offsets.subarray(
       termStart + segment,
       termEnd + segment + 1,
     );
     checkTotals(
-      segmentOffsets,
-      postingCount,
+      offsets,
+      postingEnd - postingStart,
       fail,
       `target "${info.target}"'s postings`,
     );
-    const segmentIds = toMapped(termIds, mapped, termStart, termEnd);
-    stamp += 1;
-    for (let index = 0; index < segmentIds.length; index += 1) {
-      const id = segmentIds[index] as number;
-      if (stamps[id] === stamp)
-        fail(`target "${info.target}" has a term twice (corrupt)`);
-      stamps[id] = stamp;
-    }
-    const segmentDocuments = documents.subarray(
-      postingStart,
-      postingStart + postingCount,
+    const termIds = this.#mapped(
+      sections.termIds,
+      this.#mappedTerms,
+      termStart,
+      termEnd,
     );
-    for (let index = 0; index < segmentIds.length; index += 1) {
-      const start = segmentOffsets[index] as number;
-      const end = segmentOffsets[index + 1] as number;
-      const id = segmentIds[index] as number;
-      frequencies[id] = (frequencies[id] as number) + (end - start);
-      let previous = -1;
-      for (let slot = start; slot < end; slot += 1) {
-        const document = segmentDocuments[slot] as number;
-        if (document <= previous || document >= toolCount)
-          fail(`target "${info.target}" has a posting out of range (corrupt)`);
-        previous = document;
-      }
-    }
-    const names = nameOffsets.subarray(
+    const documents = sections.documents.subarray(postingStart, postingEnd);
+    this.#countPostings(info, { termIds, offsets, documents });
+    const nameOffsets = sections.nameOffsets.subarray(
       firstTool + segment,
       firstTool + segment + toolCount + 1,
     );
-    const nameStart = segmentNames[segment] as number;
-    const nameEnd = segmentNames[segment + 1] as number;
+    const nameStart = sections.segmentNames[segment] as number;
+    const nameEnd = sections.segmentNames[segment + 1] as number;
     checkTotals(
-      names,
+      nameOffsets,
       nameEnd - nameStart,
       fail,
       `target "${info.target}"'s name terms`,
     );
-    const arrays: SegmentArrays = {
-      fieldLengths: fieldLengths.subarray(
+    return {
+      fieldLengths: sections.fieldLengths.subarray(
         segment * FIELD_COUNT,
         (segment + 1) * FIELD_COUNT,
       ),
-      bagLengths: bagLengths.subarray(firstTool, firstTool + toolCount),
-      termIds: segmentIds,
-      offsets: segmentOffsets,
-      documents: segmentDocuments,
-      bags: bags.subarray(postingStart, postingStart + postingCount),
-      inName: inName.subarray(postingStart, postingStart + postingCount),
-      nameOffsets: names,
-      nameTerms: toMapped(nameTerms, mappedNames, nameStart, nameEnd),
-      bareNames: toMapped(
-        bareNames,
-        mappedBare,
-        segmentBare[segment] as number,
-        segmentBare[segment + 1] as number,
+      bagLengths: sections.bagLengths.subarray(
+        firstTool,
+        firstTool + toolCount,
+      ),
+      termIds,
+      offsets,
+      documents,
+      bags: sections.bags.subarray(postingStart, postingEnd),
+      inName: sections.inName.subarray(postingStart, postingEnd),
+      nameOffsets,
+      nameTerms: this.#mapped(
+        sections.nameTerms,
+        this.#mappedNames,
+        nameStart,
+        nameEnd,
+      ),
+      bareNames: this.#mapped(
+        sections.bareNames,
+        this.#mappedBare,
+        sections.segmentBare[segment] as number,
+        sections.segmentBare[segment + 1] as number,
       ),
     };
-    const textsEnd = textEnds[
-      counts.terms + (firstTool + toolCount) * TEXTS_PER_TOOL
-    ] as number;
-    if (textsEnd > asciiFrom + asciiTexts.length) {
-      // The texts of this target and the next ones, at least TEXT_SLICE bytes: a string
-      // that long is kept outside the JavaScript heap (never copied by the collector).
-      asciiFrom = textEnds[counts.terms + firstTool * TEXTS_PER_TOOL] as number;
-      let last = segment + 1;
-      while (
-        last < counts.segments &&
-        (textEnds[
-          counts.terms + (segmentTools[last] as number) * TEXTS_PER_TOOL
-        ] as number) -
-          asciiFrom <
-          TEXT_SLICE
-      )
-        last += 1;
-      asciiTexts = textBuffer.toString(
-        'latin1',
-        asciiFrom,
-        textEnds[
-          counts.terms + (segmentTools[last] as number) * TEXTS_PER_TOOL
-        ],
-      );
+  }
+
+  /** Catalog term numbers `start` to `end` of `from` as term ids, written to the same places of `into`. */
+  #mapped(
+    from: Uint32Array,
+    into: Int32Array,
+    start: number,
+    end: number,
+  ): Int32Array {
+    const { ids, header } = this.#source;
+    const fail: (problem: string) => never = this.#source.fail;
+    const terms = header.counts.terms;
+    for (let index = start; index < end; index += 1) {
+      const number = from[index] as number;
+      if (number >= terms) fail(`a term number is out of range (corrupt)`);
+      into[index] = ids[number] as number;
     }
+    return into.subarray(start, end);
+  }
+
+  /**
+   * Refuses a target with a term twice or a posting out of order or range, and adds each
+   * term's postings to its document frequency.
+   */
+  #countPostings(
+    info: SavedCatalogTarget,
+    arrays: Pick<SegmentArrays, 'termIds' | 'offsets' | 'documents'>,
+  ): void {
+    const fail: (problem: string) => never = this.#source.fail;
+    const { termIds, offsets, documents } = arrays;
+    const stamps = this.#stamps;
+    const frequencies = this.frequencies;
+    const stamp = (this.#stamp += 1);
+    for (let index = 0; index < termIds.length; index += 1) {
+      const id = termIds[index] as number;
+      if (stamps[id] === stamp)
+        fail(`target "${info.target}" has a term twice (corrupt)`);
+      stamps[id] = stamp;
+    }
+    for (let index = 0; index < termIds.length; index += 1) {
+      const start = offsets[index] as number;
+      const end = offsets[index + 1] as number;
+      const id = termIds[index] as number;
+      frequencies[id] = (frequencies[id] as number) + (end - start);
+      let previous = -1;
+      for (let slot = start; slot < end; slot += 1) {
+        const document = documents[slot] as number;
+        if (document <= previous || document >= info.tools)
+          fail(`target "${info.target}" has a posting out of range (corrupt)`);
+        previous = document;
+      }
+    }
+  }
+
+  /** The tools of a target: each entry, its packed terms checked, read in place. */
+  #tools(target: {
+    segment: number;
+    info: SavedCatalogTarget;
+    toolStarts: Int32Array;
+    arrays: SegmentArrays;
+  }): PreparedTool[] {
+    const { info, toolStarts } = target;
+    const { sections, schemas } = this.#source;
+    const fail: (problem: string) => never = this.#source.fail;
+    const { toolTerms } = sections;
+    const ids = target.arrays.termIds;
+    const firstTool = sections.segmentTools[target.segment] as number;
     const tools: PreparedTool[] = [];
     const seen = new Set<string>();
-    for (let local = 0; local < toolCount; local += 1) {
+    for (let local = 0; local < info.tools; local += 1) {
       const position = firstTool + local;
-      const record = position * RECORD;
-      const backend = info.backends[records[record] as number];
-      const profile = info.profiles[records[record + 1] as number];
-      const flags = records[record + 2] as number;
-      const ascii = records[record + 3] === 1;
-      if (backend === undefined || profile === undefined || !validFlags(flags))
-        fail(`tool ${position} has an index out of range (corrupt)`);
-      const base = counts.terms + position * TEXTS_PER_TOOL;
-      const tool = text(base, ascii);
-      if (tool === '' || seen.has(tool))
-        fail(
-          `target "${info.target}" has an empty or repeated tool name (corrupt)`,
-        );
-      seen.add(tool);
-      const entry = restoredEntry({
-        target: info.target,
-        tool,
-        backend,
-        profile,
-        description: text(base + 1, ascii),
-        flags,
-        annotations: () => text(base + 2, ascii),
-        annotationsByText,
-        fail,
-      });
+      const entry = this.#entry(info, position, seen);
       const start = toolStarts[local] as number;
       const end = toolStarts[local + 1] as number;
       for (let index = start; index < start + FIELD_COUNT; index += 1) {
@@ -1027,7 +1237,7 @@ export function* restoreSavedCatalog(options: {
           fail(`tool "${entry.name}" has its fields out of order (corrupt)`);
       }
       for (let index = start + FIELD_COUNT; index < end; index += 1)
-        if ((toolTerms[index] as number) >= segmentIds.length)
+        if ((toolTerms[index] as number) >= ids.length)
           fail(`tool "${entry.name}" names a term out of range (corrupt)`);
       const restored = new RestoredTool({
         entry,
@@ -1036,7 +1246,7 @@ export function* restoreSavedCatalog(options: {
         packed: toolTerms,
         start,
         end,
-        ids: segmentIds,
+        ids,
       });
       if (local === 0) {
         // The first tool's name, identifier and target terms are analyzed again and compared
@@ -1052,8 +1262,110 @@ export function* restoreSavedCatalog(options: {
         tools.push(prepared);
       } else tools.push(restored);
     }
-    kept.push({ target: info.target, key: info.key, tools, arrays });
+    return tools;
+  }
+
+  /** The entry of the tool at `position`, its record checked; refuses a name `seen` before in its target. */
+  #entry(
+    info: SavedCatalogTarget,
+    position: number,
+    seen: Set<string>,
+  ): ToolEntry {
+    const { sections, texts } = this.#source;
+    const fail: (problem: string) => never = this.#source.fail;
+    const { records } = sections;
+    const record = position * RECORD;
+    const backend = info.backends[records[record] as number];
+    const profile = info.profiles[records[record + 1] as number];
+    const flags = records[record + 2] as number;
+    const ascii = records[record + 3] === 1;
+    if (backend === undefined || profile === undefined || !validFlags(flags))
+      fail(`tool ${position} has an index out of range (corrupt)`);
+    const base = this.#source.header.counts.terms + position * TEXTS_PER_TOOL;
+    const tool = texts.text(base, ascii);
+    if (tool === '' || seen.has(tool))
+      fail(
+        `target "${info.target}" has an empty or repeated tool name (corrupt)`,
+      );
+    seen.add(tool);
+    return restoredEntry({
+      target: info.target,
+      tool,
+      backend,
+      profile,
+      description: texts.text(base + 1, ascii),
+      flags,
+      annotations: () => texts.text(base + 2, ascii),
+      annotationsByText: this.#annotationsByText,
+      fail,
+    });
+  }
+}
+
+/**
+ * Restores the targets of a read catalog (digest checked by the caller) that `keep` accepts,
+ * in catalog order, checking every count and index. A generator: it yields between pieces
+ * of work (a slice of tools at most), so a caller may spread it over many turns.
+ */
+export function* restoreSavedCatalog(options: {
+  read: ReadCatalog;
+  keep: (target: string, key: string, info: SavedCatalogTarget) => boolean;
+  where: string;
+}): Generator<undefined, RestoredCatalog> {
+  const { read, keep, where } = options;
+  const fail: (problem: string) => never = (problem) =>
+    refuseCatalog(where, problem);
+  const { header, places } = read;
+  const { counts } = header;
+  const whole = new Sections(read);
+  const { bytes } = whole;
+  const sections = readSections(whole, header);
+  checkSectionTotals(sections, counts, fail);
+  const ids = yield* mapTermTable({
+    bytes,
+    read,
+    ends: sections.textEnds,
+    fail,
+  });
+  const restorer = new TargetRestorer({
+    header,
+    sections,
+    ids,
+    texts: new CatalogTexts(
+      Buffer.from(
+        bytes.buffer,
+        bytes.byteOffset + places.texts,
+        counts.textBytes,
+      ),
+      sections.textEnds,
+      counts.terms,
+    ),
+    schemas: new SavedTexts(
+      Buffer.from(
+        bytes.buffer,
+        bytes.byteOffset + places.schemas,
+        counts.schemaBytes,
+      ),
+      sections.schemaEnds,
+    ),
+    fail,
+  });
+  const kept: RestoredTarget[] = [];
+  const dropped: string[] = [];
+  for (let segment = 0; segment < counts.segments; segment += 1) {
+    const info = header.targets[segment] as SavedCatalogTarget;
+    const toolStarts = restorer.toolStarts(segment, info);
+    if (!keep(info.target, info.key, info)) {
+      dropped.push(info.target);
+      continue;
+    }
+    try {
+      assertTargetName(info.target);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+    kept.push(restorer.restore(segment, info, toolStarts));
     yield;
   }
-  return { kept, dropped, frequencies, bag: header.bag };
+  return { kept, dropped, frequencies: restorer.frequencies, bag: header.bag };
 }

@@ -559,23 +559,24 @@ export function checkDistinct(
   }
 }
 
-/**
- * Checks a saved backend part completely (magic, layout and catalog version, length, SHA-256
- * digest, every count and index) and decodes it. Entries parse their input schema when it is
- * first read.
- *
- * @throws CatalogError `INDEX_PART_VERSION` for another layout or catalog version;
- * `INVALID_INDEX_PART` when it is truncated, corrupt or inconsistent.
- */
-export function decodeSavedBackend(
-  value: unknown,
-  where: string,
-): DecodedBackend {
-  const { header, bytes, at: start } = readHeader(value, where);
-  const digest = utf8(bytes, 16, 80);
-  if (digest !== sha256Hex(bytes.subarray(80)))
-    refuse(where, 'its digest does not match its content (corrupt)');
-  const { target, tools, terms, tokens, tableBytes } = header;
+/** A part whose header was read: the header, its bytes, and where its numbers start. */
+type ReadPart = ReturnType<typeof readHeader>;
+
+/** The numbers of a part after its header, and where its string table starts. */
+type PartNumbers = {
+  /** 0, then the end of each string of the string table. */
+  ends: Uint32Array;
+  records: Uint32Array;
+  fieldCounts: Uint32Array;
+  tokenTerms: Unsigned;
+  /** Where the string table starts in the part's bytes. */
+  table: number;
+};
+
+/** Reads the numbers of a part, checking them against its length and its string table's size. */
+function partNumbers(read: ReadPart, where: string): PartNumbers {
+  const { header, bytes, at: start } = read;
+  const { tools, terms, tokens, tableBytes } = header;
   const stringCount = terms + tools * STRINGS_PER_TOOL + tools;
   const width = terms <= NARROW_TERMS ? 2 : 4;
   const numbers =
@@ -596,21 +597,45 @@ export function decodeSavedBackend(
   for (let index = 1; index < ends.length; index += 1)
     if ((ends[index] as number) < (ends[index - 1] as number))
       refuse(where, 'its string table is out of order (corrupt)');
-  const fail = (problem: string): never => refuse(where, problem);
-  const ids = new Int32Array(terms);
-  mapTerms({ bytes, table: at, ends, start: 0, end: terms, into: ids, fail });
-  checkDistinct(ids, fail);
-  const table = Buffer.from(bytes.buffer, bytes.byteOffset + at, tableBytes);
-  // The schemas' bytes are copied out of the part, to be decoded when first read.
-  const firstSchema = stringCount - tools;
+  return { ends, records, fieldCounts, tokenTerms, table: at };
+}
+
+/** The tools' schema texts (the last string of each tool), copied out of the part to be decoded when first read. */
+function savedSchemas(
+  table: Buffer,
+  ends: Uint32Array,
+  tools: number,
+): SavedTexts {
+  const firstSchema = ends.length - 1 - tools;
   const schemaStart = ends[firstSchema] as number;
   const schemaEnds = ends.slice(firstSchema);
   for (let index = 0; index < schemaEnds.length; index += 1)
     schemaEnds[index] = (schemaEnds[index] as number) - schemaStart;
-  const saved = new SavedTexts(
-    Buffer.from(table.subarray(schemaStart)),
-    schemaEnds,
-  );
+  return new SavedTexts(Buffer.from(table.subarray(schemaStart)), schemaEnds);
+}
+
+/** What the tools of a part are decoded from: its header, numbers, string table and term ids. */
+type PartTools = {
+  header: Header;
+  numbers: PartNumbers;
+  table: Buffer;
+  /** The term id of each term of the part's term table. */
+  ids: Int32Array;
+  where: string;
+  fail: (problem: string) => never;
+};
+
+/**
+ * Each tool's entry and packed terms (its field ends, then the term ids of its tokens),
+ * checking every index and that every term of the table is some token's term.
+ */
+function decodeTools(part: PartTools): {
+  entries: ToolEntry[];
+  packed: Int32Array[];
+} {
+  const { header, table, ids, where, fail } = part;
+  const { ends, records, fieldCounts, tokenTerms } = part.numbers;
+  const { target, tools, terms, tokens } = header;
   const annotationsByText = new Map<string, ToolEntry['annotations']>();
   const string = (index: number): string =>
     table.toString('utf8', ends[index], ends[index + 1]);
@@ -637,7 +662,7 @@ export function decodeSavedBackend(
       flags,
       annotations: () => string(base + 2),
       annotationsByText,
-      fail: (problem) => refuse(where, problem),
+      fail,
     });
     let count = 0;
     for (let field = 0; field < FIELD_COUNT; field += 1)
@@ -668,12 +693,60 @@ export function decodeSavedBackend(
     refuse(where, 'its tools use fewer terms than its header says (corrupt)');
   if (unusedCount > 0)
     refuse(where, `${unusedCount} of its terms are used by no tool (corrupt)`);
+  return { entries, packed };
+}
+
+/**
+ * Checks a saved backend part completely (magic, layout and catalog version, length, SHA-256
+ * digest, every count and index) and decodes it. Entries parse their input schema when it is
+ * first read.
+ *
+ * @throws CatalogError `INDEX_PART_VERSION` for another layout or catalog version;
+ * `INVALID_INDEX_PART` when it is truncated, corrupt or inconsistent.
+ */
+export function decodeSavedBackend(
+  value: unknown,
+  where: string,
+): DecodedBackend {
+  const read = readHeader(value, where);
+  const { header, bytes } = read;
+  const digest = utf8(bytes, 16, 80);
+  if (digest !== sha256Hex(bytes.subarray(80)))
+    refuse(where, 'its digest does not match its content (corrupt)');
+  const numbers = partNumbers(read, where);
+  const { ends, fieldCounts, tokenTerms } = numbers;
+  const fail = (problem: string): never => refuse(where, problem);
+  const ids = new Int32Array(header.terms);
+  mapTerms({
+    bytes,
+    table: numbers.table,
+    ends,
+    start: 0,
+    end: header.terms,
+    into: ids,
+    fail,
+  });
+  checkDistinct(ids, fail);
+  const table = Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset + numbers.table,
+    header.tableBytes,
+  );
+  const saved = savedSchemas(table, ends, header.tools);
+  const { entries, packed } = decodeTools({
+    header,
+    numbers,
+    table,
+    ids,
+    where,
+    fail,
+  });
   return {
     info: {
-      target,
+      target: header.target,
       key: header.key,
       catalogVersion: header.catalogVersion,
-      tools,
+      tools: header.tools,
       backends: header.backends,
       profiles: header.profiles,
     },

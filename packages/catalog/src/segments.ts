@@ -136,40 +136,55 @@ export type SegmentArrays = {
   bareNames: Int32Array;
 };
 
-/** Builds the arrays of the segment of `tools` (see {@link Segment}). */
-function buildArrays(
-  tools: readonly PreparedTool[],
-  tuning: SearchTuning,
-  terms: SegmentTerms | undefined,
-): SegmentArrays {
-  const { termIds, tokens, fieldCounts } = terms ?? localTerms(tools);
-  const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
-  const fieldLengths = new Float64Array(FIELD_COUNT);
-  const bagLengths = new Float64Array(tools.length);
+/** The most terms of any one of `tools` tools (their fields' token counts summed). */
+function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
   let longest = 0;
-  for (let document = 0; document < tools.length; document += 1) {
+  for (let document = 0; document < tools; document += 1) {
     let length = 0;
     for (let field = 0; field < FIELD_COUNT; field += 1)
       length += fieldCounts[document * FIELD_COUNT + field] as number;
     if (length > longest) longest = length;
   }
-  const nameOffsets = new Int32Array(tools.length + 1);
+  return longest;
+}
+
+/** What the postings of a segment's tools are counted from. */
+type PostingSource = {
+  terms: SegmentTerms;
+  /** Number of tools. */
+  tools: number;
+  /** The bag weight of each field, in field order. */
+  bagWeights: readonly number[];
+  scratch: Scratch;
+};
+
+/** Per tool, its postings in the scratch arrays; the statistics gathered on the way. */
+type CountedPostings = {
+  fieldLengths: Float64Array;
+  bagLengths: Float64Array;
+  nameOffsets: Int32Array;
+  nameTerms: number[];
+  /** Number of postings written to the scratch arrays. */
+  total: number;
+};
+
+/**
+ * Writes each tool's postings (its distinct terms in order of first appearance across the
+ * fields, with their bag frequencies) to the scratch arrays, tools in order, and sums the
+ * fields' lengths, each tool's bag length and its name terms.
+ */
+function countPostings(source: PostingSource): CountedPostings {
+  const { terms, tools, bagWeights, scratch } = source;
+  const { termIds, tokens, fieldCounts } = terms;
+  const { slotOf, stampOf, counts, order } = scratch;
+  const { postingTerm, postingDocument, postingBag, postingName } = scratch;
+  const fieldLengths = new Float64Array(FIELD_COUNT);
+  const bagLengths = new Float64Array(tools);
+  const nameOffsets = new Int32Array(tools + 1);
   const nameTerms: number[] = [];
-  // At most one posting per token: tool-term pairs in order of first appearance.
-  const scratch = scratchFor(termIds.length, longest, tokens.length);
-  const {
-    slotOf,
-    stampOf,
-    counts,
-    order,
-    postingTerm,
-    postingDocument,
-    postingBag,
-    postingName,
-  } = scratch;
   let total = 0;
   let token = 0;
-  for (let document = 0; document < tools.length; document += 1) {
+  for (let document = 0; document < tools; document += 1) {
     // Distinct terms in order of first appearance across the fields, with counts per field.
     const stamp = (scratch.stamp += 1);
     let distinct = 0;
@@ -218,17 +233,35 @@ function buildArrays(
     }
     nameOffsets[document + 1] = nameTerms.length;
   }
-  // Group the postings by local term, keeping tool order within a term.
-  const offsets = new Int32Array(termIds.length + 1);
+  return { fieldLengths, bagLengths, nameOffsets, nameTerms, total };
+}
+
+/** A segment's postings grouped by local term (see {@link SegmentArrays}). */
+type GroupedPostings = Pick<
+  SegmentArrays,
+  'offsets' | 'documents' | 'bags' | 'inName'
+>;
+
+/**
+ * Groups the `total` postings of the scratch arrays by local term (of `localTerms`), keeping
+ * tool order within a term; bag frequencies in 32 bits when every one fits exactly.
+ */
+function groupPostings(
+  scratch: Scratch,
+  localTerms: number,
+  total: number,
+): GroupedPostings {
+  const { postingTerm, postingDocument, postingBag, postingName } = scratch;
+  const offsets = new Int32Array(localTerms + 1);
   for (let posting = 0; posting < total; posting += 1) {
     const index = (postingTerm[posting] as number) + 1;
     offsets[index] = (offsets[index] as number) + 1;
   }
-  for (let index = 1; index <= termIds.length; index += 1)
+  for (let index = 1; index <= localTerms; index += 1)
     offsets[index] =
       (offsets[index] as number) + (offsets[index - 1] as number);
-  const cursor = slotOf;
-  cursor.set(offsets.subarray(0, termIds.length));
+  const cursor = scratch.slotOf;
+  cursor.set(offsets.subarray(0, localTerms));
   const documents = new Int32Array(total);
   let exact = true;
   for (let posting = 0; posting < total && exact; posting += 1) {
@@ -245,11 +278,21 @@ function buildArrays(
     bags[slot] = postingBag[posting] as number;
     inName[slot] = postingName[posting] as number;
   }
-  // Each tool's bare name is its first identifier term.
+  return { offsets, documents, bags, inName };
+}
+
+/** Each tool's bare name (its first identifier term), distinct, in order of tools. */
+function bareNamesOf(
+  terms: SegmentTerms,
+  tools: number,
+  scratch: Scratch,
+): Int32Array {
+  const { termIds, tokens, fieldCounts } = terms;
+  const { stampOf } = scratch;
   const bareNames: number[] = [];
   const stamp = (scratch.stamp += 1);
-  token = 0;
-  for (let document = 0; document < tools.length; document += 1) {
+  let token = 0;
+  for (let document = 0; document < tools; document += 1) {
     let at = token;
     for (let field = 0; field < FIELD_COUNT; field += 1) {
       if (field === IDENTIFIER_FIELD) at = token;
@@ -265,17 +308,42 @@ function buildArrays(
       bareNames.push(termIds[local] as number);
     }
   }
+  return Int32Array.from(bareNames);
+}
+
+/** Builds the arrays of the segment of `tools` (see {@link Segment}). */
+function buildArrays(
+  tools: readonly PreparedTool[],
+  tuning: SearchTuning,
+  terms: SegmentTerms | undefined,
+): SegmentArrays {
+  const segmentTerms = terms ?? localTerms(tools);
+  const { termIds, tokens, fieldCounts } = segmentTerms;
+  const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
+  // At most one posting per token: tool-term pairs in order of first appearance.
+  const scratch = scratchFor(
+    termIds.length,
+    longestTool(fieldCounts, tools.length),
+    tokens.length,
+  );
+  const counted = countPostings({
+    terms: segmentTerms,
+    tools: tools.length,
+    bagWeights,
+    scratch,
+  });
+  const grouped = groupPostings(scratch, termIds.length, counted.total);
   return {
-    fieldLengths,
-    bagLengths,
+    fieldLengths: counted.fieldLengths,
+    bagLengths: counted.bagLengths,
     termIds,
-    offsets,
-    documents,
-    bags,
-    inName,
-    nameOffsets,
-    nameTerms: Int32Array.from(nameTerms),
-    bareNames: Int32Array.from(bareNames),
+    offsets: grouped.offsets,
+    documents: grouped.documents,
+    bags: grouped.bags,
+    inName: grouped.inName,
+    nameOffsets: counted.nameOffsets,
+    nameTerms: Int32Array.from(counted.nameTerms),
+    bareNames: bareNamesOf(segmentTerms, tools.length, scratch),
   };
 }
 
