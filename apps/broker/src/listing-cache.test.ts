@@ -67,7 +67,7 @@ describe('IndexCache', () => {
     const log = (line: string) => lines.push(line);
     const { listings, catalog } = discovered();
     await new IndexCache({ file, log }).save(listings, (keys) =>
-      catalog.saveCatalog(keys),
+      catalog.saveCatalogAsync(keys),
     );
     const loaded = (await new IndexCache({ file, log }).load(BACKENDS))!;
     expect([...loaded.listings.keys()]).toEqual(['ghidra', 'adb']);

@@ -308,24 +308,27 @@ export class IndexCache {
   /**
    * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
    * saved form of them that `saveCatalog` returns for their
-   * {@link partKey}s (both taken in one turn, so they agree). A failure is
-   * logged once and never stops the broker: the next start rebuilds from
-   * discovery.
+   * {@link partKey}s (both taken in one turn, so they agree, however long
+   * the catalog's encoding then takes, e.g. `ToolCatalog.saveCatalogAsync`,
+   * which yields to requests). A failure is logged once and never stops the
+   * broker: the next start rebuilds from discovery.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,
-    saveCatalog: (keys: ReadonlyMap<string, string>) => Uint8Array,
+    saveCatalog: (
+      keys: ReadonlyMap<string, string>,
+    ) => Uint8Array | Promise<Uint8Array>,
   ): Promise<void> {
     const run = this.#writing.then(async () => {
       const keys = new Map<string, string>();
-      for (const [target, listing] of listings)
-        keys.set(target, partKey(listing));
-      const catalog = saveCatalog(keys);
+      const taken = new Map(listings);
+      for (const [target, listing] of taken) keys.set(target, partKey(listing));
+      const catalog = await saveCatalog(keys);
       // The targets the saved form holds (a target without tools is left out).
       const targets: HeaderTarget[] = [];
       const digests: Uint8Array[] = [];
       for (const { target } of describeSavedCatalog(catalog).targets) {
-        const { hash, definitions } = listings.get(target)!;
+        const { hash, definitions } = taken.get(target)!;
         targets.push({
           target,
           hash,

@@ -86,6 +86,17 @@ async function drainAsync<T>(
 /** Longest stretch of work, in milliseconds, between two yields of {@link ToolCatalog.restoreBackendsAsync}. */
 const RESTORE_SLICE_MS = 10;
 
+/** A pause that yields to other work once {@link RESTORE_SLICE_MS} of work has passed since it last did. */
+function pacer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since >= RESTORE_SLICE_MS) {
+      await yieldToOthers();
+      since = performance.now();
+    }
+  };
+}
+
 /** Bytes hashed between two yields of {@link ToolCatalog.restoreCatalogAsync}. */
 const DIGEST_SLICE = 1 << 22;
 
@@ -455,13 +466,7 @@ export class ToolCatalog {
     const list = [...parts];
     const run = async (): Promise<void> => {
       const segments = new Map<string, Segment | undefined>();
-      let since = performance.now();
-      const pause = async (): Promise<void> => {
-        if (performance.now() - since >= RESTORE_SLICE_MS) {
-          await yieldToOthers();
-          since = performance.now();
-        }
-      };
+      const pause = pacer();
       for (let position = 0; position < list.length; position += 1) {
         this.#restorePart(list[position], position, segments);
         await pause();
@@ -539,16 +544,39 @@ export class ToolCatalog {
    * @throws CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to strings.
    */
   saveCatalog(keys: ReadonlyMap<string, string>): Uint8Array {
+    return drain(this.#encoding(keys, 'saveCatalog'));
+  }
+
+  /**
+   * Like {@link ToolCatalog.saveCatalog}, but yields to other work (searches) at least every
+   * 10 ms of work (a target, a few thousand texts, a few megabytes of digest at a time).
+   * The saved catalog is the one this catalog held when the call was made: changes applied
+   * while it is being written are not in it.
+   *
+   * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
+   * strings.
+   */
+  async saveCatalogAsync(
+    keys: ReadonlyMap<string, string>,
+  ): Promise<Uint8Array> {
+    return drainAsync(this.#encoding(keys, 'saveCatalogAsync'), pacer());
+  }
+
+  /** The steps that encode the targets of `keys` as {@link ToolCatalog.saveCatalog} saves them (keys checked at once). */
+  #encoding(
+    keys: ReadonlyMap<string, string>,
+    where: string,
+  ): Generator<undefined, Uint8Array> {
     if (!(keys instanceof Map))
       throw new CatalogError({
         code: CatalogErrorCode.InvalidArgument,
-        message: 'saveCatalog: give a Map of target -> key (two strings).',
+        message: `${where}: give a Map of target -> key (two strings).`,
       });
     for (const [target, key] of keys)
       if (typeof target !== 'string' || typeof key !== 'string')
         throw new CatalogError({
           code: CatalogErrorCode.InvalidArgument,
-          message: `saveCatalog: target ${JSON.stringify(target)} has key ${JSON.stringify(key)}; give a Map of target -> key (two strings).`,
+          message: `${where}: target ${JSON.stringify(target)} has key ${JSON.stringify(key)}; give a Map of target -> key (two strings).`,
         });
     const segments: { segment: Segment; key: string }[] = [];
     for (const segment of this.#snapshot.index.segments) {
@@ -603,13 +631,7 @@ export class ToolCatalog {
     const read = readSavedCatalog(bytes, where);
     const keep = this.#keepOption(options, where);
     const run = async (): Promise<RestoreCatalogResult> => {
-      let since = performance.now();
-      const pause = async (): Promise<void> => {
-        if (performance.now() - since >= RESTORE_SLICE_MS) {
-          await yieldToOthers();
-          since = performance.now();
-        }
-      };
+      const pause = pacer();
       const digested = digestedBytes(read);
       const hash = createHash('sha256');
       for (let start = 0; start < digested.length; start += DIGEST_SLICE) {

@@ -260,4 +260,30 @@ describe('a saved catalog', () => {
       }).search({ query: 'weather forecast', limit: 5 }),
     );
   });
+
+  it('saves asynchronously the same bytes, letting other work run, as the catalog was when asked', async () => {
+    // 5,270 tools: the set's tools under ten targets each.
+    const catalog = new ToolCatalog({ tools: targetCopies(LIVE.entries, 10) });
+    const keys = keysOf(catalog);
+    const expected = catalog.saveCatalog(keys);
+    const query = { query: 'android adb install apk', limit: 5 };
+    const before = catalog.search(query);
+    const { result, answers: during } = await searchesDuring(
+      catalog,
+      query,
+      async () => {
+        const saving = catalog.saveCatalogAsync(keys);
+        // A change made while the catalog is being saved is not in what is saved.
+        catalog.removeBackend([...keys.keys()][0] as string);
+        return saving;
+      },
+    );
+    // Compared as bytes at once: element by element, megabytes take long.
+    expect(Buffer.from(result).equals(Buffer.from(expected))).toBe(true);
+    expect(during.length).toBeGreaterThan(1);
+    expect(during[0]).not.toEqual(before);
+    await expect(
+      catalog.saveCatalogAsync([] as unknown as Map<string, string>),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
 });

@@ -240,8 +240,14 @@ function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   };
 }
 
+/** Texts written, and bytes hashed, between two steps of {@link encodeSavedCatalog}. */
+const TEXTS_STEP = 4096;
+const DIGEST_STEP = 1 << 22;
+
 /** The term table, counts (all but the texts' bytes), widths and targets of `segments`. */
-function planCatalog(segments: readonly SavedSegment[]): CatalogPlan {
+function* planCatalog(
+  segments: readonly SavedSegment[],
+): Generator<undefined, CatalogPlan> {
   // The catalog's term numbers, in order of first appearance.
   const numberOf = new Int32Array(TERMS.size).fill(-1);
   const terms: number[] = [];
@@ -267,6 +273,7 @@ function planCatalog(segments: readonly SavedSegment[]): CatalogPlan {
       }
     countSegment(segment, counts, widths);
     targets.push(savedTarget(segment, key));
+    yield;
   }
   counts.terms = terms.length;
   return { numberOf, terms, counts, widths, targets };
@@ -276,15 +283,19 @@ function planCatalog(segments: readonly SavedSegment[]): CatalogPlan {
  * The text table (the terms, then each tool's bare name, description and annotations JSON),
  * the schema table, and whether each tool's texts are ASCII.
  */
-function catalogTexts(
+function* catalogTexts(
   segments: readonly SavedSegment[],
   plan: CatalogPlan,
-): { texts: string[]; schemas: string[]; ascii: Uint8Array } {
+): Generator<
+  undefined,
+  { texts: string[]; schemas: string[]; ascii: Uint8Array }
+> {
   const texts: string[] = plan.terms.map((id) => TERMS.term(id));
   const schemas: string[] = [];
   const ascii = new Uint8Array(plan.counts.tools);
   let tool = 0;
-  for (const { segment } of segments)
+  for (const { segment } of segments) {
+    yield;
     for (const prepared of segment.tools) {
       const { entry } = prepared;
       const annotations =
@@ -301,6 +312,7 @@ function catalogTexts(
           : 0;
       tool += 1;
     }
+  }
   return { texts, schemas, ascii };
 }
 
@@ -492,16 +504,20 @@ function writeTools(
 
 /**
  * The saved form of a whole catalog: every given segment with its key, one term table, the
- * segments' postings and statistics as they are, and each tool's entry and terms.
+ * segments' postings and statistics as they are, and each tool's entry and terms. A
+ * generator of steps (a segment, a few thousand texts, a few megabytes of digest each), so
+ * that a caller can yield to other work between them; the segments, once given, do not
+ * change (a catalog replaces a segment, it never edits one), so the bytes are those of the
+ * catalog when the encoding began.
  */
-export function encodeSavedCatalog(options: {
+export function* encodeSavedCatalog(options: {
   segments: readonly SavedSegment[];
   bag: readonly number[];
-}): Uint8Array {
+}): Generator<undefined, Uint8Array> {
   const { segments } = options;
-  const plan = planCatalog(segments);
+  const plan = yield* planCatalog(segments);
   const { counts } = plan;
-  const { texts, schemas, ascii } = catalogTexts(segments, plan);
+  const { texts, schemas, ascii } = yield* catalogTexts(segments, plan);
   const textEnds = endsOf(texts);
   const schemaEnds = endsOf(schemas);
   counts.textBytes = textEnds[texts.length] as number;
@@ -528,28 +544,35 @@ export function encodeSavedCatalog(options: {
       toolTerms: 0,
     },
   };
-  segments.forEach(({ segment }, index) =>
-    writeSegment(writer, segment, index),
-  );
+  for (const [index, { segment }] of segments.entries()) {
+    writeSegment(writer, segment, index);
+    yield;
+  }
   sections.textEnds.set(textEnds);
   sections.schemaEnds.set(schemaEnds);
-  writeTexts(buffer, places.texts, texts);
-  writeTexts(buffer, places.schemas, schemas);
+  yield* writeTexts(buffer, places.texts, texts);
+  yield* writeTexts(buffer, places.schemas, schemas);
   if (!littleEndian) toLittleEndian(bytes, places, counts, plan.widths);
-  bytes.set(
-    createHash('sha256').update(bytes.subarray(DIGESTED_FROM)).digest(),
-    DIGEST_AT,
-  );
+  const digested = bytes.subarray(DIGESTED_FROM);
+  const hash = createHash('sha256');
+  for (let start = 0; start < digested.length; start += DIGEST_STEP) {
+    hash.update(digested.subarray(start, start + DIGEST_STEP));
+    yield;
+  }
+  bytes.set(hash.digest(), DIGEST_AT);
   return bytes;
 }
 
 /** Writes `strings` one after another as UTF-8 from `at`. */
-function writeTexts(
+function* writeTexts(
   buffer: Buffer,
   at: number,
   strings: readonly string[],
-): void {
-  for (const text of strings) at += buffer.write(text, at, 'utf8');
+): Generator<undefined, void> {
+  for (let index = 0; index < strings.length; index += 1) {
+    at += buffer.write(strings[index] as string, at, 'utf8');
+    if (index % TEXTS_STEP === TEXTS_STEP - 1) yield;
+  }
 }
 
 /** Puts the numbers of every section, written in big-endian order, in little-endian order. */
