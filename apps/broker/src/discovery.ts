@@ -94,6 +94,31 @@ type PendingListing = {
 /** What keys a target's part of the index cache: its listing's hash and its tools' definition hashes. */
 type CacheKey = Pick<CachedListing, 'hash' | 'definitions'>;
 
+/**
+ * A {@link CacheKey} as kept between writes of the index cache: the
+ * definition hashes as two aligned arrays (names, hashes), a small fraction
+ * of an object keyed by name for a hundred thousand tools.
+ */
+type KeptKey = { hash: string; names?: string[]; hashes?: string[] };
+
+function keptKey(key: CacheKey): KeptKey {
+  return key.definitions === undefined
+    ? { hash: key.hash }
+    : {
+        hash: key.hash,
+        names: Object.keys(key.definitions),
+        hashes: Object.values(key.definitions),
+      };
+}
+
+function cacheKey(kept: KeptKey): CacheKey {
+  const { hash, names, hashes } = kept;
+  if (names === undefined || hashes === undefined) return { hash };
+  const definitions: Record<string, string> = {};
+  names.forEach((name, index) => (definitions[name] = hashes[index]!));
+  return { hash, definitions };
+}
+
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
 const ALL_TARGETS = '\0all';
 
@@ -126,7 +151,7 @@ export class DiscoveryScheduler {
   readonly #pending = new Map<string, PendingListing>();
   #building: Promise<void> | undefined;
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
-  readonly #hashes = new Map<string, CacheKey>();
+  readonly #hashes = new Map<string, KeptKey>();
   #cacheTimer: NodeJS.Timeout | undefined;
   /** When discovery's listing work last yielded (see {@link #paced}). */
   #sliceStarted = 0;
@@ -206,12 +231,7 @@ export class DiscoveryScheduler {
     usable = usable.filter(([target]) => !unchecked.has(target));
     for (const [target, listing] of usable) {
       this.#applied.set(target, sequence);
-      this.#hashes.set(target, {
-        hash: listing.hash,
-        ...(listing.definitions === undefined
-          ? {}
-          : { definitions: listing.definitions }),
-      });
+      this.#hashes.set(target, keptKey(listing));
       admission?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
@@ -651,7 +671,7 @@ export class DiscoveryScheduler {
     this.#applied.set(target, listing.sequence);
     this.#servedFromCache.delete(target);
     if (listing.key === undefined) this.#hashes.delete(target);
-    else this.#hashes.set(target, listing.key);
+    else this.#hashes.set(target, keptKey(listing.key));
     for (const waiter of listing.waiters) waiter.resolve();
   }
 
@@ -697,7 +717,7 @@ export class DiscoveryScheduler {
           ? undefined
           : this.#o.catalog.saveBackend({ target, key: key.hash });
       if (key !== undefined && part !== undefined)
-        yield [target, { ...key, part }];
+        yield [target, { ...cacheKey(key), part }];
     }
   }
 }
