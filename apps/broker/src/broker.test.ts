@@ -13,6 +13,7 @@ import {
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
 import { searchOrBrowse } from './meta-tools.js';
+import { until } from './__fixtures__/until.js';
 
 const BACKENDS: Backend[] = [
   { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
@@ -361,13 +362,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 5));
     await broker.searchTools({ query: 'install apk' });
-    for (
-      let i = 0;
-      i < 100 && broker.catalog.get('adb_install_apk') === undefined;
-      i++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(() => broker.catalog.get('adb_install_apk') !== undefined, {
+      timeoutMs: 2_000,
+    });
     expect(broker.catalog.get('adb_install_apk')).toBeDefined();
   });
 
@@ -385,13 +382,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       },
     ]);
     await broker.searchTools({ query: 'logcat' });
-    for (
-      let i = 0;
-      i < 100 && broker.catalog.get('adb_logcat_dump') === undefined;
-      i++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(() => broker.catalog.get('adb_logcat_dump') !== undefined, {
+      timeoutMs: 2_000,
+    });
     expect(backends.listings.length).toBeGreaterThan(listed);
     expect(broker.catalog.get('adb_logcat_dump')).toBeDefined();
   });

@@ -12,6 +12,7 @@ import {
   scratchFolder,
   spawnBroker,
 } from './__fixtures__/spawn-broker.js';
+import { until } from './__fixtures__/until.js';
 
 const state = mkdtempSync(path.join(tmpdir(), 'heretek-embeddings-e2e-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
@@ -37,12 +38,6 @@ const search = async (
       arguments: { query },
     }),
   );
-
-/** Waits (bounded by the test's timeout) until `ready` holds. */
-async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await ready()))
-    await new Promise((resolve) => setTimeout(resolve, 50));
-}
 
 const QUERY = 'phone screen tap';
 

@@ -433,6 +433,15 @@ const count = (what: string) => {
 let backends: McpBackends;
 let peer: RawPeer;
 
+/** Calls `tool` with `args` over the raw peer and checks the answer (see {@link assertToolAnswer}). */
+async function callChecked(tool: string, args: unknown): Promise<void> {
+  const { id, reply } = await peer.request('tools/call', {
+    name: tool,
+    arguments: args,
+  });
+  assertToolAnswer(reply, id);
+}
+
 beforeAll(async () => {
   backends = await startMcpBackends(FIXTURE_TOOLS);
   peer = new RawPeer({
@@ -498,11 +507,7 @@ describe('meta-tool arguments (fast-check, one broker process)', () => {
       await fc.assert(
         fc.asyncProperty(argumentsFor(tool), async (args) => {
           count(tool);
-          const { id, reply } = await peer.request('tools/call', {
-            name: tool,
-            arguments: args,
-          });
-          assertToolAnswer(reply, id);
+          await callChecked(tool, args);
         }),
         { numRuns: 2_000 },
       );
@@ -518,14 +523,12 @@ describe('meta-tool arguments (fast-check, one broker process)', () => {
         async (tool, name) => {
           count('look-alike names');
           const before = backends.calls.length;
-          const { id, reply } = await peer.request('tools/call', {
-            name: tool,
-            arguments:
-              tool === 'mcp_search_tools'
-                ? { query: name, target: name }
-                : { name, arguments: { path: 'x', apk_path: 'x' } },
-          });
-          assertToolAnswer(reply, id);
+          await callChecked(
+            tool,
+            tool === 'mcp_search_tools'
+              ? { query: name, target: name }
+              : { name, arguments: { path: 'x', apk_path: 'x' } },
+          );
           // A look-alike of a catalogued name never reaches that tool.
           const reached = backends.calls
             .slice(before)
@@ -560,11 +563,7 @@ describe('meta-tool arguments (fast-check, one broker process)', () => {
                   `{"__proto__": ${JSON.stringify(value)}, "query": "x", "name": "x"}`,
                 )
               : { query: 'x', name: 'core_read_file', [field]: value };
-          const { id, reply } = await peer.request('tools/call', {
-            name: tool,
-            arguments: args,
-          });
-          assertToolAnswer(reply, id);
+          await callChecked(tool, args);
         },
       ),
       { numRuns: 150 },

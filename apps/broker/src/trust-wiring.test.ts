@@ -13,6 +13,7 @@ import { Broker } from './broker.js';
 import { TrustLayer } from './trust/trust-layer.js';
 import type { GatewayTool, ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
+import { until } from './__fixtures__/until.js';
 
 const BACKENDS: Backend[] = [
   { backend: 'notes-server', target: 'notes', profile: 'core' },
@@ -44,14 +45,6 @@ function scriptedGateway() {
     close: async () => {},
   };
   return { gateway, pending, calls };
-}
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** Runs a discovery whose one listing the scripted gateway answers with `tools`. */

@@ -230,6 +230,35 @@ if (process.env.BENCH_CHILD === 'restore') {
   await answer(result);
 }
 
+// Whole-catalog restore child: read the saved catalog, restore it synchronously (the digest
+// of its bytes timed apart as well), then asynchronously with the event loop watched.
+if (process.env.BENCH_CHILD === 'restore-catalog') {
+  const result = {};
+  let start = process.hrtime.bigint();
+  const bytes = readFileSync(process.env.BENCH_RESTORE_FILE);
+  result.readSeconds = seconds(start);
+  let cpu = process.cpuUsage();
+  createHash('sha256').update(bytes.subarray(48)).digest();
+  result.digestCpuSeconds = cpuSeconds(cpu);
+  const restored = new ToolCatalog();
+  start = process.hrtime.bigint();
+  cpu = process.cpuUsage();
+  restored.restoreCatalog(bytes);
+  result.seconds = seconds(start);
+  result.cpuSeconds = cpuSeconds(cpu);
+  result.tools = restored.size;
+  result.heapMb = +heapMb().toFixed(1);
+  result.externalMb = +(process.memoryUsage().arrayBuffers / 1e6).toFixed(1);
+  const again = new ToolCatalog();
+  start = process.hrtime.bigint();
+  result.asyncLongestStallMs = +(
+    await longestStall(() => again.restoreCatalogAsync(bytes))
+  ).toFixed(1);
+  result.asyncSeconds = seconds(start);
+  result.answers = answersDigest(restored);
+  await answer(result);
+}
+
 const heapBefore = heapMb();
 const all = new Map(Array.from({ length: backends }, (_, n) => listing(n)));
 const tools = backends * perBackend;
@@ -259,6 +288,16 @@ if (batched) {
 } else catalog = new ToolCatalog({ tools: [...all.values()].flat() });
 report.buildSeconds = seconds(start);
 report.buildCpuSeconds = cpuSeconds(buildCpu);
+if (process.env.BENCH_SAVE_CATALOG_FILE) {
+  // Only save the whole catalog (to profile its restore: BENCH_CHILD=restore-catalog
+  // BENCH_RESTORE_FILE=<file> node --cpu-prof bench/scale.mjs).
+  writeFileSync(
+    process.env.BENCH_SAVE_CATALOG_FILE,
+    catalog.saveCatalog(new Map([...all.keys()].map((target) => [target, target]))),
+  );
+  console.log(`catalog written to ${process.env.BENCH_SAVE_CATALOG_FILE}`);
+  process.exit(0);
+}
 if (process.env.BENCH_SAVE_FILE) {
   // Only save every part (to profile a restore: BENCH_CHILD=restore BENCH_RESTORE_FILE=<file>
   // BENCH_RESTORE_PARTS=<count> node --cpu-prof bench/scale.mjs).

@@ -9,6 +9,17 @@ import { SEED_TOOLS } from './entries.js';
 import { CatalogError, CatalogErrorCode } from './errors.js';
 import { decodeSavedBackend, encodeSavedBackend } from './saved-part.js';
 import {
+  checkDigest,
+  digestedBytes,
+  encodeSavedCatalog,
+  readSavedCatalog,
+  requireDigest,
+  restoreSavedCatalog,
+  type RestoredCatalog,
+  type SavedCatalogTarget,
+} from './saved-catalog.js';
+import { createHash } from 'node:crypto';
+import {
   adoptPreparedTool,
   FIELD_NAMES,
   fieldTerms,
@@ -54,6 +65,27 @@ function yieldToOthers(): Promise<void> {
 
 /** Longest stretch of work, in milliseconds, between two yields of {@link ToolCatalog.restoreBackendsAsync}. */
 const RESTORE_SLICE_MS = 10;
+
+/** Bytes hashed between two yields of {@link ToolCatalog.restoreCatalogAsync}. */
+const DIGEST_SLICE = 1 << 22;
+
+/** Options of {@link ToolCatalog.restoreCatalog}. */
+export type RestoreCatalogOptions = {
+  /**
+   * Whether to restore a saved target, given its key (as given to
+   * {@link ToolCatalog.saveCatalog}) and what the saved catalog's header says of it; targets
+   * it rejects are left out (default: every target is restored).
+   */
+  keep?: (target: string, key: string, info: SavedCatalogTarget) => boolean;
+};
+
+/** What {@link ToolCatalog.restoreCatalog} restored. */
+export type RestoreCatalogResult = {
+  /** The targets restored, in the saved catalog's order. */
+  restored: string[];
+  /** The saved targets that `keep` rejected (left as they were in this catalog). */
+  dropped: string[];
+};
 
 /** Tools tokenized between two yields of {@link ToolCatalog.replaceBackendAsync}. */
 const PREPARE_SLICE = 256;
@@ -475,6 +507,164 @@ export class ToolCatalog {
             terms: segmentTerms,
           }),
     );
+  }
+
+  /**
+   * The saved form of the whole catalog, compact and binary: the targets of `keys` (each
+   * with its key, e.g. a hash of the backend's listing; targets without tools are left out),
+   * in catalog order, with one term table, their postings and statistics as the index holds
+   * them, and every tool's entry and analyzed terms, under one SHA-256 digest. Restore it
+   * with {@link ToolCatalog.restoreCatalog}; {@link describeSavedCatalog} reads its header.
+   *
+   * @throws CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to strings.
+   */
+  saveCatalog(keys: ReadonlyMap<string, string>): Uint8Array {
+    if (!(keys instanceof Map))
+      throw new CatalogError({
+        code: CatalogErrorCode.InvalidArgument,
+        message: 'saveCatalog: give a Map of target -> key (two strings).',
+      });
+    for (const [target, key] of keys)
+      if (typeof target !== 'string' || typeof key !== 'string')
+        throw new CatalogError({
+          code: CatalogErrorCode.InvalidArgument,
+          message: `saveCatalog: target ${JSON.stringify(target)} has key ${JSON.stringify(key)}; give a Map of target -> key (two strings).`,
+        });
+    const segments: { segment: Segment; key: string }[] = [];
+    for (const segment of this.#snapshot.index.segments) {
+      const key = keys.get(segment.target);
+      if (key !== undefined) segments.push({ segment, key });
+    }
+    return encodeSavedCatalog({ segments, bag: this.#bagWeights() });
+  }
+
+  /**
+   * Restores a saved catalog (from {@link ToolCatalog.saveCatalog}) in one build: every
+   * saved target that `keep` accepts gets exactly its saved tools, as
+   * {@link ToolCatalog.replaceBackends} would apply their listings (in place when the target
+   * is in this catalog, else at the end, in saved order); the others are left as they are
+   * here. The postings and statistics are taken as saved (views of `bytes`, which the
+   * catalog keeps: do not change them afterwards), so nothing is analyzed or computed
+   * again, and rankings are those of a build from the same listings. The whole saved catalog
+   * is checked first (layout and catalog version, length, SHA-256 digest, every count and
+   * index, each target's first tool's terms against its entry); on any problem nothing
+   * changes.
+   *
+   * @throws CatalogError `INDEX_PART_VERSION` for another layout or catalog version,
+   * `INVALID_INDEX_PART` for a truncated, corrupt or inconsistent saved catalog.
+   */
+  restoreCatalog(
+    bytes: Uint8Array,
+    options: RestoreCatalogOptions = {},
+  ): RestoreCatalogResult {
+    const where = 'restoreCatalog';
+    const read = readSavedCatalog(bytes, where);
+    const keep = this.#keepOption(options, where);
+    checkDigest(read, where);
+    const steps = restoreSavedCatalog({ read, keep, where });
+    let step = steps.next();
+    while (step.done !== true) step = steps.next();
+    const { segments, result } = this.#restoredSegments(step.value);
+    this.#collection.stageMany([...segments.values()]);
+    this.#apply(segments, { frequencies: step.value.frequencies });
+    return result;
+  }
+
+  /**
+   * Like {@link ToolCatalog.restoreCatalog}, but yields to other work (searches) at least
+   * every 10 ms of work (the digest is computed a slice of bytes at a time, the targets
+   * restored one at a time), then swaps the restored targets in at once. Calls are applied
+   * in the order they were made, with {@link ToolCatalog.replaceBackendsAsync}; a refused
+   * saved catalog rejects before anything changes.
+   */
+  async restoreCatalogAsync(
+    bytes: Uint8Array,
+    options: RestoreCatalogOptions = {},
+  ): Promise<RestoreCatalogResult> {
+    const where = 'restoreCatalogAsync';
+    const read = readSavedCatalog(bytes, where);
+    const keep = this.#keepOption(options, where);
+    const run = async (): Promise<RestoreCatalogResult> => {
+      let since = performance.now();
+      const pause = async (): Promise<void> => {
+        if (performance.now() - since >= RESTORE_SLICE_MS) {
+          await yieldToOthers();
+          since = performance.now();
+        }
+      };
+      const digested = digestedBytes(read);
+      const hash = createHash('sha256');
+      for (let start = 0; start < digested.length; start += DIGEST_SLICE) {
+        hash.update(digested.subarray(start, start + DIGEST_SLICE));
+        await pause();
+      }
+      requireDigest(read, hash.digest(), where);
+      const steps = restoreSavedCatalog({ read, keep, where });
+      let step = steps.next();
+      while (step.done !== true) {
+        await pause();
+        step = steps.next();
+      }
+      const { segments, result } = this.#restoredSegments(step.value);
+      await pause();
+      this.#collection.stageMany([...segments.values()]);
+      await pause();
+      this.#apply(segments, { frequencies: step.value.frequencies });
+      return result;
+    };
+    const job = this.#queue.then(run, run);
+    this.#queue = job.then(
+      () => undefined,
+      () => undefined,
+    );
+    return job;
+  }
+
+  /** The bag weights of this catalog's tuning, in field order. */
+  #bagWeights(): number[] {
+    return FIELD_NAMES.map((field) => this.#tuning.bag[field]);
+  }
+
+  #keepOption(
+    options: RestoreCatalogOptions,
+    where: string,
+  ): NonNullable<RestoreCatalogOptions['keep']> {
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      (options.keep !== undefined && typeof options.keep !== 'function')
+    )
+      throw new CatalogError({
+        code: CatalogErrorCode.InvalidArgument,
+        message: `${where}: options must be { keep?: (target, key, info) => boolean }.`,
+      });
+    return options.keep ?? (() => true);
+  }
+
+  /**
+   * The segments of restored targets: as saved when this catalog weighs the fields as the
+   * saving one did, else built again from the saved terms.
+   */
+  #restoredSegments(restored: RestoredCatalog): {
+    segments: Map<string, Segment>;
+    result: RestoreCatalogResult;
+  } {
+    const weights = this.#bagWeights();
+    const asSaved = restored.bag.every(
+      (weight, index) => weight === weights[index],
+    );
+    const segments = new Map<string, Segment>();
+    for (const { target, tools, arrays } of restored.kept)
+      segments.set(
+        target,
+        asSaved
+          ? new Segment({ target, tools, arrays })
+          : new Segment({ target, tools, tuning: this.#tuning }),
+      );
+    return {
+      segments,
+      result: { restored: [...segments.keys()], dropped: restored.dropped },
+    };
   }
 
   #checkChanges(

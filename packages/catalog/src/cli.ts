@@ -218,17 +218,25 @@ function readTuning(path: string): SearchTuningOverrides {
   return parsed as SearchTuningOverrides;
 }
 
-async function runEval(args: string[]): Promise<void> {
-  let values: HybridFlags & {
-    data?: string[];
-    tuning?: string;
-    ranked?: string;
-    limit?: string;
-    usage?: string;
-    'usage-limit'?: string;
-    'usage-leave-one-out'?: boolean;
-    help?: boolean;
-  };
+type EvalFlags = HybridFlags & {
+  data?: string[];
+  tuning?: string;
+  ranked?: string;
+  limit?: string;
+  usage?: string;
+  'usage-limit'?: string;
+  'usage-leave-one-out'?: boolean;
+  help?: boolean;
+};
+
+/**
+ * The flags of `eval`, checked: the result limit and the data directories
+ * (which exist). Undefined after `--help` has printed the usage.
+ */
+function parseEvalArgs(
+  args: string[],
+): { values: EvalFlags; limit: number; directories: string[] } | undefined {
+  let values: EvalFlags;
   try {
     ({ values } = parseArgs({
       args,
@@ -251,7 +259,7 @@ async function runEval(args: string[]): Promise<void> {
   }
   if (values.help) {
     process.stdout.write(USAGE);
-    return;
+    return undefined;
   }
   if (!values.data || values.data.length === 0)
     fail(`--data <dir> is required.\n\n${USAGE}`, 2);
@@ -270,6 +278,13 @@ async function runEval(args: string[]): Promise<void> {
       '--ranked with several --data needs sets with distinct folder names.',
       2,
     );
+  return { values, limit, directories };
+}
+
+async function runEval(args: string[]): Promise<void> {
+  const parsed = parseEvalArgs(args);
+  if (parsed === undefined) return;
+  const { values, limit, directories } = parsed;
   const tuning = values.tuning ? readTuning(values.tuning) : undefined;
   const hybrid = readHybridFlags(values, fail);
   if (

@@ -62,6 +62,35 @@ function countAbove(sorted: Float64Array, value: number): number {
 const BINS = 2048;
 
 /**
+ * Per-tool working arrays, kept between calls and grown when a catalog grows: a fusion
+ * over 10,000 tools would otherwise allocate about 150 KB a call, and the collections of
+ * that garbage land in the slowest calls. The functions here are synchronous and call
+ * nothing outside this module while they hold them; each leaves them zeroed (`bins` is
+ * written before it is read).
+ */
+const scratch = {
+  fused: new Float64Array(0),
+  seen: new Uint8Array(0),
+  listed: new Uint8Array(0),
+  candidates: new Int32Array(0),
+  bins: new Uint16Array(0),
+};
+
+/** `scratch[key]`, at least `size` long (zero-filled when new). */
+function scratchOf<Key extends keyof typeof scratch>(
+  key: Key,
+  size: number,
+): (typeof scratch)[Key] {
+  if (scratch[key].length < size) {
+    const Kind = scratch[key].constructor as new (
+      length: number,
+    ) => (typeof scratch)[Key];
+    scratch[key] = new Kind(Math.max(size, 2 * scratch[key].length));
+  }
+  return scratch[key];
+}
+
+/**
  * For each of `values`, how many of `similarities` are above it, in two passes and no
  * sort: a histogram over the similarities' range (binning keeps order, so a higher bin
  * holds only higher similarities), then exact comparisons only in the bins the values
@@ -84,7 +113,7 @@ export function countAboveEach(
   const scale = high > low && Number.isFinite(ratio) ? ratio : 0;
   const binOf = (value: number): number =>
     Math.min(BINS - 1, Math.floor((value - low) * scale));
-  const bins = new Uint16Array(count);
+  const bins = scratchOf('bins', count);
   const histogram = new Int32Array(BINS + 1);
   for (let slot = 0; slot < count; slot += 1) {
     const bin = binOf(similarities[slot] as number);
@@ -204,16 +233,20 @@ function rrfRanks(options: {
     !(rrfK + count + 1 < 2 ** 50 && weight / (rrfK + count + 1) > 1e-290)
   )
     return undefined;
-  const listed = new Uint8Array(lexical.length);
-  for (let slot = 0; slot < count; slot += 1) {
-    const position = vector.positions[slot] as number;
+  const listed = scratchOf('listed', lexical.length);
+  let reached = 0;
+  for (; reached < count; reached += 1) {
+    const position = vector.positions[reached] as number;
     if (
       listed[position] === 1 ||
-      !Number.isFinite(vector.similarities[slot] as number)
+      !Number.isFinite(vector.similarities[reached] as number)
     )
-      return undefined;
+      break;
     listed[position] = 1;
   }
+  for (let slot = 0; slot < reached; slot += 1)
+    listed[vector.positions[slot] as number] = 0;
+  if (reached < count) return undefined;
   // At weight 0 every vector side adds 0: the lowest positions come next.
   const slots = bestSlots({
     vector,
@@ -269,9 +302,10 @@ export function fuseScored(
     size = Math.max(size, (lexical.positions[slot] as number) + 1);
   for (let slot = 0; slot < vector.positions.length; slot += 1)
     size = Math.max(size, (vector.positions[slot] as number) + 1);
-  const fused = new Float64Array(size);
-  const seen = new Uint8Array(size);
-  const candidates = new Int32Array(
+  const fused = scratchOf('fused', size);
+  const seen = scratchOf('seen', size);
+  const candidates = scratchOf(
+    'candidates',
     lexical.positions.length + vector.positions.length,
   );
   let count = 0;
@@ -283,48 +317,77 @@ export function fuseScored(
     }
     fused[position] = (fused[position] as number) + value;
   };
-  if (fusion.method === 'rrf') {
-    const { rrfK } = fusion;
-    for (let rank = 0; rank < lexical.positions.length; rank += 1)
-      add(lexical.positions[rank] as number, (1 - weight) / (rrfK + rank + 1));
-    // `seen` marks the lexical candidates, and nothing else, here.
-    const { slots, ranks: vectorRanks } =
-      ranks === undefined
-        ? (rrfRanks({ vector, lexical: seen.slice(), limit, weight, rrfK }) ??
-          rrfRanksBySort(vector))
-        : { slots: ranks.map((_, slot) => slot), ranks };
-    slots.forEach((slot, index) =>
-      add(
-        vector.positions[slot] as number,
-        weight / (rrfK + (vectorRanks[index] as number) + 1),
-      ),
-    );
-  } else {
-    let top = 0;
-    for (let slot = 0; slot < lexical.scores.length; slot += 1)
-      top = Math.max(top, lexical.scores[slot] as number);
-    let low = Infinity;
-    let high = -Infinity;
-    for (let slot = 0; slot < vector.similarities.length; slot += 1) {
-      const similarity = vector.similarities[slot] as number;
-      if (similarity < low) low = similarity;
-      if (similarity > high) high = similarity;
+  try {
+    if (fusion.method === 'rrf') {
+      const { rrfK } = fusion;
+      for (let rank = 0; rank < lexical.positions.length; rank += 1)
+        add(
+          lexical.positions[rank] as number,
+          (1 - weight) / (rrfK + rank + 1),
+        );
+      // `seen` marks the lexical candidates, and nothing else, here.
+      const { slots, ranks: vectorRanks } =
+        ranks === undefined
+          ? (rrfRanks({ vector, lexical: seen, limit, weight, rrfK }) ??
+            rrfRanksBySort(vector))
+          : { slots: ranks.map((_, slot) => slot), ranks };
+      slots.forEach((slot, index) =>
+        add(
+          vector.positions[slot] as number,
+          weight / (rrfK + (vectorRanks[index] as number) + 1),
+        ),
+      );
+    } else {
+      let top = 0;
+      for (let slot = 0; slot < lexical.scores.length; slot += 1)
+        top = Math.max(top, lexical.scores[slot] as number);
+      let low = Infinity;
+      let high = -Infinity;
+      for (let slot = 0; slot < vector.similarities.length; slot += 1) {
+        const similarity = vector.similarities[slot] as number;
+        if (similarity < low) low = similarity;
+        if (similarity > high) high = similarity;
+      }
+      const span = high > low ? high - low : 1;
+      const lexicalShare = top > 0 ? (1 - weight) / top : 0;
+      for (let slot = 0; slot < lexical.positions.length; slot += 1)
+        add(
+          lexical.positions[slot] as number,
+          lexicalShare * (lexical.scores[slot] as number),
+        );
+      const vectorShare = weight / span;
+      for (let slot = 0; slot < vector.positions.length; slot += 1)
+        add(
+          vector.positions[slot] as number,
+          vectorShare * ((vector.similarities[slot] as number) - low),
+        );
     }
-    const span = high > low ? high - low : 1;
-    const lexicalShare = top > 0 ? (1 - weight) / top : 0;
-    for (let slot = 0; slot < lexical.positions.length; slot += 1)
-      add(
-        lexical.positions[slot] as number,
-        lexicalShare * (lexical.scores[slot] as number),
-      );
-    const vectorShare = weight / span;
-    for (let slot = 0; slot < vector.positions.length; slot += 1)
-      add(
-        vector.positions[slot] as number,
-        vectorShare * ((vector.similarities[slot] as number) - low),
-      );
+    return bestFused({ candidates, count, fused, limit });
+  } finally {
+    // Zero what this call touched, for the next.
+    for (let slot = 0; slot < count; slot += 1) {
+      const position = candidates[slot] as number;
+      fused[position] = 0;
+      seen[position] = 0;
+    }
   }
-  // The best `limit`, kept sorted by insertion (a candidate rarely enters once it is full).
+}
+
+/**
+ * The best `limit` of the first `count` candidates by fused score (ties by position), kept
+ * sorted by insertion: a candidate rarely enters once the list is full.
+ */
+function bestFused({
+  candidates,
+  count,
+  fused,
+  limit,
+}: {
+  candidates: Int32Array;
+  count: number;
+  fused: Float64Array;
+  limit: number;
+}): FusedRanking {
   const positions: number[] = [];
   const scores: number[] = [];
   for (let slot = 0; slot < count; slot += 1) {

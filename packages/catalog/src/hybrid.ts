@@ -272,9 +272,36 @@ export function vectorSide(input: VectorSideInput): {
     }
   }
   if (interpolate) return { positions, similarities };
-  // rrf: each tool's rank among all in scope, against exact values only. A tool is
-  // decided against every threshold when none lies in [lower, upper): its lower bound
-  // then stands for it; else (open) its exact value is needed.
+  const ranks = ranksAgainstExact({
+    scope,
+    chosen,
+    lower,
+    upper,
+    similarities,
+    exact,
+  });
+  // Similarities too crowded for the bounds to decide most ranks: all exact, once.
+  if (ranks === undefined) return exactSimilarities(input);
+  return { positions, similarities, ranks };
+}
+
+/**
+ * rrf: each tool's rank among all in scope, against exact values only. A tool is
+ * decided against every threshold when none lies in [lower, upper): its lower bound
+ * then stands for it; else (open) its exact value is needed. Undefined when more than
+ * a quarter of the tools are open.
+ */
+function ranksAgainstExact(side: {
+  scope: Int32Array;
+  /** 1 for the tools whose exact similarity is in `similarities`, in slot order. */
+  chosen: Uint8Array;
+  lower: Float64Array;
+  upper: Float64Array;
+  similarities: number[];
+  exact: (position: number) => number;
+}): number[] | undefined {
+  const { scope, chosen, lower, upper, similarities, exact } = side;
+  const count = scope.length;
   const thresholds = Float64Array.from(similarities).sort();
   const open = new Uint8Array(count);
   let opened = 0;
@@ -289,8 +316,7 @@ export function vectorSide(input: VectorSideInput): {
       opened += 1;
     }
   }
-  // Similarities too crowded for the bounds to decide most ranks: all exact, once.
-  if (opened > count / 4) return exactSimilarities(input);
+  if (opened > count / 4) return undefined;
   const representative = new Float64Array(count);
   let chosenAt = 0;
   for (let slot = 0; slot < count; slot += 1) {
@@ -303,11 +329,7 @@ export function vectorSide(input: VectorSideInput): {
           ? exact(scope[slot] as number)
           : (lower[slot] as number);
   }
-  return {
-    positions,
-    similarities,
-    ranks: countAboveEach(representative, similarities),
-  };
+  return countAboveEach(representative, similarities);
 }
 
 /** The index of the first of the ascending `sorted` values at least `value`. */

@@ -15,6 +15,8 @@ export {
   ToolCatalog,
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
+  type RestoreCatalogOptions,
+  type RestoreCatalogResult,
 } from './catalog.js';
 export {
   INDEX_PART_FORMAT,
@@ -27,6 +29,12 @@ export {
   SAVED_BACKEND_VERSION,
   type SavedBackendInfo,
 } from './saved-part.js';
+export {
+  describeSavedCatalog,
+  SAVED_CATALOG_VERSION,
+  type SavedCatalogInfo,
+  type SavedCatalogTarget,
+} from './saved-catalog.js';
 export type { SearchTuningOverrides } from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';

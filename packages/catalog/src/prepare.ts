@@ -156,9 +156,84 @@ function collectSchemaText(
 
 const byEntry = new WeakMap<ToolEntry, PreparedTool>();
 
+/**
+ * A restored entry keeps its prepared tool in a non-enumerable property of this key (set up
+ * by {@link addPreparedSlot}), which costs less than an entry in `byEntry` per tool.
+ */
+const PREPARED = Symbol('heretek.catalog.prepared');
+const PREPARED_SLOT: PropertyDescriptor = {
+  value: undefined,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+};
+type WithSlot = { [PREPARED]?: PreparedTool };
+
+/** Gives a new entry (not yet shared) the slot of its prepared tool. */
+export function addPreparedSlot(entry: ToolEntry): void {
+  Object.defineProperty(entry, PREPARED, PREPARED_SLOT);
+}
+
 /** The prepared tool of an entry, when it was prepared or restored. */
 export function preparedOf(entry: ToolEntry): PreparedTool | undefined {
-  return byEntry.get(entry);
+  return (entry as WithSlot)[PREPARED] ?? byEntry.get(entry);
+}
+
+/** Records the prepared tool of an entry. */
+function remember(entry: ToolEntry, prepared: PreparedTool): void {
+  if (Object.hasOwn(entry, PREPARED)) (entry as WithSlot)[PREPARED] = prepared;
+  else byEntry.set(entry, prepared);
+}
+
+/**
+ * The prepared tool of a restored entry whose terms are kept in a target's numbering (a saved
+ * catalog's, checked when restored) and put in the term dictionary's numbering when first
+ * read: most restored tools' terms are never read.
+ */
+export class RestoredTool implements PreparedTool {
+  readonly entry: ToolEntry;
+  readonly saved: SavedTexts | undefined;
+  readonly savedIndex: number;
+  /** Field ends, then the number of each term in the target's numbering. */
+  readonly #packed: Uint16Array | Uint32Array;
+  readonly #start: number;
+  readonly #end: number;
+  /** Term id of each number of the target's numbering. */
+  readonly #ids: Int32Array;
+  #terms: Int32Array | undefined;
+
+  constructor(options: {
+    entry: ToolEntry;
+    saved: SavedTexts;
+    savedIndex: number;
+    packed: Uint16Array | Uint32Array;
+    start: number;
+    end: number;
+    ids: Int32Array;
+  }) {
+    this.entry = options.entry;
+    this.saved = options.saved;
+    this.savedIndex = options.savedIndex;
+    this.#packed = options.packed;
+    this.#start = options.start;
+    this.#end = options.end;
+    this.#ids = options.ids;
+    remember(this.entry, this);
+  }
+
+  get terms(): Int32Array {
+    if (this.#terms !== undefined) return this.#terms;
+    const start = this.#start;
+    const terms = allocateTerms(this.#end - start);
+    const packed = this.#packed;
+    const ids = this.#ids;
+    for (let index = 0; index < terms.length; index += 1) {
+      const value = packed[start + index] as number;
+      terms[index] = index < FIELD_COUNT ? value : (ids[value] as number);
+    }
+    this.#terms = terms;
+    return terms;
+  }
 }
 
 /** The JSON text of a prepared tool's input schema, or `undefined` when it cannot be written. */
@@ -256,13 +331,21 @@ export function adoptPreparedTool(options: {
   }
   if (!sameIds(terms, TARGET, target))
     return `"fields.target" does not match target "${entry.target}"`;
-  const prepared: PreparedTool = {
-    entry,
-    terms,
-    saved: options.saved,
-    savedIndex: options.savedIndex ?? -1,
-  };
-  byEntry.set(entry, prepared);
+  return restoredTool(entry, terms, options.saved, options.savedIndex ?? -1);
+}
+
+/**
+ * The prepared tool of a restored entry with its saved terms, unchecked (the caller checked
+ * them, or a sample of the catalog's tools with {@link adoptPreparedTool}).
+ */
+function restoredTool(
+  entry: ToolEntry,
+  terms: Int32Array,
+  saved: SavedTexts | undefined,
+  savedIndex: number,
+): PreparedTool {
+  const prepared: PreparedTool = { entry, terms, saved, savedIndex };
+  remember(entry, prepared);
   return prepared;
 }
 
@@ -275,7 +358,7 @@ export function prepareTool(
   entry: ToolEntry,
   previous?: PreparedTool,
 ): PreparedTool {
-  const cached = byEntry.get(entry);
+  const cached = preparedOf(entry);
   if (cached) return cached;
   let prepared: PreparedTool;
   if (previous && sameContent(previous, entry)) {
@@ -305,6 +388,6 @@ export function prepareTool(
       savedIndex: -1,
     };
   }
-  byEntry.set(entry, prepared);
+  remember(entry, prepared);
   return prepared;
 }

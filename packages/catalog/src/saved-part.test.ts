@@ -8,6 +8,9 @@ import { describeSavedBackend, SAVED_BACKEND_VERSION } from './saved-part.js';
 import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
 import { codeOf } from './__fixtures__/error-code.js';
+import { searchesDuring } from './__fixtures__/searches-during.js';
+import { expectForeignVersionsRefused } from './__fixtures__/foreign-versions.js';
+import { targetCopies } from './__fixtures__/target-copies.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
@@ -57,7 +60,8 @@ describe('saved parts', () => {
   const part = parts[1] as Uint8Array;
 
   it('restore the same from an odd offset of a larger buffer (as read from one file)', () => {
-    const file = new Uint8Array(
+    // A Buffer, as a file is read (its `slice` is a view, not a copy).
+    const file = Buffer.alloc(
       1 + parts.reduce((sum, one) => sum + one.length, 0),
     );
     let at = 1;
@@ -119,16 +123,13 @@ describe('saved parts', () => {
       'INVALID_INDEX_PART',
     );
     expect(refused('not bytes')).toBe('INVALID_INDEX_PART');
-    const layout = part.slice();
-    new DataView(layout.buffer).setUint32(8, SAVED_BACKEND_VERSION + 1, true);
-    expect(refused(layout)).toBe('INDEX_PART_VERSION');
-    expect(() => describeSavedBackend(layout)).toThrow(
-      new RegExp(`written in layout ${SAVED_BACKEND_VERSION + 1}`),
-    );
-    const at = Buffer.from(part).indexOf(`"catalogVersion":"${VERSION}"`);
-    const foreign = part.slice();
-    foreign.set(new TextEncoder().encode('"catalogVersion":"9'), at);
-    expect(refused(redigested(foreign))).toBe('INDEX_PART_VERSION');
+    expectForeignVersionsRefused({
+      saved: part,
+      layout: SAVED_BACKEND_VERSION,
+      refused,
+      describe: describeSavedBackend,
+      redigested,
+    });
     // A valid digest over content that disagrees with itself: still refused.
     const view = new DataView(part.buffer, part.byteOffset);
     const headerLength = view.getUint32(80, true);
@@ -187,14 +188,7 @@ describe('saved parts', () => {
 
   it('restore asynchronously, letting timers run, and swap the catalog in at the end', async () => {
     // 5,270 tools: the set's tools under ten targets each.
-    const tools: ToolEntry[] = [];
-    for (let copy = 0; copy < 10; copy += 1)
-      for (const entry of LIVE.entries)
-        tools.push({
-          ...entry,
-          target: `copy${copy}-${entry.target}`,
-          name: `copy${copy}-${entry.name}`,
-        });
+    const tools = targetCopies(LIVE.entries, 10);
     const big = new ToolCatalog({ tools });
     const saved = saveAll(big);
     const catalog = new ToolCatalog();
@@ -208,18 +202,10 @@ describe('saved parts', () => {
     const query = { query: `${first.tool} ${first.description}`, limit: 5 };
     const before = catalog.search(query);
     expect(before.hits.length).toBeGreaterThan(0);
-    const during: unknown[] = [];
-    let restoring = true;
-    const search = (): void => {
-      if (!restoring) return;
-      during.push(catalog.search(query));
-      setImmediate(search);
-    };
-    setImmediate(search);
-    await catalog.restoreBackendsAsync(saved).then(() => {
-      restoring = false;
-      seen.push(`restored ${catalog.size} tools`);
-    });
+    const { answers: during } = await searchesDuring(catalog, query, () =>
+      catalog.restoreBackendsAsync(saved),
+    );
+    seen.push(`restored ${catalog.size} tools`);
     expect(seen).toEqual([
       `timer saw ${describeSavedBackend(saved[1] as Uint8Array).tools} tools`,
       `restored ${tools.length} tools`,

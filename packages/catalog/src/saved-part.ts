@@ -1,6 +1,7 @@
 import { multiplexedName, sha256Hex } from '@heretek/internal';
 import { CatalogError, CatalogErrorCode } from './errors.js';
 import {
+  addPreparedSlot,
   allocateTerms,
   preparedOf,
   SavedTexts,
@@ -72,6 +73,21 @@ const TASK_SUPPORT: readonly (TaskSupport | undefined)[] = [
   'required',
 ];
 
+/** The flags of a saved tool: mutating, discovered, annotated, task support. */
+export function toolFlags(entry: ToolEntry): number {
+  return (
+    (entry.mutating ? MUTATING : 0) |
+    (entry.source === 'seed' ? 0 : DISCOVERED) |
+    (entry.annotations === undefined ? 0 : ANNOTATED) |
+    (Math.max(0, TASK_SUPPORT.indexOf(entry.taskSupport)) << TASK_SHIFT)
+  );
+}
+
+/** Whether the flags of a saved tool are in range. */
+export function validFlags(flags: number): boolean {
+  return flags >>> TASK_SHIFT < TASK_SUPPORT.length;
+}
+
 /** The JSON header of a part. */
 type Header = SavedBackendInfo & {
   /** Entries of the part's term table. */
@@ -82,25 +98,63 @@ type Header = SavedBackendInfo & {
   tableBytes: number;
 };
 
-const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+export const littleEndian =
+  new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const encoder = new TextEncoder();
 
-function refuse(where: string, problem: string): never {
+/** What a refused part's message tells to do. */
+const PART_ADVICE = "rebuild it from the backend's listing";
+
+/** Throws the `INVALID_INDEX_PART` error of a corrupt saved form. */
+export function refuse(
+  where: string,
+  problem: string,
+  advice = PART_ADVICE,
+): never {
   throw new CatalogError({
     code: CatalogErrorCode.InvalidIndexPart,
-    message: `${where}: ${problem}; rebuild it from the backend's listing.`,
+    message: `${where}: ${problem}; ${advice}.`,
   });
 }
 
-function foreign(where: string, problem: string): never {
+/** Throws the `INDEX_PART_VERSION` error of a saved form another version wrote. */
+export function foreign(
+  where: string,
+  problem: string,
+  advice = PART_ADVICE,
+): never {
   throw new CatalogError({
     code: CatalogErrorCode.IndexPartVersion,
-    message: `${where}: ${problem}; rebuild it from the backend's listing.`,
+    message: `${where}: ${problem}; ${advice}.`,
   });
+}
+
+/** Refuses a saved form whose length is not `total`. */
+export function checkLength(
+  bytes: Uint8Array,
+  total: number,
+  fail: (problem: string) => never,
+): void {
+  if (total !== bytes.length)
+    fail(
+      total > bytes.length
+        ? `truncated: ${bytes.length} of ${total} bytes`
+        : `${bytes.length - total} bytes after its end`,
+    );
+}
+
+/** UTF-8 JSON of `value`, padded with spaces to a multiple of `multiple` bytes. */
+export function paddedJson(value: unknown, multiple: number): Uint8Array {
+  const bytes = encoder.encode(JSON.stringify(value));
+  const padded = Math.ceil(bytes.length / multiple) * multiple;
+  if (padded === bytes.length) return bytes;
+  const grown = new Uint8Array(padded).fill(0x20);
+  grown.set(bytes);
+  return grown;
 }
 
 /** UTF-8 text of a byte range (a byte-order mark is kept, as written). */
-function utf8(bytes: Uint8Array, start: number, end: number): string {
+export function utf8(bytes: Uint8Array, start: number, end: number): string {
   return Buffer.from(
     bytes.buffer,
     bytes.byteOffset + start,
@@ -126,7 +180,15 @@ function unsigned(
     const aligned =
       offset % width === 0
         ? { buffer: bytes.buffer, offset }
-        : { buffer: bytes.slice(at, at + count * width).buffer, offset: 0 };
+        : {
+            // A copy (a Buffer's own `slice` would give a view of the same memory).
+            buffer: Uint8Array.prototype.slice.call(
+              bytes,
+              at,
+              at + count * width,
+            ).buffer,
+            offset: 0,
+          };
     return width === 2
       ? new Uint16Array(aligned.buffer, aligned.offset, count)
       : new Uint32Array(aligned.buffer, aligned.offset, count);
@@ -204,11 +266,7 @@ export function encodeSavedBackend(options: {
     const record = position * RECORD;
     records[record] = indexOf(backends, entry.backend);
     records[record + 1] = indexOf(profiles, entry.profile);
-    records[record + 2] =
-      (entry.mutating ? MUTATING : 0) |
-      (entry.source === 'seed' ? 0 : DISCOVERED) |
-      (entry.annotations === undefined ? 0 : ANNOTATED) |
-      (Math.max(0, TASK_SUPPORT.indexOf(entry.taskSupport)) << TASK_SHIFT);
+    records[record + 2] = toolFlags(entry);
     for (let field = 0; field < FIELD_COUNT; field += 1) {
       const count =
         (tool.terms[field] as number) - fieldStart(tool.terms, field);
@@ -244,13 +302,7 @@ export function encodeSavedBackend(options: {
     tokens,
     tableBytes,
   };
-  let headerBytes = encoder.encode(JSON.stringify(header));
-  const padded = Math.ceil(headerBytes.length / 4) * 4;
-  if (padded !== headerBytes.length) {
-    const grown = new Uint8Array(padded).fill(0x20);
-    grown.set(headerBytes);
-    headerBytes = grown;
-  }
+  const headerBytes = paddedJson(header, 4);
   let at = HEADER_AT + headerBytes.length;
   const total =
     at +
@@ -279,7 +331,7 @@ function isStringArray(value: unknown): value is string[] {
   );
 }
 
-function isCount(value: unknown): value is number {
+export function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
@@ -306,13 +358,7 @@ function readHeader(
       where,
       `written in layout ${version}, this @heretek/catalog reads layout ${SAVED_BACKEND_VERSION}`,
     );
-  if (total !== bytes.length)
-    refuse(
-      where,
-      total > bytes.length
-        ? `truncated: ${bytes.length} of ${total} bytes`
-        : `${bytes.length - total} bytes after its end`,
-    );
+  checkLength(bytes, total, (problem) => refuse(where, problem));
   const headerLength = u32s(bytes, 80, 1)[0] as number;
   if (headerLength % 4 !== 0 || HEADER_AT + headerLength > total)
     refuse(where, 'its header length is out of range (corrupt)');
@@ -412,6 +458,63 @@ const LAZY_SCHEMA: PropertyDescriptor = {
   configurable: true,
 };
 
+/**
+ * The entry of a restored tool, its properties in the order of a listed entry's. The schema
+ * is parsed when first read (most restored tools are never inspected); the accessor is added
+ * as a new property, so every restored entry shares one shape (redefining an existing
+ * property would give each entry a dictionary of its own). Equal annotations are one frozen
+ * object per `annotationsByText`.
+ */
+export function restoredEntry(options: {
+  target: string;
+  tool: string;
+  backend: string;
+  profile: string;
+  description: string;
+  /** As {@link toolFlags} gives them. */
+  flags: number;
+  /** The annotations' JSON text (read only when the flags say there are some). */
+  annotations: () => string;
+  annotationsByText: Map<string, ToolEntry['annotations']>;
+  /** Throws the error of a refused part. */
+  fail: (problem: string) => never;
+}): ToolEntry {
+  const { target, tool, flags, annotationsByText } = options;
+  const entry = {
+    name: multiplexedName(target, tool),
+    target,
+    tool,
+    backend: options.backend,
+    description: options.description,
+  } as ToolEntry;
+  Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
+  addPreparedSlot(entry);
+  entry.mutating = (flags & MUTATING) !== 0;
+  entry.profile = options.profile;
+  entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
+  if ((flags & ANNOTATED) !== 0) {
+    const text = options.annotations();
+    let annotations: unknown = annotationsByText.get(text);
+    if (annotations === undefined) {
+      try {
+        annotations = JSON.parse(text);
+      } catch {
+        annotations = undefined;
+      }
+      if (typeof annotations !== 'object' || annotations === null)
+        options.fail(`tool "${entry.name}" has malformed annotations`);
+      annotationsByText.set(
+        text,
+        Object.freeze(annotations) as ToolEntry['annotations'],
+      );
+    }
+    entry.annotations = annotations as ToolEntry['annotations'];
+  }
+  const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
+  if (taskSupport !== undefined) entry.taskSupport = taskSupport;
+  return entry;
+}
+
 /** Per term id: the stamp of the part that last mapped a term onto it (duplicates show). */
 let seenStamp = new Int32Array(1024);
 let stamp = 0;
@@ -420,18 +523,18 @@ let stamp = 0;
  * Maps the part's term table (strings 0 to `terms` of the table) onto the term dictionary;
  * refuses empty and repeated terms.
  */
-function mapTerms(
+export function mapTerms(
   bytes: Uint8Array,
   table: number,
   ends: Uint32Array,
   terms: number,
-  where: string,
+  fail: (problem: string) => never,
 ): Int32Array {
   const ids = new Int32Array(terms);
   for (let index = 0; index < terms; index += 1) {
     const start = ends[index] as number;
     const end = ends[index + 1] as number;
-    if (start === end) refuse(where, `term ${index} is empty (corrupt)`);
+    if (start === end) fail(`term ${index} is empty (corrupt)`);
     ids[index] = TERMS.internBytes(bytes, table + start, table + end);
   }
   if (seenStamp.length < TERMS.size || stamp === 0x7fffffff) {
@@ -442,7 +545,7 @@ function mapTerms(
   for (let index = 0; index < terms; index += 1) {
     const id = ids[index] as number;
     if (seenStamp[id] === stamp)
-      refuse(where, `term ${index} appears twice in its term table (corrupt)`);
+      fail(`term ${index} appears twice in its term table (corrupt)`);
     seenStamp[id] = stamp;
   }
   return ids;
@@ -485,7 +588,9 @@ export function decodeSavedBackend(
   for (let index = 1; index < ends.length; index += 1)
     if ((ends[index] as number) < (ends[index - 1] as number))
       refuse(where, 'its string table is out of order (corrupt)');
-  const ids = mapTerms(bytes, at, ends, terms, where);
+  const ids = mapTerms(bytes, at, ends, terms, (problem) =>
+    refuse(where, problem),
+  );
   const table = Buffer.from(bytes.buffer, bytes.byteOffset + at, tableBytes);
   // The schemas' bytes are copied out of the part, to be decoded when first read.
   const firstSchema = stringCount - tools;
@@ -511,50 +616,20 @@ export function decodeSavedBackend(
     const backend = header.backends[records[record] as number];
     const profile = header.profiles[records[record + 1] as number];
     const flags = records[record + 2] as number;
-    const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
-    if (
-      backend === undefined ||
-      profile === undefined ||
-      flags >>> TASK_SHIFT >= TASK_SUPPORT.length
-    )
+    if (backend === undefined || profile === undefined || !validFlags(flags))
       refuse(where, `tool ${position} has an index out of range (corrupt)`);
     const base = terms + position * STRINGS_PER_TOOL;
-    const tool = string(base);
-    // Properties in the order of a listed entry's. The schema is parsed when first read
-    // (most restored tools are never inspected); the accessor is added as a new property,
-    // so every restored entry shares one shape (redefining an existing property would give
-    // each entry a dictionary of its own).
-    const entry = {
-      name: multiplexedName(target, tool),
+    const entry = restoredEntry({
       target,
-      tool,
+      tool: string(base),
       backend,
+      profile,
       description: string(base + 1),
-    } as ToolEntry;
-    Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
-    entry.mutating = (flags & MUTATING) !== 0;
-    entry.profile = profile;
-    entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
-    if ((flags & ANNOTATED) !== 0) {
-      // Equal annotations are one frozen object per part.
-      const text = string(base + 2);
-      let annotations: unknown = annotationsByText.get(text);
-      if (annotations === undefined) {
-        try {
-          annotations = JSON.parse(text);
-        } catch {
-          annotations = undefined;
-        }
-        if (typeof annotations !== 'object' || annotations === null)
-          refuse(where, `tool "${entry.name}" has malformed annotations`);
-        annotationsByText.set(
-          text,
-          Object.freeze(annotations) as ToolEntry['annotations'],
-        );
-      }
-      entry.annotations = annotations as ToolEntry['annotations'];
-    }
-    if (taskSupport !== undefined) entry.taskSupport = taskSupport;
+      flags,
+      annotations: () => string(base + 2),
+      annotationsByText,
+      fail: (problem) => refuse(where, problem),
+    });
     let count = 0;
     for (let field = 0; field < FIELD_COUNT; field += 1)
       count += fieldCounts[position * FIELD_COUNT + field] as number;

@@ -122,6 +122,163 @@ function orderById(ids: Int32Array): Int32Array {
 }
 const LOCAL_LIMIT = 1 << 22;
 
+/** What a segment holds besides its target and tools (see {@link Segment}). */
+export type SegmentArrays = {
+  fieldLengths: Float64Array;
+  bagLengths: Float64Array;
+  termIds: Int32Array;
+  offsets: Int32Array;
+  documents: Int32Array | Uint16Array;
+  bags: Float32Array | Float64Array | Uint16Array;
+  inName: Uint8Array;
+  nameOffsets: Int32Array;
+  nameTerms: Int32Array;
+  bareNames: Int32Array;
+};
+
+/** Builds the arrays of the segment of `tools` (see {@link Segment}). */
+function buildArrays(
+  tools: readonly PreparedTool[],
+  tuning: SearchTuning,
+  terms: SegmentTerms | undefined,
+): SegmentArrays {
+  const { termIds, tokens, fieldCounts } = terms ?? localTerms(tools);
+  const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
+  const fieldLengths = new Float64Array(FIELD_COUNT);
+  const bagLengths = new Float64Array(tools.length);
+  let longest = 0;
+  for (let document = 0; document < tools.length; document += 1) {
+    let length = 0;
+    for (let field = 0; field < FIELD_COUNT; field += 1)
+      length += fieldCounts[document * FIELD_COUNT + field] as number;
+    if (length > longest) longest = length;
+  }
+  const nameOffsets = new Int32Array(tools.length + 1);
+  const nameTerms: number[] = [];
+  // At most one posting per token: tool-term pairs in order of first appearance.
+  const scratch = scratchFor(termIds.length, longest, tokens.length);
+  const {
+    slotOf,
+    stampOf,
+    counts,
+    order,
+    postingTerm,
+    postingDocument,
+    postingBag,
+    postingName,
+  } = scratch;
+  let total = 0;
+  let token = 0;
+  for (let document = 0; document < tools.length; document += 1) {
+    // Distinct terms in order of first appearance across the fields, with counts per field.
+    const stamp = (scratch.stamp += 1);
+    let distinct = 0;
+    let bagLength = 0;
+    for (let field = 0; field < FIELD_COUNT; field += 1) {
+      const length = fieldCounts[document * FIELD_COUNT + field] as number;
+      fieldLengths[field] = (fieldLengths[field] as number) + length;
+      bagLength += (bagWeights[field] ?? 0) * length;
+      const end = token + length;
+      for (; token < end; token += 1) {
+        const local = tokens[token] as number;
+        let slot: number;
+        if (stampOf[local] === stamp) slot = slotOf[local] as number;
+        else {
+          slot = distinct;
+          distinct += 1;
+          stampOf[local] = stamp;
+          slotOf[local] = slot;
+          order[slot] = local;
+          for (
+            let at = slot * FIELD_COUNT;
+            at < (slot + 1) * FIELD_COUNT;
+            at += 1
+          )
+            counts[at] = 0;
+        }
+        counts[slot * FIELD_COUNT + field] =
+          (counts[slot * FIELD_COUNT + field] as number) + 1;
+      }
+    }
+    bagLengths[document] = bagLength;
+    for (let slot = 0; slot < distinct; slot += 1) {
+      let bag = 0;
+      for (let field = 0; field < FIELD_COUNT; field += 1) {
+        const count = counts[slot * FIELD_COUNT + field] as number;
+        if (count !== 0) bag += count * (bagWeights[field] as number);
+      }
+      const local = order[slot] as number;
+      const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
+      postingTerm[total] = local;
+      postingDocument[total] = document;
+      postingBag[total] = bag;
+      postingName[total] = named ? 1 : 0;
+      total += 1;
+      if (named) nameTerms.push(termIds[local] as number);
+    }
+    nameOffsets[document + 1] = nameTerms.length;
+  }
+  // Group the postings by local term, keeping tool order within a term.
+  const offsets = new Int32Array(termIds.length + 1);
+  for (let posting = 0; posting < total; posting += 1) {
+    const index = (postingTerm[posting] as number) + 1;
+    offsets[index] = (offsets[index] as number) + 1;
+  }
+  for (let index = 1; index <= termIds.length; index += 1)
+    offsets[index] =
+      (offsets[index] as number) + (offsets[index - 1] as number);
+  const cursor = slotOf;
+  cursor.set(offsets.subarray(0, termIds.length));
+  const documents = new Int32Array(total);
+  let exact = true;
+  for (let posting = 0; posting < total && exact; posting += 1) {
+    const bag = postingBag[posting] as number;
+    exact = Math.fround(bag) === bag;
+  }
+  const bags = exact ? new Float32Array(total) : new Float64Array(total);
+  const inName = new Uint8Array(total);
+  for (let posting = 0; posting < total; posting += 1) {
+    const index = postingTerm[posting] as number;
+    const slot = cursor[index] as number;
+    cursor[index] = slot + 1;
+    documents[slot] = postingDocument[posting] as number;
+    bags[slot] = postingBag[posting] as number;
+    inName[slot] = postingName[posting] as number;
+  }
+  // Each tool's bare name is its first identifier term.
+  const bareNames: number[] = [];
+  const stamp = (scratch.stamp += 1);
+  token = 0;
+  for (let document = 0; document < tools.length; document += 1) {
+    let at = token;
+    for (let field = 0; field < FIELD_COUNT; field += 1) {
+      if (field === IDENTIFIER_FIELD) at = token;
+      token += fieldCounts[document * FIELD_COUNT + field] as number;
+    }
+    if (
+      (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
+    )
+      continue;
+    const local = tokens[at] as number;
+    if (stampOf[local] !== stamp) {
+      stampOf[local] = stamp;
+      bareNames.push(termIds[local] as number);
+    }
+  }
+  return {
+    fieldLengths,
+    bagLengths,
+    termIds,
+    offsets,
+    documents,
+    bags,
+    inName,
+    nameOffsets,
+    nameTerms: Int32Array.from(nameTerms),
+    bareNames: Int32Array.from(bareNames),
+  };
+}
+
 /**
  * One target's part of the index: its tools and their postings, built once from its listing
  * and never changed. Postings hold what does not depend on the rest of the catalog (the
@@ -143,9 +300,9 @@ export class Segment {
   /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
   readonly offsets: Int32Array;
   /** Local tool of each posting, ascending within a term. */
-  readonly documents: Int32Array;
+  readonly documents: Int32Array | Uint16Array;
   /** Weighted bag frequency of each posting (before length normalization). */
-  readonly bags: Float32Array | Float64Array;
+  readonly bags: Float32Array | Float64Array | Uint16Array;
   /** 1 when the posting's term is in the tool's name. */
   readonly inName: Uint8Array;
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
@@ -163,150 +320,40 @@ export class Segment {
 
   /**
    * Builds the segment of `target` from its prepared tools (at least one), whose terms are
-   * numbered afresh unless `terms` gives them in the segment's numbering already.
+   * numbered afresh unless `terms` gives them in the segment's numbering already; or takes
+   * `arrays` as they were built before (a saved catalog's), computing nothing.
    */
-  constructor(options: {
-    target: string;
-    tools: readonly PreparedTool[];
-    tuning: SearchTuning;
-    terms?: SegmentTerms;
-  }) {
-    const { target, tools, tuning } = options;
+  constructor(
+    options:
+      | {
+          target: string;
+          tools: readonly PreparedTool[];
+          tuning: SearchTuning;
+          terms?: SegmentTerms;
+        }
+      | {
+          target: string;
+          tools: readonly PreparedTool[];
+          arrays: SegmentArrays;
+        },
+  ) {
+    const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    const { termIds, tokens, fieldCounts } = options.terms ?? localTerms(tools);
-    const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
-    const fieldLengths = new Float64Array(FIELD_COUNT);
-    const bagLengths = new Float64Array(tools.length);
-    let longest = 0;
-    for (let document = 0; document < tools.length; document += 1) {
-      let length = 0;
-      for (let field = 0; field < FIELD_COUNT; field += 1)
-        length += fieldCounts[document * FIELD_COUNT + field] as number;
-      if (length > longest) longest = length;
-    }
-    const nameOffsets = new Int32Array(tools.length + 1);
-    const nameTerms: number[] = [];
-    // At most one posting per token: tool-term pairs in order of first appearance.
-    const scratch = scratchFor(termIds.length, longest, tokens.length);
-    const {
-      slotOf,
-      stampOf,
-      counts,
-      order,
-      postingTerm,
-      postingDocument,
-      postingBag,
-      postingName,
-    } = scratch;
-    let total = 0;
-    let token = 0;
-    for (let document = 0; document < tools.length; document += 1) {
-      // Distinct terms in order of first appearance across the fields, with counts per field.
-      const stamp = (scratch.stamp += 1);
-      let distinct = 0;
-      let bagLength = 0;
-      for (let field = 0; field < FIELD_COUNT; field += 1) {
-        const length = fieldCounts[document * FIELD_COUNT + field] as number;
-        fieldLengths[field] = (fieldLengths[field] as number) + length;
-        bagLength += (bagWeights[field] ?? 0) * length;
-        const end = token + length;
-        for (; token < end; token += 1) {
-          const local = tokens[token] as number;
-          let slot: number;
-          if (stampOf[local] === stamp) slot = slotOf[local] as number;
-          else {
-            slot = distinct;
-            distinct += 1;
-            stampOf[local] = stamp;
-            slotOf[local] = slot;
-            order[slot] = local;
-            for (
-              let at = slot * FIELD_COUNT;
-              at < (slot + 1) * FIELD_COUNT;
-              at += 1
-            )
-              counts[at] = 0;
-          }
-          counts[slot * FIELD_COUNT + field] =
-            (counts[slot * FIELD_COUNT + field] as number) + 1;
-        }
-      }
-      bagLengths[document] = bagLength;
-      for (let slot = 0; slot < distinct; slot += 1) {
-        let bag = 0;
-        for (let field = 0; field < FIELD_COUNT; field += 1) {
-          const count = counts[slot * FIELD_COUNT + field] as number;
-          if (count !== 0) bag += count * (bagWeights[field] as number);
-        }
-        const local = order[slot] as number;
-        const named = (counts[slot * FIELD_COUNT + NAME_FIELD] as number) > 0;
-        postingTerm[total] = local;
-        postingDocument[total] = document;
-        postingBag[total] = bag;
-        postingName[total] = named ? 1 : 0;
-        total += 1;
-        if (named) nameTerms.push(termIds[local] as number);
-      }
-      nameOffsets[document + 1] = nameTerms.length;
-    }
-    // Group the postings by local term, keeping tool order within a term.
-    const offsets = new Int32Array(termIds.length + 1);
-    for (let posting = 0; posting < total; posting += 1) {
-      const index = (postingTerm[posting] as number) + 1;
-      offsets[index] = (offsets[index] as number) + 1;
-    }
-    for (let index = 1; index <= termIds.length; index += 1)
-      offsets[index] =
-        (offsets[index] as number) + (offsets[index - 1] as number);
-    const cursor = slotOf;
-    cursor.set(offsets.subarray(0, termIds.length));
-    const documents = new Int32Array(total);
-    let exact = true;
-    for (let posting = 0; posting < total && exact; posting += 1) {
-      const bag = postingBag[posting] as number;
-      exact = Math.fround(bag) === bag;
-    }
-    const bags = exact ? new Float32Array(total) : new Float64Array(total);
-    const inName = new Uint8Array(total);
-    for (let posting = 0; posting < total; posting += 1) {
-      const index = postingTerm[posting] as number;
-      const slot = cursor[index] as number;
-      cursor[index] = slot + 1;
-      documents[slot] = postingDocument[posting] as number;
-      bags[slot] = postingBag[posting] as number;
-      inName[slot] = postingName[posting] as number;
-    }
-    // Each tool's bare name is its first identifier term.
-    const bareNames: number[] = [];
-    const stamp = (scratch.stamp += 1);
-    token = 0;
-    for (let document = 0; document < tools.length; document += 1) {
-      let at = token;
-      for (let field = 0; field < FIELD_COUNT; field += 1) {
-        if (field === IDENTIFIER_FIELD) at = token;
-        token += fieldCounts[document * FIELD_COUNT + field] as number;
-      }
-      if (
-        (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
-      )
-        continue;
-      const local = tokens[at] as number;
-      if (stampOf[local] !== stamp) {
-        stampOf[local] = stamp;
-        bareNames.push(termIds[local] as number);
-      }
-    }
-    this.fieldLengths = fieldLengths;
-    this.bagLengths = bagLengths;
-    this.termIds = termIds;
-    this.offsets = offsets;
-    this.documents = documents;
-    this.bags = bags;
-    this.inName = inName;
-    this.nameOffsets = nameOffsets;
-    this.nameTerms = Int32Array.from(nameTerms);
-    this.bareNames = Int32Array.from(bareNames);
+    const arrays =
+      'arrays' in options
+        ? options.arrays
+        : buildArrays(tools, options.tuning, options.terms);
+    this.fieldLengths = arrays.fieldLengths;
+    this.bagLengths = arrays.bagLengths;
+    this.termIds = arrays.termIds;
+    this.offsets = arrays.offsets;
+    this.documents = arrays.documents;
+    this.bags = arrays.bags;
+    this.inName = arrays.inName;
+    this.nameOffsets = arrays.nameOffsets;
+    this.nameTerms = arrays.nameTerms;
+    this.bareNames = arrays.bareNames;
   }
 
   /**
@@ -389,7 +436,15 @@ export class Collection {
    * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
    * segment's `termIds` (one number a segment).
    */
-  readonly termPlaces: Array<number[] | undefined> = [];
+  readonly #termPlaces: Array<number[] | undefined> = [];
+  /**
+   * Places recorded by {@link Collection.stageMany} and not yet moved into `#termPlaces`:
+   * those of term id `id` are `#bulkPlaces[#bulkStarts[id]]` to `#bulkPlaces[#bulkStarts[id + 1]]`
+   * unless `#bulkMoved[id]` is 1. A term's places are moved when first read or changed.
+   */
+  #bulkStarts: Int32Array | undefined;
+  #bulkPlaces: Float64Array | undefined;
+  #bulkMoved: Uint8Array | undefined;
   /** The segment in each slot. */
   readonly bySlot: Array<Segment | undefined> = [];
   /** Sum over all tools of each field's length. */
@@ -415,13 +470,84 @@ export class Collection {
     segment.live = false;
     this.bySlot[slot] = segment;
     const { termIds } = segment;
-    const termPlaces = this.termPlaces;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      const places = termPlaces[id];
+      const places = this.placesOf(id);
       if (places) places.push(slot * PLACE + index);
-      else termPlaces[id] = [slot * PLACE + index];
+      else this.#termPlaces[id] = [slot * PLACE + index];
     }
+    this.#addBareNames(segment);
+  }
+
+  /**
+   * Stages many segments at once (as {@link Collection.stage} does each), recording their
+   * places in two typed arrays instead of a list per term.
+   */
+  stageMany(segments: readonly Segment[]): void {
+    this.#moveAll();
+    const starts = new Int32Array(TERMS.size + 1);
+    for (const segment of segments) {
+      const { termIds } = segment;
+      for (let index = 0; index < termIds.length; index += 1) {
+        const id = (termIds[index] as number) + 1;
+        starts[id] = (starts[id] as number) + 1;
+      }
+    }
+    for (let id = 1; id < starts.length; id += 1)
+      starts[id] = (starts[id] as number) + (starts[id - 1] as number);
+    const places = new Float64Array(starts[starts.length - 1] as number);
+    const cursor = starts.slice(0, -1);
+    for (const segment of segments) {
+      const slot = this.#freeSlots.pop() ?? this.slots++;
+      segment.slot = slot;
+      segment.live = false;
+      this.bySlot[slot] = segment;
+      const { termIds } = segment;
+      for (let index = 0; index < termIds.length; index += 1) {
+        const id = termIds[index] as number;
+        const at = cursor[id] as number;
+        cursor[id] = at + 1;
+        places[at] = slot * PLACE + index;
+      }
+      this.#addBareNames(segment);
+    }
+    this.#bulkStarts = starts;
+    this.#bulkPlaces = places;
+    this.#bulkMoved = new Uint8Array(TERMS.size);
+  }
+
+  /**
+   * The segments containing a term id (`undefined` when none), staged ones included, in
+   * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
+   * segment's `termIds` (one number a segment).
+   */
+  placesOf(id: number): number[] | undefined {
+    const starts = this.#bulkStarts;
+    const moved = this.#bulkMoved as Uint8Array;
+    if (starts === undefined || id + 1 >= starts.length || moved[id] === 1)
+      return this.#termPlaces[id];
+    moved[id] = 1;
+    const start = starts[id] as number;
+    const end = starts[id + 1] as number;
+    if (start === end) return this.#termPlaces[id];
+    const list = this.#termPlaces[id] ?? [];
+    const bulk = this.#bulkPlaces as Float64Array;
+    for (let at = start; at < end; at += 1) list.push(bulk[at] as number);
+    this.#termPlaces[id] = list;
+    return list;
+  }
+
+  /** Moves every place recorded in bulk into the lists per term. */
+  #moveAll(): void {
+    const starts = this.#bulkStarts;
+    if (starts === undefined) return;
+    for (let id = 0; id + 1 < starts.length; id += 1) this.placesOf(id);
+    this.#bulkStarts = undefined;
+    this.#bulkPlaces = undefined;
+    this.#bulkMoved = undefined;
+  }
+
+  #addBareNames(segment: Segment): void {
     for (const name of segment.bareNames) {
       const list = this.bareNames.get(name);
       if (list) list.push(segment);
@@ -456,9 +582,9 @@ export class Collection {
       this.documentFrequency[id] =
         (this.documentFrequency[id] as number) -
         ((offsets[index + 1] as number) - (offsets[index] as number));
-      const places = this.termPlaces[id] as number[];
+      const places = this.placesOf(id) as number[];
       places.splice(places.indexOf(slot * PLACE + index), 1);
-      if (places.length === 0) this.termPlaces[id] = undefined;
+      if (places.length === 0) this.#termPlaces[id] = undefined;
     }
     this.#counts(segment, -1);
     segment.live = false;
@@ -803,7 +929,7 @@ export class IndexView {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
     const collection = this.#collection;
-    const places = collection.termPlaces[termId] ?? [];
+    const places = collection.placesOf(termId) ?? [];
     const total = this.documentFrequency(termId);
     const cap = Math.max(MEMO_POSTINGS, collection.postingCount);
     if (this.#memoPostings + total > cap) {
@@ -868,7 +994,7 @@ export class IndexView {
   /** Whether some tool containing a term id passes `accept` (given its position). */
   someDocument(termId: number, accept: (position: number) => boolean): boolean {
     const collection = this.#collection;
-    const places = collection.termPlaces[termId] ?? [];
+    const places = collection.placesOf(termId) ?? [];
     for (let place = 0; place < places.length; place += 1) {
       const packed = places[place] as number;
       const segment = collection.bySlot[Math.floor(packed / PLACE)] as Segment;

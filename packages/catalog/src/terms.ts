@@ -16,11 +16,16 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
  *
  * Besides the map from strings, the dictionary keeps each term's UTF-8 bytes in an
  * open-addressing table, so a saved part's term table is mapped from its bytes without
- * making a string of each term (only terms new to the process are decoded).
+ * making a string of each term. A term first met as ASCII bytes is not even decoded: its
+ * string is made, and put in the map, when first asked for (a string looked up or interned
+ * that the map lacks is looked for among the bytes).
  */
 class TermDictionary {
   readonly #ids = new Map<string, number>();
-  readonly #terms: string[] = [];
+  /** The string of each term, `undefined` until first asked for when the term came as bytes. */
+  readonly #terms: (string | undefined)[] = [];
+  /** Scratch room for the UTF-8 bytes of a string looked for among the bytes. */
+  #scratch = new Uint8Array(256);
   /** UTF-8 bytes of every term, one after another: term `id` is `#starts[id]` to `#starts[id + 1]`. */
   #bytes = new Uint8Array(1 << 16);
   #starts = new Int32Array(1 << 12);
@@ -39,7 +44,7 @@ class TermDictionary {
 
   /** Id of `term`, adding it when new. */
   intern(term: string): number {
-    const id = this.#ids.get(term);
+    const id = this.#ids.get(term) ?? this.#byString(term);
     return id === undefined ? this.#add(term) : id;
   }
 
@@ -49,6 +54,26 @@ class TermDictionary {
    */
   internBytes(bytes: Uint8Array, start: number, end: number): number {
     const hash = hashBytes(bytes, start, end);
+    const id = this.#find(bytes, start, end, hash);
+    if (id !== undefined) return id;
+    let ascii = true;
+    for (let at = start; at < end && ascii; at += 1)
+      ascii = (bytes[at] as number) < 0x80;
+    if (ascii && end > start) return this.#addBytes(bytes, start, end, hash);
+    return this.intern(
+      Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString(
+        'utf8',
+      ),
+    );
+  }
+
+  /** Id of the term whose UTF-8 bytes (of hash `hash`) are `bytes[start]` to `bytes[end]`, if known. */
+  #find(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    hash: number,
+  ): number | undefined {
     const length = end - start;
     const slots = this.#slots;
     const mask = (slots.length >> 1) - 1;
@@ -66,27 +91,68 @@ class TermDictionary {
         same = known[at + index] === bytes[start + index];
       if (same) return id;
     }
-    return this.intern(
-      Buffer.from(bytes.buffer, bytes.byteOffset + start, length).toString(
-        'utf8',
-      ),
+    return undefined;
+  }
+
+  /** Id of a term that came as bytes and is not in the map yet (then put there), if any. */
+  #byString(term: string): number | undefined {
+    if (this.#ids.size === this.#terms.length || LONE_SURROGATE.test(term))
+      return undefined;
+    if (this.#scratch.length < term.length * 3)
+      this.#scratch = new Uint8Array(term.length * 3);
+    const { written } = encoder.encodeInto(term, this.#scratch);
+    const id = this.#find(
+      this.#scratch,
+      0,
+      written,
+      hashBytes(this.#scratch, 0, written),
     );
+    if (id !== undefined) {
+      this.#terms[id] = term;
+      this.#ids.set(term, id);
+    }
+    return id;
   }
 
   /** Id of `term`, or `undefined` when never added. */
   lookup(term: string): number | undefined {
-    return this.#ids.get(term);
+    return this.#ids.get(term) ?? this.#byString(term);
   }
 
   /** The term of an id. */
   term(id: number): string {
-    return this.#terms[id] as string;
+    const known = this.#terms[id];
+    if (known !== undefined) return known;
+    const start = this.#starts[id] as number;
+    const term = Buffer.from(
+      this.#bytes.buffer,
+      this.#bytes.byteOffset + start,
+      (this.#starts[id + 1] as number) - start,
+    ).toString('latin1');
+    this.#terms[id] = term;
+    this.#ids.set(term, id);
+    return term;
   }
 
-  #add(term: string): number {
+  /** Adds a term of ASCII bytes (of hash `hash`) without making its string. */
+  #addBytes(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    hash: number,
+  ): number {
     const id = this.#terms.length;
-    this.#ids.set(term, id);
-    this.#terms.push(term);
+    this.#terms.push(undefined);
+    const at = this.#room(id, end - start);
+    this.#bytes.set(bytes.subarray(start, end), at);
+    this.#starts[id + 1] = at + end - start;
+    this.#hashes[id] = hash;
+    this.#placeNew(id);
+    return id;
+  }
+
+  /** Grows the tables for term `id` of at most `bytes` bytes; returns where its bytes go. */
+  #room(id: number, bytes: number): number {
     if (id + 2 > this.#starts.length) {
       const starts = new Int32Array(this.#starts.length * 2);
       starts.set(this.#starts);
@@ -96,13 +162,27 @@ class TermDictionary {
       this.#hashes = hashes;
     }
     const start = this.#starts[id] as number;
-    if (start + term.length * 3 > this.#bytes.length) {
-      const bytes = new Uint8Array(
-        Math.max(2 * this.#bytes.length, start + term.length * 3),
+    if (start + bytes > this.#bytes.length) {
+      const grown = new Uint8Array(
+        Math.max(2 * this.#bytes.length, start + bytes),
       );
-      bytes.set(this.#bytes.subarray(0, start));
-      this.#bytes = bytes;
+      grown.set(this.#bytes.subarray(0, start));
+      this.#bytes = grown;
     }
+    return start;
+  }
+
+  /** Places a new term `id`, rehashing when the slots are a quarter full. */
+  #placeNew(id: number): void {
+    if (id + 1 > this.#slots.length >> 2) this.#rehash();
+    else this.#place(id);
+  }
+
+  #add(term: string): number {
+    const id = this.#terms.length;
+    this.#ids.set(term, id);
+    this.#terms.push(term);
+    const start = this.#room(id, term.length * 3);
     // A string with a lone surrogate is kept out of the byte table: its UTF-8 bytes (with a
     // replacement character) stand for another string.
     const written = LONE_SURROGATE.test(term)
@@ -111,8 +191,7 @@ class TermDictionary {
     this.#starts[id + 1] = start + written;
     this.#hashes[id] = hashBytes(this.#bytes, start, start + written);
     if (written === 0) return id;
-    if (id + 1 > this.#slots.length >> 2) this.#rehash();
-    else this.#place(id);
+    this.#placeNew(id);
     return id;
   }
 

@@ -1,4 +1,4 @@
-import { createErrorFamily } from '@heretek/internal';
+import { createErrorFamily, errorClass } from '@heretek/internal';
 
 /**
  * Every stable error code of `@heretek/gateway-client`. Codes never change
@@ -82,71 +82,58 @@ export class GatewayError extends GatewayErrorFamily {
     },
   ) {
     super(options);
-    this.name = 'GatewayError';
     this.target = options.target;
   }
 }
 
 /** A wrong option; fix the configuration. */
-export class GatewayConfigError extends GatewayError {
-  static override readonly codes = [
-    GatewayErrorCode.InvalidConfig,
-    GatewayErrorCode.InvalidTargetName,
-  ];
-  /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
-  readonly setting: string;
-  constructor(
+export class GatewayConfigError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.InvalidConfig, GatewayErrorCode.InvalidTargetName],
+  details: (
     options: GatewayErrorOptions & {
+      /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
       setting: string;
-      code?: (typeof GatewayConfigError.codes)[number];
+      code?: 'INVALID_CONFIG' | 'INVALID_TARGET_NAME';
     },
-  ) {
-    super({
-      ...options,
-      code: options.code ?? GatewayErrorCode.InvalidConfig,
-      isRetryable: false,
-    });
-    this.name = 'GatewayConfigError';
-    this.setting = options.setting;
-  }
-}
+  ) => ({
+    ...options,
+    code: options.code ?? GatewayErrorCode.InvalidConfig,
+    isRetryable: false,
+  }),
+  keep: ['setting'],
+}) {}
 
 /** No complete reply within the per-request timeout. */
-export class GatewayTimeoutError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.Timeout];
-  /** The timeout that elapsed, in milliseconds. */
-  readonly timeoutMs: number;
-  constructor(options: GatewayErrorOptions & { timeoutMs: number }) {
-    super({ ...options, code: GatewayErrorCode.Timeout, isRetryable: true });
-    this.name = 'GatewayTimeoutError';
-    this.timeoutMs = options.timeoutMs;
-  }
-}
+export class GatewayTimeoutError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.Timeout],
+  details: (
+    options: GatewayErrorOptions & {
+      /** The timeout that elapsed, in milliseconds. */
+      timeoutMs: number;
+    },
+  ) => ({ ...options, code: GatewayErrorCode.Timeout, isRetryable: true }),
+  keep: ['timeoutMs'],
+}) {}
 
 /** The caller cancelled the request through its `AbortSignal`. */
-export class GatewayAbortedError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.Aborted];
-  constructor(options: GatewayErrorOptions) {
-    super({ ...options, code: GatewayErrorCode.Aborted, isRetryable: false });
-    this.name = 'GatewayAbortedError';
-  }
-}
+export class GatewayAbortedError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.Aborted],
+  details: (options: GatewayErrorOptions) => ({
+    ...options,
+    code: GatewayErrorCode.Aborted,
+    isRetryable: false,
+  }),
+}) {}
 
 /** The TCP connection was refused or dropped. */
-export class GatewayConnectionError extends GatewayError {
-  static override readonly codes = [
-    GatewayErrorCode.ConnectionRefused,
-    GatewayErrorCode.ConnectionReset,
-  ];
-  constructor(
+export class GatewayConnectionError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.ConnectionRefused, GatewayErrorCode.ConnectionReset],
+  details: (
     options: GatewayErrorOptions & {
-      code: (typeof GatewayConnectionError.codes)[number];
+      code: 'CONNECTION_REFUSED' | 'CONNECTION_RESET';
     },
-  ) {
-    super({ ...options, isRetryable: true });
-    this.name = 'GatewayConnectionError';
-  }
-}
+  ) => ({ ...options, isRetryable: true }),
+}) {}
 
 /** A JSON-RPC error object as sent by the server or gateway. */
 export type JsonRpcErrorObject = {
@@ -156,138 +143,117 @@ export type JsonRpcErrorObject = {
 };
 
 /** The gateway answered with a non-2xx HTTP status. */
-export class GatewayHttpError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.HttpStatus];
-  /** The HTTP status code. */
-  readonly status: number;
-  /** The JSON-RPC error in the body, when the body carried one. */
-  readonly jsonRpcError: JsonRpcErrorObject | undefined;
-  constructor(
+export class GatewayHttpError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.HttpStatus],
+  details: (
     options: GatewayErrorOptions & {
+      /** The HTTP status code. */
       status: number;
+      /** The JSON-RPC error in the body, when the body carried one. */
       jsonRpcError?: JsonRpcErrorObject | undefined;
     },
-  ) {
-    const retryable =
-      options.status >= 500 || options.status === 429 || options.status === 408;
-    super({
-      ...options,
-      code: GatewayErrorCode.HttpStatus,
-      isRetryable: retryable,
-    });
-    this.name = 'GatewayHttpError';
-    this.status = options.status;
-    this.jsonRpcError = options.jsonRpcError;
-  }
-}
+  ) => ({
+    ...options,
+    code: GatewayErrorCode.HttpStatus,
+    isRetryable:
+      options.status >= 500 || options.status === 429 || options.status === 408,
+  }),
+  keep: ['status', 'jsonRpcError'],
+}) {}
 
 /** The reply was a JSON-RPC error (for example an unknown tool, -32602). */
-export class GatewayJsonRpcError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.JsonRpcError];
-  /** The JSON-RPC error code. */
-  readonly jsonRpcCode: number;
-  /** The JSON-RPC error `data`, if any. */
-  readonly data: unknown;
-  constructor(
-    options: GatewayErrorOptions & { jsonRpcCode: number; data?: unknown },
-  ) {
-    super({
-      ...options,
-      code: GatewayErrorCode.JsonRpcError,
-      isRetryable: false,
-    });
-    this.name = 'GatewayJsonRpcError';
-    this.jsonRpcCode = options.jsonRpcCode;
-    this.data = options.data;
-  }
-}
+export class GatewayJsonRpcError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.JsonRpcError],
+  details: (
+    options: GatewayErrorOptions & {
+      /** The JSON-RPC error code. */
+      jsonRpcCode: number;
+      /** The JSON-RPC error `data`, if any. */
+      data?: unknown;
+    },
+  ) => ({
+    ...options,
+    code: GatewayErrorCode.JsonRpcError,
+    isRetryable: false,
+  }),
+  keep: ['jsonRpcCode', 'data'],
+}) {}
 
 /** The reply could not be understood (bad JSON, bad SSE, wrong id, wrong content type, invalid result). */
-export class GatewayMalformedResponseError extends GatewayError {
-  static override readonly codes = [
+export class GatewayMalformedResponseError extends errorClass(GatewayError, {
+  codes: [
     GatewayErrorCode.MalformedJson,
     GatewayErrorCode.MalformedSse,
     GatewayErrorCode.WrongResponseId,
     GatewayErrorCode.UnexpectedContentType,
     GatewayErrorCode.InvalidResult,
-  ];
-  constructor(
+  ],
+  details: (
     options: GatewayErrorOptions & {
-      code: (typeof GatewayMalformedResponseError.codes)[number];
+      code:
+        | 'MALFORMED_JSON'
+        | 'MALFORMED_SSE'
+        | 'WRONG_RESPONSE_ID'
+        | 'UNEXPECTED_CONTENT_TYPE'
+        | 'INVALID_RESULT';
     },
-  ) {
-    super({ ...options, isRetryable: false });
-    this.name = 'GatewayMalformedResponseError';
-  }
-}
+  ) => ({ ...options, isRetryable: false }),
+}) {}
 
 /** The reply exceeded the configured size cap. */
-export class GatewayResponseTooLargeError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.ResponseTooLarge];
-  /** The cap that was exceeded, in bytes. */
-  readonly limitBytes: number;
-  constructor(options: GatewayErrorOptions & { limitBytes: number }) {
-    super({
-      ...options,
-      code: GatewayErrorCode.ResponseTooLarge,
-      isRetryable: false,
-    });
-    this.name = 'GatewayResponseTooLargeError';
-    this.limitBytes = options.limitBytes;
-  }
-}
+export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.ResponseTooLarge],
+  details: (
+    options: GatewayErrorOptions & {
+      /** The cap that was exceeded, in bytes. */
+      limitBytes: number;
+    },
+  ) => ({
+    ...options,
+    code: GatewayErrorCode.ResponseTooLarge,
+    isRetryable: false,
+  }),
+  keep: ['limitBytes'],
+}) {}
 
 /** The gateway rejected the session again after a fresh initialize within one request. */
-export class GatewaySessionLostError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.SessionLost];
-  constructor(options: GatewayErrorOptions) {
-    super({
-      ...options,
-      code: GatewayErrorCode.SessionLost,
-      isRetryable: true,
-    });
-    this.name = 'GatewaySessionLostError';
-  }
-}
+export class GatewaySessionLostError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.SessionLost],
+  details: (options: GatewayErrorOptions) => ({
+    ...options,
+    code: GatewayErrorCode.SessionLost,
+    isRetryable: true,
+  }),
+}) {}
 
 /** `tools/list` pagination repeated a cursor or exceeded the page cap. */
-export class GatewayCursorLoopError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.CursorLoop];
-  /** Pages fetched before giving up. */
-  readonly pages: number;
-  constructor(options: GatewayErrorOptions & { pages: number }) {
-    super({
-      ...options,
-      code: GatewayErrorCode.CursorLoop,
-      isRetryable: false,
-    });
-    this.name = 'GatewayCursorLoopError';
-    this.pages = options.pages;
-  }
-}
+export class GatewayCursorLoopError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.CursorLoop],
+  details: (
+    options: GatewayErrorOptions & {
+      /** Pages fetched before giving up. */
+      pages: number;
+    },
+  ) => ({ ...options, code: GatewayErrorCode.CursorLoop, isRetryable: false }),
+  keep: ['pages'],
+}) {}
 
 /** No protocol revision could be agreed with the endpoint. */
-export class GatewayNegotiationError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.NegotiationFailed];
-  constructor(options: GatewayErrorOptions) {
-    super({
-      ...options,
-      code: GatewayErrorCode.NegotiationFailed,
-      isRetryable: false,
-    });
-    this.name = 'GatewayNegotiationError';
-  }
-}
+export class GatewayNegotiationError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.NegotiationFailed],
+  details: (options: GatewayErrorOptions) => ({
+    ...options,
+    code: GatewayErrorCode.NegotiationFailed,
+    isRetryable: false,
+  }),
+}) {}
 
 /** The client was closed. */
-export class GatewayClosedError extends GatewayError {
-  static override readonly codes = [GatewayErrorCode.ClientClosed];
-  constructor(options: GatewayErrorOptions) {
-    super({
-      ...options,
-      code: GatewayErrorCode.ClientClosed,
-      isRetryable: false,
-    });
-    this.name = 'GatewayClosedError';
-  }
-}
+export class GatewayClosedError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.ClientClosed],
+  details: (options: GatewayErrorOptions) => ({
+    ...options,
+    code: GatewayErrorCode.ClientClosed,
+    isRetryable: false,
+  }),
+}) {}

@@ -92,6 +92,14 @@ describe(
       expect(text).toContain('# Research Report: radare2');
     });
 
+    /** A research query the server finds ambiguous, run as a task. */
+    const AMBIGUOUS_RESEARCH = {
+      target: 'everything',
+      tool: 'simulate-research-query',
+      arguments: { topic: 'python', ambiguous: true },
+      task: true,
+    } as const;
+
     it('round-trips the elicitation an ambiguous research task asks for, however long the answer takes', async () => {
       const gateway = client({
         // tasks/result blocks while the user answers: longer than timeoutMs,
@@ -107,12 +115,7 @@ describe(
       // The session is opened first (supergateway starts the server's
       // process for it): what is timed below is the task, not that start.
       await gateway.listTools({ target: 'everything' });
-      const result = await gateway.callTool({
-        target: 'everything',
-        tool: 'simulate-research-query',
-        arguments: { topic: 'python', ambiguous: true },
-        task: true,
-      });
+      const result = await gateway.callTool(AMBIGUOUS_RESEARCH);
       const text = (result.content[0] as { text?: string }).text ?? '';
       expect(text).toContain('# Research Report: python (snake)');
       expect(elicited).toHaveLength(1);
@@ -120,12 +123,7 @@ describe(
     });
 
     it('without onElicitation the task is answered without asking, not a hang', async () => {
-      const result = await client().callTool({
-        target: 'everything',
-        tool: 'simulate-research-query',
-        arguments: { topic: 'python', ambiguous: true },
-        task: true,
-      });
+      const result = await client().callTool(AMBIGUOUS_RESEARCH);
       const text = (result.content[0] as { text?: string }).text ?? '';
       // The server asks only a client that declared elicitation.
       expect(text).toContain('# Research Report: python\n');

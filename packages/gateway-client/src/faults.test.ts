@@ -49,6 +49,12 @@ async function settle<T>(
   return value;
 }
 
+/** What calling the fault server's `tool` rejects with (what it returns, if it does not). */
+const callFault = (gateway: GatewayClient, tool: string) =>
+  gateway
+    .callTool({ target: 'faulty', tool, arguments: {} })
+    .catch((caught: unknown) => caught);
+
 let baselineHandles = 0;
 beforeAll(() => {
   baselineHandles = tcpHandles();
@@ -111,9 +117,7 @@ async function expectFault(options: {
   return withClient(
     options.server,
     async (gateway) => {
-      const error = await gateway
-        .callTool({ target: 'faulty', tool: options.fault, arguments: {} })
-        .catch((caught: unknown) => caught);
+      const error = await callFault(gateway, options.fault);
       expect(
         GatewayError.isInstance(error),
         `${options.fault}: ${String(error)}`,
@@ -236,9 +240,7 @@ describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
     await withClient(
       server,
       async (gateway) => {
-        const error = await gateway
-          .callTool({ target: 'faulty', tool: 'fine', arguments: {} })
-          .catch((caught: unknown) => caught);
+        const error = await callFault(gateway, 'fine');
         expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
         expect(requestsOf(server, 'initialize')).toHaveLength(2);
         expect(requestsOf(server, 'tools/call')).toHaveLength(2);
@@ -352,9 +354,7 @@ describe(
       await withClient(
         server,
         async (gateway) => {
-          const error = await gateway
-            .callTool({ target: 'faulty', tool: 'status-500', arguments: {} })
-            .catch((caught: unknown) => caught);
+          const error = await callFault(gateway, 'status-500');
           expect((error as GatewayError).code).toBe(
             GatewayErrorCode.HttpStatus,
           );

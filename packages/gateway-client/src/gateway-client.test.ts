@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayClient } from './gateway-client.js';
+import type { GatewayClient } from './gateway-client.js';
 import { GatewayError, GatewayErrorCode } from './errors.js';
 import {
   startModernServer,
@@ -225,12 +225,7 @@ describe('sessions', () => {
   });
 
   it('ends sessions with DELETE on close()', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
-    });
+    const { server, gateway } = await connect(startSessionfulServer());
     await echo(gateway, 'alpha', 'a');
     await echo(gateway, 'beta', 'b');
     const sessions = [
@@ -374,11 +369,7 @@ describe('headers, cancellation, concurrency', () => {
 
 describe('closing', () => {
   it('fails a request in flight with CLIENT_CLOSED', async () => {
-    const server = track(await startSessionfulServer());
-    const gateway = new GatewayClient({
-      url: server.url,
-      mode: 'per-target',
-      role: 'director',
+    const { server, gateway } = await connect(startSessionfulServer(), {
       timeoutMs: 10_000,
     });
     await gateway.listTools({ target: 'alpha' });

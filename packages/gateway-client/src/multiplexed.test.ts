@@ -221,43 +221,23 @@ describe('the test gateway answers as agentgateway does', () => {
 
   it('406 without both Accept types, 415 for non-JSON, 400 without session, 400 undecodable, 405 GET, 503 without backends', async () => {
     const { gateway } = await setup();
+    const statusOf = async (headers: Record<string, string>, body: unknown) =>
+      (await post(gateway.url, headers, body)).status;
     expect(
-      (
-        await post(
-          gateway.url,
-          { accept: 'application/json', 'content-type': 'application/json' },
-          initialize,
-        )
-      ).status,
+      await statusOf(
+        { accept: 'application/json', 'content-type': 'application/json' },
+        initialize,
+      ),
     ).toBe(406);
     expect(
-      (
-        await post(
-          gateway.url,
-          { ...both, 'content-type': 'text/plain' },
-          initialize,
-        )
-      ).status,
+      await statusOf({ ...both, 'content-type': 'text/plain' }, initialize),
     ).toBe(415);
-    expect((await post(gateway.url, both, 'not json')).status).toBe(400);
-    expect(
-      (
-        await post(gateway.url, both, {
-          jsonrpc: '2.0',
-          id: 2,
-          method: 'tools/list',
-        })
-      ).status,
-    ).toBe(400);
-    expect(
-      (
-        await post(
-          gateway.url,
-          { ...both, 'mcp-session-id': '%%%' },
-          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-        )
-      ).status,
-    ).toBe(400);
+    expect(await statusOf(both, 'not json')).toBe(400);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect(await statusOf(both, list)).toBe(400);
+    expect(await statusOf({ ...both, 'mcp-session-id': '%%%' }, list)).toBe(
+      400,
+    );
     expect((await fetch(`${gateway.url}/mcp`)).status).toBe(405);
     const empty = await startTestGateway({ targets: {} });
     track(empty);

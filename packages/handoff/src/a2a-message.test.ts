@@ -10,7 +10,7 @@ import {
   handoffToA2AMessage,
 } from './index.js';
 import { HANDOFF_DIGEST_METADATA_KEY } from './a2a-message.js';
-import { validationError } from './__fixtures__/validation-error.js';
+import { validationError } from './__fixtures__/thrown.js';
 
 const envelope = createHandoff({
   from: 'director',

@@ -10,7 +10,7 @@ import {
 } from './index.js';
 import { skillsForRole, type AgentCardOptionsV1 } from './agent-card.js';
 import { VERSION } from './version.js';
-import { validationError } from './__fixtures__/validation-error.js';
+import { validationError } from './__fixtures__/thrown.js';
 
 const baseUrl = 'https://agents.example.com/a2a';
 

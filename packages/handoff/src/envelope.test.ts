@@ -22,6 +22,7 @@ import {
   type HandoffIssue,
 } from './index.js';
 import { isArtifactUri } from './envelope-schema.js';
+import { thrown } from './__fixtures__/thrown.js';
 
 /** The functions are typed for envelopes; the tests feed them raw values on purpose. */
 const digestOf = (value: unknown): string =>
@@ -65,15 +66,6 @@ function sample(
   };
 }
 
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
-
 /**
  * Runs `fn`, expects it to throw INVALID_ENVELOPE with exactly one issue
  * matching `issue`, and returns the error.
@@ -82,7 +74,7 @@ function expectOneIssue(
   fn: () => unknown,
   issue: Partial<HandoffIssue>,
 ): HandoffValidationError {
-  const error = catchError(fn) as HandoffValidationError;
+  const error = thrown(fn) as HandoffValidationError;
   expect(error.code).toBe('INVALID_ENVELOPE');
   expect(error.issues).toEqual([expect.objectContaining(issue)]);
   return error;
@@ -120,7 +112,7 @@ describe('parseHandoff', () => {
     (input.task as Record<string, unknown>).priority = 'high';
     (input.artifacts as Record<string, unknown>[])[0]!.owner = 'me';
     (input.constraints as Record<string, unknown>).mutating = true;
-    const error = catchError(() => parseHandoff(input));
+    const error = thrown(() => parseHandoff(input));
     expect(HandoffValidationError.isInstance(error)).toBe(true);
     const { code, issues, message } = error as HandoffValidationError;
     expect(code).toBe('INVALID_ENVELOPE');
@@ -148,7 +140,7 @@ describe('parseHandoff', () => {
   );
 
   it('names the path of every invalid value', () => {
-    const error = catchError(() =>
+    const error = thrown(() =>
       parseHandoff(
         sample({
           traceId: 'abc',
@@ -196,9 +188,7 @@ describe('parseHandoff', () => {
       ['', /it is empty/],
       ['a'.repeat(254), /254 characters long/],
     ] as const) {
-      const error = catchError(() =>
-        targets([target]),
-      ) as HandoffValidationError;
+      const error = thrown(() => targets([target])) as HandoffValidationError;
       expect(HandoffValidationError.isInstance(error)).toBe(true);
       expect(error.issues).toEqual([
         expect.objectContaining({
@@ -211,7 +201,7 @@ describe('parseHandoff', () => {
   });
 
   it('names missing required fields', () => {
-    const error = catchError(() =>
+    const error = thrown(() =>
       parseHandoff({ version: 1 }),
     ) as HandoffValidationError;
     expect(error.issues.map((issue) => issue.path)).toEqual([
@@ -273,16 +263,16 @@ describe('parseHandoff', () => {
   });
 
   it('refuses a non-object, invalid JSON and other versions with their own codes', () => {
-    expect(
-      (catchError(() => parseHandoff('{not json')) as HandoffError).code,
-    ).toBe('INVALID_JSON');
-    expect((catchError(() => parseHandoff([])) as HandoffError).code).toBe(
+    expect((thrown(() => parseHandoff('{not json')) as HandoffError).code).toBe(
+      'INVALID_JSON',
+    );
+    expect((thrown(() => parseHandoff([])) as HandoffError).code).toBe(
       'INVALID_ENVELOPE',
     );
-    expect((catchError(() => parseHandoff(null)) as HandoffError).code).toBe(
+    expect((thrown(() => parseHandoff(null)) as HandoffError).code).toBe(
       'INVALID_ENVELOPE',
     );
-    const future = catchError(() =>
+    const future = thrown(() =>
       parseHandoff(sample({ version: 2 })),
     ) as HandoffValidationError;
     expect(future.code).toBe('UNSUPPORTED_VERSION');
@@ -301,9 +291,7 @@ describe('parseHandoff', () => {
       '{',
       '{"__proto__":{"polluted":true},"constructor":1,',
     );
-    const error = catchError(() =>
-      parseHandoff(text),
-    ) as HandoffValidationError;
+    const error = thrown(() => parseHandoff(text)) as HandoffValidationError;
     expect(error.issues.map((issue) => [issue.path, issue.code])).toEqual([
       ['__proto__', 'unknown_key'],
       ['constructor', 'unknown_key'],
@@ -313,15 +301,13 @@ describe('parseHandoff', () => {
 
   it('refuses oversized JSON text before parsing it', () => {
     const text = ' '.repeat(HANDOFF_LIMITS.jsonTextLength + 1);
-    const error = catchError(() =>
-      parseHandoff(text),
-    ) as HandoffValidationError;
+    const error = thrown(() => parseHandoff(text)) as HandoffValidationError;
     expect(error.code).toBe('INVALID_ENVELOPE');
     expect(error.message).toMatch(/Reference large content as artifacts/);
   });
 
   it('refuses lone surrogates, which UTF-8 cannot carry', () => {
-    const error = catchError(() =>
+    const error = thrown(() =>
       parseHandoff(sample({ contextSummary: 'bad \uD800 text' })),
     ) as HandoffValidationError;
     expect(error.issues).toEqual([
@@ -339,7 +325,7 @@ describe('parseHandoff', () => {
 
   it('refuses the same artifact twice', () => {
     const artifact = { name: 'a', uri: 'a.txt', digest: DIGEST_A };
-    const error = catchError(() =>
+    const error = thrown(() =>
       parseHandoff(
         sample({ artifacts: [artifact, { ...artifact, name: 'b' }] }),
       ),
@@ -383,7 +369,7 @@ describe('read-only recipients', () => {
 
   it.each(readOnly)('refuses mutating work for %s from every role', (to) => {
     for (const from of ROLE_NAMES) {
-      const error = catchError(() =>
+      const error = thrown(() =>
         parseHandoff(sample({ from, to, intent: 'mutating' })),
       );
       expect(ReadOnlyRecipientError.isInstance(error)).toBe(true);
@@ -571,7 +557,7 @@ describe('serializeHandoff and handoffDigest', () => {
       verifyHandoffDigest({ envelope: serializeOf(input), digest }),
     ).toEqual(input);
     const tampered = sample({ contextSummary: 'nothing to see' });
-    const error = catchError(() =>
+    const error = thrown(() =>
       verifyHandoffDigest({ envelope: tampered, digest }),
     );
     expect(HandoffDigestMismatchError.isInstance(error)).toBe(true);
@@ -585,7 +571,7 @@ describe('serializeHandoff and handoffDigest', () => {
 
 describe('errors', () => {
   it('recognise errors by marker, not by class identity', () => {
-    const error = catchError(() => parseHandoff({}));
+    const error = thrown(() => parseHandoff({}));
     const copy = Object.assign(Object.create(null) as object, {
       [Symbol.for('heretek.handoff.error')]: true,
       code: 'INVALID_ENVELOPE',

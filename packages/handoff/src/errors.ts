@@ -3,7 +3,7 @@
  * {@link HandoffError}: it carries a stable string {@link HandoffErrorCode},
  * says whether retrying can help, and has a message that says what to fix.
  */
-import { createErrorFamily } from '@heretek/internal';
+import { createErrorFamily, errorClass } from '@heretek/internal';
 
 /**
  * Stable error codes. Match on these, never on messages.
@@ -119,44 +119,42 @@ export class HandoffValidationError extends HandoffError {
 }
 
 /** Mutating work was handed to a role that may never change anything. */
-export class ReadOnlyRecipientError extends HandoffError {
-  static override readonly codes = [HandoffErrorCode.ReadOnlyRecipient];
-  declare readonly code: typeof HandoffErrorCode.ReadOnlyRecipient;
-  /** The role that handed the work over. */
-  readonly from: string;
-  /** The read-only role that was asked to do mutating work. */
-  readonly to: string;
-
-  constructor({ from, to }: { from: string; to: string }) {
-    super({
-      code: HandoffErrorCode.ReadOnlyRecipient,
-      message:
-        `Refused handoff from ${JSON.stringify(from)} to ${JSON.stringify(to)}: ` +
-        `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
-        'Hand the work to a role that may change things, or send it with intent "read-only".',
-    });
-    this.from = from;
-    this.to = to;
-  }
-}
+export class ReadOnlyRecipientError extends errorClass(HandoffError, {
+  codes: [HandoffErrorCode.ReadOnlyRecipient],
+  details: ({
+    from,
+    to,
+  }: {
+    /** The role that handed the work over. */
+    from: string;
+    /** The read-only role that was asked to do mutating work. */
+    to: string;
+  }) => ({
+    code: HandoffErrorCode.ReadOnlyRecipient,
+    message:
+      `Refused handoff from ${JSON.stringify(from)} to ${JSON.stringify(to)}: ` +
+      `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
+      'Hand the work to a role that may change things, or send it with intent "read-only".',
+  }),
+  keep: ['from', 'to'],
+}) {}
 
 /** An envelope's digest is not the one the caller expected. */
-export class HandoffDigestMismatchError extends HandoffError {
-  static override readonly codes = [HandoffErrorCode.DigestMismatch];
-  declare readonly code: typeof HandoffErrorCode.DigestMismatch;
-  /** The digest the caller expected. */
-  readonly expected: string;
-  /** The digest of the envelope as received. */
-  readonly actual: string;
-
-  constructor({ expected, actual }: { expected: string; actual: string }) {
-    super({
-      code: HandoffErrorCode.DigestMismatch,
-      message:
-        `Handoff envelope digest mismatch: expected ${expected}, got ${actual}. ` +
-        'The envelope changed after the digest was taken; do not act on it.',
-    });
-    this.expected = expected;
-    this.actual = actual;
-  }
-}
+export class HandoffDigestMismatchError extends errorClass(HandoffError, {
+  codes: [HandoffErrorCode.DigestMismatch],
+  details: ({
+    expected,
+    actual,
+  }: {
+    /** The digest the caller expected. */
+    expected: string;
+    /** The digest of the envelope as received. */
+    actual: string;
+  }) => ({
+    code: HandoffErrorCode.DigestMismatch,
+    message:
+      `Handoff envelope digest mismatch: expected ${expected}, got ${actual}. ` +
+      'The envelope changed after the digest was taken; do not act on it.',
+  }),
+  keep: ['expected', 'actual'],
+}) {}

@@ -1,18 +1,21 @@
 // The README examples, type-checked and run, so the documentation cannot drift.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+// The imports as the README writes them, then what its tables name.
 import {
-  HandoffError,
-  AGENT_CARD_WELL_KNOWN_PATH,
-  agentCardFor,
-  agentCardsForAllRoles,
   createHandoff,
   handoffDigest,
   parseHandoff,
   serializeHandoff,
   sha256Digest,
-  verifyHandoffDigest,
 } from './index.js';
+import {
+  agentCardFor,
+  agentCardsForAllRoles,
+  AGENT_CARD_WELL_KNOWN_PATH,
+} from './index.js';
+import { HandoffError, verifyHandoffDigest } from './index.js';
+import { thrown } from './__fixtures__/thrown.js';
 
 describe('README examples', () => {
   it('hands work from the director to staff-backend and back', () => {
@@ -107,13 +110,9 @@ describe('README examples', () => {
 
   it('shows the error messages exactly as they are thrown', () => {
     const messageOf = (fn: () => unknown): string => {
-      try {
-        fn();
-      } catch (error) {
-        if (HandoffError.isInstance(error)) return error.message;
-        throw error;
-      }
-      throw new Error('expected a throw');
+      const error = thrown(fn);
+      if (HandoffError.isInstance(error)) return error.message;
+      throw error;
     };
     const valid = createHandoff({
       from: 'staff-backend',

@@ -89,3 +89,56 @@ export function createErrorFamily<
   }
   return FamilyError;
 }
+
+/**
+ * One class of an error family (made by {@link createErrorFamily}, or a class
+ * extending one), stated as a row: the codes its errors carry, how its
+ * constructor's argument becomes the base's (`details`: the code, the message,
+ * a cause), and which keys of that argument each error keeps as read-only
+ * properties (`keep`). The class's `code` is narrowed to `codes`, and its
+ * `isInstance` holds only for errors with one of them. Extend the result to
+ * give the class its public name:
+ *
+ * @example
+ * ```ts
+ * export class SkillNotLockedError extends errorClass(SkillError, {
+ *   codes: [SkillErrorCode.NotLocked],
+ *   details: ({ skillName }: { skillName: string }) => ({
+ *     code: SkillErrorCode.NotLocked,
+ *     message: `Skill "${skillName}" has no entry in .skill-lock.json.`,
+ *   }),
+ *   keep: ['skillName'],
+ * }) {}
+ * ```
+ */
+export function errorClass<
+  Base extends new (init: never) => Error & { readonly code: string },
+  const Code extends InstanceType<Base>['code'],
+  Init,
+  const Keep extends keyof Init = never,
+>(
+  base: Base,
+  spec: {
+    codes: Code[];
+    details: (init: Init) => ConstructorParameters<Base>[0] & { code: Code };
+    keep?: readonly Keep[];
+  },
+): {
+  new (
+    init: Init,
+  ): InstanceType<Base> & Readonly<Pick<Init, Keep>> & { readonly code: Code };
+  readonly codes: Code[];
+} & Omit<Base, 'prototype' | 'codes'> {
+  const keep = spec.keep ?? [];
+  const Parent = base as unknown as new (init: unknown) => Error;
+  class FamilyMember extends Parent {
+    static readonly codes = spec.codes;
+    constructor(init: Init) {
+      super(spec.details(init));
+      for (const key of keep) {
+        (this as Record<PropertyKey, unknown>)[key as PropertyKey] = init[key];
+      }
+    }
+  }
+  return FamilyMember as never;
+}

@@ -1,4 +1,4 @@
-export { createErrorFamily } from './error-family.js';
+export { createErrorFamily, errorClass } from './error-family.js';
 export {
   GATEWAY_MODES,
   MAX_TARGET_NAME_LENGTH,
@@ -18,3 +18,5 @@ export {
   type ProfileName,
 } from './backends.js';
 export { sha256Hex, sha256Tag } from './digest.js';
+export { thrownCode } from './thrown-code.js';
+export { UsageError, isUsageError } from './usage-error.js';

@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { parseArgs } from 'node:util';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   DEFAULT_BACKENDS,
   createErrorFamily,
+  errorClass,
+  isUsageError,
+  UsageError,
+  thrownCode,
   multiplexedName,
   sha256Tag,
   splitMultiplexedName,
@@ -56,6 +61,106 @@ describe('createErrorFamily', () => {
       const typed: DemoSubError = narrowed;
       expect(typed.code).toBe('b');
     }
+  });
+});
+
+describe('errorClass', () => {
+  const Code = { A: 'a', B: 'b', C: 'c' } as const;
+  class DemoError extends createErrorFamily<typeof Code>('demo-row-test') {}
+  class PairError extends errorClass(DemoError, {
+    codes: [Code.B, Code.C],
+    details: ({
+      code,
+      left,
+      right,
+      cause,
+    }: {
+      code: 'b' | 'c';
+      left: string;
+      right: number;
+      cause?: unknown;
+    }) => ({ code, message: `${left} ${right}`, cause, isRetryable: true }),
+    keep: ['left', 'right'],
+  }) {}
+
+  it('builds the base from its row and keeps the named keys only', () => {
+    const cause = new Error('root');
+    const error = new PairError({ code: 'c', left: 'x', right: 2, cause });
+    expect(error).toBeInstanceOf(PairError);
+    expect(error).toBeInstanceOf(DemoError);
+    expect(error.name).toBe('PairError');
+    expect(error.message).toBe('x 2');
+    expect(error.code).toBe('c');
+    expect(error.isRetryable).toBe(true);
+    expect(error.cause).toBe(cause);
+    expect({ left: error.left, right: error.right }).toEqual({
+      left: 'x',
+      right: 2,
+    });
+    expect(Object.keys(error)).toEqual([
+      'code',
+      'isRetryable',
+      'name',
+      'left',
+      'right',
+    ]);
+    expect(PairError.codes).toEqual(['b', 'c']);
+    expectTypeOf(PairError.codes).toEqualTypeOf<('b' | 'c')[]>();
+    expectTypeOf(error.code).toEqualTypeOf<'b' | 'c'>();
+    expectTypeOf(error).toHaveProperty('left').toEqualTypeOf<string>();
+  });
+
+  it("holds isInstance for the family's errors with one of its codes", () => {
+    const codes = ['a', 'b', 'c'] as const;
+    expect(
+      codes.map((code) =>
+        PairError.isInstance(new DemoError({ code, message: 'm' })),
+      ),
+    ).toEqual([false, true, true]);
+    expect(
+      DemoError.isInstance(new PairError({ code: 'b', left: '', right: 0 })),
+    ).toBe(true);
+    const unknownError: unknown = new PairError({
+      code: 'b',
+      left: 'l',
+      right: 1,
+    });
+    if (!PairError.isInstance(unknownError)) throw new Error('not narrowed');
+    expectTypeOf(unknownError).toEqualTypeOf<PairError>();
+    expect(unknownError.left).toBe('l');
+  });
+});
+
+describe('thrownCode', () => {
+  class DemoError extends createErrorFamily<{ A: 'a' }>('thrown-code-test') {}
+
+  it("reads the family's code, names any other throw, and is undefined when nothing throws", () => {
+    const fail = () => {
+      throw new DemoError({ code: 'a', message: 'm' });
+    };
+    expect(thrownCode(DemoError, fail)).toBe('a');
+    expect(
+      thrownCode(DemoError, () => {
+        throw new Error('boom');
+      }),
+    ).toBe('not a DemoError: Error: boom');
+    expect(thrownCode(DemoError, () => 1)).toBeUndefined();
+  });
+});
+
+describe('isUsageError', () => {
+  it("holds for a UsageError and parseArgs's errors, not for others", () => {
+    expect(isUsageError(new UsageError('missing command'))).toBe(true);
+    let parseError: unknown;
+    try {
+      parseArgs({ args: ['--bogus'], options: {} });
+    } catch (error) {
+      parseError = error;
+    }
+    expect(isUsageError(parseError)).toBe(true);
+    expect(isUsageError(new Error('boom'))).toBe(false);
+    expect(isUsageError({ code: 'ENOENT' })).toBe(false);
+    expect(isUsageError(undefined)).toBe(false);
   });
 });
 

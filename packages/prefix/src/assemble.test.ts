@@ -41,6 +41,8 @@ function all(workspaceRoot: string): AssembledPrefix[] {
 
 describe('assemblePrefixCachedPrompt on the real roles/', () => {
   const prompts = all(REPO_ROOT);
+  /** The frozen protocol layer, the same in every role's prompt. */
+  const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
 
   it('keeps layers 1+2 byte-identical across all 6 roles and all 5 profiles', () => {
     expect(prompts).toHaveLength(30);
@@ -128,7 +130,6 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
   });
 
   it('puts the three meta-tools, the handoff envelope and both skills in the frozen protocol layer', () => {
-    const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
     expect(
       missingFrom(protocol, [
         'mcp_search_tools',
@@ -144,7 +145,6 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
   });
 
   it("describes the broker's real answers in the protocol layer: hit lines, unmatched words, schema fields, error codes", () => {
-    const protocol = (prompts[0] as AssembledPrefix).layers[1].text;
     // The broker's search lines are `<name> [read-only|mutating] - <description>`, then `Matched nothing: <words>`.
     expect(
       missingFrom(protocol, [

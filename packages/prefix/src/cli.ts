@@ -6,6 +6,7 @@
  * usage error.
  */
 import { parseArgs } from 'node:util';
+import { UsageError, isUsageError } from '@heretek/internal';
 import { toAnthropicSystem, toOpenAIPromptCache } from './adapters.js';
 import { assemblePrefixCachedPrompt } from './assemble.js';
 import { MINIMUM_CACHEABLE_TOKENS } from './cache-minimums.js';
@@ -35,8 +36,6 @@ Options:
   -h, --help                this help
   -v, --version             the version
 `;
-
-class UsageError extends Error {}
 
 function write(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -391,10 +390,7 @@ function main(): void {
   try {
     process.exitCode = run(process.argv.slice(2));
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
+    if (isUsageError(error)) {
       process.stderr.write(
         `heretek-prefix: ${(error as Error).message}\n\n${USAGE}`,
       );

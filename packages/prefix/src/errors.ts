@@ -3,7 +3,7 @@
  * stable {@link PrefixErrorCode}, so callers can branch on `error.code`
  * instead of parsing messages.
  */
-import { createErrorFamily } from '@heretek/internal';
+import { createErrorFamily, errorClass } from '@heretek/internal';
 
 /**
  * Stable codes of every error this package throws.
@@ -43,113 +43,93 @@ export class PrefixError extends createErrorFamily<typeof PrefixErrorCode>(
 export type PrefixErrorCode = PrefixError['code'];
 
 /** Thrown when a profile name is not one of the five profiles. Code `UNKNOWN_PROFILE`. */
-export class UnknownProfileError extends PrefixError {
-  static override readonly codes = [PrefixErrorCode.UnknownProfile];
-  declare readonly code: typeof PrefixErrorCode.UnknownProfile;
-  /** The rejected name. */
-  readonly profile: string;
-
-  constructor({
+export class UnknownProfileError extends errorClass(PrefixError, {
+  codes: [PrefixErrorCode.UnknownProfile],
+  details: ({
     profile,
     expected,
   }: {
+    /** The rejected name. */
     profile: string;
     expected: readonly string[];
-  }) {
-    super({
-      code: PrefixErrorCode.UnknownProfile,
-      message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
-    });
-    this.profile = profile;
-  }
-}
+  }) => ({
+    code: PrefixErrorCode.UnknownProfile,
+    message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
+  }),
+  keep: ['profile'],
+}) {}
 
 /** Which problem a {@link RoleFileError} reports. */
 export type RoleFileErrorCode =
   'ROLE_FILE_MISSING' | 'ROLE_FILE_EMPTY' | 'ROLE_FILE_UNREADABLE';
 
-const ROLE_FILE_CODES: readonly string[] = [
-  'ROLE_FILE_MISSING',
-  'ROLE_FILE_EMPTY',
-  'ROLE_FILE_UNREADABLE',
-];
+const ROLE_FILE_PROBLEMS = {
+  ROLE_FILE_MISSING: 'is missing: create it',
+  ROLE_FILE_EMPTY: 'is empty: write the prompt text into it',
+  ROLE_FILE_UNREADABLE:
+    'cannot be read as a file: make it a readable regular file',
+} as const satisfies Record<RoleFileErrorCode, string>;
 
 /**
  * Thrown when a prompt source file is missing, empty or unreadable. `file`
  * names it relative to the workspace root (e.g. `roles/director.md`);
  * `path` is where it was looked for.
  */
-export class RoleFileError extends PrefixError {
-  static override readonly codes = ROLE_FILE_CODES;
-  declare readonly code: RoleFileErrorCode;
-  /** The file relative to the workspace root, POSIX separators. */
-  readonly file: string;
-  /** The resolved path that was read. */
-  readonly path: string;
-
-  constructor({
+export class RoleFileError extends errorClass(PrefixError, {
+  codes: [
+    PrefixErrorCode.RoleFileMissing,
+    PrefixErrorCode.RoleFileEmpty,
+    PrefixErrorCode.RoleFileUnreadable,
+  ],
+  details: ({
     code,
     file,
     path,
     cause,
   }: {
     code: RoleFileErrorCode;
+    /** The file relative to the workspace root, POSIX separators. */
     file: string;
+    /** The resolved path that was read. */
     path: string;
     cause?: unknown;
-  }) {
-    const what =
-      code === PrefixErrorCode.RoleFileMissing
-        ? `is missing: create it`
-        : code === PrefixErrorCode.RoleFileEmpty
-          ? `is empty: write the prompt text into it`
-          : `cannot be read as a file: make it a readable regular file`;
-    super({
-      code,
-      message: `Prompt source ${file} ${what} (looked at ${path}).`,
-      cause,
-    });
-    this.file = file;
-    this.path = path;
-  }
-}
+  }) => ({
+    code,
+    message: `Prompt source ${file} ${ROLE_FILE_PROBLEMS[code]} (looked at ${path}).`,
+    cause,
+  }),
+  keep: ['file', 'path'],
+}) {}
 
 /** Thrown when an option has the wrong type or value; the message names the option. */
-export class InvalidArgumentError extends PrefixError {
-  static override readonly codes = [PrefixErrorCode.InvalidArgument];
-  declare readonly code: typeof PrefixErrorCode.InvalidArgument;
-  /** The option that was wrong. */
-  readonly argument: string;
-
-  constructor({ argument, message }: { argument: string; message: string }) {
-    super({ code: PrefixErrorCode.InvalidArgument, message });
-    this.argument = argument;
-  }
-}
+export class InvalidArgumentError extends errorClass(PrefixError, {
+  codes: [PrefixErrorCode.InvalidArgument],
+  details: ({
+    message,
+  }: {
+    /** The option that was wrong. */
+    argument: string;
+    message: string;
+  }) => ({ code: PrefixErrorCode.InvalidArgument, message }),
+  keep: ['argument'],
+}) {}
 
 /** Thrown when a request would carry more cache breakpoints than the provider allows. */
-export class TooManyCacheBreakpointsError extends PrefixError {
-  static override readonly codes = [PrefixErrorCode.TooManyCacheBreakpoints];
-  declare readonly code: typeof PrefixErrorCode.TooManyCacheBreakpoints;
-  /** Breakpoints requested, including those reserved for the caller. */
-  readonly requested: number;
-  /** The provider's limit per request. */
-  readonly limit: number;
-
-  constructor({
+export class TooManyCacheBreakpointsError extends errorClass(PrefixError, {
+  codes: [PrefixErrorCode.TooManyCacheBreakpoints],
+  details: ({
     requested,
     limit,
     reserved,
   }: {
+    /** Breakpoints requested, including those reserved for the caller. */
     requested: number;
+    /** The provider's limit per request. */
     limit: number;
     reserved: number;
-  }) {
-    super({
-      code: PrefixErrorCode.TooManyCacheBreakpoints,
-      message: `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,
-    });
-    this.requested = requested;
-    this.limit = limit;
-  }
-}
+  }) => ({
+    code: PrefixErrorCode.TooManyCacheBreakpoints,
+    message: `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,
+  }),
+  keep: ['requested', 'limit'],
+}) {}

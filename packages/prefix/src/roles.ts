@@ -4,6 +4,8 @@
  * unknown role is an error everywhere, and nothing falls back to a writer role.
  */
 
+import { errorClass } from '@heretek/internal';
+
 import { PrefixError, PrefixErrorCode } from './errors.js';
 
 /** Names of the six roles, in a stable order. */
@@ -90,17 +92,18 @@ export const ROLES: Readonly<Record<RoleName, RoleDefinition>> = Object.freeze({
 });
 
 /** Thrown when a role name is not one of {@link ROLE_NAMES}. A {@link PrefixError} with code `UNKNOWN_ROLE`. */
-export class UnknownRoleError extends PrefixError {
-  static override readonly codes = [PrefixErrorCode.UnknownRole];
-  declare readonly code: typeof PrefixErrorCode.UnknownRole;
+export class UnknownRoleError extends errorClass(PrefixError, {
+  codes: [PrefixErrorCode.UnknownRole],
+  details: (role: string) => ({
+    code: PrefixErrorCode.UnknownRole,
+    message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
+  }),
+}) {
   /** The rejected name. */
   readonly role: string;
 
   constructor(role: string) {
-    super({
-      code: PrefixErrorCode.UnknownRole,
-      message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
-    });
+    super(role);
     this.role = role;
   }
 }

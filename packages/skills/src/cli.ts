@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { UsageError, isUsageError } from '@heretek/internal';
 import { SkillError, SkillErrorCode } from './errors.js';
 import {
   readSkillLock,
@@ -48,8 +49,6 @@ function describe(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
-
-class UsageError extends Error {}
 
 function runLock({ root, names }: { root: string; names: string[] }): number {
   const { locked, grimoireLock } = lockSkills({
@@ -226,10 +225,7 @@ function main(argv: string[]): number {
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {
-  if (
-    error instanceof UsageError ||
-    (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-  ) {
+  if (isUsageError(error)) {
     err(`heretek-skills: ${(error as Error).message}\n`);
     process.stderr.write(USAGE);
     process.exitCode = 2;

@@ -1,4 +1,4 @@
-import { createErrorFamily } from '@heretek/internal';
+import { createErrorFamily, errorClass } from '@heretek/internal';
 
 /**
  * Every stable error code this package throws. Match on `error.code`, never on
@@ -50,279 +50,242 @@ export class SkillError extends createErrorFamily<typeof SkillErrorCode>('skills
 export type SkillErrorCode = SkillError['code'];
 
 /** A skill's files do not hash to the tree hash pinned in `.skill-lock.json`. */
-export class SkillHashMismatchError extends SkillError {
-  /** Name of the skill. */
-  readonly skillName: string;
-  /** Tree hash from the lock. */
-  readonly expected: string;
-  /** Tree hash of the files on disk. */
-  readonly actual: string;
-  /** File count from the lock. */
-  readonly expectedFileCount: number;
-  /** File count on disk. */
-  readonly actualFileCount: number;
-
-  constructor({
+export class SkillHashMismatchError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.HashMismatch],
+  details: ({
     skillName,
     expected,
     actual,
     expectedFileCount,
     actualFileCount,
   }: {
+    /** Name of the skill. */
     skillName: string;
+    /** Tree hash from the lock. */
     expected: string;
+    /** Tree hash of the files on disk. */
     actual: string;
+    /** File count from the lock. */
     expectedFileCount: number;
+    /** File count on disk. */
     actualFileCount: number;
-  }) {
+  }) => {
     const countNote =
       expectedFileCount === actualFileCount
         ? `${actualFileCount} files`
         : `${actualFileCount} files on disk, ${expectedFileCount} locked`;
-    super({
+    return {
       code: SkillErrorCode.HashMismatch,
       message:
         `Skill "${skillName}" does not match its lock: tree hash ${actual} (${countNote}), locked ${expected}. ` +
         `If the change is intended, run "heretek-skills lock ${skillName}"; otherwise restore the skill's files.`,
-    });
-    this.skillName = skillName;
-    this.expected = expected;
-    this.actual = actual;
-    this.expectedFileCount = expectedFileCount;
-    this.actualFileCount = actualFileCount;
-  }
-}
+    };
+  },
+  keep: [
+    'skillName',
+    'expected',
+    'actual',
+    'expectedFileCount',
+    'actualFileCount',
+  ],
+}) {}
 
 /** Which lock file an error is about. */
 export type LockFileKind = 'skill-lock' | 'grimoire';
 
-/** A lock file is absent. */
-export class SkillLockMissingError extends SkillError {
-  /** Absolute path that was looked for. */
-  readonly lockPath: string;
+/** Where a lock file is and which one it is. */
+type LockFile = {
+  /** Absolute path of the lock file (for a missing one, where it was looked for). */
+  lockPath: string;
   /** Which lock file. */
-  readonly lockKind: LockFileKind;
+  lockKind: LockFileKind;
+};
 
-  constructor({
-    lockPath,
-    lockKind,
-  }: {
-    lockPath: string;
-    lockKind: LockFileKind;
-  }) {
-    super({
-      code: SkillErrorCode.LockMissing,
-      message: `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
-    });
-    this.lockPath = lockPath;
-    this.lockKind = lockKind;
-  }
-}
+/** A lock file is absent. */
+export class SkillLockMissingError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.LockMissing],
+  details: ({ lockPath }: LockFile) => ({
+    code: SkillErrorCode.LockMissing,
+    message: `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
+  }),
+  keep: ['lockPath', 'lockKind'],
+}) {}
 
 /** A lock file is not valid JSON or does not match its schema. */
-export class SkillLockInvalidError extends SkillError {
-  /** Absolute path of the lock file. */
-  readonly lockPath: string;
-  /** Which lock file. */
-  readonly lockKind: LockFileKind;
-
-  constructor({
+export class SkillLockInvalidError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.LockInvalid],
+  details: ({
     lockPath,
-    lockKind,
     detail,
     cause,
-  }: {
-    lockPath: string;
-    lockKind: LockFileKind;
-    detail: string;
-    cause?: unknown;
-  }) {
-    super({
-      code: SkillErrorCode.LockInvalid,
-      message: `Lock file ${lockPath} is malformed: ${detail}. Regenerate it with "heretek-skills lock".`,
-      cause,
-    });
-    this.lockPath = lockPath;
-    this.lockKind = lockKind;
-  }
-}
+  }: LockFile & { detail: string; cause?: unknown }) => ({
+    code: SkillErrorCode.LockInvalid,
+    message: `Lock file ${lockPath} is malformed: ${detail}. Regenerate it with "heretek-skills lock".`,
+    cause,
+  }),
+  keep: ['lockPath', 'lockKind'],
+}) {}
 
 /** A lock file carries a version this package does not read. */
-export class SkillLockVersionError extends SkillError {
-  /** Absolute path of the lock file. */
-  readonly lockPath: string;
-  /** Which lock file. */
-  readonly lockKind: LockFileKind;
-  /** The version found in the file (whatever JSON value it was). */
-  readonly foundVersion: unknown;
-  /** The only version this package reads. */
-  readonly supportedVersion: number;
-
-  constructor({
+export class SkillLockVersionError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.LockVersion],
+  details: ({
     lockPath,
-    lockKind,
     foundVersion,
     supportedVersion,
-  }: {
-    lockPath: string;
-    lockKind: LockFileKind;
+  }: LockFile & {
+    /** The version found in the file (whatever JSON value it was). */
     foundVersion: unknown;
+    /** The only version this package reads. */
     supportedVersion: number;
-  }) {
-    super({
-      code: SkillErrorCode.LockVersion,
-      message:
-        `Lock file ${lockPath} has version ${JSON.stringify(foundVersion) ?? 'undefined'}; ` +
-        `this package reads only version ${supportedVersion}. ` +
-        `Delete the file and run "heretek-skills lock" to write a version ${supportedVersion} lock.`,
-    });
-    this.lockPath = lockPath;
-    this.lockKind = lockKind;
-    this.foundVersion = foundVersion;
-    this.supportedVersion = supportedVersion;
-  }
-}
+  }) => ({
+    code: SkillErrorCode.LockVersion,
+    message:
+      `Lock file ${lockPath} has version ${JSON.stringify(foundVersion) ?? 'undefined'}; ` +
+      `this package reads only version ${supportedVersion}. ` +
+      `Delete the file and run "heretek-skills lock" to write a version ${supportedVersion} lock.`,
+  }),
+  keep: ['lockPath', 'lockKind', 'foundVersion', 'supportedVersion'],
+}) {}
 
 /** A skill folder exists, or a skill was asked for, that `.skill-lock.json` does not pin. */
-export class SkillNotLockedError extends SkillError {
-  /** Name of the skill. */
-  readonly skillName: string;
-
-  constructor({ skillName }: { skillName: string }) {
-    super({
-      code: SkillErrorCode.NotLocked,
-      message:
-        `Skill "${skillName}" has no entry in .skill-lock.json, so it cannot be verified. ` +
-        `Review its files, then run "heretek-skills lock ${skillName}".`,
-    });
-    this.skillName = skillName;
-  }
-}
+export class SkillNotLockedError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.NotLocked],
+  details: ({
+    skillName,
+  }: {
+    /** Name of the skill. */
+    skillName: string;
+  }) => ({
+    code: SkillErrorCode.NotLocked,
+    message:
+      `Skill "${skillName}" has no entry in .skill-lock.json, so it cannot be verified. ` +
+      `Review its files, then run "heretek-skills lock ${skillName}".`,
+  }),
+  keep: ['skillName'],
+}) {}
 
 /** A lock entry points at a skill folder that does not exist. */
-export class SkillNotFoundError extends SkillError {
-  /** Name of the skill. */
-  readonly skillName: string;
-  /** Absolute path that was looked for. */
-  readonly skillPath: string;
-
-  constructor({
+export class SkillNotFoundError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.NotFound],
+  details: ({
     skillName,
     skillPath,
   }: {
+    /** Name of the skill. */
     skillName: string;
+    /** Absolute path that was looked for. */
     skillPath: string;
-  }) {
-    super({
-      code: SkillErrorCode.NotFound,
-      message:
-        `Skill "${skillName}" is locked but its folder ${skillPath} is missing (removed or renamed). ` +
-        `Restore it, or run "heretek-skills lock" to drop it from the lock.`,
-    });
-    this.skillName = skillName;
-    this.skillPath = skillPath;
-  }
-}
+  }) => ({
+    code: SkillErrorCode.NotFound,
+    message:
+      `Skill "${skillName}" is locked but its folder ${skillPath} is missing (removed or renamed). ` +
+      `Restore it, or run "heretek-skills lock" to drop it from the lock.`,
+  }),
+  keep: ['skillName', 'skillPath'],
+}) {}
 
 /** A symbolic link was found where a skill file or folder must be. */
-export class SkillSymlinkError extends SkillError {
-  /** Absolute path of the link. */
-  readonly linkPath: string;
-
-  constructor({ linkPath }: { linkPath: string }) {
-    super({
-      code: SkillErrorCode.Symlink,
-      message: `${linkPath} is a symbolic link. Skills may contain only regular files and folders: replace the link with a copy of its target.`,
-    });
-    this.linkPath = linkPath;
-  }
-}
+export class SkillSymlinkError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.Symlink],
+  details: ({
+    linkPath,
+  }: {
+    /** Absolute path of the link. */
+    linkPath: string;
+  }) => ({
+    code: SkillErrorCode.Symlink,
+    message: `${linkPath} is a symbolic link. Skills may contain only regular files and folders: replace the link with a copy of its target.`,
+  }),
+  keep: ['linkPath'],
+}) {}
 
 /** A special file, or a file name the tree hash cannot represent. */
-export class SkillUnsupportedEntryError extends SkillError {
-  /** Absolute path (lossy-decoded for names that are not UTF-8). */
-  readonly entryPath: string;
-  /** Why the entry is refused. */
-  readonly reason: string;
-
-  constructor({ entryPath, reason }: { entryPath: string; reason: string }) {
-    super({
-      code: SkillErrorCode.UnsupportedEntry,
-      message: `${entryPath}: ${reason}. Skills may contain only regular files and folders with UTF-8 names free of control characters and backslashes.`,
-    });
-    this.entryPath = entryPath;
-    this.reason = reason;
-  }
-}
+export class SkillUnsupportedEntryError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.UnsupportedEntry],
+  details: ({
+    entryPath,
+    reason,
+  }: {
+    /** Absolute path (lossy-decoded for names that are not UTF-8). */
+    entryPath: string;
+    /** Why the entry is refused. */
+    reason: string;
+  }) => ({
+    code: SkillErrorCode.UnsupportedEntry,
+    message: `${entryPath}: ${reason}. Skills may contain only regular files and folders with UTF-8 names free of control characters and backslashes.`,
+  }),
+  keep: ['entryPath', 'reason'],
+}) {}
 
 /** A skill name with path parts, `..`, or outside the Agent Skills name rules. */
-export class SkillNameError extends SkillError {
-  /** The name as given. */
-  readonly skillName: string;
-
-  constructor({ skillName, reason }: { skillName: string; reason: string }) {
-    super({
-      code: SkillErrorCode.NameInvalid,
-      message: `Invalid skill name ${JSON.stringify(skillName)}: ${reason}. A skill name is 1-64 characters of a-z, 0-9 and single inner hyphens, and names one folder under skills/.`,
-    });
-    this.skillName = skillName;
-  }
-}
+export class SkillNameError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.NameInvalid],
+  details: ({
+    skillName,
+    reason,
+  }: {
+    /** The name as given. */
+    skillName: string;
+    reason: string;
+  }) => ({
+    code: SkillErrorCode.NameInvalid,
+    message: `Invalid skill name ${JSON.stringify(skillName)}: ${reason}. A skill name is 1-64 characters of a-z, 0-9 and single inner hyphens, and names one folder under skills/.`,
+  }),
+  keep: ['skillName'],
+}) {}
 
 /** `SKILL.md` is missing or its front matter breaks the Agent Skills format. */
-export class SkillFrontMatterError extends SkillError {
-  /** Name of the skill (its folder name). */
-  readonly skillName: string;
-  /** Every problem found, one line each. */
-  readonly problems: readonly string[];
-
-  constructor({
+export class SkillFrontMatterError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.FrontMatterInvalid],
+  details: ({
     skillName,
     problems,
   }: {
+    /** Name of the skill (its folder name). */
     skillName: string;
+    /** Every problem found, one line each. */
     problems: readonly string[];
-  }) {
-    super({
-      code: SkillErrorCode.FrontMatterInvalid,
-      message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
-    });
-    this.skillName = skillName;
-    this.problems = problems;
-  }
-}
+  }) => ({
+    code: SkillErrorCode.FrontMatterInvalid,
+    message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
+  }),
+  keep: ['skillName', 'problems'],
+}) {}
 
 /** `grimoire.lock`'s `declaration_hash` does not match its declaration. */
-export class GrimoireHashMismatchError extends SkillError {
-  /** `declaration_hash` as written in the file. */
-  readonly expected: string;
-  /** SHA-256 of the declaration's canonical form. */
-  readonly actual: string;
-
-  constructor({ expected, actual }: { expected: string; actual: string }) {
-    super({
-      code: SkillErrorCode.GrimoireHashMismatch,
-      message:
-        `grimoire.lock was tampered with: its declaration hashes to ${actual} but declaration_hash says ${expected}. ` +
-        `Restore the file, or regenerate it with "heretek-skills lock" after reviewing the skills.`,
-    });
-    this.expected = expected;
-    this.actual = actual;
-  }
-}
+export class GrimoireHashMismatchError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.GrimoireHashMismatch],
+  details: ({
+    expected,
+    actual,
+  }: {
+    /** `declaration_hash` as written in the file. */
+    expected: string;
+    /** SHA-256 of the declaration's canonical form. */
+    actual: string;
+  }) => ({
+    code: SkillErrorCode.GrimoireHashMismatch,
+    message:
+      `grimoire.lock was tampered with: its declaration hashes to ${actual} but declaration_hash says ${expected}. ` +
+      `Restore the file, or regenerate it with "heretek-skills lock" after reviewing the skills.`,
+  }),
+  keep: ['expected', 'actual'],
+}) {}
 
 /** `grimoire.lock` and `.skill-lock.json` disagree about a skill. */
-export class GrimoireOutOfDateError extends SkillError {
-  /** The skills the two locks disagree about. */
-  readonly skillNames: readonly string[];
-
-  constructor({ skillNames }: { skillNames: readonly string[] }) {
-    super({
-      code: SkillErrorCode.GrimoireOutOfDate,
-      message:
-        `grimoire.lock and .skill-lock.json disagree about ${skillNames.map((name) => `"${name}"`).join(', ')}. ` +
-        `Run "heretek-skills lock" to rewrite both from the skills on disk.`,
-    });
-    this.skillNames = skillNames;
-  }
-}
+export class GrimoireOutOfDateError extends errorClass(SkillError, {
+  codes: [SkillErrorCode.GrimoireOutOfDate],
+  details: ({
+    skillNames,
+  }: {
+    /** The skills the two locks disagree about. */
+    skillNames: readonly string[];
+  }) => ({
+    code: SkillErrorCode.GrimoireOutOfDate,
+    message:
+      `grimoire.lock and .skill-lock.json disagree about ${skillNames.map((name) => `"${name}"`).join(', ')}. ` +
+      `Run "heretek-skills lock" to rewrite both from the skills on disk.`,
+  }),
+  keep: ['skillNames'],
+}) {}

@@ -10,6 +10,7 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { thrownCode } from '@heretek/internal';
 import { scratchFolders } from './__fixtures__/scratch.js';
 import { SkillHashMismatchError } from './errors.js';
 import { parseSkillMarkdown } from './front-matter.js';
@@ -57,16 +58,9 @@ function workspace(names: string[] = ['alpha', 'beta']): string {
   return root;
 }
 
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return SkillError.isInstance(error)
-      ? error.code
-      : `not a SkillError: ${String(error)}`;
-  }
-  return undefined;
-}
+/** The code of the {@link SkillError} that `run` throws (see `thrownCode`). */
+const codeOf = (run: () => unknown): string | undefined =>
+  thrownCode(SkillError, run);
 
 /** Both checking the lock and mounting `skillName` are refused with `code`. */
 function expectRefused(root: string, skillName: string, code: string): void {

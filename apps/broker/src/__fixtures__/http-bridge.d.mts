@@ -2,6 +2,15 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/server';
 
+/**
+ * Where a request goes on agentgateway's routes: its path, and the target of a
+ * per-target route (`/mcp/<target>`; undefined for any other path).
+ */
+export function routeOf(req: IncomingMessage): {
+  path: string;
+  target: string | undefined;
+};
+
 /** Reads a request's whole body. */
 export function readBody(req: IncomingMessage): Promise<Buffer>;
 

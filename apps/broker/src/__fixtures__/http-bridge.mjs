@@ -9,6 +9,18 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 
+/**
+ * Where a request goes on agentgateway's routes: its path, and the target of a
+ * per-target route (`/mcp/<target>`; undefined for any other path).
+ */
+export function routeOf(req) {
+  const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+  const target = path.startsWith('/mcp/')
+    ? path.slice('/mcp/'.length)
+    : undefined;
+  return { path, target };
+}
+
 /** Reads a request's whole body. */
 export async function readBody(req) {
   const chunks = [];

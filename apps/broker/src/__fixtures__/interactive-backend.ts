@@ -50,6 +50,24 @@ const text = (value: string) => ({
   content: [{ type: 'text' as const, text: value }],
 });
 
+/**
+ * What the client answered to a request the tool sent it (`<label> <answer>`),
+ * or how that request failed (`<what> failed: <message> (code <code>)`).
+ */
+async function relayed(
+  label: string,
+  what: string,
+  ask: () => Promise<unknown>,
+): Promise<ReturnType<typeof text>> {
+  try {
+    return text(`${label} ${JSON.stringify(await ask())}`);
+  } catch (error) {
+    return text(
+      `${what} failed: ${(error as Error).message} (code ${String((error as { code?: unknown }).code)})`,
+    );
+  }
+}
+
 /** Starts the backend for `target`. */
 export async function startInteractiveBackend(
   target: string,
@@ -103,9 +121,9 @@ export async function startInteractiveBackend(
         description: 'Ask the user for a colour',
         annotations: { readOnlyHint: true },
       },
-      async (extra) => {
-        try {
-          const answer = await extra.sendRequest(
+      (extra) =>
+        relayed('answer', 'elicitation', () =>
+          extra.sendRequest(
             {
               method: 'elicitation/create',
               params: {
@@ -118,14 +136,8 @@ export async function startInteractiveBackend(
               },
             },
             ElicitResultSchema,
-          );
-          return text(`answer ${JSON.stringify(answer)}`);
-        } catch (error) {
-          return text(
-            `elicitation failed: ${(error as Error).message} (code ${String((error as { code?: unknown }).code)})`,
-          );
-        }
-      },
+          ),
+        ),
     );
     server.registerTool(
       'sample',
@@ -133,9 +145,9 @@ export async function startInteractiveBackend(
         description: 'Ask the client model for a haiku',
         annotations: { readOnlyHint: true },
       },
-      async (extra) => {
-        try {
-          const answer = await extra.sendRequest(
+      (extra) =>
+        relayed('sampled', 'sampling', () =>
+          extra.sendRequest(
             {
               method: 'sampling/createMessage',
               params: {
@@ -149,14 +161,8 @@ export async function startInteractiveBackend(
               },
             },
             CreateMessageResultSchema,
-          );
-          return text(`sampled ${JSON.stringify(answer)}`);
-        } catch (error) {
-          return text(
-            `sampling failed: ${(error as Error).message} (code ${String((error as { code?: unknown }).code)})`,
-          );
-        }
-      },
+          ),
+        ),
     );
     server.registerTool(
       'erase',

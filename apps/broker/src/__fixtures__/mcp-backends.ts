@@ -10,7 +10,7 @@ import {
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
-import { forward, listenLoopback, readBody } from './http-bridge.mjs';
+import { forward, listenLoopback, readBody, routeOf } from './http-bridge.mjs';
 
 /** What every stand-in tool has: its name, description and input schema. */
 export type ToolShape = {
@@ -124,10 +124,7 @@ export async function startMcpBackends(
   const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
 
   const loopback = await listenLoopback(async (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    const target = path.startsWith('/mcp/')
-      ? path.slice('/mcp/'.length)
-      : undefined;
+    const { path, target } = routeOf(req);
     state.requests.push(path);
     if (path !== '/mcp' && (target === undefined || !state.tools.has(target))) {
       res.writeHead(404).end();

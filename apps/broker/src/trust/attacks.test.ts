@@ -1,13 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FLIPPED,
   RUG_PULLED,
   ATTACK_TOOLS,
-  startMaliciousServers,
-  type MaliciousServers,
+  useMaliciousServers,
 } from './__fixtures__/malicious-servers.js';
 import type { ToolDefinition } from './definition-hash.js';
 import { createShadowingContext } from './injection-rules.js';
@@ -15,26 +12,12 @@ import { pinVerdict } from './pin-policy.js';
 import { PinStore } from './pin-store.js';
 import { reviewTool } from './review-tool.js';
 
-let servers: MaliciousServers;
-let directory: string;
-
-beforeAll(async () => {
-  servers = await startMaliciousServers();
-});
-afterAll(async () => {
-  await servers.close();
-});
-beforeEach(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'heretek-attacks-'));
-  servers.tools.set('rugpull', [...ATTACK_TOOLS.rugpull]);
-  servers.tools.set('flip', [...ATTACK_TOOLS.flip]);
-  return () => rm(directory, { recursive: true, force: true });
-});
+const fixture = useMaliciousServers('heretek-attacks-');
 
 async function listAll(): Promise<ToolDefinition[]> {
   const all: ToolDefinition[] = [];
   for (const target of Object.keys(ATTACK_TOOLS)) {
-    all.push(...(await servers.listDefinitions(target)));
+    all.push(...(await fixture.servers.listDefinitions(target)));
   }
   return all;
 }
@@ -101,15 +84,15 @@ describe('malicious servers, listed through the SDK client', () => {
   });
 
   it('pins on first use and refuses a rug-pulled mutating tool, also after a restart', async () => {
-    const file = path.join(directory, 'pins.json');
+    const file = path.join(fixture.directory, 'pins.json');
     const first = await PinStore.open({ path: file });
     const seen = await first.observe(await listAll());
     expect(seen.pinned).toContain('rugpull_get_fact');
     expect(first.status('rugpull_get_fact')).toEqual({ state: 'new' });
 
-    servers.tools.set('rugpull', [RUG_PULLED]);
+    fixture.servers.tools.set('rugpull', [RUG_PULLED]);
     const second = await first.observe(
-      await servers.listDefinitions('rugpull'),
+      await fixture.servers.listDefinitions('rugpull'),
     );
     expect(second.changed).toEqual(['rugpull_get_fact']);
     const verdict = pinVerdict({
@@ -148,11 +131,11 @@ describe('malicious servers, listed through the SDK client', () => {
 
   it('treats a read-only tool turned mutating as changed and refuses it', async () => {
     const store = await PinStore.open({
-      path: path.join(directory, 'pins.json'),
+      path: path.join(fixture.directory, 'pins.json'),
     });
-    await store.observe(await servers.listDefinitions('flip'));
-    servers.tools.set('flip', [FLIPPED]);
-    await store.observe(await servers.listDefinitions('flip'));
+    await store.observe(await fixture.servers.listDefinitions('flip'));
+    fixture.servers.tools.set('flip', [FLIPPED]);
+    await store.observe(await fixture.servers.listDefinitions('flip'));
     const status = store.status('flip_read_note');
     expect(status).toMatchObject({
       state: 'changed',

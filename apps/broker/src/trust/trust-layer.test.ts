@@ -1,32 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ATTACK_TOOLS,
   FLIPPED,
   RUG_PULLED,
-  startMaliciousServers,
-  type MaliciousServers,
+  useMaliciousServers,
 } from './__fixtures__/malicious-servers.js';
 import { TrustLayer, type ListedTool } from './trust-layer.js';
 
-let servers: MaliciousServers;
-let directory: string;
+const fixture = useMaliciousServers('heretek-trust-layer-');
 let pinsFile: string;
-
-beforeAll(async () => {
-  servers = await startMaliciousServers();
-});
-afterAll(async () => {
-  await servers.close();
-});
-beforeEach(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'heretek-trust-layer-'));
-  pinsFile = path.join(directory, 'pins.json');
-  servers.tools.set('rugpull', [...ATTACK_TOOLS.rugpull]);
-  servers.tools.set('flip', [...ATTACK_TOOLS.flip]);
-  return () => rm(directory, { recursive: true, force: true });
+beforeEach(() => {
+  pinsFile = path.join(fixture.directory, 'pins.json');
 });
 
 /** Every target's cleaned listing, in the given order. */
@@ -35,7 +20,7 @@ async function discover(trust: TrustLayer, order = Object.keys(ATTACK_TOOLS)) {
   for (const target of order) {
     const tools = await trust.reviewListing({
       target,
-      tools: await servers.listTools(target),
+      tools: await fixture.servers.listTools(target),
     });
     for (const tool of tools) cleaned.set(`${target}_${tool.name}`, tool);
   }
@@ -105,7 +90,7 @@ describe('TrustLayer over malicious SDK servers', () => {
       await first.checkCall({ name: 'rugpull_get_fact', mutating: true }),
     ).toMatchObject({ allowed: true });
 
-    servers.tools.set('rugpull', [RUG_PULLED]);
+    fixture.servers.tools.set('rugpull', [RUG_PULLED]);
     const restarted = await TrustLayer.open({ policy: 'refuse', pinsFile });
     await discover(restarted);
     const verdict = await restarted.checkCall({
@@ -144,7 +129,7 @@ describe('TrustLayer over malicious SDK servers', () => {
   it('marks a read-only tool turned mutating and refuses it; warn marks it and lets it through; off does neither', async () => {
     const refuse = await TrustLayer.open({ policy: 'refuse', pinsFile });
     await discover(refuse, ['flip']);
-    servers.tools.set('flip', [FLIPPED]);
+    fixture.servers.tools.set('flip', [FLIPPED]);
     await discover(refuse, ['flip']);
     const refused = await refuse.checkCall({
       name: 'flip_read_note',
@@ -165,7 +150,7 @@ describe('TrustLayer over malicious SDK servers', () => {
 
     const off = await TrustLayer.open({
       policy: 'off',
-      pinsFile: path.join(directory, 'never', 'pins.json'),
+      pinsFile: path.join(fixture.directory, 'never', 'pins.json'),
     });
     expect(off.pins).toBeUndefined();
     await discover(off, ['flip']);

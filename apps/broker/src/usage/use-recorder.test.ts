@@ -6,13 +6,15 @@ const search = {
   hits: ['github_create_issue', 'gitlab_create_issue'],
 };
 
+/** A call of `tool` that succeeded, or failed, as the recorder is told of it. */
+const succeeded = (tool: string) => ({ tool, isError: false });
+const failed = (tool: string) => ({ tool, isError: true });
+
 describe('UseRecorder', () => {
   it('records a successful call of a hit after a search', () => {
     const recorder = new UseRecorder();
     recorder.searched(search);
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false }),
-    ).toEqual({
+    expect(recorder.called(succeeded('github_create_issue'))).toEqual({
       terms: ['create', 'issue'],
       tool: 'github_create_issue',
     });
@@ -20,20 +22,14 @@ describe('UseRecorder', () => {
 
   it('records nothing for a call without a search, a failed call, or a tool that was not a hit', () => {
     const recorder = new UseRecorder();
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false }),
-    ).toBeUndefined();
+    expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
     recorder.searched(search);
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: true }),
-    ).toBeUndefined();
-    expect(
-      recorder.called({ tool: 'adb_tap', isError: false }),
-    ).toBeUndefined();
+    expect(recorder.called(failed('github_create_issue'))).toBeUndefined();
+    expect(recorder.called(succeeded('adb_tap'))).toBeUndefined();
     // A retry that succeeds inside the window is learned.
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false })?.tool,
-    ).toBe('github_create_issue');
+    expect(recorder.called(succeeded('github_create_issue'))?.tool).toBe(
+      'github_create_issue',
+    );
   });
 
   it(`closes the window after ${USE_WINDOW_CALLS} calls or 10 minutes`, () => {
@@ -41,27 +37,19 @@ describe('UseRecorder', () => {
     const recorder = new UseRecorder({ now: () => now });
     recorder.searched(search);
     for (let index = 0; index < USE_WINDOW_CALLS; index += 1) {
-      expect(
-        recorder.called({ tool: 'adb_tap', isError: false }),
-      ).toBeUndefined();
+      expect(recorder.called(succeeded('adb_tap'))).toBeUndefined();
     }
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false }),
-    ).toBeUndefined();
+    expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
 
     recorder.searched(search);
     for (let index = 0; index < USE_WINDOW_CALLS - 1; index += 1) {
-      recorder.called({ tool: 'adb_tap', isError: true });
+      recorder.called(failed('adb_tap'));
     }
-    expect(
-      recorder.called({ tool: 'gitlab_create_issue', isError: false }),
-    ).toBeDefined();
+    expect(recorder.called(succeeded('gitlab_create_issue'))).toBeDefined();
 
     recorder.searched(search);
     now += 10 * 60_000 + 1;
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false }),
-    ).toBeUndefined();
+    expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
   });
 
   it('credits a tool once per search, the most recent search that listed it, and several tools of one search', () => {
@@ -71,24 +59,22 @@ describe('UseRecorder', () => {
       terms: ['open', 'ticket'],
       hits: ['github_create_issue'],
     });
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false })?.terms,
-    ).toEqual(['open', 'ticket']);
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false }),
-    ).toBeUndefined();
-    expect(
-      recorder.called({ tool: 'gitlab_create_issue', isError: false })?.terms,
-    ).toEqual(['create', 'issue']);
+    expect(recorder.called(succeeded('github_create_issue'))?.terms).toEqual([
+      'open',
+      'ticket',
+    ]);
+    expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
+    expect(recorder.called(succeeded('gitlab_create_issue'))?.terms).toEqual([
+      'create',
+      'issue',
+    ]);
   });
 
   it('ignores a browse without terms and a search without hits', () => {
     const recorder = new UseRecorder();
     recorder.searched({ terms: [], hits: ['github_create_issue'] });
     recorder.searched({ terms: ['x'], hits: [] });
-    expect(
-      recorder.called({ tool: 'github_create_issue', isError: false }),
-    ).toBeUndefined();
+    expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
   });
 
   it('keeps at most the configured number of open searches', () => {
@@ -96,9 +82,7 @@ describe('UseRecorder', () => {
     recorder.searched({ terms: ['a'], hits: ['t_a'] });
     recorder.searched({ terms: ['b'], hits: ['t_b'] });
     recorder.searched({ terms: ['c'], hits: ['t_c'] });
-    expect(recorder.called({ tool: 't_a', isError: false })).toBeUndefined();
-    expect(recorder.called({ tool: 't_c', isError: false })?.terms).toEqual([
-      'c',
-    ]);
+    expect(recorder.called(succeeded('t_a'))).toBeUndefined();
+    expect(recorder.called(succeeded('t_c'))?.terms).toEqual(['c']);
   });
 });

@@ -42,6 +42,16 @@ type Message = {
   params?: Record<string, unknown>;
 };
 
+/** Answers with `status` and one body of `contentType`. */
+function answer(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+): void {
+  response.writeHead(status, { 'content-type': contentType }).end(body);
+}
+
 function sse(response: ServerResponse, messages: unknown[]): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
@@ -98,9 +108,12 @@ export async function startFaultServer(
       message.method === 'server/discover' &&
       options.discoverStatus !== undefined
     ) {
-      response
-        .writeHead(options.discoverStatus, { 'content-type': 'text/plain' })
-        .end('internal error: not implemented');
+      answer(
+        response,
+        options.discoverStatus,
+        'text/plain',
+        'internal error: not implemented',
+      );
       return;
     }
     if (message.method === 'initialize') {
@@ -180,14 +193,10 @@ export async function startFaultServer(
         response.write('event: message\ndata: {garbage\n\n');
         return; // left open: the client must not wait for more
       case 'garbage-json':
-        response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end('{"jsonrpc":"2.0","id":');
+        answer(response, 200, 'application/json', '{"jsonrpc":"2.0","id":');
         return;
       case 'not-json-rpc':
-        response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end('{"hello":"world"}');
+        answer(response, 200, 'application/json', '{"hello":"world"}');
         return;
       case 'wrong-id-json':
         response.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -247,9 +256,7 @@ export async function startFaultServer(
         return;
       }
       case 'html':
-        response
-          .writeHead(200, { 'content-type': 'text/html' })
-          .end('<html>login page</html>');
+        answer(response, 200, 'text/html', '<html>login page</html>');
         return;
       case 'poll-then-resume': {
         // priming event with an id and a retry hint, then the server closes the stream

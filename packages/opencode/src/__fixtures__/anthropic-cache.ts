@@ -25,12 +25,9 @@ export type CachedRequest = {
   written: number;
 };
 
-/** The emulation's result over a series of requests. */
-export type CacheReport = {
+/** The emulation's result over a series of requests: their sums, and each request. */
+export type CacheReport = CachedRequest & {
   requests: CachedRequest[];
-  input: number;
-  read: number;
-  written: number;
   /** read / input. */
   readShare: number;
 };

@@ -4,7 +4,11 @@
 // definition between two listings (a rug pull). `listDefinitions` lists a
 // target through the SDK client and returns qualified definitions, as the
 // broker's discovery sees them.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { multiplexedName } from '@heretek/internal';
+import { beforeAll, beforeEach } from 'vitest';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -14,7 +18,11 @@ import {
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
-import { forward, listenLoopback } from '../../__fixtures__/http-bridge.mjs';
+import {
+  forward,
+  listenLoopback,
+  routeOf,
+} from '../../__fixtures__/http-bridge.mjs';
 import type { ToolShape } from '../../__fixtures__/mcp-backends.js';
 import type { ToolDefinition } from '../definition-hash.js';
 import type { ListedTool } from '../trust-layer.js';
@@ -157,10 +165,7 @@ export async function startMaliciousServers(
   );
   const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
   const loopback = await listenLoopback(async (req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    const target = pathname.startsWith('/mcp/')
-      ? pathname.slice('/mcp/'.length)
-      : undefined;
+    const { target } = routeOf(req);
     if (target === undefined || !state.has(target)) {
       req.resume();
       res.writeHead(404).end();
@@ -205,6 +210,43 @@ export async function startMaliciousServers(
     close: async () => {
       await Promise.allSettled([...handlers.values()].map((h) => h.close()));
       await loopback.close();
+    },
+  };
+}
+
+/**
+ * For one test file: the servers, started before its tests and closed after
+ * them. Before each test the `rugpull` and `flip` targets get back their
+ * first tools, and a fresh temporary folder named after `prefix` is made
+ * (removed after the test).
+ */
+export function useMaliciousServers(prefix: string): {
+  readonly servers: MaliciousServers;
+  readonly directory: string;
+} {
+  let servers: MaliciousServers | undefined;
+  let directory: string | undefined;
+  beforeAll(async () => {
+    servers = await startMaliciousServers();
+    return () => servers?.close();
+  });
+  beforeEach(async () => {
+    const made = await mkdtemp(path.join(tmpdir(), prefix));
+    directory = made;
+    servers?.tools.set('rugpull', [...ATTACK_TOOLS.rugpull]);
+    servers?.tools.set('flip', [...ATTACK_TOOLS.flip]);
+    return () => rm(made, { recursive: true, force: true });
+  });
+  return {
+    get servers() {
+      if (servers === undefined)
+        throw new Error('the malicious servers start in beforeAll');
+      return servers;
+    },
+    get directory() {
+      if (directory === undefined)
+        throw new Error('the temporary folder is made in beforeEach');
+      return directory;
     },
   };
 }

@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ToolCatalog } from './catalog.js';
+import { loadBenchmark } from './evaluate.js';
+import {
+  describeSavedCatalog,
+  SAVED_CATALOG_VERSION,
+} from './saved-catalog.js';
+import type { ToolEntry } from './types.js';
+import { VERSION } from './version.js';
+import { codeOf } from './__fixtures__/error-code.js';
+import { searchesDuring } from './__fixtures__/searches-during.js';
+import { expectForeignVersionsRefused } from './__fixtures__/foreign-versions.js';
+import { targetCopies } from './__fixtures__/target-copies.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SETS = ['livemcpbench', 'metatool'].map((name) => ({
+  name,
+  data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+}));
+const LIVE = (SETS[0] as (typeof SETS)[number]).data;
+
+function keysOf(catalog: ToolCatalog): Map<string, string> {
+  return new Map(
+    catalog.list().map((entry) => [entry.target, `key-${entry.target}`]),
+  );
+}
+
+/** Every query of a set, answered by `catalog`. */
+function answers(
+  catalog: ToolCatalog,
+  queries: readonly { query: string }[],
+): unknown[] {
+  return queries.map(({ query }) => catalog.search({ query, limit: 20 }));
+}
+
+/** A copy with its digest recomputed, as a writer with other content would have it. */
+function redigested(saved: Uint8Array): Uint8Array {
+  const copy = saved.slice();
+  copy.set(createHash('sha256').update(copy.subarray(48)).digest(), 16);
+  return copy;
+}
+
+describe.each(SETS)('a saved catalog of $name', ({ data }) => {
+  const cold = new ToolCatalog({ tools: data.entries });
+  const saved = cold.saveCatalog(keysOf(cold));
+
+  it('restores, in one call, a catalog that answers every query as the cold build does', async () => {
+    const restored = new ToolCatalog();
+    expect(restored.restoreCatalog(saved)).toEqual({
+      restored: [...keysOf(cold).keys()],
+      dropped: [],
+    });
+    expect(restored.list()).toEqual(cold.list());
+    expect(answers(restored, data.queries)).toEqual(
+      answers(cold, data.queries),
+    );
+    // Saved again, the restored catalog writes the same bytes.
+    expect(restored.saveCatalog(keysOf(cold))).toEqual(saved);
+    const later = new ToolCatalog();
+    await later.restoreCatalogAsync(saved);
+    expect(answers(later, data.queries)).toEqual(answers(cold, data.queries));
+  });
+
+  it('keeps only the targets the caller accepts, with the statistics of a build of those', () => {
+    const targets = [...keysOf(cold).keys()];
+    const gone = new Set(targets.filter((_, index) => index % 3 === 1));
+    const restored = new ToolCatalog();
+    const seen: string[] = [];
+    const result = restored.restoreCatalog(saved, {
+      keep: (target, key, info) => {
+        seen.push(`${target}:${key}:${info.tools}`);
+        return !gone.has(target);
+      },
+    });
+    expect(seen).toEqual(
+      targets.map(
+        (target) =>
+          `${target}:key-${target}:${cold.list().filter((entry) => entry.target === target).length}`,
+      ),
+    );
+    expect(result.dropped).toEqual([...gone]);
+    expect(result.restored).toEqual(targets.filter((t) => !gone.has(t)));
+    const rest = new ToolCatalog({
+      tools: data.entries.filter((entry) => !gone.has(entry.target)),
+    });
+    expect(restored.list()).toEqual(rest.list());
+    expect(restored.list().some((entry) => gone.has(entry.target))).toBe(false);
+    expect(answers(restored, data.queries)).toEqual(
+      answers(rest, data.queries),
+    );
+  });
+});
+
+describe('a saved catalog', () => {
+  const cold = new ToolCatalog({ tools: LIVE.entries });
+  const keys = keysOf(cold);
+  const saved = cold.saveCatalog(keys);
+  const targets = [...keys.keys()];
+
+  it('says its targets, keys and tools without being restored', () => {
+    const info = describeSavedCatalog(saved);
+    expect(info.version).toBe(SAVED_CATALOG_VERSION);
+    expect(info.catalogVersion).toBe(VERSION);
+    expect(info.tools).toBe(cold.size);
+    expect(info.targets.map((target) => target.target)).toEqual(targets);
+    const first = targets[0] as string;
+    const tools = cold.list().filter((entry) => entry.target === first);
+    expect(info.targets[0]).toEqual({
+      target: first,
+      key: `key-${first}`,
+      tools: tools.length,
+      backends: [...new Set(tools.map((entry) => entry.backend))],
+      profiles: ['core'],
+    });
+    // Only the targets given keys are saved (targets without tools are left out).
+    const two = cold.saveCatalog(
+      new Map([
+        [targets[2] as string, 'b'],
+        ['no-such-target', 'c'],
+        [targets[1] as string, 'a'],
+      ]),
+    );
+    expect(
+      describeSavedCatalog(two).targets.map(({ target, key }) => [target, key]),
+    ).toEqual([
+      [targets[1], 'a'],
+      [targets[2], 'b'],
+    ]);
+    expect(
+      codeOf(() =>
+        cold.saveCatalog(new Map([['x', 1]]) as unknown as Map<string, string>),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+  });
+
+  it('restores the same from an odd offset of a larger buffer, and into a catalog that has tools', () => {
+    // A Buffer, as a file is read (its `slice` is a view, not a copy).
+    const file = Buffer.alloc(saved.length + 3);
+    file.set(saved, 3);
+    const shifted = new ToolCatalog();
+    shifted.restoreCatalog(file.subarray(3));
+    expect(shifted.saveCatalog(keys)).toEqual(saved);
+    // A catalog with other tools of one saved target and a target of its own: the saved
+    // target is replaced in place, the other stays.
+    const first = targets[0] as string;
+    const own: ToolEntry = {
+      ...(cold.list()[0] as ToolEntry),
+      target: 'own',
+      name: `own_${(cold.list()[0] as ToolEntry).tool}`,
+    };
+    const mixed = new ToolCatalog({
+      tools: [
+        own,
+        ...cold.list().filter((entry) => entry.target === targets[1]),
+      ],
+    });
+    mixed.restoreCatalog(saved, { keep: (target) => target !== first });
+    const expected = new ToolCatalog({
+      tools: [
+        own,
+        ...cold.list().filter((entry) => entry.target === targets[1]),
+        ...cold
+          .list()
+          .filter(
+            (entry) => entry.target !== first && entry.target !== targets[1],
+          ),
+      ],
+    });
+    expect(mixed.list()).toEqual(expected.list());
+    expect(answers(mixed, LIVE.queries)).toEqual(
+      answers(expected, LIVE.queries),
+    );
+  });
+
+  it('ranks as a cold build when the restoring catalog weighs the fields otherwise', () => {
+    const tuning = { bag: { description: 2, parameterText: 0.5 } };
+    const restored = new ToolCatalog({ tuning });
+    restored.restoreCatalog(saved);
+    const rebuilt = new ToolCatalog({ tools: LIVE.entries, tuning });
+    expect(answers(restored, LIVE.queries)).toEqual(
+      answers(rebuilt, LIVE.queries),
+    );
+  });
+
+  it('is refused when corrupt, truncated, foreign or inconsistent, and nothing changes', async () => {
+    const catalog = ToolCatalog.fromSeed();
+    const before = catalog.list();
+    const refused = (bad: unknown): string | undefined =>
+      codeOf(() => catalog.restoreCatalog(bad as Uint8Array));
+    const flipped = saved.slice();
+    flipped[saved.length >> 1] = (flipped[saved.length >> 1] as number) ^ 0x20;
+    expect(refused(flipped)).toBe('INVALID_INDEX_PART');
+    expect(() => catalog.restoreCatalog(flipped)).toThrow(
+      /restoreCatalog: its digest does not match its content \(corrupt\); save the catalog again, or build it from the backends' listings/,
+    );
+    await expect(catalog.restoreCatalogAsync(flipped)).rejects.toThrow(
+      /restoreCatalogAsync: its digest does not match/,
+    );
+    expect(refused(saved.subarray(0, saved.length - 1))).toBe(
+      'INVALID_INDEX_PART',
+    );
+    expect(() => catalog.restoreCatalog(saved.subarray(0, 60))).toThrow(
+      /truncated: 60 of \d+ bytes/,
+    );
+    expect(refused(new Uint8Array([...saved, 0]))).toBe('INVALID_INDEX_PART');
+    expect(refused('not bytes')).toBe('INVALID_INDEX_PART');
+    const part = cold.saveBackend({ target: targets[0] as string, key: 'k' });
+    expect(() => catalog.restoreCatalog(part as Uint8Array)).toThrow(
+      /not a saved catalog/,
+    );
+    expectForeignVersionsRefused({
+      saved: saved,
+      layout: SAVED_CATALOG_VERSION,
+      refused,
+      describe: describeSavedCatalog,
+      redigested,
+    });
+    // A valid digest over content that disagrees with itself: still refused. The first
+    // section after the header is the running total of each target's tools.
+    const headerEnd = 56 + new DataView(saved.buffer).getUint32(48, true);
+    const totals = saved.slice();
+    new DataView(totals.buffer).setUint32(headerEnd + 4, 1, true);
+    expect(() => catalog.restoreCatalog(redigested(totals))).toThrow(
+      /does not match|out of order|another number of tools/,
+    );
+    const renamed = saved.slice();
+    const name = Buffer.from(saved).indexOf('"target":"') + '"target":"'.length;
+    renamed[name] = 'Z'.charCodeAt(0);
+    expect(refused(redigested(renamed))).toBe('INVALID_INDEX_PART');
+    expect(catalog.list()).toEqual(before);
+    expect(
+      codeOf(() =>
+        catalog.restoreCatalog(saved, { keep: 'all' } as unknown as object),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+  });
+
+  it('restores asynchronously, letting other work run, and swaps the catalog in at the end', async () => {
+    // 5,270 tools: the set's tools under ten targets each.
+    const tools = targetCopies(LIVE.entries, 10);
+    const big = new ToolCatalog({ tools });
+    const catalog = ToolCatalog.fromSeed();
+    const query = { query: 'android adb install apk', limit: 5 };
+    const before = catalog.search(query);
+    const { result, answers: during } = await searchesDuring(
+      catalog,
+      query,
+      () => catalog.restoreCatalogAsync(big.saveCatalog(keysOf(big))),
+    );
+    expect(result.restored).toEqual([...keysOf(big).keys()]);
+    expect(during.length).toBeGreaterThan(1);
+    for (const answer of during) expect(answer).toEqual(before);
+    expect(catalog.size).toBe(34 + tools.length);
+    expect(catalog.search({ query: 'weather forecast', limit: 5 })).toEqual(
+      new ToolCatalog({
+        tools: [...ToolCatalog.fromSeed().list(), ...tools],
+      }).search({ query: 'weather forecast', limit: 5 }),
+    );
+  });
+});
