@@ -164,13 +164,13 @@ describe('TrustLayer over malicious SDK servers', () => {
 
   it('keeps one copy of a listed tool: a clean tool goes on as listed, and its pin state reads that definition', async () => {
     const trust = await TrustLayer.open({ policy: 'refuse', pinsFile });
-    const listed = await servers.listTools('mail');
+    const listed = await fixture.servers.listTools('mail');
     const [clean] = await trust.reviewListing({
       target: 'mail',
       tools: listed,
     });
     expect(clean).toBe(listed[0]);
-    const unicode = await servers.listTools('unicode');
+    const unicode = await fixture.servers.listTools('unicode');
     const [cleaned] = await trust.reviewListing({
       target: 'unicode',
       tools: unicode,
