@@ -15,11 +15,15 @@
 //   node --expose-gc bench/scale.mjs                      # 1,000 x 100
 //   BACKENDS=100 TOOLS=50 node --expose-gc bench/scale.mjs
 //   ONLY=restart node --expose-gc bench/scale.mjs         # first start, re-listing, restart
+//   ONLY=fresh node --expose-gc bench/scale.mjs           # plain client, first start, searches
 //
-// ONLY=restart skips the plain client and the search round trips. STATE_DIR
+// ONLY=restart skips the plain client and the search round trips; ONLY=fresh
+// skips the re-listing and the restart. STATE_DIR
 // keeps the state folder (pins, index cache) there, and a later run on it
 // skips the first start. LOG=1 prints the broker's stderr with the time since
-// spawn; CPU_PROF=<dir> writes each broker's CPU profile there.
+// spawn; CPU_PROF=<dir> writes each broker's CPU profile there;
+// BROKER_NODE_ARGS passes flags to the broker (split at spaces), e.g.
+// `--max-semi-space-size=8` or `--heapsnapshot-signal=SIGUSR2`.
 import {
   existsSync,
   mkdirSync,
@@ -38,6 +42,7 @@ import * as lib from './lib.mjs';
 
 const { percentile, round } = lib;
 const ONLY_RESTART = process.env.ONLY === 'restart';
+const ONLY_FRESH = process.env.ONLY === 'fresh';
 lib.requireBuilt();
 /** Options from the environment, with their defaults. */
 const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
@@ -50,6 +55,10 @@ const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
       SEARCHES: 300,
     }).map(([name, fallback]) => [name, lib.intFromEnv(name, fallback)]),
   );
+/** Extra Node flags for the broker, split at spaces. */
+const BROKER_NODE_ARGS = (process.env.BROKER_NODE_ARGS ?? '')
+  .split(' ')
+  .filter(Boolean);
 /** Targets per group word: one search (limit 200) finds a whole group's echo tools. */
 const GROUP = 150;
 
@@ -189,9 +198,12 @@ async function untilSearchable(gatewayUrl, label) {
         : {}),
     },
     {
-      nodeArgs: process.env.CPU_PROF
-        ? ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF]
-        : [],
+      nodeArgs: [
+        ...(process.env.CPU_PROF
+          ? ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF]
+          : []),
+        ...BROKER_NODE_ARGS,
+      ],
     },
   );
   // The broker's CPU time (user + system) when it logs that the index cache
@@ -338,16 +350,23 @@ try {
     );
   const first = prepared
     ? undefined
-    : await startAndRelist(gateway, { searches: !ONLY_RESTART });
+    : await startAndRelist(gateway, {
+        searches: !ONLY_RESTART,
+        relist: !ONLY_FRESH,
+      });
 
-  const restarted = await untilSearchable(gateway.url, 'restart');
-  const rediscovery = await whileRediscovering(restarted);
+  const restarted = ONLY_FRESH
+    ? undefined
+    : await untilSearchable(gateway.url, 'restart');
+  const rediscovery =
+    restarted === undefined ? undefined : await whileRediscovering(restarted);
   // Backends whose listing changed are written to the index cache a second
   // after the rediscovery (the write itself takes seconds under load): let
   // that end, so a later run on STATE_DIR restarts on every backend.
-  await filesSettled([join(stateHome, 'heretek', 'index-cache.bin')], 8_000);
-  const restartStderr = restarted.broker.stderr();
-  await restarted.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
+  if (restarted !== undefined)
+    await filesSettled([join(stateHome, 'heretek', 'index-cache.bin')], 8_000);
+  const restartStderr = restarted?.broker.stderr() ?? '';
+  await restarted?.broker.close(process.env.CPU_PROF ? 120_000 : undefined);
 
   console.log(
     JSON.stringify(
@@ -360,16 +379,21 @@ try {
           ? {}
           : { tools: plain.tools, plainClientListingMs: round(plain.ms, 0) }),
         ...(first === undefined ? {} : first.figures(plain)),
-        restart: {
-          searchableMs: round(restarted.searchableMs, 0),
-          brokerCpuMsUntilCacheServed: restarted.cpuMsUntilServed,
-          target: 2000,
-          met: restarted.searchableMs <= 2000,
-          whileDiscovering: requestFigures(restarted.latencies),
-          ...rediscovery,
-          cacheLine:
-            /index cache: .*/.exec(restartStderr)?.[0] ?? 'no index cache line',
-        },
+        ...(restarted === undefined
+          ? {}
+          : {
+              restart: {
+                searchableMs: round(restarted.searchableMs, 0),
+                brokerCpuMsUntilCacheServed: restarted.cpuMsUntilServed,
+                target: 2000,
+                met: restarted.searchableMs <= 2000,
+                whileDiscovering: requestFigures(restarted.latencies),
+                ...rediscovery,
+                cacheLine:
+                  /index cache: .*/.exec(restartStderr)?.[0] ??
+                  'no index cache line',
+              },
+            }),
       },
       null,
       2,
@@ -387,7 +411,7 @@ try {
  * re-listed through tools/list_changed; the broker is closed after, its
  * index cache written.
  */
-async function startAndRelist(gateway, { searches }) {
+async function startAndRelist(gateway, { searches, relist }) {
   const first = await untilSearchable(gateway.url, 'first start');
   process.stderr.write(
     `bench scale: broker searchable after ${round(first.searchableMs, 0)} ms\n`,
@@ -421,9 +445,9 @@ async function startAndRelist(gateway, { searches }) {
 
   // A backend says its tools changed: until the new tool is searchable.
   const changedAt = performance.now();
-  gateway.addTool(LIVE, 'fresh_quokka_counter');
+  if (relist) gateway.addTool(LIVE, 'fresh_quokka_counter');
   let relistedMs;
-  for (;;) {
+  for (; relist;) {
     const text = await search(first.send, 'fresh quokka counter', 10);
     if (text.includes(`${LIVE}_fresh_quokka_counter`)) {
       relistedMs = performance.now() - changedAt;
@@ -473,9 +497,13 @@ async function startAndRelist(gateway, { searches }) {
             },
           }
         : {}),
-      listChangedSearchableMs: Number.isFinite(relistedMs)
-        ? round(relistedMs, 0)
-        : 'not within 60 s',
+      ...(relist
+        ? {
+            listChangedSearchableMs: Number.isFinite(relistedMs)
+              ? round(relistedMs, 0)
+              : 'not within 60 s',
+          }
+        : {}),
       discoveryLines: firstStderr
         .split('\n')
         .filter((l) => /discovery: \d+\/\d+ backends listed/.test(l)),

@@ -5,6 +5,7 @@ import {
   describeChange,
   diffDefinitions,
   isChanged,
+  normalizeDefinition,
 } from './definition-hash.js';
 
 const base = {
@@ -17,6 +18,21 @@ const base = {
   },
   annotations: { readOnlyHint: true, title: 'Write note' },
 };
+
+describe('normalizeDefinition', () => {
+  it('fills absent parts, and returns a definition of exactly the four parts as it is', () => {
+    expect(normalizeDefinition(base)).toBe(base);
+    expect(normalizeDefinition({ name: 'a_b' })).toEqual({
+      name: 'a_b',
+      description: '',
+      inputSchema: {},
+      annotations: {},
+    });
+    const withHash = { ...base, hash: 'sha256:00' };
+    expect(normalizeDefinition(withHash)).toEqual(base);
+    expect(definitionHash(withHash)).toBe(definitionHash(base));
+  });
+});
 
 describe('definitionHash', () => {
   it('is a sha256 tag over canonical JSON: key order and number spelling do not matter', () => {

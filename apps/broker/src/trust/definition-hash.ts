@@ -38,11 +38,20 @@ export type DefinitionChange = {
 
 /**
  * Fills absent parts (`description` `''`, `inputSchema` `{}`, `annotations`
- * `{}`) so that a part that is missing and one that is empty hash alike.
+ * `{}`) so that a part that is missing and one that is empty hash alike. A
+ * definition of exactly these four members, all present, is returned as it
+ * is (not copied), so whoever keeps both shares one object.
  */
 export function normalizeDefinition(
   definition: ToolDefinition,
 ): NormalizedDefinition {
+  if (
+    typeof definition.description === 'string' &&
+    definition.inputSchema !== undefined &&
+    definition.annotations !== undefined &&
+    Object.keys(definition).length === 4
+  )
+    return definition as NormalizedDefinition;
   return {
     name: definition.name,
     description: definition.description ?? '',

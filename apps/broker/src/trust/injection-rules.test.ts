@@ -5,6 +5,7 @@ import {
   ShadowingIndex,
   flagTool,
   flaggedMark,
+  type ShadowingContext,
 } from './injection-rules.js';
 
 const tool = { name: 'math_add', target: 'math', bareName: 'add' };
@@ -172,9 +173,18 @@ describe('ShadowingIndex', () => {
     const mailAgain = [tool('mail', 'archive_mail')];
     index.replaceTarget('mail', mail, mailAgain);
     const fresh = createShadowingContext([...notes, ...mailAgain]);
-    expect(index.qualified).toEqual(fresh.qualified);
-    expect(index.bare).toEqual(fresh.bare);
-    expect(index.bare.get('send_email')).toEqual(new Set(['notes']));
-    expect(index.bare.has('read_inbox')).toBe(false);
+    const answers = (context: ShadowingContext) =>
+      [...mail, ...notes, ...mailAgain].map((tool) => [
+        context.targetOf(tool.name.toLowerCase()),
+        context.knows(tool.bareName.toLowerCase()),
+        context.hasTool(tool.bareName.toLowerCase(), 'mail'),
+        context.hasTool(tool.bareName.toLowerCase(), 'notes'),
+      ]);
+    expect(answers(index)).toEqual(answers(fresh));
+    expect(index.hasTool('send_email', 'notes')).toBe(true);
+    expect(index.hasTool('send_email', 'mail')).toBe(false);
+    expect(index.targetOf('mail_send_email')).toBeUndefined();
+    expect(index.targetOf('notes_send_email')).toBe('notes');
+    expect(index.knows('read_inbox')).toBe(false);
   });
 });

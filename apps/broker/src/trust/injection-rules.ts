@@ -103,40 +103,41 @@ const NOT_A_TOOL_NAME = new Set([
 
 /**
  * The tools other than the one being checked, for the shadowing rule. Build it
- * once per catalog with {@link createShadowingContext}.
+ * once per catalog with {@link createShadowingContext}, or keep a
+ * {@link ShadowingIndex} up to date.
  */
 export type ShadowingContext = {
-  /** Qualified name -> target. */
-  readonly qualified: ReadonlyMap<string, string>;
-  /** Bare name (lowercase) -> the targets that have a tool of that name. */
-  readonly bare: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * The target serving a qualified name (lowercase `<target>_<tool>`), if
+   * any. Target names hold no `_`, so a qualified name is its target, `_`,
+   * and the tool's own name.
+   */
+  targetOf(qualified: string): string | undefined;
+  /** Whether `target` has a tool of this bare name (lowercase). */
+  hasTool(bareName: string, target: string): boolean;
+  /** Whether any target has a tool of this bare name (lowercase). */
+  knows(bareName: string): boolean;
 };
 
 /** Indexes the served tools (qualified name, target and bare name) for the shadowing rule. */
 export function createShadowingContext(
   tools: Iterable<{ name: string; target: string; bareName: string }>,
 ): ShadowingContext {
-  const qualified = new Map<string, string>();
-  const bare = new Map<string, Set<string>>();
-  for (const tool of tools) {
-    qualified.set(tool.name.toLowerCase(), tool.target);
-    const key = tool.bareName.toLowerCase();
-    const targets = bare.get(key) ?? new Set<string>();
-    targets.add(tool.target);
-    bare.set(key, targets);
-  }
-  return { qualified, bare };
+  const index = new ShadowingIndex();
+  for (const tool of tools) index.replaceTarget(tool.target, [], [tool]);
+  return index;
 }
 
 /**
  * A {@link ShadowingContext} kept up to date one backend listing at a time:
  * {@link ShadowingIndex.replaceTarget} swaps a target's tools, so reviewing a
  * thousand listings costs their tools once, not a rebuild over every tool
- * known per listing.
+ * known per listing. It keeps one map entry per distinct bare name (its one
+ * target, or the set of them when several share it): a qualified name is
+ * looked up as its target and bare name.
  */
 export class ShadowingIndex implements ShadowingContext {
-  readonly qualified = new Map<string, string>();
-  readonly bare = new Map<string, Set<string>>();
+  readonly #bare = new Map<string, string | Set<string>>();
 
   /** Replaces every tool of `target` (those of `before`) with those of `after`. */
   replaceTarget(
@@ -145,20 +146,42 @@ export class ShadowingIndex implements ShadowingContext {
     after: Iterable<{ name: string; bareName: string }>,
   ): void {
     for (const tool of before) {
-      const name = tool.name.toLowerCase();
-      if (this.qualified.get(name) === target) this.qualified.delete(name);
       const key = tool.bareName.toLowerCase();
-      const targets = this.bare.get(key);
-      targets?.delete(target);
-      if (targets?.size === 0) this.bare.delete(key);
+      const targets = this.#bare.get(key);
+      if (targets === target) this.#bare.delete(key);
+      else if (typeof targets === 'object') {
+        targets.delete(target);
+        if (targets.size === 1) this.#bare.set(key, [...targets][0]!);
+      }
     }
     for (const tool of after) {
-      this.qualified.set(tool.name.toLowerCase(), target);
       const key = tool.bareName.toLowerCase();
-      const targets = this.bare.get(key) ?? new Set<string>();
-      targets.add(target);
-      this.bare.set(key, targets);
+      const targets = this.#bare.get(key);
+      if (targets === undefined) this.#bare.set(key, target);
+      else if (typeof targets === 'object') targets.add(target);
+      else if (targets !== target)
+        this.#bare.set(key, new Set([targets, target]));
     }
+  }
+
+  targetOf(qualified: string): string | undefined {
+    const split = qualified.indexOf('_');
+    if (split <= 0) return undefined;
+    const target = qualified.slice(0, split);
+    return this.hasTool(qualified.slice(split + 1), target)
+      ? target
+      : undefined;
+  }
+
+  knows(bareName: string): boolean {
+    return this.#bare.has(bareName);
+  }
+
+  hasTool(bareName: string, target: string): boolean {
+    const targets = this.#bare.get(bareName);
+    return typeof targets === 'string'
+      ? targets === target
+      : targets?.has(target) === true;
   }
 }
 
@@ -186,8 +209,8 @@ function shadowingMatch(
   for (const match of text.matchAll(TOOL_PHRASE)) {
     const name = (match[1] ?? '').toLowerCase().replace(/[.-]+$/, '');
     if (name === '' || NOT_A_TOOL_NAME.has(name) || own.has(name)) continue;
-    const ownTargetHas = context?.bare.get(name)?.has(tool.target) === true;
-    const ownQualified = context?.qualified.get(name) === tool.target;
+    const ownTargetHas = context?.hasTool(name, tool.target) === true;
+    const ownQualified = context?.targetOf(name) === tool.target;
     if (ownTargetHas || ownQualified) continue;
     return match[0];
   }
@@ -196,12 +219,11 @@ function shadowingMatch(
     const word = match[0];
     const key = word.toLowerCase();
     if (own.has(key)) continue;
-    const target = context.qualified.get(key);
+    const target = context.targetOf(key);
     if (target !== undefined && target !== tool.target) return word;
-    const targets = context.bare.get(key);
     if (
-      targets !== undefined &&
-      !targets.has(tool.target) &&
+      context.knows(key) &&
+      !context.hasTool(key, tool.target) &&
       distinctive(word)
     ) {
       return word;

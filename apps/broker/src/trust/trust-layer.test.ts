@@ -162,6 +162,24 @@ describe('TrustLayer over malicious SDK servers', () => {
     });
   });
 
+  it('keeps one copy of a listed tool: a clean tool goes on as listed, and its pin state reads that definition', async () => {
+    const trust = await TrustLayer.open({ policy: 'refuse', pinsFile });
+    const listed = await fixture.servers.listTools('mail');
+    const [clean] = await trust.reviewListing({
+      target: 'mail',
+      tools: listed,
+    });
+    expect(clean).toBe(listed[0]);
+    const unicode = await fixture.servers.listTools('unicode');
+    const [cleaned] = await trust.reviewListing({
+      target: 'unicode',
+      tools: unicode,
+    });
+    expect(cleaned).not.toBe(unicode[0]);
+    expect(invisible(String(cleaned?.description))).toBe(false);
+    expect(trust.pins?.status('mail_send_email')).toEqual({ state: 'new' });
+  });
+
   it('drops a tool a backend no longer lists', async () => {
     const trust = await TrustLayer.open({ policy: 'refuse', pinsFile });
     await discover(trust, ['shadow', 'mail']);

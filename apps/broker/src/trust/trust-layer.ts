@@ -1,5 +1,9 @@
 import { multiplexedName } from '@heretek/internal';
-import { describeChange, type ToolDefinition } from './definition-hash.js';
+import {
+  describeChange,
+  type NormalizedDefinition,
+  type ToolDefinition,
+} from './definition-hash.js';
 import {
   INJECTION_RULES,
   ShadowingIndex,
@@ -15,7 +19,7 @@ import {
 import { PinStore, defaultPinsFilePath } from './pin-store.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
 import type { ToolHashes } from './tool-hashes.js';
-import { sanitizeDescription, type SanitizedDescription } from './sanitize.js';
+import { sanitizeDescription } from './sanitize.js';
 
 /** A tool as a backend lists it (bare name), the MCP `Tool` shape loosely. */
 export type ListedTool = {
@@ -26,15 +30,27 @@ export type ListedTool = {
   [key: string]: unknown;
 };
 
+/**
+ * What the trust layer keeps of one tool, flat (a hundred thousand of them
+ * at registry scale): the definition as listed is the object the pin store
+ * keeps as the tool's current one, not a copy.
+ */
 type Reviewed = {
-  /** The definition as listed (qualified name), before cleaning. */
-  definition: ToolDefinition;
+  /** The definition as listed (qualified name), before cleaning, every part present. */
+  definition: NormalizedDefinition;
   target: string;
   bareName: string;
-  sanitized: SanitizedDescription;
-  inputSchema: unknown;
-  flags: { version: number; flags: InjectionFlag[] } | undefined;
+  /** The cleaned description (the listed string itself when nothing was removed). */
+  text: string;
+  /** The ASCII spelled by removed tag characters (`''` when none). */
+  tagText: string;
+  /** The rules tripped, as of shadowing context {@link Reviewed.flagsVersion}. */
+  flags: readonly InjectionFlag[] | undefined;
+  flagsVersion: number;
 };
+
+/** The flags of a tool that trips no rule: one shared empty list. */
+const NO_FLAGS: readonly InjectionFlag[] = Object.freeze([]);
 
 /** The bare name of a tool of `target` from its qualified name. */
 function bareNameOf(target: string, name: string): string {
@@ -69,7 +85,8 @@ export class TrustLayer {
   readonly pins: PinStore | undefined;
   readonly #log: (line: string) => void;
   readonly #tools = new Map<string, Reviewed>();
-  readonly #byTarget = new Map<string, Set<string>>();
+  /** Each target's tools (qualified names) as of its last listing. */
+  readonly #byTarget = new Map<string, readonly string[]>();
   readonly #logged = new Set<string>();
   /** Every known tool's names, for the shadowing rule; updated a listing at a time. */
   readonly #shadowing = new ShadowingIndex();
@@ -162,21 +179,29 @@ export class TrustLayer {
     const { target } = options;
     this.#dropRestoring(target);
     const names = new Set<string>();
-    const definitions: ToolDefinition[] = [];
+    const definitions: NormalizedDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
       if (typeof tool?.name !== 'string') return tool;
       const name = multiplexedName(target, tool.name);
       names.add(name);
       const description =
         typeof tool.description === 'string' ? tool.description : undefined;
-      const definition: ToolDefinition = {
+      // Normalized as the pin store hashes and keeps it, so both hold this one object.
+      const definition: NormalizedDefinition = {
         name,
-        description,
-        inputSchema: tool.inputSchema,
-        annotations: tool.annotations as Record<string, unknown> | undefined,
+        description: description ?? '',
+        inputSchema: tool.inputSchema ?? {},
+        annotations: (tool.annotations as Record<string, unknown>) ?? {},
       };
       definitions.push(definition);
       const clean = this.#record(target, tool.name, definition);
+      // A tool with nothing to clean goes on as listed (no copy).
+      if (
+        (description === undefined || clean.description === description) &&
+        (tool.inputSchema === undefined ||
+          clean.inputSchema === tool.inputSchema)
+      )
+        return tool;
       return {
         ...tool,
         ...(description === undefined
@@ -211,7 +236,7 @@ export class TrustLayer {
   }
 
   /** Cleans one listed tool and records it as `target`'s (flags are checked later). */
-  #record(target: string, bareName: string, definition: ToolDefinition) {
+  #record(target: string, bareName: string, definition: NormalizedDefinition) {
     const clean = cleanListedTool({
       name: definition.name,
       description: definition.description,
@@ -221,9 +246,10 @@ export class TrustLayer {
       definition,
       target,
       bareName,
-      sanitized: clean.sanitized,
-      inputSchema: definition.inputSchema,
+      text: clean.sanitized.text,
+      tagText: clean.sanitized.tagText,
       flags: undefined,
+      flagsVersion: 0,
     });
     for (const line of clean.logLines) this.#logOnce(`trust: ${line}`);
     return clean;
@@ -236,16 +262,16 @@ export class TrustLayer {
    * recorded again keep theirs.
    */
   #replaceTarget(target: string, names: Set<string>): string[] {
-    const previous = this.#byTarget.get(target) ?? new Set<string>();
+    const previous = this.#byTarget.get(target) ?? [];
     // A tool served from the index cache and never asked about is not
     // recorded: its bare name follows from its qualified name.
-    const before = [...previous].map((name) => ({
+    const before = previous.map((name) => ({
       name,
       bareName: this.#tools.get(name)?.bareName ?? bareNameOf(target, name),
     }));
-    const gone = [...previous].filter((name) => !names.has(name));
+    const gone = previous.filter((name) => !names.has(name));
     for (const name of gone) this.#tools.delete(name);
-    this.#byTarget.set(target, names);
+    this.#byTarget.set(target, [...names]);
     this.#shadowing.replaceTarget(
       target,
       before,
@@ -301,18 +327,16 @@ export class TrustLayer {
     if (pins === undefined) return;
     const { target } = options;
     this.#dropRestoring(target);
-    const names = new Set(options.names);
-    const previous = this.#byTarget.get(target) ?? new Set<string>();
-    const gone = [...previous].filter((name) => !names.has(name));
+    const listed = options.names;
+    const names = new Set(listed);
+    const previous = this.#byTarget.get(target) ?? [];
+    const gone = previous.filter((name) => !names.has(name));
     for (const name of previous) this.#tools.delete(name);
-    this.#byTarget.set(target, names);
+    this.#byTarget.set(target, listed);
     this.#shadowing.replaceTarget(
       target,
-      [...previous].map((name) => ({
-        name,
-        bareName: bareNameOf(target, name),
-      })),
-      [...names].map((name) => ({ name, bareName: bareNameOf(target, name) })),
+      previous.map((name) => ({ name, bareName: bareNameOf(target, name) })),
+      listed.map((name) => ({ name, bareName: bareNameOf(target, name) })),
     );
     this.#contextVersion += 1;
     pins.forget(gone);
@@ -347,19 +371,22 @@ export class TrustLayer {
    * The injection rules a tool trips, checked against every tool now known
    * (so shadowing of a backend listed later is caught too). Logged once.
    */
-  flags(name: string): InjectionFlag[] {
+  flags(name: string): readonly InjectionFlag[] {
     this.#known(name);
     const tool = this.#tools.get(name);
-    if (tool === undefined) return [];
-    if (tool.flags?.version === this.#contextVersion) return tool.flags.flags;
-    const flags = flagTool({
+    if (tool === undefined) return NO_FLAGS;
+    if (tool.flags !== undefined && tool.flagsVersion === this.#contextVersion)
+      return tool.flags;
+    const found = flagTool({
       tool: { name, target: tool.target, bareName: tool.bareName },
-      description: tool.sanitized.text,
-      tagText: tool.sanitized.tagText,
-      inputSchema: tool.inputSchema,
+      description: tool.text,
+      tagText: tool.tagText,
+      inputSchema: tool.definition.inputSchema,
       context: this.#shadowing,
     });
-    tool.flags = { version: this.#contextVersion, flags };
+    const flags = found.length === 0 ? NO_FLAGS : found;
+    tool.flags = flags;
+    tool.flagsVersion = this.#contextVersion;
     const flagged = flagLogLine(name, flags);
     if (flagged !== undefined) this.#logOnce(`trust: ${flagged}`);
     return flags;
