@@ -518,8 +518,8 @@ export function* encodeSavedCatalog(options: {
   const plan = yield* planCatalog(segments);
   const { counts } = plan;
   const { texts, schemas, ascii } = yield* catalogTexts(segments, plan);
-  const textEnds = endsOf(texts);
-  const schemaEnds = endsOf(schemas);
+  const textEnds = yield* endsOf(texts);
+  const schemaEnds = yield* endsOf(schemas);
   counts.textBytes = textEnds[texts.length] as number;
   counts.schemaBytes = schemaEnds[schemas.length] as number;
   const { buffer, bytes, places } = startCatalog({
@@ -593,13 +593,16 @@ function toLittleEndian(
 }
 
 /** The end of each string in the UTF-8 concatenation of `strings`, after a 0. */
-function endsOf(strings: readonly string[]): Uint32Array {
+function* endsOf(
+  strings: readonly string[],
+): Generator<undefined, Uint32Array> {
   const ends = new Uint32Array(strings.length + 1);
   let total = 0;
-  strings.forEach((text, index) => {
-    total += Buffer.byteLength(text, 'utf8');
+  for (let index = 0; index < strings.length; index += 1) {
+    total += Buffer.byteLength(strings[index] as string, 'utf8');
     ends[index + 1] = total;
-  });
+    if (index % TEXTS_STEP === TEXTS_STEP - 1) yield;
+  }
   return ends;
 }
 
