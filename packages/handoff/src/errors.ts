@@ -3,7 +3,11 @@
  * {@link HandoffError}: it carries a stable string {@link HandoffErrorCode},
  * says whether retrying can help, and has a message that says what to fix.
  */
-import { createErrorFamily, errorClass } from '@heretek/internal';
+import {
+  createErrorFamily,
+  errorClass,
+  mismatchErrorClass,
+} from '@heretek/internal';
 
 /**
  * Stable error codes. Match on these, never on messages.
@@ -139,22 +143,16 @@ export class ReadOnlyRecipientError extends errorClass(HandoffError, {
   keep: ['from', 'to'],
 }) {}
 
-/** An envelope's digest is not the one the caller expected. */
-export class HandoffDigestMismatchError extends errorClass(HandoffError, {
-  codes: [HandoffErrorCode.DigestMismatch],
-  details: ({
-    expected,
-    actual,
-  }: {
-    /** The digest the caller expected. */
-    expected: string;
-    /** The digest of the envelope as received. */
-    actual: string;
-  }) => ({
+/**
+ * An envelope's digest (`actual`, as received) is not the one the caller
+ * expected (`expected`).
+ */
+export class HandoffDigestMismatchError extends mismatchErrorClass(
+  HandoffError,
+  {
     code: HandoffErrorCode.DigestMismatch,
-    message:
+    message: ({ expected, actual }) =>
       `Handoff envelope digest mismatch: expected ${expected}, got ${actual}. ` +
       'The envelope changed after the digest was taken; do not act on it.',
-  }),
-  keep: ['expected', 'actual'],
-}) {}
+  },
+) {}

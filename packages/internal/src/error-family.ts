@@ -142,3 +142,43 @@ export function errorClass<
   }
   return FamilyMember as never;
 }
+
+/** What a mismatch error keeps: the value that was expected and the one found. */
+export type Mismatch = {
+  /** The value that was expected (declared, pinned or asked for). */
+  expected: string;
+  /** The value found. */
+  actual: string;
+};
+
+/**
+ * One class of an error family (see {@link errorClass}) for one code, whose
+ * errors say that a value is not the one expected: its constructor takes
+ * `{ expected, actual }`, keeps both as read-only properties, and `message`
+ * words them.
+ *
+ * @example
+ * ```ts
+ * export class GrimoireHashMismatchError extends mismatchErrorClass(SkillError, {
+ *   code: SkillErrorCode.GrimoireHashMismatch,
+ *   message: ({ expected, actual }) => `hashes to ${actual}, declared ${expected}`,
+ * }) {}
+ * ```
+ */
+export function mismatchErrorClass<
+  Base extends new (init: {
+    code: never;
+    message: string;
+  }) => Error & { readonly code: string },
+  const Code extends InstanceType<Base>['code'],
+>(base: Base, spec: { code: Code; message: (mismatch: Mismatch) => string }) {
+  return errorClass(base, {
+    codes: [spec.code],
+    details: (mismatch: Mismatch) =>
+      ({
+        code: spec.code,
+        message: spec.message(mismatch),
+      }) as ConstructorParameters<Base>[0] & { code: Code },
+    keep: ['expected', 'actual'],
+  });
+}

@@ -1,4 +1,9 @@
-export { createErrorFamily, errorClass } from './error-family.js';
+export {
+  createErrorFamily,
+  errorClass,
+  mismatchErrorClass,
+  type Mismatch,
+} from './error-family.js';
 export {
   GATEWAY_MODES,
   MAX_TARGET_NAME_LENGTH,

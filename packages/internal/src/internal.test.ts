@@ -5,6 +5,7 @@ import {
   createErrorFamily,
   errorClass,
   isUsageError,
+  mismatchErrorClass,
   UsageError,
   thrownCode,
   multiplexedName,
@@ -128,6 +129,37 @@ describe('errorClass', () => {
     if (!PairError.isInstance(unknownError)) throw new Error('not narrowed');
     expectTypeOf(unknownError).toEqualTypeOf<PairError>();
     expect(unknownError.left).toBe('l');
+  });
+});
+
+describe('mismatchErrorClass', () => {
+  const Code = { Drift: 'drift', Other: 'other' } as const;
+  class DemoError extends createErrorFamily<typeof Code>(
+    'demo-mismatch-test',
+  ) {}
+  class DriftError extends mismatchErrorClass(DemoError, {
+    code: Code.Drift,
+    message: ({ expected, actual }) => `found ${actual}, expected ${expected}`,
+  }) {}
+
+  it('keeps expected and actual, words them, and holds isInstance for its code only', () => {
+    const error = new DriftError({ expected: 'e1', actual: 'a1' });
+    expect(error).toBeInstanceOf(DemoError);
+    expect(error.name).toBe('DriftError');
+    expect(error.message).toBe('found a1, expected e1');
+    expect(error.code).toBe('drift');
+    expect(error.isRetryable).toBe(false);
+    expect({ expected: error.expected, actual: error.actual }).toEqual({
+      expected: 'e1',
+      actual: 'a1',
+    });
+    expect(DriftError.codes).toEqual(['drift']);
+    expect(DriftError.isInstance(error)).toBe(true);
+    expect(
+      DriftError.isInstance(new DemoError({ code: 'other', message: 'm' })),
+    ).toBe(false);
+    expectTypeOf(error.code).toEqualTypeOf<'drift'>();
+    expectTypeOf(error).toHaveProperty('actual').toEqualTypeOf<string>();
   });
 });
 

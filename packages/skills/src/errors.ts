@@ -1,4 +1,8 @@
-import { createErrorFamily, errorClass } from '@heretek/internal';
+import {
+  createErrorFamily,
+  errorClass,
+  mismatchErrorClass,
+} from '@heretek/internal';
 
 /**
  * Every stable error code this package throws. Match on `error.code`, never on
@@ -254,24 +258,15 @@ export class SkillFrontMatterError extends errorClass(SkillError, {
   keep: ['skillName', 'problems'],
 }) {}
 
-/** `grimoire.lock`'s `declaration_hash` does not match its declaration. */
-export class GrimoireHashMismatchError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.GrimoireHashMismatch],
-  details: ({
-    expected,
-    actual,
-  }: {
-    /** `declaration_hash` as written in the file. */
-    expected: string;
-    /** SHA-256 of the declaration's canonical form. */
-    actual: string;
-  }) => ({
-    code: SkillErrorCode.GrimoireHashMismatch,
-    message:
-      `grimoire.lock was tampered with: its declaration hashes to ${actual} but declaration_hash says ${expected}. ` +
-      `Restore the file, or regenerate it with "heretek-skills lock" after reviewing the skills.`,
-  }),
-  keep: ['expected', 'actual'],
+/**
+ * `grimoire.lock`'s `declaration_hash` (`expected`) does not match the SHA-256
+ * of its declaration's canonical form (`actual`).
+ */
+export class GrimoireHashMismatchError extends mismatchErrorClass(SkillError, {
+  code: SkillErrorCode.GrimoireHashMismatch,
+  message: ({ expected, actual }) =>
+    `grimoire.lock was tampered with: its declaration hashes to ${actual} but declaration_hash says ${expected}. ` +
+    `Restore the file, or regenerate it with "heretek-skills lock" after reviewing the skills.`,
 }) {}
 
 /** `grimoire.lock` and `.skill-lock.json` disagree about a skill. */
