@@ -1,7 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort } from '#gateway-client-fixtures/servers.js';
 import {
   startMcpBackends,
   type McpBackends,
@@ -23,15 +22,6 @@ const backendsFile = scratch.backends([
 ]);
 
 afterAll(() => scratch.remove());
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('heretek-lazy-broker --check against a live loopback gateway', () => {
   let backends: McpBackends;
@@ -96,7 +86,7 @@ describe('heretek-lazy-broker --check against a live loopback gateway', () => {
 
 describe('heretek-lazy-broker --check when it cannot check', () => {
   it('exits 2 when nothing listens at the gateway address', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { code, stderr, stdout } = await runBrokerCli(
       ['--check', '--backends', backendsFile],
       {

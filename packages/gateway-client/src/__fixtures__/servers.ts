@@ -98,6 +98,18 @@ export async function listen(
   };
 }
 
+/**
+ * A 127.0.0.1 port with nothing listening on it (the system's pick, closed
+ * again): for a process that cannot listen on port 0, or a refused connection.
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** Serve a web-standard `(Request) => Response` handler from node:http. */
 export function webHandler(
   fetchHandler: (request: Request) => Promise<Response>,

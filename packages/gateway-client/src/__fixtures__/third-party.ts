@@ -15,6 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { freePort } from './servers.js';
 
 const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
@@ -32,14 +33,6 @@ export type Supergateway = {
   child: ChildProcess;
   stderr: string[];
 };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * Start `supergateway --stdio <command>` as Streamable HTTP (stateful) on a
