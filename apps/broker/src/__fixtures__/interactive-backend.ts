@@ -9,23 +9,17 @@
 // - `chatty`: two notifications/message (warning, error) during the call;
 // - `research` {ms, topic} (taskSupport required): works `ms` in the background as a task;
 // - `erase` (mutating): asks the user to confirm (elicitation/create), then answers what came back.
-import { randomUUID } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CreateMessageResultSchema,
   ElicitResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { registerResearchTask } from '#gateway-client-fixtures/task-server.js';
+import {
+  registerResearchTask,
+  startTaskSessions,
+} from '#gateway-client-fixtures/task-server.js';
 import {
   callThrough,
   resultText,
@@ -72,24 +66,11 @@ async function relayed(
 export async function startInteractiveBackend(
   target: string,
 ): Promise<InteractiveBackend> {
-  const taskStore = new InMemoryTaskStore();
-  const transports = new Map<string, StreamableHTTPServerTransport>();
   const cancelledTasks: string[] = [];
   const createdTasks: string[] = [];
   const eraseCalls: string[] = [];
 
-  const build = () => {
-    const server = new McpServer(
-      { name: 'interactive-backend', version: '1.0.0' },
-      {
-        capabilities: {
-          tools: {},
-          logging: {},
-          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-        },
-        taskStore,
-      },
-    );
+  const register = (server: McpServer) => {
     server.registerTool(
       'steps',
       {
@@ -210,58 +191,20 @@ export async function startInteractiveBackend(
       done: (topic) => `research on ${topic} done`,
       onCreated: (taskId) => void createdTasks.push(taskId),
     });
-    return server;
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url !== `/mcp/${target}`) {
-      res.writeHead(404).end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body =
-      chunks.length > 0
-        ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown)
-        : undefined;
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const transport = transports.get(sessionId);
-      if (transport === undefined) {
-        res.writeHead(404).end();
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    const transport: StreamableHTTPServerTransport =
-      new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void transports.set(id, transport),
-      });
-    await build().connect(transport);
-    await transport.handleRequest(req, res, body);
-  };
-
-  const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(error));
-    });
+  const sessions = await startTaskSessions({
+    name: 'interactive-backend',
+    logging: true,
+    path: `/mcp/${target}`,
+    register,
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    url: sessions.url,
     cancelledTasks,
     createdTasks,
     eraseCalls,
-    close: async () => {
-      for (const transport of transports.values())
-        await transport.close().catch(() => {});
-      taskStore.cleanup();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    close: sessions.close,
   };
 }
 

@@ -676,16 +676,22 @@ type V1Transport = InstanceType<typeof V1StreamableHTTPServerTransport>;
 /**
  * A sessionful SDK v1 Streamable HTTP endpoint: each new session gets a
  * transport that `connect` attaches its own server to; an unknown session id
- * gets 404, a DELETE is recorded.
+ * gets 404, a DELETE is recorded. With `path`, a request to any other path
+ * gets 404.
  */
 export async function listenV1(
   connect: (transport: V1Transport) => Promise<void>,
+  { path }: { path?: string | undefined } = {},
 ): Promise<SessionfulServer> {
   const { StreamableHTTPServerTransport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const transports = new Map<string, V1Transport>();
   const deleted: string[] = [];
   const listening = await listen(async (request, response, body) => {
+    if (path !== undefined && request.url !== path) {
+      response.writeHead(404).end();
+      return;
+    }
     const parsed = body.length
       ? (JSON.parse(body.toString('utf8')) as unknown)
       : undefined;

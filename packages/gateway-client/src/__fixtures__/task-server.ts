@@ -113,45 +113,68 @@ export function registerResearchTask(
 }
 
 /**
- * Start the server. Tools: `research` (`taskSupport: 'required'`: works
- * `ms` milliseconds in the background, then completes with a text result),
- * `maybe-task` (`taskSupport: 'optional'`).
+ * A sessionful SDK v1 server whose tools may run as tasks: each session gets
+ * a new `McpServer` (tools, tasks and, with `logging`, logging capabilities)
+ * with `register`'s tools, all of them sharing one `InMemoryTaskStore`. With
+ * `path`, only that path is served (any other answers 404). `close` also
+ * empties the task store.
  */
-export async function startTaskServer(): Promise<TaskServer> {
+export async function startTaskSessions({
+  name,
+  logging = false,
+  path,
+  register,
+}: {
+  name: string;
+  logging?: boolean;
+  path?: string;
+  register: (server: McpServer) => void;
+}): Promise<SessionfulServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { InMemoryTaskStore } =
     await import('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js');
   const taskStore = new InMemoryTaskStore();
-  const cancelledTasks: string[] = [];
-
-  const createServer = () => {
-    const server = new McpServer(
-      { name: 'fixture-tasks', version: '1.0.0' },
-      {
-        capabilities: {
-          tools: {},
-          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  const listening = await listenV1(
+    (transport) => {
+      const server = new McpServer(
+        { name, version: '1.0.0' },
+        {
+          capabilities: {
+            tools: {},
+            ...(logging ? { logging: {} } : {}),
+            tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+          },
+          taskStore,
         },
-        taskStore,
-      },
-    );
-    registerResearchTask(server, {
-      description: 'Research a topic as a task.',
-      cancelledTasks,
-      done: (topic) => `research: ${topic} done`,
-    });
-    return server;
-  };
-
-  const listening = await listenV1((transport) =>
-    createServer().connect(transport),
+      );
+      register(server);
+      return server.connect(transport);
+    },
+    { path },
   );
   return {
     ...listening,
-    cancelledTasks,
     close: async () => {
       await listening.close();
       taskStore.cleanup();
     },
   };
+}
+
+/**
+ * Start the server. Tools: `research` (`taskSupport: 'required'`: works
+ * `ms` milliseconds in the background, then completes with a text result).
+ */
+export async function startTaskServer(): Promise<TaskServer> {
+  const cancelledTasks: string[] = [];
+  const sessions = await startTaskSessions({
+    name: 'fixture-tasks',
+    register: (server) =>
+      registerResearchTask(server, {
+        description: 'Research a topic as a task.',
+        cancelledTasks,
+        done: (topic) => `research: ${topic} done`,
+      }),
+  });
+  return { ...sessions, cancelledTasks };
 }
