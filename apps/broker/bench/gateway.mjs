@@ -5,15 +5,16 @@
 // prove each reply belongs to its request), and a target can delay its
 // `tools/list` answers (discovery bench) or its calls.
 import {
-  McpServer,
-  createMcpHandler,
-  fromJsonSchema,
-} from '@modelcontextprotocol/server';
-import {
   forward,
   listenLoopback,
   readBody,
+  registerTool,
+  routeCache,
+  routeOf,
   sessionfulRoute,
+  statelessRoute,
+  textResult,
+  toolServer,
 } from '../src/__fixtures__/http-bridge.mjs';
 
 const ECHO_SCHEMA = {
@@ -22,6 +23,20 @@ const ECHO_SCHEMA = {
   required: ['token'],
   additionalProperties: false,
 };
+
+const PLACEHOLDER_SCHEMA = {
+  type: 'object',
+  properties: { x: { type: 'string' } },
+};
+
+const ok = () => textResult('ok');
+
+/** A tool added at run time (`addTool`). */
+const placeholder = (name) => ({
+  name,
+  description: `Added at run time: ${name}`,
+  annotations: { readOnlyHint: true },
+});
 
 /**
  * @param {{ targets: Record<string, { listDelayMs?: number, callDelayMs?: number, extraTools?: number, echoWord?: string, live?: boolean }> }} options
@@ -38,56 +53,46 @@ export async function startGateway({ targets }) {
     listRequestedAt: new Map(),
     listAnsweredAt: new Map(),
   };
-  const handlers = new Map();
+  /** Tools added at run time (`addTool`), per target. */
+  const added = new Map();
 
   const serverFor = (target, { listChanged = false } = {}) => {
     const config = targets[target];
-    const server = new McpServer(
-      { name: `bench-${target}`, version: '1.0.0' },
-      { capabilities: { tools: listChanged ? { listChanged: true } : {} } },
-    );
-    for (const name of added.get(target) ?? []) addPlaceholder(server, name);
-    server.registerTool(
-      'echo',
-      {
-        description: `Echo a token back (${target})${config.echoWord ? ` ${config.echoWord}` : ''}`,
-        inputSchema: fromJsonSchema(ECHO_SCHEMA),
-        annotations: { readOnlyHint: true },
-      },
-      async (args) => {
+    const echo = {
+      name: 'echo',
+      description: `Echo a token back (${target})${config.echoWord ? ` ${config.echoWord}` : ''}`,
+      inputSchema: ECHO_SCHEMA,
+      annotations: { readOnlyHint: true },
+    };
+    const extras = Array.from({ length: config.extraTools ?? 0 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Placeholder tool ${i} of ${target} for listing size`,
+      inputSchema: PLACEHOLDER_SCHEMA,
+      annotations: { readOnlyHint: true },
+    }));
+    const tools = [
+      ...(added.get(target) ?? []).map(placeholder),
+      echo,
+      ...extras,
+    ];
+    return toolServer(
+      `bench-${target}`,
+      tools,
+      async (tool, args) => {
+        if (tool !== echo) return ok();
         stats.calls.set(target, (stats.calls.get(target) ?? 0) + 1);
         if (config.callDelayMs)
           await new Promise((r) => setTimeout(r, config.callDelayMs));
-        return { content: [{ type: 'text', text: args.token }] };
+        return textResult(args.token);
       },
+      { listChanged },
     );
-    for (let i = 0; i < (config.extraTools ?? 0); i++) {
-      server.registerTool(
-        `tool_${i}`,
-        {
-          description: `Placeholder tool ${i} of ${target} for listing size`,
-          inputSchema: fromJsonSchema({
-            type: 'object',
-            properties: { x: { type: 'string' } },
-          }),
-          annotations: { readOnlyHint: true },
-        },
-        async () => ({ content: [{ type: 'text', text: 'ok' }] }),
-      );
-    }
-    return server;
   };
-  /** Tools added at run time (`addTool`), per target. */
-  const added = new Map();
-  const addPlaceholder = (server, name) =>
-    server.registerTool(
-      name,
-      {
-        description: `Added at run time: ${name}`,
-        annotations: { readOnlyHint: true },
-      },
-      async () => ({ content: [{ type: 'text', text: 'ok' }] }),
-    );
+  const routes = routeCache((target) =>
+    targets[target].live
+      ? sessionfulRoute(() => serverFor(target, { listChanged: true }))
+      : statelessRoute(() => serverFor(target)),
+  );
 
   const {
     server: http,
@@ -96,10 +101,7 @@ export async function startGateway({ targets }) {
   } = await listenLoopback(async (req, res) => {
     stats.requests++;
     stats.firstRequestAt ??= now();
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    const target = path.startsWith('/mcp/')
-      ? path.slice('/mcp/'.length)
-      : undefined;
+    const { target } = routeOf(req);
     if (target === undefined || !(target in targets)) {
       req.resume();
       res.writeHead(404).end();
@@ -114,14 +116,7 @@ export async function startGateway({ targets }) {
       const delay = targets[target].listDelayMs;
       if (delay) await new Promise((r) => setTimeout(r, delay));
     }
-    let handler = handlers.get(target);
-    if (handler === undefined) {
-      handler = targets[target].live
-        ? sessionfulRoute(() => serverFor(target, { listChanged: true }))
-        : createMcpHandler(() => serverFor(target));
-      handlers.set(target, handler);
-    }
-    await forward(req, res, handler, body);
+    await forward(req, res, routes.get(target), body);
     if (listing) stats.listAnsweredAt.set(target, now());
   });
   http.keepAliveTimeout = 60_000;
@@ -131,11 +126,11 @@ export async function startGateway({ targets }) {
     /** Adds a tool to a live target; its open sessions say their tools changed. */
     addTool: (target, name) => {
       added.set(target, [...(added.get(target) ?? []), name]);
-      for (const server of handlers.get(target)?.servers ?? [])
-        addPlaceholder(server, name);
+      for (const server of routes.made(target)?.servers ?? [])
+        registerTool(server, placeholder(name), ok);
     },
     close: async () => {
-      await Promise.allSettled([...handlers.values()].map((h) => h.close()));
+      await routes.close();
       await close();
     },
   };

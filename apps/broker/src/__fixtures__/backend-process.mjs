@@ -4,34 +4,39 @@
 // never answers. Prints `port <n>` once listening and `call <tool>` when a
 // call arrives, one line each on stdout.
 import process from 'node:process';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import { forward, listenLoopback } from './http-bridge.mjs';
+import {
+  forward,
+  listenLoopback,
+  statelessRoute,
+  textResult,
+  toolServer,
+} from './http-bridge.mjs';
 
 const target = process.argv[2] ?? 'doomed';
 
-const handler = createMcpHandler(() => {
-  const server = new McpServer(
-    { name: 'backend-process', version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  server.registerTool(
-    'echo',
-    { description: 'Echo', annotations: { readOnlyHint: true } },
-    async () => {
-      process.stdout.write('call echo\n');
-      return { content: [{ type: 'text', text: 'echo ok' }] };
+const handler = statelessRoute(() =>
+  toolServer(
+    'backend-process',
+    [
+      {
+        name: 'echo',
+        description: 'Echo',
+        annotations: { readOnlyHint: true },
+      },
+      {
+        name: 'hang',
+        description: 'Never answers',
+        annotations: { readOnlyHint: true },
+      },
+    ],
+    async (tool) => {
+      process.stdout.write(`call ${tool.name}\n`);
+      return tool.name === 'echo'
+        ? textResult('echo ok')
+        : new Promise(() => {});
     },
-  );
-  server.registerTool(
-    'hang',
-    { description: 'Never answers', annotations: { readOnlyHint: true } },
-    async () => {
-      process.stdout.write('call hang\n');
-      return new Promise(() => {});
-    },
-  );
-  return server;
-});
+  ),
+);
 
 const { server } = await listenLoopback(async (req, res) => {
   if (req.url !== `/mcp/${target}`) {

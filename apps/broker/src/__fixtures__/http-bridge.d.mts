@@ -1,6 +1,62 @@
 // Types of http-bridge.mjs; see there.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+
+/** A tool as the stand-in backends describe it. */
+export type BridgeTool = {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments; none for a tool without arguments. */
+  inputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+};
+
+/** What a tool's call gets besides its arguments (the SDK's context). */
+export type CallContext = { mcpReq: { signal: AbortSignal } };
+
+type ToolResult = { content: Array<{ type: 'text'; text: string }> };
+
+/** A tool result of one text block. */
+export function textResult(text: string): ToolResult;
+
+/** Registers `tool` on an SDK v2 server; `answer` answers its calls. */
+export function registerTool(
+  server: McpServer,
+  tool: BridgeTool,
+  answer: (args: unknown, ctx: CallContext) => ToolResult | Promise<ToolResult>,
+): void;
+
+/** An SDK v2 server named `name` serving `tools`, each call answered by `answer`. */
+export function toolServer<Tool extends BridgeTool>(
+  name: string,
+  tools: readonly Tool[],
+  answer: (
+    tool: Tool,
+    args: unknown,
+    ctx: CallContext,
+  ) => ToolResult | Promise<ToolResult>,
+  options?: { listChanged?: boolean },
+): McpServer;
+
+export type Route = {
+  fetch: (request: Request) => Promise<Response>;
+  close: () => Promise<void>;
+};
+
+/** Routes made on first use, one per key, closed together. */
+export function routeCache<Key, R extends Route>(
+  make: (key: Key) => R,
+): {
+  get: (key: Key) => R;
+  /** The route of `key` if it was made. */
+  made: (key: Key) => R | undefined;
+  close: () => Promise<void>;
+};
+
+/** A stateless route: a server from `serverFor` for each request. */
+export function statelessRoute(
+  serverFor: Parameters<typeof createMcpHandler>[0],
+): ReturnType<typeof createMcpHandler>;
 
 /**
  * Where a request goes on agentgateway's routes: its path, and the target of a

@@ -1,13 +1,89 @@
-// Test and bench fixture: what every stand-in MCP backend here needs to put
-// the SDK's fetch-style handlers (createMcpHandler, the web-standard Streamable
-// HTTP transport) behind node:http on 127.0.0.1. Plain JavaScript, so the
-// benches and the child-process backend (run by node itself) use it as the
-// tests do; the types are in http-bridge.d.mts.
+// Test and bench fixture: what every stand-in MCP backend here needs: SDK v2
+// servers built from plain tool shapes (JSON Schema inputs), and the SDK's
+// fetch-style handlers (createMcpHandler, the web-standard Streamable HTTP
+// transport) behind node:http on 127.0.0.1. Plain JavaScript, so the benches
+// and the child-process backend (run by node itself) use it as the tests do;
+// the types are in http-bridge.d.mts.
 /* global Headers, Request, Response, URL */
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  fromJsonSchema,
+} from '@modelcontextprotocol/server';
+
+/** A tool result of one text block. */
+export function textResult(text) {
+  return { content: [{ type: 'text', text }] };
+}
+
+/**
+ * Registers `tool` on an SDK v2 server: its name, description, input schema
+ * (JSON Schema, when it has one) and annotations. `answer(args, ctx)` answers
+ * its calls (`args` undefined for a tool without an input schema).
+ */
+export function registerTool(server, tool, answer) {
+  server.registerTool(
+    tool.name,
+    {
+      description: tool.description,
+      ...(tool.inputSchema === undefined
+        ? {}
+        : { inputSchema: fromJsonSchema(tool.inputSchema) }),
+      ...(tool.annotations === undefined
+        ? {}
+        : { annotations: tool.annotations }),
+    },
+    tool.inputSchema === undefined
+      ? (ctx) => answer(undefined, ctx)
+      : (args, ctx) => answer(args, ctx),
+  );
+}
+
+/**
+ * An SDK v2 server named `name` with `tools` registered (see registerTool),
+ * each call answered by `answer(tool, args, ctx)`. `listChanged` declares
+ * that its tool list may change (for a sessionful route).
+ */
+export function toolServer(name, tools, answer, { listChanged = false } = {}) {
+  const server = new McpServer(
+    { name, version: '1.0.0' },
+    { capabilities: { tools: listChanged ? { listChanged: true } : {} } },
+  );
+  for (const tool of tools)
+    registerTool(server, tool, (args, ctx) => answer(tool, args, ctx));
+  return server;
+}
+
+/**
+ * Routes made on first use, one per key (`make(key)`: a fetch-style handler
+ * with `close`, as createMcpHandler or sessionfulRoute give), closed together.
+ */
+export function routeCache(make) {
+  const routes = new Map();
+  return {
+    get: (key) => {
+      let route = routes.get(key);
+      if (route === undefined) {
+        route = make(key);
+        routes.set(key, route);
+      }
+      return route;
+    },
+    made: (key) => routes.get(key),
+    close: async () => {
+      await Promise.allSettled([...routes.values()].map((r) => r.close()));
+    },
+  };
+}
+
+/** A stateless route: a server from `serverFor` for each request. */
+export function statelessRoute(serverFor) {
+  return createMcpHandler(serverFor);
+}
 
 /**
  * Where a request goes on agentgateway's routes: its path, and the target of a

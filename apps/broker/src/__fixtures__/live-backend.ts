@@ -2,12 +2,14 @@
 // Streamable HTTP transport, 2025 revisions) on 127.0.0.1 at /mcp/<target>,
 // with the standalone GET stream, so a tool added at run time reaches a
 // connected client as notifications/tools/list_changed.
-import { McpServer } from '@modelcontextprotocol/server';
 import {
   forward,
   listenLoopback,
   readBody,
+  registerTool,
   sessionfulRoute,
+  textResult,
+  toolServer,
 } from './http-bridge.mjs';
 
 export type LiveBackend = {
@@ -23,15 +25,12 @@ export type LiveBackend = {
 
 type Tool = { name: string; description: string };
 
-function register(server: McpServer, tool: Tool): void {
-  server.registerTool(
-    tool.name,
-    { description: tool.description, annotations: { readOnlyHint: true } },
-    async () => ({
-      content: [{ type: 'text' as const, text: `${tool.name} ok` }],
-    }),
-  );
-}
+const readOnly = (tool: Tool) => ({
+  ...tool,
+  annotations: { readOnlyHint: true },
+});
+
+const answer = (tool: Tool) => textResult(`${tool.name} ok`);
 
 function rpcMethod(body: Buffer): unknown {
   try {
@@ -46,18 +45,11 @@ export async function startLiveBackend(
   target: string,
   tools: Tool[],
 ): Promise<LiveBackend> {
-  const all = [...tools];
+  const all = tools.map(readOnly);
   let listings = 0;
   let streams = 0;
   const route = sessionfulRoute(
-    () => {
-      const server = new McpServer(
-        { name: 'live-backend', version: '1.0.0' },
-        { capabilities: { tools: { listChanged: true } } },
-      );
-      for (const tool of all) register(server, tool);
-      return server;
-    },
+    () => toolServer('live-backend', all, answer, { listChanged: true }),
     { onStream: () => void streams++ },
   );
 
@@ -75,9 +67,10 @@ export async function startLiveBackend(
     listings: () => listings,
     streams: () => streams,
     addTool: (name, description) => {
-      const tool = { name, description };
+      const tool = readOnly({ name, description });
       all.push(tool);
-      for (const server of route.servers) register(server, tool);
+      for (const server of route.servers)
+        registerTool(server, tool, () => answer(tool));
     },
     close: async () => {
       await route.close();

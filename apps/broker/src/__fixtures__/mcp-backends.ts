@@ -5,17 +5,21 @@
 // be switched to fail (HTTP 503) to exercise discovery fallback and the
 // circuit breaker.
 import { multiplexedName } from '@heretek/internal';
+import type { McpServer } from '@modelcontextprotocol/server';
 import {
-  McpServer,
-  createMcpHandler,
-  fromJsonSchema,
-} from '@modelcontextprotocol/server';
-import { forward, listenLoopback, readBody, routeOf } from './http-bridge.mjs';
+  forward,
+  listenLoopback,
+  readBody,
+  routeCache,
+  routeOf,
+  statelessRoute,
+  textResult,
+  toolServer,
+  type BridgeTool,
+} from './http-bridge.mjs';
 
 /** What every stand-in tool has: its name, description and input schema. */
-export type ToolShape = {
-  name: string;
-  description: string;
+export type ToolShape = Pick<BridgeTool, 'name' | 'description'> & {
   inputSchema: Record<string, unknown>;
 };
 
@@ -49,41 +53,27 @@ function buildServer(
   entries: Array<{ name: string; tool: FixtureTool }>,
   onCall: (tool: string, args: unknown) => void,
 ): McpServer {
-  const server = new McpServer(
-    { name: 'fixture-backend', version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  for (const { name, tool } of entries) {
-    server.registerTool(
+  return toolServer(
+    'fixture-backend',
+    entries.map(({ name, tool }) => ({
+      ...tool,
       name,
-      {
-        description: tool.description,
-        inputSchema: fromJsonSchema(tool.inputSchema as never),
-        annotations: { readOnlyHint: tool.readOnly === true },
-      },
-      async (args: unknown, ctx: { mcpReq: { signal: AbortSignal } }) => {
-        onCall(name, args);
-        if (tool.delayMs !== undefined) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, tool.delayMs);
-            ctx.mcpReq.signal.addEventListener('abort', () => {
-              clearTimeout(timer);
-              resolve();
-            });
+      annotations: { readOnlyHint: tool.readOnly === true },
+    })),
+    async ({ name, delayMs }, args, ctx) => {
+      onCall(name, args);
+      if (delayMs !== undefined) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delayMs);
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
           });
-        }
-        return {
-          content: [
-            {
-              type: 'text' as const,
-              text: `${name} ok ${JSON.stringify(args)}`,
-            },
-          ],
-        };
-      },
-    );
-  }
-  return server;
+        });
+      }
+      return textResult(`${name} ok ${JSON.stringify(args)}`);
+    },
+  );
 }
 
 /** Starts the fixture on a random 127.0.0.1 port with the given tools per target. */
@@ -100,9 +90,9 @@ export async function startMcpBackends(
     tools: new Map(Object.entries(tools)),
     close: async () => {},
   };
-  const handlerFor = (path: string) => {
+  const routes = routeCache((path: string) => {
     const target = path === '/mcp' ? undefined : path.slice('/mcp/'.length);
-    return createMcpHandler((ctx) => {
+    return statelessRoute((ctx) => {
       const role = ctx.requestInfo?.headers.get('x-heretek-role') ?? undefined;
       const entries =
         target === undefined
@@ -120,8 +110,7 @@ export async function startMcpBackends(
         state.calls.push({ path, tool, arguments: args, role }),
       );
     });
-  };
-  const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
+  });
 
   const loopback = await listenLoopback(async (req, res) => {
     const { path, target } = routeOf(req);
@@ -143,16 +132,11 @@ export async function startMcpBackends(
     }
     const body = await readBody(req);
     if (body.includes('"tools/list"')) state.listings.push(path);
-    let handler = handlers.get(path);
-    if (handler === undefined) {
-      handler = handlerFor(path);
-      handlers.set(path, handler);
-    }
-    await forward(req, res, handler, body);
+    await forward(req, res, routes.get(path), body);
   });
   state.url = loopback.url;
   state.close = async () => {
-    await Promise.allSettled([...handlers.values()].map((h) => h.close()));
+    await routes.close();
     await loopback.close();
   };
   return state;

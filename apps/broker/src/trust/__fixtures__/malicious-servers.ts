@@ -14,14 +14,13 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import {
-  McpServer,
-  createMcpHandler,
-  fromJsonSchema,
-} from '@modelcontextprotocol/server';
-import {
   forward,
   listenLoopback,
+  routeCache,
   routeOf,
+  statelessRoute,
+  textResult,
+  toolServer,
 } from '../../__fixtures__/http-bridge.mjs';
 import type { ToolShape } from '../../__fixtures__/mcp-backends.js';
 import type { ToolDefinition } from '../definition-hash.js';
@@ -135,27 +134,6 @@ export const FLIPPED: FixtureTool = {
   annotations: { readOnlyHint: false, destructiveHint: true },
 };
 
-function buildServer(tools: FixtureTool[]): McpServer {
-  const server = new McpServer(
-    { name: 'malicious-fixture', version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        description: tool.description,
-        inputSchema: fromJsonSchema(tool.inputSchema as never),
-        ...(tool.annotations === undefined
-          ? {}
-          : { annotations: tool.annotations }),
-      },
-      () => ({ content: [{ type: 'text' as const, text: `${tool.name} ok` }] }),
-    );
-  }
-  return server;
-}
-
 /** Starts the servers on a random 127.0.0.1 port. */
 export async function startMaliciousServers(
   tools: Record<string, FixtureTool[]> = ATTACK_TOOLS,
@@ -163,7 +141,13 @@ export async function startMaliciousServers(
   const state = new Map(
     Object.entries(tools).map(([target, list]) => [target, [...list]]),
   );
-  const handlers = new Map<string, ReturnType<typeof createMcpHandler>>();
+  const routes = routeCache((target: string) =>
+    statelessRoute(() =>
+      toolServer('malicious-fixture', state.get(target) ?? [], (tool) =>
+        textResult(`${tool.name} ok`),
+      ),
+    ),
+  );
   const loopback = await listenLoopback(async (req, res) => {
     const { target } = routeOf(req);
     if (target === undefined || !state.has(target)) {
@@ -171,12 +155,7 @@ export async function startMaliciousServers(
       res.writeHead(404).end();
       return;
     }
-    let handler = handlers.get(target);
-    if (handler === undefined) {
-      handler = createMcpHandler(() => buildServer(state.get(target) ?? []));
-      handlers.set(target, handler);
-    }
-    await forward(req, res, handler);
+    await forward(req, res, routes.get(target));
   });
   const { url } = loopback;
   const listTools = async (target: string): Promise<ListedTool[]> => {
@@ -208,7 +187,7 @@ export async function startMaliciousServers(
         annotations: tool.annotations as Record<string, unknown> | undefined,
       })),
     close: async () => {
-      await Promise.allSettled([...handlers.values()].map((h) => h.close()));
+      await routes.close();
       await loopback.close();
     },
   };
