@@ -101,6 +101,27 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       .split('\n')
       .filter((line) => line.includes('index cache:'));
 
+  /** Changes the tools' pins in the pins file a first run wrote. */
+  const editPins = (
+    change: (
+      tools: Record<string, { description: string; hash: string }>,
+    ) => void,
+  ) => {
+    const pinsFile = path.join(state, 'heretek', 'pins.json');
+    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
+      tools: Record<string, { description: string; hash: string }>;
+    };
+    change(pins.tools);
+    writeFileSync(pinsFile, JSON.stringify(pins));
+  };
+  /** The cache's lines when adb's tools no longer match their pins and ghidra's do. */
+  const ADB_UNPINNED_LINES = [
+    expect.stringMatching(
+      /index cache: 1 backends not served from the cache: their tools do not all match their pins/,
+    ),
+    expect.stringMatching(/index cache: 1 backends served from /),
+  ];
+
   /** A first run that discovers both backends and writes the cache. */
   const firstRun = async () => {
     const broker = await start();
@@ -149,13 +170,10 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       );
     await firstRun();
     // adb's tool loses its pin: nothing vouches for its cached definition.
-    const pinsFile = path.join(state, 'heretek', 'pins.json');
-    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
-      tools: Record<string, unknown>;
-    };
-    expect(Object.keys(pins.tools)).toContain('adb_install_apk');
-    delete pins.tools.adb_install_apk;
-    writeFileSync(pinsFile, JSON.stringify(pins));
+    editPins((tools) => {
+      expect(Object.keys(tools)).toContain('adb_install_apk');
+      delete tools.adb_install_apk;
+    });
     backends.hanging.add('ghidra');
     backends.hanging.add('adb');
     const broker = await start();
@@ -166,36 +184,23 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     const adb = await search(broker, 'install android package');
     expect(adb).not.toContain('adb_install_apk');
     expect(adb).toContain('Discovery is still listing 1 of 2 backends');
-    expect(cacheLines(broker)).toEqual([
-      expect.stringMatching(
-        /index cache: 1 backends not served from the cache: their tools do not all match their pins/,
-      ),
-      expect.stringMatching(/index cache: 1 backends served from /),
-    ]);
+    expect(cacheLines(broker)).toEqual(ADB_UNPINNED_LINES);
   });
 
   it('never serves a cached backend one of whose tools was pinned again with another definition', async () => {
     await firstRun();
     // Accepted elsewhere (--pin on another machine, a reviewed lock): adb's
     // pin now names another definition than the cached tool's.
-    const pinsFile = path.join(state, 'heretek', 'pins.json');
-    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
-      tools: Record<string, { description: string; hash: string }>;
-    };
-    const pin = pins.tools.adb_install_apk!;
-    pin.description = 'Install an Android package on every device';
-    pin.hash = definitionHash({ name: 'adb_install_apk', ...pin });
-    writeFileSync(pinsFile, JSON.stringify(pins));
+    editPins((tools) => {
+      const pin = tools.adb_install_apk!;
+      pin.description = 'Install an Android package on every device';
+      pin.hash = definitionHash({ name: 'adb_install_apk', ...pin });
+    });
     backends.hanging.add('ghidra');
     backends.hanging.add('adb');
     const broker = await start();
     expect(await searchable(broker)).toEqual({ ghidra: true, adb: false });
-    expect(cacheLines(broker)).toEqual([
-      expect.stringMatching(
-        /index cache: 1 backends not served from the cache: their tools do not all match their pins/,
-      ),
-      expect.stringMatching(/index cache: 1 backends served from /),
-    ]);
+    expect(cacheLines(broker)).toEqual(ADB_UNPINNED_LINES);
   });
 
   it('replaces a backend whose listing changed once rediscovery lists it, and keeps the unchanged one', async () => {
