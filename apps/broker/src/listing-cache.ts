@@ -10,6 +10,7 @@ import {
   type SavedCatalogTarget,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
+import { processAlive } from './usage/usage-log.js';
 import {
   isMissing,
   isRecord,
@@ -424,23 +425,13 @@ async function removeStaleTemporaryFiles(file: string): Promise<void> {
     if (!name.startsWith(prefix)) continue;
     const pid = TEMPORARY.exec(name.slice(prefix.length))?.[1];
     if (pid === undefined) continue;
-    if (Number(pid) !== process.pid && isRunning(Number(pid))) continue;
+    if (Number(pid) !== process.pid && processAlive(Number(pid))) continue;
     await rm(path.join(folder, name), { force: true }).catch(() => {});
   }
 }
 
 /** The rest of a temporary file's name after `.<name>.`: its process id, random hex, `.tmp`. */
 const TEMPORARY = /^(\d+)\.[0-9a-f]+\.tmp$/;
-
-/** Whether process `pid` exists (a signal 0 reaches it, or it belongs to someone else). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The file's pieces before the catalog, in order: fixed fields, header, digest table, the catalog's alignment. */
 function pieces(

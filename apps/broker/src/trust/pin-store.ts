@@ -457,6 +457,10 @@ export class PinStore {
   #queuedAdd: { names: string[]; run: Promise<void> } | undefined;
   /** How long the last write took and when it ended (`performance.now()`). */
   #lastWrite: { took: number; ended: number } | undefined;
+  /** Ends the wait of a queued write for a quiet moment, while it waits. */
+  #endWait: (() => void) | undefined;
+  /** Set by {@link flush}: writes no longer wait. */
+  #flushing = false;
   /** The pins' names in the file this store last wrote (its stamp), in order. */
   #fileNames: { stamp: string; names: string[] } | undefined;
   #warnedWrite = false;
@@ -978,10 +982,31 @@ export class PinStore {
   /** Waits until the last write has been over for {@link WRITE_GAP_FACTOR} times its length (at most {@link MAX_WRITE_GAP_MS}). */
   async #quietAfterWrite(): Promise<void> {
     const last = this.#lastWrite;
-    if (last === undefined) return;
+    if (last === undefined || this.#flushing) return;
     const gap = Math.min(MAX_WRITE_GAP_MS, WRITE_GAP_FACTOR * last.took);
     const wait = last.ended + gap - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#endWait = done;
+    });
+    this.#endWait = undefined;
+  }
+
+  /**
+   * Writes the pins waiting for a quiet moment at once, and every later
+   * one as it comes (on shutdown); resolves once every write asked for so
+   * far has ended (never rejects: a failed write is reported to its
+   * caller).
+   */
+  flush(): Promise<void> {
+    this.#flushing = true;
+    this.#endWait?.();
+    return this.#writing.then(() => {});
   }
 
   /**
