@@ -563,6 +563,8 @@ export class Broker {
    */
   async close(): Promise<{ callsAborted: number }> {
     const callsAborted = this.#calls.inFlight;
+    // New pins waiting for a quiet moment are written at once.
+    void this.#trustReady?.pins?.flush();
     this.#discovery?.close();
     this.#hybrid?.close();
     this.#shutdown.abort();

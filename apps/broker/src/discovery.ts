@@ -641,7 +641,7 @@ export class DiscoveryScheduler {
         void this.#cacheApplied.then(() => {
           if (!this.#abort.signal.aborted)
             void cache.save(this.#hashes, (keys) =>
-              this.#o.catalog.saveCatalogAsync(keys),
+              this.#o.catalog.saveCatalogStream(keys),
             );
         });
       },

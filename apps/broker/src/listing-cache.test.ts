@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ToolCatalog, toolEntryFromMcpTool } from '@heretek/catalog';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,5 +117,85 @@ describe('IndexCache', () => {
     expect([...(await cache.load(BACKENDS))!.listings.keys()]).toEqual(['adb']);
     const onlyGhidra = new Map([['ghidra', backend('ghidra')]]);
     expect([...(await cache.load(onlyGhidra))!.listings.keys()]).toEqual([]);
+  });
+
+  it('writes a catalog streamed a piece at a time as the same bytes as the whole saved catalog', async () => {
+    // 12,000 tools: several megabytes saved, so several pieces.
+    const catalog = new ToolCatalog({ tools: [] });
+    const listings = new Map<string, CachedListing>();
+    const backends = new Map<string, ReturnType<typeof backend>>();
+    for (let t = 0; t < 12; t += 1) {
+      const target = `t${t}`;
+      const tools = Array.from({ length: 1000 }, (_, i) => ({
+        name: `tool_${i}`,
+        description: `Tool ${i} of ${target}: ${'reads and writes records, '.repeat(8)}ünïcode ${i}`,
+        inputSchema: { type: 'object', properties: { [`p${i}`]: {} } },
+      }));
+      backends.set(target, backend(target));
+      catalog.replaceBackend(
+        target,
+        tools.map((tool) =>
+          toolEntryFromMcpTool({
+            backend: backend(target),
+            tool,
+            source: 'discovered',
+          }),
+        ),
+      );
+      listings.set(target, { hash: listingHash(tools) });
+    }
+    const streamedFile = path.join(scratch.dir, 'streamed.bin');
+    const wholeFile = path.join(scratch.dir, 'whole.bin');
+    const lines: string[] = [];
+    const log = (line: string) => lines.push(line);
+    await new IndexCache({ file: streamedFile, log }).save(listings, (keys) =>
+      catalog.saveCatalogStream(keys),
+    );
+    await new IndexCache({ file: wholeFile, log }).save(listings, (keys) =>
+      catalog.saveCatalog(keys),
+    );
+    const streamed = readFileSync(streamedFile);
+    expect(streamed.length).toBeGreaterThan(3 << 20);
+    expect(streamed.equals(readFileSync(wholeFile))).toBe(true);
+    const loaded = (await new IndexCache({ file: streamedFile, log }).load(
+      backends,
+    ))!;
+    const restored = new ToolCatalog({ tools: [] });
+    restored.restoreCatalog(loaded.catalog);
+    expect(restored.size).toBe(12_000);
+    expect(lines).toEqual([]);
+  });
+
+  it('removes, when opened, the temporary file of a broker killed while writing, not that of one still writing', async () => {
+    const folder = path.join(scratch.dir, 'stopped');
+    mkdirSync(folder);
+    const file = path.join(folder, 'index-cache.bin');
+    /** A process that leaves its temporary file beside the cache, as a write in progress does. */
+    const writer = async () => {
+      const child = spawn(
+        process.execPath,
+        [
+          '-e',
+          `require('fs').writeFileSync(${JSON.stringify(folder)} + '/.index-cache.bin.' + process.pid + '.a1b2c3.tmp', 'part'); console.log('written'); setInterval(() => {}, 1000);`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      await once(child.stdout, 'data');
+      return child;
+    };
+    const killed = await writer();
+    const running = await writer();
+    try {
+      killed.kill('SIGKILL');
+      await once(killed, 'exit');
+      expect(readdirSync(folder)).toHaveLength(2);
+      const cache = new IndexCache({ file, log: () => {} });
+      await cache.swept;
+      expect(readdirSync(folder)).toEqual([
+        `.index-cache.bin.${running.pid}.a1b2c3.tmp`,
+      ]);
+    } finally {
+      running.kill('SIGKILL');
+    }
   });
 });

@@ -1,14 +1,22 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { GatewayTool } from './types.js';
 import {
   describeSavedCatalog,
   type Backend,
+  type SavedCatalogStream,
   type SavedCatalogTarget,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
-import { isMissing, isRecord, writeFileAtomic } from './trust/state-file.js';
+import { processAlive } from './usage/usage-log.js';
+import {
+  isMissing,
+  isRecord,
+  writeAll,
+  writeFileAtomic,
+} from './trust/state-file.js';
 import { DIGEST_BYTES, type ToolHashes } from './trust/tool-hashes.js';
 
 /** Version of the index cache file layout this module reads and writes. */
@@ -171,6 +179,12 @@ export class IndexCache {
   readonly file: string;
   readonly #log: (line: string) => void;
   #warnedWrite = false;
+  /**
+   * Resolves once the temporary files that a broker stopped during a write
+   * left beside the file are removed (started when the cache is made;
+   * writes wait for it).
+   */
+  readonly swept: Promise<void>;
   #writing: Promise<void> = Promise.resolve();
   /** The file's bytes, once asked for (see {@link prefetch}). */
   #bytes: Promise<Buffer | undefined> | undefined;
@@ -178,6 +192,7 @@ export class IndexCache {
   constructor(options: { file: string; log: (line: string) => void }) {
     this.file = options.file;
     this.#log = options.log;
+    this.swept = removeStaleTemporaryFiles(this.file);
   }
 
   /** Logs, in one line, that the file is not used and why. */
@@ -309,25 +324,29 @@ export class IndexCache {
    * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
    * saved form of them that `saveCatalog` returns for their
    * {@link partKey}s (both taken in one turn, so they agree, however long
-   * the catalog's encoding then takes, e.g. `ToolCatalog.saveCatalogAsync`,
-   * which yields to requests). A failure is logged once and never stops the
-   * broker: the next start rebuilds from discovery.
+   * the catalog's encoding then takes): its bytes, or, from
+   * `ToolCatalog.saveCatalogStream`, a stream written to the file a piece at
+   * a time (never held whole), its digest put in place last. A failure is
+   * logged once and never stops the broker: the next start rebuilds from
+   * discovery.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,
     saveCatalog: (
       keys: ReadonlyMap<string, string>,
-    ) => Uint8Array | Promise<Uint8Array>,
+    ) => SavedCatalog | Promise<SavedCatalog>,
   ): Promise<void> {
     const run = this.#writing.then(async () => {
+      await this.swept;
       const keys = new Map<string, string>();
       const taken = new Map(listings);
       for (const [target, listing] of taken) keys.set(target, partKey(listing));
-      const catalog = await saveCatalog(keys);
+      const saved = await saveCatalog(keys);
+      const catalog = isStream(saved) ? saved : wholeStream(saved);
       // The targets the saved form holds (a target without tools is left out).
       const targets: HeaderTarget[] = [];
       const digests: Uint8Array[] = [];
-      for (const { target } of describeSavedCatalog(catalog).targets) {
+      for (const { target } of catalog.targets) {
         const { hash, definitions } = taken.get(target)!;
         targets.push({
           target,
@@ -336,8 +355,22 @@ export class IndexCache {
         });
         if (definitions !== undefined) digests.push(definitions.digests);
       }
+      const start = pieces(targets, digests, catalog.byteLength);
+      const catalogAt = start.reduce((sum, piece) => sum + piece.length, 0);
       try {
-        await writeFileAtomic(this.file, pieces(targets, digests, catalog));
+        await writeFileAtomic(this.file, async (handle) => {
+          await writeAll(handle, start);
+          const chunks = catalog.chunks();
+          let step = await chunks.next();
+          for (; step.done !== true; step = await chunks.next())
+            await writeAll(handle, [step.value]);
+          await handle.write(
+            step.value,
+            0,
+            step.value.length,
+            catalogAt + catalog.digestAt,
+          );
+        });
       } catch (error) {
         if (this.#warnedWrite) return;
         this.#warnedWrite = true;
@@ -351,18 +384,67 @@ export class IndexCache {
   }
 }
 
-/** The file's pieces, in order: fixed fields, header, digest table, catalog. */
+/** The catalog's saved form as `IndexCache.save` takes it: whole, or written a piece at a time. */
+export type SavedCatalog = Uint8Array | SavedCatalogStream;
+
+function isStream(saved: SavedCatalog): saved is SavedCatalogStream {
+  return !(saved instanceof Uint8Array);
+}
+
+/** A saved catalog held whole, as one piece with its digest in place. */
+function wholeStream(bytes: Uint8Array): SavedCatalogStream {
+  const digestAt = 16;
+  return {
+    byteLength: bytes.length,
+    targets: describeSavedCatalog(bytes).targets,
+    digestAt,
+    async *chunks() {
+      yield bytes;
+      return bytes.subarray(digestAt, digestAt + 32);
+    },
+  };
+}
+
+/**
+ * Removes the temporary files of `file`'s atomic writes (`.<name>.<pid>.<hex>.tmp`
+ * beside it) whose process is gone: a broker stopped during a write leaves
+ * one. Those of another running process (a broker writing) are left alone;
+ * this process writes none before this is done, so its own are stale (a
+ * process id used again). Never rejects.
+ */
+async function removeStaleTemporaryFiles(file: string): Promise<void> {
+  const folder = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = TEMPORARY.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined) continue;
+    if (Number(pid) !== process.pid && processAlive(Number(pid))) continue;
+    await rm(path.join(folder, name), { force: true }).catch(() => {});
+  }
+}
+
+/** The rest of a temporary file's name after `.<name>.`: its process id, random hex, `.tmp`. */
+const TEMPORARY = /^(\d+)\.[0-9a-f]+\.tmp$/;
+
+/** The file's pieces before the catalog, in order: fixed fields, header, digest table, the catalog's alignment. */
 function pieces(
   targets: HeaderTarget[],
   digests: readonly Uint8Array[],
-  catalog: Uint8Array,
+  catalogLength: number,
 ): Uint8Array[] {
   const digestBytes = digests.reduce((sum, d) => sum + d.byteLength, 0);
   // The catalog's offset is in the header, whose length depends on it: lay
   // out with room for the widest offset, then pad the header to that room.
   const widest: Header = {
     targets,
-    catalog: [Number.MAX_SAFE_INTEGER, catalog.byteLength],
+    catalog: [Number.MAX_SAFE_INTEGER, catalogLength],
   };
   const headerLength =
     Math.ceil(Buffer.byteLength(JSON.stringify(widest)) / ALIGN) * ALIGN;
@@ -372,7 +454,7 @@ function pieces(
   header.write(
     JSON.stringify({
       targets,
-      catalog: [end + gap.length, catalog.byteLength],
+      catalog: [end + gap.length, catalogLength],
     } satisfies Header),
     'utf8',
   );
@@ -383,5 +465,5 @@ function pieces(
   const hash = createHash('sha256').update(header);
   for (const digest of digests) hash.update(digest);
   hash.digest().copy(fixed, DIGEST_AT);
-  return [fixed, header, ...digests, gap, catalog];
+  return [fixed, header, ...digests, gap];
 }

@@ -1,10 +1,16 @@
 // Saving the whole catalog at 1,000 targets x 100 tools: saveCatalog (one
-// synchronous call) against saveCatalogAsync in the same run, the CPU of each
-// and the longest the event loop waited between two turns while the async
-// save ran (a timer of setImmediate turns stands in for requests).
+// synchronous call) against saveCatalogAsync and saveCatalogStream (written
+// to a file a piece at a time) in the same run: the CPU of each, the longest
+// the event loop waited between two turns while the asynchronous ones ran (a
+// timer of setImmediate turns stands in for requests), and the most memory
+// (heap used plus array buffers) above what it was before each began,
+// sampled at each turn.
 //
 //   node --expose-gc bench/save.mjs     (after a build; BENCH_TARGETS, BENCH_TOOLS)
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 
 const { ToolCatalog } = await import(
   new URL('../dist/index.js', import.meta.url).href
@@ -42,25 +48,66 @@ let started = cpu();
 const once = catalog.saveCatalog(keys);
 const syncCpu = cpu() - started;
 
-let longest = 0;
-let last = performance.now();
-let running = true;
-const turn = () => {
-  if (!running) return;
-  const now = performance.now();
-  longest = Math.max(longest, now - last);
-  last = now;
-  setImmediate(turn);
+const used = () => {
+  const memory = process.memoryUsage();
+  return memory.heapUsed + memory.arrayBuffers;
 };
-setImmediate(turn);
-started = cpu();
-last = performance.now();
-const sliced = await catalog.saveCatalogAsync(keys);
-running = false;
-const asyncCpu = cpu() - started;
 
+/** Runs `work` while a timer of setImmediate turns measures the longest wait and the most memory above the start. */
+async function measured(work) {
+  globalThis.gc?.();
+  const base = used();
+  let longest = 0;
+  let most = 0;
+  let last = performance.now();
+  let running = true;
+  const turn = () => {
+    if (!running) return;
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    most = Math.max(most, used() - base);
+    last = now;
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  const started = cpu();
+  const result = await work();
+  running = false;
+  return { result, cpu: cpu() - started, longest, mostMb: most / 1e6 };
+}
+
+const sliced = await measured(() => catalog.saveCatalogAsync(keys));
+const folder = mkdtempSync(path.join(os.tmpdir(), 'catalog-save-'));
+const file = path.join(folder, 'saved.bin');
+const streamed = await measured(async () => {
+  const stream = await catalog.saveCatalogStream(keys);
+  const handle = await open(file, 'w');
+  try {
+    const chunks = stream.chunks();
+    let step = await chunks.next();
+    for (; step.done !== true; step = await chunks.next())
+      await handle.write(step.value);
+    await handle.write(step.value, 0, step.value.length, stream.digestAt);
+  } finally {
+    await handle.close();
+  }
+});
+const written = readFileSync(file);
+rmSync(folder, { recursive: true, force: true });
+
+const line = (name, run, same) =>
+  `${name}: ${run.cpu.toFixed(2)} s CPU, longest wait between turns ${run.longest.toFixed(0)} ms, at most ${run.mostMb.toFixed(1)} MB more heap and array buffers, same bytes: ${same}\n`;
 process.stdout.write(
   `${catalog.size} tools, ${(once.length / 1e6).toFixed(1)} MB saved; ${os.cpus().length} x ${os.cpus()[0]?.model}, Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}\n` +
     `saveCatalog: ${syncCpu.toFixed(2)} s CPU in one call\n` +
-    `saveCatalogAsync: ${asyncCpu.toFixed(2)} s CPU, longest wait between turns ${longest.toFixed(0)} ms, same bytes: ${Buffer.from(once).equals(Buffer.from(sliced))}\n`,
+    line(
+      'saveCatalogAsync',
+      sliced,
+      Buffer.from(once).equals(Buffer.from(sliced.result)),
+    ) +
+    line(
+      'saveCatalogStream, to a file',
+      streamed,
+      written.equals(Buffer.from(once)),
+    ),
 );

@@ -12,7 +12,11 @@ import {
   checkDigest,
   digestedBytes,
   encodeSavedCatalog,
+  planSavedCatalog,
   readSavedCatalog,
+  SAVED_CATALOG_DIGEST_AT,
+  savedCatalogChunks,
+  type SavedCatalogStream,
   requireDigest,
   restoreSavedCatalog,
   type RestoredCatalog,
@@ -562,11 +566,66 @@ export class ToolCatalog {
     return drainAsync(this.#encoding(keys, 'saveCatalogAsync'), pacer());
   }
 
+  /**
+   * Like {@link ToolCatalog.saveCatalogAsync}, without ever holding the saved catalog whole:
+   * resolves, once it is planned, with its length and targets, and its bytes come from
+   * `chunks()` a piece of up to a megabyte at a time (write each one out before asking for
+   * the next: they share one buffer), yielding to other work between pieces. The 32 bytes
+   * at `digestAt` are zero in the pieces; `chunks()` returns the digest to put there. The
+   * bytes, digest in place, are those {@link ToolCatalog.saveCatalog} returns for the
+   * catalog as it was when the call was made.
+   *
+   * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
+   * strings.
+   */
+  async saveCatalogStream(
+    keys: ReadonlyMap<string, string>,
+  ): Promise<SavedCatalogStream> {
+    const segments = this.#savedSegments(keys, 'saveCatalogStream');
+    const pause = pacer();
+    const save = await drainAsync(
+      planSavedCatalog({ segments, bag: this.#bagWeights() }),
+      pause,
+    );
+    let started = false;
+    return {
+      byteLength: save.places.end,
+      targets: save.header.targets,
+      digestAt: SAVED_CATALOG_DIGEST_AT,
+      async *chunks() {
+        if (started)
+          throw new CatalogError({
+            code: CatalogErrorCode.InvalidArgument,
+            message:
+              'saveCatalogStream: chunks() was already called; save the catalog again for another copy.',
+          });
+        started = true;
+        const steps = savedCatalogChunks(save);
+        for (let step = steps.next(); ; step = steps.next()) {
+          if (step.done === true) return step.value;
+          if (step.value === undefined) await pause();
+          else yield step.value;
+        }
+      },
+    };
+  }
+
   /** The steps that encode the targets of `keys` as {@link ToolCatalog.saveCatalog} saves them (keys checked at once). */
   #encoding(
     keys: ReadonlyMap<string, string>,
     where: string,
   ): Generator<undefined, Uint8Array> {
+    return encodeSavedCatalog({
+      segments: this.#savedSegments(keys, where),
+      bag: this.#bagWeights(),
+    });
+  }
+
+  /** This catalog's segments of the targets of `keys`, in catalog order, each with its key (keys checked). */
+  #savedSegments(
+    keys: ReadonlyMap<string, string>,
+    where: string,
+  ): { segment: Segment; key: string }[] {
     if (!(keys instanceof Map))
       throw new CatalogError({
         code: CatalogErrorCode.InvalidArgument,
@@ -583,7 +642,7 @@ export class ToolCatalog {
       const key = keys.get(segment.target);
       if (key !== undefined) segments.push({ segment, key });
     }
-    return encodeSavedCatalog({ segments, bag: this.#bagWeights() });
+    return segments;
   }
 
   /**

@@ -33,6 +33,7 @@ export {
   describeSavedCatalog,
   SAVED_CATALOG_VERSION,
   type SavedCatalogInfo,
+  type SavedCatalogStream,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
 export type { SearchTuningOverrides } from './bm25f.js';

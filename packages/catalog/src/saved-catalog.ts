@@ -240,9 +240,11 @@ function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   };
 }
 
-/** Texts written, and bytes hashed, between two steps of {@link encodeSavedCatalog}. */
+/** Tools whose texts are measured between two steps of {@link planSavedCatalog}. */
 const TEXTS_STEP = 4096;
-const DIGEST_STEP = 1 << 22;
+
+/** Bytes of each piece a saved catalog is handed out in (a multiple of 8, so every number stays aligned). */
+const CHUNK_BYTES = 1 << 20;
 
 /** The term table, counts (all but the texts' bytes), widths and targets of `segments`. */
 function* planCatalog(
@@ -279,332 +281,496 @@ function* planCatalog(
   return { numberOf, terms, counts, widths, targets };
 }
 
+/** A tool's texts in the text table: bare name, description, annotations JSON. */
+function toolTexts(entry: ToolEntry): [string, string, string] {
+  return [
+    entry.tool,
+    entry.description,
+    entry.annotations === undefined ? '' : JSON.stringify(entry.annotations),
+  ];
+}
+
+/** A tool's text in the schema table. */
+function toolSchema(prepared: PreparedTool): string {
+  return schemaText(prepared) ?? '{"type":"object"}';
+}
+
 /**
- * The text table (the terms, then each tool's bare name, description and annotations JSON),
- * the schema table, and whether each tool's texts are ASCII.
+ * A saved catalog planned and ready to be written: its segments, header, the place of each
+ * section, and the ends of its texts and schemas (measured, not kept: they are made again
+ * as they are written, so no table of a hundred thousand strings lives through the write).
  */
-function* catalogTexts(
-  segments: readonly SavedSegment[],
-  plan: CatalogPlan,
-): Generator<
-  undefined,
-  { texts: string[]; schemas: string[]; ascii: Uint8Array }
-> {
-  const texts: string[] = plan.terms.map((id) => TERMS.term(id));
-  const schemas: string[] = [];
-  const ascii = new Uint8Array(plan.counts.tools);
+export type SavedCatalogPlan = {
+  segments: readonly SavedSegment[];
+  plan: CatalogPlan;
+  header: Header;
+  headerBytes: Uint8Array;
+  places: Places;
+  textEnds: Uint32Array;
+  schemaEnds: Uint32Array;
+  /** Per tool, 1 when its texts are ASCII. */
+  ascii: Uint8Array;
+};
+
+/**
+ * Plans the saved form of `segments` (each with its key): the term table, counts, widths,
+ * the UTF-8 length of every text and schema, and so where every section goes. A generator
+ * of steps (a segment, a few thousand tools), like {@link encodeSavedCatalog}.
+ */
+export function* planSavedCatalog(options: {
+  segments: readonly SavedSegment[];
+  bag: readonly number[];
+}): Generator<undefined, SavedCatalogPlan> {
+  const { segments } = options;
+  const plan = yield* planCatalog(segments);
+  const { counts } = plan;
+  const textEnds = new Uint32Array(
+    counts.terms + counts.tools * TEXTS_PER_TOOL + 1,
+  );
+  const schemaEnds = new Uint32Array(counts.tools + 1);
+  const ascii = new Uint8Array(counts.tools);
+  let textBytes = 0;
+  let text = 0;
+  for (const id of plan.terms) {
+    textBytes += Buffer.byteLength(TERMS.term(id), 'utf8');
+    textEnds[++text] = textBytes;
+  }
+  let schemaBytes = 0;
   let tool = 0;
   for (const { segment } of segments) {
     yield;
     for (const prepared of segment.tools) {
-      const { entry } = prepared;
-      const annotations =
-        entry.annotations === undefined
-          ? ''
-          : JSON.stringify(entry.annotations);
-      texts.push(entry.tool, entry.description, annotations);
-      schemas.push(schemaText(prepared) ?? '{"type":"object"}');
-      ascii[tool] =
-        Buffer.byteLength(entry.tool) === entry.tool.length &&
-        Buffer.byteLength(entry.description) === entry.description.length &&
-        Buffer.byteLength(annotations) === annotations.length
-          ? 1
-          : 0;
-      tool += 1;
+      let allAscii = 1;
+      for (const value of toolTexts(prepared.entry)) {
+        const length = Buffer.byteLength(value, 'utf8');
+        if (length !== value.length) allAscii = 0;
+        textBytes += length;
+        textEnds[++text] = textBytes;
+      }
+      ascii[tool] = allAscii;
+      schemaBytes += Buffer.byteLength(toolSchema(prepared), 'utf8');
+      schemaEnds[++tool] = schemaBytes;
+      if (tool % TEXTS_STEP === 0) yield;
     }
   }
-  return { texts, schemas, ascii };
-}
-
-/** The bytes of a saved catalog with `header`: its start (magic, layout, length, header) written, its sections zero. */
-function startCatalog(header: Header): {
-  buffer: Buffer;
-  bytes: Uint8Array;
-  places: Places;
-} {
-  const headerBytes = paddedJson(header, 8);
-  const places = sectionPlaces(
-    header.counts,
-    header.widths,
-    headerBytes.length,
-  );
-  if (places.end > 0xffffffff)
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidArgument,
-      message: `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
-    });
-  const buffer = Buffer.alloc(places.end);
-  const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, places.end);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  bytes.set(MAGIC, 0);
-  view.setUint32(8, SAVED_CATALOG_VERSION, true);
-  view.setUint32(12, places.end, true);
-  view.setUint32(48, headerBytes.length, true);
-  bytes.set(headerBytes, HEADER_AT);
-  return { buffer, bytes, places };
-}
-
-/** Views of the sections of a saved catalog being written, in the machine's order. */
-type WrittenSections = {
-  /** The running totals of each segment's tools, terms, postings, name terms and bare names. */
-  segmentTotals: Uint32Array[];
-  fieldLengths: Float64Array;
-  termIds: Uint32Array;
-  offsets: Uint32Array;
-  documents: Uint16Array | Uint32Array;
-  bags: Float64Array | Float32Array | Uint16Array | Uint32Array;
-  inName: Uint8Array;
-  nameOffsets: Uint32Array;
-  nameTerms: Uint32Array;
-  bareNames: Uint32Array;
-  bagLengths: Float64Array;
-  records: Uint32Array;
-  toolTerms: Uint16Array | Uint32Array;
-  textEnds: Uint32Array;
-  schemaEnds: Uint32Array;
-};
-
-/** Views of each section of `bytes` (numbers are put in little-endian order afterwards when the machine's is not). */
-function writtenSections(
-  bytes: Uint8Array,
-  places: Places,
-  plan: CatalogPlan,
-): WrittenSections {
-  const { counts, widths } = plan;
-  const memory = bytes.buffer;
-  const at = (name: SectionName): number => bytes.byteOffset + places[name];
-  const u32 = (name: SectionName, count: number): Uint32Array =>
-    new Uint32Array(memory, at(name), count);
-  const numbers = (name: SectionName, count: number, width: 2 | 4) =>
-    width === 2 ? new Uint16Array(memory, at(name), count) : u32(name, count);
-  const perSegment = counts.segments + 1;
-  return {
-    segmentTotals: [
-      u32('segmentTools', perSegment),
-      u32('segmentTerms', perSegment),
-      u32('segmentPostings', perSegment),
-      u32('segmentNames', perSegment),
-      u32('segmentBare', perSegment),
-    ],
-    fieldLengths: new Float64Array(
-      memory,
-      at('fieldLengths'),
-      counts.segments * FIELD_COUNT,
-    ),
-    termIds: u32('termIds', counts.localTerms),
-    offsets: u32('offsets', counts.localTerms + counts.segments),
-    documents: numbers('documents', counts.postings, widths.documents),
-    bags:
-      widths.bags === 8
-        ? new Float64Array(memory, at('bags'), counts.postings)
-        : widths.bags === 4
-          ? new Float32Array(memory, at('bags'), counts.postings)
-          : numbers('bags', counts.postings, 2),
-    inName: bytes.subarray(places.inName, places.inName + counts.postings),
-    nameOffsets: u32('nameOffsets', counts.tools + counts.segments),
-    nameTerms: u32('nameTerms', counts.nameTerms),
-    bareNames: u32('bareNames', counts.bareNames),
-    bagLengths: new Float64Array(memory, at('bagLengths'), counts.tools),
-    records: u32('records', counts.tools * RECORD),
-    toolTerms: numbers('toolTerms', counts.toolTerms, widths.toolTerms),
-    textEnds: u32('textEnds', counts.terms + counts.tools * TEXTS_PER_TOOL + 1),
-    schemaEnds: u32('schemaEnds', counts.tools + 1),
-  };
-}
-
-/** What the segments are written with: the sections, the plan, each tool's ASCII flag, and where the next items go. */
-type SegmentWriter = {
-  sections: WrittenSections;
-  plan: CatalogPlan;
-  ascii: Uint8Array;
-  /** Per term id, its local number in the segment being written. */
-  localOf: Int32Array;
-  /** Items written so far to the sections shared by every segment. */
-  written: {
-    terms: number;
-    postings: number;
-    names: number;
-    bare: number;
-    tools: number;
-    toolTerms: number;
-  };
-};
-
-/** Writes segment `index` (its totals, statistics, terms, postings and tools) where the last one ended. */
-function writeSegment(
-  writer: SegmentWriter,
-  segment: Segment,
-  index: number,
-): void {
-  const { sections, written } = writer;
-  const { numberOf } = writer.plan;
-  const lengths = [
-    segment.tools.length,
-    segment.termIds.length,
-    segment.documents.length,
-    segment.nameTerms.length,
-    segment.bareNames.length,
-  ];
-  sections.segmentTotals.forEach((totals, kind) => {
-    totals[index + 1] = (totals[index] as number) + (lengths[kind] as number);
-  });
-  sections.fieldLengths.set(segment.fieldLengths, index * FIELD_COUNT);
-  const ids = segment.termIds;
-  for (let local = 0; local < ids.length; local += 1) {
-    const id = ids[local] as number;
-    writer.localOf[id] = local;
-    sections.termIds[written.terms + local] = numberOf[id] as number;
-  }
-  sections.offsets.set(segment.offsets, written.terms + index);
-  written.terms += ids.length;
-  sections.documents.set(segment.documents, written.postings);
-  sections.bags.set(segment.bags, written.postings);
-  sections.inName.set(segment.inName, written.postings);
-  written.postings += segment.documents.length;
-  sections.nameOffsets.set(segment.nameOffsets, written.tools + index);
-  for (const id of segment.nameTerms)
-    sections.nameTerms[written.names++] = numberOf[id] as number;
-  for (const id of segment.bareNames)
-    sections.bareNames[written.bare++] = numberOf[id] as number;
-  sections.bagLengths.set(segment.bagLengths, written.tools);
-  writeTools(writer, segment, writer.plan.targets[index] as SavedCatalogTarget);
-}
-
-/** Writes each tool's record and packed terms (in the segment's local numbering). */
-function writeTools(
-  writer: SegmentWriter,
-  segment: Segment,
-  target: SavedCatalogTarget,
-): void {
-  const { written, localOf, ascii } = writer;
-  const { records, toolTerms } = writer.sections;
-  const ids = segment.termIds;
-  segment.tools.forEach((prepared) => {
-    const { entry } = prepared;
-    const record = written.tools * RECORD;
-    records[record] = target.backends.indexOf(entry.backend);
-    records[record + 1] = target.profiles.indexOf(entry.profile);
-    records[record + 2] = toolFlags(entry);
-    records[record + 3] = ascii[written.tools] as number;
-    written.tools += 1;
-    const saved = savedTerms(prepared, ids);
-    if (saved !== undefined) {
-      toolTerms.set(saved, written.toolTerms);
-      written.toolTerms += saved.length;
-      return;
-    }
-    const packed = prepared.terms;
-    for (let index = 0; index < packed.length; index += 1)
-      toolTerms[written.toolTerms++] =
-        index < FIELD_COUNT
-          ? (packed[index] as number)
-          : (localOf[packed[index] as number] as number);
-  });
-}
-
-/**
- * The saved form of a whole catalog: every given segment with its key, one term table, the
- * segments' postings and statistics as they are, and each tool's entry and terms. A
- * generator of steps (a segment, a few thousand texts, a few megabytes of digest each), so
- * that a caller can yield to other work between them; the segments, once given, do not
- * change (a catalog replaces a segment, it never edits one), so the bytes are those of the
- * catalog when the encoding began.
- */
-export function* encodeSavedCatalog(options: {
-  segments: readonly SavedSegment[];
-  bag: readonly number[];
-}): Generator<undefined, Uint8Array> {
-  const { segments } = options;
-  const plan = yield* planCatalog(segments);
-  const { counts } = plan;
-  const { texts, schemas, ascii } = yield* catalogTexts(segments, plan);
-  const textEnds = yield* endsOf(texts);
-  const schemaEnds = yield* endsOf(schemas);
-  counts.textBytes = textEnds[texts.length] as number;
-  counts.schemaBytes = schemaEnds[schemas.length] as number;
-  const { buffer, bytes, places } = startCatalog({
+  counts.textBytes = textBytes;
+  counts.schemaBytes = schemaBytes;
+  const header: Header = {
     catalogVersion: VERSION,
     bag: [...options.bag],
     widths: plan.widths,
     counts,
     targets: plan.targets,
-  });
-  const sections = writtenSections(bytes, places, plan);
-  const writer: SegmentWriter = {
-    sections,
-    plan,
-    ascii,
-    localOf: new Int32Array(TERMS.size),
-    written: {
-      terms: 0,
-      postings: 0,
-      names: 0,
-      bare: 0,
-      tools: 0,
-      toolTerms: 0,
-    },
   };
-  for (const [index, { segment }] of segments.entries()) {
-    writeSegment(writer, segment, index);
-    yield;
-  }
-  sections.textEnds.set(textEnds);
-  sections.schemaEnds.set(schemaEnds);
-  yield* writeTexts(buffer, places.texts, texts);
-  yield* writeTexts(buffer, places.schemas, schemas);
-  if (!littleEndian) toLittleEndian(bytes, places, counts, plan.widths);
-  const digested = bytes.subarray(DIGESTED_FROM);
-  const hash = createHash('sha256');
-  for (let start = 0; start < digested.length; start += DIGEST_STEP) {
-    hash.update(digested.subarray(start, start + DIGEST_STEP));
-    yield;
-  }
-  bytes.set(hash.digest(), DIGEST_AT);
-  return bytes;
+  const headerBytes = paddedJson(header, 8);
+  const places = sectionPlaces(counts, plan.widths, headerBytes.length);
+  if (places.end > 0xffffffff)
+    throw new CatalogError({
+      code: CatalogErrorCode.InvalidArgument,
+      message: `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
+    });
+  return {
+    segments,
+    plan,
+    header,
+    headerBytes,
+    places,
+    textEnds,
+    schemaEnds,
+    ascii,
+  };
 }
 
-/** Writes `strings` one after another as UTF-8 from `at`. */
+/** How a section's numbers are stored: bytes each, and whether they are floats. */
+type NumberKind = 'u8' | 'u16' | 'u32' | 'f32' | 'f64';
+type NumberView =
+  Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+const KIND_BYTES: Record<NumberKind, number> = {
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  f32: 4,
+  f64: 8,
+};
+const VIEWS: Record<
+  NumberKind,
+  new (buffer: ArrayBuffer, offset: number, length: number) => NumberView
+> = {
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  f32: Float32Array,
+  f64: Float64Array,
+};
+
+/**
+ * The bytes of a saved catalog as they are produced: one reused chunk of {@link CHUNK_BYTES},
+ * handed out whole (only the last is shorter), so every section, starting at a multiple of
+ * 8, starts at a multiple of 8 in the chunk too. Hashes what it hands out from byte
+ * {@link DIGESTED_FROM} on.
+ */
+class ChunkOut {
+  readonly chunk = new Uint8Array(CHUNK_BYTES);
+  readonly #text = Buffer.from(this.chunk.buffer, 0, CHUNK_BYTES);
+  /** Bytes in the chunk. */
+  at = 0;
+  /** Bytes handed out before the chunk. */
+  before = 0;
+  readonly #hash = createHash('sha256');
+
+  get position(): number {
+    return this.before + this.at;
+  }
+
+  /** Hands out the chunk (valid until the next step is asked for). */
+  *emit(): Generator<Uint8Array, void> {
+    const piece = this.chunk.subarray(0, this.at);
+    const skip = Math.max(0, DIGESTED_FROM - this.before);
+    if (skip < piece.length) this.#hash.update(piece.subarray(skip));
+    yield piece;
+    this.before += this.at;
+    this.at = 0;
+  }
+
+  /** Copies `bytes` in, handing out each chunk it fills. */
+  *bytes(bytes: Uint8Array): Generator<Uint8Array, void> {
+    for (let from = 0; from < bytes.length;) {
+      if (this.at === CHUNK_BYTES) yield* this.emit();
+      const count = Math.min(bytes.length - from, CHUNK_BYTES - this.at);
+      this.chunk.set(bytes.subarray(from, from + count), this.at);
+      this.at += count;
+      from += count;
+    }
+  }
+
+  /** Writes `count` zero bytes. */
+  *zeros(count: number): Generator<Uint8Array, void> {
+    for (let left = count; left > 0;) {
+      if (this.at === CHUNK_BYTES) yield* this.emit();
+      const run = Math.min(left, CHUNK_BYTES - this.at);
+      this.chunk.fill(0, this.at, this.at + run);
+      this.at += run;
+      left -= run;
+    }
+  }
+
+  /** Writes `text`, whose UTF-8 length is `length`. */
+  *text(text: string, length: number): Generator<Uint8Array, void> {
+    if (length > CHUNK_BYTES - this.at) {
+      yield* this.bytes(Buffer.from(text, 'utf8'));
+      return;
+    }
+    this.#text.write(text, this.at, length, 'utf8');
+    this.at += length;
+  }
+
+  /**
+   * Writes `count` numbers of `kind` in little-endian order, `fill` putting items `from` to
+   * `from + view.length` in each view it is given.
+   */
+  *numbers(
+    kind: NumberKind,
+    count: number,
+    fill: (view: NumberView, from: number) => void,
+  ): Generator<Uint8Array, void> {
+    const size = KIND_BYTES[kind];
+    for (let from = 0; from < count;) {
+      if (CHUNK_BYTES - this.at < size) yield* this.emit();
+      const items = Math.min(count - from, (CHUNK_BYTES - this.at) / size);
+      const view = new VIEWS[kind](this.chunk.buffer, this.at, items);
+      fill(view, from);
+      if (!littleEndian && size > 1)
+        for (let item = 0; item < items * size; item += size)
+          this.chunk.subarray(this.at + item, this.at + item + size).reverse();
+      this.at += items * size;
+      from += items;
+    }
+  }
+
+  /** Writes the numbers of `values`. */
+  array(
+    kind: NumberKind,
+    values: ArrayLike<number> & { subarray(from: number, to: number): unknown },
+  ): Generator<Uint8Array, void> {
+    return this.numbers(kind, values.length, (view, from) =>
+      view.set(values.subarray(from, from + view.length) as ArrayLike<number>),
+    );
+  }
+
+  /** Writes `ids[i]` as their numbers in the term table. */
+  termNumbers(
+    ids: Int32Array,
+    numberOf: Int32Array,
+  ): Generator<Uint8Array, void> {
+    return this.numbers('u32', ids.length, (view, from) => {
+      for (let item = 0; item < view.length; item += 1)
+        view[item] = numberOf[ids[from + item] as number] as number;
+    });
+  }
+
+  /** The digest of everything handed out (call once, at the end). */
+  digest(): Uint8Array {
+    return this.#hash.digest();
+  }
+}
+
+const WIDTH_KINDS = { 2: 'u16', 4: 'u32' } as const;
+const BAG_KINDS = { 2: 'u16', 4: 'f32', 8: 'f64' } as const;
+
+/** Writes section `name` of a saved catalog. */
+function* writeSection(
+  out: ChunkOut,
+  name: SectionName,
+  save: SavedCatalogPlan,
+): Generator<Uint8Array | undefined, void> {
+  const { segments, plan } = save;
+  const { widths, numberOf } = plan;
+  const totals = (count: (segment: Segment) => number) => {
+    const running = new Uint32Array(segments.length + 1);
+    segments.forEach(({ segment }, index) => {
+      running[index + 1] = (running[index] as number) + count(segment);
+    });
+    return out.array('u32', running);
+  };
+  switch (name) {
+    case 'segmentTools':
+      return yield* totals((segment) => segment.tools.length);
+    case 'segmentTerms':
+      return yield* totals((segment) => segment.termIds.length);
+    case 'segmentPostings':
+      return yield* totals((segment) => segment.documents.length);
+    case 'segmentNames':
+      return yield* totals((segment) => segment.nameTerms.length);
+    case 'segmentBare':
+      return yield* totals((segment) => segment.bareNames.length);
+    case 'textEnds':
+      return yield* out.array('u32', save.textEnds);
+    case 'schemaEnds':
+      return yield* out.array('u32', save.schemaEnds);
+    case 'texts':
+      return yield* writeTexts(out, save);
+    case 'schemas':
+      return yield* writeSchemas(out, save);
+    case 'records':
+      return yield* writeRecords(out, save);
+    case 'toolTerms':
+      return yield* writeToolTerms(out, save);
+    default:
+  }
+  for (const { segment } of segments) {
+    switch (name) {
+      case 'fieldLengths':
+        yield* out.array('f64', segment.fieldLengths);
+        break;
+      case 'termIds':
+        yield* out.termNumbers(segment.termIds, numberOf);
+        break;
+      case 'offsets':
+        yield* out.array('u32', segment.offsets);
+        break;
+      case 'documents':
+        yield* out.array(WIDTH_KINDS[widths.documents], segment.documents);
+        break;
+      case 'bags':
+        yield* out.array(BAG_KINDS[widths.bags], segment.bags);
+        break;
+      case 'inName':
+        yield* out.array('u8', segment.inName);
+        break;
+      case 'nameOffsets':
+        yield* out.array('u32', segment.nameOffsets);
+        break;
+      case 'nameTerms':
+        yield* out.termNumbers(segment.nameTerms, numberOf);
+        break;
+      case 'bareNames':
+        yield* out.termNumbers(segment.bareNames, numberOf);
+        break;
+      case 'bagLengths':
+        yield* out.array('f64', segment.bagLengths);
+        break;
+      default:
+        throw new Error(`saved catalog: no writer for section ${name}`);
+    }
+  }
+}
+
+/** Each tool's record: its backend and profile (indices into its target's lists), flags, ASCII. */
+function* writeRecords(
+  out: ChunkOut,
+  save: SavedCatalogPlan,
+): Generator<Uint8Array, void> {
+  let tool = 0;
+  for (const [index, { segment }] of save.segments.entries()) {
+    const target = save.plan.targets[index] as SavedCatalogTarget;
+    const records = new Uint32Array(segment.tools.length * RECORD);
+    segment.tools.forEach(({ entry }, local) => {
+      const record = local * RECORD;
+      records[record] = target.backends.indexOf(entry.backend);
+      records[record + 1] = target.profiles.indexOf(entry.profile);
+      records[record + 2] = toolFlags(entry);
+      records[record + 3] = save.ascii[tool++] as number;
+    });
+    yield* out.array('u32', records);
+  }
+}
+
+/** Each tool's packed terms, in its segment's local numbering. */
+function* writeToolTerms(
+  out: ChunkOut,
+  save: SavedCatalogPlan,
+): Generator<Uint8Array, void> {
+  const kind = WIDTH_KINDS[save.plan.widths.toolTerms];
+  const localOf = new Int32Array(TERMS.size);
+  for (const { segment } of save.segments) {
+    const ids = segment.termIds;
+    for (let local = 0; local < ids.length; local += 1)
+      localOf[ids[local] as number] = local;
+    let length = 0;
+    for (const prepared of segment.tools) length += termsLength(prepared);
+    const packed = new Uint32Array(length);
+    let at = 0;
+    for (const prepared of segment.tools) {
+      const saved = savedTerms(prepared, ids);
+      if (saved !== undefined) {
+        packed.set(saved, at);
+        at += saved.length;
+        continue;
+      }
+      const terms = prepared.terms;
+      for (let index = 0; index < terms.length; index += 1)
+        packed[at++] =
+          index < FIELD_COUNT
+            ? (terms[index] as number)
+            : (localOf[terms[index] as number] as number);
+    }
+    yield* out.array(kind, packed);
+  }
+}
+
+/** The text table: the terms, then each tool's texts. */
 function* writeTexts(
-  buffer: Buffer,
-  at: number,
-  strings: readonly string[],
-): Generator<undefined, void> {
-  for (let index = 0; index < strings.length; index += 1) {
-    at += buffer.write(strings[index] as string, at, 'utf8');
-    if (index % TEXTS_STEP === TEXTS_STEP - 1) yield;
+  out: ChunkOut,
+  save: SavedCatalogPlan,
+): Generator<Uint8Array | undefined, void> {
+  const ends = save.textEnds;
+  let text = 0;
+  const put = (value: string) => {
+    const length = (ends[text + 1] as number) - (ends[text] as number);
+    text += 1;
+    return out.text(value, length);
+  };
+  for (const id of save.plan.terms) yield* put(TERMS.term(id));
+  let tool = 0;
+  for (const { segment } of save.segments) {
+    for (const { entry } of segment.tools) {
+      for (const value of toolTexts(entry)) yield* put(value);
+      if (++tool % TEXTS_STEP === 0) yield;
+    }
   }
 }
 
-/** Puts the numbers of every section, written in big-endian order, in little-endian order. */
-function toLittleEndian(
-  bytes: Uint8Array,
-  places: Places,
-  counts: Counts,
-  widths: Widths,
-): void {
-  for (const [name, width, count] of SECTIONS) {
-    const size = width === 0 ? widths[name as keyof Widths] : width;
-    if (size === 1) continue;
-    const start = places[name];
-    const end = start + count(counts) * size;
-    for (let item = start; item < end; item += size)
-      bytes.subarray(item, item + size).reverse();
+/** The schema table. */
+function* writeSchemas(
+  out: ChunkOut,
+  save: SavedCatalogPlan,
+): Generator<Uint8Array | undefined, void> {
+  const ends = save.schemaEnds;
+  let tool = 0;
+  for (const { segment } of save.segments)
+    for (const prepared of segment.tools) {
+      const length = (ends[tool + 1] as number) - (ends[tool] as number);
+      yield* out.text(toolSchema(prepared), length);
+      if (++tool % TEXTS_STEP === 0) yield;
+    }
+}
+
+/**
+ * The saved form of a planned catalog, in order, as pieces of up to a megabyte: each piece
+ * is a view of one reused buffer, valid until the next step is asked for; `undefined` steps
+ * are pauses between pieces of work. The 32 bytes of the digest (at {@link DIGEST_AT}) are
+ * zero in the pieces; the digest is returned at the end.
+ */
+export function* savedCatalogChunks(
+  save: SavedCatalogPlan,
+): Generator<Uint8Array | undefined, Uint8Array> {
+  const { places, headerBytes } = save;
+  const out = new ChunkOut();
+  const start = new Uint8Array(HEADER_AT);
+  const view = new DataView(start.buffer);
+  start.set(MAGIC, 0);
+  view.setUint32(8, SAVED_CATALOG_VERSION, true);
+  view.setUint32(12, places.end, true);
+  view.setUint32(48, headerBytes.length, true);
+  yield* out.bytes(start);
+  yield* out.bytes(headerBytes);
+  for (const [name] of SECTIONS) {
+    if (out.position !== places[name])
+      throw new Error(
+        `saved catalog: section ${name} would start at ${out.position}, not ${places[name]}`,
+      );
+    yield* writeSection(out, name, save);
+    yield* out.zeros((8 - (out.position % 8)) % 8);
+    yield;
+  }
+  if (out.position !== places.end)
+    throw new Error(
+      `saved catalog: ${out.position} bytes written, not ${places.end}`,
+    );
+  if (out.at > 0) yield* out.emit();
+  return out.digest();
+}
+
+/**
+ * The saved form of a whole catalog: every given segment with its key, one term table, the
+ * segments' postings and statistics as they are, and each tool's entry and terms, in one
+ * buffer. A generator of steps (a segment, a few thousand texts, a megabyte of output
+ * each), so that a caller can yield to other work between them; the segments, once given,
+ * do not change (a catalog replaces a segment, it never edits one), so the bytes are those
+ * of the catalog when the encoding began.
+ */
+export function* encodeSavedCatalog(options: {
+  segments: readonly SavedSegment[];
+  bag: readonly number[];
+}): Generator<undefined, Uint8Array> {
+  const save = yield* planSavedCatalog(options);
+  const bytes = new Uint8Array(
+    Buffer.allocUnsafeSlow(save.places.end).buffer,
+    0,
+    save.places.end,
+  );
+  const chunks = savedCatalogChunks(save);
+  let at = 0;
+  for (let step = chunks.next(); ; step = chunks.next()) {
+    if (step.done === true) {
+      bytes.set(step.value, DIGEST_AT);
+      return bytes;
+    }
+    if (step.value !== undefined) {
+      bytes.set(step.value, at);
+      at += step.value.length;
+    }
+    yield;
   }
 }
 
-/** The end of each string in the UTF-8 concatenation of `strings`, after a 0. */
-function* endsOf(
-  strings: readonly string[],
-): Generator<undefined, Uint32Array> {
-  const ends = new Uint32Array(strings.length + 1);
-  let total = 0;
-  for (let index = 0; index < strings.length; index += 1) {
-    total += Buffer.byteLength(strings[index] as string, 'utf8');
-    ends[index + 1] = total;
-    if (index % TEXTS_STEP === TEXTS_STEP - 1) yield;
-  }
-  return ends;
-}
+/** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
+export const SAVED_CATALOG_DIGEST_AT = DIGEST_AT;
+
+/** A saved catalog being written a piece at a time (`ToolCatalog.saveCatalogStream`). */
+export type SavedCatalogStream = {
+  /** Bytes of the whole saved catalog. */
+  readonly byteLength: number;
+  /** Its targets, in order, as its header lists them. */
+  readonly targets: readonly SavedCatalogTarget[];
+  /** Where its 32-byte SHA-256 digest goes (zero in the pieces). */
+  readonly digestAt: number;
+  /**
+   * Its bytes in order, pieces of up to a megabyte (each valid until the next is asked
+   * for); returns the digest. Can be read once.
+   */
+  chunks(): AsyncGenerator<Uint8Array, Uint8Array, undefined>;
+};
 
 function isNames(value: unknown): value is string[] {
   return (

@@ -477,3 +477,72 @@ describe('defaultPinsFilePath', () => {
     );
   });
 });
+
+/** A tool definition numbered `index`, under `prefix`. */
+const numbered = (prefix: string, index: number) => ({
+  name: `${prefix}_tool_${String(index).padStart(4, '0')}`,
+  description: `Tool ${index} of ${prefix}.`,
+  inputSchema: { type: 'object', properties: { [`p${index}`]: {} } },
+  annotations: { readOnlyHint: index % 2 === 0 },
+});
+
+describe('PinStore writes at scale', () => {
+  it('writes new pins among the copied ones in the layout of a whole serialization', async () => {
+    const store = await PinStore.open({ path: file });
+    const tools: Record<string, PinsFile['tools'][string]> = {};
+    // Three listings whose names interleave: each write inserts among the copied entries.
+    for (const prefix of ['b', 'a', 'c', 'ab']) {
+      const listing = Array.from({ length: 300 }, (_, i) =>
+        numbered(prefix, i),
+      );
+      await store.observe(listing);
+      for (const tool of listing) {
+        const { name, ...definition } = tool;
+        tools[name] = {
+          hash: store.currentHash(name)!,
+          ...definition,
+        };
+      }
+      expect(await readFile(file, 'utf8')).toBe(
+        serializePinsFile({ version: 1, tools }),
+      );
+    }
+    const again = await PinStore.open({ path: file });
+    await again.observe([numbered('a', 7), numbered('ab', 299)]);
+    expect(again.status('a_tool_0007')).toEqual({ state: 'pinned' });
+    expect(again.status('ab_tool_0299')).toEqual({ state: 'pinned' });
+  });
+
+  it('gathers new pins into few writes, each on disk once its observe resolves; flush writes the waiting ones at once', async () => {
+    const store = await PinStore.open({ path: file });
+    await store.observe(
+      Array.from({ length: 2000 }, (_, i) => numbered('base', i)),
+    );
+    const inodes = new Set<number>();
+    const acknowledged: Promise<void>[] = [];
+    for (let batch = 0; batch < 30; batch += 1) {
+      const listing = [numbered(`n${batch}`, batch)];
+      acknowledged.push(
+        store.observe(listing).then(async () => {
+          // Acknowledged: on disk, as a restarted broker would read it.
+          const reopened = await PinStore.open({ path: file });
+          expect(reopened.pinnedHash(listing[0]!.name)).toBe(
+            store.currentHash(listing[0]!.name),
+          );
+          inodes.add((await stat(file)).ino);
+        }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(acknowledged);
+    expect(inodes.size).toBeLessThan(30);
+    // On shutdown: a pin still waiting for a quiet moment is written at once.
+    const waiting = store.observe([numbered('last', 1)]);
+    await store.flush();
+    expect(
+      (await PinStore.open({ path: file })).pinnedHash('last_tool_0001'),
+    ).toBe(store.currentHash('last_tool_0001'));
+    await waiting;
+    expect((await PinStore.open({ path: file })).pinnedCount).toBe(2031);
+  });
+});

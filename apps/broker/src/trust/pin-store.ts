@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { access, open, stat } from 'node:fs/promises';
+import { access, open, stat, type FileHandle } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { Buffer } from 'node:buffer';
 import path from 'node:path';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import { heretekStateDir } from './state-dir.js';
+import { copyEntries, placeEntries, type Placement } from './pins-copy.js';
 import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
 import { hashAt, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
@@ -453,6 +455,14 @@ export class PinStore {
   #writing: Promise<unknown> = Promise.resolve();
   /** The queued (not yet started) write of new pins, which later ones join. */
   #queuedAdd: { names: string[]; run: Promise<void> } | undefined;
+  /** How long the last write took and when it ended (`performance.now()`). */
+  #lastWrite: { took: number; ended: number } | undefined;
+  /** Ends the wait of a queued write for a quiet moment, while it waits. */
+  #endWait: (() => void) | undefined;
+  /** Set by {@link flush}: writes no longer wait. */
+  #flushing = false;
+  /** The pins' names in the file this store last wrote (its stamp), in order. */
+  #fileNames: { stamp: string; names: string[] } | undefined;
   #warnedWrite = false;
 
   private constructor(options: {
@@ -952,7 +962,12 @@ export class PinStore {
       return queued.run;
     }
     const batch = { names: [...(change.add ?? [])], run: Promise.resolve() };
-    const run = this.#writing.then(() => {
+    const run = this.#writing.then(async () => {
+      // New pins wait a while after the last write (longer after a longer
+      // one), gathering the pins of the listings that arrive meanwhile into
+      // one write: a discovery of a thousand backends writes a large file a
+      // few times, not back to back. An accepted change is written at once.
+      if (change.replace === undefined) await this.#quietAfterWrite();
       if (this.#queuedAdd === batch) this.#queuedAdd = undefined;
       return this.#writeNow(
         change.replace === undefined ? { add: batch.names } : change,
@@ -964,11 +979,44 @@ export class PinStore {
     return run;
   }
 
+  /** Waits until the last write has been over for {@link WRITE_GAP_FACTOR} times its length (at most {@link MAX_WRITE_GAP_MS}). */
+  async #quietAfterWrite(): Promise<void> {
+    const last = this.#lastWrite;
+    if (last === undefined || this.#flushing) return;
+    const gap = Math.min(MAX_WRITE_GAP_MS, WRITE_GAP_FACTOR * last.took);
+    const wait = last.ended + gap - performance.now();
+    if (wait <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#endWait = done;
+    });
+    this.#endWait = undefined;
+  }
+
+  /**
+   * Writes the pins waiting for a quiet moment at once, and every later
+   * one as it comes (on shutdown); resolves once every write asked for so
+   * far has ended (never rejects: a failed write is reported to its
+   * caller).
+   */
+  flush(): Promise<void> {
+    this.#flushing = true;
+    this.#endWait?.();
+    return this.#writing.then(() => {});
+  }
+
   /**
    * Writes the pins merged with the file on disk. A pin whose text is in the
    * file read (unchanged since, by its stamp) is copied from it; only new and
    * changed pins are serialized, so pinning one tool among a hundred
-   * thousand costs a copy of the file, not its serialization.
+   * thousand costs a copy of the file, not its serialization. When the file
+   * is the one this store last wrote or read, the unchanged entries are
+   * copied from it in chunks (never read whole), and each one's place is
+   * moved where it is.
    */
   async #writeNow(change: {
     add?: string[];
@@ -976,6 +1024,147 @@ export class PinStore {
   }): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;
+    const started = performance.now();
+    try {
+      const ours = await this.#openOurs();
+      if (ours !== undefined) {
+        try {
+          await this.#writeCopying(ours.handle, ours.stamp);
+        } finally {
+          await ours.handle.close();
+        }
+        return;
+      }
+      this.#fileNames = undefined;
+      await this.#writeMerged(change);
+    } finally {
+      const ended = performance.now();
+      this.#lastWrite = { took: ended - started, ended };
+    }
+  }
+
+  /**
+   * The pins file opened for reading when it is still the one this store
+   * last wrote or read (same inode, size and modification time), with that
+   * stamp; `undefined` otherwise.
+   */
+  async #openOurs(): Promise<
+    { handle: FileHandle; stamp: string } | undefined
+  > {
+    const stamp = this.#stamp;
+    if (stamp === undefined) return undefined;
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      if (stampOf(await handle.stat()) === stamp) return { handle, stamp };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    await handle.close();
+    return undefined;
+  }
+
+  /**
+   * Every pin's name in the file's order (sorted): the names of the file
+   * last written, merged with those of the pins not in it (new or accepted
+   * since), so only those are sorted.
+   */
+  #sortedNames(stamp: string): string[] {
+    const known = this.#fileNames;
+    if (known?.stamp !== stamp) return [...this.#pins.keys()].sort();
+    const extra: string[] = [];
+    for (const [name, pin] of this.#pins)
+      if (pin.at?.file !== stamp) extra.push(name);
+    extra.sort();
+    const { names } = known;
+    const merged: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < names.length || j < extra.length) {
+      const left = names[i];
+      const right = extra[j];
+      if (right === undefined || (left !== undefined && left < right)) {
+        merged.push(left!);
+        i += 1;
+      } else {
+        // An accepted pin is in both: once.
+        if (left === right) i += 1;
+        merged.push(right);
+        j += 1;
+      }
+    }
+    return merged;
+  }
+
+  /** Writes every pin in memory, copying the unchanged ones from `source`, the file stamped `stamp`. */
+  async #writeCopying(source: FileHandle, stamp: string): Promise<void> {
+    const names = this.#sortedNames(stamp);
+    if (names.length === 0) {
+      await this.#writeEmpty(this.#fileReadOnly);
+      return;
+    }
+    const placeOf = (name: string) => this.#pins.get(name)?.at;
+    let placement: Placement | undefined;
+    const stats = await writeFileAtomic(this.path, async (out) => {
+      placement = await copyEntries({
+        out,
+        source,
+        stamp,
+        names,
+        placeOf,
+        serialize: (name) => {
+          const entry = this.#pins.get(name)?.entry ?? this.#entry(name);
+          return entry === undefined
+            ? undefined
+            : Buffer.from(entryText(name, entry));
+        },
+        head: fileHead(this.#fileReadOnly),
+        tail: FILE_TAIL,
+      });
+    });
+    const written = stampOf(stats);
+    placeEntries({
+      placement: placement!,
+      names,
+      from: stamp,
+      stamp: written,
+      placeOf,
+      place: (name, at) => {
+        const pin = this.#pins.get(name);
+        if (pin !== undefined) pin.at = at;
+      },
+    });
+    this.#stamp = written;
+    this.#fileNames = { stamp: written, names };
+  }
+
+  /** Writes a pins file without pins. */
+  async #writeEmpty(readOnly: boolean): Promise<void> {
+    const stats = await writeFileAtomic(
+      this.path,
+      serializePinsFile({
+        version: PINS_FILE_VERSION,
+        ...(readOnly ? { readOnly: true } : {}),
+        tools: {},
+      }),
+    );
+    this.#stamp = stampOf(stats);
+  }
+
+  /**
+   * Writes the pins merged with the file on disk as another process left it
+   * (or without one): its pins, and this change's.
+   */
+  async #writeMerged(change: {
+    add?: string[];
+    replace?: string[];
+  }): Promise<void> {
     const onDisk = await this.#readForMerge();
     const tools = new Map(onDisk.pins);
     for (const name of change.add ?? []) {
@@ -997,22 +1186,10 @@ export class PinStore {
       if (!this.#pins.has(name)) this.#pins.set(name, pin);
     const names = [...tools.keys()].sort();
     if (names.length === 0) {
-      const stats = await writeFileAtomic(
-        this.path,
-        serializePinsFile({
-          version: PINS_FILE_VERSION,
-          ...(onDisk.readOnly ? { readOnly: true } : {}),
-          tools: {},
-        }),
-      );
-      this.#stamp = stampOf(stats);
+      await this.#writeEmpty(onDisk.readOnly);
       return;
     }
-    const parts: Buffer[] = [
-      Buffer.from(
-        `{\n${onDisk.readOnly ? '  "readOnly": true,\n' : ''}  "tools": {\n`,
-      ),
-    ];
+    const parts: Buffer[] = [fileHead(onDisk.readOnly)];
     let length = parts[0]!.length;
     const placed: Array<[Pin, number, number]> = [];
     for (let index = 0; index < names.length; index += 1) {
@@ -1029,7 +1206,7 @@ export class PinStore {
       parts.push(text);
       length += text.length;
     }
-    parts.push(Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`));
+    parts.push(FILE_TAIL);
     const stats = await writeFileAtomic(this.path, parts);
     const stamp = stampOf(stats);
     for (const [pin, start, end] of placed)
@@ -1109,3 +1286,12 @@ export class PinStore {
 }
 
 const SEPARATOR = Buffer.from(',\n');
+/** The pins file's bytes before its first entry. */
+const fileHead = (readOnly: boolean) =>
+  Buffer.from(`{\n${readOnly ? '  "readOnly": true,\n' : ''}  "tools": {\n`);
+/** The pins file's bytes after its last entry. */
+const FILE_TAIL = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
+/** A write of new pins waits this many times the last write's length after it ... */
+const WRITE_GAP_FACTOR = 2;
+/** ... and at most this long. */
+const MAX_WRITE_GAP_MS = 1000;

@@ -53,13 +53,19 @@ export async function ensureStateDir(file: string): Promise<void> {
  * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
  * same folder, flushed with fsync, then renamed over `file`. The folder is
  * created (mode 0700) when missing. On failure the temporary file is removed
- * and `file` is as it was. `text` may be pieces, written one after the other.
+ * and `file` is as it was. `text` may be pieces, written one after the other,
+ * or a function that writes the content to the open temporary file itself
+ * (so a large file is written a piece at a time, never held whole).
  * Resolves with the written file's status (its
  * inode, size and modification time), taken before the rename.
  */
 export async function writeFileAtomic(
   file: string,
-  text: string | Uint8Array | readonly Uint8Array[],
+  text:
+    | string
+    | Uint8Array
+    | readonly Uint8Array[]
+    | ((handle: FileHandle) => Promise<void>),
 ): Promise<Stats> {
   await ensureStateDir(file);
   const temporary = path.join(
@@ -70,7 +76,8 @@ export async function writeFileAtomic(
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
     let stats: Stats;
     try {
-      if (typeof text === 'string' || !Array.isArray(text))
+      if (typeof text === 'function') await text(handle);
+      else if (typeof text === 'string' || !Array.isArray(text))
         await handle.writeFile(text as string | Uint8Array, 'utf8');
       // In order, without first copying the pieces into one buffer.
       else
@@ -93,7 +100,7 @@ export async function writeFileAtomic(
 const WRITE_PIECES = 1_000;
 
 /** Writes every byte of `pieces`, in order, at the file's position. */
-async function writeAll(
+export async function writeAll(
   handle: FileHandle,
   pieces: readonly Uint8Array[],
 ): Promise<void> {
@@ -101,11 +108,13 @@ async function writeAll(
   while (rest.length > 0) {
     let { bytesWritten } = await handle.writev(rest);
     // A short write: skip what went out and write the rest.
-    while (rest.length > 0 && bytesWritten >= rest[0]!.byteLength) {
-      bytesWritten -= rest[0]!.byteLength;
-      rest = rest.slice(1);
+    let done = 0;
+    while (done < rest.length && bytesWritten >= rest[done]!.byteLength) {
+      bytesWritten -= rest[done]!.byteLength;
+      done += 1;
     }
+    rest = rest.slice(done);
     if (bytesWritten > 0 && rest.length > 0)
-      rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+      rest[0] = rest[0]!.subarray(bytesWritten);
   }
 }

@@ -198,7 +198,8 @@ function cleanTerms(terms: readonly string[]): string[] {
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function processAlive(pid: number): boolean {
+/** Whether process `pid` exists (a signal 0 reaches it, or it belongs to someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
