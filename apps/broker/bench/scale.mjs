@@ -227,7 +227,12 @@ async function untilSearchable(gatewayUrl, label) {
   const deadline = Date.now() + TIMEOUT_MS;
   while (missing.size > 0) {
     for (const [word, left] of missing) {
+      const sentAt = performance.now();
       const text = await search(send, word);
+      if (process.env.LOG === '1')
+        process.stderr.write(
+          `${label} +${round((sentAt - started) / 1000, 3)}s search "${word}" answered in ${round(performance.now() - sentAt, 1)} ms\n`,
+        );
       for (const target of left)
         if (text.includes(`${target}_echo`)) left.delete(target);
       if (left.size === 0) missing.delete(word);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   DEFAULT_BACKENDS,
   SEED_TOOLS,
@@ -67,6 +67,12 @@ export async function openBroker(options: {
 }): Promise<OpenedBroker> {
   const { config, backends } = options.setup;
   const { log } = options;
+  // The state files are read first, beside the gateway client's loading.
+  const indexCache =
+    config.offline || config.indexCacheFile === 'off'
+      ? undefined
+      : prefetched(new IndexCache({ file: config.indexCacheFile, log }));
+  const trust = config.offline ? undefined : openTrust(config, log);
   const gateway = config.offline
     ? undefined
     : await createGateway(config, {
@@ -76,10 +82,10 @@ export async function openBroker(options: {
         onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
         ...options.hooks,
       });
-  const trust = gateway === undefined ? undefined : openTrust(config, log);
   const { broker, learning } = brokerFor(config, backends, {
     gateway,
     trust,
+    indexCache,
     log,
   });
   return { broker, learning, trust };
@@ -92,10 +98,11 @@ function brokerFor(
   parts: {
     gateway: ToolGateway | undefined;
     trust: Promise<TrustLayer> | undefined;
+    indexCache: IndexCache | undefined;
     log: Log;
   },
 ): { broker: Broker; learning: UsageLearning } {
-  const { gateway, trust, log } = parts;
+  const { gateway, trust, indexCache, log } = parts;
   const catalog = seedCatalogFor(backends);
   const learning = new UsageLearning({
     file: config.usageFile,
@@ -110,13 +117,9 @@ function brokerFor(
     ...(trust === undefined ? {} : { trust }),
     learning,
     ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || config.indexCacheFile === 'off'
+    ...(gateway === undefined || indexCache === undefined
       ? {}
-      : {
-          indexCache: prefetched(
-            new IndexCache({ file: config.indexCacheFile, log }),
-          ),
-        }),
+      : { indexCache }),
     ...hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
@@ -143,11 +146,22 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
       // Cached tools are admitted on the pins' hashes at once; calls wait
       // until every entry is checked.
       verifyPins: 'later',
+      ...pinsIndexWorker(),
       log,
     }),
   );
   trust.catch(() => {});
   return trust;
+}
+
+/**
+ * The pins file's index is read in a worker thread when the bundle holds
+ * its script (`dist/trust/pins-index-worker.js`; run from the sources, it
+ * is read in this thread).
+ */
+function pinsIndexWorker(): { pinsIndexWorker?: URL } {
+  const url = new URL('./trust/pins-index-worker.js', import.meta.url);
+  return existsSync(url) ? { pinsIndexWorker: url } : {};
 }
 
 /** The index cache with its file being read already, beside the pins file and the rest of start-up. */

@@ -125,6 +125,8 @@ export class TrustLayer {
      * calls wait for it).
      */
     verifyPins?: 'now' | 'later';
+    /** The built `pins-index-worker.js`, to index a large pins file in a worker thread. */
+    pinsIndexWorker?: URL;
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
     const log = options.log ?? (() => {});
@@ -139,6 +141,9 @@ export class TrustLayer {
             ...(options.verifyPins === undefined
               ? {}
               : { verify: options.verifyPins }),
+            ...(options.pinsIndexWorker === undefined
+              ? {}
+              : { indexWorker: options.pinsIndexWorker }),
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
