@@ -26,6 +26,15 @@ const TOOLS = {
       readOnly: true,
     },
   ],
+  // Served by the gateway, but not in the first run's backend table.
+  gadgets: [
+    {
+      name: 'polish_gadget',
+      description: 'Polish a gadget',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    },
+  ],
 };
 
 const closing: Array<() => Promise<unknown> | void> = [];
@@ -36,7 +45,11 @@ afterEach(async () => {
 /** A broker over a real gateway client to `backends`, with the index cache and trust layer given. */
 function brokerOver(
   backends: McpBackends,
-  parts: { cacheFile: string; trust: Promise<TrustLayer> },
+  parts: {
+    cacheFile: string;
+    trust: Promise<TrustLayer>;
+    table?: Backend[];
+  },
 ): Broker {
   const gateway = new GatewayClient({
     url: backends.url,
@@ -47,7 +60,7 @@ function brokerOver(
   const broker = new Broker({
     role: 'director',
     catalog: new ToolCatalog({ tools: [] }),
-    backends: BACKENDS,
+    backends: parts.table ?? BACKENDS,
     gateway,
     gatewayMode: 'per-target',
     trust: parts.trust,
@@ -60,7 +73,8 @@ function brokerOver(
   return broker;
 }
 
-it('answers every operation sent while the index cache is restored over the cached tools, not only the first', async () => {
+/** Backends, and a first broker's run over them that wrote the index cache and the pins. */
+async function afterFirstRun() {
   const state = mkdtempSync(join(tmpdir(), 'broker-cache-restore-'));
   closing.push(() => rmSync(state, { recursive: true, force: true }));
   const cacheFile = join(state, 'index-cache.bin');
@@ -68,12 +82,16 @@ it('answers every operation sent while the index cache is restored over the cach
     TrustLayer.open({ policy: 'refuse', pinsFile: join(state, 'pins.json') });
   const backends = await startMcpBackends(structuredClone(TOOLS));
   closing.push(() => backends.close());
-
   const first = brokerOver(backends, { cacheFile, trust: openTrust() });
   first.start();
   await first.discover();
   await until(() => existsSync(cacheFile), { timeoutMs: 10_000 });
   await first.close();
+  return { backends, cacheFile, openTrust };
+}
+
+it('answers every operation sent while the index cache is restored over the cached tools, not only the first', async () => {
+  const { backends, cacheFile, openTrust } = await afterFirstRun();
 
   // Restarted: rediscovery never answers, and the cache's restore waits for
   // the pins file until the searches below are sent.
@@ -96,4 +114,39 @@ it('answers every operation sent while the index cache is restored over the cach
     ['widgets_frobnicate_widget'],
     ['widgets_frobnicate_widget'],
   ]);
+});
+
+it('lists the backends again a moment after the cache served every one of them, and at once when it did not', async () => {
+  const { backends, cacheFile, openTrust } = await afterFirstRun();
+  const listed = () => backends.listings.length;
+
+  const restarted = brokerOver(backends, { cacheFile, trust: openTrust() });
+  restarted.start();
+  await restarted.cacheApplied();
+  const before = listed();
+  const served = Date.now();
+  const search = await restarted.searchTools({ query: 'frobnicate widget' });
+  expect(search.hits.map((hit) => hit.name)).toEqual([
+    'widgets_frobnicate_widget',
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(listed()).toBe(before);
+  await until(() => listed() > before, { timeoutMs: 10_000 });
+  expect(Date.now() - served).toBeGreaterThanOrEqual(900);
+  await restarted.close();
+
+  // A backend the cache does not hold is listed without that delay.
+  const table = [
+    ...BACKENDS,
+    { backend: 'acme/gadgets', target: 'gadgets', profile: 'core' },
+  ];
+  const widened = brokerOver(backends, {
+    cacheFile,
+    trust: openTrust(),
+    table,
+  });
+  widened.start();
+  await widened.cacheApplied();
+  const cachedAt = listed();
+  await until(() => listed() > cachedAt, { timeoutMs: 500 });
 });
