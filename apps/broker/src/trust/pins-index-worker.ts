@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { readPins } from './pins-index.js';
+import { readPinsSync, type ReadPins } from './pins-index.js';
 
 /**
  * Reads and indexes a pins file in a worker thread, beside the broker's
@@ -9,7 +9,7 @@ import { readPins } from './pins-index.js';
  */
 const { file } = workerData as { file: string };
 const port = parentPort!;
-readPins(file).then(
+new Promise<ReadPins>((resolve) => resolve(readPinsSync(file))).then(
   ({ bytes, stamp, index }) => {
     const whole =
       bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 
@@ -175,6 +176,21 @@ export function pinsIndexOf(bytes: Buffer): PinsIndex | undefined {
     starts: Float64Array.from(starts),
     ends: Float64Array.from(ends),
   };
+}
+
+/**
+ * {@link readPins} in one blocking read, for a worker thread (no round trip
+ * through the thread pool per 512 KiB). Throws as `openSync` does.
+ */
+export function readPinsSync(file: string): ReadPins {
+  const fd = openSync(file, 'r');
+  try {
+    const stamp = stampOf(fstatSync(fd));
+    const bytes = readFileSync(fd);
+    return { bytes, stamp, index: pinsIndexOf(bytes) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
