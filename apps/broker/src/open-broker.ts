@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   DEFAULT_BACKENDS,
   SEED_TOOLS,
@@ -17,6 +17,7 @@ import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
 import { IndexCache } from './listing-cache.js';
+import { pinsIndexWorker } from './trust/pins-prefetch.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
@@ -137,6 +138,7 @@ function brokerFor(
  * or sent, so there is nothing to pin.
  */
 function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
+  const worker = pinsIndexWorker();
   // Loaded here: the first answer does not need the trust layer.
   const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
     TrustLayer.open({
@@ -146,22 +148,12 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
       // Cached tools are admitted on the pins' hashes at once; calls wait
       // until every entry is checked.
       verifyPins: 'later',
-      ...pinsIndexWorker(),
+      ...(worker === undefined ? {} : { pinsIndexWorker: worker }),
       log,
     }),
   );
   trust.catch(() => {});
   return trust;
-}
-
-/**
- * The pins file's index is read in a worker thread when the bundle holds
- * its script (`dist/trust/pins-index-worker.js`; run from the sources, it
- * is read in this thread).
- */
-function pinsIndexWorker(): { pinsIndexWorker?: URL } {
-  const url = new URL('./trust/pins-index-worker.js', import.meta.url);
-  return existsSync(url) ? { pinsIndexWorker: url } : {};
 }
 
 /** The index cache with its file being read already, beside the pins file and the rest of start-up. */

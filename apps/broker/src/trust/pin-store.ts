@@ -24,6 +24,8 @@ import {
   readPins,
   readPinsInWorker,
   stampOf,
+  takeEarlyRead,
+  WORKER_MIN_BYTES,
   type IndexedEntry,
   type PinsIndex,
   type ReadPins,
@@ -291,9 +293,6 @@ function pinsOf(index: PinsIndex, stamp: string): Map<string, Pin> {
   return pins;
 }
 
-/** Pins files at least this large are read and indexed in a worker thread when the store is given one. */
-const WORKER_MIN_BYTES = 1 << 22;
-
 /** The pins file as read: its pins, its mark, its stamp, and the check of its entries. */
 type LoadedPins = {
   pins: Map<string, Pin>;
@@ -501,10 +500,15 @@ export class PinStore {
   async #read(worker?: URL): Promise<LoadedPins> {
     let read: ReadPins;
     try {
+      // A read started before the configuration was read, if any.
+      const early = worker === undefined ? undefined : takeEarlyRead(this.path);
       read =
-        worker !== undefined && (await stat(this.path)).size >= WORKER_MIN_BYTES
-          ? await readPinsInWorker(this.path, worker)
-          : await readPins(this.path);
+        early !== undefined
+          ? await early
+          : worker !== undefined &&
+              (await stat(this.path)).size >= WORKER_MIN_BYTES
+            ? await readPinsInWorker(this.path, worker)
+            : await readPins(this.path);
     } catch (error) {
       if (!isMissing(error)) {
         throw new TrustError({
