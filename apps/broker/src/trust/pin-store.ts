@@ -35,7 +35,7 @@ import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
 import { hashAt, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
-export { PINS_FILE_VERSION, indexPinsFile, type IndexedEntry };
+export { PINS_FILE_VERSION, indexPinsFile };
 
 /**
  * One pinned tool in the pins file: the definition hash and the definition it
