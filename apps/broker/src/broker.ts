@@ -57,6 +57,8 @@ export type BrokerOptions = {
   initialDiscoveryWaitMs?: number;
   /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
   listChangedDebounceMs?: number;
+  /** When the index cache served every backend at start, how long after it they are listed again. Default 1000. */
+  rediscoveryAfterCacheMs?: number;
   /** Profile applied to searches that name none. */
   defaultProfile?: string;
   /** Consecutive backend failures that open a backend's circuit (default 3) and how long it stays open (default 60000 ms). */
@@ -210,6 +212,9 @@ export class Broker {
             failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
             initialWaitMs: this.#initialWaitMs,
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            ...(options.rediscoveryAfterCacheMs === undefined
+              ? {}
+              : { rediscoveryAfterCacheMs: options.rediscoveryAfterCacheMs }),
             catalogChanged: () => this.#hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}

@@ -62,6 +62,11 @@ export type DiscoveryOptions = {
   maxListings?: number;
   /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
   cacheWriteDelayMs?: number;
+  /**
+   * When the index cache served every backend, how long after it they are
+   * listed again. Default {@link REDISCOVERY_AFTER_CACHE_MS}.
+   */
+  rediscoveryAfterCacheMs?: number;
   log: (line: string) => void;
   /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
   catalogChanged?: () => void;
@@ -170,8 +175,11 @@ export class DiscoveryScheduler {
       const discovery = served.then(async () => {
         // Every backend answered from the cache: the first requests after
         // the restart get the event loop to themselves for a moment.
-        if (this.#allServed()) await this.#pause(REDISCOVERY_AFTER_CACHE_MS);
-        return this.discover();
+        if (this.#allServed())
+          await this.#pause(
+            this.#o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
+          );
+        return this.#abort.signal.aborted ? [] : this.discover();
       });
       discovery.catch(() => {});
       this.#initial = served.then((any) => (any ? undefined : discovery));
