@@ -615,14 +615,15 @@ export class Broker {
     if (discovery === undefined) return;
     await discovery.awaitInitial();
     // While the index cache is being restored the catalog holds the seed
-    // alone: an operation then waits for the restore, as the first one does
-    // and at most as long, rather than answer from nothing.
+    // alone: an operation then waits for the restore (at most half the first
+    // one's wait, so that with the restore's last step it stays under a
+    // second) rather than answer from nothing.
     if (!this.#cacheSettled)
       await waitAtMost(
         discovery.cacheApplied().then(() => {
           this.#cacheSettled = true;
         }),
-        this.#initialWaitMs,
+        this.#initialWaitMs / 2,
       );
     discovery.refreshIfStale();
   }
