@@ -57,6 +57,8 @@ export type BrokerOptions = {
   initialDiscoveryWaitMs?: number;
   /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
   listChangedDebounceMs?: number;
+  /** When the index cache served every backend at start, how long after it they are listed again. Default 1000. */
+  rediscoveryAfterCacheMs?: number;
   /** Profile applied to searches that name none. */
   defaultProfile?: string;
   /** Consecutive backend failures that open a backend's circuit (default 3) and how long it stays open (default 60000 ms). */
@@ -171,6 +173,10 @@ export class Broker {
   #targetCounts:
     { entries: readonly unknown[]; counts: Map<string, number> } | undefined;
   readonly #log: (line: string) => void;
+  /** The longest an operation waits for start-up discovery or the index cache's restore. */
+  readonly #initialWaitMs: number;
+  /** Whether the index cache's restore has ended (or there was none). */
+  #cacheSettled = false;
 
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
@@ -190,6 +196,10 @@ export class Broker {
     this.#trust.catch(() => {});
     // Every call in flight listens on the shutdown signal (hundreds at a time under load).
     setMaxListeners(0, this.#shutdown.signal);
+    this.#initialWaitMs = Math.min(
+      options.initialDiscoveryWaitMs ?? MAX_INITIAL_DISCOVERY_WAIT_MS,
+      MAX_INITIAL_DISCOVERY_WAIT_MS,
+    );
     this.#discovery =
       options.gateway === undefined
         ? undefined
@@ -200,11 +210,11 @@ export class Broker {
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
             failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
-            initialWaitMs: Math.min(
-              options.initialDiscoveryWaitMs ?? MAX_INITIAL_DISCOVERY_WAIT_MS,
-              MAX_INITIAL_DISCOVERY_WAIT_MS,
-            ),
+            initialWaitMs: this.#initialWaitMs,
             listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
+            ...(options.rediscoveryAfterCacheMs === undefined
+              ? {}
+              : { rediscoveryAfterCacheMs: options.rediscoveryAfterCacheMs }),
             catalogChanged: () => this.#hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
@@ -603,8 +613,20 @@ export class Broker {
 
   /** Waits (once, bounded) for start-up discovery and starts a refresh when the catalog is stale. */
   async #fresh(): Promise<void> {
-    if (this.#discovery === undefined) return;
-    await this.#discovery.awaitInitial();
-    this.#discovery.refreshIfStale();
+    const discovery = this.#discovery;
+    if (discovery === undefined) return;
+    await discovery.awaitInitial();
+    // While the index cache is being restored the catalog holds the seed
+    // alone: an operation then waits for the restore (at most half the first
+    // one's wait, so that with the restore's last step it stays under a
+    // second) rather than answer from nothing.
+    if (!this.#cacheSettled)
+      await waitAtMost(
+        discovery.cacheApplied().then(() => {
+          this.#cacheSettled = true;
+        }),
+        this.#initialWaitMs / 2,
+      );
+    discovery.refreshIfStale();
   }
 }

@@ -62,6 +62,11 @@ export type DiscoveryOptions = {
   maxListings?: number;
   /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
   cacheWriteDelayMs?: number;
+  /**
+   * When the index cache served every backend, how long after it they are
+   * listed again. Default {@link REDISCOVERY_AFTER_CACHE_MS}.
+   */
+  rediscoveryAfterCacheMs?: number;
   log: (line: string) => void;
   /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
   catalogChanged?: () => void;
@@ -82,6 +87,13 @@ const LISTING_WORK_SLICE_MS = 10;
 
 /** While a full discovery runs, the index cache is written after the catalog has been quiet this long. */
 const DISCOVERY_CACHE_QUIET_MS = 5_000;
+
+/**
+ * When the index cache served every backend, rediscovery starts this long
+ * after: listing a thousand backends again takes the event loop's time from
+ * the requests that a restart's clients send at once.
+ */
+const REDISCOVERY_AFTER_CACHE_MS = 1_000;
 
 /** A reviewed listing waiting for the next catalog build. */
 type PendingListing = {
@@ -160,11 +172,41 @@ export class DiscoveryScheduler {
     } else {
       const served = this.#applyCache(cache, ++this.#sequence);
       this.#cacheApplied = served.catch(() => {});
-      const discovery = served.then(() => this.discover());
+      const discovery = served.then(async () => {
+        // Every backend answered from the cache: the first requests after
+        // the restart get the event loop to themselves for a moment.
+        if (this.#allServed())
+          await this.#pause(
+            this.#o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
+          );
+        return this.#abort.signal.aborted ? [] : this.discover();
+      });
       discovery.catch(() => {});
       this.#initial = served.then((any) => (any ? undefined : discovery));
     }
     this.#initial.catch(() => {});
+  }
+
+  /** Whether every configured backend's listing is in the catalog already. */
+  #allServed(): boolean {
+    for (const target of this.#o.backends.targets())
+      if (!this.#applied.has(target)) return false;
+    return true;
+  }
+
+  /** Resolves after `ms`, or at once when discovery is closed. */
+  #pause(ms: number): Promise<void> {
+    const signal = this.#abort.signal;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   /**

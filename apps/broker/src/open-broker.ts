@@ -17,6 +17,7 @@ import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
 import { IndexCache } from './listing-cache.js';
+import { pinsIndexWorker } from './trust/pins-prefetch.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
@@ -67,6 +68,12 @@ export async function openBroker(options: {
 }): Promise<OpenedBroker> {
   const { config, backends } = options.setup;
   const { log } = options;
+  // The state files are read first, beside the gateway client's loading.
+  const indexCache =
+    config.offline || config.indexCacheFile === 'off'
+      ? undefined
+      : prefetched(new IndexCache({ file: config.indexCacheFile, log }));
+  const trust = config.offline ? undefined : openTrust(config, log);
   const gateway = config.offline
     ? undefined
     : await createGateway(config, {
@@ -76,10 +83,10 @@ export async function openBroker(options: {
         onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
         ...options.hooks,
       });
-  const trust = gateway === undefined ? undefined : openTrust(config, log);
   const { broker, learning } = brokerFor(config, backends, {
     gateway,
     trust,
+    indexCache,
     log,
   });
   return { broker, learning, trust };
@@ -92,10 +99,11 @@ function brokerFor(
   parts: {
     gateway: ToolGateway | undefined;
     trust: Promise<TrustLayer> | undefined;
+    indexCache: IndexCache | undefined;
     log: Log;
   },
 ): { broker: Broker; learning: UsageLearning } {
-  const { gateway, trust, log } = parts;
+  const { gateway, trust, indexCache, log } = parts;
   const catalog = seedCatalogFor(backends);
   const learning = new UsageLearning({
     file: config.usageFile,
@@ -110,13 +118,9 @@ function brokerFor(
     ...(trust === undefined ? {} : { trust }),
     learning,
     ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || config.indexCacheFile === 'off'
+    ...(gateway === undefined || indexCache === undefined
       ? {}
-      : {
-          indexCache: prefetched(
-            new IndexCache({ file: config.indexCacheFile, log }),
-          ),
-        }),
+      : { indexCache }),
     ...hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
@@ -134,6 +138,7 @@ function brokerFor(
  * or sent, so there is nothing to pin.
  */
 function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
+  const worker = pinsIndexWorker();
   // Loaded here: the first answer does not need the trust layer.
   const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
     TrustLayer.open({
@@ -143,6 +148,7 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
       // Cached tools are admitted on the pins' hashes at once; calls wait
       // until every entry is checked.
       verifyPins: 'later',
+      ...(worker === undefined ? {} : { pinsIndexWorker: worker }),
       log,
     }),
   );

@@ -16,14 +16,28 @@ import {
   type NormalizedDefinition,
   type ToolDefinition,
 } from './definition-hash.js';
+import {
+  CLOSE,
+  HASH_LENGTH,
+  PINS_FILE_VERSION,
+  indexPinsFile,
+  QUOTE,
+  readPins,
+  readPinsInWorker,
+  stampOf,
+  takeEarlyRead,
+  WORKER_MIN_BYTES,
+  type IndexedEntry,
+  type PinsIndex,
+  type ReadPins,
+} from './pins-index.js';
 import { heretekStateDir } from './state-dir.js';
 import { copyEntries, placeEntries, type Placement } from './pins-copy.js';
 import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
 import { hashAt, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
-/** Version of the pins file format this module reads and writes. */
-export const PINS_FILE_VERSION = 1;
+export { PINS_FILE_VERSION, indexPinsFile };
 
 /**
  * One pinned tool in the pins file: the definition hash and the definition it
@@ -191,111 +205,6 @@ function parsePinsFile(text: string, file: string): PinsFile {
 }
 
 /**
- * Where each pinned tool's text is in a pins file written in the layout of
- * {@link serializePinsFile} (every pins file this module writes), found
- * without parsing the file: an entry is a line `    "<name>": {` (indented
- * four spaces, which no line inside an entry is) through the line `    }`;
- * entries follow one another (`    },` then the next one's first line), and
- * an entry's hash is its line `      "hash": "sha256:…"` (indented six spaces,
- * as only the entry's own fields are). The file is searched for these lines
- * only (a native search each), not read line by line. `undefined` for any
- * other layout (the file is then parsed whole). What it finds is only an
- * index: each entry is parsed and checked against its hash later.
- */
-export function indexPinsFile(
-  bytes: Buffer,
-  /** Takes each entry found, in order; false for a name given before, which stops the index. */
-  add: (name: string, hash: string, start: number, end: number) => boolean,
-): { readOnly: boolean } | undefined {
-  const header =
-    /^\{\n(?: {2}"readOnly": (true|false),\n)? {2}"tools": \{\n/.exec(
-      bytes.toString('latin1', 0, 64),
-    );
-  if (header === null || !bytes.subarray(-FOOTER.length).equals(FOOTER))
-    return undefined;
-  // Where the footer starts: the last entry's "    }" ends there.
-  const last = bytes.length - FOOTER.length;
-  for (let start = header[0].length; ;) {
-    const lineEnd = bytes.indexOf(NEWLINE, start);
-    if (lineEnd === -1 || lineEnd > last || !indentedBy(bytes, start, 4))
-      return undefined;
-    const name = keyOf(bytes, start + 4, lineEnd);
-    if (name === undefined) return undefined;
-    const close = bytes.indexOf(NEXT_ENTRY, lineEnd);
-    const more = close !== -1 && close < last;
-    // Just after the entry's closing brace.
-    const end = more ? close + CLOSING.length : last;
-    // The last entry is followed by the footer alone: no entry starts in it.
-    if (
-      !more &&
-      (!bytes.subarray(last - CLOSING.length, last).equals(CLOSING) ||
-        bytes.subarray(lineEnd, last).includes(ENTRY_LINE))
-    )
-      return undefined;
-    const hashLine = bytes.indexOf(HASH_LINE, lineEnd);
-    const from = hashLine + HASH_LINE.length;
-    if (hashLine === -1 || from + 72 > end || bytes[from + 71] !== QUOTE)
-      return undefined;
-    // "sha256:" and 64 characters: the check of each entry tells whether they are hex.
-    if (HASH_PREFIX.compare(bytes, from, from + HASH_PREFIX.length) !== 0)
-      return undefined;
-    if (!add(name, bytes.toString('latin1', from, from + 71), start, end))
-      return undefined;
-    if (!more) break;
-    // The next entry's first line, after "    }," and its newline.
-    start = close + CLOSING.length + 2;
-  }
-  return { readOnly: header[1] === 'true' };
-}
-
-/** One entry of a pins file found by {@link indexPinsFile}: its name, hash and byte range. */
-export type IndexedEntry = {
-  name: string;
-  hash: string;
-  start: number;
-  end: number;
-};
-
-const FOOTER = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
-/** An entry's last line, from the newline before it. */
-const CLOSING = Buffer.from('\n    }');
-/** An entry's last line and the next one's first line up to its name. */
-const NEXT_ENTRY = Buffer.from('\n    },\n    "');
-const HASH_PREFIX = Buffer.from('sha256:');
-/** An entry's first line up to its name, from the newline before it. */
-const ENTRY_LINE = Buffer.from('\n    "');
-/** An entry's hash line up to the hash, from the newline before it. */
-const HASH_LINE = Buffer.from('\n      "hash": "');
-const NEWLINE = 0x0a;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const CLOSE = 0x7d;
-
-/** Whether the line at `at` starts with `count` spaces. */
-function indentedBy(bytes: Buffer, at: number, count: number): boolean {
-  for (let index = at; index < at + count; index += 1)
-    if (bytes[index] !== SPACE) return false;
-  return true;
-}
-
-/** The name of an entry's first line (`"<name>": {` from `from` to `to`), if it is one. */
-function keyOf(bytes: Buffer, from: number, to: number): string | undefined {
-  const text = bytes.toString('utf8', from, to);
-  if (bytes[from] !== QUOTE || !text.endsWith('": {')) return undefined;
-  // Without an escape, the name is the text between the quotes.
-  if (!text.includes('\\')) {
-    const name = text.slice(1, -4);
-    return name.includes('"') ? undefined : name;
-  }
-  try {
-    const name: unknown = JSON.parse(text.slice(0, -3));
-    return typeof name === 'string' ? name : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * Parses one entry found by {@link indexPinsFile}: what the whole file's
  * parse would say of it, its hash the one the index read. The entry, or why
  * it cannot be trusted. Its definition is not hashed here: see
@@ -373,6 +282,19 @@ function pinOf(entry: PinEntry): Pin {
   return { hash: entry.hash, entry, at: undefined };
 }
 
+/** The pins of a file's index, each with its hash and place in the file of `stamp`, to be parsed and checked later. */
+function pinsOf(index: PinsIndex, stamp: string): Map<string, Pin> {
+  const pins = new Map<string, Pin>();
+  const { names, hashes, starts, ends } = index;
+  for (let at = 0; at < names.length; at += 1)
+    pins.set(names[at]!, {
+      hash: hashes.slice(at * HASH_LENGTH, (at + 1) * HASH_LENGTH),
+      entry: undefined,
+      at: { file: stamp, start: starts[at]!, end: ends[at]! },
+    });
+  return pins;
+}
+
 /** The pins file as read: its pins, its mark, its stamp, and the check of its entries. */
 type LoadedPins = {
   pins: Map<string, Pin>;
@@ -414,10 +336,6 @@ function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
     inputSchema: definition.inputSchema,
     annotations: definition.annotations,
   };
-}
-
-function stampOf(stats: { mtimeMs: number; size: number; ino: number }) {
-  return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 }
 
 /**
@@ -492,13 +410,18 @@ export class PinStore {
     verify?: 'now' | 'later';
     /** Diagnostic sink (stderr in the broker). */
     log?: (line: string) => void;
+    /**
+     * The built `pins-index-worker.js`: a large file is then read and
+     * indexed in a worker thread, leaving this thread to other start-up work.
+     */
+    indexWorker?: URL;
   }): Promise<PinStore> {
     const store = new PinStore({
       path: path.resolve(options.path),
       readOnly: options.readOnly === true,
       log: options.log ?? (() => {}),
     });
-    await store.#load(options.verify ?? 'now');
+    await store.#load(options.verify ?? 'now', options.indexWorker);
     return store;
   }
 
@@ -555,8 +478,8 @@ export class PinStore {
     return this.#readOnlyReason !== undefined;
   }
 
-  async #load(verify: 'now' | 'later'): Promise<void> {
-    const loaded = await this.#read();
+  async #load(verify: 'now' | 'later', worker?: URL): Promise<void> {
+    const loaded = await this.#read(worker);
     if (verify === 'now' && loaded.bytes !== undefined) {
       await this.#check(loaded, loaded.bytes);
       loaded.bytes = undefined;
@@ -581,18 +504,21 @@ export class PinStore {
   /**
    * Reads the file: indexed when it is in this module's layout (its entries
    * still to be checked, see {@link #check}), else parsed and checked whole.
+   * With `worker` (the built `pins-index-worker.js`), a file of
+   * {@link WORKER_MIN_BYTES} or more is read and indexed in a worker thread.
    */
-  async #read(): Promise<LoadedPins> {
-    let bytes: Buffer;
-    let stamp: string;
+  async #read(worker?: URL): Promise<LoadedPins> {
+    let read: ReadPins;
     try {
-      const handle = await open(this.path, 'r');
-      try {
-        stamp = stampOf(await handle.stat());
-        bytes = await handle.readFile();
-      } finally {
-        await handle.close();
-      }
+      // A read started before the configuration was read, if any.
+      const early = worker === undefined ? undefined : takeEarlyRead(this.path);
+      read =
+        early !== undefined
+          ? await early
+          : worker !== undefined &&
+              (await stat(this.path)).size >= WORKER_MIN_BYTES
+            ? await readPinsInWorker(this.path, worker)
+            : await readPins(this.path);
     } catch (error) {
       if (!isMissing(error)) {
         throw new TrustError({
@@ -608,16 +534,7 @@ export class PinStore {
         bytes: undefined,
       };
     }
-    const pins = new Map<string, Pin>();
-    const index = indexPinsFile(bytes, (name, hash, start, end) => {
-      if (pins.has(name)) return false;
-      pins.set(name, {
-        hash,
-        entry: undefined,
-        at: { file: stamp, start, end },
-      });
-      return true;
-    });
+    const { bytes, stamp, index } = read;
     if (index === undefined) {
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
       return {
@@ -633,7 +550,7 @@ export class PinStore {
       };
     }
     return {
-      pins,
+      pins: pinsOf(index, stamp),
       readOnly: index.readOnly,
       stamp,
       bytes,

@@ -91,11 +91,12 @@ export class TrustLayer {
   /** Every known tool's names, for the shadowing rule; updated a listing at a time. */
   readonly #shadowing = new ShadowingIndex();
   /**
-   * Tools served from the index cache and not recorded yet, with their
-   * target: each is recorded ({@link #known}) when first asked about, and
-   * dropped when its target is listed again.
+   * Tools served from the index cache and not recorded yet, by target (one
+   * set per backend, not a map entry per tool): each is recorded
+   * ({@link #known}) when first asked about, and dropped when its target is
+   * listed again.
    */
-  readonly #restoring = new Map<string, string>();
+  readonly #restoring = new Map<string, Set<string>>();
   #contextVersion = 0;
 
   private constructor(options: {
@@ -125,6 +126,8 @@ export class TrustLayer {
      * calls wait for it).
      */
     verifyPins?: 'now' | 'later';
+    /** The built `pins-index-worker.js`, to index a large pins file in a worker thread. */
+    pinsIndexWorker?: URL;
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
     const log = options.log ?? (() => {});
@@ -139,6 +142,9 @@ export class TrustLayer {
             ...(options.verifyPins === undefined
               ? {}
               : { verify: options.verifyPins }),
+            ...(options.pinsIndexWorker === undefined
+              ? {}
+              : { indexWorker: options.pinsIndexWorker }),
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
@@ -340,7 +346,7 @@ export class TrustLayer {
     );
     this.#contextVersion += 1;
     pins.forget(gone);
-    for (const name of names) this.#restoring.set(name, target);
+    this.#restoring.set(target, names);
   }
 
   /**
@@ -348,8 +354,7 @@ export class TrustLayer {
    * recorded yet: a live listing of the target replaces them.
    */
   #dropRestoring(target: string): void {
-    for (const name of this.#byTarget.get(target) ?? [])
-      if (this.#restoring.get(name) === target) this.#restoring.delete(name);
+    this.#restoring.delete(target);
   }
 
   /**
@@ -359,10 +364,13 @@ export class TrustLayer {
    * touch many backends, and each backend's other tools wait for their turn.
    */
   #known(name: string): void {
-    const target = this.#restoring.get(name);
+    // A qualified name is its target, `_` and the tool's name (target names hold no `_`).
+    const target = name.slice(0, Math.max(0, name.indexOf('_')));
+    const waiting = this.#restoring.get(target);
     const pins = this.pins;
-    if (target === undefined || pins === undefined) return;
-    this.#restoring.delete(name);
+    if (waiting === undefined || pins === undefined || !waiting.delete(name))
+      return;
+    if (waiting.size === 0) this.#restoring.delete(target);
     for (const definition of pins.restore([name]))
       this.#record(target, bareNameOf(target, definition.name), definition);
   }

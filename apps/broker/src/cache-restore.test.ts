@@ -1,0 +1,162 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolCatalog, type Backend } from '@heretek/catalog';
+import { GatewayClient } from '@heretek/gateway-client';
+import { afterEach, expect, it } from 'vitest';
+import {
+  startMcpBackends,
+  type McpBackends,
+} from './__fixtures__/mcp-backends.js';
+import { until } from './__fixtures__/until.js';
+import { Broker } from './broker.js';
+import { IndexCache } from './listing-cache.js';
+import { TrustLayer } from './trust/trust-layer.js';
+
+const BACKENDS: Backend[] = [
+  { backend: 'acme/widgets', target: 'widgets', profile: 'core' },
+];
+
+const TOOLS = {
+  widgets: [
+    {
+      name: 'frobnicate_widget',
+      description: 'Frobnicate a widget in the quokka workshop',
+      inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+      readOnly: true,
+    },
+  ],
+  // Served by the gateway, but not in the first run's backend table.
+  gadgets: [
+    {
+      name: 'polish_gadget',
+      description: 'Polish a gadget',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    },
+  ],
+};
+
+const closing: Array<() => Promise<unknown> | void> = [];
+afterEach(async () => {
+  while (closing.length > 0) await closing.pop()?.();
+});
+
+/** A broker over a real gateway client to `backends`, with the index cache and trust layer given. */
+function brokerOver(
+  backends: McpBackends,
+  parts: {
+    cacheFile: string;
+    trust: Promise<TrustLayer>;
+    table?: Backend[];
+    rediscoveryAfterCacheMs?: number;
+  },
+): Broker {
+  const gateway = new GatewayClient({
+    url: backends.url,
+    mode: 'per-target',
+    role: 'director',
+    timeoutMs: 5_000,
+  });
+  const broker = new Broker({
+    role: 'director',
+    catalog: new ToolCatalog({ tools: [] }),
+    backends: parts.table ?? BACKENDS,
+    gateway,
+    gatewayMode: 'per-target',
+    trust: parts.trust,
+    indexCache: new IndexCache({ file: parts.cacheFile, log: () => {} }),
+    ...(parts.rediscoveryAfterCacheMs === undefined
+      ? {}
+      : { rediscoveryAfterCacheMs: parts.rediscoveryAfterCacheMs }),
+  });
+  closing.push(
+    () => gateway.close(),
+    () => broker.close(),
+  );
+  return broker;
+}
+
+/** Backends, and a first broker's run over them that wrote the index cache and the pins. */
+async function afterFirstRun() {
+  const state = mkdtempSync(join(tmpdir(), 'broker-cache-restore-'));
+  closing.push(() => rmSync(state, { recursive: true, force: true }));
+  const cacheFile = join(state, 'index-cache.bin');
+  const openTrust = () =>
+    TrustLayer.open({ policy: 'refuse', pinsFile: join(state, 'pins.json') });
+  const backends = await startMcpBackends(structuredClone(TOOLS));
+  closing.push(() => backends.close());
+  const first = brokerOver(backends, { cacheFile, trust: openTrust() });
+  first.start();
+  await first.discover();
+  await until(() => existsSync(cacheFile), { timeoutMs: 10_000 });
+  await first.close();
+  return { backends, cacheFile, openTrust };
+}
+
+it('answers every operation sent while the index cache is restored over the cached tools, not only the first', async () => {
+  const { backends, cacheFile, openTrust } = await afterFirstRun();
+
+  // Restarted: rediscovery never answers, and the cache's restore waits for
+  // the pins file until the searches below are sent.
+  backends.hanging.add('widgets');
+  let openPins!: () => void;
+  const pinsOpen = new Promise<void>((resolve) => (openPins = resolve));
+  const broker = brokerOver(backends, {
+    cacheFile,
+    trust: pinsOpen.then(openTrust),
+  });
+  broker.start();
+  const names = async () =>
+    (await broker.searchTools({ query: 'frobnicate widget' })).hits.map(
+      (hit) => hit.name,
+    );
+  const searches = [names(), names(), names()];
+  setTimeout(openPins, 50);
+  expect(await Promise.all(searches)).toEqual([
+    ['widgets_frobnicate_widget'],
+    ['widgets_frobnicate_widget'],
+    ['widgets_frobnicate_widget'],
+  ]);
+});
+
+it('lists the backends again a moment after the cache served every one of them, and at once when it did not', async () => {
+  const { backends, cacheFile, openTrust } = await afterFirstRun();
+  const listed = () => backends.listings.length;
+
+  const restarted = brokerOver(backends, { cacheFile, trust: openTrust() });
+  restarted.start();
+  await restarted.cacheApplied();
+  const before = listed();
+  const served = Date.now();
+  const search = await restarted.searchTools({ query: 'frobnicate widget' });
+  expect(search.hits.map((hit) => hit.name)).toEqual([
+    'widgets_frobnicate_widget',
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(listed()).toBe(before);
+  await until(() => listed() > before, { timeoutMs: 10_000 });
+  expect(Date.now() - served).toBeGreaterThanOrEqual(900);
+  await restarted.close();
+
+  // A backend the cache does not hold is listed without that delay (a
+  // minute here, which the test would wait for otherwise).
+  const table = [
+    ...BACKENDS,
+    { backend: 'acme/gadgets', target: 'gadgets', profile: 'core' },
+  ];
+  const widened = brokerOver(backends, {
+    cacheFile,
+    trust: openTrust(),
+    table,
+    rediscoveryAfterCacheMs: 60_000,
+  });
+  widened.start();
+  await widened.cacheApplied();
+  await until(
+    () => backends.listings.some((path) => path.includes('gadgets')),
+    {
+      timeoutMs: 20_000,
+    },
+  );
+});
