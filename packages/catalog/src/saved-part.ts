@@ -105,29 +105,23 @@ const encoder = new TextEncoder();
 /** What a refused part's message tells to do. */
 const PART_ADVICE = "rebuild it from the backend's listing";
 
-/** Throws the `INVALID_INDEX_PART` error of a corrupt saved form. */
-export function refuse(
-  where: string,
-  problem: string,
-  advice = PART_ADVICE,
-): never {
-  throw new CatalogError({
-    code: CatalogErrorCode.InvalidIndexPart,
-    message: `${where}: ${problem}; ${advice}.`,
-  });
+/** Throws a refusal of a saved form: `where: problem; advice.` */
+type Refusal = (where: string, problem: string, advice?: string) => never;
+
+function refusal(code: CatalogErrorCode): Refusal {
+  return (where, problem, advice = PART_ADVICE) => {
+    throw new CatalogError({
+      code,
+      message: `${where}: ${problem}; ${advice}.`,
+    });
+  };
 }
 
+/** Throws the `INVALID_INDEX_PART` error of a corrupt saved form. */
+export const refuse: Refusal = refusal(CatalogErrorCode.InvalidIndexPart);
+
 /** Throws the `INDEX_PART_VERSION` error of a saved form another version wrote. */
-export function foreign(
-  where: string,
-  problem: string,
-  advice = PART_ADVICE,
-): never {
-  throw new CatalogError({
-    code: CatalogErrorCode.IndexPartVersion,
-    message: `${where}: ${problem}; ${advice}.`,
-  });
-}
+export const foreign: Refusal = refusal(CatalogErrorCode.IndexPartVersion);
 
 /** Refuses a saved form whose length is not `total`. */
 export function checkLength(
