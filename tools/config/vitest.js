@@ -1,9 +1,21 @@
 // The vitest preset of every @heretek package: node environment, tests beside
 // the code, the package version as __PACKAGE_VERSION__. Timeouts are ceilings
 // for a loaded 2-core CI machine, not timings.
+//
+// Two projects split the tests by what they prove (`vitest run` runs both):
+// - `compute`: files named `*.compute.test.ts`, suites whose time goes to
+//   computation (ranking evaluations over the benchmark sets, property tests
+//   over pure functions, encoding and decoding in memory). Nothing they prove
+//   depends on the Node version; any process, file or network use in them is
+//   also made by a `runtime` test.
+// - `runtime`: every other test file.
+// CI runs every test on its first Node version and `vitest run --project
+// runtime` (each package's `test:runtime` script) on the second.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+const COMPUTE = 'src/**/*.compute.test.ts';
 
 /**
  * @param {{ testTimeout?: number, hookTimeout?: number }} [options]
@@ -17,9 +29,19 @@ export function packageTestConfig({
     define: { __PACKAGE_VERSION__: JSON.stringify(version) },
     test: {
       environment: 'node',
-      include: ['src/**/*.test.ts'],
       testTimeout,
       hookTimeout,
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'runtime',
+            include: ['src/**/*.test.ts'],
+            exclude: [COMPUTE],
+          },
+        },
+        { extends: true, test: { name: 'compute', include: [COMPUTE] } },
+      ],
     },
   });
 }

@@ -235,7 +235,7 @@ describe('learning from use on the benchmark sets', () => {
         rankings: rankWithCatalog({ data, limit: 10, catalog }),
       }).metrics['nDCG@10'];
     });
-    // With no usage the figures are the search's own (floors in search-quality.test.ts).
+    // With no usage the figures are the search's own (floors in search-quality.compute.test.ts).
     expect(curve[0]).toBeGreaterThanOrEqual(0.572);
     expect(curve[1]).toBeGreaterThanOrEqual(curve[0] as number);
     expect(curve[2]).toBeGreaterThanOrEqual(0.69);
