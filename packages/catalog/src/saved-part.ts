@@ -394,7 +394,11 @@ function readHeader(
  * `INVALID_INDEX_PART` when it is not a saved part, is truncated or its header is corrupt.
  */
 export function describeSavedBackend(bytes: Uint8Array): SavedBackendInfo {
-  const { header } = readHeader(bytes, 'describeSavedBackend');
+  return infoOf(readHeader(bytes, 'describeSavedBackend').header);
+}
+
+/** What a saved part's header tells of it. */
+function infoOf(header: SavedBackendInfo): SavedBackendInfo {
   return {
     target: header.target,
     key: header.key,
@@ -736,14 +740,7 @@ export function decodeSavedBackend(
     fail,
   });
   return {
-    info: {
-      target: header.target,
-      key: header.key,
-      catalogVersion: header.catalogVersion,
-      tools: header.tools,
-      backends: header.backends,
-      profiles: header.profiles,
-    },
+    info: infoOf(header),
     entries,
     terms: packed,
     segmentTerms: { termIds: ids, tokens: tokenTerms, fieldCounts },
