@@ -1,7 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { open, readdir, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { open } from 'node:fs/promises';
 import type { GatewayTool } from './types.js';
 import {
   describeSavedCatalog,
@@ -10,10 +9,10 @@ import {
   type SavedCatalogTarget,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
-import { processAlive } from './usage/usage-log.js';
 import {
   isMissing,
   isRecord,
+  removeStaleTemporaryFiles,
   writeAll,
   writeFileAtomic,
 } from './trust/state-file.js';
@@ -404,34 +403,6 @@ function wholeStream(bytes: Uint8Array): SavedCatalogStream {
     },
   };
 }
-
-/**
- * Removes the temporary files of `file`'s atomic writes (`.<name>.<pid>.<hex>.tmp`
- * beside it) whose process is gone: a broker stopped during a write leaves
- * one. Those of another running process (a broker writing) are left alone;
- * this process writes none before this is done, so its own are stale (a
- * process id used again). Never rejects.
- */
-async function removeStaleTemporaryFiles(file: string): Promise<void> {
-  const folder = path.dirname(file);
-  const prefix = `.${path.basename(file)}.`;
-  let names: string[];
-  try {
-    names = await readdir(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = TEMPORARY.exec(name.slice(prefix.length))?.[1];
-    if (pid === undefined) continue;
-    if (Number(pid) !== process.pid && processAlive(Number(pid))) continue;
-    await rm(path.join(folder, name), { force: true }).catch(() => {});
-  }
-}
-
-/** The rest of a temporary file's name after `.<name>.`: its process id, random hex, `.tmp`. */
-const TEMPORARY = /^(\d+)\.[0-9a-f]+\.tmp$/;
 
 /**
  * A file's bytes, read in as few reads as its size allows (`readFile` reads

@@ -4,6 +4,7 @@ import {
   mkdir,
   open,
   readFile,
+  readdir,
   rename,
   rm,
   type FileHandle,
@@ -70,7 +71,7 @@ export async function writeFileAtomic(
   await ensureStateDir(file);
   const temporary = path.join(
     path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+    `${temporaryPrefix(file)}${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
   );
   try {
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
@@ -118,3 +119,46 @@ export async function writeAll(
       rest[0] = rest[0]!.subarray(bytesWritten);
   }
 }
+
+/** Whether process `pid` exists (a signal 0 reaches it, or it belongs to someone else). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** How the temporary files of `file`'s atomic writes begin: `.<name>.`. */
+function temporaryPrefix(file: string): string {
+  return `.${path.basename(file)}.`;
+}
+
+/**
+ * Removes the temporary files of `file`'s atomic writes (`.<name>.<pid>.<hex>.tmp`
+ * beside it) whose process is gone: a broker stopped during a write leaves
+ * one. Those of another running process (a broker writing) are left alone;
+ * this process writes none before this is done, so its own are stale (a
+ * process id used again). Never rejects.
+ */
+export async function removeStaleTemporaryFiles(file: string): Promise<void> {
+  const folder = path.dirname(file);
+  const prefix = temporaryPrefix(file);
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = TEMPORARY.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined) continue;
+    if (Number(pid) !== process.pid && processAlive(Number(pid))) continue;
+    await rm(path.join(folder, name), { force: true }).catch(() => {});
+  }
+}
+
+/** The rest of a temporary file's name after `.<name>.`: its process id, random hex, `.tmp`. */
+const TEMPORARY = /^(\d+)\.[0-9a-f]+\.tmp$/;

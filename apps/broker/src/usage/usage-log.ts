@@ -6,6 +6,7 @@ import {
   STATE_FILE_MODE,
   ensureStateDir,
   isMissing,
+  processAlive,
   readStateFile,
   writeFileAtomic,
 } from '../trust/state-file.js';
@@ -197,16 +198,6 @@ function cleanTerms(terms: readonly string[]): string[] {
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Whether process `pid` exists (a signal 0 reaches it, or it belongs to someone else). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * The usage file (see this module's header). Construct it at start (no I/O);
