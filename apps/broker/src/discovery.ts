@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setMaxListeners } from 'node:events';
 import {
   toolEntryFromMcpTool,
@@ -176,9 +177,11 @@ export class DiscoveryScheduler {
         // Every backend answered from the cache: the first requests after
         // the restart get the event loop to themselves for a moment.
         if (this.#allServed())
-          await this.#pause(
+          await sleep(
             this.#o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
-          );
+            undefined,
+            { signal: this.#abort.signal, ref: false },
+          ).catch(() => {}); // closed during the pause: checked below
         return this.#abort.signal.aborted ? [] : this.discover();
       });
       discovery.catch(() => {});
@@ -192,21 +195,6 @@ export class DiscoveryScheduler {
     for (const target of this.#o.backends.targets())
       if (!this.#applied.has(target)) return false;
     return true;
-  }
-
-  /** Resolves after `ms`, or at once when discovery is closed. */
-  #pause(ms: number): Promise<void> {
-    const signal = this.#abort.signal;
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 
   /**
