@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKENDS, loadBackends } from './backends.js';
 import { codeOf } from './__fixtures__/error-code.js';
+import { scratchFolder } from './__fixtures__/scratch-folder.js';
 
-const directory = mkdtempSync(join(tmpdir(), 'heretek-catalog-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const directory = scratchFolder('heretek-catalog-');
 
 function write(name: string, content: string): string {
   const file = join(directory, name);

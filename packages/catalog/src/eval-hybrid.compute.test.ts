@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import {
   type GloveEndpoint,
 } from './__fixtures__/glove.js';
 import { evaluateRankings, loadBenchmark } from './evaluate.js';
+import { scratchFolder } from './__fixtures__/scratch-folder.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(packageRoot, 'dist/cli.js');
@@ -19,14 +19,13 @@ const ALL_SETS = ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'];
 const SETS = ALL_SETS.slice(0, 2);
 const dataOf = (set: string): string => resolve(packageRoot, 'bench/data', set);
 
-const directory = mkdtempSync(join(tmpdir(), 'heretek-catalog-hybrid-'));
+const directory = scratchFolder('heretek-catalog-hybrid-');
 let endpoint: GloveEndpoint;
 beforeAll(async () => {
   endpoint = await startGloveEndpoint();
 });
 afterAll(async () => {
   await endpoint.stop();
-  rmSync(directory, { recursive: true, force: true });
 });
 
 /** Runs `heretek-catalog eval` over `sets`, writing rankings to `<name>.<set>.jsonl`. */

@@ -1,15 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   evaluateRankings,
   loadBenchmark,
@@ -20,13 +13,13 @@ import {
   targetFromServerName,
 } from './evaluate.js';
 import { ToolCatalog } from './catalog.js';
+import { scratchFolder } from './__fixtures__/scratch-folder.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = resolve(here, '..');
 const cli = join(packageRoot, 'dist/cli.js');
 
-const directory = mkdtempSync(join(tmpdir(), 'heretek-catalog-eval-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const directory = scratchFolder('heretek-catalog-eval-');
 
 const tools = [
   {
