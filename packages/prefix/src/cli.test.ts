@@ -46,20 +46,13 @@ describe.concurrent('heretek-prefix CLI (built dist/cli.js)', () => {
       workspaceRoot: REPO_ROOT,
       activeProfile: 'android',
     });
-    const fromCwd = await cli([
-      'print',
-      'staff-mobile',
-      '--profile',
-      'android',
-    ]);
+    const print = ['print', 'staff-mobile', '--profile', 'android'];
+    const fromCwd = await cli(print);
     expect(fromCwd.status).toBe(0);
     expect(fromCwd.stdout).toBe(expected.systemPrompt);
     expect(fromCwd.stderr).toBe('');
     const windowsRoot = workspaces.windows();
-    const fromRoot = await cli(
-      ['print', 'staff-mobile', '--profile', 'android', '--root', windowsRoot],
-      PACKAGE_ROOT,
-    );
+    const fromRoot = await cli([...print, '--root', windowsRoot], PACKAGE_ROOT);
     expect(fromRoot.stdout).toBe(expected.systemPrompt);
   });
 
