@@ -32,6 +32,19 @@ const serializeOf = (value: unknown): string =>
 
 const DIGEST_A = `sha256:${'a'.repeat(64)}`;
 
+/** `createHandoff` with the fewest options, director to qa-adversary, read-only. */
+const created = (
+  overrides: Partial<CreateHandoffOptions> = {},
+): HandoffEnvelope =>
+  createHandoff({
+    from: 'director',
+    to: 'qa-adversary',
+    intent: 'read-only',
+    task: { title: 't' },
+    contextSummary: '',
+    ...overrides,
+  });
+
 function sample(
   overrides: Record<string, unknown> = {},
 ): Record<string, unknown> {
@@ -381,15 +394,9 @@ describe('read-only recipients', () => {
         isRetryable: false,
       });
       expect((error as Error).message).toContain(`"${to}" is a read-only role`);
-      expect(() =>
-        createHandoff({
-          from,
-          to,
-          intent: 'mutating',
-          task: { title: 't' },
-          contextSummary: '',
-        }),
-      ).toThrow(ReadOnlyRecipientError);
+      expect(() => created({ from, to, intent: 'mutating' })).toThrow(
+        ReadOnlyRecipientError,
+      );
     }
   });
 
@@ -419,13 +426,7 @@ describe('read-only recipients', () => {
 describe('createHandoff', () => {
   it('fills version, a W3C trace id and the creation time', () => {
     const before = Date.now();
-    const envelope = createHandoff({
-      from: 'director',
-      to: 'qa-adversary',
-      intent: 'read-only',
-      task: { title: 'Try to break the login rate limit' },
-      contextSummary: '',
-    });
+    const envelope = created();
     expect(envelope.version).toBe(1);
     expect(envelope.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(Date.parse(envelope.createdAt)).toBeGreaterThanOrEqual(
@@ -456,18 +457,9 @@ describe('createHandoff', () => {
   });
 
   it('refuses an invalid Date and a non-object with typed errors naming the path', () => {
-    expectOneIssue(
-      () =>
-        createHandoff({
-          from: 'director',
-          to: 'qa-adversary',
-          intent: 'read-only',
-          task: { title: 't' },
-          contextSummary: '',
-          createdAt: new Date('not a date'),
-        }),
-      { path: 'createdAt' },
-    );
+    expectOneIssue(() => created({ createdAt: new Date('not a date') }), {
+      path: 'createdAt',
+    });
     expectOneIssue(
       () => createHandoff(null as unknown as CreateHandoffOptions),
       {
@@ -478,19 +470,7 @@ describe('createHandoff', () => {
   });
 
   it('gives distinct trace ids', () => {
-    const ids = new Set(
-      Array.from(
-        { length: 50 },
-        () =>
-          createHandoff({
-            from: 'director',
-            to: 'director',
-            intent: 'read-only',
-            task: { title: 't' },
-            contextSummary: '',
-          }).traceId,
-      ),
-    );
+    const ids = new Set(Array.from({ length: 50 }, () => created().traceId));
     expect(ids.size).toBe(50);
   });
 });
