@@ -124,8 +124,8 @@ export class HandoffValidationError extends HandoffError {
 
 /** Mutating work was handed to a role that may never change anything. */
 export class ReadOnlyRecipientError extends errorClass(HandoffError, {
-  codes: [HandoffErrorCode.ReadOnlyRecipient],
-  details: ({
+  code: HandoffErrorCode.ReadOnlyRecipient,
+  message: ({
     from,
     to,
   }: {
@@ -133,13 +133,10 @@ export class ReadOnlyRecipientError extends errorClass(HandoffError, {
     from: string;
     /** The read-only role that was asked to do mutating work. */
     to: string;
-  }) => ({
-    code: HandoffErrorCode.ReadOnlyRecipient,
-    message:
-      `Refused handoff from ${JSON.stringify(from)} to ${JSON.stringify(to)}: ` +
-      `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
-      'Hand the work to a role that may change things, or send it with intent "read-only".',
-  }),
+  }) =>
+    `Refused handoff from ${JSON.stringify(from)} to ${JSON.stringify(to)}: ` +
+    `${JSON.stringify(to)} is a read-only role and cannot take intent "mutating". ` +
+    'Hand the work to a role that may change things, or send it with intent "read-only".',
   keep: ['from', 'to'],
 }) {}
 

@@ -90,27 +90,60 @@ export function createErrorFamily<
   return FamilyError;
 }
 
+/** The class {@link errorClass} returns, to be extended under its public name. */
+type FamilyMemberClass<
+  Base extends abstract new (init: never) => Error,
+  Code extends string,
+  Init,
+  Keep extends keyof Init,
+> = {
+  new (
+    init: Init,
+  ): InstanceType<Base> & Readonly<Pick<Init, Keep>> & { readonly code: Code };
+  readonly codes: Code[];
+} & Omit<Base, 'prototype' | 'codes'>;
+
+/** A base whose constructor takes `{ code, message, cause }`, as a family's does. */
+type MessageBase = new (init: {
+  code: never;
+  message: string;
+  cause?: unknown;
+}) => Error & { readonly code: string };
+
 /**
  * One class of an error family (made by {@link createErrorFamily}, or a class
- * extending one), stated as a row: the codes its errors carry, how its
- * constructor's argument becomes the base's (`details`: the code, the message,
- * a cause), and which keys of that argument each error keeps as read-only
- * properties (`keep`). The class's `code` is narrowed to `codes`, and its
- * `isInstance` holds only for errors with one of them. Extend the result to
- * give the class its public name:
+ * extending one), stated as a row. For a class of one code: the code, how its
+ * constructor's argument is worded as the `message` (a `cause` in the
+ * argument becomes the error's cause), and which keys of that argument each
+ * error keeps as read-only properties (`keep`). For a class of several codes:
+ * the `codes`, and `details`, which turns the argument into the base's (the
+ * code, the message, a cause). The class's `code` is narrowed to its codes,
+ * and its `isInstance` holds only for errors with one of them. Extend the
+ * result to give the class its public name:
  *
  * @example
  * ```ts
  * export class SkillNotLockedError extends errorClass(SkillError, {
- *   codes: [SkillErrorCode.NotLocked],
- *   details: ({ skillName }: { skillName: string }) => ({
- *     code: SkillErrorCode.NotLocked,
- *     message: `Skill "${skillName}" has no entry in .skill-lock.json.`,
- *   }),
+ *   code: SkillErrorCode.NotLocked,
+ *   message: ({ skillName }: { skillName: string }) =>
+ *     `Skill "${skillName}" has no entry in .skill-lock.json.`,
  *   keep: ['skillName'],
  * }) {}
  * ```
  */
+export function errorClass<
+  Base extends MessageBase,
+  const Code extends InstanceType<Base>['code'],
+  Init,
+  const Keep extends keyof Init = never,
+>(
+  base: Base,
+  spec: {
+    code: Code;
+    message: (init: Init) => string;
+    keep?: readonly Keep[];
+  },
+): FamilyMemberClass<Base, Code, Init, Keep>;
 export function errorClass<
   Base extends new (init: never) => Error & { readonly code: string },
   const Code extends InstanceType<Base>['code'],
@@ -123,24 +156,44 @@ export function errorClass<
     details: (init: Init) => ConstructorParameters<Base>[0] & { code: Code };
     keep?: readonly Keep[];
   },
-): {
-  new (
-    init: Init,
-  ): InstanceType<Base> & Readonly<Pick<Init, Keep>> & { readonly code: Code };
-  readonly codes: Code[];
-} & Omit<Base, 'prototype' | 'codes'> {
+): FamilyMemberClass<Base, Code, Init, Keep>;
+export function errorClass(
+  base: new (init: never) => Error,
+  spec:
+    | {
+        code: string;
+        message: (init: { cause?: unknown }) => string;
+        keep?: readonly PropertyKey[];
+      }
+    | {
+        codes: string[];
+        details: (init: never) => unknown;
+        keep?: readonly PropertyKey[];
+      },
+): unknown {
   const keep = spec.keep ?? [];
-  const Parent = base as unknown as new (init: unknown) => Error;
+  const [codes, details] =
+    'codes' in spec
+      ? [spec.codes, spec.details as (init: unknown) => unknown]
+      : [
+          [spec.code],
+          (init: { cause?: unknown }) => ({
+            code: spec.code,
+            message: spec.message(init),
+            cause: init.cause,
+          }),
+        ];
+  const Parent = base as new (init: unknown) => Error;
   class FamilyMember extends Parent {
-    static readonly codes = spec.codes;
-    constructor(init: Init) {
-      super(spec.details(init));
+    static readonly codes = codes;
+    constructor(init: Record<PropertyKey, unknown>) {
+      super(details(init));
       for (const key of keep) {
-        (this as Record<PropertyKey, unknown>)[key as PropertyKey] = init[key];
+        (this as Record<PropertyKey, unknown>)[key] = init[key];
       }
     }
   }
-  return FamilyMember as never;
+  return FamilyMember;
 }
 
 /** What a mismatch error keeps: the value that was expected and the one found. */
@@ -166,19 +219,12 @@ export type Mismatch = {
  * ```
  */
 export function mismatchErrorClass<
-  Base extends new (init: {
-    code: never;
-    message: string;
-  }) => Error & { readonly code: string },
+  Base extends MessageBase,
   const Code extends InstanceType<Base>['code'],
 >(base: Base, spec: { code: Code; message: (mismatch: Mismatch) => string }) {
   return errorClass(base, {
-    codes: [spec.code],
-    details: (mismatch: Mismatch) =>
-      ({
-        code: spec.code,
-        message: spec.message(mismatch),
-      }) as ConstructorParameters<Base>[0] & { code: Code },
+    code: spec.code,
+    message: (mismatch: Mismatch) => spec.message(mismatch),
     keep: ['expected', 'actual'],
   });
 }

@@ -132,32 +132,56 @@ describe('errorClass', () => {
   });
 });
 
-describe('mismatchErrorClass', () => {
-  const Code = { Drift: 'drift', Other: 'other' } as const;
-  class DemoError extends createErrorFamily<typeof Code>(
-    'demo-mismatch-test',
-  ) {}
+describe('classes of one code (errorClass with code and message, mismatchErrorClass)', () => {
+  const Code = { Gone: 'gone', Drift: 'drift', Other: 'other' } as const;
+  class DemoError extends createErrorFamily<typeof Code>('demo-one-code') {}
+  class GoneError extends errorClass(DemoError, {
+    code: Code.Gone,
+    message: ({ path }: { path: string; cause?: unknown }) => `${path} is gone`,
+    keep: ['path'],
+  }) {}
   class DriftError extends mismatchErrorClass(DemoError, {
     code: Code.Drift,
     message: ({ expected, actual }) => `found ${actual}, expected ${expected}`,
   }) {}
 
-  it('keeps expected and actual, words them, and holds isInstance for its code only', () => {
-    const error = new DriftError({ expected: 'e1', actual: 'a1' });
+  /** What every class of one code does: its name, its code, and `isInstance` for that code only. */
+  function expectOneCode(
+    Class: typeof GoneError | typeof DriftError,
+    error: GoneError | DriftError,
+    code: 'gone' | 'drift',
+  ): void {
     expect(error).toBeInstanceOf(DemoError);
-    expect(error.name).toBe('DriftError');
-    expect(error.message).toBe('found a1, expected e1');
-    expect(error.code).toBe('drift');
+    expect(error.name).toBe(Class.name);
+    expect(error.code).toBe(code);
     expect(error.isRetryable).toBe(false);
+    expect(Class.codes).toEqual([code]);
+    expect(Class.isInstance(error)).toBe(true);
+    const other = new DemoError({ code: 'other', message: 'm' });
+    expect(Class.isInstance(other)).toBe(false);
+  }
+
+  it('words the message from its argument, passes the cause on, and keeps the named keys', () => {
+    const cause = new Error('root');
+    const error = new GoneError({ path: '/x', cause });
+    expectOneCode(GoneError, error, 'gone');
+    expect(error.message).toBe('/x is gone');
+    expect(error.cause).toBe(cause);
+    expect(error.path).toBe('/x');
+    expect('cause' in new GoneError({ path: '/y' })).toBe(false);
+    expect(Object.keys(error)).toEqual(['code', 'isRetryable', 'name', 'path']);
+    expectTypeOf(error.code).toEqualTypeOf<'gone'>();
+    expectTypeOf(error).toHaveProperty('path').toEqualTypeOf<string>();
+  });
+
+  it('keeps expected and actual of a mismatch and words them', () => {
+    const error = new DriftError({ expected: 'e1', actual: 'a1' });
+    expectOneCode(DriftError, error, 'drift');
+    expect(error.message).toBe('found a1, expected e1');
     expect({ expected: error.expected, actual: error.actual }).toEqual({
       expected: 'e1',
       actual: 'a1',
     });
-    expect(DriftError.codes).toEqual(['drift']);
-    expect(DriftError.isInstance(error)).toBe(true);
-    expect(
-      DriftError.isInstance(new DemoError({ code: 'other', message: 'm' })),
-    ).toBe(false);
     expectTypeOf(error.code).toEqualTypeOf<'drift'>();
     expectTypeOf(error).toHaveProperty('actual').toEqualTypeOf<string>();
   });

@@ -44,18 +44,16 @@ export type PrefixErrorCode = PrefixError['code'];
 
 /** Thrown when a profile name is not one of the five profiles. Code `UNKNOWN_PROFILE`. */
 export class UnknownProfileError extends errorClass(PrefixError, {
-  codes: [PrefixErrorCode.UnknownProfile],
-  details: ({
+  code: PrefixErrorCode.UnknownProfile,
+  message: ({
     profile,
     expected,
   }: {
     /** The rejected name. */
     profile: string;
     expected: readonly string[];
-  }) => ({
-    code: PrefixErrorCode.UnknownProfile,
-    message: `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
-  }),
+  }) =>
+    `Unknown profile ${JSON.stringify(profile)}: expected one of ${expected.join(', ')}.`,
   keep: ['profile'],
 }) {}
 
@@ -103,21 +101,21 @@ export class RoleFileError extends errorClass(PrefixError, {
 
 /** Thrown when an option has the wrong type or value; the message names the option. */
 export class InvalidArgumentError extends errorClass(PrefixError, {
-  codes: [PrefixErrorCode.InvalidArgument],
-  details: ({
+  code: PrefixErrorCode.InvalidArgument,
+  message: ({
     message,
   }: {
     /** The option that was wrong. */
     argument: string;
     message: string;
-  }) => ({ code: PrefixErrorCode.InvalidArgument, message }),
+  }) => message,
   keep: ['argument'],
 }) {}
 
 /** Thrown when a request would carry more cache breakpoints than the provider allows. */
 export class TooManyCacheBreakpointsError extends errorClass(PrefixError, {
-  codes: [PrefixErrorCode.TooManyCacheBreakpoints],
-  details: ({
+  code: PrefixErrorCode.TooManyCacheBreakpoints,
+  message: ({
     requested,
     limit,
     reserved,
@@ -127,9 +125,7 @@ export class TooManyCacheBreakpointsError extends errorClass(PrefixError, {
     /** The provider's limit per request. */
     limit: number;
     reserved: number;
-  }) => ({
-    code: PrefixErrorCode.TooManyCacheBreakpoints,
-    message: `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,
-  }),
+  }) =>
+    `${requested - reserved} cache breakpoints plus ${reserved} reserved for the caller exceed the provider limit of ${limit} per request: choose fewer breakpoints or reserve fewer.`,
   keep: ['requested', 'limit'],
 }) {}

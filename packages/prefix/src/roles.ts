@@ -93,11 +93,9 @@ export const ROLES: Readonly<Record<RoleName, RoleDefinition>> = Object.freeze({
 
 /** Thrown when a role name is not one of {@link ROLE_NAMES}. A {@link PrefixError} with code `UNKNOWN_ROLE`. */
 export class UnknownRoleError extends errorClass(PrefixError, {
-  codes: [PrefixErrorCode.UnknownRole],
-  details: (role: string) => ({
-    code: PrefixErrorCode.UnknownRole,
-    message: `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
-  }),
+  code: PrefixErrorCode.UnknownRole,
+  message: (role: string) =>
+    `Unknown role ${JSON.stringify(role)}: expected one of ${ROLE_NAMES.join(', ')}.`,
 }) {
   /** The rejected name. */
   readonly role: string;

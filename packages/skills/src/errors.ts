@@ -56,8 +56,8 @@ export type SkillErrorCode = SkillError['code'];
 
 /** A skill's files do not hash to the tree hash pinned in `.skill-lock.json`. */
 export class SkillHashMismatchError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.HashMismatch],
-  details: ({
+  code: SkillErrorCode.HashMismatch,
+  message: ({
     skillName,
     expected,
     actual,
@@ -79,12 +79,10 @@ export class SkillHashMismatchError extends errorClass(SkillError, {
       expectedFileCount === actualFileCount
         ? `${actualFileCount} files`
         : `${actualFileCount} files on disk, ${expectedFileCount} locked`;
-    return {
-      code: SkillErrorCode.HashMismatch,
-      message:
-        `Skill "${skillName}" does not match its lock: tree hash ${actual} (${countNote}), locked ${expected}. ` +
-        `If the change is intended, run "heretek-skills lock ${skillName}"; otherwise restore the skill's files.`,
-    };
+    return (
+      `Skill "${skillName}" does not match its lock: tree hash ${actual} (${countNote}), locked ${expected}. ` +
+      `If the change is intended, run "heretek-skills lock ${skillName}"; otherwise restore the skill's files.`
+    );
   },
   keep: [
     'skillName',
@@ -108,33 +106,27 @@ type LockFile = {
 
 /** A lock file is absent. */
 export class SkillLockMissingError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.LockMissing],
-  details: ({ lockPath }: LockFile) => ({
-    code: SkillErrorCode.LockMissing,
-    message: `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
-  }),
+  code: SkillErrorCode.LockMissing,
+  message: ({ lockPath }: LockFile) =>
+    `No lock file at ${lockPath}. Run "heretek-skills lock" in the workspace root to write it.`,
   keep: ['lockPath', 'lockKind'],
 }) {}
 
 /** A lock file is not valid JSON or does not match its schema. */
 export class SkillLockInvalidError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.LockInvalid],
-  details: ({
+  code: SkillErrorCode.LockInvalid,
+  message: ({
     lockPath,
     detail,
-    cause,
-  }: LockFile & { detail: string; cause?: unknown }) => ({
-    code: SkillErrorCode.LockInvalid,
-    message: `Lock file ${lockPath} is malformed: ${detail}. Regenerate it with "heretek-skills lock".`,
-    cause,
-  }),
+  }: LockFile & { detail: string; cause?: unknown }) =>
+    `Lock file ${lockPath} is malformed: ${detail}. Regenerate it with "heretek-skills lock".`,
   keep: ['lockPath', 'lockKind'],
 }) {}
 
 /** A lock file carries a version this package does not read. */
 export class SkillLockVersionError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.LockVersion],
-  details: ({
+  code: SkillErrorCode.LockVersion,
+  message: ({
     lockPath,
     foundVersion,
     supportedVersion,
@@ -143,37 +135,31 @@ export class SkillLockVersionError extends errorClass(SkillError, {
     foundVersion: unknown;
     /** The only version this package reads. */
     supportedVersion: number;
-  }) => ({
-    code: SkillErrorCode.LockVersion,
-    message:
-      `Lock file ${lockPath} has version ${JSON.stringify(foundVersion) ?? 'undefined'}; ` +
-      `this package reads only version ${supportedVersion}. ` +
-      `Delete the file and run "heretek-skills lock" to write a version ${supportedVersion} lock.`,
-  }),
+  }) =>
+    `Lock file ${lockPath} has version ${JSON.stringify(foundVersion) ?? 'undefined'}; ` +
+    `this package reads only version ${supportedVersion}. ` +
+    `Delete the file and run "heretek-skills lock" to write a version ${supportedVersion} lock.`,
   keep: ['lockPath', 'lockKind', 'foundVersion', 'supportedVersion'],
 }) {}
 
 /** A skill folder exists, or a skill was asked for, that `.skill-lock.json` does not pin. */
 export class SkillNotLockedError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.NotLocked],
-  details: ({
+  code: SkillErrorCode.NotLocked,
+  message: ({
     skillName,
   }: {
     /** Name of the skill. */
     skillName: string;
-  }) => ({
-    code: SkillErrorCode.NotLocked,
-    message:
-      `Skill "${skillName}" has no entry in .skill-lock.json, so it cannot be verified. ` +
-      `Review its files, then run "heretek-skills lock ${skillName}".`,
-  }),
+  }) =>
+    `Skill "${skillName}" has no entry in .skill-lock.json, so it cannot be verified. ` +
+    `Review its files, then run "heretek-skills lock ${skillName}".`,
   keep: ['skillName'],
 }) {}
 
 /** A lock entry points at a skill folder that does not exist. */
 export class SkillNotFoundError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.NotFound],
-  details: ({
+  code: SkillErrorCode.NotFound,
+  message: ({
     skillName,
     skillPath,
   }: {
@@ -181,34 +167,29 @@ export class SkillNotFoundError extends errorClass(SkillError, {
     skillName: string;
     /** Absolute path that was looked for. */
     skillPath: string;
-  }) => ({
-    code: SkillErrorCode.NotFound,
-    message:
-      `Skill "${skillName}" is locked but its folder ${skillPath} is missing (removed or renamed). ` +
-      `Restore it, or run "heretek-skills lock" to drop it from the lock.`,
-  }),
+  }) =>
+    `Skill "${skillName}" is locked but its folder ${skillPath} is missing (removed or renamed). ` +
+    `Restore it, or run "heretek-skills lock" to drop it from the lock.`,
   keep: ['skillName', 'skillPath'],
 }) {}
 
 /** A symbolic link was found where a skill file or folder must be. */
 export class SkillSymlinkError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.Symlink],
-  details: ({
+  code: SkillErrorCode.Symlink,
+  message: ({
     linkPath,
   }: {
     /** Absolute path of the link. */
     linkPath: string;
-  }) => ({
-    code: SkillErrorCode.Symlink,
-    message: `${linkPath} is a symbolic link. Skills may contain only regular files and folders: replace the link with a copy of its target.`,
-  }),
+  }) =>
+    `${linkPath} is a symbolic link. Skills may contain only regular files and folders: replace the link with a copy of its target.`,
   keep: ['linkPath'],
 }) {}
 
 /** A special file, or a file name the tree hash cannot represent. */
 export class SkillUnsupportedEntryError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.UnsupportedEntry],
-  details: ({
+  code: SkillErrorCode.UnsupportedEntry,
+  message: ({
     entryPath,
     reason,
   }: {
@@ -216,34 +197,30 @@ export class SkillUnsupportedEntryError extends errorClass(SkillError, {
     entryPath: string;
     /** Why the entry is refused. */
     reason: string;
-  }) => ({
-    code: SkillErrorCode.UnsupportedEntry,
-    message: `${entryPath}: ${reason}. Skills may contain only regular files and folders with UTF-8 names free of control characters and backslashes.`,
-  }),
+  }) =>
+    `${entryPath}: ${reason}. Skills may contain only regular files and folders with UTF-8 names free of control characters and backslashes.`,
   keep: ['entryPath', 'reason'],
 }) {}
 
 /** A skill name with path parts, `..`, or outside the Agent Skills name rules. */
 export class SkillNameError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.NameInvalid],
-  details: ({
+  code: SkillErrorCode.NameInvalid,
+  message: ({
     skillName,
     reason,
   }: {
     /** The name as given. */
     skillName: string;
     reason: string;
-  }) => ({
-    code: SkillErrorCode.NameInvalid,
-    message: `Invalid skill name ${JSON.stringify(skillName)}: ${reason}. A skill name is 1-64 characters of a-z, 0-9 and single inner hyphens, and names one folder under skills/.`,
-  }),
+  }) =>
+    `Invalid skill name ${JSON.stringify(skillName)}: ${reason}. A skill name is 1-64 characters of a-z, 0-9 and single inner hyphens, and names one folder under skills/.`,
   keep: ['skillName'],
 }) {}
 
 /** `SKILL.md` is missing or its front matter breaks the Agent Skills format. */
 export class SkillFrontMatterError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.FrontMatterInvalid],
-  details: ({
+  code: SkillErrorCode.FrontMatterInvalid,
+  message: ({
     skillName,
     problems,
   }: {
@@ -251,10 +228,8 @@ export class SkillFrontMatterError extends errorClass(SkillError, {
     skillName: string;
     /** Every problem found, one line each. */
     problems: readonly string[];
-  }) => ({
-    code: SkillErrorCode.FrontMatterInvalid,
-    message: `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
-  }),
+  }) =>
+    `Skill "${skillName}" has an invalid SKILL.md: ${problems.join('; ')}. Fix SKILL.md (Agent Skills format), then run "heretek-skills lock ${skillName}".`,
   keep: ['skillName', 'problems'],
 }) {}
 
@@ -271,17 +246,14 @@ export class GrimoireHashMismatchError extends mismatchErrorClass(SkillError, {
 
 /** `grimoire.lock` and `.skill-lock.json` disagree about a skill. */
 export class GrimoireOutOfDateError extends errorClass(SkillError, {
-  codes: [SkillErrorCode.GrimoireOutOfDate],
-  details: ({
+  code: SkillErrorCode.GrimoireOutOfDate,
+  message: ({
     skillNames,
   }: {
     /** The skills the two locks disagree about. */
     skillNames: readonly string[];
-  }) => ({
-    code: SkillErrorCode.GrimoireOutOfDate,
-    message:
-      `grimoire.lock and .skill-lock.json disagree about ${skillNames.map((name) => `"${name}"`).join(', ')}. ` +
-      `Run "heretek-skills lock" to rewrite both from the skills on disk.`,
-  }),
+  }) =>
+    `grimoire.lock and .skill-lock.json disagree about ${skillNames.map((name) => `"${name}"`).join(', ')}. ` +
+    `Run "heretek-skills lock" to rewrite both from the skills on disk.`,
   keep: ['skillNames'],
 }) {}
