@@ -1,15 +1,7 @@
-import {
-  mkdtemp,
-  readFile,
-  readdir,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TrustError } from './trust-error.js';
 import { pinVerdict } from './pin-policy.js';
 import {
@@ -19,14 +11,13 @@ import {
   serializePinsFile,
   type PinsFile,
 } from './pin-store.js';
+import { freshStateFile } from '../__fixtures__/state-file.js';
 
 let directory: string;
 let file: string;
 
-beforeEach(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'heretek-pins-'));
-  file = path.join(directory, 'state', 'heretek', 'pins.json');
-  return () => rm(directory, { recursive: true, force: true });
+freshStateFile('heretek-pins-', 'pins.json', (paths) => {
+  ({ directory, file } = paths);
 });
 
 const tap = {

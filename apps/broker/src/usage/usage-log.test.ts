@@ -1,17 +1,14 @@
 import { spawn } from 'node:child_process';
 import {
   mkdir,
-  mkdtemp,
   readFile,
   readdir,
-  rm,
   stat,
   symlink,
   writeFile,
 } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeAppender } from './__fixtures__/compile-usage-log.js';
 import {
   USAGE_MAX_TERMS,
@@ -21,14 +18,13 @@ import {
   checkUsageLine,
   parseUsageLine,
 } from './usage-log.js';
+import { freshStateFile } from '../__fixtures__/state-file.js';
 
 let directory: string;
 let file: string;
 
-beforeEach(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'heretek-usage-'));
-  file = path.join(directory, 'state', 'heretek', 'usage.jsonl');
-  return () => rm(directory, { recursive: true, force: true });
+freshStateFile('heretek-usage-', 'usage.jsonl', (paths) => {
+  ({ directory, file } = paths);
 });
 
 const at = new Date('2026-11-30T12:00:00.000Z');
