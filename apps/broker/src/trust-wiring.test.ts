@@ -123,13 +123,20 @@ describe('Broker with a trust layer', () => {
       listChangedDebounceMs: 1,
     });
     const description = () => b.catalog.get('notes_delete_note')?.description;
+    /** A discovery, then a re-listing of notes: both waiting for their answer. */
+    const twoListings = async () => {
+      const discovery = b.discover();
+      await until(() => script.pending.length === 1);
+      b.toolsListChanged('notes');
+      await until(() => script.pending.length === 2);
+      return { discovery, answers: script.pending.splice(0, 2) };
+    };
 
     // The newer listing answers first: the older one is dropped.
-    const older = b.discover();
-    await until(() => script.pending.length === 1);
-    b.toolsListChanged('notes');
-    await until(() => script.pending.length === 2);
-    const [answerOlder, answerNewer] = script.pending.splice(0, 2);
+    const {
+      discovery: older,
+      answers: [answerOlder, answerNewer],
+    } = await twoListings();
     answerNewer!([deleteNote('New text.')]);
     await until(() => description() === 'New text.');
     answerOlder!([deleteNote('Old text.')]);
@@ -138,11 +145,10 @@ describe('Broker with a trust layer', () => {
     expect(b.marks('notes_delete_note', true)).toEqual([]);
 
     // Both answer at once, the older first: both are reviewed, in order.
-    const again = b.discover();
-    await until(() => script.pending.length === 1);
-    b.toolsListChanged('notes');
-    await until(() => script.pending.length === 2);
-    const [first, second] = script.pending.splice(0, 2);
+    const {
+      discovery: again,
+      answers: [first, second],
+    } = await twoListings();
     first!([deleteNote('New text.')]);
     second!([deleteNote('Newest text.')]);
     await again;
