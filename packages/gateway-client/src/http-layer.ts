@@ -512,6 +512,17 @@ function planRequest(
 }
 
 /**
+ * Whether undici refused a reply that a plain fetch would have handled: a
+ * redirect (refused under `redirect: 'error'`) or a proxy's 407 (refused
+ * without a window). Connection failures carry a `code` and a message.
+ */
+function needsFollowing(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (!(cause instanceof Error) || 'code' in cause) return false;
+  return cause.message === 'unexpected redirect' || cause.message === '';
+}
+
+/**
  * Send the request with undici on the client's keep-alive agent. A bound
  * request follows its operation's signal (the client aborts every open
  * operation on close, which is when the transport's own signal fires);
@@ -546,15 +557,30 @@ async function send(
     const timeout = AbortSignal.timeout(environment.backgroundTimeoutMs);
     signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   }
+  const request = {
+    method: plan.method,
+    headers: Object.fromEntries(plan.headers),
+    // The SDK sends JSON text or nothing.
+    body: typeof init?.body === 'string' ? init.body : null,
+    signal,
+    dispatcher: environment.agent,
+  };
   try {
-    return await undiciFetch(input, {
-      method: plan.method,
-      headers: Object.fromEntries(plan.headers),
-      // The SDK sends JSON text or nothing.
-      body: typeof init?.body === 'string' ? init.body : null,
-      signal,
-      dispatcher: environment.agent,
-    });
+    try {
+      // Without a window and with redirects refused, undici sends the request
+      // as it is: it neither copies it nor splits its body in two (what it
+      // does to be able to send it again after a redirect).
+      return await undiciFetch(input, {
+        ...request,
+        window: null,
+        redirect: 'error',
+      });
+    } catch (error) {
+      if (signal.aborted || !needsFollowing(error)) throw error;
+      // A redirect (or a proxy asking for credentials): the server did not
+      // take the request, so it goes again the way fetch follows redirects.
+      return await undiciFetch(input, request);
+    }
   } catch (error) {
     if (signal.aborted)
       throw plan.bound && context ? (context.fault ?? error) : error;
