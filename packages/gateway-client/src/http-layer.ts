@@ -376,6 +376,8 @@ type FetchEnvironment = GatewayFetchOptions & {
   resumable: Map<string, CallContext>;
   /** Sessions holding a standalone stream slot. */
   streamSlots: number;
+  /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
+  following: boolean;
 };
 
 /** One outgoing request, as far as the checks of its reply care. */
@@ -566,6 +568,7 @@ async function send(
     dispatcher: environment.agent,
   };
   try {
+    if (environment.following) return await undiciFetch(input, request);
     try {
       // Without a window and with redirects refused, undici sends the request
       // as it is: it neither copies it nor splits its body in two (what it
@@ -578,7 +581,9 @@ async function send(
     } catch (error) {
       if (signal.aborted || !needsFollowing(error)) throw error;
       // A redirect (or a proxy asking for credentials): the server did not
-      // take the request, so it goes again the way fetch follows redirects.
+      // take the request, so it goes again the way fetch follows redirects,
+      // and so do this client's later requests.
+      environment.following = true;
       return await undiciFetch(input, request);
     }
   } catch (error) {
@@ -1088,6 +1093,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       options.token === undefined ? undefined : `Bearer ${options.token}`,
     resumable: new Map(),
     streamSlots: 0,
+    following: false,
   };
 
   /** Takes a stream slot for the session (it keeps it until released); false when all are taken. */
