@@ -332,8 +332,13 @@ async function readLimited(
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A reply that came in one piece is decoded in place, not copied first.
+  return chunks.length === 1
+    ? UTF8.decode(chunks[0]!)
+    : Buffer.concat(chunks, total).toString('utf8');
 }
+
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** `body`, erroring with `onTooLarge()` once more than `limit` bytes came through. */
 function capped(
