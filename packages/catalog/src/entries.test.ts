@@ -55,6 +55,27 @@ describe('toolEntryFromMcpTool', () => {
     ).toBe(false);
   });
 
+  it('keeps the known annotations, one shared frozen object per set of flags without a title', () => {
+    const annotationsOf = (annotations: Record<string, unknown>) =>
+      toolEntryFromMcpTool({ backend: adb, tool: { name: 'a', annotations } })
+        .annotations;
+    const readOnly = annotationsOf({ readOnlyHint: true, extra: 1 });
+    expect(readOnly).toEqual({ readOnlyHint: true });
+    expect(annotationsOf({ readOnlyHint: true })).toBe(readOnly);
+    expect(Object.isFrozen(readOnly)).toBe(true);
+    const both = annotationsOf({ destructiveHint: false, readOnlyHint: false });
+    expect(JSON.stringify(both)).toBe(
+      '{"readOnlyHint":false,"destructiveHint":false}',
+    );
+    expect(both).not.toBe(readOnly);
+    const titled = annotationsOf({ title: 'Tap', readOnlyHint: true });
+    expect(titled).toEqual({ title: 'Tap', readOnlyHint: true });
+    expect(titled).not.toBe(
+      annotationsOf({ title: 'Tap', readOnlyHint: true }),
+    );
+    expect(annotationsOf({ other: true })).toBeUndefined();
+  });
+
   it('replaces a schema that is not an object and a missing description', () => {
     const entry = toolEntryFromMcpTool({
       backend: adb,

@@ -23,6 +23,14 @@ const ANNOTATION_FLAGS = [
   'openWorldHint',
 ] as const;
 
+/**
+ * Annotations without a title, shared by every entry with the same flags
+ * (frozen): a registry's tools mostly carry one of a few such sets, and one
+ * object per tool would cost a hundred thousand of them. Keyed by each
+ * flag's state (absent, false, true) in base 3.
+ */
+const SHARED_ANNOTATIONS = new Map<number, Readonly<ToolAnnotations>>();
+
 function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
   if (
     typeof annotations !== 'object' ||
@@ -31,12 +39,26 @@ function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
   )
     return undefined;
   const record = annotations as Record<string, unknown>;
+  let key = 0;
+  for (const flag of ANNOTATION_FLAGS) {
+    const value = record[flag];
+    key = key * 3 + (typeof value === 'boolean' ? (value ? 2 : 1) : 0);
+  }
+  const titled = typeof record.title === 'string';
+  if (!titled && key === 0) return undefined;
+  if (!titled) {
+    const shared = SHARED_ANNOTATIONS.get(key);
+    if (shared !== undefined) return shared;
+  }
   const clean: ToolAnnotations = {};
-  if (typeof record.title === 'string') clean.title = record.title;
+  if (titled) clean.title = record.title as string;
   for (const flag of ANNOTATION_FLAGS) {
     if (typeof record[flag] === 'boolean') clean[flag] = record[flag];
   }
-  return Object.keys(clean).length > 0 ? clean : undefined;
+  if (titled) return clean;
+  const shared = Object.freeze(clean);
+  SHARED_ANNOTATIONS.set(key, shared);
+  return shared;
 }
 
 /**

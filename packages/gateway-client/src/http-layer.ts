@@ -332,8 +332,13 @@ async function readLimited(
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A reply that came in one piece is decoded in place, not copied first.
+  return chunks.length === 1
+    ? UTF8.decode(chunks[0]!)
+    : Buffer.concat(chunks, total).toString('utf8');
 }
+
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** `body`, erroring with `onTooLarge()` once more than `limit` bytes came through. */
 function capped(
@@ -376,6 +381,8 @@ type FetchEnvironment = GatewayFetchOptions & {
   resumable: Map<string, CallContext>;
   /** Sessions holding a standalone stream slot. */
   streamSlots: number;
+  /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
+  following: boolean;
 };
 
 /** One outgoing request, as far as the checks of its reply care. */
@@ -512,6 +519,17 @@ function planRequest(
 }
 
 /**
+ * Whether undici refused a reply that a plain fetch would have handled: a
+ * redirect (refused under `redirect: 'error'`) or a proxy's 407 (refused
+ * without a window). Connection failures carry a `code` and a message.
+ */
+function needsFollowing(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (!(cause instanceof Error) || 'code' in cause) return false;
+  return cause.message === 'unexpected redirect' || cause.message === '';
+}
+
+/**
  * Send the request with undici on the client's keep-alive agent. A bound
  * request follows its operation's signal (the client aborts every open
  * operation on close, which is when the transport's own signal fires);
@@ -546,15 +564,33 @@ async function send(
     const timeout = AbortSignal.timeout(environment.backgroundTimeoutMs);
     signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   }
+  const request = {
+    method: plan.method,
+    headers: Object.fromEntries(plan.headers),
+    // The SDK sends JSON text or nothing.
+    body: typeof init?.body === 'string' ? init.body : null,
+    signal,
+    dispatcher: environment.agent,
+  };
   try {
-    return await undiciFetch(input, {
-      method: plan.method,
-      headers: Object.fromEntries(plan.headers),
-      // The SDK sends JSON text or nothing.
-      body: typeof init?.body === 'string' ? init.body : null,
-      signal,
-      dispatcher: environment.agent,
-    });
+    if (environment.following) return await undiciFetch(input, request);
+    try {
+      // Without a window and with redirects refused, undici sends the request
+      // as it is: it neither copies it nor splits its body in two (what it
+      // does to be able to send it again after a redirect).
+      return await undiciFetch(input, {
+        ...request,
+        window: null,
+        redirect: 'error',
+      });
+    } catch (error) {
+      if (signal.aborted || !needsFollowing(error)) throw error;
+      // A redirect (or a proxy asking for credentials): the server did not
+      // take the request, so it goes again the way fetch follows redirects,
+      // and so do this client's later requests.
+      environment.following = true;
+      return await undiciFetch(input, request);
+    }
   } catch (error) {
     if (signal.aborted)
       throw plan.bound && context ? (context.fault ?? error) : error;
@@ -1062,6 +1098,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
       options.token === undefined ? undefined : `Bearer ${options.token}`,
     resumable: new Map(),
     streamSlots: 0,
+    following: false,
   };
 
   /** Takes a stream slot for the session (it keeps it until released); false when all are taken. */

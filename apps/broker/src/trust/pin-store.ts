@@ -1106,28 +1106,30 @@ export class PinStore {
       await this.#writeEmpty(onDisk.readOnly);
       return;
     }
-    const parts: Buffer[] = [fileHead(onDisk.readOnly)];
-    let length = parts[0]!.length;
-    const placed: Array<[Pin, number, number]> = [];
-    for (let index = 0; index < names.length; index += 1) {
-      if (index > 0 && index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
-      const name = names[index]!;
-      const pin = tools.get(name)!;
-      const text = this.#entryBytes(name, pin, onDisk);
-      if (text === undefined) continue;
-      if (placed.length > 0) {
-        parts.push(SEPARATOR);
-        length += SEPARATOR.length;
-      }
-      placed.push([pin, length, length + text.length]);
-      parts.push(text);
-      length += text.length;
-    }
-    parts.push(FILE_TAIL);
-    const stats = await writeFileAtomic(this.path, parts);
+    // Written as it is serialized, a few hundred entries at a time: a
+    // first write of a hundred thousand new pins never holds them all.
+    let placement: Placement | undefined;
+    const stats = await writeFileAtomic(this.path, async (out) => {
+      placement = await copyEntries({
+        out,
+        names,
+        placeOf: () => undefined,
+        serialize: (name) => this.#entryBytes(name, tools.get(name)!, onDisk),
+        head: fileHead(onDisk.readOnly),
+        tail: FILE_TAIL,
+      });
+    });
     const stamp = stampOf(stats);
-    for (const [pin, start, end] of placed)
-      pin.at = { file: stamp, start, end };
+    placeEntries({
+      placement: placement!,
+      names,
+      stamp,
+      placeOf: () => undefined,
+      place: (name, at) => {
+        const pin = tools.get(name);
+        if (pin !== undefined) pin.at = at;
+      },
+    });
     this.#stamp = stamp;
   }
 
@@ -1202,7 +1204,6 @@ export class PinStore {
   }
 }
 
-const SEPARATOR = Buffer.from(',\n');
 /** The pins file's bytes before its first entry. */
 const fileHead = (readOnly: boolean) =>
   Buffer.from(`{\n${readOnly ? '  "readOnly": true,\n' : ''}  "tools": {\n`);

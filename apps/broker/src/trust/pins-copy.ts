@@ -29,8 +29,9 @@ const yieldToOthers = () =>
  */
 export async function copyEntries(options: {
   out: FileHandle;
-  source: FileHandle;
-  stamp: string;
+  /** The file copied from, when any entry's place is in it. */
+  source?: FileHandle;
+  stamp?: string;
   /** Every entry's name, in the file's (sorted) order. */
   names: readonly string[];
   /** Where the entry's text is in `source`, when it is there and unchanged. */
@@ -60,7 +61,7 @@ export async function copyEntries(options: {
       await yieldToOthers();
     const name = names[index]!;
     const place = placeOf(name);
-    if (place !== undefined && place.file === stamp) {
+    if (place !== undefined && stamp !== undefined && place.file === stamp) {
       // Follows the run's last entry in the old file: the run grows.
       if (run !== undefined && place.start === run.to + SEPARATOR.length) {
         run.to = place.end;
@@ -113,8 +114,8 @@ export class Placement {
 export function placeEntries(options: {
   placement: Placement;
   names: readonly string[];
-  /** The stamp of the file copied from (only places in it move). */
-  from: string;
+  /** The stamp of the file copied from (only places in it move), if any. */
+  from?: string;
   stamp: string;
   placeOf: (name: string) => PinPlace | undefined;
   place: (name: string, at: PinPlace) => void;
@@ -144,11 +145,11 @@ class Output {
   /** Bytes produced so far. */
   length = 0;
   readonly #out: FileHandle;
-  readonly #source: FileHandle;
+  readonly #source: FileHandle | undefined;
   #pieces: Uint8Array[] = [];
   #gathered = 0;
   #chunk: Buffer | undefined;
-  constructor(out: FileHandle, source: FileHandle) {
+  constructor(out: FileHandle, source: FileHandle | undefined) {
     this.#out = out;
     this.#source = source;
   }
@@ -170,10 +171,13 @@ class Output {
   /** Copies bytes `from` to `to` of the old file, a chunk at a time. */
   async copy(from: number, to: number): Promise<void> {
     await this.flush();
+    const source = this.#source;
+    if (source === undefined)
+      throw new Error('no pins file to copy entries from');
     const chunk = (this.#chunk ??= Buffer.allocUnsafe(COPY_CHUNK));
     for (let at = from; at < to;) {
       const want = Math.min(chunk.length, to - at);
-      const { bytesRead } = await this.#source.read(chunk, 0, want, at);
+      const { bytesRead } = await source.read(chunk, 0, want, at);
       // The stamp says the file is the one the places were taken from; the
       // run must still start and end like entries.
       if (
