@@ -16,7 +16,11 @@ import {
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
-import { IndexCache } from './listing-cache.js';
+import {
+  IndexCache,
+  type CachedListing,
+  type PinsCovering,
+} from './listing-cache.js';
 import { pinsIndexWorker } from './trust/pins-prefetch.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
@@ -69,11 +73,19 @@ export async function openBroker(options: {
   const { config, backends } = options.setup;
   const { log } = options;
   // The state files are read first, beside the gateway client's loading.
+  const trust = config.offline ? undefined : openTrust(config, log);
   const indexCache =
     config.offline || config.indexCacheFile === 'off'
       ? undefined
-      : prefetched(new IndexCache({ file: config.indexCacheFile, log }));
-  const trust = config.offline ? undefined : openTrust(config, log);
+      : prefetched(
+          new IndexCache({
+            file: config.indexCacheFile,
+            log,
+            ...(trust === undefined
+              ? {}
+              : { pinsCovering: (listings) => pinsCovering(trust, listings) }),
+          }),
+        );
   const gateway = config.offline
     ? undefined
     : await createGateway(config, {
@@ -154,6 +166,24 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
   );
   trust.catch(() => {});
   return trust;
+}
+
+/**
+ * The pins file's digest and the cached targets whose tools all match its
+ * pins, taken together from the pin store (none under policy `off`).
+ */
+async function pinsCovering(
+  trust: Promise<TrustLayer>,
+  listings: ReadonlyMap<string, CachedListing>,
+): ReturnType<PinsCovering> {
+  const pins = (await trust).pins;
+  return pins?.fileDigest(() => {
+    const covered = new Set<string>();
+    for (const [target, { definitions }] of listings)
+      if (definitions !== undefined && pins.matches(definitions))
+        covered.add(target);
+    return covered;
+  });
 }
 
 /** The index cache with its file being read already, beside the pins file and the rest of start-up. */
