@@ -14,17 +14,13 @@ beforeEach(async () => {
   return () => rm(directory, { recursive: true, force: true });
 });
 
-const tap = {
-  name: 'adb_tap',
-  description: 'Tap the screen.',
-  inputSchema: { type: 'object', properties: { x: { type: 'number' } } },
-};
-const list = {
-  name: 'adb_list_packages',
-  description: 'List packages.',
+const tool = (name: string, description: string) => ({
+  name,
+  description,
   inputSchema: { type: 'object' },
-  annotations: { readOnlyHint: true },
-};
+});
+const tap = tool('adb_tap', 'Tap the screen.');
+const list = tool('adb_list_packages', 'List packages.');
 
 const sha256 = (bytes: Buffer) =>
   `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
