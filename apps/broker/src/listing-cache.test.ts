@@ -97,6 +97,40 @@ describe('IndexCache', () => {
     expect(lines).toEqual([]);
   });
 
+  it("records the pins file's digest on the targets it covers, and reads it back with their definition hashes only", async () => {
+    const file = path.join(scratch.dir, 'pins-digest.bin');
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const { listings, catalog } = discovered();
+    const asked: string[][] = [];
+    await new IndexCache({
+      file,
+      log: () => {},
+      pinsCovering: async (taken) => {
+        asked.push([...taken.keys()]);
+        return { digest, inspected: new Set(['adb']) };
+      },
+    }).save(listings, (keys) => catalog.saveCatalog(keys));
+    expect(asked).toEqual([['ghidra', 'adb']]);
+    const loaded = (await new IndexCache({ file, log: () => {} }).load(
+      BACKENDS,
+    ))!;
+    expect(loaded.listings.get('adb')!.definitions!.pinsDigest).toBe(digest);
+    expect(loaded.listings.get('ghidra')!.definitions!.pinsDigest).toBe(
+      undefined,
+    );
+    // Without a digest to record (a write waiting, policy off), none is read.
+    await new IndexCache({
+      file,
+      log: () => {},
+      pinsCovering: async () => undefined,
+    }).save(listings, (keys) => catalog.saveCatalog(keys));
+    const again = (await new IndexCache({ file, log: () => {} }).load(
+      BACKENDS,
+    ))!;
+    for (const listing of again.listings.values())
+      expect(listing.definitions!.pinsDigest).toBe(undefined);
+  });
+
   it('drops a backend saved beside other definition hashes than the ones in the file, and one no longer configured', async () => {
     const file = path.join(scratch.dir, 'mismatch.bin');
     const cache = new IndexCache({ file, log: () => {} });

@@ -19,7 +19,7 @@ import {
 import { DIGEST_BYTES, type ToolHashes } from './trust/tool-hashes.js';
 
 /** Version of the index cache file layout this module reads and writes. */
-export const INDEX_CACHE_VERSION = 4;
+export const INDEX_CACHE_VERSION = 5;
 
 /** What keys one backend's tools in the index cache. */
 export type CachedListing = {
@@ -50,6 +50,15 @@ export type Reviewed = {
   tools: readonly GatewayTool[];
   definitions?: ToolHashes;
 };
+
+/**
+ * The pins file's digest when it holds exactly the pins the trust layer
+ * has, and the targets of `listings` whose tools all match those pins (see
+ * `PinStore.fileDigest`); `undefined` when that cannot be said now.
+ */
+export type PinsCovering = (
+  listings: ReadonlyMap<string, CachedListing>,
+) => Promise<{ digest: string; inspected: ReadonlySet<string> } | undefined>;
 
 /** Which cached backends may be served at start (their tools match the pins), and what to do once one is. */
 export type CachedAdmission = {
@@ -85,10 +94,14 @@ type HeaderTarget = {
   hash: string;
   /** Qualified names of its tools' definition hashes, when recorded. */
   names?: readonly string[];
+  /** Every one of them matched its pin in the pins file of the header's `pins` digest. */
+  pinned?: true;
 };
 
 type Header = {
   targets: HeaderTarget[];
+  /** The pins file's digest when the cache was written (see {@link PinsCovering}). */
+  pins?: string;
   /** Offset and length of the catalog's saved form in the file. */
   catalog: [number, number];
 };
@@ -139,7 +152,7 @@ function builtFor(
 function targetProblem(entry: unknown, index: number): string | undefined {
   const where = `header target [${index}]`;
   if (!isRecord(entry)) return `${where} is not an object`;
-  const { target, hash, names } = entry;
+  const { target, hash, names, pinned } = entry;
   if (typeof target !== 'string' || target === '')
     return `${where}: "target" must be a non-empty string`;
   if (typeof hash !== 'string' || !SHA256.test(hash))
@@ -149,6 +162,8 @@ function targetProblem(entry: unknown, index: number): string | undefined {
     !(Array.isArray(names) && names.every((name) => typeof name === 'string'))
   )
     return `${where} ("${target}"): "names" must be an array of strings`;
+  if (pinned !== undefined && (pinned !== true || names === undefined))
+    return `${where} ("${target}"): "pinned" must be true, beside "names"`;
   return undefined;
 }
 
@@ -187,10 +202,21 @@ export class IndexCache {
   #writing: Promise<void> = Promise.resolve();
   /** The file's bytes, once asked for (see {@link prefetch}). */
   #bytes: Promise<Buffer | undefined> | undefined;
+  readonly #pinsCovering: PinsCovering | undefined;
 
-  constructor(options: { file: string; log: (line: string) => void }) {
+  constructor(options: {
+    file: string;
+    log: (line: string) => void;
+    /**
+     * The pins file's digest and the targets whose tools match it, recorded
+     * with each write so that a restart on the same pins file admits them
+     * without comparing each tool with its pin.
+     */
+    pinsCovering?: PinsCovering;
+  }) {
     this.file = options.file;
     this.#log = options.log;
+    this.#pinsCovering = options.pinsCovering;
     this.swept = removeStaleTemporaryFiles(this.file);
   }
 
@@ -281,8 +307,11 @@ export class IndexCache {
     }
     const targets = isRecord(header) ? header.targets : undefined;
     const catalog = isRecord(header) ? header.catalog : undefined;
+    const pins = isRecord(header) ? header.pins : undefined;
     if (!Array.isArray(targets) || !isRange(catalog))
       return 'its header lacks its "targets" or the place of the catalog';
+    if (pins !== undefined && !(typeof pins === 'string' && SHA256.test(pins)))
+      return 'its header\'s "pins" must be a "sha256:<hex>" string';
     let digestsEnd = digestsAt;
     for (const [index, entry] of targets.entries()) {
       const problem = targetProblem(entry, index);
@@ -300,7 +329,7 @@ export class IndexCache {
       return 'the catalog is cut short or outside the file';
     const listings = new Map<string, CachedListing>();
     let digestAt = digestsAt;
-    for (const { target, hash, names } of targets as HeaderTarget[]) {
+    for (const { target, hash, names, pinned } of targets as HeaderTarget[]) {
       if (listings.has(target)) return `target "${target}" appears twice`;
       let definitions: ToolHashes | undefined;
       if (names !== undefined) {
@@ -308,6 +337,9 @@ export class IndexCache {
         definitions = {
           names,
           digests: bytes.subarray(digestAt, digestAt + size),
+          ...(pinned === true && pins !== undefined
+            ? { pinsDigest: pins }
+            : {}),
         };
         digestAt += size;
       }
@@ -342,6 +374,7 @@ export class IndexCache {
       for (const [target, listing] of taken) keys.set(target, partKey(listing));
       const saved = await saveCatalog(keys);
       const catalog = isStream(saved) ? saved : wholeStream(saved);
+      const covered = await this.#pinsCovering?.(taken).catch(() => undefined);
       // The targets the saved form holds (a target without tools is left out).
       const targets: HeaderTarget[] = [];
       const digests: Uint8Array[] = [];
@@ -351,10 +384,17 @@ export class IndexCache {
           target,
           hash,
           ...(definitions === undefined ? {} : { names: definitions.names }),
+          ...(definitions !== undefined && covered?.inspected.has(target)
+            ? { pinned: true }
+            : {}),
         });
         if (definitions !== undefined) digests.push(definitions.digests);
       }
-      const start = pieces(targets, digests, catalog.byteLength);
+      const start = pieces(
+        { targets, ...(covered === undefined ? {} : { pins: covered.digest }) },
+        digests,
+        catalog.byteLength,
+      );
       const catalogAt = start.reduce((sum, piece) => sum + piece.length, 0);
       try {
         await writeFileAtomic(this.file, async (handle) => {
@@ -428,7 +468,7 @@ async function readWhole(file: string): Promise<Buffer> {
 
 /** The file's pieces before the catalog, in order: fixed fields, header, digest table, the catalog's alignment. */
 function pieces(
-  targets: HeaderTarget[],
+  head: Omit<Header, 'catalog'>,
   digests: readonly Uint8Array[],
   catalogLength: number,
 ): Uint8Array[] {
@@ -436,7 +476,7 @@ function pieces(
   // The catalog's offset is in the header, whose length depends on it: lay
   // out with room for the widest offset, then pad the header to that room.
   const widest: Header = {
-    targets,
+    ...head,
     catalog: [Number.MAX_SAFE_INTEGER, catalogLength],
   };
   const headerLength =
@@ -446,7 +486,7 @@ function pieces(
   const header = Buffer.alloc(headerLength, 0x20);
   header.write(
     JSON.stringify({
-      targets,
+      ...head,
       catalog: [end + gap.length, catalogLength],
     } satisfies Header),
     'utf8',

@@ -16,7 +16,11 @@ import {
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
-import { IndexCache } from './listing-cache.js';
+import {
+  IndexCache,
+  type CachedListing,
+  type PinsCovering,
+} from './listing-cache.js';
 import { pinsIndexWorker } from './trust/pins-prefetch.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
@@ -52,6 +56,12 @@ export type OpenedBroker = {
   learning: UsageLearning;
   /** The trust layer while its pins file opens (`undefined` offline). */
   trust: Promise<TrustLayer> | undefined;
+  /**
+   * Loads the gateway client now, if it is not loaded yet, and resolves once
+   * it is; rejects with a `BrokerConfigError` naming each option it refuses.
+   * Settled already unless opened with `deferGateway` (`undefined` offline).
+   */
+  connectGateway: (() => Promise<void>) | undefined;
 };
 
 /**
@@ -65,31 +75,86 @@ export async function openBroker(options: {
   log: (line: string) => void;
   /** What the gateway passes on besides results (list changes are wired here). */
   hooks?: Omit<GatewayHooks, 'onToolsListChanged'>;
+  /**
+   * Load the gateway client when it is first used or `connectGateway()` is
+   * called, not before this resolves: a restart then serves its index cache
+   * before loading it (the bin calls `connectGateway()` once the cache is
+   * served). Its option errors come from `connectGateway()` instead.
+   */
+  deferGateway?: boolean;
 }): Promise<OpenedBroker> {
   const { config, backends } = options.setup;
   const { log } = options;
   // The state files are read first, beside the gateway client's loading.
+  const trust = config.offline ? undefined : openTrust(config, log);
   const indexCache =
     config.offline || config.indexCacheFile === 'off'
       ? undefined
-      : prefetched(new IndexCache({ file: config.indexCacheFile, log }));
-  const trust = config.offline ? undefined : openTrust(config, log);
-  const gateway = config.offline
-    ? undefined
-    : await createGateway(config, {
-        // Live tool lists: a backend's tools/list_changed re-lists it alone.
-        // The gateway sends nothing before discovery starts, and discovery
-        // starts once the broker below exists.
-        onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
-        ...options.hooks,
-      });
+      : prefetched(
+          new IndexCache({
+            file: config.indexCacheFile,
+            log,
+            ...(trust === undefined
+              ? {}
+              : { pinsCovering: (listings) => pinsCovering(trust, listings) }),
+          }),
+        );
+  const load = () =>
+    createGateway(config, {
+      // Live tool lists: a backend's tools/list_changed re-lists it alone.
+      // The gateway sends nothing before discovery starts, and discovery
+      // starts once the broker below exists.
+      onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
+      ...options.hooks,
+    });
+  const { gateway, connect } = config.offline
+    ? { gateway: undefined, connect: undefined }
+    : options.deferGateway === true
+      ? deferredGateway(load)
+      : { gateway: await load(), connect: () => Promise.resolve() };
   const { broker, learning } = brokerFor(config, backends, {
     gateway,
     trust,
     indexCache,
     log,
   });
-  return { broker, learning, trust };
+  return {
+    broker,
+    learning,
+    trust,
+    connectGateway: connect,
+  };
+}
+
+/**
+ * A gateway whose client is loaded (once) when it is first used or
+ * `connect()` is called: loading it (undici and the MCP client, a tenth of
+ * a second and more) waits until the first answers need it.
+ */
+function deferredGateway(load: () => Promise<ToolGateway>): {
+  gateway: ToolGateway;
+  connect: () => Promise<void>;
+} {
+  let client: Promise<ToolGateway> | undefined;
+  const loaded = () => (client ??= load());
+  const gateway: ToolGateway = {
+    listTools: (options) => loaded().then((c) => c.listTools(options)),
+    listAllTools: (options) =>
+      loaded().then((c) =>
+        c.listAllTools === undefined
+          ? Promise.reject(new Error('the gateway cannot list every target'))
+          : c.listAllTools(options),
+      ),
+    callTool: (options) => loaded().then((c) => c.callTool(options)),
+    close: () =>
+      client === undefined
+        ? Promise.resolve()
+        : client.then(
+            (c) => c.close(),
+            () => {},
+          ),
+  };
+  return { gateway, connect: () => loaded().then(() => {}) };
 }
 
 /** The broker over the seed catalog, and the learned uses that rank its search. */
@@ -154,6 +219,24 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
   );
   trust.catch(() => {});
   return trust;
+}
+
+/**
+ * The pins file's digest and the cached targets whose tools all match its
+ * pins, taken together from the pin store (none under policy `off`).
+ */
+async function pinsCovering(
+  trust: Promise<TrustLayer>,
+  listings: ReadonlyMap<string, CachedListing>,
+): ReturnType<PinsCovering> {
+  const pins = (await trust).pins;
+  return pins?.fileDigest(() => {
+    const covered = new Set<string>();
+    for (const [target, { definitions }] of listings)
+      if (definitions !== undefined && pins.matches(definitions))
+        covered.add(target);
+    return covered;
+  });
 }
 
 /** The index cache with its file being read already, beside the pins file and the rest of start-up. */

@@ -44,6 +44,8 @@ export async function serve(
         onSampling: bridge.sample,
         onLog: bridge.logFromBackend,
       },
+      // Loaded below, once the index cache is served.
+      deferGateway: true,
     });
   } catch (error) {
     fail(error);
@@ -81,6 +83,21 @@ export async function serve(
   // is catalogued. A pins file that cannot be trusted is never overwritten:
   // the broker stops.
   broker.start();
+  // The gateway client loads once the index cache's parts are served (at
+  // once without a cache), unless discovery needs it first; an option it
+  // refuses stops the broker.
+  const gatewayProblem = await broker
+    .cacheApplied()
+    .then(() => opened.connectGateway?.())
+    .then(
+      () => undefined,
+      (error: unknown) => error ?? 'the gateway client did not load',
+    );
+  if (gatewayProblem !== undefined) {
+    fail(gatewayProblem);
+    await session.close();
+    return EXIT_CODES.usage;
+  }
   // The pins file's entries are checked once the cached parts are served
   // (they are admitted on the pins' hashes); calls wait for the check.
   const pinsProblem = await trust

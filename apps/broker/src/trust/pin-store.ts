@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, open, stat, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
@@ -302,6 +303,8 @@ type LoadedPins = {
   stamp: string | undefined;
   /** The file's bytes while entries are still to be checked. */
   bytes: Buffer | undefined;
+  /** `pinsDigest` of the file's bytes (`undefined` without a file). */
+  digest: string | undefined;
 };
 
 /**
@@ -382,6 +385,8 @@ export class PinStore {
   /** The pins' names in the file this store last wrote (its stamp), in order. */
   #fileNames: { stamp: string; names: string[] } | undefined;
   #warnedWrite = false;
+  /** `pinsDigest` of the pins file of `stamp`, as read or read back. */
+  #fileDigest: { stamp: string; digest: string } | undefined;
 
   private constructor(options: {
     path: string;
@@ -463,6 +468,102 @@ export class PinStore {
     if (problem !== undefined) throw invalidPinsFile(this.path, problem);
   }
 
+  /**
+   * Whether the pins file, as this store read it and unchanged since, has
+   * `digest`: one an index cache recorded of a pins file that held exactly
+   * the pins of a store whose entries were all checked (see
+   * {@link fileDigest}). Byte for byte that file, its entries need no check
+   * of their own: {@link verified} resolves at once, and each one is still
+   * checked on its own when a call relies on it ({@link checkPin}). False for
+   * any other digest, once this store has written, or once the check has
+   * failed; the check then runs as usual.
+   */
+  knownDigest(digest: string): boolean {
+    const known = this.#fileDigest;
+    if (
+      known === undefined ||
+      known.digest !== digest ||
+      known.stamp !== this.#stamp ||
+      this.#failure !== undefined
+    )
+      return false;
+    if (typeof this.#verified === 'function') {
+      this.#verified = Promise.resolve();
+      this.#log(
+        `pins: ${this.path} is the file the index cache was written with; its entries are not checked again`,
+      );
+    }
+    return true;
+  }
+
+  /**
+   * The pins file's `pinsDigest` once every write asked for so far has
+   * ended, when the file then holds exactly the pins in memory and its
+   * entries have passed their check, with what `inspect` returns in the
+   * same turn as that was confirmed (so that it describes those pins);
+   * `undefined` when a write is waiting or failed, the check failed,
+   * another process changed the file, or there is none. A file this store
+   * wrote is read back to be hashed, a megabyte at a time.
+   */
+  async fileDigest<T>(
+    inspect: () => T,
+  ): Promise<{ digest: string; inspected: T } | undefined> {
+    await this.#writing;
+    try {
+      await this.verified;
+    } catch {
+      return undefined;
+    }
+    const stamp = this.#stamp;
+    if (stamp === undefined) return undefined;
+    const digest = await this.#digestOf(stamp);
+    if (
+      digest === undefined ||
+      this.#stamp !== stamp ||
+      this.#queuedAdd !== undefined ||
+      !this.#allInFile(stamp)
+    )
+      return undefined;
+    this.#fileDigest = { stamp, digest };
+    return { digest, inspected: inspect() };
+  }
+
+  /** Whether every pin in memory is in the file of `stamp` as it is there. */
+  #allInFile(stamp: string): boolean {
+    for (const pin of this.#pins.values())
+      if (pin.at?.file !== stamp) return false;
+    return true;
+  }
+
+  /**
+   * `pinsDigest` of the pins file when it is still the one of `stamp` (read
+   * only when not known yet).
+   */
+  async #digestOf(stamp: string): Promise<string | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      if (stampOf(await handle.stat()) !== stamp) return undefined;
+      if (this.#fileDigest?.stamp === stamp) return this.#fileDigest.digest;
+      const hash = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        hash.update(chunk.subarray(0, bytesRead));
+      }
+      return `sha256:${hash.digest('hex')}`;
+    } catch {
+      return undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** Why the store does not write on its own, or `undefined` when it does. */
   get readOnlyReason(): ReadOnlyReason | undefined {
     return this.#readOnlyReason;
@@ -489,6 +590,10 @@ export class PinStore {
     this.#fileReadOnly = loaded.readOnly;
     this.#stamp = loaded.stamp;
     this.#bytes = loaded.bytes;
+    this.#fileDigest =
+      loaded.stamp === undefined || loaded.digest === undefined
+        ? undefined
+        : { stamp: loaded.stamp, digest: loaded.digest };
     await this.#decideReadOnly(loaded.stamp !== undefined);
     const bytes = loaded.bytes;
     if (bytes === undefined) {
@@ -532,9 +637,10 @@ export class PinStore {
         readOnly: false,
         stamp: undefined,
         bytes: undefined,
+        digest: undefined,
       };
     }
-    const { bytes, stamp, index } = read;
+    const { bytes, stamp, digest, index } = read;
     if (index === undefined) {
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
       return {
@@ -547,6 +653,7 @@ export class PinStore {
         readOnly: file.readOnly === true,
         stamp,
         bytes: undefined,
+        digest,
       };
     }
     return {
@@ -554,6 +661,7 @@ export class PinStore {
       readOnly: index.readOnly,
       stamp,
       bytes,
+      digest,
     };
   }
 

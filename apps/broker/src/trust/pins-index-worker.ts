@@ -3,14 +3,14 @@ import { readPinsSync, type ReadPins } from './pins-index.js';
 
 /**
  * Reads and indexes a pins file in a worker thread, beside the broker's
- * start-up: posts `{ ok: true, buffer, stamp, index }` (the file's bytes and
+ * start-up: posts `{ ok: true, buffer, stamp, digest, index }` (the file's bytes and
  * the index's arrays transferred, not copied) or `{ ok: false, code,
  * message }` when the file cannot be read.
  */
 const { file } = workerData as { file: string };
 const port = parentPort!;
 new Promise<ReadPins>((resolve) => resolve(readPinsSync(file))).then(
-  ({ bytes, stamp, index }) => {
+  ({ bytes, stamp, digest, index }) => {
     const whole =
       bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     // readFile's buffer is its own ArrayBuffer (never shared).
@@ -18,7 +18,7 @@ new Promise<ReadPins>((resolve) => resolve(readPinsSync(file))).then(
     const buffer = whole
       ? source
       : source.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-    port.postMessage({ ok: true, buffer, stamp, index }, [
+    port.postMessage({ ok: true, buffer, stamp, digest, index }, [
       buffer,
       ...(index === undefined
         ? []

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 /**
  * Reading a pins file's index: where each pinned tool's entry is and its
  * hash, found without parsing the file. Kept apart from the pin store (no
- * schema library, no hashing) so that a worker thread can load it alone and
+ * schema library, no definition hashing) so that a worker thread can load it alone and
  * index a large file beside the rest of start-up.
  */
 
@@ -146,12 +147,23 @@ export type PinsIndex = {
   ends: Float64Array;
 };
 
-/** The pins file's bytes and stamp, and its index when it is in the layout this module writes. */
+/** The pins file's bytes, stamp and digest, and its index when it is in the layout this module writes. */
 export type ReadPins = {
   bytes: Buffer;
   stamp: string;
+  /** {@link pinsDigest} of `bytes`. */
+  digest: string;
   index: PinsIndex | undefined;
 };
+
+/**
+ * The SHA-256 of a pins file's bytes (`sha256:<hex>`): the index cache
+ * records it with the backends whose tools all matched those pins, and a
+ * restart that reads the same bytes admits them without comparing each tool.
+ */
+export function pinsDigest(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
 
 /** {@link indexPinsFile} of `bytes` as a {@link PinsIndex}; `undefined` for another layout or a name given twice. */
 export function pinsIndexOf(bytes: Buffer): PinsIndex | undefined {
@@ -188,7 +200,12 @@ export function readPinsSync(file: string): ReadPins {
   try {
     const stamp = stampOf(fstatSync(fd));
     const bytes = readFileSync(fd);
-    return { bytes, stamp, index: pinsIndexOf(bytes) };
+    return {
+      bytes,
+      stamp,
+      digest: pinsDigest(bytes),
+      index: pinsIndexOf(bytes),
+    };
   } finally {
     closeSync(fd);
   }
@@ -208,7 +225,7 @@ export async function readPins(file: string): Promise<ReadPins> {
   } finally {
     await handle.close();
   }
-  return { bytes, stamp, index: pinsIndexOf(bytes) };
+  return { bytes, stamp, digest: pinsDigest(bytes), index: pinsIndexOf(bytes) };
 }
 
 /** What the worker of `pins-index-worker.ts` posts. */
@@ -217,6 +234,7 @@ type WorkerAnswer =
       ok: true;
       buffer: ArrayBuffer;
       stamp: string;
+      digest: string;
       index: PinsIndex | undefined;
     }
   | { ok: false; code: string | undefined; message: string };
@@ -235,6 +253,7 @@ export function readPinsInWorker(file: string, worker: URL): Promise<ReadPins> {
         resolve({
           bytes: Buffer.from(answer.buffer),
           stamp: answer.stamp,
+          digest: answer.digest,
           index: answer.index,
         });
       else

@@ -11,6 +11,12 @@ export type ToolHashes = {
   readonly names: readonly string[];
   /** {@link DIGEST_BYTES} bytes per name, in the order of `names`. */
   readonly digests: Uint8Array;
+  /**
+   * The digest of a pins file (`pinsDigest`) in which every one of these
+   * tools had a pin with this definition hash, when that was recorded with
+   * them: while the pins file read is still that file, they match their pins.
+   */
+  readonly pinsDigest?: string;
 };
 
 /** Bytes of one definition hash in {@link ToolHashes.digests}. */

@@ -312,12 +312,16 @@ export class TrustLayer {
    * backend is listed again: each one's recorded definition hash must equal
    * its pin's (a tool without a pin, or changed since, must wait for a live
    * listing and its review). Nothing to check under policy `off`; without
-   * recorded hashes there is nothing to check against, so no.
+   * recorded hashes there is nothing to check against, so no. Hashes
+   * recorded as matching a pins file whose digest the file read still has
+   * match without comparing each tool.
    */
   matchesPins(definitions: ToolHashes | undefined): boolean {
     const pins = this.pins;
     if (pins === undefined) return true;
     if (definitions === undefined) return false;
+    const recorded = definitions.pinsDigest;
+    if (recorded !== undefined && pins.knownDigest(recorded)) return true;
     return pins.matches(definitions);
   }
 
