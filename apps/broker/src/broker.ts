@@ -588,7 +588,8 @@ export class Broker {
    * backend's change may not have been pushed (its session holds no stream
    * beyond `HERETEK_GATEWAY_MAX_STREAMS`), so it is listed again, at most
    * once per {@link ON_DEMAND_RELIST_MS} per target, and the operation waits
-   * for the listing up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}.
+   * for the listing up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}. A restore
+   * of the index cache in progress is waited for first (as long at most).
    */
   async #relistFor(name: string): Promise<void> {
     const discovery = this.#discovery;
@@ -599,6 +600,10 @@ export class Broker {
       !this.#backends.has(route.target)
     )
       return;
+    // While the index cache is being restored the name may be one of its
+    // tools: wait for the restore before listing the backend again.
+    await waitAtMost(discovery.cacheApplied(), MAX_INITIAL_DISCOVERY_WAIT_MS);
+    if (this.catalog.get(name) !== undefined) return;
     const last = this.#relistedOnDemand.get(route.target);
     if (last !== undefined && Date.now() - last < ON_DEMAND_RELIST_MS) return;
     this.#relistedOnDemand.set(route.target, Date.now());

@@ -50,6 +50,7 @@ function brokerOver(
     trust: Promise<TrustLayer>;
     table?: Backend[];
     rediscoveryAfterCacheMs?: number;
+    initialDiscoveryWaitMs?: number;
   },
 ): Broker {
   const gateway = new GatewayClient({
@@ -69,6 +70,9 @@ function brokerOver(
     ...(parts.rediscoveryAfterCacheMs === undefined
       ? {}
       : { rediscoveryAfterCacheMs: parts.rediscoveryAfterCacheMs }),
+    ...(parts.initialDiscoveryWaitMs === undefined
+      ? {}
+      : { initialDiscoveryWaitMs: parts.initialDiscoveryWaitMs }),
   });
   closing.push(
     () => gateway.close(),
@@ -159,4 +163,28 @@ it('lists the backends again a moment after the cache served every one of them, 
       timeoutMs: 20_000,
     },
   );
+});
+
+it('waits for the index cache before listing a backend again for a cached tool asked for during the restore', async () => {
+  const { backends, cacheFile, openTrust } = await afterFirstRun();
+  const listed = () => backends.listings.length;
+
+  // The restore waits for the pins file longer than an operation waits for
+  // start-up discovery and the restore (0.2 + 0.1 s here), so the
+  // inspection below finds the seed catalog alone once those waits end.
+  let openPins!: () => void;
+  const pinsOpen = new Promise<void>((resolve) => (openPins = resolve));
+  const broker = brokerOver(backends, {
+    cacheFile,
+    trust: pinsOpen.then(openTrust),
+    rediscoveryAfterCacheMs: 60_000,
+    initialDiscoveryWaitMs: 200,
+  });
+  broker.start();
+  const before = listed();
+  const inspected = broker.inspectToolSchema('widgets_frobnicate_widget');
+  setTimeout(openPins, 1_200);
+  expect((await inspected).name).toBe('widgets_frobnicate_widget');
+  await broker.cacheApplied();
+  expect(listed()).toBe(before);
 });
