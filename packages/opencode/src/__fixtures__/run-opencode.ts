@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,11 +92,41 @@ export function temporaryFolder(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `heretek-opencode-${prefix}-`));
 }
 
+/**
+ * OpenCode installs `@opencode-ai/plugin` into its config folder with npm,
+ * from the registry, unless that folder has `node_modules` and a
+ * `package-lock.json` listing what its `package.json` asks for: in a fresh
+ * HOME, every run would download it (half a minute or more on a loaded
+ * 2-core machine). The folder is made as OpenCode leaves it after that
+ * install, with this package's own devDependency (the same version) linked
+ * in, so runs stay on loopback.
+ */
+function prepareConfigFolder(configFolder: string): void {
+  const plugin = join(PACKAGE_ROOT, 'node_modules/@opencode-ai/plugin');
+  const { version } = JSON.parse(
+    readFileSync(join(plugin, 'package.json'), 'utf8'),
+  ) as { version: string };
+  const dependencies = { '@opencode-ai/plugin': version };
+  mkdirSync(join(configFolder, 'node_modules/@opencode-ai'), {
+    recursive: true,
+  });
+  symlinkSync(plugin, join(configFolder, 'node_modules/@opencode-ai/plugin'));
+  writeFileSync(
+    join(configFolder, 'package.json'),
+    JSON.stringify({ dependencies }),
+  );
+  writeFileSync(
+    join(configFolder, 'package-lock.json'),
+    JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies } } }),
+  );
+}
+
 /** Runs `opencode run` once and waits for it (killed at the timeout). */
 export async function runOpenCode(
   options: RunOpenCodeOptions,
 ): Promise<OpenCodeRun> {
   const home = temporaryFolder('home');
+  prepareConfigFolder(join(home, '.config/opencode'));
   mkdirSync(options.project, { recursive: true });
   writeFileSync(
     join(options.project, 'opencode.json'),
