@@ -20,6 +20,7 @@ import {
   requireDigest,
   restoreSavedCatalog,
   type RestoredCatalog,
+  type RestoredTarget,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
 import { createHash } from 'node:crypto';
@@ -74,6 +75,24 @@ function drain<T>(steps: Generator<undefined, T>): T {
   return step.value;
 }
 
+/** `restored` without the targets `admit` rejects (moved to `dropped`, their document frequencies taken away). */
+function admitted(
+  restored: RestoredCatalog,
+  admit: (target: string) => boolean,
+): RestoredCatalog {
+  const kept: RestoredTarget[] = [];
+  const dropped = [...restored.dropped];
+  for (const target of restored.kept) {
+    if (admit(target.target)) {
+      kept.push(target);
+      continue;
+    }
+    dropped.push(target.target);
+    addFrequencies(restored.frequencies, target.arrays, -1);
+  }
+  return { ...restored, kept, dropped };
+}
+
 /** Runs a generator of work to its end, calling `pause` (which may yield) between its steps. */
 async function drainAsync<T>(
   steps: Generator<undefined, T>,
@@ -112,6 +131,19 @@ export type RestoreCatalogOptions = {
    * it rejects are left out (default: every target is restored).
    */
   keep?: (target: string, key: string, info: SavedCatalogTarget) => boolean;
+};
+
+/** Options of {@link ToolCatalog.restoreCatalogAsync}. */
+export type RestoreCatalogAsyncOptions = RestoreCatalogOptions & {
+  /**
+   * Which of the targets `keep` accepted go into the catalog, decided while
+   * the saved catalog is checked and decoded: the restore waits for it only
+   * before swapping the targets in, and the ones it rejects are dropped
+   * (reported in `dropped` after those `keep` rejected). A caller checks
+   * the targets (against its pins, say) in the time the decoding takes. A
+   * rejection rejects the restore, with nothing changed.
+   */
+  admit?: Promise<(target: string) => boolean>;
 };
 
 /** What {@link ToolCatalog.restoreCatalog} restored. */
@@ -684,7 +716,7 @@ export class ToolCatalog {
    */
   async restoreCatalogAsync(
     bytes: Uint8Array,
-    options: RestoreCatalogOptions = {},
+    options: RestoreCatalogAsyncOptions = {},
   ): Promise<RestoreCatalogResult> {
     const where = 'restoreCatalogAsync';
     const read = readSavedCatalog(bytes, where);
@@ -698,10 +730,14 @@ export class ToolCatalog {
         await pause();
       }
       requireDigest(read, hash.digest(), where);
-      const restored = await drainAsync(
+      const decoded = await drainAsync(
         restoreSavedCatalog({ read, keep, where }),
         pause,
       );
+      const restored =
+        options.admit === undefined
+          ? decoded
+          : admitted(decoded, await options.admit);
       const { segments, result } = this.#restoredSegments(restored);
       await drainAsync(
         this.#collection.stageMany([...segments.values()]),

@@ -15,6 +15,7 @@ export {
   ToolCatalog,
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
+  type RestoreCatalogAsyncOptions,
   type RestoreCatalogOptions,
   type RestoreCatalogResult,
 } from './catalog.js';

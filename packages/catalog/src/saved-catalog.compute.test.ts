@@ -93,6 +93,34 @@ describe.each(SETS)('a saved catalog of $name', ({ data }) => {
       answers(rest, data.queries),
     );
   });
+
+  it('admits, once decoded, only the targets the caller admits, with the statistics of a build of those', async () => {
+    const targets = [...keysOf(cold).keys()];
+    const gone = new Set(targets.filter((_, index) => index % 3 === 1));
+    const first = targets[0] as string;
+    const restored = new ToolCatalog();
+    let admit!: (decide: (target: string) => boolean) => void;
+    const result = restored.restoreCatalogAsync(saved, {
+      keep: (target) => target !== first,
+      admit: new Promise((resolve) => (admit = resolve)),
+    });
+    // Not swapped in while the admission is undecided.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(restored.size).toBe(0);
+    admit((target) => !gone.has(target));
+    const kept = targets.filter((t) => t !== first && !gone.has(t));
+    expect(await result).toEqual({
+      restored: kept,
+      dropped: [first, ...targets.filter((t) => t !== first && gone.has(t))],
+    });
+    const rest = new ToolCatalog({
+      tools: data.entries.filter((entry) => kept.includes(entry.target)),
+    });
+    expect(restored.list()).toEqual(rest.list());
+    expect(answers(restored, data.queries)).toEqual(
+      answers(rest, data.queries),
+    );
+  });
 });
 
 describe('a saved catalog', () => {

@@ -685,17 +685,18 @@ export class Collection {
   }
 }
 
-/** Adds the document frequency of each term of `segment` into `frequencies` (long enough). */
+/** Adds (`sign` 1) or takes away (-1) the document frequency of each term of `segment` in `frequencies` (long enough). */
 export function addFrequencies(
   frequencies: Int32Array,
-  segment: Segment,
+  segment: Pick<Segment, 'termIds' | 'offsets'>,
+  sign: 1 | -1 = 1,
 ): void {
   const { termIds, offsets } = segment;
   for (let index = 0; index < termIds.length; index += 1) {
     const id = termIds[index] as number;
     frequencies[id] =
       (frequencies[id] as number) +
-      ((offsets[index + 1] as number) - (offsets[index] as number));
+      sign * ((offsets[index + 1] as number) - (offsets[index] as number));
   }
 }
 
