@@ -207,34 +207,51 @@ export class DiscoveryScheduler {
     const loaded = await cache.load(this.#o.backends.byTarget);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
-    const admission = await this.#o.admitCached?.(listings);
-    if (this.#abort.signal.aborted) return false;
+    // Which targets match their pins is decided while the saved catalog is
+    // decoded (the pins file may still be read then).
+    const admission = this.#o.admitCached?.(listings);
     // Not served: a target a live listing reached first, or one whose tools
     // do not all match their pins.
-    const waiting = (target: string) =>
-      (this.#applied.get(target) ?? 0) > sequence ||
-      this.#pending.has(target) ||
-      (admission !== undefined && !admission.admitted.has(target));
-    if (admission !== undefined && admission.admitted.size < listings.size)
-      this.#o.log(
-        `index cache: ${listings.size - admission.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
-      );
-    if ([...listings.keys()].every(waiting)) return false;
+    const live = (target: string) =>
+      (this.#applied.get(target) ?? 0) > sequence || this.#pending.has(target);
     let restored: string[];
     try {
       ({ restored } = await this.#o.catalog.restoreCatalogAsync(
         loaded.catalog,
-        { keep: (target) => listings.has(target) && !waiting(target) },
+        {
+          keep: (target) => listings.has(target) && !live(target),
+          ...(admission === undefined
+            ? {}
+            : {
+                admit: admission.then(
+                  ({ admitted }) =>
+                    (target: string) =>
+                      admitted.has(target) &&
+                      !live(target) &&
+                      !this.#abort.signal.aborted,
+                ),
+              }),
+        },
       ));
     } catch (error) {
+      if (this.#abort.signal.aborted) return false;
+      // A pins file that cannot be read is not the cache's fault: its
+      // failure goes to the caller, as before the restore.
+      await admission;
       cache.ignored(errorText(error));
       return false;
     }
+    const decided = await admission;
+    if (decided !== undefined && decided.admitted.size < listings.size)
+      this.#o.log(
+        `index cache: ${listings.size - decided.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
+      );
+    if (restored.length === 0) return false;
     for (const target of restored) {
       const listing = listings.get(target)!;
       this.#applied.set(target, sequence);
       this.#hashes.set(target, listing);
-      admission?.served(target);
+      decided?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
     this.#o.catalogChanged?.();
