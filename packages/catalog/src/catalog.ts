@@ -23,7 +23,7 @@ import {
   type RestoredTarget,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
-import { createHash } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import {
   adoptPreparedTool,
   FIELD_NAMES,
@@ -119,9 +119,6 @@ function pacer(): () => Promise<void> {
     }
   };
 }
-
-/** Bytes hashed between two yields of {@link ToolCatalog.restoreCatalogAsync}. */
-const DIGEST_SLICE = 1 << 22;
 
 /** Options of {@link ToolCatalog.restoreCatalog}. */
 export type RestoreCatalogOptions = {
@@ -709,7 +706,7 @@ export class ToolCatalog {
 
   /**
    * Like {@link ToolCatalog.restoreCatalog}, but yields to other work (searches) at least
-   * every 10 ms of work (the digest is computed a slice of bytes at a time, the targets
+   * every 10 ms of work (the digest is computed on the thread pool meanwhile, the targets
    * restored one at a time), then swaps the restored targets in at once. Calls are applied
    * in the order they were made, with {@link ToolCatalog.replaceBackendsAsync}; a refused
    * saved catalog rejects before anything changes.
@@ -723,17 +720,22 @@ export class ToolCatalog {
     const keep = this.#keepOption(options, where);
     const run = async (): Promise<RestoreCatalogResult> => {
       const pause = pacer();
-      const digested = digestedBytes(read);
-      const hash = createHash('sha256');
-      for (let start = 0; start < digested.length; start += DIGEST_SLICE) {
-        hash.update(digested.subarray(start, start + DIGEST_SLICE));
-        await pause();
+      // Hashed on the thread pool while the bytes are decoded (the decoder
+      // checks every count and index itself); nothing is swapped in before
+      // the digest matches, and a mismatch is the reason given for a refusal.
+      const digest = webcrypto.subtle
+        .digest('SHA-256', digestedBytes(read))
+        .then((hash) => new Uint8Array(hash));
+      digest.catch(() => {});
+      let decoded: RestoredCatalog;
+      try {
+        decoded = await drainAsync(
+          restoreSavedCatalog({ read, keep, where }),
+          pause,
+        );
+      } finally {
+        requireDigest(read, await digest, where);
       }
-      requireDigest(read, hash.digest(), where);
-      const decoded = await drainAsync(
-        restoreSavedCatalog({ read, keep, where }),
-        pause,
-      );
       const restored =
         options.admit === undefined
           ? decoded
