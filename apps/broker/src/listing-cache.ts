@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { sha256Tag } from '@heretek/internal';
 import { open } from 'node:fs/promises';
 import type { GatewayTool } from './types.js';
 import {
@@ -113,7 +114,7 @@ type Header = {
  * its part is kept; any change replaces it.
  */
 export function listingHash(tools: readonly unknown[]): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(tools)).digest('hex')}`;
+  return sha256Tag(JSON.stringify(tools));
 }
 
 /**

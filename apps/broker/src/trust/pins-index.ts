@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { createHash } from 'node:crypto';
+import { sha256Tag } from '@heretek/internal';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
@@ -162,7 +162,7 @@ export type ReadPins = {
  * restart that reads the same bytes admits them without comparing each tool.
  */
 export function pinsDigest(bytes: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  return sha256Tag(bytes);
 }
 
 /** {@link indexPinsFile} of `bytes` as a {@link PinsIndex}; `undefined` for another layout or a name given twice. */
