@@ -103,12 +103,13 @@ describe(
     it('round-trips the elicitation an ambiguous research task asks for, however long the answer takes', async () => {
       const gateway = client({
         // tasks/result blocks while the user answers: longer than timeoutMs,
-        // within maxTotalTimeoutMs (10 x timeoutMs). timeoutMs leaves the
-        // server's own steps room on a loaded machine.
-        timeoutMs: 6_000,
+        // within maxTotalTimeoutMs (10 x timeoutMs). timeoutMs also bounds
+        // the connect below, in which supergateway starts the server's
+        // process: on a loaded 2-core machine that has taken over 6 s.
+        timeoutMs: 12_000,
         onElicitation: async ({ target, params }) => {
           elicited.push(`${target}: ${params.message}`);
-          await new Promise((resolve) => setTimeout(resolve, 7_000));
+          await new Promise((resolve) => setTimeout(resolve, 13_000));
           return { action: 'accept', content: { interpretation: 'snake' } };
         },
       });
