@@ -20,7 +20,6 @@ import type {
   IndexCache,
   Reviewed,
 } from './listing-cache.js';
-import { toolHashes } from './trust/tool-hashes.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
@@ -262,9 +261,7 @@ export class Broker {
         this.#pinWrites.add(pinned);
         void pinned.then(() => this.#pinWrites.delete(pinned));
         // Read in the same turn as the review: the next review of this target waits for this one.
-        const hashes = trust.listedHashes(target);
-        const definitions =
-          hashes === undefined ? undefined : toolHashes(hashes);
+        const definitions = trust.listedToolHashes(target);
         return {
           tools: review.tools as GatewayTool[],
           ...(definitions === undefined ? {} : { definitions }),

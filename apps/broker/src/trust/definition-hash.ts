@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 
@@ -82,6 +83,16 @@ function canonical(value: unknown): string {
  */
 export function definitionHash(definition: ToolDefinition): string {
   return sha256Tag(canonical(normalizeDefinition(definition)));
+}
+
+/**
+ * {@link definitionHash} as its 32 bytes (the hex digits after `sha256:`
+ * decoded), without making the string.
+ */
+export function definitionDigest(definition: ToolDefinition): Buffer {
+  return createHash('sha256')
+    .update(canonical(normalizeDefinition(definition)))
+    .digest();
 }
 
 /**

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { errorText } from '../error-text.js';
 import { issueLines } from '../issue-text.js';
 import {
+  definitionDigest,
   definitionHash,
   describeChange,
   diffDefinitions,
@@ -19,7 +20,6 @@ import {
 } from './definition-hash.js';
 import {
   CLOSE,
-  HASH_LENGTH,
   PINS_FILE_VERSION,
   indexPinsFile,
   QUOTE,
@@ -29,13 +29,18 @@ import {
   takeEarlyRead,
   WORKER_MIN_BYTES,
   type IndexedEntry,
-  type PinsIndex,
   type ReadPins,
 } from './pins-index.js';
 import { heretekStateDir } from './state-dir.js';
-import { copyEntries, placeEntries, type Placement } from './pins-copy.js';
+import {
+  copyEntries,
+  placeEntries,
+  type PinPlace,
+  type Placement,
+} from './pins-copy.js';
+import { fileIdOf, PinTable, type PinBody } from './pin-table.js';
 import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
-import { hashAt, type ToolHashes } from './tool-hashes.js';
+import { DIGEST_BYTES, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
 export { PINS_FILE_VERSION, indexPinsFile };
@@ -265,40 +270,36 @@ function entryText(name: string, entry: PinEntry): string {
   return `    ${JSON.stringify(name)}: ${value}`;
 }
 
-/**
- * A pin: its definition hash, its entry once parsed and checked, and where
- * its text is in the pins file as this store last read or wrote it (`file`
- * is that file's stamp), so a write copies the text of an unchanged pin
- * instead of serializing it again.
- */
-type Pin = {
-  hash: string;
-  entry: PinEntry | undefined;
-  /** False while `entry` was parsed from the file but not yet checked against `hash`. */
-  checked?: false;
-  at: { file: string; start: number; end: number } | undefined;
-};
-
-function pinOf(entry: PinEntry): Pin {
-  return { hash: entry.hash, entry, at: undefined };
+/** The parts of a pin entry kept in memory (its hash is kept as bytes). */
+function bodyOf(entry: PinBody): PinBody {
+  return {
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+    annotations: entry.annotations,
+  };
 }
 
-/** The pins of a file's index, each with its hash and place in the file of `stamp`, to be parsed and checked later. */
-function pinsOf(index: PinsIndex, stamp: string): Map<string, Pin> {
-  const pins = new Map<string, Pin>();
-  const { names, hashes, starts, ends } = index;
-  for (let at = 0; at < names.length; at += 1)
-    pins.set(names[at]!, {
-      hash: hashes.slice(at * HASH_LENGTH, (at + 1) * HASH_LENGTH),
-      entry: undefined,
-      at: { file: stamp, start: starts[at]!, end: ends[at]! },
-    });
-  return pins;
+/** A pin entry of `hash` and the parts of `body` (never anything else `body` holds). */
+function entryWith(hash: string, body: PinBody): PinEntry {
+  return {
+    hash,
+    description: body.description,
+    inputSchema: body.inputSchema,
+    annotations: body.annotations,
+  };
+}
+
+/** The pins of a parsed pins file, each checked already. */
+function tableOf(file: PinsFile): PinTable {
+  const table = new PinTable();
+  for (const [name, entry] of Object.entries(file.tools))
+    table.pin(table.slot(name), entry.hash, bodyOf(entry));
+  return table;
 }
 
 /** The pins file as read: its pins, its mark, its stamp, and the check of its entries. */
 type LoadedPins = {
-  pins: Map<string, Pin>;
+  pins: PinTable;
   readOnly: boolean;
   stamp: string | undefined;
   /** The file's bytes while entries are still to be checked. */
@@ -308,37 +309,30 @@ type LoadedPins = {
 };
 
 /**
- * Parses (when not done yet) and checks one indexed pin against its hash,
- * keeping the checked entry on the pin; the problem's text when it fails.
- * A pin already checked, or not read from the file's index, passes.
+ * Parses and checks one indexed pin's text in the file against its hash,
+ * keeping the checked entry (unless the current definition, of the same
+ * hash, serves as it); the problem's text when it fails. A pin already
+ * checked, or not read from the file's index, passes.
  */
 function checkIndexedPin(
-  name: string,
-  pin: Pin,
+  table: PinTable,
+  slot: number,
   bytes: Buffer,
 ): string | undefined {
-  if (
-    pin.at === undefined ||
-    (pin.entry !== undefined && pin.checked !== false)
-  )
-    return undefined;
-  const parsed =
-    pin.entry ?? parseIndexedEntry(bytes, { name, hash: pin.hash, ...pin.at });
+  if (!table.isUnchecked(slot)) return undefined;
+  const name = table.nameOf(slot);
+  const parsed = parseIndexedEntry(bytes, {
+    name,
+    hash: table.pinnedHash(slot),
+    start: table.startOf(slot),
+    end: table.endOf(slot),
+  });
   const entry =
     typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
   if (typeof entry === 'string') return entry;
-  pin.entry = entry;
-  delete pin.checked;
+  table.markChecked(slot);
+  table.keepBody(slot, table.matchesPin(slot) ? undefined : bodyOf(entry));
   return undefined;
-}
-
-function entryOf(definition: NormalizedDefinition, hash?: string): PinEntry {
-  return {
-    hash: hash ?? definitionHash(definition),
-    description: definition.description,
-    inputSchema: definition.inputSchema,
-    annotations: definition.annotations,
-  };
 }
 
 /**
@@ -360,18 +354,14 @@ export class PinStore {
   readonly #readOnlyOption: boolean;
   #readOnlyReason: ReadOnlyReason | undefined;
   #fileReadOnly = false;
-  #pins = new Map<string, Pin>();
+  /** Every tool known: its pin, current definition and place in the file. */
+  #pins = new PinTable();
   /** The file's bytes while some pins read from it are not parsed and checked yet. */
   #bytes: Buffer | undefined;
   /** The check of the pins read from the file: done, running, or to start when first asked for. */
   #verified: Promise<void> | (() => Promise<void>) = Promise.resolve();
   /** Why the whole file's check failed, once it has. */
   #failure: unknown;
-  #current = new Map<string, NormalizedDefinition>();
-  /** {@link definitionHash} of each current definition, computed once per listing. */
-  #currentHash = new Map<string, string>();
-  /** Tools pinned by this process (for the `new` status). */
-  #firstSeen = new Set<string>();
   #stamp: string | undefined;
   #writing: Promise<unknown> = Promise.resolve();
   /** The queued (not yet started) write of new pins, which later ones join. */
@@ -456,15 +446,16 @@ export class PinStore {
       this.#failure ??= error;
     });
     if (this.#failure !== undefined) throw this.#failure;
-    const pin = this.#pins.get(name);
     const bytes = this.#bytes;
+    if (bytes === undefined) return;
+    const slot = this.#pins.slotOf(name);
     if (
-      pin === undefined ||
-      bytes === undefined ||
-      pin.at?.file !== this.#stamp
+      slot === undefined ||
+      !this.#pins.isPinned(slot) ||
+      this.#pins.fileOf(slot) !== fileIdOf(this.#stamp)
     )
       return;
-    const problem = checkIndexedPin(name, pin, bytes);
+    const problem = checkIndexedPin(this.#pins, slot, bytes);
     if (problem !== undefined) throw invalidPinsFile(this.path, problem);
   }
 
@@ -530,8 +521,9 @@ export class PinStore {
 
   /** Whether every pin in memory is in the file of `stamp` as it is there. */
   #allInFile(stamp: string): boolean {
-    for (const pin of this.#pins.values())
-      if (pin.at?.file !== stamp) return false;
+    const file = fileIdOf(stamp);
+    for (const slot of this.#pins.pinnedSlots())
+      if (this.#pins.fileOf(slot) !== file) return false;
     return true;
   }
 
@@ -571,7 +563,7 @@ export class PinStore {
 
   /** How many tools have a pin (in the file, or in memory when it could not be saved). */
   get pinnedCount(): number {
-    return this.#pins.size;
+    return this.#pins.pinnedCount;
   }
 
   /** True when nothing is written on its own. */
@@ -585,6 +577,14 @@ export class PinStore {
       await this.#check(loaded, loaded.bytes);
       loaded.bytes = undefined;
     }
+    // The current definitions (and first sightings) stay across a reload.
+    const previous = this.#pins;
+    for (const slot of previous.currentSlots())
+      loaded.pins.copyCurrent(
+        loaded.pins.slot(previous.nameOf(slot)),
+        previous,
+        slot,
+      );
     this.#pins = loaded.pins;
     this.#failure = undefined;
     this.#fileReadOnly = loaded.readOnly;
@@ -633,7 +633,7 @@ export class PinStore {
         });
       }
       return {
-        pins: new Map(),
+        pins: new PinTable(),
         readOnly: false,
         stamp: undefined,
         bytes: undefined,
@@ -644,12 +644,7 @@ export class PinStore {
     if (index === undefined) {
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
       return {
-        pins: new Map(
-          Object.entries(file.tools).map(([name, entry]) => [
-            name,
-            pinOf(entry),
-          ]),
-        ),
+        pins: tableOf(file),
         readOnly: file.readOnly === true,
         stamp,
         bytes: undefined,
@@ -657,7 +652,7 @@ export class PinStore {
       };
     }
     return {
-      pins: pinsOf(index, stamp),
+      pins: PinTable.fromIndex(index, stamp),
       readOnly: index.readOnly,
       stamp,
       bytes,
@@ -672,17 +667,26 @@ export class PinStore {
    * its pins replace the indexed ones.
    */
   async #check(loaded: LoadedPins, bytes: Buffer): Promise<void> {
+    const table = loaded.pins;
     let index = 0;
-    for (const [name, pin] of loaded.pins) {
+    for (const slot of table.pinnedSlots()) {
       index += 1;
       if (index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
-      if (checkIndexedPin(name, pin, bytes) === undefined) continue;
+      if (checkIndexedPin(table, slot, bytes) === undefined) continue;
       const file = parsePinsFile(bytes.toString('utf8'), this.path);
+      const stale = fileIdOf(loaded.stamp);
+      for (const other of table.pinnedSlots())
+        if (
+          table.fileOf(other) === stale &&
+          !Object.hasOwn(file.tools, table.nameOf(other))
+        )
+          table.unpin(other);
       for (const [parsedName, parsedEntry] of Object.entries(file.tools))
-        loaded.pins.set(parsedName, pinOf(parsedEntry));
-      for (const [stale, { at }] of loaded.pins)
-        if (at?.file === loaded.stamp && !Object.hasOwn(file.tools, stale))
-          loaded.pins.delete(stale);
+        table.pin(
+          table.slot(parsedName),
+          parsedEntry.hash,
+          bodyOf(parsedEntry),
+        );
       return;
     }
   }
@@ -691,22 +695,41 @@ export class PinStore {
    * The pin's entry, parsing it from the file's bytes when not done yet (its
    * hash is checked by {@link verified}'s check, which calls wait for).
    */
-  #entry(name: string): PinEntry | undefined {
-    const pin = this.#pins.get(name);
-    if (pin === undefined || pin.entry !== undefined || pin.at === undefined)
-      return pin?.entry;
+  #entry(name: string): PinBody | undefined {
+    const slot = this.#pins.slotOf(name);
+    return slot === undefined ? undefined : this.#body(slot);
+  }
+
+  /** {@link #entry} of a slot. */
+  #body(slot: number): PinBody | undefined {
+    const table = this.#pins;
+    if (!table.isPinned(slot)) return undefined;
+    const body = table.body(slot);
+    if (body !== undefined) return body;
     const bytes = this.#bytes;
-    if (bytes === undefined || pin.at.file !== this.#stamp) return undefined;
+    if (bytes === undefined || table.fileOf(slot) !== fileIdOf(this.#stamp))
+      return undefined;
     const entry = parseIndexedEntry(bytes, {
-      name,
-      hash: pin.hash,
-      ...pin.at,
+      name: table.nameOf(slot),
+      hash: table.pinnedHash(slot),
+      start: table.startOf(slot),
+      end: table.endOf(slot),
     });
     // An entry that fails is left to the check of the whole file to report.
     if (typeof entry === 'string') return undefined;
-    pin.entry = entry;
-    pin.checked = false;
-    return entry;
+    // Still unchecked: the check parses it again from the file.
+    const kept = bodyOf(entry);
+    if (!table.isUnchecked(slot)) table.keepBody(slot, kept);
+    return kept;
+  }
+
+  /** Whether the tool pinned in `slot` is `new`, `pinned`, `changed` or not pinned (without the change's details). */
+  #stateOf(slot: number): PinStatus['state'] {
+    const table = this.#pins;
+    if (!table.isPinned(slot)) return 'unpinned';
+    if (table.matchesPin(slot))
+      return table.isFirstSeen(slot) ? 'new' : 'pinned';
+    return 'changed';
   }
 
   async #decideReadOnly(exists: boolean): Promise<void> {
@@ -752,39 +775,26 @@ export class PinStore {
    * backend's listing, before its tools are served.
    */
   async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
-    const definitions = [...listing];
-    const result: ObserveResult = { pinned: [], changed: [], unpinned: [] };
-    const fresh = new Set<string>();
-    for (const definition of definitions) {
+    const table = this.#pins;
+    const slots: number[] = [];
+    const fresh = new Set<number>();
+    for (const definition of listing) {
       const normalized = normalizeDefinition(definition);
-      const hash = definitionHash(normalized);
-      this.#current.set(normalized.name, normalized);
-      this.#currentHash.set(normalized.name, hash);
-      const pin = this.#pins.get(normalized.name);
-      if (pin === undefined) fresh.add(normalized.name);
-      // The same definition (same hash): keep one copy of it, the listing's,
-      // not a second one read from the file.
-      else if (
-        pin.entry !== undefined &&
-        pin.checked !== false &&
-        pin.hash === hash &&
-        pin.entry.inputSchema !== normalized.inputSchema
-      )
-        pin.entry = entryOf(normalized, hash);
+      const slot = table.slot(normalized.name);
+      table.setCurrent(slot, normalized, definitionDigest(normalized));
+      slots.push(slot);
+      if (!table.isPinned(slot)) fresh.add(slot);
     }
+    const result: ObserveResult = { pinned: [], changed: [], unpinned: [] };
     if (fresh.size > 0 && !this.readOnly) {
-      for (const name of fresh) {
-        const current = this.#current.get(name);
-        if (current !== undefined) {
-          this.#pins.set(
-            name,
-            pinOf(entryOf(current, this.#currentHash.get(name))),
-          );
-        }
-        this.#firstSeen.add(name);
+      const names: string[] = [];
+      for (const slot of fresh) {
+        table.pinCurrent(slot);
+        table.setFirstSeen(slot, true);
+        names.push(table.nameOf(slot));
       }
       try {
-        await this.#write({ add: [...fresh] });
+        await this.#write({ add: names });
       } catch (error) {
         result.writeError = (error as Error).message;
         if (!this.#warnedWrite) {
@@ -795,15 +805,14 @@ export class PinStore {
         }
       }
     }
-    for (const definition of definitions) {
-      const name = definition.name;
-      const status = this.status(name);
-      if (status === undefined) continue;
-      if (status.state === 'new' && fresh.has(name)) {
-        result.pinned.push(name);
-      }
-      if (status.state === 'changed') result.changed.push(name);
-      if (status.state === 'unpinned') result.unpinned.push(name);
+    for (const slot of slots) {
+      // Forgotten meanwhile (its backend listed again without it).
+      if (!table.hasCurrent(slot)) continue;
+      const state = this.#stateOf(slot);
+      const name = table.nameOf(slot);
+      if (state === 'new' && fresh.has(slot)) result.pinned.push(name);
+      if (state === 'changed') result.changed.push(name);
+      if (state === 'unpinned') result.unpinned.push(name);
     }
     return result;
   }
@@ -813,22 +822,52 @@ export class PinStore {
    * definition hash given for it (compared a tool at a time, in order).
    */
   matches(hashes: ToolHashes): boolean {
-    const pins = this.#pins;
-    for (const [index, name] of hashes.names.entries()) {
-      const pin = pins.get(name);
-      if (pin === undefined || !hashAt(hashes, index, pin.hash)) return false;
+    const table = this.#pins;
+    const { names, digests } = hashes;
+    for (let index = 0; index < names.length; index += 1) {
+      const slot = table.slotOf(names[index]!);
+      if (
+        slot === undefined ||
+        !table.isPinned(slot) ||
+        !table.pinnedIs(slot, digests, index * DIGEST_BYTES)
+      )
+        return false;
     }
     return true;
   }
 
   /** The definition hash a tool was pinned with, if it has a pin. */
   pinnedHash(name: string): string | undefined {
-    return this.#pins.get(name)?.hash;
+    const slot = this.#pins.slotOf(name);
+    return slot !== undefined && this.#pins.isPinned(slot)
+      ? this.#pins.pinnedHash(slot)
+      : undefined;
   }
 
   /** {@link definitionHash} of a tool's current (last observed or restored) definition. */
   currentHash(name: string): string | undefined {
-    return this.#currentHash.get(name);
+    const slot = this.#pins.slotOf(name);
+    return slot === undefined ? undefined : this.#pins.currentHash(slot);
+  }
+
+  /**
+   * The current definition hashes of `names` (each must have one; others
+   * are left out) as {@link ToolHashes}: bytes copied, no string made.
+   */
+  currentHashes(names: Iterable<string>): ToolHashes {
+    const table = this.#pins;
+    const slots: number[] = [];
+    const kept: string[] = [];
+    for (const name of names) {
+      const slot = table.slotOf(name);
+      if (slot === undefined || !table.hasCurrent(slot)) continue;
+      slots.push(slot);
+      kept.push(name);
+    }
+    const digests = new Uint8Array(slots.length * DIGEST_BYTES);
+    for (const [index, slot] of slots.entries())
+      table.copyCurrentHash(slot, digests, index * DIGEST_BYTES);
+    return { names: kept, digests };
   }
 
   /**
@@ -839,18 +878,19 @@ export class PinStore {
    * skipped).
    */
   restore(names: Iterable<string>): NormalizedDefinition[] {
+    const table = this.#pins;
     const restored: NormalizedDefinition[] = [];
     for (const name of names) {
-      const pin = this.#entry(name);
-      if (pin === undefined) continue;
+      const slot = table.slotOf(name);
+      const pin = slot === undefined ? undefined : this.#body(slot);
+      if (slot === undefined || pin === undefined) continue;
       const definition: NormalizedDefinition = {
-        name,
+        name: table.nameOf(slot),
         description: pin.description,
         inputSchema: pin.inputSchema,
         annotations: pin.annotations,
       };
-      this.#current.set(name, definition);
-      this.#currentHash.set(name, pin.hash);
+      table.setCurrent(slot, definition, 'pinned');
       restored.push(definition);
     }
     return restored;
@@ -862,40 +902,59 @@ export class PinStore {
    */
   forget(names: Iterable<string>): void {
     for (const name of names) {
-      this.#current.delete(name);
-      this.#currentHash.delete(name);
-      this.#firstSeen.delete(name);
+      const slot = this.#pins.slotOf(name);
+      if (slot !== undefined) this.#pins.clearCurrent(slot);
     }
   }
 
   /** The tool's standing against its pin, or `undefined` for a tool never observed. */
   status(name: string): PinStatus | undefined {
-    const current = this.#current.get(name);
-    if (current === undefined) return undefined;
-    const hash = this.#pins.get(name)?.hash;
-    if (hash === undefined) return { state: 'unpinned' };
-    if (hash === (this.#currentHash.get(name) ?? definitionHash(current))) {
-      return this.#firstSeen.has(name) ? { state: 'new' } : { state: 'pinned' };
-    }
+    const table = this.#pins;
+    const slot = table.slotOf(name);
+    const current = slot === undefined ? undefined : table.current(slot);
+    if (slot === undefined || current === undefined) return undefined;
+    const state = this.#stateOf(slot);
+    if (state !== 'changed') return { state };
     // A pin whose entry cannot be read shows as a pin of nothing (the check
     // of the whole file reports it).
-    const pin = this.#entry(name) ?? {
-      hash,
+    const pin = this.#body(slot) ?? {
       description: '',
       inputSchema: {},
       annotations: {},
     };
-    const pinned: NormalizedDefinition = { name, ...pin };
+    const pinned: NormalizedDefinition = {
+      name,
+      description: pin.description,
+      inputSchema: pin.inputSchema,
+      annotations: pin.annotations,
+    };
     const change = diffDefinitions(pinned, current);
     return { state: 'changed', change, pinned };
   }
 
   /** Lines showing how the tool differs from its pin (empty when it does not). */
   changeLines(name: string): string[] {
-    const current = this.#current.get(name);
+    const slot = this.#pins.slotOf(name);
+    const current = slot === undefined ? undefined : this.#pins.current(slot);
     const pin = this.#entry(name);
     if (current === undefined || pin === undefined) return [];
-    return describeChange({ name, ...pin }, current);
+    return describeChange(
+      {
+        name,
+        description: pin.description,
+        inputSchema: pin.inputSchema,
+        annotations: pin.annotations,
+      },
+      current,
+    );
+  }
+
+  /** The names of the tools with a current definition. */
+  #currentNames(): string[] {
+    const names: string[] = [];
+    for (const slot of this.#pins.currentSlots())
+      names.push(this.#pins.nameOf(slot));
+    return names;
   }
   /**
    * What {@link accept} would accept, without writing: every observed tool
@@ -903,9 +962,7 @@ export class PinStore {
    */
   pending(options: { tool?: string } = {}): AcceptedPin[] {
     const names =
-      options.tool === undefined
-        ? [...this.#current.keys()].sort()
-        : [options.tool];
+      options.tool === undefined ? this.#currentNames().sort() : [options.tool];
     const result: AcceptedPin[] = [];
     for (const name of names) {
       const status = this.status(name);
@@ -952,16 +1009,13 @@ export class PinStore {
     }
     const accepted = this.pending(options);
     const names =
-      options.tool === undefined ? [...this.#current.keys()] : [options.tool];
+      options.tool === undefined ? this.#currentNames() : [options.tool];
+    const table = this.#pins;
     for (const name of names) {
-      const current = this.#current.get(name);
-      if (current !== undefined) {
-        this.#pins.set(
-          name,
-          pinOf(entryOf(current, this.#currentHash.get(name))),
-        );
-      }
-      this.#firstSeen.delete(name);
+      const slot = table.slotOf(name);
+      if (slot === undefined) continue;
+      if (table.hasCurrent(slot)) table.pinCurrent(slot);
+      table.setFirstSeen(slot, false);
     }
     try {
       await this.#write({ replace: names });
@@ -1102,11 +1156,14 @@ export class PinStore {
    */
   #sortedNames(stamp: string): string[] {
     const known = this.#fileNames;
-    if (known?.stamp !== stamp) return [...this.#pins.keys()].sort();
+    const table = this.#pins;
+    const file = fileIdOf(stamp);
     const extra: string[] = [];
-    for (const [name, pin] of this.#pins)
-      if (pin.at?.file !== stamp) extra.push(name);
+    for (const slot of table.pinnedSlots())
+      if (known?.stamp !== stamp || table.fileOf(slot) !== file)
+        extra.push(table.nameOf(slot));
     extra.sort();
+    if (known?.stamp !== stamp) return extra;
     const { names } = known;
     const merged: string[] = [];
     let i = 0;
@@ -1134,35 +1191,40 @@ export class PinStore {
       await this.#writeEmpty(this.#fileReadOnly);
       return;
     }
-    const placeOf = (name: string) => this.#pins.get(name)?.at;
+    const table = this.#pins;
+    const from = fileIdOf(stamp);
     let placement: Placement | undefined;
     const stats = await writeFileAtomic(this.path, async (out) => {
       placement = await copyEntries({
         out,
         source,
-        stamp,
         names,
-        placeOf,
+        placeOf: placeIn(table, from),
         serialize: (name) => {
-          const entry = this.#pins.get(name)?.entry ?? this.#entry(name);
-          return entry === undefined
+          const slot = table.slotOf(name);
+          const body = slot === undefined ? undefined : this.#body(slot);
+          return slot === undefined || body === undefined
             ? undefined
-            : Buffer.from(entryText(name, entry));
+            : Buffer.from(
+                entryText(name, entryWith(table.pinnedHash(slot), body)),
+              );
         },
         head: fileHead(this.#fileReadOnly),
         tail: FILE_TAIL,
       });
     });
     const written = stampOf(stats);
+    const to = fileIdOf(written);
     placeEntries({
       placement: placement!,
       names,
-      from: stamp,
-      stamp: written,
-      placeOf,
-      place: (name, at) => {
-        const pin = this.#pins.get(name);
-        if (pin !== undefined) pin.at = at;
+      move: (name, shift) => {
+        const slot = table.slotOf(name);
+        if (slot !== undefined) table.move(slot, from, to, shift);
+      },
+      place: (name, start, end) => {
+        const slot = table.slotOf(name);
+        if (slot !== undefined) table.place(slot, to, start, end);
       },
     });
     this.#stamp = written;
@@ -1191,24 +1253,38 @@ export class PinStore {
     replace?: string[];
   }): Promise<void> {
     const onDisk = await this.#readForMerge();
-    const tools = new Map(onDisk.pins);
+    const mine = this.#pins;
+    const theirs = onDisk.pins;
+    // Which table's pin of each tool is written: the file's, unless this
+    // change pins the tool here (a tool another process pinned first keeps
+    // its pin, taken here too).
+    const tools = new Map<string, PinTable>();
+    for (const slot of theirs.pinnedSlots())
+      tools.set(theirs.nameOf(slot), theirs);
     for (const name of change.add ?? []) {
-      const existing = onDisk.pins.get(name);
-      if (existing !== undefined && !onDisk.ours) {
+      const existing = theirs.slotOf(name);
+      const slot = mine.slotOf(name);
+      if (existing !== undefined && theirs.isPinned(existing) && !onDisk.ours) {
         // Another process pinned it first: its pin wins.
-        this.#pins.set(name, existing);
-        this.#firstSeen.delete(name);
+        const at = mine.slot(name);
+        mine.copyPin(at, theirs, existing);
+        mine.setFirstSeen(at, false);
+        tools.set(name, mine);
         continue;
       }
-      const pin = this.#pins.get(name);
-      if (pin !== undefined) tools.set(name, pin);
+      if (slot !== undefined && mine.isPinned(slot)) tools.set(name, mine);
     }
     for (const name of change.replace ?? []) {
-      const pin = this.#pins.get(name);
-      if (pin !== undefined) tools.set(name, pin);
+      const slot = mine.slotOf(name);
+      if (slot !== undefined && mine.isPinned(slot)) tools.set(name, mine);
     }
-    for (const [name, pin] of tools)
-      if (!this.#pins.has(name)) this.#pins.set(name, pin);
+    for (const [name, table] of tools) {
+      if (table === mine) continue;
+      const slot = mine.slot(name);
+      if (mine.isPinned(slot)) continue;
+      mine.copyPin(slot, theirs, theirs.slotOf(name)!);
+      tools.set(name, mine);
+    }
     const names = [...tools.keys()].sort();
     if (names.length === 0) {
       await this.#writeEmpty(onDisk.readOnly);
@@ -1228,14 +1304,15 @@ export class PinStore {
       });
     });
     const stamp = stampOf(stats);
+    const to = fileIdOf(stamp);
     placeEntries({
       placement: placement!,
       names,
-      stamp,
-      placeOf: () => undefined,
-      place: (name, at) => {
-        const pin = tools.get(name);
-        if (pin !== undefined) pin.at = at;
+      move: () => {},
+      place: (name, start, end) => {
+        const table = tools.get(name)!;
+        const slot = table.slotOf(name);
+        if (slot !== undefined) table.place(slot, to, start, end);
       },
     });
     this.#stamp = stamp;
@@ -1244,24 +1321,28 @@ export class PinStore {
   /** A pin's text for a write: copied from the file read when it is there, else serialized. */
   #entryBytes(
     name: string,
-    pin: Pin,
+    table: PinTable,
     onDisk: { bytes: Buffer | undefined; stamp: string | undefined },
   ): Buffer | undefined {
-    const at = pin.at;
+    const slot = table.slotOf(name);
+    if (slot === undefined) return undefined;
     if (
-      at !== undefined &&
       onDisk.bytes !== undefined &&
-      at.file === onDisk.stamp
+      onDisk.stamp !== undefined &&
+      table.fileOf(slot) === fileIdOf(onDisk.stamp)
     ) {
-      const text = onDisk.bytes.subarray(at.start, at.end);
+      const text = onDisk.bytes.subarray(
+        table.startOf(slot),
+        table.endOf(slot),
+      );
       // The stamp says the file is the one the range was taken from; the
       // range must still look like an entry.
       if (text[4] === QUOTE && text[text.length - 1] === CLOSE) return text;
     }
-    const entry = pin.entry ?? this.#entry(name);
-    return entry === undefined
+    const body = table === this.#pins ? this.#body(slot) : table.body(slot);
+    return body === undefined
       ? undefined
-      : Buffer.from(entryText(name, entry));
+      : Buffer.from(entryText(name, entryWith(table.pinnedHash(slot), body)));
   }
 
   /**
@@ -1271,7 +1352,7 @@ export class PinStore {
    * memory (`ours`), and its entries are not checked again.
    */
   async #readForMerge(): Promise<{
-    pins: ReadonlyMap<string, Pin>;
+    pins: PinTable;
     ours: boolean;
     readOnly: boolean;
     bytes: Buffer | undefined;
@@ -1285,7 +1366,7 @@ export class PinStore {
     }
     if (stamp === undefined)
       return {
-        pins: new Map(),
+        pins: new PinTable(),
         ours: false,
         readOnly: false,
         bytes: undefined,
@@ -1310,6 +1391,24 @@ export class PinStore {
     if (loaded.bytes !== undefined) await this.#check(loaded, loaded.bytes);
     return { ...loaded, ours: false };
   }
+}
+
+/**
+ * Where each tool's pin text is in the file `file` ({@link fileIdOf}), for
+ * {@link copyEntries}: one object, filled for each tool asked about.
+ */
+function placeIn(
+  table: PinTable,
+  file: number,
+): (name: string) => PinPlace | undefined {
+  const place = { start: 0, end: 0 };
+  return (name) => {
+    const slot = table.slotOf(name);
+    if (slot === undefined || table.fileOf(slot) !== file) return undefined;
+    place.start = table.startOf(slot);
+    place.end = table.endOf(slot);
+    return place;
+  };
 }
 
 /** The pins file's bytes before its first entry. */

@@ -2,8 +2,8 @@ import { Buffer } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { writeAll } from './state-file.js';
 
-/** Where a pin's text is in a pins file (`file` is that file's stamp). */
-export type PinPlace = { file: string; start: number; end: number };
+/** Where a pin's text is in the pins file copied from: bytes `start` to `end`. */
+export type PinPlace = { start: number; end: number };
 
 /** Bytes read from the old file and written to the new one at a time. */
 const COPY_CHUNK = 1 << 20;
@@ -31,10 +31,12 @@ export async function copyEntries(options: {
   out: FileHandle;
   /** The file copied from, when any entry's place is in it. */
   source?: FileHandle;
-  stamp?: string;
   /** Every entry's name, in the file's (sorted) order. */
   names: readonly string[];
-  /** Where the entry's text is in `source`, when it is there and unchanged. */
+  /**
+   * Where the entry's text is in `source`, when it is there and unchanged
+   * (the object may be reused for the next entry: it is read at once).
+   */
   placeOf: (name: string) => PinPlace | undefined;
   /** The entry's text when it is not copied; `undefined` leaves it out. */
   serialize: (name: string) => Buffer | undefined;
@@ -43,7 +45,7 @@ export async function copyEntries(options: {
   /** Bytes after the last entry. */
   tail: Buffer;
 }): Promise<Placement> {
-  const { out, source, stamp, names, placeOf, serialize } = options;
+  const { out, source, names, placeOf, serialize } = options;
   const output = new Output(out, source);
   const placement = new Placement();
   output.push(options.head);
@@ -61,7 +63,7 @@ export async function copyEntries(options: {
       await yieldToOthers();
     const name = names[index]!;
     const place = placeOf(name);
-    if (place !== undefined && stamp !== undefined && place.file === stamp) {
+    if (place !== undefined && source !== undefined) {
       // Follows the run's last entry in the old file: the run grows.
       if (run !== undefined && place.start === run.to + SEPARATOR.length) {
         run.to = place.end;
@@ -107,37 +109,25 @@ export class Placement {
 }
 
 /**
- * Records each entry's new place in the file stamped `stamp`: a copied
- * entry's place is moved where it is (no new object), a serialized one gets
- * one through `place`.
+ * Records each entry's new place in the file written: a copied entry is
+ * moved by the bytes its run moved (`move`), a serialized one is placed
+ * where it went (`place`).
  */
 export function placeEntries(options: {
   placement: Placement;
   names: readonly string[];
-  /** The stamp of the file copied from (only places in it move), if any. */
-  from?: string;
-  stamp: string;
-  placeOf: (name: string) => PinPlace | undefined;
-  place: (name: string, at: PinPlace) => void;
+  move: (name: string, shift: number) => void;
+  place: (name: string, start: number, end: number) => void;
 }): void {
-  const { placement, names, stamp, placeOf } = options;
+  const { placement, names } = options;
   const { runs, entries } = placement;
   for (let at = 0; at < runs.length; at += 3) {
     const shift = runs[at + 2]!;
-    for (let index = runs[at]!; index <= runs[at + 1]!; index += 1) {
-      const place = placeOf(names[index]!);
-      if (place === undefined || place.file !== options.from) continue;
-      place.file = stamp;
-      place.start += shift;
-      place.end += shift;
-    }
+    for (let index = runs[at]!; index <= runs[at + 1]!; index += 1)
+      options.move(names[index]!, shift);
   }
   for (let at = 0; at < entries.length; at += 3)
-    options.place(names[entries[at]!]!, {
-      file: stamp,
-      start: entries[at + 1]!,
-      end: entries[at + 2]!,
-    });
+    options.place(names[entries[at]!]!, entries[at + 1]!, entries[at + 2]!);
 }
 
 /** The new file's bytes as they are produced: small pieces gathered, ranges of the old file copied. */

@@ -23,6 +23,7 @@ new Promise<ReadPins>((resolve) => resolve(readPinsSync(file))).then(
       ...(index === undefined
         ? []
         : [
+            index.digests.buffer as ArrayBuffer,
             index.starts.buffer as ArrayBuffer,
             index.ends.buffer as ArrayBuffer,
           ]),

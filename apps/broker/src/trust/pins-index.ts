@@ -131,18 +131,19 @@ function keyOf(bytes: Buffer, from: number, to: number): string | undefined {
   }
 }
 
-/** Characters of an entry's hash: `sha256:` and 64 hex digits. */
-export const HASH_LENGTH = 71;
+/** Bytes of an entry's hash in {@link PinsIndex.digests}. */
+const DIGEST_BYTES = 32;
 
 /**
  * Every entry {@link indexPinsFile} found, in file order, in a form a worker
- * thread hands over cheaply: the names, the hashes one after the other
- * ({@link HASH_LENGTH} characters each), and each entry's byte range.
+ * thread hands over cheaply: the names, the hashes one after the other as
+ * bytes (32 each: the hex digits of `sha256:<hex>` decoded; the check of
+ * each entry compares its text with them), and each entry's byte range.
  */
 export type PinsIndex = {
   readOnly: boolean;
   names: string[];
-  hashes: string;
+  digests: Uint8Array;
   starts: Float64Array;
   ends: Float64Array;
 };
@@ -168,15 +169,22 @@ export function pinsDigest(bytes: Uint8Array): string {
 /** {@link indexPinsFile} of `bytes` as a {@link PinsIndex}; `undefined` for another layout or a name given twice. */
 export function pinsIndexOf(bytes: Buffer): PinsIndex | undefined {
   const names: string[] = [];
-  const hashes: string[] = [];
+  let digests = Buffer.alloc(1024 * DIGEST_BYTES);
   const starts: number[] = [];
   const ends: number[] = [];
   const seen = new Set<string>();
   const found = indexPinsFile(bytes, (name, hash, start, end) => {
     if (seen.has(name)) return false;
     seen.add(name);
+    const at = names.length * DIGEST_BYTES;
+    if (at + DIGEST_BYTES > digests.length) {
+      const grown = Buffer.alloc(digests.length * 2);
+      grown.set(digests);
+      digests = grown;
+    }
+    // Digits that are not hex leave zeros: the entry's check fails on them.
+    digests.write(hash.slice(HASH_PREFIX.length), at, DIGEST_BYTES, 'hex');
     names.push(name);
-    hashes.push(hash);
     starts.push(start);
     ends.push(end);
     return true;
@@ -185,7 +193,8 @@ export function pinsIndexOf(bytes: Buffer): PinsIndex | undefined {
   return {
     readOnly: found.readOnly,
     names,
-    hashes: hashes.join(''),
+    // Its own ArrayBuffer, exactly this long: a worker transfers it.
+    digests: new Uint8Array(digests.subarray(0, names.length * DIGEST_BYTES)),
     starts: Float64Array.from(starts),
     ends: Float64Array.from(ends),
   };

@@ -308,6 +308,15 @@ export class TrustLayer {
   }
 
   /**
+   * {@link listedHashes} as {@link ToolHashes} (the hashes' bytes copied
+   * from the pin store, no string made per tool), in the listing's order;
+   * `undefined` under policy `off`.
+   */
+  listedToolHashes(target: string): ToolHashes | undefined {
+    return this.pins?.currentHashes(this.#byTarget.get(target) ?? []);
+  }
+
+  /**
    * Whether tools served from the index cache may be served before their
    * backend is listed again: each one's recorded definition hash must equal
    * its pin's (a tool without a pin, or changed since, must wait for a live

@@ -1,0 +1,408 @@
+import { Buffer } from 'node:buffer';
+import type { NormalizedDefinition } from './definition-hash.js';
+import type { PinsIndex } from './pins-index.js';
+import { DIGEST_BYTES } from './tool-hashes.js';
+
+/**
+ * What a pin keeps of its definition besides the hash: the three parts
+ * hashed with the tool's name (a `PinEntry` or a `NormalizedDefinition`
+ * serves as it is).
+ */
+export type PinBody = {
+  description: string;
+  inputSchema: unknown;
+  annotations: Record<string, unknown>;
+};
+
+/** Slot flags. */
+const PINNED = 1;
+const CURRENT = 2;
+const FIRST_SEEN = 4;
+/** The pin's text in the file is not yet checked against its hash. */
+const UNCHECKED = 8;
+
+const HASH_PREFIX = 'sha256:';
+
+/** Small numbers standing for the stamps of pins files (0: none). */
+const fileIds = new Map<string, number>();
+
+/** The number standing for a pins file's stamp in {@link PinTable.fileOf}. */
+export function fileIdOf(stamp: string | undefined): number {
+  if (stamp === undefined) return 0;
+  let id = fileIds.get(stamp);
+  if (id === undefined) {
+    id = fileIds.size + 1;
+    fileIds.set(stamp, id);
+  }
+  return id;
+}
+
+/** `sha256:<hex>` of the 32 bytes at `offset` of `bytes`. */
+function hashText(bytes: Uint8Array, offset: number): string {
+  return `${HASH_PREFIX}${Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).toString('hex')}`;
+}
+
+/**
+ * The 32 bytes of a `sha256:<64 hex>` string written at `offset` of
+ * `bytes`; false (nothing written) for any other string.
+ */
+export function writeHash(
+  hash: string,
+  bytes: Uint8Array,
+  offset: number,
+): boolean {
+  if (!/^sha256:[0-9a-f]{64}$/.test(hash)) return false;
+  Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).write(
+    hash.slice(HASH_PREFIX.length),
+    'hex',
+  );
+  return true;
+}
+
+/**
+ * Every tool the pin store knows, one slot each, kept flat: a hundred
+ * thousand tools cost one map from name to slot, their definition hashes
+ * as bytes (pinned and current), where each pin's text is in the pins file
+ * as numbers, and a reference to a definition only where one is kept. A
+ * pin's definition is the current one's when both hashes are equal, so the
+ * listing's object serves both; it is kept apart only when they differ, or
+ * when it was read from the file.
+ *
+ * A table made from a pins file's index ({@link PinTable.fromIndex}) builds
+ * its map the first time a tool is looked up by name, not before.
+ */
+export class PinTable {
+  #slots = new Map<string, number>();
+  #names: string[] = [];
+  #flags = new Uint8Array(16);
+  #pinned = new Uint8Array(16 * DIGEST_BYTES);
+  #current = new Uint8Array(16 * DIGEST_BYTES);
+  #files = new Uint32Array(16);
+  #starts = new Float64Array(16);
+  #ends = new Float64Array(16);
+  /** Definitions of pins kept apart from the current ones (see above). */
+  #bodies: Array<PinBody | undefined> = [];
+  #definitions: Array<NormalizedDefinition | undefined> = [];
+  #pinnedCount = 0;
+  /** An index whose slots are not made yet, and the id of its file. */
+  #index: { index: PinsIndex; file: number } | undefined;
+
+  /**
+   * The pins of a file's index, each with its hash and place in the file
+   * of `stamp`, to be parsed and checked later (each one unchecked).
+   */
+  static fromIndex(index: PinsIndex, stamp: string): PinTable {
+    const table = new PinTable();
+    table.#index = { index, file: fileIdOf(stamp) };
+    table.#pinnedCount = index.names.length;
+    return table;
+  }
+
+  /** Makes the slots of the index this table was made from, once. */
+  #materialize(): void {
+    const pending = this.#index;
+    if (pending === undefined) return;
+    this.#index = undefined;
+    const { index, file } = pending;
+    const count = index.names.length;
+    this.#grow(count);
+    this.#names = index.names;
+    this.#pinned.set(index.digests.subarray(0, count * DIGEST_BYTES));
+    this.#starts.set(index.starts);
+    this.#ends.set(index.ends);
+    this.#files.fill(file, 0, count);
+    this.#flags.fill(PINNED | UNCHECKED, 0, count);
+    const slots = this.#slots;
+    for (let slot = 0; slot < count; slot += 1)
+      slots.set(index.names[slot]!, slot);
+  }
+
+  /** Room for `count` slots. */
+  #grow(count: number): void {
+    if (count <= this.#flags.length) return;
+    const size = Math.max(count, this.#flags.length * 2);
+    const grown = <T extends Uint8Array | Uint32Array | Float64Array>(
+      from: T,
+      make: (length: number) => T,
+      per = 1,
+    ): T => {
+      const to = make(size * per);
+      to.set(from);
+      return to;
+    };
+    this.#flags = grown(this.#flags, (n) => new Uint8Array(n));
+    this.#pinned = grown(this.#pinned, (n) => new Uint8Array(n), DIGEST_BYTES);
+    this.#current = grown(
+      this.#current,
+      (n) => new Uint8Array(n),
+      DIGEST_BYTES,
+    );
+    this.#files = grown(this.#files, (n) => new Uint32Array(n));
+    this.#starts = grown(this.#starts, (n) => new Float64Array(n));
+    this.#ends = grown(this.#ends, (n) => new Float64Array(n));
+  }
+
+  /** How many tools have a pin. */
+  get pinnedCount(): number {
+    return this.#pinnedCount;
+  }
+
+  /** The tool's slot, if it has one. */
+  slotOf(name: string): number | undefined {
+    this.#materialize();
+    return this.#slots.get(name);
+  }
+
+  /** The tool's slot, made when it has none. */
+  slot(name: string): number {
+    this.#materialize();
+    let slot = this.#slots.get(name);
+    if (slot === undefined) {
+      slot = this.#names.length;
+      this.#grow(slot + 1);
+      this.#names.push(name);
+      this.#slots.set(name, slot);
+    }
+    return slot;
+  }
+
+  nameOf(slot: number): string {
+    return this.#names[slot]!;
+  }
+
+  /** Every slot with a pin, in the order they were made. */
+  *pinnedSlots(): Generator<number> {
+    this.#materialize();
+    const flags = this.#flags;
+    for (let slot = 0; slot < this.#names.length; slot += 1)
+      if ((flags[slot]! & PINNED) !== 0) yield slot;
+  }
+
+  /** Every slot with a current definition, in the order they were made. */
+  *currentSlots(): Generator<number> {
+    this.#materialize();
+    const flags = this.#flags;
+    for (let slot = 0; slot < this.#names.length; slot += 1)
+      if ((flags[slot]! & CURRENT) !== 0) yield slot;
+  }
+
+  isPinned(slot: number): boolean {
+    return (this.#flags[slot]! & PINNED) !== 0;
+  }
+
+  /** The pin's hash as `sha256:<hex>`. */
+  pinnedHash(slot: number): string {
+    return hashText(this.#pinned, slot * DIGEST_BYTES);
+  }
+
+  /** Whether the pin's hash is the 32 bytes at `offset` of `digest`. */
+  pinnedIs(slot: number, digest: Uint8Array, offset = 0): boolean {
+    return Buffer.from(
+      this.#pinned.buffer,
+      slot * DIGEST_BYTES,
+      DIGEST_BYTES,
+    ).equals(
+      Buffer.from(digest.buffer, digest.byteOffset + offset, DIGEST_BYTES),
+    );
+  }
+
+  /** Whether the tool has a pin and a current definition of the same hash. */
+  matchesPin(slot: number): boolean {
+    return (
+      (this.#flags[slot]! & (PINNED | CURRENT)) === (PINNED | CURRENT) &&
+      this.pinnedIs(slot, this.#current, slot * DIGEST_BYTES)
+    );
+  }
+
+  /**
+   * Pins the tool: its hash (`sha256:<hex>`, or 32 bytes at `offset`), its
+   * definition when it is not the current one, and whether its text in the
+   * file is still to be checked. Its place in the file is cleared.
+   */
+  pin(
+    slot: number,
+    hash: string | { digest: Uint8Array; offset: number },
+    body: PinBody | undefined,
+    unchecked = false,
+  ): void {
+    const at = slot * DIGEST_BYTES;
+    if (typeof hash === 'string') writeHash(hash, this.#pinned, at);
+    else
+      this.#pinned.set(
+        hash.digest.subarray(hash.offset, hash.offset + DIGEST_BYTES),
+        at,
+      );
+    if (!this.isPinned(slot)) this.#pinnedCount += 1;
+    this.#flags[slot] =
+      (this.#flags[slot]! & ~UNCHECKED) | PINNED | (unchecked ? UNCHECKED : 0);
+    this.#bodies[slot] = body;
+    this.#files[slot] = 0;
+  }
+
+  /** Pins the tool as the current definition is (trust on first use, or accepted). */
+  pinCurrent(slot: number): void {
+    this.pin(
+      slot,
+      { digest: this.#current, offset: slot * DIGEST_BYTES },
+      undefined,
+    );
+  }
+
+  /** Copies the pin of `slot` in `from` (another table) to `slot` here. */
+  copyPin(slot: number, from: PinTable, fromSlot: number): void {
+    this.pin(
+      slot,
+      { digest: from.#pinned, offset: fromSlot * DIGEST_BYTES },
+      from.body(fromSlot),
+      from.isUnchecked(fromSlot),
+    );
+    this.#files[slot] = from.#files[fromSlot]!;
+    this.#starts[slot] = from.#starts[fromSlot]!;
+    this.#ends[slot] = from.#ends[fromSlot]!;
+  }
+
+  /** Removes the tool's pin. */
+  unpin(slot: number): void {
+    if (!this.isPinned(slot)) return;
+    this.#pinnedCount -= 1;
+    this.#flags[slot]! &= ~(PINNED | UNCHECKED);
+    this.#bodies[slot] = undefined;
+    this.#files[slot] = 0;
+  }
+
+  /**
+   * The pinned definition: the one kept apart, else the current one when
+   * the hashes are equal; `undefined` when neither (it is then in the file).
+   */
+  body(slot: number): PinBody | undefined {
+    return (
+      this.#bodies[slot] ??
+      (this.matchesPin(slot) ? this.#definitions[slot] : undefined)
+    );
+  }
+
+  /** The definition kept apart for the pin (parsed from the file, or pinned before a change), if any. */
+  keptBody(slot: number): PinBody | undefined {
+    return this.#bodies[slot];
+  }
+
+  /** Keeps (or drops, with `undefined`) the pin's definition apart from the current one. */
+  keepBody(slot: number, body: PinBody | undefined): void {
+    this.#bodies[slot] = body;
+  }
+
+  isUnchecked(slot: number): boolean {
+    return (this.#flags[slot]! & UNCHECKED) !== 0;
+  }
+
+  markChecked(slot: number): void {
+    this.#flags[slot]! &= ~UNCHECKED;
+  }
+
+  /** The id ({@link fileIdOf}) of the file the pin's text is in, 0 when none. */
+  fileOf(slot: number): number {
+    return this.#files[slot]!;
+  }
+
+  startOf(slot: number): number {
+    return this.#starts[slot]!;
+  }
+
+  endOf(slot: number): number {
+    return this.#ends[slot]!;
+  }
+
+  /** Records where the pin's text is: bytes `start` to `end` of the file `file` ({@link fileIdOf}). */
+  place(slot: number, file: number, start: number, end: number): void {
+    this.#files[slot] = file;
+    this.#starts[slot] = start;
+    this.#ends[slot] = end;
+  }
+
+  /** Moves the pin's text by `shift` bytes into the file `to`, when it is in the file `from`. */
+  move(slot: number, from: number, to: number, shift: number): void {
+    if (this.#files[slot] !== from) return;
+    this.#files[slot] = to;
+    this.#starts[slot] = this.#starts[slot]! + shift;
+    this.#ends[slot] = this.#ends[slot]! + shift;
+  }
+
+  hasCurrent(slot: number): boolean {
+    return (this.#flags[slot]! & CURRENT) !== 0;
+  }
+
+  /** The current (last observed or restored) definition. */
+  current(slot: number): NormalizedDefinition | undefined {
+    return this.#definitions[slot];
+  }
+
+  /** The current definition's hash as `sha256:<hex>`. */
+  currentHash(slot: number): string | undefined {
+    return this.hasCurrent(slot)
+      ? hashText(this.#current, slot * DIGEST_BYTES)
+      : undefined;
+  }
+
+  /** Copies the current definition's 32-byte hash to `offset` of `to`. */
+  copyCurrentHash(slot: number, to: Uint8Array, offset: number): void {
+    to.set(
+      this.#current.subarray(slot * DIGEST_BYTES, (slot + 1) * DIGEST_BYTES),
+      offset,
+    );
+  }
+
+  /**
+   * Records the current definition and its hash (32 bytes, or the pin's
+   * own with `'pinned'`). A pin that took its definition from the current
+   * one keeps it apart first when the hash changes.
+   */
+  setCurrent(
+    slot: number,
+    definition: NormalizedDefinition,
+    digest: Uint8Array | 'pinned',
+  ): void {
+    const at = slot * DIGEST_BYTES;
+    if (this.#bodies[slot] === undefined && this.matchesPin(slot))
+      this.#bodies[slot] = this.#definitions[slot];
+    if (digest === 'pinned')
+      this.#current.set(this.#pinned.subarray(at, at + DIGEST_BYTES), at);
+    else this.#current.set(digest.subarray(0, DIGEST_BYTES), at);
+    this.#definitions[slot] = definition;
+    this.#flags[slot]! |= CURRENT;
+    // The current definition now serves as the pin's when the hashes are equal.
+    if (this.matchesPin(slot) && !this.isUnchecked(slot))
+      this.#bodies[slot] = undefined;
+  }
+
+  /** Copies the current definition of `slot` in `from` (another table), and whether it was first seen, to `slot` here. */
+  copyCurrent(slot: number, from: PinTable, fromSlot: number): void {
+    const definition = from.current(fromSlot);
+    if (definition === undefined) return;
+    this.setCurrent(
+      slot,
+      definition,
+      from.#current.subarray(
+        fromSlot * DIGEST_BYTES,
+        (fromSlot + 1) * DIGEST_BYTES,
+      ),
+    );
+    this.setFirstSeen(slot, from.isFirstSeen(fromSlot));
+  }
+
+  /** Forgets the current definition (the pin stays). */
+  clearCurrent(slot: number): void {
+    if (this.#bodies[slot] === undefined && this.matchesPin(slot))
+      this.#bodies[slot] = this.#definitions[slot];
+    this.#definitions[slot] = undefined;
+    this.#flags[slot]! &= ~(CURRENT | FIRST_SEEN);
+  }
+
+  isFirstSeen(slot: number): boolean {
+    return (this.#flags[slot]! & FIRST_SEEN) !== 0;
+  }
+
+  setFirstSeen(slot: number, seen: boolean): void {
+    if (seen) this.#flags[slot]! |= FIRST_SEEN;
+    else this.#flags[slot]! &= ~FIRST_SEEN;
+  }
+}
