@@ -574,7 +574,12 @@ export class DiscoveryScheduler {
     await this.#paced();
     await this.#enqueue(
       backend.target,
-      entriesOf(backend, reviewed.tools, this.#o.log),
+      entriesOf(
+        backend,
+        reviewed.tools,
+        this.#o.log,
+        reviewed.definitions?.names,
+      ),
       sequence,
       hash === undefined
         ? undefined
@@ -700,14 +705,21 @@ export class DiscoveryScheduler {
   }
 }
 
-/** Catalog entries of a listing; a malformed or duplicate tool is skipped and named, never the whole backend. */
+/**
+ * Catalog entries of a listing; a malformed or duplicate tool is skipped and
+ * named, never the whole backend. `names`, the qualified names the review
+ * made of the same listing in its order, give each entry that same string
+ * (one string per tool kept, not one for the catalog and one for the pins).
+ */
 function entriesOf(
   backend: Backend,
   tools: readonly GatewayTool[],
   log: (line: string) => void,
+  names: readonly string[] = [],
 ): ToolEntry[] {
   const entries: ToolEntry[] = [];
   const seen = new Set<string>();
+  let next = 0;
   for (const tool of tools) {
     try {
       const entry = toolEntryFromMcpTool({
@@ -715,6 +727,7 @@ function entriesOf(
         tool,
         source: 'discovered',
       });
+      if (names[next] === entry.name) entry.name = names[next++]!;
       if (seen.has(entry.name)) {
         log(
           `discovery: ${backend.target} lists "${tool.name}" twice; keeping the first`,
