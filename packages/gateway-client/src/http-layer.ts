@@ -748,9 +748,12 @@ async function checkJsonReply(
     );
   }
   noteInputRequests(environment, plan.binding, context, message);
-  const checked = toWebResponse(response, text);
-  Object.defineProperty(checked, 'json', {
-    value: () => Promise.resolve(message),
+  // No body stream over the text (the SDK reads a JSON reply with `json()`):
+  // a stream and its controller per reply were made only to be dropped.
+  const checked = toWebResponse(response, null);
+  Object.defineProperties(checked, {
+    json: { value: () => Promise.resolve(message) },
+    text: { value: () => Promise.resolve(text) },
   });
   return checked;
 }

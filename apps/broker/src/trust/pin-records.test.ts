@@ -99,7 +99,7 @@ describe("the pin store's per-tool records", () => {
     store.forget(['c_tool']);
     await store.observe([after]);
     expect(store.status('c_tool')?.state).toBe('changed');
-    expect(store.restore(['c_tool'])).toEqual([{ name: 'c_tool', ...before }]);
+    expect(store.restore(['c_tool'])).toEqual([before]);
     expect(store.status('c_tool')).toEqual({ state: 'pinned' });
   });
 

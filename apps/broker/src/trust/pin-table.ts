@@ -42,6 +42,17 @@ function hashText(bytes: Uint8Array, offset: number): string {
   return `${HASH_PREFIX}${Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).toString('hex')}`;
 }
 
+/** Copies 32 bytes from `offset` of `from` to `at` of `to`, without a view of either. */
+function copyDigest(
+  from: Uint8Array,
+  offset: number,
+  to: Uint8Array,
+  at: number,
+): void {
+  for (let byte = 0; byte < DIGEST_BYTES; byte += 1)
+    to[at + byte] = from[offset + byte]!;
+}
+
 /**
  * The 32 bytes of a `sha256:<64 hex>` string written at `offset` of
  * `bytes`; false (nothing written) for any other string.
@@ -195,15 +206,13 @@ export class PinTable {
     return hashText(this.#pinned, slot * DIGEST_BYTES);
   }
 
-  /** Whether the pin's hash is the 32 bytes at `offset` of `digest`. */
+  /** Whether the pin's hash is the 32 bytes at `offset` of `digest` (compared in place). */
   pinnedIs(slot: number, digest: Uint8Array, offset = 0): boolean {
-    return Buffer.from(
-      this.#pinned.buffer,
-      slot * DIGEST_BYTES,
-      DIGEST_BYTES,
-    ).equals(
-      Buffer.from(digest.buffer, digest.byteOffset + offset, DIGEST_BYTES),
-    );
+    const pinned = this.#pinned;
+    const at = slot * DIGEST_BYTES;
+    for (let byte = 0; byte < DIGEST_BYTES; byte += 1)
+      if (pinned[at + byte] !== digest[offset + byte]) return false;
+    return true;
   }
 
   /** Whether the tool has a pin and a current definition of the same hash. */
@@ -227,11 +236,7 @@ export class PinTable {
   ): void {
     const at = slot * DIGEST_BYTES;
     if (typeof hash === 'string') writeHash(hash, this.#pinned, at);
-    else
-      this.#pinned.set(
-        hash.digest.subarray(hash.offset, hash.offset + DIGEST_BYTES),
-        at,
-      );
+    else copyDigest(hash.digest, hash.offset, this.#pinned, at);
     if (!this.isPinned(slot)) this.#pinnedCount += 1;
     this.#flags[slot] =
       (this.#flags[slot]! & ~UNCHECKED) | PINNED | (unchecked ? UNCHECKED : 0);
@@ -345,10 +350,7 @@ export class PinTable {
 
   /** Copies the current definition's 32-byte hash to `offset` of `to`. */
   copyCurrentHash(slot: number, to: Uint8Array, offset: number): void {
-    to.set(
-      this.#current.subarray(slot * DIGEST_BYTES, (slot + 1) * DIGEST_BYTES),
-      offset,
-    );
+    copyDigest(this.#current, slot * DIGEST_BYTES, to, offset);
   }
 
   /**
@@ -364,9 +366,8 @@ export class PinTable {
     const at = slot * DIGEST_BYTES;
     if (this.#bodies[slot] === undefined && this.matchesPin(slot))
       this.#bodies[slot] = this.#definitions[slot];
-    if (digest === 'pinned')
-      this.#current.set(this.#pinned.subarray(at, at + DIGEST_BYTES), at);
-    else this.#current.set(digest.subarray(0, DIGEST_BYTES), at);
+    if (digest === 'pinned') copyDigest(this.#pinned, at, this.#current, at);
+    else copyDigest(digest, 0, this.#current, at);
     this.#definitions[slot] = definition;
     this.#flags[slot]! |= CURRENT;
     // The current definition now serves as the pin's when the hashes are equal.
