@@ -25,36 +25,6 @@ export const DIGEST_BYTES = 32;
 const PREFIX = 'sha256:';
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
-const HEX = [...'0123456789abcdef'].map((digit) => digit.charCodeAt(0));
-
-/**
- * Whether `hash` (a `sha256:<hex>` string) is the definition hash at
- * `index` of `hashes`, compared digit by digit (no string is made).
- */
-export function hashAt(
-  hashes: ToolHashes,
-  index: number,
-  hash: string,
-): boolean {
-  if (
-    hash.length !== PREFIX.length + 2 * DIGEST_BYTES ||
-    !hash.startsWith(PREFIX)
-  )
-    return false;
-  const { digests } = hashes;
-  const at = index * DIGEST_BYTES;
-  for (let byte = 0; byte < DIGEST_BYTES; byte += 1) {
-    const value = digests[at + byte]!;
-    const digit = PREFIX.length + 2 * byte;
-    if (
-      hash.charCodeAt(digit) !== HEX[value >> 4] ||
-      hash.charCodeAt(digit + 1) !== HEX[value & 15]
-    )
-      return false;
-  }
-  return true;
-}
-
 /**
  * {@link ToolHashes} of `sha256:<hex>` definition hashes by qualified name;
  * `undefined` when one of them is not such a string.

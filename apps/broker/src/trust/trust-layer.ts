@@ -291,25 +291,10 @@ export class TrustLayer {
   }
 
   /**
-   * The definition hash of each tool of `target`'s last reviewed listing, by
-   * qualified name, as the pin store computed it (what the index cache keeps
-   * so that a restart can check cached tools against the pins); `undefined`
-   * under policy `off`.
-   */
-  listedHashes(target: string): Map<string, string> | undefined {
-    const pins = this.pins;
-    if (pins === undefined) return undefined;
-    const hashes = new Map<string, string>();
-    for (const name of this.#byTarget.get(target) ?? []) {
-      const hash = pins.currentHash(name);
-      if (hash !== undefined) hashes.set(name, hash);
-    }
-    return hashes;
-  }
-
-  /**
-   * {@link listedHashes} as {@link ToolHashes} (the hashes' bytes copied
-   * from the pin store, no string made per tool), in the listing's order;
+   * The definition hash of each tool of `target`'s last reviewed listing, as
+   * the pin store computed it (what the index cache keeps so that a restart
+   * can check cached tools against the pins), in the listing's order: the
+   * hashes' bytes copied from the pin store, no string made per tool;
    * `undefined` under policy `off`.
    */
   listedToolHashes(target: string): ToolHashes | undefined {
