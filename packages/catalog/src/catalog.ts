@@ -31,6 +31,7 @@ import {
   packTerms,
   type PreparedTool,
   prepareTool,
+  toolArray,
 } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
@@ -361,7 +362,7 @@ export class ToolCatalog {
   exportBackend(target: string): BackendIndexPart | undefined {
     const segment = this.#snapshot.byTarget.get(target);
     if (segment === undefined) return undefined;
-    const tools = segment.tools.map((tool) => ({
+    const tools = toolArray(segment.tools).map((tool) => ({
       entry: tool.entry,
       fields: Object.fromEntries(
         FIELD_NAMES.map((field) => [field, fieldTerms(tool, field)]),
@@ -462,7 +463,7 @@ export class ToolCatalog {
       : encodeSavedBackend({
           target: options.target,
           key: options.key,
-          tools: segment.tools,
+          tools: toolArray(segment.tools),
           termIds: segment.termIds,
         });
   }
@@ -825,7 +826,7 @@ export class ToolCatalog {
     const local = previous?.localByName(entry.name);
     return prepareTool(
       entry,
-      local === undefined ? undefined : previous?.tools[local],
+      local === undefined ? undefined : previous?.tool(local),
     );
   }
 

@@ -2,11 +2,31 @@ const encoder = new TextEncoder();
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** FNV-1a over bytes `start` to `end`. */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+export function hashBytes(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): number {
   let hash = 0x811c9dc5;
   for (let at = start; at < end; at += 1)
     hash = Math.imul(hash ^ (bytes[at] as number), 0x01000193);
   return hash;
+}
+
+/**
+ * Puts `value` (not 0) under `hash` in the first free slot from it of `slots`, an open
+ * addressing table of two numbers a slot: the hash, and the value (0 when empty).
+ */
+export function placeInSlots(
+  slots: Int32Array,
+  hash: number,
+  value: number,
+): void {
+  const mask = (slots.length >> 1) - 1;
+  let slot = hash & mask;
+  while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+  slots[2 * slot] = hash;
+  slots[2 * slot + 1] = value;
 }
 
 /**
@@ -200,13 +220,7 @@ class TermDictionary {
 
   /** Puts term `id` in the first free slot from its hash. */
   #place(id: number): void {
-    const slots = this.#slots;
-    const mask = (slots.length >> 1) - 1;
-    const hash = this.#hashes[id] as number;
-    let slot = hash & mask;
-    while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-    slots[2 * slot] = hash;
-    slots[2 * slot + 1] = id + 1;
+    placeInSlots(this.#slots, this.#hashes[id] as number, id + 1);
   }
 
   /** Doubles the slots and places every term again. */
