@@ -257,6 +257,13 @@ export class SavedTools implements ToolList {
     return tool;
   }
 
+  /** Number of tools made so far. */
+  get made(): number {
+    let made = 0;
+    for (const tool of this.#made ?? []) if (tool !== undefined) made += 1;
+    return made;
+  }
+
   profileOf(local: number): string {
     const record = (this.first + local) * RECORD;
     return this.profiles[
