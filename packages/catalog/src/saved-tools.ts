@@ -1,3 +1,4 @@
+import { multiplexedName } from '@heretek/internal';
 import {
   adoptPreparedTool,
   type PreparedTool,
@@ -151,7 +152,10 @@ export class SavedToolSource {
 
   /** The qualified name of tool `position`, for a refusal's message. */
   nameOf(target: string, position: number): string {
-    return `${target}_${this.text(this.textIndex(position), this.ascii(position))}`;
+    return multiplexedName(
+      target,
+      this.text(this.textIndex(position), this.ascii(position)),
+    );
   }
 
   /** Starts checking the names of another target. */
