@@ -6,11 +6,15 @@ import * as nodeModule from 'node:module';
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 // Serving (no one-shot flag), a large pins file is read and indexed in a
-// worker thread while the rest of the bin loads.
+// worker thread, and the index cache file read, while the rest of the bin
+// loads.
 const ONE_SHOT = new Set(['--check', '--pin', '--help', '-h', '--version']);
 if (!process.argv.slice(2).some((arg) => ONE_SHOT.has(arg))) {
   const { prefetchPins } = await import('./trust/pins-prefetch.js');
   prefetchPins(process.env);
+  // The index cache file is read meanwhile too (on the thread pool).
+  const { prefetchIndexCache } = await import('./index-cache-prefetch.js');
+  prefetchIndexCache(process.env);
 }
 
 const { runServer } = await import('./run.js');

@@ -1,7 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { sha256Tag } from '@heretek/internal';
-import { open } from 'node:fs/promises';
 import type { GatewayTool } from './types.js';
 import {
   describeSavedCatalog,
@@ -10,6 +9,7 @@ import {
   type SavedCatalogTarget,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
+import { earlyRead, readWhole } from './index-cache-prefetch.js';
 import {
   isMissing,
   isRecord,
@@ -233,7 +233,7 @@ export class IndexCache {
    * start-up work; {@link load} uses these bytes.
    */
   prefetch(): void {
-    this.#bytes ??= readWhole(this.file).then(
+    this.#bytes ??= (earlyRead(this.file) ?? readWhole(this.file)).then(
       (bytes) => bytes,
       (error: unknown) => {
         if (!isMissing(error))
@@ -443,28 +443,6 @@ function wholeStream(bytes: Uint8Array): SavedCatalogStream {
       return bytes.subarray(digestAt, digestAt + 32);
     },
   };
-}
-
-/**
- * A file's bytes, read in as few reads as its size allows (`readFile` reads
- * 512 KiB at a time, a round trip through the thread pool each, which a busy
- * machine makes slow).
- */
-async function readWhole(file: string): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const bytes = Buffer.allocUnsafeSlow(size);
-    let filled = 0;
-    while (filled < size) {
-      const { bytesRead } = await handle.read(bytes, filled, size - filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return filled === size ? bytes : bytes.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The file's pieces before the catalog, in order: fixed fields, header, digest table, the catalog's alignment. */

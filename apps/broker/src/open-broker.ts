@@ -14,6 +14,7 @@ import {
   type BrokerConfig,
 } from './config.js';
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
+import { dropEarlyReads } from './index-cache-prefetch.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
 import {
@@ -87,6 +88,7 @@ export async function openBroker(options: {
   const { log } = options;
   // The state files are read first, beside the gateway client's loading.
   const trust = config.offline ? undefined : openTrust(config, log);
+  if (config.offline || config.indexCacheFile === 'off') dropEarlyReads();
   const indexCache =
     config.offline || config.indexCacheFile === 'off'
       ? undefined

@@ -9,7 +9,8 @@ import { runPin } from './pin.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
 
-const USAGE = `heretek-lazy-broker ${VERSION}
+/** The `--help` text (made when asked for: serving never needs it). */
+const usage = () => `heretek-lazy-broker ${VERSION}
 An MCP stdio server that exposes three meta-tools (mcp_search_tools,
 mcp_inspect_schema, mcp_call_tool) in front of every tool behind an
 agentgateway. Start it from an MCP client; it speaks MCP on stdin/stdout and
@@ -134,7 +135,7 @@ export async function runServer(options: {
     return EXIT_CODES.usage;
   }
   if (command.kind === 'help' || command.kind === 'version') {
-    process.stderr.write(command.kind === 'help' ? USAGE : `${VERSION}\n`);
+    process.stderr.write(command.kind === 'help' ? usage() : `${VERSION}\n`);
     return EXIT_CODES.ok;
   }
   let config: BrokerConfig;

@@ -10,7 +10,7 @@ import { CatalogError, CatalogErrorCode } from './errors.js';
 import { decodeSavedBackend, encodeSavedBackend } from './saved-part.js';
 import {
   checkDigest,
-  digestedBytes,
+  digestSteps,
   encodeSavedCatalog,
   planSavedCatalog,
   readSavedCatalog,
@@ -23,7 +23,6 @@ import {
   type RestoredTarget,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
-import { webcrypto } from 'node:crypto';
 import {
   adoptPreparedTool,
   FIELD_NAMES,
@@ -31,6 +30,7 @@ import {
   packTerms,
   type PreparedTool,
   prepareTool,
+  toolArray,
 } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
@@ -361,7 +361,7 @@ export class ToolCatalog {
   exportBackend(target: string): BackendIndexPart | undefined {
     const segment = this.#snapshot.byTarget.get(target);
     if (segment === undefined) return undefined;
-    const tools = segment.tools.map((tool) => ({
+    const tools = toolArray(segment.tools).map((tool) => ({
       entry: tool.entry,
       fields: Object.fromEntries(
         FIELD_NAMES.map((field) => [field, fieldTerms(tool, field)]),
@@ -462,7 +462,7 @@ export class ToolCatalog {
       : encodeSavedBackend({
           target: options.target,
           key: options.key,
-          tools: segment.tools,
+          tools: toolArray(segment.tools),
           termIds: segment.termIds,
         });
   }
@@ -706,7 +706,7 @@ export class ToolCatalog {
 
   /**
    * Like {@link ToolCatalog.restoreCatalog}, but yields to other work (searches) at least
-   * every 10 ms of work (the digest is computed on the thread pool meanwhile, the targets
+   * every 10 ms of work (the digest is computed a few megabytes at a time, the targets
    * restored one at a time), then swaps the restored targets in at once. Calls are applied
    * in the order they were made, with {@link ToolCatalog.replaceBackendsAsync}; a refused
    * saved catalog rejects before anything changes.
@@ -720,22 +720,14 @@ export class ToolCatalog {
     const keep = this.#keepOption(options, where);
     const run = async (): Promise<RestoreCatalogResult> => {
       const pause = pacer();
-      // Hashed on the thread pool while the bytes are decoded (the decoder
-      // checks every count and index itself); nothing is swapped in before
-      // the digest matches, and a mismatch is the reason given for a refusal.
-      const digest = webcrypto.subtle
-        .digest('SHA-256', digestedBytes(read))
-        .then((hash) => new Uint8Array(hash));
-      digest.catch(() => {});
-      let decoded: RestoredCatalog;
-      try {
-        decoded = await drainAsync(
-          restoreSavedCatalog({ read, keep, where }),
-          pause,
-        );
-      } finally {
-        requireDigest(read, await digest, where);
-      }
+      // Hashed here a few megabytes a step (hashing on the thread pool copies the bytes
+      // first, which costs this thread more than hashing them); nothing is decoded before
+      // the digest matches.
+      requireDigest(read, await drainAsync(digestSteps(read), pause), where);
+      const decoded = await drainAsync(
+        restoreSavedCatalog({ read, keep, where }),
+        pause,
+      );
       const restored =
         options.admit === undefined
           ? decoded
@@ -825,7 +817,7 @@ export class ToolCatalog {
     const local = previous?.localByName(entry.name);
     return prepareTool(
       entry,
-      local === undefined ? undefined : previous?.tools[local],
+      local === undefined ? undefined : previous?.tool(local),
     );
   }
 

@@ -39,6 +39,25 @@ export type PreparedTool = {
 };
 
 /**
+ * A segment's tools by local number: an array of prepared tools, or a saved catalog's tools,
+ * each made when first asked for. `profileOf` tells a tool's profile without making it.
+ */
+export type ToolList = {
+  readonly length: number;
+  at(local: number): PreparedTool | undefined;
+  profileOf?(local: number): string;
+};
+
+/** The tools of a list as an array (making every one of a saved catalog's). */
+export function toolArray(list: ToolList): PreparedTool[] {
+  if (Array.isArray(list)) return list as PreparedTool[];
+  const tools: PreparedTool[] = [];
+  for (let local = 0; local < list.length; local += 1)
+    tools.push(list.at(local) as PreparedTool);
+  return tools;
+}
+
+/**
  * The JSON texts of the input schemas of one restored part, kept as UTF-8 bytes outside the
  * JavaScript heap and decoded when a schema is first read.
  */
@@ -49,6 +68,13 @@ export class SavedTexts {
   constructor(bytes: Buffer, ends: Uint32Array) {
     this.#bytes = bytes;
     this.#ends = ends;
+  }
+  /** The UTF-8 bytes of text number `index`. */
+  bytes(index: number): Uint8Array {
+    return this.#bytes.subarray(
+      this.#ends[index] as number,
+      this.#ends[index + 1] as number,
+    );
   }
   /** Text number `index`. */
   text(index: number): string {

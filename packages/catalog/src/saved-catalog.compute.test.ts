@@ -4,8 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
 import { loadBenchmark } from './evaluate.js';
+import { toolEntryFromMcpTool } from './entries.js';
 import {
   describeSavedCatalog,
+  readSavedCatalog,
+  restoreSavedCatalog,
   SAVED_CATALOG_VERSION,
   type SavedCatalogStream,
 } from './saved-catalog.js';
@@ -368,5 +371,124 @@ describe('a saved catalog written a piece at a time', () => {
       await restored.saveCatalogStream(keysOf(restored)),
     );
     expect(bytes.equals(Buffer.from(saved))).toBe(true);
+  });
+});
+
+const ALL_SETS = ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'].map(
+  (name) => ({
+    name,
+    data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+  }),
+);
+
+/** Every query of a set, also narrowed to the profile and to the target of its best hit. */
+function narrowedAnswers(
+  catalog: ToolCatalog,
+  reference: ToolCatalog,
+  queries: readonly { query: string }[],
+): unknown[] {
+  return queries.flatMap(({ query }) => {
+    const best = reference.search({ query, limit: 1 }).hits[0];
+    const entry = best === undefined ? undefined : reference.get(best.name);
+    return [
+      catalog.search({ query, limit: 20 }),
+      catalog.search({ query, limit: 20, profile: entry?.profile ?? 'core' }),
+      catalog.search({ query, limit: 5, target: entry?.target ?? 'none' }),
+    ];
+  });
+}
+
+describe.each(ALL_SETS)('a lazily restored catalog of $name', ({ data }) => {
+  const cold = new ToolCatalog({ tools: data.entries });
+  const keys = keysOf(cold);
+  const saved = cold.saveCatalog(keys);
+
+  it('makes only the tools asked for, and answers every query as the cold build does', () => {
+    const read = readSavedCatalog(saved, 'test');
+    const steps = restoreSavedCatalog({
+      read,
+      keep: () => true,
+      where: 'test',
+    });
+    let step = steps.next();
+    while (step.done !== true) step = steps.next();
+    // Each target's first tool is made to check its terms; no other.
+    for (const target of step.value.kept) expect(target.tools.made).toBe(1);
+    const restored = new ToolCatalog();
+    restored.restoreCatalog(saved);
+    // Searched before any entry is asked for (profile and target filters
+    // read the saved records), then every entry compared.
+    expect(narrowedAnswers(restored, cold, data.queries)).toEqual(
+      narrowedAnswers(cold, cold, data.queries),
+    );
+    const name = cold.list()[0]?.name as string;
+    expect(restored.get(name)).toBe(restored.get(name));
+    expect(restored.get(name)).toEqual(cold.get(name));
+    expect(restored.list()).toEqual(cold.list());
+  });
+});
+
+describe.each(SETS)('a restored catalog of $name, saved again', ({ data }) => {
+  const cold = new ToolCatalog({ tools: data.entries });
+  const keys = keysOf(cold);
+  const saved = cold.saveCatalog(keys);
+
+  it('saves, after some tools were made and a target re-listed, the bytes of the cold build in the same state', () => {
+    const restored = new ToolCatalog();
+    restored.restoreCatalog(saved);
+    for (const { query } of data.queries.slice(0, 20))
+      restored.search({ query, limit: 10 });
+    const [first, second] = [...keys.keys()] as [string, string];
+    const relisted = cold
+      .list()
+      .filter((entry) => entry.target === second)
+      .slice(1);
+    const again = new ToolCatalog({ tools: data.entries });
+    for (const catalog of [restored, again])
+      catalog.replaceBackend(second, relisted);
+    expect(restored.get(`${first}_x`)).toBeUndefined();
+    expect(Buffer.from(restored.saveCatalog(keys))).toEqual(
+      Buffer.from(again.saveCatalog(keys)),
+    );
+  });
+});
+
+describe('a saved catalog whose tools disagree with themselves', () => {
+  /** A saved catalog of one target with two tools, and the place of each tool's texts in it. */
+  function twoTools(): Uint8Array {
+    const backend = { backend: 'b/two', target: 'two', profile: 'core' };
+    const tool = (name: string, description: string): ToolEntry =>
+      toolEntryFromMcpTool({
+        backend,
+        tool: {
+          name,
+          description,
+          annotations: { readOnlyHint: true },
+        },
+      });
+    const catalog = new ToolCatalog({
+      tools: [
+        tool('qqfirst', 'Reads one thing.'),
+        tool('qqsecnd', 'Reads another thing.'),
+      ],
+    });
+    return catalog.saveCatalog(new Map([['two', 'key']]));
+  }
+
+  it('is refused when a target names a tool twice or its annotations are not an object, though its digest matches', () => {
+    const saved = twoTools();
+    const text = Buffer.from(saved);
+    const repeated = saved.slice();
+    // The bare names are the last of their kind in the text table (the terms come first).
+    repeated.set(Buffer.from('qqfirst'), text.lastIndexOf('qqsecnd'));
+    expect(() =>
+      new ToolCatalog().restoreCatalog(redigested(repeated)),
+    ).toThrow(/target "two" has an empty or repeated tool name \(corrupt\)/);
+    const malformed = saved.slice();
+    malformed.set(Buffer.from('truX'), text.lastIndexOf('true'));
+    expect(() =>
+      new ToolCatalog().restoreCatalog(redigested(malformed)),
+    ).toThrow(/tool "two_qqsecnd" has malformed annotations/);
+    expect(new ToolCatalog().restoreCatalog(saved).restored).toEqual(['two']);
   });
 });

@@ -2,14 +2,13 @@ import { createHash } from 'node:crypto';
 import { assertTargetName } from './backends.js';
 import { CatalogError, CatalogErrorCode } from './errors.js';
 import {
-  adoptPreparedTool,
   FIELD_COUNT,
   type PreparedTool,
-  RestoredTool,
   savedTerms,
   termsLength,
   SavedTexts,
   schemaText,
+  type ToolList,
 } from './prepare.js';
 import {
   checkLength,
@@ -21,12 +20,18 @@ import {
   type SavedBackendInfo,
   checkDistinct,
   mapTerms,
-  restoredEntry,
+  ANNOTATED,
   toolFlags,
   utf8,
   validFlags,
 } from './saved-part.js';
 import type { Segment, SegmentArrays } from './segments.js';
+import {
+  RECORD,
+  SavedTools,
+  SavedToolSource,
+  TEXTS_PER_TOOL,
+} from './saved-tools.js';
 import { TERMS } from './terms.js';
 import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
@@ -79,9 +84,6 @@ type Counts = {
  */
 type Widths = { documents: 2 | 4; bags: 2 | 4 | 8; toolTerms: 2 | 4 };
 
-/** Least bytes of tool texts decoded at once (Node keeps a string decoded from over 1 MB outside the heap). */
-const TEXT_SLICE = 1 << 21;
-
 /** Terms of the term table mapped onto the dictionary between two yields of a restore. */
 const TERM_SLICE = 8192;
 
@@ -112,10 +114,6 @@ const MAGIC = [0x89, 0x48, 0x54, 0x4b, 0x43, 0x41, 0x54, 0x0a]; // \x89HTKCAT\n
 const DIGEST_AT = 16;
 const DIGESTED_FROM = 48;
 const HEADER_AT = 56;
-/** Numbers of a tool's record: its backend and profile (indices into its target's lists), flags, whether its texts are ASCII. */
-const RECORD = 4;
-/** Texts of each tool in the text table, after the terms: bare name, description, annotations JSON. */
-const TEXTS_PER_TOOL = 3;
 
 /** The sections: name, bytes per item, and the number of items from the counts. */
 const SECTIONS = [
@@ -207,8 +205,8 @@ function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
   counts.postings += segment.documents.length;
   counts.nameTerms += segment.nameTerms.length;
   counts.bareNames += segment.bareNames.length;
-  for (const tool of segment.tools) {
-    const length = termsLength(tool);
+  for (let local = 0; local < segment.tools.length; local += 1) {
+    const length = toolTermsLength(segment.tools, local);
     counts.toolTerms += length;
     if (length > 0xffff) widths.toolTerms = 4;
   }
@@ -223,14 +221,31 @@ function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
       }
 }
 
-/** A segment as the header lists it: target, key, tool count, distinct backends and profiles. */
+/** Number of numbers of a list's tool `local`'s packed terms, without making a saved catalog's tool. */
+function toolTermsLength(tools: ToolList, local: number): number {
+  return tools instanceof SavedTools
+    ? tools.termsLength(local)
+    : termsLength(tools.at(local) as PreparedTool);
+}
+
+/**
+ * A segment as the header lists it: target, key, tool count, distinct backends and profiles
+ * (a restored target's as it was saved, its records numbering them so).
+ */
 function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
-  const backends = new Set<string>();
-  const profiles = new Set<string>();
-  for (const { entry } of segment.tools) {
-    backends.add(entry.backend);
-    profiles.add(entry.profile);
-  }
+  const { tools } = segment;
+  const backends = new Set<string>(
+    tools instanceof SavedTools ? tools.backends : [],
+  );
+  const profiles = new Set<string>(
+    tools instanceof SavedTools ? tools.profiles : [],
+  );
+  if (!(tools instanceof SavedTools))
+    for (let local = 0; local < tools.length; local += 1) {
+      const { entry } = tools.at(local) as PreparedTool;
+      backends.add(entry.backend);
+      profiles.add(entry.profile);
+    }
   return {
     target: segment.target,
     key,
@@ -339,16 +354,28 @@ export function* planSavedCatalog(options: {
   let tool = 0;
   for (const { segment } of segments) {
     yield;
-    for (const prepared of segment.tools) {
-      let allAscii = 1;
-      for (const value of toolTexts(prepared.entry)) {
-        const length = Buffer.byteLength(value, 'utf8');
-        if (length !== value.length) allAscii = 0;
-        textBytes += length;
-        textEnds[++text] = textBytes;
+    const list = segment.tools;
+    for (let local = 0; local < list.length; local += 1) {
+      if (list instanceof SavedTools) {
+        // A restored tool's texts are written as saved.
+        for (let which = 0; which < TEXTS_PER_TOOL; which += 1) {
+          textBytes += list.textBytes(local, which).length;
+          textEnds[++text] = textBytes;
+        }
+        ascii[tool] = list.records()[local * RECORD + 3] === 1 ? 1 : 0;
+        schemaBytes += list.schemaBytes(local).length;
+      } else {
+        const prepared = list.at(local) as PreparedTool;
+        let allAscii = 1;
+        for (const value of toolTexts(prepared.entry)) {
+          const length = Buffer.byteLength(value, 'utf8');
+          if (length !== value.length) allAscii = 0;
+          textBytes += length;
+          textEnds[++text] = textBytes;
+        }
+        ascii[tool] = allAscii;
+        schemaBytes += Buffer.byteLength(toolSchema(prepared), 'utf8');
       }
-      ascii[tool] = allAscii;
-      schemaBytes += Buffer.byteLength(toolSchema(prepared), 'utf8');
       schemaEnds[++tool] = schemaBytes;
       if (tool % TEXTS_STEP === 0) yield;
     }
@@ -603,14 +630,22 @@ function* writeRecords(
   let tool = 0;
   for (const [index, { segment }] of save.segments.entries()) {
     const target = save.plan.targets[index] as SavedCatalogTarget;
-    const records = new Uint32Array(segment.tools.length * RECORD);
-    segment.tools.forEach(({ entry }, local) => {
+    const list = segment.tools;
+    if (list instanceof SavedTools) {
+      // As saved: the header lists its backends and profiles as they were.
+      tool += list.length;
+      yield* out.array('u32', list.records());
+      continue;
+    }
+    const records = new Uint32Array(list.length * RECORD);
+    for (let local = 0; local < list.length; local += 1) {
+      const { entry } = list.at(local) as PreparedTool;
       const record = local * RECORD;
       records[record] = target.backends.indexOf(entry.backend);
       records[record + 1] = target.profiles.indexOf(entry.profile);
       records[record + 2] = toolFlags(entry);
       records[record + 3] = save.ascii[tool++] as number;
-    });
+    }
     yield* out.array('u32', records);
   }
 }
@@ -626,18 +661,23 @@ function* writeToolTerms(
     const ids = segment.termIds;
     for (let local = 0; local < ids.length; local += 1)
       localOf[ids[local] as number] = local;
+    const list = segment.tools;
     let length = 0;
-    for (const prepared of segment.tools) length += termsLength(prepared);
+    for (let local = 0; local < list.length; local += 1)
+      length += toolTermsLength(list, local);
     const packed = new Uint32Array(length);
     let at = 0;
-    for (const prepared of segment.tools) {
-      const saved = savedTerms(prepared, ids);
+    for (let local = 0; local < list.length; local += 1) {
+      const saved =
+        list instanceof SavedTools
+          ? list.savedTerms(local, ids)
+          : savedTerms(list.at(local) as PreparedTool, ids);
       if (saved !== undefined) {
         packed.set(saved, at);
         at += saved.length;
         continue;
       }
-      const terms = prepared.terms;
+      const terms = (list.at(local) as PreparedTool).terms;
       for (let index = 0; index < terms.length; index += 1)
         packed[at++] =
           index < FIELD_COUNT
@@ -663,8 +703,16 @@ function* writeTexts(
   for (const id of save.plan.terms) yield* put(TERMS.term(id));
   let tool = 0;
   for (const { segment } of save.segments) {
-    for (const { entry } of segment.tools) {
-      for (const value of toolTexts(entry)) yield* put(value);
+    const list = segment.tools;
+    for (let local = 0; local < list.length; local += 1) {
+      if (list instanceof SavedTools)
+        for (let which = 0; which < TEXTS_PER_TOOL; which += 1) {
+          text += 1;
+          yield* out.bytes(list.textBytes(local, which));
+        }
+      else
+        for (const value of toolTexts((list.at(local) as PreparedTool).entry))
+          yield* put(value);
       if (++tool % TEXTS_STEP === 0) yield;
     }
   }
@@ -677,12 +725,15 @@ function* writeSchemas(
 ): Generator<Uint8Array | undefined, void> {
   const ends = save.schemaEnds;
   let tool = 0;
-  for (const { segment } of save.segments)
-    for (const prepared of segment.tools) {
+  for (const { segment } of save.segments) {
+    const list = segment.tools;
+    for (let local = 0; local < list.length; local += 1) {
       const length = (ends[tool + 1] as number) - (ends[tool] as number);
-      yield* out.text(toolSchema(prepared), length);
+      if (list instanceof SavedTools) yield* out.bytes(list.schemaBytes(local));
+      else yield* out.text(toolSchema(list.at(local) as PreparedTool), length);
       if (++tool % TEXTS_STEP === 0) yield;
     }
+  }
 }
 
 /**
@@ -931,6 +982,22 @@ export function digestedBytes(read: ReadCatalog): Uint8Array {
   return read.bytes.subarray(DIGESTED_FROM);
 }
 
+/** Bytes hashed between two steps of {@link digestSteps} (about 10 ms of work). */
+const DIGEST_STEP = 1 << 22;
+
+/** The SHA-256 digest of a read catalog's digested bytes, a few megabytes a step. */
+export function* digestSteps(
+  read: ReadCatalog,
+): Generator<undefined, Uint8Array> {
+  const bytes = digestedBytes(read);
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
+    hash.update(bytes.subarray(at, at + DIGEST_STEP));
+    yield;
+  }
+  return hash.digest();
+}
+
 /** Checks the digest of a read catalog synchronously. */
 export function checkDigest(read: ReadCatalog, where: string): void {
   const digest = createHash('sha256').update(digestedBytes(read)).digest();
@@ -952,7 +1019,7 @@ export function requireDigest(
 export type RestoredTarget = {
   target: string;
   key: string;
-  tools: PreparedTool[];
+  tools: SavedTools;
   arrays: SegmentArrays;
 };
 
@@ -1141,6 +1208,7 @@ function* mapTermTable(options: {
   const { terms } = options.read.header.counts;
   const ids = new Int32Array(terms);
   const table = options.read.places.texts;
+  TERMS.reserve(terms, ends[terms] as number);
   for (let start = 0; start < terms; start += TERM_SLICE) {
     const end = Math.min(terms, start + TERM_SLICE);
     mapTerms({ bytes, table, ends, start, end, into: ids, fail });
@@ -1150,69 +1218,21 @@ function* mapTermTable(options: {
   return ids;
 }
 
-/**
- * A saved catalog's text table. ASCII texts (most) are cut out of one string of a few
- * targets' texts; the others are decoded on their own.
- */
-class CatalogTexts {
-  readonly #buffer: Buffer;
-  readonly #ends: Uint32Array;
-  /** Number of terms (the tools' texts follow them). */
-  readonly #terms: number;
-  #ascii = '';
-  #from = 0;
-  constructor(buffer: Buffer, ends: Uint32Array, terms: number) {
-    this.#buffer = buffer;
-    this.#ends = ends;
-    this.#terms = terms;
-  }
-  /** Text `index` of the table, ASCII or not as its tool's record says. */
-  text(index: number, ascii: boolean): string {
-    const start = this.#ends[index] as number;
-    const end = this.#ends[index + 1] as number;
-    if (!ascii) return this.#buffer.toString('utf8', start, end);
-    return this.#ascii.slice(start - this.#from, end - this.#from);
-  }
-  /** Makes the ASCII string hold the texts of segment `segment` (of the totals `segmentTools`), when it does not yet. */
-  reach(segment: number, segmentTools: Uint32Array): void {
-    const end = this.#toolText(segmentTools[segment + 1] as number);
-    if (end <= this.#from + this.#ascii.length) return;
-    // The texts of this target and the next ones, at least TEXT_SLICE bytes: a string
-    // that long is kept outside the JavaScript heap (never copied by the collector).
-    this.#from = this.#toolText(segmentTools[segment] as number);
-    let last = segment + 1;
-    while (
-      last < segmentTools.length - 1 &&
-      this.#toolText(segmentTools[last] as number) - this.#from < TEXT_SLICE
-    )
-      last += 1;
-    this.#ascii = this.#buffer.toString(
-      'latin1',
-      this.#from,
-      this.#toolText(segmentTools[last] as number),
-    );
-  }
-  /** Where the texts of tool `tool` start. */
-  #toolText(tool: number): number {
-    return this.#ends[this.#terms + tool * TEXTS_PER_TOOL] as number;
-  }
-}
-
 /** What the targets of a saved catalog are restored from. */
 type RestoreSource = {
   header: Header;
   sections: ReadSections;
   /** The term id of each term of the catalog's term table. */
   ids: Int32Array;
-  texts: CatalogTexts;
-  schemas: SavedTexts;
+  tools: SavedToolSource;
   fail: (problem: string) => never;
 };
 
 /**
  * Restores the targets of a saved catalog one by one, checking each count and index, and
  * adds up the kept ones' document frequencies. Made once the term table is mapped (the
- * dictionary has every term id by then).
+ * dictionary has every term id by then). A kept target's tools are checked whole (records,
+ * names, annotations, packed terms) but made only when first asked for.
  */
 class TargetRestorer {
   /** Document frequency of each term id over the kept targets. */
@@ -1220,7 +1240,6 @@ class TargetRestorer {
   /** Per term id, the last segment that had it (a term twice in a segment shows). */
   readonly #stamps = new Int32Array(TERMS.size);
   #stamp = 0;
-  readonly #annotationsByText = new Map<string, ToolEntry['annotations']>();
   // Each kept segment's terms in the process's numbering, in one array for all of them.
   readonly #mappedTerms: Int32Array;
   readonly #mappedNames: Int32Array;
@@ -1237,13 +1256,15 @@ class TargetRestorer {
   }
 
   /**
-   * Where each tool's packed terms start in target `segment` (and where its last ends): the
-   * packed terms of every tool are walked, kept or not, to find where the next begin.
+   * Finds where each tool's packed terms start in target `segment` (and where its last
+   * ends), in the tool source's `toolStarts`: the packed terms of every tool are walked,
+   * kept or not, to find where the next begin.
    */
-  toolStarts(segment: number, info: SavedCatalogTarget): Int32Array {
+  toolStarts(segment: number, info: SavedCatalogTarget): void {
     const { sections, header } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
     const { segmentTools, toolTerms } = sections;
+    const starts = this.#source.tools.toolStarts;
     const total = header.counts.toolTerms;
     const firstTool = segmentTools[segment] as number;
     const toolCount = (segmentTools[segment + 1] as number) - firstTool;
@@ -1251,29 +1272,30 @@ class TargetRestorer {
       fail(
         `target "${info.target}" has another number of tools than its header says`,
       );
-    const toolStarts = new Int32Array(toolCount + 1);
     let at = this.#toolTermsAt;
     for (let local = 0; local < toolCount; local += 1) {
-      toolStarts[local] = at;
+      starts[firstTool + local] = at;
       const length = toolTerms[at + FIELD_COUNT - 1] as number;
       if (!(length >= FIELD_COUNT) || at + length > total)
         fail(`tool ${firstTool + local} has terms out of range (corrupt)`);
       at += length;
     }
-    toolStarts[toolCount] = at;
+    starts[firstTool + toolCount] = at;
     this.#toolTermsAt = at;
-    return toolStarts;
   }
 
-  /** Target `segment` (its tools' starts from {@link toolStarts}), its arrays and tools checked. */
-  restore(
-    segment: number,
-    info: SavedCatalogTarget,
-    toolStarts: Int32Array,
-  ): RestoredTarget {
+  /** Target `segment` (its tools' starts found by {@link toolStarts}), its arrays and tools checked. */
+  restore(segment: number, info: SavedCatalogTarget): RestoredTarget {
     const arrays = this.#arrays(segment, info);
-    this.#source.texts.reach(segment, this.#source.sections.segmentTools);
-    const tools = this.#tools({ segment, info, toolStarts, arrays });
+    const first = this.#source.sections.segmentTools[segment] as number;
+    this.#checkTools(first, info, arrays.termIds);
+    const tools = new SavedTools(info, {
+      first,
+      source: this.#source.tools,
+      ids: arrays.termIds,
+    });
+    const problem = tools.checkFirst();
+    if (problem !== undefined) this.#source.fail(problem);
     return { target: info.target, key: info.key, tools, arrays };
   }
 
@@ -1400,97 +1422,55 @@ class TargetRestorer {
     }
   }
 
-  /** The tools of a target: each entry, its packed terms checked, read in place. */
-  #tools(target: {
-    segment: number;
-    info: SavedCatalogTarget;
-    toolStarts: Int32Array;
-    arrays: SegmentArrays;
-  }): PreparedTool[] {
-    const { info, toolStarts } = target;
-    const { sections, schemas } = this.#source;
+  /**
+   * Checks the tools of a target without making them: each record's indices and flags, each
+   * name (not empty, not twice), each annotation text (a JSON object) and each tool's packed
+   * terms (fields in order, terms in range).
+   */
+  #checkTools(first: number, info: SavedCatalogTarget, ids: Int32Array): void {
+    const { sections } = this.#source;
+    const source = this.#source.tools;
     const fail: (problem: string) => never = this.#source.fail;
-    const { toolTerms } = sections;
-    const ids = target.arrays.termIds;
-    const firstTool = sections.segmentTools[target.segment] as number;
-    const tools: PreparedTool[] = [];
-    const seen = new Set<string>();
+    const { records, toolTerms } = sections;
+    const starts = source.toolStarts;
+    source.newTarget();
     for (let local = 0; local < info.tools; local += 1) {
-      const position = firstTool + local;
-      const entry = this.#entry(info, position, seen);
-      const start = toolStarts[local] as number;
-      const end = toolStarts[local + 1] as number;
+      const position = first + local;
+      const record = position * RECORD;
+      const flags = records[record + 2] as number;
+      if (
+        (records[record] as number) >= info.backends.length ||
+        (records[record + 1] as number) >= info.profiles.length ||
+        !validFlags(flags)
+      )
+        fail(`tool ${position} has an index out of range (corrupt)`);
+      if (!source.newName(position))
+        fail(
+          `target "${info.target}" has an empty or repeated tool name (corrupt)`,
+        );
+      source.annotationOf[position] = -1;
+      if ((flags & ANNOTATED) !== 0 && !source.readAnnotations(position))
+        fail(
+          `tool "${source.nameOf(info.target, position)}" has malformed annotations`,
+        );
+      const start = starts[position] as number;
+      const end = starts[position + 1] as number;
       for (let index = start; index < start + FIELD_COUNT; index += 1) {
         const fieldEnd = toolTerms[index] as number;
         if (
           fieldEnd <
           (index === start ? FIELD_COUNT : (toolTerms[index - 1] as number))
         )
-          fail(`tool "${entry.name}" has its fields out of order (corrupt)`);
+          fail(
+            `tool "${source.nameOf(info.target, position)}" has its fields out of order (corrupt)`,
+          );
       }
       for (let index = start + FIELD_COUNT; index < end; index += 1)
         if ((toolTerms[index] as number) >= ids.length)
-          fail(`tool "${entry.name}" names a term out of range (corrupt)`);
-      const restored = new RestoredTool({
-        entry,
-        saved: schemas,
-        savedIndex: position,
-        packed: toolTerms,
-        start,
-        end,
-        ids,
-      });
-      if (local === 0) {
-        // The first tool's name, identifier and target terms are analyzed again and compared
-        // (another analysis of the same version shows there).
-        const prepared = adoptPreparedTool({
-          entry,
-          terms: restored.terms,
-          checkName: true,
-          saved: schemas,
-          savedIndex: position,
-        });
-        if (typeof prepared === 'string') fail(prepared);
-        tools.push(prepared);
-      } else tools.push(restored);
+          fail(
+            `tool "${source.nameOf(info.target, position)}" names a term out of range (corrupt)`,
+          );
     }
-    return tools;
-  }
-
-  /** The entry of the tool at `position`, its record checked; refuses a name `seen` before in its target. */
-  #entry(
-    info: SavedCatalogTarget,
-    position: number,
-    seen: Set<string>,
-  ): ToolEntry {
-    const { sections, texts } = this.#source;
-    const fail: (problem: string) => never = this.#source.fail;
-    const { records } = sections;
-    const record = position * RECORD;
-    const backend = info.backends[records[record] as number];
-    const profile = info.profiles[records[record + 1] as number];
-    const flags = records[record + 2] as number;
-    const ascii = records[record + 3] === 1;
-    if (backend === undefined || profile === undefined || !validFlags(flags))
-      fail(`tool ${position} has an index out of range (corrupt)`);
-    const base = this.#source.header.counts.terms + position * TEXTS_PER_TOOL;
-    const tool = texts.text(base, ascii);
-    if (tool === '' || seen.has(tool))
-      fail(
-        `target "${info.target}" has an empty or repeated tool name (corrupt)`,
-      );
-    seen.add(tool);
-    return restoredEntry({
-      target: info.target,
-      tool,
-      backend,
-      profile,
-      description: texts.text(base + 1, ascii),
-      flags,
-      annotations: () => texts.text(base + 2, ascii),
-      annotationsByText: this.#annotationsByText,
-      fail,
-    });
   }
 }
 
@@ -1523,30 +1503,33 @@ export function* restoreSavedCatalog(options: {
     header,
     sections,
     ids,
-    texts: new CatalogTexts(
-      Buffer.from(
+    tools: new SavedToolSource({
+      texts: Buffer.from(
         bytes.buffer,
         bytes.byteOffset + places.texts,
         counts.textBytes,
       ),
-      sections.textEnds,
-      counts.terms,
-    ),
-    schemas: new SavedTexts(
-      Buffer.from(
-        bytes.buffer,
-        bytes.byteOffset + places.schemas,
-        counts.schemaBytes,
+      textEnds: sections.textEnds,
+      terms: counts.terms,
+      schemas: new SavedTexts(
+        Buffer.from(
+          bytes.buffer,
+          bytes.byteOffset + places.schemas,
+          counts.schemaBytes,
+        ),
+        sections.schemaEnds,
       ),
-      sections.schemaEnds,
-    ),
+      records: sections.records,
+      toolTerms: sections.toolTerms,
+      tools: counts.tools,
+    }),
     fail,
   });
   const kept: RestoredTarget[] = [];
   const dropped: string[] = [];
   for (let segment = 0; segment < counts.segments; segment += 1) {
     const info = header.targets[segment] as SavedCatalogTarget;
-    const toolStarts = restorer.toolStarts(segment, info);
+    restorer.toolStarts(segment, info);
     if (!keep(info.target, info.key, info)) {
       dropped.push(info.target);
       continue;
@@ -1556,7 +1539,7 @@ export function* restoreSavedCatalog(options: {
     } catch (error) {
       fail((error as Error).message);
     }
-    kept.push(restorer.restore(segment, info, toolStarts));
+    kept.push(restorer.restore(segment, info));
     yield;
   }
   return { kept, dropped, frequencies: restorer.frequencies, bag: header.bag };

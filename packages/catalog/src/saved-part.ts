@@ -64,7 +64,8 @@ const NARROW_TERMS = 1 << 16;
 const STRINGS_PER_TOOL = 3;
 const MUTATING = 1;
 const DISCOVERED = 2;
-const ANNOTATED = 4;
+/** Flag of a tool whose entry has annotations (see {@link toolFlags}). */
+export const ANNOTATED = 4;
 const TASK_SHIFT = 3;
 const TASK_SUPPORT: readonly (TaskSupport | undefined)[] = [
   undefined,
@@ -456,14 +457,8 @@ const LAZY_SCHEMA: PropertyDescriptor = {
   configurable: true,
 };
 
-/**
- * The entry of a restored tool, its properties in the order of a listed entry's. The schema
- * is parsed when first read (most restored tools are never inspected); the accessor is added
- * as a new property, so every restored entry shares one shape (redefining an existing
- * property would give each entry a dictionary of its own). Equal annotations are one frozen
- * object per `annotationsByText`.
- */
-export function restoredEntry(options: {
+/** What a saved tool's entry is made of besides its annotations. */
+type SavedEntryTexts = {
   target: string;
   tool: string;
   backend: string;
@@ -471,13 +466,65 @@ export function restoredEntry(options: {
   description: string;
   /** As {@link toolFlags} gives them. */
   flags: number;
-  /** The annotations' JSON text (read only when the flags say there are some). */
-  annotations: () => string;
-  annotationsByText: Map<string, ToolEntry['annotations']>;
-  /** Throws the error of a refused part. */
-  fail: (problem: string) => never;
-}): ToolEntry {
+};
+
+/**
+ * The entry of a restored tool, its properties in the order of a listed entry's. The schema
+ * is parsed when first read (most restored tools are never inspected); the accessor is added
+ * as a new property, so every restored entry shares one shape (redefining an existing
+ * property would give each entry a dictionary of its own). Equal annotations are one frozen
+ * object per `annotationsByText`.
+ */
+export function restoredEntry(
+  options: SavedEntryTexts & {
+    /** The annotations' JSON text (read only when the flags say there are some). */
+    annotations: () => string;
+    annotationsByText: Map<string, ToolEntry['annotations']>;
+    /** Throws the error of a refused part. */
+    fail: (problem: string) => never;
+  },
+): ToolEntry {
   const { target, tool, flags, annotationsByText } = options;
+  let annotations: ToolEntry['annotations'];
+  if ((flags & ANNOTATED) !== 0) {
+    const text = options.annotations();
+    annotations = annotationsByText.get(text);
+    if (annotations === undefined) {
+      annotations = parseAnnotations(text);
+      if (annotations === undefined)
+        options.fail(
+          `tool "${multiplexedName(target, tool)}" has malformed annotations`,
+        );
+      annotationsByText.set(text, annotations);
+    }
+  }
+  return savedEntry({ ...options, annotations });
+}
+
+/** Saved annotations' JSON text as one frozen object, or `undefined` when it is not a JSON object. */
+export function parseAnnotations(
+  text: string,
+): ToolEntry['annotations'] | undefined {
+  let annotations: unknown;
+  try {
+    annotations = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof annotations !== 'object' || annotations === null) return undefined;
+  return Object.freeze(annotations) as ToolEntry['annotations'];
+}
+
+/**
+ * The entry of a saved tool whose texts and annotations are read already (see
+ * {@link restoredEntry}).
+ */
+export function savedEntry(
+  options: SavedEntryTexts & {
+    annotations: ToolEntry['annotations'] | undefined;
+  },
+): ToolEntry {
+  const { target, tool, flags } = options;
   const entry = {
     name: multiplexedName(target, tool),
     target,
@@ -490,24 +537,8 @@ export function restoredEntry(options: {
   entry.mutating = (flags & MUTATING) !== 0;
   entry.profile = options.profile;
   entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
-  if ((flags & ANNOTATED) !== 0) {
-    const text = options.annotations();
-    let annotations: unknown = annotationsByText.get(text);
-    if (annotations === undefined) {
-      try {
-        annotations = JSON.parse(text);
-      } catch {
-        annotations = undefined;
-      }
-      if (typeof annotations !== 'object' || annotations === null)
-        options.fail(`tool "${entry.name}" has malformed annotations`);
-      annotationsByText.set(
-        text,
-        Object.freeze(annotations) as ToolEntry['annotations'],
-      );
-    }
-    entry.annotations = annotations as ToolEntry['annotations'];
-  }
+  if (options.annotations !== undefined)
+    entry.annotations = options.annotations;
   const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
   if (taskSupport !== undefined) entry.taskSupport = taskSupport;
   return entry;

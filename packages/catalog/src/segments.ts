@@ -5,6 +5,7 @@ import {
   FIELD_NAMES,
   fieldStart,
   type PreparedTool,
+  type ToolList,
 } from './prepare.js';
 import { normalizeName } from './tokenizer.js';
 
@@ -76,17 +77,18 @@ export type SegmentTerms = {
 };
 
 /** The terms of prepared tools in the numbering of a new segment (local terms in order of first appearance). */
-function localTerms(tools: readonly PreparedTool[]): SegmentTerms {
+function localTerms(tools: ToolList): SegmentTerms {
   let tokenCount = 0;
-  for (const tool of tools) tokenCount += tool.terms.length - FIELD_COUNT;
+  for (let local = 0; local < tools.length; local += 1)
+    tokenCount += (tools.at(local) as PreparedTool).terms.length - FIELD_COUNT;
   const tokens = new Int32Array(tokenCount);
   const fieldCounts = new Int32Array(tools.length * FIELD_COUNT);
   const { slotOf, stampOf } = scratchFor(TERMS.size, 0, 0);
   const stamp = ((scratch as Scratch).stamp += 1);
   const termIds: number[] = [];
   let out = 0;
-  tools.forEach((tool, document) => {
-    const terms = tool.terms;
+  for (let document = 0; document < tools.length; document += 1) {
+    const terms = (tools.at(document) as PreparedTool).terms;
     for (let field = 0; field < FIELD_COUNT; field += 1)
       fieldCounts[document * FIELD_COUNT + field] =
         (terms[field] as number) - fieldStart(terms, field);
@@ -99,7 +101,7 @@ function localTerms(tools: readonly PreparedTool[]): SegmentTerms {
       }
       tokens[out++] = slotOf[id] as number;
     }
-  });
+  }
   return { termIds: Int32Array.from(termIds), tokens, fieldCounts };
 }
 
@@ -313,7 +315,7 @@ function bareNamesOf(
 
 /** Builds the arrays of the segment of `tools` (see {@link Segment}). */
 function buildArrays(
-  tools: readonly PreparedTool[],
+  tools: ToolList,
   tuning: SearchTuning,
   terms: SegmentTerms | undefined,
 ): SegmentArrays {
@@ -357,8 +359,8 @@ function buildArrays(
 export class Segment {
   /** The gateway target. */
   readonly target: string;
-  /** The target's tools, in listing order. */
-  readonly tools: readonly PreparedTool[];
+  /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
+  readonly tools: ToolList;
   /** Sum over the tools of each field's length in terms. */
   readonly fieldLengths: Float64Array;
   /** Weighted bag length of each tool. */
@@ -395,13 +397,13 @@ export class Segment {
     options:
       | {
           target: string;
-          tools: readonly PreparedTool[];
+          tools: ToolList;
           tuning: SearchTuning;
           terms?: SegmentTerms;
         }
       | {
           target: string;
-          tools: readonly PreparedTool[];
+          tools: ToolList;
           arrays: SegmentArrays;
         },
   ) {
@@ -424,6 +426,16 @@ export class Segment {
     this.bareNames = arrays.bareNames;
   }
 
+  /** Local tool `local` (made when first asked for, for a saved catalog's). */
+  tool(local: number): PreparedTool {
+    return this.tools.at(local) as PreparedTool;
+  }
+
+  /** The profile of local tool `local`, without making a saved catalog's tool. */
+  profileOf(local: number): string {
+    return this.tools.profileOf?.(local) ?? this.tool(local).entry.profile;
+  }
+
   /**
    * The local tool with this qualified name, found through the postings of its identifier
    * term (every tool has one posting per distinct term, whatever the term's weight).
@@ -435,7 +447,7 @@ export class Segment {
     const end = this.offsets[index + 1] as number;
     for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
       const local = this.documents[slot] as number;
-      if ((this.tools[local] as PreparedTool).entry.name === name) return local;
+      if (this.tool(local).entry.name === name) return local;
     }
     return undefined;
   }
@@ -449,7 +461,7 @@ export class Segment {
     const end = this.offsets[index + 1] as number;
     for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
       const local = this.documents[slot] as number;
-      const { terms } = this.tools[local] as PreparedTool;
+      const { terms } = this.tool(local);
       const start = fieldStart(terms, IDENTIFIER_FIELD);
       const stop = terms[IDENTIFIER_FIELD] as number;
       for (let at = start; at < stop; at += 1)

@@ -1,5 +1,5 @@
 import { PositionList, type SearchTuning } from './bm25f.js';
-import { exactNamesOf, type PreparedTool } from './prepare.js';
+import { exactNamesOf, type PreparedTool, toolArray } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { TERMS } from './terms.js';
@@ -19,6 +19,9 @@ export type Snapshot = {
   readonly size: number;
   /** The tool at a position. */
   toolAt(position: number): PreparedTool;
+  /** The target and profile of the tool at a position, without making a saved catalog's tool. */
+  targetAt(position: number): string;
+  profileAt(position: number): string;
   /** The entries, in order (frozen; assembled when first asked for). */
   entries(): readonly ToolEntry[];
   readonly byName: { get(name: string): number | undefined };
@@ -97,12 +100,19 @@ export function buildSnapshot(options: {
     size,
     toolAt(position) {
       const { segment, local } = index.locate(position);
-      return segment.tools[local] as PreparedTool;
+      return segment.tool(local);
+    },
+    targetAt(position) {
+      return index.locate(position).segment.target;
+    },
+    profileAt(position) {
+      const { segment, local } = index.locate(position);
+      return segment.profileOf(local);
     },
     entries() {
       entries ??= Object.freeze(
         options.segments.flatMap((segment) =>
-          segment.tools.map((tool) => tool.entry),
+          toolArray(segment.tools).map((tool) => tool.entry),
         ),
       );
       return entries;
@@ -362,13 +372,11 @@ function searchScope(options: SearchRun): Scope {
   return {
     filtered: profile !== undefined || target !== undefined,
     accept: (position) => {
-      const entry = snapshot.toolAt(position).entry;
-      if (target !== undefined && entry.target !== target) return false;
-      return (
-        profile === undefined ||
-        entry.profile === profile ||
-        entry.profile === CORE_PROFILE
-      );
+      if (target !== undefined && snapshot.targetAt(position) !== target)
+        return false;
+      if (profile === undefined) return true;
+      const toolProfile = snapshot.profileAt(position);
+      return toolProfile === profile || toolProfile === CORE_PROFILE;
     },
   };
 }

@@ -2,11 +2,31 @@ const encoder = new TextEncoder();
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** FNV-1a over bytes `start` to `end`. */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+export function hashBytes(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): number {
   let hash = 0x811c9dc5;
   for (let at = start; at < end; at += 1)
     hash = Math.imul(hash ^ (bytes[at] as number), 0x01000193);
   return hash;
+}
+
+/**
+ * Puts `value` (not 0) under `hash` in the first free slot from it of `slots`, an open
+ * addressing table of two numbers a slot: the hash, and the value (0 when empty).
+ */
+export function placeInSlots(
+  slots: Int32Array,
+  hash: number,
+  value: number,
+): void {
+  const mask = (slots.length >> 1) - 1;
+  let slot = hash & mask;
+  while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+  slots[2 * slot] = hash;
+  slots[2 * slot + 1] = value;
 }
 
 /**
@@ -154,25 +174,43 @@ class TermDictionary {
     return id;
   }
 
+  /**
+   * Makes room for `terms` more terms of `bytes` bytes in all, at once (a saved catalog's
+   * term table mapped term by term would otherwise grow the tables a few times over).
+   */
+  reserve(terms: number, bytes: number): void {
+    const needed = this.#terms.length + terms;
+    const used = this.#starts[this.#terms.length] as number;
+    this.#grow(needed + 2, used, used + bytes);
+    let slots = this.#slots.length;
+    while (needed + 1 > slots >> 2) slots *= 2;
+    if (slots > this.#slots.length) this.#rehash(slots);
+  }
+
   /** Grows the tables for term `id` of at most `bytes` bytes; returns where its bytes go. */
   #room(id: number, bytes: number): number {
-    if (id + 2 > this.#starts.length) {
-      const starts = new Int32Array(this.#starts.length * 2);
-      starts.set(this.#starts);
-      this.#starts = starts;
-      const hashes = new Int32Array(this.#hashes.length * 2);
+    const start = this.#starts[id] as number;
+    this.#grow(id + 2, start, start + bytes);
+    return start;
+  }
+
+  /** Grows the tables (by doubling) to hold `starts` term starts and `bytes` bytes, `used` of them in use. */
+  #grow(starts: number, used: number, bytes: number): void {
+    let length = this.#starts.length;
+    while (starts > length) length *= 2;
+    if (length > this.#starts.length) {
+      const grown = new Int32Array(length);
+      grown.set(this.#starts);
+      this.#starts = grown;
+      const hashes = new Int32Array(length);
       hashes.set(this.#hashes);
       this.#hashes = hashes;
     }
-    const start = this.#starts[id] as number;
-    if (start + bytes > this.#bytes.length) {
-      const grown = new Uint8Array(
-        Math.max(2 * this.#bytes.length, start + bytes),
-      );
-      grown.set(this.#bytes.subarray(0, start));
+    if (bytes > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(2 * this.#bytes.length, bytes));
+      grown.set(this.#bytes.subarray(0, used));
       this.#bytes = grown;
     }
-    return start;
   }
 
   /** Places a new term `id`, rehashing when the slots are a quarter full. */
@@ -200,18 +238,12 @@ class TermDictionary {
 
   /** Puts term `id` in the first free slot from its hash. */
   #place(id: number): void {
-    const slots = this.#slots;
-    const mask = (slots.length >> 1) - 1;
-    const hash = this.#hashes[id] as number;
-    let slot = hash & mask;
-    while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-    slots[2 * slot] = hash;
-    slots[2 * slot + 1] = id + 1;
+    placeInSlots(this.#slots, this.#hashes[id] as number, id + 1);
   }
 
-  /** Doubles the slots and places every term again. */
-  #rehash(): void {
-    this.#slots = new Int32Array(this.#slots.length * 2);
+  /** Doubles the slots (or makes them `length`) and places every term again. */
+  #rehash(length = this.#slots.length * 2): void {
+    this.#slots = new Int32Array(length);
     for (let id = 0; id < this.#terms.length; id += 1)
       if ((this.#starts[id + 1] as number) > (this.#starts[id] as number))
         this.#place(id);

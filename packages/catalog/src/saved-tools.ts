@@ -1,0 +1,368 @@
+import { multiplexedName } from '@heretek/internal';
+import {
+  adoptPreparedTool,
+  type PreparedTool,
+  RestoredTool,
+  type SavedTexts,
+  type ToolList,
+} from './prepare.js';
+import { ANNOTATED, parseAnnotations, savedEntry } from './saved-part.js';
+import { hashBytes, placeInSlots } from './terms.js';
+import type { ToolAnnotations } from './types.js';
+
+/** Numbers of a tool's record: its backend and profile (indices into its target's lists), flags, whether its texts are ASCII. */
+export const RECORD = 4;
+/** Texts of each tool in the text table, after the terms: bare name, description, annotations JSON. */
+export const TEXTS_PER_TOOL = 3;
+
+/**
+ * Byte ranges of one buffer told apart by their content, without making strings: open
+ * addressing over FNV-1a hashes, two numbers a slot (the hash and the range's number + 1).
+ */
+class ByteSet {
+  readonly #bytes: Uint8Array;
+  #slots = new Int32Array(512);
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
+  readonly #hashes: number[] = [];
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  /** Empties the set. */
+  clear(): void {
+    if (this.#starts.length === 0) return;
+    this.#slots.fill(0);
+    this.#starts.length = 0;
+    this.#ends.length = 0;
+    this.#hashes.length = 0;
+  }
+
+  /** Number of the range with the bytes of `start` to `end` (of hash `hash`), or -1. */
+  find(start: number, end: number, hash: number): number {
+    const slots = this.#slots;
+    const bytes = this.#bytes;
+    const mask = (slots.length >> 1) - 1;
+    const length = end - start;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const stored = slots[2 * slot + 1] as number;
+      if (stored === 0) return -1;
+      if (slots[2 * slot] !== hash) continue;
+      const at = this.#starts[stored - 1] as number;
+      if ((this.#ends[stored - 1] as number) - at !== length) continue;
+      let same = true;
+      for (let index = 0; index < length && same; index += 1)
+        same = bytes[at + index] === bytes[start + index];
+      if (same) return stored - 1;
+    }
+  }
+
+  /** Adds a range not in the set yet; returns its number. */
+  add(start: number, end: number, hash: number): number {
+    const number = this.#starts.length;
+    this.#starts.push(start);
+    this.#ends.push(end);
+    this.#hashes.push(hash);
+    if (4 * (number + 1) > this.#slots.length) {
+      this.#slots = new Int32Array(this.#slots.length * 2);
+      for (let each = 0; each <= number; each += 1) this.#place(each);
+    } else this.#place(number);
+    return number;
+  }
+
+  #place(number: number): void {
+    placeInSlots(this.#slots, this.#hashes[number] as number, number + 1);
+  }
+}
+
+/** Where a saved catalog's tools are read from: its sections, as views of its bytes. */
+export type SavedToolSections = {
+  /** The text table's bytes (the terms, then each tool's texts) and their ends. */
+  texts: Buffer;
+  textEnds: Uint32Array;
+  /** Number of terms before the tools' texts. */
+  terms: number;
+  /** The tools' schema texts. */
+  schemas: SavedTexts;
+  records: Uint32Array;
+  toolTerms: Uint16Array | Uint32Array;
+  /** Number of tools. */
+  tools: number;
+};
+
+/**
+ * What every tool of a restored catalog is made from when first asked for: the saved
+ * catalog's sections, where each tool's packed terms start, and each tool's annotations
+ * (read once per distinct text when the tools are checked).
+ */
+export class SavedToolSource {
+  readonly sections: SavedToolSections;
+  /** Where each tool's packed terms start, and (at the end) where the last one's end. */
+  readonly toolStarts: Int32Array;
+  /** Per tool, its number in `annotations` (-1 without). */
+  readonly annotationOf: Int32Array;
+  readonly annotations: ToolAnnotations[] = [];
+  /** Distinct annotation texts seen, by their bytes (one set for ASCII records, one for others). */
+  readonly #annotationTexts: [ByteSet, ByteSet];
+  /** Per set of {@link #annotationTexts}, each text's number in `annotations`. */
+  readonly #known: [number[], number[]] = [[], []];
+  /** The names of the target being checked: ASCII ones by their bytes, others as strings. */
+  readonly #names: ByteSet;
+  readonly #otherNames = new Set<string>();
+
+  constructor(sections: SavedToolSections) {
+    this.sections = sections;
+    this.toolStarts = new Int32Array(sections.tools + 1);
+    this.annotationOf = new Int32Array(sections.tools);
+    this.#annotationTexts = [
+      new ByteSet(sections.texts),
+      new ByteSet(sections.texts),
+    ];
+    this.#names = new ByteSet(sections.texts);
+  }
+
+  /** Text `index` of the text table, decoded as its tool's record says. */
+  text(index: number, ascii: boolean): string {
+    const { texts, textEnds } = this.sections;
+    return texts.toString(
+      ascii ? 'latin1' : 'utf8',
+      textEnds[index] as number,
+      textEnds[index + 1] as number,
+    );
+  }
+
+  /** The bytes of text `index`. */
+  textBytes(index: number): Uint8Array {
+    const { texts, textEnds } = this.sections;
+    return texts.subarray(
+      textEnds[index] as number,
+      textEnds[index + 1] as number,
+    );
+  }
+
+  /** Index in the text table of the first text (the bare name) of tool `position`. */
+  textIndex(position: number): number {
+    return this.sections.terms + position * TEXTS_PER_TOOL;
+  }
+
+  /** Whether tool `position`'s texts are saved as ASCII. */
+  ascii(position: number): boolean {
+    return this.sections.records[position * RECORD + 3] === 1;
+  }
+
+  /** The qualified name of tool `position`, for a refusal's message. */
+  nameOf(target: string, position: number): string {
+    return multiplexedName(
+      target,
+      this.text(this.textIndex(position), this.ascii(position)),
+    );
+  }
+
+  /** Starts checking the names of another target. */
+  newTarget(): void {
+    this.#names.clear();
+    this.#otherNames.clear();
+  }
+
+  /**
+   * Whether tool `position`'s bare name is new in its target (and not empty), remembering it.
+   * Names of ASCII bytes are compared as bytes; others as the strings they decode to.
+   */
+  newName(position: number): boolean {
+    const { texts, textEnds } = this.sections;
+    const index = this.textIndex(position);
+    const start = textEnds[index] as number;
+    const end = textEnds[index + 1] as number;
+    if (start >= end) return false;
+    let high = 0;
+    for (let at = start; at < end; at += 1) high |= texts[at] as number;
+    if (high >= 0x80) {
+      const name = this.text(index, this.ascii(position));
+      if (this.#otherNames.has(name)) return false;
+      this.#otherNames.add(name);
+      return true;
+    }
+    const hash = hashBytes(texts, start, end);
+    if (this.#names.find(start, end, hash) >= 0) return false;
+    this.#names.add(start, end, hash);
+    return true;
+  }
+
+  /**
+   * Reads tool `position`'s annotations (its flags say it has some), parsing each distinct
+   * text once; `false` when the text is not a JSON object.
+   */
+  readAnnotations(position: number): boolean {
+    const { textEnds, texts } = this.sections;
+    const index = this.textIndex(position) + 2;
+    const start = textEnds[index] as number;
+    const end = textEnds[index + 1] as number;
+    const ascii = this.ascii(position);
+    const set = this.#annotationTexts[ascii ? 0 : 1];
+    const hash = hashBytes(texts, start, end);
+    const known = set.find(start, end, hash);
+    if (known >= 0) {
+      this.annotationOf[position] = this.#known[ascii ? 0 : 1][known] as number;
+      return true;
+    }
+    const annotations = parseAnnotations(this.text(index, ascii));
+    if (annotations === undefined) return false;
+    set.add(start, end, hash);
+    this.#known[ascii ? 0 : 1].push(this.annotations.length);
+    this.annotationOf[position] = this.annotations.length;
+    this.annotations.push(annotations);
+    return true;
+  }
+}
+
+/**
+ * The tools of one restored target, made (entry and prepared terms) when first asked for: a
+ * search reads only its hits' entries, so most restored tools are never made. Checked
+ * whole when restored (see `TargetRestorer`).
+ */
+export class SavedTools implements ToolList {
+  readonly length: number;
+  readonly target: string;
+  /** The target's backends and profiles, as its records number them. */
+  readonly backends: readonly string[];
+  readonly profiles: readonly string[];
+  /** Position in the saved catalog of the target's first tool. */
+  readonly first: number;
+  readonly source: SavedToolSource;
+  /** Term id of each term number of the target's packed terms. */
+  readonly ids: Int32Array;
+  #made: (PreparedTool | undefined)[] | undefined;
+
+  constructor(
+    info: {
+      target: string;
+      tools: number;
+      backends: readonly string[];
+      profiles: readonly string[];
+    },
+    from: { first: number; source: SavedToolSource; ids: Int32Array },
+  ) {
+    ({
+      target: this.target,
+      tools: this.length,
+      backends: this.backends,
+      profiles: this.profiles,
+    } = info);
+    ({ first: this.first, source: this.source, ids: this.ids } = from);
+  }
+
+  at(local: number): PreparedTool | undefined {
+    if (!(local >= 0 && local < this.length)) return undefined;
+    const made = this.#made?.[local];
+    if (made !== undefined) return made;
+    const tool = this.#make(local);
+    (this.#made ??= new Array<PreparedTool | undefined>(this.length))[local] =
+      tool;
+    return tool;
+  }
+
+  /** Number of tools made so far. */
+  get made(): number {
+    let made = 0;
+    for (const tool of this.#made ?? []) if (tool !== undefined) made += 1;
+    return made;
+  }
+
+  profileOf(local: number): string {
+    const record = (this.first + local) * RECORD;
+    return this.profiles[
+      this.source.sections.records[record + 1] as number
+    ] as string;
+  }
+
+  /** The bytes of tool `local`'s text `which` (0 bare name, 1 description, 2 annotations JSON). */
+  textBytes(local: number, which: number): Uint8Array {
+    return this.source.textBytes(
+      this.source.textIndex(this.first + local) + which,
+    );
+  }
+
+  /** The bytes of tool `local`'s schema text. */
+  schemaBytes(local: number): Uint8Array {
+    return this.source.sections.schemas.bytes(this.first + local);
+  }
+
+  /** The records of the tools, as saved. */
+  records(): Uint32Array {
+    return this.source.sections.records.subarray(
+      this.first * RECORD,
+      (this.first + this.length) * RECORD,
+    );
+  }
+
+  /** Number of numbers of tool `local`'s packed terms (field ends included). */
+  termsLength(local: number): number {
+    const starts = this.source.toolStarts;
+    const position = this.first + local;
+    return (starts[position + 1] as number) - (starts[position] as number);
+  }
+
+  /** Tool `local`'s packed terms as saved, when `ids` is the numbering they were saved in. */
+  savedTerms(
+    local: number,
+    ids: Int32Array,
+  ): Uint16Array | Uint32Array | undefined {
+    if (ids !== this.ids) return undefined;
+    const starts = this.source.toolStarts;
+    const position = this.first + local;
+    return this.source.sections.toolTerms.subarray(
+      starts[position] as number,
+      starts[position + 1] as number,
+    );
+  }
+
+  /**
+   * Makes the first tool and checks its name, identifier and target terms against its entry
+   * (analyzed again: another analysis of the same version shows there); returns what is
+   * inconsistent, if anything.
+   */
+  checkFirst(): string | undefined {
+    const made = this.at(0) as PreparedTool;
+    const position = this.first;
+    const adopted = adoptPreparedTool({
+      entry: made.entry,
+      terms: made.terms,
+      checkName: true,
+      saved: this.source.sections.schemas,
+      savedIndex: position,
+    });
+    if (typeof adopted === 'string') return adopted;
+    (this.#made as PreparedTool[])[0] = adopted;
+    return undefined;
+  }
+
+  #make(local: number): PreparedTool {
+    const source = this.source;
+    const { records, schemas, toolTerms } = source.sections;
+    const position = this.first + local;
+    const record = position * RECORD;
+    const ascii = source.ascii(position);
+    const index = source.textIndex(position);
+    const annotation = source.annotationOf[position] as number;
+    const flags = records[record + 2] as number;
+    const entry = savedEntry({
+      target: this.target,
+      tool: source.text(index, ascii),
+      backend: this.backends[records[record] as number] as string,
+      profile: this.profiles[records[record + 1] as number] as string,
+      description: source.text(index + 1, ascii),
+      flags,
+      annotations:
+        (flags & ANNOTATED) === 0 ? undefined : source.annotations[annotation],
+    });
+    return new RestoredTool({
+      entry,
+      saved: schemas,
+      savedIndex: position,
+      packed: toolTerms,
+      start: source.toolStarts[position] as number,
+      end: source.toolStarts[position + 1] as number,
+      ids: this.ids,
+    });
+  }
+}
