@@ -15,6 +15,12 @@ import { Broker } from './broker.js';
 import { searchOrBrowse } from './meta-tools.js';
 import { until } from './__fixtures__/until.js';
 
+/**
+ * The circuit tests' cooldown: long enough that the call right after the
+ * third fault still finds the circuit open on a loaded machine.
+ */
+const COOLDOWN_MS = 1_000;
+
 const BACKENDS: Backend[] = [
   { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
   { backend: 'heretek-core', target: 'core', profile: 'core' },
@@ -204,7 +210,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
 
   it('opens the circuit after three backend faults, then closes it after the cooldown', async () => {
     const broker = brokerFor('staff-mobile', {
-      circuitBreaker: { failureThreshold: 3, cooldownMs: 300 },
+      circuitBreaker: { failureThreshold: 3, cooldownMs: COOLDOWN_MS },
     });
     await broker.discover();
     backends.failing.add('adb');
@@ -227,7 +233,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     );
 
     backends.failing.delete('adb');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS + 100));
     await expectPackagesListed(broker);
   });
 
@@ -264,7 +270,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
 
   it('closes the circuit for good after a trial that ends without a counted fault', async () => {
     const broker = brokerFor('staff-mobile', {
-      circuitBreaker: { failureThreshold: 3, cooldownMs: 300 },
+      circuitBreaker: { failureThreshold: 3, cooldownMs: COOLDOWN_MS },
     });
     await broker.discover();
     backends.failing.add('adb');
@@ -274,7 +280,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       );
     expect(await refusedWith(broker, 'adb_list_packages')).toBe('CIRCUIT_OPEN');
     backends.failing.delete('adb');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS + 100));
     // The trial reaches the backend, which answers with a protocol error (unknown tool): not a backend fault.
     const trial = await refusal(
       broker.callTool({ name: 'adb_not_a_tool', arguments: {} }),
@@ -363,7 +369,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     await broker.searchTools({ query: 'install apk' });
     await until(() => broker.catalog.get('adb_install_apk') !== undefined, {
-      timeoutMs: 2_000,
+      timeoutMs: 10_000,
     });
     expect(broker.catalog.get('adb_install_apk')).toBeDefined();
   });

@@ -18,6 +18,14 @@ const state = mkdtempSync(path.join(tmpdir(), 'heretek-embeddings-e2e-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
 const cacheFile = path.join(state, 'heretek', 'embeddings.json');
 
+/**
+ * The brokers' wait for the endpoint, 30 s, not the default 1 s: on a loaded
+ * 2-core machine an answer from the loopback endpoint can take longer, and the
+ * broker would then rank lexically and never log the probe these tests await.
+ * A killed endpoint refuses at once, whatever the wait.
+ */
+const EMBEDDINGS_TIMEOUT_MS = '30000';
+
 /** An offline broker (the 34 seed tools) with hybrid ranking against `endpoint`. */
 const hybridBroker = (endpoint: EmbeddingsEndpoint) =>
   spawnBroker({
@@ -26,6 +34,7 @@ const hybridBroker = (endpoint: EmbeddingsEndpoint) =>
     HERETEK_EMBEDDINGS_URL: endpoint.url,
     HERETEK_EMBEDDINGS_MODEL: 'glove-sif',
     HERETEK_EMBEDDINGS_KEY: 'sk-never-logged',
+    HERETEK_EMBEDDINGS_TIMEOUT_MS: EMBEDDINGS_TIMEOUT_MS,
   });
 
 const search = async (
@@ -124,6 +133,7 @@ describe('the broker with HERETEK_EMBEDDINGS_URL', () => {
       HERETEK_EMBEDDINGS_URL: endpoint.url,
       HERETEK_EMBEDDINGS_MODEL: 'glove-sif',
       HERETEK_EMBEDDINGS_CACHE_FILE: 'off',
+      HERETEK_EMBEDDINGS_TIMEOUT_MS: EMBEDDINGS_TIMEOUT_MS,
     });
     try {
       // The listing at start-up (the seed catalog is not served with a gateway).

@@ -26,10 +26,11 @@ child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     waiters.get(JSON.stringify(reply.id))?.(reply);
   }
 });
-const send = (message: unknown, id: string | number) =>
+/** Sends `message` and resolves with the reply to `id`, or 'no reply' after `timeoutMs`. */
+const send = (message: unknown, id: string | number, timeoutMs = 15_000) =>
   new Promise<Reply | 'no reply'>((resolve) => {
     const key = JSON.stringify(id);
-    const timer = setTimeout(() => resolve('no reply'), 5_000);
+    const timer = setTimeout(() => resolve('no reply'), timeoutMs);
     waiters.set(key, (reply) => {
       clearTimeout(timer);
       waiters.delete(key);
@@ -51,6 +52,9 @@ beforeAll(async () => {
       },
     },
     'init',
+    // The first reply also waits for the broker process to start: over 5 s
+    // on a loaded 2-core machine.
+    45_000,
   );
   expect(reply).not.toBe('no reply');
 });

@@ -19,8 +19,10 @@ afterAll(() => scratch.remove());
 const backendsFile = (targets: string[]) =>
   scratch.backends(targets, `${targets.join('-')}.json`);
 
+/** Waits up to 30 s (a process start on a loaded 2-core machine) for `condition`. */
 const waitFor = async (what: string, condition: () => boolean) => {
-  for (let i = 0; i < 400 && !condition(); i++)
+  const deadline = Date.now() + 30_000;
+  while (!condition() && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 25));
   if (!condition()) throw new Error(`timed out waiting for ${what}`);
 };
@@ -158,7 +160,6 @@ describe('a backend killed mid-call', () => {
         arguments: { name: 'doomed_echo', arguments: {} },
       });
       expect(resultText(echo)).toBe('echo ok');
-      const started = Date.now();
       const pending = broker.client.callTool(
         {
           name: 'mcp_call_tool',
@@ -169,9 +170,12 @@ describe('a backend killed mid-call', () => {
       await waitFor('the hanging call to reach the backend', () =>
         out.includes('call hang'),
       );
+      // Timed from the kill: what the call took to reach the backend is no
+      // part of how soon its loss is told.
+      const killed = Date.now();
       backend.kill('SIGKILL');
       const result = await pending;
-      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(Date.now() - killed).toBeLessThan(15_000);
       expect((result as TextResult).isError).toBe(true);
       expect(resultText(result)).toMatch(
         /^BACKEND_FAILED: Calling "doomed_hang" through the gateway failed: /,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startLiveBackend } from './__fixtures__/live-backend.js';
 import { scratchFolder, spawnBroker } from './__fixtures__/spawn-broker.js';
 
-const POLL = { timeout: 10_000, interval: 50 };
+const POLL = { timeout: 30_000, interval: 50 };
 
 describe('live tool lists (built broker over stdio, sessionful SDK backend)', () => {
   it('finds a tool the backend adds at run time, without a restart and long before the TTL, with one debounced re-listing', async () => {

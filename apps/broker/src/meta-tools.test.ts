@@ -53,6 +53,9 @@ describe('one broker, a role per call', () => {
       log: () => {},
     });
     opened.broker.start();
+    // The tests ask about a listed backend: a first answer waits at most 1 s
+    // for start-up discovery, which a loaded machine can take longer than.
+    await opened.broker.discover();
   });
 
   afterEach(async () => {

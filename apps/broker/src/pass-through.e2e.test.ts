@@ -17,7 +17,7 @@ import {
   useBroker,
 } from './__fixtures__/spawn-broker.js';
 
-const POLL = { timeout: 10_000, interval: 25 };
+const POLL = { timeout: 30_000, interval: 25 };
 
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 

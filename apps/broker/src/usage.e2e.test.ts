@@ -51,7 +51,7 @@ async function hits(broker: SpawnedBroker, query: string): Promise<string[]> {
 }
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -215,7 +215,9 @@ export async function spawnBroker(
     stderr: () => stderr,
     close: async () => {
       await client.close();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      // A ceiling for a loaded 2-core machine (a test may assert the exit
+      // code), not a timing.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       const code = await exited;
       clearTimeout(timer);
       return code;
@@ -351,7 +353,10 @@ export function runBrokerCli(
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    // A ceiling for a loaded 2-core machine, below the test's own timeout:
+    // a --check or --pin run starts the broker and asks every backend, and
+    // took over 10 s there.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
