@@ -1,10 +1,11 @@
 import { Buffer } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { EarlyReads } from './trust/early-reads.js';
 import { heretekStateDir } from './trust/state-dir.js';
 
-/** Reads of index cache files started before the broker loaded, by absolute path. */
-const early = new Map<string, Promise<Buffer>>();
+/** Reads of index cache files started before the broker loaded. */
+const early = new EarlyReads<Buffer>();
 
 /**
  * Starts reading the index cache file a broker served with `env` will open,
@@ -17,9 +18,7 @@ export function prefetchIndexCache(env: NodeJS.ProcessEnv): void {
     env.HERETEK_INDEX_CACHE_FILE ??
     path.join(heretekStateDir({ env }), 'index-cache.bin');
   if (file === 'off' || env.HERETEK_BROKER_OFFLINE === '1') return;
-  const read = readWhole(path.resolve(file));
-  read.catch(() => {});
-  early.set(path.resolve(file), read);
+  early.start(file, readWhole(path.resolve(file)));
 }
 
 /**
@@ -27,7 +26,7 @@ export function prefetchIndexCache(env: NodeJS.ProcessEnv): void {
  * reads start afresh); any other early read is dropped.
  */
 export function earlyRead(file: string): Promise<Buffer> | undefined {
-  const read = early.get(path.resolve(file));
+  const read = early.take(file);
   early.clear();
   return read;
 }

@@ -2,8 +2,8 @@ import { Buffer } from 'node:buffer';
 import { sha256Tag } from '@heretek/internal';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { EarlyReads } from './early-reads.js';
 
 /**
  * Reading a pins file's index: where each pinned tool's entry is and its
@@ -284,23 +284,18 @@ export function readPinsInWorker(file: string, worker: URL): Promise<ReadPins> {
 /** Pins files at least this large are read and indexed in a worker thread when one is given. */
 export const WORKER_MIN_BYTES = 1 << 22;
 
-/** Reads started before the broker's configuration was read, by absolute path. */
-const earlyReads = new Map<string, Promise<ReadPins>>();
+/** Reads started before the broker's configuration was read. */
+const earlyReads = new EarlyReads<ReadPins>();
 
 /**
  * Starts {@link readPinsInWorker} of `file` now, for the store that opens
  * that file later ({@link takeEarlyRead}).
  */
 export function readPinsEarly(file: string, worker: URL): void {
-  const read = readPinsInWorker(file, worker);
-  // Whoever takes it sees how it ended.
-  read.catch(() => {});
-  earlyReads.set(path.resolve(file), read);
+  earlyReads.start(file, readPinsInWorker(file, worker));
 }
 
 /** The read {@link readPinsEarly} started of `file` (an absolute path), once. */
 export function takeEarlyRead(file: string): Promise<ReadPins> | undefined {
-  const read = earlyReads.get(file);
-  earlyReads.delete(file);
-  return read;
+  return earlyReads.take(file);
 }
