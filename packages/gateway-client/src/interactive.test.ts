@@ -121,6 +121,22 @@ describe('progress', () => {
   });
 });
 
+/** A 20-second task-augmented `research` call, settling with its error when aborted. */
+function slowTask(
+  gateway: ReturnType<typeof client>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  return gateway
+    .callTool({
+      target: 'tasks',
+      tool: 'research',
+      arguments: { topic: 'slow', ms: 20_000 },
+      task: true,
+      signal,
+    })
+    .catch((caught: unknown) => caught);
+}
+
 describe('task-augmented calls (2025-11-25 tasks)', () => {
   it('calls a task-required tool and returns the final result', async () => {
     const { server, gateway } = await connect(startTaskServer());
@@ -156,20 +172,35 @@ describe('task-augmented calls (2025-11-25 tasks)', () => {
   it('aborting the signal mid-task sends tasks/cancel, and the work stops', async () => {
     const { server, gateway } = await connect(startTaskServer());
     const controller = new AbortController();
-    const call = gateway
-      .callTool({
-        target: 'tasks',
-        tool: 'research',
-        arguments: { topic: 'slow', ms: 20_000 },
-        task: true,
-        signal: controller.signal,
-      })
-      .catch((caught: unknown) => caught);
+    const call = slowTask(gateway, controller.signal);
     await requestArrived(server, 'tasks/get');
     controller.abort();
     expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
     await requestArrived(server, 'tasks/cancel');
     await expect.poll(() => server.cancelledTasks.length, POLL).toBe(1);
+  });
+
+  it('cancels a task the server made before the abort, though its answer came after', async () => {
+    let created: string | undefined;
+    let answer: () => void = () => undefined;
+    const { server, gateway } = await connect(
+      startTaskServer({
+        onCreated: (taskId) =>
+          new Promise<void>((resolve) => {
+            created = taskId;
+            answer = resolve;
+          }),
+      }),
+    );
+    const controller = new AbortController();
+    const call = slowTask(gateway, controller.signal);
+    await expect.poll(() => created, POLL).toBeDefined();
+    controller.abort();
+    expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
+    answer();
+    await requestArrived(server, 'tasks/cancel');
+    await expect.poll(() => server.cancelledTasks, POLL).toEqual([created]);
+    expect(requestsOf(server, 'tasks/get')).toEqual([]);
   });
 });
 

@@ -14,6 +14,15 @@ export type RequestExtra = {
   onprogress?: ((progress: Progress) => void) | undefined;
   /** This request's timeout instead of `timeoutMs` (a request that blocks until a task ends). */
   timeoutMs?: number | undefined;
+  /**
+   * The request is not cut off when the operation stops (timeout, caller
+   * cancel): the operation rejects at once with its reason, and the
+   * request runs to its own end (bounded by the SDK's timeout), whose
+   * outcome this gets. A task-augmented call's creation uses it: the
+   * server may have made the task before the stop, and only the answer
+   * names the task to cancel.
+   */
+  afterStop?: ((late: Promise<unknown>) => void) | undefined;
 };
 
 /**
@@ -188,18 +197,35 @@ export class Operation<S extends Session> implements Requester {
         ));
       const context = this.host.begin(this.target, this.handlers);
       context.hold = () => this.hold();
-      this.context = context;
+      const afterStop = extra?.afterStop;
+      if (afterStop === undefined) this.context = context;
       if (this.reason) context.fail(this.reason);
       session.inflight += 1;
       let succeeded = false;
+      let detached = false;
+      let sending: Promise<R> | undefined;
       try {
-        const result = await send(
+        sending = send(
           session.client,
           this.requestOptions(context, timeoutMs, extra?.onprogress),
         );
+        const result =
+          afterStop === undefined
+            ? await sending
+            : await raceSignal(sending, this.signal, () => this.reason);
         succeeded = true;
         return result;
       } catch (error) {
+        if (afterStop !== undefined && error === this.reason && sending) {
+          // Stopped while the request runs on: it ends (and is accounted
+          // for) when its answer or its own timeout comes.
+          detached = true;
+          afterStop(sending);
+          const settle = (ok: boolean) => () =>
+            this.release(session, context, ok);
+          sending.then(settle(true), settle(false));
+          throw error;
+        }
         const typed = this.host.toError(error, context, this.target);
         if (
           !context.sessionRejected ||
@@ -221,13 +247,18 @@ export class Operation<S extends Session> implements Requester {
           cause: typed,
         });
       } finally {
-        this.context = undefined;
-        this.host.end(context, succeeded);
-        session.inflight -= 1;
-        if (session.retired && session.inflight === 0)
-          this.host.closeRetired(session);
+        if (this.context === context) this.context = undefined;
+        if (!detached) this.release(session, context, succeeded);
       }
     }
+  }
+
+  /** The request of `context` on `session` is over. */
+  private release(session: S, context: CallContext, succeeded: boolean): void {
+    this.host.end(context, succeeded);
+    session.inflight -= 1;
+    if (session.retired && session.inflight === 0)
+      this.host.closeRetired(session);
   }
 
   private requestOptions(

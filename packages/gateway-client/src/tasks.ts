@@ -69,6 +69,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+const ignore = () => undefined;
+
+/** Send `tasks/cancel` for `taskId` (best effort: a failure is ignored). */
+function cancelTask(
+  client: Client | undefined,
+  taskId: string,
+  timeoutMs: number,
+): void {
+  void client
+    ?.request({ method: 'tasks/cancel', params: { taskId } }, emptySchema, {
+      timeout: timeoutMs,
+    })
+    .catch(ignore);
+}
+
 /**
  * Call a tool task-augmented (MCP 2025-11-25 tasks) and wait for its
  * result: `tools/call` with `params.task`, `tasks/get` at the task's
@@ -76,7 +91,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * until the task is ready, then `tasks/result`. The SDK v2 client has the
  * task wire types but no task runtime, so the polling is here. When the
  * operation stops (caller abort, timeout, close) after the task was
- * created, `tasks/cancel` is sent for it (best effort). A server that
+ * created, `tasks/cancel` is sent for it (best effort), also when the
+ * stop came before the server's answer named the task. A server that
  * answers the call with a plain result gets that result returned.
  */
 export async function callAsTask(
@@ -101,7 +117,17 @@ export async function callAsTask(
         options,
       );
     },
-    { onprogress: call.onprogress },
+    {
+      onprogress: call.onprogress,
+      // Stopped before the answer came: the server may have made the task
+      // already, so its answer is awaited and the task it names cancelled.
+      afterStop: (late) =>
+        void late.then((answer) => {
+          const taskId = (answer as { task?: { taskId?: string } }).task
+            ?.taskId;
+          if (taskId !== undefined) cancelTask(client, taskId, call.timeoutMs);
+        }, ignore),
+    },
   );
   if (!created.task) return resultSchema.parse(created) as CallToolResult;
   const { taskId } = created.task;
@@ -109,13 +135,7 @@ export async function callAsTask(
   let pollMs = created.task.pollInterval ?? DEFAULT_POLL_MS;
 
   const signal = requester.signal;
-  const cancel = () => {
-    void client
-      ?.request({ method: 'tasks/cancel', params: { taskId } }, emptySchema, {
-        timeout: call.timeoutMs,
-      })
-      .catch(() => undefined);
-  };
+  const cancel = () => cancelTask(client, taskId, call.timeoutMs);
   signal.addEventListener('abort', cancel, { once: true });
   try {
     while (!READY.has(status)) {

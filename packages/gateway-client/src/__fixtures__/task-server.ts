@@ -35,7 +35,8 @@ type TaskExtra = {
  * The handlers of a task-required tool for SDK v1's `registerToolTask`
  * (arguments `{ ms, topic }`): the task works `ms` (100 by default) in the
  * background, noting a cancellation in `cancelledTasks`, then completes with
- * one text block, `done(topic)`. `onCreated` sees each task id.
+ * one text block, `done(topic)`. `onCreated` sees each task id once the
+ * work has started; the answer naming the task waits for what it returns.
  */
 function backgroundTask({
   cancelledTasks,
@@ -44,7 +45,7 @@ function backgroundTask({
 }: {
   cancelledTasks: string[];
   done: (topic: string) => string;
-  onCreated?: (taskId: string) => void;
+  onCreated?: (taskId: string) => unknown;
 }) {
   return {
     createTask: (async (
@@ -55,13 +56,16 @@ function backgroundTask({
         ttl: 60_000,
         pollInterval: 50,
       });
-      onCreated?.(task.taskId);
       const end = Date.now() + Number(args.ms ?? 100);
       void (async () => {
         while (Date.now() < end) {
           await new Promise((resolve) => setTimeout(resolve, 20));
-          const current = await extra.taskStore.getTask(task.taskId);
-          if (current?.status === 'cancelled') {
+          // Gone once its time-to-live has passed: the work stops.
+          const current = await extra.taskStore
+            .getTask(task.taskId)
+            .catch(() => undefined);
+          if (current === undefined || current === null) return;
+          if (current.status === 'cancelled') {
             cancelledTasks.push(task.taskId);
             return;
           }
@@ -72,6 +76,7 @@ function backgroundTask({
           })
           .catch(() => undefined);
       })();
+      await onCreated?.(task.taskId);
       return { task };
     }) as never,
     getTask: (async (_args: unknown, extra: TaskExtra) =>
@@ -165,7 +170,12 @@ export async function startTaskSessions({
  * Start the server. Tools: `research` (`taskSupport: 'required'`: works
  * `ms` milliseconds in the background, then completes with a text result).
  */
-export async function startTaskServer(): Promise<TaskServer> {
+export async function startTaskServer({
+  onCreated,
+}: {
+  /** Sees each task id; the answer naming the task waits for what it returns. */
+  onCreated?: (taskId: string) => unknown;
+} = {}): Promise<TaskServer> {
   const cancelledTasks: string[] = [];
   const sessions = await startTaskSessions({
     name: 'fixture-tasks',
@@ -174,6 +184,7 @@ export async function startTaskServer(): Promise<TaskServer> {
         description: 'Research a topic as a task.',
         cancelledTasks,
         done: (topic) => `research: ${topic} done`,
+        ...(onCreated === undefined ? {} : { onCreated }),
       }),
   });
   return { ...sessions, cancelledTasks };
