@@ -1,5 +1,12 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { fetch as undiciFetch, type Agent } from 'undici';
+import { Readable } from 'node:stream';
+import {
+  Headers as UndiciHeaders,
+  fetch as undiciFetch,
+  request as undiciRequest,
+  type Agent,
+  type Dispatcher,
+} from 'undici';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
@@ -314,10 +321,13 @@ function isJsonRpcMessage(message: unknown): boolean {
 }
 
 async function readLimited(
-  body: ReadableStream<Uint8Array> | null,
+  reply: UndiciResponse,
   limit: number,
   onTooLarge: () => GatewayError,
 ): Promise<string> {
+  const { node } = reply as Partial<RequestReply>;
+  if (node !== undefined) return readNodeLimited(node, limit, onTooLarge);
+  const body = reply.body;
   if (!body) return '';
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -332,6 +342,29 @@ async function readLimited(
     }
     chunks.push(value);
   }
+  return decodeChunks(chunks, total);
+}
+
+/** {@link readLimited} straight from undici's body stream (no web stream over it). */
+async function readNodeLimited(
+  body: Readable,
+  limit: number,
+  onTooLarge: () => GatewayError,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > limit) {
+      body.destroy();
+      throw onTooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return decodeChunks(chunks, total);
+}
+
+function decodeChunks(chunks: Uint8Array[], total: number): string {
   // A reply that came in one piece is decoded in place, not copied first.
   return chunks.length === 1
     ? UTF8.decode(chunks[0]!)
@@ -371,7 +404,70 @@ function trailingNumericId(body: string): number | undefined {
   return /^\d{1,15}$/.test(digits) ? Number(digits) : undefined;
 }
 
-type UndiciResponse = Awaited<ReturnType<typeof undiciFetch>>;
+type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
+
+/** What the checks read of a reply: a fetch `Response`, or a {@link RequestReply}. */
+type UndiciResponse = Pick<
+  FetchResponse,
+  'status' | 'statusText' | 'ok' | 'headers' | 'body'
+>;
+
+/** Statuses whose reply has no body (a web `Response` refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * A reply of undici's `request` with what the checks read of a fetch
+ * `Response`. Its body is read as undici's own stream, and becomes a web
+ * stream only when something needs one (an SSE reply, a body handed to the
+ * SDK): the web stream, its controller and fetch's copies of the request
+ * are not made for every JSON reply.
+ */
+class RequestReply implements UndiciResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: FetchResponse['headers'];
+  /** The body as undici's stream. */
+  readonly node: Dispatcher.ResponseData['body'];
+  #body: FetchResponse['body'] | undefined;
+
+  constructor(data: Dispatcher.ResponseData) {
+    this.status = data.statusCode;
+    this.statusText = data.statusText;
+    this.node = data.body;
+    const headers = new UndiciHeaders();
+    for (const [name, value] of Object.entries(data.headers)) {
+      if (Array.isArray(value))
+        for (const item of value) headers.append(name, item);
+      else if (value !== undefined) headers.append(name, value);
+    }
+    this.headers = headers;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  get body(): FetchResponse['body'] {
+    if (this.#body === undefined) {
+      if (NULL_BODY_STATUSES.has(this.status)) {
+        this.node.dump().catch(() => undefined);
+        this.#body = null;
+      } else this.#body = Readable.toWeb(this.node) as FetchResponse['body'];
+    }
+    return this.#body;
+  }
+}
+
+/** Redirect statuses: fetch refuses them under `redirect: 'error'` when they name a location. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Whether fetch would have refused this reply (a redirect, or a proxy asking for credentials). */
+function refusedByFetch(reply: RequestReply): boolean {
+  return (
+    reply.status === 407 ||
+    (REDIRECT_STATUSES.has(reply.status) && reply.headers.has('location'))
+  );
+}
 
 /** What the fetch layer shares between the requests of one client. */
 type FetchEnvironment = GatewayFetchOptions & {
@@ -574,6 +670,24 @@ async function send(
   };
   try {
     if (environment.following) return await undiciFetch(input, request);
+    if (plan.method === 'POST') {
+      // undici's request: the reply's body is read as undici's stream, not
+      // through fetch's web streams and copies.
+      const reply = new RequestReply(
+        await undiciRequest(input, {
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          signal,
+          dispatcher: environment.agent,
+        }),
+      );
+      if (!refusedByFetch(reply)) return reply;
+      await reply.node.dump().catch(() => undefined);
+      // Sent again the way fetch follows redirects, as below.
+      environment.following = true;
+      return await undiciFetch(input, request);
+    }
     try {
       // Without a window and with redirects refused, undici sends the request
       // as it is: it neither copies it nor splits its body in two (what it
@@ -628,10 +742,8 @@ async function passUnbound(
         : null,
     );
   }
-  const text = await readLimited(
-    response.body,
-    environment.maxResponseBytes,
-    () => tooLarge(environment, target),
+  const text = await readLimited(response, environment.maxResponseBytes, () =>
+    tooLarge(environment, target),
   ).catch(() => '');
   return toWebResponse(response, text);
 }
@@ -644,7 +756,7 @@ async function readBoundBody(
   response: UndiciResponse,
 ): Promise<string> {
   try {
-    return await readLimited(response.body, environment.maxResponseBytes, () =>
+    return await readLimited(response, environment.maxResponseBytes, () =>
       tooLarge(environment, context.target),
     );
   } catch (error) {
