@@ -23,7 +23,8 @@
 // skips the first start. LOG=1 prints the broker's stderr with the time since
 // spawn; CPU_PROF=<dir> writes each broker's CPU profile there;
 // BROKER_NODE_ARGS passes flags to the broker (split at spaces), e.g.
-// `--max-semi-space-size=8` or `--heapsnapshot-signal=SIGUSR2`.
+// `--max-semi-space-size=8` or `--heapsnapshot-signal=SIGUSR2`; PIN_POLICY
+// sets its HERETEK_PIN_POLICY (`off` leaves the trust layer's pins out).
 import {
   existsSync,
   mkdirSync,
@@ -196,6 +197,9 @@ async function untilSearchable(gatewayUrl, label) {
       XDG_STATE_HOME: stateHome,
       ...(process.env.MAX_STREAMS
         ? { HERETEK_GATEWAY_MAX_STREAMS: process.env.MAX_STREAMS }
+        : {}),
+      ...(process.env.PIN_POLICY
+        ? { HERETEK_PIN_POLICY: process.env.PIN_POLICY }
         : {}),
     },
     {
