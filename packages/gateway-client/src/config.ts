@@ -75,6 +75,14 @@ export type GatewayClientOptions = {
   role: string;
   /** Per-request timeout in milliseconds (default 30000). */
   timeoutMs?: number | undefined;
+  /**
+   * Bound of connecting to an endpoint, in milliseconds (default the larger
+   * of `timeoutMs` and 60000). A request waiting for the connection still
+   * fails at its own `timeoutMs`; the connection goes on, and later
+   * requests join it, so a backend slower to start than `timeoutMs` (a
+   * stdio server spawned for the session, say) is reached all the same.
+   */
+  connectTimeoutMs?: number | undefined;
   /** Largest reply body accepted, in bytes (default 8 MiB). */
   maxResponseBytes?: number | undefined;
   /** Most requests in flight per endpoint; later ones wait (default 16). */
@@ -136,6 +144,8 @@ export type GatewayClientOptions = {
 
 /** Default per-request timeout. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Least default bound of a connect (see `connectTimeoutMs`). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 /** Default reply size cap (8 MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Default concurrent requests per endpoint. */
@@ -196,6 +206,7 @@ export const gatewayClientOptionsSchema = z
     token: z.string().min(1).optional(),
     role: z.string().min(1),
     timeoutMs: positiveInteger.optional(),
+    connectTimeoutMs: positiveInteger.optional(),
     maxResponseBytes: positiveInteger.optional(),
     maxConcurrentPerEndpoint: positiveInteger.optional(),
     maxListPages: positiveInteger.optional(),

@@ -319,6 +319,36 @@ describe('headers, cancellation, concurrency', () => {
     await expect.poll(() => cancelled.length, POLL).toBe(1);
   });
 
+  it('keeps connecting past a request that timed out, and the next request joins that connection', async () => {
+    const slow = track(
+      await startSessionfulServer({ initializeDelayMs: 1_500 }),
+    );
+    const gateway = client(slow, { timeoutMs: 500 });
+    const first = await gateway
+      .listTools({ target: 'alpha' })
+      .catch((caught: unknown) => caught);
+    expect((first as GatewayError).code).toBe(GatewayErrorCode.Timeout);
+    // The backend finishes starting after the request gave up.
+    await requestArrived(slow, 'notifications/initialized');
+    const tools = await gateway.listTools({ target: 'alpha' });
+    expect(tools.length).toBeGreaterThan(0);
+    expect(requestsOf(slow, 'initialize')).toHaveLength(1);
+  });
+
+  it('gives up connecting after connectTimeoutMs', async () => {
+    const slow = track(
+      await startSessionfulServer({ initializeDelayMs: 2_000 }),
+    );
+    const gateway = client(slow, { timeoutMs: 5_000, connectTimeoutMs: 300 });
+    const error = await gateway
+      .listTools({ target: 'alpha' })
+      .catch((caught: unknown) => caught);
+    expect((error as GatewayError).code).toBe(GatewayErrorCode.Timeout);
+    expect((error as GatewayError).message).toMatch(
+      /^Connecting to .* did not finish within 300 ms \(option 'connectTimeoutMs'\)\.$/,
+    );
+  });
+
   it('caps concurrent requests per endpoint', async () => {
     const stats = { active: 0, maxActive: 0 };
     const { gateway } = await connect(startSessionfulServer({ stats }), {

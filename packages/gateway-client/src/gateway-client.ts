@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
   DEFAULT_MAX_LIST_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   parseGatewayClientOptions,
   type CallHandlers,
@@ -204,6 +205,7 @@ export class GatewayClient {
   private readonly options: GatewayClientOptions;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
   private readonly maxListPages: number;
   private readonly maxConcurrent: number;
   private readonly clientName: string;
@@ -229,6 +231,9 @@ export class GatewayClient {
     this.mode = parsed.mode;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
     this.timeoutMs = parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.connectTimeoutMs =
+      parsed.connectTimeoutMs ??
+      Math.max(this.timeoutMs, DEFAULT_CONNECT_TIMEOUT_MS);
     this.maxListPages = parsed.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
     this.maxConcurrent =
       parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT;
@@ -653,7 +658,9 @@ export class GatewayClient {
     endpoint: Endpoint,
     target: string | undefined,
   ): Promise<Connection> {
-    const deadline = Date.now() + this.timeoutMs;
+    // Not tied to the request that started it: a request that stops waiting
+    // (its own timeout, a cancel) leaves the connect going for the next one.
+    const deadline = Date.now() + this.connectTimeoutMs;
     try {
       return await this.connectOnce(endpoint, target, endpoint.prior, deadline);
     } catch (error) {
@@ -719,8 +726,8 @@ export class GatewayClient {
         context.fail(
           new GatewayTimeoutError({
             target,
-            timeoutMs: this.timeoutMs,
-            message: `Connecting to ${endpoint.key} did not finish within ${this.timeoutMs} ms (option 'timeoutMs').`,
+            timeoutMs: this.connectTimeoutMs,
+            message: `Connecting to ${endpoint.key} did not finish within ${this.connectTimeoutMs} ms (option 'connectTimeoutMs').`,
           }),
         ),
       remaining,

@@ -484,6 +484,8 @@ export async function startSessionfulServer(
     expireOnPages?: number[];
     /** Answer the standalone GET with 405. */
     refuseStandalone?: boolean;
+    /** Answer each `initialize` this much later (a backend slow to start). */
+    initializeDelayMs?: number;
   } = {},
 ): Promise<SessionfulServer> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
@@ -542,6 +544,16 @@ export async function startSessionfulServer(
       }
       if (request.method === 'DELETE') deleted.push(sessionId);
       return transport.handleRequest(request);
+    }
+    if (options.initializeDelayMs !== undefined) {
+      const body = (await request
+        .clone()
+        .json()
+        .catch(() => undefined)) as { method?: string } | undefined;
+      if (body?.method === 'initialize')
+        await new Promise((resolve) =>
+          setTimeout(resolve, options.initializeDelayMs),
+        );
     }
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
