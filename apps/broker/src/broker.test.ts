@@ -389,7 +389,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     ]);
     await broker.searchTools({ query: 'logcat' });
     await until(() => broker.catalog.get('adb_logcat_dump') !== undefined, {
-      timeoutMs: 2_000,
+      timeoutMs: 10_000,
     });
     expect(backends.listings.length).toBeGreaterThan(listed);
     expect(broker.catalog.get('adb_logcat_dump')).toBeDefined();

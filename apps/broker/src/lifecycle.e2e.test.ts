@@ -27,11 +27,11 @@ const waitFor = async (what: string, condition: () => boolean) => {
   if (!condition()) throw new Error(`timed out waiting for ${what}`);
 };
 
+/** The exit code of `broker`, once its stderr is read to the end. */
 const exitOf = (broker: SpawnedBroker) =>
-  new Promise<number | null>((resolve) => {
-    if (broker.child.exitCode !== null) resolve(broker.child.exitCode);
-    else broker.child.once('exit', (code) => resolve(code));
-  });
+  new Promise<number | null>((resolve) =>
+    broker.child.once('close', (code) => resolve(code)),
+  );
 
 describe('shutdown', () => {
   it('aborts a call in flight when stdin closes, exits 0 at once, and writes nothing after', async () => {

@@ -88,12 +88,28 @@ class RawPeer {
     return `fz-${this.#next++}`;
   }
 
-  /** Resolves with the reply to `id`; rejects on exit or after the hang timeout. */
-  replyTo(id: string | number): Promise<JsonRpcReply> {
+  /**
+   * Writes `line` and resolves with the reply to `id`; rejects after the hang
+   * timeout. The reply is awaited from before the write (it may come before
+   * the pipe has taken the whole line), its timeout runs from the end of the
+   * write (piping megabytes to a busy broker on a loaded machine is no part
+   * of it), and a failed write leaves nothing waiting.
+   */
+  async exchange(line: string, id: string | number): Promise<JsonRpcReply> {
     const key = JSON.stringify(id);
     this.#expected.add(key);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+    const reply = new Promise<JsonRpcReply>((resolve) =>
+      this.#waiters.set(key, resolve),
+    );
+    try {
+      await this.write(line);
+    } catch (error) {
+      this.#waiters.delete(key);
+      throw error;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
         this.#waiters.delete(key);
         reject(
           new Error(
@@ -101,11 +117,12 @@ class RawPeer {
           ),
         );
       }, REPLY_TIMEOUT_MS);
-      this.#waiters.set(key, (reply) => {
-        clearTimeout(timer);
-        resolve(reply);
-      });
     });
+    try {
+      return await Promise.race([reply, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Writes raw text and waits until the pipe has taken it. */
@@ -127,11 +144,8 @@ class RawPeer {
     params?: unknown,
   ): Promise<{ id: string; reply: JsonRpcReply }> {
     const id = this.nextId();
-    const reply = this.replyTo(id);
-    await this.write(
-      `${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })}\n`,
-    );
-    return { id, reply: await reply };
+    const line = `${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })}\n`;
+    return { id, reply: await this.exchange(line, id) };
   }
 
   /** The broker is alive and still answering: a ping gets its empty result. */
@@ -338,25 +352,41 @@ const hostileObject = fc.dictionary(
   { maxKeys: 6 },
 );
 
-/** A string of 64 KiB to 2 MiB. */
-const hugeString = fc
-  .tuple(
-    fc.integer({ min: 64 * 1024, max: 2 * 1024 * 1024 }),
-    fc.string({ minLength: 1, maxLength: 8 }),
-  )
-  .map(([length, unit]) =>
-    unit.repeat(Math.ceil(length / unit.length)).slice(0, length),
-  );
+// The huge and deep values are generated as recipes and sent as JSON text
+// built from them: a failure names a recipe (printing a value 3,000 levels
+// deep, as fast-check does with a counterexample, overflows the stack, which
+// hid the failure itself), and the test process never serializes such a
+// value (JSON.stringify recurses, and a deep enough value overflows it).
 
-/** An array or object nested 50 to 3,000 levels deep. */
-const deepValue = fc
-  .tuple(fc.integer({ min: 50, max: 3000 }), fc.boolean(), suspiciousKey)
-  .map(([depth, arrays, key]) => {
-    let value: unknown = 'bottom';
-    for (let i = 0; i < depth; i++)
-      value = arrays ? [value] : { [key || 'k']: value };
-    return value;
-  });
+/** A string of 64 KiB to 2 MiB: `unit` repeated to `length` characters. */
+const hugeString = fc.record({
+  length: fc.integer({ min: 64 * 1024, max: 2 * 1024 * 1024 }),
+  unit: fc.string({ minLength: 1, maxLength: 8 }),
+});
+
+/** An array or object nested 50 to 3,000 levels deep (objects under `key`). */
+const deepValue = fc.record({
+  depth: fc.integer({ min: 50, max: 3000 }),
+  arrays: fc.boolean(),
+  key: suspiciousKey,
+});
+
+/** The JSON text of a {@link hugeString} or {@link deepValue} recipe's value. */
+function jsonOf(
+  recipe:
+    | { length: number; unit: string }
+    | { depth: number; arrays: boolean; key: string },
+): string {
+  if ('length' in recipe)
+    return JSON.stringify(
+      recipe.unit
+        .repeat(Math.ceil(recipe.length / recipe.unit.length))
+        .slice(0, recipe.length),
+    );
+  const open = recipe.arrays ? '[' : `{${JSON.stringify(recipe.key || 'k')}:`;
+  const close = recipe.arrays ? ']' : '}';
+  return `${open.repeat(recipe.depth)}"bottom"${close.repeat(recipe.depth)}`;
+}
 
 /** Arguments for one meta-tool: right names with wrong values, wrong shapes, hostile values. */
 function argumentsFor(tool: (typeof META_TOOLS)[number]) {
@@ -555,15 +585,17 @@ describe('meta-tool arguments (fast-check, one broker process)', () => {
           '__proto__',
         ),
         fc.oneof(hugeString, deepValue),
-        async (tool, field, value) => {
+        async (tool, field, recipe) => {
           count('huge or deep');
+          const value = jsonOf(recipe);
+          // The last of two equal keys wins, as an assignment would.
           const args =
             field === '__proto__'
-              ? JSON.parse(
-                  `{"__proto__": ${JSON.stringify(value)}, "query": "x", "name": "x"}`,
-                )
-              : { query: 'x', name: 'core_read_file', [field]: value };
-          await callChecked(tool, args);
+              ? `{"__proto__": ${value}, "query": "x", "name": "x"}`
+              : `{"query":"x","name":"core_read_file",${JSON.stringify(field)}:${value}}`;
+          const id = peer.nextId();
+          const line = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${args}}}\n`;
+          assertToolAnswer(await peer.exchange(line, id), id);
         },
       ),
       { numRuns: 150 },
@@ -726,9 +758,9 @@ describe('garbage on stdin (fast-check, same broker process)', () => {
         count('JSON-RPC shapes');
         const line = JSON.stringify(message) ?? 'null';
         const owed = obligesReply(message) ? message.id : undefined;
-        const reply = owed === undefined ? undefined : peer.replyTo(owed);
-        await peer.write(`${line}\n`);
-        if (reply !== undefined) assertWellFormedReply(await reply, owed);
+        if (owed === undefined) await peer.write(`${line}\n`);
+        else
+          assertWellFormedReply(await peer.exchange(`${line}\n`, owed), owed);
         await peer.assertAlive();
       }),
       { numRuns: 2_000 },
@@ -749,9 +781,9 @@ describe('garbage on stdin (fast-check, same broker process)', () => {
               : `{"jsonrpc":"2.0",${kind === 'request' ? `"id":${JSON.stringify(id)},` : ''}"method":"tools/call","params":{"name":"mcp_search_tools","arguments":{"query":"`;
           const tail = kind === 'not-json' ? '' : '"}}}';
           const line = `${head}${'a'.repeat(Math.max(0, bytes - head.length - tail.length))}${tail}`;
-          const reply = kind === 'request' ? peer.replyTo(id) : undefined;
-          await peer.write(`${line}\n`);
-          if (reply !== undefined) assertToolAnswer(await reply, id);
+          if (kind === 'request')
+            assertToolAnswer(await peer.exchange(`${line}\n`, id), id);
+          else await peer.write(`${line}\n`);
           await peer.assertAlive();
         },
       ),

@@ -277,8 +277,9 @@ describe('rug pulls and the pin policies', () => {
         text: 'get_fact ok',
       });
       gateway.servers.tools.set('rugpull', [RUG_PULLED]);
-      // Each search starts a background re-discovery (TTL 1 ms); wait for it to land.
-      const deadline = Date.now() + 10_000;
+      // Each search starts a background re-discovery (TTL 1 ms); wait for it
+      // to land (30 s: a discovery's work on a loaded 2-core machine).
+      const deadline = Date.now() + 30_000;
       let line = '';
       while (Date.now() < deadline) {
         line = hitLine(

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestsOf } from './__fixtures__/requests.js';
+import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 import { GatewayClient } from './gateway-client.js';
 import type { GatewayHttpError } from './errors.js';
 import {
@@ -212,6 +212,8 @@ describe(
         timeoutMs: SHORT_TIMEOUT_MS,
       });
       expect(error.isRetryable).toBe(true);
+      // The notice is sent as the call times out, not awaited by it.
+      await requestArrived(server, 'notifications/cancelled');
       const call = server.requests.find(
         (request) =>
           request.rpcMethod === 'tools/call' &&

@@ -87,6 +87,8 @@ describe('progress', () => {
       startSessionfulServer({ interactive: true }),
       { timeoutMs: 2_000 },
     );
+    // Connect first: the first request of a client also covers connecting.
+    await gateway.listTools({ target: 'alpha' });
     // 8 steps 500 ms apart: 4 s in all, twice the timeout, and never 2 s
     // without progress (1.5 s of room for a loaded machine at each step).
     let count = 0;
@@ -228,8 +230,10 @@ describe('server-to-client requests during a call', () => {
 
   it('waits for an answer that takes longer than timeoutMs: the server waits for the user, and so does the call', async () => {
     const server = track(await startSessionfulServer({ interactive: true }));
-    const timeoutMs = 1_000;
-    const answerAfterMs = 2_500;
+    // 2 s for each leg of the call (the elicitation's delivery, then the
+    // result's after the answer): room for a loaded machine.
+    const timeoutMs = 2_000;
+    const answerAfterMs = 3_000;
     let asked = 0;
     const gateway = client(server, {
       timeoutMs,

@@ -197,10 +197,12 @@ export async function spawnBroker(
         },
   );
   options.prepare?.(client);
-  await client.connect(transport);
+  // Settles once the broker has exited and its stdout and stderr are read to
+  // the end ('close', not 'exit'), so its stderr is complete after `close`.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
+    child.once('close', (code) => resolve(code)),
   );
+  await client.connect(transport);
   if (
     options.awaitDiscovery !== false &&
     env.HERETEK_GATEWAY_URL !== undefined &&
@@ -358,7 +360,10 @@ export function runBrokerCli(
     // took over 10 s there.
     const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the output is complete only once both pipes are
+    // drained, and a loaded machine may read their last chunks after the
+    // exit is reported.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
