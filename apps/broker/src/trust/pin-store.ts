@@ -262,33 +262,22 @@ const yieldToOthers = () =>
   new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * A copy of `value` with every object's keys sorted, as {@link sortKeys}
- * makes it, built without intermediate arrays of pairs (objects without a
- * prototype, so a `__proto__` key stays a plain key).
+ * Where the text of a value two levels deep in `JSON.stringify([[value]],
+ * null, 2)` starts (its first line indented by four spaces, like every
+ * other) and how far from the end it stops.
  */
-function sortedCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedCopy);
-  if (!isRecord(value)) return value;
-  const copy: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(value).sort())
-    copy[key] = sortedCopy(value[key]);
-  return copy;
-}
-
-/** What JSON.stringify writes before and after an entry two levels deep. */
-const ENTRY_OPEN = '{\n  "t": {\n'.length;
-const ENTRY_CLOSE = '\n  }\n}'.length;
+const NESTED_OPEN = '[\n  [\n    '.length;
+const NESTED_CLOSE = '\n  ]\n]'.length;
 
 /**
  * One entry's text in the pins file's layout: `    "<name>": {` through
- * `    }`. Serialized two levels deep in one `JSON.stringify`, then cut out
- * of it, so the indentation comes out right without rewriting the text.
+ * `    }`. The value is serialized two levels deep, where `JSON.stringify`
+ * indents it as the file does, and cut out of that text: no second string
+ * rewritten line by line.
  */
 function entryText(name: string, entry: PinEntry): string {
-  const wrapped: Record<string, unknown> = Object.create(null);
-  wrapped[name] = sortedCopy(entry);
-  const text = JSON.stringify({ t: wrapped }, null, 2);
-  return text.slice(ENTRY_OPEN, text.length - ENTRY_CLOSE);
+  const text = JSON.stringify([[sortKeys(entry)]], null, 2);
+  return `    ${JSON.stringify(name)}: ${text.slice(NESTED_OPEN, text.length - NESTED_CLOSE)}`;
 }
 
 /** The parts of a pin entry kept in memory (its hash is kept as bytes). */
