@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 
@@ -87,12 +87,11 @@ export function definitionHash(definition: ToolDefinition): string {
 
 /**
  * {@link definitionHash} as its 32 bytes (the hex digits after `sha256:`
- * decoded), without making the string.
+ * decoded), without making the string. Hashed in one call: no hash
+ * object (and its native state) is left per tool for the collector.
  */
 export function definitionDigest(definition: ToolDefinition): Buffer {
-  return createHash('sha256')
-    .update(canonical(normalizeDefinition(definition)))
-    .digest();
+  return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
 /**

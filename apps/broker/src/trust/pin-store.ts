@@ -261,13 +261,23 @@ const ENTRIES_PER_SLICE = 500;
 const yieldToOthers = () =>
   new Promise<void>((resolve) => setImmediate(resolve));
 
-/** One entry's text in the pins file's layout: `    "<name>": {` through `    }`. */
+/**
+ * Where the text of a value two levels deep in `JSON.stringify([[value]],
+ * null, 2)` starts (its first line indented by four spaces, like every
+ * other) and how far from the end it stops.
+ */
+const NESTED_OPEN = '[\n  [\n    '.length;
+const NESTED_CLOSE = '\n  ]\n]'.length;
+
+/**
+ * One entry's text in the pins file's layout: `    "<name>": {` through
+ * `    }`. The value is serialized two levels deep, where `JSON.stringify`
+ * indents it as the file does, and cut out of that text: no second string
+ * rewritten line by line.
+ */
 function entryText(name: string, entry: PinEntry): string {
-  const value = JSON.stringify(sortKeys(entry), null, 2).replace(
-    /\n/g,
-    '\n    ',
-  );
-  return `    ${JSON.stringify(name)}: ${value}`;
+  const text = JSON.stringify([[sortKeys(entry)]], null, 2);
+  return `    ${JSON.stringify(name)}: ${text.slice(NESTED_OPEN, text.length - NESTED_CLOSE)}`;
 }
 
 /** The parts of a pin entry kept in memory (its hash is kept as bytes). */
