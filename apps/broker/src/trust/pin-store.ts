@@ -289,6 +289,16 @@ function bodyOf(entry: PinBody): PinBody {
   };
 }
 
+/** The definition of `name` whose parts are `body`'s (a pin's, to compare or restore). */
+function definitionOf(name: string, body: PinBody): NormalizedDefinition {
+  return {
+    name,
+    description: body.description,
+    inputSchema: body.inputSchema,
+    annotations: body.annotations,
+  };
+}
+
 /** A pin entry of `hash` and the parts of `body` (never anything else `body` holds). */
 function entryWith(hash: string, body: PinBody): PinEntry {
   return {
@@ -894,12 +904,7 @@ export class PinStore {
       const slot = table.slotOf(name);
       const pin = slot === undefined ? undefined : this.#body(slot);
       if (slot === undefined || pin === undefined) continue;
-      const definition: NormalizedDefinition = {
-        name: table.nameOf(slot),
-        description: pin.description,
-        inputSchema: pin.inputSchema,
-        annotations: pin.annotations,
-      };
+      const definition = definitionOf(table.nameOf(slot), pin);
       table.setCurrent(slot, definition, 'pinned');
       restored.push(definition);
     }
@@ -932,12 +937,7 @@ export class PinStore {
       inputSchema: {},
       annotations: {},
     };
-    const pinned: NormalizedDefinition = {
-      name,
-      description: pin.description,
-      inputSchema: pin.inputSchema,
-      annotations: pin.annotations,
-    };
+    const pinned = definitionOf(name, pin);
     const change = diffDefinitions(pinned, current);
     return { state: 'changed', change, pinned };
   }
@@ -948,15 +948,7 @@ export class PinStore {
     const current = slot === undefined ? undefined : this.#pins.current(slot);
     const pin = this.#entry(name);
     if (current === undefined || pin === undefined) return [];
-    return describeChange(
-      {
-        name,
-        description: pin.description,
-        inputSchema: pin.inputSchema,
-        annotations: pin.annotations,
-      },
-      current,
-    );
+    return describeChange(definitionOf(name, pin), current);
   }
 
   /** The names of the tools with a current definition. */

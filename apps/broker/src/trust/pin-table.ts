@@ -1,7 +1,6 @@
-import { Buffer } from 'node:buffer';
 import type { NormalizedDefinition } from './definition-hash.js';
 import type { PinsIndex } from './pins-index.js';
-import { DIGEST_BYTES } from './tool-hashes.js';
+import { DIGEST_BYTES, hashText, writeHash } from './tool-hashes.js';
 
 /**
  * What a pin keeps of its definition besides the hash: the three parts
@@ -21,8 +20,6 @@ const FIRST_SEEN = 4;
 /** The pin's text in the file is not yet checked against its hash. */
 const UNCHECKED = 8;
 
-const HASH_PREFIX = 'sha256:';
-
 /** Small numbers standing for the stamps of pins files (0: none). */
 const fileIds = new Map<string, number>();
 
@@ -37,11 +34,6 @@ export function fileIdOf(stamp: string | undefined): number {
   return id;
 }
 
-/** `sha256:<hex>` of the 32 bytes at `offset` of `bytes`. */
-function hashText(bytes: Uint8Array, offset: number): string {
-  return `${HASH_PREFIX}${Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).toString('hex')}`;
-}
-
 /** Copies 32 bytes from `offset` of `from` to `at` of `to`, without a view of either. */
 function copyDigest(
   from: Uint8Array,
@@ -51,23 +43,6 @@ function copyDigest(
 ): void {
   for (let byte = 0; byte < DIGEST_BYTES; byte += 1)
     to[at + byte] = from[offset + byte]!;
-}
-
-/**
- * The 32 bytes of a `sha256:<64 hex>` string written at `offset` of
- * `bytes`; false (nothing written) for any other string.
- */
-export function writeHash(
-  hash: string,
-  bytes: Uint8Array,
-  offset: number,
-): boolean {
-  if (!/^sha256:[0-9a-f]{64}$/.test(hash)) return false;
-  Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).write(
-    hash.slice(HASH_PREFIX.length),
-    'hex',
-  );
-  return true;
 }
 
 /**

@@ -4,6 +4,7 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { EarlyReads } from './early-reads.js';
+import { DIGEST_BYTES, HASH_PREFIX, writeHash } from './tool-hashes.js';
 
 /**
  * Reading a pins file's index: where each pinned tool's entry is and its
@@ -71,7 +72,7 @@ export function indexPinsFile(
     if (hashLine === -1 || from + 72 > end || bytes[from + 71] !== QUOTE)
       return undefined;
     // "sha256:" and 64 characters: the check of each entry tells whether they are hex.
-    if (HASH_PREFIX.compare(bytes, from, from + HASH_PREFIX.length) !== 0)
+    if (HASH_PREFIX_BYTES.compare(bytes, from, from + HASH_PREFIX.length) !== 0)
       return undefined;
     if (!add(name, bytes.toString('latin1', from, from + 71), start, end))
       return undefined;
@@ -95,7 +96,7 @@ const FOOTER = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
 const CLOSING = Buffer.from('\n    }');
 /** An entry's last line and the next one's first line up to its name. */
 const NEXT_ENTRY = Buffer.from('\n    },\n    "');
-const HASH_PREFIX = Buffer.from('sha256:');
+const HASH_PREFIX_BYTES = Buffer.from(HASH_PREFIX);
 /** An entry's first line up to its name, from the newline before it. */
 const ENTRY_LINE = Buffer.from('\n    "');
 /** An entry's hash line up to the hash, from the newline before it. */
@@ -130,9 +131,6 @@ function keyOf(bytes: Buffer, from: number, to: number): string | undefined {
     return undefined;
   }
 }
-
-/** Bytes of an entry's hash in {@link PinsIndex.digests}. */
-const DIGEST_BYTES = 32;
 
 /**
  * Every entry {@link indexPinsFile} found, in file order, in a form a worker
@@ -182,8 +180,8 @@ export function pinsIndexOf(bytes: Buffer): PinsIndex | undefined {
       grown.set(digests);
       digests = grown;
     }
-    // Digits that are not hex leave zeros: the entry's check fails on them.
-    digests.write(hash.slice(HASH_PREFIX.length), at, DIGEST_BYTES, 'hex');
+    // A hash that is not hex leaves zeros: the entry's check fails on it.
+    writeHash(hash, digests, at);
     names.push(name);
     starts.push(start);
     ends.push(end);

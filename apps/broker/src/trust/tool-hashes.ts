@@ -22,8 +22,31 @@ export type ToolHashes = {
 /** Bytes of one definition hash in {@link ToolHashes.digests}. */
 export const DIGEST_BYTES = 32;
 
-const PREFIX = 'sha256:';
+/** What a definition hash's text starts with: `sha256:` and 64 hex digits follow. */
+export const HASH_PREFIX = 'sha256:';
 const HASH = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * The 32 bytes of a `sha256:<64 hex>` string written at `offset` of
+ * `bytes`; false (nothing written) for any other string.
+ */
+export function writeHash(
+  hash: string,
+  bytes: Uint8Array,
+  offset: number,
+): boolean {
+  if (!HASH.test(hash)) return false;
+  Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).write(
+    hash.slice(HASH_PREFIX.length),
+    'hex',
+  );
+  return true;
+}
+
+/** `sha256:<hex>` of the 32 bytes at `offset` of `bytes`. */
+export function hashText(bytes: Uint8Array, offset: number): string {
+  return `${HASH_PREFIX}${Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).toString('hex')}`;
+}
 
 /**
  * {@link ToolHashes} of `sha256:<hex>` definition hashes by qualified name;
@@ -36,12 +59,8 @@ export function toolHashes(
   const digests = Buffer.alloc(entries.length * DIGEST_BYTES);
   const names: string[] = [];
   for (const [name, hash] of entries) {
-    if (!HASH.test(hash)) return undefined;
-    digests.write(
-      hash.slice(PREFIX.length),
-      names.length * DIGEST_BYTES,
-      'hex',
-    );
+    if (!writeHash(hash, digests, names.length * DIGEST_BYTES))
+      return undefined;
     names.push(name);
   }
   return { names, digests };
