@@ -291,22 +291,12 @@ function bodyOf(entry: PinBody): PinBody {
 
 /** The definition of `name` whose parts are `body`'s (a pin's, to compare or restore). */
 function definitionOf(name: string, body: PinBody): NormalizedDefinition {
-  return {
-    name,
-    description: body.description,
-    inputSchema: body.inputSchema,
-    annotations: body.annotations,
-  };
+  return { name, ...bodyOf(body) };
 }
 
 /** A pin entry of `hash` and the parts of `body` (never anything else `body` holds). */
 function entryWith(hash: string, body: PinBody): PinEntry {
-  return {
-    hash,
-    description: body.description,
-    inputSchema: body.inputSchema,
-    annotations: body.annotations,
-  };
+  return { hash, ...bodyOf(body) };
 }
 
 /** The pins of a parsed pins file, each checked already. */
