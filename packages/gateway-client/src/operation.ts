@@ -9,7 +9,7 @@ import type { CallHandlers } from './config.js';
 import type { CallContext } from './http-layer.js';
 
 /** Per-request settings of {@link Requester.request}. */
-export type RequestExtra = {
+export type RequestExtra<R = unknown> = {
   /** Progress of this request; each one also restarts its timeout. */
   onprogress?: ((progress: Progress) => void) | undefined;
   /** This request's timeout instead of `timeoutMs` (a request that blocks until a task ends). */
@@ -22,7 +22,7 @@ export type RequestExtra = {
    * server may have made the task before the stop, and only the answer
    * names the task to cancel.
    */
-  afterStop?: ((late: Promise<unknown>) => void) | undefined;
+  afterStop?: ((late: Promise<R>) => void) | undefined;
 };
 
 /**
@@ -36,7 +36,7 @@ export type Requester = {
   request<R>(
     what: string,
     send: (client: Client, options: RequestOptions) => Promise<R>,
-    extra?: RequestExtra,
+    extra?: RequestExtra<R>,
   ): Promise<R>;
   /** Re-initializes so far in this operation. */
   readonly reinitializations: number;
@@ -180,7 +180,7 @@ export class Operation<S extends Session> implements Requester {
   async request<R>(
     what: string,
     send: (client: Client, options: RequestOptions) => Promise<R>,
-    extra?: RequestExtra,
+    extra?: RequestExtra<R>,
   ): Promise<R> {
     const timeoutMs = extra?.timeoutMs ?? this.host.timeoutMs;
     if (this.requests > 0 || timeoutMs !== this.requestTimeoutMs)

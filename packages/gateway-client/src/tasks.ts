@@ -122,10 +122,8 @@ export async function callAsTask(
       // Stopped before the answer came: the server may have made the task
       // already, so its answer is awaited and the task it names cancelled.
       afterStop: (late) =>
-        void late.then((answer) => {
-          const taskId = (answer as { task?: { taskId?: string } }).task
-            ?.taskId;
-          if (taskId !== undefined) cancelTask(client, taskId, call.timeoutMs);
+        void late.then(({ task }) => {
+          if (task) cancelTask(client, task.taskId, call.timeoutMs);
         }, ignore),
     },
   );
