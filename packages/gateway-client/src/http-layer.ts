@@ -674,13 +674,7 @@ async function send(
       // undici's request: the reply's body is read as undici's stream, not
       // through fetch's web streams and copies.
       const reply = new RequestReply(
-        await undiciRequest(input, {
-          method: 'POST',
-          headers: request.headers,
-          body: request.body,
-          signal,
-          dispatcher: environment.agent,
-        }),
+        await undiciRequest(input, { ...request, method: 'POST' }),
       );
       if (!refusedByFetch(reply)) return reply;
       await reply.node.dump().catch(() => undefined);
