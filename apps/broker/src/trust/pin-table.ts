@@ -1,6 +1,11 @@
 import type { NormalizedDefinition } from './definition-hash.js';
 import type { PinsIndex } from './pins-index.js';
-import { DIGEST_BYTES, hashText, writeHash } from './tool-hashes.js';
+import {
+  copyDigest,
+  DIGEST_BYTES,
+  hashText,
+  writeHash,
+} from './tool-hashes.js';
 
 /**
  * What a pin keeps of its definition besides the hash: the three parts
@@ -32,17 +37,6 @@ export function fileIdOf(stamp: string | undefined): number {
     fileIds.set(stamp, id);
   }
   return id;
-}
-
-/** Copies 32 bytes from `offset` of `from` to `at` of `to`, without a view of either. */
-function copyDigest(
-  from: Uint8Array,
-  offset: number,
-  to: Uint8Array,
-  at: number,
-): void {
-  for (let byte = 0; byte < DIGEST_BYTES; byte += 1)
-    to[at + byte] = from[offset + byte]!;
 }
 
 /**
