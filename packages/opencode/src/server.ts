@@ -1,0 +1,195 @@
+import type { MetaToolName } from '@heretek/broker';
+import { isRoleName, type RoleName } from '@heretek/prefix';
+import type {
+  Config,
+  Hooks,
+  PluginInput,
+  PluginOptions,
+  ToolContext,
+  ToolDefinition,
+} from '@opencode-ai/plugin';
+import { z } from 'zod';
+import {
+  createMetaToolRunner,
+  metaToolList,
+  type MetaTool,
+  type MetaToolRunner,
+  type PluginLog,
+} from './meta-tools.js';
+import { preparePlugin } from './prepare.js';
+import { roleDescription, type RolePrompts } from './roles.js';
+
+/**
+ * The agents the plugin adds to OpenCode's configuration: the six roles,
+ * except those the user already defined (theirs win, with a log line).
+ * `director` is OpenCode's primary agent for planning; the other roles are
+ * `mode: "all"`, so the task tool reaches them and they can be picked as
+ * primary agents too. A subagent-only mode would drop OpenCode's `task` and
+ * `todowrite` tools from their requests, and the tools array would then
+ * differ from director's and break the shared cached prefix.
+ */
+export function addRoleAgents(options: {
+  config: Config;
+  prompts: RolePrompts;
+  log: PluginLog;
+}): Set<RoleName> {
+  const { config, prompts, log } = options;
+  const agents = (config.agent ??= {}) as Record<string, unknown>;
+  const installed = new Set<RoleName>();
+  for (const [role, prompt] of prompts.roles) {
+    if (agents[role] !== undefined) {
+      log(
+        'info',
+        `agent ${role} is defined in your OpenCode configuration: yours is used as you wrote it, the plugin's ${role} agent is not installed`,
+      );
+      continue;
+    }
+    agents[role] = {
+      description: roleDescription(role),
+      mode: role === 'director' ? 'primary' : 'all',
+      prompt: prompt.prompt,
+      permission: { task: 'allow', todowrite: 'deny' },
+    };
+    installed.add(role);
+  }
+  return installed;
+}
+
+/**
+ * Splits OpenCode's first system block at the end of the frozen prefix when
+ * it starts with it, so the frozen prefix stands as block 0 with a cache
+ * breakpoint of its own (OpenCode marks the first two system blocks). Any
+ * other system prompt is left as it is. Returns whether it split.
+ */
+export function splitFrozenPrefix(system: string[], frozen: string): boolean {
+  const first = system[0];
+  if (
+    first === undefined ||
+    first.length <= frozen.length ||
+    !first.startsWith(frozen)
+  )
+    return false;
+  system.splice(0, 1, frozen, first.slice(frozen.length));
+  return true;
+}
+
+/**
+ * Keys the provider's prompt cache by the frozen prefix instead of the
+ * session: OpenAI's SDK takes `promptCacheKey` (OpenCode sets it to the
+ * session id), an OpenAI-compatible SDK passes `prompt_cache_key` through
+ * to the request body. Other providers are left alone (Anthropic caches by
+ * breakpoints, not keys). Returns whether a key was set.
+ */
+export function setPromptCacheKey(options: {
+  npm: string;
+  providerID: string;
+  options: Record<string, unknown>;
+  key: string;
+}): boolean {
+  if (options.npm === '@ai-sdk/openai' || options.providerID === 'openai') {
+    options.options.promptCacheKey = options.key;
+    return true;
+  }
+  if (options.npm === '@ai-sdk/openai-compatible') {
+    options.options.prompt_cache_key = options.key;
+    return true;
+  }
+  return false;
+}
+
+/** A meta-tool's zod shape for OpenCode 1's `tool` hook, read from the broker's JSON Schema. */
+function argsOf(tool: MetaTool): ToolDefinition['args'] {
+  const schema = z.fromJSONSchema(
+    tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0],
+  );
+  // OpenCode turns the shape into JSON Schema with its own zod 4 copy.
+  return (schema as unknown as z.ZodObject).shape as never;
+}
+
+/**
+ * The three meta-tools as OpenCode 1 tools (the `tool` hook). Each call is
+ * gated by the calling agent's role, which OpenCode puts in the tool context
+ * (the model cannot write it).
+ */
+export function metaToolsV1(
+  runner: MetaToolRunner,
+): Record<MetaToolName, ToolDefinition> {
+  const tools = {} as Record<MetaToolName, ToolDefinition>;
+  for (const tool of metaToolList()) {
+    tools[tool.name] = {
+      description: tool.description,
+      args: argsOf(tool),
+      async execute(args: unknown, context: ToolContext) {
+        const answer = await runner.answer({
+          name: tool.name,
+          input: args,
+          agent: context.agent,
+          signal: context.abort,
+          onProgress: (title) => context.metadata({ title }),
+        });
+        return {
+          title: answer.title,
+          output: answer.output,
+          metadata:
+            answer.role === undefined
+              ? { isError: answer.isError }
+              : { role: answer.role, isError: answer.isError },
+        };
+      },
+    };
+  }
+  return tools;
+}
+
+/**
+ * The plugin: six role agents whose requests share one cached prefix (system
+ * block 0 = layers 1+2 of `@heretek/prefix`, a prompt cache key from its
+ * SHA-256), and the broker's three meta-tools, identical for every agent and
+ * gated by each agent's own role.
+ */
+export async function heretekPlugin(
+  input: PluginInput,
+  rawOptions?: PluginOptions,
+): Promise<Hooks> {
+  const log: PluginLog = (level, message) => {
+    void Promise.resolve()
+      .then(() =>
+        input.client.app.log({
+          body: { service: 'heretek', level, message },
+        }),
+      )
+      .catch(() => {});
+  };
+  const { options, prompts } = preparePlugin({
+    rawOptions,
+    directory: input.directory,
+    log,
+  });
+  let installed = new Set<RoleName>();
+  // The broker starts on the first meta-tool call: loading the plugin does
+  // no work beyond the role prompts.
+  const runner = createMetaToolRunner(options, log);
+
+  return {
+    config: async (config) => {
+      if (prompts === undefined) return;
+      installed = addRoleAgents({ config, prompts, log });
+    },
+    tool: metaToolsV1(runner),
+    'experimental.chat.system.transform': async (_input, output) => {
+      if (prompts !== undefined)
+        splitFrozenPrefix(output.system, prompts.frozen);
+    },
+    'chat.params': async (params, output) => {
+      if (prompts === undefined || !isRoleName(params.agent)) return;
+      if (!installed.has(params.agent)) return;
+      setPromptCacheKey({
+        npm: params.model.api.npm,
+        providerID: params.model.providerID,
+        options: output.options,
+        key: prompts.promptCacheKey,
+      });
+    },
+    dispose: () => runner.close(),
+  };
+}
