@@ -1,7 +1,9 @@
 // The client snippets in configs/ must be accepted by the clients' current
-// releases. OpenCode publishes its config type (@opencode-ai/sdk, v1 and v2
-// entry points): each snippet is compiled against it with the TypeScript
-// compiler, so a shape the client no longer reads fails here. Claude Code,
+// releases. OpenCode 1 publishes its config type (@opencode-ai/sdk): the V1
+// snippet is compiled against it with the TypeScript compiler, so a shape
+// OpenCode 1 no longer reads fails here. OpenCode 2 publishes no config
+// package on the npm registry: the V2 snippet is checked against its schema
+// transcribed from OpenCode's source at named commits (__fixtures__/). Claude Code,
 // Cursor and VS Code publish no config package small enough to install for a
 // test (Claude Code's type ships inside @anthropic-ai/claude-agent-sdk, about
 // 420 MB installed); their documented shapes are written down below as zod
@@ -18,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { openCode2Config } from './__fixtures__/opencode-v2-config.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONFIGS = join(ROOT, 'configs');
@@ -96,14 +99,15 @@ describe('client config snippets', () => {
       'agentgateway.example.yaml',
       'claude-code.mcp.json',
       'cursor.mcp.json',
-      'opencode.base.json',
+      'opencode.v1.json',
+      'opencode.v2.json',
       'vscode.mcp.json',
     ];
     expect(readdirSync(CONFIGS).sort()).toEqual(checked);
   });
 
-  it('OpenCode accepts opencode.base.json (published Config type, v1 and v2)', () => {
-    const json = readJson('opencode.base.json') as Record<string, unknown>;
+  it('OpenCode 1 accepts opencode.v1.json (its published Config type)', () => {
+    const json = readJson('opencode.v1.json') as Record<string, unknown>;
     const { $schema: _schema, ...config } = json;
     expect(
       typeErrors(
@@ -112,30 +116,41 @@ describe('client config snippets', () => {
         'Config',
       ),
     ).toEqual([]);
-    expect(
-      typeErrors(
-        config,
-        "import type { Config as ConfigV2 } from '@opencode-ai/sdk/v2';",
-        'ConfigV2',
-      ),
-    ).toEqual([]);
+    // OpenCode 1 does not read `plugins` (1.18.33 ignores it, other 1.x reject the file).
+    expect(Object.keys(json)).not.toContain('plugins');
   });
 
-  it('the type check rejects the retired mcp.servers shape', () => {
-    const retired = {
-      mcp: {
-        servers: {
-          broker: { type: 'local', command: ['npx', '@heretek/broker'] },
-        },
-      },
-    };
+  it("OpenCode 1's type rejects V2's mcp.servers shape", () => {
     expect(
       typeErrors(
-        retired,
+        readJson('opencode.v2.json'),
         "import type { Config } from '@opencode-ai/sdk';",
         'Config',
       ).length,
     ).toBeGreaterThan(0);
+  });
+
+  it('OpenCode 2 accepts opencode.v2.json (its schema), with the broker kept out of Code Mode', () => {
+    const json = readJson('opencode.v2.json') as {
+      mcp: { servers: Record<string, { codemode?: boolean }> };
+    };
+    const result = openCode2Config.safeParse(json);
+    expect(result.error?.issues ?? []).toEqual([]);
+    expect(json.mcp.servers['heretek-lazy-broker']?.codemode).toBe(false);
+  });
+
+  it("OpenCode 2's schema rejects V1's shape (plugin, mcp.<name>, enabled)", () => {
+    const result = openCode2Config.safeParse(readJson('opencode.v1.json'));
+    expect(result.success).toBe(false);
+    expect(
+      openCode2Config.safeParse({
+        mcp: {
+          servers: {
+            broker: { type: 'local', command: ['x'], enabled: true },
+          },
+        },
+      }).success,
+    ).toBe(false);
   });
 
   it.each([
