@@ -11,7 +11,13 @@
 // 3. Start-up (spawn to the first model request), peak memory of OpenCode and
 //    its children, and the time from a meta-tool call's answer to the request
 //    that carries its result, for the plugin, the stdio broker and OpenCode
-//    alone.
+//    alone, and OpenCode's own Code Mode (OPENCODE_EXPERIMENTAL_CODE_MODE=1 in
+//    1.18.33) in front of the same tools as a direct MCP server. Each
+//    variant's first-request input tokens too.
+// 4. Search quality: `tools.$codemode.search` (driven through Code Mode's
+//    `execute` tool, one script running every query) against the broker's
+//    search, nDCG@10 on LiveMCPBench (95 tasks, 527 tools) and MetaTool
+//    (1,960 short requests, 199 tools), both served by the loopback MCP server.
 //
 // Token counts are o200k_base estimates (js-tiktoken) of each block's JSON,
 // the same counter for every variant. Runs are sequential.
@@ -19,6 +25,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { getEncoding } from 'js-tiktoken';
+import { openBroker, readBrokerSetup } from '@heretek/broker';
 import { afterAll, beforeAll, it } from 'vitest';
 import {
   startMcpBackends,
@@ -50,13 +57,18 @@ type LiveTool = {
   server: string;
 };
 
-const LIVE: LiveTool[] = readFileSync(
-  join(PACKAGE_ROOT, '../catalog/bench/data/livemcpbench/tools.jsonl'),
-  'utf8',
-)
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as LiveTool);
+/** A JSON Lines file of the catalog's vendored benchmark sets. */
+function benchData<T>(set: string, file: string): T[] {
+  return readFileSync(
+    join(PACKAGE_ROOT, `../catalog/bench/data/${set}/${file}`),
+    'utf8',
+  )
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as T);
+}
+
+const LIVE = benchData<LiveTool>('livemcpbench', 'tools.jsonl');
 
 /**
  * A draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` (one LiveMCPBench
@@ -342,7 +354,7 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
       inputTokens: emulateAnthropicCache([body], { countTokens }).input,
     };
   };
-  // Three rounds, the four set-ups interleaved: start-up and memory are medians.
+  // Three rounds, the five set-ups interleaved: start-up and memory are medians.
   const variants = {
     alone: { env: {}, config: {} },
     plugin: { env: heretekEnv, config: { plugin: [PLUGIN_URL] } },
@@ -351,6 +363,10 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
       config: { mcp: { live: { type: 'remote', url: `${backends.url}/mcp` } } },
     },
     stdioBroker: { env: {}, config: { mcp: stdioBroker('director') } },
+    codeMode: {
+      env: { OPENCODE_EXPERIMENTAL_CODE_MODE: '1' },
+      config: { mcp: { live: { type: 'remote', url: `${backends.url}/mcp` } } },
+    },
   };
   const rounds: Array<Record<string, Recorded>> = [];
   for (let round = 0; round < 3; round++) {
@@ -383,6 +399,210 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
       ];
     }),
   );
+  const startup = results.startup as Record<
+    string,
+    { firstRequestMsMedian: number; peakRssMiBMedian: number }
+  >;
+  results.pluginAgainstAlone = {
+    firstRequestRatio:
+      Math.round(
+        (startup.plugin!.firstRequestMsMedian /
+          startup.alone!.firstRequestMsMedian) *
+          100,
+      ) / 100,
+    peakRssDifferenceMiB: mib(
+      (startup.plugin!.peakRssMiBMedian - startup.alone!.peakRssMiBMedian) *
+        1024 *
+        1024,
+    ),
+  };
   console.log(JSON.stringify(results.firstRequest, null, 2));
   console.log(JSON.stringify(results.startup, null, 2));
+  console.log(JSON.stringify(results.pluginAgainstAlone, null, 2));
 }, 1_500_000);
+
+type Query = { id: string; query: string; relevant: string[] };
+
+/** A set's tool name (`server__tool`) as the loopback gateway's multiplexed name. */
+const gatewayName = (name: string) => {
+  const cut = name.indexOf('__');
+  return `${targetOf(name.slice(0, cut))}_${name.slice(cut + 2)}`;
+};
+
+/** nDCG@10 with binary relevance from the 1-based ranks of the relevant hits. */
+function ndcgAt10(ranks: number[], relevant: number): number {
+  const gain = (rank: number) => 1 / Math.log2(rank + 1);
+  const ideal = Array.from({ length: Math.min(relevant, 10) }, (_, i) =>
+    gain(i + 1),
+  ).reduce((a, b) => a + b, 0);
+  return (
+    ranks.filter((r) => r <= 10).reduce((sum, r) => sum + gain(r), 0) / ideal
+  );
+}
+
+const mean = (values: number[]) =>
+  Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 1000) / 1000;
+
+/**
+ * The `execute` script that runs Code Mode's search for each query and
+ * returns the ranks of the relevant tools in its top 10 (`;` between queries).
+ */
+function codeModeScript(queries: Query[]): string {
+  const pairs = queries.map((q) => [q.query, q.relevant.map(gatewayName)]);
+  return `const queries = ${JSON.stringify(pairs)};
+const out = [];
+for (const [query, relevant] of queries) {
+  const ranks = [];
+  const result = await tools.$codemode.search({ query, limit: 10 });
+  for (let i = 0; i < result.items.length && i < 10; i++) {
+    const m = /^tools\\.live(?:\\.(.+)|\\["(.+)"\\])$/.exec(result.items[i].path);
+    if (m && relevant.includes(m[1] ?? m[2])) ranks.push(i + 1);
+  }
+  out.push(ranks.join(","));
+}
+return out.join(";");`;
+}
+
+/** The `@tool execute` line of a script: at most about 40 kB, so the message stays under the 128 kB limit of one argument. */
+const executeLine = (queries: Query[]) =>
+  `@tool execute ${JSON.stringify({ code: codeModeScript(queries) })}`;
+
+/** The queries in runs whose `execute` line fits in one command-line argument. */
+function codeModeRuns(queries: Query[]): Query[][] {
+  const runs: Query[][] = [[]];
+  for (const query of queries) {
+    const current = runs.at(-1)!;
+    if (current.length > 0 && executeLine([...current, query]).length > 40_000)
+      runs.push([query]);
+    else current.push(query);
+  }
+  return runs;
+}
+
+/** Code Mode's search in the real OpenCode, one `execute` script per run: the ranks of each query's relevant tools. */
+async function codeModeRanks(
+  url: string,
+  queries: Query[],
+): Promise<number[][]> {
+  const ranks: number[][] = [];
+  for (const run of codeModeRuns(queries)) {
+    const recorded = await record({
+      project: temporaryFolder('bench-codemode-search'),
+      env: { OPENCODE_EXPERIMENTAL_CODE_MODE: '1' },
+      config: { mcp: { live: { type: 'remote', url } } },
+      message: executeLine(run),
+    });
+    const result = toolResultTexts(agentRequests(recorded.requests).at(-1)!);
+    const cells = (result[0] ?? '').split(';');
+    if (
+      cells.length !== run.length ||
+      cells.some((cell) => !/^(\d+(,\d+)*)?$/.test(cell))
+    )
+      throw new Error(`Code Mode answered ${result.join('\n').slice(0, 2000)}`);
+    for (const cell of cells)
+      ranks.push(cell === '' ? [] : cell.split(',').map(Number));
+  }
+  return ranks;
+}
+
+/** The tool results a request carries, as text. */
+function toolResultTexts(request: RecordedRequest): string[] {
+  return (request.body.messages as Array<{ content: unknown }>).flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as Array<{ type: string; content?: unknown }>)
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => String(b.content))
+      : [],
+  );
+}
+
+/** The broker's search over the same backends: the ranks of each query's relevant tools. */
+async function brokerRanks(
+  env: Record<string, string>,
+  queries: Query[],
+): Promise<number[][]> {
+  const opened = await openBroker({
+    setup: readBrokerSetup({ env }),
+    log: () => {},
+  });
+  try {
+    await opened.broker.discover();
+    const ranks: number[][] = [];
+    for (const query of queries) {
+      const relevant = new Set(query.relevant.map(gatewayName));
+      const result = await opened.broker.searchTools({
+        query: query.query,
+        limit: 10,
+      });
+      ranks.push(
+        result.hits.flatMap((hit, i) =>
+          relevant.has(hit.name) ? [i + 1] : [],
+        ),
+      );
+    }
+    return ranks;
+  } finally {
+    await opened.broker.close();
+  }
+}
+
+/** Serves a set's tools behind the loopback gateway, with a backends file for the broker. */
+async function serveSet(
+  tools: LiveTool[],
+): Promise<{ backends: McpBackends; env: Record<string, string> }> {
+  const byTarget: Record<string, FixtureTool[]> = {};
+  for (const tool of tools) {
+    const cut = tool.name.indexOf('__');
+    (byTarget[targetOf(tool.name.slice(0, cut))] ??= []).push({
+      name: tool.name.slice(cut + 2),
+      description: tool.description,
+      inputSchema: modernSchema(tool.inputSchema) as Record<string, unknown>,
+    });
+  }
+  const served = await startMcpBackends(byTarget);
+  const state = temporaryFolder('bench-search-state');
+  const backendsFile = join(state, 'backends.json');
+  writeFileSync(
+    backendsFile,
+    JSON.stringify(
+      Object.keys(byTarget).map((target) => ({
+        backend: target,
+        target,
+        profile: 'core',
+      })),
+    ),
+  );
+  return {
+    backends: served,
+    env: {
+      HERETEK_GATEWAY_URL: served.url,
+      HERETEK_BACKENDS_FILE: backendsFile,
+      HERETEK_PINS_FILE: join(state, 'pins.json'),
+      HERETEK_PIN_POLICY: 'off',
+      HERETEK_USAGE_FILE: 'off',
+    },
+  };
+}
+
+it("search quality: Code Mode's search against the broker's, nDCG@10 on LiveMCPBench and MetaTool", async () => {
+  const quality: Record<string, unknown> = {};
+  for (const set of ['livemcpbench', 'metatool']) {
+    const queries = benchData<Query>(set, 'queries.jsonl');
+    const served = await serveSet(benchData<LiveTool>(set, 'tools.jsonl'));
+    try {
+      const score = (ranks: number[][]) =>
+        mean(ranks.map((r, i) => ndcgAt10(r, queries[i]!.relevant.length)));
+      quality[set] = {
+        queries: queries.length,
+        codeModeNdcg10: score(
+          await codeModeRanks(`${served.backends.url}/mcp`, queries),
+        ),
+        brokerNdcg10: score(await brokerRanks(served.env, queries)),
+      };
+    } finally {
+      await served.backends.close();
+    }
+  }
+  results.searchQuality = quality;
+  console.log(JSON.stringify(quality, null, 2));
+}, 1_800_000);
