@@ -5,7 +5,6 @@ import {
   ROLE_NAMES,
   ROLES,
   assemblePrefixCachedPrompt,
-  toOpenAIPromptCache,
   type RoleName,
 } from '@heretek/prefix';
 
@@ -56,7 +55,7 @@ export function loadRolePrompts(options: {
   const fromProject = hasRoles(options.directory);
   const workspaceRoot = fromProject ? options.directory : packagedRolesRoot();
   const roles = new Map<RoleName, RolePrompt>();
-  let promptCacheKey = '';
+  let frozenSha256 = '';
   for (const role of ROLE_NAMES) {
     const assembled = assemblePrefixCachedPrompt({
       role,
@@ -71,17 +70,18 @@ export function loadRolePrompts(options: {
       frozen,
       rest: assembled.systemPrompt.slice(frozen.length),
     });
-    promptCacheKey = toOpenAIPromptCache({
-      prompt: assembled,
-      model: 'gpt-5',
-    }).promptCacheKey;
+    frozenSha256 = assembled.frozenPrefixSha256;
   }
   return {
     workspaceRoot,
     fromProject,
     roles,
     frozen: roles.get('director')!.frozen,
-    promptCacheKey,
+    // The key `toOpenAIPromptCache` of `@heretek/prefix` derives; calling it
+    // would also estimate every prompt's tokens for its warnings, which takes
+    // seconds and over 100 MiB in OpenCode's runtime at start-up. The tests
+    // check that both keys are equal.
+    promptCacheKey: `heretek-${frozenSha256.slice(0, 24)}`,
   };
 }
 
