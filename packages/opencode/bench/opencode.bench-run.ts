@@ -354,7 +354,7 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
       inputTokens: emulateAnthropicCache([body], { countTokens }).input,
     };
   };
-  // Three rounds, the five set-ups interleaved: start-up and memory are medians.
+  // Five rounds, the five set-ups interleaved: start-up and memory are medians.
   const variants = {
     alone: { env: {}, config: {} },
     plugin: { env: heretekEnv, config: { plugin: [PLUGIN_URL] } },
@@ -369,7 +369,7 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
     },
   };
   const rounds: Array<Record<string, Recorded>> = [];
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 5; round++) {
     const runs: Record<string, Recorded> = {};
     for (const [name, variant] of Object.entries(variants)) {
       runs[name] = await record({
