@@ -1,4 +1,9 @@
 import { hash } from 'node:crypto';
+import {
+  toolEntryFromMcpTool,
+  type Backend,
+  type ToolAnnotations,
+} from '@heretek/catalog';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 
@@ -94,12 +99,25 @@ export function definitionDigest(definition: ToolDefinition): Buffer {
   return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
+/** The backend a definition is catalogued under to read the catalog's classification of it. */
+const CLASSIFIED_AS: Backend = {
+  backend: 'pins',
+  target: 'pins',
+  profile: 'core',
+};
+
 /**
- * A tool is mutating unless its annotations say `readOnlyHint: true`, the rule
- * the catalog and the role gate use.
+ * Whether the catalog counts the definition's tool as mutating: the role
+ * gate's rule, read from the entry the catalog would make of it.
  */
-export function isMutatingDefinition(definition: ToolDefinition): boolean {
-  return definition.annotations?.readOnlyHint !== true;
+function isMutating(definition: NormalizedDefinition): boolean {
+  return toolEntryFromMcpTool({
+    backend: CLASSIFIED_AS,
+    tool: {
+      name: definition.name,
+      annotations: definition.annotations as ToolAnnotations,
+    },
+  }).mutating;
 }
 
 /**
@@ -123,8 +141,7 @@ export function diffDefinitions(
   }
   return {
     parts,
-    becameMutating:
-      !isMutatingDefinition(before) && isMutatingDefinition(after),
+    becameMutating: !isMutating(before) && isMutating(after),
   };
 }
 

@@ -7,7 +7,6 @@ export {
   describeChange,
   diffDefinitions,
   isChanged,
-  isMutatingDefinition,
   normalizeDefinition,
   type DefinitionChange,
   type DefinitionPart,

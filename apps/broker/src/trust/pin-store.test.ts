@@ -128,7 +128,7 @@ describe('PinStore', () => {
     });
     expect(verdict.allowed).toBe(false);
     expect(verdict.message).toMatch(
-      /^TOOL_CHANGED: "adb_tap" is not in the read-only pins file, so nobody has accepted it yet\./,
+      /^"adb_tap" is not in the read-only pins file, so nobody has accepted it yet\./,
     );
   });
 
