@@ -120,6 +120,29 @@ describe('one broker, a role per call', () => {
     ]);
   });
 
+  it("sends the calling agent's role to the gateway as the call's x-heretek-role", async () => {
+    // The broker's own role is the default, director; the backend reads the
+    // header of the request that carried the call.
+    expect(opened.broker.role).toBe('director');
+    const input = {
+      name: 'adb_install_apk',
+      arguments: { apk_path: '/a.apk' },
+    };
+    for (const role of ['staff-mobile', 'staff-backend']) {
+      const result = await answerMetaTool({
+        broker: opened.broker,
+        name: 'mcp_call_tool',
+        input,
+        role,
+      });
+      expect(result.isError).not.toBe(true);
+    }
+    expect(backends.calls.map((call) => call.role)).toEqual([
+      'staff-mobile',
+      'staff-backend',
+    ]);
+  });
+
   it('refuses an unknown role name for a call', async () => {
     const result = await answerMetaTool({
       broker: opened.broker,
