@@ -34,7 +34,6 @@ export {
 export {
   PINS_FILE_VERSION,
   PinStore,
-  defaultPinsFilePath,
   serializePinsFile,
   type AcceptedPin,
   type ObserveResult,

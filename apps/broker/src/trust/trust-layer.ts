@@ -17,7 +17,7 @@ import {
   type PinPolicy,
   type PinVerdict,
 } from './pin-policy.js';
-import { PinStore, defaultPinsFilePath, type PinStatus } from './pin-store.js';
+import { PinStore, type PinStatus } from './pin-store.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { sanitizeDescription } from './sanitize.js';
@@ -116,8 +116,8 @@ export class TrustLayer {
    */
   static async open(options: {
     policy: PinPolicy;
-    /** `HERETEK_PINS_FILE`; default {@link defaultPinsFilePath}. */
-    pinsFile?: string;
+    /** The pins file (`HERETEK_PINS_FILE`). */
+    pinsFile: string;
     /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
     /**
@@ -126,8 +126,6 @@ export class TrustLayer {
      * calls wait for it).
      */
     verifyPins?: 'now' | 'later';
-    /** The built `pins-index-worker.js`, to index a large pins file in a worker thread. */
-    pinsIndexWorker?: URL;
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
     const log = options.log ?? (() => {});
@@ -135,16 +133,13 @@ export class TrustLayer {
       options.policy === 'off'
         ? undefined
         : await PinStore.open({
-            path: options.pinsFile ?? defaultPinsFilePath(),
+            path: options.pinsFile,
             ...(options.pinsReadOnly === undefined
               ? {}
               : { readOnly: options.pinsReadOnly }),
             ...(options.verifyPins === undefined
               ? {}
               : { verify: options.verifyPins }),
-            ...(options.pinsIndexWorker === undefined
-              ? {}
-              : { indexWorker: options.pinsIndexWorker }),
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
