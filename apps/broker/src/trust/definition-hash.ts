@@ -1,9 +1,5 @@
 import { hash } from 'node:crypto';
-import {
-  toolEntryFromMcpTool,
-  type Backend,
-  type ToolAnnotations,
-} from '@heretek/catalog';
+import { toolEntryFromMcpTool, type ToolAnnotations } from '@heretek/catalog';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 
@@ -99,26 +95,15 @@ export function definitionDigest(definition: ToolDefinition): Buffer {
   return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
-/** The backend a definition is catalogued under to read the catalog's classification of it. */
-const CLASSIFIED_AS: Backend = {
-  backend: 'pins',
-  target: 'pins',
-  profile: 'core',
-};
-
-/**
- * Whether the catalog counts the definition's tool as mutating: the role
- * gate's rule, read from the entry the catalog would make of it.
- */
-function isMutating(definition: NormalizedDefinition): boolean {
-  return toolEntryFromMcpTool({
-    backend: CLASSIFIED_AS,
+/** Whether the catalog counts the definition's tool as mutating: its one rule, read from its entry. */
+const isMutating = (definition: NormalizedDefinition): boolean =>
+  toolEntryFromMcpTool({
+    backend: { backend: 'pins', target: 'pins', profile: 'core' },
     tool: {
       name: definition.name,
       annotations: definition.annotations as ToolAnnotations,
     },
   }).mutating;
-}
 
 /**
  * Which parts differ between a pinned and a current definition, and whether the
