@@ -1,12 +1,12 @@
 import { Buffer } from 'node:buffer';
+import { subtle } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 import { z } from 'zod';
 import { errorText } from '../error-text.js';
 import { issueLines } from '../issue-text.js';
 import { definitionHash } from './definition-hash.js';
-import { DIGEST_BYTES, writeHash } from './tool-hashes.js';
+import { DIGEST_BYTES } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
 /**
@@ -117,22 +117,16 @@ export async function readPinsFile(file: string): Promise<ReadPins> {
   } finally {
     await handle.close();
   }
-  const digest = sha256Tag(bytes);
+  // Hashed on the thread pool while this thread indexes the lines.
+  const digest = subtle.digest('SHA-256', bytes);
   const headerEnd = bytes.indexOf(NEWLINE);
   const header = headerOf(bytes.toString('utf8', 0, Math.max(headerEnd, 0)));
-  if (header === undefined)
-    return {
-      bytes,
-      stamp,
-      digest,
-      formerLayout: readFormerLayout(bytes, file),
-    };
-  return {
-    bytes,
-    stamp,
-    digest,
-    index: indexLines(bytes, headerEnd + 1, header, file),
-  };
+  const read =
+    header === undefined
+      ? { formerLayout: readFormerLayout(bytes, file) }
+      : { index: indexLines(bytes, headerEnd + 1, header, file) };
+  const hash = Buffer.from(await digest).toString('hex');
+  return { bytes, stamp, digest: `sha256:${hash}`, ...read };
 }
 
 /** The header line's mark, or `undefined` when the first line is not one (the former layout). */
@@ -160,17 +154,16 @@ const LINE_HEAD = Buffer.from('{"hash":"sha256:');
 const NAME_KEY = Buffer.from('","name":');
 /** What follows the name's string (its closing quote first). */
 const TOOL_KEY = Buffer.from('","tool":{');
-const HASH_AT = LINE_HEAD.length - 'sha256:'.length;
-const HASH_LENGTH = 'sha256:'.length + 64;
-const NAME_AT = LINE_HEAD.length + 64 + NAME_KEY.length;
+const HEX_AT = LINE_HEAD.length;
+const NAME_AT = HEX_AT + 64 + NAME_KEY.length;
 const NEWLINE = 0x0a;
+const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Every pin line's name, hash and place, from `from` to the end. A quote
- * inside a JSON string is escaped, so the name's string ends at the first
- * `","tool":{` after it starts. What a line holds beyond its name and hash
- * is checked when its pin is (see `checkPinLine`).
+ * Every pin line's name, hash and place, from `from` to the end. What a
+ * line holds beyond its name and hash is checked when its pin is (see
+ * `checkPinLine`).
  */
 function indexLines(
   bytes: Buffer,
@@ -186,14 +179,14 @@ function indexLines(
   for (let start = from, line = 2; start < bytes.length; line += 1) {
     const end = bytes.indexOf(NEWLINE, start);
     if (end === -1) throw invalidPinsFile(file, `line ${line} does not end`);
-    const name = nameOf(bytes, start, end);
     const at = names.length * DIGEST_BYTES;
     if (at + DIGEST_BYTES > digests.length) {
       const grown = Buffer.alloc(digests.length * 2);
       grown.set(digests);
       digests = grown;
     }
-    if (name === undefined || !writeHash(hashOfLine(bytes, start), digests, at))
+    const name = nameOf(bytes, start, end);
+    if (name === undefined || !readHex(bytes, start + HEX_AT, digests, at))
       throw invalidPinsFile(
         file,
         `line ${line} is not a pin as the broker writes it ({"hash":"sha256:<hex>","name":"<tool>","tool":{…}}, canonical JSON)`,
@@ -215,36 +208,72 @@ function indexLines(
   };
 }
 
-/** The hash text a pin line starting at `start` holds where the hash stands (checked by the caller). */
-export function hashOfLine(bytes: Buffer, start = 0): string {
-  return bytes.toString(
-    'latin1',
-    start + HASH_AT,
-    start + HASH_AT + HASH_LENGTH,
-  );
+/** The value of a lowercase hex digit, -1 for any other byte. */
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57;
+  return -1;
 }
 
-/** The name of the pin line from `start` to `end`, if it is laid out as one. */
+/** Decodes the 64 lowercase hex digits at `from` into 32 bytes at `at` of `to`; false for other bytes. */
+function readHex(
+  bytes: Buffer,
+  from: number,
+  to: Uint8Array,
+  at: number,
+): boolean {
+  for (let index = 0; index < DIGEST_BYTES; index += 1) {
+    const high = hexValue(bytes[from + 2 * index]!);
+    const low = hexValue(bytes[from + 2 * index + 1]!);
+    if (high < 0 || low < 0) return false;
+    to[at + index] = high * 16 + low;
+  }
+  return true;
+}
+
+/** The hash text of the pin line `line` (where the hash stands; checked by the caller). */
+export function hashOfLine(line: Buffer): string {
+  return line.toString('latin1', HEX_AT - 'sha256:'.length, HEX_AT + 64);
+}
+
+/** Whether `bytes` holds `part` at `at`. */
+function holds(bytes: Buffer, at: number, part: Buffer): boolean {
+  for (let index = 0; index < part.length; index += 1)
+    if (bytes[at + index] !== part[index]) return false;
+  return true;
+}
+
+/**
+ * The name of the pin line from `start` to `end`, if it is laid out as one.
+ * A quote inside a JSON string follows a backslash, so the name's string
+ * ends at the first quote that does not.
+ */
 export function nameOf(
   bytes: Buffer,
   start: number,
   end: number,
 ): string | undefined {
+  const from = start + NAME_AT;
   if (
-    LINE_HEAD.compare(bytes, start, start + LINE_HEAD.length) !== 0 ||
-    NAME_KEY.compare(
-      bytes,
-      start + NAME_AT - NAME_KEY.length,
-      start + NAME_AT,
-    ) !== 0
+    !holds(bytes, start, LINE_HEAD) ||
+    !holds(bytes, from - NAME_KEY.length, NAME_KEY) ||
+    bytes[from] !== QUOTE
   )
     return undefined;
-  const close = bytes.indexOf(TOOL_KEY, start + NAME_AT + 1);
-  if (close === -1 || close >= end) return undefined;
-  const raw = bytes.subarray(start + NAME_AT, close + 1);
-  if (!raw.includes(BACKSLASH)) return raw.toString('utf8', 1, raw.length - 1);
+  let close = from + 1;
+  let escaped = false;
+  let escapes = false;
+  for (; close < end; close += 1) {
+    const byte = bytes[close];
+    if (byte === QUOTE && !escaped) break;
+    escaped = byte === BACKSLASH && !escaped;
+    escapes ||= escaped;
+  }
+  if (close + TOOL_KEY.length > end || !holds(bytes, close, TOOL_KEY))
+    return undefined;
+  if (!escapes) return bytes.toString('utf8', from + 1, close);
   try {
-    const name: unknown = JSON.parse(raw.toString('utf8'));
+    const name: unknown = JSON.parse(bytes.toString('utf8', from, close + 1));
     return typeof name === 'string' ? name : undefined;
   } catch {
     return undefined;
