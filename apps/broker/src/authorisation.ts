@@ -18,7 +18,7 @@ export type Authorisation =
     };
 
 /**
- * Whether one call may go out, checked in the order SPEC.md sets: the role
+ * Whether one call may go out, checked in the order the README documents: the role
  * (a read-only role may call only tools marked read-only; a tool outside
  * the catalog counts as mutating), then the pin (a changed mutating tool
  * under the `refuse` policy). A pure function of its inputs: the caller

@@ -25,7 +25,7 @@ export type CallPipelineOptions = {
 export type CallRoute = { target: string; tool: string };
 
 /**
- * One `mcp_call_tool`, in the order SPEC.md sets: route (exact catalog name,
+ * One `mcp_call_tool`, in the order the README documents: route (exact catalog name,
  * or `<target>_<tool>` of a known target when a gateway is configured, see
  * {@link CallPipeline.route}), the call's authorisation (role, then pin:
  * `authorise`, decided by the broker), then here the argument check against
