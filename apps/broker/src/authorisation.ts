@@ -24,12 +24,6 @@ export type Authorisation =
  * under the `refuse` policy). A pure function of its inputs: the caller
  * reads the pin's status and, after a refusal, may read it again once the
  * pins file is re-read (`--pin` accepted the change) and decide again.
- *
- * @example
- * ```ts
- * const decision = authorise({ role, name, entry, pin: { policy, status } });
- * if (!decision.allowed) throw new BrokerError({ code: decision.code, message: decision.message });
- * ```
  */
 export function authorise(options: {
   role: RoleName;

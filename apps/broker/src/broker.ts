@@ -296,22 +296,10 @@ export class Broker {
     };
   }
 
-  /** The trust layer once its pins file is open (`undefined` before, or without one). */
-  get trust(): TrustLayer | undefined {
-    return this.#trustReady;
-  }
-
-  /** Waits for the trust layer (rejects when its pins file cannot be trusted). */
-  trustLayer(): Promise<TrustLayer | undefined> {
-    return this.#trust;
-  }
-
   /**
-   * Decides whether a call may go out ({@link authorise}: role, then pin)
-   * and throws the refusal; returns whether the tool counts as mutating. A
-   * refusal by the pin is decided again after the pins file is re-read, so
-   * a change accepted with `--pin` while the broker runs takes effect at
-   * once.
+   * Throws the call's refusal ({@link authorise}), or returns whether the
+   * tool counts as mutating. A pin's refusal is decided again once the pins
+   * file is re-read: a change accepted with `--pin` counts at once.
    */
   async #authorise(
     name: string,
@@ -551,14 +539,10 @@ export class Broker {
   }
 
   /**
-   * Calls a tool by exact name: the route (`UNKNOWN_TOOL`), the role check
-   * (a tool not in the catalog counts as mutating), the pin check, the
-   * argument check against the tool's schema, the backend's circuit
-   * breaker, then `tools/call` through the gateway with the caller's role
-   * as `x-heretek-role` (task-augmented, waiting for the task's result,
-   * when the backend lists the tool with `taskSupport: "required"`).
-   * Refusals throw `BrokerError`; a backend's own `isError` result is
-   * returned as it came.
+   * Calls a tool by exact name: route, role, pin, arguments, the backend's
+   * circuit breaker, then `tools/call` through the gateway with the caller's
+   * role as `x-heretek-role`. Refusals throw `BrokerError`; a backend's own
+   * `isError` result is returned as it came.
    */
   async callTool(
     options: {
