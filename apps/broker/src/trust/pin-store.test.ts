@@ -201,6 +201,10 @@ describe('PinStore', () => {
         /: line 3: "adb_tap" is pinned twice\./,
       ],
       [good.slice(0, -1), /: line 2 does not end\./],
+      [
+        `{"version":2}\n${good.split('\n')[1]}\n${good.split('\n')[1]!.replace('"adb_tap"', '"adb_swipe"')}\n`,
+        /: line 3: "adb_swipe" comes after "adb_tap" \(the lines are sorted by name\)\./,
+      ],
       ['[]', /: the file must be a JSON object, got an array\./],
       [
         '{"version":1,"readOnly":"yes","tools":{}}',

@@ -926,6 +926,7 @@ export class PinStore {
     const names = added.map((slot) => table.nameOf(slot));
     added.sort((a, b) => compare(table.nameOf(a), table.nameOf(b)));
     names.sort(compare);
+    const hashes = added.map((slot) => table.pinnedHash(slot));
     const hash = createHash('sha256');
     const stats = await writeFileAtomic(this.path, async (handle) => {
       const out = new Gathered(handle, hash);
@@ -961,7 +962,10 @@ export class PinStore {
       await addBefore();
       await out.flush();
     });
-    for (const slot of added) if (table.isPinned(slot)) table.markInFile(slot);
+    // A pin changed during the write (accepted meanwhile) is written by the next one.
+    for (const [index, slot] of added.entries())
+      if (table.isPinned(slot) && table.pinnedHash(slot) === hashes[index])
+        table.markInFile(slot);
     this.#formerLayout = false;
     this.#stamp = stampOf(stats);
     this.#fileDigest = {

@@ -161,9 +161,9 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Every pin line's name, hash and place, from `from` to the end. What a
- * line holds beyond its name and hash is checked when its pin is (see
- * `checkPinLine`).
+ * Every pin line's name, hash and place, from `from` to the end; the lines
+ * are sorted by name, each name once. What a line holds beyond its name and
+ * hash is checked when its pin is (see `checkPinLine`).
  */
 function indexLines(
   bytes: Buffer,
@@ -175,7 +175,6 @@ function indexLines(
   const starts: number[] = [];
   const ends: number[] = [];
   let digests = Buffer.alloc(1024 * DIGEST_BYTES);
-  const seen = new Set<string>();
   for (let start = from, line = 2; start < bytes.length; line += 1) {
     const end = bytes.indexOf(NEWLINE, start);
     if (end === -1) throw invalidPinsFile(file, `line ${line} does not end`);
@@ -191,9 +190,15 @@ function indexLines(
         file,
         `line ${line} is not a pin as the broker writes it ({"hash":"sha256:<hex>","name":"<tool>","tool":{…}}, canonical JSON)`,
       );
-    if (seen.has(name))
-      throw invalidPinsFile(file, `line ${line}: "${name}" is pinned twice`);
-    seen.add(name);
+    // Sorted, each name once: a name not after the one before is out of place.
+    const previous = names[names.length - 1];
+    if (previous !== undefined && name <= previous)
+      throw invalidPinsFile(
+        file,
+        name === previous
+          ? `line ${line}: "${name}" is pinned twice`
+          : `line ${line}: "${name}" comes after "${previous}" (the lines are sorted by name)`,
+      );
     names.push(name);
     starts.push(start);
     ends.push(end);
@@ -208,12 +213,14 @@ function indexLines(
   };
 }
 
-/** The value of a lowercase hex digit, -1 for any other byte. */
-function hexValue(byte: number): number {
-  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
-  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57;
-  return -1;
-}
+/** Each byte's value as a lowercase hex digit, -1 for any other byte. */
+const HEX_VALUES = Int8Array.from({ length: 256 }, (_, byte) =>
+  byte >= 0x30 && byte <= 0x39
+    ? byte - 0x30
+    : byte >= 0x61 && byte <= 0x66
+      ? byte - 0x57
+      : -1,
+);
 
 /** Decodes the 64 lowercase hex digits at `from` into 32 bytes at `at` of `to`; false for other bytes. */
 function readHex(
@@ -223,10 +230,10 @@ function readHex(
   at: number,
 ): boolean {
   for (let index = 0; index < DIGEST_BYTES; index += 1) {
-    const high = hexValue(bytes[from + 2 * index]!);
-    const low = hexValue(bytes[from + 2 * index + 1]!);
-    if (high < 0 || low < 0) return false;
-    to[at + index] = high * 16 + low;
+    const high = HEX_VALUES[bytes[from + 2 * index]!]!;
+    const low = HEX_VALUES[bytes[from + 2 * index + 1]!]!;
+    if ((high | low) < 0) return false;
+    to[at + index] = (high << 4) | low;
   }
   return true;
 }
