@@ -266,6 +266,35 @@ describe('headers, cancellation, concurrency', () => {
     expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
   });
 
+  it("sends a call's own role instead of the client's, on the shared session", async () => {
+    const { server, gateway } = await connect(startSessionfulServer(), {
+      role: 'director',
+    });
+    const whoami = async (role?: string) =>
+      (
+        await gateway.callTool({
+          target: 'alpha',
+          tool: 'whoami',
+          arguments: {},
+          ...(role === undefined ? {} : { role }),
+        })
+      ).content;
+    expect(await whoami('qa-adversary')).toEqual([
+      { type: 'text', text: 'qa-adversary' },
+    ]);
+    expect(await whoami()).toEqual([{ type: 'text', text: 'director' }]);
+    expect(await whoami('staff-backend')).toEqual([
+      { type: 'text', text: 'staff-backend' },
+    ]);
+    expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(1);
+    expect(server.sessions.size).toBe(1);
+    const wrong = await gateway
+      .callTool({ target: 'alpha', tool: 'whoami', arguments: {}, role: '' })
+      .catch((caught: unknown) => caught);
+    expect((wrong as GatewayError).code).toBe(GatewayErrorCode.InvalidConfig);
+    expect((wrong as Error).message).toContain("'role'");
+  });
+
   it('cancels on the caller signal and tells the server (notifications/cancelled)', async () => {
     const cancelled: unknown[] = [];
     const { server, gateway } = await connect(

@@ -128,6 +128,12 @@ export type CallToolOptions = {
   onElicitation?: ElicitationHandler | undefined;
   /** Answers the `sampling/createMessage` requests of this call, as `onElicitation` does. */
   onSampling?: SamplingHandler | undefined;
+  /**
+   * The role this call's requests carry as `x-heretek-role` instead of the
+   * client's `role` (the session stays shared): the gateway's policy then
+   * judges the call by the role of whoever makes it.
+   */
+  role?: string | undefined;
 };
 
 /** What the client knows about one endpoint, for diagnostics and tests. */
@@ -426,11 +432,14 @@ export class GatewayClient {
       : undefined;
     const task = taskOptions(options.task);
     const handlers: CallHandlers | undefined =
-      options.onElicitation === undefined && options.onSampling === undefined
+      options.onElicitation === undefined &&
+      options.onSampling === undefined &&
+      options.role === undefined
         ? undefined
         : {
             onElicitation: options.onElicitation,
             onSampling: options.onSampling,
+            role: options.role,
           };
     return this.run(
       endpoint,
@@ -958,7 +967,9 @@ function callOptionProblem(
   options: CallToolOptions,
   declared: ReadonlyArray<ServerRequestKind>,
 ): { setting: string; problem: string } | undefined {
-  const { onProgress, task } = options;
+  const { onProgress, task, role } = options;
+  if (role !== undefined && (typeof role !== 'string' || role.length === 0))
+    return { setting: 'role', problem: 'must be a non-empty string' };
   for (const [setting, handler] of [
     ['onProgress', onProgress],
     ['onElicitation', options.onElicitation],

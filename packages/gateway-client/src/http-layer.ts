@@ -25,6 +25,9 @@ import type { CallHandlers } from './config.js';
  */
 export const OPERATION_HEADER = 'x-heretek-operation';
 
+/** Request header carrying the caller's role to the gateway's policy. */
+const ROLE_HEADER = 'x-heretek-role';
+
 /**
  * Per-operation state shared between the client and the fetch layer: the
  * SDK transport reports malformed SSE, foreign ids and dropped streams only
@@ -73,7 +76,10 @@ export function createCallContext(
 ): CallContext {
   const context: CallContext = {
     id,
-    headers: { [OPERATION_HEADER]: id },
+    headers:
+      handlers?.role === undefined
+        ? { [OPERATION_HEADER]: id }
+        : { [OPERATION_HEADER]: id, [ROLE_HEADER]: handlers.role },
     target,
     fault: undefined,
     controller: new AbortController(),
@@ -538,7 +544,8 @@ function outgoingHeaders(
       : new Headers(init?.headers);
   const operationId = headers.get(OPERATION_HEADER);
   if (operationId !== null) headers.delete(OPERATION_HEADER);
-  headers.set('x-heretek-role', environment.role);
+  // A call's own role (sent with the request) wins over the client's.
+  if (!headers.has(ROLE_HEADER)) headers.set(ROLE_HEADER, environment.role);
   if (environment.authorization !== undefined)
     headers.set('authorization', environment.authorization);
   return { headers, operationId };
