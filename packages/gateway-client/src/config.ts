@@ -89,7 +89,7 @@ export type GatewayClientOptions = {
   maxResponseBytes?: number | undefined;
   /** Most requests in flight per endpoint; later ones wait (default 16). */
   maxConcurrentPerEndpoint?: number | undefined;
-  /** Most `tools/list` pages followed before giving up with `CURSOR_LOOP` (default 1000). */
+  /** Most `tools/list` pages followed before giving up with `PROTOCOL_ERROR` (default 1000). */
   maxListPages?: number | undefined;
   /** Name sent as `clientInfo.name` (default `heretek-gateway-client`). */
   clientName?: string | undefined;

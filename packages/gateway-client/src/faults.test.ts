@@ -159,15 +159,15 @@ describe(
       ['drop-mid-stream', GatewayErrorCode.ConnectionReset],
       ['stream-ends-early', GatewayErrorCode.ConnectionReset],
       ['reset-before-headers', GatewayErrorCode.ConnectionReset],
-      ['garbage-sse', GatewayErrorCode.MalformedSse],
-      ['garbage-json', GatewayErrorCode.MalformedJson],
-      ['not-json-rpc', GatewayErrorCode.MalformedJson],
-      ['wrong-id-json', GatewayErrorCode.WrongResponseId],
-      ['wrong-id-sse', GatewayErrorCode.WrongResponseId],
+      ['garbage-sse', GatewayErrorCode.ProtocolError],
+      ['garbage-json', GatewayErrorCode.ProtocolError],
+      ['not-json-rpc', GatewayErrorCode.ProtocolError],
+      ['wrong-id-json', GatewayErrorCode.ProtocolError],
+      ['wrong-id-sse', GatewayErrorCode.ProtocolError],
       ['stream-50mb', GatewayErrorCode.ResponseTooLarge],
       ['json-50mb', GatewayErrorCode.ResponseTooLarge],
       ['status-500', GatewayErrorCode.HttpStatus],
-      ['html', GatewayErrorCode.UnexpectedContentType],
+      ['html', GatewayErrorCode.ProtocolError],
     ];
 
     it.each(matrix)('%s -> %s', async (fault, code) => {
@@ -237,13 +237,15 @@ describe(
 );
 
 describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
-  it('a session lost twice gives SESSION_LOST after exactly one re-initialize', async () => {
+  it('a session lost twice gives CONNECTION_RESET after exactly one re-initialize', async () => {
     const server = await startFaultServer({ sessionAlwaysLost: true });
     await withClient(
       server,
       async (gateway) => {
         const error = await callFault(gateway, 'fine');
-        expect((error as GatewayError).code).toBe(GatewayErrorCode.SessionLost);
+        expect((error as GatewayError).code).toBe(
+          GatewayErrorCode.ConnectionReset,
+        );
         expect(requestsOf(server, 'initialize')).toHaveLength(2);
         expect(requestsOf(server, 'tools/call')).toHaveLength(2);
       },
@@ -252,13 +254,13 @@ describe('session and pagination faults', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   it.each(['same', 'alternate', 'endless'] as const)(
-    'a %s cursor gives CURSOR_LOOP',
+    'a %s cursor gives PROTOCOL_ERROR',
     async (cursorLoop) => {
       const { error, server } = await listingError(
         { cursorLoop },
         { maxListPages: 50 },
       );
-      expect((error as GatewayError).code).toBe(GatewayErrorCode.CursorLoop);
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.ProtocolError);
       expect(requestsOf(server, 'tools/list').length).toBeLessThanOrEqual(50);
     },
   );

@@ -55,7 +55,6 @@ describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
       expect(request.headers['mcp-session-id']).toBe(info?.sessionId);
       expect(request.headers['mcp-protocol-version']).toBe('2025-11-25');
       expect(request.headers['x-heretek-role']).toBe('director');
-      expect(request.headers['x-heretek-operation']).toBeUndefined(); // internal, removed before sending
       expect(request.headers.accept).toContain('application/json');
       expect(request.headers.accept).toContain('text/event-stream');
     }

@@ -1,8 +1,4 @@
-import type {
-  CallToolResult,
-  Client,
-  Progress,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { Requester } from './operation.js';
 
@@ -72,15 +68,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const ignore = () => undefined;
 
 /** Send `tasks/cancel` for `taskId` (best effort: a failure is ignored). */
-function cancelTask(
-  client: Client | undefined,
-  taskId: string,
-  timeoutMs: number,
-): void {
-  void client
-    ?.request({ method: 'tasks/cancel', params: { taskId } }, emptySchema, {
-      timeout: timeoutMs,
-    })
+function cancelTask(requester: Requester, taskId: string): void {
+  requester
+    .detached((client, options) =>
+      client.request(
+        { method: 'tasks/cancel', params: { taskId } },
+        emptySchema,
+        options,
+      ),
+    )
     .catch(ignore);
 }
 
@@ -99,12 +95,10 @@ export async function callAsTask(
   requester: Requester,
   call: TaskCall,
 ): Promise<CallToolResult> {
-  let client: Client | undefined;
   const created = await requester.request(
     'during tools/call (task-augmented)',
-    (current, options) => {
-      client = current;
-      return current.request(
+    (client, options) =>
+      client.request(
         {
           method: 'tools/call',
           params: {
@@ -115,15 +109,14 @@ export async function callAsTask(
         },
         createdSchema,
         options,
-      );
-    },
+      ),
     {
       onprogress: call.onprogress,
       // Stopped before the answer came: the server may have made the task
       // already, so its answer is awaited and the task it names cancelled.
       afterStop: (late) =>
         void late.then(({ task }) => {
-          if (task) cancelTask(client, task.taskId, call.timeoutMs);
+          if (task) cancelTask(requester, task.taskId);
         }, ignore),
     },
   );
@@ -133,7 +126,7 @@ export async function callAsTask(
   let pollMs = created.task.pollInterval ?? DEFAULT_POLL_MS;
 
   const signal = requester.signal;
-  const cancel = () => cancelTask(client, taskId, call.timeoutMs);
+  const cancel = () => cancelTask(requester, taskId);
   signal.addEventListener('abort', cancel, { once: true });
   try {
     while (!READY.has(status)) {
@@ -147,14 +140,12 @@ export async function callAsTask(
       );
       const task = await requester.request(
         `while polling task ${taskId}`,
-        (current, options) => {
-          client = current;
-          return current.request(
+        (client, options) =>
+          client.request(
             { method: 'tasks/get', params: { taskId } },
             taskSchema,
             options,
-          );
-        },
+          ),
       );
       status = task.status;
       pollMs = task.pollInterval ?? pollMs;
@@ -164,14 +155,12 @@ export async function callAsTask(
     const blocking = status === 'input_required';
     const result = await requester.request(
       `while fetching the result of task ${taskId}`,
-      (current, options) => {
-        client = current;
-        return current.request(
+      (client, options) =>
+        client.request(
           { method: 'tasks/result', params: { taskId } },
           resultSchema,
           options,
-        );
-      },
+        ),
       blocking ? { timeoutMs: call.maxTotalTimeoutMs } : undefined,
     );
     return result as CallToolResult;
