@@ -52,8 +52,6 @@ export type CallHandlers = {
   onElicitation?: ElicitationHandler | undefined;
   /** Answers the call's `sampling/createMessage` requests. */
   onSampling?: SamplingHandler | undefined;
-  /** The role the call's requests carry instead of the client's. */
-  role?: string | undefined;
 };
 
 /** The server-to-client requests a client can declare it answers. */

@@ -35,19 +35,8 @@ function tcpHandles(): number {
     .filter((name) => name === 'TCPSocketWrap').length;
 }
 
-async function settle<T>(
-  read: () => T,
-  expected: T,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let value = read();
-  while (value !== expected && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = read();
-  }
-  return value;
-}
+/** expect.poll waits for sockets to close; generous for a loaded machine. */
+const POLL = { timeout: 5_000, interval: 25 };
 
 /** What calling the fault server's `tool` rejects with (what it returns, if it does not). */
 const callFault = (gateway: GatewayClient, tool: string) =>
@@ -231,7 +220,7 @@ describe(
 
     it('leaves no connection open on the server once the clients are closed', async () => {
       expect(server.requests.length).toBeGreaterThan(matrix.length);
-      expect(await settle(() => server.openSockets(), 0)).toBe(0);
+      await expect.poll(() => server.openSockets(), POLL).toBe(0);
     });
   },
 );
@@ -383,7 +372,7 @@ describe(
 
 describe('after every fault', () => {
   it('no socket is left open and no promise rejection went unhandled', async () => {
-    expect(await settle(tcpHandles, baselineHandles)).toBe(baselineHandles);
+    await expect.poll(tcpHandles, POLL).toBe(baselineHandles);
     expect(unhandled).toEqual([]);
   });
 });

@@ -366,20 +366,13 @@ export class GatewayClient {
         }
       : undefined;
     const task = taskOptions(options.task);
-    const handlers: CallHandlers | undefined =
-      options.onElicitation === undefined && options.onSampling === undefined
-        ? undefined
-        : {
-            onElicitation: options.onElicitation,
-            onSampling: options.onSampling,
-          };
     return this.run(
       endpoint,
       {
         target,
         signal: options.signal,
         ceilingMs: maxTotal,
-        handlers,
+        handlers: options, // its onElicitation and onSampling
         role: options.role,
       },
       (requester) =>

@@ -228,24 +228,6 @@ function decodeChunks(chunks: Uint8Array[], total: number): string {
 
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** `body`, erroring with `onTooLarge()` once more than `limit` bytes came through. */
-function capped(
-  body: ReadableStream<Uint8Array>,
-  limit: number,
-  onTooLarge: () => GatewayError,
-): ReadableStream<Uint8Array> {
-  let total = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > limit) controller.error(onTooLarge());
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-}
-
 type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
 
 /** What the checks read of a reply: a fetch `Response`, or a {@link RequestReply}. */
@@ -564,7 +546,7 @@ function watched(
   limit: number,
   on: {
     tooLarge: () => GatewayError;
-    broke: (error: unknown) => GatewayError;
+    broke: (error: unknown) => unknown;
     ended: () => void;
   },
 ): ReadableStream<Uint8Array> {
@@ -645,9 +627,12 @@ async function passedReply(
   if (response.ok)
     return toWebResponse(
       response,
-      response.body
-        ? capped(response.body, environment.maxResponseBytes, over)
-        : null,
+      response.body &&
+        watched(response.body, environment.maxResponseBytes, {
+          tooLarge: over,
+          broke: (error) => error,
+          ended: () => undefined,
+        }),
     );
   const text = await readLimited(
     response,
