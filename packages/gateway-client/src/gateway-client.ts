@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
+  checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
   type ElicitationHandler,
@@ -325,29 +326,8 @@ export class GatewayClient {
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
-    if (typeof options.tool !== 'string' || options.tool.length === 0) {
-      throw new GatewayConfigError({
-        setting: 'tool',
-        target,
-        message: 'callTool needs a non-empty tool name.',
-      });
-    }
+    checkCallOptions(options, target, this.declared);
     const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
-    if (!Number.isInteger(maxTotal) || maxTotal <= 0) {
-      throw new GatewayConfigError({
-        setting: 'maxTotalTimeoutMs',
-        target,
-        message: `maxTotalTimeoutMs must be a positive whole number of milliseconds (got ${String(options.maxTotalTimeoutMs)}).`,
-      });
-    }
-    const wrong = callOptionProblem(options, this.declared);
-    if (wrong !== undefined) {
-      throw new GatewayConfigError({
-        setting: wrong.setting,
-        target,
-        message: `Invalid callTool option '${wrong.setting}': ${wrong.problem}.`,
-      });
-    }
     const multiplexed = this.mode === 'multiplexed';
     const endpoint = multiplexed
       ? this.endpoint(`${this.baseUrl}/mcp`, '*')
@@ -534,49 +514,6 @@ function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
   if (options.onElicitation) kinds.add('elicitation');
   if (options.onSampling) kinds.add('sampling');
   return [...kinds];
-}
-
-/** What is wrong with the optional parts of {@link CallToolOptions}, if anything. */
-function callOptionProblem(
-  options: CallToolOptions,
-  declared: ReadonlyArray<ServerRequestKind>,
-): { setting: string; problem: string } | undefined {
-  const { onProgress, task, role } = options;
-  if (role !== undefined && (typeof role !== 'string' || role.length === 0))
-    return { setting: 'role', problem: 'must be a non-empty string' };
-  for (const [setting, handler] of [
-    ['onProgress', onProgress],
-    ['onElicitation', options.onElicitation],
-    ['onSampling', options.onSampling],
-  ] as const) {
-    if (handler !== undefined && typeof handler !== 'function')
-      return { setting, problem: 'must be a function' };
-  }
-  for (const [kind, handler] of [
-    ['elicitation', options.onElicitation],
-    ['sampling', options.onSampling],
-  ] as const) {
-    if (handler !== undefined && !declared.includes(kind))
-      return {
-        setting: kind === 'elicitation' ? 'onElicitation' : 'onSampling',
-        problem: `the client does not declare the ${kind} capability, so no server would ask; create the GatewayClient with serverRequests: ['${kind}'] (or a client-wide handler)`,
-      };
-  }
-  if (task === undefined || typeof task === 'boolean') return undefined;
-  if (typeof task !== 'object' || task === null)
-    return {
-      setting: 'task',
-      problem: 'must be true, false or { ttlMs?: number }',
-    };
-  if (
-    task.ttlMs !== undefined &&
-    (!Number.isInteger(task.ttlMs) || task.ttlMs <= 0)
-  )
-    return {
-      setting: 'task.ttlMs',
-      problem: 'must be a positive whole number of milliseconds',
-    };
-  return undefined;
 }
 
 /** How {@link CallToolOptions.task} reads. */
