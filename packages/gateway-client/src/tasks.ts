@@ -1,4 +1,5 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Requester } from './operation.js';
 
@@ -46,24 +47,6 @@ const READY = new Set(['completed', 'failed', 'cancelled', 'input_required']);
 const DEFAULT_POLL_MS = 500;
 const MIN_POLL_MS = 20;
 const MAX_POLL_MS = 5_000;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 const ignore = () => undefined;
 
@@ -130,13 +113,14 @@ export async function callAsTask(
   signal.addEventListener('abort', cancel, { once: true });
   try {
     while (!READY.has(status)) {
-      await sleep(
+      await delay(
         Math.min(
           Math.max(pollMs, MIN_POLL_MS),
           MAX_POLL_MS,
           Math.floor(call.timeoutMs / 2),
         ),
-        signal,
+        undefined,
+        { signal },
       );
       const task = await requester.request(
         `while polling task ${taskId}`,
