@@ -15,21 +15,9 @@ export {
   ToolCatalog,
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
-  type RestoreCatalogAsyncOptions,
   type RestoreCatalogOptions,
   type RestoreCatalogResult,
 } from './catalog.js';
-export {
-  INDEX_PART_FORMAT,
-  INDEX_PART_VERSION,
-  type BackendIndexPart,
-  type BackendIndexTool,
-} from './index-part.js';
-export {
-  describeSavedBackend,
-  SAVED_BACKEND_VERSION,
-  type SavedBackendInfo,
-} from './saved-part.js';
 export {
   describeSavedCatalog,
   SAVED_CATALOG_VERSION,

@@ -330,7 +330,7 @@ const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
 
 /**
- * Adopts search terms analyzed earlier (a saved part) for `entry`, after checking the
+ * Adopts search terms analyzed earlier (a saved catalog) for `entry`, after checking the
  * fields that are cheap to recompute (identifier, target, and the name when asked) against
  * the entry. Returns the prepared tool, or what is inconsistent.
  */

@@ -65,7 +65,7 @@ function scratchFor(terms: number, longest: number, postings: number): Scratch {
 /**
  * A segment's terms in its own numbering: the global id of each local term (distinct), the
  * local term of every token (each tool's fields one after another, tools in order), and the
- * number of tokens of each tool's fields. A saved part holds its terms this way.
+ * number of tokens of each tool's fields. A saved catalog holds its terms this way.
  */
 export type SegmentTerms = {
   /** Global id ({@link TERMS}) of each local term; every local term is used by some token. */
