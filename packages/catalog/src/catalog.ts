@@ -627,8 +627,8 @@ export class ToolCatalog {
    * first. Results are narrowed to `profile` + `core` when a profile is given, and to one
    * `target` when given; the list is cut where scores fall below a share of the best hit.
    * With `vectors` (the query's vector and a lookup of the tools' vectors from the same
-   * embedding model), BM25 is fused with vector similarity (hybrid ranking; see
-   * `fuseRankings`); exact names still come first.
+   * embedding model), BM25 is fused with vector similarity by interpolation (hybrid
+   * ranking); exact names still come first.
    */
   search(options: {
     query: string;

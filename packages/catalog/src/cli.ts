@@ -30,7 +30,7 @@ import { VERSION } from './version.js';
 const USAGE = `Usage: heretek-catalog eval --data <dir> [--data <dir> ...] [--tuning <file.json>]
                             [--ranked <file>] [--limit 10]
                             [--embeddings-url <url> --embeddings-model <name>
-                             [--fusion interpolate|rrf] [--fusion-weight <0..1>]]
+                             [--fusion-weight <0..1>]]
        heretek-catalog eval --data <dir> --usage <file> [--usage-limit <n>] [...]
        heretek-catalog eval --data <dir> --usage-leave-one-out [...]
 

@@ -134,9 +134,9 @@ describe('heretek-catalog eval --embeddings-url', () => {
         '--embeddings-model',
         'm',
         '--fusion',
-        'max',
+        'interpolate',
       ],
-      /--fusion must be interpolate or rrf/,
+      /Unknown option '--fusion'/,
     );
     await refused(
       [

@@ -28,14 +28,7 @@ export {
 export type { SearchTuningOverrides } from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';
-export {
-  DEFAULT_FUSION,
-  fuseRankings,
-  type FusedRanking,
-  type Fusion,
-  type FusionInput,
-  type FusionMethod,
-} from './fusion.js';
+export { DEFAULT_FUSION, type Fusion } from './fusion.js';
 export type { SearchVectors } from './hybrid.js';
 export {
   checkEmbeddingsUrl,

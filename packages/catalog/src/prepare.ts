@@ -46,6 +46,7 @@ export type ToolList = {
   readonly length: number;
   at(local: number): PreparedTool | undefined;
   profileOf?(local: number): string;
+  nameOf?(local: number): string;
 };
 
 /** The tools of a list as an array (making every one of a saved catalog's). */

@@ -269,7 +269,7 @@ export class SavedToolSource {
     return this.sections.records[position * RECORD + 3] === 1;
   }
 
-  /** The qualified name of tool `position`, for a refusal's message. */
+  /** The qualified name of tool `position`, without making the tool. */
   nameOf(target: string, position: number): string {
     return multiplexedName(
       target,
@@ -385,6 +385,10 @@ export class SavedTools implements ToolList {
     let made = 0;
     for (const tool of this.#made ?? []) if (tool !== undefined) made += 1;
     return made;
+  }
+
+  nameOf(local: number): string {
+    return this.source.nameOf(this.target, this.first + local);
   }
 
   profileOf(local: number): string {

@@ -431,6 +431,11 @@ export class Segment {
     return this.tools.at(local) as PreparedTool;
   }
 
+  /** The qualified name of local tool `local`, without making a saved catalog's tool. */
+  nameOf(local: number): string {
+    return this.tools.nameOf?.(local) ?? this.tool(local).entry.name;
+  }
+
   /** The profile of local tool `local`, without making a saved catalog's tool. */
   profileOf(local: number): string {
     return this.tools.profileOf?.(local) ?? this.tool(local).entry.profile;

@@ -19,7 +19,8 @@ export type Snapshot = {
   readonly size: number;
   /** The tool at a position. */
   toolAt(position: number): PreparedTool;
-  /** The target and profile of the tool at a position, without making a saved catalog's tool. */
+  /** The name, target and profile of the tool at a position, without making a saved catalog's tool. */
+  nameAt(position: number): string;
   targetAt(position: number): string;
   profileAt(position: number): string;
   /** The entries, in order (frozen; assembled when first asked for). */
@@ -101,6 +102,10 @@ export function buildSnapshot(options: {
     toolAt(position) {
       const { segment, local } = index.locate(position);
       return segment.tool(local);
+    },
+    nameAt(position) {
+      const { segment, local } = index.locate(position);
+      return segment.nameOf(local);
     },
     targetAt(position) {
       return index.locate(position).segment.target;
@@ -192,7 +197,7 @@ function topPositions(
 }
 
 /** What one search against a snapshot needs. */
-type SearchRun = {
+export type SearchRun = {
   snapshot: Snapshot;
   query: string;
   profile: string | undefined;
@@ -203,8 +208,21 @@ type SearchRun = {
   usage?: UsageStore | undefined;
 };
 
-/** Runs one search against a snapshot (see `ToolCatalog.search`). */
-export function runSearch(options: SearchRun): SearchResult {
+/**
+ * A lexical ranking: the tools named exactly (first, in order), then the other best ones,
+ * their scores, down to the relative cutoff, as many as make `limit` hits with the exact ones.
+ */
+export type LexicalRanking = {
+  exact: number[];
+  /** The best score (of any tool in scope, named exactly or not). */
+  top: number;
+  positions: number[];
+  scores: number[];
+  unmatchedTerms: string[];
+};
+
+/** Ranks one search against a snapshot (see `ToolCatalog.search`). */
+export function rankLexical(options: SearchRun): LexicalRanking {
   const { snapshot } = options;
   snapshot.touched.length = 0;
   snapshot.named.length = 0;
@@ -221,6 +239,60 @@ export function runSearch(options: SearchRun): SearchResult {
     touched.length = 0;
     snapshot.named.length = 0;
   }
+}
+
+/** The hit of the tool at `position` (its entry made). */
+export function hitAt(
+  snapshot: Snapshot,
+  position: number,
+  score: number,
+): SearchHit {
+  const entry = snapshot.toolAt(position).entry;
+  return {
+    name: entry.name,
+    target: entry.target,
+    description: compactDescription({ description: entry.description }),
+    mutating: entry.mutating,
+    score,
+  };
+}
+
+/**
+ * The hits of a search: the exact names first, scored above `top` in their order, then
+ * the ranked ones, `limit` at most.
+ */
+export function hitsOf(options: {
+  snapshot: Snapshot;
+  exact: readonly number[];
+  top: number;
+  positions: readonly number[];
+  scores: readonly number[];
+  limit: number;
+}): SearchHit[] {
+  const { snapshot, exact, top } = options;
+  const hits = exact
+    .slice(0, options.limit)
+    .map((position, rank) =>
+      hitAt(snapshot, position, top + exact.length - rank),
+    );
+  options.positions.forEach((position, slot) => {
+    if (hits.length < options.limit)
+      hits.push(hitAt(snapshot, position, options.scores[slot] as number));
+  });
+  return hits;
+}
+
+/** Runs one search against a snapshot (see `ToolCatalog.search`). */
+export function runSearch(options: SearchRun): SearchResult {
+  const ranking = rankLexical(options);
+  return {
+    hits: hitsOf({
+      ...ranking,
+      snapshot: options.snapshot,
+      limit: options.limit,
+    }),
+    unmatchedTerms: ranking.unmatchedTerms,
+  };
 }
 
 /** One usage term compiled against a snapshot: the tools that have it, and their gains. */
@@ -359,14 +431,16 @@ function accumulateUsage(
 }
 
 /** The profile and target of one search. */
-type Scope = {
+export type Scope = {
   /** Whether a profile or a target narrows the search. */
   filtered: boolean;
   /** Whether the tool at a position is in scope. */
   accept: (position: number) => boolean;
 };
 
-function searchScope(options: SearchRun): Scope {
+export function searchScope(
+  options: Pick<SearchRun, 'snapshot' | 'profile' | 'target'>,
+): Scope {
   const { profile, target } = options;
   const { snapshot } = options;
   return {
@@ -511,44 +585,35 @@ function informative(
   );
 }
 
-/** The hits: exact names first, then the best scores down to the relative cutoff. */
-function collectHits(
+/** The best tools not named exactly, down to the relative cutoff, and the best score. */
+function collectRanked(
   options: SearchRun,
   exact: readonly number[],
   candidates: PositionList,
-): SearchHit[] {
+): Pick<LexicalRanking, 'top' | 'positions' | 'scores'> {
   const { limit, tuning } = options;
-  const { snapshot } = options;
-  const { scores } = snapshot;
+  const { scores } = options.snapshot;
   const best = topPositions(candidates, scores, limit + exact.length);
-  const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
-  const hits: SearchHit[] = [];
-  const toHit = (position: number, score: number): SearchHit => {
-    const entry = snapshot.toolAt(position).entry;
-    return {
-      name: entry.name,
-      target: entry.target,
-      description: compactDescription({ description: entry.description }),
-      mutating: entry.mutating,
-      score,
-    };
-  };
-  exact.forEach((position, rank) =>
-    hits.push(toHit(position, topScore + exact.length - rank)),
-  );
+  const top = best.length > 0 ? (scores[best[0] as number] as number) : 0;
+  const positions: number[] = [];
+  const kept: number[] = [];
   for (const position of best) {
-    if (hits.length >= limit) break;
+    if (exact.length + positions.length >= limit) break;
     const score = scores[position] as number;
-    if (score < topScore * tuning.relativeCutoff) break;
-    if (!exact.includes(position)) hits.push(toHit(position, score));
+    if (score < top * tuning.relativeCutoff) break;
+    if (!exact.includes(position)) {
+      positions.push(position);
+      kept.push(score);
+    }
   }
-  return hits.slice(0, limit);
+  return { top, positions, scores: kept };
 }
 
-function scoreAndRank(options: SearchRun): SearchResult {
+function scoreAndRank(options: SearchRun): LexicalRanking {
   const { snapshot } = options;
   const query = options.query.trim();
-  if (query === '') return { hits: [], unmatchedTerms: [] };
+  if (query === '')
+    return { exact: [], top: 0, positions: [], scores: [], unmatchedTerms: [] };
   const scope = searchScope(options);
   const words = analyzeQuery(query);
   const exact = exactMatches(options, query, words, scope);
@@ -585,7 +650,8 @@ function scoreAndRank(options: SearchRun): SearchResult {
     candidates = accepted;
   }
   return {
-    hits: collectHits(options, exact, candidates),
+    exact,
+    ...collectRanked(options, exact, candidates),
     unmatchedTerms: unmatched,
   };
 }
