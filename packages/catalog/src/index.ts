@@ -25,7 +25,11 @@ export {
   type SavedCatalogStream,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
-export type { SearchTuningOverrides } from './bm25f.js';
+export {
+  DEFAULT_TUNING,
+  type SearchTuning,
+  type SearchTuningOverrides,
+} from './bm25f.js';
 export { renderHit } from './render.js';
 export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';
 export { DEFAULT_FUSION, type Fusion } from './fusion.js';

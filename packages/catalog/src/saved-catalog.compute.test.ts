@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolCatalog } from './catalog.js';
-import { loadBenchmark } from './evaluate.js';
+import { benchmarkSet } from './__fixtures__/benchmark-set.js';
 import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import {
   describeSavedCatalog,
@@ -19,10 +17,9 @@ import { searchesDuring } from './__fixtures__/searches-during.js';
 import { expectForeignVersionsRefused } from './__fixtures__/foreign-versions.js';
 import { targetCopies } from './__fixtures__/target-copies.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
   name,
-  data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+  data: benchmarkSet(name),
 }));
 const LIVE = (SETS[0] as (typeof SETS)[number]).data;
 
@@ -393,7 +390,7 @@ describe('a saved catalog written a piece at a time', () => {
 const ALL_SETS = ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'].map(
   (name) => ({
     name,
-    data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+    data: benchmarkSet(name),
   }),
 );
 
@@ -521,7 +518,9 @@ describe('a saved catalog whose tools disagree with themselves', () => {
 
 describe('a saved catalog written by an earlier release (as index-cache.bin files hold)', () => {
   const file = new Uint8Array(
-    readFileSync(resolve(here, '__fixtures__/saved-catalog-layout-1.bin')),
+    readFileSync(
+      new URL('./__fixtures__/saved-catalog-layout-1.bin', import.meta.url),
+    ),
   );
   const tools = SEED_TOOLS.filter((entry) =>
     ['core', 'adb', 'gui'].includes(entry.target),

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { interpolate } from './fusion.js';
 import { exactSimilarities, vectorSide, type VectorMatrix } from './hybrid.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from './__fixtures__/random.js';
 import { SIMILARITY_KERNEL } from './similarity-kernel-bytes.js';
 import { QuantizedRows } from './similarity-kernel.js';
 

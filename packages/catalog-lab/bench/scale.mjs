@@ -18,13 +18,13 @@ import { writeSavedCatalog } from './write-saved.mjs';
 
 const dist = process.env.BENCH_DIST
   ? pathToFileURL(`${resolve(process.env.BENCH_DIST)}/`)
-  : new URL('../dist/', import.meta.url);
+  : new URL('../../catalog/dist/', import.meta.url);
 const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
   new URL('index.js', dist).href
 );
 // The generated data comes from this package's own build, whichever build is measured.
 const { seededRandom } = await import(
-  new URL('../dist/eval.js', import.meta.url).href
+  new URL('../dist/index.js', import.meta.url).href
 );
 const here = dirname(fileURLToPath(import.meta.url));
 const backends = Number(process.env.BENCH_BACKENDS ?? 1000);
@@ -33,7 +33,10 @@ const searchRuns = Number(process.env.BENCH_SEARCHES ?? 2000);
 const gc = globalThis.gc ?? (() => undefined);
 
 const lines = (file) =>
-  readFileSync(join(here, 'data/livemcpbench', file), 'utf8')
+  readFileSync(
+    join(here, '../../catalog/bench/data/livemcpbench', file),
+    'utf8',
+  )
     .split('\n')
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));

@@ -1,15 +1,15 @@
-import type { ToolCatalog } from './catalog.js';
-import { openAiEmbeddings, type VectorProvider } from './embeddings.js';
-import { CatalogError } from './errors.js';
+import type { ToolCatalog } from '@heretek/catalog';
+import { openAiEmbeddings, type VectorProvider } from '@heretek/catalog';
+import { CatalogError } from '@heretek/catalog';
 import { embedBenchmark } from './eval-embeddings.js';
 import {
   evaluateRankings,
   type BenchmarkData,
   type EvaluationReport,
 } from './evaluate.js';
-import { DEFAULT_FUSION, type Fusion } from './fusion.js';
+import { DEFAULT_FUSION, type Fusion } from '@heretek/catalog';
 
-/** The hybrid flags of `heretek-catalog eval` as `parseArgs` reads them. */
+/** The hybrid flags of `heretek-catalog-lab eval` as `parseArgs` reads them. */
 export const HYBRID_OPTIONS = {
   'embeddings-url': { type: 'string' },
   'embeddings-model': { type: 'string' },
@@ -125,7 +125,7 @@ export async function applyHybrid(
     if (!CatalogError.isInstance(error)) throw error;
     config.failure = error.message;
     process.stderr.write(
-      `heretek-catalog: embeddings endpoint failed (${error.message}); the rankings are lexical.\n`,
+      `heretek-catalog-lab: embeddings endpoint failed (${error.message}); the rankings are lexical.\n`,
     );
     return;
   }

@@ -29,7 +29,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ToolCatalog } from '../dist/index.js';
+import { ToolCatalog } from '@heretek/catalog';
 import {
   DEFAULT_TUNING,
   chooseRefinement,
@@ -40,7 +40,7 @@ import {
   rankWithPlainBm25,
   crossValidate,
   foldAssignment,
-} from '../dist/eval.js';
+} from '../dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -49,7 +49,7 @@ const values = (name) =>
 const directories = values('data').length
   ? values('data').map((directory) => resolve(directory))
   : ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'].map((set) =>
-      resolve(here, 'data', set),
+      resolve(here, '../../catalog/bench/data', set),
     );
 const out = resolve(values('out')[0] ?? resolve(here, 'selection-record.md'));
 const json = values('json')[0];

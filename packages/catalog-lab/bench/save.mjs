@@ -11,7 +11,7 @@ import { writeSavedCatalog } from './write-saved.mjs';
 import path from 'node:path';
 
 const { ToolCatalog } = await import(
-  new URL('../dist/index.js', import.meta.url).href
+  new URL('../../catalog/dist/index.js', import.meta.url).href
 );
 
 const TARGETS = Number(process.env.BENCH_TARGETS ?? 1000);
