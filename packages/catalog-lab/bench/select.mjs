@@ -78,10 +78,8 @@ const BASE = merge(DEFAULT_TUNING, {
   ),
   k1: 1.2,
   b: 0.75,
-  queryTermSaturation: 0,
   nameCoverageWeight: 0,
   nameCoverageCap: 0,
-  idfExponent: 1,
 });
 
 /** A one-knob refinement: off at the base's value, variants mildest first. */
@@ -112,10 +110,8 @@ const TECHNIQUES = [
     [0.25, 0.5, 1.5, 2],
   ),
   single('exact names in the bag', 'bag.identifier', [1]),
-  single('query-term frequency', 'queryTermSaturation', [1, 3, 10]),
   single('BM25 k1', 'k1', [0.6, 0.9, 1.5, 2]),
   single('BM25 b', 'b', [0.3, 0.5, 0.9]),
-  single('idf exponent', 'idfExponent', [1.2, 1.5]),
 ];
 
 const sets = directories.map((directory) => ({

@@ -141,8 +141,8 @@ describe('tuning knobs', () => {
     expect(
       () => new ToolCatalog({ tools, tuning: { bag: { name: -1 } } }),
     ).toThrow(/"bag\.name" must be a non-negative number/);
-    expect(() => new ToolCatalog({ tools, tuning: { usageB: 2 } })).toThrow(
-      /"usageB" must be a number from 0 to 1/,
+    expect(() => new ToolCatalog({ tools, tuning: { b: 2 } })).toThrow(
+      /"b" must be a number from 0 to 1/,
     );
     for (const dropped of [
       'fields',

@@ -717,8 +717,8 @@ export class ToolCatalog {
   /**
    * Learns from one use: `tool` (a qualified name) was called successfully after a search
    * for `query` (or for the already analyzed `terms`, see {@link ToolCatalog.searchTerms}).
-   * The request's terms become evidence of a field of their own, with its own weight and
-   * length normalization (`usageWeight`, `usageB`): a later query that shares words with
+   * The request's terms become evidence of a field of their own, with its own weight
+   * (`usageWeight`): a later query that shares words with
    * them ranks the tool higher, or finds it when its own text does not match; a query that
    * shares no word with the tool's text or its past requests never gets it. At most
    * `MAX_USES_PER_TOOL` (100) requests are remembered per tool and `MAX_USES` (20,000) in all

@@ -952,18 +952,14 @@ export class IndexView {
     return this.#collection.documentFrequency[termId] ?? 0;
   }
 
-  /** Inverse document frequency of a term id (raised to the tuning's exponent). */
+  /** Inverse document frequency of a term id. */
   idf(termId: number): number {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;
     if (!Number.isNaN(memo)) return memo;
     const tuning = this.#tuning;
     const df = this.documentFrequency(termId);
-    const idf =
-      df > 0
-        ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) **
-          tuning.idfExponent
-        : 0;
+    const idf = df > 0 ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) : 0;
     this.#idf[termId] = idf;
     return idf;
   }

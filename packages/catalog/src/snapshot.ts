@@ -310,11 +310,10 @@ const usageViews = new WeakMap<
 /**
  * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
  * requests contain it, the saturated gain before idf. The usage frequency, times
- * `usageWeight` and length-normalized by `usageB`, joins the tool's own bag frequency
- * before BM25 saturation, so a word counts at most as much as a word the tool's text
- * repeats. Compiled when a query first needs it and again only after its posting changed
- * (with `usageB` above 0, after any change), so a new use costs the next search only the
- * recompilation of the query's terms that it touched.
+ * `usageWeight`, joins the tool's own bag frequency before BM25 saturation, so a word
+ * counts at most as much as a word the tool's text repeats. Compiled when a query first
+ * needs it and again only after its posting changed, so a new use costs the next search
+ * only the recompilation of the query's terms that it touched.
  */
 function usageTerm(
   snapshot: Snapshot,
@@ -333,10 +332,7 @@ function usageTerm(
     terms = new Map();
     perUsage.set(usage, terms);
   }
-  const b = tuning.usageB;
-  const average = usage.averageLength || 1;
-  // With length normalization, any new use may change a tool's length: recompile then.
-  const version = b > 0 ? usage.version : usage.termVersion(term);
+  const version = usage.termVersion(term);
   const cached = terms.get(term);
   if (cached && cached.version === version) return cached;
   const { index, byName } = snapshot;
@@ -349,12 +345,11 @@ function usageTerm(
   for (const [name, frequency] of posting) {
     const position = byName.get(name);
     if (position === undefined) continue;
-    const norm = b > 0 ? 1 - b + (b * usage.lengthOf(name)) / average : 1;
     const text =
       textId === undefined ? 0 : index.bagFrequency(textId, position);
     positions.push(position);
     gains.push(
-      saturate(text + (tuning.usageWeight * frequency) / norm) - saturate(text),
+      saturate(text + tuning.usageWeight * frequency) - saturate(text),
     );
   }
   const compiled = {
@@ -384,15 +379,11 @@ function accumulateUsage(
   if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
     return matched;
   const { scores, index, touched } = snapshot;
-  const counts = new Map<string, number>();
-  for (const word of words)
-    for (const term of word.terms)
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-  const k3 = tuning.queryTermSaturation;
+  const terms = new Set(words.flatMap((word) => word.terms));
   const total = snapshot.size;
   const requests = usage.size;
   const used = usage.toolCount;
-  for (const [term, count] of counts) {
+  for (const term of terms) {
     const posting = usage.postings(term);
     if (posting === undefined) continue;
     const textId = index.termId(term);
@@ -408,9 +399,7 @@ function accumulateUsage(
     const usedIdf = Math.log(
       1 + (used - posting.size + 0.5) / (posting.size + 0.5),
     );
-    const queryWeight =
-      (k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1) *
-      Math.min(idf, Math.min(requestIdf, usedIdf));
+    const queryWeight = Math.min(idf, Math.min(requestIdf, usedIdf));
     const { positions, gains } = usageTerm(
       snapshot,
       usage,
@@ -480,23 +469,20 @@ function exactMatches(
   return exact;
 }
 
-/** Adds the BM25 score of the query's distinct terms; returns term id -> query weight. */
+/** Adds the BM25 score of the query's distinct terms (each once); returns their ids. */
 function scoreTerms(
   options: SearchRun,
   words: readonly QueryWord[],
-): Map<number, number> {
+): Set<number> {
   const { index, scores, touched, nameCovered, named } = options.snapshot;
-  const termIds = new Map<number, number>();
+  const termIds = new Set<number>();
   for (const word of words)
     for (const term of word.terms) {
       const id = index.termId(term);
-      if (id !== undefined) termIds.set(id, (termIds.get(id) ?? 0) + 1);
+      if (id !== undefined) termIds.add(id);
     }
-  const k3 = options.tuning.queryTermSaturation;
-  for (const [id, count] of termIds)
-    termIds.set(id, k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1);
-  for (const [id, weight] of termIds)
-    index.accumulate(id, weight, scores, touched, nameCovered, named);
+  for (const id of termIds)
+    index.accumulate(id, 1, scores, touched, nameCovered, named);
   return termIds;
 }
 
@@ -572,7 +558,7 @@ function unmatchedWords(options: {
 /** Whether some matched term is rare enough in the catalog to be worth hits. */
 function informative(
   options: SearchRun,
-  termIds: ReadonlyMap<number, number>,
+  termIds: ReadonlySet<number>,
   usageMatched: ReadonlySet<string>,
 ): boolean {
   const { index, size } = options.snapshot;
