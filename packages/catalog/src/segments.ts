@@ -957,7 +957,6 @@ export class IndexView {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;
     if (!Number.isNaN(memo)) return memo;
-    const tuning = this.#tuning;
     const df = this.documentFrequency(termId);
     const idf = df > 0 ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) : 0;
     this.#idf[termId] = idf;
