@@ -8,7 +8,7 @@
 // The score of a set is its nDCG@10. The base is the catalog's plain single bag (its
 // tokenizer and search rules) with every refinement off. Greedy forward selection: in each
 // round every refinement not yet kept is tried with each of its variants on top of the
-// current tuning, and judged by `leaveOneSetOut` of @heretek/catalog/eval: a variant passes
+// current tuning, and judged by `leaveOneSetOut` of @heretek/catalog-lab: a variant passes
 // on some sets when it raises their macro average by more than 0.001 and lowers none of them
 // by more than 0.005 against the tuning without it (of the passing variants, listed mildest
 // first, the mildest within 0.003 of the best macro average: smaller differences are noise

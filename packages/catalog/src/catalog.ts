@@ -78,7 +78,7 @@ async function drainAsync<T>(
   return step.value;
 }
 
-/** Longest stretch of work, in milliseconds, between two yields of {@link ToolCatalog.restoreBackendsAsync}. */
+/** Longest stretch of work, in milliseconds, between two yields of a restore or a save. */
 const RESTORE_SLICE_MS = 10;
 
 /** A pause that yields to other work once {@link RESTORE_SLICE_MS} of work has passed since it last did. */
