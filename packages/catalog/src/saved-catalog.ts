@@ -863,39 +863,6 @@ export function* savedCatalogChunks(
   return out.digest();
 }
 
-/**
- * The saved form of a whole catalog: every given segment with its key, one term table, the
- * segments' postings and statistics as they are, and each tool's entry and terms, in one
- * buffer. A generator of steps (a segment, a few thousand texts, a megabyte of output
- * each), so that a caller can yield to other work between them; the segments, once given,
- * do not change (a catalog replaces a segment, it never edits one), so the bytes are those
- * of the catalog when the encoding began.
- */
-export function* encodeSavedCatalog(options: {
-  segments: readonly SavedSegment[];
-  bag: readonly number[];
-}): Generator<undefined, Uint8Array> {
-  const save = yield* planSavedCatalog(options);
-  const bytes = new Uint8Array(
-    Buffer.allocUnsafeSlow(save.places.end).buffer,
-    0,
-    save.places.end,
-  );
-  const chunks = savedCatalogChunks(save);
-  let at = 0;
-  for (let step = chunks.next(); ; step = chunks.next()) {
-    if (step.done === true) {
-      bytes.set(step.value, DIGEST_AT);
-      return bytes;
-    }
-    if (step.value !== undefined) {
-      bytes.set(step.value, at);
-      at += step.value.length;
-    }
-    yield;
-  }
-}
-
 /** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
 export const SAVED_CATALOG_DIGEST_AT = DIGEST_AT;
 
@@ -1087,13 +1054,6 @@ export function* digestSteps(
     yield;
   }
   return hash.digest();
-}
-
-/** Checks the digest of a read catalog synchronously. */
-export function checkDigest(read: ReadCatalog, where: string): void {
-  const digest = createHash('sha256').update(digestedBytes(read)).digest();
-  if (!digestMatches(read, digest))
-    refuseCatalog(where, 'its digest does not match its content (corrupt)');
 }
 
 /** Refuses a read catalog whose digest is not `digest`. */
