@@ -16,6 +16,7 @@ import { VERSION } from './version.js';
 import { searchesDuring } from './__fixtures__/searches-during.js';
 import { expectForeignVersionsRefused } from './__fixtures__/foreign-versions.js';
 import { targetCopies } from './__fixtures__/target-copies.js';
+import { SavedTools } from './saved-tools.js';
 
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
   name,
@@ -559,5 +560,40 @@ describe('a saved catalog written by an earlier release (as index-cache.bin file
       );
     } else
       expect(await refusedCode(catalog, file)).toBe('SAVED_CATALOG_VERSION');
+  });
+});
+
+describe('a hybrid search on a restored catalog', () => {
+  it('makes no restored tool beyond its own hits and what the lexical search makes', async () => {
+    const cold = new ToolCatalog({ tools: LIVE.entries });
+    const restored = new ToolCatalog();
+    await restored.restoreCatalogAsync(await save(cold, keysOf(cold)));
+    const tool = (name: string): Float32Array =>
+      Float32Array.of(name.length % 7, name.charCodeAt(1) % 5, 1);
+    const made = vi.spyOn(SavedTools.prototype, 'at');
+    const madeNames = (from: number): Set<string> =>
+      new Set(
+        made.mock.calls
+          .slice(from)
+          .map(([local], call) =>
+            (made.mock.contexts[from + call] as SavedTools).nameOf(local),
+          ),
+      );
+    try {
+      for (const { query } of LIVE.queries.slice(0, 30)) {
+        restored.search({ query });
+        const before = made.mock.calls.length;
+        const { hits } = restored.search({
+          query,
+          vectors: { query: [1, 1, 1], tool },
+        });
+        expect(hits.length).toBeGreaterThan(0);
+        const names = new Set(hits.map((hit) => hit.name));
+        for (const name of madeNames(before)) expect(names).toContain(name);
+      }
+      expect(restored.size).toBe(cold.size);
+    } finally {
+      made.mockRestore();
+    }
   });
 });
