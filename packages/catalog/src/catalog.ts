@@ -498,12 +498,11 @@ export class ToolCatalog {
 
   #checkChanges(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
-    method = 'replaceBackends',
   ): Map<string, ToolEntry[]> {
     if (!(changes instanceof Map)) {
       throw new CatalogError({
         code: CatalogErrorCode.InvalidArgument,
-        message: `${method}: changes must be a Map of target -> tools.`,
+        message: 'replaceBackends: changes must be a Map of target -> tools.',
       });
     }
     const checked = new Map<string, ToolEntry[]>();
