@@ -3,7 +3,7 @@
 // text / distinct query terms) ^ p, re-ranked; p 0 is the default. Dropped: see the
 // tuning record in the README. Usage, after a build:
 //   node bench/coordination.mjs '[0, 0.25, -0.1]'
-import { ToolCatalog } from '../dist/index.js';
+import { ToolCatalog } from '@heretek/catalog';
 import { figuresLine, sets } from './prototype-sets.mjs';
 const collect = (schema, out, depth = 0) => {
   if (!schema || typeof schema !== 'object' || depth > 4) return;

@@ -7,9 +7,9 @@ import {
   closedUrl,
   startGloveEndpoint,
   type GloveEndpoint,
-} from './__fixtures__/glove.js';
+} from '../../catalog/src/__fixtures__/glove.js';
 import { evaluateRankings, loadBenchmark } from './evaluate.js';
-import { scratchFolder } from './__fixtures__/scratch-folder.js';
+import { scratchFolder } from '../../catalog/src/__fixtures__/scratch-folder.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(packageRoot, 'dist/cli.js');
@@ -17,7 +17,8 @@ const cli = join(packageRoot, 'dist/cli.js');
 const ALL_SETS = ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'];
 /** The two smaller sets, enough for what does not depend on the data. */
 const SETS = ALL_SETS.slice(0, 2);
-const dataOf = (set: string): string => resolve(packageRoot, 'bench/data', set);
+const dataOf = (set: string): string =>
+  resolve(packageRoot, '../catalog/bench/data', set);
 
 const directory = scratchFolder('heretek-catalog-hybrid-');
 let endpoint: GloveEndpoint;
@@ -28,7 +29,7 @@ afterAll(async () => {
   await endpoint.stop();
 });
 
-/** Runs `heretek-catalog eval` over `sets`, writing rankings to `<name>.<set>.jsonl`. */
+/** Runs `heretek-catalog-lab eval` over `sets`, writing rankings to `<name>.<set>.jsonl`. */
 function evaluate(
   name: string,
   extra: readonly string[],
@@ -67,7 +68,7 @@ const ndcg = (name: string, set: string): number => {
   return evaluateRankings({ queries, rankings }).metrics['nDCG@10'];
 };
 
-describe('heretek-catalog eval --embeddings-url', () => {
+describe('heretek-catalog-lab eval --embeddings-url', () => {
   beforeAll(async () => {
     const lexical = await evaluate('lexical', [], ALL_SETS);
     expect(lexical.code).toBe(0);
@@ -134,9 +135,9 @@ describe('heretek-catalog eval --embeddings-url', () => {
         '--embeddings-model',
         'm',
         '--fusion',
-        'max',
+        'interpolate',
       ],
-      /--fusion must be interpolate or rrf/,
+      /Unknown option '--fusion'/,
     );
     await refused(
       [

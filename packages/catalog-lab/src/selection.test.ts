@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogError } from './errors.js';
+import { CatalogError } from '@heretek/catalog';
 import {
   chooseRefinement,
   crossValidate,

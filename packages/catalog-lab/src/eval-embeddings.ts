@@ -1,4 +1,4 @@
-import { toolEmbeddingText, type VectorProvider } from './embeddings.js';
+import { toolEmbeddingText, type VectorProvider } from '@heretek/catalog';
 import type { BenchmarkData } from './evaluate.js';
 
 /** Texts per request when a benchmark is embedded. */

@@ -7,14 +7,18 @@ import {
   evaluateRankings,
   loadBenchmark,
   queryObjectives,
-} from '../dist/eval.js';
+} from '../dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** LiveMCPBench and MetaTool, as `loadBenchmark` reads them. */
 export const sets = {
-  live: loadBenchmark({ directory: resolve(here, 'data/livemcpbench') }),
-  metatool: loadBenchmark({ directory: resolve(here, 'data/metatool') }),
+  live: loadBenchmark({
+    directory: resolve(here, '../../catalog/bench/data/livemcpbench'),
+  }),
+  metatool: loadBenchmark({
+    directory: resolve(here, '../../catalog/bench/data/metatool'),
+  }),
 };
 
 /** The mean of an array of numbers (0 for none). */

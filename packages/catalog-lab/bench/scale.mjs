@@ -1,30 +1,30 @@
 // The catalog at registry scale: BENCH_BACKENDS (1,000) backends x BENCH_TOOLS (100) generated
 // tools, built from every backend's listing, one backend re-listed, searched, saved, and
-// restored from the saved parts in a fresh process (as after a restart), against the cold
+// restored from the saved catalog in a fresh process (as after a restart), against the cold
 // build of the same run. Tools are generated deterministically from the 561 real tools of the seed and
 // bench/data/livemcpbench: each backend takes a seeded draw of templates and adds words of its
 // own domain and product, so targets differ in vocabulary as real servers do.
-// The whole catalog is also saved in one piece (saveCatalog) and restored in fresh processes
-// (restoreCatalog, restoreCatalogAsync) in the same rounds.
+// The catalog is saved with saveCatalogStream to a file and restored with restoreCatalogAsync.
 // Usage, after a build: node --expose-gc bench/scale.mjs
 // BENCH_DIST=<dir> measures another build of the package (e.g. the previous release's dist):
 // builds without replaceBackends are timed as one constructor call.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
+import { writeSavedCatalog } from './write-saved.mjs';
 
 const dist = process.env.BENCH_DIST
   ? pathToFileURL(`${resolve(process.env.BENCH_DIST)}/`)
-  : new URL('../dist/', import.meta.url);
+  : new URL('../../catalog/dist/', import.meta.url);
 const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
   new URL('index.js', dist).href
 );
 // The generated data comes from this package's own build, whichever build is measured.
 const { seededRandom } = await import(
-  new URL('../dist/eval.js', import.meta.url).href
+  new URL('../dist/index.js', import.meta.url).href
 );
 const here = dirname(fileURLToPath(import.meta.url));
 const backends = Number(process.env.BENCH_BACKENDS ?? 1000);
@@ -33,7 +33,10 @@ const searchRuns = Number(process.env.BENCH_SEARCHES ?? 2000);
 const gc = globalThis.gc ?? (() => undefined);
 
 const lines = (file) =>
-  readFileSync(join(here, 'data/livemcpbench', file), 'utf8')
+  readFileSync(
+    join(here, '../../catalog/bench/data/livemcpbench', file),
+    'utf8',
+  )
     .split('\n')
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));
@@ -167,29 +170,6 @@ async function longestStall(work) {
   return longest;
 }
 
-/** Saved parts as one file: each part's length (u32) then its bytes. */
-function writeParts(file, parts) {
-  const sizes = new Uint32Array(parts.map((part) => part.length));
-  writeFileSync(file, Buffer.concat([Buffer.from(sizes.buffer), ...parts]));
-  return parts.length;
-}
-
-function readParts(file, count) {
-  const bytes = readFileSync(file);
-  const sizes = new Uint32Array(
-    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 4),
-  );
-  const parts = [];
-  let at = count * 4;
-  for (const size of sizes) {
-    // Plain Uint8Array views of the file's bytes (a build before this one read the numbers
-    // of a part at an unaligned offset of a Buffer wrongly).
-    parts.push(new Uint8Array(bytes.buffer, bytes.byteOffset + at, size));
-    at += size;
-  }
-  return parts;
-}
-
 /** The digest of the answers of a catalog to every query (compared across processes). */
 const answersDigest = (catalog) =>
   createHash('sha256')
@@ -206,37 +186,8 @@ async function answer(result) {
   await new Promise(() => undefined);
 }
 
-// Restore child (a fresh process, as after a restart): read the saved parts, restore them
-// synchronously, then asynchronously with the event loop watched, and answer the queries.
-if (process.env.BENCH_CHILD === 'restore') {
-  const result = {};
-  let start = process.hrtime.bigint();
-  const parts = readParts(
-    process.env.BENCH_RESTORE_FILE,
-    Number(process.env.BENCH_RESTORE_PARTS),
-  );
-  result.readSeconds = seconds(start);
-  const restored = new ToolCatalog();
-  start = process.hrtime.bigint();
-  const cpu = process.cpuUsage();
-  restored.restoreBackends(parts);
-  result.seconds = seconds(start);
-  result.cpuSeconds = cpuSeconds(cpu);
-  result.tools = restored.size;
-  result.heapMb = +heapMb().toFixed(1);
-  const again = new ToolCatalog();
-  start = process.hrtime.bigint();
-  result.asyncLongestStallMs = +(
-    await longestStall(() => again.restoreBackendsAsync(parts))
-  ).toFixed(1);
-  result.asyncSeconds = seconds(start);
-  result.answers = answersDigest(restored);
-  await answer(result);
-}
-
-// Whole-catalog restore children (fresh processes, as after a restart): read the saved
-// catalog and restore it synchronously (CPU, heap, answers; then its digest alone, over bytes
-// already read once), or asynchronously with the event loop watched.
+// Restore child (a fresh process, as after a restart): read the saved catalog and restore
+// it with the event loop watched (CPU, heap, answers).
 if (process.env.BENCH_CHILD === 'restore-catalog') {
   const result = {};
   let start = process.hrtime.bigint();
@@ -244,32 +195,17 @@ if (process.env.BENCH_CHILD === 'restore-catalog') {
   result.readSeconds = seconds(start);
   const restored = new ToolCatalog();
   start = process.hrtime.bigint();
-  let cpu = process.cpuUsage();
-  restored.restoreCatalog(bytes);
-  result.seconds = seconds(start);
-  result.cpuSeconds = cpuSeconds(cpu);
-  cpu = process.cpuUsage();
-  createHash('sha256').update(bytes.subarray(48)).digest();
-  result.digestCpuSeconds = cpuSeconds(cpu);
-  result.tools = restored.size;
-  result.heapMb = +heapMb().toFixed(1);
-  result.arrayBuffersMb = +(process.memoryUsage().arrayBuffers / 1e6).toFixed(
-    1,
-  );
-  result.answers = answersDigest(restored);
-  await answer(result);
-}
-if (process.env.BENCH_CHILD === 'restore-catalog-async') {
-  const result = {};
-  const bytes = readFileSync(process.env.BENCH_RESTORE_FILE);
-  const restored = new ToolCatalog();
-  const start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   result.longestStallMs = +(
     await longestStall(() => restored.restoreCatalogAsync(bytes))
   ).toFixed(1);
   result.seconds = seconds(start);
   result.cpuSeconds = cpuSeconds(cpu);
+  result.tools = restored.size;
+  result.heapMb = +heapMb().toFixed(1);
+  result.arrayBuffersMb = +(process.memoryUsage().arrayBuffers / 1e6).toFixed(
+    1,
+  );
   result.answers = answersDigest(restored);
   await answer(result);
 }
@@ -303,28 +239,19 @@ if (batched) {
 } else catalog = new ToolCatalog({ tools: [...all.values()].flat() });
 report.buildSeconds = seconds(start);
 report.buildCpuSeconds = cpuSeconds(buildCpu);
-if (process.env.BENCH_SAVE_CATALOG_FILE) {
-  // Only save the whole catalog (to profile its restore: BENCH_CHILD=restore-catalog
-  // BENCH_RESTORE_FILE=<file> node --cpu-prof bench/scale.mjs).
-  writeFileSync(
-    process.env.BENCH_SAVE_CATALOG_FILE,
-    catalog.saveCatalog(
-      new Map([...all.keys()].map((target) => [target, target])),
-    ),
+/** Writes the saved catalog of every target to `file`; its length. */
+async function saveTo(file) {
+  const stream = await catalog.saveCatalogStream(
+    new Map([...all.keys()].map((target) => [target, `listing-${target}`])),
   );
-  console.log(`catalog written to ${process.env.BENCH_SAVE_CATALOG_FILE}`);
-  process.exit(0);
+  await writeSavedCatalog(stream, file);
+  return stream.byteLength;
 }
-if (process.env.BENCH_SAVE_FILE) {
-  // Only save every part (to profile a restore: BENCH_CHILD=restore BENCH_RESTORE_FILE=<file>
-  // BENCH_RESTORE_PARTS=<count> node --cpu-prof bench/scale.mjs).
-  const count = writeParts(
-    process.env.BENCH_SAVE_FILE,
-    [...all.keys()].map((target) =>
-      catalog.saveBackend({ target, key: target }),
-    ),
-  );
-  console.log(`${count} parts written to ${process.env.BENCH_SAVE_FILE}`);
+if (process.env.BENCH_SAVE_CATALOG_FILE) {
+  // Only save the catalog (to profile its restore: BENCH_CHILD=restore-catalog
+  // BENCH_RESTORE_FILE=<file> node --cpu-prof bench/scale.mjs).
+  await saveTo(process.env.BENCH_SAVE_CATALOG_FILE);
+  console.log(`catalog written to ${process.env.BENCH_SAVE_CATALOG_FILE}`);
   process.exit(0);
 }
 report.buildHow = batched
@@ -384,21 +311,12 @@ if (batched) {
   ).toFixed(1);
   report.asyncBuildSeconds = seconds(start);
 }
-if (typeof catalog.saveBackend === 'function') {
-  // A restart: every backend's part saved, written to a file, and restored by a fresh
-  // process; its answers must equal this catalog's.
-  start = process.hrtime.bigint();
-  const parts = [...all.keys()].map((target) =>
-    catalog.saveBackend({ target, key: `listing-${target}` }),
-  );
-  report.saveSeconds = seconds(start);
-  report.savedMb = +(
-    parts.reduce((sum, part) => sum + part.length, 0) / 1e6
-  ).toFixed(1);
+{
+  // A restart: the catalog saved to a file and restored by a fresh process; its answers
+  // must equal this catalog's.
   const folder = mkdtempSync(join(os.tmpdir(), 'catalog-scale-'));
-  const file = join(folder, 'parts.bin');
-  const wholeFile = join(folder, 'catalog.bin');
-  const child = (mode, restoreFile = file) =>
+  const file = join(folder, 'catalog.bin');
+  const child = (mode) =>
     JSON.parse(
       execFileSync(
         process.execPath,
@@ -408,41 +326,23 @@ if (typeof catalog.saveBackend === 'function') {
           fileURLToPath(import.meta.url),
         ],
         {
-          env: {
-            ...process.env,
-            BENCH_CHILD: mode,
-            BENCH_RESTORE_FILE: restoreFile,
-            BENCH_RESTORE_PARTS: String(parts.length),
-          },
+          env: { ...process.env, BENCH_CHILD: mode, BENCH_RESTORE_FILE: file },
           maxBuffer: 1 << 24,
         },
       ).toString(),
     );
   try {
-    writeParts(file, parts);
-    const saveCatalog = typeof catalog.saveCatalog === 'function';
-    if (saveCatalog) {
-      start = process.hrtime.bigint();
-      const whole = catalog.saveCatalog(
-        new Map([...all.keys()].map((target) => [target, `listing-${target}`])),
-      );
-      report.saveCatalogSeconds = seconds(start);
-      report.savedCatalogMb = +(whole.length / 1e6).toFixed(1);
-      writeFileSync(wholeFile, whole);
-    }
-    // Restores (of the parts, and of the whole catalog at once and asynchronously) and cold
-    // builds, each in a fresh process, alternated so that all see the same load; the fastest
-    // of each is kept.
+    start = process.hrtime.bigint();
+    const saveCpu = process.cpuUsage();
+    report.savedCatalogMb = +((await saveTo(file)) / 1e6).toFixed(1);
+    report.saveCatalogSeconds = seconds(start);
+    report.saveCatalogCpuSeconds = cpuSeconds(saveCpu);
+    // Restores and cold builds, each in a fresh process, alternated so that both see the
+    // same load; the fastest of each is kept.
     const restores = [];
-    const wholes = [];
-    const wholeAsyncs = [];
     const colds = [];
     for (let round = 0; round < 2; round += 1) {
-      restores.push(child('restore'));
-      if (saveCatalog) {
-        wholes.push(child('restore-catalog', wholeFile));
-        wholeAsyncs.push(child('restore-catalog-async', wholeFile));
-      }
+      restores.push(child('restore-catalog'));
       colds.push(child('cold'));
     }
     const fastest = (runs) =>
@@ -452,45 +352,19 @@ if (typeof catalog.saveBackend === 'function') {
     const restore = fastest(restores);
     const cold = fastest(colds);
     const expected = answersDigest(catalog);
-    const times = ({ readSeconds, seconds, cpuSeconds }) => ({
-      readSeconds,
-      seconds,
-      cpuSeconds,
-    });
-    report.restore = {
-      ...times(restore),
+    report.restoreCatalog = {
+      readSeconds: restore.readSeconds,
+      seconds: restore.seconds,
+      cpuSeconds: restore.cpuSeconds,
       coldBuildSeconds: cold.seconds,
       coldBuildCpuSeconds: cold.cpuSeconds,
       cpuRatioToColdBuild: +(restore.cpuSeconds / cold.cpuSeconds).toFixed(3),
-      asyncSeconds: restore.asyncSeconds,
-      asyncLongestStallMs: restore.asyncLongestStallMs,
+      longestStallMs: restores.map((run) => run.longestStallMs),
       heapMb: restore.heapMb,
+      arrayBuffersMb: restore.arrayBuffersMb,
       tools: restore.tools,
       sameAnswers: restores.every((run) => run.answers === expected),
     };
-    if (saveCatalog) {
-      const wholeRestore = fastest(wholes);
-      const fastestAsync = fastest(wholeAsyncs);
-      report.restoreCatalog = {
-        ...times(wholeRestore),
-        digestCpuSeconds: wholeRestore.digestCpuSeconds,
-        cpuRatioToParts: +(
-          wholeRestore.cpuSeconds / restore.cpuSeconds
-        ).toFixed(3),
-        cpuRatioToColdBuild: +(
-          wholeRestore.cpuSeconds / cold.cpuSeconds
-        ).toFixed(3),
-        asyncSeconds: fastestAsync.seconds,
-        asyncCpuSeconds: fastestAsync.cpuSeconds,
-        asyncLongestStallMs: wholeAsyncs.map((run) => run.longestStallMs),
-        heapMb: wholeRestore.heapMb,
-        arrayBuffersMb: wholeRestore.arrayBuffersMb,
-        tools: wholeRestore.tools,
-        sameAnswers: [...wholes, ...wholeAsyncs].every(
-          (run) => run.answers === expected,
-        ),
-      };
-    }
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -9,21 +9,20 @@ import os from 'node:os';
 // BENCH_DIST=<dir> times another build of the package (e.g. an earlier commit's dist).
 const dist = process.env.BENCH_DIST
   ? pathToFileURL(`${resolve(process.env.BENCH_DIST)}/`)
-  : new URL('../dist/', import.meta.url);
+  : new URL('../../catalog/dist/', import.meta.url);
 const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
   new URL('index.js', dist).href
 );
-// Builds from before the eval subpath export targetFromServerName from the main entry.
 const { targetFromServerName } = await import(
-  new URL('eval.js', dist).href
-).catch(() => import(new URL('index.js', dist).href));
+  new URL('../dist/index.js', import.meta.url).href
+);
 
 const require = createRequire(import.meta.url);
 const bm25 = require('wink-bm25-text-search');
 const nlp = require('wink-nlp-utils');
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benchDir = resolve(here, 'data/livemcpbench');
+const benchDir = resolve(here, '../../catalog/bench/data/livemcpbench');
 const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000')
   .split(',')
   .map(Number);

@@ -4,7 +4,7 @@
 // the clauses at weight `w` divided by (clauses ^ `norm`). w 0 is the default. Dropped:
 // see the tuning record in the README. Usage, after a build:
 //   node bench/segments.mjs '[{"w":0.25,"k":60,"norm":1}]'
-import { ToolCatalog } from '../dist/index.js';
+import { ToolCatalog } from '@heretek/catalog';
 import { figuresLine, sets } from './prototype-sets.mjs';
 const split = (q) =>
   q

@@ -1,23 +1,26 @@
 // Hybrid ranking's own cost at 10,000 tools, apart from the embedding
-// endpoint: the fusion step alone (fuseRankings over 50 BM25 candidates and
-// 10,000 similarities), and a whole search with vectors against the same
-// search without, at several vector dimensions (seeded random unit vectors;
+// endpoint: a whole search with vectors against the same search without, at
+// several vector dimensions (seeded random unit vectors;
 // the endpoint's time is not part of either).
 //
 //   node bench/fusion.mjs          (after a build; BENCH_TOOLS, BENCH_ROUNDS)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
-const { ToolCatalog, fuseRankings, DEFAULT_FUSION, toolEntryFromMcpTool } =
-  await import(new URL('../dist/index.js', import.meta.url).href);
+const { ToolCatalog, toolEntryFromMcpTool } = await import(
+  new URL('../../catalog/dist/index.js', import.meta.url).href
+);
 const { targetFromServerName } = await import(
-  new URL('../dist/eval.js', import.meta.url).href
+  new URL('../dist/index.js', import.meta.url).href
 );
 
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 400);
 const lines = (file) =>
-  readFileSync(new URL(`data/livemcpbench/${file}`, import.meta.url), 'utf8')
+  readFileSync(
+    new URL(`../../catalog/bench/data/livemcpbench/${file}`, import.meta.url),
+    'utf8',
+  )
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line));
@@ -71,33 +74,7 @@ process.stdout.write(
   `${TOOLS} tools, ${ROUNDS} calls a round, best of 3 rounds; ${os.cpus().length} x ${os.cpus()[0]?.model}, Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}\n\n`,
 );
 
-// 1. The fusion step alone.
-const lexical = {
-  positions: Int32Array.from({ length: 50 }, (_, slot) => slot * 197),
-  scores: Float64Array.from({ length: 50 }, (_, slot) => 20 - slot / 4),
-};
-const vector = {
-  positions: Int32Array.from({ length: TOOLS }, (_, slot) => slot),
-  similarities: Float64Array.from({ length: TOOLS }, random),
-};
-process.stdout.write(
-  '| fusion step alone | p50 ms | p99 ms (CPU) |\n|---|---|---|\n',
-);
-for (const method of ['interpolate', 'rrf']) {
-  const result = time(() =>
-    fuseRankings({
-      lexical,
-      vector,
-      limit: 10,
-      fusion: { ...DEFAULT_FUSION, method },
-    }),
-  );
-  process.stdout.write(
-    `| ${method}, 50 BM25 candidates + ${TOOLS} similarities | ${fmt(result.p50)} | ${fmt(result.p99)} |\n`,
-  );
-}
-
-// 2. A whole search with vectors against the same search without, and against
+// A whole search with vectors against the same search without, and against
 // the similarity pass it replaced (every similarity exact: the float32 matrix
 // times the query, four products a step, summed in doubles) in the same run.
 process.stdout.write(
@@ -134,22 +111,16 @@ for (const dimensions of [100, 768, 1536]) {
   );
   const queryVectors = queries.map(() => unitVector(dimensions));
   const tool = (name) => vectors.get(name);
-  for (const method of ['interpolate', 'rrf']) {
-    const result = time((index) =>
-      catalog.search({
-        query: queries[index % queries.length],
-        limit: 10,
-        vectors: {
-          query: queryVectors[index % queries.length],
-          tool,
-          fusion: { method },
-        },
-      }),
-    );
-    process.stdout.write(
-      `| hybrid (${method}), ${dimensions} dimensions | ${fmt(result.p50)} | ${fmt(result.p99)} | ${(result.p50 / lexicalTime.p50).toFixed(1)} |\n`,
-    );
-  }
+  const result = time((index) =>
+    catalog.search({
+      query: queries[index % queries.length],
+      limit: 10,
+      vectors: { query: queryVectors[index % queries.length], tool },
+    }),
+  );
+  process.stdout.write(
+    `| hybrid, ${dimensions} dimensions | ${fmt(result.p50)} | ${fmt(result.p99)} | ${(result.p50 / lexicalTime.p50).toFixed(1)} |\n`,
+  );
   const matrix = new Float32Array(TOOLS * dimensions);
   entries.forEach((entry, row) =>
     matrix.set(vectors.get(entry.name), row * dimensions),

@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ToolCatalog } from './catalog.js';
-import { toolEntryFromMcpTool } from './entries.js';
+import { ToolCatalog } from '@heretek/catalog';
+import { toolEntryFromMcpTool } from '@heretek/catalog';
 import {
   evaluateRankings,
   loadBenchmark,
   rankWithCatalog,
   rankWithPlainBm25,
 } from './evaluate.js';
-import type { Backend, ToolEntry } from './types.js';
+import type { Backend, ToolEntry } from '@heretek/catalog';
 
 const files: Backend = { backend: 'files', target: 'files', profile: 'core' };
 const weather: Backend = {
@@ -141,8 +141,8 @@ describe('tuning knobs', () => {
     expect(
       () => new ToolCatalog({ tools, tuning: { bag: { name: -1 } } }),
     ).toThrow(/"bag\.name" must be a non-negative number/);
-    expect(() => new ToolCatalog({ tools, tuning: { usageB: 2 } })).toThrow(
-      /"usageB" must be a number from 0 to 1/,
+    expect(() => new ToolCatalog({ tools, tuning: { b: 2 } })).toThrow(
+      /"b" must be a number from 0 to 1/,
     );
     for (const dropped of [
       'fields',
@@ -208,7 +208,7 @@ describe('benchmark floors of the default search', () => {
     it(`${set}: nDCG@10 >= ${nDCG}, R@5 >= ${recall}, above plain BM25`, () => {
       const data = loadBenchmark({
         directory: fileURLToPath(
-          new URL(`../bench/data/${set}`, import.meta.url),
+          new URL(`../../catalog/bench/data/${set}`, import.meta.url),
         ),
       });
       const ours = evaluateRankings({

@@ -8,7 +8,7 @@
 // The score of a set is its nDCG@10. The base is the catalog's plain single bag (its
 // tokenizer and search rules) with every refinement off. Greedy forward selection: in each
 // round every refinement not yet kept is tried with each of its variants on top of the
-// current tuning, and judged by `leaveOneSetOut` of @heretek/catalog/eval: a variant passes
+// current tuning, and judged by `leaveOneSetOut` of @heretek/catalog-lab: a variant passes
 // on some sets when it raises their macro average by more than 0.001 and lowers none of them
 // by more than 0.005 against the tuning without it (of the passing variants, listed mildest
 // first, the mildest within 0.003 of the best macro average: smaller differences are noise
@@ -29,7 +29,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ToolCatalog } from '../dist/index.js';
+import { ToolCatalog } from '@heretek/catalog';
 import {
   DEFAULT_TUNING,
   chooseRefinement,
@@ -40,7 +40,7 @@ import {
   rankWithPlainBm25,
   crossValidate,
   foldAssignment,
-} from '../dist/eval.js';
+} from '../dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -49,7 +49,7 @@ const values = (name) =>
 const directories = values('data').length
   ? values('data').map((directory) => resolve(directory))
   : ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'].map((set) =>
-      resolve(here, 'data', set),
+      resolve(here, '../../catalog/bench/data', set),
     );
 const out = resolve(values('out')[0] ?? resolve(here, 'selection-record.md'));
 const json = values('json')[0];
@@ -78,10 +78,8 @@ const BASE = merge(DEFAULT_TUNING, {
   ),
   k1: 1.2,
   b: 0.75,
-  queryTermSaturation: 0,
   nameCoverageWeight: 0,
   nameCoverageCap: 0,
-  idfExponent: 1,
 });
 
 /** A one-knob refinement: off at the base's value, variants mildest first. */
@@ -112,10 +110,8 @@ const TECHNIQUES = [
     [0.25, 0.5, 1.5, 2],
   ),
   single('exact names in the bag', 'bag.identifier', [1]),
-  single('query-term frequency', 'queryTermSaturation', [1, 3, 10]),
   single('BM25 k1', 'k1', [0.6, 0.9, 1.5, 2]),
   single('BM25 b', 'b', [0.3, 0.5, 0.9]),
-  single('idf exponent', 'idfExponent', [1.2, 1.5]),
 ];
 
 const sets = directories.map((directory) => ({

@@ -1,19 +1,18 @@
-import type { ToolCatalog } from './catalog.js';
-import { openAiEmbeddings, type VectorProvider } from './embeddings.js';
-import { CatalogError } from './errors.js';
+import type { ToolCatalog } from '@heretek/catalog';
+import { openAiEmbeddings, type VectorProvider } from '@heretek/catalog';
+import { CatalogError } from '@heretek/catalog';
 import { embedBenchmark } from './eval-embeddings.js';
 import {
   evaluateRankings,
   type BenchmarkData,
   type EvaluationReport,
 } from './evaluate.js';
-import { DEFAULT_FUSION, type Fusion, type FusionMethod } from './fusion.js';
+import { DEFAULT_FUSION, type Fusion } from '@heretek/catalog';
 
-/** The hybrid flags of `heretek-catalog eval` as `parseArgs` reads them. */
+/** The hybrid flags of `heretek-catalog-lab eval` as `parseArgs` reads them. */
 export const HYBRID_OPTIONS = {
   'embeddings-url': { type: 'string' },
   'embeddings-model': { type: 'string' },
-  fusion: { type: 'string' },
   'fusion-weight': { type: 'string' },
 } as const;
 
@@ -26,7 +25,6 @@ export const HYBRID_USAGE = `  --embeddings-url <url>
                       leaves the rankings lexical (said on stderr; exit code 0)
   --embeddings-model <name>
                       the embedding model (required with --embeddings-url)
-  --fusion <method>   interpolate (default) or rrf
   --fusion-weight <w> share of the vector side, 0..1 (default ${DEFAULT_FUSION.weight})
 `;
 
@@ -34,7 +32,6 @@ export const HYBRID_USAGE = `  --embeddings-url <url>
 export type HybridFlags = {
   'embeddings-url'?: string;
   'embeddings-model'?: string;
-  fusion?: string;
   'fusion-weight'?: string;
 };
 
@@ -67,13 +64,9 @@ export function readHybridFlags(
   const url = values['embeddings-url'];
   const model = values['embeddings-model'];
   if (url === undefined) {
-    if (
-      model !== undefined ||
-      values.fusion !== undefined ||
-      values['fusion-weight'] !== undefined
-    )
+    if (model !== undefined || values['fusion-weight'] !== undefined)
       fail(
-        '--embeddings-model, --fusion and --fusion-weight need --embeddings-url <url>.',
+        '--embeddings-model and --fusion-weight need --embeddings-url <url>.',
         2,
       );
     return undefined;
@@ -83,9 +76,6 @@ export function readHybridFlags(
       '--embeddings-url needs --embeddings-model <name> (the model the endpoint serves).',
       2,
     );
-  const method = (values.fusion ?? DEFAULT_FUSION.method) as FusionMethod;
-  if (method !== 'interpolate' && method !== 'rrf')
-    fail(`--fusion must be interpolate or rrf, got ${values.fusion}.`, 2);
   const weight =
     values['fusion-weight'] === undefined
       ? DEFAULT_FUSION.weight
@@ -112,7 +102,7 @@ export function readHybridFlags(
   return {
     url,
     provider,
-    fusion: { ...DEFAULT_FUSION, method, weight },
+    fusion: { weight },
   };
 }
 
@@ -135,7 +125,7 @@ export async function applyHybrid(
     if (!CatalogError.isInstance(error)) throw error;
     config.failure = error.message;
     process.stderr.write(
-      `heretek-catalog: embeddings endpoint failed (${error.message}); the rankings are lexical.\n`,
+      `heretek-catalog-lab: embeddings endpoint failed (${error.message}); the rankings are lexical.\n`,
     );
     return;
   }
@@ -175,9 +165,9 @@ export function printHybrid(
     );
     return;
   }
-  const { method, weight } = config.fusion;
+  const { weight } = config.fusion;
   const lines = [
-    `Hybrid ranking with ${config.provider.model} at ${config.url} (${method}, weight ${weight}). Each cell: hybrid / lexical (difference).`,
+    `Hybrid ranking with ${config.provider.model} at ${config.url} (interpolate, weight ${weight}). Each cell: hybrid / lexical (difference).`,
     '',
     `| set | ${KEYS.join(' | ')} |`,
     `|---|${KEYS.map(() => '---').join('|')}|`,

@@ -1,4 +1,4 @@
-import { CatalogError, CatalogErrorCode } from './errors.js';
+import { CatalogError, CatalogErrorCode } from '@heretek/catalog';
 import { seededRandom } from './random.js';
 import type { BenchmarkQuery } from './evaluate.js';
 

@@ -1,5 +1,5 @@
 /**
- * `@heretek/catalog/eval`: the benchmark harness behind `heretek-catalog eval`. Loads a
+ * `@heretek/catalog-lab`: the benchmark harness behind `heretek-catalog-lab eval`. Loads a
  * benchmark directory, ranks its queries with the catalog and with a plain BM25 reference,
  * and scores the rankings.
  *
@@ -21,7 +21,6 @@ export {
   type RetrievalMetrics,
 } from './evaluate.js';
 export { PlainBm25, type PlainDocument } from './plain-bm25.js';
-export { DEFAULT_TUNING, type SearchTuning } from './bm25f.js';
 export { seededRandom } from './random.js';
 export {
   queryObjectives,

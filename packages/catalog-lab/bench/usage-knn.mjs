@@ -6,17 +6,23 @@
 //   node bench/usage-knn.mjs '[{"w":0.5,"k1":1.2,"b":0.75,"top":3}]'
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ToolCatalog } from '../dist/index.js';
+import { ToolCatalog } from '@heretek/catalog';
 import {
   evaluateRankings,
   loadBenchmark,
   loadUsageLog,
   queryObjectives,
-} from '../dist/eval.js';
+} from '../dist/index.js';
 const here = dirname(fileURLToPath(import.meta.url));
-const metatool = loadBenchmark({ directory: resolve(here, 'data/metatool') });
-const log = loadUsageLog({ file: resolve(here, 'data/metatool/usage.jsonl') });
-const live = loadBenchmark({ directory: resolve(here, 'data/livemcpbench') });
+const metatool = loadBenchmark({
+  directory: resolve(here, '../../catalog/bench/data/metatool'),
+});
+const log = loadUsageLog({
+  file: resolve(here, '../../catalog/bench/data/metatool/usage.jsonl'),
+});
+const live = loadBenchmark({
+  directory: resolve(here, '../../catalog/bench/data/livemcpbench'),
+});
 const mean = (v) => v.reduce((s, x) => s + x, 0) / Math.max(1, v.length);
 const f3 = (x) => x.toFixed(3);
 const configs = JSON.parse(

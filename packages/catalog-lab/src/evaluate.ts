@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolCatalog } from './catalog.js';
-import { toolEntryFromMcpTool } from './entries.js';
-import { CatalogError } from './errors.js';
+import { ToolCatalog } from '@heretek/catalog';
+import { toolEntryFromMcpTool } from '@heretek/catalog';
+import { CatalogError } from '@heretek/catalog';
 import { PlainBm25 } from './plain-bm25.js';
-import type { ToolEntry } from './types.js';
+import type { ToolEntry } from '@heretek/catalog';
 
 /** One tool of a benchmark `tools.jsonl`. */
 export type BenchmarkTool = {

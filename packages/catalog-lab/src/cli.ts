@@ -2,8 +2,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ToolCatalog } from './catalog.js';
-import { CatalogError } from './errors.js';
+import { ToolCatalog } from '@heretek/catalog';
+import { CatalogError } from '@heretek/catalog';
 import {
   evaluateRankings,
   loadBenchmark,
@@ -13,8 +13,7 @@ import {
   replayUsage,
   type BenchmarkData,
   type EvaluationReport,
-} from './eval.js';
-import { checkTuningOverrides } from './tuning-file.js';
+} from './index.js';
 import {
   applyHybrid,
   HYBRID_OPTIONS,
@@ -24,15 +23,14 @@ import {
   type HybridFlags,
   type HybridSet,
 } from './eval-hybrid.js';
-import type { SearchTuningOverrides } from './bm25f.js';
-import { VERSION } from './version.js';
+import type { SearchTuningOverrides } from '@heretek/catalog';
 
-const USAGE = `Usage: heretek-catalog eval --data <dir> [--data <dir> ...] [--tuning <file.json>]
+const USAGE = `Usage: heretek-catalog-lab eval --data <dir> [--data <dir> ...] [--tuning <file.json>]
                             [--ranked <file>] [--limit 10]
                             [--embeddings-url <url> --embeddings-model <name>
-                             [--fusion interpolate|rrf] [--fusion-weight <0..1>]]
-       heretek-catalog eval --data <dir> --usage <file> [--usage-limit <n>] [...]
-       heretek-catalog eval --data <dir> --usage-leave-one-out [...]
+                             [--fusion-weight <0..1>]]
+       heretek-catalog-lab eval --data <dir> --usage <file> [--usage-limit <n>] [...]
+       heretek-catalog-lab eval --data <dir> --usage-leave-one-out [...]
 
 Evaluates the catalog's tool search on benchmark directories, each holding tools.jsonl
 ({"name","description","inputSchema","server"} per line) and queries.jsonl
@@ -55,12 +53,11 @@ Options:
                       for a set without a log: each query is ranked with the set's other
                       queries recorded as uses
 ${HYBRID_USAGE}  -h, --help          show this help
-  -v, --version       show the version
 `;
 
 /** Exit codes: 0 success, 1 evaluation failed (bad data), 2 bad usage. */
 function fail(message: string, code: number): never {
-  process.stderr.write(`heretek-catalog: ${message}\n`);
+  process.stderr.write(`heretek-catalog-lab: ${message}\n`);
   process.exit(code);
 }
 
@@ -213,8 +210,11 @@ function readTuning(path: string): SearchTuningOverrides {
   } catch (error) {
     fail(`--tuning ${file}: ${(error as Error).message}`, 2);
   }
-  const problem = checkTuningOverrides(parsed);
-  if (problem !== undefined) fail(`--tuning ${file}: ${problem}`, 2);
+  try {
+    new ToolCatalog({ tuning: parsed as SearchTuningOverrides });
+  } catch (error) {
+    fail(`--tuning ${file}: ${(error as Error).message}`, 2);
+  }
   return parsed as SearchTuningOverrides;
 }
 
@@ -469,10 +469,6 @@ function runUsageEval(options: UsageEvalOptions): void {
 function main(argv: string[]): void {
   const args = argv.filter((arg) => arg !== '--');
   const [command, ...rest] = args;
-  if (command === '--version' || command === '-v') {
-    process.stdout.write(`${VERSION}\n`);
-    return;
-  }
   if (
     command === undefined ||
     command === '--help' ||
