@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ToolCatalog, toolEntryFromMcpTool } from '@heretek/catalog';
+import {
+  ToolCatalog,
+  toolEntryFromMcpTool,
+  type SavedCatalogStream,
+} from '@heretek/catalog';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scratchFolder } from './__fixtures__/spawn-broker.js';
 import {
@@ -62,6 +66,20 @@ function discovered(): {
   return { listings, catalog };
 }
 
+/** A saved catalog stream read whole in memory, its digest put in place. */
+async function wholeOf(stream: SavedCatalogStream): Promise<Uint8Array> {
+  const bytes = new Uint8Array(stream.byteLength);
+  const chunks = stream.chunks();
+  let at = 0;
+  let step = await chunks.next();
+  for (; step.done !== true; step = await chunks.next()) {
+    bytes.set(step.value, at);
+    at += step.value.length;
+  }
+  bytes.set(step.value, stream.digestAt);
+  return bytes;
+}
+
 describe('IndexCache', () => {
   it('reads back what it wrote, the catalog and every hash table a view of the one read of the file', async () => {
     const file = path.join(scratch.dir, 'round-trip.bin');
@@ -90,7 +108,7 @@ describe('IndexCache', () => {
     // At a multiple of 8 in the file, for the catalog to read in place.
     expect(loaded.catalog.byteOffset % 8).toBe(0);
     const restored = new ToolCatalog({ tools: [] });
-    restored.restoreCatalog(loaded.catalog);
+    await restored.restoreCatalogAsync(loaded.catalog);
     expect(restored.search({ query: 'decompile' }).hits[0]?.name).toBe(
       'ghidra_decompile_function',
     );
@@ -181,9 +199,9 @@ describe('IndexCache', () => {
     const streamedFile = path.join(scratch.dir, 'streamed.bin');
     const lines: string[] = [];
     const log = (line: string) => lines.push(line);
-    let whole: Uint8Array | undefined;
+    let whole: Promise<Uint8Array> | undefined;
     await new IndexCache({ file: streamedFile, log }).save(listings, (keys) => {
-      whole = catalog.saveCatalog(keys);
+      whole = catalog.saveCatalogStream(keys).then(wholeOf);
       return catalog.saveCatalogStream(keys);
     });
     const streamed = readFileSync(streamedFile);
@@ -191,9 +209,11 @@ describe('IndexCache', () => {
     const loaded = (await new IndexCache({ file: streamedFile, log }).load(
       backends,
     ))!;
-    expect(Buffer.from(loaded.catalog).equals(Buffer.from(whole!))).toBe(true);
+    expect(Buffer.from(loaded.catalog).equals(Buffer.from(await whole!))).toBe(
+      true,
+    );
     const restored = new ToolCatalog({ tools: [] });
-    restored.restoreCatalog(loaded.catalog);
+    await restored.restoreCatalogAsync(loaded.catalog);
     expect(restored.size).toBe(12_000);
     expect(lines).toEqual([]);
   });
