@@ -10,8 +10,7 @@ import { writeThirdPartyNotices } from './scripts/third-party-notices.mjs';
 // files but leave their text out. The licences of everything bundled are
 // collected into dist/THIRD-PARTY-NOTICES.md from esbuild's metafile.
 export default libraryConfig({
-  // The pins file's index is read in a worker thread from a script of its own.
-  entry: ['src/index.ts', 'src/cli.ts', 'src/trust/pins-index-worker.ts'],
+  entry: ['src/index.ts', 'src/cli.ts'],
   noExternal: [/.*/],
   splitting: true,
   metafile: true,

@@ -1,5 +1,5 @@
 import { libraryConfig } from '@heretek/config/tsup';
 
 export default libraryConfig({
-  entry: ['src/index.ts', 'src/eval.ts', 'src/cli.ts'],
+  entry: ['src/index.ts'],
 });

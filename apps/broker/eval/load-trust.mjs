@@ -3,7 +3,8 @@
 // source, transpiled on the fly with the workspace's `typescript` into a
 // temporary directory, so an evaluation always measures the current source.
 // `@heretek/internal` (a source-only workspace package) is transpiled beside
-// them; `canonicalize` and `zod` resolve to the broker's installed copies.
+// them; `@heretek/catalog` (built), `canonicalize` and `zod` resolve to the
+// broker's installed copies.
 import {
   mkdir,
   mkdtemp,
@@ -52,11 +53,13 @@ export async function loadTrustModules() {
       path.join(dir, 'internal'),
       (text) => text,
     );
+    const catalog = import.meta.resolve('@heretek/catalog');
     const canonicalize = import.meta.resolve('canonicalize');
     const zod = import.meta.resolve('zod');
     const rewrite = (internal) => (text) =>
       text
         .replaceAll("from '@heretek/internal'", `from '${internal}'`)
+        .replaceAll("from '@heretek/catalog'", `from '${catalog}'`)
         .replaceAll("from 'canonicalize'", `from '${canonicalize}'`)
         .replaceAll("from 'zod'", `from '${zod}'`);
     // The modules outside src/trust that the trust modules import.

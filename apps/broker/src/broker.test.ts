@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_TOOLS, ToolCatalog, type Backend } from '@heretek/catalog';
 import { GatewayClient } from '@heretek/gateway-client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { refusal } from './__fixtures__/refusal.js';
 import {
   startMcpBackends,
@@ -13,7 +13,6 @@ import {
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
 import { searchOrBrowse } from './meta-tools.js';
-import { until } from './__fixtures__/until.js';
 
 /**
  * The circuit tests' cooldown: long enough that the call right after the
@@ -304,12 +303,14 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       initialDiscoveryWaitMs: 60_000,
     });
     broker.start();
-    let answer = await searchOrBrowse(broker, { query: 'install apk' });
-    for (let i = 0; i < 100 && !answer.includes('adb_install_apk'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      answer = await searchOrBrowse(broker, { query: 'install apk' });
-    }
-    expect(answer.split('\n')[0]).toContain('adb_install_apk');
+    const answer = await vi.waitFor(
+      async () => {
+        const text = await searchOrBrowse(broker, { query: 'install apk' });
+        expect(text.split('\n')[0]).toContain('adb_install_apk');
+        return text;
+      },
+      { timeout: 5_000, interval: 50 },
+    );
     expect(answer).toContain(
       'Discovery is still listing 1 of 2 backends: their tools are not in the catalog yet',
     );
@@ -339,16 +340,11 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       inputSchema: { type: 'object' },
       readOnly: true,
     });
-    let view = await broker
-      .inspectToolSchema('adb_reboot_device')
-      .catch(() => undefined);
-    for (let i = 0; i < 100 && view === undefined; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      view = await broker
-        .inspectToolSchema('adb_reboot_device')
-        .catch(() => undefined);
-    }
-    expect(view?.target).toBe('adb');
+    const view = await vi.waitFor(
+      () => broker.inspectToolSchema('adb_reboot_device'),
+      { timeout: 5_000, interval: 50 },
+    );
+    expect(view.target).toBe('adb');
     expect(adbListings()).toBe(before + 1);
     // Another missing name of the same backend soon after: no new listing.
     expect(
@@ -368,9 +364,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     backends.failing.delete('adb');
     await new Promise((resolve) => setTimeout(resolve, 5));
     await broker.searchTools({ query: 'install apk' });
-    await until(() => broker.catalog.get('adb_install_apk') !== undefined, {
-      timeoutMs: 10_000,
-    });
+    await expect
+      .poll(() => broker.catalog.get('adb_install_apk'), { timeout: 10_000 })
+      .toBeDefined();
     expect(broker.catalog.get('adb_install_apk')).toBeDefined();
   });
 
@@ -388,9 +384,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       },
     ]);
     await broker.searchTools({ query: 'logcat' });
-    await until(() => broker.catalog.get('adb_logcat_dump') !== undefined, {
-      timeoutMs: 10_000,
-    });
+    await expect
+      .poll(() => broker.catalog.get('adb_logcat_dump'), { timeout: 10_000 })
+      .toBeDefined();
     expect(backends.listings.length).toBeGreaterThan(listed);
     expect(broker.catalog.get('adb_logcat_dump')).toBeDefined();
   });
@@ -441,14 +437,21 @@ describe('Broker re-listing on tools/list_changed', () => {
     await broker.discover();
     const before = backends.listings.length;
     backends.tools.set('adb', [...ADB_TOOLS, NEW_TOOL]);
-    for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
+      // The burst leaves one timer, so one listing: none is left to come.
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(100);
+    } finally {
+      vi.useRealTimers();
+    }
     await expect
       .poll(() => broker.catalog.get('adb_count_quokkas'), {
         timeout: 8_000,
         interval: 20,
       })
       .toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(backends.listings.slice(before)).toEqual(['/mcp/adb']);
     await broker.close();
   });

@@ -4,9 +4,11 @@ import {
   ToolCatalog,
   type Backend,
   type SearchResult,
+  type ToolEntry,
 } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
+import { authorise } from './authorisation.js';
 import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
@@ -227,15 +229,11 @@ export class Broker {
             log,
           });
     this.#calls = new CallPipeline({
-      role: this.role,
       catalog: this.catalog,
       backends: this.#backends,
       gateway: options.gateway,
       breakers: new BackendBreakers(options.circuitBreaker, log),
       shutdown: this.#shutdown.signal,
-      ...(options.trust === undefined
-        ? {}
-        : { checkPins: (check) => this.#checkPins(check) }),
       log,
     });
   }
@@ -298,29 +296,43 @@ export class Broker {
     };
   }
 
-  /** The trust layer once its pins file is open (`undefined` before, or without one). */
-  get trust(): TrustLayer | undefined {
-    return this.#trustReady;
-  }
-
-  /** Waits for the trust layer (rejects when its pins file cannot be trusted). */
-  trustLayer(): Promise<TrustLayer | undefined> {
-    return this.#trust;
-  }
-
-  /** Refuses a call under the pin policy: `TOOL_CHANGED` with what changed and how to accept it. */
-  async #checkPins(check: { name: string; mutating: boolean }): Promise<void> {
+  /**
+   * Throws the call's refusal ({@link authorise}), or returns whether the
+   * tool counts as mutating. A pin's refusal is decided again once the pins
+   * file is re-read: a change accepted with `--pin` counts at once.
+   */
+  async #authorise(
+    name: string,
+    entry: ToolEntry | undefined,
+    role: RoleName,
+  ): Promise<boolean> {
     const trust = await this.#trust;
-    if (trust === undefined) return;
-    const verdict = await trust.checkCall(check);
-    if (verdict.allowed) return;
-    throw new BrokerError({
-      code: 'TOOL_CHANGED',
-      toolName: check.name,
-      message: (
-        verdict.message ?? `${quote(check.name)} changed since it was pinned.`
-      ).replace(/^TOOL_CHANGED: /, ''),
-    });
+    const decide = () =>
+      authorise({
+        role,
+        name,
+        entry,
+        pin:
+          trust === undefined
+            ? undefined
+            : { policy: trust.policy, status: trust.pinStatus(name) },
+      });
+    let decision = decide();
+    if (
+      !decision.allowed &&
+      decision.code === 'TOOL_CHANGED' &&
+      trust?.pins !== undefined
+    ) {
+      await trust.pins.refresh();
+      decision = decide();
+    }
+    if (!decision.allowed)
+      throw new BrokerError({
+        code: decision.code,
+        toolName: name,
+        message: decision.message,
+      });
+    return decision.mutating;
   }
 
   /** `[changed]` and `[flagged: …]` marks of a tool (empty before the trust layer is open). */
@@ -494,9 +506,7 @@ export class Broker {
 
   /** The full schema of a tool, by exact qualified name. Throws `UNKNOWN_TOOL` with suggestions. */
   async inspectToolSchema(name: string): Promise<ToolSchemaView> {
-    if (this.catalog.get(name) === undefined) await this.#fresh();
-    if (this.catalog.get(name) === undefined) await this.#relistFor(name);
-    const entry = this.catalog.get(name);
+    const entry = await this.#lookup(name);
     if (entry === undefined)
       throw unknownTool(this.catalog, name, this.discovering());
     const trust = this.#trustReady;
@@ -514,12 +524,25 @@ export class Broker {
   }
 
   /**
-   * Calls a tool by exact name: role check (a tool not in the catalog counts
-   * as mutating), argument check against the tool's schema, the backend's
-   * circuit breaker, then `tools/call` through the gateway (task-augmented,
-   * waiting for the task's result, when the backend lists the tool with
-   * `taskSupport: "required"`). Refusals throw `BrokerError`; a backend's
-   * own `isError` result is returned as it came.
+   * The catalog entry of an exact name. A name the catalog lacks waits for
+   * start-up discovery (or a refresh), then for its backend to be listed
+   * again ({@link #relistFor}); `undefined` when it is still missing.
+   */
+  async #lookup(name: string): Promise<ToolEntry | undefined> {
+    let entry = this.catalog.get(name);
+    if (entry !== undefined) return entry;
+    await this.#fresh();
+    entry = this.catalog.get(name);
+    if (entry !== undefined) return entry;
+    await this.#relistFor(name);
+    return this.catalog.get(name);
+  }
+
+  /**
+   * Calls a tool by exact name: route, role, pin, arguments, the backend's
+   * circuit breaker, then `tools/call` through the gateway with the caller's
+   * role as `x-heretek-role`. Refusals throw `BrokerError`; a backend's own
+   * `isError` result is returned as it came.
    */
   async callTool(
     options: {
@@ -529,20 +552,26 @@ export class Broker {
       /**
        * The caller's role for this call alone (an unknown name throws
        * `UnknownRoleError`); defaults to the broker's role. One broker can so
-       * serve several agents, each gated by its own role.
+       * serve several agents, each gated by its own role, and the gateway
+       * receives that role for the call.
        */
       role?: string;
     } & CallHandlers,
   ): Promise<ToolCallResult> {
+    const { name } = options;
     const role =
-      options.role === undefined ? undefined : parseRoleName(options.role);
-    if (this.catalog.get(options.name) === undefined) await this.#fresh();
-    if (this.catalog.get(options.name) === undefined)
-      await this.#relistFor(options.name);
+      options.role === undefined ? this.role : parseRoleName(options.role);
+    const entry = await this.#lookup(name);
     let isError = true;
     try {
+      const route = this.#calls.route(name, entry);
+      const mutating = await this.#authorise(name, entry, role);
       const result = await this.#calls.call({
-        name: options.name,
+        name,
+        entry,
+        route,
+        mutating,
+        role,
         arguments: options.arguments ?? {},
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.onProgress === undefined
@@ -550,13 +579,12 @@ export class Broker {
           : { onProgress: options.onProgress }),
         onElicitation: options.onElicitation,
         onSampling: options.onSampling,
-        ...(role === undefined ? {} : { role }),
       });
       isError = result.isError === true;
       return result;
     } finally {
       this.#learning
-        ?.called({ tool: options.name, isError })
+        ?.called({ tool: name, isError })
         .catch((error: unknown) =>
           this.#log(`usage: use not recorded: ${errorText(error)}`),
         );

@@ -1,6 +1,6 @@
 import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
-import { canCallMutating, type RoleName } from '@heretek/prefix';
+import type { RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
 import type { BackendView } from './backend-registry.js';
 import type { BackendBreakers } from './breakers.js';
@@ -11,39 +11,36 @@ import type { CallHandlers, ToolCallResult, ToolGateway } from './types.js';
 
 /** What {@link CallPipeline} needs from the broker around it. */
 export type CallPipelineOptions = {
-  role: RoleName;
   catalog: ToolCatalog;
   /** Known backends (for routing names the catalog does not hold). */
   backends: BackendView;
   gateway: ToolGateway | undefined;
   breakers: BackendBreakers;
-  /**
-   * The pin check, after the role check and before the argument check: throws
-   * `TOOL_CHANGED` when the pin policy refuses the call.
-   */
-  checkPins?: (check: { name: string; mutating: boolean }) => Promise<void>;
   /** Aborted when the broker shuts down: every call in flight is cancelled. */
   shutdown: AbortSignal;
   log: (line: string) => void;
 };
 
+/** Where a call goes: the backend target and the tool's name there. */
+export type CallRoute = { target: string; tool: string };
+
 /**
- * One `mcp_call_tool`, in the order SPEC.md sets: route (exact catalog name, or
- * `<target>_<tool>` of a known target when a gateway is configured), role check
- * (a tool outside the catalog counts as mutating), pin check (a changed
- * mutating tool under the `refuse` policy), argument check against the
- * tool's JSON Schema, then the backend's circuit breaker, then `tools/call`.
- * The checks that depend only on the caller and the arguments come first, so
- * a refused call is never told to retry later. Ajv is loaded on the first
- * call that needs it, not at start-up.
+ * One `mcp_call_tool`, in the order the README documents: route (exact catalog name,
+ * or `<target>_<tool>` of a known target when a gateway is configured, see
+ * {@link CallPipeline.route}), the call's authorisation (role, then pin:
+ * `authorise`, decided by the broker), then here the argument check against
+ * the tool's JSON Schema, the backend's circuit breaker and `tools/call`
+ * with the caller's role. The checks that depend only on the caller and the
+ * arguments come first, so a refused call is never told to retry later. Ajv
+ * is loaded on the first call that needs it, not at start-up.
  */
 export class CallPipeline {
-  readonly #o: CallPipelineOptions;
+  readonly #options: CallPipelineOptions;
   #validator: Promise<ArgumentValidator> | undefined;
   #inFlight = 0;
 
   constructor(options: CallPipelineOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** Calls now in flight (they are aborted when the broker shuts down). */
@@ -51,32 +48,42 @@ export class CallPipeline {
     return this.#inFlight;
   }
 
-  /** Runs the pipeline for an exact name; refusals and failures throw {@link BrokerError}. */
-  async call(
-    options: {
-      name: string;
-      arguments: Record<string, unknown>;
-      signal?: AbortSignal;
-      /** The caller's role for this call; defaults to the pipeline's role. */
-      role?: RoleName;
-    } & CallHandlers,
-  ): Promise<ToolCallResult> {
-    const { name, arguments: args } = options;
-    const entry = this.#o.catalog.get(name);
-    // Offline, a name outside the catalog can only be a typo: nothing could serve it.
+  /**
+   * Where a call of `name` goes: its catalog entry's backend, or (offline,
+   * a name outside the catalog can only be a typo) `UNKNOWN_TOOL`.
+   */
+  route(name: string, entry: ToolEntry | undefined): CallRoute {
     const route =
       entry !== undefined
         ? { target: entry.target, tool: entry.tool }
-        : this.#o.gateway === undefined
+        : this.#options.gateway === undefined
           ? undefined
           : this.#routeUnknown(name);
-    if (route === undefined) throw unknownTool(this.#o.catalog, name);
+    if (route === undefined) throw unknownTool(this.#options.catalog, name);
+    return route;
+  }
 
-    const mutating = this.#checkRole(name, entry, options.role ?? this.#o.role);
-    await this.#o.checkPins?.({ name, mutating });
+  /**
+   * Sends an authorised call: its arguments checked, then through the
+   * backend's breaker; refusals and failures throw {@link BrokerError}.
+   */
+  async call(
+    options: {
+      name: string;
+      entry: ToolEntry | undefined;
+      route: CallRoute;
+      /** Whether the tool counts as mutating (from the call's authorisation). */
+      mutating: boolean;
+      /** The caller's role, sent to the gateway as the call's role. */
+      role: RoleName;
+      arguments: Record<string, unknown>;
+      signal?: AbortSignal;
+    } & CallHandlers,
+  ): Promise<ToolCallResult> {
+    const { name, entry, route, mutating, arguments: args } = options;
     await this.#checkArguments(name, entry, args, route.target);
 
-    const gateway = this.#o.gateway;
+    const gateway = this.#options.gateway;
     if (gateway === undefined) {
       throw new BrokerError({
         code: 'NO_GATEWAY',
@@ -87,15 +94,16 @@ export class CallPipeline {
 
     const signal =
       options.signal === undefined
-        ? this.#o.shutdown
-        : AbortSignal.any([options.signal, this.#o.shutdown]);
+        ? this.#options.shutdown
+        : AbortSignal.any([options.signal, this.#options.shutdown]);
     this.#inFlight += 1;
     try {
-      return await this.#o.breakers.execute(route.target, name, () =>
+      return await this.#options.breakers.execute(route.target, name, () =>
         gateway.callTool({
           target: route.target,
           tool: route.tool,
           arguments: args,
+          role: options.role,
           signal,
           // Without a progress token from the client, the backend is not asked for progress.
           ...(options.onProgress === undefined
@@ -110,11 +118,11 @@ export class CallPipeline {
       );
     } catch (error) {
       if (BrokerError.isInstance(error)) throw error;
-      if (options.signal?.aborted === true || this.#o.shutdown.aborted) {
+      if (options.signal?.aborted === true || this.#options.shutdown.aborted) {
         throw new BrokerError({
           code: 'CANCELLED',
           toolName: name,
-          message: this.#o.shutdown.aborted
+          message: this.#options.shutdown.aborted
             ? `The call to ${quote(name)} was cancelled: the broker is shutting down.`
             : `The call to ${quote(name)} was cancelled.`,
           cause: error,
@@ -139,26 +147,6 @@ export class CallPipeline {
     }
   }
 
-  /** Read-only roles may call only tools marked read-only; returns whether the tool counts as mutating. */
-  #checkRole(
-    name: string,
-    entry: ToolEntry | undefined,
-    role: RoleName,
-  ): boolean {
-    const mutating = entry?.mutating ?? true;
-    if (mutating && !canCallMutating(role)) {
-      throw new BrokerError({
-        code: 'ROLE_FORBIDDEN',
-        toolName: name,
-        message:
-          entry === undefined
-            ? `Role "${role}" is read-only and ${quote(name)} is not in the catalog, so it counts as mutating. Nothing was sent. Search for a read-only tool, or hand this work to a writer role.`
-            : `Role "${role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
-      });
-    }
-    return mutating;
-  }
-
   async #checkArguments(
     name: string,
     entry: ToolEntry | undefined,
@@ -166,7 +154,7 @@ export class CallPipeline {
     target: string,
   ): Promise<void> {
     if (entry === undefined) {
-      this.#o.log(
+      this.#options.log(
         `call: ${quote(name)} is not in the catalog; passing it to target "${target}" unchecked`,
       );
       return;
@@ -187,7 +175,7 @@ export class CallPipeline {
       });
     }
     if (check.ok === 'unchecked') {
-      this.#o.log(
+      this.#options.log(
         `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
       );
     }
@@ -196,7 +184,7 @@ export class CallPipeline {
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
     const route = splitMultiplexedName(name);
-    return route !== undefined && this.#o.backends.has(route.target)
+    return route !== undefined && this.#options.backends.has(route.target)
       ? route
       : undefined;
   }

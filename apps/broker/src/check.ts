@@ -1,4 +1,5 @@
 import type { Backend } from '@heretek/catalog';
+import type { GatewayErrorCode } from '@heretek/gateway-client';
 import type { BrokerConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { discoveryBroker, fail, out } from './one-shot.js';
@@ -16,8 +17,8 @@ export const CHECK_EXIT = {
   unreachableOrInvalid: 2,
 } as const;
 
-/** Failure codes that mean nothing answered at the gateway's address at all. */
-const UNREACHABLE_CODES = new Set(['CONNECTION_REFUSED']);
+/** The gateway client's code for "nothing answers at the gateway's address at all" (the type keeps it a live code). */
+const UNREACHABLE: GatewayErrorCode = 'CONNECTION_REFUSED';
 
 /**
  * The gateway is unreachable when every backend failed and every failure says
@@ -32,7 +33,7 @@ export function gatewayUnreachable(
     outcomes.every(
       (o) =>
         !o.ok &&
-        (UNREACHABLE_CODES.has(o.code ?? '') ||
+        (o.code === UNREACHABLE ||
           /ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/.test(o.error)),
     )
   );

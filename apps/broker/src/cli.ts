@@ -5,18 +5,6 @@ import * as nodeModule from 'node:module';
 // it shortens every later cold start. Loaded before the rest of the bin.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-// Serving (no one-shot flag), a large pins file is read and indexed in a
-// worker thread, and the index cache file read, while the rest of the bin
-// loads.
-const ONE_SHOT = new Set(['--check', '--pin', '--help', '-h', '--version']);
-if (!process.argv.slice(2).some((arg) => ONE_SHOT.has(arg))) {
-  const { prefetchPins } = await import('./trust/pins-prefetch.js');
-  prefetchPins(process.env);
-  // The index cache file is read meanwhile too (on the thread pool).
-  const { prefetchIndexCache } = await import('./index-cache-prefetch.js');
-  prefetchIndexCache(process.env);
-}
-
 const { runServer } = await import('./run.js');
 
 runServer({ argv: process.argv.slice(2), env: process.env }).then(

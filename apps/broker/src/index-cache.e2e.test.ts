@@ -20,6 +20,8 @@ import {
 } from './__fixtures__/spawn-broker.js';
 import { INDEX_CACHE_VERSION } from './listing-cache.js';
 import { definitionHash } from './trust/definition-hash.js';
+import { parsePins } from './trust/__fixtures__/pins-text.js';
+import { serializePinsFile, type PinsFile } from './trust/pin-store.js';
 
 const POLL = { timeout: 15_000, interval: 50 };
 
@@ -116,16 +118,10 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     /pins: .* is the file the index cache was written with/;
 
   /** Changes the tools' pins in the pins file a first run wrote. */
-  const editPins = (
-    change: (
-      tools: Record<string, { description: string; hash: string }>,
-    ) => void,
-  ) => {
-    const pins = JSON.parse(readFileSync(pinsFile(), 'utf8')) as {
-      tools: Record<string, { description: string; hash: string }>;
-    };
+  const editPins = (change: (tools: PinsFile['tools']) => void) => {
+    const pins = parsePins(readFileSync(pinsFile(), 'utf8'));
     change(pins.tools);
-    writeFileSync(pinsFile(), JSON.stringify(pins));
+    writeFileSync(pinsFile(), serializePinsFile(pins));
   };
   /** The cache's lines when adb's tools no longer match their pins and ghidra's do. */
   const ADB_UNPINNED_LINES = [
@@ -248,8 +244,18 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
 
   it('compares each cached tool with its pin when the pins file was rewritten after the cache, and serves the ones that match', async () => {
     await afterFirstRun();
-    // The same pins in another layout: other bytes, so another digest.
-    editPins(() => {});
+    // The same pins of these tools, and one of another: another digest.
+    editPins((tools) => {
+      const other = {
+        description: 'A tool of a backend no longer configured.',
+        inputSchema: {},
+        annotations: {},
+      };
+      tools.gone_tool = {
+        hash: definitionHash({ name: 'gone_tool', ...other }),
+        ...other,
+      };
+    });
     backends.hanging.add('ghidra');
     backends.hanging.add('adb');
     const broker = await start();
@@ -412,13 +418,19 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     ]);
   });
 
-  it('HERETEK_INDEX_CACHE_FILE=off neither reads nor writes a cache', async () => {
+  // That it writes none either is a fact of how the broker is built
+  // (open-broker.test.ts: no index cache at all).
+  it('HERETEK_INDEX_CACHE_FILE=off reads no cache: a file a first run left is not served', async () => {
+    await afterFirstRun();
+    const before = readFileSync(cacheFile);
+    backends.hanging.add('adb');
     const broker = await start({ HERETEK_INDEX_CACHE_FILE: 'off' });
-    expect(await search(broker, 'decompile a function')).toContain(
-      'ghidra_decompile_function',
+    expect(await searchable(broker)).toEqual({ ghidra: true, adb: false });
+    expect(await search(broker, 'install android package')).toContain(
+      'Discovery is still listing 1 of 2 backends',
     );
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(existsSync(cacheFile)).toBe(false);
+    expect(cacheLines(broker)).toEqual([]);
+    expect(readFileSync(cacheFile).equals(before)).toBe(true);
   });
 
   it('logs one line and keeps serving when the cache cannot be written', async () => {

@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ToolCatalog, toolEntryFromMcpTool } from '@heretek/catalog';
+import {
+  ToolCatalog,
+  toolEntryFromMcpTool,
+  type SavedCatalogStream,
+} from '@heretek/catalog';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scratchFolder } from './__fixtures__/spawn-broker.js';
 import {
@@ -62,6 +66,20 @@ function discovered(): {
   return { listings, catalog };
 }
 
+/** A saved catalog stream read whole in memory, its digest put in place. */
+async function wholeOf(stream: SavedCatalogStream): Promise<Uint8Array> {
+  const bytes = new Uint8Array(stream.byteLength);
+  const chunks = stream.chunks();
+  let at = 0;
+  let step = await chunks.next();
+  for (; step.done !== true; step = await chunks.next()) {
+    bytes.set(step.value, at);
+    at += step.value.length;
+  }
+  bytes.set(step.value, stream.digestAt);
+  return bytes;
+}
+
 describe('IndexCache', () => {
   it('reads back what it wrote, the catalog and every hash table a view of the one read of the file', async () => {
     const file = path.join(scratch.dir, 'round-trip.bin');
@@ -69,7 +87,7 @@ describe('IndexCache', () => {
     const log = (line: string) => lines.push(line);
     const { listings, catalog } = discovered();
     await new IndexCache({ file, log }).save(listings, (keys) =>
-      catalog.saveCatalogAsync(keys),
+      catalog.saveCatalogStream(keys),
     );
     const loaded = (await new IndexCache({ file, log }).load(BACKENDS))!;
     expect([...loaded.listings.keys()]).toEqual(['ghidra', 'adb']);
@@ -90,7 +108,7 @@ describe('IndexCache', () => {
     // At a multiple of 8 in the file, for the catalog to read in place.
     expect(loaded.catalog.byteOffset % 8).toBe(0);
     const restored = new ToolCatalog({ tools: [] });
-    restored.restoreCatalog(loaded.catalog);
+    await restored.restoreCatalogAsync(loaded.catalog);
     expect(restored.search({ query: 'decompile' }).hits[0]?.name).toBe(
       'ghidra_decompile_function',
     );
@@ -109,7 +127,7 @@ describe('IndexCache', () => {
         asked.push([...taken.keys()]);
         return { digest, inspected: new Set(['adb']) };
       },
-    }).save(listings, (keys) => catalog.saveCatalog(keys));
+    }).save(listings, (keys) => catalog.saveCatalogStream(keys));
     expect(asked).toEqual([['ghidra', 'adb']]);
     const loaded = (await new IndexCache({ file, log: () => {} }).load(
       BACKENDS,
@@ -123,7 +141,7 @@ describe('IndexCache', () => {
       file,
       log: () => {},
       pinsCovering: async () => undefined,
-    }).save(listings, (keys) => catalog.saveCatalog(keys));
+    }).save(listings, (keys) => catalog.saveCatalogStream(keys));
     const again = (await new IndexCache({ file, log: () => {} }).load(
       BACKENDS,
     ))!;
@@ -147,13 +165,13 @@ describe('IndexCache', () => {
         digests: ghidra.definitions!.digests.subarray(32),
       },
     });
-    await cache.save(listings, () => catalog.saveCatalog(keys));
+    await cache.save(listings, () => catalog.saveCatalogStream(keys));
     expect([...(await cache.load(BACKENDS))!.listings.keys()]).toEqual(['adb']);
     const onlyGhidra = new Map([['ghidra', backend('ghidra')]]);
     expect([...(await cache.load(onlyGhidra))!.listings.keys()]).toEqual([]);
   });
 
-  it('writes a catalog streamed a piece at a time as the same bytes as the whole saved catalog', async () => {
+  it('writes a catalog streamed a piece at a time as the same bytes as the whole saved catalog (the test oracle)', async () => {
     // 12,000 tools: several megabytes saved, so several pieces.
     const catalog = new ToolCatalog({ tools: [] });
     const listings = new Map<string, CachedListing>();
@@ -179,23 +197,23 @@ describe('IndexCache', () => {
       listings.set(target, { hash: listingHash(tools) });
     }
     const streamedFile = path.join(scratch.dir, 'streamed.bin');
-    const wholeFile = path.join(scratch.dir, 'whole.bin');
     const lines: string[] = [];
     const log = (line: string) => lines.push(line);
-    await new IndexCache({ file: streamedFile, log }).save(listings, (keys) =>
-      catalog.saveCatalogStream(keys),
-    );
-    await new IndexCache({ file: wholeFile, log }).save(listings, (keys) =>
-      catalog.saveCatalog(keys),
-    );
+    let whole: Promise<Uint8Array> | undefined;
+    await new IndexCache({ file: streamedFile, log }).save(listings, (keys) => {
+      whole = catalog.saveCatalogStream(keys).then(wholeOf);
+      return catalog.saveCatalogStream(keys);
+    });
     const streamed = readFileSync(streamedFile);
     expect(streamed.length).toBeGreaterThan(3 << 20);
-    expect(streamed.equals(readFileSync(wholeFile))).toBe(true);
     const loaded = (await new IndexCache({ file: streamedFile, log }).load(
       backends,
     ))!;
+    expect(Buffer.from(loaded.catalog).equals(Buffer.from(await whole!))).toBe(
+      true,
+    );
     const restored = new ToolCatalog({ tools: [] });
-    restored.restoreCatalog(loaded.catalog);
+    await restored.restoreCatalogAsync(loaded.catalog);
     expect(restored.size).toBe(12_000);
     expect(lines).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { sha256Tag } from '@heretek/internal';
 import type { GatewayTool } from './types.js';
 import {
@@ -9,7 +10,6 @@ import {
   type SavedCatalogTarget,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
-import { earlyRead, readWhole } from './index-cache-prefetch.js';
 import {
   isMissing,
   isRecord,
@@ -233,7 +233,7 @@ export class IndexCache {
    * start-up work; {@link load} uses these bytes.
    */
   prefetch(): void {
-    this.#bytes ??= (earlyRead(this.file) ?? readWhole(this.file)).then(
+    this.#bytes ??= readWhole(this.file).then(
       (bytes) => bytes,
       (error: unknown) => {
         if (!isMissing(error))
@@ -356,9 +356,9 @@ export class IndexCache {
    * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
    * saved form of them that `saveCatalog` returns for their
    * {@link partKey}s (both taken in one turn, so they agree, however long
-   * the catalog's encoding then takes): its bytes, or, from
-   * `ToolCatalog.saveCatalogStream`, a stream written to the file a piece at
-   * a time (never held whole), its digest put in place last. A failure is
+   * the catalog's encoding then takes): `ToolCatalog.saveCatalogStream`'s
+   * stream, written to the file a piece at a time (never held whole), its
+   * digest put in place last. A failure is
    * logged once and never stops the broker: the next start rebuilds from
    * discovery.
    */
@@ -366,15 +366,14 @@ export class IndexCache {
     listings: ReadonlyMap<string, CachedListing>,
     saveCatalog: (
       keys: ReadonlyMap<string, string>,
-    ) => SavedCatalog | Promise<SavedCatalog>,
+    ) => SavedCatalogStream | Promise<SavedCatalogStream>,
   ): Promise<void> {
     const run = this.#writing.then(async () => {
       await this.swept;
       const keys = new Map<string, string>();
       const taken = new Map(listings);
       for (const [target, listing] of taken) keys.set(target, partKey(listing));
-      const saved = await saveCatalog(keys);
-      const catalog = isStream(saved) ? saved : wholeStream(saved);
+      const catalog = await saveCatalog(keys);
       const covered = await this.#pinsCovering?.(taken).catch(() => undefined);
       // The targets the saved form holds (a target without tools is left out).
       const targets: HeaderTarget[] = [];
@@ -424,25 +423,26 @@ export class IndexCache {
   }
 }
 
-/** The catalog's saved form as `IndexCache.save` takes it: whole, or written a piece at a time. */
-export type SavedCatalog = Uint8Array | SavedCatalogStream;
-
-function isStream(saved: SavedCatalog): saved is SavedCatalogStream {
-  return !(saved instanceof Uint8Array);
-}
-
-/** A saved catalog held whole, as one piece with its digest in place. */
-function wholeStream(bytes: Uint8Array): SavedCatalogStream {
-  const digestAt = 16;
-  return {
-    byteLength: bytes.length,
-    targets: describeSavedCatalog(bytes).targets,
-    digestAt,
-    async *chunks() {
-      yield bytes;
-      return bytes.subarray(digestAt, digestAt + 32);
-    },
-  };
+/**
+ * A file's bytes, read in as few reads as its size allows (`readFile` reads
+ * 512 KiB at a time, a round trip through the thread pool each, which a busy
+ * machine makes slow).
+ */
+async function readWhole(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const bytes = Buffer.allocUnsafeSlow(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(bytes, filled, size - filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return filled === size ? bytes : bytes.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The file's pieces before the catalog, in order: fixed fields, header, digest table, the catalog's alignment. */

@@ -1,72 +1,270 @@
-import { renderHit } from '@heretek/catalog';
+import { MAX_SEARCH_LIMIT, renderHit } from '@heretek/catalog';
+import { PROFILE_NAMES } from '@heretek/internal';
+import { z } from 'zod';
 import type { Broker, BrowseResult, SearchToolsResult } from './broker.js';
 import { discoveringNote } from './call-pipeline.js';
-import { BrokerError, quote } from './errors.js';
+import { BrokerError, quote, type BrokerErrorCode } from './errors.js';
 import { errorText } from './error-text.js';
-import {
-  META_TOOL_SCHEMAS,
-  parseCallArguments,
-  parseInspectArguments,
-  parseSearchArguments,
-} from './meta-arguments.js';
+import { issueLines } from './issue-text.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 
-/** A meta-tool's name. */
-export type MetaToolName = keyof typeof META_TOOL_SCHEMAS;
+/** Largest `offset` accepted when browsing a target. */
+export const MAX_BROWSE_OFFSET = 100_000;
 
-/** A meta-tool as it is listed: description, JSON Schema of its input, whether it only reads. */
-export type MetaToolDefinition = {
+const text = (description?: string) => {
+  const field = z.string({ error: 'a string' });
+  return description === undefined ? field : field.describe(description);
+};
+
+/** Bounds checked but not listed: not worth their tokens in `tools/list`. */
+const UNLISTED_MAXIMUM = new WeakSet<object>();
+
+const integer = (
+  min: number,
+  max: number,
+  options: { listMaximum: boolean } = { listMaximum: true },
+) => {
+  const error = `an integer from ${min} to ${max}`;
+  const field = z.int({ error }).min(min, { error }).max(max, { error });
+  if (!options.listMaximum) UNLISTED_MAXIMUM.add(field);
+  return field;
+};
+
+const anObject = { error: 'an object' };
+
+const toolName = text().refine((name) => name !== '', {
+  error: 'is empty: give the exact tool name from mcp_search_tools',
+  abort: true,
+});
+
+const searchInput = z
+  .strictObject(
+    {
+      query: text('Task in plain words, or a tool name').optional(),
+      profile: z
+        .enum(PROFILE_NAMES, { error: `one of ${PROFILE_NAMES.join(', ')}` })
+        .optional(),
+      target: text(
+        'Only this backend; without query, lists its tools',
+      ).optional(),
+      limit: integer(1, MAX_SEARCH_LIMIT).optional(),
+      offset: integer(0, MAX_BROWSE_OFFSET, { listMaximum: false }).optional(),
+    },
+    anObject,
+  )
+  .refine(
+    (args) => (args.query ?? '').trim() !== '' || args.target !== undefined,
+    {
+      error:
+        'give a query (a task in plain words, or a tool name), or a target to list its tools',
+    },
+  );
+
+/** Checked arguments of `mcp_search_tools`: a query, or a target to browse, or both. */
+export type SearchArguments = z.output<typeof searchInput>;
+
+const inspectInput = z.strictObject({ name: toolName }, anObject);
+
+const callInput = z.strictObject(
+  {
+    name: toolName,
+    arguments: z
+      .record(z.string(), z.unknown(), {
+        error: "an object of the tool's arguments",
+      })
+      .optional(),
+  },
+  anObject,
+);
+
+/**
+ * A meta-tool's JSON Schema for `tools/list`: zod's, without what costs
+ * tokens and says nothing to an agent (`$schema`, `additionalProperties`,
+ * the safe-integer bounds of a bare integer, the key type of a record, an
+ * unlisted maximum).
+ */
+function listedSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    override: ({ zodSchema, jsonSchema }) => {
+      const node = jsonSchema as Record<string, unknown>;
+      delete node.additionalProperties;
+      delete node.propertyNames;
+      if (
+        node.maximum === Number.MAX_SAFE_INTEGER ||
+        UNLISTED_MAXIMUM.has(zodSchema)
+      ) {
+        delete node.maximum;
+      }
+      if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** What a meta-tool's answer may use besides its arguments. */
+export type MetaToolContext = {
+  broker: Broker;
+  /**
+   * Sends `mcp_call_tool`'s checked call through the broker: the stdio
+   * server adds the client's progress and input rounds, an editor plugin
+   * the calling agent's role.
+   */
+  call: (request: {
+    name: string;
+    arguments: Record<string, unknown>;
+  }) => Promise<ToolCallResult>;
+};
+
+/** One meta-tool: everything `tools/list` shows of it, its input, and its answer. */
+export type MetaToolDefinition<Input extends z.ZodType = z.ZodType> = {
   description: string;
-  inputSchema: (typeof META_TOOL_SCHEMAS)[MetaToolName];
-  readOnly: boolean;
+  /** The zod schema its arguments are checked with (an editor plugin registers it as is). */
+  input: Input;
+  /** {@link MetaToolDefinition.input} as `tools/list` shows it. */
+  inputSchema: Record<string, unknown>;
+  /** Listed annotations (`readOnlyHint` for the tools that only read). */
+  annotations?: { readOnlyHint: true };
+  /** Answers checked arguments (`input` is what the caller sent). */
+  answer: (
+    args: z.output<Input>,
+    context: MetaToolContext,
+    input: unknown,
+  ) => Promise<string | ToolCallResult>;
+};
+
+function metaTool<Input extends z.ZodType>(
+  definition: Omit<MetaToolDefinition<Input>, 'inputSchema'>,
+): MetaToolDefinition<Input> {
+  return { ...definition, inputSchema: listedSchema(definition.input) };
+}
+
+/**
+ * The broker's meta-tools, in the order `tools/list` shows them: the stdio
+ * server registers each, {@link answerMetaTool} answers them for a host
+ * that registers them as its own tools (an editor plugin), and the help
+ * texts count them. Every word here is paid by every agent on every turn:
+ * keep them few and exact (`offset`'s maximum is checked but not listed).
+ */
+export const META_TOOLS = {
+  mcp_search_tools: metaTool({
+    description:
+      'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
+    input: searchInput,
+    annotations: { readOnlyHint: true },
+    answer: (args, { broker }) => searchOrBrowse(broker, args),
+  }),
+  mcp_inspect_schema: metaTool({
+    description: "Get a tool's full input schema by exact name.",
+    input: inspectInput,
+    annotations: { readOnlyHint: true },
+    answer: async ({ name }, { broker }) =>
+      JSON.stringify(await broker.inspectToolSchema(name)),
+  }),
+  mcp_call_tool: metaTool({
+    description:
+      'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
+    input: callInput,
+    answer: ({ name }, { call }, input) =>
+      call({ name, arguments: ownArguments(input) }),
+  }),
+} as const;
+
+/** A meta-tool's name. */
+export type MetaToolName = keyof typeof META_TOOLS;
+
+/** The meta-tools' names, in listing order. */
+export const META_TOOL_NAMES = Object.keys(META_TOOLS) as MetaToolName[];
+
+/** A meta-tool's checked arguments. */
+export type MetaToolArguments<Name extends MetaToolName> = z.output<
+  (typeof META_TOOLS)[Name]['input']
+>;
+
+/** Checks a meta-tool's arguments; throws `INVALID_ARGUMENTS` naming every problem. */
+export function parseMetaToolInput<Name extends MetaToolName>(
+  name: Name,
+  input: unknown,
+): MetaToolArguments<Name> {
+  const tool: MetaToolDefinition = META_TOOLS[name];
+  const result = tool.input.safeParse(input);
+  if (result.success) return result.data as MetaToolArguments<Name>;
+  const problems = issueLines({
+    issues: result.error.issues,
+    input,
+    allowed: Object.keys(tool.inputSchema.properties as object),
+  });
+  throw new BrokerError({
+    code: 'INVALID_ARGUMENTS',
+    message: `Arguments for ${name} do not match its schema:\n${problems
+      .map((problem) => `- ${problem}`)
+      .join('\n')}`,
+  });
+}
+
+/**
+ * The arguments of a checked `mcp_call_tool` input: its own properties,
+ * copied onto a plain object, so a `__proto__` key that a JSON parser turned
+ * into a prototype must not satisfy the schema check.
+ */
+function ownArguments(input: unknown): Record<string, unknown> {
+  const toolArguments = (input as { arguments?: object }).arguments;
+  return toolArguments === undefined
+    ? {}
+    : Object.fromEntries(Object.entries(toolArguments));
+}
+
+/** A meta-tool's answer; a refusal carries its code as a field too. */
+export type MetaToolAnswer = ToolCallResult & {
+  /** The refusal's code (also the start of its text), when the broker refused. */
+  code?: BrokerErrorCode;
 };
 
 /**
- * The broker's three meta-tools as the stdio server lists them, for hosts
- * that register them as their own tools (an editor plugin) and answer them
- * with {@link answerMetaTool}.
+ * Answers one meta-tool call: its arguments checked, then its answer; a
+ * refusal becomes an `isError` result whose text starts with its code
+ * (`CODE: message`, `INTERNAL: ...` for anything unexpected), and the code
+ * comes back beside the result.
  */
-export const META_TOOLS: Readonly<Record<MetaToolName, MetaToolDefinition>> = {
-  mcp_search_tools: {
-    description:
-      'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
-    inputSchema: META_TOOL_SCHEMAS.mcp_search_tools,
-    readOnly: true,
-  },
-  mcp_inspect_schema: {
-    description: "Get a tool's full input schema by exact name.",
-    inputSchema: META_TOOL_SCHEMAS.mcp_inspect_schema,
-    readOnly: true,
-  },
-  mcp_call_tool: {
-    description:
-      'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
-    inputSchema: META_TOOL_SCHEMAS.mcp_call_tool,
-    readOnly: false,
-  },
-};
-
-/** The text of `mcp_inspect_schema` for an input. */
-export async function inspectAnswer(
-  broker: Broker,
+export async function runMetaTool(
+  name: MetaToolName,
   input: unknown,
-): Promise<string> {
-  const { name } = parseInspectArguments(input);
-  return JSON.stringify(await broker.inspectToolSchema(name));
-}
-
-/** A refusal as the agent reads it: `CODE: message` (`INTERNAL: ...` for anything unexpected). */
-export function refusalText(error: unknown): string {
-  return BrokerError.isInstance(error)
-    ? `${error.code}: ${error.message}`
-    : `INTERNAL: ${errorText(error)}`;
+  context: MetaToolContext,
+): Promise<{ result: ToolCallResult; code?: BrokerErrorCode }> {
+  const tool: MetaToolDefinition = META_TOOLS[name];
+  const textResult = (value: string) => ({
+    content: [{ type: 'text' as const, text: value }],
+  });
+  try {
+    const answer = await tool.answer(
+      parseMetaToolInput(name, input),
+      context,
+      input,
+    );
+    return { result: typeof answer === 'string' ? textResult(answer) : answer };
+  } catch (error) {
+    if (!BrokerError.isInstance(error))
+      return {
+        result: {
+          ...textResult(`INTERNAL: ${errorText(error)}`),
+          isError: true,
+        },
+      };
+    return {
+      result: {
+        ...textResult(`${error.code}: ${error.message}`),
+        isError: true,
+      },
+      code: error.code,
+    };
+  }
 }
 
 /**
  * Answers one meta-tool call the way the stdio server does, for a caller of
- * the given role: refusals become an `isError` result whose text starts with
- * the code. A backend's elicitation or sampling is not passed on here (there
- * is no client to ask); progress goes to `onProgress`.
+ * the given role (gated by it, and sent to the gateway as its role). A
+ * backend's elicitation or sampling is not passed on here (there is no
+ * client to ask); progress goes to `onProgress`.
  */
 export async function answerMetaTool(options: {
   broker: Broker;
@@ -76,37 +274,26 @@ export async function answerMetaTool(options: {
   role?: string;
   signal?: AbortSignal;
   onProgress?: (progress: CallProgress) => void;
-}): Promise<ToolCallResult> {
-  const { broker, input } = options;
-  const text = (value: string) => ({
-    content: [{ type: 'text' as const, text: value }],
+}): Promise<MetaToolAnswer> {
+  const { broker, role, signal, onProgress } = options;
+  const { result, code } = await runMetaTool(options.name, options.input, {
+    broker,
+    call: (request) =>
+      broker.callTool({
+        ...request,
+        ...(role === undefined ? {} : { role }),
+        ...(signal === undefined ? {} : { signal }),
+        ...(onProgress === undefined ? {} : { onProgress }),
+      }),
   });
-  try {
-    if (options.name === 'mcp_search_tools')
-      return text(await searchOrBrowse(broker, input));
-    if (options.name === 'mcp_inspect_schema')
-      return text(await inspectAnswer(broker, input));
-    const { name, arguments: toolArguments } = parseCallArguments(input);
-    return await broker.callTool({
-      name,
-      arguments: toolArguments ?? {},
-      ...(options.role === undefined ? {} : { role: options.role }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.onProgress === undefined
-        ? {}
-        : { onProgress: options.onProgress }),
-    });
-  } catch (error) {
-    return { ...text(refusalText(error)), isError: true };
-  }
+  return code === undefined ? result : { ...result, code };
 }
 
 /** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
 export async function searchOrBrowse(
   broker: Broker,
-  input: unknown,
+  args: SearchArguments,
 ): Promise<string> {
-  const args = parseSearchArguments(input);
   const query = args.query ?? '';
   const marks = (hit: { name: string; mutating: boolean }) =>
     broker.marks(hit.name, hit.mutating);

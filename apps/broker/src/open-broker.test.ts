@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BrokerConfigError } from './config.js';
-import { openBroker, readBrokerSetup } from './open-broker.js';
+import { indexCacheFor, openBroker, readBrokerSetup } from './open-broker.js';
 
 const state = mkdtempSync(path.join(tmpdir(), 'heretek-open-broker-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
@@ -37,5 +37,22 @@ describe('openBroker', () => {
       /HERETEK_GATEWAY_URL: must be an absolute http/,
     );
     await opened.broker.close();
+  });
+
+  it('builds the broker without an index cache offline or with HERETEK_INDEX_CACHE_FILE=off, so none is read or written; with one of the configured file otherwise', () => {
+    const file = path.join(state, 'index-cache.bin');
+    const off = readBrokerSetup({
+      env: { HERETEK_INDEX_CACHE_FILE: 'off', HERETEK_USAGE_FILE: 'off' },
+    }).config;
+    expect(off.indexCacheFile).toBe('off');
+    expect(indexCacheFor(off, undefined, () => {})).toBeUndefined();
+    const offline = readBrokerSetup({
+      env: { HERETEK_INDEX_CACHE_FILE: file, HERETEK_BROKER_OFFLINE: '1' },
+    }).config;
+    expect(indexCacheFor(offline, undefined, () => {})).toBeUndefined();
+    const on = readBrokerSetup({
+      env: { HERETEK_INDEX_CACHE_FILE: file, HERETEK_USAGE_FILE: 'off' },
+    }).config;
+    expect(indexCacheFor(on, undefined, () => {})?.file).toBe(file);
   });
 });

@@ -14,7 +14,6 @@ import {
   type BrokerConfig,
 } from './config.js';
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
-import { dropEarlyReads } from './index-cache-prefetch.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
 import {
@@ -22,7 +21,6 @@ import {
   type CachedListing,
   type PinsCovering,
 } from './listing-cache.js';
-import { pinsIndexWorker } from './trust/pins-prefetch.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
@@ -88,19 +86,7 @@ export async function openBroker(options: {
   const { log } = options;
   // The state files are read first, beside the gateway client's loading.
   const trust = config.offline ? undefined : openTrust(config, log);
-  if (config.offline || config.indexCacheFile === 'off') dropEarlyReads();
-  const indexCache =
-    config.offline || config.indexCacheFile === 'off'
-      ? undefined
-      : prefetched(
-          new IndexCache({
-            file: config.indexCacheFile,
-            log,
-            ...(trust === undefined
-              ? {}
-              : { pinsCovering: (listings) => pinsCovering(trust, listings) }),
-          }),
-        );
+  const indexCache = indexCacheFor(config, trust, log);
   const load = () =>
     createGateway(config, {
       // Live tool lists: a backend's tools/list_changed re-lists it alone.
@@ -205,7 +191,6 @@ function brokerFor(
  * or sent, so there is nothing to pin.
  */
 function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
-  const worker = pinsIndexWorker();
   // Loaded here: the first answer does not need the trust layer.
   const trust = import('./trust/trust-layer.js').then(({ TrustLayer }) =>
     TrustLayer.open({
@@ -215,7 +200,6 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
       // Cached tools are admitted on the pins' hashes at once; calls wait
       // until every entry is checked.
       verifyPins: 'later',
-      ...(worker === undefined ? {} : { pinsIndexWorker: worker }),
       log,
     }),
   );
@@ -241,8 +225,24 @@ async function pinsCovering(
   });
 }
 
-/** The index cache with its file being read already, beside the pins file and the rest of start-up. */
-function prefetched(cache: IndexCache): IndexCache {
+/**
+ * The index cache of the configured file, its file being read already
+ * (beside the pins file and the rest of start-up); none offline or with
+ * `HERETEK_INDEX_CACHE_FILE=off`, so that nothing reads or writes one.
+ */
+export function indexCacheFor(
+  config: Pick<BrokerConfig, 'offline' | 'indexCacheFile'>,
+  trust: Promise<TrustLayer> | undefined,
+  log: Log,
+): IndexCache | undefined {
+  if (config.offline || config.indexCacheFile === 'off') return undefined;
+  const cache = new IndexCache({
+    file: config.indexCacheFile,
+    log,
+    ...(trust === undefined
+      ? {}
+      : { pinsCovering: (listings) => pinsCovering(trust, listings) }),
+  });
   cache.prefetch();
   return cache;
 }

@@ -3,6 +3,7 @@ import type { Backend } from '@heretek/catalog';
 import { runCheck } from './check.js';
 import { environmentHelp, type BrokerConfig } from './config.js';
 import { EXIT_CODES } from './exit-codes.js';
+import { META_TOOL_NAMES } from './meta-tools.js';
 import { fail } from './one-shot.js';
 import { readBrokerSetup } from './open-broker.js';
 import { runPin } from './pin.js';
@@ -11,10 +12,9 @@ import { VERSION } from './version.js';
 
 /** The `--help` text (made when asked for: serving never needs it). */
 const usage = () => `heretek-lazy-broker ${VERSION}
-An MCP stdio server that exposes three meta-tools (mcp_search_tools,
-mcp_inspect_schema, mcp_call_tool) in front of every tool behind an
-agentgateway. Start it from an MCP client; it speaks MCP on stdin/stdout and
-logs to stderr.
+An MCP stdio server that exposes ${META_TOOL_NAMES.length} meta-tools (${META_TOOL_NAMES.join(', ')})
+in front of every tool behind an agentgateway. Start it from an MCP client; it
+speaks MCP on stdin/stdout and logs to stderr.
 
 Usage: heretek-lazy-broker [--backends <file>] [--check | --pin [tool]]
        heretek-lazy-broker --help | --version

@@ -6,6 +6,7 @@ import type { BrokerConfig } from './config.js';
 import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { InputRounds } from './input-rounds.js';
+import { META_TOOL_NAMES } from './meta-tools.js';
 import { fail } from './one-shot.js';
 import { openBroker, type OpenedBroker } from './open-broker.js';
 import { stderrLogger } from './logger.js';
@@ -187,7 +188,7 @@ function startedLine(
     ? 'offline seed catalog (HERETEK_BROKER_OFFLINE=1)'
     : `gateway ${config.gatewayUrl} (${config.gatewayMode}), seed catalog until discovery answers`;
   return (
-    `${VERSION}: serving 3 meta-tools over ${tools} tools from ${backends.length} backends; ` +
+    `${VERSION}: serving ${META_TOOL_NAMES.length} meta-tools over ${tools} tools from ${backends.length} backends; ` +
     `source: ${source}; role ${config.role}${isReadOnlyRole(config.role) ? ' (read-only)' : ''}${skillsNote}.`
   );
 }

@@ -7,13 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker } from './broker.js';
-import { META_TOOL_SCHEMAS, parseCallArguments } from './meta-arguments.js';
-import {
-  META_TOOLS,
-  inspectAnswer,
-  refusalText,
-  searchOrBrowse,
-} from './meta-tools.js';
+import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
@@ -45,7 +39,7 @@ function envelopeCapabilities(
 /**
  * The SDK checks tool input before the handler runs and answers a mismatch
  * with its own `Input validation error: ...`. The broker lists the JSON
- * Schemas made from its zod schemas (`meta-arguments.ts`) and lets every input
+ * Schemas made from its zod schemas (`meta-tools.ts`) and lets every input
  * through to the handler, which parses it with those same zod schemas and
  * answers `INVALID_ARGUMENTS: ...` like every other refusal. This also keeps
  * a JSON Schema engine out of the start-up path.
@@ -64,10 +58,11 @@ const listed = (schema: object) =>
   fromJsonSchema<unknown>(schema as JsonSchemaType, handlerChecks);
 
 /**
- * Builds the MCP server that exposes the broker's three meta-tools. The
- * returned server is not connected; pass it to a transport (stdio in the CLI).
- * It does not advertise `tools.listChanged`: its own three tools never change
- * (the backends' tools behind them are re-discovered as they change).
+ * Builds the MCP server that exposes the broker's meta-tools, one
+ * registration per entry of {@link META_TOOLS}. The returned server is not
+ * connected; pass it to a transport (stdio in the CLI). It does not
+ * advertise `tools.listChanged`: its own tools never change (the backends'
+ * tools behind them are re-discovered as they change).
  */
 export function createBrokerServer(options: {
   broker: Broker;
@@ -79,38 +74,24 @@ export function createBrokerServer(options: {
     { name: 'heretek-lazy-broker', version: VERSION },
     { capabilities: { tools: { listChanged: false } } },
   );
-  server.registerTool(
-    'mcp_search_tools',
-    {
-      description: META_TOOLS.mcp_search_tools.description,
-      inputSchema: listed(META_TOOL_SCHEMAS.mcp_search_tools),
-      annotations: { readOnlyHint: true },
-    },
-    async (input: unknown) => respond(() => searchOrBrowse(broker, input)),
-  );
-  server.registerTool(
-    'mcp_inspect_schema',
-    {
-      description: META_TOOLS.mcp_inspect_schema.description,
-      inputSchema: listed(META_TOOL_SCHEMAS.mcp_inspect_schema),
-      annotations: { readOnlyHint: true },
-    },
-    async (input: unknown) => respond(() => inspectAnswer(broker, input)),
-  );
-  server.registerTool(
-    'mcp_call_tool',
-    {
-      description: META_TOOLS.mcp_call_tool.description,
-      inputSchema: listed(META_TOOL_SCHEMAS.mcp_call_tool),
-    },
-    async (input: unknown, ctx) => {
-      try {
-        return await callThrough({ broker, inputRounds, input, ctx });
-      } catch (error) {
-        return errorResult(error);
-      }
-    },
-  );
+  for (const name of META_TOOL_NAMES) {
+    const tool = META_TOOLS[name];
+    server.registerTool(
+      name,
+      {
+        description: tool.description,
+        inputSchema: listed(tool.inputSchema),
+        ...('annotations' in tool ? { annotations: tool.annotations } : {}),
+      },
+      async (input: unknown, ctx) => {
+        const { result } = await runMetaTool(name, input, {
+          broker,
+          call: (request) => callThrough({ broker, inputRounds, request, ctx }),
+        });
+        return result as ToolCallResult & { content: never[] };
+      },
+    );
+  }
   return server;
 }
 
@@ -148,11 +129,11 @@ function progressForwarder(ctx: ServerContext): {
 async function callThrough(options: {
   broker: Broker;
   inputRounds: InputRounds | undefined;
-  input: unknown;
+  request: { name: string; arguments: Record<string, unknown> };
   ctx: ServerContext;
-}) {
+}): Promise<ToolCallResult> {
   const { broker, inputRounds, ctx } = options;
-  const { name, arguments: toolArguments } = parseCallArguments(options.input);
+  const { name, arguments: toolArguments } = options.request;
   const { onProgress, sent } = progressForwarder(ctx);
   const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
   if (capabilities !== undefined && inputRounds !== undefined) {
@@ -169,35 +150,22 @@ async function callThrough(options: {
       start: (signal, handlers) =>
         broker.callTool({
           name,
-          arguments: toolArguments ?? {},
+          arguments: toolArguments,
           signal,
           ...handlers,
         }),
     });
     await sent();
-    return answer as ToolCallResult & { content: never[] };
+    // An input_required answer goes to the client as the call's result.
+    return answer as ToolCallResult;
   }
   // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
   const result = await broker.callTool({
     name,
-    arguments: toolArguments ?? {},
+    arguments: toolArguments,
     signal: ctx.mcpReq.signal,
     ...(onProgress === undefined ? {} : { onProgress }),
   });
   await sent();
-  return result as ToolCallResult & { content: never[] };
-}
-
-async function respond(produce: () => Promise<string>) {
-  try {
-    return { content: [{ type: 'text' as const, text: await produce() }] };
-  } catch (error) {
-    return errorResult(error);
-  }
-}
-
-/** Every refusal starts with its stable code: `CODE: message`. */
-function errorResult(error: unknown) {
-  const text = refusalText(error);
-  return { content: [{ type: 'text' as const, text }], isError: true };
+  return result;
 }

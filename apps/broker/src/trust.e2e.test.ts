@@ -19,6 +19,7 @@ import {
   RUG_PULLED,
 } from './trust/__fixtures__/malicious-servers.js';
 import { serializePinsFile } from './trust/pin-store.js';
+import { parsePins } from './trust/__fixtures__/pins-text.js';
 
 // Tag characters, zero-width, bidi controls and other format characters.
 const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
@@ -203,9 +204,7 @@ describe('rug pulls and the pin policies', () => {
         text: 'read_note ok',
       });
     });
-    const pins = JSON.parse(readFileSync(pinsFile, 'utf8')) as {
-      tools: Record<string, unknown>;
-    };
+    const pins = parsePins(readFileSync(pinsFile, 'utf8'));
     expect(Object.keys(pins.tools)).toEqual(
       expect.arrayContaining(['rugpull_get_fact', 'flip_read_note']),
     );
@@ -367,11 +366,8 @@ describe('a committed read-only lock', () => {
     const first = await start(pinsFile);
     await search(first, 'random fact');
     await first.close();
-    const lock = JSON.parse(readFileSync(pinsFile, 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    writeFileSync(pinsFile, `${JSON.stringify({ ...lock, readOnly: true })}\n`);
+    const lock = parsePins(readFileSync(pinsFile, 'utf8'));
+    writeFileSync(pinsFile, serializePinsFile({ ...lock, readOnly: true }));
     const before = readFileSync(pinsFile, 'utf8');
     const mtime = statSync(pinsFile).mtimeMs;
 
@@ -427,7 +423,7 @@ describe('a pins file that cannot be trusted', () => {
   it('stops the broker when an entry of a pins file in its own layout was edited by hand (read by its index first), and is left untouched', async () => {
     const pinsFile = join(dir, 'edited-pins.json');
     const text = serializePinsFile({
-      version: 1,
+      version: 2,
       tools: {
         mail_send_email: {
           // Not the hash of this definition.

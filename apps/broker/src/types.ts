@@ -75,6 +75,11 @@ export type ToolGateway = {
       tool: string;
       arguments: Record<string, unknown>;
       signal?: AbortSignal;
+      /**
+       * The calling agent's role, sent as this call's `x-heretek-role`, so
+       * the gateway's rules see the role the broker's gate saw.
+       */
+      role?: string;
       /** Call task-augmented and wait for the task's result. */
       task?: boolean;
     } & CallHandlers,

@@ -11,19 +11,12 @@ export type SearchTuning = {
    * field out of the bag). The bag is the model: one document per tool, Okapi BM25 over it.
    */
   bag: Readonly<Record<FieldName, number>>;
-  /**
-   * Query-term frequency saturation (BM25's k3): a term said twice weighs
-   * `(k3 + 1) * 2 / (k3 + 2)`. 0 counts each distinct term once.
-   */
-  queryTermSaturation: number;
   /** Bonus for the share of a tool's name words that the query contains (times the best plain score). */
   nameCoverageWeight: number;
   /** The name-coverage bonus of a tool is at most this multiple of its own score (0: no cap). */
   nameCoverageCap: number;
   /** A term found in at least this share of the tools counts as common (see the padding rule of search). */
   commonTermShare: number;
-  /** Exponent of the inverse document frequency (1 = classic BM25; higher favours rare terms). */
-  idfExponent: number;
   /**
    * Weight of the usage field: the search terms of past requests after which a tool was
    * called (see `ToolCatalog.recordUse`). A usage term's length-normalized frequency, times
@@ -31,8 +24,6 @@ export type SearchTuning = {
    * word counts at most as much as a word the tool's own text repeats (0 ignores usage).
    */
   usageWeight: number;
-  /** Length normalization of the usage field, 0 (none) to 1 (full). */
-  usageB: number;
   /** Hits scoring below this share of the best hit are cut (0 keeps everything up to `limit`). */
   relativeCutoff: number;
 };
@@ -58,13 +49,10 @@ export const DEFAULT_TUNING: SearchTuning = {
     parameters: 1,
     parameterText: 1,
   },
-  queryTermSaturation: 0,
   nameCoverageWeight: 0.5,
   nameCoverageCap: 1,
   usageWeight: 1.5,
-  usageB: 0,
   relativeCutoff: 0.2,
-  idfExponent: 1,
   commonTermShare: 0.2,
 };
 

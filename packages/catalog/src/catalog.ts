@@ -4,14 +4,10 @@ import {
   type SearchTuning,
   type SearchTuningOverrides,
 } from './bm25f.js';
-import { TERMS } from './terms.js';
 import { SEED_TOOLS } from './entries.js';
 import { CatalogError, CatalogErrorCode } from './errors.js';
-import { decodeSavedBackend, encodeSavedBackend } from './saved-part.js';
 import {
-  checkDigest,
   digestSteps,
-  encodeSavedCatalog,
   planSavedCatalog,
   readSavedCatalog,
   SAVED_CATALOG_DIGEST_AT,
@@ -23,15 +19,7 @@ import {
   type RestoredTarget,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
-import {
-  adoptPreparedTool,
-  FIELD_NAMES,
-  fieldTerms,
-  packTerms,
-  type PreparedTool,
-  prepareTool,
-  toolArray,
-} from './prepare.js';
+import { FIELD_NAMES, type PreparedTool, prepareTool } from './prepare.js';
 import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
@@ -40,15 +28,6 @@ import {
   splitMultiplexedName,
   TARGET_NAME_RULE,
 } from '@heretek/internal';
-import {
-  checkIndexPart,
-  indexPartDigest,
-  INDEX_PART_FORMAT,
-  INDEX_PART_VERSION,
-  type BackendIndexPart,
-  type BackendIndexTool,
-} from './index-part.js';
-import { VERSION } from './version.js';
 import { addFrequencies, Collection, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import {
@@ -66,13 +45,6 @@ export const MAX_SEARCH_LIMIT = 200;
 export const MAX_QUERY_CHARS = 4096;
 function yieldToOthers(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/** Runs a generator of work to its end, at once. */
-function drain<T>(steps: Generator<undefined, T>): T {
-  let step = steps.next();
-  while (step.done !== true) step = steps.next();
-  return step.value;
 }
 
 /** `restored` without the targets `admit` rejects (moved to `dropped`, their document frequencies taken away). */
@@ -106,7 +78,7 @@ async function drainAsync<T>(
   return step.value;
 }
 
-/** Longest stretch of work, in milliseconds, between two yields of {@link ToolCatalog.restoreBackendsAsync}. */
+/** Longest stretch of work, in milliseconds, between two yields of a restore or a save. */
 const RESTORE_SLICE_MS = 10;
 
 /** A pause that yields to other work once {@link RESTORE_SLICE_MS} of work has passed since it last did. */
@@ -120,18 +92,14 @@ function pacer(): () => Promise<void> {
   };
 }
 
-/** Options of {@link ToolCatalog.restoreCatalog}. */
+/** Options of {@link ToolCatalog.restoreCatalogAsync}. */
 export type RestoreCatalogOptions = {
   /**
    * Whether to restore a saved target, given its key (as given to
-   * {@link ToolCatalog.saveCatalog}) and what the saved catalog's header says of it; targets
-   * it rejects are left out (default: every target is restored).
+   * {@link ToolCatalog.saveCatalogStream}) and what the saved catalog's header says of it;
+   * targets it rejects are left out (default: every target is restored).
    */
   keep?: (target: string, key: string, info: SavedCatalogTarget) => boolean;
-};
-
-/** Options of {@link ToolCatalog.restoreCatalogAsync}. */
-export type RestoreCatalogAsyncOptions = RestoreCatalogOptions & {
   /**
    * Which of the targets `keep` accepted go into the catalog, decided while
    * the saved catalog is checked and decoded: the restore waits for it only
@@ -143,7 +111,7 @@ export type RestoreCatalogAsyncOptions = RestoreCatalogOptions & {
   admit?: Promise<(target: string) => boolean>;
 };
 
-/** What {@link ToolCatalog.restoreCatalog} restored. */
+/** What {@link ToolCatalog.restoreCatalogAsync} restored. */
 export type RestoreCatalogResult = {
   /** The targets restored, in the saved catalog's order. */
   restored: string[];
@@ -354,255 +322,19 @@ export class ToolCatalog {
   }
 
   /**
-   * The saved form of `target`'s part of the index (its entries and analyzed terms, JSON
-   * serialisable), for {@link ToolCatalog.importBackends} after a restart; `undefined` when
-   * the target has no tools.
-   */
-  exportBackend(target: string): BackendIndexPart | undefined {
-    const segment = this.#snapshot.byTarget.get(target);
-    if (segment === undefined) return undefined;
-    const tools = toolArray(segment.tools).map((tool) => ({
-      entry: tool.entry,
-      fields: Object.fromEntries(
-        FIELD_NAMES.map((field) => [field, fieldTerms(tool, field)]),
-      ) as BackendIndexTool['fields'],
-    }));
-    return {
-      format: INDEX_PART_FORMAT,
-      version: INDEX_PART_VERSION,
-      catalogVersion: VERSION,
-      target,
-      tools,
-      digest: indexPartDigest(target, tools),
-    };
-  }
-
-  /**
-   * Applies saved parts (from {@link ToolCatalog.exportBackend}, e.g. read back from a file)
-   * in one build, as {@link ToolCatalog.replaceBackends} would apply their listings, without
-   * analyzing their text again. Every part is checked first (format, version, shape, digest,
-   * entries, and that its terms agree with its entries where that is cheap to tell); on any
-   * problem nothing changes.
-   *
-   * @throws CatalogError `INDEX_PART_VERSION` for a part of another format or catalog
-   * version, `INVALID_INDEX_PART` for a corrupt or inconsistent one, or an entry error
-   * (`INVALID_TOOL`, `INVALID_TARGET`, `DUPLICATE_TOOL`) naming the part.
-   */
-  importBackends(parts: Iterable<unknown>): void {
-    const listings = new Map<string, ToolEntry[]>();
-    const fields = new Map<ToolEntry, BackendIndexTool['fields']>();
-    let position = 0;
-    for (const value of parts) {
-      const where = `importBackends part [${position}]`;
-      position += 1;
-      const part = checkIndexPart(value, where);
-      if (listings.has(part.target))
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidIndexPart,
-          message: `${where}: target "${part.target}" appears in more than one part; give one part per target.`,
-        });
-      listings.set(
-        part.target,
-        part.tools.map((tool) => {
-          fields.set(tool.entry, tool.fields);
-          return tool.entry;
-        }),
-      );
-    }
-    const checked = this.#checkChanges(listings, 'importBackends');
-    for (const [target, entries] of checked) {
-      // The fields cheap to recompute are checked for every tool, the name's terms for
-      // the first one (another analysis of the same version shows there).
-      entries.forEach((entry, position) => {
-        const terms = fields.get(entry) as BackendIndexTool['fields'];
-        const prepared = adoptPreparedTool({
-          entry,
-          terms: packTerms(
-            FIELD_NAMES.map((field) =>
-              terms[field].map((term) => TERMS.intern(term)),
-            ),
-          ),
-          checkName: position === 0,
-        });
-        if (typeof prepared === 'string')
-          throw new CatalogError({
-            code: CatalogErrorCode.InvalidIndexPart,
-            message: `importBackends target "${target}": ${prepared}; rebuild it from the backend's listing.`,
-          });
-      });
-    }
-    this.#apply(this.#segmentsFor(checked));
-  }
-
-  /**
-   * The saved form of `target`'s part of the index, compact and binary: its entries and
-   * analyzed terms, tagged with `key` (what the caller keys the part by, e.g. a hash of the
-   * backend's listing; {@link describeSavedBackend} reads it back). `undefined` when the
-   * target has no tools. Restore it with {@link ToolCatalog.restoreBackends}.
-   *
-   * @throws CatalogError `INVALID_ARGUMENT` when `target` or `key` is not a string.
-   */
-  saveBackend(options: {
-    target: string;
-    key: string;
-  }): Uint8Array | undefined {
-    if (
-      typeof options !== 'object' ||
-      options === null ||
-      typeof options.target !== 'string' ||
-      typeof options.key !== 'string'
-    )
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: 'saveBackend: give { target, key } with two strings.',
-      });
-    const segment = this.#snapshot.byTarget.get(options.target);
-    return segment === undefined
-      ? undefined
-      : encodeSavedBackend({
-          target: options.target,
-          key: options.key,
-          tools: toolArray(segment.tools),
-          termIds: segment.termIds,
-        });
-  }
-
-  /**
-   * Applies saved parts (from {@link ToolCatalog.saveBackend}) in one build, as
-   * {@link ToolCatalog.replaceBackends} would apply their listings, without analyzing their
-   * text again. Every part is checked completely first (layout and catalog version, length,
-   * SHA-256 digest, every count and index, its entries, and its terms against its entries
-   * where that is cheap to tell); on any problem nothing changes.
-   *
-   * @throws CatalogError `INDEX_PART_VERSION` for a part of another layout or catalog
-   * version, `INVALID_INDEX_PART` for a truncated, corrupt or inconsistent one or a target
-   * given twice, or an entry error (`INVALID_TOOL`, `INVALID_TARGET`) naming the part.
-   */
-  restoreBackends(parts: Iterable<Uint8Array>): void {
-    const segments = new Map<string, Segment | undefined>();
-    let position = 0;
-    for (const bytes of parts) {
-      this.#restorePart(bytes, position, segments);
-      position += 1;
-    }
-    this.#apply(segments);
-  }
-
-  /**
-   * Like {@link ToolCatalog.restoreBackends}, but yields to other work (searches) at least
-   * every 10 ms of work (between parts: a part is the unit of work),
-   * then swaps the restored parts in at once. Calls are applied in the order they were made,
-   * with {@link ToolCatalog.replaceBackendsAsync}; a refused part rejects before anything
-   * changes.
-   */
-  async restoreBackendsAsync(parts: Iterable<Uint8Array>): Promise<void> {
-    const list = [...parts];
-    const run = async (): Promise<void> => {
-      const segments = new Map<string, Segment | undefined>();
-      const pause = pacer();
-      for (let position = 0; position < list.length; position += 1) {
-        this.#restorePart(list[position], position, segments);
-        await pause();
-      }
-      // Every part is good: their places are recorded in slices as well (searches skip them
-      // until the swap), so the swap itself only adds up the counts.
-      const frequencies = new Int32Array(TERMS.size);
-      for (const segment of segments.values())
-        if (segment) {
-          this.#collection.stage(segment);
-          addFrequencies(frequencies, segment);
-          await pause();
-        }
-      this.#apply(segments, { frequencies });
-    };
-    const job = this.#queue.then(run, run);
-    this.#queue = job.catch(() => undefined);
-    return job;
-  }
-
-  /** Checks and decodes one saved part into its target's new segment. */
-  #restorePart(
-    bytes: unknown,
-    position: number,
-    segments: Map<string, Segment | undefined>,
-  ): void {
-    const where = `restoreBackends part [${position}]`;
-    const { info, entries, terms, segmentTerms, saved } = decodeSavedBackend(
-      bytes,
-      where,
-    );
-    if (segments.has(info.target))
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidIndexPart,
-        message: `${where}: target "${info.target}" appears in more than one part; give one part per target.`,
-      });
-    this.#checkReplacement(info.target, entries);
-    const tools = entries.map((entry, index) => {
-      // The fields cheap to recompute are checked for every tool, the name's terms for
-      // the first one (another analysis of the same version shows there).
-      const prepared = adoptPreparedTool({
-        entry,
-        terms: terms[index] as Int32Array,
-        checkName: index === 0,
-        saved,
-        savedIndex: index,
-      });
-      if (typeof prepared === 'string')
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidIndexPart,
-          message: `${where} (target "${info.target}"): ${prepared}; rebuild it from the backend's listing.`,
-        });
-      return prepared;
-    });
-    segments.set(
-      info.target,
-      tools.length === 0
-        ? undefined
-        : new Segment({
-            target: info.target,
-            tools,
-            tuning: this.#tuning,
-            terms: segmentTerms,
-          }),
-    );
-  }
-
-  /**
    * The saved form of the whole catalog, compact and binary: the targets of `keys` (each
    * with its key, e.g. a hash of the backend's listing; targets without tools are left out),
    * in catalog order, with one term table, their postings and statistics as the index holds
    * them, and every tool's entry and analyzed terms, under one SHA-256 digest. Restore it
-   * with {@link ToolCatalog.restoreCatalog}; {@link describeSavedCatalog} reads its header.
+   * with {@link ToolCatalog.restoreCatalogAsync}; {@link describeSavedCatalog} reads its
+   * header.
    *
-   * @throws CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to strings.
-   */
-  saveCatalog(keys: ReadonlyMap<string, string>): Uint8Array {
-    return drain(this.#encoding(keys, 'saveCatalog'));
-  }
-
-  /**
-   * Like {@link ToolCatalog.saveCatalog}, but yields to other work (searches) at least every
-   * 10 ms of work (a target, a few thousand texts, a few megabytes of digest at a time).
-   * The saved catalog is the one this catalog held when the call was made: changes applied
-   * while it is being written are not in it.
-   *
-   * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
-   * strings.
-   */
-  async saveCatalogAsync(
-    keys: ReadonlyMap<string, string>,
-  ): Promise<Uint8Array> {
-    return drainAsync(this.#encoding(keys, 'saveCatalogAsync'), pacer());
-  }
-
-  /**
-   * Like {@link ToolCatalog.saveCatalogAsync}, without ever holding the saved catalog whole:
-   * resolves, once it is planned, with its length and targets, and its bytes come from
-   * `chunks()` a piece of up to a megabyte at a time (write each one out before asking for
-   * the next: they share one buffer), yielding to other work between pieces. The 32 bytes
-   * at `digestAt` are zero in the pieces; `chunks()` returns the digest to put there. The
-   * bytes, digest in place, are those {@link ToolCatalog.saveCatalog} returns for the
-   * catalog as it was when the call was made.
+   * It is never held whole: resolves, once it is planned, with its length and targets, and
+   * its bytes come from `chunks()` a piece of up to a megabyte at a time (write each one out
+   * before asking for the next: they share one buffer), yielding to other work (searches)
+   * at least every 10 ms of work. The 32 bytes at `digestAt` are zero in the pieces;
+   * `chunks()` returns the digest to put there. The bytes are those of the catalog as it
+   * was when the call was made: changes applied while it is written are not in it.
    *
    * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
    * strings.
@@ -639,17 +371,6 @@ export class ToolCatalog {
     };
   }
 
-  /** The steps that encode the targets of `keys` as {@link ToolCatalog.saveCatalog} saves them (keys checked at once). */
-  #encoding(
-    keys: ReadonlyMap<string, string>,
-    where: string,
-  ): Generator<undefined, Uint8Array> {
-    return encodeSavedCatalog({
-      segments: this.#savedSegments(keys, where),
-      bag: this.#bagWeights(),
-    });
-  }
-
   /** This catalog's segments of the targets of `keys`, in catalog order, each with its key (keys checked). */
   #savedSegments(
     keys: ReadonlyMap<string, string>,
@@ -675,45 +396,25 @@ export class ToolCatalog {
   }
 
   /**
-   * Restores a saved catalog (from {@link ToolCatalog.saveCatalog}) in one build: every
-   * saved target that `keep` accepts gets exactly its saved tools, as
+   * Restores a saved catalog (from {@link ToolCatalog.saveCatalogStream}): every saved
+   * target that `keep` accepts gets exactly its saved tools, as
    * {@link ToolCatalog.replaceBackends} would apply their listings (in place when the target
    * is in this catalog, else at the end, in saved order); the others are left as they are
    * here. The postings and statistics are taken as saved (views of `bytes`, which the
    * catalog keeps: do not change them afterwards), so nothing is analyzed or computed
-   * again, and rankings are those of a build from the same listings. The whole saved catalog
-   * is checked first (layout and catalog version, length, SHA-256 digest, every count and
-   * index, each target's first tool's terms against its entry); on any problem nothing
-   * changes.
+   * again, and rankings are those of a build from the same listings. The whole saved
+   * catalog is checked first (layout and catalog version, length, SHA-256 digest, every
+   * count and index, each target's first tool's terms against its entry); a refused saved
+   * catalog rejects before anything changes. Yields to other work (searches) at least every
+   * 10 ms of work, then swaps the restored targets in at once; calls are applied in the
+   * order they were made, with {@link ToolCatalog.replaceBackendsAsync}.
    *
-   * @throws CatalogError `INDEX_PART_VERSION` for another layout or catalog version,
-   * `INVALID_INDEX_PART` for a truncated, corrupt or inconsistent saved catalog.
-   */
-  restoreCatalog(
-    bytes: Uint8Array,
-    options: RestoreCatalogOptions = {},
-  ): RestoreCatalogResult {
-    const where = 'restoreCatalog';
-    const read = readSavedCatalog(bytes, where);
-    const keep = this.#keepOption(options, where);
-    checkDigest(read, where);
-    const restored = drain(restoreSavedCatalog({ read, keep, where }));
-    const { segments, result } = this.#restoredSegments(restored);
-    drain(this.#collection.stageMany([...segments.values()]));
-    this.#apply(segments, { frequencies: restored.frequencies });
-    return result;
-  }
-
-  /**
-   * Like {@link ToolCatalog.restoreCatalog}, but yields to other work (searches) at least
-   * every 10 ms of work (the digest is computed a few megabytes at a time, the targets
-   * restored one at a time), then swaps the restored targets in at once. Calls are applied
-   * in the order they were made, with {@link ToolCatalog.replaceBackendsAsync}; a refused
-   * saved catalog rejects before anything changes.
+   * Rejects with CatalogError `SAVED_CATALOG_VERSION` for another layout or catalog
+   * version, `INVALID_SAVED_CATALOG` for a truncated, corrupt or inconsistent saved catalog.
    */
   async restoreCatalogAsync(
     bytes: Uint8Array,
-    options: RestoreCatalogAsyncOptions = {},
+    options: RestoreCatalogOptions = {},
   ): Promise<RestoreCatalogResult> {
     const where = 'restoreCatalogAsync';
     const read = readSavedCatalog(bytes, where);
@@ -797,12 +498,11 @@ export class ToolCatalog {
 
   #checkChanges(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
-    method = 'replaceBackends',
   ): Map<string, ToolEntry[]> {
     if (!(changes instanceof Map)) {
       throw new CatalogError({
         code: CatalogErrorCode.InvalidArgument,
-        message: `${method}: changes must be a Map of target -> tools.`,
+        message: 'replaceBackends: changes must be a Map of target -> tools.',
       });
     }
     const checked = new Map<string, ToolEntry[]>();
@@ -926,8 +626,8 @@ export class ToolCatalog {
    * first. Results are narrowed to `profile` + `core` when a profile is given, and to one
    * `target` when given; the list is cut where scores fall below a share of the best hit.
    * With `vectors` (the query's vector and a lookup of the tools' vectors from the same
-   * embedding model), BM25 is fused with vector similarity (hybrid ranking; see
-   * `fuseRankings`); exact names still come first.
+   * embedding model), BM25 is fused with vector similarity by interpolation (hybrid
+   * ranking); exact names still come first.
    */
   search(options: {
     query: string;
@@ -1016,8 +716,8 @@ export class ToolCatalog {
   /**
    * Learns from one use: `tool` (a qualified name) was called successfully after a search
    * for `query` (or for the already analyzed `terms`, see {@link ToolCatalog.searchTerms}).
-   * The request's terms become evidence of a field of their own, with its own weight and
-   * length normalization (`usageWeight`, `usageB`): a later query that shares words with
+   * The request's terms become evidence of a field of their own, with its own weight
+   * (`usageWeight`): a later query that shares words with
    * them ranks the tool higher, or finds it when its own text does not match; a query that
    * shares no word with the tool's text or its past requests never gets it. At most
    * `MAX_USES_PER_TOOL` (100) requests are remembered per tool and `MAX_USES` (20,000) in all

@@ -9,8 +9,8 @@ import { createErrorFamily } from '@heretek/internal';
  * - `DUPLICATE_TOOL`: the same qualified name appears twice in one replacement or construction.
  * - `INVALID_ARGUMENT`: an option has the wrong type or range.
  * - `INVALID_USAGE`: a usage record (learned from use) is malformed.
- * - `INVALID_INDEX_PART`: a saved backend index part is corrupt (malformed, digest mismatch) or inconsistent with its entries.
- * - `INDEX_PART_VERSION`: a saved backend index part was written by another format or catalog version.
+ * - `INVALID_SAVED_CATALOG`: a saved catalog is corrupt (truncated, digest mismatch) or inconsistent with its entries.
+ * - `SAVED_CATALOG_VERSION`: a saved catalog was written by another layout or catalog version.
  * - `EMBEDDINGS_FAILED`: an embeddings endpoint did not answer, timed out, or answered something that is not one vector per input (the only retryable code).
  */
 export const CatalogErrorCode = {
@@ -20,8 +20,8 @@ export const CatalogErrorCode = {
   DuplicateTool: 'DUPLICATE_TOOL',
   InvalidArgument: 'INVALID_ARGUMENT',
   InvalidUsage: 'INVALID_USAGE',
-  InvalidIndexPart: 'INVALID_INDEX_PART',
-  IndexPartVersion: 'INDEX_PART_VERSION',
+  InvalidSavedCatalog: 'INVALID_SAVED_CATALOG',
+  SavedCatalogVersion: 'SAVED_CATALOG_VERSION',
   EmbeddingsFailed: 'EMBEDDINGS_FAILED',
 } as const;
 

@@ -1,16 +1,15 @@
 import { CatalogError } from './errors.js';
-import {
-  countAboveEach,
-  DEFAULT_FUSION,
-  fuseScored,
-  type Fusion,
-} from './fusion.js';
-import { compactDescription } from './render.js';
-import { exactNamesOf } from './prepare.js';
+import { DEFAULT_FUSION, interpolate, type Fusion } from './fusion.js';
 import { QuantizedRows } from './similarity-kernel.js';
-import { CORE_PROFILE, runSearch, type Snapshot } from './snapshot.js';
-import { analyzeQuery, normalizeName } from './tokenizer.js';
-import type { SearchHit, SearchResult } from './types.js';
+import {
+  hitsOf,
+  rankLexical,
+  runSearch,
+  searchScope,
+  type SearchRun,
+  type Snapshot,
+} from './snapshot.js';
+import type { SearchResult } from './types.js';
 
 /** The vectors of one hybrid search (see `ToolCatalog.search`). */
 export type SearchVectors = {
@@ -46,20 +45,10 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
       message: `search: "vectors" ${problem}.`,
     });
   const fusion = { ...DEFAULT_FUSION, ...vectors.fusion };
-  if (fusion.method !== 'interpolate' && fusion.method !== 'rrf')
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: `search: "vectors.fusion.method" must be "interpolate" or "rrf", got ${JSON.stringify(fusion.method)}.`,
-    });
   if (!(fusion.weight >= 0 && fusion.weight <= 1))
     throw new CatalogError({
       code: 'INVALID_ARGUMENT',
       message: `search: "vectors.fusion.weight" must be a number from 0 to 1, got ${String(fusion.weight)}.`,
-    });
-  if (!(fusion.rrfK > 0))
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: `search: "vectors.fusion.rrfK" must be a positive number, got ${String(fusion.rrfK)}.`,
     });
   return fusion;
 }
@@ -107,7 +96,7 @@ function vectorMatrix(
   const exact = new Float32Array(snapshot.size * dimensions);
   const quantized = new QuantizedRows({ size: snapshot.size, dimensions });
   for (let position = 0; position < snapshot.size; position += 1) {
-    const vector = tool(snapshot.toolAt(position).entry.name);
+    const vector = tool(snapshot.nameAt(position));
     if (vector === undefined || vector.length !== dimensions) continue;
     const row = exact.subarray(
       position * dimensions,
@@ -182,33 +171,24 @@ export function exactSimilarities(input: VectorSideInput): {
 const EXACT_BELOW = 256;
 
 /**
- * The vector side of a hybrid search: what {@link fuseScored} needs to fuse exactly as if
+ * The vector side of a hybrid search: what {@link interpolate} needs to fuse exactly as if
  * every tool's exact similarity (its float32 vector times the query's, summed in doubles,
  * over the query's length) were given, while computing few of them exactly. The 8-bit
  * pass bounds every similarity; exact values are computed only for the tools the answer
  * can depend on: the lexical candidates, those that may be among the best `limit` of the
- * rest, and for `interpolate` those that may be the lowest or highest similarity. For
- * `rrf`, every tool's rank is counted against the exact values, a tool whose bounds leave
- * its side of one of them open computed exactly too.
+ * rest, and those that may be the lowest or highest similarity.
  */
 export function vectorSide(input: VectorSideInput): {
   positions: number[];
   similarities: number[];
-  ranks?: number[];
 } {
   const { matrix, query, norm, scope, lexical, limit, fusion } = input;
   const count = scope.length;
   const exact = (position: number): number =>
     dotProduct(query, matrix.exact, position * query.length) / norm;
-  const weight = Math.min(1, Math.max(0, fusion.weight));
-  // At weight 0 the order is by position, not similarity; and rrf's ranks must differ.
-  const shortcut =
-    count >= EXACT_BELOW &&
-    weight > 0 &&
-    (fusion.method !== 'rrf' ||
-      (fusion.rrfK + count + 1 < 2 ** 50 &&
-        weight / (fusion.rrfK + count + 1) > 1e-290));
-  if (!shortcut) return exactSimilarities(input);
+  // At weight 0 the order is by position, not similarity.
+  if (count < EXACT_BELOW || !(fusion.weight > 0))
+    return exactSimilarities(input);
   const { quantized } = matrix;
   const products = quantized.products(query);
   const lower = new Float64Array(count);
@@ -253,99 +233,26 @@ export function vectorSide(input: VectorSideInput): {
       ? Infinity
       : (best[0] as number) -
         2 ** -50 * (1 + Math.abs(best[0] as number) + Math.abs(lowestUpper));
-  const interpolate = fusion.method !== 'rrf';
   const positions: number[] = [];
   const similarities: number[] = [];
-  const chosen = new Uint8Array(count);
   for (let slot = 0; slot < count; slot += 1) {
     const position = scope[slot] as number;
     const high = upper[slot] as number;
     if (
       lexical[position] === 1 ||
       high >= threshold ||
-      (interpolate &&
-        (high >= highestLower || (lower[slot] as number) <= lowestUpper))
+      high >= highestLower ||
+      (lower[slot] as number) <= lowestUpper
     ) {
-      chosen[slot] = 1;
       positions.push(position);
       similarities.push(exact(position));
     }
   }
-  if (interpolate) return { positions, similarities };
-  const ranks = ranksAgainstExact({
-    scope,
-    chosen,
-    lower,
-    upper,
-    similarities,
-    exact,
-  });
-  // Similarities too crowded for the bounds to decide most ranks: all exact, once.
-  if (ranks === undefined) return exactSimilarities(input);
-  return { positions, similarities, ranks };
-}
-
-/**
- * rrf: each tool's rank among all in scope, against exact values only. A tool is
- * decided against every threshold when none lies in [lower, upper): its lower bound
- * then stands for it; else (open) its exact value is needed. Undefined when more than
- * a quarter of the tools are open.
- */
-function ranksAgainstExact(side: {
-  scope: Int32Array;
-  /** 1 for the tools whose exact similarity is in `similarities`, in slot order. */
-  chosen: Uint8Array;
-  lower: Float64Array;
-  upper: Float64Array;
-  similarities: number[];
-  exact: (position: number) => number;
-}): number[] | undefined {
-  const { scope, chosen, lower, upper, similarities, exact } = side;
-  const count = scope.length;
-  const thresholds = Float64Array.from(similarities).sort();
-  const open = new Uint8Array(count);
-  let opened = 0;
-  for (let slot = 0; slot < count; slot += 1) {
-    if (chosen[slot] === 1) continue;
-    const first = firstAtLeast(thresholds, lower[slot] as number);
-    if (
-      first < thresholds.length &&
-      (thresholds[first] as number) < (upper[slot] as number)
-    ) {
-      open[slot] = 1;
-      opened += 1;
-    }
-  }
-  if (opened > count / 4) return undefined;
-  const representative = new Float64Array(count);
-  let chosenAt = 0;
-  for (let slot = 0; slot < count; slot += 1) {
-    if (chosen[slot] === 1) {
-      representative[slot] = similarities[chosenAt] as number;
-      chosenAt += 1;
-    } else
-      representative[slot] =
-        open[slot] === 1
-          ? exact(scope[slot] as number)
-          : (lower[slot] as number);
-  }
-  return countAboveEach(representative, similarities);
-}
-
-/** The index of the first of the ascending `sorted` values at least `value`. */
-function firstAtLeast(sorted: Float64Array, value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((sorted[middle] as number) < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return { positions, similarities };
 }
 
 /** What one hybrid search needs: the lexical search's options plus the vectors. */
-export type HybridRun = Parameters<typeof runSearch>[0] & {
+export type HybridRun = SearchRun & {
   vectors: SearchVectors;
   fusion: Fusion;
 };
@@ -354,7 +261,7 @@ export type HybridRun = Parameters<typeof runSearch>[0] & {
  * BM25 fused with vector similarity. Tools named exactly stay first, as in a lexical
  * search; the fused list keeps the lexical search's cutoff (hits below `relativeCutoff` of
  * the best fused score are dropped). Without a usable query vector or any tool vector in
- * scope, the answer is the lexical search's, unchanged.
+ * scope, the answer is the lexical search's, unchanged. Only the hits' tools are made.
  */
 export function runHybridSearch(run: HybridRun): SearchResult {
   const { snapshot, vectors, tuning } = run;
@@ -366,49 +273,26 @@ export function runHybridSearch(run: HybridRun): SearchResult {
   let matrix: VectorMatrix | undefined;
   if (norm > 0 && Number.isFinite(norm) && run.query.trim() !== '') {
     matrix = vectorMatrix(snapshot, vectors.tool, query.length);
-    const filtered = run.profile !== undefined || run.target !== undefined;
+    const { filtered, accept } = searchScope(run);
     scope = new Int32Array(snapshot.size);
     let count = 0;
     for (let position = 0; position < snapshot.size; position += 1) {
       if (matrix.rows[position] === undefined) continue;
-      if (filtered) {
-        const entry = snapshot.toolAt(position).entry;
-        if (run.target !== undefined && entry.target !== run.target) continue;
-        if (
-          run.profile !== undefined &&
-          entry.profile !== run.profile &&
-          entry.profile !== CORE_PROFILE
-        )
-          continue;
-      }
+      if (filtered && !accept(position)) continue;
       scope[count] = position;
       count += 1;
     }
     scope = scope.subarray(0, count);
   }
   if (matrix === undefined || scope.length === 0) return runSearch(run);
-  const lexical = runSearch({
+  const lexical = rankLexical({
     ...run,
     limit: LEXICAL_POOL,
     tuning: { ...tuning, relativeCutoff: 0 },
   });
-  const exactNames = new Set([normalizeName(run.query)]);
-  for (const word of analyzeQuery(run.query))
-    if (word.identifier !== undefined) exactNames.add(word.identifier);
-  const exact: SearchHit[] = [];
-  const lexicalPositions: number[] = [];
-  const lexicalScores: number[] = [];
-  for (const hit of lexical.hits) {
-    const position = snapshot.byName.get(hit.name) as number;
-    if (exactNamesOf(snapshot.toolAt(position)).some((n) => exactNames.has(n)))
-      exact.push(hit);
-    else {
-      lexicalPositions.push(position);
-      lexicalScores.push(hit.score);
-    }
-  }
+  const exact = lexical.exact.slice(0, LEXICAL_POOL);
   const marks = new Uint8Array(snapshot.size);
-  for (const position of lexicalPositions) marks[position] = 1;
+  for (const position of lexical.positions) marks[position] = 1;
   const vector = vectorSide({
     matrix,
     query,
@@ -418,35 +302,23 @@ export function runHybridSearch(run: HybridRun): SearchResult {
     limit: run.limit,
     fusion: run.fusion,
   });
-  const fused = fuseScored(
-    {
-      lexical: { positions: lexicalPositions, scores: lexicalScores },
-      vector,
-      limit: run.limit,
-      fusion: run.fusion,
-    },
-    vector.ranks,
-  );
-  const pinned = new Set(exact.map((hit) => hit.name));
+  const fused = interpolate({
+    lexical,
+    vector,
+    limit: run.limit,
+    fusion: run.fusion,
+  });
   const top = fused.scores[0] ?? 0;
-  const hits: SearchHit[] = exact.map((hit, rank) => ({
-    ...hit,
-    score: top + exact.length - rank,
-  }));
+  const positions: number[] = [];
+  const scores: number[] = [];
   fused.positions.forEach((position, slot) => {
     const score = fused.scores[slot] as number;
-    const entry = snapshot.toolAt(position).entry;
-    if (pinned.has(entry.name) || score < top * tuning.relativeCutoff) return;
-    hits.push({
-      name: entry.name,
-      target: entry.target,
-      description: compactDescription({ description: entry.description }),
-      mutating: entry.mutating,
-      score,
-    });
+    if (exact.includes(position) || score < top * tuning.relativeCutoff) return;
+    positions.push(position);
+    scores.push(score);
   });
   return {
-    hits: hits.slice(0, run.limit),
+    hits: hitsOf({ snapshot, exact, top, positions, scores, limit: run.limit }),
     unmatchedTerms: lexical.unmatchedTerms,
   };
 }

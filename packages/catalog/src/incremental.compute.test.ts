@@ -1,15 +1,12 @@
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './catalog.js';
-import { loadBenchmark, type BenchmarkData } from './evaluate.js';
-import { seededRandom } from './random.js';
+import { benchmarkSet } from './__fixtures__/benchmark-set.js';
+import { seededRandom } from './__fixtures__/random.js';
 import type { SearchResult, ToolEntry } from './types.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
   name,
-  data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+  data: benchmarkSet(name),
 }));
 
 function shuffled<T>(items: readonly T[], seed: number): T[] {
@@ -22,7 +19,9 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return copy;
 }
 
-function listings(data: BenchmarkData): Map<string, ToolEntry[]> {
+function listings(data: {
+  entries: readonly ToolEntry[];
+}): Map<string, ToolEntry[]> {
   const byTarget = new Map<string, ToolEntry[]>();
   for (const entry of data.entries) {
     const list = byTarget.get(entry.target);
@@ -44,7 +43,10 @@ function altered(tools: readonly ToolEntry[]): ToolEntry[] {
 }
 
 /** Every query of the set, a few of them narrowed to one target. */
-function answers(catalog: ToolCatalog, data: BenchmarkData): SearchResult[] {
+function answers(
+  catalog: ToolCatalog,
+  data: ReturnType<typeof benchmarkSet>,
+): SearchResult[] {
   const targets = [
     ...new Set(catalog.list().map((entry) => entry.target)),
   ].sort();

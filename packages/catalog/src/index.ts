@@ -1,4 +1,6 @@
+// The package version, for logs and saved catalogs.
 export { VERSION } from './version.js';
+// The data shapes of entries, backends and search answers.
 export type {
   ToolAnnotations,
   ToolEntry,
@@ -8,28 +10,20 @@ export type {
   SearchHit,
   SearchResult,
 } from './types.js';
+// Every error the package throws, and its codes.
 export { CatalogError, CatalogErrorCode } from './errors.js';
+// Backends and entries: the defaults, the backends file, and a listed tool as an entry.
 export { DEFAULT_BACKENDS, loadBackends } from './backends.js';
 export { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
+// The catalog: search, backend changes, the saved form, learning from use.
 export {
   ToolCatalog,
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
-  type RestoreCatalogAsyncOptions,
   type RestoreCatalogOptions,
   type RestoreCatalogResult,
 } from './catalog.js';
-export {
-  INDEX_PART_FORMAT,
-  INDEX_PART_VERSION,
-  type BackendIndexPart,
-  type BackendIndexTool,
-} from './index-part.js';
-export {
-  describeSavedBackend,
-  SAVED_BACKEND_VERSION,
-  type SavedBackendInfo,
-} from './saved-part.js';
+// The saved catalog's header, read without restoring it.
 export {
   describeSavedCatalog,
   SAVED_CATALOG_VERSION,
@@ -37,17 +31,18 @@ export {
   type SavedCatalogStream,
   type SavedCatalogTarget,
 } from './saved-catalog.js';
-export type { SearchTuningOverrides } from './bm25f.js';
-export { renderHit } from './render.js';
-export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';
+// The scoring knobs of `new ToolCatalog({ tuning })` and their defaults.
 export {
-  DEFAULT_FUSION,
-  fuseRankings,
-  type FusedRanking,
-  type Fusion,
-  type FusionInput,
-  type FusionMethod,
-} from './fusion.js';
+  DEFAULT_TUNING,
+  type SearchTuning,
+  type SearchTuningOverrides,
+} from './bm25f.js';
+// One hit as an agent reads it.
+export { renderHit } from './render.js';
+// The caps and records of learned usage.
+export { MAX_USES, MAX_USES_PER_TOOL, type UsageRecord } from './usage.js';
+// Hybrid ranking: the `vectors` option of search, its knob, and vectors from an endpoint.
+export { DEFAULT_FUSION, type Fusion } from './fusion.js';
 export type { SearchVectors } from './hybrid.js';
 export {
   checkEmbeddingsUrl,

@@ -46,6 +46,7 @@ export type ToolList = {
   readonly length: number;
   at(local: number): PreparedTool | undefined;
   profileOf?(local: number): string;
+  nameOf?(local: number): string;
 };
 
 /** The tools of a list as an array (making every one of a saved catalog's). */
@@ -58,7 +59,7 @@ export function toolArray(list: ToolList): PreparedTool[] {
 }
 
 /**
- * The JSON texts of the input schemas of one restored part, kept as UTF-8 bytes outside the
+ * The JSON texts of the input schemas of a restored catalog, kept as UTF-8 bytes outside the
  * JavaScript heap and decoded when a schema is first read.
  */
 export class SavedTexts {
@@ -301,7 +302,7 @@ function sameContent(left: PreparedTool, right: ToolEntry): boolean {
   return schema !== undefined && schema === jsonOf(right.inputSchema);
 }
 
-/** Analyzed target names, for checking imported parts. */
+/** Analyzed target names, for checking restored tools. */
 const targetTerms = new Map<string, Int32Array>();
 
 function internAll(terms: readonly string[]): Int32Array {
@@ -330,7 +331,7 @@ const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
 
 /**
- * Adopts search terms analyzed earlier (a saved part) for `entry`, after checking the
+ * Adopts search terms analyzed earlier (a saved catalog) for `entry`, after checking the
  * fields that are cheap to recompute (identifier, target, and the name when asked) against
  * the entry. Returns the prepared tool, or what is inconsistent.
  */
@@ -355,12 +356,12 @@ export function adoptPreparedTool(options: {
     TERMS.term(terms[start] as number) !== bare ||
     (count === 2 && TERMS.term(terms[start + 1] as number) !== qualified)
   )
-    return `"fields.identifier" does not match tool "${entry.name}"`;
+    return `its saved identifier terms do not match tool "${entry.name}"`;
   if (
     options.checkName &&
     !sameIds(terms, NAME, internAll(analyzeText(entry.tool)))
   )
-    return `"fields.name" does not match tool "${entry.name}"`;
+    return `its saved name terms do not match tool "${entry.name}"`;
   let target = targetTerms.get(entry.target);
   if (target === undefined) {
     target = internAll(analyzeText(entry.target));
@@ -368,7 +369,7 @@ export function adoptPreparedTool(options: {
     if (targetTerms.size > 10_000) targetTerms.clear();
   }
   if (!sameIds(terms, TARGET, target))
-    return `"fields.target" does not match target "${entry.target}"`;
+    return `its saved target terms do not match target "${entry.target}"`;
   return restoredTool(entry, terms, options.saved, options.savedIndex ?? -1);
 }
 

@@ -3,6 +3,7 @@ import { ToolCatalog } from './catalog.js';
 import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import { CatalogError } from './errors.js';
 import type { Backend, ToolEntry } from './types.js';
+import { codeOf } from './__fixtures__/error-code.js';
 
 const adb: Backend = {
   backend: 'iksnerd/adb-mcp',
@@ -153,5 +154,46 @@ describe('replaceBackend keeps order and reuses prepared tools', () => {
     const catalog = ToolCatalog.fromSeed();
     expect(() => (catalog.list() as ToolEntry[]).pop()).toThrow();
     expect(catalog.size).toBe(34);
+  });
+});
+
+describe('replaceBackends', () => {
+  const targets = [...new Set(SEED_TOOLS.map((tool) => tool.target))];
+  const queries = [
+    'android adb install apk',
+    'decompile function ghidra',
+    'take a screenshot of the page',
+    'list_devices',
+  ];
+  const results = (catalog: ToolCatalog): unknown[] =>
+    queries.map((query) => catalog.search({ query, limit: 20 }));
+
+  it('applies many listings in one call like one replaceBackend after another', () => {
+    const stepwise = new ToolCatalog();
+    const batched = new ToolCatalog();
+    const listings = new Map(
+      targets.map((target) => [
+        target,
+        SEED_TOOLS.filter((tool) => tool.target === target),
+      ]),
+    );
+    for (const [target, tools] of listings)
+      stepwise.replaceBackend(target, tools);
+    batched.replaceBackends(listings);
+    expect(batched.list()).toEqual(stepwise.list());
+    expect(results(batched)).toEqual(results(stepwise));
+  });
+
+  it('checks every listing before changing anything', async () => {
+    const catalog = ToolCatalog.fromSeed();
+    const bad = new Map([
+      ['adb', SEED_TOOLS.filter((tool) => tool.target === 'adb')],
+      ['ghidra', SEED_TOOLS.filter((tool) => tool.target === 'adb')],
+    ]);
+    expect(codeOf(() => catalog.replaceBackends(bad))).toBe('INVALID_TOOL');
+    await expect(catalog.replaceBackendsAsync(bad)).rejects.toThrow(
+      /belongs to target "adb"/,
+    );
+    expect(catalog.list()).toEqual(ToolCatalog.fromSeed().list());
   });
 });

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolCatalog } from './catalog.js';
-import { loadBenchmark } from './evaluate.js';
-import { toolEntryFromMcpTool } from './entries.js';
+import { benchmarkSet } from './__fixtures__/benchmark-set.js';
+import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import {
   describeSavedCatalog,
   readSavedCatalog,
@@ -14,15 +13,14 @@ import {
 } from './saved-catalog.js';
 import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
-import { codeOf } from './__fixtures__/error-code.js';
 import { searchesDuring } from './__fixtures__/searches-during.js';
 import { expectForeignVersionsRefused } from './__fixtures__/foreign-versions.js';
 import { targetCopies } from './__fixtures__/target-copies.js';
+import { SavedTools } from './saved-tools.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const SETS = ['livemcpbench', 'metatool'].map((name) => ({
   name,
-  data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+  data: benchmarkSet(name),
 }));
 const LIVE = (SETS[0] as (typeof SETS)[number]).data;
 
@@ -47,13 +45,59 @@ function redigested(saved: Uint8Array): Uint8Array {
   return copy;
 }
 
+/** The bytes of a streamed saved catalog, its digest put in place, and how many pieces came. */
+async function streamed(
+  stream: SavedCatalogStream,
+): Promise<{ bytes: Buffer; pieces: number; digestArea: Buffer }> {
+  const pieces: Buffer[] = [];
+  const chunks = stream.chunks();
+  let step = await chunks.next();
+  for (; step.done !== true; step = await chunks.next()) {
+    expect(step.value.length).toBeLessThanOrEqual(1 << 20);
+    // Copied: each piece is a view of one buffer, reused for the next.
+    pieces.push(Buffer.from(step.value));
+  }
+  const bytes = Buffer.concat(pieces);
+  const { digestAt } = stream;
+  const digestArea = Buffer.from(bytes.subarray(digestAt, digestAt + 32));
+  bytes.set(step.value, digestAt);
+  return { bytes, pieces: pieces.length, digestArea };
+}
+
+/** The saved form of `catalog`'s targets of `keys`, whole. */
+async function save(
+  catalog: ToolCatalog,
+  keys: ReadonlyMap<string, string>,
+): Promise<Uint8Array> {
+  return new Uint8Array(
+    (await streamed(await catalog.saveCatalogStream(keys))).bytes,
+  );
+}
+
+/** The code a restore of `bytes` into `catalog` rejects with (`undefined` when it restores). */
+async function refusedCode(
+  catalog: ToolCatalog,
+  bytes: unknown,
+  options?: object,
+): Promise<string | undefined> {
+  try {
+    await catalog.restoreCatalogAsync(bytes as Uint8Array, options);
+    return undefined;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+}
+
 describe.each(SETS)('a saved catalog of $name', ({ data }) => {
   const cold = new ToolCatalog({ tools: data.entries });
-  const saved = cold.saveCatalog(keysOf(cold));
+  let saved: Uint8Array;
+  beforeAll(async () => {
+    saved = await save(cold, keysOf(cold));
+  });
 
-  it('restores, in one call, a catalog that answers every query as the cold build does', async () => {
+  it('restores a catalog that answers every query as the cold build does', async () => {
     const restored = new ToolCatalog();
-    expect(restored.restoreCatalog(saved)).toEqual({
+    expect(await restored.restoreCatalogAsync(saved)).toEqual({
       restored: [...keysOf(cold).keys()],
       dropped: [],
     });
@@ -62,18 +106,15 @@ describe.each(SETS)('a saved catalog of $name', ({ data }) => {
       answers(cold, data.queries),
     );
     // Saved again, the restored catalog writes the same bytes.
-    expect(restored.saveCatalog(keysOf(cold))).toEqual(saved);
-    const later = new ToolCatalog();
-    await later.restoreCatalogAsync(saved);
-    expect(answers(later, data.queries)).toEqual(answers(cold, data.queries));
+    expect(await save(restored, keysOf(cold))).toEqual(saved);
   });
 
-  it('keeps only the targets the caller accepts, with the statistics of a build of those', () => {
+  it('keeps only the targets the caller accepts, with the statistics of a build of those', async () => {
     const targets = [...keysOf(cold).keys()];
     const gone = new Set(targets.filter((_, index) => index % 3 === 1));
     const restored = new ToolCatalog();
     const seen: string[] = [];
-    const result = restored.restoreCatalog(saved, {
+    const result = await restored.restoreCatalogAsync(saved, {
       keep: (target, key, info) => {
         seen.push(`${target}:${key}:${info.tools}`);
         return !gone.has(target);
@@ -102,14 +143,21 @@ describe.each(SETS)('a saved catalog of $name', ({ data }) => {
     const gone = new Set(targets.filter((_, index) => index % 3 === 1));
     const first = targets[0] as string;
     const restored = new ToolCatalog();
-    let admit!: (decide: (target: string) => boolean) => void;
+    // A thenable: the restore calls its `then` when it awaits the admission.
+    let admit: ((decide: (target: string) => boolean) => void) | undefined;
+    const admission = {
+      then(resolve: (decide: (target: string) => boolean) => void) {
+        admit = resolve;
+      },
+    } as unknown as Promise<(target: string) => boolean>;
     const result = restored.restoreCatalogAsync(saved, {
       keep: (target) => target !== first,
-      admit: new Promise((resolve) => (admit = resolve)),
+      admit: admission,
     });
-    // Not swapped in while the admission is undecided.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Decoded and waiting for the admission: nothing is swapped in yet.
+    await vi.waitFor(() => expect(admit).toBeDefined());
     expect(restored.size).toBe(0);
+    if (admit === undefined) throw new Error('not awaited');
     admit((target) => !gone.has(target));
     const kept = targets.filter((t) => t !== first && !gone.has(t));
     expect(await result).toEqual({
@@ -129,10 +177,13 @@ describe.each(SETS)('a saved catalog of $name', ({ data }) => {
 describe('a saved catalog', () => {
   const cold = new ToolCatalog({ tools: LIVE.entries });
   const keys = keysOf(cold);
-  const saved = cold.saveCatalog(keys);
   const targets = [...keys.keys()];
+  let saved: Uint8Array;
+  beforeAll(async () => {
+    saved = await save(cold, keys);
+  });
 
-  it('says its targets, keys and tools without being restored', () => {
+  it('says its targets, keys and tools without being restored', async () => {
     const info = describeSavedCatalog(saved);
     expect(info.version).toBe(SAVED_CATALOG_VERSION);
     expect(info.catalogVersion).toBe(VERSION);
@@ -148,7 +199,8 @@ describe('a saved catalog', () => {
       profiles: ['core'],
     });
     // Only the targets given keys are saved (targets without tools are left out).
-    const two = cold.saveCatalog(
+    const two = await save(
+      cold,
       new Map([
         [targets[2] as string, 'b'],
         ['no-such-target', 'c'],
@@ -161,20 +213,20 @@ describe('a saved catalog', () => {
       [targets[1], 'a'],
       [targets[2], 'b'],
     ]);
-    expect(
-      codeOf(() =>
-        cold.saveCatalog(new Map([['x', 1]]) as unknown as Map<string, string>),
+    await expect(
+      cold.saveCatalogStream(
+        new Map([['x', 1]]) as unknown as Map<string, string>,
       ),
-    ).toBe('INVALID_ARGUMENT');
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
-  it('restores the same from an odd offset of a larger buffer, and into a catalog that has tools', () => {
+  it('restores the same from an odd offset of a larger buffer, and into a catalog that has tools', async () => {
     // A Buffer, as a file is read (its `slice` is a view, not a copy).
     const file = Buffer.alloc(saved.length + 3);
     file.set(saved, 3);
     const shifted = new ToolCatalog();
-    shifted.restoreCatalog(file.subarray(3));
-    expect(shifted.saveCatalog(keys)).toEqual(saved);
+    await shifted.restoreCatalogAsync(file.subarray(3));
+    expect(await save(shifted, keys)).toEqual(saved);
     // A catalog with other tools of one saved target and a target of its own: the saved
     // target is replaced in place, the other stays.
     const first = targets[0] as string;
@@ -189,7 +241,9 @@ describe('a saved catalog', () => {
         ...cold.list().filter((entry) => entry.target === targets[1]),
       ],
     });
-    mixed.restoreCatalog(saved, { keep: (target) => target !== first });
+    await mixed.restoreCatalogAsync(saved, {
+      keep: (target) => target !== first,
+    });
     const expected = new ToolCatalog({
       tools: [
         own,
@@ -207,10 +261,10 @@ describe('a saved catalog', () => {
     );
   });
 
-  it('ranks as a cold build when the restoring catalog weighs the fields otherwise', () => {
+  it('ranks as a cold build when the restoring catalog weighs the fields otherwise', async () => {
     const tuning = { bag: { description: 2, parameterText: 0.5 } };
     const restored = new ToolCatalog({ tuning });
-    restored.restoreCatalog(saved);
+    await restored.restoreCatalogAsync(saved);
     const rebuilt = new ToolCatalog({ tools: LIVE.entries, tuning });
     expect(answers(restored, LIVE.queries)).toEqual(
       answers(rebuilt, LIVE.queries),
@@ -220,30 +274,30 @@ describe('a saved catalog', () => {
   it('is refused when corrupt, truncated, foreign or inconsistent, and nothing changes', async () => {
     const catalog = ToolCatalog.fromSeed();
     const before = catalog.list();
-    const refused = (bad: unknown): string | undefined =>
-      codeOf(() => catalog.restoreCatalog(bad as Uint8Array));
+    const refused = (bad: unknown): Promise<string | undefined> =>
+      refusedCode(catalog, bad);
     const flipped = saved.slice();
     flipped[saved.length >> 1] = (flipped[saved.length >> 1] as number) ^ 0x20;
-    expect(refused(flipped)).toBe('INVALID_INDEX_PART');
-    expect(() => catalog.restoreCatalog(flipped)).toThrow(
-      /restoreCatalog: its digest does not match its content \(corrupt\); save the catalog again, or build it from the backends' listings/,
-    );
+    expect(await refused(flipped)).toBe('INVALID_SAVED_CATALOG');
     await expect(catalog.restoreCatalogAsync(flipped)).rejects.toThrow(
-      /restoreCatalogAsync: its digest does not match/,
+      /restoreCatalogAsync: its digest does not match its content \(corrupt\); save the catalog again, or build it from the backends' listings/,
     );
-    expect(refused(saved.subarray(0, saved.length - 1))).toBe(
-      'INVALID_INDEX_PART',
+    expect(await refused(saved.subarray(0, saved.length - 1))).toBe(
+      'INVALID_SAVED_CATALOG',
     );
-    expect(() => catalog.restoreCatalog(saved.subarray(0, 60))).toThrow(
-      /truncated: 60 of \d+ bytes/,
+    await expect(
+      catalog.restoreCatalogAsync(saved.subarray(0, 60)),
+    ).rejects.toThrow(/truncated: 60 of \d+ bytes/);
+    expect(await refused(new Uint8Array([...saved, 0]))).toBe(
+      'INVALID_SAVED_CATALOG',
     );
-    expect(refused(new Uint8Array([...saved, 0]))).toBe('INVALID_INDEX_PART');
-    expect(refused('not bytes')).toBe('INVALID_INDEX_PART');
-    const part = cold.saveBackend({ target: targets[0] as string, key: 'k' });
-    expect(() => catalog.restoreCatalog(part as Uint8Array)).toThrow(
+    expect(await refused('not bytes')).toBe('INVALID_SAVED_CATALOG');
+    const other = saved.slice();
+    other[4] = 0x58;
+    await expect(catalog.restoreCatalogAsync(other)).rejects.toThrow(
       /not a saved catalog/,
     );
-    expectForeignVersionsRefused({
+    await expectForeignVersionsRefused({
       saved: saved,
       layout: SAVED_CATALOG_VERSION,
       refused,
@@ -255,18 +309,16 @@ describe('a saved catalog', () => {
     const headerEnd = 56 + new DataView(saved.buffer).getUint32(48, true);
     const totals = saved.slice();
     new DataView(totals.buffer).setUint32(headerEnd + 4, 1, true);
-    expect(() => catalog.restoreCatalog(redigested(totals))).toThrow(
-      /does not match|out of order|another number of tools/,
-    );
+    await expect(
+      catalog.restoreCatalogAsync(redigested(totals)),
+    ).rejects.toThrow(/does not match|out of order|another number of tools/);
     const renamed = saved.slice();
     const name = Buffer.from(saved).indexOf('"target":"') + '"target":"'.length;
     renamed[name] = 'Z'.charCodeAt(0);
-    expect(refused(redigested(renamed))).toBe('INVALID_INDEX_PART');
+    expect(await refused(redigested(renamed))).toBe('INVALID_SAVED_CATALOG');
     expect(catalog.list()).toEqual(before);
     expect(
-      codeOf(() =>
-        catalog.restoreCatalog(saved, { keep: 'all' } as unknown as object),
-      ),
+      await refusedCode(catalog, saved, { keep: 'all' } as unknown as object),
     ).toBe('INVALID_ARGUMENT');
   });
 
@@ -280,7 +332,7 @@ describe('a saved catalog', () => {
     const { result, answers: during } = await searchesDuring(
       catalog,
       query,
-      () => catalog.restoreCatalogAsync(big.saveCatalog(keysOf(big))),
+      async () => catalog.restoreCatalogAsync(await save(big, keysOf(big))),
     );
     expect(result.restored).toEqual([...keysOf(big).keys()]);
     expect(during.length).toBeGreaterThan(1);
@@ -292,59 +344,21 @@ describe('a saved catalog', () => {
       }).search({ query: 'weather forecast', limit: 5 }),
     );
   });
-
-  it('saves asynchronously the same bytes, letting other work run, as the catalog was when asked', async () => {
-    // 5,270 tools: the set's tools under ten targets each.
-    const catalog = new ToolCatalog({ tools: targetCopies(LIVE.entries, 10) });
-    const keys = keysOf(catalog);
-    const expected = catalog.saveCatalog(keys);
-    const query = { query: 'android adb install apk', limit: 5 };
-    const before = catalog.search(query);
-    const { result, answers: during } = await searchesDuring(
-      catalog,
-      query,
-      async () => {
-        const saving = catalog.saveCatalogAsync(keys);
-        // A change made while the catalog is being saved is not in what is saved.
-        catalog.removeBackend([...keys.keys()][0] as string);
-        return saving;
-      },
-    );
-    // Compared as bytes at once: element by element, megabytes take long.
-    expect(Buffer.from(result).equals(Buffer.from(expected))).toBe(true);
-    expect(during.length).toBeGreaterThan(1);
-    expect(during[0]).not.toEqual(before);
-    await expect(
-      catalog.saveCatalogAsync([] as unknown as Map<string, string>),
-    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-  });
 });
 
-/** The bytes of a streamed saved catalog, its digest put in place, and how many pieces came. */
-async function streamed(
-  stream: SavedCatalogStream,
-): Promise<{ bytes: Buffer; pieces: number; digestArea: Buffer }> {
-  const pieces: Buffer[] = [];
-  const chunks = stream.chunks();
-  let step = await chunks.next();
-  for (; step.done !== true; step = await chunks.next()) {
-    expect(step.value.length).toBeLessThanOrEqual(1 << 20);
-    // Copied: each piece is a view of one buffer, reused for the next.
-    pieces.push(Buffer.from(step.value));
-  }
-  const bytes = Buffer.concat(pieces);
-  const { digestAt } = stream;
-  const digestArea = Buffer.from(bytes.subarray(digestAt, digestAt + 32));
-  bytes.set(step.value, digestAt);
-  return { bytes, pieces: pieces.length, digestArea };
-}
-
 describe('a saved catalog written a piece at a time', () => {
-  it('is the bytes saveCatalog returns, its digest put where it says, the catalog as it was when asked', async () => {
+  it('comes in pieces with its digest put where it says, the catalog as it was when asked', async () => {
     // 5,270 tools: the set's tools under ten targets each, over 6 MB saved.
     const catalog = new ToolCatalog({ tools: targetCopies(LIVE.entries, 10) });
     const keys = keysOf(catalog);
-    const expected = catalog.saveCatalog(keys);
+    // A twin left unchanged writes what the catalog held when asked.
+    const expected = await save(
+      new ToolCatalog({ tools: targetCopies(LIVE.entries, 10) }),
+      keys,
+    );
+    expect(createHash('sha256').update(expected.subarray(48)).digest()).toEqual(
+      Buffer.from(expected.subarray(16, 48)),
+    );
     const stream = await catalog.saveCatalogStream(keys);
     // A change made while the catalog is being written is not in what is written.
     catalog.removeBackend([...keys.keys()][0] as string);
@@ -364,9 +378,9 @@ describe('a saved catalog written a piece at a time', () => {
 
   it('writes a restored catalog, whose tools keep their saved terms, as it was saved', async () => {
     const cold = new ToolCatalog({ tools: LIVE.entries });
-    const saved = cold.saveCatalog(keysOf(cold));
+    const saved = await save(cold, keysOf(cold));
     const restored = new ToolCatalog();
-    restored.restoreCatalog(saved);
+    await restored.restoreCatalogAsync(saved);
     const { bytes } = await streamed(
       await restored.saveCatalogStream(keysOf(restored)),
     );
@@ -377,7 +391,7 @@ describe('a saved catalog written a piece at a time', () => {
 const ALL_SETS = ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'].map(
   (name) => ({
     name,
-    data: loadBenchmark({ directory: resolve(here, `../bench/data/${name}`) }),
+    data: benchmarkSet(name),
   }),
 );
 
@@ -401,9 +415,12 @@ function narrowedAnswers(
 describe.each(ALL_SETS)('a lazily restored catalog of $name', ({ data }) => {
   const cold = new ToolCatalog({ tools: data.entries });
   const keys = keysOf(cold);
-  const saved = cold.saveCatalog(keys);
+  let saved: Uint8Array;
+  beforeAll(async () => {
+    saved = await save(cold, keys);
+  });
 
-  it('makes only the tools asked for, and answers every query as the cold build does', () => {
+  it('makes only the tools asked for, and answers every query as the cold build does', async () => {
     const read = readSavedCatalog(saved, 'test');
     const steps = restoreSavedCatalog({
       read,
@@ -415,7 +432,7 @@ describe.each(ALL_SETS)('a lazily restored catalog of $name', ({ data }) => {
     // Each target's first tool is made to check its terms; no other.
     for (const target of step.value.kept) expect(target.tools.made).toBe(1);
     const restored = new ToolCatalog();
-    restored.restoreCatalog(saved);
+    await restored.restoreCatalogAsync(saved);
     // Searched before any entry is asked for (profile and target filters
     // read the saved records), then every entry compared.
     expect(narrowedAnswers(restored, cold, data.queries)).toEqual(
@@ -431,11 +448,14 @@ describe.each(ALL_SETS)('a lazily restored catalog of $name', ({ data }) => {
 describe.each(SETS)('a restored catalog of $name, saved again', ({ data }) => {
   const cold = new ToolCatalog({ tools: data.entries });
   const keys = keysOf(cold);
-  const saved = cold.saveCatalog(keys);
+  let saved: Uint8Array;
+  beforeAll(async () => {
+    saved = await save(cold, keys);
+  });
 
-  it('saves, after some tools were made and a target re-listed, the bytes of the cold build in the same state', () => {
+  it('saves, after some tools were made and a target re-listed, the bytes of the cold build in the same state', async () => {
     const restored = new ToolCatalog();
-    restored.restoreCatalog(saved);
+    await restored.restoreCatalogAsync(saved);
     for (const { query } of data.queries.slice(0, 20))
       restored.search({ query, limit: 10 });
     const [first, second] = [...keys.keys()] as [string, string];
@@ -447,15 +467,15 @@ describe.each(SETS)('a restored catalog of $name, saved again', ({ data }) => {
     for (const catalog of [restored, again])
       catalog.replaceBackend(second, relisted);
     expect(restored.get(`${first}_x`)).toBeUndefined();
-    expect(Buffer.from(restored.saveCatalog(keys))).toEqual(
-      Buffer.from(again.saveCatalog(keys)),
+    expect(Buffer.from(await save(restored, keys))).toEqual(
+      Buffer.from(await save(again, keys)),
     );
   });
 });
 
 describe('a saved catalog whose tools disagree with themselves', () => {
   /** A saved catalog of one target with two tools, and the place of each tool's texts in it. */
-  function twoTools(): Uint8Array {
+  function twoTools(): Promise<Uint8Array> {
     const backend = { backend: 'b/two', target: 'two', profile: 'core' };
     const tool = (name: string, description: string): ToolEntry =>
       toolEntryFromMcpTool({
@@ -472,23 +492,108 @@ describe('a saved catalog whose tools disagree with themselves', () => {
         tool('qqsecnd', 'Reads another thing.'),
       ],
     });
-    return catalog.saveCatalog(new Map([['two', 'key']]));
+    return save(catalog, new Map([['two', 'key']]));
   }
 
-  it('is refused when a target names a tool twice or its annotations are not an object, though its digest matches', () => {
-    const saved = twoTools();
+  it('is refused when a target names a tool twice or its annotations are not an object, though its digest matches', async () => {
+    const saved = await twoTools();
     const text = Buffer.from(saved);
     const repeated = saved.slice();
     // The bare names are the last of their kind in the text table (the terms come first).
     repeated.set(Buffer.from('qqfirst'), text.lastIndexOf('qqsecnd'));
-    expect(() =>
-      new ToolCatalog().restoreCatalog(redigested(repeated)),
-    ).toThrow(/target "two" has an empty or repeated tool name \(corrupt\)/);
+    await expect(
+      new ToolCatalog().restoreCatalogAsync(redigested(repeated)),
+    ).rejects.toThrow(
+      /target "two" has an empty or repeated tool name \(corrupt\)/,
+    );
     const malformed = saved.slice();
     malformed.set(Buffer.from('truX'), text.lastIndexOf('true'));
-    expect(() =>
-      new ToolCatalog().restoreCatalog(redigested(malformed)),
-    ).toThrow(/tool "two_qqsecnd" has malformed annotations/);
-    expect(new ToolCatalog().restoreCatalog(saved).restored).toEqual(['two']);
+    await expect(
+      new ToolCatalog().restoreCatalogAsync(redigested(malformed)),
+    ).rejects.toThrow(/tool "two_qqsecnd" has malformed annotations/);
+    expect(
+      (await new ToolCatalog().restoreCatalogAsync(saved)).restored,
+    ).toEqual(['two']);
+  });
+});
+
+describe('a saved catalog written by an earlier release (as index-cache.bin files hold)', () => {
+  const file = new Uint8Array(
+    readFileSync(
+      new URL('./__fixtures__/saved-catalog-layout-1.bin', import.meta.url),
+    ),
+  );
+  const tools = SEED_TOOLS.filter((entry) =>
+    ['core', 'adb', 'gui'].includes(entry.target),
+  );
+  const cold = new ToolCatalog({ tools });
+  const keys = new Map(
+    ['core', 'adb', 'gui'].map((target) => [target, `key-${target}`]),
+  );
+
+  /** A saved catalog's header (JSON) and the bytes after it. */
+  const parts = (bytes: Uint8Array) => {
+    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(
+      48,
+      true,
+    );
+    return {
+      header: JSON.parse(
+        Buffer.from(bytes.subarray(56, 56 + length)).toString(),
+      ),
+      sections: Buffer.from(bytes.subarray(56 + length)),
+    };
+  };
+
+  it('has the layout this release writes, and restores, or is refused as another version', async () => {
+    const info = describeSavedCatalog(file);
+    expect(info.version).toBe(SAVED_CATALOG_VERSION);
+    const written = parts(file);
+    const now = parts(await save(cold, keys));
+    expect({ ...written.header, catalogVersion: VERSION }).toEqual(now.header);
+    expect(written.sections.equals(now.sections)).toBe(true);
+    const catalog = new ToolCatalog();
+    if (info.catalogVersion === VERSION) {
+      await catalog.restoreCatalogAsync(file);
+      expect(answers(catalog, [{ query: 'install apk' }])).toEqual(
+        answers(cold, [{ query: 'install apk' }]),
+      );
+    } else
+      expect(await refusedCode(catalog, file)).toBe('SAVED_CATALOG_VERSION');
+  });
+});
+
+describe('a hybrid search on a restored catalog', () => {
+  it('makes no restored tool beyond its own hits and what the lexical search makes', async () => {
+    const cold = new ToolCatalog({ tools: LIVE.entries });
+    const restored = new ToolCatalog();
+    await restored.restoreCatalogAsync(await save(cold, keysOf(cold)));
+    const tool = (name: string): Float32Array =>
+      Float32Array.of(name.length % 7, name.charCodeAt(1) % 5, 1);
+    const made = vi.spyOn(SavedTools.prototype, 'at');
+    const madeNames = (from: number): Set<string> =>
+      new Set(
+        made.mock.calls
+          .slice(from)
+          .map(([local], call) =>
+            (made.mock.contexts[from + call] as SavedTools).nameOf(local),
+          ),
+      );
+    try {
+      for (const { query } of LIVE.queries.slice(0, 30)) {
+        restored.search({ query });
+        const before = made.mock.calls.length;
+        const { hits } = restored.search({
+          query,
+          vectors: { query: [1, 1, 1], tool },
+        });
+        expect(hits.length).toBeGreaterThan(0);
+        const names = new Set(hits.map((hit) => hit.name));
+        for (const name of madeNames(before)) expect(names).toContain(name);
+      }
+      expect(restored.size).toBe(cold.size);
+    } finally {
+      made.mockRestore();
+    }
   });
 });

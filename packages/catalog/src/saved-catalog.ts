@@ -10,25 +10,13 @@ import {
   schemaText,
   type ToolList,
 } from './prepare.js';
-import {
-  checkLength,
-  foreign,
-  isCount,
-  littleEndian,
-  paddedJson,
-  refuse,
-  type SavedBackendInfo,
-  checkDistinct,
-  mapTerms,
-  ANNOTATED,
-  toolFlags,
-  utf8,
-  validFlags,
-} from './saved-part.js';
 import type { Segment, SegmentArrays } from './segments.js';
 import {
+  ANNOTATED,
   RECORD,
   SavedTools,
+  toolFlags,
+  validFlags,
   SavedToolSource,
   TEXTS_PER_TOOL,
 } from './saved-tools.js';
@@ -42,8 +30,19 @@ import { VERSION } from './version.js';
  */
 export const SAVED_CATALOG_VERSION = 1;
 
-/** One target of a saved catalog, as its header says: its key, tool count, backends and profiles. */
-export type SavedCatalogTarget = Omit<SavedBackendInfo, 'catalogVersion'>;
+/** One target of a saved catalog, as its header says. */
+export type SavedCatalogTarget = {
+  /** The gateway target whose tools are saved. */
+  target: string;
+  /** The key the caller gave when saving (e.g. a hash of the backend's listing). */
+  key: string;
+  /** Number of tools. */
+  tools: number;
+  /** The distinct `backend` values of its tools. */
+  backends: string[];
+  /** The distinct `profile` values of its tools. */
+  profiles: string[];
+};
 
 /** What the header of a saved catalog says (read without checking the rest). */
 export type SavedCatalogInfo = {
@@ -170,16 +169,108 @@ function sectionPlaces(
   return places;
 }
 
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const encoder = new TextEncoder();
+
+/** Refuses a saved form whose length is not `total`. */
+function checkLength(
+  bytes: Uint8Array,
+  total: number,
+  fail: (problem: string) => never,
+): void {
+  if (total !== bytes.length)
+    fail(
+      total > bytes.length
+        ? `truncated: ${bytes.length} of ${total} bytes`
+        : `${bytes.length - total} bytes after its end`,
+    );
+}
+
+/** UTF-8 JSON of `value`, padded with spaces to a multiple of `multiple` bytes. */
+function paddedJson(value: unknown, multiple: number): Uint8Array {
+  const bytes = encoder.encode(JSON.stringify(value));
+  const padded = Math.ceil(bytes.length / multiple) * multiple;
+  if (padded === bytes.length) return bytes;
+  const grown = new Uint8Array(padded).fill(0x20);
+  grown.set(bytes);
+  return grown;
+}
+
+/** UTF-8 text of a byte range (a byte-order mark is kept, as written). */
+function utf8(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset + start,
+    end - start,
+  ).toString('utf8');
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** Per term id: the stamp of the term table that last mapped a term onto it (duplicates show). */
+let seenStamp = new Int32Array(1024);
+let stamp = 0;
+
+/**
+ * Maps strings `start` to `end` of a term table (their ends in `ends`, their bytes from
+ * `table`) onto the term dictionary, into `into`; refuses empty terms.
+ */
+function mapTerms(options: {
+  bytes: Uint8Array;
+  table: number;
+  ends: Uint32Array;
+  start: number;
+  end: number;
+  into: Int32Array;
+  fail: (problem: string) => never;
+}): void {
+  const { bytes, table, ends, into, fail } = options;
+  for (let index = options.start; index < options.end; index += 1) {
+    const start = ends[index] as number;
+    const end = ends[index + 1] as number;
+    if (start === end) fail(`term ${index} is empty (corrupt)`);
+    into[index] = TERMS.internBytes(bytes, table + start, table + end);
+  }
+}
+
+/** Refuses a term table that maps two terms onto one id. */
+function checkDistinct(
+  ids: Int32Array,
+  fail: (problem: string) => never,
+): void {
+  if (seenStamp.length < TERMS.size || stamp === 0x7fffffff) {
+    seenStamp = new Int32Array(Math.max(TERMS.size, 2 * seenStamp.length));
+    stamp = 0;
+  }
+  stamp += 1;
+  for (let index = 0; index < ids.length; index += 1) {
+    const id = ids[index] as number;
+    if (seenStamp[id] === stamp)
+      fail(`term ${index} appears twice in its term table (corrupt)`);
+    seenStamp[id] = stamp;
+  }
+}
+
 /** What a refused saved catalog's message tells to do. */
 const ADVICE =
   "save the catalog again, or build it from the backends' listings";
 
+/** Throws the `INVALID_SAVED_CATALOG` error of a corrupt saved catalog. */
 function refuseCatalog(where: string, problem: string): never {
-  return refuse(where, problem, ADVICE);
+  throw new CatalogError({
+    code: CatalogErrorCode.InvalidSavedCatalog,
+    message: `${where}: ${problem}; ${ADVICE}.`,
+  });
 }
 
+/** Throws the `SAVED_CATALOG_VERSION` error of a saved catalog another version wrote. */
 function foreignCatalog(where: string, problem: string): never {
-  return foreign(where, problem, `${ADVICE} with this version`);
+  throw new CatalogError({
+    code: CatalogErrorCode.SavedCatalogVersion,
+    message: `${where}: ${problem}; ${ADVICE} with this version.`,
+  });
 }
 
 /** The segments to save, in catalog order, with the caller's key of each. */
@@ -772,39 +863,6 @@ export function* savedCatalogChunks(
   return out.digest();
 }
 
-/**
- * The saved form of a whole catalog: every given segment with its key, one term table, the
- * segments' postings and statistics as they are, and each tool's entry and terms, in one
- * buffer. A generator of steps (a segment, a few thousand texts, a megabyte of output
- * each), so that a caller can yield to other work between them; the segments, once given,
- * do not change (a catalog replaces a segment, it never edits one), so the bytes are those
- * of the catalog when the encoding began.
- */
-export function* encodeSavedCatalog(options: {
-  segments: readonly SavedSegment[];
-  bag: readonly number[];
-}): Generator<undefined, Uint8Array> {
-  const save = yield* planSavedCatalog(options);
-  const bytes = new Uint8Array(
-    Buffer.allocUnsafeSlow(save.places.end).buffer,
-    0,
-    save.places.end,
-  );
-  const chunks = savedCatalogChunks(save);
-  let at = 0;
-  for (let step = chunks.next(); ; step = chunks.next()) {
-    if (step.done === true) {
-      bytes.set(step.value, DIGEST_AT);
-      return bytes;
-    }
-    if (step.value !== undefined) {
-      bytes.set(step.value, at);
-      at += step.value.length;
-    }
-    yield;
-  }
-}
-
 /** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
 export const SAVED_CATALOG_DIGEST_AT = DIGEST_AT;
 
@@ -949,8 +1007,8 @@ const SECTION_COUNTS = [
  * backends and profiles) without checking its digest or decoding its tools: what a caller
  * needs to decide which targets are still current before restoring it.
  *
- * @throws CatalogError `INDEX_PART_VERSION` when another layout or catalog version wrote it;
- * `INVALID_INDEX_PART` when it is not a saved catalog, is truncated or its header is corrupt.
+ * @throws CatalogError `SAVED_CATALOG_VERSION` when another layout or catalog version wrote it;
+ * `INVALID_SAVED_CATALOG` when it is not a saved catalog, is truncated or its header is corrupt.
  */
 export function describeSavedCatalog(bytes: Uint8Array): SavedCatalogInfo {
   const { header } = readSavedCatalog(bytes, 'describeSavedCatalog');
@@ -996,13 +1054,6 @@ export function* digestSteps(
     yield;
   }
   return hash.digest();
-}
-
-/** Checks the digest of a read catalog synchronously. */
-export function checkDigest(read: ReadCatalog, where: string): void {
-  const digest = createHash('sha256').update(digestedBytes(read)).digest();
-  if (!digestMatches(read, digest))
-    refuseCatalog(where, 'its digest does not match its content (corrupt)');
 }
 
 /** Refuses a read catalog whose digest is not `digest`. */

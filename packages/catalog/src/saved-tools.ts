@@ -1,19 +1,138 @@
 import { multiplexedName } from '@heretek/internal';
+import { CatalogError, CatalogErrorCode } from './errors.js';
 import {
+  addPreparedSlot,
   adoptPreparedTool,
+  preparedOf,
+  schemaText,
   type PreparedTool,
   RestoredTool,
   type SavedTexts,
   type ToolList,
 } from './prepare.js';
-import { ANNOTATED, parseAnnotations, savedEntry } from './saved-part.js';
 import { hashBytes, placeInSlots } from './terms.js';
-import type { ToolAnnotations } from './types.js';
+import type { TaskSupport, ToolAnnotations, ToolEntry } from './types.js';
 
 /** Numbers of a tool's record: its backend and profile (indices into its target's lists), flags, whether its texts are ASCII. */
 export const RECORD = 4;
 /** Texts of each tool in the text table, after the terms: bare name, description, annotations JSON. */
 export const TEXTS_PER_TOOL = 3;
+
+const MUTATING = 1;
+const DISCOVERED = 2;
+/** Flag of a tool whose entry has annotations (see {@link toolFlags}). */
+export const ANNOTATED = 4;
+const TASK_SHIFT = 3;
+const TASK_SUPPORT: readonly (TaskSupport | undefined)[] = [
+  undefined,
+  'forbidden',
+  'optional',
+  'required',
+];
+
+/** The flags of a saved tool: mutating, discovered, annotated, task support. */
+export function toolFlags(entry: ToolEntry): number {
+  return (
+    (entry.mutating ? MUTATING : 0) |
+    (entry.source === 'seed' ? 0 : DISCOVERED) |
+    (entry.annotations === undefined ? 0 : ANNOTATED) |
+    (Math.max(0, TASK_SUPPORT.indexOf(entry.taskSupport)) << TASK_SHIFT)
+  );
+}
+
+/** Whether the flags of a saved tool are in range. */
+export function validFlags(flags: number): boolean {
+  return flags >>> TASK_SHIFT < TASK_SUPPORT.length;
+}
+
+/** Parses a restored entry's schema text and keeps the result as its `inputSchema`. */
+function parseSchema(entry: ToolEntry, text: string): Record<string, unknown> {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch {
+    schema = undefined;
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new CatalogError({
+      code: CatalogErrorCode.InvalidSavedCatalog,
+      message: `tool "${entry.name}": its saved input schema is not a JSON object; save the catalog again, or build it from the listings.`,
+    });
+  Reflect.defineProperty(entry, 'inputSchema', {
+    value: schema,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  return schema as Record<string, unknown>;
+}
+
+/** The `inputSchema` of a restored entry: its prepared tool's schema text, parsed when first read. */
+const LAZY_SCHEMA: PropertyDescriptor = {
+  get(this: ToolEntry) {
+    const tool = preparedOf(this);
+    return parseSchema(
+      this,
+      tool === undefined ? '' : (schemaText(tool) ?? ''),
+    );
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/** What a saved tool's entry is made of besides its annotations. */
+type SavedEntryTexts = {
+  target: string;
+  tool: string;
+  backend: string;
+  profile: string;
+  description: string;
+  /** As {@link toolFlags} gives them. */
+  flags: number;
+};
+
+/** Saved annotations' JSON text as one frozen object, or `undefined` when it is not a JSON object. */
+export function parseAnnotations(
+  text: string,
+): ToolEntry['annotations'] | undefined {
+  let annotations: unknown;
+  try {
+    annotations = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof annotations !== 'object' || annotations === null) return undefined;
+  return Object.freeze(annotations) as ToolEntry['annotations'];
+}
+
+/**
+ * The entry of a saved tool whose texts and annotations are read already (see
+ * {@link restoredEntry}).
+ */
+export function savedEntry(
+  options: SavedEntryTexts & {
+    annotations: ToolEntry['annotations'] | undefined;
+  },
+): ToolEntry {
+  const { target, tool, flags } = options;
+  const entry = {
+    name: multiplexedName(target, tool),
+    target,
+    tool,
+    backend: options.backend,
+    description: options.description,
+  } as ToolEntry;
+  Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
+  addPreparedSlot(entry);
+  entry.mutating = (flags & MUTATING) !== 0;
+  entry.profile = options.profile;
+  entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
+  if (options.annotations !== undefined)
+    entry.annotations = options.annotations;
+  const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
+  if (taskSupport !== undefined) entry.taskSupport = taskSupport;
+  return entry;
+}
 
 /**
  * Byte ranges of one buffer told apart by their content, without making strings: open
@@ -150,7 +269,7 @@ export class SavedToolSource {
     return this.sections.records[position * RECORD + 3] === 1;
   }
 
-  /** The qualified name of tool `position`, for a refusal's message. */
+  /** The qualified name of tool `position`, without making the tool. */
   nameOf(target: string, position: number): string {
     return multiplexedName(
       target,
@@ -266,6 +385,10 @@ export class SavedTools implements ToolList {
     let made = 0;
     for (const tool of this.#made ?? []) if (tool !== undefined) made += 1;
     return made;
+  }
+
+  nameOf(local: number): string {
+    return this.source.nameOf(this.target, this.first + local);
   }
 
   profileOf(local: number): string {

@@ -65,9 +65,9 @@ function scratchFor(terms: number, longest: number, postings: number): Scratch {
 /**
  * A segment's terms in its own numbering: the global id of each local term (distinct), the
  * local term of every token (each tool's fields one after another, tools in order), and the
- * number of tokens of each tool's fields. A saved part holds its terms this way.
+ * number of tokens of each tool's fields.
  */
-export type SegmentTerms = {
+type SegmentTerms = {
   /** Global id ({@link TERMS}) of each local term; every local term is used by some token. */
   termIds: Int32Array;
   /** Local term of each token. */
@@ -314,12 +314,8 @@ function bareNamesOf(
 }
 
 /** Builds the arrays of the segment of `tools` (see {@link Segment}). */
-function buildArrays(
-  tools: ToolList,
-  tuning: SearchTuning,
-  terms: SegmentTerms | undefined,
-): SegmentArrays {
-  const segmentTerms = terms ?? localTerms(tools);
+function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
+  const segmentTerms = localTerms(tools);
   const { termIds, tokens, fieldCounts } = segmentTerms;
   const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
   // At most one posting per token: tool-term pairs in order of first appearance.
@@ -389,9 +385,9 @@ export class Segment {
   live = false;
 
   /**
-   * Builds the segment of `target` from its prepared tools (at least one), whose terms are
-   * numbered afresh unless `terms` gives them in the segment's numbering already; or takes
-   * `arrays` as they were built before (a saved catalog's), computing nothing.
+   * Builds the segment of `target` from its prepared tools (at least one), their terms
+   * numbered afresh; or takes `arrays` as they were built before (a saved catalog's),
+   * computing nothing.
    */
   constructor(
     options:
@@ -399,7 +395,6 @@ export class Segment {
           target: string;
           tools: ToolList;
           tuning: SearchTuning;
-          terms?: SegmentTerms;
         }
       | {
           target: string;
@@ -411,9 +406,7 @@ export class Segment {
     this.target = target;
     this.tools = tools;
     const arrays =
-      'arrays' in options
-        ? options.arrays
-        : buildArrays(tools, options.tuning, options.terms);
+      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
     this.fieldLengths = arrays.fieldLengths;
     this.bagLengths = arrays.bagLengths;
     this.termIds = arrays.termIds;
@@ -429,6 +422,11 @@ export class Segment {
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
   tool(local: number): PreparedTool {
     return this.tools.at(local) as PreparedTool;
+  }
+
+  /** The qualified name of local tool `local`, without making a saved catalog's tool. */
+  nameOf(local: number): string {
+    return this.tools.nameOf?.(local) ?? this.tool(local).entry.name;
   }
 
   /** The profile of local tool `local`, without making a saved catalog's tool. */
@@ -947,18 +945,13 @@ export class IndexView {
     return this.#collection.documentFrequency[termId] ?? 0;
   }
 
-  /** Inverse document frequency of a term id (raised to the tuning's exponent). */
+  /** Inverse document frequency of a term id. */
   idf(termId: number): number {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;
     if (!Number.isNaN(memo)) return memo;
-    const tuning = this.#tuning;
     const df = this.documentFrequency(termId);
-    const idf =
-      df > 0
-        ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) **
-          tuning.idfExponent
-        : 0;
+    const idf = df > 0 ? Math.log(1 + (this.size - df + 0.5) / (df + 0.5)) : 0;
     this.#idf[termId] = idf;
     return idf;
   }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fuseRankings, fuseScored, type Fusion } from './fusion.js';
+import { interpolate } from './fusion.js';
 import { exactSimilarities, vectorSide, type VectorMatrix } from './hybrid.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from './__fixtures__/random.js';
 import { SIMILARITY_KERNEL } from './similarity-kernel-bytes.js';
 import { QuantizedRows } from './similarity-kernel.js';
 
@@ -78,7 +78,7 @@ describe('the similarity kernel', () => {
         ),
         lexical: new Uint8Array(300),
         limit: 10,
-        fusion: { method: 'interpolate', weight: 0.3, rrfK: 60 },
+        fusion: { weight: 0.3 },
       });
       let widest = 0;
       positions.forEach((position, slot) => {
@@ -108,9 +108,7 @@ describe('vectorSide (hybrid search computing few similarities exactly)', () => 
       shared: fc.constantFrom(0, 3, 30),
       lexical: fc.integer({ min: 0, max: 50 }),
       limit: fc.constantFrom(0, 1, 10, 50),
-      method: fc.constantFrom<Fusion['method']>('interpolate', 'rrf'),
       weight: fc.constantFrom(0, 0.05, 0.3, 1),
-      rrfK: fc.constantFrom(1, 60),
       seed: fc.integer(),
     });
     fc.assert(
@@ -141,23 +139,20 @@ describe('vectorSide (hybrid search computing few similarities exactly)', () => 
           scope,
           lexical,
           limit: draw.limit,
-          fusion: { method: draw.method, weight: draw.weight, rrfK: draw.rrfK },
+          fusion: { weight: draw.weight },
         };
         const lexicalSide = {
           positions: lexicalPositions,
           scores: lexicalPositions.map((_, rank) => 30 - rank / 2),
         };
         const side = vectorSide(input);
-        const fused = fuseScored(
-          {
-            lexical: lexicalSide,
-            vector: side,
-            limit: draw.limit,
-            fusion: input.fusion,
-          },
-          side.ranks,
-        );
-        const everything = fuseRankings({
+        const fused = interpolate({
+          lexical: lexicalSide,
+          vector: side,
+          limit: draw.limit,
+          fusion: input.fusion,
+        });
+        const everything = interpolate({
           lexical: lexicalSide,
           vector: exactSimilarities(input),
           limit: draw.limit,

@@ -19,7 +19,8 @@ export type Snapshot = {
   readonly size: number;
   /** The tool at a position. */
   toolAt(position: number): PreparedTool;
-  /** The target and profile of the tool at a position, without making a saved catalog's tool. */
+  /** The name, target and profile of the tool at a position, without making a saved catalog's tool. */
+  nameAt(position: number): string;
   targetAt(position: number): string;
   profileAt(position: number): string;
   /** The entries, in order (frozen; assembled when first asked for). */
@@ -101,6 +102,10 @@ export function buildSnapshot(options: {
     toolAt(position) {
       const { segment, local } = index.locate(position);
       return segment.tool(local);
+    },
+    nameAt(position) {
+      const { segment, local } = index.locate(position);
+      return segment.nameOf(local);
     },
     targetAt(position) {
       return index.locate(position).segment.target;
@@ -192,7 +197,7 @@ function topPositions(
 }
 
 /** What one search against a snapshot needs. */
-type SearchRun = {
+export type SearchRun = {
   snapshot: Snapshot;
   query: string;
   profile: string | undefined;
@@ -203,8 +208,21 @@ type SearchRun = {
   usage?: UsageStore | undefined;
 };
 
-/** Runs one search against a snapshot (see `ToolCatalog.search`). */
-export function runSearch(options: SearchRun): SearchResult {
+/**
+ * A lexical ranking: the tools named exactly (first, in order), then the other best ones,
+ * their scores, down to the relative cutoff, as many as make `limit` hits with the exact ones.
+ */
+export type LexicalRanking = {
+  exact: number[];
+  /** The best score (of any tool in scope, named exactly or not). */
+  top: number;
+  positions: number[];
+  scores: number[];
+  unmatchedTerms: string[];
+};
+
+/** Ranks one search against a snapshot (see `ToolCatalog.search`). */
+export function rankLexical(options: SearchRun): LexicalRanking {
   const { snapshot } = options;
   snapshot.touched.length = 0;
   snapshot.named.length = 0;
@@ -223,6 +241,60 @@ export function runSearch(options: SearchRun): SearchResult {
   }
 }
 
+/** The hit of the tool at `position` (its entry made). */
+export function hitAt(
+  snapshot: Snapshot,
+  position: number,
+  score: number,
+): SearchHit {
+  const entry = snapshot.toolAt(position).entry;
+  return {
+    name: entry.name,
+    target: entry.target,
+    description: compactDescription({ description: entry.description }),
+    mutating: entry.mutating,
+    score,
+  };
+}
+
+/**
+ * The hits of a search: the exact names first, scored above `top` in their order, then
+ * the ranked ones, `limit` at most.
+ */
+export function hitsOf(options: {
+  snapshot: Snapshot;
+  exact: readonly number[];
+  top: number;
+  positions: readonly number[];
+  scores: readonly number[];
+  limit: number;
+}): SearchHit[] {
+  const { snapshot, exact, top } = options;
+  const hits = exact
+    .slice(0, options.limit)
+    .map((position, rank) =>
+      hitAt(snapshot, position, top + exact.length - rank),
+    );
+  options.positions.forEach((position, slot) => {
+    if (hits.length < options.limit)
+      hits.push(hitAt(snapshot, position, options.scores[slot] as number));
+  });
+  return hits;
+}
+
+/** Runs one search against a snapshot (see `ToolCatalog.search`). */
+export function runSearch(options: SearchRun): SearchResult {
+  const ranking = rankLexical(options);
+  return {
+    hits: hitsOf({
+      ...ranking,
+      snapshot: options.snapshot,
+      limit: options.limit,
+    }),
+    unmatchedTerms: ranking.unmatchedTerms,
+  };
+}
+
 /** One usage term compiled against a snapshot: the tools that have it, and their gains. */
 type UsageTerm = {
   version: number;
@@ -238,11 +310,10 @@ const usageViews = new WeakMap<
 /**
  * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
  * requests contain it, the saturated gain before idf. The usage frequency, times
- * `usageWeight` and length-normalized by `usageB`, joins the tool's own bag frequency
- * before BM25 saturation, so a word counts at most as much as a word the tool's text
- * repeats. Compiled when a query first needs it and again only after its posting changed
- * (with `usageB` above 0, after any change), so a new use costs the next search only the
- * recompilation of the query's terms that it touched.
+ * `usageWeight`, joins the tool's own bag frequency before BM25 saturation, so a word
+ * counts at most as much as a word the tool's text repeats. Compiled when a query first
+ * needs it and again only after its posting changed, so a new use costs the next search
+ * only the recompilation of the query's terms that it touched.
  */
 function usageTerm(
   snapshot: Snapshot,
@@ -261,10 +332,7 @@ function usageTerm(
     terms = new Map();
     perUsage.set(usage, terms);
   }
-  const b = tuning.usageB;
-  const average = usage.averageLength || 1;
-  // With length normalization, any new use may change a tool's length: recompile then.
-  const version = b > 0 ? usage.version : usage.termVersion(term);
+  const version = usage.termVersion(term);
   const cached = terms.get(term);
   if (cached && cached.version === version) return cached;
   const { index, byName } = snapshot;
@@ -277,12 +345,11 @@ function usageTerm(
   for (const [name, frequency] of posting) {
     const position = byName.get(name);
     if (position === undefined) continue;
-    const norm = b > 0 ? 1 - b + (b * usage.lengthOf(name)) / average : 1;
     const text =
       textId === undefined ? 0 : index.bagFrequency(textId, position);
     positions.push(position);
     gains.push(
-      saturate(text + (tuning.usageWeight * frequency) / norm) - saturate(text),
+      saturate(text + tuning.usageWeight * frequency) - saturate(text),
     );
   }
   const compiled = {
@@ -312,15 +379,11 @@ function accumulateUsage(
   if (usage === undefined || usage.size === 0 || tuning.usageWeight <= 0)
     return matched;
   const { scores, index, touched } = snapshot;
-  const counts = new Map<string, number>();
-  for (const word of words)
-    for (const term of word.terms)
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-  const k3 = tuning.queryTermSaturation;
+  const terms = new Set(words.flatMap((word) => word.terms));
   const total = snapshot.size;
   const requests = usage.size;
   const used = usage.toolCount;
-  for (const [term, count] of counts) {
+  for (const term of terms) {
     const posting = usage.postings(term);
     if (posting === undefined) continue;
     const textId = index.termId(term);
@@ -336,9 +399,7 @@ function accumulateUsage(
     const usedIdf = Math.log(
       1 + (used - posting.size + 0.5) / (posting.size + 0.5),
     );
-    const queryWeight =
-      (k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1) *
-      Math.min(idf, Math.min(requestIdf, usedIdf));
+    const queryWeight = Math.min(idf, Math.min(requestIdf, usedIdf));
     const { positions, gains } = usageTerm(
       snapshot,
       usage,
@@ -359,14 +420,16 @@ function accumulateUsage(
 }
 
 /** The profile and target of one search. */
-type Scope = {
+export type Scope = {
   /** Whether a profile or a target narrows the search. */
   filtered: boolean;
   /** Whether the tool at a position is in scope. */
   accept: (position: number) => boolean;
 };
 
-function searchScope(options: SearchRun): Scope {
+export function searchScope(
+  options: Pick<SearchRun, 'snapshot' | 'profile' | 'target'>,
+): Scope {
   const { profile, target } = options;
   const { snapshot } = options;
   return {
@@ -406,23 +469,20 @@ function exactMatches(
   return exact;
 }
 
-/** Adds the BM25 score of the query's distinct terms; returns term id -> query weight. */
+/** Adds the BM25 score of the query's distinct terms (each once); returns their ids. */
 function scoreTerms(
   options: SearchRun,
   words: readonly QueryWord[],
-): Map<number, number> {
+): Set<number> {
   const { index, scores, touched, nameCovered, named } = options.snapshot;
-  const termIds = new Map<number, number>();
+  const termIds = new Set<number>();
   for (const word of words)
     for (const term of word.terms) {
       const id = index.termId(term);
-      if (id !== undefined) termIds.set(id, (termIds.get(id) ?? 0) + 1);
+      if (id !== undefined) termIds.add(id);
     }
-  const k3 = options.tuning.queryTermSaturation;
-  for (const [id, count] of termIds)
-    termIds.set(id, k3 > 0 ? ((k3 + 1) * count) / (k3 + count) : 1);
-  for (const [id, weight] of termIds)
-    index.accumulate(id, weight, scores, touched, nameCovered, named);
+  for (const id of termIds)
+    index.accumulate(id, 1, scores, touched, nameCovered, named);
   return termIds;
 }
 
@@ -498,7 +558,7 @@ function unmatchedWords(options: {
 /** Whether some matched term is rare enough in the catalog to be worth hits. */
 function informative(
   options: SearchRun,
-  termIds: ReadonlyMap<number, number>,
+  termIds: ReadonlySet<number>,
   usageMatched: ReadonlySet<string>,
 ): boolean {
   const { index, size } = options.snapshot;
@@ -511,44 +571,35 @@ function informative(
   );
 }
 
-/** The hits: exact names first, then the best scores down to the relative cutoff. */
-function collectHits(
+/** The best tools not named exactly, down to the relative cutoff, and the best score. */
+function collectRanked(
   options: SearchRun,
   exact: readonly number[],
   candidates: PositionList,
-): SearchHit[] {
+): Pick<LexicalRanking, 'top' | 'positions' | 'scores'> {
   const { limit, tuning } = options;
-  const { snapshot } = options;
-  const { scores } = snapshot;
+  const { scores } = options.snapshot;
   const best = topPositions(candidates, scores, limit + exact.length);
-  const topScore = best.length > 0 ? (scores[best[0] as number] as number) : 0;
-  const hits: SearchHit[] = [];
-  const toHit = (position: number, score: number): SearchHit => {
-    const entry = snapshot.toolAt(position).entry;
-    return {
-      name: entry.name,
-      target: entry.target,
-      description: compactDescription({ description: entry.description }),
-      mutating: entry.mutating,
-      score,
-    };
-  };
-  exact.forEach((position, rank) =>
-    hits.push(toHit(position, topScore + exact.length - rank)),
-  );
+  const top = best.length > 0 ? (scores[best[0] as number] as number) : 0;
+  const positions: number[] = [];
+  const kept: number[] = [];
   for (const position of best) {
-    if (hits.length >= limit) break;
+    if (exact.length + positions.length >= limit) break;
     const score = scores[position] as number;
-    if (score < topScore * tuning.relativeCutoff) break;
-    if (!exact.includes(position)) hits.push(toHit(position, score));
+    if (score < top * tuning.relativeCutoff) break;
+    if (!exact.includes(position)) {
+      positions.push(position);
+      kept.push(score);
+    }
   }
-  return hits.slice(0, limit);
+  return { top, positions, scores: kept };
 }
 
-function scoreAndRank(options: SearchRun): SearchResult {
+function scoreAndRank(options: SearchRun): LexicalRanking {
   const { snapshot } = options;
   const query = options.query.trim();
-  if (query === '') return { hits: [], unmatchedTerms: [] };
+  if (query === '')
+    return { exact: [], top: 0, positions: [], scores: [], unmatchedTerms: [] };
   const scope = searchScope(options);
   const words = analyzeQuery(query);
   const exact = exactMatches(options, query, words, scope);
@@ -585,7 +636,8 @@ function scoreAndRank(options: SearchRun): SearchResult {
     candidates = accepted;
   }
   return {
-    hits: collectHits(options, exact, candidates),
+    exact,
+    ...collectRanked(options, exact, candidates),
     unmatchedTerms: unmatched,
   };
 }

@@ -31,11 +31,11 @@ export function placeInSlots(
 
 /**
  * The term dictionary of the process: every catalog and every prepared tool numbers terms
- * with it, so a tool's terms are kept as ids (4 bytes each) and a saved backend part maps
+ * with it, so a tool's terms are kept as ids (4 bytes each) and a saved catalog maps
  * its own term table onto it once. Terms are never removed (a few bytes each).
  *
  * Besides the map from strings, the dictionary keeps each term's UTF-8 bytes in an
- * open-addressing table, so a saved part's term table is mapped from its bytes without
+ * open-addressing table, so a saved catalog's term table is mapped from its bytes without
  * making a string of each term. A term first met as ASCII bytes is not even decoded: its
  * string is made, and put in the map, when first asked for (a string looked up or interned
  * that the map lacks is looked for among the bytes).

@@ -9,12 +9,12 @@ const nonNegative = (value: unknown): boolean =>
 
 const FIELDS = FIELD_NAMES as readonly string[];
 /** Knobs that are shares, from 0 to 1. */
-const UNIT_KNOBS: readonly string[] = ['b', 'usageB'];
+const UNIT_KNOBS: readonly string[] = ['b'];
 
 /**
  * What is wrong with a tuning override object (as read from a JSON file or given to
  * `new ToolCatalog({ tuning })`), or `undefined` when it is usable: only known knobs,
- * non-negative finite numbers, `b` and `usageB` from 0 to 1, `bag` an
+ * non-negative finite numbers, `b` from 0 to 1, `bag` an
  * object of field weights.
  */
 export function checkTuningOverrides(value: unknown): string | undefined {

@@ -20,8 +20,6 @@ type ToolUsage = {
   requests: string[][];
   /** Term counts over the remembered requests. */
   counts: Map<string, number>;
-  /** Number of terms over the remembered requests. */
-  length: number;
 };
 
 /**
@@ -41,24 +39,13 @@ export class UsageStore {
   #order: string[] = [];
   #orderStart = 0;
   #size = 0;
-  #totalLength = 0;
   #version = 0;
   /** term -> the version at which its posting last changed. */
   readonly #termVersions = new Map<string, number>();
 
-  /** Changes whenever the remembered requests change. */
-  get version(): number {
-    return this.#version;
-  }
-
   /** Number of remembered requests. */
   get size(): number {
     return this.#size;
-  }
-
-  /** Mean number of terms of a tool's remembered requests, over tools that have some. */
-  get averageLength(): number {
-    return this.#tools.size === 0 ? 0 : this.#totalLength / this.#tools.size;
   }
 
   /** Number of tools with remembered requests. */
@@ -74,7 +61,7 @@ export class UsageStore {
       .map((term) => this.#interned.get(term) ?? term);
     let usage = this.#tools.get(tool);
     if (!usage) {
-      usage = { requests: [], counts: new Map(), length: 0 };
+      usage = { requests: [], counts: new Map() };
       this.#tools.set(tool, usage);
     }
     usage.requests.push(kept);
@@ -130,8 +117,6 @@ export class UsageStore {
         this.#interned.delete(term);
       }
     }
-    usage.length += sign * terms.length;
-    this.#totalLength += sign * terms.length;
   }
 
   /** Forgets the oldest request of `tool` (`inOrder`: also drop it from the global order). */
@@ -184,11 +169,6 @@ export class UsageStore {
   /** Number of remembered requests that contain `term`. */
   requestFrequency(term: string): number {
     return this.#requestFrequency.get(term) ?? 0;
-  }
-
-  /** Number of terms over a tool's remembered requests. */
-  lengthOf(tool: string): number {
-    return this.#tools.get(tool)?.length ?? 0;
   }
 
   /** Every remembered request, oldest first overall, as records. */

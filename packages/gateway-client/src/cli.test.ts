@@ -171,7 +171,8 @@ describe('heretek-gateway CLI (built dist/cli.js)', { timeout: 60_000 }, () => {
     expect(none.code).toBe(2);
     expect(badArgs.code).toBe(2);
     expect(badTarget.code).toBe(2);
-    expect(badTarget.stderr).toContain('INVALID_TARGET_NAME');
+    expect(badTarget.stderr).toContain('INVALID_CONFIG');
+    expect(badTarget.stderr).toContain('Invalid target name');
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('HERETEK_GATEWAY_MODE');
     expect(help.code).toBe(0);

@@ -137,10 +137,7 @@ main(process.argv.slice(2)).then(
       console.error(
         `heretek-gateway: error [${error.code}]${error.target ? ` target=${error.target}` : ''}: ${error.message}`,
       );
-      process.exitCode =
-        error.code === 'INVALID_CONFIG' || error.code === 'INVALID_TARGET_NAME'
-          ? 2
-          : 1;
+      process.exitCode = error.code === 'INVALID_CONFIG' ? 2 : 1;
       return;
     }
     console.error(

@@ -37,7 +37,7 @@ describe('client options', () => {
     const error = (await client
       .callTool({ target: 'my_target', tool: 'x', arguments: {} })
       .catch((caught: unknown) => caught)) as GatewayConfigError;
-    expect(error.code).toBe(GatewayErrorCode.InvalidTargetName);
+    expect(error.code).toBe(GatewayErrorCode.InvalidConfig);
     await client.close();
   });
 

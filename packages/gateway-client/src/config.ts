@@ -87,7 +87,7 @@ export type GatewayClientOptions = {
   maxResponseBytes?: number | undefined;
   /** Most requests in flight per endpoint; later ones wait (default 16). */
   maxConcurrentPerEndpoint?: number | undefined;
-  /** Most `tools/list` pages followed before giving up with `CURSOR_LOOP` (default 1000). */
+  /** Most `tools/list` pages followed before giving up with `PROTOCOL_ERROR` (default 1000). */
   maxListPages?: number | undefined;
   /** Name sent as `clientInfo.name` (default `heretek-gateway-client`). */
   clientName?: string | undefined;
@@ -220,6 +220,21 @@ export const gatewayClientOptionsSchema = z
   })
   .strict();
 
+/** The first issue of a failed parse, as a {@link GatewayConfigError} naming the option. */
+function configError(
+  error: z.ZodError,
+  what: string,
+  target?: string,
+): GatewayConfigError {
+  const issue = error.issues[0];
+  const setting = issue?.path.map(String).join('.') || 'options';
+  return new GatewayConfigError({
+    setting,
+    target,
+    message: `Invalid ${what} option '${setting}': ${issue?.message ?? 'invalid'}.`,
+  });
+}
+
 /**
  * Validate client options; throws {@link GatewayConfigError} naming the
  * option. The token value is never echoed.
@@ -228,14 +243,7 @@ export function parseGatewayClientOptions(
   options: GatewayClientOptions,
 ): GatewayClientOptions {
   const result = gatewayClientOptionsSchema.safeParse(options);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const setting = issue?.path.map(String).join('.') || 'options';
-    throw new GatewayConfigError({
-      setting,
-      message: `Invalid gateway client option '${setting}': ${issue?.message ?? 'invalid'}.`,
-    });
-  }
+  if (!result.success) throw configError(result.error, 'gateway client');
   const { onToolsListChanged, onElicitation, onSampling, onLog } = options;
   return {
     ...result.data,
@@ -244,4 +252,44 @@ export function parseGatewayClientOptions(
     onSampling,
     onLog,
   };
+}
+
+/** What `callTool` checks of its options before sending anything. */
+const callOptionsSchema = z.object({
+  tool: z.string().min(1),
+  maxTotalTimeoutMs: positiveInteger.optional(),
+  role: z.string().min(1).optional(),
+  onProgress: callback.optional(),
+  onElicitation: callback.optional(),
+  onSampling: callback.optional(),
+  task: z
+    .union([
+      z.boolean(),
+      // Not .int(): a union reports a type issue as its own, not the member's.
+      z.object({ ttlMs: z.number().positive().multipleOf(1).optional() }),
+    ])
+    .optional(),
+});
+
+/**
+ * Check the options of one call against the schema and the capabilities the
+ * client declares (`declared`); throws {@link GatewayConfigError} naming the
+ * option.
+ */
+export function checkCallOptions(
+  options: object,
+  target: string,
+  declared: ReadonlyArray<ServerRequestKind>,
+): void {
+  const result = callOptionsSchema.safeParse(options);
+  if (!result.success) throw configError(result.error, 'callTool', target);
+  for (const kind of SERVER_REQUEST_KINDS) {
+    const setting = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+    if (result.data[setting] !== undefined && !declared.includes(kind))
+      throw new GatewayConfigError({
+        setting,
+        target,
+        message: `Invalid callTool option '${setting}': the client does not declare the ${kind} capability, so no server would ask; create the GatewayClient with serverRequests: ['${kind}'] (or a client-wide handler).`,
+      });
+  }
 }

@@ -5,11 +5,7 @@ import {
   SdkHttpError,
 } from '@modelcontextprotocol/client';
 import * as errors from './errors.js';
-import {
-  parseJsonRpcError,
-  scrubValue,
-  type CallContext,
-} from './http-layer.js';
+import { parseJsonRpcError, scrubValue } from './http-layer.js';
 
 /** The scrubber of a client without a token: nothing to remove. */
 export const NO_SCRUB = (text: string) => text;
@@ -24,55 +20,84 @@ export type ErrorMapping = {
   isClosed: () => boolean;
 };
 
+/** Where a failure happened: the target, the endpoint URL, and the fault already taken, if any. */
+export type FailureSite = {
+  target: string | undefined;
+  where?: string | undefined;
+  fault?: errors.GatewayError | undefined;
+};
+
 /** Map anything thrown below to a typed, token-free {@link errors.GatewayError}. */
 export function toGatewayError(
   mapping: ErrorMapping,
   error: unknown,
-  context: CallContext | undefined,
-  target: string | undefined,
+  { target, where, fault }: FailureSite,
 ): errors.GatewayError {
   if (
     mapping.isClosed() &&
-    context?.fault?.code !== errors.GatewayErrorCode.Timeout &&
-    context?.fault?.code !== errors.GatewayErrorCode.Aborted
+    fault?.code !== errors.GatewayErrorCode.Timeout &&
+    fault?.code !== errors.GatewayErrorCode.Aborted
   ) {
     return new errors.GatewayClosedError({
       target,
       message: 'The gateway client was closed while the request was in flight.',
-      cause: scrubCause(mapping.scrub, context?.fault ?? error),
+      cause: scrubCause(mapping.scrub, fault ?? error),
     });
   }
-  if (context?.fault) return context.fault;
+  if (fault) return fault;
   if (errors.GatewayError.isInstance(error)) return error;
   const cause = scrubCause(mapping.scrub, error);
+  const who = target ? `Target '${target}'` : 'The gateway';
   if (error instanceof ProtocolError) {
     return new errors.GatewayJsonRpcError({
       target,
       jsonRpcCode: error.code,
       data: scrubValue(error.data, mapping.scrub),
       message: mapping.scrub(
-        `${target ? `Target '${target}'` : 'The gateway'} answered with JSON-RPC error ${error.code}: ${error.message}`,
+        `${who} answered with JSON-RPC error ${error.code}: ${error.message}`,
       ),
       cause,
     });
   }
   if (error instanceof SdkHttpError) {
     const text = typeof error.data.text === 'string' ? error.data.text : '';
+    const jsonRpcError = scrubValue(parseJsonRpcError(text), mapping.scrub);
+    const detail = jsonRpcError
+      ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}`
+      : text.trim().slice(0, 300) || error.message;
     return new errors.GatewayHttpError({
       target,
       status: error.status,
-      jsonRpcError: scrubValue(parseJsonRpcError(text), mapping.scrub),
+      jsonRpcError,
       message: mapping.scrub(
-        `The gateway answered HTTP ${error.status}: ${text.slice(0, 300) || error.message}`,
+        `The gateway answered HTTP ${error.status}${where ? ` at ${where}` : ''}: ${detail}`,
       ),
       cause,
     });
   }
-  if (error instanceof SdkError) {
-    const typed = fromSdkError(mapping, error, target, cause);
-    if (typed !== undefined) return typed;
-  }
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+    return new errors.GatewayTimeoutError({
+      target,
+      timeoutMs: mapping.timeoutMs,
+      message: mapping.scrub(`The request timed out: ${message}`),
+      cause,
+    });
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+    return new errors.GatewayConnectionError({
+      code: errors.GatewayErrorCode.ConnectionReset,
+      target,
+      message: 'The connection to the gateway closed before the reply arrived.',
+      cause,
+    });
+  if (brokeProtocol(error))
+    return new errors.GatewayProtocolError({
+      target,
+      message: mapping.scrub(
+        `${who} sent a reply the MCP client cannot use: ${message.slice(0, 300)}`,
+      ),
+      cause,
+    });
   return new errors.GatewayError({
     code: errors.GatewayErrorCode.Unknown,
     target,
@@ -83,63 +108,30 @@ export function toGatewayError(
   });
 }
 
-/** The typed error of an SDK error whose code says what went wrong, if any. */
-function fromSdkError(
-  mapping: ErrorMapping,
-  error: SdkError,
-  target: string | undefined,
-  cause: unknown,
-): errors.GatewayError | undefined {
-  switch (error.code) {
-    case SdkErrorCode.RequestTimeout:
-      return new errors.GatewayTimeoutError({
-        target,
-        timeoutMs: mapping.timeoutMs,
-        message: mapping.scrub(`The request timed out: ${error.message}`),
-        cause,
-      });
-    case SdkErrorCode.ConnectionClosed:
-      return new errors.GatewayConnectionError({
-        code: errors.GatewayErrorCode.ConnectionReset,
-        target,
-        message:
-          'The connection to the gateway closed before the reply arrived.',
-        cause,
-      });
-    case SdkErrorCode.InvalidResult:
-      return new errors.GatewayMalformedResponseError({
-        code: errors.GatewayErrorCode.InvalidResult,
-        target,
-        message: mapping.scrub(
-          `The reply is not a valid result: ${error.message}`,
-        ),
-        cause,
-      });
-    case SdkErrorCode.ClientHttpUnexpectedContent:
-      return new errors.GatewayMalformedResponseError({
-        code: errors.GatewayErrorCode.UnexpectedContentType,
-        target,
-        message: mapping.scrub(error.message),
-        cause,
-      });
-    case SdkErrorCode.ListPaginationExceeded:
-      return new errors.GatewayCursorLoopError({
-        target,
-        pages: 0,
-        message: mapping.scrub(error.message),
-        cause,
-      });
-    case SdkErrorCode.EraNegotiationFailed:
-      return new errors.GatewayNegotiationError({
-        target,
-        message: mapping.scrub(
-          `No protocol revision could be agreed: ${error.message}`,
-        ),
-        cause,
-      });
-    default:
-      return undefined;
-  }
+/** SDK codes of a reply that breaks MCP: a content type neither JSON nor SSE, an invalid result, no common revision, endless pages. */
+const PROTOCOL_CODES: ReadonlySet<unknown> = new Set([
+  SdkErrorCode.ClientHttpUnexpectedContent,
+  SdkErrorCode.InvalidResult,
+  SdkErrorCode.EraNegotiationFailed,
+  SdkErrorCode.ListPaginationExceeded,
+]);
+
+/** Whether the SDK refused a reply as not MCP: JSON that does not parse, a message that is not JSON-RPC, or one of {@link PROTOCOL_CODES}. */
+function brokeProtocol(error: unknown): boolean {
+  if (error instanceof SdkError) return PROTOCOL_CODES.has(error.code);
+  return (
+    error instanceof SyntaxError ||
+    (error instanceof Error && error.name === 'ZodError')
+  );
+}
+
+/** Whether the gateway rejected the session a request carried: 404, or 400/500 naming the session. */
+export function rejectsSession(error: unknown): boolean {
+  if (!(error instanceof SdkHttpError)) return false;
+  if (error.status === 404) return true;
+  if (error.status !== 400 && error.status !== 500) return false;
+  const text = typeof error.data.text === 'string' ? error.data.text : '';
+  return /session/i.test(parseJsonRpcError(text)?.message ?? text);
 }
 
 /** The original error, or a token-free copy of it when its text mentions the token. */

@@ -1,48 +1,33 @@
 import { createErrorFamily, errorClass } from '@heretek/internal';
 
 /**
- * Every stable error code of `@heretek/gateway-client`. Codes never change
- * meaning between versions; match on them, not on messages.
+ * Every stable error code of `@heretek/gateway-client`, one per thing a
+ * caller can do about it. Codes never change meaning between versions;
+ * match on them (and on `isRetryable`), not on messages.
  *
- * - `INVALID_CONFIG`: an option is wrong (fix the value).
- * - `INVALID_TARGET_NAME`: a target name agentgateway would reject.
- * - `TIMEOUT`: no complete reply within the per-request timeout.
+ * - `INVALID_CONFIG`: an option or argument is wrong (`setting` names it, `target` for a bad target name): fix it.
+ * - `TIMEOUT`: no complete reply within `timeoutMs` (or `maxTotalTimeoutMs`): retry, or allow more time.
  * - `ABORTED`: the caller's `AbortSignal` fired.
- * - `CONNECTION_REFUSED`: nothing listens at the gateway address.
- * - `CONNECTION_RESET`: the connection dropped before the reply was complete.
- * - `HTTP_STATUS`: the gateway answered with a non-2xx status.
- * - `JSON_RPC_ERROR`: the reply was a JSON-RPC error (unknown tool, bad params ...).
- * - `MALFORMED_JSON`: a JSON reply body that does not parse as a JSON-RPC message.
- * - `MALFORMED_SSE`: an SSE event whose data does not parse as a JSON-RPC message.
- * - `WRONG_RESPONSE_ID`: a response that answers another request id.
- * - `UNEXPECTED_CONTENT_TYPE`: a reply neither JSON nor SSE.
- * - `INVALID_RESULT`: a reply that parses but is not a valid result for the method.
- * - `RESPONSE_TOO_LARGE`: the reply exceeded `maxResponseBytes`.
- * - `SESSION_LOST`: the gateway rejected the session again after a fresh initialize within one request.
- * - `CURSOR_LOOP`: `tools/list` pagination repeated a cursor or never ended.
- * - `NEGOTIATION_FAILED`: no protocol revision could be agreed with the endpoint.
- * - `CLIENT_CLOSED`: the client was closed before or during the request.
+ * - `CLIENT_CLOSED`: the client was closed before or during the request: make a new one.
+ * - `CONNECTION_REFUSED`: nothing answers at the gateway address: check `url` and that the gateway runs.
+ * - `CONNECTION_RESET`: the connection, or the session after one fresh initialize, was lost before the reply was complete: retry.
+ * - `HTTP_STATUS`: the gateway answered with a non-2xx status (`status`; 401/403: check `token` and `role`).
+ * - `JSON_RPC_ERROR`: the backend refused the request (unknown tool, bad arguments ...): change the request.
+ * - `PROTOCOL_ERROR`: the gateway or backend broke MCP (a reply that does not parse or answers another request, a content type neither JSON nor SSE, an invalid result, pagination that never ends, no common protocol revision): the backend needs fixing.
+ * - `RESPONSE_TOO_LARGE`: the reply exceeded `maxResponseBytes`: raise it or ask for less.
  * - `UNKNOWN`: anything else; `cause` carries the original error.
  */
 export const GatewayErrorCode = {
   InvalidConfig: 'INVALID_CONFIG',
-  InvalidTargetName: 'INVALID_TARGET_NAME',
   Timeout: 'TIMEOUT',
   Aborted: 'ABORTED',
+  ClientClosed: 'CLIENT_CLOSED',
   ConnectionRefused: 'CONNECTION_REFUSED',
   ConnectionReset: 'CONNECTION_RESET',
   HttpStatus: 'HTTP_STATUS',
   JsonRpcError: 'JSON_RPC_ERROR',
-  MalformedJson: 'MALFORMED_JSON',
-  MalformedSse: 'MALFORMED_SSE',
-  WrongResponseId: 'WRONG_RESPONSE_ID',
-  UnexpectedContentType: 'UNEXPECTED_CONTENT_TYPE',
-  InvalidResult: 'INVALID_RESULT',
+  ProtocolError: 'PROTOCOL_ERROR',
   ResponseTooLarge: 'RESPONSE_TOO_LARGE',
-  SessionLost: 'SESSION_LOST',
-  CursorLoop: 'CURSOR_LOOP',
-  NegotiationFailed: 'NEGOTIATION_FAILED',
-  ClientClosed: 'CLIENT_CLOSED',
   Unknown: 'UNKNOWN',
 } as const;
 
@@ -88,16 +73,15 @@ export class GatewayError extends GatewayErrorFamily {
 
 /** A wrong option; fix the configuration. */
 export class GatewayConfigError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.InvalidConfig, GatewayErrorCode.InvalidTargetName],
+  codes: [GatewayErrorCode.InvalidConfig],
   details: (
     options: GatewayErrorOptions & {
       /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
       setting: string;
-      code?: 'INVALID_CONFIG' | 'INVALID_TARGET_NAME';
     },
   ) => ({
     ...options,
-    code: options.code ?? GatewayErrorCode.InvalidConfig,
+    code: GatewayErrorCode.InvalidConfig,
     isRetryable: false,
   }),
   keep: ['setting'],
@@ -125,7 +109,7 @@ export class GatewayAbortedError extends errorClass(GatewayError, {
   }),
 }) {}
 
-/** The TCP connection was refused or dropped. */
+/** The TCP connection was refused, or the connection or session dropped before the reply was complete. */
 export class GatewayConnectionError extends errorClass(GatewayError, {
   codes: [GatewayErrorCode.ConnectionRefused, GatewayErrorCode.ConnectionReset],
   details: (
@@ -179,25 +163,14 @@ export class GatewayJsonRpcError extends errorClass(GatewayError, {
   keep: ['jsonRpcCode', 'data'],
 }) {}
 
-/** The reply could not be understood (bad JSON, bad SSE, wrong id, wrong content type, invalid result). */
-export class GatewayMalformedResponseError extends errorClass(GatewayError, {
-  codes: [
-    GatewayErrorCode.MalformedJson,
-    GatewayErrorCode.MalformedSse,
-    GatewayErrorCode.WrongResponseId,
-    GatewayErrorCode.UnexpectedContentType,
-    GatewayErrorCode.InvalidResult,
-  ],
-  details: (
-    options: GatewayErrorOptions & {
-      code:
-        | 'MALFORMED_JSON'
-        | 'MALFORMED_SSE'
-        | 'WRONG_RESPONSE_ID'
-        | 'UNEXPECTED_CONTENT_TYPE'
-        | 'INVALID_RESULT';
-    },
-  ) => ({ ...options, isRetryable: false }),
+/** The gateway or backend broke MCP (see {@link GatewayErrorCode}). */
+export class GatewayProtocolError extends errorClass(GatewayError, {
+  codes: [GatewayErrorCode.ProtocolError],
+  details: (options: GatewayErrorOptions) => ({
+    ...options,
+    code: GatewayErrorCode.ProtocolError,
+    isRetryable: false,
+  }),
 }) {}
 
 /** The reply exceeded the configured size cap. */
@@ -214,38 +187,6 @@ export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
     isRetryable: false,
   }),
   keep: ['limitBytes'],
-}) {}
-
-/** The gateway rejected the session again after a fresh initialize within one request. */
-export class GatewaySessionLostError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.SessionLost],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.SessionLost,
-    isRetryable: true,
-  }),
-}) {}
-
-/** `tools/list` pagination repeated a cursor or exceeded the page cap. */
-export class GatewayCursorLoopError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.CursorLoop],
-  details: (
-    options: GatewayErrorOptions & {
-      /** Pages fetched before giving up. */
-      pages: number;
-    },
-  ) => ({ ...options, code: GatewayErrorCode.CursorLoop, isRetryable: false }),
-  keep: ['pages'],
-}) {}
-
-/** No protocol revision could be agreed with the endpoint. */
-export class GatewayNegotiationError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.NegotiationFailed],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.NegotiationFailed,
-    isRetryable: false,
-  }),
 }) {}
 
 /** The client was closed. */

@@ -55,7 +55,6 @@ describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
       expect(request.headers['mcp-session-id']).toBe(info?.sessionId);
       expect(request.headers['mcp-protocol-version']).toBe('2025-11-25');
       expect(request.headers['x-heretek-role']).toBe('director');
-      expect(request.headers['x-heretek-operation']).toBeUndefined(); // internal, removed before sending
       expect(request.headers.accept).toContain('application/json');
       expect(request.headers.accept).toContain('text/event-stream');
     }
@@ -264,6 +263,35 @@ describe('headers, cancellation, concurrency', () => {
       .listTools({ target: 'alpha' })
       .catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.HttpStatus);
+  });
+
+  it("sends a call's own role instead of the client's, on the shared session", async () => {
+    const { server, gateway } = await connect(startSessionfulServer(), {
+      role: 'director',
+    });
+    const whoami = async (role?: string) =>
+      (
+        await gateway.callTool({
+          target: 'alpha',
+          tool: 'whoami',
+          arguments: {},
+          ...(role === undefined ? {} : { role }),
+        })
+      ).content;
+    expect(await whoami('qa-adversary')).toEqual([
+      { type: 'text', text: 'qa-adversary' },
+    ]);
+    expect(await whoami()).toEqual([{ type: 'text', text: 'director' }]);
+    expect(await whoami('staff-backend')).toEqual([
+      { type: 'text', text: 'staff-backend' },
+    ]);
+    expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(1);
+    expect(server.sessions.size).toBe(1);
+    const wrong = await gateway
+      .callTool({ target: 'alpha', tool: 'whoami', arguments: {}, role: '' })
+      .catch((caught: unknown) => caught);
+    expect((wrong as GatewayError).code).toBe(GatewayErrorCode.InvalidConfig);
+    expect((wrong as Error).message).toContain("'role'");
   });
 
   it('cancels on the caller signal and tells the server (notifications/cancelled)', async () => {

@@ -1,14 +1,7 @@
-import {
-  Client,
-  ProtocolError,
-  ProtocolErrorCode,
-  SdkError,
-  SdkErrorCode,
-  StreamableHTTPClientTransport,
-  type CallToolResult,
-  type ClientCapabilities,
-  type PriorDiscovery,
-  type Progress,
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  Progress,
 } from '@modelcontextprotocol/client';
 import { multiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
@@ -18,46 +11,32 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
+  checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
   type ElicitationHandler,
   type GatewayClientOptions,
   type GatewayMode,
   type SamplingHandler,
-  type ServerRequestExtra,
-  type ServerRequestFrom,
   type ServerRequestKind,
 } from './config.js';
+import { Endpoint } from './endpoint.js';
 import {
   GatewayAbortedError,
   GatewayClosedError,
   GatewayConfigError,
   GatewayError,
-  GatewayTimeoutError,
 } from './errors.js';
-import {
-  createCallContext,
-  createGatewayFetch,
-  takeOrigin,
-  type CallContext,
-  type TransportBinding,
-} from './http-layer.js';
+import { createGatewayFetch } from './http-layer.js';
 import {
   NO_SCRUB,
   toGatewayError,
   type ErrorMapping,
 } from './error-mapping.js';
-import { Limiter } from './limiter.js';
-import {
-  Operation,
-  raceSignal,
-  type OperationHost,
-  type Requester,
-} from './operation.js';
+import { Operation, raceSignal, type Requester } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
 import { callAsTask, type TaskOptions } from './tasks.js';
 import { splitMultiplexedName, validateTargetName } from './target-name.js';
-import { VERSION } from './version.js';
 
 export type { McpTool };
 
@@ -128,6 +107,12 @@ export type CallToolOptions = {
   onElicitation?: ElicitationHandler | undefined;
   /** Answers the `sampling/createMessage` requests of this call, as `onElicitation` does. */
   onSampling?: SamplingHandler | undefined;
+  /**
+   * The role this call's requests carry as `x-heretek-role` instead of the
+   * client's `role` (the session stays shared): the gateway's policy then
+   * judges the call by the role of whoever makes it.
+   */
+  role?: string | undefined;
 };
 
 /** What the client knows about one endpoint, for diagnostics and tests. */
@@ -150,38 +135,6 @@ export type EndpointInfo = {
   streaming: boolean;
 };
 
-type Connection = {
-  binding: TransportBinding;
-  client: Client;
-  transport: StreamableHTTPClientTransport;
-  inflight: number;
-  retired: boolean;
-  closed: boolean;
-};
-
-type Endpoint = {
-  url: URL;
-  key: string;
-  /** The target (`*` for the multiplexed endpoint). */
-  target: string;
-  limiter: Limiter;
-  connection: Promise<Connection> | undefined;
-  current: Connection | undefined;
-  prior: PriorDiscovery | undefined;
-  initializations: number;
-  /** What the operations on this endpoint need of the client. */
-  host: OperationHost<Connection>;
-};
-
-/** How long an SSE reply may stay open after its response arrived. */
-const STREAM_GRACE_MS = 1_000;
-
-/** Abort reason once an operation has its answer (one shared object: no per-call DOMException). */
-const SETTLED = Object.freeze({
-  name: 'Settled',
-  message: 'the operation already has its answer',
-});
-
 /**
  * An MCP client for one agentgateway URL that lists and calls the tools of
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
@@ -202,21 +155,16 @@ const SETTLED = Object.freeze({
 export class GatewayClient {
   /** The routing mode. */
   readonly mode: GatewayMode;
-  private readonly options: GatewayClientOptions;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
-  private readonly connectTimeoutMs: number;
   private readonly maxListPages: number;
-  private readonly maxConcurrent: number;
-  private readonly clientName: string;
+  private readonly role: string;
+  private readonly declared: ReadonlyArray<ServerRequestKind>;
   private readonly agent: Agent;
-  private readonly fetch: ReturnType<typeof createGatewayFetch>;
-  private readonly scrub: (text: string) => string;
   private readonly endpoints = new Map<string, Endpoint>();
+  /** What every endpoint shares. */
+  private readonly settings: ConstructorParameters<typeof Endpoint>[2];
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
-  /** Operations in progress, by id: the fetch layer finds a request's operation here. */
-  private readonly operations = new Map<string, CallContext>();
-  private operationCounter = 0;
   /** How to stop each running operation at once (`close()` calls them). */
   private readonly running = new Set<() => void>();
   /** Aborted by `close()`: ends server-to-client request handlers. */
@@ -227,19 +175,13 @@ export class GatewayClient {
 
   constructor(options: GatewayClientOptions) {
     const parsed = parseGatewayClientOptions(options);
-    this.options = parsed;
     this.mode = parsed.mode;
+    this.role = parsed.role;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
     this.timeoutMs = parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.connectTimeoutMs =
-      parsed.connectTimeoutMs ??
-      Math.max(this.timeoutMs, DEFAULT_CONNECT_TIMEOUT_MS);
     this.maxListPages = parsed.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
-    this.maxConcurrent =
-      parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT;
-    this.clientName = parsed.clientName ?? 'heretek-gateway-client';
     const token = parsed.token;
-    this.scrub =
+    const scrub =
       token === undefined
         ? NO_SCRUB
         : (text: string) => text.split(token).join('[redacted]');
@@ -249,33 +191,39 @@ export class GatewayClient {
       connect: { timeout: this.timeoutMs },
     });
     this.errorMapping = {
-      scrub: this.scrub,
+      scrub,
       timeoutMs: this.timeoutMs,
       isClosed: () => this.closed,
     };
-    this.fetch = createGatewayFetch({
-      operations: this.operations,
-      agent: this.agent,
-      role: parsed.role,
-      token,
-      maxResponseBytes: parsed.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      backgroundTimeoutMs: this.timeoutMs,
-      scrub: this.scrub,
-      standaloneStream:
-        parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
-      maxStandaloneStreams:
-        parsed.maxStandaloneStreams ?? Number.POSITIVE_INFINITY,
-      onLog: parsed.onLog,
-      onStreamSessionLost: (binding) => this.reopenStream(binding),
-      handledRequests: new Set(
-        declaredKinds(parsed).map((kind) => SERVER_REQUEST_METHODS[kind]),
-      ),
-    });
+    this.declared = declaredKinds(parsed);
+    this.settings = {
+      options: parsed,
+      clientName: parsed.clientName ?? 'heretek-gateway-client',
+      capabilities: capabilitiesOf(this.declared),
+      kinds: this.declared,
+      connectTimeoutMs:
+        parsed.connectTimeoutMs ??
+        Math.max(this.timeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
+      maxConcurrent:
+        parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
+      mapping: this.errorMapping,
+      closing: this.closing.signal,
+      fetch: createGatewayFetch({
+        agent: this.agent,
+        token,
+        maxResponseBytes: parsed.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        backgroundTimeoutMs: this.timeoutMs,
+        standaloneStream:
+          parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
+        maxStandaloneStreams:
+          parsed.maxStandaloneStreams ?? Number.POSITIVE_INFINITY,
+      }),
+    };
   }
 
   /**
    * List every tool of `target`, following `nextCursor` to the end (a
-   * repeated cursor or more than `maxListPages` pages is a `CURSOR_LOOP`
+   * repeated cursor or more than `maxListPages` pages is a `PROTOCOL_ERROR`
    * error). Names are bare in both modes. In multiplexed mode `/mcp` is
    * listed once (concurrent callers share one listing) and the tools whose
    * name starts with `<target>_` are returned with the prefix removed.
@@ -295,10 +243,7 @@ export class GatewayClient {
     }
     return this.run(
       this.endpoint(`${this.baseUrl}/mcp/${target}`, target),
-      target,
-      options.signal,
-      undefined,
-      undefined,
+      { target, signal: options.signal },
       (requester) => walkPages(requester, target, this.maxListPages),
     );
   }
@@ -341,10 +286,7 @@ export class GatewayClient {
     if (!this.multiplexedListing) {
       const listing = this.run(
         this.endpoint(`${this.baseUrl}/mcp`, '*'),
-        undefined,
-        undefined,
-        undefined,
-        undefined,
+        { target: undefined },
         async (requester) => {
           const tools = await walkPages(
             requester,
@@ -384,29 +326,8 @@ export class GatewayClient {
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
-    if (typeof options.tool !== 'string' || options.tool.length === 0) {
-      throw new GatewayConfigError({
-        setting: 'tool',
-        target,
-        message: 'callTool needs a non-empty tool name.',
-      });
-    }
+    checkCallOptions(options, target, this.declared);
     const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
-    if (!Number.isInteger(maxTotal) || maxTotal <= 0) {
-      throw new GatewayConfigError({
-        setting: 'maxTotalTimeoutMs',
-        target,
-        message: `maxTotalTimeoutMs must be a positive whole number of milliseconds (got ${String(options.maxTotalTimeoutMs)}).`,
-      });
-    }
-    const wrong = callOptionProblem(options, declaredKinds(this.options));
-    if (wrong !== undefined) {
-      throw new GatewayConfigError({
-        setting: wrong.setting,
-        target,
-        message: `Invalid callTool option '${wrong.setting}': ${wrong.problem}.`,
-      });
-    }
     const multiplexed = this.mode === 'multiplexed';
     const endpoint = multiplexed
       ? this.endpoint(`${this.baseUrl}/mcp`, '*')
@@ -425,19 +346,15 @@ export class GatewayClient {
         }
       : undefined;
     const task = taskOptions(options.task);
-    const handlers: CallHandlers | undefined =
-      options.onElicitation === undefined && options.onSampling === undefined
-        ? undefined
-        : {
-            onElicitation: options.onElicitation,
-            onSampling: options.onSampling,
-          };
     return this.run(
       endpoint,
-      target,
-      options.signal,
-      maxTotal,
-      handlers,
+      {
+        target,
+        signal: options.signal,
+        ceilingMs: maxTotal,
+        handlers: options, // its onElicitation and onSampling
+        role: options.role,
+      },
       (requester) =>
         task !== undefined
           ? callAsTask(requester, {
@@ -469,15 +386,15 @@ export class GatewayClient {
         : `${this.baseUrl}/mcp/${options.target}`;
     const endpoint = this.endpoints.get(url);
     if (!endpoint) return undefined;
-    const connection = endpoint.current;
-    const era = connection?.client.getProtocolEra();
+    const session = endpoint.current;
+    const era = session?.client.getProtocolEra();
     return {
       url,
-      protocolVersion: connection?.client.getNegotiatedProtocolVersion(),
+      protocolVersion: session?.client.getNegotiatedProtocolVersion(),
       era: era === 'modern' || era === 'legacy' ? era : undefined,
-      sessionId: connection?.transport.sessionId,
+      sessionId: session?.transport.sessionId,
       initializations: endpoint.initializations,
-      streaming: connection?.binding.streamSlot === true,
+      streaming: session?.stream.slot === true,
     };
   }
 
@@ -494,25 +411,10 @@ export class GatewayClient {
     for (const stop of [...this.running]) stop();
     this.running.clear();
     // Connects in progress too: close() does not wait for a silent server.
-    for (const context of this.operations.values())
-      context.fail(
-        new GatewayClosedError({
-          target: context.target,
-          message: 'The gateway client was closed while connecting.',
-        }),
-      );
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
-    await Promise.all(
-      endpoints.map(async (endpoint) => {
-        const connection = await endpoint.connection?.catch(() => undefined);
-        if (connection) await this.closeConnection(connection, true);
-      }),
-    );
+    await Promise.all(endpoints.map((endpoint) => endpoint.close()));
     await this.agent.destroy().catch(() => undefined);
-    for (const context of this.operations.values())
-      context.controller.abort(SETTLED);
-    this.operations.clear();
   }
 
   // ---------------------------------------------------------------- internals
@@ -524,66 +426,16 @@ export class GatewayClient {
       });
     let endpoint = this.endpoints.get(url);
     if (!endpoint) {
-      const created: Endpoint = {
-        url: new URL(url),
-        key: url,
-        target,
-        limiter: new Limiter(this.maxConcurrent),
-        connection: undefined,
-        current: undefined,
-        prior: undefined,
-        initializations: 0,
-        host: undefined as never,
-      };
-      created.host = this.operationHost(created);
-      endpoint = created;
+      endpoint = new Endpoint(url, target, this.settings);
       this.endpoints.set(url, endpoint);
     }
     return endpoint;
-  }
-
-  /** What the operations on `endpoint` need of this client. */
-  private operationHost(endpoint: Endpoint): OperationHost<Connection> {
-    return {
-      key: endpoint.key,
-      timeoutMs: this.timeoutMs,
-      readySession: () => {
-        const ready = endpoint.current;
-        return ready && !ready.retired && !ready.closed ? ready : undefined;
-      },
-      connect: (target) => this.connection(endpoint, target),
-      begin: (target, handlers) => this.startOperation(target, handlers),
-      end: (context, succeeded) => this.finish(context, succeeded),
-      retire: (connection) => this.retire(endpoint, connection),
-      closeRetired: (connection) =>
-        void this.closeConnection(connection, false),
-      toError: (error, context, target) =>
-        toGatewayError(this.errorMapping, error, context, target),
-      isClosed: () => this.closed,
-      timeoutError: (target, timeoutMs, ceiling) =>
-        this.timeoutError(target, timeoutMs, ceiling),
-    };
   }
 
   private abortedError(target: string | undefined): GatewayAbortedError {
     return new GatewayAbortedError({
       target,
       message: `The request${target ? ` to target '${target}'` : ''} was cancelled by the caller.`,
-    });
-  }
-
-  private timeoutError(
-    target: string | undefined,
-    timeoutMs: number,
-    ceiling: boolean,
-  ): GatewayTimeoutError {
-    const who = target ? `target '${target}'` : 'the gateway';
-    return new GatewayTimeoutError({
-      target,
-      timeoutMs,
-      message: ceiling
-        ? `The call to ${who} did not finish within ${timeoutMs} ms in all (maxTotalTimeoutMs), progress or not; the request was cancelled.`
-        : `No reply from ${who} within ${timeoutMs} ms (option 'timeoutMs'); the request was cancelled.`,
     });
   }
 
@@ -596,16 +448,28 @@ export class GatewayClient {
    */
   private async run<T>(
     endpoint: Endpoint,
-    target: string | undefined,
-    callerSignal: AbortSignal | undefined,
-    ceilingMs: number | undefined,
-    handlers: CallHandlers | undefined,
+    call: {
+      target: string | undefined;
+      signal?: AbortSignal | undefined;
+      ceilingMs?: number | undefined;
+      handlers?: CallHandlers | undefined;
+      role?: string | undefined;
+    },
     body: (requester: Requester) => Promise<T>,
   ): Promise<T> {
-    if (callerSignal?.aborted) throw this.abortedError(target);
-    const operation = new Operation(endpoint.host, target, ceilingMs, handlers);
+    const { target, signal } = call;
+    if (signal?.aborted) throw this.abortedError(target);
+    const operation = new Operation({
+      endpoint,
+      target,
+      role: call.role ?? this.role,
+      timeoutMs: this.timeoutMs,
+      ceilingMs: call.ceilingMs,
+      handlers: call.handlers,
+      mapping: this.errorMapping,
+    });
     const onCallerAbort = () => operation.stop(this.abortedError(target));
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
     const onClose = () =>
       operation.stop(
         new GatewayClosedError({
@@ -624,318 +488,25 @@ export class GatewayClient {
     } catch (error) {
       if (GatewayError.isInstance(error)) throw error;
       if (operation.reason) throw operation.reason;
-      throw toGatewayError(this.errorMapping, error, undefined, target);
+      throw toGatewayError(this.errorMapping, error, { target });
     } finally {
       operation.dispose();
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      signal?.removeEventListener('abort', onCallerAbort);
       this.running.delete(onClose);
       release?.();
     }
   }
-
-  private connection(
-    endpoint: Endpoint,
-    target: string | undefined,
-  ): Promise<Connection> {
-    if (this.closed)
-      return Promise.reject(
-        new GatewayClosedError({
-          target,
-          message: 'The gateway client is closed; create a new one.',
-        }),
-      );
-    if (!endpoint.connection) {
-      const pending = this.connect(endpoint, target);
-      endpoint.connection = pending;
-      pending.catch(() => {
-        if (endpoint.connection === pending) endpoint.connection = undefined;
-      });
-    }
-    return endpoint.connection;
-  }
-
-  private async connect(
-    endpoint: Endpoint,
-    target: string | undefined,
-  ): Promise<Connection> {
-    // Not tied to the request that started it: a request that stops waiting
-    // (its own timeout, a cancel) leaves the connect going for the next one.
-    const deadline = Date.now() + this.connectTimeoutMs;
-    try {
-      return await this.connectOnce(endpoint, target, endpoint.prior, deadline);
-    } catch (error) {
-      // A gateway that answers the `server/discover` probe with an error the
-      // SDK will not read as "legacy" (a 5xx, for instance) still speaks
-      // the 2025 handshake: try that once before giving up.
-      if (
-        endpoint.prior === undefined &&
-        isProbeFailure(error) &&
-        !this.closed
-      ) {
-        return this.connectOnce(endpoint, target, { kind: 'legacy' }, deadline);
-      }
-      throw error;
-    }
-  }
-
-  private async connectOnce(
-    endpoint: Endpoint,
-    target: string | undefined,
-    prior: PriorDiscovery | undefined,
-    deadline: number,
-  ): Promise<Connection> {
-    const client = new Client(
-      { name: this.clientName, version: VERSION },
-      {
-        capabilities: this.capabilities(),
-        versionNegotiation: { mode: 'auto' },
-      },
-    );
-    client.onerror = () => undefined;
-    const binding: TransportBinding = {
-      connecting: undefined,
-      target: endpoint.target,
-      serverRequests: new Map(),
-      streamOpened: false,
-    };
-    this.handleServerMessages(client, binding);
-    const transport = new StreamableHTTPClientTransport(endpoint.url, {
-      fetch: this.fetch.bind(binding),
-      // Resumptions of an operation's reply fail the operation at once in
-      // the fetch layer; the retries are for the standalone stream.
-      reconnectionOptions: {
-        maxRetries: 6,
-        initialReconnectionDelay: 250,
-        maxReconnectionDelay: 5_000,
-        reconnectionDelayGrowFactor: 2,
-      },
-    });
-    const connection: Connection = {
-      binding,
-      client,
-      transport,
-      inflight: 0,
-      retired: false,
-      closed: false,
-    };
-    const context = this.startOperation(target);
-    binding.connecting = context;
-    const remaining = Math.max(1, deadline - Date.now());
-    const timer = setTimeout(
-      () =>
-        context.fail(
-          new GatewayTimeoutError({
-            target,
-            timeoutMs: this.connectTimeoutMs,
-            message: `Connecting to ${endpoint.key} did not finish within ${this.connectTimeoutMs} ms (option 'connectTimeoutMs').`,
-          }),
-        ),
-      remaining,
-    );
-    try {
-      await client.connect(transport, {
-        signal: context.controller.signal,
-        timeout: remaining + 1_000,
-        ...(prior ? { prior } : {}),
-      });
-    } catch (error) {
-      binding.connecting = undefined;
-      this.finish(context, false);
-      await client.close().catch(() => undefined);
-      if (!context.fault && isProbeFailure(error)) throw error;
-      throw toGatewayError(this.errorMapping, error, context, target);
-    } finally {
-      clearTimeout(timer);
-    }
-    binding.connecting = undefined;
-    this.finish(context, true);
-    endpoint.initializations += 1;
-    const discover = client.getDiscoverResult();
-    endpoint.prior =
-      client.getProtocolEra() === 'modern' && discover
-        ? { kind: 'modern', discover }
-        : { kind: 'legacy' };
-    endpoint.current = connection;
-    return connection;
-  }
-
-  /**
-   * The session behind a standalone stream is gone (the gateway restarted,
-   * say): start a new session at once, which opens a new stream, and report
-   * a list change for the endpoint, since what changed in between is
-   * unknown. If the new session cannot be made, the next request tries
-   * again.
-   */
-  private reopenStream(binding: TransportBinding): void {
-    if (this.closed) return;
-    for (const endpoint of this.endpoints.values()) {
-      const connection = endpoint.current;
-      if (connection?.binding !== binding) continue;
-      this.retire(endpoint, connection);
-      if (connection.inflight === 0)
-        void this.closeConnection(connection, false);
-      const target = endpoint.target === '*' ? undefined : endpoint.target;
-      this.connection(endpoint, target).then(
-        () => {
-          if (!this.closed)
-            this.options.onToolsListChanged?.({ target: endpoint.target });
-        },
-        () => undefined,
-      );
-    }
-  }
-
-  /** The capabilities to declare: only what a handler was given for, or `serverRequests` names. */
-  private capabilities(): ClientCapabilities {
-    const capabilities: ClientCapabilities = {};
-    const kinds = declaredKinds(this.options);
-    if (kinds.includes('elicitation')) capabilities.elicitation = { form: {} };
-    if (kinds.includes('sampling')) capabilities.sampling = {};
-    return capabilities;
-  }
-
-  /**
-   * Install the handlers of what a server sends the client: list changes,
-   * and the server-to-client requests of each declared capability, which
-   * go to the handler of the call whose reply carried them, else to the
-   * client-wide one, else get Method not found (-32601). Without a declared
-   * capability the SDK answers -32601 at once.
-   */
-  private handleServerMessages(
-    client: Client,
-    binding: TransportBinding,
-  ): void {
-    const { onToolsListChanged } = this.options;
-    if (onToolsListChanged) {
-      client.setNotificationHandler('notifications/tools/list_changed', () => {
-        if (!this.closed) onToolsListChanged({ target: binding.target });
-      });
-    }
-    const kinds = declaredKinds(this.options);
-    if (kinds.includes('elicitation'))
-      client.setRequestHandler(
-        'elicitation/create',
-        this.answering(binding, 'elicitation', (on) => on.onElicitation),
-      );
-    if (kinds.includes('sampling'))
-      client.setRequestHandler(
-        'sampling/createMessage',
-        this.answering(binding, 'sampling', (on) => on.onSampling),
-      );
-  }
-
-  /**
-   * The SDK handler of one kind of server request: it goes to the handler
-   * (`pick`) of the call whose reply carried it, else to the client-wide
-   * one, else gets -32601. The handler gets the call's target, and a
-   * signal that also aborts when the server cancels the request, the call
-   * stops or the client closes.
-   */
-  private answering<P, R>(
-    binding: TransportBinding,
-    kind: ServerRequestKind,
-    pick: (
-      handlers: CallHandlers,
-    ) =>
-      | ((
-          request: ServerRequestFrom<P>,
-          extra: ServerRequestExtra,
-        ) => Promise<R>)
-      | undefined,
-  ) {
-    return (
-      request: { params: P },
-      context: { mcpReq: { id: string | number; signal: AbortSignal } },
-    ): Promise<R> => {
-      const noted = takeOrigin(binding, context.mcpReq.id);
-      const target = noted?.target ?? binding.target;
-      const handler =
-        (noted?.handlers === undefined ? undefined : pick(noted.handlers)) ??
-        pick(this.options);
-      if (handler === undefined) throw unanswered(kind, target);
-      const signals = [context.mcpReq.signal, this.closing.signal];
-      if (noted?.signal) signals.push(noted.signal);
-      // The server waits for this answer: the call's timer waits with it.
-      const release = noted?.hold?.();
-      const answer = handler(
-        { target, params: request.params },
-        { signal: AbortSignal.any(signals) },
-      );
-      return release === undefined ? answer : answer.finally(release);
-    };
-  }
-
-  /**
-   * The operation is over: stop attributing faults, and abort what is left
-   * of it. After a success with every reply read to its end nothing is left
-   * (aborting anyway costs a signal dispatch into undici per call). An SSE
-   * reply is normally read to its end a moment after the response was
-   * taken from it (keeping the keep-alive connection reusable), so an open
-   * one gets a short grace period before being cut.
-   */
-  private finish(context: CallContext, succeeded: boolean): void {
-    context.settled = true;
-    this.operations.delete(context.id);
-    this.fetch.forget(context);
-    if (context.openStreams === 0) {
-      if (!succeeded) context.controller.abort(SETTLED);
-      return;
-    }
-    setTimeout(() => {
-      if (context.openStreams > 0) context.controller.abort(SETTLED);
-    }, STREAM_GRACE_MS).unref();
-  }
-
-  /** A new operation context, registered so the fetch layer can find it by id. */
-  private startOperation(
-    target: string | undefined,
-    handlers?: CallHandlers,
-  ): CallContext {
-    this.operationCounter += 1;
-    const context = createCallContext(
-      target,
-      String(this.operationCounter),
-      handlers,
-    );
-    this.operations.set(context.id, context);
-    return context;
-  }
-
-  private retire(endpoint: Endpoint, connection: Connection): void {
-    connection.retired = true;
-    if (endpoint.current === connection) {
-      endpoint.current = undefined;
-      endpoint.connection = undefined;
-    }
-  }
-
-  private async closeConnection(
-    connection: Connection,
-    endSession: boolean,
-  ): Promise<void> {
-    if (connection.closed) return;
-    connection.closed = true;
-    this.fetch.release(connection.binding);
-    if (endSession && connection.transport.sessionId !== undefined) {
-      await connection.transport.terminateSession().catch(() => undefined);
-    }
-    await connection.client.close().catch(() => undefined);
-  }
 }
 
-/** The SDK could not read the `server/discover` probe's answer as an era verdict. */
-function isProbeFailure(error: unknown): boolean {
-  return (
-    error instanceof SdkError &&
-    error.code === SdkErrorCode.EraNegotiationFailed
-  );
+/** The capabilities to declare: only what a handler was given for, or `serverRequests` names. */
+function capabilitiesOf(
+  kinds: ReadonlyArray<ServerRequestKind>,
+): ClientCapabilities {
+  const capabilities: ClientCapabilities = {};
+  if (kinds.includes('elicitation')) capabilities.elicitation = { form: {} };
+  if (kinds.includes('sampling')) capabilities.sampling = {};
+  return capabilities;
 }
-
-/** The method of each server-to-client request kind. */
-const SERVER_REQUEST_METHODS = {
-  elicitation: 'elicitation/create',
-  sampling: 'sampling/createMessage',
-} as const satisfies Record<ServerRequestKind, string>;
 
 /** The server-to-client requests a client with `options` declares it answers. */
 function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
@@ -943,55 +514,6 @@ function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
   if (options.onElicitation) kinds.add('elicitation');
   if (options.onSampling) kinds.add('sampling');
   return [...kinds];
-}
-
-/** The answer to a server request that no handler answers. */
-function unanswered(kind: ServerRequestKind, target: string): ProtocolError {
-  return new ProtocolError(
-    ProtocolErrorCode.MethodNotFound,
-    `No ${kind} handler for this request from target '${target}': the call that carried it was made without one, and the client has none of its own.`,
-  );
-}
-
-/** What is wrong with the optional parts of {@link CallToolOptions}, if anything. */
-function callOptionProblem(
-  options: CallToolOptions,
-  declared: ReadonlyArray<ServerRequestKind>,
-): { setting: string; problem: string } | undefined {
-  const { onProgress, task } = options;
-  for (const [setting, handler] of [
-    ['onProgress', onProgress],
-    ['onElicitation', options.onElicitation],
-    ['onSampling', options.onSampling],
-  ] as const) {
-    if (handler !== undefined && typeof handler !== 'function')
-      return { setting, problem: 'must be a function' };
-  }
-  for (const [kind, handler] of [
-    ['elicitation', options.onElicitation],
-    ['sampling', options.onSampling],
-  ] as const) {
-    if (handler !== undefined && !declared.includes(kind))
-      return {
-        setting: kind === 'elicitation' ? 'onElicitation' : 'onSampling',
-        problem: `the client does not declare the ${kind} capability, so no server would ask; create the GatewayClient with serverRequests: ['${kind}'] (or a client-wide handler)`,
-      };
-  }
-  if (task === undefined || typeof task === 'boolean') return undefined;
-  if (typeof task !== 'object' || task === null)
-    return {
-      setting: 'task',
-      problem: 'must be true, false or { ttlMs?: number }',
-    };
-  if (
-    task.ttlMs !== undefined &&
-    (!Number.isInteger(task.ttlMs) || task.ttlMs <= 0)
-  )
-    return {
-      setting: 'task.ttlMs',
-      problem: 'must be a positive whole number of milliseconds',
-    };
-  return undefined;
 }
 
 /** How {@link CallToolOptions.task} reads. */

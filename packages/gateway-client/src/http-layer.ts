@@ -1,4 +1,3 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Readable } from 'node:stream';
 import {
   Headers as UndiciHeaders,
@@ -10,203 +9,82 @@ import {
 import {
   GatewayConnectionError,
   GatewayErrorCode,
-  GatewayHttpError,
-  GatewayMalformedResponseError,
   GatewayResponseTooLargeError,
   type GatewayError,
   type JsonRpcErrorObject,
 } from './errors.js';
-import type { CallHandlers } from './config.js';
+
+/** Request header carrying the caller's role to the gateway's policy. */
+const ROLE_HEADER = 'x-heretek-role';
+
+/** Abort reason once an exchange has its answer (one shared object: no per-call DOMException). */
+const SETTLED = Object.freeze({
+  name: 'Settled',
+  message: 'the exchange already has its answer',
+});
+
+/** A session's standalone GET stream, as the fetch layer keeps it. */
+export type StandaloneStream = {
+  /** The stream was open at least once. */
+  opened: boolean;
+  /** The session holds one of the client's stream slots ({@link GatewayFetchOptions.maxStandaloneStreams}). */
+  slot: boolean;
+  /** The gateway answered 404 to reopening the stream: the session is gone. */
+  readonly onSessionLost: () => void;
+};
 
 /**
- * Request header that tells the fetch layer which operation a request
- * belongs to. The client passes it to the SDK as a per-request header; the
- * fetch layer removes it before the request leaves the process.
+ * Whom one SDK transport sends for: one request of an operation, or a
+ * session being connected. Each owner gets a `fetch` of its own
+ * ({@link createGatewayFetch}), so what goes wrong with a reply reaches
+ * the owner directly, without anything travelling through the SDK.
  */
-export const OPERATION_HEADER = 'x-heretek-operation';
-
-/**
- * Per-operation state shared between the client and the fetch layer: the
- * SDK transport reports malformed SSE, foreign ids and dropped streams only
- * through an uncorrelated `onerror`, so the fetch layer records the typed
- * fault here and aborts the operation at once. The fetch layer finds the
- * operation by the {@link OPERATION_HEADER} of the request (no
- * `AsyncLocalStorage`: on Node 20 it puts a hook on every promise).
- */
-export type CallContext = {
-  /** Operation id, the value of {@link OPERATION_HEADER}. */
-  id: string;
-  /** Per-request headers handed to the SDK for this operation. */
-  headers: Record<string, string>;
-  /** Target the operation is for (for error messages). */
-  target: string | undefined;
-  /** First fault seen; it wins over whatever the SDK rejects with. */
+export class FetchOwner {
+  /** The first fault; it wins over whatever the SDK rejects with. */
   fault: GatewayError | undefined;
-  /** Aborted on fault, timeout, caller cancel, or after completion. */
-  controller: AbortController;
-  /** Set once the operation has its answer: later stream noise is ignored. */
-  settled: boolean;
-  /** The gateway rejected the session this request carried (404, or 400/500 naming the session). */
-  sessionRejected: boolean;
-  /** Record `error` as the fault (first one wins) and abort the operation. */
-  fail(error: GatewayError): void;
-  /** SSE reply streams of this operation still being read. */
-  openStreams: number;
-  /** Id of the last request this operation posted (what a `Last-Event-ID` resumption answers). */
-  requestId: string | number | undefined;
-  /** Last SSE event id seen on this operation's streams (what a resumption sends back). */
-  lastEventId: string | undefined;
-  /** The handlers of the call this operation makes, for the server requests its replies carry. */
-  handlers: CallHandlers | undefined;
-  /**
-   * Stops the operation's per-request timer while a server request its reply
-   * carried is answered; returns the release (set by the operation).
-   */
-  hold: (() => () => void) | undefined;
-};
+  /** SSE replies still being read. */
+  openStreams = 0;
+  readonly #controller = new AbortController();
 
-/** Create a fresh operation context with id `id`. */
-export function createCallContext(
-  target: string | undefined,
-  id: string,
-  handlers?: CallHandlers,
-): CallContext {
-  const context: CallContext = {
-    id,
-    headers: { [OPERATION_HEADER]: id },
-    target,
-    fault: undefined,
-    controller: new AbortController(),
-    settled: false,
-    sessionRejected: false,
-    openStreams: 0,
-    requestId: undefined,
-    lastEventId: undefined,
-    handlers,
-    hold: undefined,
-    fail(error) {
-      if (context.settled || context.fault !== undefined) return;
-      context.fault = error;
-      context.controller.abort(error);
-    },
-  };
-  return context;
+  constructor(
+    /** The target the faults name. */
+    readonly target: string | undefined,
+    /** Sent as `x-heretek-role`. */
+    readonly role: string,
+    /** The session's standalone stream (for the owner connecting a session). */
+    readonly stream?: StandaloneStream,
+  ) {}
+
+  /** Aborted on a fault, or when what is left of a finished exchange is cut. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Take `error` as the fault (the first one wins) and stop every request. */
+  fail(error: GatewayError): void {
+    if (this.fault !== undefined || this.signal.aborted) return;
+    this.fault = error;
+    this.#controller.abort(error);
+  }
+
+  /** Cut what is left (a reply stream still open after the answer). */
+  cut(): void {
+    this.#controller.abort(SETTLED);
+  }
 }
-
-/**
- * What one transport's fetch knows besides the request: the operation that
- * is connecting it (the SDK's `connect()` takes no per-request headers, and
- * a transport connects once, before any other request).
- */
-export type TransportBinding = {
-  /** The connect operation while `connect()` runs, then `undefined`. */
-  connecting: CallContext | undefined;
-  /** The endpoint's target (`*` for the multiplexed endpoint), for what arrives outside an operation. */
-  target: string;
-  /**
-   * Where each server-to-client request came from, by JSON-RPC id (a
-   * request on an operation's SSE reply) or by `inputRequests` key (an
-   * embedded request of a 2026-07-28 `input_required` answer): the handler
-   * of that request takes it out with {@link takeOrigin}. Keys of embedded
-   * requests repeat across calls, so each id holds a queue, oldest first.
-   */
-  serverRequests: Map<JsonRpcId, ServerRequestOrigin[]>;
-  /** The standalone GET stream was open at least once for this session. */
-  streamOpened: boolean;
-  /** The session holds one of the client's standalone stream slots ({@link GatewayFetchOptions.maxStandaloneStreams}). */
-  streamSlot?: boolean;
-};
-
-/** Where a server-to-client request arrived: the call whose reply carried it. */
-export type ServerRequestOrigin = {
-  /** The call's target (`*`: outside any call on the multiplexed endpoint). */
-  target: string;
-  /** Aborted when the call stops (caller cancel, timeout, close). */
-  signal: AbortSignal | undefined;
-  /** The call's own handlers, if it was given any. */
-  handlers: CallHandlers | undefined;
-  /** Holds the call's per-request timer while the request is answered. */
-  hold: (() => () => void) | undefined;
-};
-
-/** Note that the server request `id` came from `origin`. */
-function noteOrigin(
-  binding: TransportBinding,
-  id: JsonRpcId,
-  origin: ServerRequestOrigin,
-): void {
-  const queue = binding.serverRequests.get(id);
-  if (queue === undefined) binding.serverRequests.set(id, [origin]);
-  else queue.push(origin);
-}
-
-/** Where the server request `id` came from (taken out), if it was noted. */
-export function takeOrigin(
-  binding: TransportBinding,
-  id: JsonRpcId,
-): ServerRequestOrigin | undefined {
-  const queue = binding.serverRequests.get(id);
-  const origin = queue?.shift();
-  if (queue?.length === 0) binding.serverRequests.delete(id);
-  return origin;
-}
-
-/** The origin of what `operation`'s replies carry. */
-function originOf(
-  binding: TransportBinding,
-  operation: CallContext | undefined,
-): ServerRequestOrigin {
-  return {
-    target: operation?.target ?? binding.target,
-    signal: operation?.controller.signal,
-    handlers: operation?.handlers,
-    hold: operation?.hold,
-  };
-}
-
-/** A backend's `notifications/message`, with the target it came from. */
-export type LogEntry = {
-  /** The target whose reply carried it (`*`: the multiplexed endpoint's own stream). */
-  target: string;
-  /** The log level (`debug` ... `emergency`). */
-  level: string;
-  /** The server's logger name, if it sent one. */
-  logger?: string;
-  /** The logged data, as sent. */
-  data: unknown;
-};
 
 /** Options of {@link createGatewayFetch}. */
 export type GatewayFetchOptions = {
-  /** Operations in progress, by id (the client adds and removes them). */
-  operations: Map<string, CallContext>;
   agent: Agent;
-  role: string;
   token: string | undefined;
   maxResponseBytes: number;
-  /** Timeout for fetches that belong to no operation (notifications, DELETE, opening the standalone stream). */
+  /** Timeout of what waits for no reply (notifications, DELETE, opening the standalone stream). */
   backgroundTimeoutMs: number;
-  scrub: (text: string) => string;
-  /** Open the standalone GET stream (otherwise the transport is told 405 without asking the server). */
+  /** Open standalone GET streams (otherwise the transport is told 405 without asking the server). */
   standaloneStream: boolean;
   /** Most sessions holding a standalone stream at once; later ones are told 405 locally until one frees its slot. */
   maxStandaloneStreams: number;
-  /** Receives each `notifications/message` of a backend. */
-  onLog: ((entry: LogEntry) => void) | undefined;
-  /** Server-to-client request methods the client has a handler for (their targets are noted). */
-  handledRequests: ReadonlySet<string>;
-  /**
-   * The gateway answered 404 to reopening the standalone stream of a session
-   * whose stream had been open: the session is gone, and nothing will be
-   * pushed until a new one opens a new stream.
-   */
-  onStreamSessionLost: (binding: TransportBinding) => void;
 };
-
-/** A JSON-RPC request id. */
-export type JsonRpcId = string | number;
-
-const SESSION_WORDING = /session/i;
 
 function networkCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -297,29 +175,6 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
   return clean === text ? value : (JSON.parse(clean) as T);
 }
 
-function isResponseMessage(
-  message: unknown,
-): message is { id: JsonRpcId | null } {
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    !Array.isArray(message) &&
-    'id' in message &&
-    !('method' in message) &&
-    ('result' in message || 'error' in message)
-  );
-}
-
-function isJsonRpcMessage(message: unknown): boolean {
-  if (Array.isArray(message))
-    return message.length > 0 && message.every(isJsonRpcMessage);
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    (message as { jsonrpc?: unknown }).jsonrpc === '2.0'
-  );
-}
-
 async function readLimited(
   reply: UndiciResponse,
   limit: number,
@@ -372,37 +227,6 @@ function decodeChunks(chunks: Uint8Array[], total: number): string {
 }
 
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** `body`, erroring with `onTooLarge()` once more than `limit` bytes came through. */
-function capped(
-  body: ReadableStream<Uint8Array>,
-  limit: number,
-  onTooLarge: () => GatewayError,
-): ReadableStream<Uint8Array> {
-  let total = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > limit) controller.error(onTooLarge());
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-}
-
-/**
- * The id of a JSON-RPC request as the SDK serializes it (`{...,"id":7}`,
- * id last) read from the end of the body without parsing it; `undefined`
- * when the body does not end that way (then it is parsed).
- */
-function trailingNumericId(body: string): number | undefined {
-  if (body.charCodeAt(body.length - 1) !== 125 /* } */) return undefined;
-  const at = body.lastIndexOf(',"id":');
-  if (at < 0 || body.length - at > 24) return undefined;
-  const digits = body.slice(at + 6, -1);
-  return /^\d{1,15}$/.test(digits) ? Number(digits) : undefined;
-}
 
 type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
 
@@ -469,42 +293,8 @@ function refusedByFetch(reply: RequestReply): boolean {
   );
 }
 
-/** What the fetch layer shares between the requests of one client. */
-type FetchEnvironment = GatewayFetchOptions & {
-  /** `Bearer <token>`, or `undefined` without a token. */
-  authorization: string | undefined;
-  /** Operation by the last SSE event id it saw, for `Last-Event-ID` resumptions. */
-  resumable: Map<string, CallContext>;
-  /** Sessions holding a standalone stream slot. */
-  streamSlots: number;
-  /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
-  following: boolean;
-};
-
-/** One outgoing request, as far as the checks of its reply care. */
-type RequestPlan = {
-  method: string;
-  headers: Headers;
-  /** The URL, for messages. */
-  where: string;
-  /** The operation the request belongs to, if any. */
-  context: CallContext | undefined;
-  /** The request is the operation's own: its reply is checked and its faults go to the operation. */
-  bound: boolean;
-  /** Id of the response the request waits for. */
-  expectedId: JsonRpcId | undefined;
-  /** The SDK's `server/discover` probe (the SDK reads its error statuses itself). */
-  probe: boolean;
-  /** A GET with `Last-Event-ID`: the resumption of an operation's SSE reply. */
-  resumption: boolean;
-  /** A GET without `Last-Event-ID`: the session's standalone stream. */
-  standalone: boolean;
-  /** The transport the request came from. */
-  binding: TransportBinding;
-};
-
 function tooLarge(
-  environment: FetchEnvironment,
+  environment: GatewayFetchOptions,
   target: string | undefined,
 ): GatewayResponseTooLargeError {
   return new GatewayResponseTooLargeError({
@@ -526,94 +316,6 @@ function toWebResponse(
   });
 }
 
-/** The request headers: the SDK's, minus the operation marker, plus role and token. */
-function outgoingHeaders(
-  environment: FetchEnvironment,
-  init: RequestInit | undefined,
-): { headers: Headers; operationId: string | null } {
-  // The transport builds a fresh Headers object for every request: add to it in place.
-  const headers =
-    init?.headers instanceof Headers
-      ? init.headers
-      : new Headers(init?.headers);
-  const operationId = headers.get(OPERATION_HEADER);
-  if (operationId !== null) headers.delete(OPERATION_HEADER);
-  headers.set('x-heretek-role', environment.role);
-  if (environment.authorization !== undefined)
-    headers.set('authorization', environment.authorization);
-  return { headers, operationId };
-}
-
-/**
- * The id of the JSON-RPC request in `body`, and whether it is the SDK's
- * `server/discover` probe. An operation's request is read from the end of
- * the body; anything else is parsed (the probe must be recognised).
- */
-function requestIdentity(
-  body: string,
-  ofOperation: boolean,
-): { expectedId: JsonRpcId | undefined; probe: boolean } {
-  const quick = ofOperation ? trailingNumericId(body) : undefined;
-  if (quick !== undefined) return { expectedId: quick, probe: false };
-  let message: unknown;
-  try {
-    message = JSON.parse(body);
-  } catch {
-    // the SDK always sends JSON; anything else is passed on untouched
-    return { expectedId: undefined, probe: false };
-  }
-  if (typeof message !== 'object' || message === null)
-    return { expectedId: undefined, probe: false };
-  const { id, method } = message as { id?: unknown; method?: unknown };
-  if (
-    typeof method === 'string' &&
-    (typeof id === 'string' || typeof id === 'number')
-  )
-    return { expectedId: id, probe: method === 'server/discover' };
-  return { expectedId: undefined, probe: false };
-}
-
-/** Work out what a request is and which operation it belongs to. */
-function planRequest(
-  environment: FetchEnvironment,
-  binding: TransportBinding,
-  input: string | URL,
-  init: RequestInit | undefined,
-): RequestPlan {
-  const method = (init?.method ?? 'GET').toUpperCase();
-  const { headers, operationId } = outgoingHeaders(environment, init);
-  const lastEventId = method === 'GET' ? headers.get('last-event-id') : null;
-  const resumption = lastEventId !== null;
-  const context =
-    operationId !== null
-      ? environment.operations.get(operationId)
-      : lastEventId !== null
-        ? environment.resumable.get(lastEventId)
-        : binding.connecting;
-  const identity =
-    method === 'POST' && typeof init?.body === 'string'
-      ? requestIdentity(init.body, operationId !== null)
-      : { expectedId: undefined, probe: false };
-  const bound =
-    context !== undefined && (identity.expectedId !== undefined || resumption);
-  let expectedId = identity.expectedId;
-  if (bound && expectedId !== undefined) context.requestId = expectedId;
-  // A resumed stream (GET + Last-Event-ID) carries the response to the request it resumes.
-  if (bound && resumption) expectedId = context.requestId;
-  return {
-    method,
-    headers,
-    where: String(input),
-    context,
-    bound,
-    expectedId,
-    probe: identity.probe,
-    resumption,
-    standalone: method === 'GET' && !resumption,
-    binding,
-  };
-}
-
 /**
  * Whether undici refused a reply that a plain fetch would have handled: a
  * redirect (refused under `redirect: 'error'`) or a proxy's 407 (refused
@@ -625,69 +327,140 @@ function needsFollowing(error: unknown): boolean {
   return cause.message === 'unexpected redirect' || cause.message === '';
 }
 
-/**
- * Send the request with undici on the client's keep-alive agent. A bound
- * request follows its operation's signal (the client aborts every open
- * operation on close, which is when the transport's own signal fires);
- * anything else gets a timeout of its own. A network failure becomes a
- * typed connection error (recorded on the operation when bound).
- */
-async function send(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
+/** What the fetch layer shares between the requests of one client. */
+type Environment = GatewayFetchOptions & {
+  /** `Bearer <token>`, or `undefined` without a token. */
+  authorization: string | undefined;
+  /** Sessions holding a standalone stream slot. */
+  streamSlots: number;
+  /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
+  following: boolean;
+};
+
+/** One outgoing request. */
+type Outgoing = {
+  method: string;
+  headers: Headers;
+  body: string | null;
+  /** The URL, for messages. */
+  where: string;
+  /** It waits for a reply the owner waits for: a JSON-RPC request, or the resumption of its reply. */
+  bound: boolean;
+  /** A GET without `Last-Event-ID`: the session's standalone stream. */
+  standalone: boolean;
+};
+
+/** A JSON-RPC request as the SDK serializes one (`{...,"id":7}`, id last). */
+const REQUEST_END = /,"id":\d{1,15}\}$/;
+
+/** Whether `body` is a JSON-RPC request (not a notification, nor an answer to the server). */
+function isRequest(body: string): boolean {
+  if (REQUEST_END.test(body.slice(-24))) return true;
+  try {
+    // Rare: the probe (a string id), or what is not a request at all.
+    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
+    return typeof message.method === 'string' && message.id !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** What a request is, with the role and token headers added. */
+function outgoing(
+  environment: Environment,
+  owner: FetchOwner,
   input: string | URL,
   init: RequestInit | undefined,
-): Promise<UndiciResponse> {
-  const { context } = plan;
-  let signal: AbortSignal;
-  let openingTimer: NodeJS.Timeout | undefined;
-  if (plan.bound && context) {
-    if (context.controller.signal.aborted)
-      throw context.fault ?? context.controller.signal.reason;
-    signal = context.controller.signal;
-  } else if (plan.standalone) {
-    // Long-lived: only waiting for the headers is bounded; the transport's
-    // own signal ends the stream on close.
-    const opening = new AbortController();
-    openingTimer = setTimeout(
-      () => opening.abort(),
-      environment.backgroundTimeoutMs,
-    );
-    signal = init?.signal
+): Outgoing {
+  const method = (init?.method ?? 'GET').toUpperCase();
+  // The transport builds a fresh Headers object for every request: add to it in place.
+  const headers =
+    init?.headers instanceof Headers
+      ? init.headers
+      : new Headers(init?.headers);
+  headers.set(ROLE_HEADER, owner.role);
+  if (environment.authorization !== undefined)
+    headers.set('authorization', environment.authorization);
+  const body = typeof init?.body === 'string' ? init.body : null;
+  const resumption = method === 'GET' && headers.has('last-event-id');
+  return {
+    method,
+    headers,
+    body,
+    where: String(input),
+    bound:
+      resumption || (method === 'POST' && body !== null && isRequest(body)),
+    standalone: method === 'GET' && !resumption,
+  };
+}
+
+/** The signal a request goes out with, and the timer to clear after its headers. */
+function signalOf(
+  environment: Environment,
+  owner: FetchOwner,
+  request: Outgoing,
+  init: RequestInit | undefined,
+): { signal: AbortSignal; timer?: NodeJS.Timeout } {
+  // A bound request follows its owner, which the client stops on timeout,
+  // cancel and close; anything else gets a timeout of its own.
+  if (request.bound) return { signal: owner.signal };
+  // What goes on after its transport closes (a request's cancellation, sent
+  // as it stops) gets a timeout only; the standalone stream is long-lived:
+  // only waiting for its headers is bounded, and it ends with its session.
+  if (!request.standalone)
+    return { signal: AbortSignal.timeout(environment.backgroundTimeoutMs) };
+  const opening = new AbortController();
+  const timer = setTimeout(
+    () => opening.abort(),
+    environment.backgroundTimeoutMs,
+  );
+  return {
+    signal: init?.signal
       ? AbortSignal.any([init.signal, opening.signal])
-      : opening.signal;
-  } else {
-    const timeout = AbortSignal.timeout(environment.backgroundTimeoutMs);
-    signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-  }
-  const request = {
-    method: plan.method,
-    headers: Object.fromEntries(plan.headers),
-    // The SDK sends JSON text or nothing.
-    body: typeof init?.body === 'string' ? init.body : null,
+      : opening.signal,
+    timer,
+  };
+}
+
+/**
+ * Send the request with undici on the client's keep-alive agent. A network
+ * failure becomes a typed connection error (the owner's fault when bound).
+ */
+async function send(
+  environment: Environment,
+  owner: FetchOwner,
+  request: Outgoing,
+  init: RequestInit | undefined,
+): Promise<UndiciResponse> {
+  const { signal, timer } = signalOf(environment, owner, request, init);
+  if (request.bound && signal.aborted) throw owner.fault ?? signal.reason;
+  const options = {
+    method: request.method,
+    headers: Object.fromEntries(request.headers),
+    body: request.body,
     signal,
     dispatcher: environment.agent,
   };
   try {
-    if (environment.following) return await undiciFetch(input, request);
-    if (plan.method === 'POST') {
+    if (environment.following) return await undiciFetch(request.where, options);
+    if (request.method === 'POST') {
       // undici's request: the reply's body is read as undici's stream, not
       // through fetch's web streams and copies.
       const reply = new RequestReply(
-        await undiciRequest(input, { ...request, method: 'POST' }),
+        await undiciRequest(request.where, { ...options, method: 'POST' }),
       );
       if (!refusedByFetch(reply)) return reply;
       await reply.node.dump().catch(() => undefined);
       // Sent again the way fetch follows redirects, as below.
       environment.following = true;
-      return await undiciFetch(input, request);
+      return await undiciFetch(request.where, options);
     }
     try {
       // Without a window and with redirects refused, undici sends the request
       // as it is: it neither copies it nor splits its body in two (what it
       // does to be able to send it again after a redirect).
-      return await undiciFetch(input, {
-        ...request,
+      return await undiciFetch(request.where, {
+        ...options,
         window: null,
         redirect: 'error',
       });
@@ -697,474 +470,131 @@ async function send(
       // take the request, so it goes again the way fetch follows redirects,
       // and so do this client's later requests.
       environment.following = true;
-      return await undiciFetch(input, request);
+      return await undiciFetch(request.where, options);
     }
   } catch (error) {
-    if (signal.aborted)
-      throw plan.bound && context ? (context.fault ?? error) : error;
+    if (signal.aborted) throw request.bound ? (owner.fault ?? error) : error;
     const typed = connectionError(
       error,
-      context?.target,
-      plan.where,
+      owner.target,
+      request.where,
       'request',
     );
-    if (plan.bound) context?.fail(typed);
+    if (request.bound) owner.fail(typed);
     throw typed;
   } finally {
-    clearTimeout(openingTimer);
+    clearTimeout(timer);
   }
 }
 
 /**
- * The reply to a request no operation waits for (a notification's 202, a
- * DELETE, an error status the SDK reads itself): no checks, but the size
- * cap still holds.
+ * A reply the owner waits for. A JSON body is read here under the size cap
+ * and handed to the SDK as text (no web stream over it), which parses it;
+ * an SSE body is passed through under the cap, counted while open. A body
+ * that breaks off or grows past the cap is the owner's fault at once.
  */
-async function passUnbound(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
+async function boundReply(
+  environment: Environment,
+  owner: FetchOwner,
+  request: Outgoing,
   response: UndiciResponse,
 ): Promise<Response> {
-  const target = plan.context?.target;
-  if (response.ok) {
+  const fail = (error: unknown): GatewayError => {
+    const typed = GatewayResponseTooLargeError.isInstance(error)
+      ? error
+      : (owner.fault ??
+        connectionError(error, owner.target, request.where, 'body'));
+    owner.fail(typed);
+    return typed;
+  };
+  const length = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(length) && length > environment.maxResponseBytes)
+    throw fail(tooLarge(environment, owner.target));
+  if (!response.ok) return passedReply(environment, owner, response);
+  if (
+    (response.headers.get('content-type') ?? '').includes('text/event-stream')
+  ) {
+    if (!response.body) return toWebResponse(response, null);
+    owner.openStreams += 1;
     return toWebResponse(
       response,
-      response.body
-        ? capped(response.body, environment.maxResponseBytes, () =>
-            tooLarge(environment, target),
-          )
-        : null,
+      watched(response.body, environment.maxResponseBytes, {
+        tooLarge: () => fail(tooLarge(environment, owner.target)),
+        broke: fail,
+        ended: () => {
+          owner.openStreams -= 1;
+        },
+      }),
     );
   }
   const text = await readLimited(response, environment.maxResponseBytes, () =>
-    tooLarge(environment, target),
-  ).catch(() => '');
-  return toWebResponse(response, text);
-}
-
-/** Read a bound reply's body under the size cap; a failure is the operation's fault. */
-async function readBoundBody(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
-  context: CallContext,
-  response: UndiciResponse,
-): Promise<string> {
-  try {
-    return await readLimited(response, environment.maxResponseBytes, () =>
-      tooLarge(environment, context.target),
-    );
-  } catch (error) {
-    const typed = GatewayResponseTooLargeError.isInstance(error)
-      ? error
-      : (context.fault ??
-        connectionError(error, context.target, plan.where, 'body'));
-    context.fail(typed);
-    throw typed;
-  }
-}
-
-/**
- * A non-2xx reply to an operation's request: a typed HTTP error, noting on
- * the operation when the gateway rejected the session it carried (404, or
- * 400/500 naming the session). The probe's reply goes to the SDK as is.
- */
-async function rejectStatus(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
-  context: CallContext,
-  response: UndiciResponse,
-): Promise<Response> {
-  const text = await readBoundBody(environment, plan, context, response);
-  if (plan.probe) return toWebResponse(response, text);
-  const jsonRpcError = scrubValue(parseJsonRpcError(text), environment.scrub);
-  if (
-    plan.headers.has('mcp-session-id') &&
-    (response.status === 404 ||
-      ((response.status === 400 || response.status === 500) &&
-        SESSION_WORDING.test(jsonRpcError?.message ?? text)))
-  ) {
-    context.sessionRejected = true;
-  }
-  const detail = jsonRpcError
-    ? `JSON-RPC ${jsonRpcError.code} ${jsonRpcError.message}`
-    : text.trim().slice(0, 300) || response.statusText;
-  const error = new GatewayHttpError({
-    target: context.target,
-    status: response.status,
-    jsonRpcError,
-    message: environment.scrub(
-      `The gateway answered HTTP ${response.status} at ${plan.where}: ${detail}`,
-    ),
+    tooLarge(environment, owner.target),
+  ).catch((error: unknown) => {
+    throw fail(error);
   });
-  context.fail(error);
-  throw error;
-}
-
-/** Record `error` on the operation and throw it. */
-function failWith(context: CallContext, error: GatewayError): never {
-  context.fail(error);
-  throw error;
-}
-
-/**
- * A JSON reply to an operation's request: it must parse, be JSON-RPC 2.0
- * and answer the request's id. The SDK gets the parsed value instead of
- * parsing the text again.
- */
-async function checkJsonReply(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
-  context: CallContext,
-  response: UndiciResponse,
-): Promise<Response> {
-  const { target } = context;
-  const text = await readBoundBody(environment, plan, context, response);
-  const malformed = (why: string, cause?: unknown) =>
-    failWith(
-      context,
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.MalformedJson,
-        target,
-        message: environment.scrub(
-          `The gateway sent ${why}: ${text.slice(0, 120)}`,
-        ),
-        ...(cause === undefined ? {} : { cause }),
-      }),
-    );
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch (error) {
-    return malformed(
-      `a JSON reply that does not parse (${(error as Error).message})`,
-      error,
-    );
-  }
-  if (!isJsonRpcMessage(message)) {
-    return malformed('JSON that is not a JSON-RPC 2.0 message');
-  }
-  if (isResponseMessage(message) && message.id !== plan.expectedId) {
-    return failWith(
-      context,
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.WrongResponseId,
-        target,
-        message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)}; the reply is discarded.`,
-      }),
-    );
-  }
-  noteInputRequests(environment, plan.binding, context, message);
-  // No body stream over the text (the SDK reads a JSON reply with `json()`):
-  // a stream and its controller per reply were made only to be dropped.
-  const checked = toWebResponse(response, null);
-  Object.defineProperties(checked, {
-    json: { value: () => Promise.resolve(message) },
+  const reply = toWebResponse(response, null);
+  Object.defineProperties(reply, {
+    json: { value: () => Promise.resolve().then(() => JSON.parse(text)) },
     text: { value: () => Promise.resolve(text) },
   });
-  return checked;
+  return reply;
 }
 
-/** What an operation's SSE reply has shown so far. */
-type StreamSeen = {
-  /** An event with an id (the reply can be resumed from it). */
-  eventId: boolean;
-  /** The response to the operation's request. */
-  response: boolean;
-};
-
-/**
- * One SSE event of an operation's reply: its id is remembered for a
- * resumption, its data must be JSON-RPC 2.0, a response must answer the
- * request's id, and a server message is noted (requests, logs). A bad
- * event fails the operation.
- */
-function checkEvent(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
-  operation: CallContext,
-  seen: StreamSeen,
-  event: EventSourceMessage,
-): void {
-  const { target } = operation;
-  const malformed = (message: string, cause?: unknown) =>
-    operation.fail(
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.MalformedSse,
-        target,
-        message: environment.scrub(message),
-        cause,
-      }),
-    );
-  if (event.id) {
-    seen.eventId = true;
-    forgetResumption(environment, operation);
-    operation.lastEventId = event.id;
-    environment.resumable.set(event.id, operation);
-  }
-  if (!event.data || (event.event !== undefined && event.event !== 'message'))
-    return;
-  let message: unknown;
-  try {
-    message = JSON.parse(event.data);
-  } catch (error) {
-    malformed(
-      `The gateway sent an SSE event whose data is not JSON (${(error as Error).message}): ${event.data.slice(0, 120)}`,
-      error,
-    );
-    return;
-  }
-  if (!isJsonRpcMessage(message)) {
-    malformed(
-      `The gateway sent an SSE event that is not a JSON-RPC 2.0 message: ${event.data.slice(0, 120)}`,
-    );
-    return;
-  }
-  if (!isResponseMessage(message)) {
-    noteServerMessage(environment, plan.binding, operation, message);
-    return;
-  }
-  if (message.id !== plan.expectedId) {
-    operation.fail(
-      new GatewayMalformedResponseError({
-        code: GatewayErrorCode.WrongResponseId,
-        target,
-        message: `The gateway answered request id ${JSON.stringify(plan.expectedId)} with a response for id ${JSON.stringify(message.id)} on its SSE stream; the reply is discarded.`,
-      }),
-    );
-    return;
-  }
-  seen.response = true;
-  noteInputRequests(environment, plan.binding, operation, message);
-}
-
-/**
- * The operation's SSE reply, passed through while each event is checked:
- * data parses as JSON-RPC 2.0, a response answers the request's id, the
- * size cap holds, and a stream that ends before its response (and without
- * an event id to resume from) is a dropped connection.
- */
-function inspectEventStream(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
-  operation: CallContext,
+/** `body` passed through, with what happens to it reported to `on` (each once). */
+function watched(
   body: ReadableStream<Uint8Array>,
+  limit: number,
+  on: {
+    tooLarge: () => GatewayError;
+    broke: (error: unknown) => unknown;
+    ended: () => void;
+  },
 ): ReadableStream<Uint8Array> {
-  const { target } = operation;
-  const { maxResponseBytes } = environment;
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const seen: StreamSeen = { eventId: false, response: false };
   let total = 0;
   let open = true;
-  operation.openStreams += 1;
-  const finished = () => {
-    if (!open) return;
+  const end = () => {
+    if (open) on.ended();
     open = false;
-    operation.openStreams -= 1;
   };
-  const parser = createParser({
-    onEvent: (event) => checkEvent(environment, plan, operation, seen, event),
-  });
-  const endedEarly = () =>
-    !operation.settled && !seen.response && !seen.eventId;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
-        chunk = await reader.read();
+        const chunk = await reader.read();
+        if (chunk.done) {
+          end();
+          controller.close();
+          return;
+        }
+        total += chunk.value.byteLength;
+        if (total > limit) {
+          end();
+          await reader.cancel().catch(() => undefined);
+          controller.error(on.tooLarge());
+          return;
+        }
+        controller.enqueue(chunk.value);
       } catch (error) {
-        finished();
-        if (endedEarly())
-          operation.fail(
-            operation.fault ??
-              connectionError(error, target, plan.where, 'body'),
-          );
-        controller.error(operation.fault ?? error);
-        return;
+        end();
+        controller.error(on.broke(error));
       }
-      if (chunk.done) {
-        finished();
-        if (endedEarly())
-          operation.fail(
-            connectionError(undefined, target, plan.where, 'body'),
-          );
-        controller.close();
-        return;
-      }
-      total += chunk.value.byteLength;
-      if (total > maxResponseBytes) {
-        finished();
-        operation.fail(tooLarge(environment, target));
-        await reader.cancel().catch(() => undefined);
-        controller.error(operation.fault);
-        return;
-      }
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
-      if (operation.fault && !operation.settled) {
-        finished();
-        await reader.cancel().catch(() => undefined);
-        controller.error(operation.fault);
-        return;
-      }
-      controller.enqueue(chunk.value);
     },
     cancel(reason) {
-      finished();
+      end();
       return reader.cancel(reason);
     },
   });
 }
 
-function forgetResumption(
-  environment: FetchEnvironment,
-  context: CallContext,
-): void {
-  if (
-    context.lastEventId !== undefined &&
-    environment.resumable.get(context.lastEventId) === context
-  )
-    environment.resumable.delete(context.lastEventId);
-}
-
-/** The media type of a reply, lowercase, without parameters. */
-function mediaTypeOf(response: UndiciResponse): string {
-  return (
-    (response.headers.get('content-type') ?? '')
-      .split(';')[0]
-      ?.trim()
-      .toLowerCase() ?? ''
-  );
-}
-
-/** Check an operation's 2xx reply by its content type. */
-async function checkBoundReply(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
-  context: CallContext,
-  response: UndiciResponse,
-): Promise<Response> {
-  const length = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(length) && length > environment.maxResponseBytes)
-    return failWith(context, tooLarge(environment, context.target));
-  if (!response.ok) return rejectStatus(environment, plan, context, response);
-  if (response.status === 202 || plan.expectedId === undefined)
-    return toWebResponse(response, response.body);
-  const mediaType = mediaTypeOf(response);
-  if (mediaType === 'application/json' && !plan.resumption)
-    return checkJsonReply(environment, plan, context, response);
-  if (mediaType === 'text/event-stream') {
-    return toWebResponse(
-      response,
-      response.body
-        ? inspectEventStream(environment, plan, context, response.body)
-        : null,
-    );
-  }
-  await response.body?.cancel().catch(() => undefined);
-  return failWith(
-    context,
-    new GatewayMalformedResponseError({
-      code: GatewayErrorCode.UnexpectedContentType,
-      target: context.target,
-      message: `The gateway replied with content type ${JSON.stringify(mediaType || 'none')}; expected application/json or text/event-stream.`,
-    }),
-  );
-}
-
-/**
- * Note where the embedded requests of a 2026-07-28 `input_required` answer
- * came from: the SDK hands each to the client's handler under its key.
- */
-function noteInputRequests(
-  environment: FetchEnvironment,
-  binding: TransportBinding,
-  operation: CallContext,
-  message: unknown,
-): void {
-  const result = (message as { result?: unknown }).result as
-    { resultType?: unknown; inputRequests?: unknown } | undefined;
-  if (
-    result?.resultType !== 'input_required' ||
-    typeof result.inputRequests !== 'object' ||
-    result.inputRequests === null
-  )
-    return;
-  for (const [key, request] of Object.entries(result.inputRequests)) {
-    const method = (request as { method?: unknown } | null)?.method;
-    if (typeof method === 'string' && environment.handledRequests.has(method))
-      noteOrigin(binding, key, originOf(binding, operation));
-  }
-}
-
-/**
- * A server-to-client message seen on a stream: remember which target a
- * request came from (its handler asks), and pass a log notification on.
- */
-function noteServerMessage(
-  environment: FetchEnvironment,
-  binding: TransportBinding,
-  operation: CallContext | undefined,
-  message: unknown,
-): void {
-  if (typeof message !== 'object' || message === null) return;
-  const { method, id, params } = message as {
-    method?: unknown;
-    id?: unknown;
-    params?: unknown;
-  };
-  if (typeof method !== 'string') return;
-  const from = operation?.target ?? binding.target;
-  if (typeof id === 'string' || typeof id === 'number') {
-    if (environment.handledRequests.has(method))
-      noteOrigin(binding, id, originOf(binding, operation));
-    return;
-  }
-  if (method !== 'notifications/message' || !environment.onLog) return;
-  const fields = (params ?? {}) as {
-    level?: unknown;
-    logger?: unknown;
-    data?: unknown;
-  };
-  const entry: LogEntry = {
-    target: from,
-    level: typeof fields.level === 'string' ? fields.level : 'info',
-    data: fields.data,
-  };
-  if (typeof fields.logger === 'string') entry.logger = fields.logger;
-  try {
-    environment.onLog(entry);
-  } catch {
-    // a failing log sink must not break the stream
-  }
-}
-
 /**
  * The standalone GET stream, passed through to the SDK (which dispatches
- * `notifications/tools/list_changed` and reconnects it with backoff when it
- * drops) while log notifications are passed on and each event is held to
- * `maxResponseBytes` (the stream itself may run for days).
+ * what it carries and reconnects it with backoff when it drops) while each
+ * event is held to `maxResponseBytes` (the stream itself may run for days).
  */
-function watchStandaloneStream(
-  environment: FetchEnvironment,
-  plan: RequestPlan,
+function standaloneBody(
+  environment: Environment,
   body: ReadableStream<Uint8Array>,
 ): ReadableStream<Uint8Array> {
-  const parser = createParser({
-    onEvent(event) {
-      if (
-        !event.data ||
-        (event.event !== undefined && event.event !== 'message')
-      )
-        return;
-      let message: unknown;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
-        return; // the SDK reports it
-      }
-      noteServerMessage(environment, plan.binding, undefined, message);
-    },
-  });
   const decoder = new TextDecoder();
   let sinceBoundary = 0;
   return body.pipeThrough(
@@ -1179,61 +609,84 @@ function watchStandaloneStream(
           boundary < 0
             ? sinceBoundary + chunk.byteLength
             : text.length - boundary;
-        if (sinceBoundary > environment.maxResponseBytes) {
+        if (sinceBoundary > environment.maxResponseBytes)
           controller.error(tooLarge(environment, undefined));
-          return;
-        }
-        parser.feed(text);
-        controller.enqueue(chunk);
+        else controller.enqueue(chunk);
       },
     }),
   );
 }
 
+/** A reply no owner waits for (a notification's 202, a DELETE), or any error status: passed on under the size cap. */
+async function passedReply(
+  environment: Environment,
+  owner: FetchOwner,
+  response: UndiciResponse,
+): Promise<Response> {
+  const over = () => tooLarge(environment, owner.target);
+  if (response.ok)
+    return toWebResponse(
+      response,
+      response.body &&
+        watched(response.body, environment.maxResponseBytes, {
+          tooLarge: over,
+          broke: (error) => error,
+          ended: () => undefined,
+        }),
+    );
+  const text = await readLimited(
+    response,
+    environment.maxResponseBytes,
+    over,
+  ).catch(() => '');
+  return toWebResponse(response, text);
+}
+
+/** The fetch layer of one client ({@link createGatewayFetch}). */
+export type GatewayFetch = ReturnType<typeof createGatewayFetch>;
+
 /**
- * The `fetch` factory for the SDK's `StreamableHTTPClientTransport`s:
- * undici's fetch on one keep-alive `Agent`, plus the headers this client
- * always sends (`x-heretek-role`, bearer token), a reply size cap, and
- * per-request checks of the reply (JSON parses, SSE events parse, the
- * response id is the request's) that turn into typed faults on the
- * operation's {@link CallContext}. Call `bind` with a transport's
- * {@link TransportBinding} to get that transport's `fetch`; call `forget`
- * when an operation is over.
+ * The `fetch` factory of the SDK's `StreamableHTTPClientTransport`s:
+ * undici on one keep-alive `Agent`, plus the headers this client sends
+ * (`x-heretek-role` of the owner, the bearer token), a reply size cap, and
+ * the faults of what the SDK reads later (a reply body that breaks off or
+ * grows too large) given to the owner at once. `fetchFor(owner)` is the
+ * `fetch` of one transport.
  */
 export function createGatewayFetch(options: GatewayFetchOptions) {
-  const environment: FetchEnvironment = {
+  const environment: Environment = {
     ...options,
     authorization:
       options.token === undefined ? undefined : `Bearer ${options.token}`,
-    resumable: new Map(),
     streamSlots: 0,
     following: false,
   };
 
   /** Takes a stream slot for the session (it keeps it until released); false when all are taken. */
-  const takeStreamSlot = (binding: TransportBinding): boolean => {
-    if (binding.streamSlot === true) return true;
+  const takeSlot = (stream: StandaloneStream): boolean => {
+    if (stream.slot) return true;
     if (environment.streamSlots >= environment.maxStandaloneStreams)
       return false;
     environment.streamSlots += 1;
-    binding.streamSlot = true;
+    stream.slot = true;
     return true;
   };
-  const releaseStreamSlot = (binding: TransportBinding): void => {
-    if (binding.streamSlot !== true) return;
-    binding.streamSlot = false;
+  const release = (stream: StandaloneStream | undefined): void => {
+    if (!stream?.slot) return;
+    stream.slot = false;
     environment.streamSlots -= 1;
   };
 
   async function gatewayFetch(
-    binding: TransportBinding,
+    owner: FetchOwner,
     input: string | URL,
     init: RequestInit | undefined,
   ): Promise<Response> {
-    const plan = planRequest(environment, binding, input, init);
+    const request = outgoing(environment, owner, input, init);
+    const { stream } = owner;
     if (
-      plan.standalone &&
-      (!environment.standaloneStream || !takeStreamSlot(binding))
+      request.standalone &&
+      (!environment.standaloneStream || !stream || !takeSlot(stream))
     ) {
       // Nobody listens for what the server would send outside a request, or
       // the client holds as many streams as it may: do not open one for this
@@ -1244,40 +697,39 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         statusText: 'Method Not Allowed',
       });
     }
-    let response: Awaited<ReturnType<typeof send>>;
+    let response: UndiciResponse;
     try {
-      response = await send(environment, plan, input, init);
+      response = await send(environment, owner, request, init);
     } catch (error) {
-      if (plan.standalone) releaseStreamSlot(binding);
+      if (request.standalone) release(stream);
       throw error;
     }
-    // A refused stream frees its slot; a dropped one keeps it for the retry.
-    if (plan.standalone && !response.ok) releaseStreamSlot(binding);
-    if (plan.standalone && response.status === 404 && binding.streamOpened) {
-      binding.streamOpened = false;
-      environment.onStreamSessionLost(binding);
+    if (request.standalone && stream) {
+      // A refused stream frees its slot; a dropped one keeps it for the retry.
+      if (!response.ok) release(stream);
+      if (response.status === 404 && stream.opened) {
+        stream.opened = false;
+        stream.onSessionLost();
+      }
+      if (response.ok && response.body) {
+        stream.opened = true;
+        return toWebResponse(
+          response,
+          standaloneBody(environment, response.body),
+        );
+      }
     }
-    if (plan.standalone && response.ok && response.body) {
-      binding.streamOpened = true;
-      return toWebResponse(
-        response,
-        watchStandaloneStream(environment, plan, response.body),
-      );
-    }
-    if (!plan.bound || !plan.context)
-      return passUnbound(environment, plan, response);
-    return checkBoundReply(environment, plan, plan.context, response);
+    return request.bound
+      ? boundReply(environment, owner, request, response)
+      : passedReply(environment, owner, response);
   }
 
   return {
-    bind:
-      (binding: TransportBinding) =>
+    fetchFor:
+      (owner: FetchOwner) =>
       (input: string | URL, init?: RequestInit): Promise<Response> =>
-        gatewayFetch(binding, input, init),
-    forget: (context: CallContext) => forgetResumption(environment, context),
+        gatewayFetch(owner, input, init),
     /** The session is closed: its stream slot goes to the next session that asks. */
-    release: releaseStreamSlot,
-    /** Sessions holding a standalone stream slot now. */
-    openStreams: () => environment.streamSlots,
+    release,
   };
 }

@@ -24,15 +24,12 @@ export {
   GatewayClosedError,
   GatewayConfigError,
   GatewayConnectionError,
-  GatewayCursorLoopError,
   GatewayError,
   GatewayErrorCode,
   GatewayHttpError,
   GatewayJsonRpcError,
-  GatewayMalformedResponseError,
-  GatewayNegotiationError,
+  GatewayProtocolError,
   GatewayResponseTooLargeError,
-  GatewaySessionLostError,
   GatewayTimeoutError,
 } from './errors.js';
 export type { JsonRpcErrorObject } from './errors.js';

@@ -4,7 +4,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import {
-  GatewayCursorLoopError,
+  GatewayProtocolError,
   GatewayHttpError,
   GatewayJsonRpcError,
 } from './errors.js';
@@ -89,7 +89,7 @@ const MAX_LIST_RESTARTS = 3;
 
 /**
  * Every tool of one `tools/list` walk, following `nextCursor` to the end: a
- * repeated cursor or more than `maxListPages` pages is `CURSOR_LOOP`. Each
+ * repeated cursor or more than `maxListPages` pages is `PROTOCOL_ERROR`. Each
  * page is one request of `requester`, so a session that expires on a page
  * is re-initialized and that page sent again with the same cursor; when the
  * new session rejects the cursor with a JSON-RPC error, the walk starts over
@@ -143,16 +143,14 @@ export async function walkPages(
     const next = page.nextCursor;
     if (next === undefined || next === null) return tools;
     if (seen.has(next) || next === cursor) {
-      throw new GatewayCursorLoopError({
+      throw new GatewayProtocolError({
         target,
-        pages,
         message: `tools/list${of} returned cursor ${JSON.stringify(next.slice(0, 80))} a second time after ${pages} pages; the server's pagination loops.`,
       });
     }
     if (pages >= maxListPages) {
-      throw new GatewayCursorLoopError({
+      throw new GatewayProtocolError({
         target,
-        pages,
         message: `tools/list${of} still had a nextCursor after ${pages} pages (maxListPages); the server's pagination does not end.`,
       });
     }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { GatewayErrorCode, type GatewayError } from './errors.js';
 import type { GatewayClient } from './gateway-client.js';
 import {
@@ -122,6 +122,10 @@ describe('live tool lists (standalone GET stream)', () => {
   });
 
   it('does not ask again after a 405', async () => {
+    // Fake timers, with time still passing: any reconnection the client
+    // scheduled after the 405 is run at once below.
+    vi.useFakeTimers({ toFake: ['setTimeout'], shouldAdvanceTime: true });
+    onTestFinished(() => void vi.useRealTimers());
     const { server, gateway } = await connect(
       startSessionfulServer({ refuseStandalone: true }),
       { onToolsListChanged: () => undefined },
@@ -130,9 +134,9 @@ describe('live tool lists (standalone GET stream)', () => {
     await expect
       .poll(() => standaloneGets(server.requests).length, POLL)
       .toBe(1);
-    // Longer than the first three reconnection delays (250 + 500 + 1000 ms).
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(standaloneGets(server.requests)).toHaveLength(1);
+    expect(gateway.endpointInfo({ target: 'alpha' })?.streaming).toBe(false);
+    // Past every reconnection delay (250 ms doubling up to 5 s, 6 tries).
+    await vi.advanceTimersByTimeAsync(60_000);
     expect(
       (
         await gateway.callTool({
@@ -142,6 +146,8 @@ describe('live tool lists (standalone GET stream)', () => {
         })
       ).content,
     ).toEqual([{ type: 'text', text: 'still fine' }]);
+    // A reconnection run above would have reached the server before the call.
+    expect(standaloneGets(server.requests)).toHaveLength(1);
   });
 
   it('opens no stream when nobody listens', async () => {
@@ -227,7 +233,7 @@ describe('sessions that expire mid-listing', () => {
     const error = (await gateway
       .listTools({ target: 'alpha' })
       .catch((caught: unknown) => caught)) as GatewayError;
-    expect(error.code).toBe(GatewayErrorCode.SessionLost);
+    expect(error.code).toBe(GatewayErrorCode.ConnectionReset);
     expect(error.message).toContain('expired on page 4 after 3 pages');
     expect(error.message).toContain(
       're-initialized; the server rejected the session again',

@@ -3,10 +3,20 @@ import type {
   Progress,
   RequestOptions,
 } from '@modelcontextprotocol/client';
-import type { GatewayError } from './errors.js';
-import { GatewayHttpError, GatewaySessionLostError } from './errors.js';
 import type { CallHandlers } from './config.js';
-import type { CallContext } from './http-layer.js';
+import type { Endpoint, Exchange, Session } from './endpoint.js';
+import {
+  GatewayConnectionError,
+  GatewayErrorCode,
+  GatewayHttpError,
+  GatewayTimeoutError,
+  type GatewayError,
+} from './errors.js';
+import {
+  rejectsSession,
+  toGatewayError,
+  type ErrorMapping,
+} from './error-mapping.js';
 
 /** Per-request settings of {@link Requester.request}. */
 export type RequestExtra<R = unknown> = {
@@ -38,6 +48,13 @@ export type Requester = {
     send: (client: Client, options: RequestOptions) => Promise<R>,
     extra?: RequestExtra<R>,
   ): Promise<R>;
+  /**
+   * One request on the session that stopping the operation does not cut
+   * (a task's cancellation, sent because it stopped), bounded by `timeoutMs`.
+   */
+  detached<R>(
+    send: (client: Client, options: RequestOptions) => Promise<R>,
+  ): Promise<R>;
   /** Re-initializes so far in this operation. */
   readonly reinitializations: number;
   /** Aborted when the operation stops (timeout, caller cancel, close). */
@@ -46,50 +63,35 @@ export type Requester = {
   readonly reason: GatewayError | undefined;
 };
 
-/** A session (one SDK client on one endpoint) as operations use it. */
-export type Session = {
-  client: Client;
-  /** Requests of operations on it right now. */
-  inflight: number;
-  /** The gateway rejected it: no new request goes out on it. */
-  retired: boolean;
-  closed: boolean;
+/** What one operation is: a listing or a call, on one endpoint. */
+export type OperationPlan = {
+  endpoint: Endpoint;
+  target: string | undefined;
+  /** Sent as `x-heretek-role` on the operation's requests. */
+  role: string;
+  /** The client's per-request timeout. */
+  timeoutMs: number;
+  /** The ceiling of the whole operation, when it has one. */
+  ceilingMs: number | undefined;
+  handlers: CallHandlers | undefined;
+  mapping: ErrorMapping;
 };
 
-/** What an operation needs of the client, for the endpoint it runs on. */
-export type OperationHost<S extends Session> = {
-  /** The endpoint URL, for messages. */
-  readonly key: string;
-  /** The client's per-request timeout. */
-  readonly timeoutMs: number;
-  /** The endpoint's session when one is ready. */
-  readySession(): S | undefined;
-  /** Connect the endpoint (or join the connect in progress). */
-  connect(target: string | undefined): Promise<S>;
-  /** A new request context the fetch layer can find, carrying the call's handlers. */
-  begin(
-    target: string | undefined,
-    handlers: CallHandlers | undefined,
-  ): CallContext;
-  /** The request of `context` is over. */
-  end(context: CallContext, succeeded: boolean): void;
-  /** The gateway rejected `session`: the next request re-initializes. */
-  retire(session: S): void;
-  /** `session` was retired and no request uses it any more: close it. */
-  closeRetired(session: S): void;
-  /** Anything thrown below, as a typed error. */
-  toError(
-    error: unknown,
-    context: CallContext | undefined,
-    target: string | undefined,
-  ): GatewayError;
-  isClosed(): boolean;
-  timeoutError(
-    target: string | undefined,
-    timeoutMs: number,
-    ceiling: boolean,
-  ): GatewayError;
-};
+/** The timeout error of `target` after `timeoutMs` (`ceiling`: `maxTotalTimeoutMs`). */
+export function timeoutError(
+  target: string | undefined,
+  timeoutMs: number,
+  ceiling: boolean,
+): GatewayTimeoutError {
+  const who = target ? `target '${target}'` : 'the gateway';
+  return new GatewayTimeoutError({
+    target,
+    timeoutMs,
+    message: ceiling
+      ? `The call to ${who} did not finish within ${timeoutMs} ms in all (maxTotalTimeoutMs), progress or not; the request was cancelled.`
+      : `No reply from ${who} within ${timeoutMs} ms (option 'timeoutMs'); the request was cancelled.`,
+  });
+}
 
 /** `promise`, or `reason()` once `signal` aborts. */
 export function raceSignal<T>(
@@ -117,17 +119,17 @@ export function raceSignal<T>(
 
 /**
  * One operation's state: why it stopped (timeout, caller cancel, close),
- * the request in flight, the per-request timer and the ceiling. No
+ * the exchange in flight, the per-request timer and the ceiling. No
  * AbortController of its own on the fast path: stopping fails the current
- * request's context directly, and a controller is only made when the
- * operation has to wait (for a slot, a connect, a task poll).
+ * exchange directly, and a controller is only made when the operation has
+ * to wait (for a slot, a connect, a task poll).
  */
-export class Operation<S extends Session> implements Requester {
+export class Operation implements Requester {
   /** Why the operation stopped, once it has. */
   reason: GatewayError | undefined;
   /** Re-initializes so far. */
   reinitializations = 0;
-  private context: CallContext | undefined;
+  private exchange: Exchange | undefined;
   private waiting: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly ceiling: NodeJS.Timeout | undefined;
@@ -137,21 +139,15 @@ export class Operation<S extends Session> implements Requester {
   private holds = 0;
   // The error is built only when the timer fires: building one per call costs a stack capture.
   private readonly onTimeout = () =>
-    this.stop(
-      this.host.timeoutError(this.target, this.requestTimeoutMs, false),
-    );
+    this.stop(timeoutError(this.plan.target, this.requestTimeoutMs, false));
 
-  constructor(
-    private readonly host: OperationHost<S>,
-    private readonly target: string | undefined,
-    private readonly ceilingMs: number | undefined,
-    private readonly handlers?: CallHandlers,
-  ) {
-    this.requestTimeoutMs = host.timeoutMs;
-    this.arm(host.timeoutMs);
+  constructor(private readonly plan: OperationPlan) {
+    const { ceilingMs, target, timeoutMs } = plan;
+    this.requestTimeoutMs = timeoutMs;
+    this.arm(timeoutMs);
     if (ceilingMs !== undefined)
       this.ceiling = setTimeout(
-        () => this.stop(host.timeoutError(target, ceilingMs, true)),
+        () => this.stop(timeoutError(target, ceilingMs, true)),
         ceilingMs,
       );
   }
@@ -160,7 +156,7 @@ export class Operation<S extends Session> implements Requester {
   stop(reason: GatewayError): void {
     if (this.reason) return;
     this.reason = reason;
-    this.context?.fail(reason);
+    this.exchange?.owner.fail(reason);
     this.waiting?.abort(reason);
   }
 
@@ -182,32 +178,38 @@ export class Operation<S extends Session> implements Requester {
     send: (client: Client, options: RequestOptions) => Promise<R>,
     extra?: RequestExtra<R>,
   ): Promise<R> {
-    const timeoutMs = extra?.timeoutMs ?? this.host.timeoutMs;
+    const { endpoint, target, mapping } = this.plan;
+    const timeoutMs = extra?.timeoutMs ?? this.plan.timeoutMs;
     if (this.requests > 0 || timeoutMs !== this.requestTimeoutMs)
       this.arm(timeoutMs);
     this.requests += 1;
     for (let attempt = 0; ; attempt += 1) {
       if (this.reason) throw this.reason;
       const session =
-        this.host.readySession() ??
+        endpoint.readySession() ??
         (await raceSignal(
-          this.host.connect(this.target),
+          endpoint.session(target),
           this.signal,
           () => this.reason,
         ));
-      const context = this.host.begin(this.target, this.handlers);
-      context.hold = () => this.hold();
-      const afterStop = extra?.afterStop;
-      if (afterStop === undefined) this.context = context;
-      if (this.reason) context.fail(this.reason);
       session.inflight += 1;
+      let exchange: Exchange | undefined;
       let succeeded = false;
       let detached = false;
       let sending: Promise<R> | undefined;
       try {
+        exchange = await endpoint.open(session, {
+          target,
+          role: this.plan.role,
+          handlers: this.plan.handlers,
+          hold: () => this.hold(),
+        });
+        const afterStop = extra?.afterStop;
+        if (afterStop === undefined) this.exchange = exchange;
+        if (this.reason) exchange.owner.fail(this.reason);
         sending = send(
-          session.client,
-          this.requestOptions(context, timeoutMs, extra?.onprogress),
+          exchange.client,
+          this.requestOptions(exchange, timeoutMs, extra?.onprogress),
         );
         const result =
           afterStop === undefined
@@ -216,24 +218,30 @@ export class Operation<S extends Session> implements Requester {
         succeeded = true;
         return result;
       } catch (error) {
-        if (afterStop !== undefined && error === this.reason && sending) {
+        if (extra?.afterStop && error === this.reason && sending && exchange) {
           // Stopped while the request runs on: it ends (and is accounted
           // for) when its answer or its own timeout comes.
           detached = true;
-          afterStop(sending);
-          const settle = (ok: boolean) => () =>
-            this.release(session, context, ok);
+          extra.afterStop(sending);
+          const done = exchange;
+          const settle = (ok: boolean) => () => this.release(session, done, ok);
           sending.then(settle(true), settle(false));
           throw error;
         }
-        const typed = this.host.toError(error, context, this.target);
+        const typed = toGatewayError(mapping, error, {
+          target,
+          where: endpoint.key,
+          fault: exchange?.owner.fault,
+        });
         if (
-          !context.sessionRejected ||
-          this.host.isClosed() ||
+          exchange?.owner.fault !== undefined ||
+          !rejectsSession(error) ||
+          !session.transport.sessionId ||
+          mapping.isClosed() ||
           this.reason !== undefined
         )
           throw typed;
-        this.host.retire(session);
+        endpoint.retire(session);
         if (attempt === 0) {
           this.reinitializations += 1;
           continue;
@@ -241,38 +249,63 @@ export class Operation<S extends Session> implements Requester {
         const status = GatewayHttpError.isInstance(typed)
           ? ` (HTTP ${typed.status})`
           : '';
-        throw new GatewaySessionLostError({
-          target: this.target,
-          message: `The session with ${this.host.key} expired ${what}; re-initialized; the server rejected the session again${status}: the gateway or backend is dropping sessions.`,
+        throw new GatewayConnectionError({
+          code: GatewayErrorCode.ConnectionReset,
+          target,
+          message: `The session with ${endpoint.key} expired ${what}; re-initialized; the server rejected the session again${status}: the gateway or backend is dropping sessions.`,
           cause: typed,
         });
       } finally {
-        if (this.context === context) this.context = undefined;
-        if (!detached) this.release(session, context, succeeded);
+        if (this.exchange === exchange) this.exchange = undefined;
+        if (!detached) this.release(session, exchange, succeeded);
       }
     }
   }
 
-  /** The request of `context` on `session` is over. */
-  private release(session: S, context: CallContext, succeeded: boolean): void {
-    this.host.end(context, succeeded);
+  async detached<R>(
+    send: (client: Client, options: RequestOptions) => Promise<R>,
+  ): Promise<R> {
+    const { endpoint, target, role, timeoutMs } = this.plan;
+    const session = endpoint.readySession() ?? (await endpoint.session(target));
+    session.inflight += 1;
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await endpoint.open(session, {
+        target,
+        role,
+        handlers: undefined,
+        hold: undefined,
+      });
+      return await send(exchange.client, { timeout: timeoutMs });
+    } finally {
+      this.release(session, exchange, true);
+    }
+  }
+
+  /** The request of `exchange` on `session` is over. */
+  private release(
+    session: Session,
+    exchange: Exchange | undefined,
+    succeeded: boolean,
+  ): void {
+    exchange?.finish(succeeded);
     session.inflight -= 1;
     if (session.retired && session.inflight === 0)
-      this.host.closeRetired(session);
+      void this.plan.endpoint.closeSession(session, false);
   }
 
   private requestOptions(
-    context: CallContext,
+    exchange: Exchange,
     timeoutMs: number,
     onprogress: ((progress: Progress) => void) | undefined,
   ): RequestOptions {
     // The SDK's own timeout is past the operation's timer, which fires first
     // (and past the ceiling, when there is one: the timer is held while the
     // user answers a request the reply carried, see `hold`).
+    const { ceilingMs } = this.plan;
     const options: RequestOptions = {
-      signal: context.controller.signal,
-      timeout: Math.max(timeoutMs, this.ceilingMs ?? 0) + 1_000,
-      headers: context.headers,
+      signal: exchange.owner.signal,
+      timeout: Math.max(timeoutMs, ceilingMs ?? 0) + 1_000,
     };
     if (onprogress) {
       options.onprogress = (progress) => {
@@ -280,12 +313,10 @@ export class Operation<S extends Session> implements Requester {
         onprogress(progress);
       };
       options.resetTimeoutOnProgress = true;
-      if (this.ceilingMs !== undefined)
-        options.maxTotalTimeout = this.ceilingMs + 1_000;
+      if (ceilingMs !== undefined) options.maxTotalTimeout = ceilingMs + 1_000;
     }
     return options;
   }
-
   private arm(timeoutMs: number): void {
     this.requestTimeoutMs = timeoutMs;
     clearTimeout(this.timer);

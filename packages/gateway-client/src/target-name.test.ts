@@ -22,25 +22,26 @@ describe('validateTargetName', () => {
     ['', 'empty'],
     ['with space', 'characters other than'],
     ['x'.repeat(254), '254 characters'],
-  ])('rejects %j with a clear INVALID_TARGET_NAME error', (name, why) => {
-    const error = (() => {
-      try {
-        validateTargetName(name);
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
-    expect(error).toBeInstanceOf(GatewayConfigError);
-    expect(GatewayError.isInstance(error)).toBe(true);
-    expect(GatewayConfigError.isInstance(error)).toBe(true);
-    expect(GatewayTimeoutError.isInstance(error)).toBe(false);
-    expect(GatewayError.isInstance(new Error('plain'))).toBe(false);
-    expect((error as GatewayError).code).toBe(
-      GatewayErrorCode.InvalidTargetName,
-    );
-    expect((error as Error).message).toContain(why);
-  });
+  ])(
+    'rejects %j with a clear INVALID_CONFIG error naming the target',
+    (name, why) => {
+      const error = (() => {
+        try {
+          validateTargetName(name);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(GatewayConfigError);
+      expect(GatewayError.isInstance(error)).toBe(true);
+      expect(GatewayConfigError.isInstance(error)).toBe(true);
+      expect(GatewayTimeoutError.isInstance(error)).toBe(false);
+      expect(GatewayError.isInstance(new Error('plain'))).toBe(false);
+      expect((error as GatewayError).code).toBe(GatewayErrorCode.InvalidConfig);
+      expect((error as Error).message).toContain(why);
+    },
+  );
 });
 
 describe('splitMultiplexedName', () => {

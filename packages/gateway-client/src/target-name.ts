@@ -3,7 +3,7 @@ import {
   TARGET_NAME_RULE,
   targetNameProblem,
 } from '@heretek/internal';
-import { GatewayConfigError, GatewayErrorCode } from './errors.js';
+import { GatewayConfigError } from './errors.js';
 
 /**
  * Check a target name the way agentgateway does (`validate_mcp_target_name`):
@@ -12,7 +12,7 @@ import { GatewayConfigError, GatewayErrorCode } from './errors.js';
  * first `_`; `+` is reserved as well.
  *
  * @returns the name, unchanged, when it is valid.
- * @throws {GatewayConfigError} with code `INVALID_TARGET_NAME` otherwise.
+ * @throws {GatewayConfigError} (`INVALID_CONFIG`, setting `target`) otherwise.
  *
  * @example
  * ```ts
@@ -24,7 +24,6 @@ export function validateTargetName(name: string): string {
   const problem = targetNameProblem(name);
   if (problem === undefined) return name;
   throw new GatewayConfigError({
-    code: GatewayErrorCode.InvalidTargetName,
     setting: 'target',
     target: typeof name === 'string' ? name : undefined,
     message: `Invalid target name ${JSON.stringify(name)}: ${problem}. Use ${TARGET_NAME_RULE}.`,

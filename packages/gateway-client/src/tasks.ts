@@ -1,8 +1,5 @@
-import type {
-  CallToolResult,
-  Client,
-  Progress,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Requester } from './operation.js';
 
@@ -51,36 +48,18 @@ const DEFAULT_POLL_MS = 500;
 const MIN_POLL_MS = 20;
 const MAX_POLL_MS = 5_000;
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 const ignore = () => undefined;
 
 /** Send `tasks/cancel` for `taskId` (best effort: a failure is ignored). */
-function cancelTask(
-  client: Client | undefined,
-  taskId: string,
-  timeoutMs: number,
-): void {
-  void client
-    ?.request({ method: 'tasks/cancel', params: { taskId } }, emptySchema, {
-      timeout: timeoutMs,
-    })
+function cancelTask(requester: Requester, taskId: string): void {
+  requester
+    .detached((client, options) =>
+      client.request(
+        { method: 'tasks/cancel', params: { taskId } },
+        emptySchema,
+        options,
+      ),
+    )
     .catch(ignore);
 }
 
@@ -99,12 +78,10 @@ export async function callAsTask(
   requester: Requester,
   call: TaskCall,
 ): Promise<CallToolResult> {
-  let client: Client | undefined;
   const created = await requester.request(
     'during tools/call (task-augmented)',
-    (current, options) => {
-      client = current;
-      return current.request(
+    (client, options) =>
+      client.request(
         {
           method: 'tools/call',
           params: {
@@ -115,15 +92,14 @@ export async function callAsTask(
         },
         createdSchema,
         options,
-      );
-    },
+      ),
     {
       onprogress: call.onprogress,
       // Stopped before the answer came: the server may have made the task
       // already, so its answer is awaited and the task it names cancelled.
       afterStop: (late) =>
         void late.then(({ task }) => {
-          if (task) cancelTask(client, task.taskId, call.timeoutMs);
+          if (task) cancelTask(requester, task.taskId);
         }, ignore),
     },
   );
@@ -133,28 +109,27 @@ export async function callAsTask(
   let pollMs = created.task.pollInterval ?? DEFAULT_POLL_MS;
 
   const signal = requester.signal;
-  const cancel = () => cancelTask(client, taskId, call.timeoutMs);
+  const cancel = () => cancelTask(requester, taskId);
   signal.addEventListener('abort', cancel, { once: true });
   try {
     while (!READY.has(status)) {
-      await sleep(
+      await delay(
         Math.min(
           Math.max(pollMs, MIN_POLL_MS),
           MAX_POLL_MS,
           Math.floor(call.timeoutMs / 2),
         ),
-        signal,
+        undefined,
+        { signal },
       );
       const task = await requester.request(
         `while polling task ${taskId}`,
-        (current, options) => {
-          client = current;
-          return current.request(
+        (client, options) =>
+          client.request(
             { method: 'tasks/get', params: { taskId } },
             taskSchema,
             options,
-          );
-        },
+          ),
       );
       status = task.status;
       pollMs = task.pollInterval ?? pollMs;
@@ -164,14 +139,12 @@ export async function callAsTask(
     const blocking = status === 'input_required';
     const result = await requester.request(
       `while fetching the result of task ${taskId}`,
-      (current, options) => {
-        client = current;
-        return current.request(
+      (client, options) =>
+        client.request(
           { method: 'tasks/result', params: { taskId } },
           resultSchema,
           options,
-        );
-      },
+        ),
       blocking ? { timeoutMs: call.maxTotalTimeoutMs } : undefined,
     );
     return result as CallToolResult;

@@ -105,7 +105,7 @@ describe('malicious servers, listed through the SDK client', () => {
       allowed: false,
       mark: '[changed]',
       message: expect.stringMatching(
-        /^TOOL_CHANGED: "rugpull_get_fact" changed since it was pinned: description and input schema\. It is mutating, so the call was refused and nothing was sent\. .*`heretek-lazy-broker --pin rugpull_get_fact`/,
+        /^"rugpull_get_fact" changed since it was pinned: description and input schema\. It is mutating, so the call was refused and nothing was sent\. .*`heretek-lazy-broker --pin rugpull_get_fact`/,
       ),
     });
 

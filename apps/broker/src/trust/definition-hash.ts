@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { toolEntryFromMcpTool, type ToolAnnotations } from '@heretek/catalog';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 
@@ -94,13 +95,15 @@ export function definitionDigest(definition: ToolDefinition): Buffer {
   return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
-/**
- * A tool is mutating unless its annotations say `readOnlyHint: true`, the rule
- * the catalog and the role gate use.
- */
-export function isMutatingDefinition(definition: ToolDefinition): boolean {
-  return definition.annotations?.readOnlyHint !== true;
-}
+/** Whether the catalog counts the definition's tool as mutating: its one rule, read from its entry. */
+const isMutating = (definition: NormalizedDefinition): boolean =>
+  toolEntryFromMcpTool({
+    backend: { backend: 'pins', target: 'pins', profile: 'core' },
+    tool: {
+      name: definition.name,
+      annotations: definition.annotations as ToolAnnotations,
+    },
+  }).mutating;
 
 /**
  * Which parts differ between a pinned and a current definition, and whether the
@@ -123,8 +126,7 @@ export function diffDefinitions(
   }
   return {
     parts,
-    becameMutating:
-      !isMutatingDefinition(before) && isMutatingDefinition(after),
+    becameMutating: !isMutating(before) && isMutating(after),
   };
 }
 

@@ -7,7 +7,6 @@ export {
   describeChange,
   diffDefinitions,
   isChanged,
-  isMutatingDefinition,
   normalizeDefinition,
   type DefinitionChange,
   type DefinitionPart,
@@ -35,7 +34,6 @@ export {
 export {
   PINS_FILE_VERSION,
   PinStore,
-  defaultPinsFilePath,
   serializePinsFile,
   type AcceptedPin,
   type ObserveResult,

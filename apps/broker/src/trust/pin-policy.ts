@@ -16,19 +16,21 @@ export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 /** The mark search and inspect show on a changed tool. */
 export const CHANGED_MARK = '[changed]';
 
-/** What {@link pinVerdict} decides for one tool. */
-export type PinVerdict = {
-  /** Whether a call may go out. */
-  allowed: boolean;
-  /** `[changed]` when search and inspect mark the tool, else `''`. */
-  mark: '' | typeof CHANGED_MARK;
-  /**
-   * For a refused call, the agent-readable `TOOL_CHANGED: ...` error text; for
-   * an allowed changed tool, a note to put beside its result, inspect view or
-   * log line. `undefined` when there is nothing to say.
-   */
-  message: string | undefined;
-};
+/**
+ * What {@link pinVerdict} decides for one tool: whether a call may go out,
+ * the mark search and inspect show (`[changed]`, or `''`), and what to tell
+ * the agent: for a refused call, the refusal's text (its code,
+ * `TOOL_CHANGED`, travels apart); for an allowed changed tool, a note to put
+ * beside its inspect view or log line (`undefined` when there is nothing to
+ * say).
+ */
+export type PinVerdict =
+  | {
+      allowed: true;
+      mark: '' | typeof CHANGED_MARK;
+      message: string | undefined;
+    }
+  | { allowed: false; mark: typeof CHANGED_MARK; message: string };
 
 /**
  * Decides whether a tool may be called under the pin policy, and what to tell
@@ -39,7 +41,7 @@ export type PinVerdict = {
  * @example
  * ```ts
  * const verdict = pinVerdict({ policy: 'refuse', toolName: 'mail_send', mutating: true, status: store.status('mail_send') });
- * if (!verdict.allowed) return errorResult(verdict.message);
+ * if (!verdict.allowed) refuse('TOOL_CHANGED', verdict.message);
  * ```
  */
 export function pinVerdict(options: {
@@ -67,7 +69,7 @@ export function pinVerdict(options: {
     return {
       allowed: false,
       mark: CHANGED_MARK,
-      message: `TOOL_CHANGED: ${what}. It is mutating, so the call was refused and nothing was sent. ${accept}`,
+      message: `${what}. It is mutating, so the call was refused and nothing was sent. ${accept}`,
     };
   }
   return {

@@ -20,7 +20,7 @@ const tool = (name: string, description: string) => ({
 
 /** The pins file of `tools` as written by hand from their definition hashes. */
 function expectedFile(tools: ReturnType<typeof tool>[]): string {
-  const file: PinsFile = { version: 1, tools: {} };
+  const file: PinsFile = { version: 2, tools: {} };
   for (const { name, ...parts } of tools)
     file.tools[name] = { hash: definitionHash({ name, ...parts }), ...parts };
   return serializePinsFile(file);

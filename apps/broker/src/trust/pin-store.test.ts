@@ -1,17 +1,26 @@
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  readFile,
+  readdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { definitionHash } from './definition-hash.js';
 import { TrustError } from './trust-error.js';
 import { pinVerdict } from './pin-policy.js';
 import {
+  PINS_FILE_VERSION,
   PinStore,
-  defaultPinsFilePath,
-  indexPinsFile,
   serializePinsFile,
   type PinsFile,
 } from './pin-store.js';
+import { heretekStateDir } from './state-dir.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
+import { parsePins } from './__fixtures__/pins-text.js';
 
 let directory: string;
 let file: string;
@@ -42,11 +51,14 @@ describe('PinStore', () => {
       unpinned: [],
     });
     const text = await readFile(file, 'utf8');
-    const data = JSON.parse(text) as { version: number; tools: object };
-    expect(data.version).toBe(1);
+    const data = parsePins(text);
+    expect(data.version).toBe(2);
     expect(Object.keys(data.tools)).toEqual(['adb_list_packages', 'adb_tap']);
-    expect(text).toBe(serializePinsFile(data as never));
-    expect(text).toContain('"hash": "sha256:');
+    expect(text).toBe(serializePinsFile(data));
+    // One canonical JSON object per line: the hash and name first.
+    expect(text.split('\n')[1]).toMatch(
+      /^\{"hash":"sha256:[0-9a-f]{64}","name":"adb_list_packages","tool":\{"annotations":\{"readOnlyHint":true\},"description":"List packages\.","inputSchema":\{"type":"object"\}\}\}$/,
+    );
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     expect(await readdir(path.dirname(file))).toEqual(['pins.json']);
@@ -69,9 +81,9 @@ describe('PinStore', () => {
     const result = await store.observe(many(1_100, 1_234));
     expect(result.pinned).toHaveLength(134);
     const text = await readFile(file, 'utf8');
-    const data = JSON.parse(text) as { tools: object };
+    const data = parsePins(text);
     expect(Object.keys(data.tools)).toHaveLength(1_234);
-    expect(text).toBe(serializePinsFile(data as never));
+    expect(text).toBe(serializePinsFile(data));
   });
 
   it('shows a change without accepting it, then accepts one tool or all', async () => {
@@ -128,14 +140,14 @@ describe('PinStore', () => {
     });
     expect(verdict.allowed).toBe(false);
     expect(verdict.message).toMatch(
-      /^TOOL_CHANGED: "adb_tap" is not in the read-only pins file, so nobody has accepted it yet\./,
+      /^"adb_tap" is not in the read-only pins file, so nobody has accepted it yet\./,
     );
   });
 
   it('treats a lock marked readOnly as reviewed: no pins on its own, --pin updates it and keeps the mark', async () => {
     const writer = await PinStore.open({ path: file });
     await writer.observe([list]);
-    const data = JSON.parse(await readFile(file, 'utf8')) as PinsFile;
+    const data = parsePins(await readFile(file, 'utf8'));
     await writeFile(file, serializePinsFile({ ...data, readOnly: true }));
     const before = await readFile(file, 'utf8');
 
@@ -147,15 +159,10 @@ describe('PinStore', () => {
     expect(await store.accept({ tool: 'adb_tap' })).toEqual([
       { name: 'adb_tap', change: 'new', lines: ['not pinned yet'] },
     ]);
-    const after = JSON.parse(await readFile(file, 'utf8')) as {
-      readOnly: boolean;
-      tools: object;
-    };
+    const after = parsePins(await readFile(file, 'utf8'));
     expect(after.readOnly).toBe(true);
     expect(Object.keys(after.tools)).toEqual(['adb_list_packages', 'adb_tap']);
-    expect(await readFile(file, 'utf8')).toBe(
-      serializePinsFile(after as never),
-    );
+    expect(await readFile(file, 'utf8')).toBe(serializePinsFile(after));
   });
 
   it('keeps going when the file cannot be written, and says so once', async () => {
@@ -183,7 +190,20 @@ describe('PinStore', () => {
       ['{ not json', /not JSON/],
       [
         '{"version":2,"tools":{}}',
-        /: version must be 1 \(the only pins file version\), got number 2\./,
+        /: version must be 1 \(the former layout, one JSON document\) or the file's first line must be \{"version":2\} \(the current one\), got number 2\./,
+      ],
+      [
+        '{"version":2}\n{"name":"adb_tap"}\n',
+        /: line 2 is not a pin as the broker writes it \(\{"hash":"sha256:<hex>","name":"<tool>","tool":\{…\}\}, canonical JSON\)\./,
+      ],
+      [
+        good + good.split('\n')[1] + '\n',
+        /: line 3: "adb_tap" is pinned twice\./,
+      ],
+      [good.slice(0, -1), /: line 2 does not end\./],
+      [
+        `{"version":2}\n${good.split('\n')[1]}\n${good.split('\n')[1]!.replace('"adb_tap"', '"adb_swipe"')}\n`,
+        /: line 3: "adb_swipe" comes after "adb_tap" \(the lines are sorted by name\)\./,
       ],
       ['[]', /: the file must be a JSON object, got an array\./],
       [
@@ -247,21 +267,56 @@ describe('PinStore', () => {
     expect(await readFile(file, 'utf8')).toBe(edited);
   });
 
-  it('reads a pins file in another JSON layout and writes it back in its own, each pin copied or serialized the same', async () => {
-    const writer = await PinStore.open({ path: file });
-    await writer.observe([tap, list]);
-    const data = JSON.parse(await readFile(file, 'utf8')) as PinsFile;
-    // One line, keys unsorted: what a hand-written or older file may look like.
-    await writeFile(file, JSON.stringify({ tools: data.tools, version: 1 }));
+  it('reads a pins.json written in the former layout once, writes it again with one pin per line, and keeps every pin', async () => {
+    // Written by the broker before pins files had one pin per line.
+    const former = path.join(
+      import.meta.dirname,
+      '__fixtures__',
+      'pins-version-1.json',
+    );
+    await mkdir(path.dirname(file), { recursive: true });
+    await copyFile(former, file);
+    const data = JSON.parse(await readFile(former, 'utf8')) as {
+      version: number;
+      tools: PinsFile['tools'];
+    };
+    expect(data.version).toBe(1);
+    expect(data.tools.adb_tap?.hash).toBe(definitionHash(tap));
+    expect(data.tools.adb_list_packages?.hash).toBe(definitionHash(list));
 
-    const store = await PinStore.open({ path: file, verify: 'later' });
-    await store.verified;
+    const lines: string[] = [];
+    const store = await PinStore.open({
+      path: file,
+      verify: 'later',
+      log: (line) => lines.push(line),
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^pins: .*pins\.json was in the former layout \(one JSON document\); written again with one pin per line$/,
+      ),
+    ]);
+    const migrated = await readFile(file, 'utf8');
+    expect(migrated).toBe(
+      serializePinsFile({ version: PINS_FILE_VERSION, tools: data.tools }),
+    );
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
     await store.observe([tap, list]);
     expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
+    expect(store.status('adb_list_packages')).toEqual({ state: 'pinned' });
+    // Read once: a store opened on it now reads the current layout, silently.
+    const readAgainLines: string[] = [];
+    const readAgain = await PinStore.open({
+      path: file,
+      log: (line) => readAgainLines.push(line),
+    });
+    expect(readAgain.pinnedCount).toBe(2);
+    expect(readAgainLines).toEqual([]);
+    expect(await readFile(file, 'utf8')).toBe(migrated);
+
     const swipe = { name: 'adb_swipe', description: 'Swipe.', inputSchema: {} };
     expect((await store.observe([swipe])).pinned).toEqual(['adb_swipe']);
     const written = await readFile(file, 'utf8');
-    const after = JSON.parse(written) as PinsFile;
+    const after = parsePins(written);
     expect(written).toBe(serializePinsFile(after));
     expect(Object.keys(after.tools)).toEqual([
       'adb_list_packages',
@@ -275,7 +330,7 @@ describe('PinStore', () => {
     const drag = { name: 'adb_drag', description: 'Drag.', inputSchema: {} };
     expect((await again.observe([drag])).pinned).toEqual(['adb_drag']);
     const last = await readFile(file, 'utf8');
-    const lastData = JSON.parse(last) as PinsFile;
+    const lastData = parsePins(last);
     expect(last).toBe(serializePinsFile(lastData));
     expect(lastData.tools).toEqual({
       ...after.tools,
@@ -291,7 +346,7 @@ describe('PinStore', () => {
     const two = await PinStore.open({ path: file });
     await one.observe([tap]);
     await two.observe([list]);
-    const data = JSON.parse(await readFile(file, 'utf8')) as { tools: object };
+    const data = parsePins(await readFile(file, 'utf8'));
     expect(Object.keys(data.tools)).toEqual(['adb_list_packages', 'adb_tap']);
 
     const tap2 = { ...tap, description: 'Tap twice.' };
@@ -304,21 +359,7 @@ describe('PinStore', () => {
   });
 });
 
-describe('indexPinsFile', () => {
-  /** What the index finds, with every entry it took. */
-  const indexed = (bytes: Buffer) => {
-    const entries: Array<{
-      name: string;
-      hash: string;
-      start: number;
-      end: number;
-    }> = [];
-    const index = indexPinsFile(bytes, (name, hash, start, end) => {
-      entries.push({ name, hash, start, end });
-      return true;
-    });
-    return index === undefined ? undefined : { ...index, entries };
-  };
+describe('the pins file', () => {
   const hash = fc
     .uint8Array({ minLength: 32, maxLength: 32 })
     .map((bytes) => `sha256:${Buffer.from(bytes).toString('hex')}`);
@@ -328,7 +369,7 @@ describe('indexPinsFile', () => {
     // Schemas and annotations may hold fields named like an entry's own.
     inputSchema: fc.oneof(
       fc.jsonValue(),
-      fc.record({ hash, description: fc.string(), type: fc.constant('x') }),
+      fc.record({ hash, name: fc.string(), tool: fc.constant('x') }),
     ),
     annotations: fc.dictionary(fc.string(), fc.jsonValue()),
   });
@@ -338,63 +379,42 @@ describe('indexPinsFile', () => {
     tools: fc.dictionary(
       fc.oneof(
         fc.string({ unit: 'grapheme' }),
-        fc.constantFrom('a"b', 'a\\b', 'a\nb'),
+        fc.constantFrom('a"b', 'a\\b', 'a\nb', 'a","tool":{b'),
       ),
       entry,
       { minKeys: 1, maxKeys: 8 },
     ),
   });
 
-  it('finds every entry of a file this module writes, with its hash and its exact text, as the whole parse reads it', () => {
-    fc.assert(
-      fc.property(pinsFile, ({ readOnly, tools }) => {
-        const file: PinsFile = {
-          version: 1,
+  it('holds one pin per line, each found by its line with its name and hash, as a parse of the line reads it', async () => {
+    await fc.assert(
+      fc.asyncProperty(pinsFile, async ({ readOnly, tools }) => {
+        const text = serializePinsFile({
+          version: PINS_FILE_VERSION,
           ...(readOnly ? { readOnly: true } : {}),
           tools,
-        };
-        const bytes = Buffer.from(serializePinsFile(file));
-        const index = indexed(bytes);
-        expect(index?.readOnly).toBe(readOnly);
-        const parsed = (JSON.parse(bytes.toString('utf8')) as PinsFile).tools;
-        expect(index?.entries.map((e) => e.name)).toEqual(Object.keys(parsed));
-        for (const { name, hash: indexed, start, end } of index!.entries) {
-          expect(indexed).toBe(parsed[name]!.hash);
-          const text = `{${bytes.toString('utf8', start, end)}}`;
-          expect(JSON.parse(text)).toEqual({ [name]: parsed[name] });
-        }
+        });
+        const lines = text.split('\n');
+        expect(lines).toHaveLength(Object.keys(tools).length + 2);
+        expect(parsePins(text)).toEqual({
+          version: 2,
+          ...(readOnly ? { readOnly: true } : {}),
+          // As JSON holds them (-0 is written 0).
+          tools: expect.objectContaining(
+            JSON.parse(JSON.stringify(tools)),
+          ) as unknown,
+        });
+        // Opened by its lines: each pin's hash is the one its line holds.
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, text);
+        const store = await PinStore.open({ path: file, verify: 'later' });
+        expect(store.pinnedCount).toBe(Object.keys(tools).length);
+        expect(store.readOnlyReason).toBe(readOnly ? 'file' : undefined);
+        for (const [name, pin] of Object.entries(tools))
+          expect(store.pinnedHash(name)).toBe(pin.hash);
       }),
+      { numRuns: 50 },
     );
-  });
-
-  it('declines a file in another layout, or one whose entry has no hash line, so that it is parsed whole', () => {
-    const text = serializePinsFile({
-      version: 1,
-      tools: {
-        adb_tap: {
-          hash: `sha256:${'a'.repeat(64)}`,
-          description: 'Tap.',
-          inputSchema: {},
-          annotations: {},
-        },
-        adb_swipe: {
-          hash: `sha256:${'b'.repeat(64)}`,
-          description: 'Swipe.',
-          inputSchema: {},
-          annotations: {},
-        },
-      },
-    });
-    expect(indexed(Buffer.from(text))?.entries).toHaveLength(2);
-    for (const other of [
-      JSON.stringify(JSON.parse(text)),
-      JSON.stringify(JSON.parse(text), null, 4),
-      text.replace(/\n {6}"hash": "[^"]*",/, ''),
-      text.replace('"adb_tap": {', '"adb_tap":{'),
-      text.replace(/\n {4}\},\n/, '\n    }\n'),
-      `${text} `,
-    ])
-      expect(indexed(Buffer.from(other))).toBeUndefined();
   });
 });
 
@@ -455,16 +475,16 @@ describe('pinVerdict', () => {
   });
 });
 
-describe('defaultPinsFilePath', () => {
+describe('heretekStateDir', () => {
   it('uses an absolute XDG_STATE_HOME, else ~/.local/state', () => {
+    expect(heretekStateDir({ env: { XDG_STATE_HOME: '/s' }, home: '/h' })).toBe(
+      '/s/heretek',
+    );
     expect(
-      defaultPinsFilePath({ env: { XDG_STATE_HOME: '/s' }, home: '/h' }),
-    ).toBe('/s/heretek/pins.json');
-    expect(
-      defaultPinsFilePath({ env: { XDG_STATE_HOME: 'relative' }, home: '/h' }),
-    ).toBe('/h/.local/state/heretek/pins.json');
-    expect(defaultPinsFilePath({ env: {}, home: '/h' })).toBe(
-      '/h/.local/state/heretek/pins.json',
+      heretekStateDir({ env: { XDG_STATE_HOME: 'relative' }, home: '/h' }),
+    ).toBe('/h/.local/state/heretek');
+    expect(heretekStateDir({ env: {}, home: '/h' })).toBe(
+      '/h/.local/state/heretek',
     );
   });
 });
@@ -495,7 +515,7 @@ describe('PinStore writes at scale', () => {
         };
       }
       expect(await readFile(file, 'utf8')).toBe(
-        serializePinsFile({ version: 1, tools }),
+        serializePinsFile({ version: PINS_FILE_VERSION, tools }),
       );
     }
     const again = await PinStore.open({ path: file });

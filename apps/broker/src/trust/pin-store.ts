@@ -1,15 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, open, stat, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Buffer } from 'node:buffer';
 import path from 'node:path';
-import { z } from 'zod';
 import { errorText } from '../error-text.js';
-import { issueLines } from '../issue-text.js';
 import {
   definitionDigest,
-  definitionHash,
   describeChange,
   diffDefinitions,
   isChanged,
@@ -19,56 +16,27 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import {
-  CLOSE,
-  PINS_FILE_VERSION,
-  indexPinsFile,
-  QUOTE,
-  readPins,
-  readPinsInWorker,
+  checkPinLine,
+  hashOfLine,
+  headerLine,
+  invalidPinsFile,
+  nameOf,
+  pinLine,
+  readPinsFile,
   stampOf,
-  takeEarlyRead,
-  WORKER_MIN_BYTES,
-  type IndexedEntry,
-  type ReadPins,
-} from './pins-index.js';
-import { heretekStateDir } from './state-dir.js';
-import {
-  copyEntries,
-  placeEntries,
-  type PinPlace,
-  type Placement,
-} from './pins-copy.js';
-import { fileIdOf, PinTable, type PinBody } from './pin-table.js';
-import { isMissing, isRecord, writeFileAtomic } from './state-file.js';
+  type PinsFile,
+} from './pins-file.js';
+import { PinTable, type PinBody } from './pin-table.js';
+import { isMissing, writeAll, writeFileAtomic } from './state-file.js';
 import { DIGEST_BYTES, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
-export { PINS_FILE_VERSION, indexPinsFile };
-
-/**
- * One pinned tool in the pins file: the definition hash and the definition it
- * was computed from (so a change can be shown).
- */
-export type PinEntry = {
-  /** {@link definitionHash} of the pinned definition. */
-  hash: string;
-  description: string;
-  inputSchema: unknown;
-  annotations: Record<string, unknown>;
-};
-
-/**
- * The pins file: `{ "version": 1, "readOnly"?: true, "tools": { "<qualified
- * name>": PinEntry } }`, written with sorted keys at every level and two-space
- * indentation so it diffs well under review. `readOnly: true` marks a reviewed
- * (committed) lock: the broker never pins into it on its own; only an explicit
- * `--pin` updates it.
- */
-export type PinsFile = {
-  version: typeof PINS_FILE_VERSION;
-  readOnly?: boolean;
-  tools: Record<string, PinEntry>;
-};
+export {
+  PINS_FILE_VERSION,
+  serializePinsFile,
+  type PinEntry,
+  type PinsFile,
+} from './pins-file.js';
 
 /** Why a store does not write on its own. */
 export type ReadOnlyReason =
@@ -115,170 +83,11 @@ export type ObserveResult = {
   writeError?: string;
 };
 
-/** `heretek/pins.json` under the state directory (see `heretekStateDir`). */
-export function defaultPinsFilePath(
-  options: { env?: NodeJS.ProcessEnv; home?: string } = {},
-): string {
-  return path.join(heretekStateDir(options), 'pins.json');
-}
-
-const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
-const HASH_TEXT = 'a string "sha256:<64 lowercase hex digits>"';
-
-const pinEntrySchema = z.object(
-  {
-    hash: z
-      .string({ error: HASH_TEXT })
-      .regex(HASH_PATTERN, { error: HASH_TEXT }),
-    description: z.string({ error: 'a string' }),
-    inputSchema: z.unknown(),
-    annotations: z.record(z.string(), z.unknown(), {
-      error: 'an object',
-    }),
-  },
-  {
-    error:
-      'an object with "hash", "description", "inputSchema" and "annotations"',
-  },
-);
-
-const pinsFileSchema = z.object(
-  {
-    version: z.literal(PINS_FILE_VERSION, {
-      error: `${PINS_FILE_VERSION} (the only pins file version)`,
-    }),
-    readOnly: z.boolean({ error: 'true or false' }).optional(),
-    tools: z.record(z.string(), pinEntrySchema, {
-      error: 'an object of pinned tools by qualified name',
-    }),
-  },
-  { error: 'a JSON object' },
-);
-
-function invalidPinsFile(file: string, why: string): TrustError {
-  return new TrustError({
-    code: 'PINS_FILE_INVALID',
-    message: `Pins file ${file}: ${why}. It was left untouched: fix or remove it (removing it re-pins every tool on first use), or point HERETEK_PINS_FILE elsewhere.`,
-  });
-}
-
-function hashMismatch(name: string): string {
-  return `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
-}
-
-/** The entry as the pins file may hold it, checked against its own hash, or why not. */
-function checkedEntry(name: string, entry: PinEntry): PinEntry | string {
-  const pin: PinEntry = {
-    hash: entry.hash,
-    description: entry.description,
-    inputSchema: entry.inputSchema,
-    annotations: entry.annotations,
-  };
-  return definitionHash({ name, ...pin }) === pin.hash
-    ? pin
-    : hashMismatch(name);
-}
-
-function parsePinsFile(text: string, file: string): PinsFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw invalidPinsFile(file, `not JSON (${errorText(error)})`);
-  }
-  const parsed = pinsFileSchema.safeParse(data);
-  if (!parsed.success) {
-    throw invalidPinsFile(
-      file,
-      issueLines({
-        issues: parsed.error.issues.slice(0, 5),
-        input: data,
-        root: 'the file',
-      }).join('; '),
-    );
-  }
-  const tools: Record<string, PinEntry> = {};
-  for (const [name, entry] of Object.entries(parsed.data.tools)) {
-    const pin = checkedEntry(name, entry);
-    if (typeof pin === 'string') throw invalidPinsFile(file, pin);
-    tools[name] = pin;
-  }
-  return {
-    version: PINS_FILE_VERSION,
-    ...(parsed.data.readOnly === true ? { readOnly: true } : {}),
-    tools,
-  };
-}
-
-/**
- * Parses one entry found by {@link indexPinsFile}: what the whole file's
- * parse would say of it, its hash the one the index read. The entry, or why
- * it cannot be trusted. Its definition is not hashed here: see
- * {@link checkedEntry}.
- */
-function parseIndexedEntry(
-  bytes: Buffer,
-  indexed: IndexedEntry,
-): PinEntry | string {
-  let data: unknown;
-  try {
-    data = JSON.parse(
-      `{${bytes.toString('utf8', indexed.start, indexed.end)}}`,
-    );
-  } catch (error) {
-    return `entry "${indexed.name}" is not JSON (${errorText(error)})`;
-  }
-  const entry = isRecord(data) ? data[indexed.name] : undefined;
-  const parsed = pinEntrySchema.safeParse(entry);
-  if (!parsed.success || parsed.data.hash !== indexed.hash)
-    return `entry "${indexed.name}" is not a pin entry`;
-  return {
-    hash: parsed.data.hash,
-    description: parsed.data.description,
-    inputSchema: parsed.data.inputSchema,
-    annotations: parsed.data.annotations,
-  };
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isRecord(value)) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, sortKeys(value[key])]),
-  );
-}
-
-/** The pins file's text: sorted keys, two-space indentation, final newline. */
-export function serializePinsFile(file: PinsFile): string {
-  return `${JSON.stringify(sortKeys(file), null, 2)}\n`;
-}
-
-/** Pinned tools serialized or checked between two yields to other work. */
+/** Pinned tools checked, or written, between two yields to other work. */
 const ENTRIES_PER_SLICE = 500;
 
 const yieldToOthers = () =>
   new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Where the text of a value two levels deep in `JSON.stringify([[value]],
- * null, 2)` starts (its first line indented by four spaces, like every
- * other) and how far from the end it stops.
- */
-const NESTED_OPEN = '[\n  [\n    '.length;
-const NESTED_CLOSE = '\n  ]\n]'.length;
-
-/**
- * One entry's text in the pins file's layout: `    "<name>": {` through
- * `    }`. The value is serialized two levels deep, where `JSON.stringify`
- * indents it as the file does, and cut out of that text: no second string
- * rewritten line by line.
- */
-function entryText(name: string, entry: PinEntry): string {
-  const text = JSON.stringify([[sortKeys(entry)]], null, 2);
-  return `    ${JSON.stringify(name)}: ${text.slice(NESTED_OPEN, text.length - NESTED_CLOSE)}`;
-}
 
 /** The parts of a pin entry kept in memory (its hash is kept as bytes). */
 function bodyOf(entry: PinBody): PinBody {
@@ -294,12 +103,7 @@ function definitionOf(name: string, body: PinBody): NormalizedDefinition {
   return { name, ...bodyOf(body) };
 }
 
-/** A pin entry of `hash` and the parts of `body` (never anything else `body` holds). */
-function entryWith(hash: string, body: PinBody): PinEntry {
-  return { hash, ...bodyOf(body) };
-}
-
-/** The pins of a parsed pins file, each checked already. */
+/** The pins of a file in the former layout, each checked already (none counts as in the file: each is written again). */
 function tableOf(file: PinsFile): PinTable {
   const table = new PinTable();
   for (const [name, entry] of Object.entries(file.tools))
@@ -307,38 +111,37 @@ function tableOf(file: PinsFile): PinTable {
   return table;
 }
 
-/** The pins file as read: its pins, its mark, its stamp, and the check of its entries. */
+/** The pins file as read. */
 type LoadedPins = {
   pins: PinTable;
   readOnly: boolean;
   stamp: string | undefined;
-  /** The file's bytes while entries are still to be checked. */
+  /** The file's bytes, where pins not parsed yet are read from. */
   bytes: Buffer | undefined;
-  /** `pinsDigest` of the file's bytes (`undefined` without a file). */
+  /** SHA-256 of the file's bytes (`undefined` without a file). */
   digest: string | undefined;
+  /** The file is in the former layout: it is written again in the current one. */
+  formerLayout: boolean;
 };
 
 /**
- * Parses and checks one indexed pin's text in the file against its hash,
+ * Parses and checks one pin's line in the file read against its hash,
  * keeping the checked entry (unless the current definition, of the same
  * hash, serves as it); the problem's text when it fails. A pin already
- * checked, or not read from the file's index, passes.
+ * checked passes.
  */
-function checkIndexedPin(
+function checkLine(
   table: PinTable,
   slot: number,
   bytes: Buffer,
 ): string | undefined {
   if (!table.isUnchecked(slot)) return undefined;
-  const name = table.nameOf(slot);
-  const parsed = parseIndexedEntry(bytes, {
-    name,
+  const entry = checkPinLine(bytes, {
+    name: table.nameOf(slot),
     hash: table.pinnedHash(slot),
     start: table.startOf(slot),
     end: table.endOf(slot),
   });
-  const entry =
-    typeof parsed === 'string' ? parsed : checkedEntry(name, parsed);
   if (typeof entry === 'string') return entry;
   table.markChecked(slot);
   table.keepBody(slot, table.matchesPin(slot) ? undefined : bodyOf(entry));
@@ -352,10 +155,13 @@ function checkIndexedPin(
  * accepts it (`--pin [tool]` -> {@link PinStore.accept}).
  *
  * Writes are atomic (a temporary file in the same directory, then a rename)
- * and the file is created with mode 0600 in a 0700 directory. Before writing,
- * the file is read again and merged, so two brokers pinning different new
- * tools keep both (the first pin of a tool wins). In read-only mode
- * ({@link ReadOnlyReason}) nothing is written on its own.
+ * and the file is created with mode 0600 in a 0700 directory. A write copies
+ * the lines of the file on disk and adds the pins not in it, so two brokers
+ * pinning different new tools keep both (the first pin of a tool wins; an
+ * accepted change replaces its line). A file another process changed is read
+ * and checked again first: a file this store cannot trust is never written
+ * over. In read-only mode ({@link ReadOnlyReason}) nothing is written on its
+ * own.
  */
 export class PinStore {
   /** The pins file. */
@@ -364,28 +170,29 @@ export class PinStore {
   readonly #readOnlyOption: boolean;
   #readOnlyReason: ReadOnlyReason | undefined;
   #fileReadOnly = false;
-  /** Every tool known: its pin, current definition and place in the file. */
+  /** Every tool known: its pin, current definition and place in the file read. */
   #pins = new PinTable();
-  /** The file's bytes while some pins read from it are not parsed and checked yet. */
+  /** The file's bytes as read, where the pins not parsed yet are. */
   #bytes: Buffer | undefined;
   /** The check of the pins read from the file: done, running, or to start when first asked for. */
   #verified: Promise<void> | (() => Promise<void>) = Promise.resolve();
   /** Why the whole file's check failed, once it has. */
   #failure: unknown;
+  /** The stamp of the file on disk as this store last read or wrote it. */
   #stamp: string | undefined;
   #writing: Promise<unknown> = Promise.resolve();
   /** The queued (not yet started) write of new pins, which later ones join. */
-  #queuedAdd: { names: string[]; run: Promise<void> } | undefined;
+  #queuedAdd: Promise<void> | undefined;
   /** How long the last write took and when it ended (`performance.now()`). */
   #lastWrite: { took: number; ended: number } | undefined;
   /** Ends the wait of a queued write for a quiet moment, while it waits. */
   #endWait: (() => void) | undefined;
   /** Set by {@link flush}: writes no longer wait. */
   #flushing = false;
-  /** The pins' names in the file this store last wrote (its stamp), in order. */
-  #fileNames: { stamp: string; names: string[] } | undefined;
   #warnedWrite = false;
-  /** `pinsDigest` of the pins file of `stamp`, as read or read back. */
+  /** The file read is in the former layout: the next write writes every pin. */
+  #formerLayout = false;
+  /** SHA-256 of the pins file of `stamp`, as read or written. */
   #fileDigest: { stamp: string; digest: string } | undefined;
 
   private constructor(options: {
@@ -401,13 +208,14 @@ export class PinStore {
   /**
    * Reads the pins file (a missing file is an empty store). Throws
    * `TrustError` `PINS_FILE_INVALID` for a file it cannot trust; the file is
-   * then never overwritten. With `verify: 'later'`, a file in the layout this
-   * module writes is only indexed (each tool's name and hash, without parsing
-   * the file) and the store opens at once; its entries are parsed and checked
-   * in the background, and {@link verified} says how that ended.
+   * then never overwritten. With `verify: 'later'`, each pin's name and hash
+   * are read and the store opens at once; each pin's line is parsed and
+   * checked in the background, and {@link verified} says how that ended. A
+   * file in the former layout (one JSON document) is read whole, checked,
+   * and written again in the current one unless the store is read-only.
    */
   static async open(options: {
-    /** The pins file (e.g. {@link defaultPinsFilePath}). */
+    /** The pins file (`HERETEK_PINS_FILE`). */
     path: string;
     /** Never write on its own (a committed lock). */
     readOnly?: boolean;
@@ -415,18 +223,14 @@ export class PinStore {
     verify?: 'now' | 'later';
     /** Diagnostic sink (stderr in the broker). */
     log?: (line: string) => void;
-    /**
-     * The built `pins-index-worker.js`: a large file is then read and
-     * indexed in a worker thread, leaving this thread to other start-up work.
-     */
-    indexWorker?: URL;
   }): Promise<PinStore> {
     const store = new PinStore({
       path: path.resolve(options.path),
       readOnly: options.readOnly === true,
       log: options.log ?? (() => {}),
     });
-    await store.#load(options.verify ?? 'now', options.indexWorker);
+    await store.#load(options.verify ?? 'now');
+    if (store.#formerLayout) await store.#migrate();
     return store;
   }
 
@@ -457,15 +261,10 @@ export class PinStore {
     });
     if (this.#failure !== undefined) throw this.#failure;
     const bytes = this.#bytes;
-    if (bytes === undefined) return;
     const slot = this.#pins.slotOf(name);
-    if (
-      slot === undefined ||
-      !this.#pins.isPinned(slot) ||
-      this.#pins.fileOf(slot) !== fileIdOf(this.#stamp)
-    )
+    if (bytes === undefined || slot === undefined || !this.#pins.isPlaced(slot))
       return;
-    const problem = checkIndexedPin(this.#pins, slot, bytes);
+    const problem = checkLine(this.#pins, slot, bytes);
     if (problem !== undefined) throw invalidPinsFile(this.path, problem);
   }
 
@@ -498,13 +297,12 @@ export class PinStore {
   }
 
   /**
-   * The pins file's `pinsDigest` once every write asked for so far has
-   * ended, when the file then holds exactly the pins in memory and its
-   * entries have passed their check, with what `inspect` returns in the
-   * same turn as that was confirmed (so that it describes those pins);
-   * `undefined` when a write is waiting or failed, the check failed,
-   * another process changed the file, or there is none. A file this store
-   * wrote is read back to be hashed, a megabyte at a time.
+   * The pins file's SHA-256 once every write asked for so far has ended,
+   * when the file then holds exactly the pins in memory and its entries
+   * have passed their check, with what `inspect` returns in the same turn
+   * as that was confirmed (so that it describes those pins); `undefined`
+   * when a write is waiting or failed, the check failed, another process
+   * changed the file, or there is none.
    */
   async fileDigest<T>(
     inspect: () => T,
@@ -515,55 +313,29 @@ export class PinStore {
     } catch {
       return undefined;
     }
-    const stamp = this.#stamp;
-    if (stamp === undefined) return undefined;
-    const digest = await this.#digestOf(stamp);
+    const known = this.#fileDigest;
+    if (known === undefined || known.stamp !== this.#stamp) return undefined;
+    let stamp: string;
+    try {
+      stamp = stampOf(await stat(this.path));
+    } catch {
+      return undefined;
+    }
     if (
-      digest === undefined ||
+      stamp !== known.stamp ||
       this.#stamp !== stamp ||
       this.#queuedAdd !== undefined ||
-      !this.#allInFile(stamp)
+      !this.#allInFile()
     )
       return undefined;
-    this.#fileDigest = { stamp, digest };
-    return { digest, inspected: inspect() };
+    return { digest: known.digest, inspected: inspect() };
   }
 
-  /** Whether every pin in memory is in the file of `stamp` as it is there. */
-  #allInFile(stamp: string): boolean {
-    const file = fileIdOf(stamp);
+  /** Whether every pin in memory is in the file on disk as it is here. */
+  #allInFile(): boolean {
     for (const slot of this.#pins.pinnedSlots())
-      if (this.#pins.fileOf(slot) !== file) return false;
+      if (!this.#pins.isInFile(slot)) return false;
     return true;
-  }
-
-  /**
-   * `pinsDigest` of the pins file when it is still the one of `stamp` (read
-   * only when not known yet).
-   */
-  async #digestOf(stamp: string): Promise<string | undefined> {
-    let handle: FileHandle;
-    try {
-      handle = await open(this.path, 'r');
-    } catch {
-      return undefined;
-    }
-    try {
-      if (stampOf(await handle.stat()) !== stamp) return undefined;
-      if (this.#fileDigest?.stamp === stamp) return this.#fileDigest.digest;
-      const hash = createHash('sha256');
-      const chunk = Buffer.allocUnsafe(1 << 20);
-      for (;;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) break;
-        hash.update(chunk.subarray(0, bytesRead));
-      }
-      return `sha256:${hash.digest('hex')}`;
-    } catch {
-      return undefined;
-    } finally {
-      await handle.close();
-    }
   }
 
   /** Why the store does not write on its own, or `undefined` when it does. */
@@ -581,12 +353,10 @@ export class PinStore {
     return this.#readOnlyReason !== undefined;
   }
 
-  async #load(verify: 'now' | 'later', worker?: URL): Promise<void> {
-    const loaded = await this.#read(worker);
-    if (verify === 'now' && loaded.bytes !== undefined) {
-      await this.#check(loaded, loaded.bytes);
-      loaded.bytes = undefined;
-    }
+  async #load(verify: 'now' | 'later'): Promise<void> {
+    const loaded = await this.#read();
+    if (verify === 'now' && loaded.bytes !== undefined)
+      await this.#check(loaded.pins, loaded.bytes);
     // The current definitions (and first sightings) stay across a reload.
     const previous = this.#pins;
     for (const slot of previous.currentSlots())
@@ -606,35 +376,40 @@ export class PinStore {
         : { stamp: loaded.stamp, digest: loaded.digest };
     await this.#decideReadOnly(loaded.stamp !== undefined);
     const bytes = loaded.bytes;
-    if (bytes === undefined) {
-      this.#verified = Promise.resolve();
-      return;
-    }
-    this.#verified = () =>
-      this.#check(loaded, bytes).finally(() => {
-        if (this.#bytes === bytes) this.#bytes = undefined;
-      });
+    this.#formerLayout = loaded.formerLayout;
+    this.#verified =
+      bytes === undefined || verify === 'now'
+        ? Promise.resolve()
+        : () => this.#check(loaded.pins, bytes);
   }
 
-  /**
-   * Reads the file: indexed when it is in this module's layout (its entries
-   * still to be checked, see {@link #check}), else parsed and checked whole.
-   * With `worker` (the built `pins-index-worker.js`), a file of
-   * {@link WORKER_MIN_BYTES} or more is read and indexed in a worker thread.
-   */
-  async #read(worker?: URL): Promise<LoadedPins> {
-    let read: ReadPins;
+  /** Writes a file read in the former layout again in the current one, unless read-only. */
+  async #migrate(): Promise<void> {
+    if (this.readOnly) {
+      this.#log(
+        `pins: ${this.path} is in the former layout (one JSON document) and read-only here; it is read whole at each start until --pin writes it in the current one`,
+      );
+      return;
+    }
     try {
-      // A read started before the configuration was read, if any.
-      const early = worker === undefined ? undefined : takeEarlyRead(this.path);
-      read =
-        early !== undefined
-          ? await early
-          : worker !== undefined &&
-              (await stat(this.path)).size >= WORKER_MIN_BYTES
-            ? await readPinsInWorker(this.path, worker)
-            : await readPins(this.path);
+      await this.#write([]);
+      this.#log(
+        `pins: ${this.path} was in the former layout (one JSON document); written again with one pin per line`,
+      );
     } catch (error) {
+      this.#log(
+        `pins: ${this.path} is in the former layout and could not be written again (${errorText(error)}); it is read whole at each start`,
+      );
+    }
+  }
+
+  /** Reads the file: each pin's name, hash and line, or, in the former layout, every pin parsed and checked. */
+  async #read(): Promise<LoadedPins> {
+    let read: Awaited<ReturnType<typeof readPinsFile>>;
+    try {
+      read = await readPinsFile(this.path);
+    } catch (error) {
+      if (TrustError.isInstance(error)) throw error;
       if (!isMissing(error)) {
         throw new TrustError({
           code: 'PINS_FILE_INVALID',
@@ -648,56 +423,37 @@ export class PinStore {
         stamp: undefined,
         bytes: undefined,
         digest: undefined,
+        formerLayout: false,
       };
     }
-    const { bytes, stamp, digest, index } = read;
-    if (index === undefined) {
-      const file = parsePinsFile(bytes.toString('utf8'), this.path);
+    const { stamp, digest } = read;
+    if ('formerLayout' in read)
       return {
-        pins: tableOf(file),
-        readOnly: file.readOnly === true,
+        pins: tableOf(read.formerLayout),
+        readOnly: read.formerLayout.readOnly === true,
         stamp,
         bytes: undefined,
         digest,
+        formerLayout: true,
       };
-    }
     return {
-      pins: PinTable.fromIndex(index, stamp),
-      readOnly: index.readOnly,
+      pins: PinTable.fromIndex(read.index),
+      readOnly: read.index.readOnly,
       stamp,
-      bytes,
+      bytes: read.bytes,
       digest,
+      formerLayout: false,
     };
   }
 
-  /**
-   * Parses and checks each indexed pin of `loaded` a slice at a time. An
-   * entry that fails is judged by parsing the whole file, as a file in
-   * another layout is: its error is thrown, or (a layout the index misread)
-   * its pins replace the indexed ones.
-   */
-  async #check(loaded: LoadedPins, bytes: Buffer): Promise<void> {
-    const table = loaded.pins;
+  /** Parses and checks each pin of `table` read from `bytes`, a slice at a time; throws for the first that fails. */
+  async #check(table: PinTable, bytes: Buffer): Promise<void> {
     let index = 0;
     for (const slot of table.pinnedSlots()) {
       index += 1;
       if (index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
-      if (checkIndexedPin(table, slot, bytes) === undefined) continue;
-      const file = parsePinsFile(bytes.toString('utf8'), this.path);
-      const stale = fileIdOf(loaded.stamp);
-      for (const other of table.pinnedSlots())
-        if (
-          table.fileOf(other) === stale &&
-          !Object.hasOwn(file.tools, table.nameOf(other))
-        )
-          table.unpin(other);
-      for (const [parsedName, parsedEntry] of Object.entries(file.tools))
-        table.pin(
-          table.slot(parsedName),
-          parsedEntry.hash,
-          bodyOf(parsedEntry),
-        );
-      return;
+      const problem = checkLine(table, slot, bytes);
+      if (problem !== undefined) throw invalidPinsFile(this.path, problem);
     }
   }
 
@@ -717,9 +473,8 @@ export class PinStore {
     const body = table.body(slot);
     if (body !== undefined) return body;
     const bytes = this.#bytes;
-    if (bytes === undefined || table.fileOf(slot) !== fileIdOf(this.#stamp))
-      return undefined;
-    const entry = parseIndexedEntry(bytes, {
+    if (bytes === undefined || !table.isPlaced(slot)) return undefined;
+    const entry = checkPinLine(bytes, {
       name: table.nameOf(slot),
       hash: table.pinnedHash(slot),
       start: table.startOf(slot),
@@ -727,9 +482,9 @@ export class PinStore {
     });
     // An entry that fails is left to the check of the whole file to report.
     if (typeof entry === 'string') return undefined;
-    // Still unchecked: the check parses it again from the file.
     const kept = bodyOf(entry);
-    if (!table.isUnchecked(slot)) table.keepBody(slot, kept);
+    table.markChecked(slot);
+    table.keepBody(slot, kept);
     return kept;
   }
 
@@ -776,7 +531,9 @@ export class PinStore {
       await this.#load('now');
     } catch (error) {
       this.#log(`pins: keeping the pins in memory: ${errorText(error)}`);
+      return;
     }
+    if (this.#formerLayout) await this.#migrate();
   }
 
   /**
@@ -797,14 +554,12 @@ export class PinStore {
     }
     const result: ObserveResult = { pinned: [], changed: [], unpinned: [] };
     if (fresh.size > 0 && !this.readOnly) {
-      const names: string[] = [];
       for (const slot of fresh) {
         table.pinCurrent(slot);
         table.setFirstSeen(slot, true);
-        names.push(table.nameOf(slot));
       }
       try {
-        await this.#write({ add: names });
+        await this.#write();
       } catch (error) {
         result.writeError = (error as Error).message;
         if (!this.#warnedWrite) {
@@ -1006,11 +761,13 @@ export class PinStore {
     for (const name of names) {
       const slot = table.slotOf(name);
       if (slot === undefined) continue;
-      if (table.hasCurrent(slot)) table.pinCurrent(slot);
+      // A pin that already matches stays as it is in the file.
+      if (table.hasCurrent(slot) && !table.matchesPin(slot))
+        table.pinCurrent(slot);
       table.setFirstSeen(slot, false);
     }
     try {
-      await this.#write({ replace: names });
+      await this.#write(names);
     } catch (error) {
       throw new TrustError({
         code: 'PINS_WRITE_FAILED',
@@ -1026,26 +783,19 @@ export class PinStore {
    * arrive while a write runs join one queued write (a thousand backends
    * listed at once write the file a few times, not a thousand).
    */
-  #write(change: { add?: string[]; replace?: string[] }): Promise<void> {
+  #write(accepted?: readonly string[]): Promise<void> {
     const queued = this.#queuedAdd;
-    if (change.replace === undefined && queued !== undefined) {
-      queued.names.push(...(change.add ?? []));
-      return queued.run;
-    }
-    const batch = { names: [...(change.add ?? [])], run: Promise.resolve() };
+    if (accepted === undefined && queued !== undefined) return queued;
     const run = this.#writing.then(async () => {
       // New pins wait a while after the last write (longer after a longer
       // one), gathering the pins of the listings that arrive meanwhile into
       // one write: a discovery of a thousand backends writes a large file a
       // few times, not back to back. An accepted change is written at once.
-      if (change.replace === undefined) await this.#quietAfterWrite();
-      if (this.#queuedAdd === batch) this.#queuedAdd = undefined;
-      return this.#writeNow(
-        change.replace === undefined ? { add: batch.names } : change,
-      );
+      if (accepted === undefined) await this.#quietAfterWrite();
+      if (this.#queuedAdd === run) this.#queuedAdd = undefined;
+      return this.#writeNow(new Set(accepted));
     });
-    batch.run = run;
-    if (change.replace === undefined) this.#queuedAdd = batch;
+    if (accepted === undefined) this.#queuedAdd = run;
     this.#writing = run.catch(() => {});
     return run;
   }
@@ -1081,33 +831,34 @@ export class PinStore {
   }
 
   /**
-   * Writes the pins merged with the file on disk. A pin whose text is in the
-   * file read (unchanged since, by its stamp) is copied from it; only new and
-   * changed pins are serialized, so pinning one tool among a hundred
-   * thousand costs a copy of the file, not its serialization. When the file
-   * is the one this store last wrote or read, the unchanged entries are
-   * copied from it in chunks (never read whole), and each one's place is
-   * moved where it is.
+   * Writes the pins: the lines of the file on disk, with the pins not in
+   * it added in order (the file's line wins over a new pin of the same
+   * tool, which takes it: the first pin wins; an accepted one, in
+   * `accepted`, replaces it). Pins are copied as lines, never parsed or
+   * serialized again; only the pins not in the file are serialized. A file
+   * another process changed is read and checked first.
    */
-  async #writeNow(change: {
-    add?: string[];
-    replace?: string[];
-  }): Promise<void> {
+  async #writeNow(accepted: ReadonlySet<string>): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;
     const started = performance.now();
     try {
-      const ours = await this.#openOurs();
-      if (ours !== undefined) {
-        try {
-          await this.#writeCopying(ours.handle, ours.stamp);
-        } finally {
-          await ours.handle.close();
-        }
-        return;
+      let source = await this.#openOurs();
+      if (source === 'changed') {
+        await this.#reloadKeepingNew(accepted);
+        source = await this.#openOurs();
+        if (source === 'changed')
+          throw new Error('the pins file changed while it was read');
       }
-      this.#fileNames = undefined;
-      await this.#writeMerged(change);
+      try {
+        // A file in the former layout is written whole, nothing copied.
+        await this.#writeLines(
+          this.#formerLayout ? undefined : source,
+          accepted,
+        );
+      } finally {
+        await source?.close();
+      }
     } finally {
       const ended = performance.now();
       this.#lastWrite = { took: ended - started, ended };
@@ -1115,299 +866,202 @@ export class PinStore {
   }
 
   /**
-   * The pins file opened for reading when it is still the one this store
-   * last wrote or read (same inode, size and modification time), with that
-   * stamp; `undefined` otherwise.
+   * The pins file opened for reading when it is the one this store last
+   * read or wrote (same inode, size and modification time); `undefined`
+   * when there is none and never was; `'changed'` otherwise.
    */
-  async #openOurs(): Promise<
-    { handle: FileHandle; stamp: string } | undefined
-  > {
-    const stamp = this.#stamp;
-    if (stamp === undefined) return undefined;
+  async #openOurs(): Promise<FileHandle | undefined | 'changed'> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, 'r');
     } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
+      if (!isMissing(error)) throw error;
+      return this.#stamp === undefined ? undefined : 'changed';
     }
     try {
-      if (stampOf(await handle.stat()) === stamp) return { handle, stamp };
+      if (stampOf(await handle.stat()) === this.#stamp) return handle;
     } catch (error) {
       await handle.close();
       throw error;
     }
     await handle.close();
-    return undefined;
+    return 'changed';
   }
 
   /**
-   * Every pin's name in the file's order (sorted): the names of the file
-   * last written, merged with those of the pins not in it (new or accepted
-   * since), so only those are sorted.
+   * Reads and checks the file another process changed, keeping the pins
+   * made here and not yet in the file (new ones, and `accepted` ones).
    */
-  #sortedNames(stamp: string): string[] {
-    const known = this.#fileNames;
+  async #reloadKeepingNew(accepted: ReadonlySet<string>): Promise<void> {
+    const previous = this.#pins;
+    const kept: number[] = [];
+    for (const slot of previous.pinnedSlots())
+      if (!previous.isInFile(slot)) kept.push(slot);
+    await this.#load('now');
     const table = this.#pins;
-    const file = fileIdOf(stamp);
-    const extra: string[] = [];
-    for (const slot of table.pinnedSlots())
-      if (known?.stamp !== stamp || table.fileOf(slot) !== file)
-        extra.push(table.nameOf(slot));
-    extra.sort();
-    if (known?.stamp !== stamp) return extra;
-    const { names } = known;
-    const merged: string[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < names.length || j < extra.length) {
-      const left = names[i];
-      const right = extra[j];
-      if (right === undefined || (left !== undefined && left < right)) {
-        merged.push(left!);
-        i += 1;
-      } else {
-        // An accepted pin is in both: once.
-        if (left === right) i += 1;
-        merged.push(right);
-        j += 1;
-      }
-    }
-    return merged;
-  }
-
-  /** Writes every pin in memory, copying the unchanged ones from `source`, the file stamped `stamp`. */
-  async #writeCopying(source: FileHandle, stamp: string): Promise<void> {
-    const names = this.#sortedNames(stamp);
-    if (names.length === 0) {
-      await this.#writeEmpty(this.#fileReadOnly);
-      return;
-    }
-    const table = this.#pins;
-    const from = fileIdOf(stamp);
-    let placement: Placement | undefined;
-    const stats = await writeFileAtomic(this.path, async (out) => {
-      placement = await copyEntries({
-        out,
-        source,
-        names,
-        placeOf: placeIn(table, from),
-        serialize: (name) => {
-          const slot = table.slotOf(name);
-          const body = slot === undefined ? undefined : this.#body(slot);
-          return slot === undefined || body === undefined
-            ? undefined
-            : Buffer.from(
-                entryText(name, entryWith(table.pinnedHash(slot), body)),
-              );
-        },
-        head: fileHead(this.#fileReadOnly),
-        tail: FILE_TAIL,
-      });
-    });
-    const written = stampOf(stats);
-    const to = fileIdOf(written);
-    placeEntries({
-      placement: placement!,
-      names,
-      move: (name, shift) => {
-        const slot = table.slotOf(name);
-        if (slot !== undefined) table.move(slot, from, to, shift);
-      },
-      place: (name, start, end) => {
-        const slot = table.slotOf(name);
-        if (slot !== undefined) table.place(slot, to, start, end);
-      },
-    });
-    this.#stamp = written;
-    this.#fileNames = { stamp: written, names };
-  }
-
-  /** Writes a pins file without pins. */
-  async #writeEmpty(readOnly: boolean): Promise<void> {
-    const stats = await writeFileAtomic(
-      this.path,
-      serializePinsFile({
-        version: PINS_FILE_VERSION,
-        ...(readOnly ? { readOnly: true } : {}),
-        tools: {},
-      }),
-    );
-    this.#stamp = stampOf(stats);
-  }
-
-  /**
-   * Writes the pins merged with the file on disk as another process left it
-   * (or without one): its pins, and this change's.
-   */
-  async #writeMerged(change: {
-    add?: string[];
-    replace?: string[];
-  }): Promise<void> {
-    const onDisk = await this.#readForMerge();
-    const mine = this.#pins;
-    const theirs = onDisk.pins;
-    // Which table's pin of each tool is written: the file's, unless this
-    // change pins the tool here (a tool another process pinned first keeps
-    // its pin, taken here too).
-    const tools = new Map<string, PinTable>();
-    for (const slot of theirs.pinnedSlots())
-      tools.set(theirs.nameOf(slot), theirs);
-    for (const name of change.add ?? []) {
-      const existing = theirs.slotOf(name);
-      const slot = mine.slotOf(name);
-      if (existing !== undefined && theirs.isPinned(existing) && !onDisk.ours) {
-        // Another process pinned it first: its pin wins.
-        const at = mine.slot(name);
-        mine.copyPin(at, theirs, existing);
-        mine.setFirstSeen(at, false);
-        tools.set(name, mine);
+    for (const from of kept) {
+      const name = previous.nameOf(from);
+      const slot = table.slot(name);
+      // Pinned there first: that pin wins, unless this one was accepted.
+      if (table.isPinned(slot) && !accepted.has(name)) {
+        table.setFirstSeen(slot, false);
         continue;
       }
-      if (slot !== undefined && mine.isPinned(slot)) tools.set(name, mine);
+      table.copyPin(slot, previous, from);
     }
-    for (const name of change.replace ?? []) {
-      const slot = mine.slotOf(name);
-      if (slot !== undefined && mine.isPinned(slot)) tools.set(name, mine);
-    }
-    for (const [name, table] of tools) {
-      if (table === mine) continue;
-      const slot = mine.slot(name);
-      if (mine.isPinned(slot)) continue;
-      mine.copyPin(slot, theirs, theirs.slotOf(name)!);
-      tools.set(name, mine);
-    }
-    const names = [...tools.keys()].sort();
-    if (names.length === 0) {
-      await this.#writeEmpty(onDisk.readOnly);
-      return;
-    }
-    // Written as it is serialized, a few hundred entries at a time: a
-    // first write of a hundred thousand new pins never holds them all.
-    let placement: Placement | undefined;
-    const stats = await writeFileAtomic(this.path, async (out) => {
-      placement = await copyEntries({
-        out,
-        names,
-        placeOf: () => undefined,
-        serialize: (name) => this.#entryBytes(name, tools.get(name)!, onDisk),
-        head: fileHead(onDisk.readOnly),
-        tail: FILE_TAIL,
-      });
-    });
-    const stamp = stampOf(stats);
-    const to = fileIdOf(stamp);
-    placeEntries({
-      placement: placement!,
-      names,
-      move: () => {},
-      place: (name, start, end) => {
-        const table = tools.get(name)!;
-        const slot = table.slotOf(name);
-        if (slot !== undefined) table.place(slot, to, start, end);
-      },
-    });
-    this.#stamp = stamp;
-  }
-
-  /** A pin's text for a write: copied from the file read when it is there, else serialized. */
-  #entryBytes(
-    name: string,
-    table: PinTable,
-    onDisk: { bytes: Buffer | undefined; stamp: string | undefined },
-  ): Buffer | undefined {
-    const slot = table.slotOf(name);
-    if (slot === undefined) return undefined;
-    if (
-      onDisk.bytes !== undefined &&
-      onDisk.stamp !== undefined &&
-      table.fileOf(slot) === fileIdOf(onDisk.stamp)
-    ) {
-      const text = onDisk.bytes.subarray(
-        table.startOf(slot),
-        table.endOf(slot),
-      );
-      // The stamp says the file is the one the range was taken from; the
-      // range must still look like an entry.
-      if (text[4] === QUOTE && text[text.length - 1] === CLOSE) return text;
-    }
-    const body = table === this.#pins ? this.#body(slot) : table.body(slot);
-    return body === undefined
-      ? undefined
-      : Buffer.from(entryText(name, entryWith(table.pinnedHash(slot), body)));
   }
 
   /**
-   * The pins file as it is on disk, for a write to merge with, and its
-   * bytes. When nobody changed it since this store last read or wrote it
-   * (same inode, size and modification time), its pins are the ones in
-   * memory (`ours`), and its entries are not checked again.
+   * Writes the header, then the lines of `source` (the file on disk as this
+   * store knows it) merged in name order with the pins not in it.
    */
-  async #readForMerge(): Promise<{
-    pins: PinTable;
-    ours: boolean;
-    readOnly: boolean;
-    bytes: Buffer | undefined;
-    stamp: string | undefined;
-  }> {
-    let stamp: string | undefined;
-    try {
-      stamp = stampOf(await stat(this.path));
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    if (stamp === undefined)
-      return {
-        pins: new PinTable(),
-        ours: false,
-        readOnly: false,
-        bytes: undefined,
-        stamp,
+  async #writeLines(
+    source: FileHandle | undefined,
+    accepted: ReadonlySet<string>,
+  ): Promise<void> {
+    const table = this.#pins;
+    const added: number[] = [];
+    for (const slot of table.pinnedSlots())
+      if (!table.isInFile(slot)) added.push(slot);
+    const names = added.map((slot) => table.nameOf(slot));
+    added.sort((a, b) => compare(table.nameOf(a), table.nameOf(b)));
+    names.sort(compare);
+    const hashes = added.map((slot) => table.pinnedHash(slot));
+    const hash = createHash('sha256');
+    const stats = await writeFileAtomic(this.path, async (handle) => {
+      const out = new Gathered(handle, hash);
+      out.push(Buffer.from(headerLine(this.#fileReadOnly)));
+      let next = 0;
+      /** Writes the new pins before `name` (every one left without it). */
+      const addBefore = async (name?: string) => {
+        for (; next < added.length; next += 1) {
+          if (name !== undefined && names[next]! >= name) return;
+          this.#pushPin(out, added[next]!);
+          if (next % ENTRIES_PER_SLICE === ENTRIES_PER_SLICE - 1)
+            await out.flush();
+        }
       };
-    if (stamp === this.#stamp) {
-      const handle = await open(this.path, 'r');
-      try {
-        if (stampOf(await handle.stat()) === stamp)
-          return {
-            pins: this.#pins,
-            ours: true,
-            readOnly: this.#fileReadOnly,
-            bytes: await handle.readFile(),
-            stamp,
-          };
-      } finally {
-        await handle.close();
-      }
-    }
-    const loaded = await this.#read();
-    if (loaded.bytes !== undefined) await this.#check(loaded, loaded.bytes);
-    return { ...loaded, ours: false };
+      if (source !== undefined)
+        for await (const line of linesOf(source)) {
+          const name = nameOf(line, 0, line.length);
+          if (name === undefined)
+            throw new Error('the pins file changed while it was copied');
+          await addBefore(name);
+          if (names[next] === name) {
+            const slot = added[next++]!;
+            if (accepted.has(name)) {
+              this.#pushPin(out, slot);
+              continue;
+            }
+            this.#takeLine(slot, line);
+          }
+          out.push(line);
+          out.push(LINE_BREAK);
+          await out.flushIfFull();
+        }
+      await addBefore();
+      await out.flush();
+    });
+    // A pin changed during the write (accepted meanwhile) is written by the next one.
+    for (const [index, slot] of added.entries())
+      if (table.isPinned(slot) && table.pinnedHash(slot) === hashes[index])
+        table.markInFile(slot);
+    this.#formerLayout = false;
+    this.#stamp = stampOf(stats);
+    this.#fileDigest = {
+      stamp: this.#stamp,
+      digest: `sha256:${hash.digest('hex')}`,
+    };
+  }
+
+  /** Adds the line of the pin in `slot` (none for a pin whose definition cannot be read). */
+  #pushPin(out: Gathered, slot: number): void {
+    const table = this.#pins;
+    const body = this.#body(slot);
+    if (body === undefined) return;
+    const entry = { hash: table.pinnedHash(slot), ...bodyOf(body) };
+    out.push(Buffer.from(pinLine(table.nameOf(slot), entry)));
+  }
+
+  /**
+   * A new pin of a tool the file already pins (another process pinned it
+   * first): the file's pin wins, and is taken here.
+   */
+  #takeLine(slot: number, line: Buffer): void {
+    const table = this.#pins;
+    const theirs = checkPinLine(line, {
+      name: table.nameOf(slot),
+      hash: hashOfLine(line),
+      start: 0,
+      end: line.length,
+    });
+    if (typeof theirs === 'string') throw new Error(theirs);
+    table.setFirstSeen(slot, false);
+    if (theirs.hash === table.pinnedHash(slot)) return;
+    table.pin(slot, theirs.hash, bodyOf(theirs));
   }
 }
 
-/**
- * Where each tool's pin text is in the file `file` ({@link fileIdOf}), for
- * {@link copyEntries}: one object, filled for each tool asked about.
- */
-function placeIn(
-  table: PinTable,
-  file: number,
-): (name: string) => PinPlace | undefined {
-  const place = { start: 0, end: 0 };
-  return (name) => {
-    const slot = table.slotOf(name);
-    if (slot === undefined || table.fileOf(slot) !== file) return undefined;
-    place.start = table.startOf(slot);
-    place.end = table.endOf(slot);
-    return place;
-  };
+/** Code-unit order, the order of the file's lines. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const LINE_BREAK = Buffer.from('\n');
+/** Bytes read from the file copied at a time. */
+const READ_CHUNK = 1 << 20;
+/** Bytes gathered before one `writev`. */
+const GATHER_BYTES = 1 << 18;
+
+/** The pin lines of a pins file (its header skipped), without their line breaks, read a chunk at a time. */
+async function* linesOf(handle: FileHandle): AsyncGenerator<Buffer> {
+  let rest = Buffer.alloc(0);
+  let header = true;
+  for (let position = 0; ;) {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK);
+    const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const bytes =
+      rest.length === 0
+        ? chunk.subarray(0, bytesRead)
+        : Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
+    let start = 0;
+    for (
+      let end = bytes.indexOf(0x0a);
+      end !== -1;
+      end = bytes.indexOf(0x0a, start)
+    ) {
+      if (!header) yield bytes.subarray(start, end);
+      header = false;
+      start = end + 1;
+    }
+    rest = Buffer.from(bytes.subarray(start));
+  }
 }
 
-/** The pins file's bytes before its first entry. */
-const fileHead = (readOnly: boolean) =>
-  Buffer.from(`{\n${readOnly ? '  "readOnly": true,\n' : ''}  "tools": {\n`);
-/** The pins file's bytes after its last entry. */
-const FILE_TAIL = Buffer.from(`\n  },\n  "version": ${PINS_FILE_VERSION}\n}\n`);
+/** Pieces of the file being written, gathered into few writes and hashed as they go. */
+class Gathered {
+  readonly #out: FileHandle;
+  readonly #hash: Hash;
+  #pieces: Uint8Array[] = [];
+  #bytes = 0;
+  constructor(out: FileHandle, hash: Hash) {
+    this.#out = out;
+    this.#hash = hash;
+  }
+  push(piece: Uint8Array): void {
+    this.#pieces.push(piece);
+    this.#bytes += piece.length;
+    this.#hash.update(piece);
+  }
+  async flushIfFull(): Promise<void> {
+    if (this.#bytes >= GATHER_BYTES) await this.flush();
+  }
+  async flush(): Promise<void> {
+    const pieces = this.#pieces;
+    this.#pieces = [];
+    this.#bytes = 0;
+    await writeAll(this.#out, pieces);
+  }
+}
 /** A write of new pins waits this many times the last write's length after it ... */
 const WRITE_GAP_FACTOR = 2;
 /** ... and at most this long. */

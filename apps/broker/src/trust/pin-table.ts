@@ -1,5 +1,5 @@
 import type { NormalizedDefinition } from './definition-hash.js';
-import type { PinsIndex } from './pins-index.js';
+import type { PinsIndex } from './pins-file.js';
 import {
   copyDigest,
   DIGEST_BYTES,
@@ -22,28 +22,18 @@ export type PinBody = {
 const PINNED = 1;
 const CURRENT = 2;
 const FIRST_SEEN = 4;
-/** The pin's text in the file is not yet checked against its hash. */
+/** The pin's line in the file read is not yet checked against its hash. */
 const UNCHECKED = 8;
-
-/** Small numbers standing for the stamps of pins files (0: none). */
-const fileIds = new Map<string, number>();
-
-/** The number standing for a pins file's stamp in {@link PinTable.fileOf}. */
-export function fileIdOf(stamp: string | undefined): number {
-  if (stamp === undefined) return 0;
-  let id = fileIds.get(stamp);
-  if (id === undefined) {
-    id = fileIds.size + 1;
-    fileIds.set(stamp, id);
-  }
-  return id;
-}
+/** The pin's line is in the bytes of the file read ({@link PinTable.startOf}). */
+const PLACED = 16;
+/** The pin is in the pins file on disk as it is here. */
+const IN_FILE = 32;
 
 /**
  * Every tool the pin store knows, one slot each, kept flat: a hundred
  * thousand tools cost one map from name to slot, their definition hashes
- * as bytes (pinned and current), where each pin's text is in the pins file
- * as numbers, and a reference to a definition only where one is kept. A
+ * as bytes (pinned and current), where each pin's line is in the pins file
+ * read as numbers, and a reference to a definition only where one is kept. A
  * pin's definition is the current one's when both hashes are equal, so the
  * listing's object serves both; it is kept apart only when they differ, or
  * when it was read from the file.
@@ -57,41 +47,38 @@ export class PinTable {
   #flags = new Uint8Array(16);
   #pinned = new Uint8Array(16 * DIGEST_BYTES);
   #current = new Uint8Array(16 * DIGEST_BYTES);
-  #files = new Uint32Array(16);
   #starts = new Float64Array(16);
   #ends = new Float64Array(16);
   /** Definitions of pins kept apart from the current ones (see above). */
   #bodies: Array<PinBody | undefined> = [];
   #definitions: Array<NormalizedDefinition | undefined> = [];
   #pinnedCount = 0;
-  /** An index whose slots are not made yet, and the id of its file. */
-  #index: { index: PinsIndex; file: number } | undefined;
+  /** An index whose slots are not made yet. */
+  #index: PinsIndex | undefined;
 
   /**
-   * The pins of a file's index, each with its hash and place in the file
-   * of `stamp`, to be parsed and checked later (each one unchecked).
+   * The pins of a file's index, each with its hash and place in the file's
+   * bytes, to be parsed and checked later (each one unchecked).
    */
-  static fromIndex(index: PinsIndex, stamp: string): PinTable {
+  static fromIndex(index: PinsIndex): PinTable {
     const table = new PinTable();
-    table.#index = { index, file: fileIdOf(stamp) };
+    table.#index = index;
     table.#pinnedCount = index.names.length;
     return table;
   }
 
   /** Makes the slots of the index this table was made from, once. */
   #materialize(): void {
-    const pending = this.#index;
-    if (pending === undefined) return;
+    const index = this.#index;
+    if (index === undefined) return;
     this.#index = undefined;
-    const { index, file } = pending;
     const count = index.names.length;
     this.#grow(count);
     this.#names = index.names;
     this.#pinned.set(index.digests.subarray(0, count * DIGEST_BYTES));
     this.#starts.set(index.starts);
     this.#ends.set(index.ends);
-    this.#files.fill(file, 0, count);
-    this.#flags.fill(PINNED | UNCHECKED, 0, count);
+    this.#flags.fill(PINNED | UNCHECKED | PLACED | IN_FILE, 0, count);
     const slots = this.#slots;
     for (let slot = 0; slot < count; slot += 1)
       slots.set(index.names[slot]!, slot);
@@ -101,7 +88,7 @@ export class PinTable {
   #grow(count: number): void {
     if (count <= this.#flags.length) return;
     const size = Math.max(count, this.#flags.length * 2);
-    const grown = <T extends Uint8Array | Uint32Array | Float64Array>(
+    const grown = <T extends Uint8Array | Float64Array>(
       from: T,
       make: (length: number) => T,
       per = 1,
@@ -117,7 +104,6 @@ export class PinTable {
       (n) => new Uint8Array(n),
       DIGEST_BYTES,
     );
-    this.#files = grown(this.#files, (n) => new Uint32Array(n));
     this.#starts = grown(this.#starts, (n) => new Float64Array(n));
     this.#ends = grown(this.#ends, (n) => new Float64Array(n));
   }
@@ -193,24 +179,22 @@ export class PinTable {
   }
 
   /**
-   * Pins the tool: its hash (`sha256:<hex>`, or 32 bytes at `offset`), its
-   * definition when it is not the current one, and whether its text in the
-   * file is still to be checked. Its place in the file is cleared.
+   * Pins the tool: its hash (`sha256:<hex>`, or 32 bytes at `offset`) and
+   * its definition when it is not the current one. The pin is not in the
+   * file until {@link markInFile}.
    */
   pin(
     slot: number,
     hash: string | { digest: Uint8Array; offset: number },
     body: PinBody | undefined,
-    unchecked = false,
   ): void {
     const at = slot * DIGEST_BYTES;
     if (typeof hash === 'string') writeHash(hash, this.#pinned, at);
     else copyDigest(hash.digest, hash.offset, this.#pinned, at);
     if (!this.isPinned(slot)) this.#pinnedCount += 1;
     this.#flags[slot] =
-      (this.#flags[slot]! & ~UNCHECKED) | PINNED | (unchecked ? UNCHECKED : 0);
+      (this.#flags[slot]! & ~(UNCHECKED | PLACED | IN_FILE)) | PINNED;
     this.#bodies[slot] = body;
-    this.#files[slot] = 0;
   }
 
   /** Pins the tool as the current definition is (trust on first use, or accepted). */
@@ -222,26 +206,13 @@ export class PinTable {
     );
   }
 
-  /** Copies the pin of `slot` in `from` (another table) to `slot` here. */
+  /** Copies the pin of `slot` in `from` (another table, its definition held) to `slot` here. */
   copyPin(slot: number, from: PinTable, fromSlot: number): void {
     this.pin(
       slot,
       { digest: from.#pinned, offset: fromSlot * DIGEST_BYTES },
       from.body(fromSlot),
-      from.isUnchecked(fromSlot),
     );
-    this.#files[slot] = from.#files[fromSlot]!;
-    this.#starts[slot] = from.#starts[fromSlot]!;
-    this.#ends[slot] = from.#ends[fromSlot]!;
-  }
-
-  /** Removes the tool's pin. */
-  unpin(slot: number): void {
-    if (!this.isPinned(slot)) return;
-    this.#pinnedCount -= 1;
-    this.#flags[slot]! &= ~(PINNED | UNCHECKED);
-    this.#bodies[slot] = undefined;
-    this.#files[slot] = 0;
   }
 
   /**
@@ -253,11 +224,6 @@ export class PinTable {
       this.#bodies[slot] ??
       (this.matchesPin(slot) ? this.#definitions[slot] : undefined)
     );
-  }
-
-  /** The definition kept apart for the pin (parsed from the file, or pinned before a change), if any. */
-  keptBody(slot: number): PinBody | undefined {
-    return this.#bodies[slot];
   }
 
   /** Keeps (or drops, with `undefined`) the pin's definition apart from the current one. */
@@ -273,9 +239,19 @@ export class PinTable {
     this.#flags[slot]! &= ~UNCHECKED;
   }
 
-  /** The id ({@link fileIdOf}) of the file the pin's text is in, 0 when none. */
-  fileOf(slot: number): number {
-    return this.#files[slot]!;
+  /** Whether the pin's line is in the bytes of the file read. */
+  isPlaced(slot: number): boolean {
+    return (this.#flags[slot]! & PLACED) !== 0;
+  }
+
+  /** Whether the pin is in the pins file on disk as it is here. */
+  isInFile(slot: number): boolean {
+    return (this.#flags[slot]! & IN_FILE) !== 0;
+  }
+
+  /** Records that the pin is in the pins file on disk as it is here. */
+  markInFile(slot: number): void {
+    this.#flags[slot]! |= IN_FILE;
   }
 
   startOf(slot: number): number {
@@ -284,21 +260,6 @@ export class PinTable {
 
   endOf(slot: number): number {
     return this.#ends[slot]!;
-  }
-
-  /** Records where the pin's text is: bytes `start` to `end` of the file `file` ({@link fileIdOf}). */
-  place(slot: number, file: number, start: number, end: number): void {
-    this.#files[slot] = file;
-    this.#starts[slot] = start;
-    this.#ends[slot] = end;
-  }
-
-  /** Moves the pin's text by `shift` bytes into the file `to`, when it is in the file `from`. */
-  move(slot: number, from: number, to: number, shift: number): void {
-    if (this.#files[slot] !== from) return;
-    this.#files[slot] = to;
-    this.#starts[slot] = this.#starts[slot]! + shift;
-    this.#ends[slot] = this.#ends[slot]! + shift;
   }
 
   hasCurrent(slot: number): boolean {

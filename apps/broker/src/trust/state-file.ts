@@ -54,19 +54,15 @@ export async function ensureStateDir(file: string): Promise<void> {
  * Writes `text` to `file` atomically: a temporary file (mode 0600) in the
  * same folder, flushed with fsync, then renamed over `file`. The folder is
  * created (mode 0700) when missing. On failure the temporary file is removed
- * and `file` is as it was. `text` may be pieces, written one after the other,
- * or a function that writes the content to the open temporary file itself
- * (so a large file is written a piece at a time, never held whole).
+ * and `file` is as it was. `text` may be a function that writes the content
+ * to the open temporary file itself (so a large file is written a piece at a
+ * time, never held whole).
  * Resolves with the written file's status (its
  * inode, size and modification time), taken before the rename.
  */
 export async function writeFileAtomic(
   file: string,
-  text:
-    | string
-    | Uint8Array
-    | readonly Uint8Array[]
-    | ((handle: FileHandle) => Promise<void>),
+  text: string | ((handle: FileHandle) => Promise<void>),
 ): Promise<Stats> {
   await ensureStateDir(file);
   const temporary = path.join(
@@ -78,12 +74,7 @@ export async function writeFileAtomic(
     let stats: Stats;
     try {
       if (typeof text === 'function') await text(handle);
-      else if (typeof text === 'string' || !Array.isArray(text))
-        await handle.writeFile(text as string | Uint8Array, 'utf8');
-      // In order, without first copying the pieces into one buffer.
-      else
-        for (let at = 0; at < text.length; at += WRITE_PIECES)
-          await writeAll(handle, text.slice(at, at + WRITE_PIECES));
+      else await handle.writeFile(text, 'utf8');
       await handle.sync();
       stats = await handle.stat();
     } finally {
@@ -100,8 +91,20 @@ export async function writeFileAtomic(
 /** Pieces handed to one `writev` (under the usual IOV_MAX of 1024). */
 const WRITE_PIECES = 1_000;
 
-/** Writes every byte of `pieces`, in order, at the file's position. */
+/**
+ * Writes every byte of `pieces`, in order, at the file's position, without
+ * first copying them into one buffer.
+ */
 export async function writeAll(
+  handle: FileHandle,
+  pieces: readonly Uint8Array[],
+): Promise<void> {
+  for (let at = 0; at < pieces.length; at += WRITE_PIECES)
+    await writeEach(handle, pieces.slice(at, at + WRITE_PIECES));
+}
+
+/** {@link writeAll} of at most {@link WRITE_PIECES} pieces. */
+async function writeEach(
   handle: FileHandle,
   pieces: readonly Uint8Array[],
 ): Promise<void> {

@@ -1,4 +1,5 @@
 import { multiplexedName } from '@heretek/internal';
+import { BrokerErrorCode } from '../errors.js';
 import {
   describeChange,
   type NormalizedDefinition,
@@ -16,7 +17,7 @@ import {
   type PinPolicy,
   type PinVerdict,
 } from './pin-policy.js';
-import { PinStore, defaultPinsFilePath } from './pin-store.js';
+import { PinStore, type PinStatus } from './pin-store.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { sanitizeDescription } from './sanitize.js';
@@ -74,9 +75,8 @@ const RULE_TITLES = new Map(
  *   strings change).
  * - Search: append `trust.marks(hit.name)` to each hit line.
  * - Inspect: add `trust.marks(name)` and `trust.inspectNotes(name)`.
- * - Call, after the role check and before the argument check:
- *   `const verdict = await trust.checkCall({ name, mutating })`; refuse with
- *   `verdict.message` (`TOOL_CHANGED: …`) when `!verdict.allowed`.
+ * - Call: `trust.pinStatus(name)` is the pin's part of the call's
+ *   authorisation (`authorise` in `authorisation.ts`).
  */
 export class TrustLayer {
   /** The pin policy in force. */
@@ -116,8 +116,8 @@ export class TrustLayer {
    */
   static async open(options: {
     policy: PinPolicy;
-    /** `HERETEK_PINS_FILE`; default {@link defaultPinsFilePath}. */
-    pinsFile?: string;
+    /** The pins file (`HERETEK_PINS_FILE`). */
+    pinsFile: string;
     /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
     /**
@@ -126,8 +126,6 @@ export class TrustLayer {
      * calls wait for it).
      */
     verifyPins?: 'now' | 'later';
-    /** The built `pins-index-worker.js`, to index a large pins file in a worker thread. */
-    pinsIndexWorker?: URL;
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
     const log = options.log ?? (() => {});
@@ -135,16 +133,13 @@ export class TrustLayer {
       options.policy === 'off'
         ? undefined
         : await PinStore.open({
-            path: options.pinsFile ?? defaultPinsFilePath(),
+            path: options.pinsFile,
             ...(options.pinsReadOnly === undefined
               ? {}
               : { readOnly: options.pinsReadOnly }),
             ...(options.verifyPins === undefined
               ? {}
               : { verify: options.verifyPins }),
-            ...(options.pinsIndexWorker === undefined
-              ? {}
-              : { indexWorker: options.pinsIndexWorker }),
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
@@ -434,7 +429,11 @@ export class TrustLayer {
     const notes: string[] = [];
     const verdict = this.#verdict(name, options.mutating);
     if (verdict.message !== undefined && this.pins !== undefined) {
-      notes.push(verdict.message);
+      notes.push(
+        verdict.allowed
+          ? verdict.message
+          : `${BrokerErrorCode.ToolChanged}: ${verdict.message}`,
+      );
       const status = this.pins.status(name);
       if (status?.state === 'changed') {
         const current = this.#tools.get(name)?.definition;
@@ -465,22 +464,14 @@ export class TrustLayer {
   }
 
   /**
-   * Whether a call may go out under the pin policy, once the tool's own pin
-   * is checked against its hash (rejects when it, or the pins file, cannot
-   * be trusted). A refused verdict is checked again after re-reading the
-   * pins file, so a change accepted with `--pin` while the broker runs takes
-   * effect at once.
+   * The tool's standing against its pin, for a call's authorisation, once
+   * the tool's own pin is checked against its hash (throws when it, or the
+   * pins file, cannot be trusted); `undefined` for a tool never observed or
+   * under policy `off`.
    */
-  async checkCall(options: {
-    name: string;
-    mutating: boolean;
-  }): Promise<PinVerdict> {
-    this.pins?.checkPin(options.name);
-    let verdict = this.#verdict(options.name, options.mutating);
-    if (!verdict.allowed && this.pins !== undefined) {
-      await this.pins.refresh();
-      verdict = this.#verdict(options.name, options.mutating);
-    }
-    return verdict;
+  pinStatus(name: string): PinStatus | undefined {
+    this.pins?.checkPin(name);
+    this.#known(name);
+    return this.pins?.status(name);
   }
 }

@@ -366,6 +366,15 @@ export function createToolServer(options: ToolServerOptions = {}): Server {
         };
       case 'write_file':
         return { content: [{ type: 'text', text: 'written' }] };
+      case 'whoami': // not listed: answers with the role header the server received
+        return {
+          content: [
+            {
+              type: 'text',
+              text: String(context.http?.req?.headers.get('x-heretek-role')),
+            },
+          ],
+        };
       case 'sleep': {
         const ms = Number(args.ms ?? 0);
         const stats = options.stats;

@@ -1,0 +1,64 @@
+import { canCallMutating, type RoleName } from '@heretek/prefix';
+import { quote } from './errors.js';
+import { pinVerdict, type PinPolicy } from './trust/pin-policy.js';
+import type { PinStatus } from './trust/pin-store.js';
+
+/** What {@link authorise} decides for one call. */
+export type Authorisation =
+  | {
+      allowed: true;
+      /** Whether the tool counts as mutating (a tool outside the catalog does). */
+      mutating: boolean;
+    }
+  | {
+      allowed: false;
+      code: 'ROLE_FORBIDDEN' | 'TOOL_CHANGED';
+      /** What the agent reads after the code: what was refused and how to go on. */
+      message: string;
+    };
+
+/**
+ * Whether one call may go out, checked in the order the README documents: the role
+ * (a read-only role may call only tools marked read-only; a tool outside
+ * the catalog counts as mutating), then the pin (a changed mutating tool
+ * under the `refuse` policy). A pure function of its inputs: the caller
+ * reads the pin's status and, after a refusal, may read it again once the
+ * pins file is re-read (`--pin` accepted the change) and decide again.
+ */
+export function authorise(options: {
+  role: RoleName;
+  /** The tool's exact name, as the caller gave it. */
+  name: string;
+  /** The tool's catalog entry; `undefined` for a name outside the catalog. */
+  entry: { mutating: boolean } | undefined;
+  /** The pin policy and the tool's pin status; `undefined` without a trust layer. */
+  pin: { policy: PinPolicy; status: PinStatus | undefined } | undefined;
+}): Authorisation {
+  const { role, name, entry, pin } = options;
+  const mutating = entry?.mutating ?? true;
+  if (mutating && !canCallMutating(role)) {
+    return {
+      allowed: false,
+      code: 'ROLE_FORBIDDEN',
+      message:
+        entry === undefined
+          ? `Role "${role}" is read-only and ${quote(name)} is not in the catalog, so it counts as mutating. Nothing was sent. Search for a read-only tool, or hand this work to a writer role.`
+          : `Role "${role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
+    };
+  }
+  if (pin !== undefined) {
+    const verdict = pinVerdict({
+      policy: pin.policy,
+      toolName: name,
+      status: pin.status,
+      mutating,
+    });
+    if (!verdict.allowed)
+      return {
+        allowed: false,
+        code: 'TOOL_CHANGED',
+        message: verdict.message,
+      };
+  }
+  return { allowed: true, mutating };
+}
