@@ -1,5 +1,5 @@
 import { cpSync, rmSync } from 'node:fs';
-import { META_TOOLS } from '@heretek/broker';
+import { listedMetaTools } from '@heretek/broker';
 import { libraryConfig } from '@heretek/config/tsup';
 
 // The plugin runs inside OpenCode (Bun). The repository's roles/ is copied
@@ -9,7 +9,7 @@ import { libraryConfig } from '@heretek/config/tsup';
 // imported on the first meta-tool call.
 export default libraryConfig({
   entry: ['src/index.ts'],
-  define: { __HERETEK_META_TOOLS__: JSON.stringify(META_TOOLS) },
+  define: { __HERETEK_META_TOOLS__: JSON.stringify(listedMetaTools()) },
   async onSuccess() {
     rmSync('dist/roles', { recursive: true, force: true });
     cpSync('../../roles', 'dist/roles', { recursive: true });

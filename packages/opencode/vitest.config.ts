@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { META_TOOLS } from '@heretek/broker';
+import { listedMetaTools } from '@heretek/broker';
 import { packageTestConfig } from '@heretek/config/vitest';
 import { mergeConfig } from 'vitest/config';
 
@@ -8,7 +8,7 @@ import { mergeConfig } from 'vitest/config';
 // (real MCP servers behind a loopback gateway), for tests only. The broker's
 // meta-tool definitions are defined as the build defines them.
 export default mergeConfig(packageTestConfig({ testTimeout: 180_000 }), {
-  define: { __HERETEK_META_TOOLS__: JSON.stringify(META_TOOLS) },
+  define: { __HERETEK_META_TOOLS__: JSON.stringify(listedMetaTools()) },
   resolve: {
     alias: {
       '#broker-fixtures': fileURLToPath(

@@ -17,11 +17,11 @@ export { runServer } from './run.js';
 export { VERSION } from './version.js';
 export { openBroker, readBrokerSetup } from './open-broker.js';
 export type { BrokerSetup, OpenedBroker } from './open-broker.js';
-// The meta-tools in one table (description, zod input, listed schema,
-// annotations, answer), for hosts that register them as their own tools.
-export { META_TOOLS, META_TOOL_NAMES, answerMetaTool } from './meta-tools.js';
+// The meta-tools of the one table, for hosts that register them as their own
+// tools: what `tools/list` shows of them (plain data) and their answers.
+export { answerMetaTool, listedMetaTools } from './meta-tools.js';
 export type {
+  ListedMetaTool,
   MetaToolAnswer,
-  MetaToolDefinition,
   MetaToolName,
 } from './meta-tools.js';

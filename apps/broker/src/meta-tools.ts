@@ -176,6 +176,33 @@ export type MetaToolName = keyof typeof META_TOOLS;
 /** The meta-tools' names, in listing order. */
 export const META_TOOL_NAMES = Object.keys(META_TOOLS) as MetaToolName[];
 
+/** What `tools/list` shows of a meta-tool. */
+export type ListedMetaTool = Pick<
+  MetaToolDefinition,
+  'description' | 'inputSchema' | 'annotations'
+>;
+
+/**
+ * The meta-tools as `tools/list` shows them, plain data: what a host that
+ * lists them without loading the broker (an editor plugin, at build time)
+ * takes from this table.
+ */
+export function listedMetaTools(): Record<MetaToolName, ListedMetaTool> {
+  return Object.fromEntries(
+    META_TOOL_NAMES.map((name) => {
+      const { description, inputSchema, annotations } = META_TOOLS[name];
+      return [
+        name,
+        {
+          description,
+          inputSchema,
+          ...(annotations === undefined ? {} : { annotations }),
+        },
+      ];
+    }),
+  ) as Record<MetaToolName, ListedMetaTool>;
+}
+
 /** A meta-tool's checked arguments. */
 export type MetaToolArguments<Name extends MetaToolName> = z.output<
   (typeof META_TOOLS)[Name]['input']

@@ -1,6 +1,6 @@
 import type {
   Broker,
-  MetaToolDefinition,
+  ListedMetaTool,
   MetaToolName,
   ToolCallResult,
 } from '@heretek/broker';
@@ -14,12 +14,13 @@ export type PluginLog = (
 ) => void;
 
 /**
- * The broker's `META_TOOLS`, read from `@heretek/broker` when this package is
- * built (tsup's `define`) and by the test runner (vitest's `define`): the
- * definitions reach OpenCode without loading the broker's code.
+ * The broker's meta-tools as `tools/list` shows them (`listedMetaTools()`
+ * of `@heretek/broker`), read when this package is built (tsup's `define`)
+ * and by the test runner (vitest's `define`): the definitions reach OpenCode
+ * without loading the broker's code.
  */
 declare const __HERETEK_META_TOOLS__: Readonly<
-  Record<MetaToolName, MetaToolDefinition>
+  Record<MetaToolName, ListedMetaTool>
 >;
 
 /** One meta-tool as both OpenCode lines register it. */
@@ -38,12 +39,12 @@ export type MetaTool = {
 export function metaToolList(): MetaTool[] {
   return (
     Object.entries(__HERETEK_META_TOOLS__) as Array<
-      [MetaToolName, MetaToolDefinition]
+      [MetaToolName, ListedMetaTool]
     >
   ).map(([name, definition]) => ({
     name,
     description: definition.description,
-    inputSchema: definition.inputSchema as unknown as Record<string, unknown>,
+    inputSchema: definition.inputSchema,
   }));
 }
 
@@ -167,10 +168,8 @@ export function createMetaToolRunner(
           ),
       });
       const output = resultText(result);
-      const code =
-        result.isError === true ? /^([A-Z_]+): /.exec(output)?.[1] : undefined;
       return {
-        title: code ?? `${call.name} (${role})`,
+        title: result.code ?? `${call.name} (${role})`,
         output,
         role,
         isError: result.isError === true,
