@@ -83,7 +83,8 @@ function inputSchema(functionName, params) {
 
 function documentParameter(doc, parameter, text) {
   const line = `    ${parameter}: ${text}`;
-  if (doc.includes('Args:\n')) return doc.replace('Args:\n', `Args:\n${line}\n`);
+  if (doc.includes('Args:\n'))
+    return doc.replace('Args:\n', `Args:\n${line}\n`);
   if (doc.includes('Returns:'))
     return doc.replace('Returns:', `Args:\n${line}\n\nReturns:`);
   return `${doc}\n\nArgs:\n${line}`;
@@ -93,7 +94,8 @@ function variantTool(server, tool, index, kind, variant, templates) {
   const name = variant.names[index];
   let doc = tool.doc;
   let params = tool.params;
-  if (kind.startsWith('preference_manipulation')) doc = templates.bestTool + doc;
+  if (kind.startsWith('preference_manipulation'))
+    doc = templates.bestTool + doc;
   if (variant.parameter !== undefined) {
     params = [[variant.parameter, 'string'], ...params];
     if (variant.documented)
