@@ -21,7 +21,11 @@ import {
   RESULT_KINDS,
   loadMsb,
 } from './msb/msb-data.mjs';
-import { SETS, loadRealTools, reviewDescription } from './real-tools.mjs';
+import {
+  loadRealTools,
+  reviewDescription,
+  reviewRealTools,
+} from './real-tools.mjs';
 
 const TARGETS = {
   descriptionRecall: 0.8,
@@ -104,15 +108,7 @@ const resultKinds = Object.fromEntries(
 const resultAttacks = tally(guarded, (item) => item.rules.length > 0);
 
 const realTools = await loadRealTools();
-const realReviewed = [];
-for (const setName of [...SETS.map((set) => set.name), 'seed']) {
-  const members = realTools.filter((tool) => tool.set === setName);
-  const setContext = trust.createShadowingContext(members);
-  for (const tool of members) {
-    const { flags } = reviewDescription(trust, tool, setContext);
-    realReviewed.push({ set: setName, name: tool.name, flags });
-  }
-}
+const realReviewed = reviewRealTools(trust, realTools);
 const real = tally(realReviewed, (item) => item.flags.length > 0);
 // No corpus of honest tool results is vendored; the result rules are run over
 // the real tools' descriptions instead, honest prose written for agents.
