@@ -7,7 +7,7 @@
 // / serialize.
 //
 // Results: honest text of 200 B, 10 KB and 1 MB (the real tools'
-// descriptions, concatenated), the 10 KB text with a false-error attack at
+// descriptions the rules do not flag, concatenated), the 10 KB text with a false-error attack at
 // its end (the flagged path), and an image (passes unchanged). Medians of 7
 // runs of enough calls to last about 50 ms each.
 //
@@ -19,9 +19,15 @@ import { loadMsb } from './msb/msb-data.mjs';
 import { loadRealTools } from './real-tools.mjs';
 
 const guard = await loadTrustModules('result-guard');
+// Honest text: the real tools' descriptions, without the one the rules flag.
 const prose = (await loadRealTools())
   .map((tool) => tool.description)
-  .filter((text) => text !== '')
+  .filter(
+    (text) =>
+      text !== '' &&
+      guard.guardResult({ content: [{ type: 'text', text }] }).flags.length ===
+        0,
+  )
   .join('\n');
 const attack = loadMsb().results.find(
   (sample) => sample.kind === 'false_error',

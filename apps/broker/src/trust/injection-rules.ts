@@ -326,6 +326,16 @@ const TEXT_RULES: ReadonlyArray<readonly [TextRuleId, RegExp]> = [
 ];
 
 /**
+ * Any of {@link TEXT_RULES} at once: one pass over a long honest text (a tool
+ * result) instead of one per rule; the rules run one by one only where it
+ * matches. Every rule's pattern has the `i` flag alone.
+ */
+const ANY_TEXT_RULE = new RegExp(
+  TEXT_RULES.map(([, pattern]) => `(?:${pattern.source})`).join('|'),
+  'i',
+);
+
+/**
  * The rules {@link flagText} applies to text that is not a tool definition
  * (a tool result): every rule that reads one text alone, and `hidden-text`.
  * `credential-access` is left out, because results list dotfiles and key
@@ -446,10 +456,15 @@ export function flagText(options: {
 }): InjectionFlag[] {
   const tagText = options.tagText ?? '';
   const texts = [options.text, tagText].filter((text) => text !== '');
-  const flags = runRules(
-    texts,
-    TEXT_RULES.map(([id, pattern]) => [id, (text) => pattern.exec(text)?.[0]]),
-  );
+  const flags = texts.some((text) => ANY_TEXT_RULE.test(text))
+    ? runRules(
+        texts,
+        TEXT_RULES.map(([id, pattern]) => [
+          id,
+          (text) => pattern.exec(text)?.[0],
+        ]),
+      )
+    : [];
   if (tagText.trim() !== '') {
     flags.push({ rule: 'hidden-text', excerpt: excerpt(tagText) });
   }
