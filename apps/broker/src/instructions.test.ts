@@ -7,7 +7,8 @@ import {
   buildInstructions,
 } from './instructions.js';
 
-const tokens = (text: string) => getEncoding('o200k_base').encode(text).length;
+const encoding = getEncoding('o200k_base');
+const tokens = (text: string) => encoding.encode(text).length;
 
 describe('buildInstructions', () => {
   it('names the three tools, every default target under its profile, and asks to search first', () => {
