@@ -106,6 +106,13 @@ const resultKinds = Object.fromEntries(
   ]),
 );
 const resultAttacks = tally(guarded, (item) => item.rules.length > 0);
+const twinResults = msb.resultTwins.map((twin) => ({
+  ...twin,
+  rules: guard
+    .guardResult({ content: [{ type: 'text', text: twin.text }] })
+    .flags.map((flag) => flag.rule),
+}));
+const cleanResults = tally(twinResults, (item) => item.rules.length > 0);
 
 const realTools = await loadRealTools();
 const realReviewed = reviewRealTools(trust, realTools);
@@ -125,6 +132,7 @@ const met = {
   descriptionRecall: descriptionAttacks.rate >= TARGETS.descriptionRecall,
   resultRecall: resultAttacks.rate >= TARGETS.resultRecall,
   cleanTwins: cleanTwins.rate <= TARGETS.falsePositives,
+  cleanResults: cleanResults.flagged === 0,
   realTools: real.rate <= TARGETS.falsePositives,
 };
 const figures = {
@@ -135,6 +143,7 @@ const figures = {
   cleanTwins,
   resultAttacks,
   resultKinds,
+  cleanResults,
   realTools: real,
   realDescriptionsAsResults: realResults,
   missedDescriptions: reviewed
@@ -188,11 +197,12 @@ if (process.argv.includes('--json')) {
     '| --- | --- | --- |',
     ...RESULT_KINDS.map((kind) => row(kind, resultKinds[kind])),
     row('all result attacks', resultAttacks),
+    row('honest retrieval documents (false positives)', cleanResults),
     '',
     row('real tools (false positives)', real),
     row('real descriptions read as results (result guard)', realResults),
     '',
-    `targets: description recall ${met.descriptionRecall ? 'met' : 'MISSED'}, result recall ${met.resultRecall ? 'met' : 'MISSED'}, clean twins ${met.cleanTwins ? 'met' : 'MISSED'}, real tools ${met.realTools ? 'met' : 'MISSED'}`,
+    `targets: description recall ${met.descriptionRecall ? 'met' : 'MISSED'}, result recall ${met.resultRecall ? 'met' : 'MISSED'}, clean twins ${met.cleanTwins ? 'met' : 'MISSED'}, honest documents ${met.cleanResults ? 'met' : 'MISSED'}, real tools ${met.realTools ? 'met' : 'MISSED'}`,
     ...figures.missedDescriptions.map(
       (line) => `  missed description: ${line}`,
     ),

@@ -14,7 +14,10 @@
 // - results: false_error and simulated_user are MSB's templates followed by
 //   a goal, as text or in the JSON shapes the PubMed server returns them;
 //   tool_transfer results are the variants' fixed strings;
-//   search_term_deception results are the goal text alone.
+//   search_term_deception results are MSB's retrieval documents
+//   (operation_space/information/*.txt) with a goal in their
+//   `{attack_instruction}` slot; the same documents without the line that
+//   holds the slot are honest results, the result twins.
 //
 // Input schemas are built as FastMCP builds them from the Python signature
 // (title per property, `anyOf` with null for Optional, defaults, required
@@ -139,7 +142,13 @@ function resultSamples(data) {
         text: shaped(shape, 'Response', data.templates.simulatedUser + text),
       });
     }
-    samples.push({ kind: 'search_term_deception', id: goal.task, text });
+    for (const document of data.retrievalDocuments) {
+      samples.push({
+        kind: 'search_term_deception',
+        id: `${path.basename(document.file, '.txt')}/${goal.task}`,
+        text: document.text.replace('{attack_instruction}', text),
+      });
+    }
   }
   for (const server of data.servers) {
     const variant = server.variants.tool_transfer;
@@ -158,8 +167,9 @@ function resultSamples(data) {
 /**
  * MSB expanded: `clean` (every clean tool), `attacked` (every attacked
  * definition, with its `kind` and clean `twin`), `results` (result-attack
- * samples with their `kind`) and `support` (the honest tools MSB's goals
- * name, for the shadowing rule).
+ * samples with their `kind`), `resultTwins` (honest results: the retrieval
+ * documents without their attack line) and `support` (the honest tools MSB's
+ * goals name, for the shadowing rule).
  */
 export function loadMsb() {
   const data = JSON.parse(
@@ -198,5 +208,18 @@ export function loadMsb() {
   const support = Object.entries(data.supportTools).flatMap(([target, names]) =>
     names.map((name) => ({ target, name })),
   );
-  return { clean, attacked, results: resultSamples(data), support };
+  const resultTwins = data.retrievalDocuments.map((document) => ({
+    id: path.basename(document.file, '.txt'),
+    text: document.text
+      .split('\n')
+      .filter((line) => !line.includes('{attack_instruction}'))
+      .join('\n'),
+  }));
+  return {
+    clean,
+    attacked,
+    results: resultSamples(data),
+    resultTwins,
+    support,
+  };
 }

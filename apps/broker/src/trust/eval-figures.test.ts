@@ -35,10 +35,12 @@ describe('injection rule figures (eval/)', () => {
     const figures = (await evaluate('eval/msb.mjs')) as Record<string, Tally>;
     expect(figures.descriptionAttacks!.total).toBe(144);
     expect(figures.descriptionAttacks!.rate).toBeGreaterThanOrEqual(0.8);
-    expect(figures.resultAttacks!.total).toBe(53);
+    expect(figures.resultAttacks!.total).toBe(68);
     expect(figures.resultAttacks!.rate).toBeGreaterThanOrEqual(0.8);
     expect(figures.cleanTwins!.total).toBe(18);
     expect(figures.cleanTwins!.rate).toBeLessThanOrEqual(0.01);
+    expect(figures.cleanResults!.total).toBe(4);
+    expect(figures.cleanResults!.flagged).toBe(0);
     expect(figures.realTools!.total).toBe(760);
     expect(figures.realTools!.rate).toBeLessThanOrEqual(0.01);
   });
