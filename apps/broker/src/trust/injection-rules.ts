@@ -3,7 +3,10 @@
  * instead of describing the tool. A flag marks a tool (`[flagged]` with the
  * rule) and never hides it or changes the role gate. Rules look at the cleaned
  * description, the text spelled by removed tag characters, and the
- * `description` and `title` strings of the input schema.
+ * `description` and `title` strings of the input schema (`agent-identity`
+ * also at its property names). {@link flagText} checks other text a backend
+ * sends, such as a tool result, with the rules that need no tool
+ * ({@link TEXT_RULE_IDS}).
  *
  * | rule | flags |
  * |---|---|
