@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  RESULT_GUARD_ENV,
-  guardResult,
-  resultGuardEnabled,
-  resultNote,
-} from './result-guard.js';
+import { guardResult, resultNote } from './result-guard.js';
 
 const text = (value: string) => ({ type: 'text', text: value });
 
@@ -105,16 +100,5 @@ describe('guardResult', () => {
     expect(
       guardResult({ content: [image], structuredContent }).result.content,
     ).toEqual([image]);
-  });
-});
-
-describe('resultGuardEnabled', () => {
-  it(`reads ${RESULT_GUARD_ENV}: unset or on guards, off passes results untouched`, () => {
-    expect(resultGuardEnabled(undefined)).toBe(true);
-    expect(resultGuardEnabled('on')).toBe(true);
-    expect(resultGuardEnabled('off')).toBe(false);
-    expect(() => resultGuardEnabled('no')).toThrow(
-      'HERETEK_RESULT_GUARD must be "on" or "off" (got "no")',
-    );
   });
 });

@@ -19,7 +19,7 @@
  *
  * A result with nothing to clean or flag is returned as the same object, so
  * the common case allocates nothing. Users who want results untouched turn
- * the guard off with {@link RESULT_GUARD_ENV}`=off`.
+ * the guard off with `HERETEK_RESULT_GUARD=off` (read in `config.ts`).
  */
 import type { ToolCallResult } from '../types.js';
 import {
@@ -28,22 +28,6 @@ import {
   type InjectionFlag,
 } from './injection-rules.js';
 import { sanitizeDescription } from './sanitize.js';
-
-/** The environment variable that turns the result guard off (`off`) or on (`on`, the default). */
-export const RESULT_GUARD_ENV = 'HERETEK_RESULT_GUARD';
-
-/**
- * Whether results are guarded, from {@link RESULT_GUARD_ENV}: unset or `on`
- * guards, `off` passes results untouched; any other value is a mistake the
- * error names.
- */
-export function resultGuardEnabled(value: string | undefined): boolean {
-  if (value === undefined || value === 'on') return true;
-  if (value === 'off') return false;
-  throw new Error(
-    `${RESULT_GUARD_ENV} must be "on" or "off" (got ${JSON.stringify(value)}): unset it to clean and flag tool results, or set it to "off" to pass them untouched`,
-  );
-}
 
 /** What {@link guardResult} returns. */
 export type GuardedResult = {
