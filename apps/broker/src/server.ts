@@ -68,11 +68,16 @@ export function createBrokerServer(options: {
   broker: Broker;
   /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
   inputRounds?: InputRounds;
+  /** The `initialize` answer's `instructions` (`buildInstructions` of the backend table). */
+  instructions?: string;
 }): McpServer {
-  const { broker, inputRounds } = options;
+  const { broker, inputRounds, instructions } = options;
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(instructions === undefined ? {} : { instructions }),
+    },
   );
   for (const name of META_TOOL_NAMES) {
     const tool = META_TOOLS[name];
