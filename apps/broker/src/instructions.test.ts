@@ -58,6 +58,7 @@ describe('buildInstructions', () => {
     );
     expect(tokens(text)).toBeLessThanOrEqual(INSTRUCTIONS_TOKEN_BUDGET);
     expect(text).toContain('5000 backend targets in 30 profiles');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2_048);
     expect(text).not.toContain('target-0-');
     expect(text).toContain('167 targets');
     expect(text.match(/^- .*: \d+ targets?$/gm)).toHaveLength(
@@ -79,6 +80,8 @@ describe('buildInstructions', () => {
     );
     expect(text).toContain('Targets by profile:');
     expect(tokens(text)).toBeLessThanOrEqual(INSTRUCTIONS_TOKEN_BUDGET);
+    // Claude Code cuts server instructions at 2 KB: all of it must reach the model.
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2_048);
   });
 
   it('lists profiles only once the target names grow past the limit', () => {

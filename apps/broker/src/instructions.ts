@@ -11,7 +11,8 @@
  * {@link MAX_LISTED_TARGETS} targets (and {@link MAX_TARGET_LIST_CHARS}
  * characters of target names) are named under their profile; beyond that
  * only the profiles and their target counts are, at most
- * {@link MAX_LISTED_PROFILES} of them.
+ * {@link MAX_LISTED_PROFILES} of them. The largest text these limits allow
+ * stays under 2 KB, where Claude Code cuts server instructions.
  */
 import { PROFILE_PURPOSES, isProfileName } from '@heretek/internal';
 
