@@ -338,7 +338,7 @@ export class Broker {
     let decision = decide();
     if (
       !decision.allowed &&
-      decision.code === 'TOOL_CHANGED' &&
+      (decision.code === 'TOOL_CHANGED' || decision.code === 'TOOL_NEW') &&
       trust?.pins !== undefined
     ) {
       await trust.pins.refresh();
