@@ -6,7 +6,6 @@ import type { BrokerConfig } from './config.js';
 import { errorText } from './error-text.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { InputRounds } from './input-rounds.js';
-import { buildInstructions } from './instructions.js';
 import { META_TOOL_NAMES } from './meta-tools.js';
 import { fail } from './one-shot.js';
 import { openBroker, type OpenedBroker } from './open-broker.js';
@@ -54,12 +53,7 @@ export async function serve(
     return EXIT_CODES.usage;
   }
   const { broker, learning, trust } = opened;
-  const server = createBrokerServer({
-    broker,
-    inputRounds,
-    // From the configured backend table, never from discovery: the same bytes at every start.
-    instructions: buildInstructions({ backends }),
-  });
+  const server = createBrokerServer({ broker, inputRounds, backends });
   bridge.attach(server);
   const skillsNote =
     config.skillsRoot === undefined
