@@ -23,6 +23,7 @@ describe('loadBrokerConfig', () => {
       pinsFile: expect.stringMatching(/[/\\]heretek[/\\]pins\.json$/),
       pinPolicy: 'refuse',
       pinsReadOnly: false,
+      resultGuard: true,
       usageFile: expect.stringMatching(/[/\\]heretek[/\\]usage\.jsonl$/),
       indexCacheFile: expect.stringMatching(
         /[/\\]heretek[/\\]index-cache\.bin$/,
@@ -153,6 +154,25 @@ describe('loadBrokerConfig', () => {
     });
   });
 
+  it('reads HERETEK_RESULT_GUARD: unset or on guards results, off passes them untouched, anything else is named', () => {
+    expect(loadBrokerConfig({}).resultGuard).toBe(true);
+    expect(loadBrokerConfig({ HERETEK_RESULT_GUARD: 'on' }).resultGuard).toBe(
+      true,
+    );
+    expect(loadBrokerConfig({ HERETEK_RESULT_GUARD: 'off' }).resultGuard).toBe(
+      false,
+    );
+    let issues: readonly string[] = [];
+    try {
+      loadBrokerConfig({ HERETEK_RESULT_GUARD: 'no' });
+    } catch (error) {
+      issues = (error as BrokerConfigError).issues;
+    }
+    expect(issues).toEqual([
+      'HERETEK_RESULT_GUARD must be on or off: unset it to clean and flag tool results, or set it to off to pass them untouched',
+    ]);
+  });
+
   it('names HERETEK_PIN_POLICY and HERETEK_PINS_READ_ONLY when their values are wrong', () => {
     let issues: readonly string[] = [];
     try {
@@ -234,7 +254,7 @@ describe('loadBrokerConfig', () => {
 describe('environmentHelp', () => {
   it('shows for each variable the value an unset variable gets', () => {
     const lines = environmentHelp();
-    expect(lines).toHaveLength(22);
+    expect(lines).toHaveLength(23);
     const state = '/tmp/heretek-help-state';
     const unset = loadBrokerConfig({ XDG_STATE_HOME: state });
     for (const line of lines) {

@@ -53,7 +53,7 @@ export async function serve(
     return EXIT_CODES.usage;
   }
   const { broker, learning, trust } = opened;
-  const server = createBrokerServer({ broker, inputRounds });
+  const server = createBrokerServer({ broker, inputRounds, backends });
   bridge.attach(server);
   const skillsNote =
     config.skillsRoot === undefined

@@ -11,6 +11,7 @@ import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
+import { buildInstructions, type InstructionsBackend } from './instructions.js';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
@@ -68,11 +69,22 @@ export function createBrokerServer(options: {
   broker: Broker;
   /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
   inputRounds?: InputRounds;
+  /**
+   * The configured backend table: the `initialize` answer carries its
+   * `buildInstructions` (never what discovery found, so the same
+   * configuration gives the same bytes at every start).
+   */
+  backends?: readonly InstructionsBackend[];
 }): McpServer {
-  const { broker, inputRounds } = options;
+  const { broker, inputRounds, backends } = options;
+  const instructions =
+    backends === undefined ? undefined : buildInstructions({ backends });
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(instructions === undefined ? {} : { instructions }),
+    },
   );
   for (const name of META_TOOL_NAMES) {
     const tool = META_TOOLS[name];
