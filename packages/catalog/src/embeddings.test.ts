@@ -80,6 +80,7 @@ describe('openAiEmbeddings', () => {
       'forecast',
       'spreadsheet',
     ]);
+    await endpoint.logged(before + 1);
     expect(endpoint.requests.slice(before)).toEqual([
       { inputs: 3, authorization: 'Bearer secret-key' },
     ]);

@@ -14,6 +14,8 @@ export type GloveEndpoint = {
   url: string;
   child: ChildProcess;
   requests: Array<{ inputs: number; authorization: string | null }>;
+  /** Resolves once the endpoint has logged `count` requests (its log line can come after its answer). */
+  logged: (count: number) => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -25,6 +27,17 @@ export function startGloveEndpoint(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const requests: GloveEndpoint['requests'] = [];
+  const waiting = new Set<() => void>();
+  const logged = (count: number): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (requests.length < count) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+    });
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -43,12 +56,14 @@ export function startGloveEndpoint(
         authorization?: string | null;
       };
       if (message.url !== undefined)
-        resolve({ url: message.url, child, requests, stop });
-      else
+        resolve({ url: message.url, child, requests, logged, stop });
+      else {
         requests.push({
           inputs: message.inputs ?? 0,
           authorization: message.authorization ?? null,
         });
+        for (const check of [...waiting]) check();
+      }
     });
   });
 }
