@@ -7,6 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker } from './broker.js';
+import type { CallerRole } from './caller-role.js';
 import { META_TOOL_SCHEMAS, parseCallArguments } from './meta-arguments.js';
 import {
   META_TOOLS,
@@ -73,8 +74,10 @@ export function createBrokerServer(options: {
   broker: Broker;
   /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
   inputRounds?: InputRounds;
+  /** Each call's role from the request (a Claude Code hook's record); without it, every call has the broker's role. */
+  callerRole?: CallerRole;
 }): McpServer {
-  const { broker, inputRounds } = options;
+  const { broker, inputRounds, callerRole } = options;
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
     { capabilities: { tools: { listChanged: false } } },
@@ -105,7 +108,8 @@ export function createBrokerServer(options: {
     },
     async (input: unknown, ctx) => {
       try {
-        return await callThrough({ broker, inputRounds, input, ctx });
+        const role = await callerRole?.(ctx.mcpReq._meta);
+        return await callThrough({ broker, inputRounds, input, ctx, role });
       } catch (error) {
         return errorResult(error);
       }
@@ -150,8 +154,11 @@ async function callThrough(options: {
   inputRounds: InputRounds | undefined;
   input: unknown;
   ctx: ServerContext;
+  /** The caller's role for this call; the broker's role when unset. */
+  role: string | undefined;
 }) {
   const { broker, inputRounds, ctx } = options;
+  const role = options.role === undefined ? {} : { role: options.role };
   const { name, arguments: toolArguments } = parseCallArguments(options.input);
   const { onProgress, sent } = progressForwarder(ctx);
   const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
@@ -171,6 +178,7 @@ async function callThrough(options: {
           name,
           arguments: toolArguments ?? {},
           signal,
+          ...role,
           ...handlers,
         }),
     });
@@ -182,6 +190,7 @@ async function callThrough(options: {
     name,
     arguments: toolArguments ?? {},
     signal: ctx.mcpReq.signal,
+    ...role,
     ...(onProgress === undefined ? {} : { onProgress }),
   });
   await sent();
