@@ -6,7 +6,7 @@
  * at a loopback stand-in. Every run is bounded in time.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,10 @@ export type RunClaudeOptions = {
   plugin?: boolean;
   /** `--agent` (the main thread's agent). */
   agent?: string;
+  /** Files written into the project folder first (e.g. `.claude/agents/x.md`). */
+  projectFiles?: Record<string, string>;
+  /** `--mcp-config` as JSON (servers beside the plugin's). */
+  mcpConfig?: Record<string, unknown>;
   /** `--settings` as JSON (e.g. `{ "disableAllHooks": true }`). */
   settings?: Record<string, unknown>;
   /** Tools allowed without asking (`--allowedTools`). */
@@ -81,7 +85,10 @@ export function claudeEnvironment(options: {
 /** Runs `claude -p` once and waits for it (killed at the timeout). */
 export async function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
   const project = temporaryFolder('project');
-  mkdirSync(project, { recursive: true });
+  for (const [path, text] of Object.entries(options.projectFiles ?? {})) {
+    mkdirSync(dirname(join(project, path)), { recursive: true });
+    writeFileSync(join(project, path), text);
+  }
   const args = [
     '-p',
     options.message,
@@ -93,6 +100,8 @@ export async function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
   ];
   if (options.plugin !== false) args.push('--plugin-dir', PLUGIN_DIR);
   if (options.agent !== undefined) args.push('--agent', options.agent);
+  if (options.mcpConfig !== undefined)
+    args.push('--mcp-config', JSON.stringify(options.mcpConfig));
   if (options.settings !== undefined)
     args.push('--settings', JSON.stringify(options.settings));
   const startedAt = Date.now();
