@@ -1,10 +1,11 @@
 /**
- * Build step (`node dist/write-plugin.mjs` in the package folder): makes the
- * whole plugin folder, `plugin/`: the files generated from the repository's
- * `roles/` with `@heretek/prefix`, the bundled hook program, and a copy of
- * the broker's bundle (no runtime dependencies), so the folder runs on its
- * own wherever Claude Code copies it (`--plugin-dir`, a marketplace
- * install, the npm package).
+ * Build step (`node dist/write-plugin.mjs` in the package folder): makes
+ * the package folder a Claude Code plugin: the files generated from the
+ * repository's `roles/` with `@heretek/prefix`, the bundled hook program,
+ * and a copy of the broker's bundle (no runtime dependencies). The published
+ * package holds these and nothing else (with its README and licence), so it
+ * runs on its own wherever Claude Code puts it (`--plugin-dir`, an npm
+ * plugin source).
  */
 import {
   cpSync,
@@ -18,7 +19,8 @@ import { dirname, join } from 'node:path';
 import { BROKER_BIN, HOOK_SCRIPT } from './layout.js';
 import { pluginFiles } from './plugin-files.js';
 
-const PLUGIN = 'plugin';
+/** The generated entries of the package folder (also its published `files`). */
+const GENERATED = ['.claude-plugin', '.mcp.json', 'agents', 'hooks', 'broker'];
 
 const brokerDist = join(
   dirname(
@@ -30,14 +32,14 @@ const brokerDist = join(
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as {
   version: string;
 };
-rmSync(PLUGIN, { recursive: true, force: true });
+for (const entry of GENERATED) rmSync(entry, { recursive: true, force: true });
 const files = pluginFiles({ workspaceRoot: join('..', '..'), version });
 for (const [path, text] of Object.entries(files)) {
-  mkdirSync(dirname(join(PLUGIN, path)), { recursive: true });
-  writeFileSync(join(PLUGIN, path), text);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
 }
-cpSync(join('dist', 'heretek-hook.mjs'), join(PLUGIN, HOOK_SCRIPT));
-const broker = join(PLUGIN, dirname(BROKER_BIN));
+cpSync(join('dist', 'heretek-hook.mjs'), HOOK_SCRIPT);
+const broker = dirname(BROKER_BIN);
 cpSync(brokerDist, broker, {
   recursive: true,
   filter: (source) =>
@@ -47,5 +49,3 @@ writeFileSync(
   join(broker, 'package.json'),
   `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`,
 );
-cpSync('LICENSE', join(PLUGIN, 'LICENSE'));
-cpSync('README.md', join(PLUGIN, 'README.md'));

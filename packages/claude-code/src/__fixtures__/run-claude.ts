@@ -16,8 +16,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const PACKAGE_ROOT = resolve(here, '../..');
 /** The repository root, which holds `roles/`. */
 export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
-/** The built plugin folder. */
-export const PLUGIN_DIR = join(PACKAGE_ROOT, 'plugin');
+/** The built plugin folder: the package folder itself. */
+export const PLUGIN_DIR = PACKAGE_ROOT;
 /** The pinned Claude Code binary. */
 export const CLAUDE_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/claude');
 
