@@ -3,7 +3,7 @@
 // API and real MCP backends behind a loopback gateway. Every Claude Code run
 // happens once, at the same time, in beforeAll; the tests read what the
 // stand-ins recorded.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROLE_NAMES,
@@ -25,6 +25,7 @@ import {
   REPOSITORY_ROOT,
   claudeCommand,
   runClaude,
+  servePackedPackage,
   temporaryFolder,
   type ClaudeRun,
   type RunClaudeOptions,
@@ -93,6 +94,42 @@ const requestsOfRole = (requests: RecordedRequest[], role: RoleName) =>
 const ALLOWED = ['Agent', ...BROKER_TOOLS];
 
 let backends: McpBackends;
+const installs: string[] = [];
+
+/**
+ * Installs the plugin into a fresh HOME with `claude plugin install heretek
+ * --marketplace <folder>`, the folder holding the repository's marketplace
+ * file with its npm package pointed at the packed package; returns the HOME.
+ */
+async function installPacked(): Promise<string> {
+  const packed = await servePackedPackage();
+  try {
+    const marketplace = JSON.parse(
+      readFileSync(
+        join(REPOSITORY_ROOT, '.claude-plugin/marketplace.json'),
+        'utf8',
+      ),
+    ) as { plugins: Array<{ source: { package: string } }> };
+    marketplace.plugins[0]!.source.package = packed.tarballUrl;
+    const folder = temporaryFolder('marketplace');
+    mkdirSync(join(folder, '.claude-plugin'));
+    writeFileSync(
+      join(folder, '.claude-plugin/marketplace.json'),
+      JSON.stringify(marketplace),
+    );
+    const home = temporaryFolder('home');
+    const { code, output } = await claudeCommand(
+      ['plugin', 'install', 'heretek', '--marketplace', folder],
+      { home, env: { npm_config_registry: packed.registry } },
+    );
+    installs.push(output);
+    if (code !== 0)
+      throw new Error(`plugin install ended with ${code}: ${output}`);
+    return home;
+  } finally {
+    await packed.close();
+  }
+}
 const outcomes = new Map<string, Outcome>();
 
 describe('the plugin in Claude Code', () => {
@@ -136,8 +173,11 @@ describe('the plugin in Claude Code', () => {
     };
     const claude = async (
       name: string,
-      options: Omit<RunClaudeOptions, 'baseUrl' | 'allowedTools'>,
+      options: Omit<RunClaudeOptions, 'baseUrl' | 'allowedTools'> & {
+        install?: () => Promise<string>;
+      },
     ) => {
+      const home = await options.install?.();
       const model = await startModelStandIn();
       try {
         const run = await runClaude({
@@ -145,6 +185,7 @@ describe('the plugin in Claude Code', () => {
           baseUrl: model.baseURL.replace(/\/v1$/, ''),
           allowedTools: ALLOWED,
           env: heretekEnv,
+          ...(home === undefined ? {} : { home }),
         });
         outcomes.set(name, { run, requests: [...model.requests] });
       } finally {
@@ -186,6 +227,16 @@ describe('the plugin in Claude Code', () => {
             call(CALL_TOOL, { ...RENAME, role: 'staff-backend' }),
             call(BROKER_TOOLS[0]!, { query: 'rename' }),
           ].join('\n'),
+        ),
+      }),
+      // Installed as users install it once published: the repository's
+      // marketplace, its npm source pointing at this package as packed.
+      claude('installed', {
+        install: installPacked,
+        plugin: false,
+        message: delegate(
+          'staff-frontend',
+          call(BROKER_TOOLS[0]!, { query: 'rename' }),
         ),
       }),
       // A main thread started as a role.
@@ -249,7 +300,19 @@ describe('the plugin in Claude Code', () => {
       for (const role of ROLE_NAMES)
         expect(init.agents).toContain(`heretek:${role}`);
     }
-    expect(outcomes.size).toBe(3);
+    expect(outcomes.size).toBe(4);
+  });
+
+  it('installs from the packed package through the marketplace in one command, and the installed plugin runs without --plugin-dir', () => {
+    expect(installs.join('\n')).toContain(
+      'Successfully installed plugin: heretek@heretek',
+    );
+    const { requests } = outcome('installed');
+    const frontend = requestsOfRole(requests, 'staff-frontend');
+    expect(frontend.length).toBeGreaterThan(0);
+    expect(frontend.flatMap(toolResults).join('\n')).toContain(
+      'ghidra_rename_function',
+    );
   });
 
   describe('the role gate', () => {

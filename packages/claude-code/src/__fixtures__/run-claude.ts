@@ -6,7 +6,9 @@
  * at a loopback stand-in. Every run is bounded in time.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +47,8 @@ export type RunClaudeOptions = {
   allowedTools: string[];
   /** Extra environment (HERETEK_* for the broker). */
   env?: Record<string, string>;
+  /** HOME (where installed plugins live); default a fresh folder. */
+  home?: string;
   /** Ceiling for the whole run. Default 240000 ms (a loaded 2-core machine). */
   timeoutMs?: number;
 };
@@ -65,8 +69,9 @@ export type ClaudeRun = {
 export function claudeEnvironment(options: {
   baseUrl: string;
   env?: Record<string, string>;
+  home?: string;
 }): Record<string, string> {
-  const home = temporaryFolder('home');
+  const home = options.home ?? temporaryFolder('home');
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -133,9 +138,10 @@ export async function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
 /** Runs `claude <args>` (a subcommand such as `plugin validate`) and waits for it. */
 export async function claudeCommand(
   args: string[],
+  options: { home?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(CLAUDE_BIN, args, {
-    env: claudeEnvironment({ baseUrl: 'http://127.0.0.1:9' }),
+    env: claudeEnvironment({ baseUrl: 'http://127.0.0.1:9', ...options }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -147,4 +153,50 @@ export async function claudeCommand(
   );
   clearTimeout(timer);
   return { code, output };
+}
+
+/**
+ * The package as npm would publish it (`npm pack`), served on a loopback
+ * HTTP origin that also stands as the npm registry, so that Claude Code's
+ * npm plugin source fetches it: the URL of the tarball, and the registry.
+ */
+export async function servePackedPackage(): Promise<{
+  tarballUrl: string;
+  registry: string;
+  close: () => Promise<void>;
+}> {
+  const destination = temporaryFolder('pack');
+  const child = spawn(
+    'npm',
+    ['pack', '--silent', '--pack-destination', destination],
+    { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let name = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (name += d));
+  const code = await new Promise<number | null>((done) =>
+    child.once('close', (c) => done(c)),
+  );
+  if (code !== 0) throw new Error(`npm pack ended with ${code}`);
+  const tarball = readFileSync(join(destination, name.trim()));
+  const server = createServer((request, response) => {
+    if (request.url === `/${name.trim()}`)
+      response
+        .writeHead(200, { 'content-type': 'application/octet-stream' })
+        .end(tarball);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((listening) =>
+    server.listen(0, '127.0.0.1', () => listening()),
+  );
+  const { port } = server.address() as AddressInfo;
+  const registry = `http://127.0.0.1:${port}/`;
+  return {
+    tarballUrl: `${registry}${name.trim()}`,
+    registry,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections();
+        server.close(() => closed());
+      }),
+  };
 }
