@@ -3,10 +3,7 @@ import { libraryConfig } from '@heretek/config/tsup';
 // Two programs, each one file with everything bundled: the hook Claude Code
 // runs, and the build step that writes the plugin folder (`plugin/`) with it.
 export default libraryConfig({
-  entry: {
-    'heretek-hook': 'src/hook.ts',
-    'write-plugin': 'src/write-plugin.ts',
-  },
+  entry: ['src/heretek-hook.ts', 'src/write-plugin.ts'],
   dts: false,
   sourcemap: false,
   noExternal: [/.*/],
