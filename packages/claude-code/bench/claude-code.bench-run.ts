@@ -29,7 +29,7 @@ import {
 } from '#opencode-fixtures/model-stand-in.js';
 import { BROKER_TOOLS, CLAUDE_CODE_TOOLS } from '../src/layout.js';
 import {
-  PLUGIN_DIR,
+  PACKAGE_ROOT,
   REPOSITORY_ROOT,
   runClaude,
   temporaryFolder,
@@ -114,7 +114,7 @@ function ordinaryAgents(): Pick<
       mcpServers: {
         heretek: {
           command: 'node',
-          args: [join(PLUGIN_DIR, 'broker/cli.js')],
+          args: [join(PACKAGE_ROOT, 'broker/cli.js')],
           env: { HERETEK_BROKER_ROLE: 'staff-backend' },
           alwaysLoad: true,
         },

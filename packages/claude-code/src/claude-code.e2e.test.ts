@@ -21,7 +21,7 @@ import {
 } from '#opencode-fixtures/model-stand-in.js';
 import { BROKER_TOOLS, CALL_TOOL, CLAUDE_CODE_TOOLS } from './layout.js';
 import {
-  PLUGIN_DIR,
+  PACKAGE_ROOT,
   REPOSITORY_ROOT,
   claudeCommand,
   runClaude,
@@ -267,7 +267,7 @@ describe('the plugin in Claude Code', () => {
     const { code, output } = await claudeCommand([
       'plugin',
       'validate',
-      PLUGIN_DIR,
+      PACKAGE_ROOT,
     ]);
     expect(code).toBe(0);
     expect(output).toContain('Validation passed');

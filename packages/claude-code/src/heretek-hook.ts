@@ -12,6 +12,8 @@
  *   writes the call's arguments, never this record.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { ROLE_LAYERS_FILE } from './layout.js';
 import {
   recordCallerRole,
   roleContext,
@@ -26,7 +28,10 @@ function main(): number {
   let answer: HookAnswer;
   if (event === 'subagent-start' || event === 'session-start') {
     const layers = JSON.parse(
-      readFileSync(new URL('./role-layers.json', import.meta.url), 'utf8'),
+      readFileSync(
+        new URL(`./${basename(ROLE_LAYERS_FILE)}`, import.meta.url),
+        'utf8',
+      ),
     ) as RoleLayers;
     answer = roleContext({
       event,

@@ -20,6 +20,7 @@ import {
   HOOK_ROLES_DIR_VARIABLE,
   HOOK_SCRIPT,
   PLUGIN_NAME,
+  ROLE_LAYERS_FILE,
   ROLES_DIR,
   SERVER_NAME,
 } from './layout.js';
@@ -129,7 +130,7 @@ export function pluginFiles(options: {
         ],
       },
     }),
-    'hooks/role-layers.json': json(layers),
+    [ROLE_LAYERS_FILE]: json(layers),
   };
   for (const role of ROLE_NAMES)
     files[`agents/${role}.md`] = agentFile(role, frozen);

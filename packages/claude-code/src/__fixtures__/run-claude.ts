@@ -18,8 +18,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const PACKAGE_ROOT = resolve(here, '../..');
 /** The repository root, which holds `roles/`. */
 export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
-/** The built plugin folder: the package folder itself. */
-export const PLUGIN_DIR = PACKAGE_ROOT;
 /** The pinned Claude Code binary. */
 export const CLAUDE_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/claude');
 
@@ -103,7 +101,8 @@ export async function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
     '--allowedTools',
     options.allowedTools.join(','),
   ];
-  if (options.plugin !== false) args.push('--plugin-dir', PLUGIN_DIR);
+  // The package folder is the plugin folder.
+  if (options.plugin !== false) args.push('--plugin-dir', PACKAGE_ROOT);
   if (options.agent !== undefined) args.push('--agent', options.agent);
   if (options.mcpConfig !== undefined)
     args.push('--mcp-config', JSON.stringify(options.mcpConfig));
