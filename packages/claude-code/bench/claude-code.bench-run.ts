@@ -13,15 +13,11 @@
 // Token counts are o200k_base estimates (js-tiktoken) of each block's JSON,
 // the same counter for both set-ups. Runs are sequential.
 import { cpus, loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { getEncoding } from 'js-tiktoken';
 import { afterAll, beforeAll, it } from 'vitest';
-import {
-  startMcpBackends,
-  type McpBackends,
-} from '#broker-fixtures/mcp-backends.js';
+import type { McpBackends } from '#broker-fixtures/mcp-backends.js';
 import { emulateAnthropicCache } from '#opencode-fixtures/anthropic-cache.js';
 import {
   startModelStandIn,
@@ -32,10 +28,10 @@ import {
   PACKAGE_ROOT,
   REPOSITORY_ROOT,
   runClaude,
-  temporaryFolder,
   type ClaudeRun,
   type RunClaudeOptions,
 } from '../src/__fixtures__/run-claude.js';
+import { startGhidraBackend } from '../src/__fixtures__/ghidra-backend.js';
 
 const encoder = getEncoding('o200k_base');
 const countTokens = (text: string) => encoder.encode(text).length;
@@ -134,31 +130,7 @@ const median = (values: number[]) => {
 const share = (value: number) => Math.round(value * 1000) / 10;
 
 beforeAll(async () => {
-  backends = await startMcpBackends({
-    ghidra: [
-      {
-        name: 'list_functions',
-        description: 'List the functions of the loaded program.',
-        inputSchema: { type: 'object', properties: {} },
-        readOnly: true,
-      },
-    ],
-  });
-  const state = temporaryFolder('bench-state');
-  const backendsFile = join(state, 'backends.json');
-  writeFileSync(
-    backendsFile,
-    JSON.stringify([
-      { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
-    ]),
-  );
-  heretekEnv = {
-    HERETEK_GATEWAY_URL: backends.url,
-    HERETEK_BACKENDS_FILE: backendsFile,
-    HERETEK_PINS_FILE: join(state, 'pins.json'),
-    HERETEK_USAGE_FILE: 'off',
-    HERETEK_INDEX_CACHE_FILE: 'off',
-  };
+  ({ backends, env: heretekEnv } = await startGhidraBackend());
 });
 
 afterAll(async () => {
@@ -191,12 +163,17 @@ it('a delegated session: input read from the emulated Anthropic cache, with the 
       .filter((r) => Array.isArray(r.body.tools))
       .map((r) => r.body);
     const cache = emulateAnthropicCache(bodies, { countTokens });
-    // A subagent's first request: the one whose messages hold a single user turn.
-    const firsts = cache.requests.filter(
-      (_, index) =>
-        (bodies[index]!.messages as unknown[]).length <= 2 &&
-        (bodies[index]!.tools as unknown[]).length < 12,
-    );
+    // A subagent's first request: no answer of the model yet, and no Agent
+    // tool (the main thread's).
+    const firsts = cache.requests.filter((_, index) => {
+      const body = bodies[index]!;
+      return (
+        !(body.messages as Array<{ role: string }>).some(
+          (m) => m.role === 'assistant',
+        ) &&
+        !(body.tools as Array<{ name: string }>).some((t) => t.name === 'Agent')
+      );
+    });
     return {
       requests: bodies.length,
       inputTokens: cache.input,
@@ -212,12 +189,14 @@ it('a delegated session: input read from the emulated Anthropic cache, with the 
   results.cache = { plugin: report(plugin), ordinary: report(ordinary) };
 });
 
-it('start-up to the first model request: with the plugin and Claude Code alone', async () => {
-  const runs: Record<string, number[]> = { plugin: [], alone: [] };
+it('start-up to the first model request: with the plugin, with the broker as a plain MCP server, and Claude Code alone', async () => {
+  const runs: Record<string, number[]> = { plugin: [], broker: [], alone: [] };
+  const { mcpConfig } = ordinaryAgents();
   for (let round = 0; round < 5; round++) {
-    for (const variant of ['plugin', 'alone'] as const) {
+    for (const variant of ['plugin', 'broker', 'alone'] as const) {
       const recorded = await record({
         plugin: variant === 'plugin',
+        ...(variant === 'broker' ? { mcpConfig } : {}),
         message: 'hello',
         allowedTools: [],
       });

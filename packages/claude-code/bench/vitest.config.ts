@@ -1,20 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import packageConfig from '../vitest.config.js';
 
 // `pnpm bench`: the Claude Code runs of bench/claude-code.bench-run.ts, one
-// at a time. The aliases are the tests' (loopback fixtures).
+// at a time, with the tests' fixture aliases.
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
-  resolve: {
-    alias: {
-      '#broker-fixtures': fileURLToPath(
-        new URL('../../../apps/broker/src/__fixtures__', import.meta.url),
-      ),
-      '#opencode-fixtures': fileURLToPath(
-        new URL('../../opencode/src/__fixtures__', import.meta.url),
-      ),
-    },
-  },
+  resolve: packageConfig.resolve,
   test: {
     environment: 'node',
     include: ['bench/**/*.bench-run.ts'],

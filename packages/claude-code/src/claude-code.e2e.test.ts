@@ -11,10 +11,7 @@ import {
   type RoleName,
 } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startMcpBackends,
-  type McpBackends,
-} from '#broker-fixtures/mcp-backends.js';
+import type { McpBackends } from '#broker-fixtures/mcp-backends.js';
 import {
   startModelStandIn,
   type RecordedRequest,
@@ -30,6 +27,7 @@ import {
   type ClaudeRun,
   type RunClaudeOptions,
 } from './__fixtures__/run-claude.js';
+import { startGhidraBackend } from './__fixtures__/ghidra-backend.js';
 
 const expected = assemblePrefixCachedPrompt({
   role: 'director',
@@ -134,43 +132,9 @@ const outcomes = new Map<string, Outcome>();
 
 describe('the plugin in Claude Code', () => {
   beforeAll(async () => {
-    backends = await startMcpBackends({
-      ghidra: [
-        {
-          name: 'rename_function',
-          description: 'Rename a function in the Ghidra project database.',
-          inputSchema: {
-            type: 'object',
-            properties: {
-              old_name: { type: 'string' },
-              new_name: { type: 'string' },
-            },
-            required: ['old_name', 'new_name'],
-          },
-        },
-        {
-          name: 'list_functions',
-          description: 'List the functions of the loaded program.',
-          inputSchema: { type: 'object', properties: {} },
-          readOnly: true,
-        },
-      ],
-    });
-    const state = temporaryFolder('state');
-    const backendsFile = join(state, 'backends.json');
-    writeFileSync(
-      backendsFile,
-      JSON.stringify([
-        { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
-      ]),
-    );
-    const heretekEnv = {
-      HERETEK_GATEWAY_URL: backends.url,
-      HERETEK_BACKENDS_FILE: backendsFile,
-      HERETEK_PINS_FILE: join(state, 'pins.json'),
-      HERETEK_USAGE_FILE: 'off',
-      HERETEK_INDEX_CACHE_FILE: 'off',
-    };
+    const ghidra = await startGhidraBackend();
+    backends = ghidra.backends;
+    const heretekEnv = ghidra.env;
     const claude = async (
       name: string,
       options: Omit<RunClaudeOptions, 'baseUrl' | 'allowedTools'> & {
