@@ -11,12 +11,19 @@ export const PLUGIN_NAME = 'heretek';
 /** The broker's key in `.mcp.json`: Claude Code names the server `plugin:heretek:broker`. */
 export const SERVER_NAME = 'broker';
 
+/**
+ * How Claude Code prefixes the tools of this plugin's server
+ * (`mcp__plugin_<plugin>_<server>__`, for `heretek` and `broker`); the
+ * end-to-end tests check it against the names in Claude Code's requests.
+ */
+const TOOL_PREFIX = 'mcp__plugin_heretek_broker__';
+
 /** The broker's three tools as Claude Code names them for this plugin. */
 export const BROKER_TOOLS = [
   'mcp_search_tools',
   'mcp_inspect_schema',
   'mcp_call_tool',
-].map((tool) => `mcp__plugin_${PLUGIN_NAME}_${SERVER_NAME}__${tool}`);
+].map((tool) => `${TOOL_PREFIX}${tool}`);
 
 /** The broker tool whose calls need the caller's role. */
 export const CALL_TOOL = BROKER_TOOLS[2]!;
