@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hookCallerRole } from './caller-role.js';
+import { callerRoleOption, hookCallerRole } from './caller-role.js';
+import { loadBrokerConfig } from './config.js';
 import { BrokerError } from './errors.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'heretek-caller-roles-'));
@@ -67,6 +68,23 @@ describe('hookCallerRole', () => {
     );
     expect((await refusal(roleOf(meta('toolu_5')))).message).toContain(
       'not JSON',
+    );
+  });
+});
+
+describe('HERETEK_HOOK_ROLES_DIR', () => {
+  it('turns the hook records on for the server, and leaves the one role of the broker without it', async () => {
+    const directory = folder();
+    writeFileSync(join(directory, 'toolu_6.json'), '{"role":"staff-mobile"}');
+    const on = callerRoleOption(
+      loadBrokerConfig({ HERETEK_HOOK_ROLES_DIR: directory }),
+    );
+    await expect(on.callerRole?.(meta('toolu_6'))).resolves.toBe(
+      'staff-mobile',
+    );
+    expect(callerRoleOption(loadBrokerConfig({}))).toEqual({});
+    expect(loadBrokerConfig({ HERETEK_HOOK_ROLES_DIR: '' }).hookRolesDir).toBe(
+      undefined,
     );
   });
 });
