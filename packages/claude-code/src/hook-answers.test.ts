@@ -1,4 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +90,24 @@ describe('recordCallerRole', () => {
     expect(readdirSync(directory).sort()).toEqual([
       'toolu_1.json',
       'toolu_2.json',
+    ]);
+  });
+
+  it('removes records left an hour or more by calls that never reached the broker', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'heretek-hook-'));
+    const stale = join(directory, 'toolu_old.json');
+    const recent = join(directory, 'toolu_recent.json');
+    writeFileSync(stale, '{"role":null}');
+    writeFileSync(recent, '{"role":null}');
+    const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    utimesSync(stale, twoHoursAgo, twoHoursAgo);
+    recordCallerRole({
+      input: { agent_type: 'heretek:director', tool_use_id: 'toolu_new' },
+      directory,
+    });
+    expect(readdirSync(directory).sort()).toEqual([
+      'toolu_new.json',
+      'toolu_recent.json',
     ]);
   });
 });

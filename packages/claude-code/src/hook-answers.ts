@@ -2,8 +2,15 @@
  * What the plugin's hook program answers, for each event: the role's own
  * layers as context, or the call's role record.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { callerRoleRecordPath, type CallerRoleRecord } from '@heretek/internal';
 import { roleOfAgentType } from './layout.js';
 import type { RoleLayers } from './plugin-files.js';
@@ -52,7 +59,27 @@ export function roleContext(options: {
   };
 }
 
-/** Writes the call's role record (atomically: a file of its own, then renamed). */
+/**
+ * How long a record may wait for its call. A record is removed when the
+ * broker reads it; one whose call never reached the broker (the user denied
+ * it) is removed by a later hook run once it is this old.
+ */
+const RECORD_LIFETIME_MS = 3_600_000;
+
+/** Removes the records older than {@link RECORD_LIFETIME_MS}; a file that went away meanwhile is fine. */
+function pruneRecords(directory: string, now: number): void {
+  for (const name of readdirSync(directory)) {
+    const file = join(directory, name);
+    try {
+      if (now - statSync(file).mtimeMs > RECORD_LIFETIME_MS)
+        rmSync(file, { force: true });
+    } catch {
+      // Read and removed by the broker between the listing and the stat.
+    }
+  }
+}
+
+/** Writes the call's role record (atomically: a file of its own, then renamed), and prunes stale ones. */
 export function recordCallerRole(options: {
   input: HookInput;
   directory: string;
@@ -73,5 +100,6 @@ export function recordCallerRole(options: {
   const partial = `${file}.${process.pid}.partial`;
   writeFileSync(partial, JSON.stringify(record), { mode: 0o600 });
   renameSync(partial, file);
+  pruneRecords(dirname(file), Date.now());
   return { code: 0 };
 }
