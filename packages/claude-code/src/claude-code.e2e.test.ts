@@ -188,7 +188,10 @@ describe('the plugin in Claude Code', () => {
           'staff-backend',
           [
             call(CALL_TOOL, RENAME),
-            call(CALL_TOOL, { ...RENAME, role: 'staff-backend' }),
+            call(CALL_TOOL, {
+              name: RENAME.name,
+              arguments: { ...RENAME.arguments, role: 'staff-backend' },
+            }),
             call(BROKER_TOOLS[0]!, { query: 'rename' }),
           ].join('\n'),
         ),
@@ -310,12 +313,21 @@ describe('the plugin in Claude Code', () => {
 
     it('with hooks off, refuses every mcp_call_tool (ROLE_UNVERIFIED naming the fix), even with a role in the arguments, and still answers a search', () => {
       const { requests } = outcome('hooks-off');
-      const results = requests.flatMap(toolResults);
-      const unverified = results.filter((r) => r.includes('ROLE_UNVERIFIED'));
-      expect(new Set(unverified).size).toBeGreaterThanOrEqual(1);
-      expect(unverified.length).toBeGreaterThanOrEqual(2);
-      expect(unverified[0]).toContain('disableAllHooks');
-      expect(results.join('\n')).toContain('ghidra_rename_function');
+      // The subagent's requests: the ones without the main thread's Agent tool.
+      const staff = requests.filter(
+        (r) =>
+          !(r.body.tools as Array<{ name: string }>).some(
+            (t) => t.name === 'Agent',
+          ),
+      );
+      const results = toolResults(staff.at(-1)!);
+      expect(results).toHaveLength(3);
+      expect(results[0]).toMatch(/^ROLE_UNVERIFIED: [^]*disableAllHooks/);
+      expect(results[1]).toMatch(/^ROLE_UNVERIFIED: /);
+      expect(results[2]).toContain('ghidra_rename_function [mutating]');
+      expect(
+        backends.calls.filter((c) => c.tool === 'rename_function'),
+      ).toHaveLength(1);
       // Hooks off: no role layers reached the subagent either.
       expect(requests.some((r) => roleOf(r) !== undefined)).toBe(false);
     });
