@@ -7,6 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker } from './broker.js';
+import type { CallerRole } from './caller-role.js';
 import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
@@ -68,8 +69,10 @@ export function createBrokerServer(options: {
   broker: Broker;
   /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
   inputRounds?: InputRounds;
+  /** Each call's role from the request (a Claude Code hook's record); without it, every call has the broker's role. */
+  callerRole?: CallerRole;
 }): McpServer {
-  const { broker, inputRounds } = options;
+  const { broker, inputRounds, callerRole } = options;
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
     { capabilities: { tools: { listChanged: false } } },
@@ -86,7 +89,14 @@ export function createBrokerServer(options: {
       async (input: unknown, ctx) => {
         const { result } = await runMetaTool(name, input, {
           broker,
-          call: (request) => callThrough({ broker, inputRounds, request, ctx }),
+          call: async (request) =>
+            callThrough({
+              broker,
+              inputRounds,
+              request,
+              ctx,
+              role: await callerRole?.(ctx.mcpReq._meta),
+            }),
         });
         return result as ToolCallResult & { content: never[] };
       },
@@ -131,8 +141,11 @@ async function callThrough(options: {
   inputRounds: InputRounds | undefined;
   request: { name: string; arguments: Record<string, unknown> };
   ctx: ServerContext;
+  /** The caller's role for this call; the broker's role when unset. */
+  role: string | undefined;
 }): Promise<ToolCallResult> {
   const { broker, inputRounds, ctx } = options;
+  const role = options.role === undefined ? {} : { role: options.role };
   const { name, arguments: toolArguments } = options.request;
   const { onProgress, sent } = progressForwarder(ctx);
   const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
@@ -152,6 +165,7 @@ async function callThrough(options: {
           name,
           arguments: toolArguments,
           signal,
+          ...role,
           ...handlers,
         }),
     });
@@ -164,6 +178,7 @@ async function callThrough(options: {
     name,
     arguments: toolArguments,
     signal: ctx.mcpReq.signal,
+    ...role,
     ...(onProgress === undefined ? {} : { onProgress }),
   });
   await sent();
