@@ -63,7 +63,7 @@ const record = (toolUseId: string, role: string | null) =>
   );
 
 describe('a broker taking each call role from the hook records', () => {
-  it("gates each call by its record's role, not the broker's own", async () => {
+  it("gates each call by its record's role, not the broker's own, and sends that role to the gateway", async () => {
     record('toolu_director', 'director');
     const refused = await rename('toolu_director');
     expect(resultText(refused)).toMatch(/^ROLE_FORBIDDEN: Role "director"/);
@@ -71,7 +71,9 @@ describe('a broker taking each call role from the hook records', () => {
     record('toolu_mobile', 'staff-mobile');
     const sent = await rename('toolu_mobile');
     expect(sent.isError).not.toBe(true);
-    expect(backends.calls.map((c) => c.tool)).toEqual(['rename_function']);
+    expect(backends.calls.map((c) => [c.tool, c.role])).toEqual([
+      ['rename_function', 'staff-mobile'],
+    ]);
   });
 
   it('refuses a call without a record, or without a tool use id, and sends nothing', async () => {
@@ -88,6 +90,7 @@ describe('a broker taking each call role from the hook records', () => {
     record('toolu_other', null);
     const result = await rename('toolu_other');
     expect(result.isError).not.toBe(true);
+    expect(backends.calls.at(-1)?.role).toBe('staff-backend');
     expect(broker.stderr()).toContain(
       "each call's own from the Claude Code hook's records",
     );

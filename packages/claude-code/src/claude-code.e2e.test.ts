@@ -289,7 +289,7 @@ describe('the plugin in Claude Code', () => {
       expect(results.some((r) => r.includes('ROLE_FORBIDDEN'))).toBe(true);
     });
 
-    it('sends the same call from staff-backend through to the backend, once', () => {
+    it('sends the same call from staff-backend through to the backend, once, with staff-backend as its x-heretek-role', () => {
       const staff = requestsOfRole(outcome('roles').requests, 'staff-backend');
       expect(staff.flatMap(toolResults).join('\n')).not.toMatch(
         /ROLE_FORBIDDEN|ROLE_UNVERIFIED/,
@@ -299,6 +299,7 @@ describe('the plugin in Claude Code', () => {
       );
       expect(renames).toHaveLength(1);
       expect(renames[0]!.arguments).toEqual(RENAME.arguments);
+      expect(renames[0]!.role).toBe('staff-backend');
     });
 
     it('does not let a role the model wrote into the call pass: beside the arguments it is refused, inside them the caller stays director', () => {
@@ -332,11 +333,16 @@ describe('the plugin in Claude Code', () => {
       expect(requests.some((r) => roleOf(r) !== undefined)).toBe(false);
     });
 
-    it('gates a main thread started with --agent heretek:<role> as that role, with its layers from SessionStart', () => {
+    it('gates a main thread started with --agent heretek:<role> as that role, sent to the backend as its x-heretek-role, with its layers from SessionStart', () => {
       const { requests } = outcome('main-agent');
       const results = requests.flatMap(toolResults).join('\n');
       expect(results).toContain('list_functions ok');
       expect(results).not.toMatch(/ROLE_UNVERIFIED|ROLE_FORBIDDEN/);
+      expect(
+        backends.calls
+          .filter((c) => c.tool === 'list_functions')
+          .map((c) => c.role),
+      ).toEqual(['staff-backend']);
       expect(requests.some((r) => roleOf(r) === 'staff-backend')).toBe(true);
     });
   });
