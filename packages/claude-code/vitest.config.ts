@@ -4,17 +4,13 @@ import { mergeConfig } from 'vitest/config';
 
 // Timeouts are ceilings for a loaded 2-core CI machine where tests run
 // Claude Code, not timings. `#broker-fixtures/*` is the broker's test
-// fixtures (real MCP servers behind a loopback gateway) and
-// `#opencode-fixtures/*` the OpenCode plugin's (the loopback model
+// fixtures (real MCP servers behind a loopback gateway, the loopback model
 // stand-in, the emulated Anthropic cache), for tests only.
 export default mergeConfig(packageTestConfig({ testTimeout: 180_000 }), {
   resolve: {
     alias: {
       '#broker-fixtures': fileURLToPath(
         new URL('../../apps/broker/src/__fixtures__', import.meta.url),
-      ),
-      '#opencode-fixtures': fileURLToPath(
-        new URL('../opencode/src/__fixtures__', import.meta.url),
       ),
     },
   },

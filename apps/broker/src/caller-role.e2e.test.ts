@@ -5,9 +5,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  startMcpBackends,
-  type McpBackends,
-} from './__fixtures__/mcp-backends.js';
+  RENAME,
+  startGhidraBackend,
+  type GhidraBackend,
+} from './__fixtures__/ghidra-backend.js';
 import {
   resultText,
   scratchFolder,
@@ -15,42 +16,32 @@ import {
   type SpawnedBroker,
 } from './__fixtures__/spawn-broker.js';
 
-const scratch = scratchFolder('heretek-caller-role-');
-let backends: McpBackends;
+const records = scratchFolder('heretek-caller-role-');
+let ghidra: GhidraBackend;
 let broker: SpawnedBroker;
 
 beforeAll(async () => {
-  backends = await startMcpBackends({
-    ghidra: [
-      {
-        name: 'rename_function',
-        description: 'Rename a function.',
-        inputSchema: { type: 'object', properties: {} },
-      },
-    ],
-  });
+  ghidra = await startGhidraBackend();
   broker = await spawnBroker({
-    HERETEK_GATEWAY_URL: backends.url,
-    HERETEK_BACKENDS_FILE: scratch.backends(['ghidra']),
-    HERETEK_PINS_FILE: join(scratch.dir, 'pins.json'),
-    HERETEK_USAGE_FILE: 'off',
-    HERETEK_INDEX_CACHE_FILE: 'off',
+    ...ghidra.env,
     HERETEK_BROKER_ROLE: 'staff-backend',
-    HERETEK_HOOK_ROLES_DIR: scratch.dir,
+    HERETEK_HOOK_ROLES_DIR: records.dir,
   });
 });
 
 afterAll(async () => {
   await broker?.close();
-  await backends?.close();
-  scratch.remove();
+  await ghidra?.close();
+  records.remove();
 });
+
+const calls = () => ghidra.backends.calls;
 
 /** `mcp_call_tool` of the rename as Claude Code sends it, for one tool use id. */
 const rename = (toolUseId: string | undefined) =>
   broker.client.callTool({
     name: 'mcp_call_tool',
-    arguments: { name: 'ghidra_rename_function', arguments: {} },
+    arguments: RENAME,
     ...(toolUseId === undefined
       ? {}
       : { _meta: { 'claudecode/toolUseId': toolUseId } }),
@@ -58,7 +49,7 @@ const rename = (toolUseId: string | undefined) =>
 
 const record = (toolUseId: string, role: string | null) =>
   writeFileSync(
-    join(scratch.dir, `${toolUseId}.json`),
+    join(records.dir, `${toolUseId}.json`),
     JSON.stringify({ role }),
   );
 
@@ -67,30 +58,30 @@ describe('a broker taking each call role from the hook records', () => {
     record('toolu_director', 'director');
     const refused = await rename('toolu_director');
     expect(resultText(refused)).toMatch(/^ROLE_FORBIDDEN: Role "director"/);
-    expect(backends.calls).toHaveLength(0);
+    expect(calls()).toHaveLength(0);
     record('toolu_mobile', 'staff-mobile');
     const sent = await rename('toolu_mobile');
     expect(sent.isError).not.toBe(true);
-    expect(backends.calls.map((c) => [c.tool, c.role])).toEqual([
+    expect(calls().map((c) => [c.tool, c.role])).toEqual([
       ['rename_function', 'staff-mobile'],
     ]);
   });
 
   it('refuses a call without a record, or without a tool use id, and sends nothing', async () => {
-    const before = backends.calls.length;
+    const before = calls().length;
     for (const id of ['toolu_unrecorded', undefined]) {
       const result = await rename(id);
       expect(result.isError).toBe(true);
       expect(resultText(result)).toMatch(/^ROLE_UNVERIFIED: /);
     }
-    expect(backends.calls).toHaveLength(before);
+    expect(calls()).toHaveLength(before);
   });
 
   it("gives an agent outside the roles the broker's own role", async () => {
     record('toolu_other', null);
     const result = await rename('toolu_other');
     expect(result.isError).not.toBe(true);
-    expect(backends.calls.at(-1)?.role).toBe('staff-backend');
+    expect(calls().at(-1)?.role).toBe('staff-backend');
     expect(broker.stderr()).toContain(
       "each call's own from the Claude Code hook's records",
     );

@@ -3,7 +3,7 @@
 // 1. A delegated session: the main thread hands work to each of the six
 //    roles through the Agent tool; each does a search, an inspect and a call
 //    through the broker. Anthropic's prompt caching is emulated over the
-//    recorded requests (the OpenCode plugin's emulation, the same rules),
+//    recorded requests (the emulation the OpenCode plugin's bench uses),
 //    with the plugin and with six ordinary project subagents whose bodies
 //    are the six whole role prompts (they begin alike: layers 1+2), beside
 //    the same broker as an MCP server.
@@ -17,27 +17,26 @@ import { join } from 'node:path';
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { getEncoding } from 'js-tiktoken';
 import { afterAll, beforeAll, it } from 'vitest';
-import type { McpBackends } from '#broker-fixtures/mcp-backends.js';
-import { emulateAnthropicCache } from '#opencode-fixtures/anthropic-cache.js';
+import { emulateAnthropicCache } from '#broker-fixtures/anthropic-cache.js';
 import {
-  startModelStandIn,
-  type RecordedRequest,
-} from '#opencode-fixtures/model-stand-in.js';
+  startGhidraBackend,
+  type GhidraBackend,
+} from '#broker-fixtures/ghidra-backend.js';
+import {
+  delegationLine,
+  scriptLine as call,
+} from '#broker-fixtures/model-stand-in.js';
 import { BROKER_TOOLS, CLAUDE_CODE_TOOLS } from '../src/layout.js';
 import {
   PACKAGE_ROOT,
   REPOSITORY_ROOT,
-  runClaude,
-  type ClaudeRun,
+  runClaudeRecorded,
+  type RecordedRun,
   type RunClaudeOptions,
 } from '../src/__fixtures__/run-claude.js';
-import { startGhidraBackend } from '../src/__fixtures__/ghidra-backend.js';
 
 const encoder = getEncoding('o200k_base');
 const countTokens = (text: string) => encoder.encode(text).length;
-
-const call = (name: string, input: unknown) =>
-  `@tool ${name} ${JSON.stringify(input)}`;
 
 /** One role's work: a search, an inspect and a read-only call, through the tools named `tools`. */
 const work = (tools: readonly string[]) =>
@@ -49,35 +48,25 @@ const work = (tools: readonly string[]) =>
 
 const session = (agentOf: (role: string) => string, tools: readonly string[]) =>
   ROLE_NAMES.map((role) =>
-    call('Agent', {
-      description: `work for ${role}`,
+    delegationLine({
+      tool: 'Agent',
+      role,
+      subagentType: agentOf(role),
       prompt: work(tools),
-      subagent_type: agentOf(role),
     }),
   ).join('\n');
 
-type Recorded = { run: ClaudeRun; requests: RecordedRequest[] };
-
-let backends: McpBackends;
-let heretekEnv: Record<string, string>;
+let ghidra: GhidraBackend;
 const results: Record<string, unknown> = {};
 
 async function record(
   options: Omit<RunClaudeOptions, 'baseUrl' | 'env'>,
-): Promise<Recorded> {
-  const model = await startModelStandIn();
-  try {
-    const run = await runClaude({
-      ...options,
-      baseUrl: model.baseURL.replace(/\/v1$/, ''),
-      env: heretekEnv,
-    });
-    if (run.code !== 0 || run.timedOut)
-      throw new Error(`claude ended with ${run.code}: ${run.stderr}`);
-    return { run, requests: [...model.requests] };
-  } finally {
-    await model.close();
-  }
+): Promise<RecordedRun> {
+  const recorded = await runClaudeRecorded({ ...options, env: ghidra.env });
+  const { run } = recorded;
+  if (run.code !== 0 || run.timedOut)
+    throw new Error(`claude ended with ${run.code}: ${run.stderr}`);
+  return recorded;
 }
 
 /** Six project subagents with the whole role prompt as body, the same tools line, the broker as a plain MCP server. */
@@ -130,11 +119,11 @@ const median = (values: number[]) => {
 const share = (value: number) => Math.round(value * 1000) / 10;
 
 beforeAll(async () => {
-  ({ backends, env: heretekEnv } = await startGhidraBackend());
+  ghidra = await startGhidraBackend();
 });
 
 afterAll(async () => {
-  await backends?.close();
+  await ghidra?.close();
   results.machine = {
     cpus: cpus().length,
     model: cpus()[0]?.model,
@@ -158,7 +147,7 @@ it('a delegated session: input read from the emulated Anthropic cache, with the 
     message: session((role) => role, ordinaryTools),
     allowedTools: ['Agent', ...ordinaryTools],
   });
-  const report = (recorded: Recorded) => {
+  const report = (recorded: RecordedRun) => {
     const bodies = recorded.requests
       .filter((r) => Array.isArray(r.body.tools))
       .map((r) => r.body);

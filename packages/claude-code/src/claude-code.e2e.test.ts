@@ -11,23 +11,28 @@ import {
   type RoleName,
 } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpBackends } from '#broker-fixtures/mcp-backends.js';
 import {
-  startModelStandIn,
+  RENAME,
+  startGhidraBackend,
+  type GhidraBackend,
+} from '#broker-fixtures/ghidra-backend.js';
+import {
+  delegationLine,
+  scriptLine as call,
+  toolResults,
   type RecordedRequest,
-} from '#opencode-fixtures/model-stand-in.js';
+} from '#broker-fixtures/model-stand-in.js';
 import { BROKER_TOOLS, CALL_TOOL, CLAUDE_CODE_TOOLS } from './layout.js';
 import {
   PACKAGE_ROOT,
   REPOSITORY_ROOT,
   claudeCommand,
-  runClaude,
+  runClaudeRecorded,
   servePackedPackage,
   temporaryFolder,
-  type ClaudeRun,
+  type RecordedRun,
   type RunClaudeOptions,
 } from './__fixtures__/run-claude.js';
-import { startGhidraBackend } from './__fixtures__/ghidra-backend.js';
 
 const expected = assemblePrefixCachedPrompt({
   role: 'director',
@@ -36,23 +41,15 @@ const expected = assemblePrefixCachedPrompt({
 });
 const FROZEN = expected.layers[0].text + expected.layers[1].text;
 
-const RENAME = {
-  name: 'ghidra_rename_function',
-  arguments: { old_name: 'FUN_1000', new_name: 'main' },
-};
-
-/** A `@tool` line of the stand-in's script. */
-const call = (name: string, input: unknown) =>
-  `@tool ${name} ${JSON.stringify(input)}`;
 /** An Agent tool call handing `prompt` to the plugin's `role`. */
 const delegate = (role: RoleName, prompt: string) =>
-  call('Agent', {
-    description: `work for ${role}`,
+  delegationLine({
+    tool: 'Agent',
+    role,
+    subagentType: `heretek:${role}`,
     prompt,
-    subagent_type: `heretek:${role}`,
   });
 
-type Outcome = { run: ClaudeRun; requests: RecordedRequest[] };
 type SystemBlock = { type: string; text: string; cache_control?: unknown };
 type Message = { role: string; content: unknown };
 
@@ -71,27 +68,13 @@ const roleOf = (request: RecordedRequest): RoleName | undefined =>
     ),
   );
 
-/** Tool results the model received in a request, as text. */
-const toolResults = (request: RecordedRequest): string[] =>
-  messagesOf(request).flatMap((m) =>
-    Array.isArray(m.content)
-      ? (m.content as Array<{ type: string; content?: unknown }>)
-          .filter((b) => b.type === 'tool_result')
-          .map((b) =>
-            typeof b.content === 'string'
-              ? b.content
-              : JSON.stringify(b.content),
-          )
-      : [],
-  );
-
 /** The requests of one subagent (its first user text is the delegated prompt). */
 const requestsOfRole = (requests: RecordedRequest[], role: RoleName) =>
   requests.filter((r) => roleOf(r) === role);
 
 const ALLOWED = ['Agent', ...BROKER_TOOLS];
 
-let backends: McpBackends;
+let ghidra: GhidraBackend;
 const installs: string[] = [];
 
 /**
@@ -128,13 +111,11 @@ async function installPacked(): Promise<string> {
     await packed.close();
   }
 }
-const outcomes = new Map<string, Outcome>();
+const outcomes = new Map<string, RecordedRun>();
 
 describe('the plugin in Claude Code', () => {
   beforeAll(async () => {
-    const ghidra = await startGhidraBackend();
-    backends = ghidra.backends;
-    const heretekEnv = ghidra.env;
+    ghidra = await startGhidraBackend();
     const claude = async (
       name: string,
       options: Omit<RunClaudeOptions, 'baseUrl' | 'allowedTools'> & {
@@ -142,19 +123,15 @@ describe('the plugin in Claude Code', () => {
       },
     ) => {
       const home = await options.install?.();
-      const model = await startModelStandIn();
-      try {
-        const run = await runClaude({
+      outcomes.set(
+        name,
+        await runClaudeRecorded({
           ...options,
-          baseUrl: model.baseURL.replace(/\/v1$/, ''),
           allowedTools: ALLOWED,
-          env: heretekEnv,
+          env: ghidra.env,
           ...(home === undefined ? {} : { home }),
-        });
-        outcomes.set(name, { run, requests: [...model.requests] });
-      } finally {
-        await model.close();
-      }
+        }),
+      );
     };
     const others = ROLE_NAMES.filter(
       (role) => role !== 'director' && role !== 'staff-backend',
@@ -218,13 +195,13 @@ describe('the plugin in Claude Code', () => {
   }, 600_000);
 
   afterAll(async () => {
-    await backends?.close();
+    await ghidra?.close();
     const dump = join(temporaryFolder('e2e-record'), 'outcomes.json');
     writeFileSync(dump, JSON.stringify(Object.fromEntries(outcomes), null, 1));
     console.error(`Claude Code runs recorded in ${dump}`);
   });
 
-  const outcome = (name: string): Outcome => {
+  const outcome = (name: string): RecordedRun => {
     const found = outcomes.get(name);
     if (found === undefined) throw new Error(`no Claude Code run "${name}"`);
     return found;
@@ -294,7 +271,7 @@ describe('the plugin in Claude Code', () => {
       expect(staff.flatMap(toolResults).join('\n')).not.toMatch(
         /ROLE_FORBIDDEN|ROLE_UNVERIFIED/,
       );
-      const renames = backends.calls.filter(
+      const renames = ghidra.backends.calls.filter(
         (c) => c.tool === 'rename_function',
       );
       expect(renames).toHaveLength(1);
@@ -327,7 +304,7 @@ describe('the plugin in Claude Code', () => {
       expect(results[1]).toMatch(/^ROLE_UNVERIFIED: /);
       expect(results[2]).toContain('ghidra_rename_function [mutating]');
       expect(
-        backends.calls.filter((c) => c.tool === 'rename_function'),
+        ghidra.backends.calls.filter((c) => c.tool === 'rename_function'),
       ).toHaveLength(1);
       // Hooks off: no role layers reached the subagent either.
       expect(requests.some((r) => roleOf(r) !== undefined)).toBe(false);
@@ -339,7 +316,7 @@ describe('the plugin in Claude Code', () => {
       expect(results).toContain('list_functions ok');
       expect(results).not.toMatch(/ROLE_UNVERIFIED|ROLE_FORBIDDEN/);
       expect(
-        backends.calls
+        ghidra.backends.calls
           .filter((c) => c.tool === 'list_functions')
           .map((c) => c.role),
       ).toEqual(['staff-backend']);

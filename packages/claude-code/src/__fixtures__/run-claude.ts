@@ -12,6 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  startModelStandIn,
+  type RecordedRequest,
+} from '#broker-fixtures/model-stand-in.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The package folder (`packages/claude-code`). */
@@ -132,6 +136,25 @@ export async function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
   return { code, timedOut, events, stdout, stderr, startedAt };
+}
+
+/** A run and the model requests it made. */
+export type RecordedRun = { run: ClaudeRun; requests: RecordedRequest[] };
+
+/** {@link runClaude} against a fresh loopback model stand-in, with what the stand-in recorded. */
+export async function runClaudeRecorded(
+  options: Omit<RunClaudeOptions, 'baseUrl'>,
+): Promise<RecordedRun> {
+  const model = await startModelStandIn();
+  try {
+    const run = await runClaude({
+      ...options,
+      baseUrl: model.baseURL.replace(/\/v1$/, ''),
+    });
+    return { run, requests: [...model.requests] };
+  } finally {
+    await model.close();
+  }
 }
 
 /** Runs `claude <args>` (a subcommand such as `plugin validate`) and waits for it. */
