@@ -31,6 +31,20 @@ const ANNOTATION_FLAGS = [
  */
 const SHARED_ANNOTATIONS = new Map<number, Readonly<ToolAnnotations>>();
 
+/**
+ * Whether a tool with these (cleaned) annotations is mutating: unless it says
+ * `readOnlyHint: true`. The one rule of the catalog's entries and of anyone
+ * judging a tool definition by it.
+ */
+function isMutating(annotations: ToolAnnotations | undefined): boolean {
+  return annotations?.readOnlyHint !== true;
+}
+
+/** Whether the catalog counts a tool whose listed annotations are these as mutating. */
+export function isMutatingTool(annotations: unknown): boolean {
+  return isMutating(cleanAnnotations(annotations));
+}
+
 function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
   if (
     typeof annotations !== 'object' ||
@@ -115,7 +129,7 @@ export function toolEntryFromMcpTool(options: {
     backend: backend.backend,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: schema,
-    mutating: annotations?.readOnlyHint !== true,
+    mutating: isMutating(annotations),
     profile: backend.profile,
     source: options.source ?? 'discovered',
   };

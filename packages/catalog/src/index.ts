@@ -14,7 +14,7 @@ export type {
 export { CatalogError, CatalogErrorCode } from './errors.js';
 // Backends and entries: the defaults, the backends file, and a listed tool as an entry.
 export { DEFAULT_BACKENDS, loadBackends } from './backends.js';
-export { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
+export { SEED_TOOLS, isMutatingTool, toolEntryFromMcpTool } from './entries.js';
 // The catalog: search, backend changes, the saved form, learning from use.
 export {
   ToolCatalog,

@@ -112,34 +112,10 @@ let heretekEnv: Record<string, string>;
 const results: Record<string, unknown> = {};
 
 beforeAll(async () => {
-  const byTarget: Record<string, FixtureTool[]> = {};
-  for (const tool of LIVE) {
-    (byTarget[targetOf(tool.server)] ??= []).push({
-      name: tool.name.slice(tool.name.indexOf('__') + 2),
-      description: tool.description,
-      inputSchema: modernSchema(tool.inputSchema) as Record<string, unknown>,
-    });
-  }
-  backends = await startMcpBackends(byTarget);
-  const state = temporaryFolder('bench-state');
-  const backendsFile = join(state, 'backends.json');
-  writeFileSync(
-    backendsFile,
-    JSON.stringify(
-      Object.keys(byTarget).map((target) => ({
-        backend: target,
-        target,
-        profile: 'core',
-      })),
-    ),
-  );
-  heretekEnv = {
-    HERETEK_GATEWAY_URL: backends.url,
-    HERETEK_BACKENDS_FILE: backendsFile,
-    HERETEK_PINS_FILE: join(state, 'pins.json'),
-    HERETEK_PIN_POLICY: 'off',
-    HERETEK_USAGE_FILE: 'off',
-  };
+  ({ backends, env: heretekEnv } = await serveSet(LIVE, {
+    serverOf: (tool) => tool.server,
+    state: 'bench-state',
+  }));
 }, 120_000);
 
 afterAll(async () => {
@@ -545,21 +521,28 @@ async function brokerRanks(
   }
 }
 
-/** Serves a set's tools behind the loopback gateway, with a backends file for the broker. */
+/**
+ * Serves a set's tools behind the loopback gateway, with a backends file for
+ * the broker; a tool's server is its name's part before `__` unless
+ * `serverOf` says otherwise.
+ */
 async function serveSet(
   tools: LiveTool[],
+  {
+    serverOf = (tool) => tool.name.slice(0, tool.name.indexOf('__')),
+    state: stateName = 'bench-search-state',
+  }: { serverOf?: (tool: LiveTool) => string; state?: string } = {},
 ): Promise<{ backends: McpBackends; env: Record<string, string> }> {
   const byTarget: Record<string, FixtureTool[]> = {};
   for (const tool of tools) {
-    const cut = tool.name.indexOf('__');
-    (byTarget[targetOf(tool.name.slice(0, cut))] ??= []).push({
-      name: tool.name.slice(cut + 2),
+    (byTarget[targetOf(serverOf(tool))] ??= []).push({
+      name: tool.name.slice(tool.name.indexOf('__') + 2),
       description: tool.description,
       inputSchema: modernSchema(tool.inputSchema) as Record<string, unknown>,
     });
   }
   const served = await startMcpBackends(byTarget);
-  const state = temporaryFolder('bench-search-state');
+  const state = temporaryFolder(stateName);
   const backendsFile = join(state, 'backends.json');
   writeFileSync(
     backendsFile,

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { toolEntryFromMcpTool, type ToolAnnotations } from '@heretek/catalog';
+import { isMutatingTool } from '@heretek/catalog';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
 
@@ -95,15 +95,9 @@ export function definitionDigest(definition: ToolDefinition): Buffer {
   return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
-/** Whether the catalog counts the definition's tool as mutating: its one rule, read from its entry. */
+/** Whether the catalog counts the definition's tool as mutating: its one rule. */
 const isMutating = (definition: NormalizedDefinition): boolean =>
-  toolEntryFromMcpTool({
-    backend: { backend: 'pins', target: 'pins', profile: 'core' },
-    tool: {
-      name: definition.name,
-      annotations: definition.annotations as ToolAnnotations,
-    },
-  }).mutating;
+  isMutatingTool(definition.annotations);
 
 /**
  * Which parts differ between a pinned and a current definition, and whether the
