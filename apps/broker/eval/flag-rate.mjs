@@ -16,27 +16,13 @@
 // the figure is always that of the current source.
 import process from 'node:process';
 import { loadTrustModules } from './load-trust.mjs';
-import { SETS, loadRealTools, reviewDescription } from './real-tools.mjs';
+import { loadRealTools, reviewRealTools } from './real-tools.mjs';
 
 const LIMIT = 0.01;
 const trust = await loadTrustModules();
 const tools = await loadRealTools();
 
-const results = [];
-for (const setName of [...SETS.map((set) => set.name), 'seed']) {
-  const members = tools.filter((tool) => tool.set === setName);
-  // Each set is one catalog: shadowing looks at the other servers of the same set.
-  const context = trust.createShadowingContext(members);
-  for (const tool of members) {
-    const { cleaned, flags } = reviewDescription(trust, tool, context);
-    results.push({
-      set: setName,
-      name: tool.name,
-      hidden: cleaned.removed,
-      flags,
-    });
-  }
-}
+const results = reviewRealTools(trust, tools);
 
 const flagged = results.filter((result) => result.flags.length > 0);
 const rate = flagged.length / results.length;

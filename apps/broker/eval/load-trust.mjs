@@ -43,8 +43,11 @@ async function transpileDirectory(from, to, rewrite) {
   }
 }
 
-/** Every export of src/trust/index.ts. */
-export async function loadTrustModules() {
+/**
+ * Every export of src/trust/index.ts, or of another module of src/trust
+ * (`entry`, without extension) that the index does not export yet.
+ */
+export async function loadTrustModules(entry = 'index') {
   const dir = await mkdtemp(path.join(tmpdir(), 'heretek-trust-eval-'));
   try {
     await writeFile(path.join(dir, 'package.json'), '{"type":"module"}\n');
@@ -76,7 +79,7 @@ export async function loadTrustModules() {
       rewrite('../internal/index.js'),
     );
     return await import(
-      pathToFileURL(path.join(dir, 'trust', 'index.js')).href
+      pathToFileURL(path.join(dir, 'trust', `${entry}.js`)).href
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

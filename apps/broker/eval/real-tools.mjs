@@ -78,3 +78,26 @@ export function reviewDescription(trust, tool, context) {
   });
   return { cleaned, flags };
 }
+
+/**
+ * Every real tool reviewed as the broker does, each set as one catalog (the
+ * shadowing rule looks at the other servers of the same set): set, name,
+ * hidden characters removed, flags.
+ */
+export function reviewRealTools(trust, tools) {
+  const results = [];
+  for (const setName of [...SETS.map((set) => set.name), 'seed']) {
+    const members = tools.filter((tool) => tool.set === setName);
+    const context = trust.createShadowingContext(members);
+    for (const tool of members) {
+      const { cleaned, flags } = reviewDescription(trust, tool, context);
+      results.push({
+        set: setName,
+        name: tool.name,
+        hidden: cleaned.removed,
+        flags,
+      });
+    }
+  }
+  return results;
+}

@@ -12,7 +12,7 @@ export type Authorisation =
     }
   | {
       allowed: false;
-      code: 'ROLE_FORBIDDEN' | 'TOOL_CHANGED';
+      code: 'ROLE_FORBIDDEN' | 'TOOL_CHANGED' | 'TOOL_NEW';
       /** What the agent reads after the code: what was refused and how to go on. */
       message: string;
     };
@@ -20,8 +20,8 @@ export type Authorisation =
 /**
  * Whether one call may go out, checked in the order the README documents: the role
  * (a read-only role may call only tools marked read-only; a tool outside
- * the catalog counts as mutating), then the pin (a changed mutating tool
- * under the `refuse` policy). A pure function of its inputs: the caller
+ * the catalog counts as mutating), then the pin (a changed, or new,
+ * mutating tool under the `refuse` policy: `TOOL_CHANGED`, `TOOL_NEW`). A pure function of its inputs: the caller
  * reads the pin's status and, after a refusal, may read it again once the
  * pins file is re-read (`--pin` accepted the change) and decide again.
  */
@@ -56,7 +56,7 @@ export function authorise(options: {
     if (!verdict.allowed)
       return {
         allowed: false,
-        code: 'TOOL_CHANGED',
+        code: verdict.code,
         message: verdict.message,
       };
   }

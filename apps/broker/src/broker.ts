@@ -22,6 +22,7 @@ import type {
   IndexCache,
   Reviewed,
 } from './listing-cache.js';
+import type { guardResult } from './trust/result-guard.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
@@ -88,6 +89,13 @@ export type BrokerOptions = {
    * comes in time (lexical otherwise).
    */
   hybrid?: HybridRanking;
+  /**
+   * Clean and flag every tool result (default true): text items lose hidden
+   * characters, and instruction-like text gets a note after the result
+   * (`src/trust/result-guard.ts`). False passes results untouched
+   * (`HERETEK_RESULT_GUARD=off`).
+   */
+  resultGuard?: boolean;
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
@@ -178,6 +186,8 @@ export class Broker {
   readonly #initialWaitMs: number;
   /** Whether the index cache's restore has ended (or there was none). */
   #cacheSettled = false;
+  /** The result guard, loaded with the first result (`undefined` when turned off). */
+  readonly #resultGuard: (() => Promise<typeof guardResult>) | undefined;
 
   constructor(options: BrokerOptions) {
     this.role = parseRoleName(options.role);
@@ -189,6 +199,14 @@ export class Broker {
     this.#log = log;
     this.#learning = options.learning;
     this.#hybrid = options.hybrid;
+    let guard: Promise<typeof guardResult> | undefined;
+    this.#resultGuard =
+      options.resultGuard === false
+        ? undefined
+        : () =>
+            (guard ??= import('./trust/result-guard.js').then(
+              (m) => m.guardResult,
+            ));
     this.#trust = Promise.resolve(options.trust).then((trust) => {
       this.#trustReady = trust;
       return trust;
@@ -320,7 +338,7 @@ export class Broker {
     let decision = decide();
     if (
       !decision.allowed &&
-      decision.code === 'TOOL_CHANGED' &&
+      (decision.code === 'TOOL_CHANGED' || decision.code === 'TOOL_NEW') &&
       trust?.pins !== undefined
     ) {
       await trust.pins.refresh();
@@ -581,7 +599,7 @@ export class Broker {
         onSampling: options.onSampling,
       });
       isError = result.isError === true;
-      return result;
+      return await this.#guarded(name, result);
     } finally {
       this.#learning
         ?.called({ tool: name, isError })
@@ -589,6 +607,31 @@ export class Broker {
           this.#log(`usage: use not recorded: ${errorText(error)}`),
         );
     }
+  }
+
+  /**
+   * A tool's result as the agent gets it: its text items cleaned of hidden
+   * characters and, when its text trips an injection rule, a note after it
+   * (unless the guard is off). What was removed or flagged is logged.
+   */
+  async #guarded(
+    name: string,
+    result: ToolCallResult,
+  ): Promise<ToolCallResult> {
+    if (this.#resultGuard === undefined || !Array.isArray(result.content))
+      return result;
+    const guarded = (await this.#resultGuard())(result);
+    if (guarded.removed > 0)
+      this.#log(
+        `trust: result of ${quote(name)}: removed ${guarded.removed} hidden character${guarded.removed === 1 ? '' : 's'}${guarded.tagText === '' ? '' : ` (tag characters spelled ${quote(guarded.tagText)})`}`,
+      );
+    if (guarded.flags.length > 0)
+      this.#log(
+        `trust: result of ${quote(name)} flagged: ${guarded.flags
+          .map((flag) => `${flag.rule} (${quote(flag.excerpt)})`)
+          .join('; ')}`,
+      );
+    return guarded.result;
   }
 
   /**

@@ -23,6 +23,7 @@ describe('loadBrokerConfig', () => {
       pinsFile: expect.stringMatching(/[/\\]heretek[/\\]pins\.json$/),
       pinPolicy: 'refuse',
       pinsReadOnly: false,
+      resultGuard: true,
       usageFile: expect.stringMatching(/[/\\]heretek[/\\]usage\.jsonl$/),
       indexCacheFile: expect.stringMatching(
         /[/\\]heretek[/\\]index-cache\.bin$/,
@@ -151,6 +152,25 @@ describe('loadBrokerConfig', () => {
       usageFile: 'off',
       indexCacheFile: 'off',
     });
+  });
+
+  it('reads HERETEK_RESULT_GUARD: unset or on guards results, off passes them untouched, anything else is named', () => {
+    expect(loadBrokerConfig({}).resultGuard).toBe(true);
+    expect(loadBrokerConfig({ HERETEK_RESULT_GUARD: 'on' }).resultGuard).toBe(
+      true,
+    );
+    expect(loadBrokerConfig({ HERETEK_RESULT_GUARD: 'off' }).resultGuard).toBe(
+      false,
+    );
+    let issues: readonly string[] = [];
+    try {
+      loadBrokerConfig({ HERETEK_RESULT_GUARD: 'no' });
+    } catch (error) {
+      issues = (error as BrokerConfigError).issues;
+    }
+    expect(issues).toEqual([
+      'HERETEK_RESULT_GUARD must be on or off: unset it to clean and flag tool results, or set it to off to pass them untouched',
+    ]);
   });
 
   it('names HERETEK_PIN_POLICY and HERETEK_PINS_READ_ONLY when their values are wrong', () => {

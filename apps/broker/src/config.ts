@@ -42,6 +42,8 @@ export type BrokerConfig = {
   pinPolicy: PinPolicy;
   /** Never write the pins file on its own (a committed lock reviewed like code). */
   pinsReadOnly: boolean;
+  /** Clean and flag every tool result (`HERETEK_RESULT_GUARD=on`, the default); false passes results untouched. */
+  resultGuard: boolean;
   /** Where learned search-then-call uses are kept, or `off`. */
   usageFile: string;
   /** Where the index cache (each backend's last listing, as catalogued) is kept, or `off`. */
@@ -221,6 +223,16 @@ const ENVIRONMENT = {
     schema: flag('HERETEK_PINS_READ_ONLY'),
     help: '1 = never write the pins file on its own (a committed lock)',
   }),
+  HERETEK_RESULT_GUARD: variable({
+    schema: z
+      .enum(['on', 'off'], {
+        error:
+          'HERETEK_RESULT_GUARD must be on or off: unset it to clean and flag tool results, or set it to off to pass them untouched',
+      })
+      .transform((value) => value === 'on'),
+    fallback: 'on',
+    help: 'on: remove hidden characters from tool results and flag instruction-like text; off: results untouched',
+  }),
   HERETEK_USAGE_FILE: variable({
     schema: z.string(),
     fallback: stateFile('usage.jsonl'),
@@ -368,6 +380,7 @@ export function loadBrokerConfig(
     pinsFile: e.HERETEK_PINS_FILE,
     pinPolicy: e.HERETEK_PIN_POLICY,
     pinsReadOnly: e.HERETEK_PINS_READ_ONLY,
+    resultGuard: e.HERETEK_RESULT_GUARD,
     usageFile: e.HERETEK_USAGE_FILE,
     indexCacheFile: e.HERETEK_INDEX_CACHE_FILE,
   };

@@ -9,6 +9,7 @@ import { createErrorFamily } from '@heretek/internal';
  * - `ROLE_UNVERIFIED`: the broker takes each call's role from a Claude Code hook and none arrived; nothing was sent.
  * - `INVALID_ARGUMENTS`: the arguments fail the tool's JSON Schema, or a meta-tool's own; nothing was sent.
  * - `TOOL_CHANGED`: the tool's definition differs from its pin and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
+ * - `TOOL_NEW`: the tool appeared on a backend after that backend's tools were pinned, nobody has accepted it (`--pin`), and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
  * - `NO_GATEWAY`: the broker runs offline; the call was checked but not sent.
  * - `CIRCUIT_OPEN`: the backend failed repeatedly and is paused.
  * - `BACKEND_FAILED`: the gateway or backend failed (timeout, HTTP, protocol, connection lost).
@@ -22,6 +23,7 @@ export const BrokerErrorCode = {
   RoleUnverified: 'ROLE_UNVERIFIED',
   InvalidArguments: 'INVALID_ARGUMENTS',
   ToolChanged: 'TOOL_CHANGED',
+  ToolNew: 'TOOL_NEW',
   NoGateway: 'NO_GATEWAY',
   CircuitOpen: 'CIRCUIT_OPEN',
   BackendFailed: 'BACKEND_FAILED',

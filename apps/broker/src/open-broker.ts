@@ -177,6 +177,7 @@ function brokerFor(
     ...hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
+    resultGuard: config.resultGuard,
     ...(config.defaultProfile === undefined
       ? {}
       : { defaultProfile: config.defaultProfile }),

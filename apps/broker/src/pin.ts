@@ -7,9 +7,9 @@ import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 
 /**
- * `--pin [tool]`: one discovery through the trust layer, then what is new or
- * changed (hidden characters spelled out) on stdout, accepted into the pins
- * file. Exit 0 when accepted, 1 when some backend failed (what the others
+ * `--pin [tool | target]`: one discovery through the trust layer, then what
+ * is new or changed (hidden characters spelled out) on stderr, accepted into
+ * the pins file (every tool, one tool, or every tool of one target). Exit 0 when accepted, 1 when some backend failed (what the others
  * listed is still accepted), 2 when nothing could be accepted.
  */
 export async function runPin(
@@ -53,21 +53,32 @@ export async function runPin(
       );
     if (failed.length === outcomes.length)
       return refuse('--pin: no backend answered; nothing was accepted.');
-    // Tools seen for the first time were pinned by this discovery (trust on
-    // first use) unless the file is read-only; they are named, not shown.
+    // The argument names a tool, or else a configured target: every tool of it.
+    const selection: { tool?: string; target?: string } =
+      tool === undefined
+        ? {}
+        : broker.catalog.get(tool) === undefined &&
+            backends.some((backend) => backend.target === tool)
+          ? { target: tool }
+          : { tool };
+    const selected = (name: string) =>
+      selection.tool === undefined
+        ? selection.target === undefined ||
+          name.startsWith(`${selection.target}_`)
+        : name === selection.tool;
+    // Tools of backends seen for the first time were pinned by this discovery
+    // (trust on first use) unless the file is read-only; they are named, not shown.
     const firstSeen = broker.catalog
       .list()
       .map((entry) => entry.name)
       .filter(
-        (name) =>
-          (tool === undefined || name === tool) &&
-          pins.status(name)?.state === 'new',
+        (name) => selected(name) && pins.status(name)?.state === 'pinned-now',
       )
       .sort();
     let accepted;
     try {
-      out(formatPendingPins(pins.pending(tool === undefined ? {} : { tool })));
-      accepted = await pins.accept(tool === undefined ? {} : { tool });
+      out(formatPendingPins(pins.pending(selection)));
+      accepted = await pins.accept(selection);
     } catch (error) {
       return refuse(error);
     }

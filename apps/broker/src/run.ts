@@ -16,7 +16,7 @@ An MCP stdio server that exposes ${META_TOOL_NAMES.length} meta-tools (${META_TO
 in front of every tool behind an agentgateway. Start it from an MCP client; it
 speaks MCP on stdin/stdout and logs to stderr.
 
-Usage: heretek-lazy-broker [--backends <file>] [--check | --pin [tool]]
+Usage: heretek-lazy-broker [--backends <file>] [--check | --pin [tool | target]]
        heretek-lazy-broker --help | --version
 
   --check            validate the configuration, list every backend once, print
@@ -24,12 +24,14 @@ Usage: heretek-lazy-broker [--backends <file>] [--check | --pin [tool]]
                      failed), and exit: 0 every backend answered, 1 some failed,
                      2 gateway unreachable or configuration wrong; also
                      reports the pins file and the usage file (size, uses)
-  --pin [tool]       list every backend once, show each tool whose definition
+  --pin [tool | target]
+                     list every backend once, show each tool whose definition
                      is new or differs from its pin (hidden characters
                      spelled out), accept them all (or only <tool>, its
-                     qualified <target>_<tool> name) into HERETEK_PINS_FILE,
-                     and exit: 0 accepted, 1 some backend failed (what it
-                     listed is still accepted), 2 nothing could be accepted
+                     qualified <target>_<tool> name, or every tool of
+                     <target>) into HERETEK_PINS_FILE, and exit: 0 accepted,
+                     1 some backend failed (what it listed is still
+                     accepted), 2 nothing could be accepted
   --backends <file>  JSON backend table [{backend,target,profile}] replacing the
                      12 defaults (overrides HERETEK_BACKENDS_FILE)
 

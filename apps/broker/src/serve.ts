@@ -57,6 +57,7 @@ export async function serve(
   const server = createBrokerServer({
     broker,
     inputRounds,
+    backends,
     ...callerRoleOption(config),
   });
   bridge.attach(server);

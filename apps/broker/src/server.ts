@@ -12,6 +12,7 @@ import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
+import { buildInstructions, type InstructionsBackend } from './instructions.js';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
@@ -71,11 +72,22 @@ export function createBrokerServer(options: {
   inputRounds?: InputRounds;
   /** Each call's role from the request (a Claude Code hook's record); without it, every call has the broker's role. */
   callerRole?: CallerRole;
+  /**
+   * The configured backend table: the `initialize` answer carries its
+   * `buildInstructions` (never what discovery found, so the same
+   * configuration gives the same bytes at every start).
+   */
+  backends?: readonly InstructionsBackend[];
 }): McpServer {
-  const { broker, inputRounds, callerRole } = options;
+  const { broker, inputRounds, callerRole, backends } = options;
+  const instructions =
+    backends === undefined ? undefined : buildInstructions({ backends });
   const server = new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(instructions === undefined ? {} : { instructions }),
+    },
   );
   for (const name of META_TOOL_NAMES) {
     const tool = META_TOOLS[name];

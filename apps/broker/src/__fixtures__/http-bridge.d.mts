@@ -14,10 +14,18 @@ export type BridgeTool = {
 /** What a tool's call gets besides its arguments (the SDK's context). */
 export type CallContext = { mcpReq: { signal: AbortSignal } };
 
-type ToolResult = { content: Array<{ type: 'text'; text: string }> };
+type TextResult = { content: Array<{ type: 'text'; text: string }> };
+
+/** What a stand-in tool may answer: any content items, structured content too. */
+type ToolResult =
+  | TextResult
+  | {
+      content: Array<Record<string, unknown>>;
+      structuredContent?: Record<string, unknown>;
+    };
 
 /** A tool result of one text block. */
-export function textResult(text: string): ToolResult;
+export function textResult(text: string): TextResult;
 
 /** Registers `tool` on an SDK v2 server; `answer` answers its calls. */
 export function registerTool(

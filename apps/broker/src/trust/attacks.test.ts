@@ -88,7 +88,7 @@ describe('malicious servers, listed through the SDK client', () => {
     const first = await PinStore.open({ path: file });
     const seen = await first.observe(await listAll());
     expect(seen.pinned).toContain('rugpull_get_fact');
-    expect(first.status('rugpull_get_fact')).toEqual({ state: 'new' });
+    expect(first.status('rugpull_get_fact')).toEqual({ state: 'pinned-now' });
 
     fixture.servers.tools.set('rugpull', [RUG_PULLED]);
     const second = await first.observe(
@@ -103,6 +103,7 @@ describe('malicious servers, listed through the SDK client', () => {
     });
     expect(verdict).toEqual({
       allowed: false,
+      code: 'TOOL_CHANGED',
       mark: '[changed]',
       message: expect.stringMatching(
         /^"rugpull_get_fact" changed since it was pinned: description and input schema\. It is mutating, so the call was refused and nothing was sent\. .*`heretek-lazy-broker --pin rugpull_get_fact`/,

@@ -29,4 +29,19 @@ describe('injection rule figures (eval/)', () => {
     expect(figures.attacks).toBe(26);
     expect(figures.flagged as number).toBeGreaterThanOrEqual(25);
   });
+
+  it('meet the targets on MSB, an attack set written elsewhere', async () => {
+    type Tally = { total: number; flagged: number; rate: number };
+    const figures = (await evaluate('eval/msb.mjs')) as Record<string, Tally>;
+    expect(figures.descriptionAttacks!.total).toBe(144);
+    expect(figures.descriptionAttacks!.rate).toBeGreaterThanOrEqual(0.8);
+    expect(figures.resultAttacks!.total).toBe(68);
+    expect(figures.resultAttacks!.rate).toBeGreaterThanOrEqual(0.8);
+    expect(figures.cleanTwins!.total).toBe(18);
+    expect(figures.cleanTwins!.rate).toBeLessThanOrEqual(0.01);
+    expect(figures.cleanResults!.total).toBe(4);
+    expect(figures.cleanResults!.flagged).toBe(0);
+    expect(figures.realTools!.total).toBe(760);
+    expect(figures.realTools!.rate).toBeLessThanOrEqual(0.01);
+  });
 });

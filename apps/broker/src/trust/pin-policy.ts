@@ -1,11 +1,12 @@
 import { changeSummary } from './definition-hash.js';
 import type { PinStatus } from './pin-store.js';
+import { pinTarget } from './pins-file.js';
 
 /**
  * `HERETEK_PIN_POLICY`:
- * - `refuse` (default): a changed mutating tool cannot be called; a changed
- *   read-only tool is marked and callable.
- * - `warn`: every changed tool is marked and callable.
+ * - `refuse` (default): a changed or new mutating tool cannot be called; a
+ *   changed or new read-only tool is marked and callable.
+ * - `warn`: every changed or new tool is marked and callable.
  * - `off`: no pins (the store is not opened; nothing is marked).
  */
 export type PinPolicy = (typeof PIN_POLICIES)[number];
@@ -16,32 +17,41 @@ export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 /** The mark search and inspect show on a changed tool. */
 export const CHANGED_MARK = '[changed]';
 
+/** The mark search and inspect show on a tool new on a known backend. */
+export const NEW_MARK = '[new]';
+
 /**
  * What {@link pinVerdict} decides for one tool: whether a call may go out,
- * the mark search and inspect show (`[changed]`, or `''`), and what to tell
- * the agent: for a refused call, the refusal's text (its code,
- * `TOOL_CHANGED`, travels apart); for an allowed changed tool, a note to put
- * beside its inspect view or log line (`undefined` when there is nothing to
- * say).
+ * the mark search and inspect show (`[changed]`, `[new]`, or `''`), and what
+ * to tell the agent: for a refused call, its code (`TOOL_CHANGED` or
+ * `TOOL_NEW`) and the refusal's text; for an allowed changed or new tool, a
+ * note to put beside its inspect view or log line (`undefined` when there is
+ * nothing to say).
  */
 export type PinVerdict =
   | {
       allowed: true;
-      mark: '' | typeof CHANGED_MARK;
+      mark: '' | typeof CHANGED_MARK | typeof NEW_MARK;
       message: string | undefined;
     }
-  | { allowed: false; mark: typeof CHANGED_MARK; message: string };
+  | {
+      allowed: false;
+      code: 'TOOL_CHANGED' | 'TOOL_NEW';
+      mark: typeof CHANGED_MARK | typeof NEW_MARK;
+      message: string;
+    };
 
 /**
  * Decides whether a tool may be called under the pin policy, and what to tell
  * the agent. A tool absent from a read-only pins file (`unpinned`) counts as
- * changed: nobody has accepted it. `mutating` is the tool's current
+ * changed: nobody has accepted it. A tool `new` on a known backend is held
+ * the same way under its own mark and code. `mutating` is the tool's current
  * classification (unless `readOnlyHint: true`, mutating).
  *
  * @example
  * ```ts
  * const verdict = pinVerdict({ policy: 'refuse', toolName: 'mail_send', mutating: true, status: store.status('mail_send') });
- * if (!verdict.allowed) refuse('TOOL_CHANGED', verdict.message);
+ * if (!verdict.allowed) refuse(verdict.code, verdict.message);
  * ```
  */
 export function pinVerdict(options: {
@@ -56,25 +66,30 @@ export function pinVerdict(options: {
     policy === 'off' ||
     status === undefined ||
     status.state === 'pinned' ||
-    status.state === 'new'
+    status.state === 'pinned-now'
   ) {
     return { allowed: true, mark: '', message: undefined };
   }
+  const isNew = status.state === 'new';
+  const mark = isNew ? NEW_MARK : CHANGED_MARK;
   const what =
     status.state === 'unpinned'
       ? `"${toolName}" is not in the read-only pins file, so nobody has accepted it yet`
-      : `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`;
-  const accept = `A person must review it (inspect shows the change) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${status.state === 'unpinned' ? ' on a writable copy of the pins file' : ''}; then call again.`;
+      : status.state === 'new'
+        ? `"${toolName}" is new: it appeared on backend "${pinTarget(toolName)}" after that backend's tools were pinned, so nobody has accepted it yet`
+        : `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`;
+  const accept = `A person must review it (inspect shows ${isNew ? 'it' : 'the change'}) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${status.state === 'unpinned' ? ' on a writable copy of the pins file' : ''}${isNew ? ` (or every new tool of the backend with \`--pin ${pinTarget(toolName)}\`)` : ''}; then call again.`;
   if (policy === 'refuse' && mutating) {
     return {
       allowed: false,
-      mark: CHANGED_MARK,
+      code: isNew ? 'TOOL_NEW' : 'TOOL_CHANGED',
+      mark,
       message: `${what}. It is mutating, so the call was refused and nothing was sent. ${accept}`,
     };
   }
   return {
     allowed: true,
-    mark: CHANGED_MARK,
+    mark,
     message: `Note: ${what}. ${mutating ? 'It is callable because the pin policy is warn.' : 'It is read-only, so it stays callable.'} To accept it: \`heretek-lazy-broker --pin ${toolName}\`.`,
   };
 }

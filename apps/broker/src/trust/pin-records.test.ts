@@ -40,7 +40,7 @@ describe("the pin store's per-tool records", () => {
   });
 
   for (const verify of ['now', 'later'] as const)
-    it(`keeps every pin state across a reopen (verify ${verify}): pinned, changed, first seen, revoked by hand`, async () => {
+    it(`keeps every pin state across a reopen (verify ${verify}): pinned, changed, first seen, revoked by hand, new on a known backend`, async () => {
       const kept = tool('t_kept', 'Kept.');
       const changed = tool('t_changed', 'Before.');
       const revoked = tool('t_revoked', 'Revoked.');
@@ -55,15 +55,27 @@ describe("the pin store's per-tool records", () => {
       expect(store.pinnedCount).toBe(2);
       const changedNow = tool('t_changed', 'After.');
       const fresh = tool('t_fresh', 'Fresh.');
+      // A backend the file pins nothing of: its first listing is pinned whole.
+      const other = tool('u_first', 'First.');
       const result = await store.observe([kept, changedNow, revoked, fresh]);
+      const first = await store.observe([other]);
       expect(result).toEqual({
-        pinned: ['t_revoked', 't_fresh'],
+        pinned: [],
+        new: ['t_revoked', 't_fresh'],
         changed: ['t_changed'],
         unpinned: [],
       });
+      expect(first).toEqual({
+        pinned: ['u_first'],
+        new: [],
+        changed: [],
+        unpinned: [],
+      });
       expect(store.status('t_kept')).toEqual({ state: 'pinned' });
+      // Revoked by hand, or listed after its backend was pinned: held as new.
       expect(store.status('t_revoked')).toEqual({ state: 'new' });
       expect(store.status('t_fresh')).toEqual({ state: 'new' });
+      expect(store.status('u_first')).toEqual({ state: 'pinned-now' });
       const status = store.status('t_changed');
       expect(status?.state).toBe('changed');
       expect(status?.state === 'changed' && status.pinned).toEqual({
@@ -76,9 +88,10 @@ describe("the pin store's per-tool records", () => {
       expect(store.currentHash('t_changed')).toBe(definitionHash(changedNow));
       expect(store.pinnedHash('t_kept')).toBe(definitionHash(kept));
       await store.flush();
-      // The changed pin is not written over; the new ones are added.
+      // The changed pin is not written over, the new ones are not pinned, the
+      // first listing of another backend is added.
       expect(await readFile(file, 'utf8')).toBe(
-        expectedFile([kept, changed, revoked, fresh]),
+        expectedFile([kept, changed, other]),
       );
     });
 

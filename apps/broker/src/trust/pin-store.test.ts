@@ -47,6 +47,7 @@ describe('PinStore', () => {
     const result = await store.observe([tap, list]);
     expect(result).toEqual({
       pinned: ['adb_tap', 'adb_list_packages'],
+      new: [],
       changed: [],
       unpinned: [],
     });
@@ -71,19 +72,71 @@ describe('PinStore', () => {
 
   it('writes a file of many tools, in slices, exactly as the one-piece form, and marks tools pinned by a later write new', async () => {
     const store = await PinStore.open({ path: file });
-    const many = (from: number, to: number) =>
+    // Two backends: the second's first listing is pinned by a later write.
+    const many = (target: string, from: number, to: number) =>
       Array.from({ length: to - from }, (_, i) => ({
         ...tap,
-        name: `bulk_tool_${from + i}`,
+        name: `${target}_tool_${from + i}`,
         inputSchema: { type: 'object', properties: { z: {}, a: { n: i } } },
       }));
-    await store.observe(many(0, 1_100));
-    const result = await store.observe(many(1_100, 1_234));
+    await store.observe(many('bulk', 0, 1_100));
+    const result = await store.observe(many('later', 1_100, 1_234));
     expect(result.pinned).toHaveLength(134);
     const text = await readFile(file, 'utf8');
     const data = parsePins(text);
     expect(Object.keys(data.tools)).toHaveLength(1_234);
     expect(text).toBe(serializePinsFile(data));
+  });
+
+  it('holds a tool that appears, or is renamed, on a known backend as new: not pinned, across a reopen, until accepted (one tool or a whole target)', async () => {
+    const store = await PinStore.open({ path: file });
+    await store.observe([tap, list]);
+    const swipe = { name: 'adb_swipe', description: 'Swipe.', inputSchema: {} };
+    // `adb_tap` renamed: the old name is gone, the new one is a new tool.
+    const renamed = { ...tap, name: 'adb_touch' };
+    const result = await store.observe([list, swipe, renamed]);
+    expect(result).toEqual({
+      pinned: [],
+      new: ['adb_swipe', 'adb_touch'],
+      changed: [],
+      unpinned: [],
+    });
+    expect(store.status('adb_swipe')).toEqual({ state: 'new' });
+    expect(store.status('adb_touch')).toEqual({ state: 'new' });
+    await store.flush();
+    expect(Object.keys(parsePins(await readFile(file, 'utf8')).tools)).toEqual([
+      'adb_list_packages',
+      'adb_tap',
+    ]);
+    // A restart holds them still: the file says the backend is known.
+    const reopened = await PinStore.open({ path: file });
+    await reopened.observe([list, swipe, renamed]);
+    expect(reopened.status('adb_touch')).toEqual({ state: 'new' });
+    expect(reopened.pending({ target: 'adb' })).toEqual([
+      {
+        name: 'adb_swipe',
+        change: 'new',
+        lines: [
+          'new on backend "adb", whose other tools were pinned before',
+          'description: "Swipe."',
+          'input schema: {}',
+          'annotations: {}',
+        ],
+      },
+      expect.objectContaining({ name: 'adb_touch', change: 'new' }),
+    ]);
+    expect(reopened.pending({ target: 'other' })).toEqual([]);
+    await reopened.accept({ tool: 'adb_swipe' });
+    expect(reopened.status('adb_swipe')).toEqual({ state: 'pinned' });
+    expect(reopened.status('adb_touch')).toEqual({ state: 'new' });
+    await reopened.accept({ target: 'adb' });
+    expect(reopened.status('adb_touch')).toEqual({ state: 'pinned' });
+    expect(Object.keys(parsePins(await readFile(file, 'utf8')).tools)).toEqual([
+      'adb_list_packages',
+      'adb_swipe',
+      'adb_tap',
+      'adb_touch',
+    ]);
   });
 
   it('shows a change without accepting it, then accepts one tool or all', async () => {
@@ -175,7 +228,7 @@ describe('PinStore', () => {
     const first = await store.observe([tap]);
     expect(first.writeError).toMatch(/ENOTDIR|EEXIST/);
     await store.observe([list]);
-    expect(store.status('adb_tap')).toEqual({ state: 'new' });
+    expect(store.status('adb_tap')).toEqual({ state: 'pinned-now' });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
       /^pins: cannot save new pins to .*kept for this run only$/,
@@ -260,8 +313,9 @@ describe('PinStore', () => {
         /entry "adb_tap": its hash does not match/,
       ),
     });
+    // A backend never listed before: its first listing would be pinned.
     const result = await opened.observe([
-      { name: 'adb_swipe', description: 'Swipe.', inputSchema: {} },
+      { name: 'touch_swipe', description: 'Swipe.', inputSchema: {} },
     ]);
     expect(result.writeError).toMatch(/hash does not match/);
     expect(await readFile(file, 'utf8')).toBe(edited);
@@ -313,28 +367,37 @@ describe('PinStore', () => {
     expect(readAgainLines).toEqual([]);
     expect(await readFile(file, 'utf8')).toBe(migrated);
 
-    const swipe = { name: 'adb_swipe', description: 'Swipe.', inputSchema: {} };
-    expect((await store.observe([swipe])).pinned).toEqual(['adb_swipe']);
+    // First listings of two more backends: each write adds one pin.
+    const swipe = {
+      name: 'touch_swipe',
+      description: 'Swipe.',
+      inputSchema: {},
+    };
+    expect((await store.observe([swipe])).pinned).toEqual(['touch_swipe']);
     const written = await readFile(file, 'utf8');
     const after = parsePins(written);
     expect(written).toBe(serializePinsFile(after));
     expect(Object.keys(after.tools)).toEqual([
       'adb_list_packages',
-      'adb_swipe',
       'adb_tap',
+      'touch_swipe',
     ]);
     expect(after.tools.adb_tap).toEqual(data.tools.adb_tap);
 
     // Pinned again from its own layout: the untouched pins are copied, byte for byte.
     const again = await PinStore.open({ path: file, verify: 'later' });
-    const drag = { name: 'adb_drag', description: 'Drag.', inputSchema: {} };
-    expect((await again.observe([drag])).pinned).toEqual(['adb_drag']);
+    const drag = {
+      name: 'pointer_drag',
+      description: 'Drag.',
+      inputSchema: {},
+    };
+    expect((await again.observe([drag])).pinned).toEqual(['pointer_drag']);
     const last = await readFile(file, 'utf8');
     const lastData = parsePins(last);
     expect(last).toBe(serializePinsFile(lastData));
     expect(lastData.tools).toEqual({
       ...after.tools,
-      adb_drag: expect.objectContaining({ description: 'Drag.' }),
+      pointer_drag: expect.objectContaining({ description: 'Drag.' }),
     });
     const reopened = await PinStore.open({ path: file });
     await reopened.observe([tap, list, swipe, drag]);
@@ -419,6 +482,56 @@ describe('the pins file', () => {
 });
 
 describe('pinVerdict', () => {
+  it('refuses a new mutating tool under refuse with TOOL_NEW, naming how to accept it; marks it [new] and lets it through otherwise', () => {
+    const held = { state: 'new' as const };
+    expect(
+      pinVerdict({
+        policy: 'refuse',
+        toolName: 'adb_swipe',
+        status: held,
+        mutating: true,
+      }),
+    ).toEqual({
+      allowed: false,
+      code: 'TOOL_NEW',
+      mark: '[new]',
+      message:
+        '"adb_swipe" is new: it appeared on backend "adb" after that backend\'s tools were pinned, so nobody has accepted it yet. It is mutating, so the call was refused and nothing was sent. A person must review it (inspect shows it) and accept it with `heretek-lazy-broker --pin adb_swipe` (or every new tool of the backend with `--pin adb`); then call again.',
+    });
+    expect(
+      pinVerdict({
+        policy: 'refuse',
+        toolName: 'adb_swipe',
+        status: held,
+        mutating: false,
+      }),
+    ).toMatchObject({
+      allowed: true,
+      mark: '[new]',
+      message: expect.stringMatching(/It is read-only, so it stays callable/),
+    });
+    expect(
+      pinVerdict({
+        policy: 'warn',
+        toolName: 'adb_swipe',
+        status: held,
+        mutating: true,
+      }),
+    ).toMatchObject({ allowed: true, mark: '[new]' });
+    expect(
+      pinVerdict({
+        policy: 'refuse',
+        toolName: 'adb_swipe',
+        status: { state: 'unpinned' },
+        mutating: true,
+      }),
+    ).toMatchObject({
+      allowed: false,
+      code: 'TOOL_CHANGED',
+      mark: '[changed]',
+    });
+  });
+
   const changed = {
     state: 'changed' as const,
     change: { parts: ['description' as const], becameMutating: false },
@@ -465,7 +578,7 @@ describe('pinVerdict', () => {
     ).toEqual({ allowed: true, mark: '', message: undefined });
     for (const status of [
       { state: 'pinned' as const },
-      { state: 'new' as const },
+      { state: 'pinned-now' as const },
       undefined,
     ]) {
       expect(

@@ -22,6 +22,7 @@ import {
   invalidPinsFile,
   nameOf,
   pinLine,
+  pinTarget,
   readPinsFile,
   stampOf,
   type PinsFile,
@@ -51,7 +52,13 @@ export type ReadOnlyReason =
 export type PinStatus =
   /** Matches its pin. */
   | { state: 'pinned' }
-  /** First seen in this process and pinned now (trust on first use). */
+  /** First seen in this process on a backend not known before, and pinned now (trust on first use). */
+  | { state: 'pinned-now' }
+  /**
+   * Listed by a backend that is known (the pins file pins some of its tools)
+   * and not pinned: it appeared, or was renamed, after the backend was first
+   * pinned. Held, not pinned, until a person accepts it (`--pin`).
+   */
   | { state: 'new' }
   /** Not in a read-only pins file: nobody has accepted it. */
   | { state: 'unpinned' }
@@ -73,8 +80,10 @@ export type AcceptedPin = {
 
 /** What {@link PinStore.observe} found. */
 export type ObserveResult = {
-  /** Tools pinned now because they were seen for the first time. */
+  /** Tools pinned now because their backend was seen for the first time. */
   pinned: string[];
+  /** Tools new on a known backend: held, not pinned, until accepted. */
+  new: string[];
   /** Tools whose definition differs from their pin. */
   changed: string[];
   /** Tools absent from a read-only pins file. */
@@ -194,6 +203,8 @@ export class PinStore {
   #formerLayout = false;
   /** SHA-256 of the pins file of `stamp`, as read or written. */
   #fileDigest: { stamp: string; digest: string } | undefined;
+  /** {@link #knownTargets}, made when first needed after each read of the file. */
+  #targets: Set<string> | undefined;
 
   private constructor(options: {
     path: string;
@@ -366,6 +377,7 @@ export class PinStore {
         slot,
       );
     this.#pins = loaded.pins;
+    this.#targets = undefined;
     this.#failure = undefined;
     this.#fileReadOnly = loaded.readOnly;
     this.#stamp = loaded.stamp;
@@ -488,13 +500,28 @@ export class PinStore {
     return kept;
   }
 
-  /** Whether the tool pinned in `slot` is `new`, `pinned`, `changed` or not pinned (without the change's details). */
+  /**
+   * Whether the tool in `slot` is `pinned`, `pinned-now`, `changed`, or
+   * without a pin: `new` (held) in a store that writes, `unpinned` in a
+   * read-only one (without the change's details).
+   */
   #stateOf(slot: number): PinStatus['state'] {
     const table = this.#pins;
-    if (!table.isPinned(slot)) return 'unpinned';
+    if (!table.isPinned(slot)) return this.readOnly ? 'unpinned' : 'new';
     if (table.matchesPin(slot))
-      return table.isFirstSeen(slot) ? 'new' : 'pinned';
+      return table.isFirstSeen(slot) ? 'pinned-now' : 'pinned';
     return 'changed';
+  }
+
+  /** The targets the pins (in the file, or made here) belong to: the known backends. */
+  #knownTargets(): Set<string> {
+    if (this.#targets === undefined) {
+      const targets = new Set<string>();
+      for (const slot of this.#pins.pinnedSlots())
+        targets.add(pinTarget(this.#pins.nameOf(slot)));
+      this.#targets = targets;
+    }
+    return this.#targets;
   }
 
   async #decideReadOnly(exists: boolean): Promise<void> {
@@ -538,11 +565,14 @@ export class PinStore {
 
   /**
    * Records the definitions a discovery listed (qualified names) and pins the
-   * ones never seen before, unless the store is read-only. Call it with each
-   * backend's listing, before its tools are served.
+   * ones without a pin whose backend is not known yet (trust on first use of
+   * a backend's first listing), unless the store is read-only; a tool without
+   * a pin on a known backend is held as `new`. Call it with each backend's
+   * listing, before its tools are served.
    */
   async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
     const table = this.#pins;
+    const known = this.#knownTargets();
     const slots: number[] = [];
     const fresh = new Set<number>();
     for (const definition of listing) {
@@ -550,13 +580,20 @@ export class PinStore {
       const slot = table.slot(normalized.name);
       table.setCurrent(slot, normalized, definitionDigest(normalized));
       slots.push(slot);
-      if (!table.isPinned(slot)) fresh.add(slot);
+      if (!table.isPinned(slot) && !known.has(pinTarget(normalized.name)))
+        fresh.add(slot);
     }
-    const result: ObserveResult = { pinned: [], changed: [], unpinned: [] };
+    const result: ObserveResult = {
+      pinned: [],
+      new: [],
+      changed: [],
+      unpinned: [],
+    };
     if (fresh.size > 0 && !this.readOnly) {
       for (const slot of fresh) {
         table.pinCurrent(slot);
         table.setFirstSeen(slot, true);
+        known.add(pinTarget(table.nameOf(slot)));
       }
       try {
         await this.#write();
@@ -575,7 +612,8 @@ export class PinStore {
       if (!table.hasCurrent(slot)) continue;
       const state = this.#stateOf(slot);
       const name = table.nameOf(slot);
-      if (state === 'new' && fresh.has(slot)) result.pinned.push(name);
+      if (state === 'pinned-now' && fresh.has(slot)) result.pinned.push(name);
+      if (state === 'new') result.new.push(name);
       if (state === 'changed') result.changed.push(name);
       if (state === 'unpinned') result.unpinned.push(name);
     }
@@ -696,6 +734,22 @@ export class PinStore {
     return describeChange(definitionOf(name, pin), current);
   }
 
+  /** Lines for a person about a tool held as new: why, and its definition. */
+  #newLines(name: string): string[] {
+    const slot = this.#pins.slotOf(name);
+    const current = slot === undefined ? undefined : this.#pins.current(slot);
+    return [
+      `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
+      ...(current === undefined
+        ? []
+        : [
+            `description: ${JSON.stringify(current.description)}`,
+            `input schema: ${JSON.stringify(current.inputSchema)}`,
+            `annotations: ${JSON.stringify(current.annotations)}`,
+          ]),
+    ];
+  }
+
   /** The names of the tools with a current definition. */
   #currentNames(): string[] {
     const names: string[] = [];
@@ -704,26 +758,40 @@ export class PinStore {
     return names;
   }
   /**
-   * What {@link accept} would accept, without writing: every observed tool
-   * that is changed or unpinned (or only `tool`). The CLI shows it first.
+   * The observed tools an acceptance is about: `tool` alone, every tool of
+   * `target`, or every observed tool.
    */
-  pending(options: { tool?: string } = {}): AcceptedPin[] {
-    const names =
-      options.tool === undefined ? this.#currentNames().sort() : [options.tool];
+  #selected(options: { tool?: string; target?: string }): string[] {
+    if (options.tool !== undefined) return [options.tool];
+    const names = this.#currentNames().sort();
+    const { target } = options;
+    return target === undefined
+      ? names
+      : names.filter((name) => pinTarget(name) === target);
+  }
+
+  /**
+   * What {@link accept} would accept, without writing: every observed tool
+   * that is changed, new or unpinned (or only `tool`, or only the tools of
+   * `target`). The CLI shows it first.
+   */
+  pending(options: { tool?: string; target?: string } = {}): AcceptedPin[] {
+    const names = this.#selected(options);
     const result: AcceptedPin[] = [];
     for (const name of names) {
       const status = this.status(name);
       if (status === undefined) {
         throw new TrustError({
           code: 'PIN_UNKNOWN_TOOL',
-          message: `No tool named "${name}" was listed by the backends; check the name (the qualified <target>_<tool> name) and that its backend answered.`,
+          message: `No tool named "${name}" was listed by the backends; check the name (a qualified <target>_<tool> name, or a target to accept all of its tools) and that its backend answered.`,
         });
       }
-      if (status.state === 'unpinned') {
+      if (status.state === 'unpinned' || status.state === 'new') {
         result.push({
           name,
           change: 'new',
-          lines: ['not pinned yet'],
+          lines:
+            status.state === 'new' ? this.#newLines(name) : ['not pinned yet'],
         });
       } else if (status.state === 'changed' && isChanged(status.change)) {
         result.push({
@@ -744,7 +812,9 @@ export class PinStore {
    * read-only or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool
    * never observed.
    */
-  async accept(options: { tool?: string } = {}): Promise<AcceptedPin[]> {
+  async accept(
+    options: { tool?: string; target?: string } = {},
+  ): Promise<AcceptedPin[]> {
     if (
       this.#readOnlyReason === 'option' ||
       this.#readOnlyReason === 'unwritable'
@@ -755,15 +825,16 @@ export class PinStore {
       });
     }
     const accepted = this.pending(options);
-    const names =
-      options.tool === undefined ? this.#currentNames() : [options.tool];
+    const names = this.#selected(options);
     const table = this.#pins;
     for (const name of names) {
       const slot = table.slotOf(name);
       if (slot === undefined) continue;
       // A pin that already matches stays as it is in the file.
-      if (table.hasCurrent(slot) && !table.matchesPin(slot))
+      if (table.hasCurrent(slot) && !table.matchesPin(slot)) {
         table.pinCurrent(slot);
+        this.#targets?.add(pinTarget(name));
+      }
       table.setFirstSeen(slot, false);
     }
     try {

@@ -24,8 +24,29 @@ import { TrustError } from './trust-error.js';
  * name and hash where they stand and parses the rest of a line only when it
  * needs that pin. `readOnly: true` marks a reviewed (committed) lock: the
  * broker never pins into it on its own; only an explicit `--pin` updates it.
+ *
+ * A pin's name is its qualified tool name, `<target>_<tool>` (target names
+ * hold no `_`), so the file also says which backends are **known**: a target
+ * is known once the file pins one of its tools ({@link pinTarget}). Only a
+ * backend that is not known yet is pinned whole at its first listing (trust
+ * on first use); a tool that appears later on a known backend is held as new
+ * until a person accepts it with `--pin`.
  */
 export const PINS_FILE_VERSION = 2;
+
+/**
+ * The backend target a pin belongs to: its name up to the first `_` (the
+ * whole name when it has none).
+ *
+ * @example
+ * ```ts
+ * pinTarget('github_create_issue'); // 'github'
+ * ```
+ */
+export function pinTarget(name: string): string {
+  const end = name.indexOf('_');
+  return end === -1 ? name : name.slice(0, end);
+}
 
 /**
  * One pinned tool: the definition hash and the definition it was computed

@@ -178,7 +178,9 @@ describe('TrustLayer over malicious SDK servers', () => {
     });
     expect(cleaned).not.toBe(unicode[0]);
     expect(invisible(String(cleaned?.description))).toBe(false);
-    expect(trust.pins?.status('mail_send_email')).toEqual({ state: 'new' });
+    expect(trust.pins?.status('mail_send_email')).toEqual({
+      state: 'pinned-now',
+    });
   });
 
   it('drops a tool a backend no longer lists', async () => {

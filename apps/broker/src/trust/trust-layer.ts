@@ -1,5 +1,4 @@
 import { multiplexedName } from '@heretek/internal';
-import { BrokerErrorCode } from '../errors.js';
 import {
   describeChange,
   type NormalizedDefinition,
@@ -11,12 +10,7 @@ import {
   flagTool,
   type InjectionFlag,
 } from './injection-rules.js';
-import {
-  CHANGED_MARK,
-  pinVerdict,
-  type PinPolicy,
-  type PinVerdict,
-} from './pin-policy.js';
+import { pinVerdict, type PinPolicy, type PinVerdict } from './pin-policy.js';
 import { PinStore, type PinStatus } from './pin-store.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
 import type { ToolHashes } from './tool-hashes.js';
@@ -228,6 +222,10 @@ export class TrustLayer {
               `trust: tool "${name}" ${status?.state === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${pins.path}); accept with --pin ${name}`,
             );
           }
+          for (const name of result.new)
+            this.#logOnce(
+              `trust: tool "${name}" is new on backend "${target}", whose tools were pinned before (${pins.path}); it is held until accepted with --pin ${name}, or --pin ${target} for every new tool of the backend`,
+            );
         },
         () => {},
       );
@@ -405,14 +403,13 @@ export class TrustLayer {
   }
 
   /**
-   * Marks for a search hit or inspect view: `[changed]` and
+   * Marks for a search hit or inspect view: `[changed]` or `[new]`, and
    * `[flagged: rule, …]`, in that order; empty for a trusted tool.
    */
   marks(name: string, options: { mutating?: boolean } = {}): string[] {
     const marks: string[] = [];
-    if (this.#verdict(name, options.mutating ?? true).mark === CHANGED_MARK) {
-      marks.push(CHANGED_MARK);
-    }
+    const { mark } = this.#verdict(name, options.mutating ?? true);
+    if (mark !== '') marks.push(mark);
     const flags = this.flags(name);
     if (flags.length > 0) {
       marks.push(`[flagged: ${flags.map((flag) => flag.rule).join(', ')}]`);
@@ -432,7 +429,7 @@ export class TrustLayer {
       notes.push(
         verdict.allowed
           ? verdict.message
-          : `${BrokerErrorCode.ToolChanged}: ${verdict.message}`,
+          : `${verdict.code}: ${verdict.message}`,
       );
       const status = this.pins.status(name);
       if (status?.state === 'changed') {

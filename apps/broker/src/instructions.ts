@@ -1,0 +1,122 @@
+/**
+ * The server `instructions` the broker sends in its `initialize` answer: what
+ * its three tools are for, what they can reach, and to search before saying
+ * that a tool does not exist. Clients that defer tools still load server
+ * instructions, so an agent learns there what a search can find.
+ *
+ * Built from the configured backend table alone, never from discovery, so it
+ * is the same bytes for the same configuration at every start (whatever the
+ * order of the table) and a prompt cache keeps it. Its size is bounded:
+ * {@link INSTRUCTIONS_TOKEN_BUDGET} o200k_base tokens for any table. Up to
+ * {@link MAX_LISTED_TARGETS} targets (and {@link MAX_TARGET_LIST_CHARS}
+ * characters of target names) are named under their profile; beyond that
+ * only the profiles and their target counts are, at most
+ * {@link MAX_LISTED_PROFILES} of them. The largest text these limits allow
+ * stays under 2 KB, where Claude Code cuts server instructions.
+ */
+import { PROFILE_PURPOSES, isProfileName } from '@heretek/internal';
+
+/** The o200k_base token budget of the instructions, whatever the backend table. */
+export const INSTRUCTIONS_TOKEN_BUDGET = 500;
+/** Most targets named one by one; a larger table lists profiles only. */
+export const MAX_LISTED_TARGETS = 40;
+/** Most characters of target names listed one by one. */
+export const MAX_TARGET_LIST_CHARS = 400;
+/** Most profiles listed; the rest are counted. */
+export const MAX_LISTED_PROFILES = 10;
+/** Longest profile or target name shown; longer names are cut. */
+const MAX_NAME_CHARS = 32;
+
+/** One row of the backend table, as far as the instructions need it. */
+export type InstructionsBackend = { target: string; profile: string };
+
+function shown(name: string): string {
+  const flat = name.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length <= MAX_NAME_CHARS
+    ? flat
+    : `${chars.slice(0, MAX_NAME_CHARS - 1).join('')}…`;
+}
+
+function compare(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** Targets per profile: profiles by target count (most first), then name; targets by name. */
+function byProfile(
+  backends: readonly InstructionsBackend[],
+): Array<[profile: string, targets: string[]]> {
+  const groups = new Map<string, Set<string>>();
+  for (const { target, profile } of backends) {
+    const key = shown(profile);
+    groups.set(key, (groups.get(key) ?? new Set()).add(shown(target)));
+  }
+  return [...groups]
+    .map(([profile, targets]): [string, string[]] => [
+      profile,
+      [...targets].sort(compare),
+    ])
+    .sort(
+      ([leftName, left], [rightName, right]) =>
+        right.length - left.length || compare(leftName, rightName),
+    );
+}
+
+function profileLine(profile: string, targets: string[], named: boolean) {
+  const purpose = isProfileName(profile)
+    ? ` (${PROFILE_PURPOSES[profile]})`
+    : '';
+  const what = named
+    ? targets.join(', ')
+    : `${targets.length} target${targets.length === 1 ? '' : 's'}`;
+  return `- ${profile}${purpose}: ${what}`;
+}
+
+/**
+ * The instructions for a backend table, by the rule in this module's header.
+ *
+ * @example
+ * ```ts
+ * buildInstructions({ backends: [{ target: 'core', profile: 'core' }] });
+ * // 'This server is a broker in front of 1 backend target in 1 profile. ...'
+ * ```
+ */
+export function buildInstructions(options: {
+  backends: readonly InstructionsBackend[];
+}): string {
+  const groups = byProfile(options.backends);
+  const targetCount = groups.reduce(
+    (sum, [, targets]) => sum + targets.length,
+    0,
+  );
+  const nameChars = groups.reduce(
+    (sum, [, targets]) => sum + targets.join(', ').length,
+    0,
+  );
+  const named =
+    targetCount <= MAX_LISTED_TARGETS && nameChars <= MAX_TARGET_LIST_CHARS;
+  const listed = groups.slice(0, MAX_LISTED_PROFILES);
+  const rest = groups.slice(MAX_LISTED_PROFILES);
+  const restTargets = rest.reduce(
+    (sum, [, targets]) => sum + targets.length,
+    0,
+  );
+  const plural = (count: number, word: string) =>
+    `${count} ${word}${count === 1 ? '' : 's'}`;
+  return [
+    `This server is a broker in front of ${plural(targetCount, 'backend target')} in ${plural(groups.length, 'profile')}. Their tools are not listed one by one: find and use them with three tools.`,
+    "- mcp_search_tools: find tools for a task by a few words (optionally within a profile or a target); returns exact tool names. With a target and no query it lists that target's tools.",
+    '- mcp_inspect_schema: the full input schema of one tool, by exact name.',
+    '- mcp_call_tool: call a tool by exact name with its arguments; an exact name works without a search.',
+    named
+      ? 'Targets by profile:'
+      : 'Profiles, with how many targets each (search within a profile to see its tools):',
+    ...listed.map(([profile, targets]) => profileLine(profile, targets, named)),
+    ...(rest.length === 0
+      ? []
+      : [
+          `- and ${plural(rest.length, 'more profile')} with ${plural(restTargets, 'target')}`,
+        ]),
+    'Before saying that a tool or a capability does not exist, search for it with mcp_search_tools, with other words or within a profile.',
+  ].join('\n');
+}
