@@ -11,7 +11,7 @@ pnpm_cmd=${PNPM:-"npx -y pnpm@12.4.2"}
 echo "smoke: node $(node --version), npm $(npm --version), in $work"
 
 mkdir -p "$work/tarballs" "$work/app"
-for pkg in prefix handoff catalog gateway-client skills opencode; do
+for pkg in prefix handoff catalog gateway-client skills opencode claude-code; do
   (cd "$root/packages/$pkg" && $pnpm_cmd pack --pack-destination "$work/tarballs" >/dev/null)
 done
 (cd "$root/apps/broker" && $pnpm_cmd pack --pack-destination "$work/tarballs" >/dev/null)
@@ -42,6 +42,17 @@ const plugin = (await import("@heretek/opencode")).default;
 if (typeof plugin?.server !== "function") throw new Error("@heretek/opencode: no OpenCode plugin module as its default export");
 console.log(`smoke: import @heretek/opencode ok (plugin ${plugin.id})`);
 '
+
+# The Claude Code plugin is its package folder: the files Claude Code reads,
+# the broker's bundle that runs on this Node, and the hook program.
+plugin="$work/app/node_modules/@heretek/claude-code"
+for file in .claude-plugin/plugin.json .mcp.json hooks/hooks.json agents/director.md; do
+  [ -f "$plugin/$file" ] || { echo "smoke: @heretek/claude-code has no $file" >&2; exit 1; }
+done
+node "$plugin/broker/cli.js" --version 2>&1 | grep -q . || { echo "smoke: the plugin's broker does not start" >&2; exit 1; }
+echo '{"agent_type":"heretek:staff-backend"}' | node "$plugin/hooks/heretek-hook.mjs" subagent-start | grep -q '# Role: staff-backend' ||
+  { echo "smoke: the plugin's hook gives no role layers" >&2; exit 1; }
+echo "smoke: @heretek/claude-code holds the plugin; its broker and hook run on node $(node --version)"
 
 version=$(npx --no-install heretek-lazy-broker --version 2>&1 >/dev/null)
 echo "smoke: npx heretek-lazy-broker --version -> $version"

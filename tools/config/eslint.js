@@ -69,6 +69,25 @@ export default tseslint.config(
     },
   },
   {
+    // The Claude Code plugin's hook program is bundled the same way
+    // (packages/claude-code/tsup.config.ts): the package has no runtime dependencies.
+    files: ['packages/claude-code/src/**/*.ts'],
+    rules: {
+      'import-x/no-extraneous-dependencies': [
+        'error',
+        {
+          devDependencies: true,
+          packageDir: [
+            fileURLToPath(
+              new URL('../../packages/claude-code', import.meta.url),
+            ),
+            ROOT,
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/bench/**', '**/scripts/**', '**/*.bench.ts'],
     rules: { 'no-console': 'off' },
   },

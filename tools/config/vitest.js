@@ -19,6 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const COMPUTE = 'src/**/*.compute.test.ts';
@@ -49,6 +50,28 @@ export function packageTestConfig({
         },
         { extends: true, test: { name: 'compute', include: [COMPUTE] } },
       ],
+    },
+  });
+}
+
+/**
+ * The vitest preset of an editor plugin's `pnpm bench`: the files named
+ * `*.bench-run.ts` under `bench/`, one at a time (each runs the editor many
+ * times), with the tests' `resolve` (their fixture aliases). Timeouts are
+ * ceilings for a loaded 2-core machine, not timings.
+ *
+ * @param {{ root: URL, resolve?: import('vitest/config').UserConfig['resolve'] }} options
+ */
+export function benchRunConfig({ root, resolve: resolveOptions }) {
+  return defineConfig({
+    root: fileURLToPath(root),
+    ...(resolveOptions === undefined ? {} : { resolve: resolveOptions }),
+    test: {
+      environment: 'node',
+      include: ['bench/**/*.bench-run.ts'],
+      fileParallelism: false,
+      testTimeout: 1_800_000,
+      hookTimeout: 120_000,
     },
   });
 }

@@ -24,6 +24,8 @@ export type BrokerConfig = {
   gatewayMaxStreams: number;
   /** Caller role for the authorization gate; also sent as `x-heretek-role`. */
   role: (typeof ROLE_NAMES)[number];
+  /** Set: each `mcp_call_tool` takes its role from the Claude Code plugin's hook records in this folder, and is refused without one. */
+  hookRolesDir: string | undefined;
   /** Re-run discovery on the next search once the catalog is older than this. */
   discoveryTtlMs: number;
   /** Never contact the gateway; serve the offline seed catalog. */
@@ -166,6 +168,13 @@ const ENVIRONMENT = {
     }),
     fallback: 'director',
     help: `caller role (${ROLE_NAMES.join(', ')}); default is read-only`,
+  }),
+  HERETEK_HOOK_ROLES_DIR: variable({
+    schema: z
+      .string()
+      .min(1, 'HERETEK_HOOK_ROLES_DIR is set but empty')
+      .optional(),
+    help: "folder of the Claude Code plugin's per-call role records: each mcp_call_tool takes its role from there, and is refused without one",
   }),
   HERETEK_DISCOVERY_TTL_MS: variable({
     schema: positiveInteger('HERETEK_DISCOVERY_TTL_MS', 86_400_000),
@@ -362,6 +371,7 @@ export function loadBrokerConfig(
     gatewayTimeoutMs: e.HERETEK_GATEWAY_TIMEOUT_MS,
     gatewayMaxStreams: e.HERETEK_GATEWAY_MAX_STREAMS,
     role: e.HERETEK_BROKER_ROLE,
+    hookRolesDir: e.HERETEK_HOOK_ROLES_DIR,
     discoveryTtlMs: e.HERETEK_DISCOVERY_TTL_MS,
     offline: e.HERETEK_BROKER_OFFLINE,
     defaultProfile: e.HERETEK_BROKER_PROFILE,

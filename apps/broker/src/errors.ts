@@ -6,6 +6,7 @@ import { createErrorFamily } from '@heretek/internal';
  * - `UNKNOWN_TOOL`: the name is not in the catalog (and cannot be passed through).
  * - `UNKNOWN_TARGET`: a search or browse named a backend target the broker does not know.
  * - `ROLE_FORBIDDEN`: a read-only role asked for a mutating (or unknown) tool.
+ * - `ROLE_UNVERIFIED`: the broker takes each call's role from a Claude Code hook and none arrived; nothing was sent.
  * - `INVALID_ARGUMENTS`: the arguments fail the tool's JSON Schema, or a meta-tool's own; nothing was sent.
  * - `TOOL_CHANGED`: the tool's definition differs from its pin and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
  * - `TOOL_NEW`: the tool appeared on a backend after that backend's tools were pinned, nobody has accepted it (`--pin`), and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
@@ -19,6 +20,7 @@ export const BrokerErrorCode = {
   UnknownTool: 'UNKNOWN_TOOL',
   UnknownTarget: 'UNKNOWN_TARGET',
   RoleForbidden: 'ROLE_FORBIDDEN',
+  RoleUnverified: 'ROLE_UNVERIFIED',
   InvalidArguments: 'INVALID_ARGUMENTS',
   ToolChanged: 'TOOL_CHANGED',
   ToolNew: 'TOOL_NEW',

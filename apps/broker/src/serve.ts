@@ -1,6 +1,7 @@
 import type { Backend } from '@heretek/catalog';
 import { isReadOnlyRole } from '@heretek/prefix';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { callerRoleOption } from './caller-role.js';
 import { ClientBridge } from './client-bridge.js';
 import type { BrokerConfig } from './config.js';
 import { errorText } from './error-text.js';
@@ -53,7 +54,12 @@ export async function serve(
     return EXIT_CODES.usage;
   }
   const { broker, learning, trust } = opened;
-  const server = createBrokerServer({ broker, inputRounds, backends });
+  const server = createBrokerServer({
+    broker,
+    inputRounds,
+    backends,
+    ...callerRoleOption(config),
+  });
   bridge.attach(server);
   const skillsNote =
     config.skillsRoot === undefined
@@ -189,7 +195,11 @@ function startedLine(
     : `gateway ${config.gatewayUrl} (${config.gatewayMode}), seed catalog until discovery answers`;
   return (
     `${VERSION}: serving ${META_TOOL_NAMES.length} meta-tools over ${tools} tools from ${backends.length} backends; ` +
-    `source: ${source}; role ${config.role}${isReadOnlyRole(config.role) ? ' (read-only)' : ''}${skillsNote}.`
+    `source: ${source}; role ${config.role}${isReadOnlyRole(config.role) ? ' (read-only)' : ''}${
+      config.hookRolesDir === undefined
+        ? ''
+        : `, each call's own from the Claude Code hook's records in ${config.hookRolesDir}`
+    }${skillsNote}.`
   );
 }
 

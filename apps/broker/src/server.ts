@@ -7,6 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Broker } from './broker.js';
+import type { CallerRole } from './caller-role.js';
 import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
@@ -69,6 +70,8 @@ export function createBrokerServer(options: {
   broker: Broker;
   /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
   inputRounds?: InputRounds;
+  /** Each call's role from the request (a Claude Code hook's record); without it, every call has the broker's role. */
+  callerRole?: CallerRole;
   /**
    * The configured backend table: the `initialize` answer carries its
    * `buildInstructions` (never what discovery found, so the same
@@ -76,7 +79,7 @@ export function createBrokerServer(options: {
    */
   backends?: readonly InstructionsBackend[];
 }): McpServer {
-  const { broker, inputRounds, backends } = options;
+  const { broker, inputRounds, callerRole, backends } = options;
   const instructions =
     backends === undefined ? undefined : buildInstructions({ backends });
   const server = new McpServer(
@@ -98,7 +101,14 @@ export function createBrokerServer(options: {
       async (input: unknown, ctx) => {
         const { result } = await runMetaTool(name, input, {
           broker,
-          call: (request) => callThrough({ broker, inputRounds, request, ctx }),
+          call: async (request) =>
+            callThrough({
+              broker,
+              inputRounds,
+              request,
+              ctx,
+              role: await callerRole?.(ctx.mcpReq._meta),
+            }),
         });
         return result as ToolCallResult & { content: never[] };
       },
@@ -143,8 +153,11 @@ async function callThrough(options: {
   inputRounds: InputRounds | undefined;
   request: { name: string; arguments: Record<string, unknown> };
   ctx: ServerContext;
+  /** The caller's role for this call; the broker's role when unset. */
+  role: string | undefined;
 }): Promise<ToolCallResult> {
   const { broker, inputRounds, ctx } = options;
+  const role = options.role === undefined ? {} : { role: options.role };
   const { name, arguments: toolArguments } = options.request;
   const { onProgress, sent } = progressForwarder(ctx);
   const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
@@ -164,6 +177,7 @@ async function callThrough(options: {
           name,
           arguments: toolArguments,
           signal,
+          ...role,
           ...handlers,
         }),
     });
@@ -176,6 +190,7 @@ async function callThrough(options: {
     name,
     arguments: toolArguments,
     signal: ctx.mcpReq.signal,
+    ...role,
     ...(onProgress === undefined ? {} : { onProgress }),
   });
   await sent();

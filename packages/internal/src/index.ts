@@ -25,3 +25,9 @@ export {
 export { sha256Hex, sha256Tag } from './digest.js';
 export { thrownCode } from './thrown-code.js';
 export { UsageError, isUsageError } from './usage-error.js';
+export {
+  HOOK_ROLES_DIR_VARIABLE,
+  TOOL_USE_ID_META_KEY,
+  callerRoleRecordPath,
+  type CallerRoleRecord,
+} from './caller-role-record.js';

@@ -3,9 +3,10 @@
 // 1. A scripted multi-agent session: director hands work to each of the five
 //    other roles through the task tool; each does a search, an inspect and a
 //    call through the meta-tools. Anthropic's prompt caching is emulated over
-//    the recorded requests (see src/__fixtures__/anthropic-cache.ts), with the
-//    plugin and with the same six role prompts set as plain OpenCode agent
-//    prompts beside the stdio broker as an MCP server.
+//    the recorded requests (see the broker's test fixture
+//    apps/broker/src/__fixtures__/anthropic-cache.ts), with the plugin and
+//    with the same six role prompts set as plain OpenCode agent prompts
+//    beside the stdio broker as an MCP server.
 // 2. The first request's input tokens with the 527 LiveMCPBench tools served
 //    by a loopback MCP server: behind the plugin, and as a direct MCP server.
 // 3. Start-up (spawn to the first model request), peak memory of OpenCode and
@@ -32,12 +33,14 @@ import {
   type FixtureTool,
   type McpBackends,
 } from '#broker-fixtures/mcp-backends.js';
-import { emulateAnthropicCache } from '../src/__fixtures__/anthropic-cache.js';
+import { emulateAnthropicCache } from '#broker-fixtures/anthropic-cache.js';
 import {
   agentRequests,
+  delegationLine,
+  scriptLine,
   startModelStandIn,
   type RecordedRequest,
-} from '../src/__fixtures__/model-stand-in.js';
+} from '#broker-fixtures/model-stand-in.js';
 import {
   PACKAGE_ROOT,
   PLUGIN_URL,
@@ -180,7 +183,7 @@ function scriptTools(): Array<{ name: string; query: string; args: object }> {
 /** The director's script: hand one search-inspect-call to each other role. */
 function sessionScript(prefix: string): string {
   const call = (name: string, input: unknown) =>
-    `@tool ${prefix}${name} ${JSON.stringify(input)}`;
+    scriptLine(`${prefix}${name}`, input);
   const tools = scriptTools();
   return ROLE_NAMES.filter((role) => role !== 'director')
     .map((role, i) => {
@@ -190,11 +193,7 @@ function sessionScript(prefix: string): string {
         call('mcp_inspect_schema', { name: tool.name }),
         call('mcp_call_tool', { name: tool.name, arguments: tool.args }),
       ].join('\n');
-      return `@tool task ${JSON.stringify({
-        description: `work for ${role}`,
-        prompt: work,
-        subagent_type: role,
-      })}`;
+      return delegationLine({ tool: 'task', role, prompt: work });
     })
     .join('\n');
 }
@@ -441,7 +440,7 @@ return out.join(";");`;
 
 /** The `@tool execute` line of a script: at most about 40 kB, so the message stays under the 128 kB limit of one argument. */
 const executeLine = (queries: Query[]) =>
-  `@tool execute ${JSON.stringify({ code: codeModeScript(queries) })}`;
+  scriptLine('execute', { code: codeModeScript(queries) });
 
 /** The queries in runs whose `execute` line fits in one command-line argument. */
 function codeModeRuns(queries: Query[]): Query[][] {

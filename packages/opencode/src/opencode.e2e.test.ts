@@ -8,20 +8,19 @@ import { join } from 'node:path';
 import { ROLE_NAMES, type RoleName } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  startMcpBackends,
-  type McpBackends,
-} from '#broker-fixtures/mcp-backends.js';
-import {
-  CACHE_KEY,
-  FROZEN,
   RENAME,
-  RENAME_TOOL,
-} from './__fixtures__/expected.js';
+  startGhidraBackend,
+  type GhidraBackend,
+} from '#broker-fixtures/ghidra-backend.js';
 import {
   agentRequests,
+  delegationLine,
+  scriptLine as call,
   startModelStandIn,
+  toolResults,
   type RecordedRequest,
-} from './__fixtures__/model-stand-in.js';
+} from '#broker-fixtures/model-stand-in.js';
+import { CACHE_KEY, FROZEN } from './__fixtures__/expected.js';
 import {
   PLUGIN_URL,
   anthropicProvider,
@@ -33,16 +32,9 @@ import {
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
 
-/** A `@tool` line of the stand-in's script. */
-const call = (name: string, input: unknown) =>
-  `@tool ${name} ${JSON.stringify(input)}`;
 /** A task tool call handing `prompt` to `role`. */
 const delegate = (role: string, prompt: string) =>
-  call('task', {
-    description: `work for ${role}`,
-    prompt,
-    subagent_type: role,
-  });
+  delegationLine({ tool: 'task', role, prompt });
 
 type Outcome = { run: OpenCodeRun; requests: RecordedRequest[] };
 
@@ -55,20 +47,6 @@ const systemOf = (request: RecordedRequest) =>
 const roleOf = (request: RecordedRequest): RoleName | undefined =>
   ROLE_NAMES.find((role) =>
     systemOf(request)[1]?.text.startsWith(`# Role: ${role}\n`),
-  );
-
-/** Tool results the model received in a request, as text. */
-const toolResults = (request: RecordedRequest): string[] =>
-  ((request.body.messages ?? []) as Array<{ content: unknown }>).flatMap((m) =>
-    Array.isArray(m.content)
-      ? (m.content as Array<{ type: string; content?: unknown }>)
-          .filter((b) => b.type === 'tool_result')
-          .map((b) =>
-            typeof b.content === 'string'
-              ? b.content
-              : JSON.stringify(b.content),
-          )
-      : [],
   );
 
 async function closedPort(): Promise<number> {
@@ -98,35 +76,14 @@ async function twoAtATime<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
 /** `HERETEK_OPENCODE_E2E=0` skips these runs (CI's second Node version: OpenCode runs the plugin in its own Bun runtime). */
 const RUN_OPENCODE = process.env.HERETEK_OPENCODE_E2E !== '0';
 
-let backends: McpBackends;
+let ghidra: GhidraBackend;
 const outcomes = new Map<string, Outcome>();
 
 describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
   beforeAll(async () => {
-    backends = await startMcpBackends({
-      ghidra: [
-        RENAME_TOOL,
-        {
-          name: 'list_functions',
-          description: 'List the functions of the loaded program.',
-          inputSchema: { type: 'object', properties: {} },
-          readOnly: true,
-        },
-      ],
-    });
-    const state = temporaryFolder('state');
-    const backendsFile = join(state, 'backends.json');
-    writeFileSync(
-      backendsFile,
-      JSON.stringify([
-        { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
-      ]),
-    );
+    ghidra = await startGhidraBackend();
     const heretekEnv = (extra: Record<string, string> = {}) => ({
-      HERETEK_GATEWAY_URL: backends.url,
-      HERETEK_BACKENDS_FILE: backendsFile,
-      HERETEK_PINS_FILE: join(state, 'pins.json'),
-      HERETEK_USAGE_FILE: 'off',
+      ...ghidra.env,
       ...extra,
     });
     const projectA = temporaryFolder('project-a');
@@ -248,7 +205,7 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
   }, 1_500_000);
 
   afterAll(async () => {
-    await backends?.close();
+    await ghidra?.close();
     // What each run sent and logged, for a failure to be read after the fact.
     const dump = join(temporaryFolder('e2e-record'), 'outcomes.json');
     writeFileSync(dump, JSON.stringify(Object.fromEntries(outcomes), null, 1));
@@ -399,9 +356,11 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
       expect(backendResults).toContain(
         'rename_function ok {"old_name":"FUN_1000","new_name":"main"}',
       );
-      // One call reached the backend: staff-backend's.
-      expect(backends.calls.map((c) => [c.path, c.tool, c.arguments])).toEqual([
-        ['/mcp/ghidra', 'rename_function', RENAME.arguments],
+      // One call reached the backend: staff-backend's, with its role.
+      expect(
+        ghidra.backends.calls.map((c) => [c.path, c.tool, c.arguments, c.role]),
+      ).toEqual([
+        ['/mcp/ghidra', 'rename_function', RENAME.arguments, 'staff-backend'],
       ]);
     });
   });

@@ -3,21 +3,14 @@
 // in setup.ts): it records what setup registers and calls it as OpenCode
 // does. The broker runs for real behind a loopback gateway with an MCP
 // backend from the SDK.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ROLE_NAMES } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  startMcpBackends,
-  type McpBackends,
-} from '#broker-fixtures/mcp-backends.js';
-import {
-  CACHE_KEY,
-  FROZEN,
   RENAME,
-  RENAME_TOOL,
-} from './__fixtures__/expected.js';
+  startGhidraBackend,
+  type GhidraBackend,
+} from '#broker-fixtures/ghidra-backend.js';
+import { CACHE_KEY, FROZEN } from './__fixtures__/expected.js';
 import plugin from './index.js';
 import type {
   AgentInfoV2,
@@ -131,39 +124,22 @@ function openCode2Host(options: {
   };
 }
 
-let backends: McpBackends;
+let ghidra: GhidraBackend;
 let host: ReturnType<typeof openCode2Host>;
 let cleanup: (() => Promise<void>) | void;
 
 beforeAll(async () => {
-  backends = await startMcpBackends({
-    ghidra: [RENAME_TOOL],
-  });
-  const state = mkdtempSync(join(tmpdir(), 'heretek-opencode2-'));
-  const backendsFile = join(state, 'backends.json');
-  writeFileSync(
-    backendsFile,
-    JSON.stringify([
-      { backend: 'ghidra-mcp', target: 'ghidra', profile: 'appsec' },
-    ]),
-  );
+  ghidra = await startGhidraBackend();
   host = openCode2Host({
     directory: REPOSITORY_ROOT,
-    pluginOptions: {
-      env: {
-        HERETEK_GATEWAY_URL: backends.url,
-        HERETEK_BACKENDS_FILE: backendsFile,
-        HERETEK_PINS_FILE: join(state, 'pins.json'),
-        HERETEK_USAGE_FILE: 'off',
-      },
-    },
+    pluginOptions: { env: ghidra.env },
   });
   cleanup = await plugin.setup(host.context);
 }, 60_000);
 
 afterAll(async () => {
   if (typeof cleanup === 'function') await cleanup();
-  await backends?.close();
+  await ghidra?.close();
 });
 
 describe('setup() in OpenCode 2 (documented context)', () => {
@@ -227,13 +203,15 @@ describe('setup() in OpenCode 2 (documented context)', () => {
       isError: true,
       title: 'ROLE_FORBIDDEN',
     });
-    expect(backends.calls).toEqual([]);
+    expect(ghidra.backends.calls).toEqual([]);
     const sent = await host.call('staff-backend', 'mcp_call_tool', RENAME);
     expect(sent.content).toBe(
       'rename_function ok {"old_name":"FUN_1000","new_name":"main"}',
     );
-    expect(backends.calls.map((c) => [c.path, c.tool, c.arguments])).toEqual([
-      ['/mcp/ghidra', 'rename_function', RENAME.arguments],
+    expect(
+      ghidra.backends.calls.map((c) => [c.path, c.tool, c.arguments, c.role]),
+    ).toEqual([
+      ['/mcp/ghidra', 'rename_function', RENAME.arguments, 'staff-backend'],
     ]);
   });
 
@@ -243,7 +221,7 @@ describe('setup() in OpenCode 2 (documented context)', () => {
       role: 'staff-backend',
     });
     expect(forged.metadata).toMatchObject({ isError: true });
-    expect(backends.calls).toHaveLength(1);
+    expect(ghidra.backends.calls).toHaveLength(1);
   });
 });
 

@@ -1,13 +1,11 @@
 /**
  * Test fixture: what the tests of both OpenCode lines expect of a role
- * agent's request (the frozen prefix, the prompt cache key) and the mutating
- * backend tool the role gate is tried with.
+ * agent's request (the frozen prefix, the prompt cache key).
  */
 import {
   assemblePrefixCachedPrompt,
   toOpenAIPromptCache,
 } from '@heretek/prefix';
-import type { FixtureTool } from '#broker-fixtures/mcp-backends.js';
 import { REPOSITORY_ROOT } from './run-opencode.js';
 
 const director = assemblePrefixCachedPrompt({
@@ -26,23 +24,3 @@ export const CACHE_KEY = toOpenAIPromptCache({
   prompt: director,
   model: 'gpt-5',
 }).promptCacheKey;
-
-/** A mutating Ghidra tool, served by the backend `ghidra`. */
-export const RENAME_TOOL: FixtureTool = {
-  name: 'rename_function',
-  description: 'Rename a function in the Ghidra project database.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      old_name: { type: 'string' },
-      new_name: { type: 'string' },
-    },
-    required: ['old_name', 'new_name'],
-  },
-};
-
-/** The meta-tool call of {@link RENAME_TOOL} through the broker. */
-export const RENAME = {
-  name: 'ghidra_rename_function',
-  arguments: { old_name: 'FUN_1000', new_name: 'main' },
-};

@@ -2,15 +2,16 @@
  * Test fixture, not a product: a loopback stand-in for a model provider that
  * records every request and scripts tool calls. It answers the Anthropic
  * Messages API (`POST /v1/messages`, SSE) and the OpenAI Chat Completions API
- * (`POST /v1/chat/completions`, SSE), which is all OpenCode needs from a
- * provider to run an agent loop.
+ * (`POST /v1/chat/completions`, SSE), which is all OpenCode and Claude Code
+ * need from a provider to run an agent loop.
  *
  * The script travels in the conversation itself: each line of the latest user
- * text of the form `@tool <name> <json>` is one tool call. The stand-in
- * answers the first request after that text with the first such call, the
- * request that carries its result with the second, and so on; once every call
- * has been made it answers with plain text. A task tool call whose `prompt`
- * holds `@tool` lines scripts the subagent the same way.
+ * text of the form `@tool <name> <json>` ({@link scriptLine}) is one tool
+ * call. The stand-in answers the first request after that text with the first
+ * such call, the request that carries its result with the second, and so on;
+ * once every call has been made it answers with plain text. A delegation
+ * (OpenCode's task tool, Claude Code's Agent tool) whose `prompt` holds
+ * `@tool` lines scripts the subagent the same way.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,10 +45,47 @@ export function agentRequests(
   );
 }
 
+/** Tool results the model received in an Anthropic request, as text. */
+export function toolResults(request: RecordedRequest): string[] {
+  return ((request.body.messages ?? []) as Message[]).flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as Array<{ type: string; content?: unknown }>)
+          .filter((b) => b.type === 'tool_result')
+          .map((b) =>
+            typeof b.content === 'string'
+              ? b.content
+              : JSON.stringify(b.content),
+          )
+      : [],
+  );
+}
+
 type Message = { role: string; content: unknown };
 type Block = { type: string; text?: string; tool_use_id?: string };
 
 const DIRECTIVE = /^@tool (\S+) (.+)$/;
+
+/** The script line of one tool call: `@tool <name> <json>`. */
+export const scriptLine = (name: string, input: unknown): string =>
+  `@tool ${name} ${JSON.stringify(input)}`;
+
+/**
+ * The script line of a delegation that hands `prompt` to a subagent: OpenCode's
+ * `task` tool and Claude Code's `Agent` tool take the same input.
+ */
+export const delegationLine = (options: {
+  tool: 'task' | 'Agent';
+  /** What the work is for, in the call's description. */
+  role: string;
+  /** The agent's name (default `role`). */
+  subagentType?: string;
+  prompt: string;
+}): string =>
+  scriptLine(options.tool, {
+    description: `work for ${options.role}`,
+    prompt: options.prompt,
+    subagent_type: options.subagentType ?? options.role,
+  });
 
 /**
  * The `@tool` lines of a text, in order. `opencode run` wraps a message that

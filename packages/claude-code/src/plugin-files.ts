@@ -1,0 +1,138 @@
+/**
+ * The plugin's generated files, made from `@heretek/prefix` at build time so
+ * they never drift from the role prompts: six agents whose bodies are the
+ * frozen prefix (layers 1+2) and whose `tools:` lines are one list, each
+ * role's layers 3+4 for the `SubagentStart` hook, the hook table and the
+ * MCP server entry.
+ */
+import {
+  PROFILE_NAMES,
+  ROLE_NAMES,
+  ROLES,
+  assemblePrefixCachedPrompt,
+  type RoleName,
+} from '@heretek/prefix';
+import {
+  BROKER_BIN,
+  BROKER_TOOLS,
+  CALL_TOOL,
+  CLAUDE_CODE_TOOLS,
+  HOOK_ROLES_DIR_VARIABLE,
+  HOOK_SCRIPT,
+  PLUGIN_NAME,
+  ROLE_LAYERS_FILE,
+  ROLES_DIR,
+  SERVER_NAME,
+} from './layout.js';
+
+/** Layers 3+4 of every role, by profile then role. */
+export type RoleLayers = Record<string, Record<RoleName, string>>;
+
+/** The frozen prefix and every role's own layers, from the `roles/` of `workspaceRoot`. */
+export function readRolePrompts(workspaceRoot: string): {
+  frozen: string;
+  layers: RoleLayers;
+} {
+  let frozen: string | undefined;
+  const layers: RoleLayers = {};
+  for (const profile of PROFILE_NAMES) {
+    const byRole = {} as Record<RoleName, string>;
+    for (const role of ROLE_NAMES) {
+      const prompt = assemblePrefixCachedPrompt({
+        role,
+        workspaceRoot,
+        activeProfile: profile,
+      });
+      const [layer1, layer2, layer3, layer4] = prompt.layers;
+      const own = layer1.text + layer2.text;
+      if (frozen !== undefined && own !== frozen)
+        throw new Error(
+          `the frozen prefix of ${role} (${profile}) differs from the others`,
+        );
+      frozen = own;
+      byRole[role] = layer3.text + layer4.text;
+    }
+    layers[profile] = byRole;
+  }
+  return { frozen: frozen!, layers };
+}
+
+/** What Claude Code's agent list and the Agent tool show for a role. */
+function description(role: RoleName): string {
+  const definition = ROLES[role];
+  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot call mutating backend tools.' : ''}`;
+}
+
+/**
+ * An agent file: front matter (its name and description; the one `tools:`
+ * line of every role) and the frozen prefix as its body, the same bytes for
+ * all six.
+ */
+export function agentFile(role: RoleName, frozen: string): string {
+  return [
+    '---',
+    `name: ${role}`,
+    `description: ${JSON.stringify(description(role))}`,
+    `tools: ${[...CLAUDE_CODE_TOOLS, ...BROKER_TOOLS].join(', ')}`,
+    '---',
+    frozen,
+  ].join('\n');
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** The hook program run with `args` (exec form: no shell, paths with spaces stay whole). */
+const hook = (...args: string[]) => ({
+  type: 'command',
+  command: 'node',
+  args: [`\${CLAUDE_PLUGIN_ROOT}/${HOOK_SCRIPT}`, ...args],
+});
+
+/** Every generated file of the plugin folder, by path relative to it. */
+export function pluginFiles(options: {
+  workspaceRoot: string;
+  version: string;
+}): Record<string, string> {
+  const { frozen, layers } = readRolePrompts(options.workspaceRoot);
+  const files: Record<string, string> = {
+    '.claude-plugin/plugin.json': json({
+      name: PLUGIN_NAME,
+      version: options.version,
+      description:
+        "The six heretek roles as subagents sharing one cached prompt prefix, and the broker's three lazy tools gated by each subagent's own role.",
+      author: { name: 'heretek' },
+      license: 'Apache-2.0',
+      homepage:
+        'https://github.com/heretek-ai/heretek-context-router/tree/main/packages/claude-code',
+      repository: 'https://github.com/heretek-ai/heretek-context-router',
+    }),
+    '.mcp.json': json({
+      mcpServers: {
+        [SERVER_NAME]: {
+          command: 'node',
+          args: [`\${CLAUDE_PLUGIN_ROOT}/${BROKER_BIN}`],
+          env: { [HOOK_ROLES_DIR_VARIABLE]: ROLES_DIR },
+          alwaysLoad: true,
+        },
+      },
+    }),
+    'hooks/hooks.json': json({
+      description:
+        "Gives each heretek role its own prompt layers, and hands the calling agent's role to the broker for every mcp_call_tool.",
+      hooks: {
+        SessionStart: [{ hooks: [hook('session-start')] }],
+        SubagentStart: [{ hooks: [hook('subagent-start')] }],
+        PreToolUse: [
+          {
+            matcher: CALL_TOOL,
+            hooks: [hook('pre-tool-use', ROLES_DIR)],
+          },
+        ],
+      },
+    }),
+    [ROLE_LAYERS_FILE]: json(layers),
+  };
+  for (const role of ROLE_NAMES)
+    files[`agents/${role}.md`] = agentFile(role, frozen);
+  return files;
+}
