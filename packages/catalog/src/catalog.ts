@@ -5,7 +5,7 @@ import {
   type SearchTuningOverrides,
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
-import { CatalogError, CatalogErrorCode } from './errors.js';
+import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
   digestSteps,
   planSavedCatalog,
@@ -43,11 +43,6 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 200;
 /** Queries longer than this many characters are truncated before analysis. */
 export const MAX_QUERY_CHARS = 4096;
-/** The `INVALID_ARGUMENT` error of a caller's bad option. */
-function invalidArgument(message: string): CatalogError {
-  return new CatalogError({ code: CatalogErrorCode.InvalidArgument, message });
-}
-
 function yieldToOthers(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }

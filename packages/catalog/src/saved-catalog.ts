@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { assertTargetName } from './backends.js';
-import { CatalogError, CatalogErrorCode } from './errors.js';
+import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
   FIELD_COUNT,
   type PreparedTool,
@@ -483,10 +483,9 @@ export function* planSavedCatalog(options: {
   const headerBytes = paddedJson(header, 8);
   const places = sectionPlaces(counts, plan.widths, headerBytes.length);
   if (places.end > 0xffffffff)
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidArgument,
-      message: `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
-    });
+    throw invalidArgument(
+      `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
+    );
   return {
     segments,
     plan,
