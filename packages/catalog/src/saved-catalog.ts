@@ -56,23 +56,20 @@ export type SavedCatalogInfo = {
   targets: SavedCatalogTarget[];
 };
 
-/** Numbers of things in a saved catalog, from which every section's place follows. */
-type Counts = {
-  /** Targets (segments). */
-  segments: number;
-  tools: number;
-  /** Entries of the catalog's term table. */
-  terms: number;
-  /** Distinct terms of each segment, summed over the segments. */
-  localTerms: number;
-  postings: number;
-  nameTerms: number;
-  bareNames: number;
-  /** Numbers of the tools' packed terms (field ends and term numbers), summed. */
-  toolTerms: number;
-  textBytes: number;
-  schemaBytes: number;
-};
+/** The numbers of things in a saved catalog, from which every section's place follows. */
+const COUNTS = [
+  'segments', // targets
+  'tools',
+  'terms', // entries of the catalog's term table
+  'localTerms', // distinct terms of each segment, summed over the segments
+  'postings',
+  'nameTerms',
+  'bareNames',
+  'toolTerms', // numbers of the tools' packed terms (field ends and term numbers), summed
+  'textBytes',
+  'schemaBytes',
+] as const;
+type Counts = Record<(typeof COUNTS)[number], number>;
 
 /**
  * Bytes per item of the sections whose width varies: a posting's local tool (2 when every
@@ -359,18 +356,8 @@ function* planCatalog(
   // The catalog's term numbers, in order of first appearance.
   const numberOf = new Int32Array(TERMS.size).fill(-1);
   const terms: number[] = [];
-  const counts: Counts = {
-    segments: segments.length,
-    tools: 0,
-    terms: 0,
-    localTerms: 0,
-    postings: 0,
-    nameTerms: 0,
-    bareNames: 0,
-    toolTerms: 0,
-    textBytes: 0,
-    schemaBytes: 0,
-  };
+  const counts = Object.fromEntries(COUNTS.map((name) => [name, 0])) as Counts;
+  counts.segments = segments.length;
   const widths: Widths = { documents: 2, bags: 2, toolTerms: 2 };
   const targets: SavedCatalogTarget[] = [];
   for (const { segment, key } of segments) {
@@ -963,7 +950,7 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
     !validWidths(header.widths) ||
     typeof counts !== 'object' ||
     counts === null ||
-    !SECTION_COUNTS.every((name) => isCount(counts[name])) ||
+    !COUNTS.every((name) => isCount(counts[name])) ||
     !Array.isArray(header.targets) ||
     header.targets.length !== counts.segments
   )
@@ -998,19 +985,6 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
     refuseCatalog(where, 'its counts do not match its length (corrupt)');
   return { bytes, header: header as Header, places };
 }
-
-const SECTION_COUNTS = [
-  'segments',
-  'tools',
-  'terms',
-  'localTerms',
-  'postings',
-  'nameTerms',
-  'bareNames',
-  'toolTerms',
-  'textBytes',
-  'schemaBytes',
-] as const;
 
 /**
  * Reads the header of a saved catalog (its version, and each target with its key, tool count,
