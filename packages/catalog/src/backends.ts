@@ -13,6 +13,11 @@ import type { Backend } from './types.js';
  */
 export const DEFAULT_BACKENDS: readonly Backend[] = SHARED_BACKENDS;
 
+/** The `INVALID_BACKENDS_FILE` error of a bad backends file or record. */
+function invalidFile(message: string, cause?: unknown): CatalogError {
+  return new CatalogError({ code: 'INVALID_BACKENDS_FILE', message, cause });
+}
+
 /**
  * Throws `INVALID_TARGET` unless `target` is a usable gateway target name under the
  * agentgateway rule: 1 to 253 characters of lowercase letters, digits, `-` and `.`.
@@ -39,29 +44,26 @@ export function parseBackend(options: {
   const where = options.where ?? 'backend';
   const value = options.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CatalogError({
-      code: 'INVALID_BACKENDS_FILE',
-      message: `${where}: expected an object {"backend","target","profile"}, got ${JSON.stringify(value)}.`,
-    });
+    throw invalidFile(
+      `${where}: expected an object {"backend","target","profile"}, got ${JSON.stringify(value)}.`,
+    );
   }
   const record = value as Record<string, unknown>;
   for (const key of ['backend', 'target', 'profile'] as const) {
     const field = record[key];
     if (typeof field !== 'string' || field.trim() === '') {
-      throw new CatalogError({
-        code: 'INVALID_BACKENDS_FILE',
-        message: `${where}: "${key}" must be a non-empty string, got ${JSON.stringify(field)}.`,
-      });
+      throw invalidFile(
+        `${where}: "${key}" must be a non-empty string, got ${JSON.stringify(field)}.`,
+      );
     }
   }
   const unknownKeys = Object.keys(record).filter(
     (key) => !['backend', 'target', 'profile'].includes(key),
   );
   if (unknownKeys.length > 0) {
-    throw new CatalogError({
-      code: 'INVALID_BACKENDS_FILE',
-      message: `${where}: unknown field(s) ${unknownKeys.map((key) => JSON.stringify(key)).join(', ')}; allowed are "backend", "target", "profile".`,
-    });
+    throw invalidFile(
+      `${where}: unknown field(s) ${unknownKeys.map((key) => JSON.stringify(key)).join(', ')}; allowed are "backend", "target", "profile".`,
+    );
   }
   try {
     assertTargetName(record.target);
@@ -95,27 +97,24 @@ export function loadBackends(options: { file: string }): Backend[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CatalogError({
-      code: 'INVALID_BACKENDS_FILE',
-      message: `Cannot read backends file ${file}: ${(error as Error).message}`,
-      cause: error,
-    });
+    throw invalidFile(
+      `Cannot read backends file ${file}: ${(error as Error).message}`,
+      error,
+    );
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new CatalogError({
-      code: 'INVALID_BACKENDS_FILE',
-      message: `Backends file ${file} is not valid JSON: ${(error as Error).message}`,
-      cause: error,
-    });
+    throw invalidFile(
+      `Backends file ${file} is not valid JSON: ${(error as Error).message}`,
+      error,
+    );
   }
   if (!Array.isArray(parsed)) {
-    throw new CatalogError({
-      code: 'INVALID_BACKENDS_FILE',
-      message: `Backends file ${file} must hold a JSON array of {"backend","target","profile"} objects.`,
-    });
+    throw invalidFile(
+      `Backends file ${file} must hold a JSON array of {"backend","target","profile"} objects.`,
+    );
   }
   const backends = parsed.map((value, index) =>
     parseBackend({ value, where: `${file} [${index}]` }),
@@ -125,17 +124,15 @@ export function loadBackends(options: { file: string }): Backend[] {
   backends.forEach((backend, index) => {
     const previousTarget = seenTargets.get(backend.target);
     if (previousTarget !== undefined) {
-      throw new CatalogError({
-        code: 'INVALID_BACKENDS_FILE',
-        message: `${file} [${index}]: target "${backend.target}" is already used by entry [${previousTarget}]; targets must be unique.`,
-      });
+      throw invalidFile(
+        `${file} [${index}]: target "${backend.target}" is already used by entry [${previousTarget}]; targets must be unique.`,
+      );
     }
     const previousBackend = seenBackends.get(backend.backend);
     if (previousBackend !== undefined) {
-      throw new CatalogError({
-        code: 'INVALID_BACKENDS_FILE',
-        message: `${file} [${index}]: backend "${backend.backend}" is already listed as entry [${previousBackend}]; backends must be unique.`,
-      });
+      throw invalidFile(
+        `${file} [${index}]: backend "${backend.backend}" is already listed as entry [${previousBackend}]; backends must be unique.`,
+      );
     }
     seenTargets.set(backend.target, index);
     seenBackends.set(backend.backend, index);

@@ -5,7 +5,7 @@ import {
   type SearchTuningOverrides,
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
-import { CatalogError, CatalogErrorCode } from './errors.js';
+import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
   digestSteps,
   planSavedCatalog,
@@ -123,20 +123,19 @@ export type RestoreCatalogResult = {
 const PREPARE_SLICE = 256;
 
 function validateEntry(entry: ToolEntry, where: string): void {
-  if (typeof entry !== 'object' || entry === null) {
+  const invalid = (problem: string): never => {
     throw new CatalogError({
       code: CatalogErrorCode.InvalidTool,
-      message: `${where}: a tool entry must be an object, got ${JSON.stringify(entry)}.`,
+      message: `${where}: ${problem}`,
     });
-  }
-  for (const key of ['name', 'target', 'tool', 'backend', 'profile'] as const) {
-    if (typeof entry[key] !== 'string' || entry[key] === '') {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidTool,
-        message: `${where}: tool ${JSON.stringify(entry.name)} needs a non-empty string "${key}" (build entries with toolEntryFromMcpTool).`,
-      });
-    }
-  }
+  };
+  if (typeof entry !== 'object' || entry === null)
+    invalid(`a tool entry must be an object, got ${JSON.stringify(entry)}.`);
+  for (const key of ['name', 'target', 'tool', 'backend', 'profile'] as const)
+    if (typeof entry[key] !== 'string' || entry[key] === '')
+      invalid(
+        `tool ${JSON.stringify(entry.name)} needs a non-empty string "${key}" (build entries with toolEntryFromMcpTool).`,
+      );
   try {
     assertTargetName(entry.target);
   } catch (error) {
@@ -147,24 +146,14 @@ function validateEntry(entry: ToolEntry, where: string): void {
     });
   }
   const qualified = multiplexedName(entry.target, entry.tool);
-  if (entry.name !== qualified) {
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidTool,
-      message: `${where}: tool name "${entry.name}" must be "<target>_<tool>" = "${qualified}".`,
-    });
-  }
-  if (typeof entry.description !== 'string') {
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidTool,
-      message: `${where}: tool "${entry.name}" has a non-string "description".`,
-    });
-  }
-  if (typeof entry.mutating !== 'boolean') {
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidTool,
-      message: `${where}: tool "${entry.name}" needs a boolean "mutating".`,
-    });
-  }
+  if (entry.name !== qualified)
+    invalid(
+      `tool name "${entry.name}" must be "<target>_<tool>" = "${qualified}".`,
+    );
+  if (typeof entry.description !== 'string')
+    invalid(`tool "${entry.name}" has a non-string "description".`);
+  if (typeof entry.mutating !== 'boolean')
+    invalid(`tool "${entry.name}" needs a boolean "mutating".`);
 }
 
 function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
@@ -219,10 +208,7 @@ export class ToolCatalog {
         ? undefined
         : checkTuningOverrides(options.tuning);
     if (problem !== undefined) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: `new ToolCatalog: ${problem}`,
-      });
+      throw invalidArgument(`new ToolCatalog: ${problem}`);
     }
     this.#tuning = resolveTuning(options.tuning);
     this.#snapshot = buildSnapshot({
@@ -355,11 +341,9 @@ export class ToolCatalog {
       digestAt: SAVED_CATALOG_DIGEST_AT,
       async *chunks() {
         if (started)
-          throw new CatalogError({
-            code: CatalogErrorCode.InvalidArgument,
-            message:
-              'saveCatalogStream: chunks() was already called; save the catalog again for another copy.',
-          });
+          throw invalidArgument(
+            'saveCatalogStream: chunks() was already called; save the catalog again for another copy.',
+          );
         started = true;
         const steps = savedCatalogChunks(save);
         for (let step = steps.next(); ; step = steps.next()) {
@@ -377,16 +361,14 @@ export class ToolCatalog {
     where: string,
   ): { segment: Segment; key: string }[] {
     if (!(keys instanceof Map))
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: `${where}: give a Map of target -> key (two strings).`,
-      });
+      throw invalidArgument(
+        `${where}: give a Map of target -> key (two strings).`,
+      );
     for (const [target, key] of keys)
       if (typeof target !== 'string' || typeof key !== 'string')
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidArgument,
-          message: `${where}: target ${JSON.stringify(target)} has key ${JSON.stringify(key)}; give a Map of target -> key (two strings).`,
-        });
+        throw invalidArgument(
+          `${where}: target ${JSON.stringify(target)} has key ${JSON.stringify(key)}; give a Map of target -> key (two strings).`,
+        );
     const segments: { segment: Segment; key: string }[] = [];
     for (const segment of this.#snapshot.index.segments) {
       const key = keys.get(segment.target);
@@ -463,10 +445,9 @@ export class ToolCatalog {
       options === null ||
       (options.keep !== undefined && typeof options.keep !== 'function')
     )
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: `${where}: options must be { keep?: (target, key, info) => boolean }.`,
-      });
+      throw invalidArgument(
+        `${where}: options must be { keep?: (target, key, info) => boolean }.`,
+      );
     return options.keep ?? (() => true);
   }
 
@@ -500,10 +481,9 @@ export class ToolCatalog {
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
   ): Map<string, ToolEntry[]> {
     if (!(changes instanceof Map)) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: 'replaceBackends: changes must be a Map of target -> tools.',
-      });
+      throw invalidArgument(
+        'replaceBackends: changes must be a Map of target -> tools.',
+      );
     }
     const checked = new Map<string, ToolEntry[]>();
     for (const [target, tools] of changes) {
@@ -596,10 +576,9 @@ export class ToolCatalog {
   #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
     assertTargetName(target);
     if (!Array.isArray(tools)) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: `replaceBackend("${target}"): tools must be an array.`,
-      });
+      throw invalidArgument(
+        `replaceBackend("${target}"): tools must be an array.`,
+      );
     }
     tools.forEach((entry, position) => {
       validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
@@ -642,30 +621,20 @@ export class ToolCatalog {
       options === null ||
       typeof options.query !== 'string'
     ) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: 'search: "query" must be a string.',
-      });
+      throw invalidArgument('search: "query" must be a string.');
     }
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: `search: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got ${String(limit)}.`,
-      });
+      throw invalidArgument(
+        `search: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got ${String(limit)}.`,
+      );
     }
     const { profile, target } = options;
     if (profile !== undefined && typeof profile !== 'string') {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: 'search: "profile" must be a string when given.',
-      });
+      throw invalidArgument('search: "profile" must be a string when given.');
     }
     if (target !== undefined && typeof target !== 'string') {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: 'search: "target" must be a string when given.',
-      });
+      throw invalidArgument('search: "target" must be a string when given.');
     }
     const query =
       options.query.length > MAX_QUERY_CHARS
@@ -703,10 +672,7 @@ export class ToolCatalog {
    */
   searchTerms(query: string): string[] {
     if (typeof query !== 'string') {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidArgument,
-        message: 'searchTerms: "query" must be a string.',
-      });
+      throw invalidArgument('searchTerms: "query" must be a string.');
     }
     return analyzeQuery(query.slice(0, MAX_QUERY_CHARS)).flatMap(
       (word) => word.terms,

@@ -1,4 +1,4 @@
-import { CatalogError } from './errors.js';
+import { CatalogError, invalidArgument } from './errors.js';
 import type { ToolEntry } from './types.js';
 
 /**
@@ -49,10 +49,9 @@ export function checkEmbeddingsUrl(url: string, where: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: `${where}: ${JSON.stringify(url)} is not a URL; give the endpoint's base URL, e.g. http://127.0.0.1:11434/v1 (/embeddings is appended).`,
-    });
+    throw invalidArgument(
+      `${where}: ${JSON.stringify(url)} is not a URL; give the endpoint's base URL, e.g. http://127.0.0.1:11434/v1 (/embeddings is appended).`,
+    );
   }
   const problem =
     parsed.protocol !== 'http:' && parsed.protocol !== 'https:'
@@ -64,11 +63,7 @@ export function checkEmbeddingsUrl(url: string, where: string): string {
           : /\/embeddings\/?$/.test(parsed.pathname)
             ? 'is the base URL: leave /embeddings off (it is appended)'
             : undefined;
-  if (problem !== undefined)
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: `${where}: ${problem}.`,
-    });
+  if (problem !== undefined) throw invalidArgument(`${where}: ${problem}.`);
   return url.replace(/\/+$/, '');
 }
 
@@ -138,10 +133,9 @@ export function openAiEmbeddings(
   const base = checkEmbeddingsUrl(options.url, 'embeddings url');
   const { model, key } = options;
   if (typeof model !== 'string' || model.trim() === '')
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: 'embeddings model: give the model name, e.g. nomic-embed-text.',
-    });
+    throw invalidArgument(
+      'embeddings model: give the model name, e.g. nomic-embed-text.',
+    );
   const timeoutMs = options.timeoutMs ?? 30_000;
   const endpoint = `${base}/embeddings`;
   return {

@@ -36,3 +36,8 @@ export class CatalogError extends createErrorFamily<typeof CatalogErrorCode>(
 
 /** One of the {@link CatalogErrorCode} values. */
 export type CatalogErrorCode = CatalogError['code'];
+
+/** The `INVALID_ARGUMENT` error of a caller's bad option. */
+export function invalidArgument(message: string): CatalogError {
+  return new CatalogError({ code: CatalogErrorCode.InvalidArgument, message });
+}

@@ -1,4 +1,4 @@
-import { CatalogError } from './errors.js';
+import { invalidArgument } from './errors.js';
 import { DEFAULT_FUSION, interpolate, type Fusion } from './fusion.js';
 import { QuantizedRows } from './similarity-kernel.js';
 import {
@@ -40,16 +40,12 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
           ? '"tool" must be a function from a tool name to its vector'
           : undefined;
   if (problem !== undefined)
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: `search: "vectors" ${problem}.`,
-    });
+    throw invalidArgument(`search: "vectors" ${problem}.`);
   const fusion = { ...DEFAULT_FUSION, ...vectors.fusion };
   if (!(fusion.weight >= 0 && fusion.weight <= 1))
-    throw new CatalogError({
-      code: 'INVALID_ARGUMENT',
-      message: `search: "vectors.fusion.weight" must be a number from 0 to 1, got ${String(fusion.weight)}.`,
-    });
+    throw invalidArgument(
+      `search: "vectors.fusion.weight" must be a number from 0 to 1, got ${String(fusion.weight)}.`,
+    );
   return fusion;
 }
 

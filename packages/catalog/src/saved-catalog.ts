@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { assertTargetName } from './backends.js';
-import { CatalogError, CatalogErrorCode } from './errors.js';
+import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
   FIELD_COUNT,
   type PreparedTool,
@@ -56,23 +56,20 @@ export type SavedCatalogInfo = {
   targets: SavedCatalogTarget[];
 };
 
-/** Numbers of things in a saved catalog, from which every section's place follows. */
-type Counts = {
-  /** Targets (segments). */
-  segments: number;
-  tools: number;
-  /** Entries of the catalog's term table. */
-  terms: number;
-  /** Distinct terms of each segment, summed over the segments. */
-  localTerms: number;
-  postings: number;
-  nameTerms: number;
-  bareNames: number;
-  /** Numbers of the tools' packed terms (field ends and term numbers), summed. */
-  toolTerms: number;
-  textBytes: number;
-  schemaBytes: number;
-};
+/** The numbers of things in a saved catalog, from which every section's place follows. */
+const COUNTS = [
+  'segments', // targets
+  'tools',
+  'terms', // entries of the catalog's term table
+  'localTerms', // distinct terms of each segment, summed over the segments
+  'postings',
+  'nameTerms',
+  'bareNames',
+  'toolTerms', // numbers of the tools' packed terms (field ends and term numbers), summed
+  'textBytes',
+  'schemaBytes',
+] as const;
+type Counts = Record<(typeof COUNTS)[number], number>;
 
 /**
  * Bytes per item of the sections whose width varies: a posting's local tool (2 when every
@@ -359,18 +356,8 @@ function* planCatalog(
   // The catalog's term numbers, in order of first appearance.
   const numberOf = new Int32Array(TERMS.size).fill(-1);
   const terms: number[] = [];
-  const counts: Counts = {
-    segments: segments.length,
-    tools: 0,
-    terms: 0,
-    localTerms: 0,
-    postings: 0,
-    nameTerms: 0,
-    bareNames: 0,
-    toolTerms: 0,
-    textBytes: 0,
-    schemaBytes: 0,
-  };
+  const counts = Object.fromEntries(COUNTS.map((name) => [name, 0])) as Counts;
+  counts.segments = segments.length;
   const widths: Widths = { documents: 2, bags: 2, toolTerms: 2 };
   const targets: SavedCatalogTarget[] = [];
   for (const { segment, key } of segments) {
@@ -483,10 +470,9 @@ export function* planSavedCatalog(options: {
   const headerBytes = paddedJson(header, 8);
   const places = sectionPlaces(counts, plan.widths, headerBytes.length);
   if (places.end > 0xffffffff)
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidArgument,
-      message: `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
-    });
+    throw invalidArgument(
+      `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
+    );
   return {
     segments,
     plan,
@@ -499,27 +485,40 @@ export function* planSavedCatalog(options: {
   };
 }
 
-/** How a section's numbers are stored: bytes each, and whether they are floats. */
-type NumberKind = 'u8' | 'u16' | 'u32' | 'f32' | 'f64';
-type NumberView =
-  Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
-const KIND_BYTES: Record<NumberKind, number> = {
-  u8: 1,
-  u16: 2,
-  u32: 4,
-  f32: 4,
-  f64: 8,
-};
-const VIEWS: Record<
-  NumberKind,
-  new (buffer: ArrayBuffer, offset: number, length: number) => NumberView
-> = {
+/** The typed array of each kind of number a section holds. */
+const VIEWS = {
   u8: Uint8Array,
   u16: Uint16Array,
   u32: Uint32Array,
+  i32: Int32Array,
   f32: Float32Array,
   f64: Float64Array,
 };
+type NumberKind = keyof typeof VIEWS;
+type ViewOf<Kind extends NumberKind> = InstanceType<(typeof VIEWS)[Kind]>;
+type NumberView = ViewOf<NumberKind>;
+
+/** A view of `count` numbers of `kind` at byte `at` of `buffer`. */
+function viewOf<Kind extends NumberKind>(
+  kind: Kind,
+  buffer: ArrayBufferLike,
+  at: number,
+  count: number,
+): ViewOf<Kind> {
+  const View = VIEWS[kind] as unknown as new (
+    buffer: ArrayBufferLike,
+    offset: number,
+    length: number,
+  ) => ViewOf<Kind>;
+  return new View(buffer, at, count);
+}
+
+/** Reverses the bytes of each `size`-byte number of `bytes` (little-endian to big or back). */
+function swapBytes(bytes: Uint8Array, size: number): void {
+  if (size > 1)
+    for (let at = 0; at < bytes.length; at += size)
+      bytes.subarray(at, at + size).reverse();
+}
 
 /**
  * The bytes of a saved catalog as they are produced: one reused chunk of {@link CHUNK_BYTES},
@@ -591,15 +590,13 @@ class ChunkOut {
     count: number,
     fill: (view: NumberView, from: number) => void,
   ): Generator<Uint8Array, void> {
-    const size = KIND_BYTES[kind];
+    const size = VIEWS[kind].BYTES_PER_ELEMENT;
     for (let from = 0; from < count;) {
       if (CHUNK_BYTES - this.at < size) yield* this.emit();
       const items = Math.min(count - from, (CHUNK_BYTES - this.at) / size);
-      const view = new VIEWS[kind](this.chunk.buffer, this.at, items);
-      fill(view, from);
-      if (!littleEndian && size > 1)
-        for (let item = 0; item < items * size; item += size)
-          this.chunk.subarray(this.at + item, this.at + item + size).reverse();
+      fill(viewOf(kind, this.chunk.buffer, this.at, items), from);
+      if (!littleEndian)
+        swapBytes(this.chunk.subarray(this.at, this.at + items * size), size);
       this.at += items * size;
       from += items;
     }
@@ -953,7 +950,7 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
     !validWidths(header.widths) ||
     typeof counts !== 'object' ||
     counts === null ||
-    !SECTION_COUNTS.every((name) => isCount(counts[name])) ||
+    !COUNTS.every((name) => isCount(counts[name])) ||
     !Array.isArray(header.targets) ||
     header.targets.length !== counts.segments
   )
@@ -988,19 +985,6 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
     refuseCatalog(where, 'its counts do not match its length (corrupt)');
   return { bytes, header: header as Header, places };
 }
-
-const SECTION_COUNTS = [
-  'segments',
-  'tools',
-  'terms',
-  'localTerms',
-  'postings',
-  'nameTerms',
-  'bareNames',
-  'toolTerms',
-  'textBytes',
-  'schemaBytes',
-] as const;
 
 /**
  * Reads the header of a saved catalog (its version, and each target with its key, tool count,
@@ -1087,68 +1071,26 @@ export type RestoredCatalog = {
 /** Typed views of a saved catalog's sections (copies when the bytes are not aligned or not little-endian). */
 class Sections {
   readonly #read: ReadCatalog;
-  readonly #aligned: Uint8Array;
+  readonly bytes: Uint8Array;
   constructor(read: ReadCatalog) {
     this.#read = read;
     const { bytes } = read;
     // Read in place when the bytes start at a multiple of 8, else from one aligned copy.
-    this.#aligned =
+    this.bytes =
       littleEndian && bytes.byteOffset % 8 === 0
         ? bytes
         : Uint8Array.prototype.slice.call(bytes); // a copy, even of a Buffer
   }
-  get bytes(): Uint8Array {
-    return this.#aligned;
-  }
-  #view<T>(
-    name: SectionName,
-    count: number,
-    make: new (buffer: ArrayBuffer, offset: number, length: number) => T,
-    width: number,
-    get: (view: DataView, at: number) => number,
-  ): T {
-    const at = this.#read.places[name];
-    const bytes = this.#aligned;
-    if (littleEndian)
-      return new make(
-        bytes.buffer as ArrayBuffer,
-        bytes.byteOffset + at,
-        count,
-      );
-    const copy = new make(new ArrayBuffer(count * width), 0, count);
-    const view = new DataView(bytes.buffer, bytes.byteOffset + at);
-    for (let index = 0; index < count; index += 1)
-      (copy as unknown as number[])[index] = get(view, index * width);
-    return copy;
-  }
-  u16(name: SectionName, count: number): Uint16Array {
-    return this.#view(name, count, Uint16Array, 2, (view, at) =>
-      view.getUint16(at, true),
-    );
-  }
-  u32(name: SectionName, count: number): Uint32Array {
-    return this.#view(name, count, Uint32Array, 4, (view, at) =>
-      view.getUint32(at, true),
-    );
-  }
-  i32(name: SectionName, count: number): Int32Array {
-    return this.#view(name, count, Int32Array, 4, (view, at) =>
-      view.getInt32(at, true),
-    );
-  }
-  f32(name: SectionName, count: number): Float32Array {
-    return this.#view(name, count, Float32Array, 4, (view, at) =>
-      view.getFloat32(at, true),
-    );
-  }
-  f64(name: SectionName, count: number): Float64Array {
-    return this.#view(name, count, Float64Array, 8, (view, at) =>
-      view.getFloat64(at, true),
-    );
-  }
-  u8(name: SectionName, count: number): Uint8Array {
-    const at = this.#read.places[name];
-    return this.#aligned.subarray(at, at + count);
+  /** The numbers of section `name`, read as `kind`. */
+  read<Kind extends NumberKind>(kind: Kind, name: SectionName): ViewOf<Kind> {
+    const [, , items] = SECTIONS.find(([section]) => section === name) ?? [];
+    const count = items?.(this.#read.header.counts) ?? 0;
+    const at = this.bytes.byteOffset + this.#read.places[name];
+    if (littleEndian) return viewOf(kind, this.bytes.buffer, at, count);
+    const size = VIEWS[kind].BYTES_PER_ELEMENT;
+    const copy = new Uint8Array(this.bytes.buffer, at, count * size).slice();
+    swapBytes(copy, size);
+    return viewOf(kind, copy.buffer, 0, count);
   }
 }
 
@@ -1166,69 +1108,37 @@ function checkTotals(
       fail(`its ${what} are out of order (corrupt)`);
 }
 
-/** Typed views of every section of a saved catalog being restored (see SECTIONS). */
-type ReadSections = {
-  segmentTools: Uint32Array;
-  segmentTerms: Uint32Array;
-  segmentPostings: Uint32Array;
-  segmentNames: Uint32Array;
-  segmentBare: Uint32Array;
-  textEnds: Uint32Array;
-  schemaEnds: Uint32Array;
-  fieldLengths: Float64Array;
-  termIds: Uint32Array;
-  offsets: Int32Array;
-  documents: Uint16Array | Int32Array;
-  bags: Uint16Array | Float32Array | Float64Array;
-  inName: Uint8Array;
-  nameOffsets: Int32Array;
-  nameTerms: Uint32Array;
-  bareNames: Uint32Array;
-  bagLengths: Float64Array;
-  records: Uint32Array;
-  toolTerms: Uint16Array | Uint32Array;
-};
-
 /** The views of every section, at the widths the header gives. */
-function readSections(sections: Sections, header: Header): ReadSections {
-  const { counts, widths } = header;
-  const perSegment = counts.segments + 1;
+function readSections(sections: Sections, header: Header) {
+  const { widths } = header;
   return {
-    segmentTools: sections.u32('segmentTools', perSegment),
-    segmentTerms: sections.u32('segmentTerms', perSegment),
-    segmentPostings: sections.u32('segmentPostings', perSegment),
-    segmentNames: sections.u32('segmentNames', perSegment),
-    segmentBare: sections.u32('segmentBare', perSegment),
-    textEnds: sections.u32(
-      'textEnds',
-      counts.terms + counts.tools * TEXTS_PER_TOOL + 1,
+    segmentTools: sections.read('u32', 'segmentTools'),
+    segmentTerms: sections.read('u32', 'segmentTerms'),
+    segmentPostings: sections.read('u32', 'segmentPostings'),
+    segmentNames: sections.read('u32', 'segmentNames'),
+    segmentBare: sections.read('u32', 'segmentBare'),
+    textEnds: sections.read('u32', 'textEnds'),
+    schemaEnds: sections.read('u32', 'schemaEnds'),
+    fieldLengths: sections.read('f64', 'fieldLengths'),
+    termIds: sections.read('u32', 'termIds'),
+    offsets: sections.read('i32', 'offsets'),
+    documents: sections.read(
+      widths.documents === 2 ? 'u16' : 'i32',
+      'documents',
     ),
-    schemaEnds: sections.u32('schemaEnds', counts.tools + 1),
-    fieldLengths: sections.f64('fieldLengths', counts.segments * FIELD_COUNT),
-    termIds: sections.u32('termIds', counts.localTerms),
-    offsets: sections.i32('offsets', counts.localTerms + counts.segments),
-    documents:
-      widths.documents === 2
-        ? sections.u16('documents', counts.postings)
-        : sections.i32('documents', counts.postings),
-    bags:
-      widths.bags === 2
-        ? sections.u16('bags', counts.postings)
-        : widths.bags === 4
-          ? sections.f32('bags', counts.postings)
-          : sections.f64('bags', counts.postings),
-    inName: sections.u8('inName', counts.postings),
-    nameOffsets: sections.i32('nameOffsets', counts.tools + counts.segments),
-    nameTerms: sections.u32('nameTerms', counts.nameTerms),
-    bareNames: sections.u32('bareNames', counts.bareNames),
-    bagLengths: sections.f64('bagLengths', counts.tools),
-    records: sections.u32('records', counts.tools * RECORD),
-    toolTerms:
-      widths.toolTerms === 2
-        ? sections.u16('toolTerms', counts.toolTerms)
-        : sections.u32('toolTerms', counts.toolTerms),
+    bags: sections.read(BAG_KINDS[widths.bags], 'bags'),
+    inName: sections.read('u8', 'inName'),
+    nameOffsets: sections.read('i32', 'nameOffsets'),
+    nameTerms: sections.read('u32', 'nameTerms'),
+    bareNames: sections.read('u32', 'bareNames'),
+    bagLengths: sections.read('f64', 'bagLengths'),
+    records: sections.read('u32', 'records'),
+    toolTerms: sections.read(WIDTH_KINDS[widths.toolTerms], 'toolTerms'),
   };
 }
+
+/** Typed views of every section of a saved catalog being restored. */
+type ReadSections = ReturnType<typeof readSections>;
 
 /** Refuses running totals (per segment, and of the text and schema tables) that do not add up to the header's counts. */
 function checkSectionTotals(

@@ -3,7 +3,7 @@ import type {
   ClientCapabilities,
   Progress,
 } from '@modelcontextprotocol/client';
-import { multiplexedName } from '@heretek/internal';
+import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
   DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
@@ -36,7 +36,7 @@ import {
 import { Operation, raceSignal, type Requester } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
 import { callAsTask, type TaskOptions } from './tasks.js';
-import { splitMultiplexedName, validateTargetName } from './target-name.js';
+import { validateTargetName } from './target-name.js';
 
 export type { McpTool };
 

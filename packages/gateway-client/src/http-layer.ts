@@ -141,7 +141,10 @@ export function connectionError(
   });
 }
 
-function parseJsonRpcError(text: string): JsonRpcErrorObject | undefined {
+/** The JSON-RPC error inside an HTTP error body, if the body is one. */
+export function parseJsonRpcError(
+  text: string,
+): JsonRpcErrorObject | undefined {
   try {
     const body: unknown = JSON.parse(text);
     const error = (body as { error?: unknown } | null)?.error as
@@ -163,9 +166,6 @@ function parseJsonRpcError(text: string): JsonRpcErrorObject | undefined {
   return undefined;
 }
 
-/** The JSON-RPC error inside an HTTP error body, if the body is one. */
-export { parseJsonRpcError };
-
 /** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
 export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
   if (value === undefined) return value;
@@ -175,37 +175,19 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
   return clean === text ? value : (JSON.parse(clean) as T);
 }
 
+/**
+ * The body of `reply` as text, refused past `limit` bytes. A fetch reply's web stream is
+ * read through a Node stream over it; a {@link RequestReply}'s is undici's own.
+ */
 async function readLimited(
   reply: UndiciResponse,
   limit: number,
   onTooLarge: () => GatewayError,
 ): Promise<string> {
-  const { node } = reply as Partial<RequestReply>;
-  if (node !== undefined) return readNodeLimited(node, limit, onTooLarge);
-  const body = reply.body;
+  const body =
+    (reply as Partial<RequestReply>).node ??
+    (reply.body && Readable.fromWeb(reply.body));
   if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw onTooLarge();
-    }
-    chunks.push(value);
-  }
-  return decodeChunks(chunks, total);
-}
-
-/** {@link readLimited} straight from undici's body stream (no web stream over it). */
-async function readNodeLimited(
-  body: Readable,
-  limit: number,
-  onTooLarge: () => GatewayError,
-): Promise<string> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {

@@ -9,11 +9,6 @@ export class Limiter {
 
   constructor(private readonly limit: number) {}
 
-  /** Requests currently holding a slot. */
-  get inFlight(): number {
-    return this.active;
-  }
-
   /** Take a slot now if one is free (no waiter queued); otherwise `undefined`. */
   tryAcquire(): (() => void) | undefined {
     if (this.active >= this.limit || this.waiters.length > 0) return undefined;

@@ -1,8 +1,4 @@
-import {
-  splitMultiplexedName as splitName,
-  TARGET_NAME_RULE,
-  targetNameProblem,
-} from '@heretek/internal';
+import { TARGET_NAME_RULE, targetNameProblem } from '@heretek/internal';
 import { GatewayConfigError } from './errors.js';
 
 /**
@@ -30,19 +26,5 @@ export function validateTargetName(name: string): string {
   });
 }
 
-/**
- * Split a multiplexed tool name `<target>_<tool>` at the first `_`, as
- * agentgateway does. Returns `undefined` when the name has no `_`, either
- * side is empty, or the part before it is not a valid target name.
- *
- * @example
- * ```ts
- * splitMultiplexedName('ghidra_list_functions'); // { target: 'ghidra', tool: 'list_functions' }
- * splitMultiplexedName('Ghidra_x'); // undefined
- * ```
- */
-export function splitMultiplexedName(
-  name: string,
-): { target: string; tool: string } | undefined {
-  return splitName(name);
-}
+// Documented where it is defined; its users import it from here.
+export { splitMultiplexedName } from '@heretek/internal';
