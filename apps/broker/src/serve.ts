@@ -69,8 +69,7 @@ export async function serve(
     stdin: process.stdin,
     stdout: process.stdout,
     log,
-    // Learned uses are read once the first tools/list has been answered, so
-    // the usage file never delays the first answer.
+    // Learned uses load after the first tools/list answer, never delaying it.
     onFirstToolsList: () => loadLearning(learning, log),
   });
   const handle = serveStdio(() => server, {
