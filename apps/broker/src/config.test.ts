@@ -254,7 +254,7 @@ describe('loadBrokerConfig', () => {
 describe('environmentHelp', () => {
   it('shows for each variable the value an unset variable gets', () => {
     const lines = environmentHelp();
-    expect(lines).toHaveLength(23);
+    expect(lines).toHaveLength(24);
     const state = '/tmp/heretek-help-state';
     const unset = loadBrokerConfig({ XDG_STATE_HOME: state });
     for (const line of lines) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   agentRequests,
   startModelStandIn,
-} from './__fixtures__/model-stand-in.js';
+} from '#broker-fixtures/model-stand-in.js';
 import {
   PACKAGE_ROOT,
   anthropicProvider,
