@@ -70,7 +70,9 @@ describe('UsageLearning', () => {
       await learning.called({ tool: 'adb_tap', isError: false }),
     ).toBeUndefined();
     expect(seen).toEqual([]);
-    expect((await learning.describe()).enabled).toBe(false);
+    expect(await learning.describe()).toBe(
+      'usage file: off (learning from use is disabled)',
+    );
   });
 
   it('survives a failing consumer and a file it cannot write', async () => {
