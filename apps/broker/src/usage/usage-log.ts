@@ -202,7 +202,10 @@ export class UsageLog {
     return this.file !== undefined;
   }
 
-  #problem(problem: 'unreadable' | 'unwritable', error: unknown): UsageStatus {
+  #problem(
+    problem: 'unreadable' | 'unwritable',
+    error: unknown,
+  ): Extract<UsageStatus, { ok: false }> {
     const message = `usage file ${this.file ?? ''} is ${problem} (${errorText(error)}); search keeps working without learned uses${problem === 'unwritable' ? ' being saved' : ''}`;
     if (!this.#logged.has(problem)) {
       this.#logged.add(problem);
