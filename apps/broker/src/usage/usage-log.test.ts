@@ -15,7 +15,6 @@ import {
   UsageLog,
   defaultUsageFilePath,
   checkUsageLine,
-  parseUsageLine,
 } from './usage-log.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
 
@@ -224,20 +223,17 @@ describe('UsageLog', () => {
 
   it('parses only valid lines', () => {
     expect(
-      parseUsageLine(
+      checkUsageLine(
         '{"v":1,"at":"2026-01-01T00:00:00Z","tool":"a","terms":["b"]}',
       ),
     ).toEqual({
-      at: '2026-01-01T00:00:00Z',
-      tool: 'a',
-      terms: ['b'],
+      record: { at: '2026-01-01T00:00:00Z', tool: 'a', terms: ['b'] },
     });
     expect(
-      parseUsageLine(
+      checkUsageLine(
         '{"v":1,"at":"2026-01-01T00:00:00Z","tool":"a","terms":[1]}',
       ),
-    ).toBeUndefined();
-    expect(parseUsageLine('[]')).toBeUndefined();
+    ).toEqual({ problems: ['terms[0] must be a search term, got number 1'] });
     expect(checkUsageLine('[]')).toEqual({
       problems: ['the line must be a JSON object, got an array'],
     });

@@ -139,12 +139,6 @@ export function checkUsageLine(
   return { record: { at, tool, terms } };
 }
 
-/** Parses one line; `undefined` when it is not a valid use. */
-export function parseUsageLine(line: string): UsageRecord | undefined {
-  const checked = checkUsageLine(line);
-  return 'record' in checked ? checked.record : undefined;
-}
-
 function cleanTerms(terms: readonly string[]): string[] {
   return terms
     .filter((term): term is string => typeof term === 'string')
@@ -381,7 +375,7 @@ export class UsageLog {
     let bytes = 0;
     for (let index = lines.length - 1; index >= 0; index -= 1) {
       const line = lines[index] as string;
-      if (parseUsageLine(line) === undefined) continue;
+      if (!('record' in checkUsageLine(line))) continue;
       const size = Buffer.byteLength(line) + 1;
       if (bytes + size > this.#compactTo) break;
       kept.push(line);
