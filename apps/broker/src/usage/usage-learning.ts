@@ -1,5 +1,6 @@
+import type { UsageRecord } from '@heretek/catalog';
 import { errorText } from '../error-text.js';
-import { UseRecorder, type RecordedUse } from './use-recorder.js';
+import { UseRecorder } from './use-recorder.js';
 import { UsageLog, type UsageLoad } from './usage-log.js';
 
 /**
@@ -11,7 +12,7 @@ import { UsageLog, type UsageLoad } from './usage-log.js';
 export class UsageLearning {
   readonly #usage: UsageLog;
   readonly #recorder = new UseRecorder();
-  readonly #onUse: (use: RecordedUse) => void;
+  readonly #onUse: (use: UsageRecord) => void;
   readonly #log: (line: string) => void;
   #loading: Promise<UsageLoad> | undefined;
 
@@ -19,7 +20,7 @@ export class UsageLearning {
     /** `HERETEK_USAGE_FILE` (a path, or `off`). */
     file: string;
     /** Gives a use to the catalog (stored ones at load, new ones as they happen). */
-    onUse?: (use: RecordedUse) => void;
+    onUse?: (use: UsageRecord) => void;
     log?: (line: string) => void;
   }) {
     this.#log = options.log ?? (() => {});
@@ -27,7 +28,7 @@ export class UsageLearning {
     this.#usage = new UsageLog({ file: options.file, log: this.#log });
   }
 
-  #give(use: RecordedUse): void {
+  #give(use: UsageRecord): void {
     try {
       this.#onUse(use);
     } catch (error) {
@@ -70,7 +71,7 @@ export class UsageLearning {
   async called(call: {
     tool: string;
     isError: boolean;
-  }): Promise<RecordedUse | undefined> {
+  }): Promise<UsageRecord | undefined> {
     const use = this.#recorder.called(call);
     if (use === undefined) return undefined;
     this.#give(use);

@@ -1,3 +1,5 @@
+import type { UsageRecord } from '@heretek/catalog';
+
 /**
  * The rule that turns a search followed by a successful call into a use. A search with terms
  * and hits opens a window of the next {@link USE_WINDOW_CALLS} calls (successful or not; a
@@ -14,9 +16,6 @@ export const USE_WINDOW_CALLS = 5;
 export const USE_WINDOW_MS = 10 * 60_000;
 /** Searches whose windows can be open at once. */
 export const USE_MAX_OPEN_SEARCHES = 4;
-
-/** A learned use: what to append to the usage file and give the catalog. */
-export type RecordedUse = { terms: string[]; tool: string };
 
 type OpenSearch = {
   terms: string[];
@@ -50,12 +49,12 @@ export class UseRecorder {
   }
 
   /** A finished call (`isError` also for one the broker refused); returns the use it makes, if any. */
-  called(call: { tool: string; isError: boolean }): RecordedUse | undefined {
+  called(call: { tool: string; isError: boolean }): UsageRecord | undefined {
     const now = Date.now();
     this.#open = this.#open.filter(
       (search) => now - search.openedAt <= USE_WINDOW_MS,
     );
-    let use: RecordedUse | undefined;
+    let use: UsageRecord | undefined;
     if (!call.isError) {
       for (let index = this.#open.length - 1; index >= 0; index -= 1) {
         const search = this.#open[index] as OpenSearch;
