@@ -9,11 +9,9 @@ import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 
 /** A skill the broker serves through the MCP skills extension. */
 export type ServedSkill = {
-  /** Skill name. */
   name: string;
   /** Verified tree hash from `.skill-lock.json`. */
   treeHash: string;
-  /** Number of files served. */
   fileCount: number;
   /** Resource URI of the skill's `SKILL.md`, as clients see it. */
   uri: string;
@@ -21,19 +19,16 @@ export type ServedSkill = {
 
 /** A skill the broker refused to serve, and why. */
 export type RefusedSkillReport = {
-  /** Skill (folder) name. */
   name: string;
-  /** Stable reason code: a `SkillErrorCode` of `@heretek/skills`, `catalog_rejected` or `error`. */
+  /** A `SkillErrorCode` of `@heretek/skills`, `catalog_rejected` or `error`. */
   code: string;
-  /** Human-readable reason (what to fix). */
+  /** What to fix. */
   reason: string;
 };
 
-/** What {@link registerVerifiedSkills} did. */
+/** What {@link registerVerifiedSkills} did, each list sorted by name. */
 export type RegisteredSkills = {
-  /** Skills served, sorted by name. */
   served: ServedSkill[];
-  /** Skills refused, sorted by name. */
   refused: RefusedSkillReport[];
 };
 

@@ -112,12 +112,10 @@ export class HybridRanking {
 
   /** Brings tool vectors in step with the catalog (the cache once, then the endpoint); one run at a time, never rejects. */
   sync(catalog: ToolCatalog): Promise<void> {
-    if (this.#syncing !== undefined) return this.#syncing;
-    const run = this.#sync(catalog).finally(() => {
+    this.#syncing ??= this.#sync(catalog).finally(() => {
       this.#syncing = undefined;
     });
-    this.#syncing = run;
-    return run;
+    return this.#syncing;
   }
 
   async #sync(catalog: ToolCatalog): Promise<void> {
