@@ -31,13 +31,9 @@ const DRAFT_04_TO_07 = /json-schema\.org\/draft-0[4-7]\/schema/;
 const DRAFT_2019_09 = /json-schema\.org\/draft\/2019-09\/schema/;
 
 /**
- * Validates tool arguments against the tool's JSON Schema with Ajv. MCP says a
- * schema without `$schema` is JSON Schema 2020-12; servers built on SDK v1 emit
- * draft-07, and older generators draft-04/06 or 2019-09, so each dialect goes
- * to the Ajv class that speaks it (draft-04/06 are checked as draft-07, whose
- * keywords they share for tool arguments). Compiled validators are cached per
- * schema object; catalog entries are immutable and replaced whole on discovery,
- * so a replaced schema's validator is collected with it.
+ * Validates tool arguments with Ajv, each `$schema` dialect by the class that speaks it (none:
+ * 2020-12, as MCP says; draft-04/06 as draft-07). Validators are cached per schema object,
+ * which is immutable and collected with its catalog entry.
  */
 export class ArgumentValidator {
   readonly #ajv2020 = withFormats(new Ajv2020(OPTIONS));

@@ -18,12 +18,8 @@ export type Authorisation =
     };
 
 /**
- * Whether one call may go out, checked in the order the README documents: the role
- * (a read-only role may call only tools marked read-only; a tool outside
- * the catalog counts as mutating), then the pin (a changed, or new,
- * mutating tool under the `refuse` policy: `TOOL_CHANGED`, `TOOL_NEW`). A pure function of its inputs: the caller
- * reads the pin's status and, after a refusal, may read it again once the
- * pins file is re-read (`--pin` accepted the change) and decide again.
+ * Whether one call may go out: the role (a read-only role calls only read-only tools; a tool
+ * outside the catalog counts as mutating), then the pin (`TOOL_CHANGED`, `TOOL_NEW`).
  */
 export function authorise(options: {
   role: RoleName;

@@ -14,12 +14,7 @@ export type BackendView = {
   readonly byTarget: ReadonlyMap<string, Backend>;
 };
 
-/**
- * The one home of the backend table: the configured backends, plus any
- * target a multiplexed listing revealed. Discovery is its only writer
- * ({@link BackendRegistry.learn}); the broker and the call pipeline read it
- * through {@link BackendView}.
- */
+/** The backend table: the configured backends plus any target a multiplexed listing revealed (discovery writes it). */
 export class BackendRegistry implements BackendView {
   readonly #backends: Map<string, Backend>;
 
@@ -49,11 +44,7 @@ export class BackendRegistry implements BackendView {
     return this.#backends;
   }
 
-  /**
-   * The backend of a target a listing revealed: the known one, or a new
-   * entry under profile `core` (returned with `learned: true`), so a tool of
-   * an unconfigured target is still catalogued, never dropped.
-   */
+  /** The backend of a target a listing revealed: the known one, or a new one under profile `core`. */
   learn(target: string): { backend: Backend; learned: boolean } {
     const known = this.#backends.get(target);
     if (known !== undefined) return { backend: known, learned: false };

@@ -503,7 +503,10 @@ describe('Broker in multiplexed mode', () => {
       profile: 'core',
       mutating: false,
     });
-    expect(broker.backends.get('extra')?.profile).toBe('core');
+    // The revealed target is known from now on: a search can name it.
+    expect(
+      (await broker.searchTools({ query: 'echo', target: 'extra' })).hits,
+    ).toMatchObject([{ name: 'extra_echo_text' }]);
     await broker.callTool({
       name: 'extra_echo_text',
       arguments: { text: 'hi' },

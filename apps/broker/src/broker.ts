@@ -50,12 +50,7 @@ export type BrokerOptions = {
   discoveryTtlMs?: number;
   /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). Default 30000. */
   failedDiscoveryRetryMs?: number;
-  /**
-   * How long the first operation waits for start-up discovery before
-   * answering from what the catalog holds (saying which backends are not
-   * listed yet). Default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}:
-   * no request waits longer behind discovery.
-   */
+  /** How long the first operation waits for start-up discovery; default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}. */
   initialDiscoveryWaitMs?: number;
   /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
   listChangedDebounceMs?: number;
@@ -65,36 +60,15 @@ export type BrokerOptions = {
   defaultProfile?: string;
   /** Consecutive backend failures that open a backend's circuit (default 3) and how long it stays open (default 60000 ms). */
   circuitBreaker?: { failureThreshold?: number; cooldownMs?: number };
-  /**
-   * The trust layer (pinned definitions, cleaned descriptions, flagged
-   * injections), or a promise of it while the pins file opens: discovery and
-   * calls wait for it, searches do not. Without one, listings are catalogued as
-   * listed and no call is checked against pins.
-   */
+  /** The trust layer, or a promise of it while the pins file opens (discovery and calls wait for it, searches do not). */
   trust?: TrustLayer | Promise<TrustLayer | undefined>;
-  /**
-   * Learning from use: every answered search and every finished call is given
-   * to it (a search followed by a successful call of one of its hits is a
-   * use). It influences ranking only, never the role gate or argument checks.
-   */
+  /** Learning from use: every answered search and finished call is given to it (ranking only). */
   learning?: UsageLearning;
-  /**
-   * The index cache: each backend's last listing as catalogued, served at
-   * start before rediscovery answers, and written when listings change.
-   */
+  /** The index cache: each backend's last listing, served at start before rediscovery answers. */
   indexCache?: IndexCache;
-  /**
-   * Hybrid ranking with an embedding endpoint: tool vectors follow the
-   * catalog, and each search fuses BM25 with its query's vector when one
-   * comes in time (lexical otherwise).
-   */
+  /** Hybrid ranking with an embedding endpoint (lexical when the query's vector is late). */
   hybrid?: HybridRanking;
-  /**
-   * Clean and flag every tool result (default true): text items lose hidden
-   * characters, and instruction-like text gets a note after the result
-   * (`src/trust/result-guard.ts`). False passes results untouched
-   * (`HERETEK_RESULT_GUARD=off`).
-   */
+  /** Clean and flag every tool result (`trust/result-guard.ts`); false (`HERETEK_RESULT_GUARD=off`) passes them untouched. Default true. */
   resultGuard?: boolean;
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
@@ -131,7 +105,7 @@ export type BrowseResult = {
 };
 
 /** Default page size when browsing a target. */
-export const DEFAULT_BROWSE_LIMIT = 25;
+const DEFAULT_BROWSE_LIMIT = 25;
 
 /** What `mcp_inspect_schema` answers. */
 export type ToolSchemaView = {
@@ -148,17 +122,8 @@ export type ToolSchemaView = {
 };
 
 /**
- * The broker's three operations (search, inspect, call) over a tool catalog.
- * Discovery scheduling lives in `DiscoveryScheduler`, the per-backend breakers
- * in `BackendBreakers`, the call's checks and sending in `CallPipeline`; the
- * MCP server is a thin layer over this class.
- *
- * @example
- * ```ts
- * const broker = new Broker({ role: 'staff-mobile' });
- * const { hits } = await broker.searchTools({ query: 'install an apk' });
- * const schema = await broker.inspectToolSchema(hits[0]!.name);
- * ```
+ * The broker's three operations (search, inspect, call) over a tool catalog; discovery lives
+ * in `DiscoveryScheduler`, the call's checks and sending in `CallPipeline`.
  */
 export class Broker {
   readonly role: RoleName;
@@ -257,12 +222,9 @@ export class Broker {
   }
 
   /**
-   * Reviews one backend's listing through the trust layer, one listing of a
-   * backend at a time, so the trust layer's view of a backend and the
-   * catalog's are always the same listing. The reviewed listing goes on to
-   * the catalog at once; the pins file is written in the background (the
-   * next review of the backend, and {@link close}, wait for it), so a
-   * thousand listings never queue behind writes of a growing file.
+   * Reviews one backend's listing through the trust layer, one listing of a backend at a
+   * time, so the trust layer and the catalog see the same listing. The pins file is written in
+   * the background (the backend's next review and {@link close} wait for it).
    */
   #review(target: string, tools: readonly GatewayTool[]): Promise<Reviewed> {
     const previous = this.#reviews.get(target) ?? Promise.resolve();
@@ -290,12 +252,7 @@ export class Broker {
     return run;
   }
 
-  /**
-   * Which backends' cached parts may be served before they are listed again
-   * (every tool's recorded definition hash equals its pin's), and a hook
-   * that records the served ones with the trust layer. Waits for the pins
-   * file.
-   */
+  /** Which backends' cached parts may be served before a relisting (every recorded hash equals its pin), and a hook recording the served ones. */
   async #admitCached(
     listings: ReadonlyMap<string, CachedListing>,
   ): Promise<CachedAdmission> {
@@ -314,11 +271,7 @@ export class Broker {
     };
   }
 
-  /**
-   * Throws the call's refusal ({@link authorise}), or returns whether the
-   * tool counts as mutating. A pin's refusal is decided again once the pins
-   * file is re-read: a change accepted with `--pin` counts at once.
-   */
+  /** Throws the call's refusal, or returns whether the tool counts as mutating; a pin's refusal is decided again after re-reading the pins file (`--pin`). */
   async #authorise(
     name: string,
     entry: ToolEntry | undefined,
@@ -358,11 +311,6 @@ export class Broker {
     return this.#trustReady?.marks(name, { mutating }) ?? [];
   }
 
-  /** Backends the broker knows, keyed by target (configured plus any a multiplexed listing revealed). */
-  get backends(): ReadonlyMap<string, Backend> {
-    return this.#backends.byTarget;
-  }
-
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
   start(): void {
     this.#discovery?.start();
@@ -378,21 +326,12 @@ export class Broker {
     return this.#discovery?.cacheApplied() ?? Promise.resolve();
   }
 
-  /**
-   * Lists tools on every backend through the gateway, in parallel; each
-   * successful listing replaces that backend's catalog entries atomically, a
-   * failed one keeps what the catalog had (the seed, or the last discovery).
-   * Concurrent calls share one run.
-   */
+  /** Lists every backend's tools (a failed listing keeps what the catalog had); concurrent calls share one run. */
   discover(): Promise<DiscoveryOutcome[]> {
     return this.#discovery?.discover() ?? Promise.resolve([]);
   }
 
-  /**
-   * Tells the broker that a backend's tool list changed (the gateway passed
-   * on `notifications/tools/list_changed`): that backend is listed again
-   * alone once notices stop for `listChangedDebounceMs`.
-   */
+  /** A backend's tool list changed: it is listed again once notices stop for `listChangedDebounceMs`. */
   toolsListChanged(target: string | undefined): void {
     this.#discovery?.toolsListChanged(target);
   }
@@ -431,12 +370,7 @@ export class Broker {
     return this.#discovery?.unlisted();
   }
 
-  /**
-   * Lists one target's tools by name, a page at a time (sorted by name), for
-   * an agent that would rather browse than guess a query. Only a profile
-   * given here narrows it (the default search profile does not). Throws
-   * `UNKNOWN_TARGET` naming the known targets.
-   */
+  /** One page of a target's tools sorted by name; only a profile given here narrows it (not the default one). */
   async browseTools(options: {
     target: string;
     profile?: string;
@@ -481,11 +415,7 @@ export class Broker {
     return [...counts].map(([target, tools]) => ({ target, tools }));
   }
 
-  /**
-   * Tools per target in the catalog, counted once per catalog version (its
-   * list of entries is one array until the next change), so a search without
-   * hits does not walk every tool again.
-   */
+  /** Tools per target, counted once per catalog version (its list is one array until a change). */
   #toolsPerTarget(): ReadonlyMap<string, number> {
     const entries = this.catalog.list();
     if (this.#targetCounts?.entries !== entries) {
@@ -541,11 +471,7 @@ export class Broker {
     };
   }
 
-  /**
-   * The catalog entry of an exact name. A name the catalog lacks waits for
-   * start-up discovery (or a refresh), then for its backend to be listed
-   * again ({@link #relistFor}); `undefined` when it is still missing.
-   */
+  /** The catalog entry of an exact name, after waiting for discovery and a relisting when it is missing. */
   async #lookup(name: string): Promise<ToolEntry | undefined> {
     let entry = this.catalog.get(name);
     if (entry !== undefined) return entry;
@@ -556,23 +482,13 @@ export class Broker {
     return this.catalog.get(name);
   }
 
-  /**
-   * Calls a tool by exact name: route, role, pin, arguments, the backend's
-   * circuit breaker, then `tools/call` through the gateway with the caller's
-   * role as `x-heretek-role`. Refusals throw `BrokerError`; a backend's own
-   * `isError` result is returned as it came.
-   */
+  /** Calls a tool by exact name (route, role, pin, arguments, breaker, `tools/call`); refusals throw `BrokerError`. */
   async callTool(
     options: {
       name: string;
       arguments?: Record<string, unknown>;
       signal?: AbortSignal;
-      /**
-       * The caller's role for this call alone (an unknown name throws
-       * `UnknownRoleError`); defaults to the broker's role. One broker can so
-       * serve several agents, each gated by its own role, and the gateway
-       * receives that role for the call.
-       */
+      /** The caller's role for this call alone (gated by it and sent to the gateway); defaults to the broker's. */
       role?: string;
     } & CallHandlers,
   ): Promise<ToolCallResult> {
@@ -609,11 +525,7 @@ export class Broker {
     }
   }
 
-  /**
-   * A tool's result as the agent gets it: its text items cleaned of hidden
-   * characters and, when its text trips an injection rule, a note after it
-   * (unless the guard is off). What was removed or flagged is logged.
-   */
+  /** A tool's result cleaned and flagged by the result guard (unless it is off); what it did is logged. */
   async #guarded(
     name: string,
     result: ToolCallResult,
@@ -634,11 +546,7 @@ export class Broker {
     return guarded.result;
   }
 
-  /**
-   * Shuts down: aborts discovery and every call in flight (they end as
-   * `CANCELLED`), then ends the gateway connection. Returns how many calls
-   * were in flight.
-   */
+  /** Aborts discovery and every call in flight (`CANCELLED`), ends the gateway; returns how many calls were in flight. */
   async close(): Promise<{ callsAborted: number }> {
     const callsAborted = this.#calls.inFlight;
     // New pins waiting for a quiet moment are written at once.
@@ -652,12 +560,9 @@ export class Broker {
   }
 
   /**
-   * A name the catalog lacks, of a known target (`<target>_<tool>`): that
-   * backend's change may not have been pushed (its session holds no stream
-   * beyond `HERETEK_GATEWAY_MAX_STREAMS`), so it is listed again, at most
-   * once per {@link ON_DEMAND_RELIST_MS} per target, and the operation waits
-   * for the listing up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}. A restore
-   * of the index cache in progress is waited for first (as long at most).
+   * A name the catalog lacks, of a known target: the backend's change may not have been pushed
+   * (no stream beyond `HERETEK_GATEWAY_MAX_STREAMS`), so it is listed again, at most once per
+   * {@link ON_DEMAND_RELIST_MS} per target, waited for up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}.
    */
   async #relistFor(name: string): Promise<void> {
     const discovery = this.#discovery;
@@ -668,8 +573,7 @@ export class Broker {
       !this.#backends.has(route.target)
     )
       return;
-    // While the index cache is being restored the name may be one of its
-    // tools: wait for the restore before listing the backend again.
+    // The name may be one of the index cache's tools still being restored.
     await waitAtMost(discovery.cacheApplied(), MAX_INITIAL_DISCOVERY_WAIT_MS);
     if (this.catalog.get(name) !== undefined) return;
     const last = this.#relistedOnDemand.get(route.target);
@@ -689,10 +593,8 @@ export class Broker {
     const discovery = this.#discovery;
     if (discovery === undefined) return;
     await discovery.awaitInitial();
-    // While the index cache is being restored the catalog holds the seed
-    // alone: an operation then waits for the restore (at most half the first
-    // one's wait, so that with the restore's last step it stays under a
-    // second) rather than answer from nothing.
+    // While the index cache is restored the catalog holds the seed alone: wait for the
+    // restore (at most half the first wait, so the whole stays under a second).
     if (!this.#cacheSettled)
       await waitAtMost(
         discovery.cacheApplied().then(() => {

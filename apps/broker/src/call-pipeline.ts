@@ -25,14 +25,9 @@ export type CallPipelineOptions = {
 export type CallRoute = { target: string; tool: string };
 
 /**
- * One `mcp_call_tool`, in the order the README documents: route (exact catalog name,
- * or `<target>_<tool>` of a known target when a gateway is configured, see
- * {@link CallPipeline.route}), the call's authorisation (role, then pin:
- * `authorise`, decided by the broker), then here the argument check against
- * the tool's JSON Schema, the backend's circuit breaker and `tools/call`
- * with the caller's role. The checks that depend only on the caller and the
- * arguments come first, so a refused call is never told to retry later. Ajv
- * is loaded on the first call that needs it, not at start-up.
+ * One `mcp_call_tool` after the broker's route and authorisation: the argument check (Ajv,
+ * loaded on first use), the backend's circuit breaker, then `tools/call` with the caller's
+ * role. Checks on the caller and arguments come first, so a refusal never says retry later.
  */
 export class CallPipeline {
   readonly #options: CallPipelineOptions;
@@ -48,10 +43,7 @@ export class CallPipeline {
     return this.#inFlight;
   }
 
-  /**
-   * Where a call of `name` goes: its catalog entry's backend, or (offline,
-   * a name outside the catalog can only be a typo) `UNKNOWN_TOOL`.
-   */
+  /** Where a call goes: its entry's backend, `<target>_<tool>` of a known target, or `UNKNOWN_TOOL`. */
   route(name: string, entry: ToolEntry | undefined): CallRoute {
     const route =
       entry !== undefined
@@ -63,10 +55,7 @@ export class CallPipeline {
     return route;
   }
 
-  /**
-   * Sends an authorised call: its arguments checked, then through the
-   * backend's breaker; refusals and failures throw {@link BrokerError}.
-   */
+  /** Sends an authorised call; refusals and failures throw {@link BrokerError}. */
   async call(
     options: {
       name: string;

@@ -24,12 +24,9 @@ const unverified = (why: string) =>
   });
 
 /**
- * Reads each call's role from the records the Claude Code plugin's
- * `PreToolUse` hook writes into `directory`, keyed by the call's
- * `tool_use_id` (`_meta["claudecode/toolUseId"]`). Each record is used once
- * and removed. A call without a record, or with a record that names no
- * role, is refused: the model can write any argument, but not the hook's
- * record of who called.
+ * Reads each call's role from the record the Claude Code plugin's `PreToolUse` hook wrote for
+ * its `tool_use_id`, used once and removed. Without a record naming a role the call is refused:
+ * the model can write any argument, but not the hook's record.
  */
 export function hookCallerRole(directory: string): CallerRole {
   return async (meta) => {

@@ -77,7 +77,6 @@ export async function runCheck(
   // The pins file is read, never written: --check pins nothing on its own.
   const { TrustLayer, describePins, formatPinsDescription } =
     await import('./trust/index.js');
-  const { formatUsageDescription } = await import('./usage/usage-log.js');
   let trust: TrustLayer | undefined;
   try {
     trust = await TrustLayer.open({
@@ -96,7 +95,7 @@ export async function runCheck(
         ? `pins: off (HERETEK_PIN_POLICY=off): no tool is pinned or checked`
         : `${formatPinsDescription(describePins(trust.pins))}; policy ${trust.policy}${config.pinsReadOnly ? ', HERETEK_PINS_READ_ONLY=1' : ''}`,
     );
-    out(formatUsageDescription(await learning.describe()));
+    out(await learning.describe());
   };
   if (config.offline) {
     out(

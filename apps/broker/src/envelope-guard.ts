@@ -5,12 +5,9 @@ import { deserializeMessage } from '@modelcontextprotocol/server';
 export type RejectedRequest = { id: string | number; problem: string };
 
 /**
- * Sits between {@link LineLimit} and the SDK's stdio reader (one complete line
- * per chunk). A line that the SDK's own `deserializeMessage` rejects but that
- * is a JSON-RPC request with a usable id (extra members, array params, a
- * `_meta` of the wrong shape) is taken out and reported, so it can be answered
- * with Invalid Request instead of being dropped silently. Every other line
- * passes through unchanged; the check costs about 2 µs a line.
+ * Sits before the SDK's stdio reader (one line a chunk): a request the SDK's
+ * `deserializeMessage` rejects but that has a usable id is taken out and reported, so it is
+ * answered with Invalid Request instead of dropped silently. Other lines pass unchanged.
  */
 export class EnvelopeGuard extends Transform {
   readonly #onRejected: (request: RejectedRequest) => void;

@@ -1,20 +1,8 @@
 import { createErrorFamily } from '@heretek/internal';
 
 /**
- * Stable codes of {@link BrokerError}. Every refusal the broker sends an agent
- * starts with one of them (`CODE: message`):
- * - `UNKNOWN_TOOL`: the name is not in the catalog (and cannot be passed through).
- * - `UNKNOWN_TARGET`: a search or browse named a backend target the broker does not know.
- * - `ROLE_FORBIDDEN`: a read-only role asked for a mutating (or unknown) tool.
- * - `ROLE_UNVERIFIED`: the broker takes each call's role from a Claude Code hook and none arrived; nothing was sent.
- * - `INVALID_ARGUMENTS`: the arguments fail the tool's JSON Schema, or a meta-tool's own; nothing was sent.
- * - `TOOL_CHANGED`: the tool's definition differs from its pin and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
- * - `TOOL_NEW`: the tool appeared on a backend after that backend's tools were pinned, nobody has accepted it (`--pin`), and the pin policy refuses the call (a mutating tool under `refuse`); nothing was sent.
- * - `NO_GATEWAY`: the broker runs offline; the call was checked but not sent.
- * - `CIRCUIT_OPEN`: the backend failed repeatedly and is paused.
- * - `BACKEND_FAILED`: the gateway or backend failed (timeout, HTTP, protocol, connection lost).
- * - `CANCELLED`: the caller cancelled the call, or the broker is shutting down; the gateway was told.
- * - `INVALID_CONFIG`: the broker's configuration cannot be used ({@link BrokerConfigError}).
+ * Stable codes of {@link BrokerError}: every refusal an agent reads starts with one
+ * (`CODE: message`). The package README's table of refusals says what each means.
  */
 export const BrokerErrorCode = {
   UnknownTool: 'UNKNOWN_TOOL',
@@ -70,10 +58,7 @@ export class BrokerConfigError extends BrokerError {
 /** Longest piece of caller input quoted back in a message, in characters. */
 export const MAX_ECHO_CHARS = 120;
 
-/**
- * Quotes caller input for a message, capped: a 1 MiB query or tool name is
- * shown as its first {@link MAX_ECHO_CHARS} characters and its length, never whole.
- */
+/** Quotes caller input for a message, capped at {@link MAX_ECHO_CHARS} characters and its length. */
 export function quote(value: string, max = MAX_ECHO_CHARS): string {
   if (value.length <= max) return JSON.stringify(value);
   return `${JSON.stringify(value.slice(0, max))}… (${value.length} characters)`;

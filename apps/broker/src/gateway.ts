@@ -22,12 +22,8 @@ export type GatewayHooks = Pick<
 >;
 
 /**
- * The gateway the broker discovers and calls tools through, built from its
- * configuration: one `GatewayClient` (keep-alive pool, one session per
- * endpoint) that sends the broker's role as `x-heretek-role`. The client is
- * loaded here, on demand, so an offline broker never loads it. The options
- * are checked with the client's own schema first; every option it refuses
- * becomes one line of a {@link BrokerConfigError} naming the variable.
+ * The broker's `GatewayClient`, loaded on demand (an offline broker never loads it). Options
+ * the client's schema refuses become lines of a {@link BrokerConfigError} naming the variable.
  */
 export async function createGateway(
   config: BrokerConfig,

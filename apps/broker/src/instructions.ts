@@ -1,18 +1,9 @@
 /**
- * The server `instructions` the broker sends in its `initialize` answer: what
- * its three tools are for, what they can reach, and to search before saying
- * that a tool does not exist. Clients that defer tools still load server
- * instructions, so an agent learns there what a search can find.
- *
- * Built from the configured backend table alone, never from discovery, so it
- * is the same bytes for the same configuration at every start (whatever the
- * order of the table) and a prompt cache keeps it. Its size is bounded:
- * {@link INSTRUCTIONS_TOKEN_BUDGET} o200k_base tokens for any table. Up to
- * {@link MAX_LISTED_TARGETS} targets (and {@link MAX_TARGET_LIST_CHARS}
- * characters of target names) are named under their profile; beyond that
- * only the profiles and their target counts are, at most
- * {@link MAX_LISTED_PROFILES} of them. The largest text these limits allow
- * stays under 2 KB, where Claude Code cuts server instructions.
+ * The server `instructions` of the `initialize` answer: what the three tools are for, what
+ * they reach, and to search before saying a tool does not exist. Built from the configured
+ * backend table alone (never discovery), so a prompt cache keeps it, and bounded: targets are
+ * named under their profile up to the limits below, beyond them only profiles are counted;
+ * the largest text stays under 2 KB, where Claude Code cuts server instructions.
  */
 import { PROFILE_PURPOSES, isProfileName } from '@heretek/internal';
 
@@ -72,15 +63,7 @@ function profileLine(profile: string, targets: string[], named: boolean) {
   return `- ${profile}${purpose}: ${what}`;
 }
 
-/**
- * The instructions for a backend table, by the rule in this module's header.
- *
- * @example
- * ```ts
- * buildInstructions({ backends: [{ target: 'core', profile: 'core' }] });
- * // 'This server is a broker in front of 1 backend target in 1 profile. ...'
- * ```
- */
+/** The instructions for a backend table, by the rule in this module's header. */
 export function buildInstructions(options: {
   backends: readonly InstructionsBackend[];
 }): string {

@@ -2,17 +2,9 @@ import type { z } from 'zod';
 import { quote } from './errors.js';
 
 /**
- * How the broker words what zod found wrong with an input, one line a
- * problem, so an agent (or a person editing a state file) knows which field,
- * what it must be and what to send instead:
- *
- * - a missing field: `missing required property "name"`;
- * - a field of the wrong kind: `limit must be <the field's error text>, got
- *   number 0` (each schema field carries its expectation as its zod `error`,
- *   e.g. `an integer from 1 to 200`);
- * - unknown fields: `unknown properties "a", "b"; allowed: query, profile`;
- * - a rule of its own (a zod `custom` issue): its message, after the field
- *   it concerns when it concerns one (`name is empty: ...`).
+ * How the broker words what zod found wrong with an input, one line a problem:
+ * `missing required property "name"`, `limit must be <the field's zod error>, got number 0`,
+ * `unknown properties "a", "b"; allowed: query, profile`, or a custom rule's message.
  */
 
 /** A short, capped description of a value's type, for messages. */
@@ -53,12 +45,7 @@ function unknownKeys(keys: readonly string[], allowed: readonly string[]) {
   return `unknown ${keys.length === 1 ? 'property' : 'properties'} ${shown}${more}; allowed: ${allowed.join(', ')}`;
 }
 
-/**
- * One line per issue (see this module's header). `input` is what was parsed
- * (the offending values are read from it, own properties only), `allowed`
- * the field names to offer for unknown ones, `root` the name of the whole
- * input in a message (`arguments`).
- */
+/** One line per issue; `input` is what was parsed, `allowed` the fields offered for unknown ones, `root` the input's name. */
 export function issueLines(options: {
   issues: readonly z.core.$ZodIssue[];
   input: unknown;

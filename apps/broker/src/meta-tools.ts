@@ -77,12 +77,7 @@ const callInput = z.strictObject(
   anObject,
 );
 
-/**
- * A meta-tool's JSON Schema for `tools/list`: zod's, without what costs
- * tokens and says nothing to an agent (`$schema`, `additionalProperties`,
- * the safe-integer bounds of a bare integer, the key type of a record, an
- * unlisted maximum).
- */
+/** A meta-tool's JSON Schema for `tools/list`: zod's, without what costs tokens and says nothing to an agent. */
 function listedSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, {
     override: ({ zodSchema, jsonSchema }) => {
@@ -105,11 +100,7 @@ function listedSchema(schema: z.ZodType): Record<string, unknown> {
 /** What a meta-tool's answer may use besides its arguments. */
 export type MetaToolContext = {
   broker: Broker;
-  /**
-   * Sends `mcp_call_tool`'s checked call through the broker: the stdio
-   * server adds the client's progress and input rounds, an editor plugin
-   * the calling agent's role.
-   */
+  /** Sends `mcp_call_tool`'s checked call through the broker (with the stdio client's handlers, or a plugin's role). */
   call: (request: {
     name: string;
     arguments: Record<string, unknown>;
@@ -140,11 +131,8 @@ function metaTool<Input extends z.ZodType>(
 }
 
 /**
- * The broker's meta-tools, in the order `tools/list` shows them: the stdio
- * server registers each, {@link answerMetaTool} answers them for a host
- * that registers them as its own tools (an editor plugin), and the help
- * texts count them. Every word here is paid by every agent on every turn:
- * keep them few and exact (`offset`'s maximum is checked but not listed).
+ * The broker's meta-tools, in the order `tools/list` shows them. Every word here is paid by
+ * every agent on every turn: keep them few and exact.
  */
 export const META_TOOLS = {
   mcp_search_tools: metaTool({
@@ -182,11 +170,7 @@ export type ListedMetaTool = Pick<
   'description' | 'inputSchema' | 'annotations'
 >;
 
-/**
- * The meta-tools as `tools/list` shows them, plain data: what a host that
- * lists them without loading the broker (an editor plugin, at build time)
- * takes from this table.
- */
+/** The meta-tools as `tools/list` shows them, as plain data for a host that lists them itself. */
 export function listedMetaTools(): Record<MetaToolName, ListedMetaTool> {
   return Object.fromEntries(
     META_TOOL_NAMES.map((name) => {
@@ -229,11 +213,7 @@ export function parseMetaToolInput<Name extends MetaToolName>(
   });
 }
 
-/**
- * The arguments of a checked `mcp_call_tool` input: its own properties,
- * copied onto a plain object, so a `__proto__` key that a JSON parser turned
- * into a prototype must not satisfy the schema check.
- */
+/** The `mcp_call_tool` input's own arguments on a plain object (a parsed `__proto__` key is not a prototype). */
 function ownArguments(input: unknown): Record<string, unknown> {
   const toolArguments = (input as { arguments?: object }).arguments;
   return toolArguments === undefined
@@ -247,12 +227,7 @@ export type MetaToolAnswer = ToolCallResult & {
   code?: BrokerErrorCode;
 };
 
-/**
- * Answers one meta-tool call: its arguments checked, then its answer; a
- * refusal becomes an `isError` result whose text starts with its code
- * (`CODE: message`, `INTERNAL: ...` for anything unexpected), and the code
- * comes back beside the result.
- */
+/** Answers one meta-tool call; a refusal is an `isError` result `CODE: message` (`INTERNAL: ...` for the unexpected), its code beside it. */
 export async function runMetaTool(
   name: MetaToolName,
   input: unknown,
@@ -287,12 +262,7 @@ export async function runMetaTool(
   }
 }
 
-/**
- * Answers one meta-tool call the way the stdio server does, for a caller of
- * the given role (gated by it, and sent to the gateway as its role). A
- * backend's elicitation or sampling is not passed on here (there is no
- * client to ask); progress goes to `onProgress`.
- */
+/** Answers one meta-tool call as the stdio server does, for a caller of `role`; no elicitation or sampling (no client to ask). */
 export async function answerMetaTool(options: {
   broker: Broker;
   name: MetaToolName;
@@ -349,20 +319,13 @@ export async function searchOrBrowse(
 }
 
 /** Marks of a tool for its hit line (`[changed]`, `[flagged: rule]`). */
-export type HitMarks = (hit: {
-  name: string;
-  mutating: boolean;
-}) => readonly string[];
+type HitMarks = (hit: { name: string; mutating: boolean }) => readonly string[];
 
-/**
- * Renders search hits compactly: one line a tool, then what matched nothing.
- * With no hit, names the known targets with their tool counts so the agent
- * can browse instead of guessing.
- */
-export function formatSearch(
+/** Renders search hits, one line a tool, then what matched nothing; with no hit, the targets to browse. */
+function formatSearch(
   result: SearchToolsResult,
-  targets: ReadonlyArray<{ target: string; tools: number }> = [],
-  marks: HitMarks = () => [],
+  targets: ReadonlyArray<{ target: string; tools: number }>,
+  marks: HitMarks,
 ): string {
   const scope = [
     result.profile === undefined ? undefined : `profile ${result.profile}`,
@@ -403,10 +366,7 @@ export function formatSearch(
 }
 
 /** Renders one page of a target's tools: a header, one line a tool, and how to get the next page. */
-export function formatBrowse(
-  result: BrowseResult,
-  marks: HitMarks = () => [],
-): string {
+function formatBrowse(result: BrowseResult, marks: HitMarks): string {
   const note =
     result.discovering === undefined
       ? []

@@ -5,18 +5,12 @@ import { errorText } from './error-text.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 
-/**
- * A line of a one-shot command's report (`--check`, `--pin`). Like every
- * output of the bin that is not MCP, it goes to stderr.
- */
+/** A line of a one-shot command's report (`--check`, `--pin`), on stderr like all but MCP. */
 export function out(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/**
- * An error line of the bin, prefixed with its name: a message as it is, a
- * configuration error as its list of problems, any other error with its code.
- */
+/** An error line of the bin, prefixed with its name. */
 export function fail(problem: unknown): void {
   const text =
     typeof problem === 'string'
@@ -27,10 +21,7 @@ export function fail(problem: unknown): void {
   process.stderr.write(`heretek-lazy-broker: ${text}\n`);
 }
 
-/**
- * A broker that starts with an empty catalog, for commands that discover
- * once and report (`--check`, `--pin`).
- */
+/** A broker with an empty catalog, for commands that discover once and report. */
 export function discoveryBroker(
   config: BrokerConfig,
   backends: Backend[],

@@ -9,11 +9,9 @@ import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 
 /** A skill the broker serves through the MCP skills extension. */
 export type ServedSkill = {
-  /** Skill name. */
   name: string;
   /** Verified tree hash from `.skill-lock.json`. */
   treeHash: string;
-  /** Number of files served. */
   fileCount: number;
   /** Resource URI of the skill's `SKILL.md`, as clients see it. */
   uri: string;
@@ -21,61 +19,37 @@ export type ServedSkill = {
 
 /** A skill the broker refused to serve, and why. */
 export type RefusedSkillReport = {
-  /** Skill (folder) name. */
   name: string;
-  /** Stable reason code: a `SkillErrorCode` of `@heretek/skills`, `catalog_rejected` or `error`. */
+  /** A `SkillErrorCode` of `@heretek/skills`, `catalog_rejected` or `error`. */
   code: string;
-  /** Human-readable reason (what to fix). */
+  /** What to fix. */
   reason: string;
 };
 
-/** What {@link registerVerifiedSkills} did. */
+/** What {@link registerVerifiedSkills} did, each list sorted by name. */
 export type RegisteredSkills = {
-  /** Skills served, sorted by name. */
   served: ServedSkill[];
-  /** Skills refused, sorted by name. */
   refused: RefusedSkillReport[];
 };
 
 /**
- * Verifies the workspace's skill locks and serves only the skills that verify
- * through the MCP skills extension of SDK v2 (`skills/list`, `skills/get` and
- * `skill://` resources). Each refused skill is named on `log` with its reason;
- * nothing of it is served. Files are served from the exact bytes that were
- * hashed during verification, so a later change on disk cannot reach clients.
- * Registers no tool: `tools/list` is unchanged. Call before `server.connect`.
- * When no skill verifies, the extension is not attached at all; when there is
- * no skill to serve or refuse (no folder under `skills/`, nothing locked),
- * `log` says so.
- *
- * @example
- * ```ts
- * const { served, refused } = await registerVerifiedSkills({
- *   server,
- *   workspaceRoot: process.cwd(),
- *   log: (line) => process.stderr.write(`${line}\n`),
- * });
- * ```
+ * Verifies the workspace's skill locks (and `grimoire.lock`) and serves only the skills that
+ * verify, through the MCP skills extension, from the exact bytes that were hashed; each
+ * refused skill is logged with its reason. Registers no tool. Call before `server.connect`;
+ * when no skill verifies, the extension is not attached.
  */
 export async function registerVerifiedSkills({
   server,
   workspaceRoot,
   log,
-  verifyGrimoire = true,
 }: {
   /** The broker's SDK v2 server, not yet connected. */
   server: McpServer;
   /** Folder that holds `skills/`, `.skill-lock.json` and `grimoire.lock`. */
   workspaceRoot: string;
-  /** One diagnostic line at a time, written to stderr. */
   log: (line: string) => void;
-  /** Also require `grimoire.lock` to verify. Default `true`. */
-  verifyGrimoire?: boolean;
 }): Promise<RegisteredSkills> {
-  const { mounted, refused } = mountVerifiedSkills({
-    workspaceRoot,
-    verifyGrimoire,
-  });
+  const { mounted, refused } = mountVerifiedSkills({ workspaceRoot });
   const refusedReports: RefusedSkillReport[] = refused.map(
     ({ skillName, error }) => ({
       name: skillName,

@@ -50,10 +50,7 @@ export type ToolCallResult = {
   [key: string]: unknown;
 };
 
-/**
- * What the broker needs from a gateway. `@heretek/gateway-client`'s
- * `GatewayClient` satisfies it; tests may pass any object that does.
- */
+/** What the broker needs from a gateway (`@heretek/gateway-client`'s `GatewayClient`). */
 export type ToolGateway = {
   listTools(options: {
     target: string;
@@ -63,22 +60,14 @@ export type ToolGateway = {
   listAllTools?(options?: {
     signal?: AbortSignal;
   }): Promise<Map<string, GatewayTool[]>>;
-  /**
-   * With `onProgress` the call asks for progress and each notification
-   * arrives there (each one restarts the request's timeout); the backend's
-   * elicitation and sampling requests of this call go to `onElicitation`
-   * and `onSampling` when given.
-   */
+  /** With `onProgress` the call asks for progress (each notification restarts its timeout). */
   callTool(
     options: {
       target: string;
       tool: string;
       arguments: Record<string, unknown>;
       signal?: AbortSignal;
-      /**
-       * The calling agent's role, sent as this call's `x-heretek-role`, so
-       * the gateway's rules see the role the broker's gate saw.
-       */
+      /** The calling agent's role, sent as this call's `x-heretek-role`. */
       role?: string;
       /** Call task-augmented and wait for the task's result. */
       task?: boolean;

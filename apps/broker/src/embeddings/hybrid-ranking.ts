@@ -19,7 +19,7 @@ import { errorText } from '../error-text.js';
 import { VectorCache } from './vector-cache.js';
 
 /** Tool texts per request to the endpoint. */
-export const TOOL_BATCH = 64;
+const TOOL_BATCH = 64;
 
 /** The text of a background probe (one short input). */
 const PROBE_TEXT = 'ping';
@@ -37,14 +37,9 @@ export type HybridRankingOptions = {
   provider: VectorProvider;
   /** The vector cache file (`HERETEK_EMBEDDINGS_CACHE_FILE`), or `off`. */
   cacheFile: string;
-  /**
-   * The longest a search waits for its query vector before it answers lexically
-   * (`HERETEK_EMBEDDINGS_TIMEOUT_MS`), and a probe's timeout. Once the endpoint has
-   * answered a few queries, a search waits 4x their 95th percentile latency, at least
-   * 250 ms, at most this. Default 1000 ms.
-   */
+  /** The longest a search waits for its query vector (`HERETEK_EMBEDDINGS_TIMEOUT_MS`, see {@link HybridRanking.queryWaitMs}) and a probe's timeout. Default 1000 ms. */
   queryTimeoutMs?: number;
-  /** After a failure, how long until a background probe tries the endpoint (again after each failed probe). Default 10000 ms. */
+  /** After a failure, how long until a background probe tries the endpoint again. Default 10000 ms. */
   retryAfterMs?: number;
   /** The fusion knobs (the catalog's defaults for those unset). */
   fusion?: Partial<Fusion>;
@@ -52,19 +47,12 @@ export type HybridRankingOptions = {
 };
 
 /**
- * The broker's side of hybrid ranking: tool vectors from the user's embedding
- * endpoint, computed in batches whenever the catalog changed (see
- * {@link HybridRanking.follow} and {@link HybridRanking.catalogChanged}) and
- * cached on disk by model and definition hash (a restart asks only for new or
- * changed tools), and one query vector per search with a short timeout.
- *
- * Nothing here fails or holds back a search beyond that timeout, and after one
- * failure nothing holds one back at all. A search gets no vectors (and so the
- * lexical answer) at once: while tool vectors are not there yet, until the
- * endpoint has answered once, and from a failure (one opens a cockatiel
- * circuit breaker) until a background probe, sent every `retryAfterMs` and
- * never on a search's behalf, is answered. The log says so once per outage,
- * and again when the endpoint answers.
+ * The broker's side of hybrid ranking: tool vectors from the user's embedding endpoint,
+ * computed in batches whenever the catalog changed and cached on disk by model and
+ * definition hash, and one query vector per search with a short timeout. A search gets the
+ * lexical answer at once while tool vectors are missing, until the endpoint has answered
+ * once, and from a failure (a circuit breaker opens) until a background probe, never sent on
+ * a search's behalf, is answered. The log says so once per outage.
  */
 export class HybridRanking {
   readonly #provider: VectorProvider;
@@ -117,28 +105,17 @@ export class HybridRanking {
     this.#breaker.onBreak(() => this.#scheduleProbe(this.#retryAfterMs));
   }
 
-  /** The embedding model. */
-  get model(): string {
-    return this.#provider.model;
-  }
-
   /** How many catalogued tools have a vector. */
   get toolsWithVectors(): number {
     return this.#toolsWithVectors;
   }
 
-  /**
-   * Brings tool vectors in step with the catalog: reads the cache once, then
-   * asks the endpoint for the tools without a vector, in batches. Runs one at
-   * a time; never rejects (a failure is logged and the next call retries).
-   */
+  /** Brings tool vectors in step with the catalog (the cache once, then the endpoint); one run at a time, never rejects. */
   sync(catalog: ToolCatalog): Promise<void> {
-    if (this.#syncing !== undefined) return this.#syncing;
-    const run = this.#sync(catalog).finally(() => {
+    this.#syncing ??= this.#sync(catalog).finally(() => {
       this.#syncing = undefined;
     });
-    this.#syncing = run;
-    return run;
+    return this.#syncing;
   }
 
   async #sync(catalog: ToolCatalog): Promise<void> {
@@ -180,7 +157,7 @@ export class HybridRanking {
       this.#syncedList = list;
       if (pending.length > 0) {
         this.#log(
-          `embeddings: ${pending.length} tool vectors from ${this.model}, ${this.toolsWithVectors}/${hashes.size} tools have one`,
+          `embeddings: ${pending.length} tool vectors from ${this.#provider.model}, ${this.toolsWithVectors}/${hashes.size} tools have one`,
         );
         await this.#cache.save(this.#vectors, new Set(hashes.values()));
       }
@@ -188,10 +165,8 @@ export class HybridRanking {
   }
 
   /**
-   * Follows the catalog: syncs now (or, when no tool needs a vector, probes
-   * the endpoint in the background, so a search never waits to learn that it
-   * is down), then again at each {@link HybridRanking.catalogChanged}.
-   * {@link HybridRanking.close} stops it.
+   * Follows the catalog: syncs now (and probes the endpoint when no tool needed a vector, so
+   * a search never waits to learn that it is down), then at each `catalogChanged`.
    */
   follow(catalog: ToolCatalog): void {
     this.#catalog = catalog;
@@ -202,7 +177,7 @@ export class HybridRanking {
     });
   }
 
-  /** Tells it that the followed catalog changed (a listing was applied): new or changed tools are embedded in the background. */
+  /** The followed catalog changed: new or changed tools are embedded in the background. */
   catalogChanged(): void {
     const catalog = this.#catalog;
     if (catalog !== undefined && !this.#closed) void this.sync(catalog);
@@ -216,13 +191,7 @@ export class HybridRanking {
     this.#probeTimer = undefined;
   }
 
-  /**
-   * The vectors of one search, or `undefined` (a lexical search, at once):
-   * when no tool has a vector yet, until the endpoint has answered once, from
-   * a failure until a background probe is answered, or when the query vector
-   * fails or is late. Starts a background sync when the catalog changed since
-   * the last one.
-   */
+  /** The vectors of one search, or `undefined` for a lexical one (see the class); syncs in the background when the catalog changed. */
   async vectorsFor(
     catalog: ToolCatalog,
     query: string,
@@ -246,11 +215,7 @@ export class HybridRanking {
     return { query: vector, tool, fusion: this.#fusion };
   }
 
-  /**
-   * How long a search waits for its query vector now: the cap
-   * (`queryTimeoutMs`) until the endpoint answered a few queries, then 4x the
-   * 95th percentile of the latest answers' latency, from 250 ms up to the cap.
-   */
+  /** How long a search waits for its query vector: `queryTimeoutMs`, then 4x the recent 95th percentile latency (250 ms up to that cap). */
   get queryWaitMs(): number {
     const cap = this.#queryTimeoutMs;
     if (this.#latencies.length < LATENCY_SAMPLES) return cap;
@@ -267,11 +232,7 @@ export class HybridRanking {
     if (this.#latencies.length > LATENCY_WINDOW) this.#latencies.shift();
   }
 
-  /**
-   * One request through the breaker: its answer, or `undefined` at once while
-   * the circuit is not closed (only a background probe tries the endpoint
-   * then). A failure opens it (logged once per outage) and schedules a probe.
-   */
+  /** One request through the breaker: its answer, or `undefined` (at once while the circuit is open). */
   async #ask(
     request: () => Promise<Float32Array[]>,
   ): Promise<Float32Array[] | undefined> {
@@ -288,12 +249,16 @@ export class HybridRanking {
 
   #answeredNow(): void {
     if (!this.#answered && !this.#down && !this.#announced)
-      this.#log(`embeddings: ${this.model} answers; hybrid ranking on`);
+      this.#log(
+        `embeddings: ${this.#provider.model} answers; hybrid ranking on`,
+      );
     this.#announced = true;
     this.#answered = true;
     if (this.#down) {
       this.#down = false;
-      this.#log(`embeddings: ${this.model} answers again; hybrid ranking on`);
+      this.#log(
+        `embeddings: ${this.#provider.model} answers again; hybrid ranking on`,
+      );
     }
   }
 
@@ -316,12 +281,7 @@ export class HybridRanking {
     this.#probeTimer.unref();
   }
 
-  /**
-   * Asks the endpoint for one short vector, in the background (with the
-   * query cap as its timeout). Answered: searches use the endpoint again and
-   * the followed catalog is synced. Failed: the breaker opens again, and
-   * with it the next probe is scheduled.
-   */
+  /** Asks for one short vector in the background; answered, the followed catalog is synced, failed, the next probe is scheduled. */
   #probe(): Promise<void> {
     this.#probing ??= this.#runProbe().finally(() => {
       this.#probing = undefined;

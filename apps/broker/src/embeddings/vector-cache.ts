@@ -6,17 +6,14 @@ import {
 } from '../trust/state-file.js';
 
 /** The `format` of a vector cache file. */
-export const VECTOR_CACHE_FORMAT = 'heretek-broker/embeddings';
+const VECTOR_CACHE_FORMAT = 'heretek-broker/embeddings';
 /** Its layout version. */
-export const VECTOR_CACHE_VERSION = 1;
+const VECTOR_CACHE_VERSION = 1;
 
 /**
- * Tool vectors on disk, one JSON file in the state folder (mode 0600, written
- * atomically): `{ format, version, models: { <model>: { <definition hash>:
- * <base64 of little-endian float32> } } }`. Each model keeps the vectors of
- * the tools it last saw; other models' vectors stay as they were. A file that
- * is missing, unreadable or malformed counts as empty (logged once); `off`
- * keeps nothing.
+ * Tool vectors on disk, one JSON file written atomically: `{ format, version, models: { <model>:
+ * { <definition hash>: <base64 of little-endian float32> } } }`. Each model keeps the vectors
+ * of the tools it last saw; a missing or malformed file counts as empty; `off` keeps nothing.
  */
 export class VectorCache {
   readonly file: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { UsageLearning } from './usage-learning.js';
-import type { RecordedUse } from './use-recorder.js';
+import type { UsageRecord } from '@heretek/catalog';
 
 let directory: string;
 let file: string;
@@ -16,7 +16,7 @@ beforeEach(async () => {
 
 describe('UsageLearning', () => {
   it('saves a search-then-call use and gives it back to the next process at load', async () => {
-    const seen: RecordedUse[] = [];
+    const seen: UsageRecord[] = [];
     const first = new UsageLearning({ file, onUse: (use) => seen.push(use) });
     await first.load();
     first.searched({
@@ -42,7 +42,7 @@ describe('UsageLearning', () => {
     ]);
 
     const lines: string[] = [];
-    const restarted: RecordedUse[] = [];
+    const restarted: UsageRecord[] = [];
     const second = new UsageLearning({
       file,
       onUse: (use) => restarted.push(use),
@@ -58,7 +58,7 @@ describe('UsageLearning', () => {
   });
 
   it('learns nothing when the file is off', async () => {
-    const seen: RecordedUse[] = [];
+    const seen: UsageRecord[] = [];
     const learning = new UsageLearning({
       file: 'off',
       onUse: (use) => seen.push(use),
@@ -70,7 +70,9 @@ describe('UsageLearning', () => {
       await learning.called({ tool: 'adb_tap', isError: false }),
     ).toBeUndefined();
     expect(seen).toEqual([]);
-    expect((await learning.describe()).enabled).toBe(false);
+    expect(await learning.describe()).toBe(
+      'usage file: off (learning from use is disabled)',
+    );
   });
 
   it('survives a failing consumer and a file it cannot write', async () => {

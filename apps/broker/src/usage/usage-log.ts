@@ -15,43 +15,19 @@ import { errorText } from '../error-text.js';
 import { issueLines } from '../issue-text.js';
 
 /**
- * The local file of learned uses (a search followed by a successful call of
- * one of its hits). One JSON object per line:
+ * The local file of learned uses (a search followed by a successful call of one of its
+ * hits), one JSON object per line:
+ * `{"v":1,"at":"2026-11-30T16:00:00.000Z","tool":"github_create_issue","terms":["create","issue"]}`.
+ * `terms` are the catalog's search terms, never the raw text, and nothing else is kept (no
+ * arguments, results, user or machine name). Files of several people merge by concatenation.
  *
- * ```json
- * {"v":1,"at":"2026-11-30T16:00:00.000Z","tool":"github_create_issue","terms":["create","issue","bug"]}
- * ```
- *
- * `terms` are the request's search terms as the catalog tokenizes them, never
- * the raw text; `tool` is the qualified name called; nothing else (no
- * arguments, no results, no user or machine name). Files of several people
- * merge by concatenation.
- *
- * Bounds: at most {@link USAGE_MAX_TERMS} terms of at most
- * {@link USAGE_MAX_TERM_LENGTH} characters per line, and the file is compacted
- * when it grows over {@link USAGE_FILE_MAX_BYTES} (2 MiB, about 15,000 to
- * 20,000 uses): the newest lines that fit in {@link USAGE_COMPACT_TO_BYTES}
- * (1.5 MiB) are kept, corrupt lines dropped.
- *
- * Sharing one file between brokers: every append and every compaction runs
- * under a lock file (`<file>.lock`, created exclusively, holding the pid).
- * An append is one `write` of one whole line to a descriptor opened with
- * `O_APPEND`, so lines never interleave; a compaction reads, keeps the tail,
- * writes a temporary file and renames it over the log while holding the lock,
- * so no append can land in between and be lost. The file is created with mode
- * 0600 in a folder created with mode 0700, and a compaction's temporary file
- * is flushed (fsync) before the rename (see `../trust/state-file.ts`). A lock whose process is gone,
- * or older than {@link USAGE_LOCK_STALE_MS}, is removed. If the lock cannot be
- * had within {@link USAGE_LOCK_WAIT_MS}, the line is still appended (one
- * `O_APPEND` write) and compaction waits for a later append. Appends from
- * outside the broker (`cat a >> b`) take no lock: do not run them while a
- * broker is writing.
- *
- * The file is opened with `O_NOFOLLOW`: a symlink at its path is refused
- * (reported unwritable), never followed.
- *
- * Nothing here throws: a missing, unreadable or unwritable file comes back as
- * a {@link UsageStatus}, and each kind of problem is logged once.
+ * Brokers share one file: each append (one `O_APPEND` write of one whole line) and each
+ * compaction (the newest valid lines written to a temporary file renamed over the log) runs
+ * under `<file>.lock`, so no append is lost. A lock of a dead process, or older than
+ * {@link USAGE_LOCK_STALE_MS}, is removed; an append that cannot have the lock within
+ * {@link USAGE_LOCK_WAIT_MS} writes without it and leaves compaction to a later one. A symlink
+ * at the path is refused (`O_NOFOLLOW`). Nothing here throws: a problem comes back as a
+ * {@link UsageStatus} and each kind is logged once.
  */
 
 /** Version written in each line's `v`. */
@@ -86,10 +62,7 @@ export type UsageStatus =
   | { ok: true }
   | {
       ok: false;
-      /**
-       * `disabled`: the file is `off`; `unreadable` / `unwritable`: the file
-       * system refused; `empty-use`: nothing to record (no terms or no tool).
-       */
+      /** `empty-use`: nothing to record (no terms or no tool). */
       problem: 'disabled' | 'unreadable' | 'unwritable' | 'empty-use';
       message: string;
     };
@@ -101,19 +74,6 @@ export type UsageLoad = {
   records: UsageRecord[];
   /** Lines skipped because they are not valid uses. */
   corruptLines: number;
-};
-
-/** What `--check` reports about the usage file. */
-export type UsageDescription = {
-  /** The file, or `undefined` when learning is off. */
-  file: string | undefined;
-  enabled: boolean;
-  exists: boolean;
-  sizeBytes: number;
-  uses: number;
-  corruptLines: number;
-  maxBytes: number;
-  status: UsageStatus;
 };
 
 /** `heretek/usage.jsonl` under the state directory (see `heretekStateDir`). */
@@ -155,10 +115,7 @@ const usageLineSchema = z.object(
   { error: 'a JSON object' },
 );
 
-/**
- * Checks one line: the use, or what is wrong with it (one phrase a problem,
- * see `issue-text.ts`).
- */
+/** Checks one line: the use, or what is wrong with it (one phrase a problem). */
 export function checkUsageLine(
   line: string,
 ): { record: UsageRecord } | { problems: string[] } {
@@ -182,12 +139,6 @@ export function checkUsageLine(
   return { record: { at, tool, terms } };
 }
 
-/** Parses one line; `undefined` when it is not a valid use. */
-export function parseUsageLine(line: string): UsageRecord | undefined {
-  const checked = checkUsageLine(line);
-  return 'record' in checked ? checked.record : undefined;
-}
-
 function cleanTerms(terms: readonly string[]): string[] {
   return terms
     .filter((term): term is string => typeof term === 'string')
@@ -199,17 +150,7 @@ function cleanTerms(terms: readonly string[]): string[] {
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * The usage file (see this module's header). Construct it at start (no I/O);
- * call {@link load} after the first `tools/list` has been answered.
- *
- * @example
- * ```ts
- * const usage = new UsageLog({ file: config.usageFile ?? defaultUsageFilePath(), log });
- * const { records } = await usage.load();
- * await usage.append({ terms: ['create', 'issue'], tool: 'github_create_issue' });
- * ```
- */
+/** The usage file (see this module's header); constructing it does no I/O. */
 export class UsageLog {
   /** The file, or `undefined` when learning is off. */
   readonly file: string | undefined;
@@ -228,7 +169,7 @@ export class UsageLog {
     compactToBytes?: number;
     /** Lock wait before an unlocked append (default {@link USAGE_LOCK_WAIT_MS}). */
     lockWaitMs?: number;
-    /** Diagnostic sink (stderr in the broker); each kind of problem is logged once. */
+    /** Diagnostic sink; each kind of problem is logged once. */
     log?: (line: string) => void;
   }) {
     this.file =
@@ -255,7 +196,10 @@ export class UsageLog {
     return this.file !== undefined;
   }
 
-  #problem(problem: 'unreadable' | 'unwritable', error: unknown): UsageStatus {
+  #problem(
+    problem: 'unreadable' | 'unwritable',
+    error: unknown,
+  ): Extract<UsageStatus, { ok: false }> {
     const message = `usage file ${this.file ?? ''} is ${problem} (${errorText(error)}); search keeps working without learned uses${problem === 'unwritable' ? ' being saved' : ''}`;
     if (!this.#logged.has(problem)) {
       this.#logged.add(problem);
@@ -272,10 +216,7 @@ export class UsageLog {
     };
   }
 
-  /**
-   * Reads every valid use, oldest first. A missing file is an empty log; a
-   * corrupt line is skipped and reported in one warning per load.
-   */
+  /** Reads every valid use, oldest first; corrupt lines are skipped with one warning. */
   async load(): Promise<UsageLoad> {
     if (this.file === undefined) {
       return { status: this.#disabled(), records: [], corruptLines: 0 };
@@ -315,11 +256,7 @@ export class UsageLog {
     return { status: { ok: true }, records, corruptLines };
   }
 
-  /**
-   * Appends one use (one `O_APPEND` write of one line, mode 0600 on
-   * creation) and compacts when the file is over its cap. Terms are trimmed,
-   * empty and over-long ones dropped, the first {@link USAGE_MAX_TERMS} kept.
-   */
+  /** Appends one use (terms cleaned, see `cleanTerms`) and compacts when over the cap. */
   async append(use: {
     terms: readonly string[];
     tool: string;
@@ -391,10 +328,7 @@ export class UsageLog {
     }
   }
 
-  /**
-   * Takes the lock file; `undefined` when it could not be had in time (the
-   * caller then appends without it and skips compaction).
-   */
+  /** Takes the lock file; `undefined` when it could not be had in time. */
   async #lock(): Promise<(() => Promise<void>) | undefined> {
     const lockFile = `${this.file as string}.lock`;
     const deadline = Date.now() + this.#lockWaitMs;
@@ -431,40 +365,17 @@ export class UsageLog {
     }
   }
 
-  /**
-   * Compacts now when over the cap (under the lock): keeps the newest valid
-   * lines that fit in the compaction size. Returns how many lines were kept
-   * and dropped.
-   */
-  async compact(): Promise<UsageStatus & { kept?: number; dropped?: number }> {
-    if (this.file === undefined) return this.#disabled();
-    const release = await this.#lock();
-    if (release === undefined) {
-      return {
-        ok: false,
-        problem: 'unwritable',
-        message: `usage file ${this.file}: another process holds ${this.file}.lock`,
-      };
-    }
-    try {
-      return { ok: true, ...(await this.#compactLocked()) };
-    } catch (error) {
-      return this.#problem('unwritable', error);
-    } finally {
-      await release();
-    }
-  }
-
-  async #compactLocked(): Promise<{ kept: number; dropped: number }> {
+  /** Keeps the newest valid lines that fit in the compaction size (under the lock). */
+  async #compactLocked(): Promise<void> {
     const file = this.file as string;
     const text = await readStateFile(file);
-    if (text === undefined) return { kept: 0, dropped: 0 };
+    if (text === undefined) return;
     const lines = text.split('\n').filter((line) => line.trim() !== '');
     const kept: string[] = [];
     let bytes = 0;
     for (let index = lines.length - 1; index >= 0; index -= 1) {
       const line = lines[index] as string;
-      if (parseUsageLine(line) === undefined) continue;
+      if (!('record' in checkUsageLine(line))) continue;
       const size = Buffer.byteLength(line) + 1;
       if (bytes + size > this.#compactTo) break;
       kept.push(line);
@@ -472,38 +383,31 @@ export class UsageLog {
     }
     kept.reverse();
     await writeFileAtomic(file, kept.length > 0 ? `${kept.join('\n')}\n` : '');
-    return { kept: kept.length, dropped: lines.length - kept.length };
   }
 
-  /** The file, its size and how many uses it holds, for `--check`. */
-  async describe(): Promise<UsageDescription> {
-    const empty = (status: UsageStatus): UsageDescription => ({
-      file: this.file,
-      enabled: this.enabled,
-      maxBytes: this.#maxBytes,
-      exists: false,
-      sizeBytes: 0,
-      uses: 0,
-      corruptLines: 0,
-      status,
-    });
-    if (this.file === undefined) return empty(this.#disabled());
+  /**
+   * The `--check` line, e.g. `usage file /home/a/.local/state/heretek/usage.jsonl: 12.4 KiB,
+   * 96 uses (compacted over 2.0 MiB)`.
+   */
+  async describe(): Promise<string> {
+    if (this.file === undefined)
+      return 'usage file: off (learning from use is disabled)';
+    const where = `usage file ${this.file}`;
     let sizeBytes: number;
     try {
       sizeBytes = (await stat(this.file)).size;
     } catch (error) {
-      return empty(
-        isMissing(error) ? { ok: true } : this.#problem('unreadable', error),
-      );
+      return isMissing(error)
+        ? `${where}: not created yet (0 uses)`
+        : `${where}: ${this.#problem('unreadable', error).message}`;
     }
     const { status, records, corruptLines } = await this.load();
-    return {
-      ...empty(status),
-      exists: true,
-      sizeBytes,
-      uses: records.length,
-      corruptLines,
-    };
+    if (!status.ok) return `${where}: ${status.message}`;
+    const corrupt =
+      corruptLines > 0
+        ? `, ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} skipped`
+        : '';
+    return `${where}: ${formatBytes(sizeBytes)}, ${records.length} use${records.length === 1 ? '' : 's'}${corrupt} (compacted over ${formatBytes(this.#maxBytes)})`;
   }
 }
 
@@ -511,24 +415,4 @@ function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/**
- * One `--check` line, e.g.
- * `usage file /home/a/.local/state/heretek/usage.jsonl: 12.4 KiB, 96 uses (compacted over 2.0 MiB)`.
- */
-export function formatUsageDescription(description: UsageDescription): string {
-  if (!description.enabled) {
-    return 'usage file: off (learning from use is disabled)';
-  }
-  const where = `usage file ${description.file ?? ''}`;
-  if (!description.status.ok) return `${where}: ${description.status.message}`;
-  if (!description.exists) {
-    return `${where}: not created yet (0 uses)`;
-  }
-  const corrupt =
-    description.corruptLines > 0
-      ? `, ${description.corruptLines} corrupt line${description.corruptLines === 1 ? '' : 's'} skipped`
-      : '';
-  return `${where}: ${formatBytes(description.sizeBytes)}, ${description.uses} use${description.uses === 1 ? '' : 's'}${corrupt} (compacted over ${formatBytes(description.maxBytes)})`;
 }

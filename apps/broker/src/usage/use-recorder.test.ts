@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { USE_WINDOW_CALLS, UseRecorder } from './use-recorder.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import {
+  USE_MAX_OPEN_SEARCHES,
+  USE_WINDOW_CALLS,
+  USE_WINDOW_MS,
+  UseRecorder,
+} from './use-recorder.js';
 
 const search = {
   terms: ['create', 'issue'],
@@ -33,8 +38,11 @@ describe('UseRecorder', () => {
   });
 
   it(`closes the window after ${USE_WINDOW_CALLS} calls or 10 minutes`, () => {
-    let now = 0;
-    const recorder = new UseRecorder({ now: () => now });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const recorder = new UseRecorder();
     recorder.searched(search);
     for (let index = 0; index < USE_WINDOW_CALLS; index += 1) {
       expect(recorder.called(succeeded('adb_tap'))).toBeUndefined();
@@ -48,7 +56,7 @@ describe('UseRecorder', () => {
     expect(recorder.called(succeeded('gitlab_create_issue'))).toBeDefined();
 
     recorder.searched(search);
-    now += 10 * 60_000 + 1;
+    vi.advanceTimersByTime(USE_WINDOW_MS + 1);
     expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
   });
 
@@ -77,12 +85,11 @@ describe('UseRecorder', () => {
     expect(recorder.called(succeeded('github_create_issue'))).toBeUndefined();
   });
 
-  it('keeps at most the configured number of open searches', () => {
-    const recorder = new UseRecorder({ maxOpenSearches: 2 });
-    recorder.searched({ terms: ['a'], hits: ['t_a'] });
-    recorder.searched({ terms: ['b'], hits: ['t_b'] });
-    recorder.searched({ terms: ['c'], hits: ['t_c'] });
-    expect(recorder.called(succeeded('t_a'))).toBeUndefined();
-    expect(recorder.called(succeeded('t_c'))?.terms).toEqual(['c']);
+  it(`keeps at most ${USE_MAX_OPEN_SEARCHES} open searches`, () => {
+    const recorder = new UseRecorder();
+    for (let index = 0; index <= USE_MAX_OPEN_SEARCHES; index += 1)
+      recorder.searched({ terms: [`s${index}`], hits: [`t_${index}`] });
+    expect(recorder.called(succeeded('t_0'))).toBeUndefined();
+    expect(recorder.called(succeeded('t_1'))?.terms).toEqual(['s1']);
   });
 });

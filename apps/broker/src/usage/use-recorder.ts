@@ -1,23 +1,13 @@
+import type { UsageRecord } from '@heretek/catalog';
+
 /**
- * The rule that turns a search followed by a successful call into a use:
- *
- * - A `mcp_search_tools` request with search terms and at least one hit opens
- *   a window of the next {@link USE_WINDOW_CALLS} `mcp_call_tool` calls
- *   (successful or not) and at most {@link USE_WINDOW_MS} (10 minutes).
- * - A call inside the window of a tool among that search's hits, whose result
- *   is not `isError` (and was not refused by the broker), is a use: the
- *   search's terms and the tool's qualified name.
- * - A call of a tool that no open search listed, a failed call, or a call
- *   after the window records nothing. A failed call still counts toward the
- *   window, so a retry with fixed arguments right after it is learned.
- * - When several open searches listed the tool, only the most recent one is
- *   credited. One search can credit several different tools (a task that
- *   needs two tools), each once.
- * - At most {@link USE_MAX_OPEN_SEARCHES} searches are open; older ones close.
- *
- * Five calls cover the usual agent sequence (search, inspect, a call that
- * fails its argument check, the corrected call, a follow-up call) without
- * crediting a search for calls that belong to a later task.
+ * The rule that turns a search followed by a successful call into a use. A search with terms
+ * and hits opens a window of the next {@link USE_WINDOW_CALLS} calls (successful or not; a
+ * failed call counts, so the corrected retry right after it is learned) and at most
+ * {@link USE_WINDOW_MS}. A successful call of one of its hits inside the window is a use: the
+ * search's terms and the tool's name. Only the most recent open search that listed the tool
+ * is credited, each tool once per search; at most {@link USE_MAX_OPEN_SEARCHES} are open.
+ * Five calls cover search, inspect, a refused call, the corrected one and a follow-up.
  */
 
 /** Calls after a search during which a successful call of one of its hits is learned. */
@@ -27,9 +17,6 @@ export const USE_WINDOW_MS = 10 * 60_000;
 /** Searches whose windows can be open at once. */
 export const USE_MAX_OPEN_SEARCHES = 4;
 
-/** A learned use: what to append to the usage file and give the catalog. */
-export type RecordedUse = { terms: string[]; tool: string };
-
 type OpenSearch = {
   terms: string[];
   hits: Set<string>;
@@ -38,51 +25,11 @@ type OpenSearch = {
   credited: Set<string>;
 };
 
-/**
- * Applies the rule in this module's header to the broker's stream of searches
- * and calls. Not shared between processes; one per broker.
- *
- * @example
- * ```ts
- * const recorder = new UseRecorder();
- * recorder.searched({ terms: ['create', 'issue'], hits: ['github_create_issue'] });
- * const use = recorder.called({ tool: 'github_create_issue', isError: false });
- * if (use) void usage.append(use);
- * ```
- */
+/** Applies the rule in this module's header to one broker's searches and calls. */
 export class UseRecorder {
-  readonly #windowCalls: number;
-  readonly #windowMs: number;
-  readonly #maxOpen: number;
-  readonly #now: () => number;
   #open: OpenSearch[] = [];
 
-  constructor(
-    options: {
-      /** Default {@link USE_WINDOW_CALLS}. */
-      windowCalls?: number;
-      /** Default {@link USE_WINDOW_MS}. */
-      windowMs?: number;
-      /** Default {@link USE_MAX_OPEN_SEARCHES}. */
-      maxOpenSearches?: number;
-      /** Clock in milliseconds (tests). */
-      now?: () => number;
-    } = {},
-  ) {
-    this.#windowCalls = Math.max(1, options.windowCalls ?? USE_WINDOW_CALLS);
-    this.#windowMs = Math.max(1, options.windowMs ?? USE_WINDOW_MS);
-    this.#maxOpen = Math.max(
-      1,
-      options.maxOpenSearches ?? USE_MAX_OPEN_SEARCHES,
-    );
-    this.#now = options.now ?? Date.now;
-  }
-
-  /**
-   * Records an answered search: its terms (as the catalog tokenized the
-   * query) and the qualified names of its hits. A search without terms (a
-   * browse) or without hits opens no window.
-   */
+  /** An answered search: its catalog terms and its hits' names (a browse, without terms, opens no window). */
   searched(search: {
     terms: readonly string[];
     hits: readonly string[];
@@ -92,26 +39,22 @@ export class UseRecorder {
     this.#open.push({
       terms,
       hits: new Set(search.hits),
-      callsLeft: this.#windowCalls,
-      openedAt: this.#now(),
+      callsLeft: USE_WINDOW_CALLS,
+      openedAt: Date.now(),
       credited: new Set(),
     });
-    if (this.#open.length > this.#maxOpen) {
-      this.#open.splice(0, this.#open.length - this.#maxOpen);
+    if (this.#open.length > USE_MAX_OPEN_SEARCHES) {
+      this.#open.splice(0, this.#open.length - USE_MAX_OPEN_SEARCHES);
     }
   }
 
-  /**
-   * Records a finished `mcp_call_tool` and returns the use it makes, if any.
-   * `isError` is true for an `isError` result and for a call the broker
-   * refused (role, arguments, pins, circuit).
-   */
-  called(call: { tool: string; isError: boolean }): RecordedUse | undefined {
-    const now = this.#now();
+  /** A finished call (`isError` also for one the broker refused); returns the use it makes, if any. */
+  called(call: { tool: string; isError: boolean }): UsageRecord | undefined {
+    const now = Date.now();
     this.#open = this.#open.filter(
-      (search) => now - search.openedAt <= this.#windowMs,
+      (search) => now - search.openedAt <= USE_WINDOW_MS,
     );
-    let use: RecordedUse | undefined;
+    let use: UsageRecord | undefined;
     if (!call.isError) {
       for (let index = this.#open.length - 1; index >= 0; index -= 1) {
         const search = this.#open[index] as OpenSearch;
