@@ -128,12 +128,8 @@ export class TrustLayer {
         ? undefined
         : await PinStore.open({
             path: options.pinsFile,
-            ...(options.pinsReadOnly === undefined
-              ? {}
-              : { readOnly: options.pinsReadOnly }),
-            ...(options.verifyPins === undefined
-              ? {}
-              : { verify: options.verifyPins }),
+            readOnly: options.pinsReadOnly,
+            verify: options.verifyPins,
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
@@ -148,31 +144,18 @@ export class TrustLayer {
   /**
    * Pins (trust on first use) and cleans one backend's listing; returns the
    * tools to catalogue, with cleaned descriptions and schema texts, in the
-   * same order. Logs hidden characters, rule hits and changed pins, each once.
-   * Tools without a string name pass through untouched (the catalog rejects
-   * them).
-   */
-  async reviewListing(options: {
-    target: string;
-    tools: readonly ListedTool[];
-  }): Promise<ListedTool[]> {
-    const review = this.reviewListingNow(options);
-    await review.pinned;
-    return review.tools;
-  }
-
-  /**
-   * {@link reviewListing} without waiting for the pins file: the cleaned
-   * tools (and every tool's pin state, marks and flags) are there at once;
-   * `pinned` resolves once the new pins are written (never rejects: a
-   * write that fails is logged, and the pins are kept in memory).
+   * same order, at once (with every tool's pin state, marks and flags).
+   * `pinned` resolves once the new pins are written (never rejects: a write
+   * that fails is logged, and the pins are kept in memory). Logs hidden
+   * characters, rule hits and changed pins, each once. Tools without a
+   * string name pass through untouched (the catalog rejects them).
    */
   reviewListingNow(options: { target: string; tools: readonly ListedTool[] }): {
     tools: ListedTool[];
     pinned: Promise<void>;
   } {
     const { target } = options;
-    this.#dropRestoring(target);
+    this.#restoring.delete(target);
     const names = new Set<string>();
     const definitions: NormalizedDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
@@ -323,7 +306,6 @@ export class TrustLayer {
     const pins = this.pins;
     if (pins === undefined) return;
     const { target } = options;
-    this.#dropRestoring(target);
     const listed = options.names;
     const names = new Set(listed);
     const previous = this.#byTarget.get(target) ?? [];
@@ -338,14 +320,6 @@ export class TrustLayer {
     this.#contextVersion += 1;
     pins.forget(gone);
     this.#restoring.set(target, names);
-  }
-
-  /**
-   * Drops the tools of `target` served from the index cache and not
-   * recorded yet: a live listing of the target replaces them.
-   */
-  #dropRestoring(target: string): void {
-    this.#restoring.delete(target);
   }
 
   /**
