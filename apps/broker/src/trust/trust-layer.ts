@@ -175,7 +175,7 @@ export class TrustLayer {
       const clean = this.#record(target, tool.name, definition);
       // A tool with nothing to clean goes on as listed (no copy).
       if (
-        (description === undefined || clean.description === description) &&
+        (description === undefined || clean.sanitized.text === description) &&
         (tool.inputSchema === undefined ||
           clean.inputSchema === tool.inputSchema)
       )
@@ -184,7 +184,7 @@ export class TrustLayer {
         ...tool,
         ...(description === undefined
           ? {}
-          : { description: clean.description }),
+          : { description: clean.sanitized.text }),
         ...(tool.inputSchema === undefined
           ? {}
           : { inputSchema: clean.inputSchema }),
