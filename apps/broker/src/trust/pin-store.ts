@@ -708,24 +708,19 @@ export class PinStore {
     ];
   }
 
-  /** The names of the tools with a current definition. */
-  #currentNames(): string[] {
-    const names: string[] = [];
-    for (const slot of this.#pins.currentSlots())
-      names.push(this.#pins.nameOf(slot));
-    return names;
-  }
   /**
    * The observed tools an acceptance is about: `tool` alone, every tool of
    * `target`, or every observed tool.
    */
   #selected(options: { tool?: string; target?: string }): string[] {
     if (options.tool !== undefined) return [options.tool];
-    const names = this.#currentNames().sort();
-    const { target } = options;
-    return target === undefined
-      ? names
-      : names.filter((name) => pinTarget(name) === target);
+    const names: string[] = [];
+    for (const slot of this.#pins.currentSlots()) {
+      const name = this.#pins.nameOf(slot);
+      if (options.target === undefined || pinTarget(name) === options.target)
+        names.push(name);
+    }
+    return names.sort();
   }
 
   /**

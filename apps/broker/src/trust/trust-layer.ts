@@ -190,7 +190,8 @@ export class TrustLayer {
           : { inputSchema: clean.inputSchema }),
       };
     });
-    const gone = this.#replaceTarget(target, names);
+    const gone = this.#replaceTarget(target, [...names]);
+    for (const name of gone) this.#tools.delete(name);
     const pins = this.pins;
     let pinned = Promise.resolve();
     if (pins !== undefined) {
@@ -238,32 +239,20 @@ export class TrustLayer {
   }
 
   /**
-   * Makes `names` (just recorded) the target's tools, dropping the others it
-   * had, and updates the shadowing context; returns the names dropped. A
-   * tool's bare name follows from its qualified name and target, so the ones
-   * recorded again keep theirs.
+   * Makes `names` the target's tools and updates the shadowing context;
+   * returns the names it had before and no longer has.
    */
-  #replaceTarget(target: string, names: Set<string>): string[] {
+  #replaceTarget(target: string, names: readonly string[]): string[] {
     const previous = this.#byTarget.get(target) ?? [];
-    // A tool served from the index cache and never asked about is not
-    // recorded: its bare name follows from its qualified name.
-    const before = previous.map((name) => ({
+    const kept = new Set(names);
+    this.#byTarget.set(target, names);
+    const bare = (name: string) => ({
       name,
-      bareName: this.#tools.get(name)?.bareName ?? bareNameOf(target, name),
-    }));
-    const gone = previous.filter((name) => !names.has(name));
-    for (const name of gone) this.#tools.delete(name);
-    this.#byTarget.set(target, [...names]);
-    this.#shadowing.replaceTarget(
-      target,
-      before,
-      [...names].map((name) => ({
-        name,
-        bareName: this.#tools.get(name)?.bareName ?? name,
-      })),
-    );
+      bareName: bareNameOf(target, name),
+    });
+    this.#shadowing.replaceTarget(target, previous.map(bare), names.map(bare));
     this.#contextVersion += 1;
-    return gone;
+    return previous.filter((name) => !kept.has(name));
   }
 
   /**
@@ -305,21 +294,11 @@ export class TrustLayer {
   restoreListing(options: { target: string; names: readonly string[] }): void {
     const pins = this.pins;
     if (pins === undefined) return;
-    const { target } = options;
-    const listed = options.names;
-    const names = new Set(listed);
-    const previous = this.#byTarget.get(target) ?? [];
-    const gone = previous.filter((name) => !names.has(name));
-    for (const name of previous) this.#tools.delete(name);
-    this.#byTarget.set(target, listed);
-    this.#shadowing.replaceTarget(
-      target,
-      previous.map((name) => ({ name, bareName: bareNameOf(target, name) })),
-      listed.map((name) => ({ name, bareName: bareNameOf(target, name) })),
-    );
-    this.#contextVersion += 1;
-    pins.forget(gone);
-    this.#restoring.set(target, names);
+    const { target, names } = options;
+    for (const name of this.#byTarget.get(target) ?? [])
+      this.#tools.delete(name);
+    pins.forget(this.#replaceTarget(target, names));
+    this.#restoring.set(target, new Set(names));
   }
 
   /**
