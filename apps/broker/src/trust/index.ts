@@ -3,10 +3,6 @@
 // eval/ (transpiled on the fly).
 export { createShadowingContext, flagTool } from './injection-rules.js';
 export { PinStore } from './pin-store.js';
-export {
-  describePins,
-  formatPendingPins,
-  formatPinsDescription,
-} from './pin-report.js';
+export { describePins, formatPendingPins } from './pin-report.js';
 export { TrustLayer } from './trust-layer.js';
 export { sanitizeDescription } from './sanitize.js';
