@@ -322,18 +322,13 @@ export class PinStore {
     if (
       stamp !== known.stamp ||
       this.#stamp !== stamp ||
-      this.#queuedAdd !== undefined ||
-      !this.#allInFile()
+      this.#queuedAdd !== undefined
     )
       return undefined;
-    return { digest: known.digest, inspected: inspect() };
-  }
-
-  /** Whether every pin in memory is in the file on disk as it is here. */
-  #allInFile(): boolean {
+    // Every pin in memory must be in the file on disk as it is here.
     for (const slot of this.#pins.pinnedSlots())
-      if (!this.#pins.isInFile(slot)) return false;
-    return true;
+      if (!this.#pins.isInFile(slot)) return undefined;
+    return { digest: known.digest, inspected: inspect() };
   }
 
   /** Why the store does not write on its own, or `undefined` when it does. */

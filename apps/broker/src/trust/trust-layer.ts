@@ -34,7 +34,6 @@ type Reviewed = {
   /** The definition as listed (qualified name), before cleaning, every part present. */
   definition: NormalizedDefinition;
   target: string;
-  bareName: string;
   /** The cleaned description (the listed string itself when nothing was removed). */
   text: string;
   /** The ASCII spelled by removed tag characters (`''` when none). */
@@ -172,7 +171,7 @@ export class TrustLayer {
         annotations: (tool.annotations as Record<string, unknown>) ?? {},
       };
       definitions.push(definition);
-      const clean = this.#record(target, tool.name, definition);
+      const clean = this.#record(target, definition);
       // A tool with nothing to clean goes on as listed (no copy).
       if (
         (description === undefined || clean.sanitized.text === description) &&
@@ -219,7 +218,7 @@ export class TrustLayer {
   }
 
   /** Cleans one listed tool and records it as `target`'s (flags are checked later). */
-  #record(target: string, bareName: string, definition: NormalizedDefinition) {
+  #record(target: string, definition: NormalizedDefinition) {
     const clean = cleanListedTool({
       name: definition.name,
       description: definition.description,
@@ -228,7 +227,6 @@ export class TrustLayer {
     this.#tools.set(definition.name, {
       definition,
       target,
-      bareName,
       text: clean.sanitized.text,
       tagText: clean.sanitized.tagText,
       flags: undefined,
@@ -316,7 +314,7 @@ export class TrustLayer {
       return;
     if (waiting.size === 0) this.#restoring.delete(target);
     for (const definition of pins.restore([name]))
-      this.#record(target, bareNameOf(target, definition.name), definition);
+      this.#record(target, definition);
   }
 
   /**
@@ -330,7 +328,11 @@ export class TrustLayer {
     if (tool.flags !== undefined && tool.flagsVersion === this.#contextVersion)
       return tool.flags;
     const found = flagTool({
-      tool: { name, target: tool.target, bareName: tool.bareName },
+      tool: {
+        name,
+        target: tool.target,
+        bareName: bareNameOf(tool.target, name),
+      },
       description: tool.text,
       tagText: tool.tagText,
       inputSchema: tool.definition.inputSchema,
