@@ -689,17 +689,13 @@ export class PinStore {
 
   /** Lines for a person about a tool held as new: why, and its definition. */
   #newLines(name: string): string[] {
-    const slot = this.#pins.slotOf(name);
-    const current = slot === undefined ? undefined : this.#pins.current(slot);
+    // Only asked of an observed tool: it has a slot and a current definition.
+    const current = this.#pins.current(this.#pins.slotOf(name)!)!;
     return [
       `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
-      ...(current === undefined
-        ? []
-        : [
-            `description: ${JSON.stringify(current.description)}`,
-            `input schema: ${JSON.stringify(current.inputSchema)}`,
-            `annotations: ${JSON.stringify(current.annotations)}`,
-          ]),
+      `description: ${JSON.stringify(current.description)}`,
+      `input schema: ${JSON.stringify(current.inputSchema)}`,
+      `annotations: ${JSON.stringify(current.annotations)}`,
     ];
   }
 

@@ -89,24 +89,16 @@ export class PinTable {
   #grow(count: number): void {
     if (count <= this.#flags.length) return;
     const size = Math.max(count, this.#flags.length * 2);
-    const grown = <T extends Uint8Array | Float64Array>(
-      from: T,
-      make: (length: number) => T,
-      per = 1,
-    ): T => {
-      const to = make(size * per);
+    const grown = <T extends Uint8Array | Float64Array>(from: T, to: T): T => {
       to.set(from);
       return to;
     };
-    this.#flags = grown(this.#flags, (n) => new Uint8Array(n));
-    this.#pinned = grown(this.#pinned, (n) => new Uint8Array(n), DIGEST_BYTES);
-    this.#current = grown(
-      this.#current,
-      (n) => new Uint8Array(n),
-      DIGEST_BYTES,
-    );
-    this.#starts = grown(this.#starts, (n) => new Float64Array(n));
-    this.#ends = grown(this.#ends, (n) => new Float64Array(n));
+    const digests = size * DIGEST_BYTES;
+    this.#flags = grown(this.#flags, new Uint8Array(size));
+    this.#pinned = grown(this.#pinned, new Uint8Array(digests));
+    this.#current = grown(this.#current, new Uint8Array(digests));
+    this.#starts = grown(this.#starts, new Float64Array(size));
+    this.#ends = grown(this.#ends, new Float64Array(size));
   }
 
   /** How many tools have a pin. */
