@@ -75,8 +75,7 @@ export async function runCheck(
   backends: Backend[],
 ): Promise<number> {
   // The pins file is read, never written: --check pins nothing on its own.
-  const { TrustLayer, describePins, formatPinsDescription } =
-    await import('./trust/index.js');
+  const { TrustLayer, describePins } = await import('./trust/index.js');
   let trust: TrustLayer | undefined;
   try {
     trust = await TrustLayer.open({
@@ -93,7 +92,7 @@ export async function runCheck(
     out(
       trust.pins === undefined
         ? `pins: off (HERETEK_PIN_POLICY=off): no tool is pinned or checked`
-        : `${formatPinsDescription(describePins(trust.pins))}; policy ${trust.policy}${config.pinsReadOnly ? ', HERETEK_PINS_READ_ONLY=1' : ''}`,
+        : `${describePins(trust.pins)}; policy ${trust.policy}${config.pinsReadOnly ? ', HERETEK_PINS_READ_ONLY=1' : ''}`,
     );
     out(await learning.describe());
   };

@@ -20,8 +20,11 @@ import {
 } from './__fixtures__/spawn-broker.js';
 import { INDEX_CACHE_VERSION } from './listing-cache.js';
 import { definitionHash } from './trust/definition-hash.js';
-import { parsePins } from './trust/__fixtures__/pins-text.js';
-import { serializePinsFile, type PinsFile } from './trust/pin-store.js';
+import {
+  parsePins,
+  serializePinsFile,
+} from './trust/__fixtures__/pins-text.js';
+import type { PinsFile } from './trust/pins-file.js';
 
 const POLL = { timeout: 15_000, interval: 50 };
 

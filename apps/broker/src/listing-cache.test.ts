@@ -16,7 +16,7 @@ import {
   type CachedListing,
 } from './listing-cache.js';
 import { definitionHash } from './trust/definition-hash.js';
-import { toolHashes } from './trust/tool-hashes.js';
+import { toolHashes } from './trust/__fixtures__/tool-hashes.js';
 
 const scratch = scratchFolder('broker-listing-cache-');
 afterAll(() => scratch.remove());

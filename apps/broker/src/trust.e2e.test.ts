@@ -20,8 +20,10 @@ import {
   RESULT_ATTACK_TOOLS,
   RUG_PULLED,
 } from './trust/__fixtures__/malicious-servers.js';
-import { serializePinsFile } from './trust/pin-store.js';
-import { parsePins } from './trust/__fixtures__/pins-text.js';
+import {
+  parsePins,
+  serializePinsFile,
+} from './trust/__fixtures__/pins-text.js';
 
 // Tag characters, zero-width, bidi controls and other format characters.
 const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;

@@ -95,10 +95,6 @@ export function definitionDigest(definition: ToolDefinition): Buffer {
   return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
-/** Whether the catalog counts the definition's tool as mutating: its one rule. */
-const isMutating = (definition: NormalizedDefinition): boolean =>
-  isMutatingTool(definition.annotations);
-
 /**
  * Which parts differ between a pinned and a current definition, and whether the
  * tool went from read-only to mutating (always a change: the annotations
@@ -120,7 +116,8 @@ export function diffDefinitions(
   }
   return {
     parts,
-    becameMutating: !isMutating(before) && isMutating(after),
+    becameMutating:
+      !isMutatingTool(before.annotations) && isMutatingTool(after.annotations),
   };
 }
 
@@ -129,18 +126,14 @@ export function isChanged(change: DefinitionChange): boolean {
   return change.parts.length > 0 || change.becameMutating;
 }
 
-const PART_NAMES: Record<DefinitionPart, string> = {
-  description: 'description',
-  schema: 'input schema',
-  annotations: 'annotations',
-};
-
 /**
  * A short phrase naming what changed, e.g.
  * `description and input schema; it was read-only and is now mutating`.
  */
 export function changeSummary(change: DefinitionChange): string {
-  const names = change.parts.map((part) => PART_NAMES[part]);
+  const names = change.parts.map((part) =>
+    part === 'schema' ? 'input schema' : part,
+  );
   const list =
     names.length <= 1
       ? (names[0] ?? 'definition')

@@ -1,8 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { definitionHash } from './definition-hash.js';
-import { PinStore, serializePinsFile, type PinsFile } from './pin-store.js';
-import { toolHashes } from './tool-hashes.js';
+import { PinStore } from './pin-store.js';
+import type { PinsFile } from './pins-file.js';
+import { serializePinsFile } from './__fixtures__/pins-text.js';
+import { toolHashes } from './__fixtures__/tool-hashes.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
 
 let file: string;

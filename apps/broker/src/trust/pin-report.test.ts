@@ -2,11 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  describePins,
-  formatPendingPins,
-  formatPinsDescription,
-} from './pin-report.js';
+import { describePins, formatPendingPins } from './pin-report.js';
 import { PinStore } from './pin-store.js';
 import { revealInvisible } from './sanitize.js';
 
@@ -32,18 +28,9 @@ describe('pin reports', () => {
       tool('Add a note.'),
       { ...tool('x'), name: 'notes_list' },
     ]);
-    expect(formatPinsDescription(describePins(store))).toBe(
-      `pins file ${file}: 2 tools pinned`,
-    );
+    expect(describePins(store)).toBe(`pins file ${file}: 2 tools pinned`);
     await store.observe([tool('Add a note.\u{E0049}')]);
-    expect(describePins(store)).toEqual({
-      file,
-      pinned: 2,
-      readOnly: undefined,
-      changed: ['notes_add'],
-      unpinned: [],
-    });
-    expect(formatPinsDescription(describePins(store))).toBe(
+    expect(describePins(store)).toBe(
       `pins file ${file}: 2 tools pinned, 1 changed (notes_add); review and accept with --pin <tool>, or --pin for all`,
     );
   });

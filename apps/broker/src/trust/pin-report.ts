@@ -2,34 +2,6 @@ import { changeSummary } from './definition-hash.js';
 import type { AcceptedPin, PinStore, ReadOnlyReason } from './pin-store.js';
 import { revealInvisible } from './sanitize.js';
 
-/** What `--check` reports about the pins file. */
-export type PinsDescription = {
-  file: string;
-  /** Tools with a pin in the file (or in memory when it could not be saved). */
-  pinned: number;
-  readOnly: ReadOnlyReason | undefined;
-  /** Observed tools whose definition differs from their pin, sorted. */
-  changed: string[];
-  /** Observed tools absent from a read-only pins file, sorted. */
-  unpinned: string[];
-};
-
-/** Summarizes a store after discovery, for `--check`. */
-export function describePins(store: PinStore): PinsDescription {
-  const pending = store.pending();
-  return {
-    file: store.path,
-    pinned: store.pinnedCount,
-    readOnly: store.readOnlyReason,
-    changed: pending
-      .filter((pin) => pin.change !== 'new')
-      .map((pin) => pin.name),
-    unpinned: pending
-      .filter((pin) => pin.change === 'new')
-      .map((pin) => pin.name),
-  };
-}
-
 const READ_ONLY_TEXT: Record<ReadOnlyReason, string> = {
   option: 'read-only',
   file: 'read-only, marked "readOnly": true',
@@ -37,30 +9,32 @@ const READ_ONLY_TEXT: Record<ReadOnlyReason, string> = {
 };
 
 /**
- * One `--check` line, e.g.
- * `pins file /home/a/.local/state/heretek/pins.json: 412 tools pinned, 1 changed (github_create_issue); accept with --pin <tool>`.
+ * The `--check` line about a store after discovery, e.g.
+ * `pins file /home/a/.local/state/heretek/pins.json: 412 tools pinned, 1 changed (github_create_issue); review and accept with --pin <tool>, or --pin for all`:
+ * the tools pinned (in the file, or in memory when it could not be saved),
+ * then the observed tools that differ from their pin, or are absent from a
+ * read-only pins file.
  */
-export function formatPinsDescription(description: PinsDescription): string {
-  const parts = [`${description.pinned} tools pinned`];
-  if (description.readOnly !== undefined) {
-    parts.push(READ_ONLY_TEXT[description.readOnly]);
-  }
+export function describePins(store: PinStore): string {
+  const pending = store.pending();
+  const parts = [`${store.pinnedCount} tools pinned`];
+  if (store.readOnlyReason !== undefined)
+    parts.push(READ_ONLY_TEXT[store.readOnlyReason]);
   const list = (names: string[]) =>
     names.length <= 5
       ? names.join(', ')
       : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
-  if (description.changed.length > 0) {
+  const changed = pending.filter((pin) => pin.change !== 'new');
+  const unpinned = pending.filter((pin) => pin.change === 'new');
+  if (changed.length > 0)
     parts.push(
-      `${description.changed.length} changed (${list(description.changed)})`,
+      `${changed.length} changed (${list(changed.map((pin) => pin.name))})`,
     );
-  }
-  if (description.unpinned.length > 0) {
+  if (unpinned.length > 0)
     parts.push(
-      `${description.unpinned.length} not in the pins file (${list(description.unpinned)})`,
+      `${unpinned.length} not in the pins file (${list(unpinned.map((pin) => pin.name))})`,
     );
-  }
-  const pending = description.changed.length + description.unpinned.length;
-  return `pins file ${description.file}: ${parts.join(', ')}${pending > 0 ? '; review and accept with --pin <tool>, or --pin for all' : ''}`;
+  return `pins file ${store.path}: ${parts.join(', ')}${pending.length > 0 ? '; review and accept with --pin <tool>, or --pin for all' : ''}`;
 }
 
 /**

@@ -32,13 +32,6 @@ import { isMissing, writeAll, writeFileAtomic } from './state-file.js';
 import { DIGEST_BYTES, type ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
-export {
-  PINS_FILE_VERSION,
-  serializePinsFile,
-  type PinEntry,
-  type PinsFile,
-} from './pins-file.js';
-
 /** Why a store does not write on its own. */
 export type ReadOnlyReason =
   /** The caller asked for it. */
@@ -120,24 +113,24 @@ function tableOf(file: PinsFile): PinTable {
   return table;
 }
 
-/** The pins file as read. */
+/** The pins file as read (no stamp or digest without a file). */
 type LoadedPins = {
   pins: PinTable;
   readOnly: boolean;
-  stamp: string | undefined;
+  stamp?: string;
   /** The file's bytes, where pins not parsed yet are read from. */
-  bytes: Buffer | undefined;
-  /** SHA-256 of the file's bytes (`undefined` without a file). */
-  digest: string | undefined;
+  bytes?: Buffer;
+  /** SHA-256 of the file's bytes. */
+  digest?: string;
   /** The file is in the former layout: it is written again in the current one. */
-  formerLayout: boolean;
+  formerLayout?: true;
 };
 
 /**
  * Parses and checks one pin's line in the file read against its hash,
  * keeping the checked entry (unless the current definition, of the same
  * hash, serves as it); the problem's text when it fails. A pin already
- * checked passes.
+ * checked, or not read from the file, passes.
  */
 function checkLine(
   table: PinTable,
@@ -145,12 +138,7 @@ function checkLine(
   bytes: Buffer,
 ): string | undefined {
   if (!table.isUnchecked(slot)) return undefined;
-  const entry = checkPinLine(bytes, {
-    name: table.nameOf(slot),
-    hash: table.pinnedHash(slot),
-    start: table.startOf(slot),
-    end: table.endOf(slot),
-  });
+  const entry = checkPinLine(bytes, table.placeOf(slot));
   if (typeof entry === 'string') return entry;
   table.markChecked(slot);
   table.keepBody(slot, table.matchesPin(slot) ? undefined : bodyOf(entry));
@@ -229,9 +217,9 @@ export class PinStore {
     /** The pins file (`HERETEK_PINS_FILE`). */
     path: string;
     /** Never write on its own (a committed lock). */
-    readOnly?: boolean;
+    readOnly?: boolean | undefined;
     /** When each entry is checked against its hash: before `open` resolves (default), or after. */
-    verify?: 'now' | 'later';
+    verify?: 'now' | 'later' | undefined;
     /** Diagnostic sink (stderr in the broker). */
     log?: (line: string) => void;
   }): Promise<PinStore> {
@@ -273,8 +261,7 @@ export class PinStore {
     if (this.#failure !== undefined) throw this.#failure;
     const bytes = this.#bytes;
     const slot = this.#pins.slotOf(name);
-    if (bytes === undefined || slot === undefined || !this.#pins.isPlaced(slot))
-      return;
+    if (bytes === undefined || slot === undefined) return;
     const problem = checkLine(this.#pins, slot, bytes);
     if (problem !== undefined) throw invalidPinsFile(this.path, problem);
   }
@@ -335,18 +322,13 @@ export class PinStore {
     if (
       stamp !== known.stamp ||
       this.#stamp !== stamp ||
-      this.#queuedAdd !== undefined ||
-      !this.#allInFile()
+      this.#queuedAdd !== undefined
     )
       return undefined;
-    return { digest: known.digest, inspected: inspect() };
-  }
-
-  /** Whether every pin in memory is in the file on disk as it is here. */
-  #allInFile(): boolean {
+    // Every pin in memory must be in the file on disk as it is here.
     for (const slot of this.#pins.pinnedSlots())
-      if (!this.#pins.isInFile(slot)) return false;
-    return true;
+      if (!this.#pins.isInFile(slot)) return undefined;
+    return { digest: known.digest, inspected: inspect() };
   }
 
   /** Why the store does not write on its own, or `undefined` when it does. */
@@ -388,7 +370,7 @@ export class PinStore {
         : { stamp: loaded.stamp, digest: loaded.digest };
     await this.#decideReadOnly(loaded.stamp !== undefined);
     const bytes = loaded.bytes;
-    this.#formerLayout = loaded.formerLayout;
+    this.#formerLayout = loaded.formerLayout === true;
     this.#verified =
       bytes === undefined || verify === 'now'
         ? Promise.resolve()
@@ -429,14 +411,7 @@ export class PinStore {
           cause: error,
         });
       }
-      return {
-        pins: new PinTable(),
-        readOnly: false,
-        stamp: undefined,
-        bytes: undefined,
-        digest: undefined,
-        formerLayout: false,
-      };
+      return { pins: new PinTable(), readOnly: false };
     }
     const { stamp, digest } = read;
     if ('formerLayout' in read)
@@ -444,17 +419,16 @@ export class PinStore {
         pins: tableOf(read.formerLayout),
         readOnly: read.formerLayout.readOnly === true,
         stamp,
-        bytes: undefined,
         digest,
         formerLayout: true,
       };
+    const { index, bytes } = read;
     return {
-      pins: PinTable.fromIndex(read.index),
-      readOnly: read.index.readOnly,
+      pins: PinTable.fromIndex(index),
+      readOnly: index.readOnly,
       stamp,
-      bytes: read.bytes,
+      bytes,
       digest,
-      formerLayout: false,
     };
   }
 
@@ -470,34 +444,15 @@ export class PinStore {
   }
 
   /**
-   * The pin's entry, parsing it from the file's bytes when not done yet (its
-   * hash is checked by {@link verified}'s check, which calls wait for).
+   * The pin's entry, parsing and checking it from the file's bytes when not
+   * done yet (an entry that fails is left to the check of the whole file to
+   * report, which calls wait for).
    */
-  #entry(name: string): PinBody | undefined {
-    const slot = this.#pins.slotOf(name);
-    return slot === undefined ? undefined : this.#body(slot);
-  }
-
-  /** {@link #entry} of a slot. */
   #body(slot: number): PinBody | undefined {
     const table = this.#pins;
     if (!table.isPinned(slot)) return undefined;
-    const body = table.body(slot);
-    if (body !== undefined) return body;
-    const bytes = this.#bytes;
-    if (bytes === undefined || !table.isPlaced(slot)) return undefined;
-    const entry = checkPinLine(bytes, {
-      name: table.nameOf(slot),
-      hash: table.pinnedHash(slot),
-      start: table.startOf(slot),
-      end: table.endOf(slot),
-    });
-    // An entry that fails is left to the check of the whole file to report.
-    if (typeof entry === 'string') return undefined;
-    const kept = bodyOf(entry);
-    table.markChecked(slot);
-    table.keepBody(slot, kept);
-    return kept;
+    if (this.#bytes !== undefined) checkLine(table, slot, this.#bytes);
+    return table.body(slot);
   }
 
   /**
@@ -525,20 +480,18 @@ export class PinStore {
   }
 
   async #decideReadOnly(exists: boolean): Promise<void> {
-    if (this.#readOnlyOption) {
-      this.#readOnlyReason = 'option';
-    } else if (this.#fileReadOnly) {
-      this.#readOnlyReason = 'file';
-    } else if (exists) {
-      try {
-        await access(this.path, constants.W_OK);
-        this.#readOnlyReason = undefined;
-      } catch {
-        this.#readOnlyReason = 'unwritable';
-      }
-    } else {
-      this.#readOnlyReason = undefined;
-    }
+    const unwritable = () =>
+      access(this.path, constants.W_OK).then(
+        () => false,
+        () => true,
+      );
+    this.#readOnlyReason = this.#readOnlyOption
+      ? 'option'
+      : this.#fileReadOnly
+        ? 'file'
+        : exists && (await unwritable())
+          ? 'unwritable'
+          : undefined;
   }
 
   /**
@@ -729,45 +682,36 @@ export class PinStore {
   changeLines(name: string): string[] {
     const slot = this.#pins.slotOf(name);
     const current = slot === undefined ? undefined : this.#pins.current(slot);
-    const pin = this.#entry(name);
+    const pin = slot === undefined ? undefined : this.#body(slot);
     if (current === undefined || pin === undefined) return [];
     return describeChange(definitionOf(name, pin), current);
   }
 
   /** Lines for a person about a tool held as new: why, and its definition. */
   #newLines(name: string): string[] {
-    const slot = this.#pins.slotOf(name);
-    const current = slot === undefined ? undefined : this.#pins.current(slot);
+    // Only asked of an observed tool: it has a slot and a current definition.
+    const current = this.#pins.current(this.#pins.slotOf(name)!)!;
     return [
       `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
-      ...(current === undefined
-        ? []
-        : [
-            `description: ${JSON.stringify(current.description)}`,
-            `input schema: ${JSON.stringify(current.inputSchema)}`,
-            `annotations: ${JSON.stringify(current.annotations)}`,
-          ]),
+      `description: ${JSON.stringify(current.description)}`,
+      `input schema: ${JSON.stringify(current.inputSchema)}`,
+      `annotations: ${JSON.stringify(current.annotations)}`,
     ];
   }
 
-  /** The names of the tools with a current definition. */
-  #currentNames(): string[] {
-    const names: string[] = [];
-    for (const slot of this.#pins.currentSlots())
-      names.push(this.#pins.nameOf(slot));
-    return names;
-  }
   /**
    * The observed tools an acceptance is about: `tool` alone, every tool of
    * `target`, or every observed tool.
    */
   #selected(options: { tool?: string; target?: string }): string[] {
     if (options.tool !== undefined) return [options.tool];
-    const names = this.#currentNames().sort();
-    const { target } = options;
-    return target === undefined
-      ? names
-      : names.filter((name) => pinTarget(name) === target);
+    const names: string[] = [];
+    for (const slot of this.#pins.currentSlots()) {
+      const name = this.#pins.nameOf(slot);
+      if (options.target === undefined || pinTarget(name) === options.target)
+        names.push(name);
+    }
+    return names.sort();
   }
 
   /**

@@ -22,12 +22,13 @@ export type PinBody = {
 const PINNED = 1;
 const CURRENT = 2;
 const FIRST_SEEN = 4;
-/** The pin's line in the file read is not yet checked against its hash. */
+/**
+ * The pin's line in the bytes of the file read ({@link PinTable.placeOf}) is
+ * not yet checked against its hash.
+ */
 const UNCHECKED = 8;
-/** The pin's line is in the bytes of the file read ({@link PinTable.startOf}). */
-const PLACED = 16;
 /** The pin is in the pins file on disk as it is here. */
-const IN_FILE = 32;
+const IN_FILE = 16;
 
 /**
  * Every tool the pin store knows, one slot each, kept flat: a hundred
@@ -78,7 +79,7 @@ export class PinTable {
     this.#pinned.set(index.digests.subarray(0, count * DIGEST_BYTES));
     this.#starts.set(index.starts);
     this.#ends.set(index.ends);
-    this.#flags.fill(PINNED | UNCHECKED | PLACED | IN_FILE, 0, count);
+    this.#flags.fill(PINNED | UNCHECKED | IN_FILE, 0, count);
     const slots = this.#slots;
     for (let slot = 0; slot < count; slot += 1)
       slots.set(index.names[slot]!, slot);
@@ -88,24 +89,16 @@ export class PinTable {
   #grow(count: number): void {
     if (count <= this.#flags.length) return;
     const size = Math.max(count, this.#flags.length * 2);
-    const grown = <T extends Uint8Array | Float64Array>(
-      from: T,
-      make: (length: number) => T,
-      per = 1,
-    ): T => {
-      const to = make(size * per);
+    const grown = <T extends Uint8Array | Float64Array>(from: T, to: T): T => {
       to.set(from);
       return to;
     };
-    this.#flags = grown(this.#flags, (n) => new Uint8Array(n));
-    this.#pinned = grown(this.#pinned, (n) => new Uint8Array(n), DIGEST_BYTES);
-    this.#current = grown(
-      this.#current,
-      (n) => new Uint8Array(n),
-      DIGEST_BYTES,
-    );
-    this.#starts = grown(this.#starts, (n) => new Float64Array(n));
-    this.#ends = grown(this.#ends, (n) => new Float64Array(n));
+    const digests = size * DIGEST_BYTES;
+    this.#flags = grown(this.#flags, new Uint8Array(size));
+    this.#pinned = grown(this.#pinned, new Uint8Array(digests));
+    this.#current = grown(this.#current, new Uint8Array(digests));
+    this.#starts = grown(this.#starts, new Float64Array(size));
+    this.#ends = grown(this.#ends, new Float64Array(size));
   }
 
   /** How many tools have a pin. */
@@ -192,8 +185,7 @@ export class PinTable {
     if (typeof hash === 'string') writeHash(hash, this.#pinned, at);
     else copyDigest(hash.digest, hash.offset, this.#pinned, at);
     if (!this.isPinned(slot)) this.#pinnedCount += 1;
-    this.#flags[slot] =
-      (this.#flags[slot]! & ~(UNCHECKED | PLACED | IN_FILE)) | PINNED;
+    this.#flags[slot] = (this.#flags[slot]! & ~(UNCHECKED | IN_FILE)) | PINNED;
     this.#bodies[slot] = body;
   }
 
@@ -239,11 +231,6 @@ export class PinTable {
     this.#flags[slot]! &= ~UNCHECKED;
   }
 
-  /** Whether the pin's line is in the bytes of the file read. */
-  isPlaced(slot: number): boolean {
-    return (this.#flags[slot]! & PLACED) !== 0;
-  }
-
   /** Whether the pin is in the pins file on disk as it is here. */
   isInFile(slot: number): boolean {
     return (this.#flags[slot]! & IN_FILE) !== 0;
@@ -254,12 +241,10 @@ export class PinTable {
     this.#flags[slot]! |= IN_FILE;
   }
 
-  startOf(slot: number): number {
-    return this.#starts[slot]!;
-  }
-
-  endOf(slot: number): number {
-    return this.#ends[slot]!;
+  /** The pin's name, hash and line (bytes `start` to `end`) in the file read. */
+  placeOf(slot: number) {
+    const [start, end] = [this.#starts[slot]!, this.#ends[slot]!];
+    return { name: this.nameOf(slot), hash: this.pinnedHash(slot), start, end };
   }
 
   hasCurrent(slot: number): boolean {

@@ -78,15 +78,6 @@ export function pinLine(name: string, entry: PinEntry): string {
   return `${canonicalize({ hash, name, tool: { annotations, description, inputSchema } })}\n`;
 }
 
-/** The whole pins file's text (what a store writes for these pins). */
-export function serializePinsFile(file: PinsFile): string {
-  const names = Object.keys(file.tools).sort();
-  return (
-    headerLine(file.readOnly === true) +
-    names.map((name) => pinLine(name, file.tools[name]!)).join('')
-  );
-}
-
 /** The stamp of a file as read or written: inode, size and modification time. */
 export function stampOf(stats: {
   mtimeMs: number;

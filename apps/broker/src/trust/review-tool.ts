@@ -1,32 +1,9 @@
-import {
-  flagTool,
-  type InjectionFlag,
-  type ShadowingContext,
-} from './injection-rules.js';
+import type { InjectionFlag } from './injection-rules.js';
 import {
   hiddenCharactersLogLine,
   sanitizeDescription,
   type SanitizedDescription,
 } from './sanitize.js';
-
-/** What {@link reviewTool} makes of one listed tool. */
-export type ToolReview = {
-  /** The cleaned description: the only one an agent may see. */
-  description: string;
-  /**
-   * The input schema with every `description` and `title` string cleaned, for
-   * inspect. Argument checks keep using the schema as listed.
-   */
-  inputSchema: unknown;
-  /** What cleaning the description removed. */
-  sanitized: SanitizedDescription;
-  /** Hidden characters removed from the schema's descriptions and titles. */
-  schemaRemoved: number;
-  /** Tripped injection rules (empty when none). */
-  flags: InjectionFlag[];
-  /** Lines for stderr: hidden characters removed, rules tripped. */
-  logLines: string[];
-};
 
 /**
  * A JSON Schema with every `description` and `title` string cleaned by
@@ -70,13 +47,23 @@ export function cleanSchemaTexts(
 }
 
 /** What {@link cleanListedTool} makes of one listed tool (no rule checks yet). */
-export type CleanedTool = Omit<ToolReview, 'flags'>;
+type CleanedTool = {
+  /**
+   * The input schema with every `description` and `title` string cleaned, for
+   * inspect. Argument checks keep using the schema as listed.
+   */
+  inputSchema: unknown;
+  /** What cleaning the description removed; its text is the only one an agent may see. */
+  sanitized: SanitizedDescription;
+  /** Lines for stderr: hidden characters removed. */
+  logLines: string[];
+};
 
 /**
  * Cleans a listed tool's description and schema texts, with a log line for
  * each kind of hidden character removed: the step the trust layer runs for
  * each tool of a listing (the rules are checked later, once every tool is
- * known, with {@link flagTool} and {@link flagLogLine}).
+ * known, with `flagTool` and {@link flagLogLine}).
  */
 export function cleanListedTool(options: {
   name: string;
@@ -94,13 +81,7 @@ export function cleanListedTool(options: {
       `tool "${options.name}": removed ${counter.removed} hidden character${counter.removed === 1 ? '' : 's'} from its input schema's descriptions`,
     );
   }
-  return {
-    description: sanitized.text,
-    inputSchema,
-    sanitized,
-    schemaRemoved: counter.removed,
-    logLines,
-  };
+  return { inputSchema, sanitized, logLines };
 }
 
 /** The log line for a tool that trips injection rules, or `undefined` when none. */
@@ -112,47 +93,4 @@ export function flagLogLine(
   return `tool "${name}" flagged: ${flags
     .map((flag) => `${flag.rule} (${JSON.stringify(flag.excerpt)})`)
     .join('; ')}`;
-}
-
-/**
- * One listed tool reviewed whole: {@link cleanListedTool}, then the injection
- * rules against `context` (every tool known). The trust layer runs the same
- * two steps, the second again whenever a listing changes the context.
- *
- * @example
- * ```ts
- * const review = reviewTool({
- *   tool: { name: 'math_add', target: 'math', bareName: 'add' },
- *   description: tool.description,
- *   inputSchema: tool.inputSchema,
- *   context,
- * });
- * for (const line of review.logLines) log(line);
- * ```
- */
-export function reviewTool(options: {
-  tool: { name: string; target: string; bareName: string };
-  description: string | undefined;
-  inputSchema?: unknown;
-  context?: ShadowingContext;
-}): ToolReview {
-  const cleaned = cleanListedTool({
-    name: options.tool.name,
-    description: options.description,
-    inputSchema: options.inputSchema,
-  });
-  const flags = flagTool({
-    tool: options.tool,
-    description: cleaned.sanitized.text,
-    tagText: cleaned.sanitized.tagText,
-    inputSchema: options.inputSchema,
-    ...(options.context === undefined ? {} : { context: options.context }),
-  });
-  const flagged = flagLogLine(options.tool.name, flags);
-  return {
-    ...cleaned,
-    flags,
-    logLines:
-      flagged === undefined ? cleaned.logLines : [...cleaned.logLines, flagged],
-  };
 }

@@ -99,27 +99,22 @@ export async function writeAll(
   handle: FileHandle,
   pieces: readonly Uint8Array[],
 ): Promise<void> {
-  for (let at = 0; at < pieces.length; at += WRITE_PIECES)
-    await writeEach(handle, pieces.slice(at, at + WRITE_PIECES));
-}
-
-/** {@link writeAll} of at most {@link WRITE_PIECES} pieces. */
-async function writeEach(
-  handle: FileHandle,
-  pieces: readonly Uint8Array[],
-): Promise<void> {
-  let rest = pieces.filter((piece) => piece.byteLength > 0);
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    // A short write: skip what went out and write the rest.
-    let done = 0;
-    while (done < rest.length && bytesWritten >= rest[done]!.byteLength) {
-      bytesWritten -= rest[done]!.byteLength;
-      done += 1;
+  for (let at = 0; at < pieces.length; at += WRITE_PIECES) {
+    let rest = pieces
+      .slice(at, at + WRITE_PIECES)
+      .filter((piece) => piece.byteLength > 0);
+    while (rest.length > 0) {
+      let { bytesWritten } = await handle.writev(rest);
+      // A short write: skip what went out and write the rest.
+      let done = 0;
+      while (done < rest.length && bytesWritten >= rest[done]!.byteLength) {
+        bytesWritten -= rest[done]!.byteLength;
+        done += 1;
+      }
+      rest = rest.slice(done);
+      if (bytesWritten > 0 && rest.length > 0)
+        rest[0] = rest[0]!.subarray(bytesWritten);
     }
-    rest = rest.slice(done);
-    if (bytesWritten > 0 && rest.length > 0)
-      rest[0] = rest[0]!.subarray(bytesWritten);
   }
 }
 

@@ -58,21 +58,3 @@ export function copyDigest(
   for (let byte = 0; byte < DIGEST_BYTES; byte += 1)
     to[at + byte] = from[offset + byte]!;
 }
-
-/**
- * {@link ToolHashes} of `sha256:<hex>` definition hashes by qualified name;
- * `undefined` when one of them is not such a string.
- */
-export function toolHashes(
-  hashes: Iterable<readonly [string, string]>,
-): ToolHashes | undefined {
-  const entries = [...hashes];
-  const digests = Buffer.alloc(entries.length * DIGEST_BYTES);
-  const names: string[] = [];
-  for (const [name, hash] of entries) {
-    if (!writeHash(hash, digests, names.length * DIGEST_BYTES))
-      return undefined;
-    names.push(name);
-  }
-  return { names, digests };
-}

@@ -15,11 +15,21 @@ beforeEach(() => {
   pinsFile = path.join(fixture.directory, 'pins.json');
 });
 
+/** One listing reviewed, once its new pins are written. */
+async function reviewListing(
+  trust: TrustLayer,
+  options: { target: string; tools: ListedTool[] },
+): Promise<ListedTool[]> {
+  const review = trust.reviewListingNow(options);
+  await review.pinned;
+  return review.tools;
+}
+
 /** Every target's cleaned listing, in the given order. */
 async function discover(trust: TrustLayer, order = Object.keys(ATTACK_TOOLS)) {
   const cleaned = new Map<string, ListedTool>();
   for (const target of order) {
-    const tools = await trust.reviewListing({
+    const tools = await reviewListing(trust, {
       target,
       tools: await fixture.servers.listTools(target),
     });
@@ -166,13 +176,13 @@ describe('TrustLayer over malicious SDK servers', () => {
   it('keeps one copy of a listed tool: a clean tool goes on as listed, and its pin state reads that definition', async () => {
     const trust = await TrustLayer.open({ policy: 'refuse', pinsFile });
     const listed = await fixture.servers.listTools('mail');
-    const [clean] = await trust.reviewListing({
+    const [clean] = await reviewListing(trust, {
       target: 'mail',
       tools: listed,
     });
     expect(clean).toBe(listed[0]);
     const unicode = await fixture.servers.listTools('unicode');
-    const [cleaned] = await trust.reviewListing({
+    const [cleaned] = await reviewListing(trust, {
       target: 'unicode',
       tools: unicode,
     });
@@ -189,7 +199,7 @@ describe('TrustLayer over malicious SDK servers', () => {
     expect(trust.marks('shadow_daily_quote')).toContain(
       '[flagged: shadowing, conceal-from-user]',
     );
-    await trust.reviewListing({ target: 'mail', tools: [] });
+    await reviewListing(trust, { target: 'mail', tools: [] });
     expect(trust.flags('mail_send_email')).toEqual([]);
     expect(trust.pins?.status('mail_send_email')).toBeUndefined();
     // With the shadowed tool gone, the shadowing rule has no other server's tool

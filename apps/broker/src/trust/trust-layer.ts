@@ -34,7 +34,6 @@ type Reviewed = {
   /** The definition as listed (qualified name), before cleaning, every part present. */
   definition: NormalizedDefinition;
   target: string;
-  bareName: string;
   /** The cleaned description (the listed string itself when nothing was removed). */
   text: string;
   /** The ASCII spelled by removed tag characters (`''` when none). */
@@ -128,12 +127,8 @@ export class TrustLayer {
         ? undefined
         : await PinStore.open({
             path: options.pinsFile,
-            ...(options.pinsReadOnly === undefined
-              ? {}
-              : { readOnly: options.pinsReadOnly }),
-            ...(options.verifyPins === undefined
-              ? {}
-              : { verify: options.verifyPins }),
+            readOnly: options.pinsReadOnly,
+            verify: options.verifyPins,
             log,
           });
     return new TrustLayer({ policy: options.policy, pins, log });
@@ -148,31 +143,18 @@ export class TrustLayer {
   /**
    * Pins (trust on first use) and cleans one backend's listing; returns the
    * tools to catalogue, with cleaned descriptions and schema texts, in the
-   * same order. Logs hidden characters, rule hits and changed pins, each once.
-   * Tools without a string name pass through untouched (the catalog rejects
-   * them).
-   */
-  async reviewListing(options: {
-    target: string;
-    tools: readonly ListedTool[];
-  }): Promise<ListedTool[]> {
-    const review = this.reviewListingNow(options);
-    await review.pinned;
-    return review.tools;
-  }
-
-  /**
-   * {@link reviewListing} without waiting for the pins file: the cleaned
-   * tools (and every tool's pin state, marks and flags) are there at once;
-   * `pinned` resolves once the new pins are written (never rejects: a
-   * write that fails is logged, and the pins are kept in memory).
+   * same order, at once (with every tool's pin state, marks and flags).
+   * `pinned` resolves once the new pins are written (never rejects: a write
+   * that fails is logged, and the pins are kept in memory). Logs hidden
+   * characters, rule hits and changed pins, each once. Tools without a
+   * string name pass through untouched (the catalog rejects them).
    */
   reviewListingNow(options: { target: string; tools: readonly ListedTool[] }): {
     tools: ListedTool[];
     pinned: Promise<void>;
   } {
     const { target } = options;
-    this.#dropRestoring(target);
+    this.#restoring.delete(target);
     const names = new Set<string>();
     const definitions: NormalizedDefinition[] = [];
     const cleaned = options.tools.map((tool) => {
@@ -189,10 +171,10 @@ export class TrustLayer {
         annotations: (tool.annotations as Record<string, unknown>) ?? {},
       };
       definitions.push(definition);
-      const clean = this.#record(target, tool.name, definition);
+      const clean = this.#record(target, definition);
       // A tool with nothing to clean goes on as listed (no copy).
       if (
-        (description === undefined || clean.description === description) &&
+        (description === undefined || clean.sanitized.text === description) &&
         (tool.inputSchema === undefined ||
           clean.inputSchema === tool.inputSchema)
       )
@@ -201,13 +183,14 @@ export class TrustLayer {
         ...tool,
         ...(description === undefined
           ? {}
-          : { description: clean.description }),
+          : { description: clean.sanitized.text }),
         ...(tool.inputSchema === undefined
           ? {}
           : { inputSchema: clean.inputSchema }),
       };
     });
-    const gone = this.#replaceTarget(target, names);
+    const gone = this.#replaceTarget(target, [...names]);
+    for (const name of gone) this.#tools.delete(name);
     const pins = this.pins;
     let pinned = Promise.resolve();
     if (pins !== undefined) {
@@ -235,7 +218,7 @@ export class TrustLayer {
   }
 
   /** Cleans one listed tool and records it as `target`'s (flags are checked later). */
-  #record(target: string, bareName: string, definition: NormalizedDefinition) {
+  #record(target: string, definition: NormalizedDefinition) {
     const clean = cleanListedTool({
       name: definition.name,
       description: definition.description,
@@ -244,7 +227,6 @@ export class TrustLayer {
     this.#tools.set(definition.name, {
       definition,
       target,
-      bareName,
       text: clean.sanitized.text,
       tagText: clean.sanitized.tagText,
       flags: undefined,
@@ -255,32 +237,20 @@ export class TrustLayer {
   }
 
   /**
-   * Makes `names` (just recorded) the target's tools, dropping the others it
-   * had, and updates the shadowing context; returns the names dropped. A
-   * tool's bare name follows from its qualified name and target, so the ones
-   * recorded again keep theirs.
+   * Makes `names` the target's tools and updates the shadowing context;
+   * returns the names it had before and no longer has.
    */
-  #replaceTarget(target: string, names: Set<string>): string[] {
+  #replaceTarget(target: string, names: readonly string[]): string[] {
     const previous = this.#byTarget.get(target) ?? [];
-    // A tool served from the index cache and never asked about is not
-    // recorded: its bare name follows from its qualified name.
-    const before = previous.map((name) => ({
+    const kept = new Set(names);
+    this.#byTarget.set(target, names);
+    const bare = (name: string) => ({
       name,
-      bareName: this.#tools.get(name)?.bareName ?? bareNameOf(target, name),
-    }));
-    const gone = previous.filter((name) => !names.has(name));
-    for (const name of gone) this.#tools.delete(name);
-    this.#byTarget.set(target, [...names]);
-    this.#shadowing.replaceTarget(
-      target,
-      before,
-      [...names].map((name) => ({
-        name,
-        bareName: this.#tools.get(name)?.bareName ?? name,
-      })),
-    );
+      bareName: bareNameOf(target, name),
+    });
+    this.#shadowing.replaceTarget(target, previous.map(bare), names.map(bare));
     this.#contextVersion += 1;
-    return gone;
+    return previous.filter((name) => !kept.has(name));
   }
 
   /**
@@ -322,30 +292,11 @@ export class TrustLayer {
   restoreListing(options: { target: string; names: readonly string[] }): void {
     const pins = this.pins;
     if (pins === undefined) return;
-    const { target } = options;
-    this.#dropRestoring(target);
-    const listed = options.names;
-    const names = new Set(listed);
-    const previous = this.#byTarget.get(target) ?? [];
-    const gone = previous.filter((name) => !names.has(name));
-    for (const name of previous) this.#tools.delete(name);
-    this.#byTarget.set(target, listed);
-    this.#shadowing.replaceTarget(
-      target,
-      previous.map((name) => ({ name, bareName: bareNameOf(target, name) })),
-      listed.map((name) => ({ name, bareName: bareNameOf(target, name) })),
-    );
-    this.#contextVersion += 1;
-    pins.forget(gone);
-    this.#restoring.set(target, names);
-  }
-
-  /**
-   * Drops the tools of `target` served from the index cache and not
-   * recorded yet: a live listing of the target replaces them.
-   */
-  #dropRestoring(target: string): void {
-    this.#restoring.delete(target);
+    const { target, names } = options;
+    for (const name of this.#byTarget.get(target) ?? [])
+      this.#tools.delete(name);
+    pins.forget(this.#replaceTarget(target, names));
+    this.#restoring.set(target, new Set(names));
   }
 
   /**
@@ -363,7 +314,7 @@ export class TrustLayer {
       return;
     if (waiting.size === 0) this.#restoring.delete(target);
     for (const definition of pins.restore([name]))
-      this.#record(target, bareNameOf(target, definition.name), definition);
+      this.#record(target, definition);
   }
 
   /**
@@ -377,7 +328,11 @@ export class TrustLayer {
     if (tool.flags !== undefined && tool.flagsVersion === this.#contextVersion)
       return tool.flags;
     const found = flagTool({
-      tool: { name, target: tool.target, bareName: tool.bareName },
+      tool: {
+        name,
+        target: tool.target,
+        bareName: bareNameOf(tool.target, name),
+      },
       description: tool.text,
       tagText: tool.tagText,
       inputSchema: tool.definition.inputSchema,

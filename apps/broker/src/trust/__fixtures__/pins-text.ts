@@ -1,6 +1,16 @@
 // Test fixture: the pins of a pins file's text, parsed line by line as the
-// format says (a test reads what the store wrote without the store's reader).
-import type { PinsFile } from '../pins-file.js';
+// format says (a test reads what the store wrote without the store's reader),
+// and the text of a pins file (a test writes one without a store).
+import { headerLine, pinLine, type PinsFile } from '../pins-file.js';
+
+/** The whole pins file's text (what a store writes for these pins). */
+export function serializePinsFile(file: PinsFile): string {
+  const names = Object.keys(file.tools).sort();
+  return (
+    headerLine(file.readOnly === true) +
+    names.map((name) => pinLine(name, file.tools[name]!)).join('')
+  );
+}
 
 /** The pins of a pins file's text: its header line, then one JSON object per pin. */
 export function parsePins(text: string): PinsFile {
