@@ -59,24 +59,24 @@ export type SanitizedDescription = {
   tagText: string;
 };
 
-const JOINING_SCRIPT =
+export const JOINING_SCRIPT =
   /[\p{Script_Extensions=Arabic}\p{Script_Extensions=Syriac}\p{Script_Extensions=Thaana}\p{Script_Extensions=Nko}\p{Script_Extensions=Mongolian}\p{Script_Extensions=Devanagari}\p{Script_Extensions=Bengali}\p{Script_Extensions=Gurmukhi}\p{Script_Extensions=Gujarati}\p{Script_Extensions=Oriya}\p{Script_Extensions=Tamil}\p{Script_Extensions=Telugu}\p{Script_Extensions=Kannada}\p{Script_Extensions=Malayalam}\p{Script_Extensions=Sinhala}\p{Script_Extensions=Tibetan}\p{Script_Extensions=Myanmar}\p{Script_Extensions=Khmer}\p{Script_Extensions=Lao}\p{Script_Extensions=Thai}\p{Script_Extensions=Balinese}\p{Script_Extensions=Javanese}\p{Script_Extensions=Phags_Pa}\p{Script_Extensions=Manichaean}\p{Script_Extensions=Mandaic}]/u;
-const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
-const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
-const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
-const HAN = /\p{Script=Han}/u;
-const EGYPTIAN = /\p{Script=Egyptian_Hieroglyphs}/u;
-const FORMAT = /\p{Cf}/u;
-const VISIBLE_FORMAT = new Set([
+export const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+export const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+export const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
+export const HAN = /\p{Script=Han}/u;
+export const EGYPTIAN = /\p{Script=Egyptian_Hieroglyphs}/u;
+export const FORMAT = /\p{Cf}/u;
+export const VISIBLE_FORMAT = new Set([
   0x600, 0x601, 0x602, 0x603, 0x604, 0x605, 0x6dd, 0x70f, 0x890, 0x891, 0x8e2,
   0x110bd, 0x110cd,
 ]);
-const BIDI = new Set([
+export const BIDI = new Set([
   0x61c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067,
   0x2068, 0x2069,
 ]);
-const ZERO_WIDTH = new Set([0x200b, 0x2060, 0xfeff, 0x180e]);
-const FILLERS = new Set([0x115f, 0x1160, 0x3164, 0xffa0]);
+export const ZERO_WIDTH = new Set([0x200b, 0x2060, 0xfeff, 0x180e]);
+export const FILLERS = new Set([0x115f, 0x1160, 0x3164, 0xffa0]);
 
 /**
  * Any character the rule might remove or rewrite: text without one is
