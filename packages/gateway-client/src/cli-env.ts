@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  DEFAULT_TIMEOUT_MS,
+  DEFAULTS,
   GATEWAY_MODES,
   parseGatewayClientOptions,
   type GatewayClientOptions,
@@ -29,7 +29,7 @@ const envSchema = z.object({
   [ENV.url]: z.string().default('http://127.0.0.1:3000'),
   [ENV.mode]: z.enum(GATEWAY_MODES).default('per-target'),
   [ENV.token]: z.string().optional(),
-  [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULT_TIMEOUT_MS),
+  [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULTS.timeoutMs),
   [ENV.role]: z.string().min(1, 'must not be empty').default('director'),
   [ENV.maxResponseBytes]: wholeNumber(' of bytes').optional(),
   [ENV.maxConcurrentPerEndpoint]: wholeNumber('').optional(),

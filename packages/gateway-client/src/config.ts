@@ -142,24 +142,14 @@ export type GatewayClientOptions = {
   onLog?: ((entry: GatewayLogEntry) => void) | undefined;
 };
 
-/** Default per-request timeout. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-/** Least default bound of a connect (see `connectTimeoutMs`). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
-/** Default reply size cap (8 MiB). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** Default concurrent requests per endpoint. */
-export const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 16;
-/** Default cap on `tools/list` pages. */
-export const DEFAULT_MAX_LIST_PAGES = 1000;
-
-function parsedUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
-}
+/** Defaults of the options (`connectTimeoutMs`: its least default, see there). */
+export const DEFAULTS = {
+  timeoutMs: 30_000,
+  connectTimeoutMs: 60_000,
+  maxResponseBytes: 8 * 1024 * 1024,
+  maxConcurrentPerEndpoint: 16,
+  maxListPages: 1000,
+} as const;
 
 /**
  * The gateway base URL: absolute http(s), no credentials (they would be sent
@@ -167,7 +157,7 @@ function parsedUrl(value: string): URL | undefined {
  * `/mcp` (the client appends `/mcp` or `/mcp/<target>` itself).
  */
 const gatewayUrl = z.string().superRefine((value, context) => {
-  const url = parsedUrl(value);
+  const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || !/^https?:$/.test(url.protocol)) {
     context.addIssue({
       code: 'custom',
@@ -244,14 +234,8 @@ export function parseGatewayClientOptions(
 ): GatewayClientOptions {
   const result = gatewayClientOptionsSchema.safeParse(options);
   if (!result.success) throw configError(result.error, 'gateway client');
-  const { onToolsListChanged, onElicitation, onSampling, onLog } = options;
-  return {
-    ...result.data,
-    onToolsListChanged,
-    onElicitation,
-    onSampling,
-    onLog,
-  };
+  // The callbacks as given (the schema only checks that they are functions).
+  return { ...options, ...result.data } as GatewayClientOptions;
 }
 
 /** What `callTool` checks of its options before sending anything. */

@@ -82,7 +82,6 @@ export class GatewayConfigError extends errorClass(GatewayError, {
   ) => ({
     ...options,
     code: GatewayErrorCode.InvalidConfig,
-    isRetryable: false,
   }),
   keep: ['setting'],
 }) {}
@@ -105,7 +104,6 @@ export class GatewayAbortedError extends errorClass(GatewayError, {
   details: (options: GatewayErrorOptions) => ({
     ...options,
     code: GatewayErrorCode.Aborted,
-    isRetryable: false,
   }),
 }) {}
 
@@ -158,7 +156,6 @@ export class GatewayJsonRpcError extends errorClass(GatewayError, {
   ) => ({
     ...options,
     code: GatewayErrorCode.JsonRpcError,
-    isRetryable: false,
   }),
   keep: ['jsonRpcCode', 'data'],
 }) {}
@@ -169,7 +166,6 @@ export class GatewayProtocolError extends errorClass(GatewayError, {
   details: (options: GatewayErrorOptions) => ({
     ...options,
     code: GatewayErrorCode.ProtocolError,
-    isRetryable: false,
   }),
 }) {}
 
@@ -184,7 +180,6 @@ export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
   ) => ({
     ...options,
     code: GatewayErrorCode.ResponseTooLarge,
-    isRetryable: false,
   }),
   keep: ['limitBytes'],
 }) {}
@@ -195,6 +190,5 @@ export class GatewayClosedError extends errorClass(GatewayError, {
   details: (options: GatewayErrorOptions) => ({
     ...options,
     code: GatewayErrorCode.ClientClosed,
-    isRetryable: false,
   }),
 }) {}

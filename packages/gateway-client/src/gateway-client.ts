@@ -6,11 +6,7 @@ import type {
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
-  DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
-  DEFAULT_MAX_LIST_PAGES,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_TIMEOUT_MS,
+  DEFAULTS,
   checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
@@ -28,14 +24,10 @@ import {
   GatewayError,
 } from './errors.js';
 import { createGatewayFetch } from './http-layer.js';
-import {
-  NO_SCRUB,
-  toGatewayError,
-  type ErrorMapping,
-} from './error-mapping.js';
+import { NO_SCRUB, toGatewayError } from './error-mapping.js';
 import { Operation, raceSignal, type Requester } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
-import { callAsTask, type TaskOptions } from './tasks.js';
+import { callAsTask } from './tasks.js';
 import { validateTargetName } from './target-name.js';
 
 export type { McpTool };
@@ -159,7 +151,6 @@ export class GatewayClient {
   private readonly timeoutMs: number;
   private readonly maxListPages: number;
   private readonly role: string;
-  private readonly declared: ReadonlyArray<ServerRequestKind>;
   private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
   /** What every endpoint shares. */
@@ -169,17 +160,14 @@ export class GatewayClient {
   private readonly running = new Set<() => void>();
   /** Aborted by `close()`: ends server-to-client request handlers. */
   private readonly closing = new AbortController();
-  private closed = false;
-  /** What the error mapping needs of this client. */
-  private readonly errorMapping: ErrorMapping;
 
   constructor(options: GatewayClientOptions) {
     const parsed = parseGatewayClientOptions(options);
     this.mode = parsed.mode;
     this.role = parsed.role;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
-    this.timeoutMs = parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxListPages = parsed.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
+    this.timeoutMs = parsed.timeoutMs ?? DEFAULTS.timeoutMs;
+    this.maxListPages = parsed.maxListPages ?? DEFAULTS.maxListPages;
     const token = parsed.token;
     const scrub =
       token === undefined
@@ -190,28 +178,27 @@ export class GatewayClient {
       keepAliveMaxTimeout: 600_000,
       connect: { timeout: this.timeoutMs },
     });
-    this.errorMapping = {
-      scrub,
-      timeoutMs: this.timeoutMs,
-      isClosed: () => this.closed,
-    };
-    this.declared = declaredKinds(parsed);
+    const kinds = declaredKinds(parsed);
     this.settings = {
       options: parsed,
       clientName: parsed.clientName ?? 'heretek-gateway-client',
-      capabilities: capabilitiesOf(this.declared),
-      kinds: this.declared,
+      capabilities: capabilitiesOf(kinds),
+      kinds,
       connectTimeoutMs:
         parsed.connectTimeoutMs ??
-        Math.max(this.timeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
+        Math.max(this.timeoutMs, DEFAULTS.connectTimeoutMs),
       maxConcurrent:
-        parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
-      mapping: this.errorMapping,
+        parsed.maxConcurrentPerEndpoint ?? DEFAULTS.maxConcurrentPerEndpoint,
+      mapping: {
+        scrub,
+        timeoutMs: this.timeoutMs,
+        isClosed: () => this.closing.signal.aborted,
+      },
       closing: this.closing.signal,
       fetch: createGatewayFetch({
         agent: this.agent,
         token,
-        maxResponseBytes: parsed.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
         backgroundTimeoutMs: this.timeoutMs,
         standaloneStream:
           parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
@@ -326,7 +313,7 @@ export class GatewayClient {
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
-    checkCallOptions(options, target, this.declared);
+    checkCallOptions(options, target, this.settings.kinds);
     const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
     const multiplexed = this.mode === 'multiplexed';
     const endpoint = multiplexed
@@ -345,7 +332,7 @@ export class GatewayClient {
           onProgress(passed);
         }
       : undefined;
-    const task = taskOptions(options.task);
+    const { task } = options;
     return this.run(
       endpoint,
       {
@@ -356,11 +343,11 @@ export class GatewayClient {
         role: options.role,
       },
       (requester) =>
-        task !== undefined
+        task
           ? callAsTask(requester, {
               name,
               arguments: args,
-              task,
+              ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
               maxTotalTimeoutMs: maxTotal,
               timeoutMs: this.timeoutMs,
@@ -405,8 +392,7 @@ export class GatewayClient {
    * streams and the connection pool. Idempotent.
    */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.closing.signal.aborted) return;
     this.closing.abort();
     for (const stop of [...this.running]) stop();
     this.running.clear();
@@ -420,7 +406,7 @@ export class GatewayClient {
   // ---------------------------------------------------------------- internals
 
   private endpoint(url: string, target: string): Endpoint {
-    if (this.closed)
+    if (this.closing.signal.aborted)
       throw new GatewayClosedError({
         message: 'The gateway client is closed; create a new one.',
       });
@@ -466,7 +452,7 @@ export class GatewayClient {
       timeoutMs: this.timeoutMs,
       ceilingMs: call.ceilingMs,
       handlers: call.handlers,
-      mapping: this.errorMapping,
+      mapping: this.settings.mapping,
     });
     const onCallerAbort = () => operation.stop(this.abortedError(target));
     signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -488,7 +474,7 @@ export class GatewayClient {
     } catch (error) {
       if (GatewayError.isInstance(error)) throw error;
       if (operation.reason) throw operation.reason;
-      throw toGatewayError(this.errorMapping, error, { target });
+      throw toGatewayError(this.settings.mapping, error, { target });
     } finally {
       operation.dispose();
       signal?.removeEventListener('abort', onCallerAbort);
@@ -514,11 +500,4 @@ function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
   if (options.onElicitation) kinds.add('elicitation');
   if (options.onSampling) kinds.add('sampling');
   return [...kinds];
-}
-
-/** How {@link CallToolOptions.task} reads. */
-function taskOptions(task: CallToolOptions['task']): TaskOptions | undefined {
-  if (task === undefined || task === false) return undefined;
-  if (task === true) return {};
-  return task.ttlMs === undefined ? {} : { ttlMs: task.ttlMs };
 }
