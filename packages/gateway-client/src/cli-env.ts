@@ -5,7 +5,7 @@ import {
   parseGatewayClientOptions,
   type GatewayClientOptions,
 } from './config.js';
-import { GatewayConfigError, GatewayError } from './errors.js';
+import { GatewayConfigError } from './errors.js';
 
 /** The environment variables of `heretek-gateway` (the broker's names), by option. */
 export const ENV = {
@@ -78,26 +78,19 @@ export function gatewayOptionsFromEnv(
     );
   }
   const data = result.data;
-  const options: GatewayClientOptions = {
-    url: data[ENV.url],
-    mode: data[ENV.mode],
-    role: data[ENV.role],
-    timeoutMs: data[ENV.timeoutMs],
-  };
-  if (data[ENV.token] !== undefined) options.token = data[ENV.token];
-  if (data[ENV.maxResponseBytes] !== undefined)
-    options.maxResponseBytes = data[ENV.maxResponseBytes];
-  if (data[ENV.maxConcurrentPerEndpoint] !== undefined)
-    options.maxConcurrentPerEndpoint = data[ENV.maxConcurrentPerEndpoint];
   try {
-    return parseGatewayClientOptions(options);
+    return parseGatewayClientOptions({
+      url: data[ENV.url],
+      mode: data[ENV.mode],
+      role: data[ENV.role],
+      timeoutMs: data[ENV.timeoutMs],
+      token: data[ENV.token],
+      maxResponseBytes: data[ENV.maxResponseBytes],
+      maxConcurrentPerEndpoint: data[ENV.maxConcurrentPerEndpoint],
+    });
   } catch (error) {
     // The library words its options; name the variable that set it instead.
-    if (
-      !GatewayError.isInstance(error) ||
-      !(error instanceof GatewayConfigError)
-    )
-      throw error;
+    if (!GatewayConfigError.isInstance(error)) throw error;
     const variable = ENV[error.setting as keyof typeof ENV];
     if (variable === undefined) throw error;
     const why = error.message

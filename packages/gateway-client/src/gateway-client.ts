@@ -229,7 +229,7 @@ export class GatewayClient {
       return all.get(target) ?? [];
     }
     return this.run(
-      this.endpoint(`${this.baseUrl}/mcp/${target}`, target),
+      this.endpoint(target),
       { target, signal: options.signal },
       (requester) => walkPages(requester, target, this.maxListPages),
     );
@@ -250,11 +250,9 @@ export class GatewayClient {
       includeUnprefixed?: boolean;
     } = {},
   ): Promise<Map<string, McpTool[]>> {
-    const all = await this.listAllToolsInternal(options);
-    if (options.includeUnprefixed) return new Map(all);
-    const prefixed = new Map(all);
-    prefixed.delete('');
-    return prefixed;
+    const all = new Map(await this.listAllToolsInternal(options));
+    if (!options.includeUnprefixed) all.delete('');
+    return all;
   }
 
   private listAllToolsInternal(options: {
@@ -272,7 +270,7 @@ export class GatewayClient {
     }
     if (!this.multiplexedListing) {
       const listing = this.run(
-        this.endpoint(`${this.baseUrl}/mcp`, '*'),
+        this.endpoint('*'),
         { target: undefined },
         async (requester) => {
           const tools = await walkPages(
@@ -315,13 +313,10 @@ export class GatewayClient {
     const target = validateTargetName(options.target);
     checkCallOptions(options, target, this.settings.kinds);
     const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
-    const multiplexed = this.mode === 'multiplexed';
-    const endpoint = multiplexed
-      ? this.endpoint(`${this.baseUrl}/mcp`, '*')
-      : this.endpoint(`${this.baseUrl}/mcp/${target}`, target);
-    const name = multiplexed
-      ? multiplexedName(target, options.tool)
-      : options.tool;
+    const name =
+      this.mode === 'multiplexed'
+        ? multiplexedName(target, options.tool)
+        : options.tool;
     const args = options.arguments ?? {};
     const onProgress = options.onProgress;
     const onprogress = onProgress
@@ -334,7 +329,7 @@ export class GatewayClient {
       : undefined;
     const { task } = options;
     return this.run(
-      endpoint,
+      this.endpoint(target),
       {
         target,
         signal: options.signal,
@@ -351,7 +346,6 @@ export class GatewayClient {
               onprogress,
               maxTotalTimeoutMs: maxTotal,
               timeoutMs: this.timeoutMs,
-              target,
             })
           : requester.request(
               'during tools/call',
@@ -367,10 +361,7 @@ export class GatewayClient {
 
   /** What the client knows about the endpoint of `target` (undefined before first use). */
   endpointInfo(options: { target?: string }): EndpointInfo | undefined {
-    const url =
-      this.mode === 'multiplexed' || options.target === undefined
-        ? `${this.baseUrl}/mcp`
-        : `${this.baseUrl}/mcp/${options.target}`;
+    const url = this.urlOf(options.target);
     const endpoint = this.endpoints.get(url);
     if (!endpoint) return undefined;
     const session = endpoint.current;
@@ -403,18 +394,28 @@ export class GatewayClient {
     await this.agent.destroy().catch(() => undefined);
   }
 
-  // ---------------------------------------------------------------- internals
+  /** The URL of the endpoint of `target` (`<url>/mcp` for every target in multiplexed mode). */
+  private urlOf(target: string | undefined): string {
+    return this.mode === 'multiplexed' || target === undefined
+      ? `${this.baseUrl}/mcp`
+      : `${this.baseUrl}/mcp/${target}`;
+  }
 
-  private endpoint(url: string, target: string): Endpoint {
+  /** The endpoint of `target` (`*`: the multiplexed endpoint). */
+  private endpoint(target: string): Endpoint {
+    const url = this.urlOf(target);
     if (this.closing.signal.aborted)
       throw new GatewayClosedError({
         message: 'The gateway client is closed; create a new one.',
       });
-    let endpoint = this.endpoints.get(url);
-    if (!endpoint) {
-      endpoint = new Endpoint(url, target, this.settings);
-      this.endpoints.set(url, endpoint);
-    }
+    const endpoint =
+      this.endpoints.get(url) ??
+      new Endpoint(
+        url,
+        this.mode === 'multiplexed' ? '*' : target,
+        this.settings,
+      );
+    this.endpoints.set(url, endpoint);
     return endpoint;
   }
 

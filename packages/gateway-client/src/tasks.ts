@@ -12,7 +12,6 @@ export type TaskCall = {
   onprogress: ((progress: Progress) => void) | undefined;
   maxTotalTimeoutMs: number;
   timeoutMs: number;
-  target: string;
 };
 
 const taskSchema = z.looseObject({
