@@ -71,6 +71,13 @@ export class GatewayError extends GatewayErrorFamily {
   }
 }
 
+/** A class of one code whose errors carry the common options only. */
+const plainClass = <const Code extends GatewayErrorCode>(code: Code) =>
+  errorClass(GatewayError, {
+    codes: [code],
+    details: (options: GatewayErrorOptions) => ({ ...options, code }),
+  });
+
 /** A wrong option; fix the configuration. */
 export class GatewayConfigError extends errorClass(GatewayError, {
   codes: [GatewayErrorCode.InvalidConfig],
@@ -99,13 +106,7 @@ export class GatewayTimeoutError extends errorClass(GatewayError, {
 }) {}
 
 /** The caller cancelled the request through its `AbortSignal`. */
-export class GatewayAbortedError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.Aborted],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.Aborted,
-  }),
-}) {}
+export class GatewayAbortedError extends plainClass(GatewayErrorCode.Aborted) {}
 
 /** The TCP connection was refused, or the connection or session dropped before the reply was complete. */
 export class GatewayConnectionError extends errorClass(GatewayError, {
@@ -161,13 +162,9 @@ export class GatewayJsonRpcError extends errorClass(GatewayError, {
 }) {}
 
 /** The gateway or backend broke MCP (see {@link GatewayErrorCode}). */
-export class GatewayProtocolError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.ProtocolError],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.ProtocolError,
-  }),
-}) {}
+export class GatewayProtocolError extends plainClass(
+  GatewayErrorCode.ProtocolError,
+) {}
 
 /** The reply exceeded the configured size cap. */
 export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
@@ -185,10 +182,6 @@ export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
 }) {}
 
 /** The client was closed. */
-export class GatewayClosedError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.ClientClosed],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.ClientClosed,
-  }),
-}) {}
+export class GatewayClosedError extends plainClass(
+  GatewayErrorCode.ClientClosed,
+) {}

@@ -1,8 +1,4 @@
-import type {
-  CallToolResult,
-  ClientCapabilities,
-  Progress,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
@@ -182,7 +178,11 @@ export class GatewayClient {
     this.settings = {
       options: parsed,
       clientName: parsed.clientName ?? 'heretek-gateway-client',
-      capabilities: capabilitiesOf(kinds),
+      // Only what a handler was given for, or `serverRequests` names.
+      capabilities: {
+        ...(kinds.includes('elicitation') && { elicitation: { form: {} } }),
+        ...(kinds.includes('sampling') && { sampling: {} }),
+      },
       kinds,
       connectTimeoutMs:
         parsed.connectTimeoutMs ??
@@ -483,16 +483,6 @@ export class GatewayClient {
       release?.();
     }
   }
-}
-
-/** The capabilities to declare: only what a handler was given for, or `serverRequests` names. */
-function capabilitiesOf(
-  kinds: ReadonlyArray<ServerRequestKind>,
-): ClientCapabilities {
-  const capabilities: ClientCapabilities = {};
-  if (kinds.includes('elicitation')) capabilities.elicitation = { form: {} };
-  if (kinds.includes('sampling')) capabilities.sampling = {};
-  return capabilities;
 }
 
 /** The server-to-client requests a client with `options` declares it answers. */

@@ -198,10 +198,6 @@ async function readLimited(
     }
     chunks.push(chunk);
   }
-  return decodeChunks(chunks, total);
-}
-
-function decodeChunks(chunks: Uint8Array[], total: number): string {
   // A reply that came in one piece is decoded in place, not copied first.
   return chunks.length === 1
     ? UTF8.decode(chunks[0]!)
@@ -528,15 +524,15 @@ function watched(
   limit: number,
   on: {
     tooLarge: () => GatewayError;
-    broke: (error: unknown) => unknown;
-    ended: () => void;
+    broke?: (error: unknown) => unknown;
+    ended?: () => void;
   },
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
   let open = true;
   const end = () => {
-    if (open) on.ended();
+    if (open) on.ended?.();
     open = false;
   };
   return new ReadableStream<Uint8Array>({
@@ -558,7 +554,7 @@ function watched(
         controller.enqueue(chunk.value);
       } catch (error) {
         end();
-        controller.error(on.broke(error));
+        controller.error(on.broke ? on.broke(error) : error);
       }
     },
     cancel(reason) {
@@ -612,8 +608,6 @@ async function passedReply(
       response.body &&
         watched(response.body, environment.maxResponseBytes, {
           tooLarge: over,
-          broke: (error) => error,
-          ended: () => undefined,
         }),
     );
   const text = await readLimited(
