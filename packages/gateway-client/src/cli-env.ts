@@ -51,14 +51,9 @@ function envError(
 }
 
 /**
- * The client options of `heretek-gateway`, read from the environment the
- * broker uses: `HERETEK_GATEWAY_URL` (default `http://127.0.0.1:3000`),
- * `HERETEK_GATEWAY_MODE` (default `per-target`), `HERETEK_GATEWAY_TOKEN`,
- * `HERETEK_GATEWAY_TIMEOUT_MS` (default 30000), `HERETEK_BROKER_ROLE`
- * (default `director`), `HERETEK_GATEWAY_MAX_RESPONSE_BYTES` and
- * `HERETEK_GATEWAY_MAX_CONCURRENCY`. Empty values count as unset. A bad
- * value throws {@link GatewayConfigError} naming the variable (never the
- * token's value).
+ * The client options of `heretek-gateway`, read from the broker's variables
+ * ({@link ENV}). Empty values count as unset. A bad value throws
+ * {@link GatewayConfigError} naming the variable (never the token's value).
  */
 export function gatewayOptionsFromEnv(
   env: NodeJS.ProcessEnv,

@@ -57,7 +57,6 @@ export type CallHandlers = {
 /** The server-to-client requests a client can declare it answers. */
 export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
 
-/** One of {@link SERVER_REQUEST_KINDS}. */
 export type ServerRequestKind = (typeof SERVER_REQUEST_KINDS)[number];
 
 // The routing modes live with the other agentgateway facts in @heretek/internal.

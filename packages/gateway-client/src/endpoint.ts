@@ -241,7 +241,6 @@ export class Endpoint {
     this.limiter = new Limiter(settings.maxConcurrent);
   }
 
-  /** The session, when one is ready. */
   readySession(): Session | undefined {
     const ready = this.current;
     return ready && !ready.retired && !ready.closed ? ready : undefined;

@@ -365,11 +365,10 @@ export class GatewayClient {
     const endpoint = this.endpoints.get(url);
     if (!endpoint) return undefined;
     const session = endpoint.current;
-    const era = session?.client.getProtocolEra();
     return {
       url,
       protocolVersion: session?.client.getNegotiatedProtocolVersion(),
-      era: era === 'modern' || era === 'legacy' ? era : undefined,
+      era: session?.client.getProtocolEra(),
       sessionId: session?.transport.sessionId,
       initializations: endpoint.initializations,
       streaming: session?.stream.slot === true,

@@ -6,6 +6,7 @@ import {
   type Agent,
   type Dispatcher,
 } from 'undici';
+import { z } from 'zod';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
@@ -73,7 +74,6 @@ export class FetchOwner {
   }
 }
 
-/** Options of {@link createGatewayFetch}. */
 export type GatewayFetchOptions = {
   agent: Agent;
   token: string | undefined;
@@ -141,29 +141,23 @@ export function connectionError(
   });
 }
 
+const jsonRpcErrorBody = z.object({
+  error: z.object({
+    code: z.number(),
+    message: z.string(),
+    data: z.unknown().optional(),
+  }),
+});
+
 /** The JSON-RPC error inside an HTTP error body, if the body is one. */
 export function parseJsonRpcError(
   text: string,
 ): JsonRpcErrorObject | undefined {
   try {
-    const body: unknown = JSON.parse(text);
-    const error = (body as { error?: unknown } | null)?.error as
-      { code?: unknown; message?: unknown; data?: unknown } | undefined;
-    if (
-      error &&
-      typeof error.code === 'number' &&
-      typeof error.message === 'string'
-    ) {
-      return {
-        code: error.code,
-        message: error.message,
-        ...(error.data === undefined ? {} : { data: error.data }),
-      };
-    }
+    return jsonRpcErrorBody.safeParse(JSON.parse(text)).data?.error;
   } catch {
-    // not JSON: no JSON-RPC error to report
+    return undefined; // not JSON: no JSON-RPC error to report
   }
-  return undefined;
 }
 
 /** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
@@ -228,7 +222,6 @@ class RequestReply implements UndiciResponse {
   readonly status: number;
   readonly statusText: string;
   readonly headers: FetchResponse['headers'];
-  /** The body as undici's stream. */
   readonly node: Dispatcher.ResponseData['body'];
   #body: FetchResponse['body'] | undefined;
 
@@ -315,7 +308,6 @@ type Environment = GatewayFetchOptions & {
   following: boolean;
 };
 
-/** One outgoing request. */
 type Outgoing = {
   method: string;
   headers: Headers;
@@ -618,7 +610,6 @@ async function passedReply(
   return toWebResponse(response, text);
 }
 
-/** The fetch layer of one client ({@link createGatewayFetch}). */
 export type GatewayFetch = ReturnType<typeof createGatewayFetch>;
 
 /**

@@ -98,7 +98,6 @@ export function raceSignal<T>(
 export class Operation {
   /** Why the operation stopped, once it has. */
   reason: GatewayError | undefined;
-  /** Re-initializes so far. */
   reinitializations = 0;
   private exchange: Exchange | undefined;
   private waiting: AbortController | undefined;

@@ -3,7 +3,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Requester } from './operation.js';
 
-/** What {@link callAsTask} needs of the call. */
 export type TaskCall = {
   name: string;
   arguments: Record<string, unknown>;
