@@ -72,9 +72,9 @@ export type Session = {
 export type RequestScope = {
   target: string | undefined;
   role: string;
-  handlers: CallHandlers | undefined;
+  handlers?: CallHandlers | undefined;
   /** Stops the call's per-request timer while a server request is answered; returns the release. */
-  hold: (() => () => void) | undefined;
+  hold?: (() => () => void) | undefined;
 };
 
 /** One request on a session: its own SDK client and transport, whose fetch reports to `owner`. */

@@ -162,7 +162,6 @@ export function parseJsonRpcError(
 
 /** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
 export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
-  if (value === undefined) return value;
   const text = JSON.stringify(value);
   if (text === undefined) return value;
   const clean = scrub(text);
@@ -170,13 +169,13 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
 }
 
 /**
- * The body of `reply` as text, refused past `limit` bytes. A fetch reply's web stream is
+ * The body of `reply` as text, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
  * read through a Node stream over it; a {@link RequestReply}'s is undici's own.
  */
 async function readLimited(
+  environment: GatewayFetchOptions,
   reply: UndiciResponse,
-  limit: number,
-  onTooLarge: () => GatewayError,
+  target: string | undefined,
 ): Promise<string> {
   const body =
     (reply as Partial<RequestReply>).node ??
@@ -186,9 +185,9 @@ async function readLimited(
   let total = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
-    if (total > limit) {
+    if (total > environment.maxResponseBytes) {
       body.destroy();
-      throw onTooLarge();
+      throw tooLarge(environment, target);
     }
     chunks.push(chunk);
   }
@@ -497,11 +496,11 @@ async function boundReply(
       }),
     );
   }
-  const text = await readLimited(response, environment.maxResponseBytes, () =>
-    tooLarge(environment, owner.target),
-  ).catch((error: unknown) => {
-    throw fail(error);
-  });
+  const text = await readLimited(environment, response, owner.target).catch(
+    (error: unknown) => {
+      throw fail(error);
+    },
+  );
   const reply = toWebResponse(response, null);
   Object.defineProperties(reply, {
     json: { value: () => Promise.resolve().then(() => JSON.parse(text)) },
@@ -593,20 +592,17 @@ async function passedReply(
   owner: FetchOwner,
   response: UndiciResponse,
 ): Promise<Response> {
-  const over = () => tooLarge(environment, owner.target);
   if (response.ok)
     return toWebResponse(
       response,
       response.body &&
         watched(response.body, environment.maxResponseBytes, {
-          tooLarge: over,
+          tooLarge: () => tooLarge(environment, owner.target),
         }),
     );
-  const text = await readLimited(
-    response,
-    environment.maxResponseBytes,
-    over,
-  ).catch(() => '');
+  const text = await readLimited(environment, response, owner.target).catch(
+    () => '',
+  );
   return toWebResponse(response, text);
 }
 

@@ -157,10 +157,10 @@ export async function walkPages(
 
 /** A JSON-RPC error answering a page request: the server refused the cursor. */
 function isCursorRejection(error: unknown): boolean {
-  if (GatewayJsonRpcError.isInstance(error)) return true;
   return (
-    GatewayHttpError.isInstance(error) &&
-    error.status === 400 &&
-    error.jsonRpcError?.code === ProtocolErrorCode.InvalidParams
+    GatewayJsonRpcError.isInstance(error) ||
+    (GatewayHttpError.isInstance(error) &&
+      error.status === 400 &&
+      error.jsonRpcError?.code === ProtocolErrorCode.InvalidParams)
   );
 }

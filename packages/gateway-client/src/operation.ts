@@ -249,12 +249,7 @@ export class Operation {
     session.inflight += 1;
     let exchange: Exchange | undefined;
     try {
-      exchange = await endpoint.open(session, {
-        target,
-        role,
-        handlers: undefined,
-        hold: undefined,
-      });
+      exchange = await endpoint.open(session, { target, role });
       return await send(exchange.client, { timeout: timeoutMs });
     } finally {
       this.release(session, exchange, true);
