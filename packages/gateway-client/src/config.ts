@@ -151,33 +151,25 @@ export const DEFAULTS = {
 } as const;
 
 /**
- * The gateway base URL: absolute http(s), no credentials (they would be sent
- * to every backend and show in logs: use `token`), and not already ending in
- * `/mcp` (the client appends `/mcp` or `/mcp/<target>` itself).
+ * Why `value` is no gateway base URL, if it is none: that is absolute
+ * http(s), without credentials (they would be sent to every backend and show
+ * in logs: use `token`), and not already ending in `/mcp` (the client
+ * appends `/mcp` or `/mcp/<target>` itself).
  */
-const gatewayUrl = z.string().superRefine((value, context) => {
+function urlProblem(value: string): string | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url || !/^https?:$/.test(url.protocol)) {
-    context.addIssue({
-      code: 'custom',
-      message: 'must be an absolute http:// or https:// URL',
-    });
-    return;
-  }
-  if (url.username !== '' || url.password !== '') {
-    context.addIssue({
-      code: 'custom',
-      message:
-        'must not carry credentials (user:password@); pass the bearer token as the `token` option',
-    });
-    return;
-  }
-  if (/\/mcp\/*$/i.test(url.pathname)) {
-    context.addIssue({
-      code: 'custom',
-      message: `must be the gateway base URL without the trailing /mcp (the client appends /mcp or /mcp/<target>): use ${JSON.stringify(value.replace(/\/mcp\/*$/i, ''))}`,
-    });
-  }
+  if (!url || !/^https?:$/.test(url.protocol))
+    return 'must be an absolute http:// or https:// URL';
+  if (url.username !== '' || url.password !== '')
+    return 'must not carry credentials (user:password@); pass the bearer token as the `token` option';
+  if (/\/mcp\/*$/i.test(url.pathname))
+    return `must be the gateway base URL without the trailing /mcp (the client appends /mcp or /mcp/<target>): use ${JSON.stringify(value.replace(/\/mcp\/*$/i, ''))}`;
+  return undefined;
+}
+
+const gatewayUrl = z.string().superRefine((value, context) => {
+  const message = urlProblem(value);
+  if (message !== undefined) context.addIssue({ code: 'custom', message });
 });
 
 const positiveInteger = z.coerce.number().int().positive();

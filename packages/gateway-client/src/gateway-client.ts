@@ -141,7 +141,6 @@ export type EndpointInfo = {
  * ```
  */
 export class GatewayClient {
-  /** The routing mode. */
   readonly mode: GatewayMode;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
@@ -149,7 +148,6 @@ export class GatewayClient {
   private readonly role: string;
   private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
-  /** What every endpoint shares. */
   private readonly settings: ConstructorParameters<typeof Endpoint>[2];
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
   /** How to stop each running operation at once (`close()` calls them). */

@@ -46,6 +46,8 @@ export class FetchOwner {
   /** SSE replies still being read. */
   openStreams = 0;
   readonly #controller = new AbortController();
+  /** Aborted on a fault, or when what is left of a finished exchange is cut. */
+  readonly signal: AbortSignal = this.#controller.signal;
 
   constructor(
     /** The target the faults name. */
@@ -55,11 +57,6 @@ export class FetchOwner {
     /** The session's standalone stream (for the owner connecting a session). */
     readonly stream?: StandaloneStream,
   ) {}
-
-  /** Aborted on a fault, or when what is left of a finished exchange is cut. */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
 
   /** Take `error` as the fault (the first one wins) and stop every request. */
   fail(error: GatewayError): void {
