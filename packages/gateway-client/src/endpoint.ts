@@ -307,9 +307,8 @@ export class Endpoint {
       this.settings,
     );
     const client = this.#client({
+      ...scope,
       target: scope.target ?? this.target,
-      handlers: scope.handlers,
-      hold: scope.hold,
       signal: owner.signal,
     });
     await client.connect(transport, { prior: session.prior });
@@ -486,7 +485,11 @@ export class Endpoint {
             kind === 'elicitation'
               ? (scope.handlers?.onElicitation ?? options.onElicitation)
               : (scope.handlers?.onSampling ?? options.onSampling);
-          if (handler === undefined) throw unanswered(kind, scope.target);
+          if (handler === undefined)
+            throw new ProtocolError(
+              ProtocolErrorCode.MethodNotFound,
+              `No ${kind} handler for this request from target '${scope.target}': the call that carried it was made without one, and the client has none of its own.`,
+            );
           const signals = [context.mcpReq.signal, closing];
           if (scope.signal) signals.push(scope.signal);
           // The server waits for this answer: the call's timer waits with it.
@@ -509,14 +512,6 @@ function isProbeFailure(error: unknown): boolean {
   return (
     error instanceof SdkError &&
     error.code === SdkErrorCode.EraNegotiationFailed
-  );
-}
-
-/** The answer to a server request that no handler answers. */
-function unanswered(kind: ServerRequestKind, target: string): ProtocolError {
-  return new ProtocolError(
-    ProtocolErrorCode.MethodNotFound,
-    `No ${kind} handler for this request from target '${target}': the call that carried it was made without one, and the client has none of its own.`,
   );
 }
 

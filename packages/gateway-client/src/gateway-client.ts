@@ -328,13 +328,8 @@ export class GatewayClient {
     const { task } = options;
     return this.run(
       this.endpoint(target),
-      {
-        target,
-        signal: options.signal,
-        ceilingMs: maxTotal,
-        handlers: options, // its onElicitation and onSampling
-        role: options.role,
-      },
+      // Its signal and role; its onElicitation and onSampling as handlers.
+      { ...options, target, ceilingMs: maxTotal, handlers: options },
       (requester) =>
         task
           ? callAsTask(requester, {

@@ -137,7 +137,7 @@ export async function walkPages(
     }
     tools.push(...page.tools);
     const next = page.nextCursor;
-    if (next === undefined || next === null) return tools;
+    if (next == null) return tools;
     if (seen.has(next) || next === cursor) {
       throw new GatewayProtocolError({
         target,
