@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import {
-  DEFAULT_TIMEOUT_MS,
+  DEFAULTS,
   GATEWAY_MODES,
   parseGatewayClientOptions,
   type GatewayClientOptions,
 } from './config.js';
-import { GatewayConfigError, GatewayError } from './errors.js';
+import { GatewayConfigError } from './errors.js';
 
 /** The environment variables of `heretek-gateway` (the broker's names), by option. */
 export const ENV = {
@@ -29,7 +29,7 @@ const envSchema = z.object({
   [ENV.url]: z.string().default('http://127.0.0.1:3000'),
   [ENV.mode]: z.enum(GATEWAY_MODES).default('per-target'),
   [ENV.token]: z.string().optional(),
-  [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULT_TIMEOUT_MS),
+  [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULTS.timeoutMs),
   [ENV.role]: z.string().min(1, 'must not be empty').default('director'),
   [ENV.maxResponseBytes]: wholeNumber(' of bytes').optional(),
   [ENV.maxConcurrentPerEndpoint]: wholeNumber('').optional(),
@@ -51,14 +51,9 @@ function envError(
 }
 
 /**
- * The client options of `heretek-gateway`, read from the environment the
- * broker uses: `HERETEK_GATEWAY_URL` (default `http://127.0.0.1:3000`),
- * `HERETEK_GATEWAY_MODE` (default `per-target`), `HERETEK_GATEWAY_TOKEN`,
- * `HERETEK_GATEWAY_TIMEOUT_MS` (default 30000), `HERETEK_BROKER_ROLE`
- * (default `director`), `HERETEK_GATEWAY_MAX_RESPONSE_BYTES` and
- * `HERETEK_GATEWAY_MAX_CONCURRENCY`. Empty values count as unset. A bad
- * value throws {@link GatewayConfigError} naming the variable (never the
- * token's value).
+ * The client options of `heretek-gateway`, read from the broker's variables
+ * ({@link ENV}). Empty values count as unset. A bad value throws
+ * {@link GatewayConfigError} naming the variable (never the token's value).
  */
 export function gatewayOptionsFromEnv(
   env: NodeJS.ProcessEnv,
@@ -78,26 +73,19 @@ export function gatewayOptionsFromEnv(
     );
   }
   const data = result.data;
-  const options: GatewayClientOptions = {
-    url: data[ENV.url],
-    mode: data[ENV.mode],
-    role: data[ENV.role],
-    timeoutMs: data[ENV.timeoutMs],
-  };
-  if (data[ENV.token] !== undefined) options.token = data[ENV.token];
-  if (data[ENV.maxResponseBytes] !== undefined)
-    options.maxResponseBytes = data[ENV.maxResponseBytes];
-  if (data[ENV.maxConcurrentPerEndpoint] !== undefined)
-    options.maxConcurrentPerEndpoint = data[ENV.maxConcurrentPerEndpoint];
   try {
-    return parseGatewayClientOptions(options);
+    return parseGatewayClientOptions({
+      url: data[ENV.url],
+      mode: data[ENV.mode],
+      role: data[ENV.role],
+      timeoutMs: data[ENV.timeoutMs],
+      token: data[ENV.token],
+      maxResponseBytes: data[ENV.maxResponseBytes],
+      maxConcurrentPerEndpoint: data[ENV.maxConcurrentPerEndpoint],
+    });
   } catch (error) {
     // The library words its options; name the variable that set it instead.
-    if (
-      !GatewayError.isInstance(error) ||
-      !(error instanceof GatewayConfigError)
-    )
-      throw error;
+    if (!GatewayConfigError.isInstance(error)) throw error;
     const variable = ENV[error.setting as keyof typeof ENV];
     if (variable === undefined) throw error;
     const why = error.message

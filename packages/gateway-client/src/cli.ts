@@ -29,9 +29,7 @@ Exit codes: 0 ok, 1 tool result with isError or a gateway error (code on stderr)
 
 class UsageError extends Error {}
 
-function write(text: string): void {
-  process.stdout.write(text);
-}
+const write = (text: string) => void process.stdout.write(text);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -57,7 +57,6 @@ export type CallHandlers = {
 /** The server-to-client requests a client can declare it answers. */
 export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
 
-/** One of {@link SERVER_REQUEST_KINDS}. */
 export type ServerRequestKind = (typeof SERVER_REQUEST_KINDS)[number];
 
 // The routing modes live with the other agentgateway facts in @heretek/internal.
@@ -142,53 +141,35 @@ export type GatewayClientOptions = {
   onLog?: ((entry: GatewayLogEntry) => void) | undefined;
 };
 
-/** Default per-request timeout. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-/** Least default bound of a connect (see `connectTimeoutMs`). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
-/** Default reply size cap (8 MiB). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** Default concurrent requests per endpoint. */
-export const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 16;
-/** Default cap on `tools/list` pages. */
-export const DEFAULT_MAX_LIST_PAGES = 1000;
-
-function parsedUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
-}
+/** Defaults of the options (`connectTimeoutMs`: its least default, see there). */
+export const DEFAULTS = {
+  timeoutMs: 30_000,
+  connectTimeoutMs: 60_000,
+  maxResponseBytes: 8 * 1024 * 1024,
+  maxConcurrentPerEndpoint: 16,
+  maxListPages: 1000,
+} as const;
 
 /**
- * The gateway base URL: absolute http(s), no credentials (they would be sent
- * to every backend and show in logs: use `token`), and not already ending in
- * `/mcp` (the client appends `/mcp` or `/mcp/<target>` itself).
+ * Why `value` is no gateway base URL, if it is none: that is absolute
+ * http(s), without credentials (they would be sent to every backend and show
+ * in logs: use `token`), and not already ending in `/mcp` (the client
+ * appends `/mcp` or `/mcp/<target>` itself).
  */
+function urlProblem(value: string): string | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol))
+    return 'must be an absolute http:// or https:// URL';
+  if (url.username !== '' || url.password !== '')
+    return 'must not carry credentials (user:password@); pass the bearer token as the `token` option';
+  if (/\/mcp\/*$/i.test(url.pathname))
+    return `must be the gateway base URL without the trailing /mcp (the client appends /mcp or /mcp/<target>): use ${JSON.stringify(value.replace(/\/mcp\/*$/i, ''))}`;
+  return undefined;
+}
+
 const gatewayUrl = z.string().superRefine((value, context) => {
-  const url = parsedUrl(value);
-  if (!url || !/^https?:$/.test(url.protocol)) {
-    context.addIssue({
-      code: 'custom',
-      message: 'must be an absolute http:// or https:// URL',
-    });
-    return;
-  }
-  if (url.username !== '' || url.password !== '') {
-    context.addIssue({
-      code: 'custom',
-      message:
-        'must not carry credentials (user:password@); pass the bearer token as the `token` option',
-    });
-    return;
-  }
-  if (/\/mcp\/*$/i.test(url.pathname)) {
-    context.addIssue({
-      code: 'custom',
-      message: `must be the gateway base URL without the trailing /mcp (the client appends /mcp or /mcp/<target>): use ${JSON.stringify(value.replace(/\/mcp\/*$/i, ''))}`,
-    });
-  }
+  const message = urlProblem(value);
+  if (message !== undefined) context.addIssue({ code: 'custom', message });
 });
 
 const positiveInteger = z.coerce.number().int().positive();
@@ -244,14 +225,8 @@ export function parseGatewayClientOptions(
 ): GatewayClientOptions {
   const result = gatewayClientOptionsSchema.safeParse(options);
   if (!result.success) throw configError(result.error, 'gateway client');
-  const { onToolsListChanged, onElicitation, onSampling, onLog } = options;
-  return {
-    ...result.data,
-    onToolsListChanged,
-    onElicitation,
-    onSampling,
-    onLog,
-  };
+  // The callbacks as given (the schema only checks that they are functions).
+  return { ...options, ...result.data } as GatewayClientOptions;
 }
 
 /** What `callTool` checks of its options before sending anything. */

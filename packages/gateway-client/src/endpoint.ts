@@ -72,9 +72,9 @@ export type Session = {
 export type RequestScope = {
   target: string | undefined;
   role: string;
-  handlers: CallHandlers | undefined;
+  handlers?: CallHandlers | undefined;
   /** Stops the call's per-request timer while a server request is answered; returns the release. */
-  hold: (() => () => void) | undefined;
+  hold?: (() => () => void) | undefined;
 };
 
 /** One request on a session: its own SDK client and transport, whose fetch reports to `owner`. */
@@ -241,7 +241,6 @@ export class Endpoint {
     this.limiter = new Limiter(settings.maxConcurrent);
   }
 
-  /** The session, when one is ready. */
   readySession(): Session | undefined {
     const ready = this.current;
     return ready && !ready.retired && !ready.closed ? ready : undefined;
@@ -308,9 +307,8 @@ export class Endpoint {
       this.settings,
     );
     const client = this.#client({
+      ...scope,
       target: scope.target ?? this.target,
-      handlers: scope.handlers,
-      hold: scope.hold,
       signal: owner.signal,
     });
     await client.connect(transport, { prior: session.prior });
@@ -487,7 +485,11 @@ export class Endpoint {
             kind === 'elicitation'
               ? (scope.handlers?.onElicitation ?? options.onElicitation)
               : (scope.handlers?.onSampling ?? options.onSampling);
-          if (handler === undefined) throw unanswered(kind, scope.target);
+          if (handler === undefined)
+            throw new ProtocolError(
+              ProtocolErrorCode.MethodNotFound,
+              `No ${kind} handler for this request from target '${scope.target}': the call that carried it was made without one, and the client has none of its own.`,
+            );
           const signals = [context.mcpReq.signal, closing];
           if (scope.signal) signals.push(scope.signal);
           // The server waits for this answer: the call's timer waits with it.
@@ -510,14 +512,6 @@ function isProbeFailure(error: unknown): boolean {
   return (
     error instanceof SdkError &&
     error.code === SdkErrorCode.EraNegotiationFailed
-  );
-}
-
-/** The answer to a server request that no handler answers. */
-function unanswered(kind: ServerRequestKind, target: string): ProtocolError {
-  return new ProtocolError(
-    ProtocolErrorCode.MethodNotFound,
-    `No ${kind} handler for this request from target '${target}': the call that carried it was made without one, and the client has none of its own.`,
   );
 }
 

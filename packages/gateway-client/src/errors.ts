@@ -71,6 +71,13 @@ export class GatewayError extends GatewayErrorFamily {
   }
 }
 
+/** A class of one code whose errors carry the common options only. */
+const plainClass = <const Code extends GatewayErrorCode>(code: Code) =>
+  errorClass(GatewayError, {
+    codes: [code],
+    details: (options: GatewayErrorOptions) => ({ ...options, code }),
+  });
+
 /** A wrong option; fix the configuration. */
 export class GatewayConfigError extends errorClass(GatewayError, {
   codes: [GatewayErrorCode.InvalidConfig],
@@ -82,7 +89,6 @@ export class GatewayConfigError extends errorClass(GatewayError, {
   ) => ({
     ...options,
     code: GatewayErrorCode.InvalidConfig,
-    isRetryable: false,
   }),
   keep: ['setting'],
 }) {}
@@ -100,14 +106,7 @@ export class GatewayTimeoutError extends errorClass(GatewayError, {
 }) {}
 
 /** The caller cancelled the request through its `AbortSignal`. */
-export class GatewayAbortedError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.Aborted],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.Aborted,
-    isRetryable: false,
-  }),
-}) {}
+export class GatewayAbortedError extends plainClass(GatewayErrorCode.Aborted) {}
 
 /** The TCP connection was refused, or the connection or session dropped before the reply was complete. */
 export class GatewayConnectionError extends errorClass(GatewayError, {
@@ -158,20 +157,14 @@ export class GatewayJsonRpcError extends errorClass(GatewayError, {
   ) => ({
     ...options,
     code: GatewayErrorCode.JsonRpcError,
-    isRetryable: false,
   }),
   keep: ['jsonRpcCode', 'data'],
 }) {}
 
 /** The gateway or backend broke MCP (see {@link GatewayErrorCode}). */
-export class GatewayProtocolError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.ProtocolError],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.ProtocolError,
-    isRetryable: false,
-  }),
-}) {}
+export class GatewayProtocolError extends plainClass(
+  GatewayErrorCode.ProtocolError,
+) {}
 
 /** The reply exceeded the configured size cap. */
 export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
@@ -184,17 +177,11 @@ export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
   ) => ({
     ...options,
     code: GatewayErrorCode.ResponseTooLarge,
-    isRetryable: false,
   }),
   keep: ['limitBytes'],
 }) {}
 
 /** The client was closed. */
-export class GatewayClosedError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.ClientClosed],
-  details: (options: GatewayErrorOptions) => ({
-    ...options,
-    code: GatewayErrorCode.ClientClosed,
-    isRetryable: false,
-  }),
-}) {}
+export class GatewayClosedError extends plainClass(
+  GatewayErrorCode.ClientClosed,
+) {}

@@ -1,16 +1,8 @@
-import type {
-  CallToolResult,
-  ClientCapabilities,
-  Progress,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
-  DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
-  DEFAULT_MAX_LIST_PAGES,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_TIMEOUT_MS,
+  DEFAULTS,
   checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
@@ -28,14 +20,10 @@ import {
   GatewayError,
 } from './errors.js';
 import { createGatewayFetch } from './http-layer.js';
-import {
-  NO_SCRUB,
-  toGatewayError,
-  type ErrorMapping,
-} from './error-mapping.js';
+import { NO_SCRUB, toGatewayError } from './error-mapping.js';
 import { Operation, raceSignal, type Requester } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
-import { callAsTask, type TaskOptions } from './tasks.js';
+import { callAsTask } from './tasks.js';
 import { validateTargetName } from './target-name.js';
 
 export type { McpTool };
@@ -153,33 +141,27 @@ export type EndpointInfo = {
  * ```
  */
 export class GatewayClient {
-  /** The routing mode. */
   readonly mode: GatewayMode;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly maxListPages: number;
   private readonly role: string;
-  private readonly declared: ReadonlyArray<ServerRequestKind>;
   private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
-  /** What every endpoint shares. */
   private readonly settings: ConstructorParameters<typeof Endpoint>[2];
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
   /** How to stop each running operation at once (`close()` calls them). */
   private readonly running = new Set<() => void>();
   /** Aborted by `close()`: ends server-to-client request handlers. */
   private readonly closing = new AbortController();
-  private closed = false;
-  /** What the error mapping needs of this client. */
-  private readonly errorMapping: ErrorMapping;
 
   constructor(options: GatewayClientOptions) {
     const parsed = parseGatewayClientOptions(options);
     this.mode = parsed.mode;
     this.role = parsed.role;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
-    this.timeoutMs = parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxListPages = parsed.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
+    this.timeoutMs = parsed.timeoutMs ?? DEFAULTS.timeoutMs;
+    this.maxListPages = parsed.maxListPages ?? DEFAULTS.maxListPages;
     const token = parsed.token;
     const scrub =
       token === undefined
@@ -190,28 +172,31 @@ export class GatewayClient {
       keepAliveMaxTimeout: 600_000,
       connect: { timeout: this.timeoutMs },
     });
-    this.errorMapping = {
-      scrub,
-      timeoutMs: this.timeoutMs,
-      isClosed: () => this.closed,
-    };
-    this.declared = declaredKinds(parsed);
+    const kinds = declaredKinds(parsed);
     this.settings = {
       options: parsed,
       clientName: parsed.clientName ?? 'heretek-gateway-client',
-      capabilities: capabilitiesOf(this.declared),
-      kinds: this.declared,
+      // Only what a handler was given for, or `serverRequests` names.
+      capabilities: {
+        ...(kinds.includes('elicitation') && { elicitation: { form: {} } }),
+        ...(kinds.includes('sampling') && { sampling: {} }),
+      },
+      kinds,
       connectTimeoutMs:
         parsed.connectTimeoutMs ??
-        Math.max(this.timeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
+        Math.max(this.timeoutMs, DEFAULTS.connectTimeoutMs),
       maxConcurrent:
-        parsed.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
-      mapping: this.errorMapping,
+        parsed.maxConcurrentPerEndpoint ?? DEFAULTS.maxConcurrentPerEndpoint,
+      mapping: {
+        scrub,
+        timeoutMs: this.timeoutMs,
+        isClosed: () => this.closing.signal.aborted,
+      },
       closing: this.closing.signal,
       fetch: createGatewayFetch({
         agent: this.agent,
         token,
-        maxResponseBytes: parsed.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
         backgroundTimeoutMs: this.timeoutMs,
         standaloneStream:
           parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
@@ -242,7 +227,7 @@ export class GatewayClient {
       return all.get(target) ?? [];
     }
     return this.run(
-      this.endpoint(`${this.baseUrl}/mcp/${target}`, target),
+      this.endpoint(target),
       { target, signal: options.signal },
       (requester) => walkPages(requester, target, this.maxListPages),
     );
@@ -263,11 +248,9 @@ export class GatewayClient {
       includeUnprefixed?: boolean;
     } = {},
   ): Promise<Map<string, McpTool[]>> {
-    const all = await this.listAllToolsInternal(options);
-    if (options.includeUnprefixed) return new Map(all);
-    const prefixed = new Map(all);
-    prefixed.delete('');
-    return prefixed;
+    const all = new Map(await this.listAllToolsInternal(options));
+    if (!options.includeUnprefixed) all.delete('');
+    return all;
   }
 
   private listAllToolsInternal(options: {
@@ -285,7 +268,7 @@ export class GatewayClient {
     }
     if (!this.multiplexedListing) {
       const listing = this.run(
-        this.endpoint(`${this.baseUrl}/mcp`, '*'),
+        this.endpoint('*'),
         { target: undefined },
         async (requester) => {
           const tools = await walkPages(
@@ -326,15 +309,12 @@ export class GatewayClient {
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
-    checkCallOptions(options, target, this.declared);
+    checkCallOptions(options, target, this.settings.kinds);
     const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
-    const multiplexed = this.mode === 'multiplexed';
-    const endpoint = multiplexed
-      ? this.endpoint(`${this.baseUrl}/mcp`, '*')
-      : this.endpoint(`${this.baseUrl}/mcp/${target}`, target);
-    const name = multiplexed
-      ? multiplexedName(target, options.tool)
-      : options.tool;
+    const name =
+      this.mode === 'multiplexed'
+        ? multiplexedName(target, options.tool)
+        : options.tool;
     const args = options.arguments ?? {};
     const onProgress = options.onProgress;
     const onprogress = onProgress
@@ -345,26 +325,20 @@ export class GatewayClient {
           onProgress(passed);
         }
       : undefined;
-    const task = taskOptions(options.task);
+    const { task } = options;
     return this.run(
-      endpoint,
-      {
-        target,
-        signal: options.signal,
-        ceilingMs: maxTotal,
-        handlers: options, // its onElicitation and onSampling
-        role: options.role,
-      },
+      this.endpoint(target),
+      // Its signal and role; its onElicitation and onSampling as handlers.
+      { ...options, target, ceilingMs: maxTotal, handlers: options },
       (requester) =>
-        task !== undefined
+        task
           ? callAsTask(requester, {
               name,
               arguments: args,
-              task,
+              ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
               maxTotalTimeoutMs: maxTotal,
               timeoutMs: this.timeoutMs,
-              target,
             })
           : requester.request(
               'during tools/call',
@@ -380,18 +354,14 @@ export class GatewayClient {
 
   /** What the client knows about the endpoint of `target` (undefined before first use). */
   endpointInfo(options: { target?: string }): EndpointInfo | undefined {
-    const url =
-      this.mode === 'multiplexed' || options.target === undefined
-        ? `${this.baseUrl}/mcp`
-        : `${this.baseUrl}/mcp/${options.target}`;
+    const url = this.urlOf(options.target);
     const endpoint = this.endpoints.get(url);
     if (!endpoint) return undefined;
     const session = endpoint.current;
-    const era = session?.client.getProtocolEra();
     return {
       url,
       protocolVersion: session?.client.getNegotiatedProtocolVersion(),
-      era: era === 'modern' || era === 'legacy' ? era : undefined,
+      era: session?.client.getProtocolEra(),
       sessionId: session?.transport.sessionId,
       initializations: endpoint.initializations,
       streaming: session?.stream.slot === true,
@@ -405,8 +375,7 @@ export class GatewayClient {
    * streams and the connection pool. Idempotent.
    */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.closing.signal.aborted) return;
     this.closing.abort();
     for (const stop of [...this.running]) stop();
     this.running.clear();
@@ -417,18 +386,28 @@ export class GatewayClient {
     await this.agent.destroy().catch(() => undefined);
   }
 
-  // ---------------------------------------------------------------- internals
+  /** The URL of the endpoint of `target` (`<url>/mcp` for every target in multiplexed mode). */
+  private urlOf(target: string | undefined): string {
+    return this.mode === 'multiplexed' || target === undefined
+      ? `${this.baseUrl}/mcp`
+      : `${this.baseUrl}/mcp/${target}`;
+  }
 
-  private endpoint(url: string, target: string): Endpoint {
-    if (this.closed)
+  /** The endpoint of `target` (`*`: the multiplexed endpoint). */
+  private endpoint(target: string): Endpoint {
+    const url = this.urlOf(target);
+    if (this.closing.signal.aborted)
       throw new GatewayClosedError({
         message: 'The gateway client is closed; create a new one.',
       });
-    let endpoint = this.endpoints.get(url);
-    if (!endpoint) {
-      endpoint = new Endpoint(url, target, this.settings);
-      this.endpoints.set(url, endpoint);
-    }
+    const endpoint =
+      this.endpoints.get(url) ??
+      new Endpoint(
+        url,
+        this.mode === 'multiplexed' ? '*' : target,
+        this.settings,
+      );
+    this.endpoints.set(url, endpoint);
     return endpoint;
   }
 
@@ -466,7 +445,7 @@ export class GatewayClient {
       timeoutMs: this.timeoutMs,
       ceilingMs: call.ceilingMs,
       handlers: call.handlers,
-      mapping: this.errorMapping,
+      mapping: this.settings.mapping,
     });
     const onCallerAbort = () => operation.stop(this.abortedError(target));
     signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -488,7 +467,7 @@ export class GatewayClient {
     } catch (error) {
       if (GatewayError.isInstance(error)) throw error;
       if (operation.reason) throw operation.reason;
-      throw toGatewayError(this.errorMapping, error, { target });
+      throw toGatewayError(this.settings.mapping, error, { target });
     } finally {
       operation.dispose();
       signal?.removeEventListener('abort', onCallerAbort);
@@ -498,27 +477,10 @@ export class GatewayClient {
   }
 }
 
-/** The capabilities to declare: only what a handler was given for, or `serverRequests` names. */
-function capabilitiesOf(
-  kinds: ReadonlyArray<ServerRequestKind>,
-): ClientCapabilities {
-  const capabilities: ClientCapabilities = {};
-  if (kinds.includes('elicitation')) capabilities.elicitation = { form: {} };
-  if (kinds.includes('sampling')) capabilities.sampling = {};
-  return capabilities;
-}
-
 /** The server-to-client requests a client with `options` declares it answers. */
 function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
   const kinds = new Set(options.serverRequests ?? []);
   if (options.onElicitation) kinds.add('elicitation');
   if (options.onSampling) kinds.add('sampling');
   return [...kinds];
-}
-
-/** How {@link CallToolOptions.task} reads. */
-function taskOptions(task: CallToolOptions['task']): TaskOptions | undefined {
-  if (task === undefined || task === false) return undefined;
-  if (task === true) return {};
-  return task.ttlMs === undefined ? {} : { ttlMs: task.ttlMs };
 }

@@ -6,6 +6,7 @@ import {
   type Agent,
   type Dispatcher,
 } from 'undici';
+import { z } from 'zod';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
@@ -45,6 +46,8 @@ export class FetchOwner {
   /** SSE replies still being read. */
   openStreams = 0;
   readonly #controller = new AbortController();
+  /** Aborted on a fault, or when what is left of a finished exchange is cut. */
+  readonly signal: AbortSignal = this.#controller.signal;
 
   constructor(
     /** The target the faults name. */
@@ -54,11 +57,6 @@ export class FetchOwner {
     /** The session's standalone stream (for the owner connecting a session). */
     readonly stream?: StandaloneStream,
   ) {}
-
-  /** Aborted on a fault, or when what is left of a finished exchange is cut. */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
 
   /** Take `error` as the fault (the first one wins) and stop every request. */
   fail(error: GatewayError): void {
@@ -73,7 +71,6 @@ export class FetchOwner {
   }
 }
 
-/** Options of {@link createGatewayFetch}. */
 export type GatewayFetchOptions = {
   agent: Agent;
   token: string | undefined;
@@ -141,34 +138,27 @@ export function connectionError(
   });
 }
 
+const jsonRpcErrorBody = z.object({
+  error: z.object({
+    code: z.number(),
+    message: z.string(),
+    data: z.unknown().optional(),
+  }),
+});
+
 /** The JSON-RPC error inside an HTTP error body, if the body is one. */
 export function parseJsonRpcError(
   text: string,
 ): JsonRpcErrorObject | undefined {
   try {
-    const body: unknown = JSON.parse(text);
-    const error = (body as { error?: unknown } | null)?.error as
-      { code?: unknown; message?: unknown; data?: unknown } | undefined;
-    if (
-      error &&
-      typeof error.code === 'number' &&
-      typeof error.message === 'string'
-    ) {
-      return {
-        code: error.code,
-        message: error.message,
-        ...(error.data === undefined ? {} : { data: error.data }),
-      };
-    }
+    return jsonRpcErrorBody.safeParse(JSON.parse(text)).data?.error;
   } catch {
-    // not JSON: no JSON-RPC error to report
+    return undefined; // not JSON: no JSON-RPC error to report
   }
-  return undefined;
 }
 
 /** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
 export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
-  if (value === undefined) return value;
   const text = JSON.stringify(value);
   if (text === undefined) return value;
   const clean = scrub(text);
@@ -176,13 +166,13 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
 }
 
 /**
- * The body of `reply` as text, refused past `limit` bytes. A fetch reply's web stream is
+ * The body of `reply` as text, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
  * read through a Node stream over it; a {@link RequestReply}'s is undici's own.
  */
 async function readLimited(
+  environment: GatewayFetchOptions,
   reply: UndiciResponse,
-  limit: number,
-  onTooLarge: () => GatewayError,
+  target: string | undefined,
 ): Promise<string> {
   const body =
     (reply as Partial<RequestReply>).node ??
@@ -192,16 +182,12 @@ async function readLimited(
   let total = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
-    if (total > limit) {
+    if (total > environment.maxResponseBytes) {
       body.destroy();
-      throw onTooLarge();
+      throw tooLarge(environment, target);
     }
     chunks.push(chunk);
   }
-  return decodeChunks(chunks, total);
-}
-
-function decodeChunks(chunks: Uint8Array[], total: number): string {
   // A reply that came in one piece is decoded in place, not copied first.
   return chunks.length === 1
     ? UTF8.decode(chunks[0]!)
@@ -232,7 +218,6 @@ class RequestReply implements UndiciResponse {
   readonly status: number;
   readonly statusText: string;
   readonly headers: FetchResponse['headers'];
-  /** The body as undici's stream. */
   readonly node: Dispatcher.ResponseData['body'];
   #body: FetchResponse['body'] | undefined;
 
@@ -319,7 +304,6 @@ type Environment = GatewayFetchOptions & {
   following: boolean;
 };
 
-/** One outgoing request. */
 type Outgoing = {
   method: string;
   headers: Headers;
@@ -509,11 +493,11 @@ async function boundReply(
       }),
     );
   }
-  const text = await readLimited(response, environment.maxResponseBytes, () =>
-    tooLarge(environment, owner.target),
-  ).catch((error: unknown) => {
-    throw fail(error);
-  });
+  const text = await readLimited(environment, response, owner.target).catch(
+    (error: unknown) => {
+      throw fail(error);
+    },
+  );
   const reply = toWebResponse(response, null);
   Object.defineProperties(reply, {
     json: { value: () => Promise.resolve().then(() => JSON.parse(text)) },
@@ -528,15 +512,15 @@ function watched(
   limit: number,
   on: {
     tooLarge: () => GatewayError;
-    broke: (error: unknown) => unknown;
-    ended: () => void;
+    broke?: (error: unknown) => unknown;
+    ended?: () => void;
   },
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
   let open = true;
   const end = () => {
-    if (open) on.ended();
+    if (open) on.ended?.();
     open = false;
   };
   return new ReadableStream<Uint8Array>({
@@ -558,7 +542,7 @@ function watched(
         controller.enqueue(chunk.value);
       } catch (error) {
         end();
-        controller.error(on.broke(error));
+        controller.error(on.broke ? on.broke(error) : error);
       }
     },
     cancel(reason) {
@@ -605,26 +589,20 @@ async function passedReply(
   owner: FetchOwner,
   response: UndiciResponse,
 ): Promise<Response> {
-  const over = () => tooLarge(environment, owner.target);
   if (response.ok)
     return toWebResponse(
       response,
       response.body &&
         watched(response.body, environment.maxResponseBytes, {
-          tooLarge: over,
-          broke: (error) => error,
-          ended: () => undefined,
+          tooLarge: () => tooLarge(environment, owner.target),
         }),
     );
-  const text = await readLimited(
-    response,
-    environment.maxResponseBytes,
-    over,
-  ).catch(() => '');
+  const text = await readLimited(environment, response, owner.target).catch(
+    () => '',
+  );
   return toWebResponse(response, text);
 }
 
-/** The fetch layer of one client ({@link createGatewayFetch}). */
 export type GatewayFetch = ReturnType<typeof createGatewayFetch>;
 
 /**

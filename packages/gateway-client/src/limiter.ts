@@ -16,13 +16,13 @@ export class Limiter {
     return this.releaser();
   }
 
-  /** Wait for a slot; resolves with a release function, rejects with `signal.reason` on abort. */
+  /**
+   * Wait for a slot, once {@link tryAcquire} found none (all are taken while
+   * anyone waits); resolves with a release function, rejects with
+   * `signal.reason` on abort.
+   */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.active < this.limit) {
-      this.active += 1;
-      return Promise.resolve(this.releaser());
-    }
     return new Promise((resolve, reject) => {
       const waiter = {
         grant: () => {

@@ -24,32 +24,22 @@ function pageProblem(value: unknown): StandardSchemaV1.Issue | undefined {
   });
   if (!isObject(value)) return issue('expected an object');
   const { tools, nextCursor } = value;
-  if (nextCursor !== undefined && nextCursor !== null) {
-    if (typeof nextCursor !== 'string')
-      return issue('expected a string', ['nextCursor']);
-  }
+  if (nextCursor != null && typeof nextCursor !== 'string')
+    return issue('expected a string', ['nextCursor']);
   if (!Array.isArray(tools)) return issue('expected an array', ['tools']);
   for (let index = 0; index < tools.length; index += 1) {
     const tool: unknown = tools[index];
-    const at = (key?: string) =>
-      key === undefined ? ['tools', index] : ['tools', index, key];
+    const at = (...key: string[]) => ['tools', index, ...key];
     if (!isObject(tool)) return issue('expected an object', at());
     if (typeof tool.name !== 'string')
       return issue('expected a string', at('name'));
     for (const key of ['title', 'description'] as const)
       if (tool[key] !== undefined && typeof tool[key] !== 'string')
         return issue('expected a string', at(key));
-    if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object')
-      return issue('expected an object with "type": "object"', [
-        ...at('inputSchema'),
-      ]);
-    if (
-      tool.outputSchema !== undefined &&
-      (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object')
-    )
-      return issue('expected an object with "type": "object"', [
-        ...at('outputSchema'),
-      ]);
+    if (!isSchema(tool.inputSchema))
+      return issue(NOT_SCHEMA, at('inputSchema'));
+    if (tool.outputSchema !== undefined && !isSchema(tool.outputSchema))
+      return issue(NOT_SCHEMA, at('outputSchema'));
     for (const key of ['annotations', 'execution', '_meta'] as const)
       if (tool[key] !== undefined && !isObject(tool[key]))
         return issue('expected an object', at(key));
@@ -59,6 +49,12 @@ function pageProblem(value: unknown): StandardSchemaV1.Issue | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const NOT_SCHEMA = 'expected an object with "type": "object"';
+
+function isSchema(value: unknown): boolean {
+  return isObject(value) && value.type === 'object';
 }
 
 /**
@@ -141,7 +137,7 @@ export async function walkPages(
     }
     tools.push(...page.tools);
     const next = page.nextCursor;
-    if (next === undefined || next === null) return tools;
+    if (next == null) return tools;
     if (seen.has(next) || next === cursor) {
       throw new GatewayProtocolError({
         target,
@@ -161,10 +157,10 @@ export async function walkPages(
 
 /** A JSON-RPC error answering a page request: the server refused the cursor. */
 function isCursorRejection(error: unknown): boolean {
-  if (GatewayJsonRpcError.isInstance(error)) return true;
   return (
-    GatewayHttpError.isInstance(error) &&
-    error.status === 400 &&
-    error.jsonRpcError?.code === ProtocolErrorCode.InvalidParams
+    GatewayJsonRpcError.isInstance(error) ||
+    (GatewayHttpError.isInstance(error) &&
+      error.status === 400 &&
+      error.jsonRpcError?.code === ProtocolErrorCode.InvalidParams)
   );
 }

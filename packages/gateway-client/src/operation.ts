@@ -35,33 +35,11 @@ export type RequestExtra<R = unknown> = {
   afterStop?: ((late: Promise<R>) => void) | undefined;
 };
 
-/**
- * The requests of one operation (a listing, a call), as the client hands
- * it to the code that makes them: `request(what, send)` sends on the
- * endpoint's session and, when the gateway rejects the session,
- * re-initializes and sends once more (counted per request: a listing of
- * many pages survives several expiries).
- */
-export type Requester = {
-  request<R>(
-    what: string,
-    send: (client: Client, options: RequestOptions) => Promise<R>,
-    extra?: RequestExtra<R>,
-  ): Promise<R>;
-  /**
-   * One request on the session that stopping the operation does not cut
-   * (a task's cancellation, sent because it stopped), bounded by `timeoutMs`.
-   */
-  detached<R>(
-    send: (client: Client, options: RequestOptions) => Promise<R>,
-  ): Promise<R>;
-  /** Re-initializes so far in this operation. */
-  readonly reinitializations: number;
-  /** Aborted when the operation stops (timeout, caller cancel, close). */
-  readonly signal: AbortSignal;
-  /** Why the operation stopped, once it has. */
-  readonly reason: GatewayError | undefined;
-};
+/** The requests of one operation, as the code that makes them sees it (see {@link Operation.request}). */
+export type Requester = Pick<
+  Operation,
+  'request' | 'detached' | 'reinitializations' | 'signal' | 'reason'
+>;
 
 /** What one operation is: a listing or a call, on one endpoint. */
 export type OperationPlan = {
@@ -104,16 +82,9 @@ export function raceSignal<T>(
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(reason());
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+    promise
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -124,10 +95,9 @@ export function raceSignal<T>(
  * exchange directly, and a controller is only made when the operation has
  * to wait (for a slot, a connect, a task poll).
  */
-export class Operation implements Requester {
+export class Operation {
   /** Why the operation stopped, once it has. */
   reason: GatewayError | undefined;
-  /** Re-initializes so far. */
   reinitializations = 0;
   private exchange: Exchange | undefined;
   private waiting: AbortController | undefined;
@@ -173,6 +143,11 @@ export class Operation implements Requester {
     clearTimeout(this.ceiling);
   }
 
+  /**
+   * Send on the endpoint's session and, when the gateway rejects the
+   * session, re-initialize and send once more (counted per request: a
+   * listing of many pages survives several expiries).
+   */
   async request<R>(
     what: string,
     send: (client: Client, options: RequestOptions) => Promise<R>,
@@ -262,6 +237,10 @@ export class Operation implements Requester {
     }
   }
 
+  /**
+   * One request on the session that stopping the operation does not cut
+   * (a task's cancellation, sent because it stopped), bounded by `timeoutMs`.
+   */
   async detached<R>(
     send: (client: Client, options: RequestOptions) => Promise<R>,
   ): Promise<R> {
@@ -270,12 +249,7 @@ export class Operation implements Requester {
     session.inflight += 1;
     let exchange: Exchange | undefined;
     try {
-      exchange = await endpoint.open(session, {
-        target,
-        role,
-        handlers: undefined,
-        hold: undefined,
-      });
+      exchange = await endpoint.open(session, { target, role });
       return await send(exchange.client, { timeout: timeoutMs });
     } finally {
       this.release(session, exchange, true);

@@ -3,21 +3,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Requester } from './operation.js';
 
-/** How a task-augmented call asks for its task. */
-export type TaskOptions = {
-  /** Requested time-to-live of the task in milliseconds (the server may shorten it). */
-  ttlMs?: number;
-};
-
-/** What {@link callAsTask} needs of the call. */
 export type TaskCall = {
   name: string;
   arguments: Record<string, unknown>;
-  task: TaskOptions;
+  /** Requested time-to-live of the task in milliseconds (the server may shorten it). */
+  ttlMs: number | undefined;
   onprogress: ((progress: Progress) => void) | undefined;
   maxTotalTimeoutMs: number;
   timeoutMs: number;
-  target: string;
 };
 
 const taskSchema = z.looseObject({
@@ -87,7 +80,7 @@ export async function callAsTask(
           params: {
             name: call.name,
             arguments: call.arguments,
-            task: call.task.ttlMs === undefined ? {} : { ttl: call.task.ttlMs },
+            task: call.ttlMs === undefined ? {} : { ttl: call.ttlMs },
           },
         },
         createdSchema,
