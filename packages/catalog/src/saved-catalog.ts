@@ -169,20 +169,6 @@ function sectionPlaces(
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const encoder = new TextEncoder();
 
-/** Refuses a saved form whose length is not `total`. */
-function checkLength(
-  bytes: Uint8Array,
-  total: number,
-  fail: (problem: string) => never,
-): void {
-  if (total !== bytes.length)
-    fail(
-      total > bytes.length
-        ? `truncated: ${bytes.length} of ${total} bytes`
-        : `${bytes.length - total} bytes after its end`,
-    );
-}
-
 /** UTF-8 JSON of `value`, padded with spaces to a multiple of `multiple` bytes. */
 function paddedJson(value: unknown, multiple: number): Uint8Array {
   const bytes = encoder.encode(JSON.stringify(value));
@@ -924,7 +910,13 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
       `written in layout ${version}, this @heretek/catalog reads layout ${SAVED_CATALOG_VERSION}`,
     );
   const total = view.getUint32(12, true);
-  checkLength(bytes, total, (problem) => refuseCatalog(where, problem));
+  if (total !== bytes.length)
+    refuseCatalog(
+      where,
+      total > bytes.length
+        ? `truncated: ${bytes.length} of ${total} bytes`
+        : `${bytes.length - total} bytes after its end`,
+    );
   const headerLength = view.getUint32(48, true);
   if (headerLength % 8 !== 0 || HEADER_AT + headerLength > total)
     refuseCatalog(where, 'its header length is out of range (corrupt)');
@@ -1010,20 +1002,6 @@ export function describeSavedCatalog(bytes: Uint8Array): SavedCatalogInfo {
   };
 }
 
-/** Whether the stored digest of a read catalog is the SHA-256 of `digest` (computed over bytes [48, total)). */
-function digestMatches(read: ReadCatalog, digest: Uint8Array): boolean {
-  const stored = read.bytes.subarray(DIGEST_AT, DIGEST_AT + 32);
-  if (digest.length !== 32) return false;
-  for (let index = 0; index < 32; index += 1)
-    if (stored[index] !== digest[index]) return false;
-  return true;
-}
-
-/** The bytes the digest covers. */
-export function digestedBytes(read: ReadCatalog): Uint8Array {
-  return read.bytes.subarray(DIGESTED_FROM);
-}
-
 /** Bytes hashed between two steps of {@link digestSteps} (about 10 ms of work). */
 const DIGEST_STEP = 1 << 22;
 
@@ -1031,7 +1009,7 @@ const DIGEST_STEP = 1 << 22;
 export function* digestSteps(
   read: ReadCatalog,
 ): Generator<undefined, Uint8Array> {
-  const bytes = digestedBytes(read);
+  const bytes = read.bytes.subarray(DIGESTED_FROM);
   const hash = createHash('sha256');
   for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
     hash.update(bytes.subarray(at, at + DIGEST_STEP));
@@ -1040,13 +1018,17 @@ export function* digestSteps(
   return hash.digest();
 }
 
-/** Refuses a read catalog whose digest is not `digest`. */
+/** Refuses a read catalog whose stored digest is not `digest` (the SHA-256 of bytes [48, total)). */
 export function requireDigest(
   read: ReadCatalog,
   digest: Uint8Array,
   where: string,
 ): void {
-  if (!digestMatches(read, digest))
+  const stored = read.bytes.subarray(DIGEST_AT, DIGEST_AT + 32);
+  if (
+    digest.length !== 32 ||
+    stored.some((byte, index) => byte !== digest[index])
+  )
     refuseCatalog(where, 'its digest does not match its content (corrupt)');
 }
 

@@ -717,13 +717,15 @@ function grown(array: Int32Array, needed: number): Int32Array {
   return copy;
 }
 
-/** `have` when it is exactly `length` long, else a new array of that length. */
+/** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */
 function reuse<T extends Int32Array | Float64Array>(
   have: T | undefined,
   length: number,
   make: new (length: number) => T,
 ): T {
-  return have !== undefined && have.length === length ? have : new make(length);
+  return have !== undefined && have.length >= length
+    ? have
+    : new make(Math.max(length, 2 * (have?.length ?? 0)));
 }
 
 /**
@@ -839,26 +841,18 @@ export class IndexView {
     // enough (grown by doubling), so a catalog discovered backend by backend does not
     // allocate per-tool arrays at every step.
     const previous = options.previous;
-    const capacity = (length: number, have: number | undefined): number =>
-      have !== undefined && have >= length
-        ? have
-        : Math.max(length, 2 * (have ?? 0));
-    this.#base = reuse(
-      previous === undefined ? undefined : previous.#base,
-      capacity(
-        collection.slots,
-        previous === undefined ? undefined : previous.#base.length,
-      ),
-      Int32Array,
-    );
-    this.#segmentOf = reuse(
-      previous === undefined ? undefined : previous.#segmentOf,
-      capacity(
-        this.size,
-        previous === undefined ? undefined : previous.#segmentOf.length,
-      ),
-      Int32Array,
-    );
+    const [bases, segmentOf, normalizers, idf, nameWeight] =
+      previous === undefined
+        ? []
+        : [
+            previous.#base,
+            previous.#segmentOf,
+            previous.#normalizers,
+            previous.#idf,
+            previous.#nameWeight,
+          ];
+    this.#base = reuse(bases, collection.slots, Int32Array);
+    this.#segmentOf = reuse(segmentOf, this.size, Int32Array);
     let position = 0;
     segments.forEach((segment, index) => {
       this.#base[segment.slot] = position;
@@ -875,14 +869,7 @@ export class IndexView {
     });
     this.#averageBag = averageBag || 1;
     // BM25's length normalizer of each tool's bag, as a full build computes it.
-    this.#normalizers = reuse(
-      previous === undefined ? undefined : previous.#normalizers,
-      capacity(
-        this.size,
-        previous === undefined ? undefined : previous.#normalizers.length,
-      ),
-      Float64Array,
-    );
+    this.#normalizers = reuse(normalizers, this.size, Float64Array);
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base[segment.slot] as number;
@@ -895,22 +882,10 @@ export class IndexView {
       previous === undefined ? new PostingChunks() : previous.#chunks;
     this.#chunks.reset();
     this.#terms = TERMS.size;
-    this.#idf = reuse(
-      previous === undefined ? undefined : previous.#idf,
-      capacity(
-        this.#terms,
-        previous === undefined ? undefined : previous.#idf.length,
-      ),
-      Float64Array,
-    ).fill(Number.NaN);
-    this.#nameWeight = reuse(
-      previous === undefined ? undefined : previous.#nameWeight,
-      capacity(
-        this.size,
-        previous === undefined ? undefined : previous.#nameWeight.length,
-      ),
-      Float64Array,
-    ).fill(Number.NaN);
+    this.#idf = reuse(idf, this.#terms, Float64Array).fill(Number.NaN);
+    this.#nameWeight = reuse(nameWeight, this.size, Float64Array).fill(
+      Number.NaN,
+    );
   }
 
   /** The segments, in catalog order. */
