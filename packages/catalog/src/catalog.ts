@@ -5,7 +5,12 @@ import {
   type SearchTuningOverrides,
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
-import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
+import {
+  CatalogError,
+  CatalogErrorCode,
+  invalidArgument,
+  invalidUsage,
+} from './errors.js';
 import {
   digestSteps,
   planSavedCatalog,
@@ -701,10 +706,7 @@ export class ToolCatalog {
   ): void {
     const where = 'recordUse';
     if (typeof use !== 'object' || use === null) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidUsage,
-        message: `${where}: give { query, tool } or { terms, tool }.`,
-      });
+      throw invalidUsage(`${where}: give { query, tool } or { terms, tool }.`);
     }
     const terms =
       'query' in use && typeof use.query === 'string'
@@ -714,10 +716,9 @@ export class ToolCatalog {
           : undefined;
     const record = checkUsageRecord({ tool: use.tool, terms }, where);
     if (splitMultiplexedName(record.tool) === undefined) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidUsage,
-        message: `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
-      });
+      throw invalidUsage(
+        `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
+      );
     }
     if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
   }
@@ -736,10 +737,9 @@ export class ToolCatalog {
     const checked = [...records].map((record, index) => {
       const clean = checkUsageRecord(record, `loadUsage record [${index}]`);
       if (splitMultiplexedName(clean.tool) === undefined) {
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidUsage,
-          message: `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
-        });
+        throw invalidUsage(
+          `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
+        );
       }
       return clean;
     });

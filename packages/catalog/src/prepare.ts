@@ -134,11 +134,6 @@ export function fieldTerms(tool: PreparedTool, field: FieldName): string[] {
   return terms;
 }
 
-/** Normalized exact names of a tool (its identifier terms: bare and qualified). */
-export function exactNamesOf(tool: PreparedTool): string[] {
-  return fieldTerms(tool, 'identifier');
-}
-
 const MAX_SCHEMA_DEPTH = 4;
 
 function collectSchemaText(
@@ -322,10 +317,6 @@ function sameIds(
   return true;
 }
 
-function identifierTerms(entry: ToolEntry): string[] {
-  return [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])];
-}
-
 const NAME = FIELD_NAMES.indexOf('name');
 const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
@@ -370,20 +361,13 @@ export function adoptPreparedTool(options: {
   }
   if (!sameIds(terms, TARGET, target))
     return `its saved target terms do not match target "${entry.target}"`;
-  return restoredTool(entry, terms, options.saved, options.savedIndex ?? -1);
-}
-
-/**
- * The prepared tool of a restored entry with its saved terms, unchecked (the caller checked
- * them, or a sample of the catalog's tools with {@link adoptPreparedTool}).
- */
-function restoredTool(
-  entry: ToolEntry,
-  terms: Int32Array,
-  saved: SavedTexts | undefined,
-  savedIndex: number,
-): PreparedTool {
-  const prepared: PreparedTool = { entry, terms, saved, savedIndex };
+  const { saved } = options;
+  const prepared = {
+    entry,
+    terms,
+    saved,
+    savedIndex: options.savedIndex ?? -1,
+  };
   remember(entry, prepared);
   return prepared;
 }
@@ -432,7 +416,7 @@ export function prepareTool(
       terms: packTerms(
         [
           analyzeText(entry.tool),
-          identifierTerms(entry),
+          [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
           analyzeText(entry.target),
           analyzeText(entry.description),
           analyzeText(parameterNames.join(' ')),

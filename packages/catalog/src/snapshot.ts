@@ -1,5 +1,5 @@
 import { PositionList, type SearchTuning } from './bm25f.js';
-import { exactNamesOf, type PreparedTool, toolArray } from './prepare.js';
+import { fieldTerms, type PreparedTool, toolArray } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { TERMS } from './terms.js';
@@ -541,7 +541,7 @@ function unmatchedWords(options: {
   };
   const exactNames = new Set(
     options.exact.flatMap((position) =>
-      exactNamesOf(snapshot.toolAt(position)),
+      fieldTerms(snapshot.toolAt(position), 'identifier'),
     ),
   );
   const unmatched: string[] = [];
