@@ -83,6 +83,13 @@ async function drainAsync<T>(
   return step.value;
 }
 
+/** Runs a generator of work to its end at once. */
+function drain<T>(steps: Generator<undefined, T>): T {
+  let step = steps.next();
+  while (step.done !== true) step = steps.next();
+  return step.value;
+}
+
 /** Longest stretch of work, in milliseconds, between two yields of a restore or a save. */
 const RESTORE_SLICE_MS = 10;
 
@@ -227,7 +234,7 @@ export class ToolCatalog {
       if (list) list.push(entry);
       else byTarget.set(entry.target, [entry]);
     }
-    this.#apply(this.#segmentsFor(byTarget));
+    this.#apply(drain(this.#segmentsFor(byTarget)));
   }
 
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
@@ -272,7 +279,7 @@ export class ToolCatalog {
    * as immutable once added.
    */
   replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
-    this.#apply(this.#segmentsFor(this.#checkChanges(changes)));
+    this.#apply(drain(this.#segmentsFor(this.#checkChanges(changes))));
   }
 
   /** Like {@link ToolCatalog.replaceBackend}, yielding while it works (see {@link ToolCatalog.replaceBackendsAsync}). */
@@ -293,19 +300,7 @@ export class ToolCatalog {
   ): Promise<void> {
     const checked = this.#checkChanges(changes);
     const run = async (): Promise<void> => {
-      const segments = new Map<string, Segment | undefined>();
-      for (const [target, tools] of checked) {
-        const previous = this.#snapshot.byTarget.get(target);
-        const prepared: PreparedTool[] = [];
-        for (let start = 0; start < tools.length; start += PREPARE_SLICE) {
-          for (const entry of tools.slice(start, start + PREPARE_SLICE))
-            prepared.push(this.#prepare(entry, previous));
-          await yieldToOthers();
-        }
-        segments.set(target, this.#segment(target, prepared));
-        await yieldToOthers();
-      }
-      this.#apply(segments);
+      this.#apply(await drainAsync(this.#segmentsFor(checked), yieldToOthers));
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
@@ -498,42 +493,34 @@ export class ToolCatalog {
     return checked;
   }
 
-  #prepare(entry: ToolEntry, previous: Segment | undefined): PreparedTool {
-    const local = previous?.localByName(entry.name);
-    return prepareTool(
-      entry,
-      local === undefined ? undefined : previous?.tool(local),
-    );
-  }
-
-  /** The segment of a target's prepared tools (none for an empty listing). */
-  #segment(
-    target: string,
-    tools: readonly PreparedTool[],
-  ): Segment | undefined {
-    return tools.length === 0
-      ? undefined
-      : new Segment({
-          target,
-          tools,
-          tuning: this.#tuning,
-        });
-  }
-
-  /** The new segment of each changed target (checked listings). */
-  #segmentsFor(
+  /**
+   * The new segment of each changed target (checked listings; none for an empty one),
+   * pausing after every {@link PREPARE_SLICE} tools analyzed and after each target.
+   */
+  *#segmentsFor(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
-  ): Map<string, Segment | undefined> {
+  ): Generator<undefined, Map<string, Segment | undefined>> {
     const segments = new Map<string, Segment | undefined>();
     for (const [target, tools] of changes) {
       const previous = this.#snapshot.byTarget.get(target);
+      const prepared: PreparedTool[] = [];
+      for (const entry of tools) {
+        const local = previous?.localByName(entry.name);
+        prepared.push(
+          prepareTool(
+            entry,
+            local === undefined ? undefined : previous?.tool(local),
+          ),
+        );
+        if (prepared.length % PREPARE_SLICE === 0) yield;
+      }
       segments.set(
         target,
-        this.#segment(
-          target,
-          tools.map((entry) => this.#prepare(entry, previous)),
-        ),
+        prepared.length === 0
+          ? undefined
+          : new Segment({ target, tools: prepared, tuning: this.#tuning }),
       );
+      yield;
     }
     return segments;
   }

@@ -546,17 +546,6 @@ class ChunkOut {
     }
   }
 
-  /** Writes `count` zero bytes. */
-  *zeros(count: number): Generator<Uint8Array, void> {
-    for (let left = count; left > 0;) {
-      if (this.at === CHUNK_BYTES) yield* this.emit();
-      const run = Math.min(left, CHUNK_BYTES - this.at);
-      this.chunk.fill(0, this.at, this.at + run);
-      this.at += run;
-      left -= run;
-    }
-  }
-
   /** Writes `text`, whose UTF-8 length is `length`. */
   *text(text: string, length: number): Generator<Uint8Array, void> {
     if (length > CHUNK_BYTES - this.at) {
@@ -835,7 +824,7 @@ export function* savedCatalogChunks(
         `saved catalog: section ${name} would start at ${out.position}, not ${places[name]}`,
       );
     yield* writeSection(out, name, save);
-    yield* out.zeros((8 - (out.position % 8)) % 8);
+    yield* out.bytes(new Uint8Array((8 - (out.position % 8)) % 8));
     yield;
   }
   if (out.position !== places.end)
