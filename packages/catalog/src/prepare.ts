@@ -15,10 +15,8 @@ export const FIELD_NAMES = [
   'parameters',
   'parameterText',
 ] as const;
-/** Name of one indexed field. */
 export type FieldName = (typeof FIELD_NAMES)[number];
 
-/** Number of indexed fields. */
 export const FIELD_COUNT = FIELD_NAMES.length;
 
 /**
@@ -28,7 +26,6 @@ export const FIELD_COUNT = FIELD_NAMES.length;
  * after another.
  */
 export type PreparedTool = {
-  /** The catalog entry. */
   entry: ToolEntry;
   /** Field ends, then term ids per field. */
   terms: Int32Array;
@@ -70,14 +67,12 @@ export class SavedTexts {
     this.#bytes = bytes;
     this.#ends = ends;
   }
-  /** The UTF-8 bytes of text number `index`. */
   bytes(index: number): Uint8Array {
     return this.#bytes.subarray(
       this.#ends[index] as number,
       this.#ends[index + 1] as number,
     );
   }
-  /** Text number `index`. */
   text(index: number): string {
     return this.#bytes.toString(
       'utf8',
@@ -201,7 +196,6 @@ export function preparedOf(entry: ToolEntry): PreparedTool | undefined {
   return (entry as WithSlot)[PREPARED] ?? byEntry.get(entry);
 }
 
-/** Records the prepared tool of an entry. */
 function remember(entry: ToolEntry, prepared: PreparedTool): void {
   if (Object.hasOwn(entry, PREPARED)) (entry as WithSlot)[PREPARED] = prepared;
   else byEntry.set(entry, prepared);

@@ -36,7 +36,6 @@ export type SavedCatalogTarget = {
   target: string;
   /** The key the caller gave when saving (e.g. a hash of the backend's listing). */
   key: string;
-  /** Number of tools. */
   tools: number;
   /** The distinct `backend` values of its tools. */
   backends: string[];
@@ -369,7 +368,6 @@ function toolTexts(entry: ToolEntry): [string, string, string] {
   ];
 }
 
-/** A tool's text in the schema table. */
 function toolSchema(prepared: PreparedTool): string {
   return schemaText(prepared) ?? '{"type":"object"}';
 }
@@ -515,7 +513,6 @@ function swapBytes(bytes: Uint8Array, size: number): void {
 class ChunkOut {
   readonly chunk = new Uint8Array(CHUNK_BYTES);
   readonly #text = Buffer.from(this.chunk.buffer, 0, CHUNK_BYTES);
-  /** Bytes in the chunk. */
   at = 0;
   /** Bytes handed out before the chunk. */
   before = 0;
@@ -577,7 +574,6 @@ class ChunkOut {
     }
   }
 
-  /** Writes the numbers of `values`. */
   array(
     kind: NumberKind,
     values: ArrayLike<number> & { subarray(from: number, to: number): unknown },
@@ -607,7 +603,6 @@ class ChunkOut {
 const WIDTH_KINDS = { 2: 'u16', 4: 'u32' } as const;
 const BAG_KINDS = { 2: 'u16', 4: 'f32', 8: 'f64' } as const;
 
-/** Writes section `name` of a saved catalog. */
 function* writeSection(
   out: ChunkOut,
   name: SectionName,
@@ -781,7 +776,6 @@ function* writeTexts(
   }
 }
 
-/** The schema table. */
 function* writeSchemas(
   out: ChunkOut,
   save: SavedCatalogPlan,

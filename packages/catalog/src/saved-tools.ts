@@ -108,7 +108,6 @@ class ByteSet {
     this.#bytes = bytes;
   }
 
-  /** Empties the set. */
   clear(): void {
     if (this.#starts.length === 0) return;
     this.#slots.fill(0);
@@ -165,7 +164,6 @@ export type SavedToolSections = {
   schemas: SavedTexts;
   records: Uint32Array;
   toolTerms: Uint16Array | Uint32Array;
-  /** Number of tools. */
   tools: number;
 };
 
@@ -210,7 +208,6 @@ export class SavedToolSource {
     );
   }
 
-  /** The bytes of text `index`. */
   textBytes(index: number): Uint8Array {
     const { texts, textEnds } = this.sections;
     return texts.subarray(
@@ -237,7 +234,6 @@ export class SavedToolSource {
     );
   }
 
-  /** Starts checking the names of another target. */
   newTarget(): void {
     this.#names.clear();
     this.#otherNames.clear();
@@ -340,7 +336,6 @@ export class SavedTools implements ToolList {
     return tool;
   }
 
-  /** Number of tools made so far. */
   get made(): number {
     let made = 0;
     for (const tool of this.#made ?? []) if (tool !== undefined) made += 1;
@@ -370,7 +365,6 @@ export class SavedTools implements ToolList {
     return this.source.sections.schemas.bytes(this.first + local);
   }
 
-  /** The records of the tools, as saved. */
   records(): Uint32Array {
     return this.source.sections.records.subarray(
       this.first * RECORD,

@@ -153,7 +153,6 @@ function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
 /** What the postings of a segment's tools are counted from. */
 type PostingSource = {
   terms: SegmentTerms;
-  /** Number of tools. */
   tools: number;
   /** The bag weight of each field, in field order. */
   bagWeights: readonly number[];
@@ -353,7 +352,6 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
  * when a search reads them, so replacing one segment changes no other.
  */
 export class Segment {
-  /** The gateway target. */
   readonly target: string;
   /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
   readonly tools: ToolList;
@@ -530,15 +528,12 @@ export class Collection {
   readonly bySlot: Array<Segment | undefined> = [];
   /** Sum over all tools of each field's length. */
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
-  /** Number of tools. */
   toolCount = 0;
-  /** Number of postings (tool-term pairs). */
   postingCount = 0;
   /** Term id of a normalized bare tool name -> segments with a tool of that name (staged ones included). */
   readonly bareNames = new Map<number, Segment[]>();
   /** Slots of removed segments, for the next ones; slots in use are below `slots`. */
   readonly #freeSlots: number[] = [];
-  /** Number of slots ever used. */
   slots = 0;
 
   /**
@@ -662,7 +657,6 @@ export class Collection {
     }
   }
 
-  /** Removes a live segment's statistics. */
   remove(segment: Segment): void {
     const { termIds, offsets, slot } = segment;
     for (let index = 0; index < termIds.length; index += 1) {
@@ -800,7 +794,6 @@ class PostingChunks {
  * the same order, as an index built over every tool at once.
  */
 export class IndexView {
-  /** Number of tools. */
   readonly size: number;
   readonly #collection: Collection;
   readonly #tuning: SearchTuning;
@@ -888,7 +881,6 @@ export class IndexView {
     );
   }
 
-  /** The segments, in catalog order. */
   get segments(): readonly Segment[] {
     return this.#segments;
   }
@@ -915,12 +907,10 @@ export class IndexView {
       : undefined;
   }
 
-  /** Number of tools containing a term id. */
   documentFrequency(termId: number): number {
     return this.#collection.documentFrequency[termId] ?? 0;
   }
 
-  /** Inverse document frequency of a term id. */
   idf(termId: number): number {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;

@@ -43,12 +43,10 @@ export class UsageStore {
   /** term -> the version at which its posting last changed. */
   readonly #termVersions = new Map<string, number>();
 
-  /** Number of remembered requests. */
   get size(): number {
     return this.#size;
   }
 
-  /** Number of tools with remembered requests. */
   get toolCount(): number {
     return this.#tools.size;
   }
@@ -151,7 +149,6 @@ export class UsageStore {
     this.#orderStart = 0;
   }
 
-  /** Forgets everything. */
   clear(): void {
     this.forget(() => true);
   }
@@ -166,7 +163,6 @@ export class UsageStore {
     return this.#postings.get(term);
   }
 
-  /** Number of remembered requests that contain `term`. */
   requestFrequency(term: string): number {
     return this.#requestFrequency.get(term) ?? 0;
   }
