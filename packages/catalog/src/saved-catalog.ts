@@ -603,13 +603,40 @@ class ChunkOut {
 const WIDTH_KINDS = { 2: 'u16', 4: 'u32' } as const;
 const BAG_KINDS = { 2: 'u16', 4: 'f32', 8: 'f64' } as const;
 
+/** How each section of one array per segment is written, segment after segment. */
+const SEGMENT_SECTIONS: Partial<
+  Record<
+    SectionName,
+    (
+      out: ChunkOut,
+      segment: Segment,
+      plan: CatalogPlan,
+    ) => Generator<Uint8Array, void>
+  >
+> = {
+  fieldLengths: (out, segment) => out.array('f64', segment.fieldLengths),
+  termIds: (out, segment, plan) =>
+    out.termNumbers(segment.termIds, plan.numberOf),
+  offsets: (out, segment) => out.array('u32', segment.offsets),
+  documents: (out, segment, plan) =>
+    out.array(WIDTH_KINDS[plan.widths.documents], segment.documents),
+  bags: (out, segment, plan) =>
+    out.array(BAG_KINDS[plan.widths.bags], segment.bags),
+  inName: (out, segment) => out.array('u8', segment.inName),
+  nameOffsets: (out, segment) => out.array('u32', segment.nameOffsets),
+  nameTerms: (out, segment, plan) =>
+    out.termNumbers(segment.nameTerms, plan.numberOf),
+  bareNames: (out, segment, plan) =>
+    out.termNumbers(segment.bareNames, plan.numberOf),
+  bagLengths: (out, segment) => out.array('f64', segment.bagLengths),
+};
+
 function* writeSection(
   out: ChunkOut,
   name: SectionName,
   save: SavedCatalogPlan,
 ): Generator<Uint8Array | undefined, void> {
   const { segments, plan } = save;
-  const { widths, numberOf } = plan;
   const totals = (count: (segment: Segment) => number) => {
     const running = new Uint32Array(segments.length + 1);
     segments.forEach(({ segment }, index) => {
@@ -642,42 +669,10 @@ function* writeSection(
       return yield* writeToolTerms(out, save);
     default:
   }
-  for (const { segment } of segments) {
-    switch (name) {
-      case 'fieldLengths':
-        yield* out.array('f64', segment.fieldLengths);
-        break;
-      case 'termIds':
-        yield* out.termNumbers(segment.termIds, numberOf);
-        break;
-      case 'offsets':
-        yield* out.array('u32', segment.offsets);
-        break;
-      case 'documents':
-        yield* out.array(WIDTH_KINDS[widths.documents], segment.documents);
-        break;
-      case 'bags':
-        yield* out.array(BAG_KINDS[widths.bags], segment.bags);
-        break;
-      case 'inName':
-        yield* out.array('u8', segment.inName);
-        break;
-      case 'nameOffsets':
-        yield* out.array('u32', segment.nameOffsets);
-        break;
-      case 'nameTerms':
-        yield* out.termNumbers(segment.nameTerms, numberOf);
-        break;
-      case 'bareNames':
-        yield* out.termNumbers(segment.bareNames, numberOf);
-        break;
-      case 'bagLengths':
-        yield* out.array('f64', segment.bagLengths);
-        break;
-      default:
-        throw new Error(`saved catalog: no writer for section ${name}`);
-    }
-  }
+  const write = SEGMENT_SECTIONS[name];
+  if (write === undefined)
+    throw new Error(`saved catalog: no writer for section ${name}`);
+  for (const { segment } of segments) yield* write(out, segment, plan);
 }
 
 /** Each tool's record: its backend and profile (indices into its target's lists), flags, ASCII. */

@@ -356,24 +356,24 @@ export class Segment {
   /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
   readonly tools: ToolList;
   /** Sum over the tools of each field's length in terms. */
-  readonly fieldLengths: Float64Array;
+  declare readonly fieldLengths: Float64Array;
   /** Weighted bag length of each tool. */
-  readonly bagLengths: Float64Array;
+  declare readonly bagLengths: Float64Array;
   /** Distinct term ids of the segment (its local terms, in no particular order). */
-  readonly termIds: Int32Array;
+  declare readonly termIds: Int32Array;
   /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
-  readonly offsets: Int32Array;
+  declare readonly offsets: Int32Array;
   /** Local tool of each posting, ascending within a term. */
-  readonly documents: Int32Array | Uint16Array;
+  declare readonly documents: Int32Array | Uint16Array;
   /** Weighted bag frequency of each posting (before length normalization). */
-  readonly bags: Float32Array | Float64Array | Uint16Array;
+  declare readonly bags: Float32Array | Float64Array | Uint16Array;
   /** 1 when the posting's term is in the tool's name. */
-  readonly inName: Uint8Array;
+  declare readonly inName: Uint8Array;
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
-  readonly nameOffsets: Int32Array;
-  readonly nameTerms: Int32Array;
+  declare readonly nameOffsets: Int32Array;
+  declare readonly nameTerms: Int32Array;
   /** Distinct term ids of the tools' bare names (their first identifier term). */
-  readonly bareNames: Int32Array;
+  declare readonly bareNames: Int32Array;
   /** Local terms in order of term id, made when first needed (`null`: `termIds` is ascending). */
   #byId: Int32Array | null | undefined;
 
@@ -403,18 +403,11 @@ export class Segment {
     const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    const arrays =
-      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
-    this.fieldLengths = arrays.fieldLengths;
-    this.bagLengths = arrays.bagLengths;
-    this.termIds = arrays.termIds;
-    this.offsets = arrays.offsets;
-    this.documents = arrays.documents;
-    this.bags = arrays.bags;
-    this.inName = arrays.inName;
-    this.nameOffsets = arrays.nameOffsets;
-    this.nameTerms = arrays.nameTerms;
-    this.bareNames = arrays.bareNames;
+    // Every array of SegmentArrays becomes a field of the same name.
+    Object.assign(
+      this,
+      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning),
+    );
   }
 
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
