@@ -400,7 +400,15 @@ export class ToolCatalog {
   ): Promise<RestoreCatalogResult> {
     const where = 'restoreCatalogAsync';
     const read = readSavedCatalog(bytes, where);
-    const keep = this.#keepOption(options, where);
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      (options.keep !== undefined && typeof options.keep !== 'function')
+    )
+      throw invalidArgument(
+        `${where}: options must be { keep?: (target, key, info) => boolean }.`,
+      );
+    const keep = options.keep ?? (() => true);
     const run = async (): Promise<RestoreCatalogResult> => {
       const pause = pacer();
       // Hashed here a few megabytes a step (hashing on the thread pool copies the bytes
@@ -415,13 +423,13 @@ export class ToolCatalog {
         options.admit === undefined
           ? decoded
           : admitted(decoded, await options.admit);
-      const { segments, result } = this.#restoredSegments(restored);
+      const segments = this.#restoredSegments(restored);
       await drainAsync(
         this.#collection.stageMany([...segments.values()]),
         pause,
       );
       this.#apply(segments, { frequencies: restored.frequencies });
-      return result;
+      return { restored: [...segments.keys()], dropped: restored.dropped };
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.then(
@@ -436,29 +444,11 @@ export class ToolCatalog {
     return FIELD_NAMES.map((field) => this.#tuning.bag[field]);
   }
 
-  #keepOption(
-    options: RestoreCatalogOptions,
-    where: string,
-  ): NonNullable<RestoreCatalogOptions['keep']> {
-    if (
-      typeof options !== 'object' ||
-      options === null ||
-      (options.keep !== undefined && typeof options.keep !== 'function')
-    )
-      throw invalidArgument(
-        `${where}: options must be { keep?: (target, key, info) => boolean }.`,
-      );
-    return options.keep ?? (() => true);
-  }
-
   /**
    * The segments of restored targets: as saved when this catalog weighs the fields as the
    * saving one did, else built again from the saved terms.
    */
-  #restoredSegments(restored: RestoredCatalog): {
-    segments: Map<string, Segment>;
-    result: RestoreCatalogResult;
-  } {
+  #restoredSegments(restored: RestoredCatalog): Map<string, Segment> {
     const weights = this.#bagWeights();
     const asSaved = restored.bag.every(
       (weight, index) => weight === weights[index],
@@ -471,10 +461,7 @@ export class ToolCatalog {
           ? new Segment({ target, tools, arrays })
           : new Segment({ target, tools, tuning: this.#tuning }),
       );
-    return {
-      segments,
-      result: { restored: [...segments.keys()], dropped: restored.dropped },
-    };
+    return segments;
   }
 
   #checkChanges(
@@ -487,7 +474,23 @@ export class ToolCatalog {
     }
     const checked = new Map<string, ToolEntry[]>();
     for (const [target, tools] of changes) {
-      this.#checkReplacement(target, tools);
+      assertTargetName(target);
+      if (!Array.isArray(tools)) {
+        throw invalidArgument(
+          `replaceBackend("${target}"): tools must be an array.`,
+        );
+      }
+      tools.forEach((entry, position) => {
+        validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
+        if (entry.target !== target) {
+          throw new CatalogError({
+            code: CatalogErrorCode.InvalidTool,
+            message: `replaceBackend("${target}"): tool "${entry.name}" belongs to target "${entry.target}"; pass only tools of "${target}".`,
+          });
+        }
+      });
+      // Qualified names of different targets cannot collide (a target never contains "_").
+      assertUniqueNames(tools, `replaceBackend("${target}")`);
       checked.set(target, [...tools]);
     }
     return checked;
@@ -563,26 +566,6 @@ export class ToolCatalog {
       previous: this.#snapshot,
     });
     this.#forgetGone(changes.keys());
-  }
-
-  #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
-    assertTargetName(target);
-    if (!Array.isArray(tools)) {
-      throw invalidArgument(
-        `replaceBackend("${target}"): tools must be an array.`,
-      );
-    }
-    tools.forEach((entry, position) => {
-      validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
-      if (entry.target !== target) {
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidTool,
-          message: `replaceBackend("${target}"): tool "${entry.name}" belongs to target "${entry.target}"; pass only tools of "${target}".`,
-        });
-      }
-    });
-    // Qualified names of different targets cannot collide (a target never contains "_").
-    assertUniqueNames(tools, `replaceBackend("${target}")`);
   }
 
   /** Removes every tool of `target` (no-op when it has none). */

@@ -106,7 +106,8 @@ type Header = {
  *                then the sections of SECTIONS, in order (see there)
  */
 const MAGIC = [0x89, 0x48, 0x54, 0x4b, 0x43, 0x41, 0x54, 0x0a]; // \x89HTKCAT\n
-const DIGEST_AT = 16;
+/** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
+export const SAVED_CATALOG_DIGEST_AT = 16;
 const DIGESTED_FROM = 48;
 const HEADER_AT = 56;
 
@@ -178,15 +179,6 @@ function paddedJson(value: unknown, multiple: number): Uint8Array {
   return grown;
 }
 
-/** UTF-8 text of a byte range (a byte-order mark is kept, as written). */
-function utf8(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(
-    bytes.buffer,
-    bytes.byteOffset + start,
-    end - start,
-  ).toString('utf8');
-}
-
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
@@ -194,28 +186,6 @@ function isCount(value: unknown): value is number {
 /** Per term id: the stamp of the term table that last mapped a term onto it (duplicates show). */
 let seenStamp = new Int32Array(1024);
 let stamp = 0;
-
-/**
- * Maps strings `start` to `end` of a term table (their ends in `ends`, their bytes from
- * `table`) onto the term dictionary, into `into`; refuses empty terms.
- */
-function mapTerms(options: {
-  bytes: Uint8Array;
-  table: number;
-  ends: Uint32Array;
-  start: number;
-  end: number;
-  into: Int32Array;
-  fail: (problem: string) => never;
-}): void {
-  const { bytes, table, ends, into, fail } = options;
-  for (let index = options.start; index < options.end; index += 1) {
-    const start = ends[index] as number;
-    const end = ends[index + 1] as number;
-    if (start === end) fail(`term ${index} is empty (corrupt)`);
-    into[index] = TERMS.internBytes(bytes, table + start, table + end);
-  }
-}
 
 /** Refuses a term table that maps two terms onto one id. */
 function checkDistinct(
@@ -791,7 +761,7 @@ function* writeSchemas(
 /**
  * The saved form of a planned catalog, in order, as pieces of up to a megabyte: each piece
  * is a view of one reused buffer, valid until the next step is asked for; `undefined` steps
- * are pauses between pieces of work. The 32 bytes of the digest (at {@link DIGEST_AT}) are
+ * are pauses between pieces of work. The 32 bytes of the digest (at {@link SAVED_CATALOG_DIGEST_AT}) are
  * zero in the pieces; the digest is returned at the end.
  */
 export function* savedCatalogChunks(
@@ -823,9 +793,6 @@ export function* savedCatalogChunks(
   if (out.at > 0) yield* out.emit();
   return out.digest();
 }
-
-/** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
-export const SAVED_CATALOG_DIGEST_AT = DIGEST_AT;
 
 /** A saved catalog being written a piece at a time (`ToolCatalog.saveCatalogStream`). */
 export type SavedCatalogStream = {
@@ -900,7 +867,11 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
     refuseCatalog(where, 'its header length is out of range (corrupt)');
   let json: unknown;
   try {
-    json = JSON.parse(utf8(bytes, HEADER_AT, HEADER_AT + headerLength));
+    // Decoded by Buffer, which keeps a byte-order mark as written (JSON.parse refuses it).
+    const at = bytes.byteOffset + HEADER_AT;
+    json = JSON.parse(
+      Buffer.from(bytes.buffer, at, headerLength).toString('utf8'),
+    );
   } catch {
     refuseCatalog(where, 'its header is not JSON (corrupt)');
   }
@@ -1002,7 +973,10 @@ export function requireDigest(
   digest: Uint8Array,
   where: string,
 ): void {
-  const stored = read.bytes.subarray(DIGEST_AT, DIGEST_AT + 32);
+  const stored = read.bytes.subarray(
+    SAVED_CATALOG_DIGEST_AT,
+    SAVED_CATALOG_DIGEST_AT + 32,
+  );
   if (
     digest.length !== 32 ||
     stored.some((byte, index) => byte !== digest[index])
@@ -1130,10 +1104,12 @@ function* mapTermTable(options: {
   const ids = new Int32Array(terms);
   const table = options.read.places.texts;
   TERMS.reserve(terms, ends[terms] as number);
-  for (let start = 0; start < terms; start += TERM_SLICE) {
-    const end = Math.min(terms, start + TERM_SLICE);
-    mapTerms({ bytes, table, ends, start, end, into: ids, fail });
-    yield;
+  for (let index = 0; index < terms; index += 1) {
+    const start = ends[index] as number;
+    const end = ends[index + 1] as number;
+    if (start === end) fail(`term ${index} is empty (corrupt)`);
+    ids[index] = TERMS.internBytes(bytes, table + start, table + end);
+    if ((index + 1) % TERM_SLICE === 0) yield;
   }
   checkDistinct(ids, fail);
   return ids;
