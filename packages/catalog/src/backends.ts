@@ -37,12 +37,7 @@ export function assertTargetName(target: unknown): asserts target is string {
  * Checks one backend record and returns a clean copy.
  * @throws CatalogError `INVALID_BACKENDS_FILE` / `INVALID_TARGET` naming the bad field.
  */
-export function parseBackend(options: {
-  value: unknown;
-  where?: string;
-}): Backend {
-  const where = options.where ?? 'backend';
-  const value = options.value;
+function parseBackend(value: unknown, where: string): Backend {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidFile(
       `${where}: expected an object {"backend","target","profile"}, got ${JSON.stringify(value)}.`,
@@ -117,7 +112,7 @@ export function loadBackends(options: { file: string }): Backend[] {
     );
   }
   const backends = parsed.map((value, index) =>
-    parseBackend({ value, where: `${file} [${index}]` }),
+    parseBackend(value, `${file} [${index}]`),
   );
   const seenTargets = new Map<string, number>();
   const seenBackends = new Map<string, number>();

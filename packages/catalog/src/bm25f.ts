@@ -71,9 +71,7 @@ export function resolveTuning(
 export class PositionList {
   /** Backing store; the first `length` items are valid. */
   items: Int32Array;
-  /** Number of valid items. */
   length = 0;
-  /** Creates a list with room for `capacity` positions. */
   constructor(capacity: number) {
     this.items = new Int32Array(Math.max(1, capacity));
   }
@@ -87,4 +85,66 @@ export class PositionList {
     this.items[this.length] = position;
     this.length += 1;
   }
+}
+
+/** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
+export function topPositions(
+  candidates: Pick<PositionList, 'items' | 'length'>,
+  scores: Float64Array,
+  size: number,
+): number[] {
+  const better = (left: number, right: number): boolean => {
+    const difference = (scores[left] as number) - (scores[right] as number);
+    return difference > 0 || (difference === 0 && left < right);
+  };
+  const heap: number[] = [];
+  const items = candidates.items;
+  for (let index = 0; index < candidates.length; index += 1) {
+    const candidate = items[index] as number;
+    if (heap.length === size) {
+      // Most candidates lose to the worst kept one: tell at once.
+      const worst = heap[0] as number;
+      const difference =
+        (scores[candidate] as number) - (scores[worst] as number);
+      if (difference < 0 || (difference === 0 && candidate > worst)) continue;
+    }
+    if (heap.length < size) {
+      heap.push(candidate);
+      let child = heap.length - 1;
+      while (child > 0) {
+        const parent = (child - 1) >> 1;
+        if (!better(heap[parent] as number, heap[child] as number)) break;
+        [heap[parent], heap[child]] = [
+          heap[child] as number,
+          heap[parent] as number,
+        ];
+        child = parent;
+      }
+    } else if (better(candidate, heap[0] as number)) {
+      heap[0] = candidate;
+      let parent = 0;
+      for (;;) {
+        const left = parent * 2 + 1;
+        const right = left + 1;
+        let worst = parent;
+        if (
+          left < heap.length &&
+          better(heap[worst] as number, heap[left] as number)
+        )
+          worst = left;
+        if (
+          right < heap.length &&
+          better(heap[worst] as number, heap[right] as number)
+        )
+          worst = right;
+        if (worst === parent) break;
+        [heap[parent], heap[worst]] = [
+          heap[worst] as number,
+          heap[parent] as number,
+        ];
+        parent = worst;
+      }
+    }
+  }
+  return heap.sort((left, right) => (better(left, right) ? -1 : 1));
 }

@@ -5,7 +5,12 @@ import {
   type SearchTuningOverrides,
 } from './bm25f.js';
 import { SEED_TOOLS } from './entries.js';
-import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
+import {
+  CatalogError,
+  CatalogErrorCode,
+  invalidArgument,
+  invalidUsage,
+} from './errors.js';
 import {
   digestSteps,
   planSavedCatalog,
@@ -75,6 +80,13 @@ async function drainAsync<T>(
     await pause();
     step = steps.next();
   }
+  return step.value;
+}
+
+/** Runs a generator of work to its end at once. */
+function drain<T>(steps: Generator<undefined, T>): T {
+  let step = steps.next();
+  while (step.done !== true) step = steps.next();
   return step.value;
 }
 
@@ -222,7 +234,7 @@ export class ToolCatalog {
       if (list) list.push(entry);
       else byTarget.set(entry.target, [entry]);
     }
-    this.#apply(this.#segmentsFor(byTarget));
+    this.#apply(drain(this.#segmentsFor(byTarget)));
   }
 
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
@@ -267,7 +279,7 @@ export class ToolCatalog {
    * as immutable once added.
    */
   replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
-    this.#apply(this.#segmentsFor(this.#checkChanges(changes)));
+    this.#apply(drain(this.#segmentsFor(this.#checkChanges(changes))));
   }
 
   /** Like {@link ToolCatalog.replaceBackend}, yielding while it works (see {@link ToolCatalog.replaceBackendsAsync}). */
@@ -288,19 +300,7 @@ export class ToolCatalog {
   ): Promise<void> {
     const checked = this.#checkChanges(changes);
     const run = async (): Promise<void> => {
-      const segments = new Map<string, Segment | undefined>();
-      for (const [target, tools] of checked) {
-        const previous = this.#snapshot.byTarget.get(target);
-        const prepared: PreparedTool[] = [];
-        for (let start = 0; start < tools.length; start += PREPARE_SLICE) {
-          for (const entry of tools.slice(start, start + PREPARE_SLICE))
-            prepared.push(this.#prepare(entry, previous));
-          await yieldToOthers();
-        }
-        segments.set(target, this.#segment(target, prepared));
-        await yieldToOthers();
-      }
-      this.#apply(segments);
+      this.#apply(await drainAsync(this.#segmentsFor(checked), yieldToOthers));
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.catch(() => undefined);
@@ -400,7 +400,15 @@ export class ToolCatalog {
   ): Promise<RestoreCatalogResult> {
     const where = 'restoreCatalogAsync';
     const read = readSavedCatalog(bytes, where);
-    const keep = this.#keepOption(options, where);
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      (options.keep !== undefined && typeof options.keep !== 'function')
+    )
+      throw invalidArgument(
+        `${where}: options must be { keep?: (target, key, info) => boolean }.`,
+      );
+    const keep = options.keep ?? (() => true);
     const run = async (): Promise<RestoreCatalogResult> => {
       const pause = pacer();
       // Hashed here a few megabytes a step (hashing on the thread pool copies the bytes
@@ -415,13 +423,13 @@ export class ToolCatalog {
         options.admit === undefined
           ? decoded
           : admitted(decoded, await options.admit);
-      const { segments, result } = this.#restoredSegments(restored);
+      const segments = this.#restoredSegments(restored);
       await drainAsync(
         this.#collection.stageMany([...segments.values()]),
         pause,
       );
       this.#apply(segments, { frequencies: restored.frequencies });
-      return result;
+      return { restored: [...segments.keys()], dropped: restored.dropped };
     };
     const job = this.#queue.then(run, run);
     this.#queue = job.then(
@@ -436,29 +444,11 @@ export class ToolCatalog {
     return FIELD_NAMES.map((field) => this.#tuning.bag[field]);
   }
 
-  #keepOption(
-    options: RestoreCatalogOptions,
-    where: string,
-  ): NonNullable<RestoreCatalogOptions['keep']> {
-    if (
-      typeof options !== 'object' ||
-      options === null ||
-      (options.keep !== undefined && typeof options.keep !== 'function')
-    )
-      throw invalidArgument(
-        `${where}: options must be { keep?: (target, key, info) => boolean }.`,
-      );
-    return options.keep ?? (() => true);
-  }
-
   /**
    * The segments of restored targets: as saved when this catalog weighs the fields as the
    * saving one did, else built again from the saved terms.
    */
-  #restoredSegments(restored: RestoredCatalog): {
-    segments: Map<string, Segment>;
-    result: RestoreCatalogResult;
-  } {
+  #restoredSegments(restored: RestoredCatalog): Map<string, Segment> {
     const weights = this.#bagWeights();
     const asSaved = restored.bag.every(
       (weight, index) => weight === weights[index],
@@ -471,10 +461,7 @@ export class ToolCatalog {
           ? new Segment({ target, tools, arrays })
           : new Segment({ target, tools, tuning: this.#tuning }),
       );
-    return {
-      segments,
-      result: { restored: [...segments.keys()], dropped: restored.dropped },
-    };
+    return segments;
   }
 
   #checkChanges(
@@ -487,48 +474,56 @@ export class ToolCatalog {
     }
     const checked = new Map<string, ToolEntry[]>();
     for (const [target, tools] of changes) {
-      this.#checkReplacement(target, tools);
+      assertTargetName(target);
+      if (!Array.isArray(tools)) {
+        throw invalidArgument(
+          `replaceBackend("${target}"): tools must be an array.`,
+        );
+      }
+      tools.forEach((entry, position) => {
+        validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
+        if (entry.target !== target) {
+          throw new CatalogError({
+            code: CatalogErrorCode.InvalidTool,
+            message: `replaceBackend("${target}"): tool "${entry.name}" belongs to target "${entry.target}"; pass only tools of "${target}".`,
+          });
+        }
+      });
+      // Qualified names of different targets cannot collide (a target never contains "_").
+      assertUniqueNames(tools, `replaceBackend("${target}")`);
       checked.set(target, [...tools]);
     }
     return checked;
   }
 
-  #prepare(entry: ToolEntry, previous: Segment | undefined): PreparedTool {
-    const local = previous?.localByName(entry.name);
-    return prepareTool(
-      entry,
-      local === undefined ? undefined : previous?.tool(local),
-    );
-  }
-
-  /** The segment of a target's prepared tools (none for an empty listing). */
-  #segment(
-    target: string,
-    tools: readonly PreparedTool[],
-  ): Segment | undefined {
-    return tools.length === 0
-      ? undefined
-      : new Segment({
-          target,
-          tools,
-          tuning: this.#tuning,
-        });
-  }
-
-  /** The new segment of each changed target (checked listings). */
-  #segmentsFor(
+  /**
+   * The new segment of each changed target (checked listings; none for an empty one),
+   * pausing after every {@link PREPARE_SLICE} tools analyzed and after each target.
+   */
+  *#segmentsFor(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
-  ): Map<string, Segment | undefined> {
+  ): Generator<undefined, Map<string, Segment | undefined>> {
     const segments = new Map<string, Segment | undefined>();
     for (const [target, tools] of changes) {
       const previous = this.#snapshot.byTarget.get(target);
+      const prepared: PreparedTool[] = [];
+      for (const entry of tools) {
+        const local = previous?.localByName(entry.name);
+        prepared.push(
+          prepareTool(
+            entry,
+            local === undefined ? undefined : previous?.tool(local),
+          ),
+        );
+        if (prepared.length % PREPARE_SLICE === 0) yield;
+      }
       segments.set(
         target,
-        this.#segment(
-          target,
-          tools.map((entry) => this.#prepare(entry, previous)),
-        ),
+        prepared.length === 0
+          ? undefined
+          : new Segment({ target, tools: prepared, tuning: this.#tuning }),
       );
+      yield;
     }
     return segments;
   }
@@ -571,26 +566,6 @@ export class ToolCatalog {
       previous: this.#snapshot,
     });
     this.#forgetGone(changes.keys());
-  }
-
-  #checkReplacement(target: string, tools: readonly ToolEntry[]): void {
-    assertTargetName(target);
-    if (!Array.isArray(tools)) {
-      throw invalidArgument(
-        `replaceBackend("${target}"): tools must be an array.`,
-      );
-    }
-    tools.forEach((entry, position) => {
-      validateEntry(entry, `replaceBackend("${target}") tools[${position}]`);
-      if (entry.target !== target) {
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidTool,
-          message: `replaceBackend("${target}"): tool "${entry.name}" belongs to target "${entry.target}"; pass only tools of "${target}".`,
-        });
-      }
-    });
-    // Qualified names of different targets cannot collide (a target never contains "_").
-    assertUniqueNames(tools, `replaceBackend("${target}")`);
   }
 
   /** Removes every tool of `target` (no-op when it has none). */
@@ -701,10 +676,7 @@ export class ToolCatalog {
   ): void {
     const where = 'recordUse';
     if (typeof use !== 'object' || use === null) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidUsage,
-        message: `${where}: give { query, tool } or { terms, tool }.`,
-      });
+      throw invalidUsage(`${where}: give { query, tool } or { terms, tool }.`);
     }
     const terms =
       'query' in use && typeof use.query === 'string'
@@ -714,10 +686,9 @@ export class ToolCatalog {
           : undefined;
     const record = checkUsageRecord({ tool: use.tool, terms }, where);
     if (splitMultiplexedName(record.tool) === undefined) {
-      throw new CatalogError({
-        code: CatalogErrorCode.InvalidUsage,
-        message: `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
-      });
+      throw invalidUsage(
+        `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
+      );
     }
     if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
   }
@@ -736,10 +707,9 @@ export class ToolCatalog {
     const checked = [...records].map((record, index) => {
       const clean = checkUsageRecord(record, `loadUsage record [${index}]`);
       if (splitMultiplexedName(clean.tool) === undefined) {
-        throw new CatalogError({
-          code: CatalogErrorCode.InvalidUsage,
-          message: `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
-        });
+        throw invalidUsage(
+          `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
+        );
       }
       return clean;
     });

@@ -41,3 +41,8 @@ export type CatalogErrorCode = CatalogError['code'];
 export function invalidArgument(message: string): CatalogError {
   return new CatalogError({ code: CatalogErrorCode.InvalidArgument, message });
 }
+
+/** The `INVALID_USAGE` error of a malformed use or usage record. */
+export function invalidUsage(message: string): CatalogError {
+  return new CatalogError({ code: CatalogErrorCode.InvalidUsage, message });
+}

@@ -1,3 +1,5 @@
+import { topPositions } from './bm25f.js';
+
 /** The fusion knob of hybrid search. */
 export type Fusion = {
   /**
@@ -25,21 +27,11 @@ export type FusionInput = {
 /** Positions best first with their fused scores (higher is better). */
 export type FusedRanking = { positions: number[]; scores: number[] };
 
-/** Whether `left` ranks before `right`: the higher score, then the lower position. */
-const before = (
-  leftScore: number,
-  leftPosition: number,
-  rightScore: number,
-  rightPosition: number,
-): boolean =>
-  leftScore > rightScore ||
-  (leftScore === rightScore && leftPosition < rightPosition);
-
 /**
  * Per-tool working arrays, kept between calls and grown when a catalog grows: a fusion
  * over 10,000 tools would otherwise allocate about 100 KB a call, and the collections of
- * that garbage land in the slowest calls. {@link interpolate} is synchronous and calls
- * nothing outside this module while it holds them; it leaves them zeroed.
+ * that garbage land in the slowest calls. {@link interpolate} is synchronous, nothing it
+ * calls touches them, and it leaves them zeroed.
  */
 const scratch = {
   fused: new Float64Array(0),
@@ -114,7 +106,15 @@ export function interpolate(input: FusionInput): FusedRanking {
         vector.positions[slot] as number,
         vectorShare * ((vector.similarities[slot] as number) - low),
       );
-    return bestFused({ candidates, count, fused, limit });
+    const positions = topPositions(
+      { items: candidates, length: count },
+      fused,
+      limit,
+    );
+    return {
+      positions,
+      scores: positions.map((position) => fused[position] as number),
+    };
   } finally {
     // Zero what this call touched, for the next.
     for (let slot = 0; slot < count; slot += 1) {
@@ -123,56 +123,4 @@ export function interpolate(input: FusionInput): FusedRanking {
       seen[position] = 0;
     }
   }
-}
-
-/**
- * The best `limit` of the first `count` candidates by fused score (ties by position), kept
- * sorted by insertion: a candidate rarely enters once the list is full.
- */
-function bestFused({
-  candidates,
-  count,
-  fused,
-  limit,
-}: {
-  candidates: Int32Array;
-  count: number;
-  fused: Float64Array;
-  limit: number;
-}): FusedRanking {
-  const positions: number[] = [];
-  const scores: number[] = [];
-  for (let slot = 0; slot < count; slot += 1) {
-    const position = candidates[slot] as number;
-    const score = fused[position] as number;
-    const kept = positions.length;
-    if (
-      kept === limit &&
-      !before(
-        score,
-        position,
-        scores[kept - 1] as number,
-        positions[kept - 1] as number,
-      )
-    )
-      continue;
-    let at = kept;
-    while (
-      at > 0 &&
-      before(
-        score,
-        position,
-        scores[at - 1] as number,
-        positions[at - 1] as number,
-      )
-    )
-      at -= 1;
-    positions.splice(at, 0, position);
-    scores.splice(at, 0, score);
-    if (positions.length > limit) {
-      positions.pop();
-      scores.pop();
-    }
-  }
-  return { positions, scores };
 }

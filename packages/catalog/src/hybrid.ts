@@ -150,17 +150,17 @@ export function exactSimilarities(input: VectorSideInput): {
   positions: number[];
   similarities: number[];
 } {
-  const { matrix, query, norm, scope } = input;
-  const dimensions = query.length;
-  const positions: number[] = new Array(scope.length);
-  const similarities: number[] = new Array(scope.length);
-  for (let slot = 0; slot < scope.length; slot += 1) {
-    const position = scope[slot] as number;
-    positions[slot] = position;
-    similarities[slot] =
-      dotProduct(query, matrix.exact, position * dimensions) / norm;
-  }
+  const positions = [...input.scope];
+  const similarities = positions.map((position) => similarity(input, position));
   return { positions, similarities };
+}
+
+/** The exact similarity of the tool at `position` to the query. */
+function similarity(input: VectorSideInput, position: number): number {
+  const { query } = input;
+  return (
+    dotProduct(query, input.matrix.exact, position * query.length) / input.norm
+  );
 }
 
 /** Tools in scope below which every similarity is computed exactly (the pass costs more than it saves). */
@@ -180,8 +180,6 @@ export function vectorSide(input: VectorSideInput): {
 } {
   const { matrix, query, norm, scope, lexical, limit, fusion } = input;
   const count = scope.length;
-  const exact = (position: number): number =>
-    dotProduct(query, matrix.exact, position * query.length) / norm;
   // At weight 0 the order is by position, not similarity.
   if (count < EXACT_BELOW || !(fusion.weight > 0))
     return exactSimilarities(input);
@@ -241,7 +239,7 @@ export function vectorSide(input: VectorSideInput): {
       (lower[slot] as number) <= lowestUpper
     ) {
       positions.push(position);
-      similarities.push(exact(position));
+      similarities.push(similarity(input, position));
     }
   }
   return { positions, similarities };

@@ -15,10 +15,8 @@ export const FIELD_NAMES = [
   'parameters',
   'parameterText',
 ] as const;
-/** Name of one indexed field. */
 export type FieldName = (typeof FIELD_NAMES)[number];
 
-/** Number of indexed fields. */
 export const FIELD_COUNT = FIELD_NAMES.length;
 
 /**
@@ -28,7 +26,6 @@ export const FIELD_COUNT = FIELD_NAMES.length;
  * after another.
  */
 export type PreparedTool = {
-  /** The catalog entry. */
   entry: ToolEntry;
   /** Field ends, then term ids per field. */
   terms: Int32Array;
@@ -70,14 +67,12 @@ export class SavedTexts {
     this.#bytes = bytes;
     this.#ends = ends;
   }
-  /** The UTF-8 bytes of text number `index`. */
   bytes(index: number): Uint8Array {
     return this.#bytes.subarray(
       this.#ends[index] as number,
       this.#ends[index + 1] as number,
     );
   }
-  /** Text number `index`. */
   text(index: number): string {
     return this.#bytes.toString(
       'utf8',
@@ -132,11 +127,6 @@ export function fieldTerms(tool: PreparedTool, field: FieldName): string[] {
   for (let index = start; index < end; index += 1)
     terms.push(TERMS.term(tool.terms[index] as number));
   return terms;
-}
-
-/** Normalized exact names of a tool (its identifier terms: bare and qualified). */
-export function exactNamesOf(tool: PreparedTool): string[] {
-  return fieldTerms(tool, 'identifier');
 }
 
 const MAX_SCHEMA_DEPTH = 4;
@@ -206,7 +196,6 @@ export function preparedOf(entry: ToolEntry): PreparedTool | undefined {
   return (entry as WithSlot)[PREPARED] ?? byEntry.get(entry);
 }
 
-/** Records the prepared tool of an entry. */
 function remember(entry: ToolEntry, prepared: PreparedTool): void {
   if (Object.hasOwn(entry, PREPARED)) (entry as WithSlot)[PREPARED] = prepared;
   else byEntry.set(entry, prepared);
@@ -322,10 +311,6 @@ function sameIds(
   return true;
 }
 
-function identifierTerms(entry: ToolEntry): string[] {
-  return [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])];
-}
-
 const NAME = FIELD_NAMES.indexOf('name');
 const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
@@ -370,20 +355,13 @@ export function adoptPreparedTool(options: {
   }
   if (!sameIds(terms, TARGET, target))
     return `its saved target terms do not match target "${entry.target}"`;
-  return restoredTool(entry, terms, options.saved, options.savedIndex ?? -1);
-}
-
-/**
- * The prepared tool of a restored entry with its saved terms, unchecked (the caller checked
- * them, or a sample of the catalog's tools with {@link adoptPreparedTool}).
- */
-function restoredTool(
-  entry: ToolEntry,
-  terms: Int32Array,
-  saved: SavedTexts | undefined,
-  savedIndex: number,
-): PreparedTool {
-  const prepared: PreparedTool = { entry, terms, saved, savedIndex };
+  const { saved } = options;
+  const prepared = {
+    entry,
+    terms,
+    saved,
+    savedIndex: options.savedIndex ?? -1,
+  };
   remember(entry, prepared);
   return prepared;
 }
@@ -432,7 +410,7 @@ export function prepareTool(
       terms: packTerms(
         [
           analyzeText(entry.tool),
-          identifierTerms(entry),
+          [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
           analyzeText(entry.target),
           analyzeText(entry.description),
           analyzeText(parameterNames.join(' ')),

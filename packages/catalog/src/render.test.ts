@@ -27,7 +27,7 @@ describe('renderHit', () => {
 
   it('trims long descriptions at a word boundary', () => {
     const long = 'alpha beta gamma delta '.repeat(20);
-    const short = compactDescription({ description: long, maxChars: 40 });
+    const short = compactDescription(long, 40);
     expect(short.length).toBeLessThanOrEqual(40);
     expect(short.endsWith('…')).toBe(true);
     expect(long.startsWith(short.slice(0, -1))).toBe(true);
@@ -36,7 +36,7 @@ describe('renderHit', () => {
 
   it('does not split surrogate pairs', () => {
     const text = '😀'.repeat(300);
-    const short = compactDescription({ description: text, maxChars: 20 });
+    const short = compactDescription(text, 20);
     expect(Array.from(short)).toHaveLength(20);
     expect(short.includes('\uFFFD')).toBe(false);
   });
@@ -57,17 +57,11 @@ describe('renderHit', () => {
 
   it('keeps graphemes whole when the cut falls inside an emoji or combining sequence', () => {
     const family = '👨\u200D👩\u200D👧'; // five code points, one grapheme
-    const emojiCut = compactDescription({
-      description: family.repeat(60),
-      maxChars: 20,
-    });
+    const emojiCut = compactDescription(family.repeat(60), 20);
     // Three families are 15 code points; a fourth would pass the 19 before the ellipsis.
     expect(emojiCut).toBe(`${family.repeat(3)}…`);
     const accented = 'e\u0301\u0327'; // e with two combining marks, one grapheme
-    const combiningCut = compactDescription({
-      description: `abcdef${accented.repeat(20)}`,
-      maxChars: 11,
-    });
+    const combiningCut = compactDescription(`abcdef${accented.repeat(20)}`, 11);
     // Ten code points fit before the ellipsis: the second cluster would be cut after its "e".
     expect(combiningCut).toBe(`abcdef${accented}…`);
     const segments = [

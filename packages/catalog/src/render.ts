@@ -25,17 +25,15 @@ function cutIndex(text: string, count: number): number | undefined {
 }
 
 /**
- * Collapses a description to one line and trims it to at most `maxChars` code points
- * (default 160): at a word boundary when one is in the second half, and never inside a
+ * Collapses a description to one line and trims it to at most `maxChars` code points: at a word boundary when one is in the second half, and never inside a
  * grapheme (an emoji sequence, a letter with its combining marks or an Indic cluster stays
  * whole). An ellipsis marks the cut.
  */
-export function compactDescription(options: {
-  description: string;
-  maxChars?: number;
-}): string {
-  const maxChars = Math.max(8, options.maxChars ?? MAX_HIT_DESCRIPTION_CHARS);
-  const line = options.description.replace(/\s+/g, ' ').trim();
+export function compactDescription(
+  description: string,
+  maxChars = MAX_HIT_DESCRIPTION_CHARS,
+): string {
+  const line = description.replace(/\s+/g, ' ').trim();
   if (line.length <= maxChars) return line;
   let end = cutIndex(line, maxChars - 1);
   if (end === undefined) return line;
@@ -70,7 +68,7 @@ export function renderHit(
   marks: readonly string[] = [],
 ): string {
   const flag = hit.mutating ? 'mutating' : 'read-only';
-  const description = compactDescription({ description: hit.description });
+  const description = compactDescription(hit.description);
   const head = `${hit.name} [${flag}]`;
   return [description ? `${head} - ${description}` : head, ...marks].join(' ');
 }

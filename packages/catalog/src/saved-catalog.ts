@@ -36,7 +36,6 @@ export type SavedCatalogTarget = {
   target: string;
   /** The key the caller gave when saving (e.g. a hash of the backend's listing). */
   key: string;
-  /** Number of tools. */
   tools: number;
   /** The distinct `backend` values of its tools. */
   backends: string[];
@@ -107,7 +106,8 @@ type Header = {
  *                then the sections of SECTIONS, in order (see there)
  */
 const MAGIC = [0x89, 0x48, 0x54, 0x4b, 0x43, 0x41, 0x54, 0x0a]; // \x89HTKCAT\n
-const DIGEST_AT = 16;
+/** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
+export const SAVED_CATALOG_DIGEST_AT = 16;
 const DIGESTED_FROM = 48;
 const HEADER_AT = 56;
 
@@ -169,20 +169,6 @@ function sectionPlaces(
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const encoder = new TextEncoder();
 
-/** Refuses a saved form whose length is not `total`. */
-function checkLength(
-  bytes: Uint8Array,
-  total: number,
-  fail: (problem: string) => never,
-): void {
-  if (total !== bytes.length)
-    fail(
-      total > bytes.length
-        ? `truncated: ${bytes.length} of ${total} bytes`
-        : `${bytes.length - total} bytes after its end`,
-    );
-}
-
 /** UTF-8 JSON of `value`, padded with spaces to a multiple of `multiple` bytes. */
 function paddedJson(value: unknown, multiple: number): Uint8Array {
   const bytes = encoder.encode(JSON.stringify(value));
@@ -193,15 +179,6 @@ function paddedJson(value: unknown, multiple: number): Uint8Array {
   return grown;
 }
 
-/** UTF-8 text of a byte range (a byte-order mark is kept, as written). */
-function utf8(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(
-    bytes.buffer,
-    bytes.byteOffset + start,
-    end - start,
-  ).toString('utf8');
-}
-
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
@@ -209,28 +186,6 @@ function isCount(value: unknown): value is number {
 /** Per term id: the stamp of the term table that last mapped a term onto it (duplicates show). */
 let seenStamp = new Int32Array(1024);
 let stamp = 0;
-
-/**
- * Maps strings `start` to `end` of a term table (their ends in `ends`, their bytes from
- * `table`) onto the term dictionary, into `into`; refuses empty terms.
- */
-function mapTerms(options: {
-  bytes: Uint8Array;
-  table: number;
-  ends: Uint32Array;
-  start: number;
-  end: number;
-  into: Int32Array;
-  fail: (problem: string) => never;
-}): void {
-  const { bytes, table, ends, into, fail } = options;
-  for (let index = options.start; index < options.end; index += 1) {
-    const start = ends[index] as number;
-    const end = ends[index + 1] as number;
-    if (start === end) fail(`term ${index} is empty (corrupt)`);
-    into[index] = TERMS.internBytes(bytes, table + start, table + end);
-  }
-}
 
 /** Refuses a term table that maps two terms onto one id. */
 function checkDistinct(
@@ -383,7 +338,6 @@ function toolTexts(entry: ToolEntry): [string, string, string] {
   ];
 }
 
-/** A tool's text in the schema table. */
 function toolSchema(prepared: PreparedTool): string {
   return schemaText(prepared) ?? '{"type":"object"}';
 }
@@ -529,7 +483,6 @@ function swapBytes(bytes: Uint8Array, size: number): void {
 class ChunkOut {
   readonly chunk = new Uint8Array(CHUNK_BYTES);
   readonly #text = Buffer.from(this.chunk.buffer, 0, CHUNK_BYTES);
-  /** Bytes in the chunk. */
   at = 0;
   /** Bytes handed out before the chunk. */
   before = 0;
@@ -557,17 +510,6 @@ class ChunkOut {
       this.chunk.set(bytes.subarray(from, from + count), this.at);
       this.at += count;
       from += count;
-    }
-  }
-
-  /** Writes `count` zero bytes. */
-  *zeros(count: number): Generator<Uint8Array, void> {
-    for (let left = count; left > 0;) {
-      if (this.at === CHUNK_BYTES) yield* this.emit();
-      const run = Math.min(left, CHUNK_BYTES - this.at);
-      this.chunk.fill(0, this.at, this.at + run);
-      this.at += run;
-      left -= run;
     }
   }
 
@@ -602,7 +544,6 @@ class ChunkOut {
     }
   }
 
-  /** Writes the numbers of `values`. */
   array(
     kind: NumberKind,
     values: ArrayLike<number> & { subarray(from: number, to: number): unknown },
@@ -632,14 +573,40 @@ class ChunkOut {
 const WIDTH_KINDS = { 2: 'u16', 4: 'u32' } as const;
 const BAG_KINDS = { 2: 'u16', 4: 'f32', 8: 'f64' } as const;
 
-/** Writes section `name` of a saved catalog. */
+/** How each section of one array per segment is written, segment after segment. */
+const SEGMENT_SECTIONS: Partial<
+  Record<
+    SectionName,
+    (
+      out: ChunkOut,
+      segment: Segment,
+      plan: CatalogPlan,
+    ) => Generator<Uint8Array, void>
+  >
+> = {
+  fieldLengths: (out, segment) => out.array('f64', segment.fieldLengths),
+  termIds: (out, segment, plan) =>
+    out.termNumbers(segment.termIds, plan.numberOf),
+  offsets: (out, segment) => out.array('u32', segment.offsets),
+  documents: (out, segment, plan) =>
+    out.array(WIDTH_KINDS[plan.widths.documents], segment.documents),
+  bags: (out, segment, plan) =>
+    out.array(BAG_KINDS[plan.widths.bags], segment.bags),
+  inName: (out, segment) => out.array('u8', segment.inName),
+  nameOffsets: (out, segment) => out.array('u32', segment.nameOffsets),
+  nameTerms: (out, segment, plan) =>
+    out.termNumbers(segment.nameTerms, plan.numberOf),
+  bareNames: (out, segment, plan) =>
+    out.termNumbers(segment.bareNames, plan.numberOf),
+  bagLengths: (out, segment) => out.array('f64', segment.bagLengths),
+};
+
 function* writeSection(
   out: ChunkOut,
   name: SectionName,
   save: SavedCatalogPlan,
 ): Generator<Uint8Array | undefined, void> {
   const { segments, plan } = save;
-  const { widths, numberOf } = plan;
   const totals = (count: (segment: Segment) => number) => {
     const running = new Uint32Array(segments.length + 1);
     segments.forEach(({ segment }, index) => {
@@ -672,42 +639,10 @@ function* writeSection(
       return yield* writeToolTerms(out, save);
     default:
   }
-  for (const { segment } of segments) {
-    switch (name) {
-      case 'fieldLengths':
-        yield* out.array('f64', segment.fieldLengths);
-        break;
-      case 'termIds':
-        yield* out.termNumbers(segment.termIds, numberOf);
-        break;
-      case 'offsets':
-        yield* out.array('u32', segment.offsets);
-        break;
-      case 'documents':
-        yield* out.array(WIDTH_KINDS[widths.documents], segment.documents);
-        break;
-      case 'bags':
-        yield* out.array(BAG_KINDS[widths.bags], segment.bags);
-        break;
-      case 'inName':
-        yield* out.array('u8', segment.inName);
-        break;
-      case 'nameOffsets':
-        yield* out.array('u32', segment.nameOffsets);
-        break;
-      case 'nameTerms':
-        yield* out.termNumbers(segment.nameTerms, numberOf);
-        break;
-      case 'bareNames':
-        yield* out.termNumbers(segment.bareNames, numberOf);
-        break;
-      case 'bagLengths':
-        yield* out.array('f64', segment.bagLengths);
-        break;
-      default:
-        throw new Error(`saved catalog: no writer for section ${name}`);
-    }
-  }
+  const write = SEGMENT_SECTIONS[name];
+  if (write === undefined)
+    throw new Error(`saved catalog: no writer for section ${name}`);
+  for (const { segment } of segments) yield* write(out, segment, plan);
 }
 
 /** Each tool's record: its backend and profile (indices into its target's lists), flags, ASCII. */
@@ -806,7 +741,6 @@ function* writeTexts(
   }
 }
 
-/** The schema table. */
 function* writeSchemas(
   out: ChunkOut,
   save: SavedCatalogPlan,
@@ -827,7 +761,7 @@ function* writeSchemas(
 /**
  * The saved form of a planned catalog, in order, as pieces of up to a megabyte: each piece
  * is a view of one reused buffer, valid until the next step is asked for; `undefined` steps
- * are pauses between pieces of work. The 32 bytes of the digest (at {@link DIGEST_AT}) are
+ * are pauses between pieces of work. The 32 bytes of the digest (at {@link SAVED_CATALOG_DIGEST_AT}) are
  * zero in the pieces; the digest is returned at the end.
  */
 export function* savedCatalogChunks(
@@ -849,7 +783,7 @@ export function* savedCatalogChunks(
         `saved catalog: section ${name} would start at ${out.position}, not ${places[name]}`,
       );
     yield* writeSection(out, name, save);
-    yield* out.zeros((8 - (out.position % 8)) % 8);
+    yield* out.bytes(new Uint8Array((8 - (out.position % 8)) % 8));
     yield;
   }
   if (out.position !== places.end)
@@ -859,9 +793,6 @@ export function* savedCatalogChunks(
   if (out.at > 0) yield* out.emit();
   return out.digest();
 }
-
-/** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
-export const SAVED_CATALOG_DIGEST_AT = DIGEST_AT;
 
 /** A saved catalog being written a piece at a time (`ToolCatalog.saveCatalogStream`). */
 export type SavedCatalogStream = {
@@ -924,13 +855,23 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
       `written in layout ${version}, this @heretek/catalog reads layout ${SAVED_CATALOG_VERSION}`,
     );
   const total = view.getUint32(12, true);
-  checkLength(bytes, total, (problem) => refuseCatalog(where, problem));
+  if (total !== bytes.length)
+    refuseCatalog(
+      where,
+      total > bytes.length
+        ? `truncated: ${bytes.length} of ${total} bytes`
+        : `${bytes.length - total} bytes after its end`,
+    );
   const headerLength = view.getUint32(48, true);
   if (headerLength % 8 !== 0 || HEADER_AT + headerLength > total)
     refuseCatalog(where, 'its header length is out of range (corrupt)');
   let json: unknown;
   try {
-    json = JSON.parse(utf8(bytes, HEADER_AT, HEADER_AT + headerLength));
+    // Decoded by Buffer, which keeps a byte-order mark as written (JSON.parse refuses it).
+    const at = bytes.byteOffset + HEADER_AT;
+    json = JSON.parse(
+      Buffer.from(bytes.buffer, at, headerLength).toString('utf8'),
+    );
   } catch {
     refuseCatalog(where, 'its header is not JSON (corrupt)');
   }
@@ -1010,20 +951,6 @@ export function describeSavedCatalog(bytes: Uint8Array): SavedCatalogInfo {
   };
 }
 
-/** Whether the stored digest of a read catalog is the SHA-256 of `digest` (computed over bytes [48, total)). */
-function digestMatches(read: ReadCatalog, digest: Uint8Array): boolean {
-  const stored = read.bytes.subarray(DIGEST_AT, DIGEST_AT + 32);
-  if (digest.length !== 32) return false;
-  for (let index = 0; index < 32; index += 1)
-    if (stored[index] !== digest[index]) return false;
-  return true;
-}
-
-/** The bytes the digest covers. */
-export function digestedBytes(read: ReadCatalog): Uint8Array {
-  return read.bytes.subarray(DIGESTED_FROM);
-}
-
 /** Bytes hashed between two steps of {@link digestSteps} (about 10 ms of work). */
 const DIGEST_STEP = 1 << 22;
 
@@ -1031,7 +958,7 @@ const DIGEST_STEP = 1 << 22;
 export function* digestSteps(
   read: ReadCatalog,
 ): Generator<undefined, Uint8Array> {
-  const bytes = digestedBytes(read);
+  const bytes = read.bytes.subarray(DIGESTED_FROM);
   const hash = createHash('sha256');
   for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
     hash.update(bytes.subarray(at, at + DIGEST_STEP));
@@ -1040,13 +967,20 @@ export function* digestSteps(
   return hash.digest();
 }
 
-/** Refuses a read catalog whose digest is not `digest`. */
+/** Refuses a read catalog whose stored digest is not `digest` (the SHA-256 of bytes [48, total)). */
 export function requireDigest(
   read: ReadCatalog,
   digest: Uint8Array,
   where: string,
 ): void {
-  if (!digestMatches(read, digest))
+  const stored = read.bytes.subarray(
+    SAVED_CATALOG_DIGEST_AT,
+    SAVED_CATALOG_DIGEST_AT + 32,
+  );
+  if (
+    digest.length !== 32 ||
+    stored.some((byte, index) => byte !== digest[index])
+  )
     refuseCatalog(where, 'its digest does not match its content (corrupt)');
 }
 
@@ -1170,10 +1104,12 @@ function* mapTermTable(options: {
   const ids = new Int32Array(terms);
   const table = options.read.places.texts;
   TERMS.reserve(terms, ends[terms] as number);
-  for (let start = 0; start < terms; start += TERM_SLICE) {
-    const end = Math.min(terms, start + TERM_SLICE);
-    mapTerms({ bytes, table, ends, start, end, into: ids, fail });
-    yield;
+  for (let index = 0; index < terms; index += 1) {
+    const start = ends[index] as number;
+    const end = ends[index + 1] as number;
+    if (start === end) fail(`term ${index} is empty (corrupt)`);
+    ids[index] = TERMS.internBytes(bytes, table + start, table + end);
+    if ((index + 1) % TERM_SLICE === 0) yield;
   }
   checkDistinct(ids, fail);
   return ids;

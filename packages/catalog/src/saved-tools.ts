@@ -80,17 +80,6 @@ const LAZY_SCHEMA: PropertyDescriptor = {
   configurable: true,
 };
 
-/** What a saved tool's entry is made of besides its annotations. */
-type SavedEntryTexts = {
-  target: string;
-  tool: string;
-  backend: string;
-  profile: string;
-  description: string;
-  /** As {@link toolFlags} gives them. */
-  flags: number;
-};
-
 /** Saved annotations' JSON text as one frozen object, or `undefined` when it is not a JSON object. */
 export function parseAnnotations(
   text: string,
@@ -103,35 +92,6 @@ export function parseAnnotations(
   }
   if (typeof annotations !== 'object' || annotations === null) return undefined;
   return Object.freeze(annotations) as ToolEntry['annotations'];
-}
-
-/**
- * The entry of a saved tool whose texts and annotations are read already (see
- * {@link restoredEntry}).
- */
-export function savedEntry(
-  options: SavedEntryTexts & {
-    annotations: ToolEntry['annotations'] | undefined;
-  },
-): ToolEntry {
-  const { target, tool, flags } = options;
-  const entry = {
-    name: multiplexedName(target, tool),
-    target,
-    tool,
-    backend: options.backend,
-    description: options.description,
-  } as ToolEntry;
-  Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
-  addPreparedSlot(entry);
-  entry.mutating = (flags & MUTATING) !== 0;
-  entry.profile = options.profile;
-  entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
-  if (options.annotations !== undefined)
-    entry.annotations = options.annotations;
-  const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
-  if (taskSupport !== undefined) entry.taskSupport = taskSupport;
-  return entry;
 }
 
 /**
@@ -148,7 +108,6 @@ class ByteSet {
     this.#bytes = bytes;
   }
 
-  /** Empties the set. */
   clear(): void {
     if (this.#starts.length === 0) return;
     this.#slots.fill(0);
@@ -205,7 +164,6 @@ export type SavedToolSections = {
   schemas: SavedTexts;
   records: Uint32Array;
   toolTerms: Uint16Array | Uint32Array;
-  /** Number of tools. */
   tools: number;
 };
 
@@ -250,7 +208,6 @@ export class SavedToolSource {
     );
   }
 
-  /** The bytes of text `index`. */
   textBytes(index: number): Uint8Array {
     const { texts, textEnds } = this.sections;
     return texts.subarray(
@@ -277,7 +234,6 @@ export class SavedToolSource {
     );
   }
 
-  /** Starts checking the names of another target. */
   newTarget(): void {
     this.#names.clear();
     this.#otherNames.clear();
@@ -380,7 +336,6 @@ export class SavedTools implements ToolList {
     return tool;
   }
 
-  /** Number of tools made so far. */
   get made(): number {
     let made = 0;
     for (const tool of this.#made ?? []) if (tool !== undefined) made += 1;
@@ -410,7 +365,6 @@ export class SavedTools implements ToolList {
     return this.source.sections.schemas.bytes(this.first + local);
   }
 
-  /** The records of the tools, as saved. */
   records(): Uint32Array {
     return this.source.sections.records.subarray(
       this.first * RECORD,
@@ -468,16 +422,24 @@ export class SavedTools implements ToolList {
     const index = source.textIndex(position);
     const annotation = source.annotationOf[position] as number;
     const flags = records[record + 2] as number;
-    const entry = savedEntry({
-      target: this.target,
-      tool: source.text(index, ascii),
+    const { target } = this;
+    const tool = source.text(index, ascii);
+    const entry = {
+      name: multiplexedName(target, tool),
+      target,
+      tool,
       backend: this.backends[records[record] as number] as string,
-      profile: this.profiles[records[record + 1] as number] as string,
       description: source.text(index + 1, ascii),
-      flags,
-      annotations:
-        (flags & ANNOTATED) === 0 ? undefined : source.annotations[annotation],
-    });
+    } as ToolEntry;
+    Object.defineProperty(entry, 'inputSchema', LAZY_SCHEMA);
+    addPreparedSlot(entry);
+    entry.mutating = (flags & MUTATING) !== 0;
+    entry.profile = this.profiles[records[record + 1] as number] as string;
+    entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
+    if ((flags & ANNOTATED) !== 0)
+      entry.annotations = source.annotations[annotation];
+    const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
+    if (taskSupport !== undefined) entry.taskSupport = taskSupport;
     return new RestoredTool({
       entry,
       saved: schemas,

@@ -153,7 +153,6 @@ function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
 /** What the postings of a segment's tools are counted from. */
 type PostingSource = {
   terms: SegmentTerms;
-  /** Number of tools. */
   tools: number;
   /** The bag weight of each field, in field order. */
   bagWeights: readonly number[];
@@ -353,29 +352,28 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
  * when a search reads them, so replacing one segment changes no other.
  */
 export class Segment {
-  /** The gateway target. */
   readonly target: string;
   /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
   readonly tools: ToolList;
   /** Sum over the tools of each field's length in terms. */
-  readonly fieldLengths: Float64Array;
+  declare readonly fieldLengths: Float64Array;
   /** Weighted bag length of each tool. */
-  readonly bagLengths: Float64Array;
+  declare readonly bagLengths: Float64Array;
   /** Distinct term ids of the segment (its local terms, in no particular order). */
-  readonly termIds: Int32Array;
+  declare readonly termIds: Int32Array;
   /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
-  readonly offsets: Int32Array;
+  declare readonly offsets: Int32Array;
   /** Local tool of each posting, ascending within a term. */
-  readonly documents: Int32Array | Uint16Array;
+  declare readonly documents: Int32Array | Uint16Array;
   /** Weighted bag frequency of each posting (before length normalization). */
-  readonly bags: Float32Array | Float64Array | Uint16Array;
+  declare readonly bags: Float32Array | Float64Array | Uint16Array;
   /** 1 when the posting's term is in the tool's name. */
-  readonly inName: Uint8Array;
+  declare readonly inName: Uint8Array;
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
-  readonly nameOffsets: Int32Array;
-  readonly nameTerms: Int32Array;
+  declare readonly nameOffsets: Int32Array;
+  declare readonly nameTerms: Int32Array;
   /** Distinct term ids of the tools' bare names (their first identifier term). */
-  readonly bareNames: Int32Array;
+  declare readonly bareNames: Int32Array;
   /** Local terms in order of term id, made when first needed (`null`: `termIds` is ascending). */
   #byId: Int32Array | null | undefined;
 
@@ -405,18 +403,11 @@ export class Segment {
     const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    const arrays =
-      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
-    this.fieldLengths = arrays.fieldLengths;
-    this.bagLengths = arrays.bagLengths;
-    this.termIds = arrays.termIds;
-    this.offsets = arrays.offsets;
-    this.documents = arrays.documents;
-    this.bags = arrays.bags;
-    this.inName = arrays.inName;
-    this.nameOffsets = arrays.nameOffsets;
-    this.nameTerms = arrays.nameTerms;
-    this.bareNames = arrays.bareNames;
+    // Every array of SegmentArrays becomes a field of the same name.
+    Object.assign(
+      this,
+      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning),
+    );
   }
 
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
@@ -530,15 +521,12 @@ export class Collection {
   readonly bySlot: Array<Segment | undefined> = [];
   /** Sum over all tools of each field's length. */
   readonly fieldLengths = new Float64Array(FIELD_COUNT);
-  /** Number of tools. */
   toolCount = 0;
-  /** Number of postings (tool-term pairs). */
   postingCount = 0;
   /** Term id of a normalized bare tool name -> segments with a tool of that name (staged ones included). */
   readonly bareNames = new Map<number, Segment[]>();
   /** Slots of removed segments, for the next ones; slots in use are below `slots`. */
   readonly #freeSlots: number[] = [];
-  /** Number of slots ever used. */
   slots = 0;
 
   /**
@@ -662,7 +650,6 @@ export class Collection {
     }
   }
 
-  /** Removes a live segment's statistics. */
   remove(segment: Segment): void {
     const { termIds, offsets, slot } = segment;
     for (let index = 0; index < termIds.length; index += 1) {
@@ -717,13 +704,15 @@ function grown(array: Int32Array, needed: number): Int32Array {
   return copy;
 }
 
-/** `have` when it is exactly `length` long, else a new array of that length. */
+/** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */
 function reuse<T extends Int32Array | Float64Array>(
   have: T | undefined,
   length: number,
   make: new (length: number) => T,
 ): T {
-  return have !== undefined && have.length === length ? have : new make(length);
+  return have !== undefined && have.length >= length
+    ? have
+    : new make(Math.max(length, 2 * (have?.length ?? 0)));
 }
 
 /**
@@ -798,7 +787,6 @@ class PostingChunks {
  * the same order, as an index built over every tool at once.
  */
 export class IndexView {
-  /** Number of tools. */
   readonly size: number;
   readonly #collection: Collection;
   readonly #tuning: SearchTuning;
@@ -839,26 +827,18 @@ export class IndexView {
     // enough (grown by doubling), so a catalog discovered backend by backend does not
     // allocate per-tool arrays at every step.
     const previous = options.previous;
-    const capacity = (length: number, have: number | undefined): number =>
-      have !== undefined && have >= length
-        ? have
-        : Math.max(length, 2 * (have ?? 0));
-    this.#base = reuse(
-      previous === undefined ? undefined : previous.#base,
-      capacity(
-        collection.slots,
-        previous === undefined ? undefined : previous.#base.length,
-      ),
-      Int32Array,
-    );
-    this.#segmentOf = reuse(
-      previous === undefined ? undefined : previous.#segmentOf,
-      capacity(
-        this.size,
-        previous === undefined ? undefined : previous.#segmentOf.length,
-      ),
-      Int32Array,
-    );
+    const [bases, segmentOf, normalizers, idf, nameWeight] =
+      previous === undefined
+        ? []
+        : [
+            previous.#base,
+            previous.#segmentOf,
+            previous.#normalizers,
+            previous.#idf,
+            previous.#nameWeight,
+          ];
+    this.#base = reuse(bases, collection.slots, Int32Array);
+    this.#segmentOf = reuse(segmentOf, this.size, Int32Array);
     let position = 0;
     segments.forEach((segment, index) => {
       this.#base[segment.slot] = position;
@@ -875,14 +855,7 @@ export class IndexView {
     });
     this.#averageBag = averageBag || 1;
     // BM25's length normalizer of each tool's bag, as a full build computes it.
-    this.#normalizers = reuse(
-      previous === undefined ? undefined : previous.#normalizers,
-      capacity(
-        this.size,
-        previous === undefined ? undefined : previous.#normalizers.length,
-      ),
-      Float64Array,
-    );
+    this.#normalizers = reuse(normalizers, this.size, Float64Array);
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base[segment.slot] as number;
@@ -895,25 +868,12 @@ export class IndexView {
       previous === undefined ? new PostingChunks() : previous.#chunks;
     this.#chunks.reset();
     this.#terms = TERMS.size;
-    this.#idf = reuse(
-      previous === undefined ? undefined : previous.#idf,
-      capacity(
-        this.#terms,
-        previous === undefined ? undefined : previous.#idf.length,
-      ),
-      Float64Array,
-    ).fill(Number.NaN);
-    this.#nameWeight = reuse(
-      previous === undefined ? undefined : previous.#nameWeight,
-      capacity(
-        this.size,
-        previous === undefined ? undefined : previous.#nameWeight.length,
-      ),
-      Float64Array,
-    ).fill(Number.NaN);
+    this.#idf = reuse(idf, this.#terms, Float64Array).fill(Number.NaN);
+    this.#nameWeight = reuse(nameWeight, this.size, Float64Array).fill(
+      Number.NaN,
+    );
   }
 
-  /** The segments, in catalog order. */
   get segments(): readonly Segment[] {
     return this.#segments;
   }
@@ -940,12 +900,10 @@ export class IndexView {
       : undefined;
   }
 
-  /** Number of tools containing a term id. */
   documentFrequency(termId: number): number {
     return this.#collection.documentFrequency[termId] ?? 0;
   }
 
-  /** Inverse document frequency of a term id. */
   idf(termId: number): number {
     const memo = this.#idf[termId];
     if (memo === undefined) return 0;

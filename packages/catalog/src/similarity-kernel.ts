@@ -35,7 +35,6 @@ function kernelModule(): WasmModule {
   return compiled;
 }
 
-/** Bytes of a WebAssembly memory page. */
 const PAGE = 65_536;
 
 /** A query's integer products with every row, and what turns them back into dot products. */
@@ -177,5 +176,4 @@ export class QuantizedRows {
   }
 }
 
-/** `offset` rounded up to 16 bytes. */
 const align = (offset: number): number => Math.ceil(offset / 16) * 16;

@@ -1,5 +1,5 @@
-import { PositionList, type SearchTuning } from './bm25f.js';
-import { exactNamesOf, type PreparedTool, toolArray } from './prepare.js';
+import { PositionList, type SearchTuning, topPositions } from './bm25f.js';
+import { fieldTerms, type PreparedTool, toolArray } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { TERMS } from './terms.js';
@@ -15,9 +15,7 @@ type ExactNames = { get(name: string): readonly number[] | undefined };
 
 /** One state of a catalog: tools, lookup tables and the search index. */
 export type Snapshot = {
-  /** Number of tools. */
   readonly size: number;
-  /** The tool at a position. */
   toolAt(position: number): PreparedTool;
   /** The name, target and profile of the tool at a position, without making a saved catalog's tool. */
   nameAt(position: number): string;
@@ -28,7 +26,6 @@ export type Snapshot = {
   readonly byName: { get(name: string): number | undefined };
   readonly byExactName: ExactNames;
   readonly index: IndexView;
-  /** Segment of each target. */
   readonly byTarget: ReadonlyMap<string, Segment>;
   /** Scratch score buffer (searches are synchronous, so one per snapshot suffices). */
   readonly scores: Float64Array;
@@ -134,68 +131,6 @@ export function buildSnapshot(options: {
   };
 }
 
-/** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
-function topPositions(
-  candidates: PositionList,
-  scores: Float64Array,
-  size: number,
-): number[] {
-  const better = (left: number, right: number): boolean => {
-    const difference = (scores[left] as number) - (scores[right] as number);
-    return difference > 0 || (difference === 0 && left < right);
-  };
-  const heap: number[] = [];
-  const items = candidates.items;
-  for (let index = 0; index < candidates.length; index += 1) {
-    const candidate = items[index] as number;
-    if (heap.length === size) {
-      // Most candidates lose to the worst kept one: tell at once.
-      const worst = heap[0] as number;
-      const difference =
-        (scores[candidate] as number) - (scores[worst] as number);
-      if (difference < 0 || (difference === 0 && candidate > worst)) continue;
-    }
-    if (heap.length < size) {
-      heap.push(candidate);
-      let child = heap.length - 1;
-      while (child > 0) {
-        const parent = (child - 1) >> 1;
-        if (!better(heap[parent] as number, heap[child] as number)) break;
-        [heap[parent], heap[child]] = [
-          heap[child] as number,
-          heap[parent] as number,
-        ];
-        child = parent;
-      }
-    } else if (better(candidate, heap[0] as number)) {
-      heap[0] = candidate;
-      let parent = 0;
-      for (;;) {
-        const left = parent * 2 + 1;
-        const right = left + 1;
-        let worst = parent;
-        if (
-          left < heap.length &&
-          better(heap[worst] as number, heap[left] as number)
-        )
-          worst = left;
-        if (
-          right < heap.length &&
-          better(heap[worst] as number, heap[right] as number)
-        )
-          worst = right;
-        if (worst === parent) break;
-        [heap[parent], heap[worst]] = [
-          heap[worst] as number,
-          heap[parent] as number,
-        ];
-        parent = worst;
-      }
-    }
-  }
-  return heap.sort((left, right) => (better(left, right) ? -1 : 1));
-}
-
 /** What one search against a snapshot needs. */
 export type SearchRun = {
   snapshot: Snapshot;
@@ -251,7 +186,7 @@ export function hitAt(
   return {
     name: entry.name,
     target: entry.target,
-    description: compactDescription({ description: entry.description }),
+    description: compactDescription(entry.description),
     mutating: entry.mutating,
     score,
   };
@@ -541,7 +476,7 @@ function unmatchedWords(options: {
   };
   const exactNames = new Set(
     options.exact.flatMap((position) =>
-      exactNamesOf(snapshot.toolAt(position)),
+      fieldTerms(snapshot.toolAt(position), 'identifier'),
     ),
   );
   const unmatched: string[] = [];

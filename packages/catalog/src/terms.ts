@@ -59,12 +59,10 @@ class TermDictionary {
    */
   #slots = new Int32Array(1 << 14);
 
-  /** Number of terms ever added. */
   get size(): number {
     return this.#terms.length;
   }
 
-  /** Id of `term`, adding it when new. */
   intern(term: string): number {
     const id = this.#ids.get(term) ?? this.#byString(term);
     return id === undefined ? this.#add(term) : id;

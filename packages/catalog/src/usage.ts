@@ -1,4 +1,4 @@
-import { CatalogError } from './errors.js';
+import { invalidUsage } from './errors.js';
 
 /** Most requests remembered per tool; the oldest is forgotten first. */
 export const MAX_USES_PER_TOOL = 100;
@@ -43,12 +43,10 @@ export class UsageStore {
   /** term -> the version at which its posting last changed. */
   readonly #termVersions = new Map<string, number>();
 
-  /** Number of remembered requests. */
   get size(): number {
     return this.#size;
   }
 
-  /** Number of tools with remembered requests. */
   get toolCount(): number {
     return this.#tools.size;
   }
@@ -151,7 +149,6 @@ export class UsageStore {
     this.#orderStart = 0;
   }
 
-  /** Forgets everything. */
   clear(): void {
     this.forget(() => true);
   }
@@ -166,7 +163,6 @@ export class UsageStore {
     return this.#postings.get(term);
   }
 
-  /** Number of remembered requests that contain `term`. */
   requestFrequency(term: string): number {
     return this.#requestFrequency.get(term) ?? 0;
   }
@@ -192,26 +188,23 @@ export class UsageStore {
 /** Checks one usage record (from a file or a caller) and returns a clean copy. */
 export function checkUsageRecord(value: unknown, where: string): UsageRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CatalogError({
-      code: 'INVALID_USAGE',
-      message: `${where}: a usage record must be an object {"tool","terms"}, got ${JSON.stringify(value)}.`,
-    });
+    throw invalidUsage(
+      `${where}: a usage record must be an object {"tool","terms"}, got ${JSON.stringify(value)}.`,
+    );
   }
   const record = value as Record<string, unknown>;
   if (typeof record.tool !== 'string' || record.tool === '') {
-    throw new CatalogError({
-      code: 'INVALID_USAGE',
-      message: `${where}: "tool" must be a non-empty string (a qualified tool name).`,
-    });
+    throw invalidUsage(
+      `${where}: "tool" must be a non-empty string (a qualified tool name).`,
+    );
   }
   if (
     !Array.isArray(record.terms) ||
     !record.terms.every((term) => typeof term === 'string')
   ) {
-    throw new CatalogError({
-      code: 'INVALID_USAGE',
-      message: `${where}: "terms" must be an array of strings (the request's search terms).`,
-    });
+    throw invalidUsage(
+      `${where}: "terms" must be an array of strings (the request's search terms).`,
+    );
   }
   return { tool: record.tool, terms: [...(record.terms as string[])] };
 }
