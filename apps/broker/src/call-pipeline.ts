@@ -2,7 +2,7 @@ import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
 import type { RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
-import type { BackendView } from './backend-registry.js';
+import type { BackendRegistry } from './backend-registry.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';
@@ -13,7 +13,7 @@ import type { CallHandlers, ToolCallResult, ToolGateway } from './types.js';
 export type CallPipelineOptions = {
   catalog: ToolCatalog;
   /** Known backends (for routing names the catalog does not hold). */
-  backends: BackendView;
+  backends: Pick<BackendRegistry, 'has'>;
   gateway: ToolGateway | undefined;
   breakers: BackendBreakers;
   /** Aborted when the broker shuts down: every call in flight is cancelled. */

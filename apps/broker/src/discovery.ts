@@ -27,7 +27,6 @@ export type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;
-  /** Backends by target; a multiplexed listing may add targets the configuration did not name. */
   /** The backend table; discovery adds the targets a multiplexed listing reveals. */
   backends: BackendRegistry;
   /** Full re-discovery on the next operation once the catalog is older than this. */
@@ -57,13 +56,6 @@ export type DiscoveryOptions = {
    */
   cache?: IndexCache;
   /**
-   * How many backends are listed at once (the next starts as soon as one
-   * listing has arrived, or one has waited 2 s). Default 32.
-   */
-  maxListings?: number;
-  /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
-  cacheWriteDelayMs?: number;
-  /**
    * When the index cache served every backend, how long after it they are
    * listed again. Default {@link REDISCOVERY_AFTER_CACHE_MS}.
    */
@@ -78,15 +70,18 @@ export type DiscoveryOptions = {
  * gateway busy, few enough that the listings arriving together never hold
  * the event loop for long, nor their parsed replies much memory.
  */
-const DEFAULT_MAX_LISTINGS = 32;
+const MAX_LISTINGS = 32;
 
-/** A listing that has not arrived after this long stops counting against {@link DEFAULT_MAX_LISTINGS}. */
+/** A listing that has not arrived after this long stops counting against {@link MAX_LISTINGS}. */
 const SLOW_LISTING_MS = 2_000;
 
 /** Discovery's work on arriving listings between two yields to other work. */
 const LISTING_WORK_SLICE_MS = 10;
 
-/** While a full discovery runs, the index cache is written after the catalog has been quiet this long. */
+/** The index cache is written after the catalog has been quiet this long... */
+const CACHE_QUIET_MS = 1_000;
+
+/** ...or this long while a full discovery runs. */
 const DISCOVERY_CACHE_QUIET_MS = 5_000;
 
 /**
@@ -100,12 +95,9 @@ const REDISCOVERY_AFTER_CACHE_MS = 1_000;
 type PendingListing = {
   entries: ToolEntry[];
   sequence: number;
-  key: CacheKey | undefined;
+  key: CachedListing | undefined;
   waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
 };
-
-/** What keys a target's part of the index cache: its listing's hash and its tools' definition hashes. */
-type CacheKey = CachedListing;
 
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
 const ALL_TARGETS = '\0all';
@@ -139,7 +131,7 @@ export class DiscoveryScheduler {
   readonly #pending = new Map<string, PendingListing>();
   #building: Promise<void> | undefined;
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
-  readonly #hashes = new Map<string, CacheKey>();
+  readonly #hashes = new Map<string, CachedListing>();
   /** The index cache's write waiting for the catalog to be quiet, if any. */
   #cacheTimer: NodeJS.Timeout | undefined;
   /** When discovery's listing work last yielded (see {@link #paced}). */
@@ -413,7 +405,7 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Lists `backends`, at most {@link DiscoveryOptions.maxListings} at a
+   * Lists `backends`, at most {@link MAX_LISTINGS} at a
    * time: the next starts as soon as a listing has arrived (not once it is
    * in the catalog), or once one has waited {@link SLOW_LISTING_MS}.
    * Outcomes in the order of `backends`.
@@ -440,10 +432,7 @@ export class DiscoveryScheduler {
         });
       }
     };
-    const slots = Math.min(
-      backends.length,
-      this.#o.maxListings ?? DEFAULT_MAX_LISTINGS,
-    );
+    const slots = Math.min(backends.length, MAX_LISTINGS);
     await Promise.all(Array.from({ length: slots }, worker));
     return Promise.all(outcomes);
   }
@@ -505,15 +494,14 @@ export class DiscoveryScheduler {
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
     for (const target of this.#o.backends.targets()) {
-      if (!listing.has(target)) {
-        // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
+      // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
+      if (!listing.has(target))
         outcomes.push({
           target,
           ok: false,
           error: 'absent from the multiplexed listing',
           ms,
         });
-      }
     }
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
@@ -614,7 +602,7 @@ export class DiscoveryScheduler {
     target: string,
     entries: ToolEntry[],
     sequence: number,
-    key: CacheKey | undefined,
+    key: CachedListing | undefined,
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const queued = this.#pending.get(target);
@@ -684,7 +672,6 @@ export class DiscoveryScheduler {
     const cache = this.#o.cache;
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
-    const quiet = this.#o.cacheWriteDelayMs ?? 1_000;
     this.#cacheTimer = setTimeout(
       () => {
         this.#cacheTimer = undefined;
@@ -697,9 +684,7 @@ export class DiscoveryScheduler {
             );
         });
       },
-      this.#discovery === undefined
-        ? quiet
-        : Math.max(quiet, DISCOVERY_CACHE_QUIET_MS),
+      this.#discovery === undefined ? CACHE_QUIET_MS : DISCOVERY_CACHE_QUIET_MS,
     );
     this.#cacheTimer.unref();
   }

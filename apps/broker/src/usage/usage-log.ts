@@ -141,11 +141,16 @@ export function checkUsageLine(
 
 function cleanTerms(terms: readonly string[]): string[] {
   return terms
-    .filter((term): term is string => typeof term === 'string')
     .map((term) => term.trim())
     .filter((term) => term !== '' && term.length <= USAGE_MAX_TERM_LENGTH)
     .slice(0, USAGE_MAX_TERMS);
 }
+
+const DISABLED: UsageStatus = {
+  ok: false,
+  problem: 'disabled',
+  message: 'usage learning is off',
+};
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -208,22 +213,11 @@ export class UsageLog {
     return { ok: false, problem, message };
   }
 
-  #disabled(): UsageStatus {
-    return {
-      ok: false,
-      problem: 'disabled',
-      message: 'usage learning is off',
-    };
-  }
-
   /** Reads every valid use, oldest first; corrupt lines are skipped with one warning. */
   async load(): Promise<UsageLoad> {
-    if (this.file === undefined) {
-      return { status: this.#disabled(), records: [], corruptLines: 0 };
-    }
     let text: string | undefined;
     try {
-      text = await readStateFile(this.file);
+      if (this.file !== undefined) text = await readStateFile(this.file);
     } catch (error) {
       return {
         status: this.#problem('unreadable', error),
@@ -232,13 +226,13 @@ export class UsageLog {
       };
     }
     if (text === undefined) {
-      return { status: { ok: true }, records: [], corruptLines: 0 };
+      const status = this.file === undefined ? DISABLED : { ok: true as const };
+      return { status, records: [], corruptLines: 0 };
     }
     const records: UsageRecord[] = [];
     let corruptLines = 0;
     let first: { line: number; problems: string[] } | undefined;
-    const lines = text.split('\n');
-    lines.forEach((line, index) => {
+    text.split('\n').forEach((line, index) => {
       if (line.trim() === '') return;
       const checked = checkUsageLine(line);
       if ('record' in checked) {
@@ -262,7 +256,7 @@ export class UsageLog {
     tool: string;
     at?: Date;
   }): Promise<UsageStatus> {
-    if (this.file === undefined) return this.#disabled();
+    if (this.file === undefined) return DISABLED;
     const terms = cleanTerms(use.terms);
     if (
       terms.length === 0 ||
@@ -290,9 +284,8 @@ export class UsageLog {
     const release = await this.#lock();
     try {
       const size = await this.#appendLine(line);
-      if (release !== undefined && size > this.#maxBytes) {
+      if (release !== undefined && size > this.#maxBytes)
         await this.#compactLocked();
-      }
       return { ok: true };
     } catch (error) {
       return this.#problem('unwritable', error);
@@ -339,9 +332,8 @@ export class UsageLog {
         await handle.close();
         return () => rm(lockFile, { force: true });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
           return undefined;
-        }
       }
       await this.#removeStaleLock(lockFile);
       if (Date.now() >= deadline) return undefined;
@@ -357,9 +349,8 @@ export class UsageLog {
       ]);
       const pid = Number.parseInt(text, 10);
       const dead = Number.isInteger(pid) && pid > 0 && !processAlive(pid);
-      if (dead || Date.now() - info.mtimeMs > USAGE_LOCK_STALE_MS) {
+      if (dead || Date.now() - info.mtimeMs > USAGE_LOCK_STALE_MS)
         await rm(lockFile, { force: true });
-      }
     } catch {
       // Gone already, or being written: try again.
     }
