@@ -8,33 +8,25 @@ import {
 } from 'cockatiel';
 import { BrokerError, quote } from './errors.js';
 
-/** Options of {@link BackendBreakers}. */
-export type BreakerOptions = {
-  /** Consecutive backend faults that open a backend's circuit. Default 3. */
-  failureThreshold?: number;
-  /** How long an open circuit refuses calls before one trial call goes through. Default 60000 ms. */
-  cooldownMs?: number;
-};
+/** Consecutive backend faults that open a backend's circuit. */
+const FAILURE_THRESHOLD = 3;
+
+/** How long an open circuit refuses calls before one trial call goes through. */
+const COOLDOWN_MS = 60_000;
 
 /**
  * One cockatiel circuit breaker per backend target. Only faults of the backend
  * count (timeouts, connection errors, 5xx; see {@link isRetryableError});
- * refusals and non-retryable protocol answers do not. After `failureThreshold`
- * consecutive faults the circuit opens for `cooldownMs`; the next call is then
- * cockatiel's half-open trial, and calls made while the trial runs are refused.
+ * refusals and non-retryable protocol answers do not. After
+ * {@link FAILURE_THRESHOLD} consecutive faults the circuit opens for
+ * {@link COOLDOWN_MS}; the next call is then cockatiel's half-open trial, and
+ * calls made while the trial runs are refused.
  */
 export class BackendBreakers {
-  readonly failureThreshold: number;
-  readonly cooldownMs: number;
   readonly #policies = new Map<string, CircuitBreakerPolicy>();
   readonly #log: (line: string) => void;
 
-  constructor(
-    options: BreakerOptions = {},
-    log: (line: string) => void = () => {},
-  ) {
-    this.failureThreshold = options.failureThreshold ?? 3;
-    this.cooldownMs = options.cooldownMs ?? 60_000;
+  constructor(log: (line: string) => void) {
     this.#log = log;
   }
 
@@ -55,7 +47,7 @@ export class BackendBreakers {
         code: 'CIRCUIT_OPEN',
         toolName,
         isRetryable: true,
-        message: `Backend ${quote(target)} is paused after ${this.failureThreshold} failures in a row; a trial call is testing it now. Use another tool or retry in a few seconds.`,
+        message: `Backend ${quote(target)} is paused after ${FAILURE_THRESHOLD} failures in a row; a trial call is testing it now. Use another tool or retry in a few seconds.`,
       });
     }
     try {
@@ -66,7 +58,7 @@ export class BackendBreakers {
           code: 'CIRCUIT_OPEN',
           toolName,
           isRetryable: true,
-          message: `Backend ${quote(target)} failed ${this.failureThreshold} times in a row and is paused for ${this.#secondsLeft(policy)} s more. Use another tool or retry later.`,
+          message: `Backend ${quote(target)} failed ${FAILURE_THRESHOLD} times in a row and is paused for ${this.#secondsLeft(policy)} s more. Use another tool or retry later.`,
           cause: error,
         });
       }
@@ -80,18 +72,15 @@ export class BackendBreakers {
       ownState: { value: CircuitState; openedAt?: number };
     };
     const openedAt = ownState.openedAt ?? Date.now();
-    return Math.max(
-      1,
-      Math.ceil((openedAt + this.cooldownMs - Date.now()) / 1000),
-    );
+    return Math.max(1, Math.ceil((openedAt + COOLDOWN_MS - Date.now()) / 1000));
   }
 
   #policyFor(target: string): CircuitBreakerPolicy {
     let policy = this.#policies.get(target);
     if (policy !== undefined) return policy;
-    const counter = new ConsecutiveBreaker(this.failureThreshold);
+    const counter = new ConsecutiveBreaker(FAILURE_THRESHOLD);
     policy = circuitBreaker(handleWhen(isRetryableError), {
-      halfOpenAfter: this.cooldownMs,
+      halfOpenAfter: COOLDOWN_MS,
       breaker: counter,
     });
     policy.onBreak(() =>

@@ -58,8 +58,6 @@ export type BrokerOptions = {
   rediscoveryAfterCacheMs?: number;
   /** Profile applied to searches that name none. */
   defaultProfile?: string;
-  /** Consecutive backend failures that open a backend's circuit (default 3) and how long it stays open (default 60000 ms). */
-  circuitBreaker?: { failureThreshold?: number; cooldownMs?: number };
   /** The trust layer, or a promise of it while the pins file opens (discovery and calls wait for it, searches do not). */
   trust?: TrustLayer | Promise<TrustLayer | undefined>;
   /** Learning from use: every answered search and finished call is given to it (ranking only). */
@@ -215,7 +213,7 @@ export class Broker {
       catalog: this.catalog,
       backends: this.#backends,
       gateway: options.gateway,
-      breakers: new BackendBreakers(options.circuitBreaker, log),
+      breakers: new BackendBreakers(log),
       shutdown: this.#shutdown.signal,
       log,
     });
