@@ -354,14 +354,12 @@ describe('Broker through a real gateway client and real MCP servers', () => {
 
   it('retries a failed backend sooner than the TTL, on the next operation', async () => {
     backends.failing.add('adb');
-    const broker = brokerFor('staff-mobile', {
-      discoveryTtlMs: 3_600_000,
-      failedDiscoveryRetryMs: 1,
-    });
+    const broker = brokerFor('staff-mobile', { discoveryTtlMs: 3_600_000 });
     await broker.discover();
     expect(broker.catalog.get('adb_install_apk')).toBeUndefined();
     backends.failing.delete('adb');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Past the retry after a failure (30 s), long before the TTL.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 30_001 });
     await broker.searchTools({ query: 'install apk' });
     await expect
       .poll(() => broker.catalog.get('adb_install_apk'), { timeout: 10_000 })
@@ -431,7 +429,6 @@ describe('Broker re-listing on tools/list_changed', () => {
     const backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
     const broker = brokerOver(backends, {
       role: 'staff-mobile',
-      listChangedDebounceMs: 100,
     });
     await broker.discover();
     const before = backends.listings.length;
@@ -441,7 +438,7 @@ describe('Broker re-listing on tools/list_changed', () => {
       for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
       // The burst leaves one timer, so one listing: none is left to come.
       expect(vi.getTimerCount()).toBe(1);
-      vi.advanceTimersByTime(100);
+      vi.advanceTimersByTime(250);
     } finally {
       vi.useRealTimers();
     }
@@ -460,7 +457,6 @@ describe('Broker re-listing on tools/list_changed', () => {
     const broker = brokerOver(backends, {
       role: 'staff-mobile',
       mode: 'multiplexed',
-      listChangedDebounceMs: 50,
     });
     await broker.discover();
     const before = backends.listings.length;

@@ -48,12 +48,8 @@ export type BrokerOptions = {
   gatewayMode?: GatewayMode;
   /** Discovery runs again on the next operation once the catalog is older than this. Default 300000. */
   discoveryTtlMs?: number;
-  /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). Default 30000. */
-  failedDiscoveryRetryMs?: number;
   /** How long the first operation waits for start-up discovery; default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}. */
   initialDiscoveryWaitMs?: number;
-  /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
-  listChangedDebounceMs?: number;
   /** When the index cache served every backend at start, how long after it they are listed again. Default 1000. */
   rediscoveryAfterCacheMs?: number;
   /** Profile applied to searches that name none. */
@@ -191,9 +187,7 @@ export class Broker {
             catalog: this.catalog,
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
-            failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
             initialWaitMs: this.#initialWaitMs,
-            listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
             ...(options.rediscoveryAfterCacheMs === undefined
               ? {}
               : { rediscoveryAfterCacheMs: options.rediscoveryAfterCacheMs }),
@@ -329,7 +323,7 @@ export class Broker {
     return this.#discovery?.discover() ?? Promise.resolve([]);
   }
 
-  /** A backend's tool list changed: it is listed again once notices stop for `listChangedDebounceMs`. */
+  /** A backend's tool list changed: it is listed again once notices stop for a moment. */
   toolsListChanged(target: string | undefined): void {
     this.#discovery?.toolsListChanged(target);
   }

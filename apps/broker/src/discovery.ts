@@ -31,12 +31,8 @@ export type DiscoveryOptions = {
   backends: BackendRegistry;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
-  /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
-  failedRetryMs: number;
   /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
   initialWaitMs: number;
-  /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
-  listChangedDebounceMs: number;
   /**
    * Pins and cleans each listing before it replaces a backend's entries (the
    * trust layer): the catalog, and so every agent, sees only what it returns.
@@ -74,6 +70,12 @@ const MAX_LISTINGS = 32;
 
 /** A listing that has not arrived after this long stops counting against {@link MAX_LISTINGS}. */
 const SLOW_LISTING_MS = 2_000;
+
+/** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
+const FAILED_RETRY_MS = 30_000;
+
+/** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
+const LIST_CHANGED_DEBOUNCE_MS = 250;
 
 /** Discovery's work on arriving listings between two yields to other work. */
 const LISTING_WORK_SLICE_MS = 10;
@@ -290,8 +292,8 @@ export class DiscoveryScheduler {
   /**
    * A backend said its tool list changed (`notifications/tools/list_changed`):
    * list that backend alone once no further notice came for
-   * `listChangedDebounceMs`. In multiplexed mode, or for a target the broker
-   * does not know, the whole gateway listing is run again.
+   * {@link LIST_CHANGED_DEBOUNCE_MS}. In multiplexed mode, or for a target the
+   * broker does not know, the whole gateway listing is run again.
    */
   toolsListChanged(target: string | undefined): void {
     if (this.#abort.signal.aborted) return;
@@ -308,7 +310,7 @@ export class DiscoveryScheduler {
         `discovery: ${key === ALL_TARGETS ? 'the gateway' : `backend "${key}"`} says its tools changed; listing again`,
       );
       this.rediscover(key === ALL_TARGETS ? undefined : key).catch(() => {});
-    }, this.#o.listChangedDebounceMs);
+    }, LIST_CHANGED_DEBOUNCE_MS);
     timer.unref();
     this.#debounce.set(key, timer);
   }
@@ -373,9 +375,9 @@ export class DiscoveryScheduler {
 
   /**
    * Starts a background re-discovery once the catalog is older than the TTL,
-   * or older than `failedRetryMs` when a backend failed last time (a broker
-   * started before its gateway should not serve the seed for a whole TTL).
-   * Never waits.
+   * or older than {@link FAILED_RETRY_MS} when a backend failed last time (a
+   * broker started before its gateway should not serve the seed for a whole
+   * TTL). Never waits.
    */
   refreshIfStale(): void {
     if (
@@ -385,7 +387,7 @@ export class DiscoveryScheduler {
     )
       return;
     const maxAge = this.#lastFailed
-      ? Math.min(this.#o.ttlMs, this.#o.failedRetryMs)
+      ? Math.min(this.#o.ttlMs, FAILED_RETRY_MS)
       : this.#o.ttlMs;
     if (Date.now() - this.#discoveredAt < maxAge) return;
     this.#o.log(
