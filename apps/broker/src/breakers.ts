@@ -53,7 +53,7 @@ export class BackendBreakers {
     try {
       return await policy.execute(call);
     } catch (error) {
-      if (error instanceof BrokenCircuitError) {
+      if (error instanceof BrokenCircuitError)
         throw new BrokerError({
           code: 'CIRCUIT_OPEN',
           toolName,
@@ -61,7 +61,6 @@ export class BackendBreakers {
           message: `Backend ${quote(target)} failed ${FAILURE_THRESHOLD} times in a row and is paused for ${this.#secondsLeft(policy)} s more. Use another tool or retry later.`,
           cause: error,
         });
-      }
       throw error;
     }
   }
@@ -98,8 +97,7 @@ export class BackendBreakers {
 
 /** Errors that say so are taken at their word; unknown errors count as backend faults. */
 export function isRetryableError(error: unknown): boolean {
-  if (typeof error === 'object' && error !== null && 'isRetryable' in error) {
+  if (typeof error === 'object' && error !== null && 'isRetryable' in error)
     return (error as { isRetryable: unknown }).isRetryable === true;
-  }
   return true;
 }

@@ -73,13 +73,12 @@ export class CallPipeline {
     await this.#checkArguments(name, entry, args, route.target);
 
     const gateway = this.#options.gateway;
-    if (gateway === undefined) {
+    if (gateway === undefined)
       throw new BrokerError({
         code: 'NO_GATEWAY',
         toolName: name,
         message: `No gateway is configured: the broker runs offline (HERETEK_BROKER_OFFLINE=1). The call to ${quote(name)} passed the role and argument checks but was not sent. Unset HERETEK_BROKER_OFFLINE and set HERETEK_GATEWAY_URL to call tools.`,
       });
-    }
 
     const signal =
       options.signal === undefined
@@ -107,7 +106,7 @@ export class CallPipeline {
       );
     } catch (error) {
       if (BrokerError.isInstance(error)) throw error;
-      if (options.signal?.aborted === true || this.#options.shutdown.aborted) {
+      if (options.signal?.aborted === true || this.#options.shutdown.aborted)
         throw new BrokerError({
           code: 'CANCELLED',
           toolName: name,
@@ -116,7 +115,6 @@ export class CallPipeline {
             : `The call to ${quote(name)} was cancelled.`,
           cause: error,
         });
-      }
       const retryable = isRetryableError(error);
       throw new BrokerError({
         code: 'BACKEND_FAILED',
@@ -152,7 +150,7 @@ export class CallPipeline {
       (m) => new m.ArgumentValidator(),
     );
     const check = (await this.#validator).check(entry.inputSchema, args);
-    if (check.ok === false) {
+    if (check.ok === false)
       throw new BrokerError({
         code: 'INVALID_ARGUMENTS',
         toolName: name,
@@ -162,12 +160,10 @@ export class CallPipeline {
             '\n',
           )}\nCall mcp_inspect_schema with name ${quote(name)} for the full schema.`,
       });
-    }
-    if (check.ok === 'unchecked') {
+    if (check.ok === 'unchecked')
       this.#options.log(
         `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
       );
-    }
   }
 
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */

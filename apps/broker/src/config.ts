@@ -328,7 +328,7 @@ export function loadBrokerConfig(
         typeof fallback === 'string' ? fallback : fallback.value(env);
   }
   const parsed = environmentSchema.safeParse(relevant);
-  if (!parsed.success) {
+  if (!parsed.success)
     throw new BrokerConfigError(
       parsed.error.issues.map((issue) => {
         const variable = String(issue.path[0] ?? 'environment');
@@ -337,7 +337,6 @@ export function loadBrokerConfig(
           : `${variable}: ${issue.message}`;
       }),
     );
-  }
   const e = parsed.data;
   return {
     embeddings: embeddingsOf(e),

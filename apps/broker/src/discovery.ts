@@ -509,11 +509,10 @@ export class DiscoveryScheduler {
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
         const { backend, learned } = this.#o.backends.learn(target);
-        if (learned) {
+        if (learned)
           this.#o.log(
             `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
           );
-        }
         try {
           await this.#apply(backend, tools, sequence);
           outcomes.push({ target, ok: true, tools: tools.length, ms });

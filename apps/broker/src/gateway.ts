@@ -42,13 +42,12 @@ export async function createGateway(
       : { token: config.gatewayToken }),
   };
   const checked = gatewayClientOptionsSchema.safeParse(options);
-  if (!checked.success) {
+  if (!checked.success)
     throw new BrokerConfigError(
       checked.error.issues.map((issue) => {
         const option = String(issue.path[0] ?? 'options');
         return `${VARIABLE_OF_OPTION[option] ?? option}: ${issue.message}`;
       }),
     );
-  }
   return new GatewayClient({ ...options, ...hooks });
 }

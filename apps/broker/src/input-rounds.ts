@@ -175,22 +175,20 @@ export class PendingCall {
     const feature = featureOf(method);
     if (!this.capabilities[feature])
       return Promise.reject(notDeclared(feature));
-    if (this.#ended) {
+    if (this.#ended)
       return Promise.reject(
         rpcError(
           `The ${feature} request of backend "${target}" arrived after the call it belongs to ended; refused by heretek-lazy-broker.`,
           ProtocolErrorCode.InternalError,
         ),
       );
-    }
-    if (!this.#accepting()) {
+    if (!this.#accepting())
       return Promise.reject(
         rpcError(
           `Too many calls already wait for the client's answers; ${feature} for backend "${target}" refused by heretek-lazy-broker.`,
           ProtocolErrorCode.InternalError,
         ),
       );
-    }
     this.#counter += 1;
     const key = `${feature}-${this.#counter}`;
     return new Promise<unknown>((resolve, reject) => {
@@ -395,13 +393,12 @@ export class InputRounds {
       );
     } else {
       const waiting = this.#waiting.get(options.requestState);
-      if (waiting === undefined || waiting.call.name !== options.name) {
+      if (waiting === undefined || waiting.call.name !== options.name)
         throw new BrokerError({
           code: 'INVALID_ARGUMENTS',
           toolName: options.name,
           message: `Unknown or expired requestState for ${options.name}: the call it named ended, timed out (${Math.round(this.#answerTimeoutMs / 1000)} s without an answer) or belongs to another tool. Call the tool again without requestState.`,
         });
-      }
       clearTimeout(waiting.timer);
       this.#waiting.delete(options.requestState);
       call = waiting.call;

@@ -294,7 +294,7 @@ export async function searchOrBrowse(
   const query = args.query ?? '';
   const marks = (hit: { name: string; mutating: boolean }) =>
     broker.marks(hit.name, hit.mutating);
-  if (query.trim() === '' && args.target !== undefined) {
+  if (query.trim() === '' && args.target !== undefined)
     return formatBrowse(
       await broker.browseTools({
         target: args.target,
@@ -304,7 +304,6 @@ export async function searchOrBrowse(
       }),
       marks,
     );
-  }
   const result = await broker.searchTools({
     query,
     ...(args.profile === undefined ? {} : { profile: args.profile }),
@@ -340,11 +339,10 @@ function formatSearch(
         scope ? ', drop the filter,' : ''
       } or list a target's tools with {"target": "<name>"} and no query.`,
     );
-    if (targets.length > 0) {
+    if (targets.length > 0)
       lines.push(
         `Targets (tools): ${targets.map((t) => `${t.target} (${t.tools})`).join(', ')}`,
       );
-    }
   } else {
     for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
   }
@@ -371,15 +369,13 @@ function formatBrowse(result: BrowseResult, marks: HitMarks): string {
     result.discovering === undefined
       ? []
       : [discoveringNote(result.discovering)];
-  if (result.total === 0) {
+  if (result.total === 0)
     return [
       `Target ${result.target} has no tools in the catalog.`,
       ...note,
     ].join('\n');
-  }
-  if (result.tools.length === 0) {
+  if (result.tools.length === 0)
     return `Target ${result.target} has ${result.total} tools; offset ${result.offset} is past the end.`;
-  }
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,

@@ -60,9 +60,8 @@ export async function registerVerifiedSkills({
 
   const record: Record<string, Uint8Array> = {};
   for (const skill of mounted) {
-    for (const file of skill.files) {
+    for (const file of skill.files)
       record[`${skill.name}/${file.path}`] = file.bytes;
-    }
   }
   const warnings: SkillWarning[] = [];
   const catalog =
@@ -99,24 +98,19 @@ export async function registerVerifiedSkills({
     });
   }
 
-  if (catalog !== undefined && served.length > 0) {
-    catalog.attach(server);
-  }
+  if (catalog !== undefined && served.length > 0) catalog.attach(server);
   served.sort((left, right) => left.name.localeCompare(right.name));
   refusedReports.sort((left, right) => left.name.localeCompare(right.name));
-  for (const skill of served) {
+  for (const skill of served)
     log(
       `skills: serving "${skill.name}" (${skill.treeHash}, ${skill.fileCount} files) at ${skill.uri}`,
     );
-  }
-  for (const skill of refusedReports) {
+  for (const skill of refusedReports)
     log(`skills: refusing "${skill.name}" (${skill.code}): ${skill.reason}`);
-  }
-  if (served.length === 0 && refusedReports.length === 0) {
+  if (served.length === 0 && refusedReports.length === 0)
     log(
       `skills: nothing to serve: ${join(workspaceRoot, 'skills')} holds no skill folder and no skill is locked; ` +
         'point HERETEK_SKILLS_ROOT at the folder that holds skills/ and .skill-lock.json, or add a skill and run "heretek-skills lock"',
     );
-  }
   return { served, refused: refusedReports };
 }

@@ -126,7 +126,7 @@ export function checkUsageLine(
     return { problems: ['not JSON'] };
   }
   const parsed = usageLineSchema.safeParse(data);
-  if (!parsed.success) {
+  if (!parsed.success)
     return {
       problems: issueLines({
         issues: parsed.error.issues.slice(0, 3),
@@ -134,7 +134,6 @@ export function checkUsageLine(
         root: 'the line',
       }),
     };
-  }
   const { at, tool, terms } = parsed.data;
   return { record: { at, tool, terms } };
 }
@@ -242,11 +241,10 @@ export class UsageLog {
       corruptLines += 1;
       first ??= { line: index + 1, problems: checked.problems };
     });
-    if (first !== undefined) {
+    if (first !== undefined)
       this.#log(
         `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${first.line}); they are dropped at the next compaction. Line ${first.line}: ${first.problems.join('; ')}`,
       );
-    }
     return { status: { ok: true }, records, corruptLines };
   }
 

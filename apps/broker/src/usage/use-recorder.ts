@@ -43,9 +43,8 @@ export class UseRecorder {
       openedAt: Date.now(),
       credited: new Set(),
     });
-    if (this.#open.length > USE_MAX_OPEN_SEARCHES) {
+    if (this.#open.length > USE_MAX_OPEN_SEARCHES)
       this.#open.splice(0, this.#open.length - USE_MAX_OPEN_SEARCHES);
-    }
   }
 
   /** A finished call (`isError` also for one the broker refused); returns the use it makes, if any. */
