@@ -9,7 +9,7 @@ import {
 import { errorText } from './error-text.js';
 import {
   ASKS,
-  DEFAULT_ANSWER_TIMEOUT_MS,
+  ANSWER_TIMEOUT_MS,
   notDeclared,
   rpcError,
   type InputFeature,
@@ -101,7 +101,7 @@ export class ClientBridge {
 
   /** A person answers: give them time (the backend's own request has its own timeout). */
   #options(extra: { signal: AbortSignal }) {
-    return { signal: extra.signal, timeout: DEFAULT_ANSWER_TIMEOUT_MS };
+    return { signal: extra.signal, timeout: ANSWER_TIMEOUT_MS };
   }
 
   async #forward<R>(

@@ -25,20 +25,10 @@ export type InputRequiredAnswer = {
   requestState: string;
 };
 
-/** Limits of the calls kept open between rounds. */
-export type InputRoundsOptions = {
-  /** Most calls waiting for the client's answers at once; beyond it a backend's request is refused. */
-  maxPending?: number;
-  /** How long a call waits for the client's retry with the answers before it is given up, in ms. */
-  answerTimeoutMs?: number;
-  /** Where a line about each backend request goes (stderr in the CLI). */
-  log?: (line: string) => void;
-};
-
-/** Default {@link InputRoundsOptions.maxPending}. */
-export const DEFAULT_MAX_PENDING_CALLS = 16;
-/** Default {@link InputRoundsOptions.answerTimeoutMs}: a person answers, so ten minutes. */
-export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000;
+/** Most calls waiting for the client's answers at once; beyond it a backend's request is refused. */
+export const MAX_PENDING_CALLS = 16;
+/** How long a call waits for the client's retry with the answers before it is given up: a person answers, so ten minutes. */
+export const ANSWER_TIMEOUT_MS = 600_000;
 
 /**
  * JSON-RPC "request cancelled" (as in LSP; the SDK's code table has no
@@ -321,8 +311,9 @@ function shapeProblem(
  * Multi round-trip input (MCP 2026-07-28) for calls through the broker. A
  * backend's `elicitation/create` or `sampling/createMessage` during a call
  * from a 2026-07-28 client becomes an `input_required` answer to
- * `mcp_call_tool`; the backend's call stays open (at most `maxPending`
- * calls, each for at most `answerTimeoutMs` between rounds) until the client
+ * `mcp_call_tool`; the backend's call stays open (at most
+ * {@link MAX_PENDING_CALLS} calls, each for at most {@link ANSWER_TIMEOUT_MS}
+ * between rounds) until the client
  * retries with `inputResponses` and the `requestState` it got, whose answers
  * go to the backend. The broker never answers for the user.
  */
@@ -331,16 +322,12 @@ export class InputRounds {
     string,
     { call: PendingCall; timer: NodeJS.Timeout }
   >();
-  readonly #maxPending: number;
   #modern = false;
-  readonly #answerTimeoutMs: number;
   readonly #log: ((line: string) => void) | undefined;
 
-  constructor(options: InputRoundsOptions = {}) {
-    this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_CALLS;
-    this.#answerTimeoutMs =
-      options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
-    this.#log = options.log;
+  /** `log` takes a line about each backend request (stderr in the CLI). */
+  constructor(log?: (line: string) => void) {
+    this.#log = log;
   }
 
   /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */
@@ -377,7 +364,7 @@ export class InputRounds {
       call = new PendingCall(
         options.name,
         options.capabilities,
-        () => this.#waiting.size < this.#maxPending,
+        () => this.#waiting.size < MAX_PENDING_CALLS,
         this.#log,
       );
       const started = options.start(call.controller.signal, {
@@ -397,7 +384,7 @@ export class InputRounds {
         throw new BrokerError({
           code: 'INVALID_ARGUMENTS',
           toolName: options.name,
-          message: `Unknown or expired requestState for ${options.name}: the call it named ended, timed out (${Math.round(this.#answerTimeoutMs / 1000)} s without an answer) or belongs to another tool. Call the tool again without requestState.`,
+          message: `Unknown or expired requestState for ${options.name}: the call it named ended, timed out (${ANSWER_TIMEOUT_MS / 1000} s without an answer) or belongs to another tool. Call the tool again without requestState.`,
         });
       clearTimeout(waiting.timer);
       this.#waiting.delete(options.requestState);
@@ -418,9 +405,9 @@ export class InputRounds {
         const timer = setTimeout(() => {
           this.#waiting.delete(call.id);
           call.abandon(
-            `The client did not answer within ${Math.round(this.#answerTimeoutMs / 1000)} s; heretek-lazy-broker gave the call up.`,
+            `The client did not answer within ${ANSWER_TIMEOUT_MS / 1000} s; heretek-lazy-broker gave the call up.`,
           );
-        }, this.#answerTimeoutMs);
+        }, ANSWER_TIMEOUT_MS);
         timer.unref();
         this.#waiting.set(call.id, { call, timer });
         return next;

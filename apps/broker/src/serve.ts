@@ -33,7 +33,7 @@ export async function serve(
   const log = stderrLogger();
   const stopped = stopSignals(log);
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
-  const inputRounds = new InputRounds({ log });
+  const inputRounds = new InputRounds(log);
   const bridge = new ClientBridge(log, inputRounds);
   let opened: OpenedBroker;
   try {
