@@ -9,11 +9,8 @@ import { UsageLearning } from './usage/usage-learning.js';
 
 /** Exit codes of `heretek-lazy-broker --check`. */
 export const CHECK_EXIT = {
-  /** Every backend answered. */
   allAnswered: 0,
-  /** Some backends failed. */
   someFailed: 1,
-  /** The gateway cannot be reached, or the configuration is wrong. */
   unreachableOrInvalid: 2,
 } as const;
 
@@ -60,12 +57,10 @@ export function checkReport(
   lines.push(
     `${answered}/${outcomes.length} backends answered in ${totalMs} ms`,
   );
+  const all = answered === outcomes.length;
   return {
     lines,
-    exitCode:
-      answered === outcomes.length
-        ? CHECK_EXIT.allAnswered
-        : CHECK_EXIT.someFailed,
+    exitCode: all ? CHECK_EXIT.allAnswered : CHECK_EXIT.someFailed,
   };
 }
 

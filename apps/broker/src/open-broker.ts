@@ -100,18 +100,33 @@ export async function openBroker(options: {
     : options.deferGateway === true
       ? deferredGateway(load)
       : { gateway: await load(), connect: () => Promise.resolve() };
-  const { broker, learning } = brokerFor(config, backends, {
-    gateway,
-    trust,
-    indexCache,
+  const catalog = seedCatalogFor(backends);
+  const learning = new UsageLearning({
+    file: config.usageFile,
+    log,
+    // A learned use is ranking evidence of its own field in the catalog.
+    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
+  });
+  const broker = new Broker({
+    role: config.role,
+    catalog,
+    backends,
+    ...(trust === undefined ? {} : { trust }),
+    learning,
+    ...(gateway === undefined ? {} : { gateway }),
+    ...(gateway === undefined || indexCache === undefined
+      ? {}
+      : { indexCache }),
+    ...hybridOf(config, log),
+    gatewayMode: config.gatewayMode,
+    discoveryTtlMs: config.discoveryTtlMs,
+    resultGuard: config.resultGuard,
+    ...(config.defaultProfile === undefined
+      ? {}
+      : { defaultProfile: config.defaultProfile }),
     log,
   });
-  return {
-    broker,
-    learning,
-    trust,
-    connectGateway: connect,
-  };
+  return { broker, learning, trust, connectGateway: connect };
 }
 
 /**
@@ -143,47 +158,6 @@ function deferredGateway(load: () => Promise<ToolGateway>): {
           ),
   };
   return { gateway, connect: () => loaded().then(() => {}) };
-}
-
-/** The broker over the seed catalog, and the learned uses that rank its search. */
-function brokerFor(
-  config: BrokerConfig,
-  backends: Backend[],
-  parts: {
-    gateway: ToolGateway | undefined;
-    trust: Promise<TrustLayer> | undefined;
-    indexCache: IndexCache | undefined;
-    log: Log;
-  },
-): { broker: Broker; learning: UsageLearning } {
-  const { gateway, trust, indexCache, log } = parts;
-  const catalog = seedCatalogFor(backends);
-  const learning = new UsageLearning({
-    file: config.usageFile,
-    log,
-    // A learned use is ranking evidence of its own field in the catalog.
-    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
-  });
-  const broker = new Broker({
-    role: config.role,
-    catalog,
-    backends,
-    ...(trust === undefined ? {} : { trust }),
-    learning,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || indexCache === undefined
-      ? {}
-      : { indexCache }),
-    ...hybridOf(config, log),
-    gatewayMode: config.gatewayMode,
-    discoveryTtlMs: config.discoveryTtlMs,
-    resultGuard: config.resultGuard,
-    ...(config.defaultProfile === undefined
-      ? {}
-      : { defaultProfile: config.defaultProfile }),
-    log,
-  });
-  return { broker, learning };
 }
 
 /**

@@ -4,8 +4,8 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import {
   memorySkillFiles,
   SkillsExtension,
+  type SkillWarning,
 } from '@modelcontextprotocol/server/ext/skills';
-import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 
 /** A skill the broker serves through the MCP skills extension. */
 export type ServedSkill = {
@@ -26,17 +26,11 @@ export type RefusedSkillReport = {
   reason: string;
 };
 
-/** What {@link registerVerifiedSkills} did, each list sorted by name. */
-export type RegisteredSkills = {
-  served: ServedSkill[];
-  refused: RefusedSkillReport[];
-};
-
 /**
  * Verifies the workspace's skill locks (and `grimoire.lock`) and serves only the skills that
  * verify, through the MCP skills extension, from the exact bytes that were hashed; each
  * refused skill is logged with its reason. Registers no tool. Call before `server.connect`;
- * when no skill verifies, the extension is not attached.
+ * when no skill verifies, the extension is not attached. Both lists come sorted by name.
  */
 export async function registerVerifiedSkills({
   server,
@@ -48,7 +42,7 @@ export async function registerVerifiedSkills({
   /** Folder that holds `skills/`, `.skill-lock.json` and `grimoire.lock`. */
   workspaceRoot: string;
   log: (line: string) => void;
-}): Promise<RegisteredSkills> {
+}): Promise<{ served: ServedSkill[]; refused: RefusedSkillReport[] }> {
   const { mounted, refused } = mountVerifiedSkills({ workspaceRoot });
   const refusedReports: RefusedSkillReport[] = refused.map(
     ({ skillName, error }) => ({
