@@ -233,14 +233,10 @@ export class IndexCache {
    * start-up work; {@link load} uses these bytes.
    */
   prefetch(): void {
-    this.#bytes ??= readWhole(this.file).then(
-      (bytes) => bytes,
-      (error: unknown) => {
-        if (!isMissing(error))
-          this.ignored(`not readable: ${errorText(error)}`);
-        return undefined;
-      },
-    );
+    this.#bytes ??= readWhole(this.file).catch((error: unknown) => {
+      if (!isMissing(error)) this.ignored(`not readable: ${errorText(error)}`);
+      return undefined;
+    });
   }
 
   /**

@@ -81,7 +81,6 @@ export class HybridRanking {
   /** Whether the endpoint answered since the start or the last failure. */
   #answered = false;
   #down = false;
-  /** Whether the first answer was logged. */
   #announced = false;
   #probing: Promise<void> | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
@@ -247,19 +246,15 @@ export class HybridRanking {
     }
   }
 
+  /** Logs the first answer, and the first after an outage. */
   #answeredNow(): void {
-    if (!this.#answered && !this.#down && !this.#announced)
+    if (this.#down || !this.#announced)
       this.#log(
-        `embeddings: ${this.#provider.model} answers; hybrid ranking on`,
+        `embeddings: ${this.#provider.model} answers${this.#down ? ' again' : ''}; hybrid ranking on`,
       );
     this.#announced = true;
     this.#answered = true;
-    if (this.#down) {
-      this.#down = false;
-      this.#log(
-        `embeddings: ${this.#provider.model} answers again; hybrid ranking on`,
-      );
-    }
+    this.#down = false;
   }
 
   #failed(error: unknown): void {
