@@ -467,11 +467,10 @@ export class DiscoveryScheduler {
         ms: elapsed(started),
       };
     } catch (error) {
-      const message = errorText(error);
       if (this.#discoveredAt === undefined)
         this.#initialFailed.add(backend.target);
       this.#o.log(
-        `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
+        `discovery: ${backend.target} failed, keeping its previous entries: ${errorText(error)}`,
       );
       return failure(backend.target, error, started);
     }

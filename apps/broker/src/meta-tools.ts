@@ -11,22 +11,15 @@ import type { CallProgress, ToolCallResult } from './types.js';
 /** Largest `offset` accepted when browsing a target. */
 export const MAX_BROWSE_OFFSET = 100_000;
 
-const text = (description?: string) => {
-  const field = z.string({ error: 'a string' });
-  return description === undefined ? field : field.describe(description);
-};
+const text = () => z.string({ error: 'a string' });
 
 /** Bounds checked but not listed: not worth their tokens in `tools/list`. */
 const UNLISTED_MAXIMUM = new WeakSet<object>();
 
-const integer = (
-  min: number,
-  max: number,
-  options: { listMaximum: boolean } = { listMaximum: true },
-) => {
+const integer = (min: number, max: number, listMaximum = true) => {
   const error = `an integer from ${min} to ${max}`;
   const field = z.int({ error }).min(min, { error }).max(max, { error });
-  if (!options.listMaximum) UNLISTED_MAXIMUM.add(field);
+  if (!listMaximum) UNLISTED_MAXIMUM.add(field);
   return field;
 };
 
@@ -40,15 +33,15 @@ const toolName = text().refine((name) => name !== '', {
 const searchInput = z
   .strictObject(
     {
-      query: text('Task in plain words, or a tool name').optional(),
+      query: text().describe('Task in plain words, or a tool name').optional(),
       profile: z
         .enum(PROFILE_NAMES, { error: `one of ${PROFILE_NAMES.join(', ')}` })
         .optional(),
-      target: text(
-        'Only this backend; without query, lists its tools',
-      ).optional(),
+      target: text()
+        .describe('Only this backend; without query, lists its tools')
+        .optional(),
       limit: integer(1, MAX_SEARCH_LIMIT).optional(),
-      offset: integer(0, MAX_BROWSE_OFFSET, { listMaximum: false }).optional(),
+      offset: integer(0, MAX_BROWSE_OFFSET, false).optional(),
     },
     anObject,
   )

@@ -42,7 +42,7 @@ export type BrokerSetup = {
 export function readBrokerSetup(options: {
   env: NodeJS.ProcessEnv;
   /** A backend table file that overrides `HERETEK_BACKENDS_FILE` (the CLI's `--backends`). */
-  backendsFile?: string;
+  backendsFile?: string | undefined;
 }): BrokerSetup {
   const config = loadBrokerConfig(options.env);
   return { config, backends: backendsOf(config, options.backendsFile) };

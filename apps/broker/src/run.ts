@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { Backend } from '@heretek/catalog';
 import { runCheck } from './check.js';
-import { environmentHelp, type BrokerConfig } from './config.js';
+import { environmentHelp } from './config.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { META_TOOL_NAMES } from './meta-tools.js';
 import { fail } from './one-shot.js';
-import { readBrokerSetup } from './open-broker.js';
+import { readBrokerSetup, type BrokerSetup } from './open-broker.js';
 import { runPin } from './pin.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
@@ -140,19 +139,17 @@ export async function runServer(options: {
     process.stderr.write(command.kind === 'help' ? usage() : `${VERSION}\n`);
     return EXIT_CODES.ok;
   }
-  let config: BrokerConfig;
-  let backends: Backend[];
+  let setup: BrokerSetup;
   try {
-    ({ config, backends } = readBrokerSetup({
+    setup = readBrokerSetup({
       env: options.env,
-      ...(command.backendsFile === undefined
-        ? {}
-        : { backendsFile: command.backendsFile }),
-    }));
+      backendsFile: command.backendsFile,
+    });
   } catch (error) {
     fail(error);
     return EXIT_CODES.usage;
   }
+  const { config, backends } = setup;
   if (command.kind === 'check') return runCheck(config, backends);
   if (command.kind === 'pin') return runPin(config, backends, command.tool);
   return serve(config, backends);
