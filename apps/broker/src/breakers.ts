@@ -24,11 +24,8 @@ const COOLDOWN_MS = 60_000;
  */
 export class BackendBreakers {
   readonly #policies = new Map<string, CircuitBreakerPolicy>();
-  readonly #log: (line: string) => void;
 
-  constructor(log: (line: string) => void) {
-    this.#log = log;
-  }
+  constructor(private readonly log: (line: string) => void) {}
 
   /**
    * Runs `call` through the target's breaker. An open circuit (or a trial in
@@ -83,12 +80,12 @@ export class BackendBreakers {
       breaker: counter,
     });
     policy.onBreak(() =>
-      this.#log(`circuit: backend "${target}" opened after repeated failures`),
+      this.log(`circuit: backend "${target}" opened after repeated failures`),
     );
     policy.onReset(() => {
       // A trial that ended without a counted fault closes the circuit; count afresh.
       counter.success();
-      this.#log(`circuit: backend "${target}" closed again`);
+      this.log(`circuit: backend "${target}" closed again`);
     });
     this.#policies.set(target, policy);
     return policy;

@@ -3,6 +3,7 @@ import { splitMultiplexedName } from '@heretek/internal';
 import type { RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
 import type { BackendRegistry } from './backend-registry.js';
+import type { DiscoveryProgress } from './broker.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';
@@ -30,13 +31,10 @@ export type CallRoute = { target: string; tool: string };
  * role. Checks on the caller and arguments come first, so a refusal never says retry later.
  */
 export class CallPipeline {
-  readonly #options: CallPipelineOptions;
   #validator: Promise<ArgumentValidator> | undefined;
   #inFlight = 0;
 
-  constructor(options: CallPipelineOptions) {
-    this.#options = options;
-  }
+  constructor(private readonly context: CallPipelineOptions) {}
 
   /** Calls now in flight (they are aborted when the broker shuts down). */
   get inFlight(): number {
@@ -48,10 +46,10 @@ export class CallPipeline {
     const route =
       entry !== undefined
         ? { target: entry.target, tool: entry.tool }
-        : this.#options.gateway === undefined
+        : this.context.gateway === undefined
           ? undefined
           : this.#routeUnknown(name);
-    if (route === undefined) throw unknownTool(this.#options.catalog, name);
+    if (route === undefined) throw unknownTool(this.context.catalog, name);
     return route;
   }
 
@@ -72,7 +70,7 @@ export class CallPipeline {
     const { name, entry, route, mutating, arguments: args } = options;
     await this.#checkArguments(name, entry, args, route.target);
 
-    const gateway = this.#options.gateway;
+    const gateway = this.context.gateway;
     if (gateway === undefined)
       throw new BrokerError({
         code: 'NO_GATEWAY',
@@ -82,11 +80,11 @@ export class CallPipeline {
 
     const signal =
       options.signal === undefined
-        ? this.#options.shutdown
-        : AbortSignal.any([options.signal, this.#options.shutdown]);
+        ? this.context.shutdown
+        : AbortSignal.any([options.signal, this.context.shutdown]);
     this.#inFlight += 1;
     try {
-      return await this.#options.breakers.execute(route.target, name, () =>
+      return await this.context.breakers.execute(route.target, name, () =>
         gateway.callTool({
           target: route.target,
           tool: route.tool,
@@ -106,11 +104,11 @@ export class CallPipeline {
       );
     } catch (error) {
       if (BrokerError.isInstance(error)) throw error;
-      if (options.signal?.aborted === true || this.#options.shutdown.aborted)
+      if (options.signal?.aborted === true || this.context.shutdown.aborted)
         throw new BrokerError({
           code: 'CANCELLED',
           toolName: name,
-          message: this.#options.shutdown.aborted
+          message: this.context.shutdown.aborted
             ? `The call to ${quote(name)} was cancelled: the broker is shutting down.`
             : `The call to ${quote(name)} was cancelled.`,
           cause: error,
@@ -141,7 +139,7 @@ export class CallPipeline {
     target: string,
   ): Promise<void> {
     if (entry === undefined) {
-      this.#options.log(
+      this.context.log(
         `call: ${quote(name)} is not in the catalog; passing it to target "${target}" unchecked`,
       );
       return;
@@ -161,7 +159,7 @@ export class CallPipeline {
           )}\nCall mcp_inspect_schema with name ${quote(name)} for the full schema.`,
       });
     if (check.ok === 'unchecked')
-      this.#options.log(
+      this.context.log(
         `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
       );
   }
@@ -169,7 +167,7 @@ export class CallPipeline {
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
     const route = splitMultiplexedName(name);
-    return route !== undefined && this.#options.backends.has(route.target)
+    return route !== undefined && this.context.backends.has(route.target)
       ? route
       : undefined;
   }
@@ -179,7 +177,7 @@ export class CallPipeline {
 export function unknownTool(
   catalog: ToolCatalog,
   name: string,
-  discovering?: { pending: number; total: number },
+  discovering?: DiscoveryProgress,
 ): BrokerError {
   const suggestions = catalog
     .search({ query: name.slice(0, 256).replace(/[_\-.]+/g, ' '), limit: 3 })
@@ -196,9 +194,6 @@ export function unknownTool(
 }
 
 /** What an answer given during start-up discovery says about the backends not listed yet. */
-export function discoveringNote(discovering: {
-  pending: number;
-  total: number;
-}): string {
+export function discoveringNote(discovering: DiscoveryProgress): string {
   return `Discovery is still listing ${discovering.pending} of ${discovering.total} backends: their tools are not in the catalog yet; ask again in a moment.`;
 }

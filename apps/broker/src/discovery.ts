@@ -7,6 +7,7 @@ import {
   type ToolEntry,
 } from '@heretek/catalog';
 import type { BackendRegistry } from './backend-registry.js';
+import type { DiscoveryProgress } from './broker.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
@@ -360,7 +361,7 @@ export class DiscoveryScheduler {
    * listing yet, of how many. `undefined` once it has finished, so answers
    * can say they come from part of the backends.
    */
-  unlisted(): { pending: number; total: number } | undefined {
+  unlisted(): DiscoveryProgress | undefined {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
     let pending = 0;

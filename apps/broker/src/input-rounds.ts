@@ -77,8 +77,6 @@ export type RoundCapabilities = { elicitation: boolean; sampling: boolean };
  */
 export class PendingCall {
   readonly id = randomUUID();
-  readonly name: string;
-  capabilities: RoundCapabilities;
   readonly controller = new AbortController();
   #asks = new Map<string, Ask>();
   #counter = 0;
@@ -86,20 +84,13 @@ export class PendingCall {
   #ended = false;
   #wake: () => void = () => {};
   #progress: ((progress: CallProgress) => void) | undefined;
-  #accepting: () => boolean;
-  readonly #log: (line: string) => void;
 
   constructor(
-    name: string,
-    capabilities: RoundCapabilities,
-    accepting: () => boolean,
-    log: (line: string) => void = () => {},
-  ) {
-    this.name = name;
-    this.capabilities = capabilities;
-    this.#accepting = accepting;
-    this.#log = log;
-  }
+    readonly name: string,
+    public capabilities: RoundCapabilities,
+    private readonly accepting: () => boolean,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
 
   /** Hands the backend's elicitation to the client in an `input_required` answer. */
   readonly onElicitation = this.#relay<ElicitResult>('elicitation/create');
@@ -116,7 +107,7 @@ export class PendingCall {
       request: BackendRequest<unknown>,
       extra: { signal: AbortSignal },
     ): Promise<Result> => {
-      this.#log(
+      this.log(
         `${feature}: backend "${request.target}" ${ASKS[feature]}; handed to the client in an input_required answer`,
       );
       try {
@@ -127,7 +118,7 @@ export class PendingCall {
           extra.signal,
         )) as Result;
       } catch (error) {
-        this.#log(
+        this.log(
           `${feature}: forwarding for backend "${request.target}" failed: ${errorText(error)}`,
         );
         throw error;
@@ -172,7 +163,7 @@ export class PendingCall {
           ProtocolErrorCode.InternalError,
         ),
       );
-    if (!this.#accepting())
+    if (!this.accepting())
       return Promise.reject(
         rpcError(
           `Too many calls already wait for the client's answers; ${feature} for backend "${target}" refused by heretek-lazy-broker.`,
@@ -323,12 +314,8 @@ export class InputRounds {
     { call: PendingCall; timer: NodeJS.Timeout }
   >();
   #modern = false;
-  readonly #log: ((line: string) => void) | undefined;
-
   /** `log` takes a line about each backend request (stderr in the CLI). */
-  constructor(log?: (line: string) => void) {
-    this.#log = log;
-  }
+  constructor(private readonly log?: (line: string) => void) {}
 
   /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */
   get modernClient(): boolean {
@@ -365,7 +352,7 @@ export class InputRounds {
         options.name,
         options.capabilities,
         () => this.#waiting.size < MAX_PENDING_CALLS,
-        this.#log,
+        this.log,
       );
       const started = options.start(call.controller.signal, {
         ...(options.onProgress === undefined
