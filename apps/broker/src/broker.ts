@@ -398,17 +398,12 @@ export class Broker {
     };
   }
 
-  /** Every known target with the number of tools the catalog holds for it, in configuration order. */
+  /**
+   * Every known target with the number of tools the catalog holds for it, in
+   * configuration order; counted once per catalog version (its list is one
+   * array until a change).
+   */
   targetSummary(): Array<{ target: string; tools: number }> {
-    const counts = new Map<string, number>();
-    for (const target of this.#backends.targets()) counts.set(target, 0);
-    for (const [target, tools] of this.#toolsPerTarget())
-      counts.set(target, tools);
-    return [...counts].map(([target, tools]) => ({ target, tools }));
-  }
-
-  /** Tools per target, counted once per catalog version (its list is one array until a change). */
-  #toolsPerTarget(): ReadonlyMap<string, number> {
     const entries = this.catalog.list();
     if (this.#targetCounts?.entries !== entries) {
       const counts = new Map<string, number>();
@@ -416,7 +411,11 @@ export class Broker {
         counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
       this.#targetCounts = { entries, counts };
     }
-    return this.#targetCounts.counts;
+    const counts = new Map<string, number>();
+    for (const target of this.#backends.targets()) counts.set(target, 0);
+    for (const [target, tools] of this.#targetCounts.counts)
+      counts.set(target, tools);
+    return [...counts].map(([target, tools]) => ({ target, tools }));
   }
 
   /** Hands an answered search to learning from use (its catalog terms and hit names). */

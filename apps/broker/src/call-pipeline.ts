@@ -10,18 +10,6 @@ import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { CallHandlers, ToolCallResult, ToolGateway } from './types.js';
 
-/** What {@link CallPipeline} needs from the broker around it. */
-export type CallPipelineOptions = {
-  catalog: ToolCatalog;
-  /** Known backends (for routing names the catalog does not hold). */
-  backends: Pick<BackendRegistry, 'has'>;
-  gateway: ToolGateway | undefined;
-  breakers: BackendBreakers;
-  /** Aborted when the broker shuts down: every call in flight is cancelled. */
-  shutdown: AbortSignal;
-  log: (line: string) => void;
-};
-
 /** Where a call goes: the backend target and the tool's name there. */
 export type CallRoute = { target: string; tool: string };
 
@@ -34,7 +22,18 @@ export class CallPipeline {
   #validator: Promise<ArgumentValidator> | undefined;
   #inFlight = 0;
 
-  constructor(private readonly context: CallPipelineOptions) {}
+  constructor(
+    private readonly context: {
+      catalog: ToolCatalog;
+      /** Known backends (for routing names the catalog does not hold). */
+      backends: Pick<BackendRegistry, 'has'>;
+      gateway: ToolGateway | undefined;
+      breakers: BackendBreakers;
+      /** Aborted when the broker shuts down: every call in flight is cancelled. */
+      shutdown: AbortSignal;
+      log: (line: string) => void;
+    },
+  ) {}
 
   /** Calls now in flight (they are aborted when the broker shuts down). */
   get inFlight(): number {

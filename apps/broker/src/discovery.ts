@@ -116,7 +116,6 @@ const ALL_TARGETS = '\0all';
  * undoes a fresher targeted one. {@link close} aborts whatever is in flight.
  */
 export class DiscoveryScheduler {
-  readonly #o: DiscoveryOptions;
   readonly #abort = new AbortController();
   readonly #debounce = new Map<string, NodeJS.Timeout>();
   readonly #targeted = new Map<string, Promise<DiscoveryOutcome[]>>();
@@ -148,8 +147,7 @@ export class DiscoveryScheduler {
    */
   readonly #servedFromCache = new Map<string, string>();
 
-  constructor(options: DiscoveryOptions) {
-    this.#o = options;
+  constructor(private readonly o: DiscoveryOptions) {
     // Every listing in flight listens on this one signal (12 backends and more).
     setMaxListeners(0, this.#abort.signal);
   }
@@ -162,7 +160,7 @@ export class DiscoveryScheduler {
    */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
-    const cache = this.#o.cache;
+    const cache = this.o.cache;
     if (cache === undefined) {
       this.#initial = this.discover();
     } else {
@@ -173,7 +171,7 @@ export class DiscoveryScheduler {
         // the restart get the event loop to themselves for a moment.
         if (this.#allServed())
           await sleep(
-            this.#o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
+            this.o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
             undefined,
             { signal: this.#abort.signal, ref: false },
           ).catch(() => {}); // closed during the pause: checked below
@@ -187,7 +185,7 @@ export class DiscoveryScheduler {
 
   /** Whether every configured backend's listing is in the catalog already. */
   #allServed(): boolean {
-    for (const target of this.#o.backends.targets())
+    for (const target of this.o.backends.targets())
       if (!this.#applied.has(target)) return false;
     return true;
   }
@@ -199,35 +197,32 @@ export class DiscoveryScheduler {
    */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
-    const loaded = await cache.load(this.#o.backends.byTarget);
+    const loaded = await cache.load(this.o.backends.byTarget);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
     // Which targets match their pins is decided while the saved catalog is
     // decoded (the pins file may still be read then).
-    const admission = this.#o.admitCached?.(listings);
+    const admission = this.o.admitCached?.(listings);
     // Not served: a target a live listing reached first, or one whose tools
     // do not all match their pins.
     const live = (target: string) =>
       (this.#applied.get(target) ?? 0) > sequence || this.#pending.has(target);
     let restored: string[];
     try {
-      ({ restored } = await this.#o.catalog.restoreCatalogAsync(
-        loaded.catalog,
-        {
-          keep: (target) => listings.has(target) && !live(target),
-          ...(admission === undefined
-            ? {}
-            : {
-                admit: admission.then(
-                  ({ admitted }) =>
-                    (target: string) =>
-                      admitted.has(target) &&
-                      !live(target) &&
-                      !this.#abort.signal.aborted,
-                ),
-              }),
-        },
-      ));
+      ({ restored } = await this.o.catalog.restoreCatalogAsync(loaded.catalog, {
+        keep: (target) => listings.has(target) && !live(target),
+        ...(admission === undefined
+          ? {}
+          : {
+              admit: admission.then(
+                ({ admitted }) =>
+                  (target: string) =>
+                    admitted.has(target) &&
+                    !live(target) &&
+                    !this.#abort.signal.aborted,
+              ),
+            }),
+      }));
     } catch (error) {
       if (this.#abort.signal.aborted) return false;
       // A pins file that cannot be read is not the cache's fault: its
@@ -238,7 +233,7 @@ export class DiscoveryScheduler {
     }
     const decided = await admission;
     if (decided !== undefined && decided.admitted.size < listings.size)
-      this.#o.log(
+      this.o.log(
         `index cache: ${listings.size - decided.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
       );
     if (restored.length === 0) return false;
@@ -249,9 +244,9 @@ export class DiscoveryScheduler {
       decided?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
-    this.#o.catalogChanged?.();
-    this.#o.log(
-      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
+    this.o.catalogChanged?.();
+    this.o.log(
+      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.o.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
   }
@@ -268,17 +263,17 @@ export class DiscoveryScheduler {
       let outcomes: DiscoveryOutcome[];
       try {
         outcomes =
-          this.#o.gatewayMode === 'multiplexed' &&
-          this.#o.gateway.listAllTools !== undefined
+          this.o.gatewayMode === 'multiplexed' &&
+          this.o.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await this.#discoverEach([...this.#o.backends.all()]);
+            : await this.#discoverEach([...this.o.backends.all()]);
       } finally {
         this.#discoveredAt = Date.now();
       }
       const failed = outcomes.filter((o) => !o.ok);
       this.#lastFailed = failed.length > 0;
-      this.#o.log(
-        `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.#o.catalog.size} tools`,
+      this.o.log(
+        `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.o.catalog.size} tools`,
       );
       return outcomes;
     })().finally(() => {
@@ -299,15 +294,15 @@ export class DiscoveryScheduler {
   toolsListChanged(target: string | undefined): void {
     if (this.#abort.signal.aborted) return;
     const key =
-      this.#o.gatewayMode === 'multiplexed' ||
+      this.o.gatewayMode === 'multiplexed' ||
       target === undefined ||
-      !this.#o.backends.has(target)
+      !this.o.backends.has(target)
         ? ALL_TARGETS
         : target;
     clearTimeout(this.#debounce.get(key));
     const timer = setTimeout(() => {
       this.#debounce.delete(key);
-      this.#o.log(
+      this.o.log(
         `discovery: ${key === ALL_TARGETS ? 'the gateway' : `backend "${key}"`} says its tools changed; listing again`,
       );
       this.rediscover(key === ALL_TARGETS ? undefined : key).catch(() => {});
@@ -319,14 +314,14 @@ export class DiscoveryScheduler {
   /** Lists one backend again now (every backend when `target` is undefined); shares a run already in flight for it. */
   rediscover(target: string | undefined): Promise<DiscoveryOutcome[]> {
     const backend =
-      target === undefined ? undefined : this.#o.backends.get(target);
-    if (backend === undefined || this.#o.gatewayMode === 'multiplexed')
+      target === undefined ? undefined : this.o.backends.get(target);
+    if (backend === undefined || this.o.gatewayMode === 'multiplexed')
       return this.discover();
     const running = this.#targeted.get(backend.target);
     if (running !== undefined) return running;
     const run = this.#discoverBackend(backend)
       .then((outcome) => {
-        this.#o.log(
+        this.o.log(
           outcome.ok
             ? `discovery: ${backend.target} listed again, ${outcome.tools} tools`
             : `discovery: ${backend.target} listed again and failed: ${outcome.error}`,
@@ -352,7 +347,7 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    await waitAtMost(initial, this.#o.initialWaitMs);
+    await waitAtMost(initial, this.o.initialWaitMs);
   }
 
   /**
@@ -366,7 +361,7 @@ export class DiscoveryScheduler {
       return undefined;
     let pending = 0;
     let total = 0;
-    for (const target of this.#o.backends.targets()) {
+    for (const target of this.o.backends.targets()) {
       total += 1;
       if (!this.#applied.has(target) && !this.#initialFailed.has(target))
         pending += 1;
@@ -388,14 +383,14 @@ export class DiscoveryScheduler {
     )
       return;
     const maxAge = this.#lastFailed
-      ? Math.min(this.#o.ttlMs, FAILED_RETRY_MS)
-      : this.#o.ttlMs;
+      ? Math.min(this.o.ttlMs, FAILED_RETRY_MS)
+      : this.o.ttlMs;
     if (Date.now() - this.#discoveredAt < maxAge) return;
-    this.#o.log(
+    this.o.log(
       `discovery: catalog older than ${maxAge} ms, refreshing in the background`,
     );
     this.discover().catch((error: unknown) =>
-      this.#o.log(`discovery: refresh failed: ${errorText(error)}`),
+      this.o.log(`discovery: refresh failed: ${errorText(error)}`),
     );
   }
 
@@ -453,7 +448,7 @@ export class DiscoveryScheduler {
     try {
       let tools: GatewayTool[];
       try {
-        tools = await this.#o.gateway.listTools({
+        tools = await this.o.gateway.listTools({
           target: backend.target,
           signal: this.#abort.signal,
         });
@@ -470,7 +465,7 @@ export class DiscoveryScheduler {
     } catch (error) {
       if (this.#discoveredAt === undefined)
         this.#initialFailed.add(backend.target);
-      this.#o.log(
+      this.o.log(
         `discovery: ${backend.target} failed, keeping its previous entries: ${errorText(error)}`,
       );
       return failure(backend.target, error, started);
@@ -482,20 +477,20 @@ export class DiscoveryScheduler {
     const sequence = ++this.#sequence;
     let listing: Map<string, GatewayTool[]>;
     try {
-      listing = await this.#o.gateway.listAllTools!({
+      listing = await this.o.gateway.listAllTools!({
         signal: this.#abort.signal,
       });
     } catch (error) {
-      this.#o.log(
+      this.o.log(
         `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
-      return [...this.#o.backends.targets()].map((target) =>
+      return [...this.o.backends.targets()].map((target) =>
         failure(target, error, started),
       );
     }
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.#o.backends.targets()) {
+    for (const target of this.o.backends.targets()) {
       // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
       if (!listing.has(target))
         outcomes.push({
@@ -508,9 +503,9 @@ export class DiscoveryScheduler {
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
-        const { backend, learned } = this.#o.backends.learn(target);
+        const { backend, learned } = this.o.backends.learn(target);
         if (learned)
-          this.#o.log(
+          this.o.log(
             `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
           );
         try {
@@ -518,7 +513,7 @@ export class DiscoveryScheduler {
           outcomes.push({ target, ok: true, tools: tools.length, ms });
         } catch (error) {
           outcomes.push(failure(target, error, started));
-          this.#o.log(
+          this.o.log(
             `discovery: ${target} listing rejected: ${errorText(error)}`,
           );
         }
@@ -541,7 +536,7 @@ export class DiscoveryScheduler {
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     await this.#paced();
-    const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
+    const hash = this.o.cache === undefined ? undefined : listingHash(tools);
     if (
       hash !== undefined &&
       this.#servedFromCache.get(backend.target) === hash
@@ -552,9 +547,9 @@ export class DiscoveryScheduler {
       return;
     }
     const reviewed: Reviewed =
-      this.#o.review === undefined
+      this.o.review === undefined
         ? { tools }
-        : await this.#o.review(backend.target, tools);
+        : await this.o.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     if (hash !== undefined && this.#hashes.get(backend.target)?.hash === hash) {
       this.#applied.set(backend.target, sequence);
@@ -566,7 +561,7 @@ export class DiscoveryScheduler {
       entriesOf(
         backend,
         reviewed.tools,
-        this.#o.log,
+        this.o.log,
         reviewed.definitions?.names,
       ),
       sequence,
@@ -633,7 +628,7 @@ export class DiscoveryScheduler {
       });
       this.#pending.clear();
       try {
-        await this.#o.catalog.replaceBackendsAsync(
+        await this.o.catalog.replaceBackendsAsync(
           new Map(batch.map(([target, listing]) => [target, listing.entries])),
         );
         for (const [target, listing] of batch) this.#settle(target, listing);
@@ -641,7 +636,7 @@ export class DiscoveryScheduler {
         // One listing the catalog refuses must not hold back the others: apply each alone.
         for (const [target, listing] of batch) {
           try {
-            await this.#o.catalog.replaceBackendAsync(target, listing.entries);
+            await this.o.catalog.replaceBackendAsync(target, listing.entries);
             this.#settle(target, listing);
           } catch (error) {
             for (const waiter of listing.waiters) waiter.reject(error);
@@ -649,7 +644,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
-      this.#o.catalogChanged?.();
+      this.o.catalogChanged?.();
     }
     this.#building = undefined;
   }
@@ -670,7 +665,7 @@ export class DiscoveryScheduler {
    * batches, yet a backend that never answers does not hold the write back).
    */
   #cacheChanged(): void {
-    const cache = this.#o.cache;
+    const cache = this.o.cache;
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
     this.#cacheTimer = setTimeout(
@@ -681,7 +676,7 @@ export class DiscoveryScheduler {
         void this.#cacheApplied.then(() => {
           if (!this.#abort.signal.aborted)
             void cache.save(this.#hashes, (keys) =>
-              this.#o.catalog.saveCatalogStream(keys),
+              this.o.catalog.saveCatalogStream(keys),
             );
         });
       },

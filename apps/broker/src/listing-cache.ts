@@ -178,16 +178,12 @@ function isRange(value: unknown): value is [number, number] {
 }
 
 /**
- * The built index, kept in the state folder beside the pins and usage files
- * (`HERETEK_INDEX_CACHE_FILE`), in one binary file: a header naming each
- * backend with the hash of its last listing and its tools' names; a table of
- * their definition hashes as bytes; and the catalog's saved form of every
- * backend (one term table, the postings and statistics as the index holds
- * them, every entry). A restarted broker reads it in one read and restores
- * the catalog from a view of the file's bytes in one build, before the first
- * listing answers, so every tool is searchable at once; rediscovery then
- * replaces the backends whose listing changed. A file that cannot be read as
- * this version's cache is ignored with one log line and written afresh after
+ * The built index in one binary file in the state folder
+ * (`HERETEK_INDEX_CACHE_FILE`, laid out as above). A restarted broker reads it
+ * in one read and restores the catalog from a view of its bytes in one build,
+ * so every tool is searchable before the first listing answers; rediscovery
+ * then replaces the backends whose listing changed. A file that is not this
+ * version's cache is ignored with one log line and written afresh after
  * discovery; it is never trusted in part.
  */
 export class IndexCache {
@@ -349,14 +345,11 @@ export class IndexCache {
   }
 
   /**
-   * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
-   * saved form of them that `saveCatalog` returns for their
-   * {@link partKey}s (both taken in one turn, so they agree, however long
-   * the catalog's encoding then takes): `ToolCatalog.saveCatalogStream`'s
-   * stream, written to the file a piece at a time (never held whole), its
-   * digest put in place last. A failure is
-   * logged once and never stops the broker: the next start rebuilds from
-   * discovery.
+   * Writes the cache atomically (mode 0600): `listings`, and the catalog's
+   * saved form of them for their {@link partKey}s, both taken in one turn so
+   * they agree; that stream is written a piece at a time (never held whole),
+   * its digest put in place last. A failure is logged once and never stops
+   * the broker: the next start rebuilds from discovery.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,
