@@ -83,7 +83,8 @@ export class PendingCall {
   #outcome: Outcome | undefined;
   #ended = false;
   #wake: () => void = () => {};
-  #progress: ((progress: CallProgress) => void) | undefined;
+  /** Where the backend's progress goes in the current round (nowhere between rounds). */
+  progress: ((progress: CallProgress) => void) | undefined;
 
   constructor(
     readonly name: string,
@@ -126,14 +127,8 @@ export class PendingCall {
     };
   }
 
-  /** Where the backend's progress goes in the current round (nowhere between rounds). */
-  set progress(sink: ((progress: CallProgress) => void) | undefined) {
-    this.#progress = sink;
-  }
-
-  readonly onProgress = (progress: CallProgress): void => {
-    this.#progress?.(progress);
-  };
+  readonly onProgress = (progress: CallProgress): void =>
+    this.progress?.(progress);
 
   /** Records how the backend's call ended. */
   settle(outcome: Outcome): void {

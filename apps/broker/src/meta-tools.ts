@@ -227,8 +227,9 @@ export async function runMetaTool(
   context: MetaToolContext,
 ): Promise<{ result: ToolCallResult; code?: BrokerErrorCode }> {
   const tool: MetaToolDefinition = META_TOOLS[name];
-  const textResult = (value: string) => ({
+  const textResult = (value: string, isError?: true) => ({
     content: [{ type: 'text' as const, text: value }],
+    ...(isError === undefined ? {} : { isError }),
   });
   try {
     const answer = await tool.answer(
@@ -239,19 +240,9 @@ export async function runMetaTool(
     return { result: typeof answer === 'string' ? textResult(answer) : answer };
   } catch (error) {
     if (!BrokerError.isInstance(error))
-      return {
-        result: {
-          ...textResult(`INTERNAL: ${errorText(error)}`),
-          isError: true,
-        },
-      };
-    return {
-      result: {
-        ...textResult(`${error.code}: ${error.message}`),
-        isError: true,
-      },
-      code: error.code,
-    };
+      return { result: textResult(`INTERNAL: ${errorText(error)}`, true) };
+    const { code, message } = error;
+    return { result: textResult(`${code}: ${message}`, true), code };
   }
 }
 

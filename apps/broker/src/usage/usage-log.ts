@@ -181,14 +181,13 @@ export class UsageLog {
         ? undefined
         : path.resolve(options.file);
     this.#maxBytes = Math.max(1024, options.maxBytes ?? USAGE_FILE_MAX_BYTES);
+    // By default the same share of the cap as the default sizes (3/4).
+    const share = USAGE_COMPACT_TO_BYTES / USAGE_FILE_MAX_BYTES;
     this.#compactTo = Math.min(
       this.#maxBytes,
       Math.max(
         256,
-        options.compactToBytes ??
-          Math.round(
-            (this.#maxBytes * USAGE_COMPACT_TO_BYTES) / USAGE_FILE_MAX_BYTES,
-          ),
+        options.compactToBytes ?? Math.round(this.#maxBytes * share),
       ),
     );
     this.#lockWaitMs = options.lockWaitMs ?? USAGE_LOCK_WAIT_MS;
