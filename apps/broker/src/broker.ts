@@ -122,16 +122,13 @@ export type ToolSchemaView = {
 export class Broker {
   readonly role: RoleName;
   readonly catalog: ToolCatalog;
+  readonly #options: BrokerOptions;
   readonly #backends: BackendRegistry;
-  readonly #gateway: ToolGateway | undefined;
   readonly #discovery: DiscoveryScheduler | undefined;
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
-  readonly #defaultProfile: string | undefined;
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
-  readonly #learning: UsageLearning | undefined;
-  readonly #hybrid: HybridRanking | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
   /** Pins file writes of reviewed listings still running: {@link close} waits for them. */
   readonly #pinWrites = new Set<Promise<void>>();
@@ -149,15 +146,12 @@ export class Broker {
   readonly #resultGuard: (() => Promise<typeof guardResult>) | undefined;
 
   constructor(options: BrokerOptions) {
+    this.#options = options;
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
     this.#backends = new BackendRegistry(options.backends ?? DEFAULT_BACKENDS);
-    this.#gateway = options.gateway;
-    this.#defaultProfile = options.defaultProfile;
     const log = options.log ?? (() => {});
     this.#log = log;
-    this.#learning = options.learning;
-    this.#hybrid = options.hybrid;
     let guard: Promise<typeof guardResult> | undefined;
     this.#resultGuard =
       options.resultGuard === false
@@ -191,7 +185,7 @@ export class Broker {
             ...(options.rediscoveryAfterCacheMs === undefined
               ? {}
               : { rediscoveryAfterCacheMs: options.rediscoveryAfterCacheMs }),
-            catalogChanged: () => this.#hybrid?.catalogChanged(),
+            catalogChanged: () => this.#options.hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
               : {
@@ -306,7 +300,7 @@ export class Broker {
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
   start(): void {
     this.#discovery?.start();
-    const hybrid = this.#hybrid;
+    const hybrid = this.#options.hybrid;
     if (hybrid !== undefined)
       setImmediate(() => {
         if (!this.#shutdown.signal.aborted) hybrid.follow(this.catalog);
@@ -337,8 +331,11 @@ export class Broker {
   }): Promise<SearchToolsResult> {
     await this.#fresh();
     if (options.target !== undefined) this.#assertTarget(options.target);
-    const profile = options.profile ?? this.#defaultProfile;
-    const vectors = await this.#hybrid?.vectorsFor(this.catalog, options.query);
+    const profile = options.profile ?? this.#options.defaultProfile;
+    const vectors = await this.#options.hybrid?.vectorsFor(
+      this.catalog,
+      options.query,
+    );
     const result = this.catalog.search({
       query: options.query,
       ...(profile === undefined ? {} : { profile }),
@@ -420,7 +417,7 @@ export class Broker {
 
   /** Hands an answered search to learning from use (its catalog terms and hit names). */
   #learned(query: string, hits: ReadonlyArray<{ name: string }>): void {
-    const learning = this.#learning;
+    const learning = this.#options.learning;
     if (learning === undefined || !learning.enabled || hits.length === 0)
       return;
     try {
@@ -508,7 +505,7 @@ export class Broker {
       isError = result.isError === true;
       return await this.#guarded(name, result);
     } finally {
-      this.#learning
+      this.#options.learning
         ?.called({ tool: name, isError })
         .catch((error: unknown) =>
           this.#log(`usage: use not recorded: ${errorText(error)}`),
@@ -543,9 +540,9 @@ export class Broker {
     // New pins waiting for a quiet moment are written at once.
     void this.#trustReady?.pins?.flush();
     this.#discovery?.close();
-    this.#hybrid?.close();
+    this.#options.hybrid?.close();
     this.#shutdown.abort();
-    await this.#gateway?.close();
+    await this.#options.gateway?.close();
     await Promise.all(this.#pinWrites);
     return { callsAborted };
   }
