@@ -13,11 +13,9 @@ const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
   role: 'HERETEK_BROKER_ROLE',
 };
 
-type GatewayOptions = ConstructorParameters<typeof GatewayClient>[0];
-
 /** What the broker passes on from the gateway client besides its configuration. */
 export type GatewayHooks = Pick<
-  GatewayOptions,
+  ConstructorParameters<typeof GatewayClient>[0],
   'onToolsListChanged' | 'onElicitation' | 'onSampling' | 'onLog'
 >;
 

@@ -133,22 +133,6 @@ export function partKey(listing: CachedListing): string {
   return `${hash} definitions:${digest}`;
 }
 
-/**
- * Whether a saved target was saved for this listing and definition hashes,
- * backend and profile.
- */
-function builtFor(
-  listing: CachedListing,
-  info: SavedCatalogTarget,
-  backend: Backend,
-): boolean {
-  return (
-    info.key === partKey(listing) &&
-    info.backends.every((name) => name === backend.backend) &&
-    info.profiles.every((profile) => profile === backend.profile)
-  );
-}
-
 /** What is wrong with a header target entry (`index` in the list), if anything. */
 function targetProblem(entry: unknown, index: number): string | undefined {
   const where = `header target [${index}]`;
@@ -265,10 +249,13 @@ export class IndexCache {
     for (const info of saved) {
       const listing = loaded.listings.get(info.target);
       const backend = backends.get(info.target);
+      // Kept when saved for this listing (and definition hashes), backend and profile.
       if (
         listing !== undefined &&
         backend !== undefined &&
-        builtFor(listing, info, backend)
+        info.key === partKey(listing) &&
+        info.backends.every((name) => name === backend.backend) &&
+        info.profiles.every((profile) => profile === backend.profile)
       )
         current.set(info.target, listing);
     }

@@ -44,14 +44,6 @@ type Command =
   | { kind: 'serve' | 'check'; backendsFile: string | undefined }
   | { kind: 'pin'; backendsFile: string | undefined; tool: string | undefined };
 
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-  check: { type: 'boolean' },
-  pin: { type: 'boolean' },
-  backends: { type: 'string' },
-} as const;
-
 /** An argument as the person typed it, for an error message. */
 const quoted = (arg: string) => JSON.stringify(arg.slice(0, 80));
 
@@ -67,7 +59,13 @@ function parseArguments(argv: readonly string[]): Command | string {
     return { kind: 'version' };
   const { tokens } = parseArgs({
     args: [...argv],
-    options: OPTIONS,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      check: { type: 'boolean' },
+      pin: { type: 'boolean' },
+      backends: { type: 'string' },
+    },
     strict: false,
     allowPositionals: true,
     tokens: true,

@@ -266,13 +266,8 @@ export class UsageLog {
         message: 'a use needs search terms and a tool name',
       };
     }
-    const record = {
-      v: USAGE_LINE_VERSION,
-      at: (use.at ?? new Date()).toISOString(),
-      tool: use.tool,
-      terms,
-    };
-    const line = `${JSON.stringify(record)}\n`;
+    const at = (use.at ?? new Date()).toISOString();
+    const line = `${JSON.stringify({ v: USAGE_LINE_VERSION, at, tool: use.tool, terms })}\n`;
     try {
       await ensureStateDir(this.file);
     } catch (error) {
