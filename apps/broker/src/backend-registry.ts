@@ -27,10 +27,6 @@ export class BackendRegistry {
     return this.#backends.values();
   }
 
-  get byTarget(): ReadonlyMap<string, Backend> {
-    return this.#backends;
-  }
-
   /** The backend of a target a listing revealed: the known one, or a new one under profile `core`. */
   learn(target: string): { backend: Backend; learned: boolean } {
     const known = this.#backends.get(target);

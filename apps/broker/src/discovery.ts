@@ -197,7 +197,7 @@ export class DiscoveryScheduler {
    */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
-    const loaded = await cache.load(this.o.backends.byTarget);
+    const loaded = await cache.load(this.o.backends);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
     // Which targets match their pins is decided while the saved catalog is

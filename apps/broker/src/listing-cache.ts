@@ -225,9 +225,9 @@ export class IndexCache {
    * saved form. `undefined` when there is no file, and with one log line when
    * the file is not a cache this broker can read.
    */
-  async load(
-    backends: ReadonlyMap<string, Backend>,
-  ): Promise<LoadedCache | undefined> {
+  async load(backends: {
+    get(target: string): Backend | undefined;
+  }): Promise<LoadedCache | undefined> {
     this.prefetch();
     const bytes = await this.#bytes;
     // The bytes are not kept here: the catalog restored keeps what it views.

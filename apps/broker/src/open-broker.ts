@@ -16,11 +16,7 @@ import {
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
-import {
-  IndexCache,
-  type CachedListing,
-  type PinsCovering,
-} from './listing-cache.js';
+import { IndexCache } from './listing-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
@@ -183,24 +179,6 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
 }
 
 /**
- * The pins file's digest and the cached targets whose tools all match its
- * pins, taken together from the pin store (none under policy `off`).
- */
-async function pinsCovering(
-  trust: Promise<TrustLayer>,
-  listings: ReadonlyMap<string, CachedListing>,
-): ReturnType<PinsCovering> {
-  const pins = (await trust).pins;
-  return pins?.fileDigest(() => {
-    const covered = new Set<string>();
-    for (const [target, { definitions }] of listings)
-      if (definitions !== undefined && pins.matches(definitions))
-        covered.add(target);
-    return covered;
-  });
-}
-
-/**
  * The index cache of the configured file, its file being read already
  * (beside the pins file and the rest of start-up); none offline or with
  * `HERETEK_INDEX_CACHE_FILE=off`, so that nothing reads or writes one.
@@ -214,9 +192,22 @@ export function indexCacheFor(
   const cache = new IndexCache({
     file: config.indexCacheFile,
     log,
+    // The pins file's digest and the cached targets whose tools all match
+    // its pins, taken together from the pin store (none under policy `off`).
     ...(trust === undefined
       ? {}
-      : { pinsCovering: (listings) => pinsCovering(trust, listings) }),
+      : {
+          pinsCovering: async (listings) => {
+            const pins = (await trust).pins;
+            return pins?.fileDigest(() => {
+              const covered = new Set<string>();
+              for (const [target, { definitions }] of listings)
+                if (definitions !== undefined && pins.matches(definitions))
+                  covered.add(target);
+              return covered;
+            });
+          },
+        }),
   });
   cache.prefetch();
   return cache;

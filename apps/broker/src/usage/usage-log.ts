@@ -288,10 +288,9 @@ export class UsageLog {
 
   /** One write; a missing final newline left by a crash is repaired first. */
   async #appendLine(line: string): Promise<number> {
-    const file = this.file as string;
     // O_NOFOLLOW: a symlink planted at the usage path is refused, not followed.
     const handle = await open(
-      file,
+      this.file as string,
       constants.O_RDWR |
         constants.O_APPEND |
         constants.O_CREAT |
