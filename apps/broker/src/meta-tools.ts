@@ -151,7 +151,6 @@ export const META_TOOLS = {
   }),
 } as const;
 
-/** A meta-tool's name. */
 export type MetaToolName = keyof typeof META_TOOLS;
 
 /** The meta-tools' names, in listing order. */

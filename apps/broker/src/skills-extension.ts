@@ -53,10 +53,9 @@ export async function registerVerifiedSkills({
   );
 
   const record: Record<string, Uint8Array> = {};
-  for (const skill of mounted) {
+  for (const skill of mounted)
     for (const file of skill.files)
       record[`${skill.name}/${file.path}`] = file.bytes;
-  }
   const warnings: SkillWarning[] = [];
   const catalog =
     mounted.length === 0
