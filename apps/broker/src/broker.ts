@@ -34,7 +34,6 @@ import type {
   ToolGateway,
 } from './types.js';
 
-/** Options of {@link Broker}. */
 export type BrokerOptions = {
   /** Caller role; read-only roles are refused mutating tools. */
   role: string;

@@ -23,7 +23,6 @@ import type {
   ToolGateway,
 } from './types.js';
 
-/** Options of {@link DiscoveryScheduler}. */
 export type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;

@@ -40,7 +40,6 @@ const REQUEST_CANCELLED = -32800;
 export const rpcError = (message: string, code: number): Error =>
   Object.assign(new Error(message), { code });
 
-/** The feature of a backend request method. */
 export type InputFeature = 'elicitation' | 'sampling';
 
 /**

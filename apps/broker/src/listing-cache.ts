@@ -91,7 +91,6 @@ const ALIGN = 8;
 /** One target's entry in the header. */
 type HeaderTarget = {
   target: string;
-  /** The listing hash. */
   hash: string;
   /** Qualified names of its tools' definition hashes, when recorded. */
   names?: readonly string[];
