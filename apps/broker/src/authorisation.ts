@@ -32,7 +32,7 @@ export function authorise(options: {
 }): Authorisation {
   const { role, name, entry, pin } = options;
   const mutating = entry?.mutating ?? true;
-  if (mutating && !canCallMutating(role)) {
+  if (mutating && !canCallMutating(role))
     return {
       allowed: false,
       code: 'ROLE_FORBIDDEN',
@@ -41,7 +41,6 @@ export function authorise(options: {
           ? `Role "${role}" is read-only and ${quote(name)} is not in the catalog, so it counts as mutating. Nothing was sent. Search for a read-only tool, or hand this work to a writer role.`
           : `Role "${role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
     };
-  }
   if (pin !== undefined) {
     const verdict = pinVerdict({
       policy: pin.policy,

@@ -8,35 +8,24 @@ import {
 } from 'cockatiel';
 import { BrokerError, quote } from './errors.js';
 
-/** Options of {@link BackendBreakers}. */
-export type BreakerOptions = {
-  /** Consecutive backend faults that open a backend's circuit. Default 3. */
-  failureThreshold?: number;
-  /** How long an open circuit refuses calls before one trial call goes through. Default 60000 ms. */
-  cooldownMs?: number;
-};
+/** Consecutive backend faults that open a backend's circuit. */
+const FAILURE_THRESHOLD = 3;
+
+/** How long an open circuit refuses calls before one trial call goes through. */
+const COOLDOWN_MS = 60_000;
 
 /**
  * One cockatiel circuit breaker per backend target. Only faults of the backend
  * count (timeouts, connection errors, 5xx; see {@link isRetryableError});
- * refusals and non-retryable protocol answers do not. After `failureThreshold`
- * consecutive faults the circuit opens for `cooldownMs`; the next call is then
- * cockatiel's half-open trial, and calls made while the trial runs are refused.
+ * refusals and non-retryable protocol answers do not. After
+ * {@link FAILURE_THRESHOLD} consecutive faults the circuit opens for
+ * {@link COOLDOWN_MS}; the next call is then cockatiel's half-open trial, and
+ * calls made while the trial runs are refused.
  */
 export class BackendBreakers {
-  readonly failureThreshold: number;
-  readonly cooldownMs: number;
   readonly #policies = new Map<string, CircuitBreakerPolicy>();
-  readonly #log: (line: string) => void;
 
-  constructor(
-    options: BreakerOptions = {},
-    log: (line: string) => void = () => {},
-  ) {
-    this.failureThreshold = options.failureThreshold ?? 3;
-    this.cooldownMs = options.cooldownMs ?? 60_000;
-    this.#log = log;
-  }
+  constructor(private readonly log: (line: string) => void) {}
 
   /**
    * Runs `call` through the target's breaker. An open circuit (or a trial in
@@ -55,21 +44,20 @@ export class BackendBreakers {
         code: 'CIRCUIT_OPEN',
         toolName,
         isRetryable: true,
-        message: `Backend ${quote(target)} is paused after ${this.failureThreshold} failures in a row; a trial call is testing it now. Use another tool or retry in a few seconds.`,
+        message: `Backend ${quote(target)} is paused after ${FAILURE_THRESHOLD} failures in a row; a trial call is testing it now. Use another tool or retry in a few seconds.`,
       });
     }
     try {
       return await policy.execute(call);
     } catch (error) {
-      if (error instanceof BrokenCircuitError) {
+      if (error instanceof BrokenCircuitError)
         throw new BrokerError({
           code: 'CIRCUIT_OPEN',
           toolName,
           isRetryable: true,
-          message: `Backend ${quote(target)} failed ${this.failureThreshold} times in a row and is paused for ${this.#secondsLeft(policy)} s more. Use another tool or retry later.`,
+          message: `Backend ${quote(target)} failed ${FAILURE_THRESHOLD} times in a row and is paused for ${this.#secondsLeft(policy)} s more. Use another tool or retry later.`,
           cause: error,
         });
-      }
       throw error;
     }
   }
@@ -80,27 +68,24 @@ export class BackendBreakers {
       ownState: { value: CircuitState; openedAt?: number };
     };
     const openedAt = ownState.openedAt ?? Date.now();
-    return Math.max(
-      1,
-      Math.ceil((openedAt + this.cooldownMs - Date.now()) / 1000),
-    );
+    return Math.max(1, Math.ceil((openedAt + COOLDOWN_MS - Date.now()) / 1000));
   }
 
   #policyFor(target: string): CircuitBreakerPolicy {
     let policy = this.#policies.get(target);
     if (policy !== undefined) return policy;
-    const counter = new ConsecutiveBreaker(this.failureThreshold);
+    const counter = new ConsecutiveBreaker(FAILURE_THRESHOLD);
     policy = circuitBreaker(handleWhen(isRetryableError), {
-      halfOpenAfter: this.cooldownMs,
+      halfOpenAfter: COOLDOWN_MS,
       breaker: counter,
     });
     policy.onBreak(() =>
-      this.#log(`circuit: backend "${target}" opened after repeated failures`),
+      this.log(`circuit: backend "${target}" opened after repeated failures`),
     );
     policy.onReset(() => {
       // A trial that ended without a counted fault closes the circuit; count afresh.
       counter.success();
-      this.#log(`circuit: backend "${target}" closed again`);
+      this.log(`circuit: backend "${target}" closed again`);
     });
     this.#policies.set(target, policy);
     return policy;
@@ -109,8 +94,7 @@ export class BackendBreakers {
 
 /** Errors that say so are taken at their word; unknown errors count as backend faults. */
 export function isRetryableError(error: unknown): boolean {
-  if (typeof error === 'object' && error !== null && 'isRetryable' in error) {
+  if (typeof error === 'object' && error !== null && 'isRetryable' in error)
     return (error as { isRetryable: unknown }).isRetryable === true;
-  }
   return true;
 }

@@ -15,10 +15,12 @@ import { Broker } from './broker.js';
 import { searchOrBrowse } from './meta-tools.js';
 
 /**
- * The circuit tests' cooldown: long enough that the call right after the
- * third fault still finds the circuit open on a loaded machine.
+ * Moves the clock past the breakers' cooldown (60 s; cockatiel reads
+ * `Date.now()`), until the test ends.
  */
-const COOLDOWN_MS = 1_000;
+function pastCooldown(): void {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_001 });
+}
 
 const BACKENDS: Backend[] = [
   { backend: 'iksnerd/adb-mcp', target: 'adb', profile: 'android' },
@@ -66,6 +68,7 @@ async function expectPackagesListed(broker: Broker): Promise<void> {
 /** Gateway clients and backends a test opened, closed after it (last first). */
 const opened: Array<{ close: () => Promise<void> }> = [];
 afterEach(async () => {
+  vi.useRealTimers();
   while (opened.length > 0) await opened.pop()?.close();
 });
 
@@ -208,9 +211,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
   });
 
   it('opens the circuit after three backend faults, then closes it after the cooldown', async () => {
-    const broker = brokerFor('staff-mobile', {
-      circuitBreaker: { failureThreshold: 3, cooldownMs: COOLDOWN_MS },
-    });
+    const broker = brokerFor('staff-mobile');
     await broker.discover();
     backends.failing.add('adb');
     for (let i = 0; i < 3; i++) {
@@ -232,7 +233,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     );
 
     backends.failing.delete('adb');
-    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS + 100));
+    pastCooldown();
     await expectPackagesListed(broker);
   });
 
@@ -246,31 +247,29 @@ describe('Broker through a real gateway client and real MCP servers', () => {
         delayMs: 20_000,
       },
     ]);
-    const broker = brokerFor('staff-mobile', {
-      circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 },
-    });
+    const broker = brokerFor('staff-mobile');
     await broker.discover();
-    const controller = new AbortController();
-    const started = Date.now();
-    const pending = refusal(
-      broker.callTool({
-        name: 'adb_slow_dump',
-        arguments: {},
-        signal: controller.signal,
-      }),
-    );
-    setTimeout(() => controller.abort(), 100);
-    const error = await pending;
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(error.code).toBe('CANCELLED');
-    // With a threshold of one fault, a counted abort would have opened the circuit.
+    // As many aborts as the faults that open the circuit (3): counted, they would open it.
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      const started = Date.now();
+      const pending = refusal(
+        broker.callTool({
+          name: 'adb_slow_dump',
+          arguments: {},
+          signal: controller.signal,
+        }),
+      );
+      setTimeout(() => controller.abort(), 100);
+      const error = await pending;
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(error.code).toBe('CANCELLED');
+    }
     await expectPackagesListed(broker);
   });
 
   it('closes the circuit for good after a trial that ends without a counted fault', async () => {
-    const broker = brokerFor('staff-mobile', {
-      circuitBreaker: { failureThreshold: 3, cooldownMs: COOLDOWN_MS },
-    });
+    const broker = brokerFor('staff-mobile');
     await broker.discover();
     backends.failing.add('adb');
     for (let i = 0; i < 3; i++)
@@ -279,7 +278,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       );
     expect(await refusedWith(broker, 'adb_list_packages')).toBe('CIRCUIT_OPEN');
     backends.failing.delete('adb');
-    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS + 100));
+    pastCooldown();
     // The trial reaches the backend, which answers with a protocol error (unknown tool): not a backend fault.
     const trial = await refusal(
       broker.callTool({ name: 'adb_not_a_tool', arguments: {} }),
@@ -355,14 +354,12 @@ describe('Broker through a real gateway client and real MCP servers', () => {
 
   it('retries a failed backend sooner than the TTL, on the next operation', async () => {
     backends.failing.add('adb');
-    const broker = brokerFor('staff-mobile', {
-      discoveryTtlMs: 3_600_000,
-      failedDiscoveryRetryMs: 1,
-    });
+    const broker = brokerFor('staff-mobile', { discoveryTtlMs: 3_600_000 });
     await broker.discover();
     expect(broker.catalog.get('adb_install_apk')).toBeUndefined();
     backends.failing.delete('adb');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Past the retry after a failure (30 s), long before the TTL.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 30_001 });
     await broker.searchTools({ query: 'install apk' });
     await expect
       .poll(() => broker.catalog.get('adb_install_apk'), { timeout: 10_000 })
@@ -432,7 +429,6 @@ describe('Broker re-listing on tools/list_changed', () => {
     const backends = await backendsWith({ adb: ADB_TOOLS, core: [] });
     const broker = brokerOver(backends, {
       role: 'staff-mobile',
-      listChangedDebounceMs: 100,
     });
     await broker.discover();
     const before = backends.listings.length;
@@ -442,7 +438,7 @@ describe('Broker re-listing on tools/list_changed', () => {
       for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
       // The burst leaves one timer, so one listing: none is left to come.
       expect(vi.getTimerCount()).toBe(1);
-      vi.advanceTimersByTime(100);
+      vi.advanceTimersByTime(250);
     } finally {
       vi.useRealTimers();
     }
@@ -461,7 +457,6 @@ describe('Broker re-listing on tools/list_changed', () => {
     const broker = brokerOver(backends, {
       role: 'staff-mobile',
       mode: 'multiplexed',
-      listChangedDebounceMs: 50,
     });
     await broker.discover();
     const before = backends.listings.length;

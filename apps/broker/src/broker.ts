@@ -34,7 +34,6 @@ import type {
   ToolGateway,
 } from './types.js';
 
-/** Options of {@link Broker}. */
 export type BrokerOptions = {
   /** Caller role; read-only roles are refused mutating tools. */
   role: string;
@@ -48,18 +47,12 @@ export type BrokerOptions = {
   gatewayMode?: GatewayMode;
   /** Discovery runs again on the next operation once the catalog is older than this. Default 300000. */
   discoveryTtlMs?: number;
-  /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). Default 30000. */
-  failedDiscoveryRetryMs?: number;
   /** How long the first operation waits for start-up discovery; default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}. */
   initialDiscoveryWaitMs?: number;
-  /** Quiet time after a backend's `tools/list_changed` before it is listed again. Default 250. */
-  listChangedDebounceMs?: number;
   /** When the index cache served every backend at start, how long after it they are listed again. Default 1000. */
   rediscoveryAfterCacheMs?: number;
   /** Profile applied to searches that name none. */
   defaultProfile?: string;
-  /** Consecutive backend failures that open a backend's circuit (default 3) and how long it stays open (default 60000 ms). */
-  circuitBreaker?: { failureThreshold?: number; cooldownMs?: number };
   /** The trust layer, or a promise of it while the pins file opens (discovery and calls wait for it, searches do not). */
   trust?: TrustLayer | Promise<TrustLayer | undefined>;
   /** Learning from use: every answered search and finished call is given to it (ranking only). */
@@ -128,16 +121,13 @@ export type ToolSchemaView = {
 export class Broker {
   readonly role: RoleName;
   readonly catalog: ToolCatalog;
+  readonly #options: BrokerOptions;
   readonly #backends: BackendRegistry;
-  readonly #gateway: ToolGateway | undefined;
   readonly #discovery: DiscoveryScheduler | undefined;
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
-  readonly #defaultProfile: string | undefined;
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
-  readonly #learning: UsageLearning | undefined;
-  readonly #hybrid: HybridRanking | undefined;
   readonly #reviews = new Map<string, Promise<unknown>>();
   /** Pins file writes of reviewed listings still running: {@link close} waits for them. */
   readonly #pinWrites = new Set<Promise<void>>();
@@ -155,15 +145,12 @@ export class Broker {
   readonly #resultGuard: (() => Promise<typeof guardResult>) | undefined;
 
   constructor(options: BrokerOptions) {
+    this.#options = options;
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
     this.#backends = new BackendRegistry(options.backends ?? DEFAULT_BACKENDS);
-    this.#gateway = options.gateway;
-    this.#defaultProfile = options.defaultProfile;
     const log = options.log ?? (() => {});
     this.#log = log;
-    this.#learning = options.learning;
-    this.#hybrid = options.hybrid;
     let guard: Promise<typeof guardResult> | undefined;
     this.#resultGuard =
       options.resultGuard === false
@@ -193,13 +180,11 @@ export class Broker {
             catalog: this.catalog,
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
-            failedRetryMs: options.failedDiscoveryRetryMs ?? 30_000,
             initialWaitMs: this.#initialWaitMs,
-            listChangedDebounceMs: options.listChangedDebounceMs ?? 250,
             ...(options.rediscoveryAfterCacheMs === undefined
               ? {}
               : { rediscoveryAfterCacheMs: options.rediscoveryAfterCacheMs }),
-            catalogChanged: () => this.#hybrid?.catalogChanged(),
+            catalogChanged: () => this.#options.hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
               : {
@@ -215,7 +200,7 @@ export class Broker {
       catalog: this.catalog,
       backends: this.#backends,
       gateway: options.gateway,
-      breakers: new BackendBreakers(options.circuitBreaker, log),
+      breakers: new BackendBreakers(log),
       shutdown: this.#shutdown.signal,
       log,
     });
@@ -314,7 +299,7 @@ export class Broker {
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
   start(): void {
     this.#discovery?.start();
-    const hybrid = this.#hybrid;
+    const hybrid = this.#options.hybrid;
     if (hybrid !== undefined)
       setImmediate(() => {
         if (!this.#shutdown.signal.aborted) hybrid.follow(this.catalog);
@@ -331,7 +316,7 @@ export class Broker {
     return this.#discovery?.discover() ?? Promise.resolve([]);
   }
 
-  /** A backend's tool list changed: it is listed again once notices stop for `listChangedDebounceMs`. */
+  /** A backend's tool list changed: it is listed again once notices stop for a moment. */
   toolsListChanged(target: string | undefined): void {
     this.#discovery?.toolsListChanged(target);
   }
@@ -345,8 +330,11 @@ export class Broker {
   }): Promise<SearchToolsResult> {
     await this.#fresh();
     if (options.target !== undefined) this.#assertTarget(options.target);
-    const profile = options.profile ?? this.#defaultProfile;
-    const vectors = await this.#hybrid?.vectorsFor(this.catalog, options.query);
+    const profile = options.profile ?? this.#options.defaultProfile;
+    const vectors = await this.#options.hybrid?.vectorsFor(
+      this.catalog,
+      options.query,
+    );
     const result = this.catalog.search({
       query: options.query,
       ...(profile === undefined ? {} : { profile }),
@@ -406,17 +394,12 @@ export class Broker {
     };
   }
 
-  /** Every known target with the number of tools the catalog holds for it, in configuration order. */
+  /**
+   * Every known target with the number of tools the catalog holds for it, in
+   * configuration order; counted once per catalog version (its list is one
+   * array until a change).
+   */
   targetSummary(): Array<{ target: string; tools: number }> {
-    const counts = new Map<string, number>();
-    for (const target of this.#backends.targets()) counts.set(target, 0);
-    for (const [target, tools] of this.#toolsPerTarget())
-      counts.set(target, tools);
-    return [...counts].map(([target, tools]) => ({ target, tools }));
-  }
-
-  /** Tools per target, counted once per catalog version (its list is one array until a change). */
-  #toolsPerTarget(): ReadonlyMap<string, number> {
     const entries = this.catalog.list();
     if (this.#targetCounts?.entries !== entries) {
       const counts = new Map<string, number>();
@@ -424,12 +407,16 @@ export class Broker {
         counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
       this.#targetCounts = { entries, counts };
     }
-    return this.#targetCounts.counts;
+    const counts = new Map<string, number>();
+    for (const target of this.#backends.targets()) counts.set(target, 0);
+    for (const [target, tools] of this.#targetCounts.counts)
+      counts.set(target, tools);
+    return [...counts].map(([target, tools]) => ({ target, tools }));
   }
 
   /** Hands an answered search to learning from use (its catalog terms and hit names). */
   #learned(query: string, hits: ReadonlyArray<{ name: string }>): void {
-    const learning = this.#learning;
+    const learning = this.#options.learning;
     if (learning === undefined || !learning.enabled || hits.length === 0)
       return;
     try {
@@ -517,7 +504,7 @@ export class Broker {
       isError = result.isError === true;
       return await this.#guarded(name, result);
     } finally {
-      this.#learning
+      this.#options.learning
         ?.called({ tool: name, isError })
         .catch((error: unknown) =>
           this.#log(`usage: use not recorded: ${errorText(error)}`),
@@ -552,9 +539,9 @@ export class Broker {
     // New pins waiting for a quiet moment are written at once.
     void this.#trustReady?.pins?.flush();
     this.#discovery?.close();
-    this.#hybrid?.close();
+    this.#options.hybrid?.close();
     this.#shutdown.abort();
-    await this.#gateway?.close();
+    await this.#options.gateway?.close();
     await Promise.all(this.#pinWrites);
     return { callsAborted };
   }

@@ -2,24 +2,13 @@ import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
 import type { RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
-import type { BackendView } from './backend-registry.js';
+import type { BackendRegistry } from './backend-registry.js';
+import type { DiscoveryProgress } from './broker.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
 import type { CallHandlers, ToolCallResult, ToolGateway } from './types.js';
-
-/** What {@link CallPipeline} needs from the broker around it. */
-export type CallPipelineOptions = {
-  catalog: ToolCatalog;
-  /** Known backends (for routing names the catalog does not hold). */
-  backends: BackendView;
-  gateway: ToolGateway | undefined;
-  breakers: BackendBreakers;
-  /** Aborted when the broker shuts down: every call in flight is cancelled. */
-  shutdown: AbortSignal;
-  log: (line: string) => void;
-};
 
 /** Where a call goes: the backend target and the tool's name there. */
 export type CallRoute = { target: string; tool: string };
@@ -30,13 +19,21 @@ export type CallRoute = { target: string; tool: string };
  * role. Checks on the caller and arguments come first, so a refusal never says retry later.
  */
 export class CallPipeline {
-  readonly #options: CallPipelineOptions;
   #validator: Promise<ArgumentValidator> | undefined;
   #inFlight = 0;
 
-  constructor(options: CallPipelineOptions) {
-    this.#options = options;
-  }
+  constructor(
+    private readonly context: {
+      catalog: ToolCatalog;
+      /** Known backends (for routing names the catalog does not hold). */
+      backends: Pick<BackendRegistry, 'has'>;
+      gateway: ToolGateway | undefined;
+      breakers: BackendBreakers;
+      /** Aborted when the broker shuts down: every call in flight is cancelled. */
+      shutdown: AbortSignal;
+      log: (line: string) => void;
+    },
+  ) {}
 
   /** Calls now in flight (they are aborted when the broker shuts down). */
   get inFlight(): number {
@@ -48,10 +45,10 @@ export class CallPipeline {
     const route =
       entry !== undefined
         ? { target: entry.target, tool: entry.tool }
-        : this.#options.gateway === undefined
+        : this.context.gateway === undefined
           ? undefined
           : this.#routeUnknown(name);
-    if (route === undefined) throw unknownTool(this.#options.catalog, name);
+    if (route === undefined) throw unknownTool(this.context.catalog, name);
     return route;
   }
 
@@ -72,22 +69,21 @@ export class CallPipeline {
     const { name, entry, route, mutating, arguments: args } = options;
     await this.#checkArguments(name, entry, args, route.target);
 
-    const gateway = this.#options.gateway;
-    if (gateway === undefined) {
+    const gateway = this.context.gateway;
+    if (gateway === undefined)
       throw new BrokerError({
         code: 'NO_GATEWAY',
         toolName: name,
         message: `No gateway is configured: the broker runs offline (HERETEK_BROKER_OFFLINE=1). The call to ${quote(name)} passed the role and argument checks but was not sent. Unset HERETEK_BROKER_OFFLINE and set HERETEK_GATEWAY_URL to call tools.`,
       });
-    }
 
     const signal =
       options.signal === undefined
-        ? this.#options.shutdown
-        : AbortSignal.any([options.signal, this.#options.shutdown]);
+        ? this.context.shutdown
+        : AbortSignal.any([options.signal, this.context.shutdown]);
     this.#inFlight += 1;
     try {
-      return await this.#options.breakers.execute(route.target, name, () =>
+      return await this.context.breakers.execute(route.target, name, () =>
         gateway.callTool({
           target: route.target,
           tool: route.tool,
@@ -107,16 +103,15 @@ export class CallPipeline {
       );
     } catch (error) {
       if (BrokerError.isInstance(error)) throw error;
-      if (options.signal?.aborted === true || this.#options.shutdown.aborted) {
+      if (options.signal?.aborted === true || this.context.shutdown.aborted)
         throw new BrokerError({
           code: 'CANCELLED',
           toolName: name,
-          message: this.#options.shutdown.aborted
+          message: this.context.shutdown.aborted
             ? `The call to ${quote(name)} was cancelled: the broker is shutting down.`
             : `The call to ${quote(name)} was cancelled.`,
           cause: error,
         });
-      }
       const retryable = isRetryableError(error);
       throw new BrokerError({
         code: 'BACKEND_FAILED',
@@ -143,7 +138,7 @@ export class CallPipeline {
     target: string,
   ): Promise<void> {
     if (entry === undefined) {
-      this.#options.log(
+      this.context.log(
         `call: ${quote(name)} is not in the catalog; passing it to target "${target}" unchecked`,
       );
       return;
@@ -152,7 +147,7 @@ export class CallPipeline {
       (m) => new m.ArgumentValidator(),
     );
     const check = (await this.#validator).check(entry.inputSchema, args);
-    if (check.ok === false) {
+    if (check.ok === false)
       throw new BrokerError({
         code: 'INVALID_ARGUMENTS',
         toolName: name,
@@ -162,18 +157,16 @@ export class CallPipeline {
             '\n',
           )}\nCall mcp_inspect_schema with name ${quote(name)} for the full schema.`,
       });
-    }
-    if (check.ok === 'unchecked') {
-      this.#options.log(
+    if (check.ok === 'unchecked')
+      this.context.log(
         `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
       );
-    }
   }
 
   /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
   #routeUnknown(name: string): { target: string; tool: string } | undefined {
     const route = splitMultiplexedName(name);
-    return route !== undefined && this.#options.backends.has(route.target)
+    return route !== undefined && this.context.backends.has(route.target)
       ? route
       : undefined;
   }
@@ -183,7 +176,7 @@ export class CallPipeline {
 export function unknownTool(
   catalog: ToolCatalog,
   name: string,
-  discovering?: { pending: number; total: number },
+  discovering?: DiscoveryProgress,
 ): BrokerError {
   const suggestions = catalog
     .search({ query: name.slice(0, 256).replace(/[_\-.]+/g, ' '), limit: 3 })
@@ -200,9 +193,6 @@ export function unknownTool(
 }
 
 /** What an answer given during start-up discovery says about the backends not listed yet. */
-export function discoveringNote(discovering: {
-  pending: number;
-  total: number;
-}): string {
+export function discoveringNote(discovering: DiscoveryProgress): string {
   return `Discovery is still listing ${discovering.pending} of ${discovering.total} backends: their tools are not in the catalog yet; ask again in a moment.`;
 }

@@ -1,21 +1,12 @@
 import type { Backend } from '@heretek/catalog';
 import type { GatewayErrorCode } from '@heretek/gateway-client';
 import type { BrokerConfig } from './config.js';
+import { EXIT_CODES } from './exit-codes.js';
 import { createGateway } from './gateway.js';
 import { discoveryBroker, fail, out } from './one-shot.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { DiscoveryOutcome, ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
-
-/** Exit codes of `heretek-lazy-broker --check`. */
-export const CHECK_EXIT = {
-  /** Every backend answered. */
-  allAnswered: 0,
-  /** Some backends failed. */
-  someFailed: 1,
-  /** The gateway cannot be reached, or the configuration is wrong. */
-  unreachableOrInvalid: 2,
-} as const;
 
 /** The gateway client's code for "nothing answers at the gateway's address at all" (the type keeps it a live code). */
 const UNREACHABLE: GatewayErrorCode = 'CONNECTION_REFUSED';
@@ -55,21 +46,23 @@ export function checkReport(
     lines.push(
       `gateway unreachable: none of ${outcomes.length} backends could connect (${totalMs} ms). Is the gateway running at HERETEK_GATEWAY_URL?`,
     );
-    return { lines, exitCode: CHECK_EXIT.unreachableOrInvalid };
+    return { lines, exitCode: EXIT_CODES.usage };
   }
   lines.push(
     `${answered}/${outcomes.length} backends answered in ${totalMs} ms`,
   );
+  const all = answered === outcomes.length;
   return {
     lines,
-    exitCode:
-      answered === outcomes.length
-        ? CHECK_EXIT.allAnswered
-        : CHECK_EXIT.someFailed,
+    exitCode: all ? EXIT_CODES.ok : EXIT_CODES.failure,
   };
 }
 
-/** `--check`: one discovery, a per-backend report on stdout, an exit code. */
+/**
+ * `--check`: one discovery, a report line per backend, an exit code: 0 every
+ * backend answered, 1 some failed, 2 the gateway cannot be reached or the
+ * configuration is wrong.
+ */
 export async function runCheck(
   config: BrokerConfig,
   backends: Backend[],
@@ -85,7 +78,7 @@ export async function runCheck(
     });
   } catch (error) {
     fail(error);
-    return CHECK_EXIT.unreachableOrInvalid;
+    return EXIT_CODES.usage;
   }
   const learning = new UsageLearning({ file: config.usageFile });
   const reportFiles = async () => {
@@ -101,14 +94,14 @@ export async function runCheck(
       `configuration valid; offline (HERETEK_BROKER_OFFLINE=1): ${backends.length} backends from the seed catalog, no gateway to check`,
     );
     await reportFiles();
-    return CHECK_EXIT.allAnswered;
+    return EXIT_CODES.ok;
   }
   let gateway: ToolGateway;
   try {
     gateway = await createGateway(config);
   } catch (error) {
     fail(error);
-    return CHECK_EXIT.unreachableOrInvalid;
+    return EXIT_CODES.usage;
   }
   out(
     `checking gateway ${config.gatewayUrl} (${config.gatewayMode}), role ${config.role}, ${backends.length} backends`,

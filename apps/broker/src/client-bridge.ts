@@ -9,7 +9,7 @@ import {
 import { errorText } from './error-text.js';
 import {
   ASKS,
-  DEFAULT_ANSWER_TIMEOUT_MS,
+  ANSWER_TIMEOUT_MS,
   notDeclared,
   rpcError,
   type InputFeature,
@@ -33,14 +33,12 @@ const MAX_LOG_CHARS = 2_000;
  */
 export class ClientBridge {
   #server: McpServer | undefined;
-  readonly #log: (line: string) => void;
-  readonly #rounds: InputRounds | undefined;
 
   /** With `rounds`, a client that has sent a 2026-07-28 call is never sent a request. */
-  constructor(log: (line: string) => void, rounds?: InputRounds) {
-    this.#log = log;
-    this.#rounds = rounds;
-  }
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly rounds?: InputRounds,
+  ) {}
 
   /** The server whose client the requests go to. */
   attach(server: McpServer): void {
@@ -90,7 +88,7 @@ export class ClientBridge {
     text = (text ?? '').replace(/\s+/g, ' ');
     if (text.length > MAX_LOG_CHARS)
       text = `${text.slice(0, MAX_LOG_CHARS)}… (${text.length} characters)`;
-    this.#log(
+    this.log(
       `backend "${entry.target}" ${String(entry.level).slice(0, 16)}${
         entry.logger === undefined
           ? ''
@@ -101,7 +99,7 @@ export class ClientBridge {
 
   /** A person answers: give them time (the backend's own request has its own timeout). */
   #options(extra: { signal: AbortSignal }) {
-    return { signal: extra.signal, timeout: DEFAULT_ANSWER_TIMEOUT_MS };
+    return { signal: extra.signal, timeout: ANSWER_TIMEOUT_MS };
   }
 
   async #forward<R>(
@@ -110,14 +108,14 @@ export class ClientBridge {
     send: (server: McpServer) => Promise<R>,
   ): Promise<R> {
     const server = this.#client(feature, target);
-    this.#log(
+    this.log(
       `${feature}: backend "${target}" ${ASKS[feature]}; forwarded to the client`,
     );
     try {
       return await send(server);
     } catch (error) {
       const message = errorText(error);
-      this.#log(
+      this.log(
         `${feature}: forwarding for backend "${target}" failed: ${message}`,
       );
       const code = (error as { code?: unknown } | null)?.code;
@@ -132,9 +130,9 @@ export class ClientBridge {
 
   #client(feature: InputFeature, target: string): McpServer {
     const server = this.#server;
-    if (this.#rounds?.modernClient === true) {
+    if (this.rounds?.modernClient === true) {
       // On 2026-07-28 a server asks only in its answer to a call.
-      this.#log(
+      this.log(
         `${feature}: backend "${target}" asked outside a call in progress, and the client speaks MCP 2026-07-28; refused`,
       );
       throw rpcError(
@@ -144,7 +142,7 @@ export class ClientBridge {
     }
     const capabilities = server?.server.getClientCapabilities();
     if (server === undefined || capabilities?.[feature] === undefined) {
-      this.#log(
+      this.log(
         `${feature}: backend "${target}" asked, but the client did not declare ${feature}; refused`,
       );
       throw notDeclared(feature);

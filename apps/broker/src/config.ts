@@ -68,23 +68,28 @@ export type EmbeddingsConfig = {
   cacheFile: string;
 };
 
-const positiveInteger = (name: string, max: number) =>
+/** A whole number between 1 and `max`; `example` completes its message. */
+const wholeNumber = (name: string, max: number, example: string) =>
   z
     .string()
-    .regex(
-      /^\d+$/,
-      `${name} must be a whole number of milliseconds, e.g. 30000`,
-    )
+    .regex(/^\d+$/, `${name} must be a whole number${example}`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
-/** A whole count between 1 and `max`. */
-const count = (name: string, max: number) =>
+const positiveInteger = (name: string, max: number) =>
+  wholeNumber(name, max, ' of milliseconds, e.g. 30000');
+
+/** A secret sent as a bearer token: set means non-empty and without whitespace. */
+const secret = (name: string, what: string) =>
   z
     .string()
-    .regex(/^\d+$/, `${name} must be a whole number, e.g. 100`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
+    .min(1, `${name} is set but empty: unset it or give the ${what}`)
+    .refine((t) => !/\s/.test(t), `${name} must not contain whitespace`)
+    .optional();
+
+/** A path that is optional, but not empty once set. */
+const optionalPath = (name: string) =>
+  z.string().min(1, `${name} is set but empty`).optional();
 
 /** A 1/0 switch; unset means off. */
 const flag = (name: string) =>
@@ -139,17 +144,7 @@ const ENVIRONMENT = {
     help: 'per-target (/mcp/<target>) or multiplexed (/mcp)',
   }),
   HERETEK_GATEWAY_TOKEN: variable({
-    schema: z
-      .string()
-      .min(
-        1,
-        'HERETEK_GATEWAY_TOKEN is set but empty: unset it or give the token',
-      )
-      .refine(
-        (t) => !/\s/.test(t),
-        'HERETEK_GATEWAY_TOKEN must not contain whitespace',
-      )
-      .optional(),
+    schema: secret('HERETEK_GATEWAY_TOKEN', 'token'),
     help: 'sent as Authorization: Bearer <token>',
   }),
   HERETEK_GATEWAY_TIMEOUT_MS: variable({
@@ -158,7 +153,7 @@ const ENVIRONMENT = {
     help: 'per-request timeout',
   }),
   HERETEK_GATEWAY_MAX_STREAMS: variable({
-    schema: count('HERETEK_GATEWAY_MAX_STREAMS', 100_000),
+    schema: wholeNumber('HERETEK_GATEWAY_MAX_STREAMS', 100_000, ', e.g. 100'),
     fallback: String(DEFAULT_MAX_STREAMS),
     help: 'most backends whose tool list changes are pushed (one stream each); the rest are re-listed on the TTL or when a name is missing',
   }),
@@ -170,10 +165,7 @@ const ENVIRONMENT = {
     help: `caller role (${ROLE_NAMES.join(', ')}); default is read-only`,
   }),
   HERETEK_HOOK_ROLES_DIR: variable({
-    schema: z
-      .string()
-      .min(1, 'HERETEK_HOOK_ROLES_DIR is set but empty')
-      .optional(),
+    schema: optionalPath('HERETEK_HOOK_ROLES_DIR'),
     help: "folder of the Claude Code plugin's per-call role records: each mcp_call_tool takes its role from there, and is refused without one",
   }),
   HERETEK_DISCOVERY_TTL_MS: variable({
@@ -194,17 +186,11 @@ const ENVIRONMENT = {
     help: `default search profile (${PROFILE_NAMES.join(', ')})`,
   }),
   HERETEK_BACKENDS_FILE: variable({
-    schema: z
-      .string()
-      .min(1, 'HERETEK_BACKENDS_FILE is set but empty')
-      .optional(),
+    schema: optionalPath('HERETEK_BACKENDS_FILE'),
     help: 'JSON backend table [{backend,target,profile}] replacing the 12 defaults',
   }),
   HERETEK_SKILLS_ROOT: variable({
-    schema: z
-      .string()
-      .min(1, 'HERETEK_SKILLS_ROOT is set but empty')
-      .optional(),
+    schema: optionalPath('HERETEK_SKILLS_ROOT'),
     help: 'workspace root whose lock-verified skills are served (MCP skills extension)',
   }),
   HERETEK_PINS_FILE: variable({
@@ -265,17 +251,7 @@ const ENVIRONMENT = {
     help: 'the embedding model (required with HERETEK_EMBEDDINGS_URL)',
   }),
   HERETEK_EMBEDDINGS_KEY: variable({
-    schema: z
-      .string()
-      .min(
-        1,
-        'HERETEK_EMBEDDINGS_KEY is set but empty: unset it or give the key',
-      )
-      .refine(
-        (t) => !/\s/.test(t),
-        'HERETEK_EMBEDDINGS_KEY must not contain whitespace',
-      )
-      .optional(),
+    schema: secret('HERETEK_EMBEDDINGS_KEY', 'key'),
     help: 'sent to the embeddings endpoint as Authorization: Bearer <key>',
   }),
   HERETEK_EMBEDDINGS_WEIGHT: variable({
@@ -352,7 +328,7 @@ export function loadBrokerConfig(
         typeof fallback === 'string' ? fallback : fallback.value(env);
   }
   const parsed = environmentSchema.safeParse(relevant);
-  if (!parsed.success) {
+  if (!parsed.success)
     throw new BrokerConfigError(
       parsed.error.issues.map((issue) => {
         const variable = String(issue.path[0] ?? 'environment');
@@ -361,7 +337,6 @@ export function loadBrokerConfig(
           : `${variable}: ${issue.message}`;
       }),
     );
-  }
   const e = parsed.data;
   return {
     embeddings: embeddingsOf(e),

@@ -7,6 +7,7 @@ import {
   type ToolEntry,
 } from '@heretek/catalog';
 import type { BackendRegistry } from './backend-registry.js';
+import type { DiscoveryProgress } from './broker.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
@@ -22,22 +23,16 @@ import type {
   ToolGateway,
 } from './types.js';
 
-/** Options of {@link DiscoveryScheduler}. */
 export type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;
-  /** Backends by target; a multiplexed listing may add targets the configuration did not name. */
   /** The backend table; discovery adds the targets a multiplexed listing reveals. */
   backends: BackendRegistry;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
-  /** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
-  failedRetryMs: number;
   /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
   initialWaitMs: number;
-  /** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
-  listChangedDebounceMs: number;
   /**
    * Pins and cleans each listing before it replaces a backend's entries (the
    * trust layer): the catalog, and so every agent, sees only what it returns.
@@ -57,13 +52,6 @@ export type DiscoveryOptions = {
    */
   cache?: IndexCache;
   /**
-   * How many backends are listed at once (the next starts as soon as one
-   * listing has arrived, or one has waited 2 s). Default 32.
-   */
-  maxListings?: number;
-  /** Quiet time after the catalog changed before the index cache is written. Default 1000. */
-  cacheWriteDelayMs?: number;
-  /**
    * When the index cache served every backend, how long after it they are
    * listed again. Default {@link REDISCOVERY_AFTER_CACHE_MS}.
    */
@@ -78,15 +66,24 @@ export type DiscoveryOptions = {
  * gateway busy, few enough that the listings arriving together never hold
  * the event loop for long, nor their parsed replies much memory.
  */
-const DEFAULT_MAX_LISTINGS = 32;
+const MAX_LISTINGS = 32;
 
-/** A listing that has not arrived after this long stops counting against {@link DEFAULT_MAX_LISTINGS}. */
+/** A listing that has not arrived after this long stops counting against {@link MAX_LISTINGS}. */
 const SLOW_LISTING_MS = 2_000;
+
+/** After a discovery in which a backend failed, retry once the catalog is this old (capped by the TTL). */
+const FAILED_RETRY_MS = 30_000;
+
+/** Quiet time after a backend's `tools/list_changed` before that backend is listed again. */
+const LIST_CHANGED_DEBOUNCE_MS = 250;
 
 /** Discovery's work on arriving listings between two yields to other work. */
 const LISTING_WORK_SLICE_MS = 10;
 
-/** While a full discovery runs, the index cache is written after the catalog has been quiet this long. */
+/** The index cache is written after the catalog has been quiet this long... */
+const CACHE_QUIET_MS = 1_000;
+
+/** ...or this long while a full discovery runs. */
 const DISCOVERY_CACHE_QUIET_MS = 5_000;
 
 /**
@@ -100,12 +97,9 @@ const REDISCOVERY_AFTER_CACHE_MS = 1_000;
 type PendingListing = {
   entries: ToolEntry[];
   sequence: number;
-  key: CacheKey | undefined;
+  key: CachedListing | undefined;
   waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
 };
-
-/** What keys a target's part of the index cache: its listing's hash and its tools' definition hashes. */
-type CacheKey = CachedListing;
 
 /** The multiplexed listing's key for debouncing: one listing serves every target. */
 const ALL_TARGETS = '\0all';
@@ -121,7 +115,6 @@ const ALL_TARGETS = '\0all';
  * undoes a fresher targeted one. {@link close} aborts whatever is in flight.
  */
 export class DiscoveryScheduler {
-  readonly #o: DiscoveryOptions;
   readonly #abort = new AbortController();
   readonly #debounce = new Map<string, NodeJS.Timeout>();
   readonly #targeted = new Map<string, Promise<DiscoveryOutcome[]>>();
@@ -139,7 +132,7 @@ export class DiscoveryScheduler {
   readonly #pending = new Map<string, PendingListing>();
   #building: Promise<void> | undefined;
   /** The listing hash (and tool definition hashes) behind each target's catalog entries: what the index cache keeps. */
-  readonly #hashes = new Map<string, CacheKey>();
+  readonly #hashes = new Map<string, CachedListing>();
   /** The index cache's write waiting for the catalog to be quiet, if any. */
   #cacheTimer: NodeJS.Timeout | undefined;
   /** When discovery's listing work last yielded (see {@link #paced}). */
@@ -153,8 +146,7 @@ export class DiscoveryScheduler {
    */
   readonly #servedFromCache = new Map<string, string>();
 
-  constructor(options: DiscoveryOptions) {
-    this.#o = options;
+  constructor(private readonly o: DiscoveryOptions) {
     // Every listing in flight listens on this one signal (12 backends and more).
     setMaxListeners(0, this.#abort.signal);
   }
@@ -167,7 +159,7 @@ export class DiscoveryScheduler {
    */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
-    const cache = this.#o.cache;
+    const cache = this.o.cache;
     if (cache === undefined) {
       this.#initial = this.discover();
     } else {
@@ -178,7 +170,7 @@ export class DiscoveryScheduler {
         // the restart get the event loop to themselves for a moment.
         if (this.#allServed())
           await sleep(
-            this.#o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
+            this.o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
             undefined,
             { signal: this.#abort.signal, ref: false },
           ).catch(() => {}); // closed during the pause: checked below
@@ -192,7 +184,7 @@ export class DiscoveryScheduler {
 
   /** Whether every configured backend's listing is in the catalog already. */
   #allServed(): boolean {
-    for (const target of this.#o.backends.targets())
+    for (const target of this.o.backends.targets())
       if (!this.#applied.has(target)) return false;
     return true;
   }
@@ -204,35 +196,32 @@ export class DiscoveryScheduler {
    */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
-    const loaded = await cache.load(this.#o.backends.byTarget);
+    const loaded = await cache.load(this.o.backends);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
     // Which targets match their pins is decided while the saved catalog is
     // decoded (the pins file may still be read then).
-    const admission = this.#o.admitCached?.(listings);
+    const admission = this.o.admitCached?.(listings);
     // Not served: a target a live listing reached first, or one whose tools
     // do not all match their pins.
     const live = (target: string) =>
       (this.#applied.get(target) ?? 0) > sequence || this.#pending.has(target);
     let restored: string[];
     try {
-      ({ restored } = await this.#o.catalog.restoreCatalogAsync(
-        loaded.catalog,
-        {
-          keep: (target) => listings.has(target) && !live(target),
-          ...(admission === undefined
-            ? {}
-            : {
-                admit: admission.then(
-                  ({ admitted }) =>
-                    (target: string) =>
-                      admitted.has(target) &&
-                      !live(target) &&
-                      !this.#abort.signal.aborted,
-                ),
-              }),
-        },
-      ));
+      ({ restored } = await this.o.catalog.restoreCatalogAsync(loaded.catalog, {
+        keep: (target) => listings.has(target) && !live(target),
+        ...(admission === undefined
+          ? {}
+          : {
+              admit: admission.then(
+                ({ admitted }) =>
+                  (target: string) =>
+                    admitted.has(target) &&
+                    !live(target) &&
+                    !this.#abort.signal.aborted,
+              ),
+            }),
+      }));
     } catch (error) {
       if (this.#abort.signal.aborted) return false;
       // A pins file that cannot be read is not the cache's fault: its
@@ -243,7 +232,7 @@ export class DiscoveryScheduler {
     }
     const decided = await admission;
     if (decided !== undefined && decided.admitted.size < listings.size)
-      this.#o.log(
+      this.o.log(
         `index cache: ${listings.size - decided.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
       );
     if (restored.length === 0) return false;
@@ -254,9 +243,9 @@ export class DiscoveryScheduler {
       decided?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
-    this.#o.catalogChanged?.();
-    this.#o.log(
-      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.#o.catalog.size} tools; rediscovery replaces what changed`,
+    this.o.catalogChanged?.();
+    this.o.log(
+      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.o.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
   }
@@ -273,17 +262,17 @@ export class DiscoveryScheduler {
       let outcomes: DiscoveryOutcome[];
       try {
         outcomes =
-          this.#o.gatewayMode === 'multiplexed' &&
-          this.#o.gateway.listAllTools !== undefined
+          this.o.gatewayMode === 'multiplexed' &&
+          this.o.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await this.#discoverEach([...this.#o.backends.all()]);
+            : await this.#discoverEach([...this.o.backends.all()]);
       } finally {
         this.#discoveredAt = Date.now();
       }
       const failed = outcomes.filter((o) => !o.ok);
       this.#lastFailed = failed.length > 0;
-      this.#o.log(
-        `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.#o.catalog.size} tools`,
+      this.o.log(
+        `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.o.catalog.size} tools`,
       );
       return outcomes;
     })().finally(() => {
@@ -298,25 +287,25 @@ export class DiscoveryScheduler {
   /**
    * A backend said its tool list changed (`notifications/tools/list_changed`):
    * list that backend alone once no further notice came for
-   * `listChangedDebounceMs`. In multiplexed mode, or for a target the broker
-   * does not know, the whole gateway listing is run again.
+   * {@link LIST_CHANGED_DEBOUNCE_MS}. In multiplexed mode, or for a target the
+   * broker does not know, the whole gateway listing is run again.
    */
   toolsListChanged(target: string | undefined): void {
     if (this.#abort.signal.aborted) return;
     const key =
-      this.#o.gatewayMode === 'multiplexed' ||
+      this.o.gatewayMode === 'multiplexed' ||
       target === undefined ||
-      !this.#o.backends.has(target)
+      !this.o.backends.has(target)
         ? ALL_TARGETS
         : target;
     clearTimeout(this.#debounce.get(key));
     const timer = setTimeout(() => {
       this.#debounce.delete(key);
-      this.#o.log(
+      this.o.log(
         `discovery: ${key === ALL_TARGETS ? 'the gateway' : `backend "${key}"`} says its tools changed; listing again`,
       );
       this.rediscover(key === ALL_TARGETS ? undefined : key).catch(() => {});
-    }, this.#o.listChangedDebounceMs);
+    }, LIST_CHANGED_DEBOUNCE_MS);
     timer.unref();
     this.#debounce.set(key, timer);
   }
@@ -324,14 +313,14 @@ export class DiscoveryScheduler {
   /** Lists one backend again now (every backend when `target` is undefined); shares a run already in flight for it. */
   rediscover(target: string | undefined): Promise<DiscoveryOutcome[]> {
     const backend =
-      target === undefined ? undefined : this.#o.backends.get(target);
-    if (backend === undefined || this.#o.gatewayMode === 'multiplexed')
+      target === undefined ? undefined : this.o.backends.get(target);
+    if (backend === undefined || this.o.gatewayMode === 'multiplexed')
       return this.discover();
     const running = this.#targeted.get(backend.target);
     if (running !== undefined) return running;
     const run = this.#discoverBackend(backend)
       .then((outcome) => {
-        this.#o.log(
+        this.o.log(
           outcome.ok
             ? `discovery: ${backend.target} listed again, ${outcome.tools} tools`
             : `discovery: ${backend.target} listed again and failed: ${outcome.error}`,
@@ -357,7 +346,7 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    await waitAtMost(initial, this.#o.initialWaitMs);
+    await waitAtMost(initial, this.o.initialWaitMs);
   }
 
   /**
@@ -366,12 +355,12 @@ export class DiscoveryScheduler {
    * listing yet, of how many. `undefined` once it has finished, so answers
    * can say they come from part of the backends.
    */
-  unlisted(): { pending: number; total: number } | undefined {
+  unlisted(): DiscoveryProgress | undefined {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
     let pending = 0;
     let total = 0;
-    for (const target of this.#o.backends.targets()) {
+    for (const target of this.o.backends.targets()) {
       total += 1;
       if (!this.#applied.has(target) && !this.#initialFailed.has(target))
         pending += 1;
@@ -381,9 +370,9 @@ export class DiscoveryScheduler {
 
   /**
    * Starts a background re-discovery once the catalog is older than the TTL,
-   * or older than `failedRetryMs` when a backend failed last time (a broker
-   * started before its gateway should not serve the seed for a whole TTL).
-   * Never waits.
+   * or older than {@link FAILED_RETRY_MS} when a backend failed last time (a
+   * broker started before its gateway should not serve the seed for a whole
+   * TTL). Never waits.
    */
   refreshIfStale(): void {
     if (
@@ -393,14 +382,14 @@ export class DiscoveryScheduler {
     )
       return;
     const maxAge = this.#lastFailed
-      ? Math.min(this.#o.ttlMs, this.#o.failedRetryMs)
-      : this.#o.ttlMs;
+      ? Math.min(this.o.ttlMs, FAILED_RETRY_MS)
+      : this.o.ttlMs;
     if (Date.now() - this.#discoveredAt < maxAge) return;
-    this.#o.log(
+    this.o.log(
       `discovery: catalog older than ${maxAge} ms, refreshing in the background`,
     );
     this.discover().catch((error: unknown) =>
-      this.#o.log(`discovery: refresh failed: ${errorText(error)}`),
+      this.o.log(`discovery: refresh failed: ${errorText(error)}`),
     );
   }
 
@@ -413,7 +402,7 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Lists `backends`, at most {@link DiscoveryOptions.maxListings} at a
+   * Lists `backends`, at most {@link MAX_LISTINGS} at a
    * time: the next starts as soon as a listing has arrived (not once it is
    * in the catalog), or once one has waited {@link SLOW_LISTING_MS}.
    * Outcomes in the order of `backends`.
@@ -440,10 +429,7 @@ export class DiscoveryScheduler {
         });
       }
     };
-    const slots = Math.min(
-      backends.length,
-      this.#o.maxListings ?? DEFAULT_MAX_LISTINGS,
-    );
+    const slots = Math.min(backends.length, MAX_LISTINGS);
     await Promise.all(Array.from({ length: slots }, worker));
     return Promise.all(outcomes);
   }
@@ -461,7 +447,7 @@ export class DiscoveryScheduler {
     try {
       let tools: GatewayTool[];
       try {
-        tools = await this.#o.gateway.listTools({
+        tools = await this.o.gateway.listTools({
           target: backend.target,
           signal: this.#abort.signal,
         });
@@ -476,11 +462,10 @@ export class DiscoveryScheduler {
         ms: elapsed(started),
       };
     } catch (error) {
-      const message = errorText(error);
       if (this.#discoveredAt === undefined)
         this.#initialFailed.add(backend.target);
-      this.#o.log(
-        `discovery: ${backend.target} failed, keeping its previous entries: ${message}`,
+      this.o.log(
+        `discovery: ${backend.target} failed, keeping its previous entries: ${errorText(error)}`,
       );
       return failure(backend.target, error, started);
     }
@@ -491,45 +476,43 @@ export class DiscoveryScheduler {
     const sequence = ++this.#sequence;
     let listing: Map<string, GatewayTool[]>;
     try {
-      listing = await this.#o.gateway.listAllTools!({
+      listing = await this.o.gateway.listAllTools!({
         signal: this.#abort.signal,
       });
     } catch (error) {
-      this.#o.log(
+      this.o.log(
         `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
-      return [...this.#o.backends.targets()].map((target) =>
+      return [...this.o.backends.targets()].map((target) =>
         failure(target, error, started),
       );
     }
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.#o.backends.targets()) {
-      if (!listing.has(target)) {
-        // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
+    for (const target of this.o.backends.targets()) {
+      // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
+      if (!listing.has(target))
         outcomes.push({
           target,
           ok: false,
           error: 'absent from the multiplexed listing',
           ms,
         });
-      }
     }
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
-        const { backend, learned } = this.#o.backends.learn(target);
-        if (learned) {
-          this.#o.log(
+        const { backend, learned } = this.o.backends.learn(target);
+        if (learned)
+          this.o.log(
             `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
           );
-        }
         try {
           await this.#apply(backend, tools, sequence);
           outcomes.push({ target, ok: true, tools: tools.length, ms });
         } catch (error) {
           outcomes.push(failure(target, error, started));
-          this.#o.log(
+          this.o.log(
             `discovery: ${target} listing rejected: ${errorText(error)}`,
           );
         }
@@ -552,7 +535,7 @@ export class DiscoveryScheduler {
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     await this.#paced();
-    const hash = this.#o.cache === undefined ? undefined : listingHash(tools);
+    const hash = this.o.cache === undefined ? undefined : listingHash(tools);
     if (
       hash !== undefined &&
       this.#servedFromCache.get(backend.target) === hash
@@ -563,9 +546,9 @@ export class DiscoveryScheduler {
       return;
     }
     const reviewed: Reviewed =
-      this.#o.review === undefined
+      this.o.review === undefined
         ? { tools }
-        : await this.#o.review(backend.target, tools);
+        : await this.o.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     if (hash !== undefined && this.#hashes.get(backend.target)?.hash === hash) {
       this.#applied.set(backend.target, sequence);
@@ -577,7 +560,7 @@ export class DiscoveryScheduler {
       entriesOf(
         backend,
         reviewed.tools,
-        this.#o.log,
+        this.o.log,
         reviewed.definitions?.names,
       ),
       sequence,
@@ -614,7 +597,7 @@ export class DiscoveryScheduler {
     target: string,
     entries: ToolEntry[],
     sequence: number,
-    key: CacheKey | undefined,
+    key: CachedListing | undefined,
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const queued = this.#pending.get(target);
@@ -644,7 +627,7 @@ export class DiscoveryScheduler {
       });
       this.#pending.clear();
       try {
-        await this.#o.catalog.replaceBackendsAsync(
+        await this.o.catalog.replaceBackendsAsync(
           new Map(batch.map(([target, listing]) => [target, listing.entries])),
         );
         for (const [target, listing] of batch) this.#settle(target, listing);
@@ -652,7 +635,7 @@ export class DiscoveryScheduler {
         // One listing the catalog refuses must not hold back the others: apply each alone.
         for (const [target, listing] of batch) {
           try {
-            await this.#o.catalog.replaceBackendAsync(target, listing.entries);
+            await this.o.catalog.replaceBackendAsync(target, listing.entries);
             this.#settle(target, listing);
           } catch (error) {
             for (const waiter of listing.waiters) waiter.reject(error);
@@ -660,7 +643,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
-      this.#o.catalogChanged?.();
+      this.o.catalogChanged?.();
     }
     this.#building = undefined;
   }
@@ -681,10 +664,9 @@ export class DiscoveryScheduler {
    * batches, yet a backend that never answers does not hold the write back).
    */
   #cacheChanged(): void {
-    const cache = this.#o.cache;
+    const cache = this.o.cache;
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
-    const quiet = this.#o.cacheWriteDelayMs ?? 1_000;
     this.#cacheTimer = setTimeout(
       () => {
         this.#cacheTimer = undefined;
@@ -693,13 +675,11 @@ export class DiscoveryScheduler {
         void this.#cacheApplied.then(() => {
           if (!this.#abort.signal.aborted)
             void cache.save(this.#hashes, (keys) =>
-              this.#o.catalog.saveCatalogStream(keys),
+              this.o.catalog.saveCatalogStream(keys),
             );
         });
       },
-      this.#discovery === undefined
-        ? quiet
-        : Math.max(quiet, DISCOVERY_CACHE_QUIET_MS),
+      this.#discovery === undefined ? CACHE_QUIET_MS : DISCOVERY_CACHE_QUIET_MS,
     );
     this.#cacheTimer.unref();
   }

@@ -10,11 +10,8 @@ export type RejectedRequest = { id: string | number; problem: string };
  * answered with Invalid Request instead of dropped silently. Other lines pass unchanged.
  */
 export class EnvelopeGuard extends Transform {
-  readonly #onRejected: (request: RejectedRequest) => void;
-
-  constructor(onRejected: (request: RejectedRequest) => void) {
+  constructor(private readonly onRejected: (request: RejectedRequest) => void) {
     super();
-    this.#onRejected = onRejected;
   }
 
   override _transform(
@@ -24,7 +21,7 @@ export class EnvelopeGuard extends Transform {
   ): void {
     const rejected = rejectedRequest(chunk.toString('utf8'));
     if (rejected === undefined) this.push(chunk);
-    else this.#onRejected(rejected);
+    else this.onRejected(rejected);
     done();
   }
 }

@@ -38,7 +38,6 @@ export class BrokerError extends createErrorFamily<typeof BrokerErrorCode>(
   }
 }
 
-/** One of the {@link BrokerErrorCode} values. */
 export type BrokerErrorCode = BrokerError['code'];
 
 /** A configuration value that cannot be used; the message names the variable or flag and what to fix. */

@@ -13,11 +13,9 @@ const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
   role: 'HERETEK_BROKER_ROLE',
 };
 
-type GatewayOptions = ConstructorParameters<typeof GatewayClient>[0];
-
 /** What the broker passes on from the gateway client besides its configuration. */
 export type GatewayHooks = Pick<
-  GatewayOptions,
+  ConstructorParameters<typeof GatewayClient>[0],
   'onToolsListChanged' | 'onElicitation' | 'onSampling' | 'onLog'
 >;
 
@@ -42,13 +40,12 @@ export async function createGateway(
       : { token: config.gatewayToken }),
   };
   const checked = gatewayClientOptionsSchema.safeParse(options);
-  if (!checked.success) {
+  if (!checked.success)
     throw new BrokerConfigError(
       checked.error.issues.map((issue) => {
         const option = String(issue.path[0] ?? 'options');
         return `${VARIABLE_OF_OPTION[option] ?? option}: ${issue.message}`;
       }),
     );
-  }
   return new GatewayClient({ ...options, ...hooks });
 }

@@ -11,8 +11,7 @@ export type {
   ToolCallResult,
   ToolGateway,
 } from './types.js';
-export { BrokerError } from './errors.js';
-export { BrokerErrorCode } from './errors.js';
+export { BrokerError, BrokerErrorCode } from './errors.js';
 export { runServer } from './run.js';
 export { VERSION } from './version.js';
 export { openBroker, readBrokerSetup } from './open-broker.js';

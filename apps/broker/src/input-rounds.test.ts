@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { InputRounds, type InputRequiredAnswer } from './input-rounds.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  ANSWER_TIMEOUT_MS,
+  InputRounds,
+  MAX_PENDING_CALLS,
+  type InputRequiredAnswer,
+} from './input-rounds.js';
 import type { CallHandlers, ToolCallResult } from './types.js';
 
 const BOTH = { elicitation: true, sampling: true };
@@ -96,25 +101,32 @@ describe('InputRounds', () => {
   });
 
   it('gives a call up when no retry comes in time: the backend gets an error and its call is aborted', async () => {
-    const rounds = new InputRounds({ answerTimeoutMs: 50 });
+    const rounds = new InputRounds();
     const seen: { signal?: AbortSignal } = {};
-    const answer = (await first(rounds, asking(seen))) as InputRequiredAnswer;
-    // A ceiling for a loaded machine, not a timing.
-    await expect
-      .poll(() => seen.signal?.aborted, { timeout: 10_000 })
-      .toBe(true);
-    expect(rounds.pending).toBe(0);
-    await expect(
-      retry(rounds, answer.requestState, {
-        'elicitation-1': { action: 'accept', content: {} },
-      }),
-    ).rejects.toThrow(/Unknown or expired requestState for live_ask/);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const answer = (await first(rounds, asking(seen))) as InputRequiredAnswer;
+      vi.advanceTimersByTime(ANSWER_TIMEOUT_MS - 1);
+      expect(seen.signal?.aborted).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(seen.signal?.aborted).toBe(true);
+      expect(rounds.pending).toBe(0);
+      await expect(
+        retry(rounds, answer.requestState, {
+          'elicitation-1': { action: 'accept', content: {} },
+        }),
+      ).rejects.toThrow(/Unknown or expired requestState for live_ask/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses a backend request at once beyond the limit of waiting calls', async () => {
-    const rounds = new InputRounds({ maxPending: 1 });
-    const waiting = await first(rounds, asking());
-    expect((waiting as InputRequiredAnswer).resultType).toBe('input_required');
+    const rounds = new InputRounds();
+    for (let waiting = 0; waiting < MAX_PENDING_CALLS; waiting += 1)
+      expect(
+        ((await first(rounds, asking())) as InputRequiredAnswer).resultType,
+      ).toBe('input_required');
     const refused = await first(rounds, asking());
     expect(textOf(refused)).toMatch(
       /^-32603: Too many calls already wait for the client's answers; elicitation for backend "t" refused/,

@@ -25,20 +25,10 @@ export type InputRequiredAnswer = {
   requestState: string;
 };
 
-/** Limits of the calls kept open between rounds. */
-export type InputRoundsOptions = {
-  /** Most calls waiting for the client's answers at once; beyond it a backend's request is refused. */
-  maxPending?: number;
-  /** How long a call waits for the client's retry with the answers before it is given up, in ms. */
-  answerTimeoutMs?: number;
-  /** Where a line about each backend request goes (stderr in the CLI). */
-  log?: (line: string) => void;
-};
-
-/** Default {@link InputRoundsOptions.maxPending}. */
-export const DEFAULT_MAX_PENDING_CALLS = 16;
-/** Default {@link InputRoundsOptions.answerTimeoutMs}: a person answers, so ten minutes. */
-export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000;
+/** Most calls waiting for the client's answers at once; beyond it a backend's request is refused. */
+export const MAX_PENDING_CALLS = 16;
+/** How long a call waits for the client's retry with the answers before it is given up: a person answers, so ten minutes. */
+export const ANSWER_TIMEOUT_MS = 600_000;
 
 /**
  * JSON-RPC "request cancelled" (as in LSP; the SDK's code table has no
@@ -50,7 +40,6 @@ const REQUEST_CANCELLED = -32800;
 export const rpcError = (message: string, code: number): Error =>
   Object.assign(new Error(message), { code });
 
-/** The feature of a backend request method. */
 export type InputFeature = 'elicitation' | 'sampling';
 
 /**
@@ -87,29 +76,21 @@ export type RoundCapabilities = { elicitation: boolean; sampling: boolean };
  */
 export class PendingCall {
   readonly id = randomUUID();
-  readonly name: string;
-  capabilities: RoundCapabilities;
   readonly controller = new AbortController();
   #asks = new Map<string, Ask>();
   #counter = 0;
   #outcome: Outcome | undefined;
   #ended = false;
   #wake: () => void = () => {};
-  #progress: ((progress: CallProgress) => void) | undefined;
-  #accepting: () => boolean;
-  readonly #log: (line: string) => void;
+  /** Where the backend's progress goes in the current round (nowhere between rounds). */
+  progress: ((progress: CallProgress) => void) | undefined;
 
   constructor(
-    name: string,
-    capabilities: RoundCapabilities,
-    accepting: () => boolean,
-    log: (line: string) => void = () => {},
-  ) {
-    this.name = name;
-    this.capabilities = capabilities;
-    this.#accepting = accepting;
-    this.#log = log;
-  }
+    readonly name: string,
+    public capabilities: RoundCapabilities,
+    private readonly accepting: () => boolean,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
 
   /** Hands the backend's elicitation to the client in an `input_required` answer. */
   readonly onElicitation = this.#relay<ElicitResult>('elicitation/create');
@@ -126,7 +107,7 @@ export class PendingCall {
       request: BackendRequest<unknown>,
       extra: { signal: AbortSignal },
     ): Promise<Result> => {
-      this.#log(
+      this.log(
         `${feature}: backend "${request.target}" ${ASKS[feature]}; handed to the client in an input_required answer`,
       );
       try {
@@ -137,7 +118,7 @@ export class PendingCall {
           extra.signal,
         )) as Result;
       } catch (error) {
-        this.#log(
+        this.log(
           `${feature}: forwarding for backend "${request.target}" failed: ${errorText(error)}`,
         );
         throw error;
@@ -145,14 +126,8 @@ export class PendingCall {
     };
   }
 
-  /** Where the backend's progress goes in the current round (nowhere between rounds). */
-  set progress(sink: ((progress: CallProgress) => void) | undefined) {
-    this.#progress = sink;
-  }
-
-  readonly onProgress = (progress: CallProgress): void => {
-    this.#progress?.(progress);
-  };
+  readonly onProgress = (progress: CallProgress): void =>
+    this.progress?.(progress);
 
   /** Records how the backend's call ended. */
   settle(outcome: Outcome): void {
@@ -175,22 +150,20 @@ export class PendingCall {
     const feature = featureOf(method);
     if (!this.capabilities[feature])
       return Promise.reject(notDeclared(feature));
-    if (this.#ended) {
+    if (this.#ended)
       return Promise.reject(
         rpcError(
           `The ${feature} request of backend "${target}" arrived after the call it belongs to ended; refused by heretek-lazy-broker.`,
           ProtocolErrorCode.InternalError,
         ),
       );
-    }
-    if (!this.#accepting()) {
+    if (!this.accepting())
       return Promise.reject(
         rpcError(
           `Too many calls already wait for the client's answers; ${feature} for backend "${target}" refused by heretek-lazy-broker.`,
           ProtocolErrorCode.InternalError,
         ),
       );
-    }
     this.#counter += 1;
     const key = `${feature}-${this.#counter}`;
     return new Promise<unknown>((resolve, reject) => {
@@ -323,8 +296,9 @@ function shapeProblem(
  * Multi round-trip input (MCP 2026-07-28) for calls through the broker. A
  * backend's `elicitation/create` or `sampling/createMessage` during a call
  * from a 2026-07-28 client becomes an `input_required` answer to
- * `mcp_call_tool`; the backend's call stays open (at most `maxPending`
- * calls, each for at most `answerTimeoutMs` between rounds) until the client
+ * `mcp_call_tool`; the backend's call stays open (at most
+ * {@link MAX_PENDING_CALLS} calls, each for at most {@link ANSWER_TIMEOUT_MS}
+ * between rounds) until the client
  * retries with `inputResponses` and the `requestState` it got, whose answers
  * go to the backend. The broker never answers for the user.
  */
@@ -333,17 +307,9 @@ export class InputRounds {
     string,
     { call: PendingCall; timer: NodeJS.Timeout }
   >();
-  readonly #maxPending: number;
   #modern = false;
-  readonly #answerTimeoutMs: number;
-  readonly #log: ((line: string) => void) | undefined;
-
-  constructor(options: InputRoundsOptions = {}) {
-    this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_CALLS;
-    this.#answerTimeoutMs =
-      options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
-    this.#log = options.log;
-  }
+  /** `log` takes a line about each backend request (stderr in the CLI). */
+  constructor(private readonly log?: (line: string) => void) {}
 
   /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */
   get modernClient(): boolean {
@@ -379,8 +345,8 @@ export class InputRounds {
       call = new PendingCall(
         options.name,
         options.capabilities,
-        () => this.#waiting.size < this.#maxPending,
-        this.#log,
+        () => this.#waiting.size < MAX_PENDING_CALLS,
+        this.log,
       );
       const started = options.start(call.controller.signal, {
         ...(options.onProgress === undefined
@@ -395,13 +361,12 @@ export class InputRounds {
       );
     } else {
       const waiting = this.#waiting.get(options.requestState);
-      if (waiting === undefined || waiting.call.name !== options.name) {
+      if (waiting === undefined || waiting.call.name !== options.name)
         throw new BrokerError({
           code: 'INVALID_ARGUMENTS',
           toolName: options.name,
-          message: `Unknown or expired requestState for ${options.name}: the call it named ended, timed out (${Math.round(this.#answerTimeoutMs / 1000)} s without an answer) or belongs to another tool. Call the tool again without requestState.`,
+          message: `Unknown or expired requestState for ${options.name}: the call it named ended, timed out (${ANSWER_TIMEOUT_MS / 1000} s without an answer) or belongs to another tool. Call the tool again without requestState.`,
         });
-      }
       clearTimeout(waiting.timer);
       this.#waiting.delete(options.requestState);
       call = waiting.call;
@@ -421,9 +386,9 @@ export class InputRounds {
         const timer = setTimeout(() => {
           this.#waiting.delete(call.id);
           call.abandon(
-            `The client did not answer within ${Math.round(this.#answerTimeoutMs / 1000)} s; heretek-lazy-broker gave the call up.`,
+            `The client did not answer within ${ANSWER_TIMEOUT_MS / 1000} s; heretek-lazy-broker gave the call up.`,
           );
-        }, this.#answerTimeoutMs);
+        }, ANSWER_TIMEOUT_MS);
         timer.unref();
         this.#waiting.set(call.id, { call, timer });
         return next;

@@ -68,10 +68,9 @@ export function buildInstructions(options: {
   backends: readonly InstructionsBackend[];
 }): string {
   const groups = byProfile(options.backends);
-  const targetCount = groups.reduce(
-    (sum, [, targets]) => sum + targets.length,
-    0,
-  );
+  const count = (of: typeof groups) =>
+    of.reduce((sum, [, targets]) => sum + targets.length, 0);
+  const targetCount = count(groups);
   const nameChars = groups.reduce(
     (sum, [, targets]) => sum + targets.join(', ').length,
     0,
@@ -80,10 +79,6 @@ export function buildInstructions(options: {
     targetCount <= MAX_LISTED_TARGETS && nameChars <= MAX_TARGET_LIST_CHARS;
   const listed = groups.slice(0, MAX_LISTED_PROFILES);
   const rest = groups.slice(MAX_LISTED_PROFILES);
-  const restTargets = rest.reduce(
-    (sum, [, targets]) => sum + targets.length,
-    0,
-  );
   const plural = (count: number, word: string) =>
     `${count} ${word}${count === 1 ? '' : 's'}`;
   return [
@@ -98,7 +93,7 @@ export function buildInstructions(options: {
     ...(rest.length === 0
       ? []
       : [
-          `- and ${plural(rest.length, 'more profile')} with ${plural(restTargets, 'target')}`,
+          `- and ${plural(rest.length, 'more profile')} with ${plural(count(rest), 'target')}`,
         ]),
     'Before saying that a tool or a capability does not exist, search for it with mcp_search_tools, with other words or within a profile.',
   ].join('\n');

@@ -54,9 +54,8 @@ export function issueLines(options: {
 }): string[] {
   const { input, allowed = [], root = 'arguments' } = options;
   return options.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') {
+    if (issue.code === 'unrecognized_keys')
       return unknownKeys(issue.keys, allowed);
-    }
     const field = fieldName(issue.path, root);
     if (issue.code === 'custom') {
       return issue.path.length === 0
@@ -67,9 +66,8 @@ export function issueLines(options: {
       (node, key) => own(node, key),
       input,
     );
-    if (value === undefined && issue.path.length > 0) {
+    if (value === undefined && issue.path.length > 0)
       return `missing required property ${JSON.stringify(field)}`;
-    }
     return `${field} must be ${issue.message}, got ${kind(value)}`;
   });
 }

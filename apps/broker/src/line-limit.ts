@@ -40,8 +40,6 @@ function idOf(head: Buffer, tail: Buffer): string | number | undefined {
  * bounded by `maxLineBytes` whatever the input.
  */
 export class LineLimit extends Transform {
-  readonly #max: number;
-  readonly #onDropped: (line: DroppedLine) => void;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #dropping = false;
@@ -49,10 +47,11 @@ export class LineLimit extends Transform {
   #head: Buffer = Buffer.alloc(0);
   #tail: Buffer = Buffer.alloc(0);
 
-  constructor(maxLineBytes: number, onDropped: (line: DroppedLine) => void) {
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly onDropped: (line: DroppedLine) => void,
+  ) {
     super();
-    this.#max = maxLineBytes;
-    this.#onDropped = onDropped;
   }
 
   override _transform(
@@ -69,7 +68,7 @@ export class LineLimit extends Transform {
         !this.#dropping &&
         this.#pendingBytes === 0 &&
         this.#pending.length === 0 &&
-        newline - start <= this.#max
+        newline - start <= this.maxLineBytes
       ) {
         this.push(chunk.subarray(start, newline + 1));
         start = newline + 1;
@@ -80,7 +79,7 @@ export class LineLimit extends Transform {
       if (this.#dropping) {
         this.#droppedBytes += piece.length;
         this.#tail = lastBytes(this.#tail, piece);
-      } else if (this.#pendingBytes + piece.length > this.#max) {
+      } else if (this.#pendingBytes + piece.length > this.maxLineBytes) {
         const line = Buffer.concat([...this.#pending, piece]);
         this.#head = line.subarray(0, EDGE_BYTES);
         this.#tail = line.subarray(Math.max(0, line.length - EDGE_BYTES));
@@ -125,7 +124,7 @@ export class LineLimit extends Transform {
     this.#head = Buffer.alloc(0);
     this.#tail = Buffer.alloc(0);
     this.#droppedBytes = 0;
-    this.#onDropped(line);
+    this.onDropped(line);
   }
 }
 

@@ -91,7 +91,6 @@ const ALIGN = 8;
 /** One target's entry in the header. */
 type HeaderTarget = {
   target: string;
-  /** The listing hash. */
   hash: string;
   /** Qualified names of its tools' definition hashes, when recorded. */
   names?: readonly string[];
@@ -133,22 +132,6 @@ export function partKey(listing: CachedListing): string {
   return `${hash} definitions:${digest}`;
 }
 
-/**
- * Whether a saved target was saved for this listing and definition hashes,
- * backend and profile.
- */
-function builtFor(
-  listing: CachedListing,
-  info: SavedCatalogTarget,
-  backend: Backend,
-): boolean {
-  return (
-    info.key === partKey(listing) &&
-    info.backends.every((name) => name === backend.backend) &&
-    info.profiles.every((profile) => profile === backend.profile)
-  );
-}
-
 /** What is wrong with a header target entry (`index` in the list), if anything. */
 function targetProblem(entry: unknown, index: number): string | undefined {
   const where = `header target [${index}]`;
@@ -178,16 +161,12 @@ function isRange(value: unknown): value is [number, number] {
 }
 
 /**
- * The built index, kept in the state folder beside the pins and usage files
- * (`HERETEK_INDEX_CACHE_FILE`), in one binary file: a header naming each
- * backend with the hash of its last listing and its tools' names; a table of
- * their definition hashes as bytes; and the catalog's saved form of every
- * backend (one term table, the postings and statistics as the index holds
- * them, every entry). A restarted broker reads it in one read and restores
- * the catalog from a view of the file's bytes in one build, before the first
- * listing answers, so every tool is searchable at once; rediscovery then
- * replaces the backends whose listing changed. A file that cannot be read as
- * this version's cache is ignored with one log line and written afresh after
+ * The built index in one binary file in the state folder
+ * (`HERETEK_INDEX_CACHE_FILE`, laid out as above). A restarted broker reads it
+ * in one read and restores the catalog from a view of its bytes in one build,
+ * so every tool is searchable before the first listing answers; rediscovery
+ * then replaces the backends whose listing changed. A file that is not this
+ * version's cache is ignored with one log line and written afresh after
  * discovery; it is never trusted in part.
  */
 export class IndexCache {
@@ -233,14 +212,10 @@ export class IndexCache {
    * start-up work; {@link load} uses these bytes.
    */
   prefetch(): void {
-    this.#bytes ??= readWhole(this.file).then(
-      (bytes) => bytes,
-      (error: unknown) => {
-        if (!isMissing(error))
-          this.ignored(`not readable: ${errorText(error)}`);
-        return undefined;
-      },
-    );
+    this.#bytes ??= readWhole(this.file).catch((error: unknown) => {
+      if (!isMissing(error)) this.ignored(`not readable: ${errorText(error)}`);
+      return undefined;
+    });
   }
 
   /**
@@ -249,9 +224,9 @@ export class IndexCache {
    * saved form. `undefined` when there is no file, and with one log line when
    * the file is not a cache this broker can read.
    */
-  async load(
-    backends: ReadonlyMap<string, Backend>,
-  ): Promise<LoadedCache | undefined> {
+  async load(backends: {
+    get(target: string): Backend | undefined;
+  }): Promise<LoadedCache | undefined> {
     this.prefetch();
     const bytes = await this.#bytes;
     // The bytes are not kept here: the catalog restored keeps what it views.
@@ -273,10 +248,13 @@ export class IndexCache {
     for (const info of saved) {
       const listing = loaded.listings.get(info.target);
       const backend = backends.get(info.target);
+      // Kept when saved for this listing (and definition hashes), backend and profile.
       if (
         listing !== undefined &&
         backend !== undefined &&
-        builtFor(listing, info, backend)
+        info.key === partKey(listing) &&
+        info.backends.every((name) => name === backend.backend) &&
+        info.profiles.every((profile) => profile === backend.profile)
       )
         current.set(info.target, listing);
     }
@@ -353,14 +331,11 @@ export class IndexCache {
   }
 
   /**
-   * Writes the cache (atomically, mode 0600): `listings`, and the catalog's
-   * saved form of them that `saveCatalog` returns for their
-   * {@link partKey}s (both taken in one turn, so they agree, however long
-   * the catalog's encoding then takes): `ToolCatalog.saveCatalogStream`'s
-   * stream, written to the file a piece at a time (never held whole), its
-   * digest put in place last. A failure is
-   * logged once and never stops the broker: the next start rebuilds from
-   * discovery.
+   * Writes the cache atomically (mode 0600): `listings`, and the catalog's
+   * saved form of them for their {@link partKey}s, both taken in one turn so
+   * they agree; that stream is written a piece at a time (never held whole),
+   * its digest put in place last. A failure is logged once and never stops
+   * the broker: the next start rebuilds from discovery.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,

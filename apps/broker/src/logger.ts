@@ -4,14 +4,12 @@
  * A closed stderr (the client went away) never turns into an error: the line
  * is dropped.
  */
-export function stderrLogger(
-  prefix = 'heretek-lazy-broker',
-): (line: string) => void {
+export function stderrLogger(): (line: string) => void {
   process.stderr.on('error', () => {});
   return (line) => {
     if (process.stderr.destroyed || !process.stderr.writable) return;
     try {
-      process.stderr.write(`[${prefix}] ${line}\n`);
+      process.stderr.write(`[heretek-lazy-broker] ${line}\n`);
     } catch {
       // Nowhere left to report to.
     }

@@ -11,22 +11,15 @@ import type { CallProgress, ToolCallResult } from './types.js';
 /** Largest `offset` accepted when browsing a target. */
 export const MAX_BROWSE_OFFSET = 100_000;
 
-const text = (description?: string) => {
-  const field = z.string({ error: 'a string' });
-  return description === undefined ? field : field.describe(description);
-};
+const text = () => z.string({ error: 'a string' });
 
 /** Bounds checked but not listed: not worth their tokens in `tools/list`. */
 const UNLISTED_MAXIMUM = new WeakSet<object>();
 
-const integer = (
-  min: number,
-  max: number,
-  options: { listMaximum: boolean } = { listMaximum: true },
-) => {
+const integer = (min: number, max: number, listMaximum = true) => {
   const error = `an integer from ${min} to ${max}`;
   const field = z.int({ error }).min(min, { error }).max(max, { error });
-  if (!options.listMaximum) UNLISTED_MAXIMUM.add(field);
+  if (!listMaximum) UNLISTED_MAXIMUM.add(field);
   return field;
 };
 
@@ -40,15 +33,15 @@ const toolName = text().refine((name) => name !== '', {
 const searchInput = z
   .strictObject(
     {
-      query: text('Task in plain words, or a tool name').optional(),
+      query: text().describe('Task in plain words, or a tool name').optional(),
       profile: z
         .enum(PROFILE_NAMES, { error: `one of ${PROFILE_NAMES.join(', ')}` })
         .optional(),
-      target: text(
-        'Only this backend; without query, lists its tools',
-      ).optional(),
+      target: text()
+        .describe('Only this backend; without query, lists its tools')
+        .optional(),
       limit: integer(1, MAX_SEARCH_LIMIT).optional(),
-      offset: integer(0, MAX_BROWSE_OFFSET, { listMaximum: false }).optional(),
+      offset: integer(0, MAX_BROWSE_OFFSET, false).optional(),
     },
     anObject,
   )
@@ -158,7 +151,6 @@ export const META_TOOLS = {
   }),
 } as const;
 
-/** A meta-tool's name. */
 export type MetaToolName = keyof typeof META_TOOLS;
 
 /** The meta-tools' names, in listing order. */
@@ -234,8 +226,9 @@ export async function runMetaTool(
   context: MetaToolContext,
 ): Promise<{ result: ToolCallResult; code?: BrokerErrorCode }> {
   const tool: MetaToolDefinition = META_TOOLS[name];
-  const textResult = (value: string) => ({
+  const textResult = (value: string, isError?: true) => ({
     content: [{ type: 'text' as const, text: value }],
+    ...(isError === undefined ? {} : { isError }),
   });
   try {
     const answer = await tool.answer(
@@ -246,19 +239,9 @@ export async function runMetaTool(
     return { result: typeof answer === 'string' ? textResult(answer) : answer };
   } catch (error) {
     if (!BrokerError.isInstance(error))
-      return {
-        result: {
-          ...textResult(`INTERNAL: ${errorText(error)}`),
-          isError: true,
-        },
-      };
-    return {
-      result: {
-        ...textResult(`${error.code}: ${error.message}`),
-        isError: true,
-      },
-      code: error.code,
-    };
+      return { result: textResult(`INTERNAL: ${errorText(error)}`, true) };
+    const { code, message } = error;
+    return { result: textResult(`${code}: ${message}`, true), code };
   }
 }
 
@@ -294,7 +277,7 @@ export async function searchOrBrowse(
   const query = args.query ?? '';
   const marks = (hit: { name: string; mutating: boolean }) =>
     broker.marks(hit.name, hit.mutating);
-  if (query.trim() === '' && args.target !== undefined) {
+  if (query.trim() === '' && args.target !== undefined)
     return formatBrowse(
       await broker.browseTools({
         target: args.target,
@@ -304,7 +287,6 @@ export async function searchOrBrowse(
       }),
       marks,
     );
-  }
   const result = await broker.searchTools({
     query,
     ...(args.profile === undefined ? {} : { profile: args.profile }),
@@ -340,11 +322,10 @@ function formatSearch(
         scope ? ', drop the filter,' : ''
       } or list a target's tools with {"target": "<name>"} and no query.`,
     );
-    if (targets.length > 0) {
+    if (targets.length > 0)
       lines.push(
         `Targets (tools): ${targets.map((t) => `${t.target} (${t.tools})`).join(', ')}`,
       );
-    }
   } else {
     for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
   }
@@ -371,15 +352,13 @@ function formatBrowse(result: BrowseResult, marks: HitMarks): string {
     result.discovering === undefined
       ? []
       : [discoveringNote(result.discovering)];
-  if (result.total === 0) {
+  if (result.total === 0)
     return [
       `Target ${result.target} has no tools in the catalog.`,
       ...note,
     ].join('\n');
-  }
-  if (result.tools.length === 0) {
+  if (result.tools.length === 0)
     return `Target ${result.target} has ${result.total} tools; offset ${result.offset} is past the end.`;
-  }
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,

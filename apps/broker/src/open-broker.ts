@@ -16,11 +16,7 @@ import {
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
-import {
-  IndexCache,
-  type CachedListing,
-  type PinsCovering,
-} from './listing-cache.js';
+import { IndexCache } from './listing-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
@@ -42,7 +38,7 @@ export type BrokerSetup = {
 export function readBrokerSetup(options: {
   env: NodeJS.ProcessEnv;
   /** A backend table file that overrides `HERETEK_BACKENDS_FILE` (the CLI's `--backends`). */
-  backendsFile?: string;
+  backendsFile?: string | undefined;
 }): BrokerSetup {
   const config = loadBrokerConfig(options.env);
   return { config, backends: backendsOf(config, options.backendsFile) };
@@ -100,18 +96,33 @@ export async function openBroker(options: {
     : options.deferGateway === true
       ? deferredGateway(load)
       : { gateway: await load(), connect: () => Promise.resolve() };
-  const { broker, learning } = brokerFor(config, backends, {
-    gateway,
-    trust,
-    indexCache,
+  const catalog = seedCatalogFor(backends);
+  const learning = new UsageLearning({
+    file: config.usageFile,
+    log,
+    // A learned use is ranking evidence of its own field in the catalog.
+    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
+  });
+  const broker = new Broker({
+    role: config.role,
+    catalog,
+    backends,
+    ...(trust === undefined ? {} : { trust }),
+    learning,
+    ...(gateway === undefined ? {} : { gateway }),
+    ...(gateway === undefined || indexCache === undefined
+      ? {}
+      : { indexCache }),
+    ...hybridOf(config, log),
+    gatewayMode: config.gatewayMode,
+    discoveryTtlMs: config.discoveryTtlMs,
+    resultGuard: config.resultGuard,
+    ...(config.defaultProfile === undefined
+      ? {}
+      : { defaultProfile: config.defaultProfile }),
     log,
   });
-  return {
-    broker,
-    learning,
-    trust,
-    connectGateway: connect,
-  };
+  return { broker, learning, trust, connectGateway: connect };
 }
 
 /**
@@ -145,47 +156,6 @@ function deferredGateway(load: () => Promise<ToolGateway>): {
   return { gateway, connect: () => loaded().then(() => {}) };
 }
 
-/** The broker over the seed catalog, and the learned uses that rank its search. */
-function brokerFor(
-  config: BrokerConfig,
-  backends: Backend[],
-  parts: {
-    gateway: ToolGateway | undefined;
-    trust: Promise<TrustLayer> | undefined;
-    indexCache: IndexCache | undefined;
-    log: Log;
-  },
-): { broker: Broker; learning: UsageLearning } {
-  const { gateway, trust, indexCache, log } = parts;
-  const catalog = seedCatalogFor(backends);
-  const learning = new UsageLearning({
-    file: config.usageFile,
-    log,
-    // A learned use is ranking evidence of its own field in the catalog.
-    onUse: (use) => catalog.recordUse({ terms: use.terms, tool: use.tool }),
-  });
-  const broker = new Broker({
-    role: config.role,
-    catalog,
-    backends,
-    ...(trust === undefined ? {} : { trust }),
-    learning,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || indexCache === undefined
-      ? {}
-      : { indexCache }),
-    ...hybridOf(config, log),
-    gatewayMode: config.gatewayMode,
-    discoveryTtlMs: config.discoveryTtlMs,
-    resultGuard: config.resultGuard,
-    ...(config.defaultProfile === undefined
-      ? {}
-      : { defaultProfile: config.defaultProfile }),
-    log,
-  });
-  return { broker, learning };
-}
-
 /**
  * The pins file opens beside the first answers: discovery and calls wait for
  * it, the MCP handshake and tools/list do not. Offline, nothing is discovered
@@ -209,24 +179,6 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
 }
 
 /**
- * The pins file's digest and the cached targets whose tools all match its
- * pins, taken together from the pin store (none under policy `off`).
- */
-async function pinsCovering(
-  trust: Promise<TrustLayer>,
-  listings: ReadonlyMap<string, CachedListing>,
-): ReturnType<PinsCovering> {
-  const pins = (await trust).pins;
-  return pins?.fileDigest(() => {
-    const covered = new Set<string>();
-    for (const [target, { definitions }] of listings)
-      if (definitions !== undefined && pins.matches(definitions))
-        covered.add(target);
-    return covered;
-  });
-}
-
-/**
  * The index cache of the configured file, its file being read already
  * (beside the pins file and the rest of start-up); none offline or with
  * `HERETEK_INDEX_CACHE_FILE=off`, so that nothing reads or writes one.
@@ -240,9 +192,22 @@ export function indexCacheFor(
   const cache = new IndexCache({
     file: config.indexCacheFile,
     log,
+    // The pins file's digest and the cached targets whose tools all match
+    // its pins, taken together from the pin store (none under policy `off`).
     ...(trust === undefined
       ? {}
-      : { pinsCovering: (listings) => pinsCovering(trust, listings) }),
+      : {
+          pinsCovering: async (listings) => {
+            const pins = (await trust).pins;
+            return pins?.fileDigest(() => {
+              const covered = new Set<string>();
+              for (const [target, { definitions }] of listings)
+                if (definitions !== undefined && pins.matches(definitions))
+                  covered.add(target);
+              return covered;
+            });
+          },
+        }),
   });
   cache.prefetch();
   return cache;

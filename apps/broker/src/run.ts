@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { Backend } from '@heretek/catalog';
 import { runCheck } from './check.js';
-import { environmentHelp, type BrokerConfig } from './config.js';
+import { environmentHelp } from './config.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { META_TOOL_NAMES } from './meta-tools.js';
 import { fail } from './one-shot.js';
-import { readBrokerSetup } from './open-broker.js';
+import { readBrokerSetup, type BrokerSetup } from './open-broker.js';
 import { runPin } from './pin.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
@@ -45,14 +44,6 @@ type Command =
   | { kind: 'serve' | 'check'; backendsFile: string | undefined }
   | { kind: 'pin'; backendsFile: string | undefined; tool: string | undefined };
 
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-  check: { type: 'boolean' },
-  pin: { type: 'boolean' },
-  backends: { type: 'string' },
-} as const;
-
 /** An argument as the person typed it, for an error message. */
 const quoted = (arg: string) => JSON.stringify(arg.slice(0, 80));
 
@@ -68,7 +59,13 @@ function parseArguments(argv: readonly string[]): Command | string {
     return { kind: 'version' };
   const { tokens } = parseArgs({
     args: [...argv],
-    options: OPTIONS,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      check: { type: 'boolean' },
+      pin: { type: 'boolean' },
+      backends: { type: 'string' },
+    },
     strict: false,
     allowPositionals: true,
     tokens: true,
@@ -140,19 +137,17 @@ export async function runServer(options: {
     process.stderr.write(command.kind === 'help' ? usage() : `${VERSION}\n`);
     return EXIT_CODES.ok;
   }
-  let config: BrokerConfig;
-  let backends: Backend[];
+  let setup: BrokerSetup;
   try {
-    ({ config, backends } = readBrokerSetup({
+    setup = readBrokerSetup({
       env: options.env,
-      ...(command.backendsFile === undefined
-        ? {}
-        : { backendsFile: command.backendsFile }),
-    }));
+      backendsFile: command.backendsFile,
+    });
   } catch (error) {
     fail(error);
     return EXIT_CODES.usage;
   }
+  const { config, backends } = setup;
   if (command.kind === 'check') return runCheck(config, backends);
   if (command.kind === 'pin') return runPin(config, backends, command.tool);
   return serve(config, backends);

@@ -33,7 +33,7 @@ export async function serve(
   const log = stderrLogger();
   const stopped = stopSignals(log);
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
-  const inputRounds = new InputRounds({ log });
+  const inputRounds = new InputRounds(log);
   const bridge = new ClientBridge(log, inputRounds);
   let opened: OpenedBroker;
   try {
@@ -76,14 +76,12 @@ export async function serve(
     transport,
     onerror: (error) => log(`transport: ${error.message}`),
   });
-  const session = {
-    close: async () => {
-      // The transport closes first, so nothing is written after the client
-      // left; then discovery and calls in flight are aborted, not waited for.
-      await handle.close().catch(() => {});
-      inputRounds.close();
-      return broker.close();
-    },
+  const close = async () => {
+    // The transport closes first, so nothing is written after the client
+    // left; then discovery and calls in flight are aborted, not waited for.
+    await handle.close().catch(() => {});
+    inputRounds.close();
+    return broker.close();
   };
   // Discovery starts at once; each listing waits for the pins file before it
   // is catalogued. A pins file that cannot be trusted is never overwritten:
@@ -101,7 +99,7 @@ export async function serve(
     );
   if (gatewayProblem !== undefined) {
     fail(gatewayProblem);
-    await session.close();
+    await close();
     return EXIT_CODES.usage;
   }
   // The pins file's entries are checked once the cached parts are served
@@ -117,12 +115,12 @@ export async function serve(
     );
   if (pinsProblem !== undefined) {
     log(`cannot start: ${pinsProblem}`);
-    await session.close();
+    await close();
     return EXIT_CODES.usage;
   }
   log(startedLine(config, backends, broker.catalog.size, skillsNote));
   log('waiting for an MCP client on stdio');
-  await shutDown(await stopped, session, log);
+  await shutDown(await stopped, close, log);
   return EXIT_CODES.ok;
 }
 
@@ -138,11 +136,6 @@ function loadLearning(learning: UsageLearning, log: Log): void {
  * down or touch stdout; they are logged.
  */
 function stopSignals(log: Log): Promise<string> {
-  const isBrokenPipe = (error: unknown) =>
-    typeof error === 'object' &&
-    error !== null &&
-    'code' in error &&
-    error.code === 'EPIPE';
   return new Promise<string>((stop) => {
     process.stdout.on('error', (error) =>
       stop(`stdout closed (${errorText(error)})`),
@@ -151,7 +144,8 @@ function stopSignals(log: Log): Promise<string> {
       log(`unhandled rejection: ${errorText(reason)}`),
     );
     process.on('uncaughtException', (error) => {
-      if (isBrokenPipe(error)) stop('client pipe closed');
+      if ((error as NodeJS.ErrnoException | null)?.code === 'EPIPE')
+        stop('client pipe closed');
       else log(`uncaught exception: ${errorText(error)}`);
     });
     process.stdin.once('end', () => stop('stdin closed'));
@@ -161,10 +155,10 @@ function stopSignals(log: Log): Promise<string> {
   });
 }
 
-/** Closes the session; a hung gateway never keeps the process alive. */
+/** Closes the session (`close`); a hung gateway never keeps the process alive. */
 async function shutDown(
   reason: string,
-  session: { close: () => Promise<{ callsAborted: number }> },
+  close: () => Promise<{ callsAborted: number }>,
   log: Log,
 ): Promise<void> {
   log(`shutting down: ${reason}`);
@@ -173,7 +167,7 @@ async function shutDown(
     process.exit(EXIT_CODES.ok);
   }, SHUTDOWN_GRACE_MS).unref();
   try {
-    const { callsAborted } = await session.close();
+    const { callsAborted } = await close();
     log(
       `shutdown: aborted discovery and ${callsAborted} call${callsAborted === 1 ? '' : 's'} in flight`,
     );

@@ -4,8 +4,8 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import {
   memorySkillFiles,
   SkillsExtension,
+  type SkillWarning,
 } from '@modelcontextprotocol/server/ext/skills';
-import type { SkillWarning } from '@modelcontextprotocol/server/ext/skills';
 
 /** A skill the broker serves through the MCP skills extension. */
 export type ServedSkill = {
@@ -26,17 +26,11 @@ export type RefusedSkillReport = {
   reason: string;
 };
 
-/** What {@link registerVerifiedSkills} did, each list sorted by name. */
-export type RegisteredSkills = {
-  served: ServedSkill[];
-  refused: RefusedSkillReport[];
-};
-
 /**
  * Verifies the workspace's skill locks (and `grimoire.lock`) and serves only the skills that
  * verify, through the MCP skills extension, from the exact bytes that were hashed; each
  * refused skill is logged with its reason. Registers no tool. Call before `server.connect`;
- * when no skill verifies, the extension is not attached.
+ * when no skill verifies, the extension is not attached. Both lists come sorted by name.
  */
 export async function registerVerifiedSkills({
   server,
@@ -48,7 +42,7 @@ export async function registerVerifiedSkills({
   /** Folder that holds `skills/`, `.skill-lock.json` and `grimoire.lock`. */
   workspaceRoot: string;
   log: (line: string) => void;
-}): Promise<RegisteredSkills> {
+}): Promise<{ served: ServedSkill[]; refused: RefusedSkillReport[] }> {
   const { mounted, refused } = mountVerifiedSkills({ workspaceRoot });
   const refusedReports: RefusedSkillReport[] = refused.map(
     ({ skillName, error }) => ({
@@ -59,11 +53,9 @@ export async function registerVerifiedSkills({
   );
 
   const record: Record<string, Uint8Array> = {};
-  for (const skill of mounted) {
-    for (const file of skill.files) {
+  for (const skill of mounted)
+    for (const file of skill.files)
       record[`${skill.name}/${file.path}`] = file.bytes;
-    }
-  }
   const warnings: SkillWarning[] = [];
   const catalog =
     mounted.length === 0
@@ -99,24 +91,19 @@ export async function registerVerifiedSkills({
     });
   }
 
-  if (catalog !== undefined && served.length > 0) {
-    catalog.attach(server);
-  }
+  if (catalog !== undefined && served.length > 0) catalog.attach(server);
   served.sort((left, right) => left.name.localeCompare(right.name));
   refusedReports.sort((left, right) => left.name.localeCompare(right.name));
-  for (const skill of served) {
+  for (const skill of served)
     log(
       `skills: serving "${skill.name}" (${skill.treeHash}, ${skill.fileCount} files) at ${skill.uri}`,
     );
-  }
-  for (const skill of refusedReports) {
+  for (const skill of refusedReports)
     log(`skills: refusing "${skill.name}" (${skill.code}): ${skill.reason}`);
-  }
-  if (served.length === 0 && refusedReports.length === 0) {
+  if (served.length === 0 && refusedReports.length === 0)
     log(
       `skills: nothing to serve: ${join(workspaceRoot, 'skills')} holds no skill folder and no skill is locked; ` +
         'point HERETEK_SKILLS_ROOT at the folder that holds skills/ and .skill-lock.json, or add a skill and run "heretek-skills lock"',
     );
-  }
   return { served, refused: refusedReports };
 }

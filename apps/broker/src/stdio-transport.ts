@@ -16,16 +16,6 @@ export const MAX_REQUEST_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 /** Longest JSON-RPC error message sent, in characters; longer ones are cut with their length noted. */
 const MAX_ERROR_MESSAGE_CHARS = 1_000;
 
-/** What the broker's stdio transport reads, writes and reports. */
-export type BrokerStdioOptions = {
-  stdin: Readable;
-  stdout: Writable;
-  /** Where dropped and refused request lines are noted. */
-  log: (line: string) => void;
-  /** Called once, after the first `tools/list` answer has been written. */
-  onFirstToolsList?: () => void;
-};
-
 /**
  * The SDK's stdio server transport with the broker's guards around it:
  * - a request line over {@link MAX_REQUEST_LINE_BYTES} is dropped (and
@@ -47,7 +37,14 @@ export class BrokerStdioTransport implements Transport {
   readonly #log: (line: string) => void;
   #onFirstToolsList: (() => void) | undefined;
 
-  constructor(options: BrokerStdioOptions) {
+  constructor(options: {
+    stdin: Readable;
+    stdout: Writable;
+    /** Where dropped and refused request lines are noted. */
+    log: (line: string) => void;
+    /** Called once, after the first `tools/list` answer has been written. */
+    onFirstToolsList?: () => void;
+  }) {
     this.#log = options.log;
     this.#onFirstToolsList = options.onFirstToolsList;
     const lines = options.stdin

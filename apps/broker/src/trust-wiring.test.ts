@@ -120,7 +120,6 @@ describe('Broker with a trust layer', () => {
         pinsFile: join(dir, 'pins.json'),
       }),
       initialDiscoveryWaitMs: 0,
-      listChangedDebounceMs: 1,
     });
     const description = () => b.catalog.get('notes_delete_note')?.description;
     /** A discovery, then a re-listing of notes: both waiting for their answer. */

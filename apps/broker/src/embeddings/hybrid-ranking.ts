@@ -32,20 +32,6 @@ const LATENCY_FACTOR = 4;
 /** ...and never less than this (a pause of the broker's own event loop is not the endpoint's). */
 const MIN_QUERY_WAIT_MS = 250;
 
-/** Options of {@link HybridRanking}. */
-export type HybridRankingOptions = {
-  provider: VectorProvider;
-  /** The vector cache file (`HERETEK_EMBEDDINGS_CACHE_FILE`), or `off`. */
-  cacheFile: string;
-  /** The longest a search waits for its query vector (`HERETEK_EMBEDDINGS_TIMEOUT_MS`, see {@link HybridRanking.queryWaitMs}) and a probe's timeout. Default 1000 ms. */
-  queryTimeoutMs?: number;
-  /** After a failure, how long until a background probe tries the endpoint again. Default 10000 ms. */
-  retryAfterMs?: number;
-  /** The fusion knobs (the catalog's defaults for those unset). */
-  fusion?: Partial<Fusion>;
-  log?: (line: string) => void;
-};
-
 /**
  * The broker's side of hybrid ranking: tool vectors from the user's embedding endpoint,
  * computed in batches whenever the catalog changed and cached on disk by model and
@@ -81,13 +67,23 @@ export class HybridRanking {
   /** Whether the endpoint answered since the start or the last failure. */
   #answered = false;
   #down = false;
-  /** Whether the first answer was logged. */
   #announced = false;
   #probing: Promise<void> | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(options: HybridRankingOptions) {
+  constructor(options: {
+    provider: VectorProvider;
+    /** The vector cache file (`HERETEK_EMBEDDINGS_CACHE_FILE`), or `off`. */
+    cacheFile: string;
+    /** The longest a search waits for its query vector (`HERETEK_EMBEDDINGS_TIMEOUT_MS`, see {@link HybridRanking.queryWaitMs}) and a probe's timeout. Default 1000 ms. */
+    queryTimeoutMs?: number;
+    /** After a failure, how long until a background probe tries the endpoint again. Default 10000 ms. */
+    retryAfterMs?: number;
+    /** The fusion knobs (the catalog's defaults for those unset). */
+    fusion?: Partial<Fusion>;
+    log?: (line: string) => void;
+  }) {
     this.#provider = options.provider;
     this.#log = options.log ?? (() => {});
     this.#queryTimeoutMs = options.queryTimeoutMs ?? 1000;
@@ -247,19 +243,15 @@ export class HybridRanking {
     }
   }
 
+  /** Logs the first answer, and the first after an outage. */
   #answeredNow(): void {
-    if (!this.#answered && !this.#down && !this.#announced)
+    if (this.#down || !this.#announced)
       this.#log(
-        `embeddings: ${this.#provider.model} answers; hybrid ranking on`,
+        `embeddings: ${this.#provider.model} answers${this.#down ? ' again' : ''}; hybrid ranking on`,
       );
     this.#announced = true;
     this.#answered = true;
-    if (this.#down) {
-      this.#down = false;
-      this.#log(
-        `embeddings: ${this.#provider.model} answers again; hybrid ranking on`,
-      );
-    }
+    this.#down = false;
   }
 
   #failed(error: unknown): void {

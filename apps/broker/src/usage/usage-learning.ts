@@ -41,14 +41,12 @@ export class UsageLearning {
   /** Reads the file once (later calls share the first load) and hands every use to `onUse`. */
   load(): Promise<UsageLoad> {
     this.#loading ??= this.#usage.load().then((loaded) => {
-      for (const record of loaded.records) {
+      for (const record of loaded.records)
         this.#give({ terms: record.terms, tool: record.tool });
-      }
-      if (loaded.records.length > 0) {
+      if (loaded.records.length > 0)
         this.#log(
           `usage: learned from ${loaded.records.length} earlier use${loaded.records.length === 1 ? '' : 's'} in ${this.#usage.file ?? ''}`,
         );
-      }
       return loaded;
     });
     return this.#loading;

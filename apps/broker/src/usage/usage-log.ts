@@ -126,7 +126,7 @@ export function checkUsageLine(
     return { problems: ['not JSON'] };
   }
   const parsed = usageLineSchema.safeParse(data);
-  if (!parsed.success) {
+  if (!parsed.success)
     return {
       problems: issueLines({
         issues: parsed.error.issues.slice(0, 3),
@@ -134,18 +134,22 @@ export function checkUsageLine(
         root: 'the line',
       }),
     };
-  }
   const { at, tool, terms } = parsed.data;
   return { record: { at, tool, terms } };
 }
 
 function cleanTerms(terms: readonly string[]): string[] {
   return terms
-    .filter((term): term is string => typeof term === 'string')
     .map((term) => term.trim())
     .filter((term) => term !== '' && term.length <= USAGE_MAX_TERM_LENGTH)
     .slice(0, USAGE_MAX_TERMS);
 }
+
+const DISABLED: UsageStatus = {
+  ok: false,
+  problem: 'disabled',
+  message: 'usage learning is off',
+};
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -177,14 +181,13 @@ export class UsageLog {
         ? undefined
         : path.resolve(options.file);
     this.#maxBytes = Math.max(1024, options.maxBytes ?? USAGE_FILE_MAX_BYTES);
+    // By default the same share of the cap as the default sizes (3/4).
+    const share = USAGE_COMPACT_TO_BYTES / USAGE_FILE_MAX_BYTES;
     this.#compactTo = Math.min(
       this.#maxBytes,
       Math.max(
         256,
-        options.compactToBytes ??
-          Math.round(
-            (this.#maxBytes * USAGE_COMPACT_TO_BYTES) / USAGE_FILE_MAX_BYTES,
-          ),
+        options.compactToBytes ?? Math.round(this.#maxBytes * share),
       ),
     );
     this.#lockWaitMs = options.lockWaitMs ?? USAGE_LOCK_WAIT_MS;
@@ -208,22 +211,11 @@ export class UsageLog {
     return { ok: false, problem, message };
   }
 
-  #disabled(): UsageStatus {
-    return {
-      ok: false,
-      problem: 'disabled',
-      message: 'usage learning is off',
-    };
-  }
-
   /** Reads every valid use, oldest first; corrupt lines are skipped with one warning. */
   async load(): Promise<UsageLoad> {
-    if (this.file === undefined) {
-      return { status: this.#disabled(), records: [], corruptLines: 0 };
-    }
     let text: string | undefined;
     try {
-      text = await readStateFile(this.file);
+      if (this.file !== undefined) text = await readStateFile(this.file);
     } catch (error) {
       return {
         status: this.#problem('unreadable', error),
@@ -232,13 +224,13 @@ export class UsageLog {
       };
     }
     if (text === undefined) {
-      return { status: { ok: true }, records: [], corruptLines: 0 };
+      const status = this.file === undefined ? DISABLED : { ok: true as const };
+      return { status, records: [], corruptLines: 0 };
     }
     const records: UsageRecord[] = [];
     let corruptLines = 0;
     let first: { line: number; problems: string[] } | undefined;
-    const lines = text.split('\n');
-    lines.forEach((line, index) => {
+    text.split('\n').forEach((line, index) => {
       if (line.trim() === '') return;
       const checked = checkUsageLine(line);
       if ('record' in checked) {
@@ -248,11 +240,10 @@ export class UsageLog {
       corruptLines += 1;
       first ??= { line: index + 1, problems: checked.problems };
     });
-    if (first !== undefined) {
+    if (first !== undefined)
       this.#log(
         `usage file ${this.file}: skipped ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} (first at line ${first.line}); they are dropped at the next compaction. Line ${first.line}: ${first.problems.join('; ')}`,
       );
-    }
     return { status: { ok: true }, records, corruptLines };
   }
 
@@ -262,7 +253,7 @@ export class UsageLog {
     tool: string;
     at?: Date;
   }): Promise<UsageStatus> {
-    if (this.file === undefined) return this.#disabled();
+    if (this.file === undefined) return DISABLED;
     const terms = cleanTerms(use.terms);
     if (
       terms.length === 0 ||
@@ -275,13 +266,8 @@ export class UsageLog {
         message: 'a use needs search terms and a tool name',
       };
     }
-    const record = {
-      v: USAGE_LINE_VERSION,
-      at: (use.at ?? new Date()).toISOString(),
-      tool: use.tool,
-      terms,
-    };
-    const line = `${JSON.stringify(record)}\n`;
+    const at = (use.at ?? new Date()).toISOString();
+    const line = `${JSON.stringify({ v: USAGE_LINE_VERSION, at, tool: use.tool, terms })}\n`;
     try {
       await ensureStateDir(this.file);
     } catch (error) {
@@ -290,9 +276,8 @@ export class UsageLog {
     const release = await this.#lock();
     try {
       const size = await this.#appendLine(line);
-      if (release !== undefined && size > this.#maxBytes) {
+      if (release !== undefined && size > this.#maxBytes)
         await this.#compactLocked();
-      }
       return { ok: true };
     } catch (error) {
       return this.#problem('unwritable', error);
@@ -303,10 +288,9 @@ export class UsageLog {
 
   /** One write; a missing final newline left by a crash is repaired first. */
   async #appendLine(line: string): Promise<number> {
-    const file = this.file as string;
     // O_NOFOLLOW: a symlink planted at the usage path is refused, not followed.
     const handle = await open(
-      file,
+      this.file as string,
       constants.O_RDWR |
         constants.O_APPEND |
         constants.O_CREAT |
@@ -339,9 +323,8 @@ export class UsageLog {
         await handle.close();
         return () => rm(lockFile, { force: true });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
           return undefined;
-        }
       }
       await this.#removeStaleLock(lockFile);
       if (Date.now() >= deadline) return undefined;
@@ -357,9 +340,8 @@ export class UsageLog {
       ]);
       const pid = Number.parseInt(text, 10);
       const dead = Number.isInteger(pid) && pid > 0 && !processAlive(pid);
-      if (dead || Date.now() - info.mtimeMs > USAGE_LOCK_STALE_MS) {
+      if (dead || Date.now() - info.mtimeMs > USAGE_LOCK_STALE_MS)
         await rm(lockFile, { force: true });
-      }
     } catch {
       // Gone already, or being written: try again.
     }

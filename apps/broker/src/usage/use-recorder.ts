@@ -43,9 +43,8 @@ export class UseRecorder {
       openedAt: Date.now(),
       credited: new Set(),
     });
-    if (this.#open.length > USE_MAX_OPEN_SEARCHES) {
+    if (this.#open.length > USE_MAX_OPEN_SEARCHES)
       this.#open.splice(0, this.#open.length - USE_MAX_OPEN_SEARCHES);
-    }
   }
 
   /** A finished call (`isError` also for one the broker refused); returns the use it makes, if any. */
@@ -55,7 +54,7 @@ export class UseRecorder {
       (search) => now - search.openedAt <= USE_WINDOW_MS,
     );
     let use: UsageRecord | undefined;
-    if (!call.isError) {
+    if (!call.isError)
       for (let index = this.#open.length - 1; index >= 0; index -= 1) {
         const search = this.#open[index] as OpenSearch;
         if (!search.hits.has(call.tool)) continue;
@@ -65,7 +64,6 @@ export class UseRecorder {
         }
         break;
       }
-    }
     for (const search of this.#open) search.callsLeft -= 1;
     this.#open = this.#open.filter((search) => search.callsLeft > 0);
     return use;
