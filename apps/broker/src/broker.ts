@@ -12,7 +12,11 @@ import { authorise } from './authorisation.js';
 import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
-import { DiscoveryScheduler, waitAtMost } from './discovery.js';
+import {
+  DiscoveryScheduler,
+  waitAtMost,
+  type DiscoveryProgress,
+} from './discovery.js';
 import type { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
@@ -72,9 +76,6 @@ const MAX_INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
 /** A backend is listed again for a name the catalog lacks at most this often. */
 const ON_DEMAND_RELIST_MS = 10_000;
-
-/** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
-export type DiscoveryProgress = { pending: number; total: number };
 
 /** What `mcp_search_tools` answers. */
 export type SearchToolsResult = SearchResult & {

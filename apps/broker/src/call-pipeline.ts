@@ -3,7 +3,7 @@ import { splitMultiplexedName } from '@heretek/internal';
 import type { RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
 import type { BackendRegistry } from './backend-registry.js';
-import type { DiscoveryProgress } from './broker.js';
+import type { DiscoveryProgress } from './discovery.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
 import { errorText } from './error-text.js';

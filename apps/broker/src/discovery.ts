@@ -7,7 +7,6 @@ import {
   type ToolEntry,
 } from '@heretek/catalog';
 import type { BackendRegistry } from './backend-registry.js';
-import type { DiscoveryProgress } from './broker.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
@@ -22,6 +21,9 @@ import type {
   GatewayTool,
   ToolGateway,
 } from './types.js';
+
+/** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
+export type DiscoveryProgress = { pending: number; total: number };
 
 export type DiscoveryOptions = {
   gateway: ToolGateway;

@@ -1,10 +1,10 @@
 export { Broker } from './broker.js';
 export type {
   BrokerOptions,
-  DiscoveryProgress,
   SearchToolsResult,
   ToolSchemaView,
 } from './broker.js';
+export type { DiscoveryProgress } from './discovery.js';
 export type {
   DiscoveryOutcome,
   GatewayTool,
