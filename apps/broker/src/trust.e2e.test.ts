@@ -535,6 +535,39 @@ describe('new tools held back', () => {
     });
   }, 60_000);
 
+  it('refuse: a tool its known backend answers but never lists is refused with TOOL_NEW before it reaches the backend, and nothing can accept it', async () => {
+    await pinFirst();
+    gateway.servers.hidden.set('mail', [deleteEmail]);
+    try {
+      await withBroker(pinsFile, {}, async (broker) => {
+        const refused = await call(broker, 'mail_delete_email');
+        expect(refused.isError).toBe(true);
+        expect(refused.text).toMatch(
+          /^TOOL_NEW: "mail_delete_email" is not among the tools backend "mail" lists and has no pin.*counts as mutating.*nothing was sent.*once the backend lists it.*--pin mail_delete_email/s,
+        );
+        const pin = await gateway.cli(
+          ['--pin', 'mail_delete_email'],
+          pinned(pinsFile),
+        );
+        expect(pin.code).toBe(2);
+        expect(pin.stderr).toMatch(/No tool named "mail_delete_email"/);
+      });
+      // Under warn the broker lets it through: the backend answers it.
+      await withBroker(
+        pinsFile,
+        { HERETEK_PIN_POLICY: 'warn' },
+        async (broker) => {
+          expect(await call(broker, 'mail_delete_email')).toEqual({
+            isError: false,
+            text: 'delete_email ok',
+          });
+        },
+      );
+    } finally {
+      gateway.servers.hidden.clear();
+    }
+  }, 60_000);
+
   it('a renamed tool counts as new, and its old name leaves the catalog', async () => {
     await pinFirst();
     gateway.servers.tools.set('rugpull', [

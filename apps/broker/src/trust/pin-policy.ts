@@ -45,7 +45,8 @@ export type PinVerdict =
  * Decides whether a tool may be called under the pin policy, and what to tell
  * the agent. A tool absent from a read-only pins file (`unpinned`) counts as
  * changed: nobody has accepted it. A tool `new` on a known backend is held
- * the same way under its own mark and code. `mutating` is the tool's current
+ * the same way under its own mark and code, and so is a name called before its
+ * backend lists it (`unlisted`). `mutating` is the tool's current
  * classification (unless `readOnlyHint: true`, mutating).
  *
  * @example
@@ -70,21 +71,26 @@ export function pinVerdict(options: {
   ) {
     return { allowed: true, mark: '', message: undefined };
   }
-  const isNew = status.state === 'new';
+  const isNew = status.state === 'new' || status.state === 'unlisted';
   const mark = isNew ? NEW_MARK : CHANGED_MARK;
   const what =
     status.state === 'unpinned'
       ? `"${toolName}" is not in the read-only pins file, so nobody has accepted it yet`
       : status.state === 'new'
         ? `"${toolName}" is new: it appeared on backend "${pinTarget(toolName)}" after that backend's tools were pinned, so nobody has accepted it yet`
-        : `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`;
-  const accept = `A person must review it (inspect shows ${isNew ? 'it' : 'the change'}) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${status.state === 'unpinned' ? ' on a writable copy of the pins file' : ''}${isNew ? ` (or every new tool of the backend with \`--pin ${pinTarget(toolName)}\`)` : ''}; then call again.`;
+        : status.state === 'unlisted'
+          ? `"${toolName}" is not among the tools backend "${pinTarget(toolName)}" lists and has no pin, so nobody has accepted it`
+          : `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`;
+  const accept =
+    status.state === 'unlisted'
+      ? `Only a listed tool can be reviewed: once the backend lists it, a person accepts it with \`heretek-lazy-broker --pin ${toolName}\`; then call again.`
+      : `A person must review it (inspect shows ${isNew ? 'it' : 'the change'}) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${status.state === 'unpinned' ? ' on a writable copy of the pins file' : ''}${isNew ? ` (or every new tool of the backend with \`--pin ${pinTarget(toolName)}\`)` : ''}; then call again.`;
   if (policy === 'refuse' && mutating) {
     return {
       allowed: false,
       code: isNew ? 'TOOL_NEW' : 'TOOL_CHANGED',
       mark,
-      message: `${what}. It is mutating, so the call was refused and nothing was sent. ${accept}`,
+      message: `${what}. It ${status.state === 'unlisted' ? 'counts as mutating (no listing says otherwise)' : 'is mutating'}, so the call was refused and nothing was sent. ${accept}`,
     };
   }
   return {

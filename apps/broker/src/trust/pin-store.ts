@@ -55,6 +55,12 @@ export type PinStatus =
   | { state: 'new' }
   /** Not in a read-only pins file: nobody has accepted it. */
   | { state: 'unpinned' }
+  /**
+   * Called by a name its backend has not listed to this process, without a
+   * pin, on a known backend or outside a read-only pins file: nobody has
+   * accepted it (see {@link PinStore.unlisted}).
+   */
+  | { state: 'unlisted' }
   /** Differs from its pin. */
   | {
       state: 'changed';
@@ -676,6 +682,20 @@ export class PinStore {
     const pinned = definitionOf(name, pin);
     const change = diffDefinitions(pinned, current);
     return { state: 'changed', change, pinned };
+  }
+
+  /**
+   * For a name without a listed definition: `{ state: 'unlisted' }` when it
+   * has no pin and belongs to a known backend, or the file is read-only (a
+   * tool added after the listing, called before the broker lists it again);
+   * `undefined` for a pinned tool or one of a backend never pinned.
+   */
+  unlisted(name: string): PinStatus | undefined {
+    const slot = this.#pins.slotOf(name);
+    if (slot !== undefined && this.#pins.isPinned(slot)) return undefined;
+    return this.readOnly || this.#knownTargets().has(pinTarget(name))
+      ? { state: 'unlisted' }
+      : undefined;
   }
 
   /** Lines showing how the tool differs from its pin (empty when it does not). */

@@ -418,12 +418,13 @@ export class TrustLayer {
   /**
    * The tool's standing against its pin, for a call's authorisation, once
    * the tool's own pin is checked against its hash (throws when it, or the
-   * pins file, cannot be trusted); `undefined` for a tool never observed or
-   * under policy `off`.
+   * pins file, cannot be trusted); for a tool never observed, `unlisted`
+   * or `undefined` ({@link PinStore.unlisted}); `undefined` under policy
+   * `off`.
    */
   pinStatus(name: string): PinStatus | undefined {
     this.pins?.checkPin(name);
     this.#known(name);
-    return this.pins?.status(name);
+    return this.pins?.status(name) ?? this.pins?.unlisted(name);
   }
 }

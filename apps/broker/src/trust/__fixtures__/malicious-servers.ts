@@ -39,6 +39,8 @@ export type MaliciousServers = {
   url: string;
   /** Target -> tools; change it to change the next listing. */
   tools: Map<string, FixtureTool[]>;
+  /** Target -> tools the backend answers when called but never lists. */
+  hidden: Map<string, FixtureTool[]>;
   /** Lists a target through the SDK client: qualified definitions. */
   listDefinitions: (target: string) => Promise<ToolDefinition[]>;
   /** Lists a target through the SDK client: the tools as listed (bare names). */
@@ -209,14 +211,32 @@ export async function startMaliciousServers(
   const state = new Map(
     Object.entries(tools).map(([target, list]) => [target, [...list]]),
   );
+  const hidden = new Map<string, FixtureTool[]>();
   const routes = routeCache((target: string) =>
-    statelessRoute(() =>
-      toolServer(
+    statelessRoute(() => {
+      const listed = state.get(target) ?? [];
+      const unlisted = hidden.get(target) ?? [];
+      const server = toolServer(
         'malicious-fixture',
-        state.get(target) ?? [],
+        [...listed, ...unlisted],
         (tool) => tool.result ?? textResult(`${tool.name} ok`),
-      ),
-    ),
+      );
+      if (unlisted.length > 0)
+        server.server.setRequestHandler('tools/list', () => ({
+          tools: listed.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            inputSchema: {
+              type: 'object' as const,
+              ...tool.inputSchema,
+            },
+            ...(tool.annotations === undefined
+              ? {}
+              : { annotations: tool.annotations }),
+          })),
+        }));
+      return server;
+    }),
   );
   const loopback = await listenLoopback(async (req, res) => {
     const { target } = routeOf(req);
@@ -248,6 +268,7 @@ export async function startMaliciousServers(
   return {
     url,
     tools: state,
+    hidden,
     listTools,
     listDefinitions: async (target) =>
       (await listTools(target)).map((tool) => ({
