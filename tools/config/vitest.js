@@ -39,6 +39,9 @@ export function packageTestConfig({
       maxWorkers: Math.max(2, availableParallelism() - 1),
       testTimeout,
       hookTimeout,
+      // Tests wait for a state with `expect.poll`, the one polling helper:
+      // checked every 20 ms, failed after 30 s (a ceiling, not a timing).
+      expect: { poll: { interval: 20, timeout: 30_000 } },
       projects: [
         {
           extends: true,

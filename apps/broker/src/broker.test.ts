@@ -302,14 +302,11 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       initialDiscoveryWaitMs: 60_000,
     });
     broker.start();
-    const answer = await vi.waitFor(
-      async () => {
-        const text = await searchOrBrowse(broker, { query: 'install apk' });
-        expect(text.split('\n')[0]).toContain('adb_install_apk');
-        return text;
-      },
-      { timeout: 5_000, interval: 50 },
-    );
+    const search = () => searchOrBrowse(broker, { query: 'install apk' });
+    await expect
+      .poll(async () => (await search()).split('\n')[0])
+      .toContain('adb_install_apk');
+    const answer = await search();
     expect(answer).toContain(
       'Discovery is still listing 1 of 2 backends: their tools are not in the catalog yet',
     );
@@ -339,10 +336,15 @@ describe('Broker through a real gateway client and real MCP servers', () => {
       inputSchema: { type: 'object' },
       readOnly: true,
     });
-    const view = await vi.waitFor(
-      () => broker.inspectToolSchema('adb_reboot_device'),
-      { timeout: 5_000, interval: 50 },
-    );
+    await expect
+      .poll(() =>
+        broker.inspectToolSchema('adb_reboot_device').then(
+          (found) => found.target,
+          () => undefined,
+        ),
+      )
+      .toBe('adb');
+    const view = await broker.inspectToolSchema('adb_reboot_device');
     expect(view.target).toBe('adb');
     expect(adbListings()).toBe(before + 1);
     // Another missing name of the same backend soon after: no new listing.
@@ -371,7 +373,8 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     const broker = brokerFor('director', { discoveryTtlMs: 1 });
     await broker.discover();
     const listed = backends.listings.length;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Older than the TTL (1 ms).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 1_000 });
     backends.tools.set('adb', [
       ...ADB_TOOLS,
       {

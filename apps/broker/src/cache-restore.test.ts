@@ -8,7 +8,6 @@ import {
   startMcpBackends,
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
-import { until } from './__fixtures__/until.js';
 import { Broker } from './broker.js';
 import { IndexCache } from './listing-cache.js';
 import { TrustLayer } from './trust/trust-layer.js';
@@ -93,7 +92,7 @@ async function afterFirstRun() {
   const first = brokerOver(backends, { cacheFile, trust: openTrust() });
   first.start();
   await first.discover();
-  await until(() => existsSync(cacheFile), { timeoutMs: 10_000 });
+  await expect.poll(() => existsSync(cacheFile)).toBe(true);
   await first.close();
   return { backends, cacheFile, openTrust };
 }
@@ -141,7 +140,7 @@ it('lists the backends again a moment after the cache served every one of them, 
   // The first listing after the cache served, whenever it comes: not before
   // the pause (a fixed wait and a check here raced with that pause on a
   // loaded machine, whose timers fire late).
-  await until(() => listed() > before, { timeoutMs: 10_000 });
+  await expect.poll(() => listed() > before).toBe(true);
   expect(Date.now() - served).toBeGreaterThanOrEqual(900);
   await restarted.close();
 
@@ -159,12 +158,9 @@ it('lists the backends again a moment after the cache served every one of them, 
   });
   widened.start();
   await widened.cacheApplied();
-  await until(
-    () => backends.listings.some((path) => path.includes('gadgets')),
-    {
-      timeoutMs: 20_000,
-    },
-  );
+  await expect
+    .poll(() => backends.listings.some((path) => path.includes('gadgets')))
+    .toBe(true);
 });
 
 it('waits for the index cache before listing a backend again for a cached tool asked for during the restore', async () => {

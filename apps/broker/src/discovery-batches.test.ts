@@ -83,10 +83,9 @@ describe('discovery over many backends (real gateway client, real MCP servers)',
     void discovery.then(() => (discoveryDone = true));
     // Wait for every answering backend (listings arrive in any order), then
     // ask while t3's listing is still open.
-    await vi.waitFor(
-      () => expect(catalog.size).toBe((TARGETS.length - 1) * TOOLS_PER_TARGET),
-      { timeout: 20_000, interval: 50 },
-    );
+    await expect
+      .poll(() => catalog.size)
+      .toBe((TARGETS.length - 1) * TOOLS_PER_TARGET);
     const { hits } = await broker.searchTools({
       query: `${wordOf('t39')} burrow 1`,
     });
@@ -109,10 +108,7 @@ describe('discovery over many backends (real gateway client, real MCP servers)',
     const silent = TARGETS.slice(0, 34);
     const { broker, catalog } = await start(silent);
     const discovery = broker.discover();
-    await vi.waitFor(() => expect(catalog.size).toBe(6 * TOOLS_PER_TARGET), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await expect.poll(() => catalog.size).toBe(6 * TOOLS_PER_TARGET);
     for (const target of TARGETS.slice(34))
       expect(catalog.get(`${target}_tool_0`)).toBeDefined();
     await broker.close();

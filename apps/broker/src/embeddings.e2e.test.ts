@@ -12,7 +12,6 @@ import {
   scratchFolder,
   spawnBroker,
 } from './__fixtures__/spawn-broker.js';
-import { until } from './__fixtures__/until.js';
 
 const state = mkdtempSync(path.join(tmpdir(), 'heretek-embeddings-e2e-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
@@ -60,8 +59,10 @@ describe('the broker with HERETEK_EMBEDDINGS_URL', () => {
     const broker = await hybridBroker(endpoint);
     try {
       // The 34 seed tools in one batch, then cached.
-      await until(async () => (await endpoint.stats()).inputs >= 34);
-      await until(() => existsSync(cacheFile));
+      await expect
+        .poll(async () => (await endpoint.stats()).inputs >= 34)
+        .toBe(true);
+      await expect.poll(() => existsSync(cacheFile)).toBe(true);
       const asked = await endpoint.stats();
       expect(asked).toEqual({ requests: 1, inputs: 34 });
       const hybrid = await search(broker, QUERY);
@@ -98,13 +99,17 @@ describe('the broker with HERETEK_EMBEDDINGS_URL', () => {
     const endpoint = await startEmbeddingsEndpoint();
     const broker = await hybridBroker(endpoint);
     try {
-      await until(() => /34 tool vectors of glove-sif/.test(broker.stderr()));
+      await expect
+        .poll(() => /34 tool vectors of glove-sif/.test(broker.stderr()))
+        .toBe(true);
       // Nothing to embed: one background probe tells that the endpoint answers.
-      await until(() =>
-        /embeddings: glove-sif answers; hybrid ranking on/.test(
-          broker.stderr(),
-        ),
-      );
+      await expect
+        .poll(() =>
+          /embeddings: glove-sif answers; hybrid ranking on/.test(
+            broker.stderr(),
+          ),
+        )
+        .toBe(true);
       const hybrid = await search(broker, QUERY);
       await search(broker, 'decompile a function');
       expect(await endpoint.stats()).toEqual({ requests: 3, inputs: 3 });
@@ -137,12 +142,16 @@ describe('the broker with HERETEK_EMBEDDINGS_URL', () => {
     });
     try {
       // The listing at start-up (the seed catalog is not served with a gateway).
-      await until(() => /1\/1 tools have one/.test(broker.stderr()));
-      await until(() => backend.streams() > 0);
+      await expect
+        .poll(() => /1\/1 tools have one/.test(broker.stderr()))
+        .toBe(true);
+      await expect.poll(() => backend.streams() > 0).toBe(true);
       const before = await endpoint.stats();
       backend.addTool('late_quokka', 'Count the quokkas on an island');
       // Bounded by the test's timeout; no search runs meanwhile.
-      await until(() => /2\/2 tools have one/.test(broker.stderr()));
+      await expect
+        .poll(() => /2\/2 tools have one/.test(broker.stderr()))
+        .toBe(true);
       expect(await endpoint.stats()).toEqual({
         requests: before.requests + 1,
         inputs: before.inputs + 1,

@@ -26,8 +26,6 @@ import {
 } from './trust/__fixtures__/pins-text.js';
 import type { PinsFile } from './trust/pins-file.js';
 
-const POLL = { timeout: 15_000, interval: 50 };
-
 const tool = (name: string, description: string) => ({
   name,
   description,
@@ -166,7 +164,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     );
     // Not the file's first appearance: listings that arrive more than the
     // broker's quiet time apart (a loaded machine) are written one by one.
-    await expect.poll(cachedTargets, POLL).toEqual(['adb', 'ghidra']);
+    await expect.poll(cachedTargets).toEqual(['adb', 'ghidra']);
     await broker.close();
   };
 
@@ -310,7 +308,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     ]);
     const broker = await start();
     await expect
-      .poll(() => search(broker, 'uninstall android package'), POLL)
+      .poll(() => search(broker, 'uninstall android package'))
       .toContain('adb_uninstall_package');
     expect(await search(broker, 'install android package')).not.toContain(
       'adb_install_apk',
@@ -319,7 +317,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       'ghidra_decompile_function',
     );
     await expect
-      .poll(() => readFileSync(cacheFile, 'utf8'), POLL)
+      .poll(() => readFileSync(cacheFile, 'utf8'))
       .toContain('adb_uninstall_package');
     expect(readFileSync(cacheFile, 'utf8')).not.toContain('adb_install_apk');
   });
@@ -396,7 +394,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       expect(lines[0]).toMatch(/ignored .*writing it again/);
       // Written again: most spoilt files keep a valid version field.
       await expect
-        .poll(() => readFileSync(cacheFile).equals(spoiled), POLL)
+        .poll(() => readFileSync(cacheFile).equals(spoiled))
         .toBe(false);
       expect(readFileSync(cacheFile).readUInt32LE(8)).toBe(INDEX_CACHE_VERSION);
       expect(header(readFileSync(cacheFile)).targets).toContainEqual(
@@ -446,7 +444,7 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       'ghidra_decompile_function',
     );
     await expect
-      .poll(() => cacheLines(broker), POLL)
+      .poll(() => cacheLines(broker))
       .toEqual([expect.stringMatching(/index cache: cannot write /)]);
     expect(await search(broker, 'install android package')).toContain(
       'adb_install_apk',

@@ -19,14 +19,6 @@ afterAll(() => scratch.remove());
 const backendsFile = (targets: string[]) =>
   scratch.backends(targets, `${targets.join('-')}.json`);
 
-/** Waits up to 30 s (a process start on a loaded 2-core machine) for `condition`. */
-const waitFor = async (what: string, condition: () => boolean) => {
-  const deadline = Date.now() + 30_000;
-  while (!condition() && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  if (!condition()) throw new Error(`timed out waiting for ${what}`);
-};
-
 /** The exit code of `broker`, once its stderr is read to the end. */
 const exitOf = (broker: SpawnedBroker) =>
   new Promise<number | null>((resolve) =>
@@ -54,9 +46,11 @@ describe('shutdown', () => {
           arguments: { name: 'adb_slow_dump', arguments: {} },
         })
         .catch(() => undefined);
-      await waitFor('the call to reach the backend', () =>
-        backends.calls.some((c) => c.tool === 'slow_dump'),
-      );
+      await expect
+        .poll(() => backends.calls.some((c) => c.tool === 'slow_dump'), {
+          message: 'the call to reach the backend',
+        })
+        .toBe(true);
       const linesBefore = broker.transport.stdoutLines.length;
       const exited = exitOf(broker);
       broker.child.stdin.end();
@@ -100,10 +94,11 @@ describe('a request line over the size limit', () => {
               },
           )
           .filter((m) => m.id === 'big-1' || m.id === 'big-2');
-      await waitFor(
-        'both oversized requests to be answered',
-        () => answered().length === 2,
-      );
+      await expect
+        .poll(() => answered().length === 2, {
+          message: 'both oversized requests to be answered',
+        })
+        .toBe(true);
       for (const reply of answered()) {
         expect(reply.error?.code).toBe(-32600);
         expect(reply.error?.message).toMatch(
@@ -147,7 +142,9 @@ describe('a backend killed mid-call', () => {
     backend.stdout
       .setEncoding('utf8')
       .on('data', (chunk: string) => (out += chunk));
-    await waitFor('the backend to listen', () => /port \d+/.test(out));
+    await expect
+      .poll(() => /port \d+/.test(out), { message: 'the backend to listen' })
+      .toBe(true);
     const port = /port (\d+)/.exec(out)![1];
     const broker = await spawnBroker({
       HERETEK_GATEWAY_URL: `http://127.0.0.1:${port}`,
@@ -167,9 +164,11 @@ describe('a backend killed mid-call', () => {
         },
         { timeout: 60_000 },
       );
-      await waitFor('the hanging call to reach the backend', () =>
-        out.includes('call hang'),
-      );
+      await expect
+        .poll(() => out.includes('call hang'), {
+          message: 'the hanging call to reach the backend',
+        })
+        .toBe(true);
       // Timed from the kill: what the call took to reach the backend is no
       // part of how soon its loss is told.
       const killed = Date.now();

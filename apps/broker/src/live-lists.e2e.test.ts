@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { startLiveBackend } from './__fixtures__/live-backend.js';
 import { scratchFolder, spawnBroker } from './__fixtures__/spawn-broker.js';
 
-const POLL = { timeout: 30_000, interval: 50 };
-
 describe('live tool lists (built broker over stdio, sessionful SDK backend)', () => {
   it('finds a tool the backend adds at run time, without a restart and long before the TTL, with one debounced re-listing', async () => {
     const backend = await startLiveBackend('live', [
@@ -29,14 +27,14 @@ describe('live tool lists (built broker over stdio, sessionful SDK backend)', ()
       expect(await search('pebbles beach')).toContain('live_first_tool');
       expect(await search('quokkas island')).not.toContain('live_late');
       // The gateway client holds the session's standalone GET stream open.
-      await expect.poll(() => backend.streams(), POLL).toBeGreaterThan(0);
+      await expect.poll(() => backend.streams()).toBeGreaterThan(0);
       const listingsBefore = backend.listings();
 
       // Two changes in one burst: one re-listing after the quiet time.
       backend.addTool('late_quokka', 'Count the quokkas on an island');
       backend.addTool('late_wombat', 'Count the wombats in a burrow');
       await expect
-        .poll(() => search('quokkas island'), POLL)
+        .poll(() => search('quokkas island'))
         .toContain('live_late_quokka');
       expect(await search('wombats burrow')).toContain('live_late_wombat');
       expect(backend.listings()).toBe(listingsBefore + 1);

@@ -17,8 +17,6 @@ import {
   useBroker,
 } from './__fixtures__/spawn-broker.js';
 
-const POLL = { timeout: 30_000, interval: 25 };
-
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
 const live = useInteractiveBackend('broker-pass-');
@@ -116,14 +114,12 @@ describe('a call through the broker behaves as if made directly', () => {
       { signal: controller.signal },
     ).catch((error: unknown) => error);
     await expect
-      .poll(() => live.backend.createdTasks.length, POLL)
+      .poll(() => live.backend.createdTasks.length)
       .toBe(tasksBefore + 1);
     const taskId = live.backend.createdTasks.at(-1)!;
     controller.abort();
     await pending;
-    await expect
-      .poll(() => live.backend.cancelledTasks, POLL)
-      .toContain(taskId);
+    await expect.poll(() => live.backend.cancelledTasks).toContain(taskId);
   });
 
   it('refuses elicitation and sampling at once for a client that declared neither', async () => {
@@ -138,7 +134,7 @@ describe('a call through the broker behaves as if made directly', () => {
     const result = await callThrough(plain, 'live_chatty');
     expect(resultText(result)).toBe('chatty done');
     await expect
-      .poll(() => plain.stderr(), POLL)
+      .poll(() => plain.stderr())
       .toMatch(/backend "live" warning \[worker\]: disk almost full/);
     expect(plain.stderr()).toMatch(
       /backend "live" error \[worker\]: \{"detail":"retrying once"\}/,

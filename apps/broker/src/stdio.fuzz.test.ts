@@ -65,6 +65,19 @@ class RawPeer {
     });
   }
 
+  /** Resolves once the broker's stderr matches `pattern` (checked as each chunk arrives). */
+  logged(pattern: RegExp): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!pattern.test(this.stderr)) return;
+        this.child.stderr.off('data', check);
+        resolve();
+      };
+      this.child.stderr.on('data', check);
+      check();
+    });
+  }
+
   #onLine(line: string) {
     let message: JsonRpcReply;
     try {
@@ -489,18 +502,15 @@ beforeAll(async () => {
   await peer.write(
     `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
   );
-  // Discovery has answered once a search lists the fixture's tools (the first
-  // search waits for it only up to a bound, which a loaded machine can exceed).
-  for (let attempt = 0; ; attempt++) {
-    const { reply: search } = await peer.request('tools/call', {
-      name: 'mcp_search_tools',
-      arguments: { query: 'android apk install file read' },
-    });
-    const text = search.result?.content?.[0]?.text ?? '';
-    if (TOOL_NAMES.every((name) => text.includes(name))) break;
-    if (attempt >= 300) expect(text).toContain(TOOL_NAMES.join(', '));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // Start-up discovery has ended (the first search waits for it only up to a
+  // bound, which a loaded machine can exceed).
+  await peer.logged(/discovery: \d+\/\d+ backends listed/);
+  const { reply: search } = await peer.request('tools/call', {
+    name: 'mcp_search_tools',
+    arguments: { query: 'android apk install file read' },
+  });
+  const text = search.result?.content?.[0]?.text ?? '';
+  expect(TOOL_NAMES.filter((name) => !text.includes(name))).toEqual([]);
 }, 60_000);
 
 afterAll(async () => {

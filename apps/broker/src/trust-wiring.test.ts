@@ -13,7 +13,6 @@ import { Broker } from './broker.js';
 import { TrustLayer } from './trust/trust-layer.js';
 import type { GatewayTool, ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
-import { until } from './__fixtures__/until.js';
 
 const BACKENDS: Backend[] = [
   { backend: 'notes-server', target: 'notes', profile: 'core' },
@@ -54,7 +53,7 @@ async function discoverAnswering(
   tools: GatewayTool[],
 ): Promise<void> {
   const discovery = broker.discover();
-  await until(() => pending.length === 1);
+  await expect.poll(() => pending.length === 1).toBe(true);
   pending.shift()!(tools);
   await discovery;
 }
@@ -125,9 +124,9 @@ describe('Broker with a trust layer', () => {
     /** A discovery, then a re-listing of notes: both waiting for their answer. */
     const twoListings = async () => {
       const discovery = b.discover();
-      await until(() => script.pending.length === 1);
+      await expect.poll(() => script.pending.length === 1).toBe(true);
       b.toolsListChanged('notes');
-      await until(() => script.pending.length === 2);
+      await expect.poll(() => script.pending.length === 2).toBe(true);
       return { discovery, answers: script.pending.splice(0, 2) };
     };
 
@@ -137,7 +136,7 @@ describe('Broker with a trust layer', () => {
       answers: [answerOlder, answerNewer],
     } = await twoListings();
     answerNewer!([deleteNote('New text.')]);
-    await until(() => description() === 'New text.');
+    await expect.poll(() => description() === 'New text.').toBe(true);
     answerOlder!([deleteNote('Old text.')]);
     await older;
     expect(description()).toBe('New text.');
@@ -151,7 +150,7 @@ describe('Broker with a trust layer', () => {
     first!([deleteNote('New text.')]);
     second!([deleteNote('Newest text.')]);
     await again;
-    await until(() => description() === 'Newest text.');
+    await expect.poll(() => description() === 'Newest text.').toBe(true);
     expect(b.marks('notes_delete_note', true)).toEqual(['[changed]']);
     await b.close();
   });
@@ -181,7 +180,7 @@ describe('Broker with learning from use', () => {
       initialDiscoveryWaitMs: 0,
     });
     const listing = writer.discover();
-    await until(() => script.pending.length === 1);
+    await expect.poll(() => script.pending.length === 1).toBe(true);
     script.pending.shift()!([
       deleteNote('Delete a note.'),
       {
@@ -198,7 +197,7 @@ describe('Broker with learning from use', () => {
       name: 'notes_delete_note',
       arguments: { id: 'a' },
     });
-    await until(() => catalog.usage().length === 1);
+    await expect.poll(() => catalog.usage().length === 1).toBe(true);
     expect(catalog.usage()).toEqual([
       { tool: 'notes_delete_note', terms: ['remov', 'note'] },
     ]);

@@ -373,18 +373,17 @@ describe('rug pulls and the pin policies', () => {
       });
       gateway.servers.tools.set('rugpull', [RUG_PULLED]);
       // Each search starts a background re-discovery (TTL 1 ms); wait for it
-      // to land (30 s: a discovery's work on a loaded 2-core machine).
-      const deadline = Date.now() + 30_000;
-      let line = '';
-      while (Date.now() < deadline) {
-        line = hitLine(
-          await search(broker, 'random fact of the day'),
-          'rugpull_get_fact',
-        );
-        if (line.includes('[changed]')) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(line).toContain('[changed]');
+      // to land.
+      await expect
+        .poll(
+          async () =>
+            hitLine(
+              await search(broker, 'random fact of the day'),
+              'rugpull_get_fact',
+            ),
+          { interval: 100 },
+        )
+        .toContain('[changed]');
       const refused = await call(broker, 'rugpull_get_fact');
       expect(refused.text).toMatch(/^TOOL_CHANGED: /);
     });

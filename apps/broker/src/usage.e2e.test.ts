@@ -50,21 +50,14 @@ async function hits(broker: SpawnedBroker, query: string): Promise<string[]> {
     .map((line) => line.split(' ')[0]!);
 }
 
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Starts `broker`'s session and waits until it has learned from one earlier use. */
 async function loadedOneUse(broker: SpawnedBroker): Promise<void> {
   await broker.client.listTools();
-  await waitFor(
-    () => broker.stderr().includes('learned from 1 earlier use'),
-    'the usage file to be loaded',
-  );
+  await expect
+    .poll(() => broker.stderr().includes('learned from 1 earlier use'), {
+      message: 'the usage file to be loaded',
+    })
+    .toBe(true);
 }
 
 const lines = (file: string) =>
@@ -95,13 +88,18 @@ describe('a broker that saw search-then-call', () => {
         isError: false,
         text: 'archive_item ok',
       });
-      await waitFor(() => {
-        try {
-          return lines(usageFile).length === 1;
-        } catch {
-          return false;
-        }
-      }, 'the use to be appended');
+      await expect
+        .poll(
+          () => {
+            try {
+              return lines(usageFile).length === 1;
+            } catch {
+              return false;
+            }
+          },
+          { message: 'the use to be appended' },
+        )
+        .toBe(true);
     } finally {
       await first.close();
     }
@@ -190,10 +188,11 @@ describe('a usage file that is corrupt or cannot be written', () => {
         isError: false,
         text: 'archive_item ok',
       });
-      await waitFor(
-        () => /usage file .* is unwritable/.test(broker.stderr()),
-        'the unwritable warning',
-      );
+      await expect
+        .poll(() => /usage file .* is unwritable/.test(broker.stderr()), {
+          message: 'the unwritable warning',
+        })
+        .toBe(true);
       // The use still counts for this run.
       expect((await hits(broker, 'archive item'))[0]).toBe(
         'notes_archive_item',

@@ -155,7 +155,7 @@ describe.each(SETS)('a saved catalog of $name', ({ data }) => {
       admit: admission,
     });
     // Decoded and waiting for the admission: nothing is swapped in yet.
-    await vi.waitFor(() => expect(admit).toBeDefined());
+    await expect.poll(() => admit).toBeDefined();
     expect(restored.size).toBe(0);
     if (admit === undefined) throw new Error('not awaited');
     admit((target) => !gone.has(target));

@@ -36,7 +36,6 @@ function tcpHandles(): number {
 }
 
 /** expect.poll waits for sockets to close; generous for a loaded machine. */
-const POLL = { timeout: 5_000, interval: 25 };
 
 /** What calling the fault server's `tool` rejects with (what it returns, if it does not). */
 const callFault = (gateway: GatewayClient, tool: string) =>
@@ -220,7 +219,7 @@ describe(
 
     it('leaves no connection open on the server once the clients are closed', async () => {
       expect(server.requests.length).toBeGreaterThan(matrix.length);
-      await expect.poll(() => server.openSockets(), POLL).toBe(0);
+      await expect.poll(() => server.openSockets()).toBe(0);
     });
   },
 );
@@ -372,7 +371,7 @@ describe(
 
 describe('after every fault', () => {
   it('no socket is left open and no promise rejection went unhandled', async () => {
-    await expect.poll(tcpHandles, POLL).toBe(baselineHandles);
+    await expect.poll(tcpHandles).toBe(baselineHandles);
     expect(unhandled).toEqual([]);
   });
 });

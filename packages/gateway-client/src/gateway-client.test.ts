@@ -16,7 +16,6 @@ const echo = (gateway: GatewayClient, target: string, text: string) =>
   gateway.callTool({ target, tool: 'echo', arguments: { text } });
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
-const POLL = { timeout: 4_000, interval: 20 };
 
 describe('per-target mode against a sessionful SDK server (2025-11-25)', () => {
   it('initializes once, lists every page and calls tools with bare names', async () => {
@@ -313,12 +312,10 @@ describe('headers, cancellation, concurrency', () => {
     const error = await pending.catch((caught: unknown) => caught);
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Aborted);
     await expect
-      .poll(
-        () =>
-          server.requests.some(
-            (request) => request.rpcMethod === 'notifications/cancelled',
-          ),
-        POLL,
+      .poll(() =>
+        server.requests.some(
+          (request) => request.rpcMethod === 'notifications/cancelled',
+        ),
       )
       .toBe(true);
     const callId = server.requests.find(
@@ -330,7 +327,7 @@ describe('headers, cancellation, concurrency', () => {
     expect(
       (notice?.body as { params: { requestId: unknown } }).params.requestId,
     ).toBe(callId);
-    await expect.poll(() => cancelled.length, POLL).toBe(1);
+    await expect.poll(() => cancelled.length).toBe(1);
   });
 
   it('times out with TIMEOUT', async () => {
@@ -344,7 +341,7 @@ describe('headers, cancellation, concurrency', () => {
     expect((error as GatewayError).code).toBe(GatewayErrorCode.Timeout);
     expect((error as GatewayError).isRetryable).toBe(true);
     // the timed-out request was cancelled on the server, which stopped working on it
-    await expect.poll(() => cancelled.length, POLL).toBe(1);
+    await expect.poll(() => cancelled.length).toBe(1);
   });
 
   it('keeps connecting past a request that timed out, and the next request joins that connection', async () => {

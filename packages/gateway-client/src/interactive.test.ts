@@ -18,8 +18,6 @@ import { startTaskServer } from './__fixtures__/task-server.js';
 
 const { track, client, connect } = closeAfterEach();
 
-const POLL = { timeout: 8_000, interval: 20 };
-
 const text = (result: { content: unknown[] }) =>
   (result.content[0] as { text?: string } | undefined)?.text ?? '';
 
@@ -179,7 +177,7 @@ describe('task-augmented calls (2025-11-25 tasks)', () => {
     controller.abort();
     expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
     await requestArrived(server, 'tasks/cancel');
-    await expect.poll(() => server.cancelledTasks.length, POLL).toBe(1);
+    await expect.poll(() => server.cancelledTasks.length).toBe(1);
   });
 
   it('cancels a task the server made before the abort, though its answer came after', async () => {
@@ -196,12 +194,12 @@ describe('task-augmented calls (2025-11-25 tasks)', () => {
     );
     const controller = new AbortController();
     const call = slowTask(gateway, controller.signal);
-    await expect.poll(() => created, POLL).toBeDefined();
+    await expect.poll(() => created).toBeDefined();
     controller.abort();
     expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);
     answer();
     await requestArrived(server, 'tasks/cancel');
-    await expect.poll(() => server.cancelledTasks, POLL).toEqual([created]);
+    await expect.poll(() => server.cancelledTasks).toEqual([created]);
     expect(requestsOf(server, 'tasks/get')).toEqual([]);
   });
 });
@@ -308,7 +306,7 @@ describe('server-to-client requests during a call', () => {
         signal: controller.signal,
       })
       .catch((caught: unknown) => caught);
-    await expect.poll(() => handlerSignal !== undefined, POLL).toBe(true);
+    await expect.poll(() => handlerSignal !== undefined).toBe(true);
     expect(handlerSignal?.aborted).toBe(false);
     controller.abort();
     expect(((await call) as GatewayError).code).toBe(GatewayErrorCode.Aborted);

@@ -14,7 +14,6 @@ import { requestArrived, requestsOf } from './__fixtures__/requests.js';
 const { track, client, connect } = closeAfterEach();
 
 /** expect.poll waits for a server-side effect; generous for a loaded machine. */
-const POLL = { timeout: 8_000, interval: 20 };
 
 const standaloneGets = (requests: RecordedRequest[]) =>
   requests.filter(
@@ -37,7 +36,7 @@ async function streaming() {
     onToolsListChanged: (event) => events.push(event),
   });
   await gateway.listTools({ target: 'alpha' });
-  await expect.poll(() => standaloneGets(server.requests).length, POLL).toBe(1);
+  await expect.poll(() => standaloneGets(server.requests).length).toBe(1);
   return { server, gateway, events };
 }
 
@@ -59,11 +58,9 @@ describe('live tool lists (standalone GET stream)', () => {
     });
     const before = await gateway.listTools({ target: 'alpha' });
     expect(before.map((tool) => tool.name)).not.toContain('late-tool');
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    await expect.poll(() => standaloneGets(server.requests).length).toBe(1);
     await server.addTool?.(LATE_TOOL);
-    await expect.poll(() => events, POLL).toEqual([{ target: 'alpha' }]);
+    await expect.poll(() => events).toEqual([{ target: 'alpha' }]);
     const after = await gateway.listTools({ target: 'alpha' });
     expect(after.map((tool) => tool.name)).toContain('late-tool');
     expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(1);
@@ -78,9 +75,7 @@ describe('live tool lists (standalone GET stream)', () => {
     });
     for (const target of ['alpha', 'beta', 'gamma'])
       await gateway.listTools({ target });
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(2);
+    await expect.poll(() => standaloneGets(server.requests).length).toBe(2);
     expect(
       ['alpha', 'beta', 'gamma'].map(
         (target) => gateway.endpointInfo({ target })?.streaming,
@@ -89,7 +84,7 @@ describe('live tool lists (standalone GET stream)', () => {
     // A change is pushed on the two streams only; the third session lists it.
     await server.addTool?.(LATE_TOOL);
     await expect
-      .poll(() => events.map((event) => event.target).sort(), POLL)
+      .poll(() => events.map((event) => event.target).sort())
       .toEqual(['alpha', 'beta']);
     const gamma = await gateway.listTools({ target: 'gamma' });
     expect(gamma.map((tool) => tool.name)).toContain('late-tool');
@@ -99,13 +94,9 @@ describe('live tool lists (standalone GET stream)', () => {
   it('reconnects the stream when it drops and still passes notifications on', async () => {
     const { server, events } = await streaming();
     server.closeStandaloneStreams?.();
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(2);
+    await expect.poll(() => standaloneGets(server.requests).length).toBe(2);
     // The reconnected stream is registered once its GET was handled.
-    await expect
-      .poll(() => addToolAndCount(server, events), POLL)
-      .toBeGreaterThan(0);
+    await expect.poll(() => addToolAndCount(server, events)).toBeGreaterThan(0);
     expect(events[0]).toEqual({ target: 'alpha' });
   });
 
@@ -113,12 +104,10 @@ describe('live tool lists (standalone GET stream)', () => {
     const { server, gateway, events } = await streaming();
     // As a gateway restart does: every session gone, streams closed.
     server.forgetSessions();
-    await expect.poll(() => events, POLL).toEqual([{ target: 'alpha' }]);
+    await expect.poll(() => events).toEqual([{ target: 'alpha' }]);
     expect(gateway.endpointInfo({ target: 'alpha' })?.initializations).toBe(2);
     // The new session's stream carries notifications again.
-    await expect
-      .poll(() => addToolAndCount(server, events), POLL)
-      .toBeGreaterThan(1);
+    await expect.poll(() => addToolAndCount(server, events)).toBeGreaterThan(1);
   });
 
   it('does not ask again after a 405', async () => {
@@ -131,9 +120,7 @@ describe('live tool lists (standalone GET stream)', () => {
       { onToolsListChanged: () => undefined },
     );
     await gateway.listTools({ target: 'alpha' });
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    await expect.poll(() => standaloneGets(server.requests).length).toBe(1);
     expect(gateway.endpointInfo({ target: 'alpha' })?.streaming).toBe(false);
     // Past every reconnection delay (250 ms doubling up to 5 s, 6 tries).
     await vi.advanceTimersByTimeAsync(60_000);
@@ -165,11 +152,9 @@ describe('live tool lists (standalone GET stream)', () => {
       onToolsListChanged: (event) => events.push(event),
     });
     await gateway.listAllTools();
-    await expect
-      .poll(() => standaloneGets(server.requests).length, POLL)
-      .toBe(1);
+    await expect.poll(() => standaloneGets(server.requests).length).toBe(1);
     await server.addTool?.(LATE_TOOL);
-    await expect.poll(() => events, POLL).toEqual([{ target: '*' }]);
+    await expect.poll(() => events).toEqual([{ target: '*' }]);
   });
 });
 
@@ -300,7 +285,7 @@ describe('close() stops work in flight', () => {
     const listing = gateway
       .listTools({ target: 'alpha' })
       .catch((caught: unknown) => caught);
-    await expect.poll(() => silent.requests.length, POLL).toBeGreaterThan(0);
+    await expect.poll(() => silent.requests.length).toBeGreaterThan(0);
     await gateway.close();
     expect(((await listing) as GatewayError).code).toBe(
       GatewayErrorCode.ClientClosed,

@@ -12,7 +12,6 @@ import {
   type EmbeddingsEndpoint,
 } from '../__fixtures__/embeddings-endpoint.js';
 import { HybridRanking } from './hybrid-ranking.js';
-import { until } from '../__fixtures__/until.js';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'heretek-hybrid-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -90,12 +89,12 @@ describe('HybridRanking', () => {
     const { hybrid } = ranking(endpoint);
     const catalog = ToolCatalog.fromSeed();
     hybrid.follow(catalog);
-    await until(() => hybrid.toolsWithVectors === 34);
+    await expect.poll(() => hybrid.toolsWithVectors === 34).toBe(true);
     expect(await endpoint.stats()).toEqual({ requests: 1, inputs: 34 });
     catalog.replaceBackend('weather', [weatherTool('Weather forecast.')]);
     hybrid.catalogChanged();
     // Bounded by the test's timeout.
-    await until(() => hybrid.toolsWithVectors === 35);
+    await expect.poll(() => hybrid.toolsWithVectors === 35).toBe(true);
     expect(await endpoint.stats()).toEqual({ requests: 2, inputs: 35 });
   }, 30_000);
 
@@ -130,12 +129,16 @@ describe('HybridRanking', () => {
     });
     // Every tool vector is cached: following it asks the endpoint one probe.
     hybrid.follow(catalog);
-    await until(() => lines.some((line) => /searches are lexical/.test(line)));
+    await expect
+      .poll(() => lines.some((line) => /searches are lexical/.test(line)))
+      .toBe(true);
     expect(hybrid.toolsWithVectors).toBe(34);
     expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
     expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
     // Probes come again after the pause (still garbage: no new line); searches never ask.
-    await until(async () => (await garbage.stats()).requests >= 3);
+    await expect
+      .poll(async () => (await garbage.stats()).requests >= 3)
+      .toBe(true);
     expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
     hybrid.close();
     expect(await garbage.single()).toEqual({
@@ -169,7 +172,9 @@ describe('HybridRanking', () => {
     expect((await endpoint.single()).phone).toBeUndefined();
 
     await endpoint.setDelay(0);
-    await until(() => lines.some((line) => /answers again/.test(line)));
+    await expect
+      .poll(() => lines.some((line) => /answers again/.test(line)))
+      .toBe(true);
     expect((await endpoint.single()).ping).toBeGreaterThanOrEqual(1);
     const vectors = await hybrid.vectorsFor(catalog, 'phone');
     expect(vectors?.query).toHaveLength(100);
