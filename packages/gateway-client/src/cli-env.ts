@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   DEFAULTS,
   GATEWAY_MODES,
-  parseGatewayClientOptions,
+  gatewayUrl,
   type GatewayClientOptions,
 } from './config.js';
 import { GatewayConfigError } from './errors.js';
@@ -25,14 +25,15 @@ const wholeNumber = (unit: string) =>
     .transform(Number)
     .pipe(z.number().int().positive(`must be a positive whole number${unit}`));
 
+// The URL last: when several variables are wrong, the first issue named is not the URL's.
 const envSchema = z.object({
-  [ENV.url]: z.string().default('http://127.0.0.1:3000'),
   [ENV.mode]: z.enum(GATEWAY_MODES).default('per-target'),
   [ENV.token]: z.string().optional(),
   [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULTS.timeoutMs),
   [ENV.role]: z.string().min(1, 'must not be empty').default('director'),
   [ENV.maxResponseBytes]: wholeNumber(' of bytes').optional(),
   [ENV.maxConcurrentPerEndpoint]: wholeNumber('').optional(),
+  [ENV.url]: gatewayUrl(ENV.token).default('http://127.0.0.1:3000'),
 });
 
 function envError(
@@ -73,25 +74,13 @@ export function gatewayOptionsFromEnv(
     );
   }
   const data = result.data;
-  try {
-    return parseGatewayClientOptions({
-      url: data[ENV.url],
-      mode: data[ENV.mode],
-      role: data[ENV.role],
-      timeoutMs: data[ENV.timeoutMs],
-      token: data[ENV.token],
-      maxResponseBytes: data[ENV.maxResponseBytes],
-      maxConcurrentPerEndpoint: data[ENV.maxConcurrentPerEndpoint],
-    });
-  } catch (error) {
-    // The library words its options; name the variable that set it instead.
-    if (!GatewayConfigError.isInstance(error)) throw error;
-    const variable = ENV[error.setting as keyof typeof ENV];
-    if (variable === undefined) throw error;
-    const why = error.message
-      .replace(/^Invalid gateway client option '[^']*': /, '')
-      .replace(/\.$/, '')
-      .replace('the `token` option', ENV.token);
-    throw envError(variable, input, why);
-  }
+  return {
+    url: data[ENV.url],
+    mode: data[ENV.mode],
+    role: data[ENV.role],
+    timeoutMs: data[ENV.timeoutMs],
+    token: data[ENV.token],
+    maxResponseBytes: data[ENV.maxResponseBytes],
+    maxConcurrentPerEndpoint: data[ENV.maxConcurrentPerEndpoint],
+  };
 }

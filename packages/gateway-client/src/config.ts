@@ -153,24 +153,26 @@ export const DEFAULTS = {
 /**
  * Why `value` is no gateway base URL, if it is none: that is absolute
  * http(s), without credentials (they would be sent to every backend and show
- * in logs: use `token`), and not already ending in `/mcp` (the client
- * appends `/mcp` or `/mcp/<target>` itself).
+ * in logs: use the token, which `token` names), and not already ending in
+ * `/mcp` (the client appends `/mcp` or `/mcp/<target>` itself).
  */
-function urlProblem(value: string): string | undefined {
+function urlProblem(value: string, token: string): string | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || !/^https?:$/.test(url.protocol))
     return 'must be an absolute http:// or https:// URL';
   if (url.username !== '' || url.password !== '')
-    return 'must not carry credentials (user:password@); pass the bearer token as the `token` option';
+    return `must not carry credentials (user:password@); pass the bearer token as ${token}`;
   if (/\/mcp\/*$/i.test(url.pathname))
     return `must be the gateway base URL without the trailing /mcp (the client appends /mcp or /mcp/<target>): use ${JSON.stringify(value.replace(/\/mcp\/*$/i, ''))}`;
   return undefined;
 }
 
-const gatewayUrl = z.string().superRefine((value, context) => {
-  const message = urlProblem(value);
-  if (message !== undefined) context.addIssue({ code: 'custom', message });
-});
+/** A gateway base URL (see `urlProblem`); `token` names where the token goes instead. */
+export const gatewayUrl = (token = 'the `token` option') =>
+  z.string().superRefine((value, context) => {
+    const message = urlProblem(value, token);
+    if (message !== undefined) context.addIssue({ code: 'custom', message });
+  });
 
 const positiveInteger = z.coerce.number().int().positive();
 
@@ -182,7 +184,7 @@ const callback = z.custom<(...args: never[]) => unknown>(
 /** Schema of {@link GatewayClientOptions}; strict, so a misspelt option is an error. */
 export const gatewayClientOptionsSchema = z
   .object({
-    url: gatewayUrl,
+    url: gatewayUrl(),
     mode: z.enum(GATEWAY_MODES),
     token: z.string().min(1).optional(),
     role: z.string().min(1),

@@ -71,42 +71,41 @@ export class GatewayError extends GatewayErrorFamily {
   }
 }
 
-/** A class of one code whose errors carry the common options only. */
-const plainClass = <const Code extends GatewayErrorCode>(code: Code) =>
-  errorClass(GatewayError, {
-    codes: [code],
-    details: (options: GatewayErrorOptions) => ({ ...options, code }),
-  });
+/**
+ * A class of one code whose errors carry the common options and the `Extra`
+ * ones, of which those in `keep` stay as read-only properties.
+ */
+const classOf =
+  <Extra extends object = object>() =>
+  <const Code extends GatewayErrorCode, const Keep extends keyof Extra = never>(
+    code: Code,
+    keep: readonly Keep[] = [],
+    isRetryable = false,
+  ) =>
+    errorClass(GatewayError, {
+      codes: [code],
+      details: (options: GatewayErrorOptions & Extra) => ({
+        ...options,
+        code,
+        isRetryable,
+      }),
+      keep,
+    });
 
 /** A wrong option; fix the configuration. */
-export class GatewayConfigError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.InvalidConfig],
-  details: (
-    options: GatewayErrorOptions & {
-      /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
-      setting: string;
-    },
-  ) => ({
-    ...options,
-    code: GatewayErrorCode.InvalidConfig,
-  }),
-  keep: ['setting'],
-}) {}
+export class GatewayConfigError extends classOf<{
+  /** The option at fault, e.g. `url` (a command-line layer may name its environment variable instead). */
+  setting: string;
+}>()(GatewayErrorCode.InvalidConfig, ['setting']) {}
 
 /** No complete reply within the per-request timeout. */
-export class GatewayTimeoutError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.Timeout],
-  details: (
-    options: GatewayErrorOptions & {
-      /** The timeout that elapsed, in milliseconds. */
-      timeoutMs: number;
-    },
-  ) => ({ ...options, code: GatewayErrorCode.Timeout, isRetryable: true }),
-  keep: ['timeoutMs'],
-}) {}
+export class GatewayTimeoutError extends classOf<{
+  /** The timeout that elapsed, in milliseconds. */
+  timeoutMs: number;
+}>()(GatewayErrorCode.Timeout, ['timeoutMs'], true) {}
 
 /** The caller cancelled the request through its `AbortSignal`. */
-export class GatewayAbortedError extends plainClass(GatewayErrorCode.Aborted) {}
+export class GatewayAbortedError extends classOf()(GatewayErrorCode.Aborted) {}
 
 /** The TCP connection was refused, or the connection or session dropped before the reply was complete. */
 export class GatewayConnectionError extends errorClass(GatewayError, {
@@ -145,43 +144,25 @@ export class GatewayHttpError extends errorClass(GatewayError, {
 }) {}
 
 /** The reply was a JSON-RPC error (for example an unknown tool, -32602). */
-export class GatewayJsonRpcError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.JsonRpcError],
-  details: (
-    options: GatewayErrorOptions & {
-      /** The JSON-RPC error code. */
-      jsonRpcCode: number;
-      /** The JSON-RPC error `data`, if any. */
-      data?: unknown;
-    },
-  ) => ({
-    ...options,
-    code: GatewayErrorCode.JsonRpcError,
-  }),
-  keep: ['jsonRpcCode', 'data'],
-}) {}
+export class GatewayJsonRpcError extends classOf<{
+  /** The JSON-RPC error code. */
+  jsonRpcCode: number;
+  /** The JSON-RPC error `data`, if any. */
+  data?: unknown;
+}>()(GatewayErrorCode.JsonRpcError, ['jsonRpcCode', 'data']) {}
 
 /** The gateway or backend broke MCP (see {@link GatewayErrorCode}). */
-export class GatewayProtocolError extends plainClass(
+export class GatewayProtocolError extends classOf()(
   GatewayErrorCode.ProtocolError,
 ) {}
 
 /** The reply exceeded the configured size cap. */
-export class GatewayResponseTooLargeError extends errorClass(GatewayError, {
-  codes: [GatewayErrorCode.ResponseTooLarge],
-  details: (
-    options: GatewayErrorOptions & {
-      /** The cap that was exceeded, in bytes. */
-      limitBytes: number;
-    },
-  ) => ({
-    ...options,
-    code: GatewayErrorCode.ResponseTooLarge,
-  }),
-  keep: ['limitBytes'],
-}) {}
+export class GatewayResponseTooLargeError extends classOf<{
+  /** The cap that was exceeded, in bytes. */
+  limitBytes: number;
+}>()(GatewayErrorCode.ResponseTooLarge, ['limitBytes']) {}
 
 /** The client was closed. */
-export class GatewayClosedError extends plainClass(
+export class GatewayClosedError extends classOf()(
   GatewayErrorCode.ClientClosed,
 ) {}
