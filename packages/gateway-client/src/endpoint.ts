@@ -38,7 +38,7 @@ import { Limiter } from './limiter.js';
 import { VERSION } from './version.js';
 
 /** What every endpoint of one client shares, given at construction. */
-export type EndpointSettings = {
+export type EndpointSettings = ErrorMapping & {
   options: GatewayClientOptions;
   clientName: string;
   capabilities: ClientCapabilities;
@@ -47,9 +47,6 @@ export type EndpointSettings = {
   connectTimeoutMs: number;
   maxConcurrent: number;
   fetch: GatewayFetch;
-  mapping: ErrorMapping;
-  /** Aborted by `close()`: ends server-to-client request handlers. */
-  closing: AbortSignal;
 };
 
 /** One session: an SDK client on the endpoint, initialized once. */
@@ -166,7 +163,7 @@ class ExchangeTransport extends StreamableHTTPClientTransport {
         error.code === SdkErrorCode.ClientHttpNotImplemented
       )
         return;
-      owner.fail(toGatewayError(settings.mapping, error, owner));
+      owner.fail(toGatewayError(settings, error, owner));
     };
     this.#ended = () => {
       if (!this.#answered)
@@ -235,7 +232,7 @@ export class Endpoint {
     readonly key: string,
     /** The target (`*` for the multiplexed endpoint). */
     readonly target: string,
-    private readonly settings: EndpointSettings,
+    readonly settings: EndpointSettings,
   ) {
     this.url = new URL(key);
     this.limiter = new Limiter(settings.maxConcurrent);
@@ -355,7 +352,7 @@ export class Endpoint {
     prior: PriorDiscovery | undefined,
     deadline: number,
   ): Promise<Session> {
-    const { connectTimeoutMs, mapping, options } = this.settings;
+    const { connectTimeoutMs, options } = this.settings;
     const stream: StandaloneStream = {
       opened: false,
       slot: false,
@@ -399,7 +396,7 @@ export class Endpoint {
     } catch (error) {
       await client.close().catch(() => undefined);
       if (!owner.fault && isProbeFailure(error)) throw error;
-      throw toGatewayError(mapping, error, {
+      throw toGatewayError(this.settings, error, {
         target,
         where: this.key,
         fault: owner.fault,

@@ -16,8 +16,8 @@ export type ErrorMapping = {
   scrub: (text: string) => string;
   /** The client's per-request timeout (for SDK timeouts). */
   timeoutMs: number;
-  /** Whether the client was closed (then every failure is `CLIENT_CLOSED`). */
-  isClosed: () => boolean;
+  /** Aborted by `close()`: then every failure is `CLIENT_CLOSED`, and server request handlers end. */
+  closing: AbortSignal;
 };
 
 /** Where a failure happened: the target, the endpoint URL, and the fault already taken, if any. */
@@ -34,7 +34,7 @@ export function toGatewayError(
   { target, where, fault }: FailureSite,
 ): errors.GatewayError {
   if (
-    mapping.isClosed() &&
+    mapping.closing.aborted &&
     fault?.code !== errors.GatewayErrorCode.Timeout &&
     fault?.code !== errors.GatewayErrorCode.Aborted
   ) {

@@ -12,7 +12,7 @@ import {
   type SamplingHandler,
   type ServerRequestKind,
 } from './config.js';
-import { Endpoint } from './endpoint.js';
+import { Endpoint, type EndpointSettings } from './endpoint.js';
 import {
   GatewayAbortedError,
   GatewayClosedError,
@@ -143,12 +143,10 @@ export type EndpointInfo = {
 export class GatewayClient {
   readonly mode: GatewayMode;
   private readonly baseUrl: string;
-  private readonly timeoutMs: number;
   private readonly maxListPages: number;
-  private readonly role: string;
   private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
-  private readonly settings: ConstructorParameters<typeof Endpoint>[2];
+  private readonly settings: EndpointSettings;
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
   /** How to stop each running operation at once (`close()` calls them). */
   private readonly running = new Set<() => void>();
@@ -158,9 +156,8 @@ export class GatewayClient {
   constructor(options: GatewayClientOptions) {
     const parsed = parseGatewayClientOptions(options);
     this.mode = parsed.mode;
-    this.role = parsed.role;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
-    this.timeoutMs = parsed.timeoutMs ?? DEFAULTS.timeoutMs;
+    const timeoutMs = parsed.timeoutMs ?? DEFAULTS.timeoutMs;
     this.maxListPages = parsed.maxListPages ?? DEFAULTS.maxListPages;
     const token = parsed.token;
     const scrub =
@@ -170,7 +167,7 @@ export class GatewayClient {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connect: { timeout: this.timeoutMs },
+      connect: { timeout: timeoutMs },
     });
     const kinds = declaredKinds(parsed);
     this.settings = {
@@ -184,20 +181,17 @@ export class GatewayClient {
       kinds,
       connectTimeoutMs:
         parsed.connectTimeoutMs ??
-        Math.max(this.timeoutMs, DEFAULTS.connectTimeoutMs),
+        Math.max(timeoutMs, DEFAULTS.connectTimeoutMs),
       maxConcurrent:
         parsed.maxConcurrentPerEndpoint ?? DEFAULTS.maxConcurrentPerEndpoint,
-      mapping: {
-        scrub,
-        timeoutMs: this.timeoutMs,
-        isClosed: () => this.closing.signal.aborted,
-      },
+      scrub,
+      timeoutMs,
       closing: this.closing.signal,
       fetch: createGatewayFetch({
         agent: this.agent,
         token,
         maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
-        backgroundTimeoutMs: this.timeoutMs,
+        backgroundTimeoutMs: timeoutMs,
         standaloneStream:
           parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
         maxStandaloneStreams:
@@ -220,10 +214,7 @@ export class GatewayClient {
   async listTools(options: ListToolsOptions): Promise<McpTool[]> {
     const target = validateTargetName(options.target);
     if (this.mode === 'multiplexed') {
-      const all = await this.listAllToolsInternal({
-        signal: options.signal,
-        target,
-      });
+      const all = await this.multiplexedTools(options.signal, target);
       return all.get(target) ?? [];
     }
     return this.run(
@@ -248,24 +239,22 @@ export class GatewayClient {
       includeUnprefixed?: boolean;
     } = {},
   ): Promise<Map<string, McpTool[]>> {
-    const all = new Map(await this.listAllToolsInternal(options));
+    if (this.mode !== 'multiplexed')
+      throw new GatewayConfigError({
+        setting: 'mode',
+        message:
+          "listAllTools needs mode 'multiplexed' (option 'mode'); in per-target mode list each target with listTools({ target }).",
+      });
+    const all = new Map(await this.multiplexedTools(options.signal));
     if (!options.includeUnprefixed) all.delete('');
     return all;
   }
 
-  private listAllToolsInternal(options: {
-    signal?: AbortSignal | undefined;
-    target?: string;
-  }): Promise<Map<string, McpTool[]>> {
-    if (this.mode !== 'multiplexed') {
-      return Promise.reject(
-        new GatewayConfigError({
-          setting: 'mode',
-          message:
-            "listAllTools needs mode 'multiplexed' (option 'mode'); in per-target mode list each target with listTools({ target }).",
-        }),
-      );
-    }
+  /** The tools of `/mcp` by target, from the one listing in flight (`target`: whom an abort names). */
+  private multiplexedTools(
+    signal: AbortSignal | undefined,
+    target?: string,
+  ): Promise<Map<string, McpTool[]>> {
     if (!this.multiplexedListing) {
       const listing = this.run(
         this.endpoint('*'),
@@ -295,8 +284,8 @@ export class GatewayClient {
       };
       listing.then(clear, clear);
     }
-    return raceSignal(this.multiplexedListing, options.signal, () =>
-      this.abortedError(options.target),
+    return raceSignal(this.multiplexedListing, signal, () =>
+      this.abortedError(target),
     );
   }
 
@@ -310,7 +299,8 @@ export class GatewayClient {
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
     checkCallOptions(options, target, this.settings.kinds);
-    const maxTotal = options.maxTotalTimeoutMs ?? this.timeoutMs * 10;
+    const { timeoutMs } = this.settings;
+    const maxTotal = options.maxTotalTimeoutMs ?? timeoutMs * 10;
     const name =
       this.mode === 'multiplexed'
         ? multiplexedName(target, options.tool)
@@ -338,7 +328,7 @@ export class GatewayClient {
               ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
               maxTotalTimeoutMs: maxTotal,
-              timeoutMs: this.timeoutMs,
+              timeoutMs,
             })
           : requester.request(
               'during tools/call',
@@ -441,11 +431,9 @@ export class GatewayClient {
     const operation = new Operation({
       endpoint,
       target,
-      role: call.role ?? this.role,
-      timeoutMs: this.timeoutMs,
+      role: call.role ?? this.settings.options.role,
       ceilingMs: call.ceilingMs,
       handlers: call.handlers,
-      mapping: this.settings.mapping,
     });
     const onCallerAbort = () => operation.stop(this.abortedError(target));
     signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -467,7 +455,7 @@ export class GatewayClient {
     } catch (error) {
       if (GatewayError.isInstance(error)) throw error;
       if (operation.reason) throw operation.reason;
-      throw toGatewayError(this.settings.mapping, error, { target });
+      throw toGatewayError(this.settings, error, { target });
     } finally {
       operation.dispose();
       signal?.removeEventListener('abort', onCallerAbort);

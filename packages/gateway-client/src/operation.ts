@@ -12,11 +12,7 @@ import {
   GatewayTimeoutError,
   type GatewayError,
 } from './errors.js';
-import {
-  rejectsSession,
-  toGatewayError,
-  type ErrorMapping,
-} from './error-mapping.js';
+import { rejectsSession, toGatewayError } from './error-mapping.js';
 
 /** Per-request settings of {@link Requester.request}. */
 export type RequestExtra<R = unknown> = {
@@ -47,12 +43,9 @@ export type OperationPlan = {
   target: string | undefined;
   /** Sent as `x-heretek-role` on the operation's requests. */
   role: string;
-  /** The client's per-request timeout. */
-  timeoutMs: number;
   /** The ceiling of the whole operation, when it has one. */
   ceilingMs: number | undefined;
   handlers: CallHandlers | undefined;
-  mapping: ErrorMapping;
 };
 
 /** The timeout error of `target` after `timeoutMs` (`ceiling`: `maxTotalTimeoutMs`). */
@@ -112,7 +105,8 @@ export class Operation {
     this.stop(timeoutError(this.plan.target, this.requestTimeoutMs, false));
 
   constructor(private readonly plan: OperationPlan) {
-    const { ceilingMs, target, timeoutMs } = plan;
+    const { ceilingMs, target } = plan;
+    const { timeoutMs } = plan.endpoint.settings;
     this.requestTimeoutMs = timeoutMs;
     this.arm(timeoutMs);
     if (ceilingMs !== undefined)
@@ -153,8 +147,9 @@ export class Operation {
     send: (client: Client, options: RequestOptions) => Promise<R>,
     extra?: RequestExtra<R>,
   ): Promise<R> {
-    const { endpoint, target, mapping } = this.plan;
-    const timeoutMs = extra?.timeoutMs ?? this.plan.timeoutMs;
+    const { endpoint, target } = this.plan;
+    const settings = endpoint.settings;
+    const timeoutMs = extra?.timeoutMs ?? settings.timeoutMs;
     if (this.requests > 0 || timeoutMs !== this.requestTimeoutMs)
       this.arm(timeoutMs);
     this.requests += 1;
@@ -203,7 +198,7 @@ export class Operation {
           sending.then(settle(true), settle(false));
           throw error;
         }
-        const typed = toGatewayError(mapping, error, {
+        const typed = toGatewayError(settings, error, {
           target,
           where: endpoint.key,
           fault: exchange?.owner.fault,
@@ -212,7 +207,7 @@ export class Operation {
           exchange?.owner.fault !== undefined ||
           !rejectsSession(error) ||
           !session.transport.sessionId ||
-          mapping.isClosed() ||
+          settings.closing.aborted ||
           this.reason !== undefined
         )
           throw typed;
@@ -244,13 +239,15 @@ export class Operation {
   async detached<R>(
     send: (client: Client, options: RequestOptions) => Promise<R>,
   ): Promise<R> {
-    const { endpoint, target, role, timeoutMs } = this.plan;
+    const { endpoint, target, role } = this.plan;
     const session = endpoint.readySession() ?? (await endpoint.session(target));
     session.inflight += 1;
     let exchange: Exchange | undefined;
     try {
       exchange = await endpoint.open(session, { target, role });
-      return await send(exchange.client, { timeout: timeoutMs });
+      return await send(exchange.client, {
+        timeout: endpoint.settings.timeoutMs,
+      });
     } finally {
       this.release(session, exchange, true);
     }
