@@ -36,21 +36,6 @@ const envSchema = z.object({
   [ENV.url]: gatewayUrl(ENV.token).default('http://127.0.0.1:3000'),
 });
 
-function envError(
-  variable: string,
-  input: Record<string, string>,
-  why: string,
-): GatewayConfigError {
-  const shown =
-    variable === ENV.token || input[variable] === undefined
-      ? ''
-      : ` (got ${JSON.stringify(input[variable])})`;
-  return new GatewayConfigError({
-    setting: variable,
-    message: `Invalid ${variable}${shown}: ${why}.`,
-  });
-}
-
 /**
  * The client options of `heretek-gateway`, read from the broker's variables
  * ({@link ENV}). Empty values count as unset. A bad value throws
@@ -67,11 +52,15 @@ export function gatewayOptionsFromEnv(
   const result = envSchema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw envError(
-      String(issue?.path[0] ?? 'environment'),
-      input,
-      issue?.message ?? 'invalid value',
-    );
+    const variable = String(issue?.path[0] ?? 'environment');
+    const shown =
+      variable === ENV.token || input[variable] === undefined
+        ? ''
+        : ` (got ${JSON.stringify(input[variable])})`;
+    throw new GatewayConfigError({
+      setting: variable,
+      message: `Invalid ${variable}${shown}: ${issue?.message ?? 'invalid value'}.`,
+    });
   }
   const data = result.data;
   return {

@@ -48,9 +48,15 @@ export type SamplingHandler = (
 
 /** Handlers of the server-to-client requests of one call ({@link CallToolOptions}). */
 export type CallHandlers = {
-  /** Answers the call's `elicitation/create` requests. */
+  /**
+   * Answers the `elicitation/create` requests this call's replies carry
+   * (a 2025 server's request on the call's stream, or an embedded request
+   * of a 2026-07-28 `input_required` answer), before the client-wide
+   * `onElicitation`. Needs the `elicitation` capability declared: a
+   * client-wide `onElicitation`, or `serverRequests: ['elicitation']`.
+   */
   onElicitation?: ElicitationHandler | undefined;
-  /** Answers the call's `sampling/createMessage` requests. */
+  /** Answers the `sampling/createMessage` requests of this call, as `onElicitation` does. */
   onSampling?: SamplingHandler | undefined;
 };
 

@@ -16,10 +16,11 @@ import {
   type RequestId,
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import type {
-  CallHandlers,
-  GatewayClientOptions,
-  ServerRequestKind,
+import {
+  DEFAULTS,
+  type CallHandlers,
+  type GatewayClientOptions,
+  type ServerRequestKind,
 } from './config.js';
 import {
   GatewayClosedError,
@@ -40,12 +41,10 @@ import { VERSION } from './version.js';
 /** What every endpoint of one client shares, given at construction. */
 export type EndpointSettings = ErrorMapping & {
   options: GatewayClientOptions;
-  clientName: string;
   capabilities: ClientCapabilities;
   /** The server requests the client declares it answers. */
   kinds: ReadonlyArray<ServerRequestKind>;
   connectTimeoutMs: number;
-  maxConcurrent: number;
   fetch: GatewayFetch;
 };
 
@@ -235,7 +234,10 @@ export class Endpoint {
     readonly settings: EndpointSettings,
   ) {
     this.url = new URL(key);
-    this.limiter = new Limiter(settings.maxConcurrent);
+    this.limiter = new Limiter(
+      settings.options.maxConcurrentPerEndpoint ??
+        DEFAULTS.maxConcurrentPerEndpoint,
+    );
   }
 
   readySession(): Session | undefined {
@@ -444,15 +446,18 @@ export class Endpoint {
    * Method not found (-32601). Without a declared capability the SDK
    * answers -32601 at once.
    */
-  #client(scope: {
-    target: string;
-    handlers?: CallHandlers | undefined;
-    hold?: (() => () => void) | undefined;
-    signal?: AbortSignal;
-  }): Client {
+  #client(
+    scope: Omit<RequestScope, 'role'> & {
+      target: string;
+      signal?: AbortSignal;
+    },
+  ): Client {
     const { options, kinds, capabilities, closing } = this.settings;
     const client = new Client(
-      { name: this.settings.clientName, version: VERSION },
+      {
+        name: options.clientName ?? 'heretek-gateway-client',
+        version: VERSION,
+      },
       { capabilities, versionNegotiation: { mode: 'auto' } },
     );
     client.onerror = () => undefined;

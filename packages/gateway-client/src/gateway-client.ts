@@ -6,11 +6,8 @@ import {
   checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
-  type ElicitationHandler,
   type GatewayClientOptions,
   type GatewayMode,
-  type SamplingHandler,
-  type ServerRequestKind,
 } from './config.js';
 import { Endpoint, type EndpointSettings } from './endpoint.js';
 import {
@@ -50,7 +47,7 @@ export type CallProgress = {
 };
 
 /** Options of {@link GatewayClient.callTool}. */
-export type CallToolOptions = {
+export type CallToolOptions = CallHandlers & {
   /** The target (backend) that owns the tool. */
   target: string;
   /** The bare tool name (without the `<target>_` prefix, in both modes). */
@@ -85,16 +82,6 @@ export type CallToolOptions = {
    * for one. Needed for tools whose `execution.taskSupport` is `required`.
    */
   task?: boolean | { ttlMs?: number | undefined } | undefined;
-  /**
-   * Answers the `elicitation/create` requests this call's replies carry
-   * (a 2025 server's request on the call's stream, or an embedded request
-   * of a 2026-07-28 `input_required` answer), before the client-wide
-   * `onElicitation`. Needs the `elicitation` capability declared: a
-   * client-wide `onElicitation`, or `serverRequests: ['elicitation']`.
-   */
-  onElicitation?: ElicitationHandler | undefined;
-  /** Answers the `sampling/createMessage` requests of this call, as `onElicitation` does. */
-  onSampling?: SamplingHandler | undefined;
   /**
    * The role this call's requests carry as `x-heretek-role` instead of the
    * client's `role` (the session stays shared): the gateway's policy then
@@ -169,21 +156,20 @@ export class GatewayClient {
       keepAliveMaxTimeout: 600_000,
       connect: { timeout: timeoutMs },
     });
-    const kinds = declaredKinds(parsed);
+    // Only what a handler was given for, or `serverRequests` names.
+    const kinds = new Set(parsed.serverRequests);
+    if (parsed.onElicitation) kinds.add('elicitation');
+    if (parsed.onSampling) kinds.add('sampling');
     this.settings = {
       options: parsed,
-      clientName: parsed.clientName ?? 'heretek-gateway-client',
-      // Only what a handler was given for, or `serverRequests` names.
       capabilities: {
-        ...(kinds.includes('elicitation') && { elicitation: { form: {} } }),
-        ...(kinds.includes('sampling') && { sampling: {} }),
+        ...(kinds.has('elicitation') && { elicitation: { form: {} } }),
+        ...(kinds.has('sampling') && { sampling: {} }),
       },
-      kinds,
+      kinds: [...kinds],
       connectTimeoutMs:
         parsed.connectTimeoutMs ??
         Math.max(timeoutMs, DEFAULTS.connectTimeoutMs),
-      maxConcurrent:
-        parsed.maxConcurrentPerEndpoint ?? DEFAULTS.maxConcurrentPerEndpoint,
       scrub,
       timeoutMs,
       closing: this.closing.signal,
@@ -192,10 +178,11 @@ export class GatewayClient {
         token,
         maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
         backgroundTimeoutMs: timeoutMs,
-        standaloneStream:
-          parsed.onToolsListChanged !== undefined || parsed.onLog !== undefined,
+        // No stream when nobody listens for what the server sends outside a request.
         maxStandaloneStreams:
-          parsed.maxStandaloneStreams ?? Number.POSITIVE_INFINITY,
+          parsed.onToolsListChanged === undefined && parsed.onLog === undefined
+            ? 0
+            : (parsed.maxStandaloneStreams ?? Number.POSITIVE_INFINITY),
       }),
     };
   }
@@ -463,12 +450,4 @@ export class GatewayClient {
       release?.();
     }
   }
-}
-
-/** The server-to-client requests a client with `options` declares it answers. */
-function declaredKinds(options: GatewayClientOptions): ServerRequestKind[] {
-  const kinds = new Set(options.serverRequests ?? []);
-  if (options.onElicitation) kinds.add('elicitation');
-  if (options.onSampling) kinds.add('sampling');
-  return [...kinds];
 }

@@ -77,9 +77,7 @@ export type GatewayFetchOptions = {
   maxResponseBytes: number;
   /** Timeout of what waits for no reply (notifications, DELETE, opening the standalone stream). */
   backgroundTimeoutMs: number;
-  /** Open standalone GET streams (otherwise the transport is told 405 without asking the server). */
-  standaloneStream: boolean;
-  /** Most sessions holding a standalone stream at once; later ones are told 405 locally until one frees its slot. */
+  /** Most sessions holding a standalone stream at once (0: none); later ones are told 405 locally until one frees its slot. */
   maxStandaloneStreams: number;
 };
 
@@ -644,10 +642,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
   ): Promise<Response> {
     const request = outgoing(environment, owner, input, init);
     const { stream } = owner;
-    if (
-      request.standalone &&
-      (!environment.standaloneStream || !stream || !takeSlot(stream))
-    ) {
+    if (request.standalone && (!stream || !takeSlot(stream))) {
       // Nobody listens for what the server would send outside a request, or
       // the client holds as many streams as it may: do not open one for this
       // session (a server may refuse it with 405 too, which is what the
