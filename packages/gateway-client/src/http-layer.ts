@@ -281,17 +281,6 @@ function toWebResponse(
   });
 }
 
-/**
- * Whether undici refused a reply that a plain fetch would have handled: a
- * redirect (refused under `redirect: 'error'`) or a proxy's 407 (refused
- * without a window). Connection failures carry a `code` and a message.
- */
-function needsFollowing(error: unknown): boolean {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  if (!(cause instanceof Error) || 'code' in cause) return false;
-  return cause.message === 'unexpected redirect' || cause.message === '';
-}
-
 /** What the fetch layer shares between the requests of one client. */
 type Environment = GatewayFetchOptions & {
   /** `Bearer <token>`, or `undefined` without a token. */
@@ -406,36 +395,21 @@ async function send(
     dispatcher: environment.agent,
   };
   try {
-    if (environment.following) return await undiciFetch(request.where, options);
-    if (request.method === 'POST') {
-      // undici's request: the reply's body is read as undici's stream, not
-      // through fetch's web streams and copies.
-      const reply = new RequestReply(
-        await undiciRequest(request.where, { ...options, method: 'POST' }),
-      );
-      if (!refusedByFetch(reply)) return reply;
-      await reply.node.dump().catch(() => undefined);
-      // Sent again the way fetch follows redirects, as below.
-      environment.following = true;
+    // A GET or DELETE is rare (one of each per session), and has no body to copy.
+    if (environment.following || request.method !== 'POST')
       return await undiciFetch(request.where, options);
-    }
-    try {
-      // Without a window and with redirects refused, undici sends the request
-      // as it is: it neither copies it nor splits its body in two (what it
-      // does to be able to send it again after a redirect).
-      return await undiciFetch(request.where, {
-        ...options,
-        window: null,
-        redirect: 'error',
-      });
-    } catch (error) {
-      if (signal.aborted || !needsFollowing(error)) throw error;
-      // A redirect (or a proxy asking for credentials): the server did not
-      // take the request, so it goes again the way fetch follows redirects,
-      // and so do this client's later requests.
-      environment.following = true;
-      return await undiciFetch(request.where, options);
-    }
+    // undici's request: the reply's body is read as undici's stream, not
+    // through fetch's web streams and copies.
+    const reply = new RequestReply(
+      await undiciRequest(request.where, { ...options, method: 'POST' }),
+    );
+    if (!refusedByFetch(reply)) return reply;
+    await reply.node.dump().catch(() => undefined);
+    // A redirect (or a proxy asking for credentials): the server did not
+    // take the request, so it goes again the way fetch follows redirects,
+    // and so do this client's later requests.
+    environment.following = true;
+    return await undiciFetch(request.where, options);
   } catch (error) {
     if (signal.aborted) throw request.bound ? (owner.fault ?? error) : error;
     const typed = connectionError(
