@@ -44,7 +44,6 @@ export type EndpointSettings = ErrorMapping & {
   capabilities: ClientCapabilities;
   /** The server requests the client declares it answers. */
   kinds: ReadonlyArray<ServerRequestKind>;
-  connectTimeoutMs: number;
   fetch: GatewayFetch;
 };
 
@@ -332,7 +331,11 @@ export class Endpoint {
   async #connect(target: string | undefined): Promise<Session> {
     // Not tied to the request that started it: a request that stops waiting
     // (its own timeout, a cancel) leaves the connect going for the next one.
-    const deadline = Date.now() + this.settings.connectTimeoutMs;
+    const { options, timeoutMs } = this.settings;
+    const ms =
+      options.connectTimeoutMs ??
+      Math.max(timeoutMs, DEFAULTS.connectTimeoutMs);
+    const deadline = { at: Date.now() + ms, ms };
     try {
       return await this.#connectOnce(target, this.#prior, deadline);
     } catch (error) {
@@ -352,9 +355,9 @@ export class Endpoint {
   async #connectOnce(
     target: string | undefined,
     prior: PriorDiscovery | undefined,
-    deadline: number,
+    deadline: { at: number; ms: number },
   ): Promise<Session> {
-    const { connectTimeoutMs, options } = this.settings;
+    const { options } = this.settings;
     const stream: StandaloneStream = {
       opened: false,
       slot: false,
@@ -377,14 +380,14 @@ export class Endpoint {
       closed: false,
     };
     this.#connecting.add(owner);
-    const remaining = Math.max(1, deadline - Date.now());
+    const remaining = Math.max(1, deadline.at - Date.now());
     const timer = setTimeout(
       () =>
         owner.fail(
           new GatewayTimeoutError({
             target,
-            timeoutMs: connectTimeoutMs,
-            message: `Connecting to ${this.key} did not finish within ${connectTimeoutMs} ms (option 'connectTimeoutMs').`,
+            timeoutMs: deadline.ms,
+            message: `Connecting to ${this.key} did not finish within ${deadline.ms} ms (option 'connectTimeoutMs').`,
           }),
         ),
       remaining,

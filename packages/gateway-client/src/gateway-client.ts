@@ -18,7 +18,7 @@ import {
 } from './errors.js';
 import { createGatewayFetch } from './http-layer.js';
 import { NO_SCRUB, toGatewayError } from './error-mapping.js';
-import { Operation, raceSignal, type Requester } from './operation.js';
+import { Operation, raceSignal } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
 import { callAsTask } from './tasks.js';
 import { validateTargetName } from './target-name.js';
@@ -130,7 +130,6 @@ export type EndpointInfo = {
 export class GatewayClient {
   readonly mode: GatewayMode;
   private readonly baseUrl: string;
-  private readonly maxListPages: number;
   private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly settings: EndpointSettings;
@@ -145,7 +144,6 @@ export class GatewayClient {
     this.mode = parsed.mode;
     this.baseUrl = parsed.url.replace(/\/+$/, '');
     const timeoutMs = parsed.timeoutMs ?? DEFAULTS.timeoutMs;
-    this.maxListPages = parsed.maxListPages ?? DEFAULTS.maxListPages;
     const token = parsed.token;
     const scrub =
       token === undefined
@@ -167,9 +165,6 @@ export class GatewayClient {
         ...(kinds.has('sampling') && { sampling: {} }),
       },
       kinds: [...kinds],
-      connectTimeoutMs:
-        parsed.connectTimeoutMs ??
-        Math.max(timeoutMs, DEFAULTS.connectTimeoutMs),
       scrub,
       timeoutMs,
       closing: this.closing.signal,
@@ -207,7 +202,7 @@ export class GatewayClient {
     return this.run(
       this.endpoint(target),
       { target, signal: options.signal },
-      (requester) => walkPages(requester, target, this.maxListPages),
+      walkPages,
     );
   }
 
@@ -247,11 +242,7 @@ export class GatewayClient {
         this.endpoint('*'),
         { target: undefined },
         async (requester) => {
-          const tools = await walkPages(
-            requester,
-            undefined,
-            this.maxListPages,
-          );
+          const tools = await walkPages(requester);
           const grouped = new Map<string, McpTool[]>();
           for (const tool of tools) {
             const split = splitMultiplexedName(tool.name);
@@ -314,8 +305,6 @@ export class GatewayClient {
               arguments: args,
               ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
-              maxTotalTimeoutMs: maxTotal,
-              timeoutMs,
             })
           : requester.request(
               'during tools/call',
@@ -411,7 +400,7 @@ export class GatewayClient {
       handlers?: CallHandlers | undefined;
       role?: string | undefined;
     },
-    body: (requester: Requester) => Promise<T>,
+    body: (operation: Operation) => Promise<T>,
   ): Promise<T> {
     const { target, signal } = call;
     if (signal?.aborted) throw this.abortedError(target);

@@ -8,7 +8,8 @@ import {
   GatewayHttpError,
   GatewayJsonRpcError,
 } from './errors.js';
-import type { Requester } from './operation.js';
+import { DEFAULTS } from './config.js';
+import type { Operation } from './operation.js';
 
 /** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
 export type McpTool = Tool;
@@ -84,18 +85,17 @@ const listPageSchema: StandardSchemaV1<unknown, ListPage> = {
 const MAX_LIST_RESTARTS = 3;
 
 /**
- * Every tool of one `tools/list` walk, following `nextCursor` to the end: a
+ * Every tool of one `tools/list` walk of the operation's target, following `nextCursor` to the end: a
  * repeated cursor or more than `maxListPages` pages is `PROTOCOL_ERROR`. Each
  * page is one request of `requester`, so a session that expires on a page
  * is re-initialized and that page sent again with the same cursor; when the
  * new session rejects the cursor with a JSON-RPC error, the walk starts over
  * from the first page (at most 3 times).
  */
-export async function walkPages(
-  requester: Requester,
-  target: string | undefined,
-  maxListPages: number,
-): Promise<McpTool[]> {
+export async function walkPages(requester: Operation): Promise<McpTool[]> {
+  const { target, endpoint } = requester.plan;
+  const maxListPages =
+    endpoint.settings.options.maxListPages ?? DEFAULTS.maxListPages;
   const of = target ? ` of target '${target}'` : '';
   let tools: McpTool[] = [];
   let seen = new Set<string>();

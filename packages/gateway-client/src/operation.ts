@@ -14,7 +14,7 @@ import {
 } from './errors.js';
 import { rejectsSession, toGatewayError } from './error-mapping.js';
 
-/** Per-request settings of {@link Requester.request}. */
+/** Per-request settings of {@link Operation.request}. */
 export type RequestExtra<R = unknown> = {
   /** Progress of this request; each one also restarts its timeout. */
   onprogress?: ((progress: Progress) => void) | undefined;
@@ -30,12 +30,6 @@ export type RequestExtra<R = unknown> = {
    */
   afterStop?: ((late: Promise<R>) => void) | undefined;
 };
-
-/** The requests of one operation, as the code that makes them sees it (see {@link Operation.request}). */
-export type Requester = Pick<
-  Operation,
-  'request' | 'detached' | 'reinitializations' | 'signal' | 'reason'
->;
 
 /** What one operation is: a listing or a call, on one endpoint. */
 export type OperationPlan = {
@@ -104,7 +98,7 @@ export class Operation {
   private readonly onTimeout = () =>
     this.stop(timeoutError(this.plan.target, this.requestTimeoutMs, false));
 
-  constructor(private readonly plan: OperationPlan) {
+  constructor(readonly plan: OperationPlan) {
     const { ceilingMs, target } = plan;
     const { timeoutMs } = plan.endpoint.settings;
     this.requestTimeoutMs = timeoutMs;

@@ -1,7 +1,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import type { Requester } from './operation.js';
+import type { Operation } from './operation.js';
 
 export type TaskCall = {
   name: string;
@@ -9,8 +9,6 @@ export type TaskCall = {
   /** Requested time-to-live of the task in milliseconds (the server may shorten it). */
   ttlMs: number | undefined;
   onprogress: ((progress: Progress) => void) | undefined;
-  maxTotalTimeoutMs: number;
-  timeoutMs: number;
 };
 
 const taskSchema = z.looseObject({
@@ -44,7 +42,7 @@ const MAX_POLL_MS = 5_000;
 const ignore = () => undefined;
 
 /** Send `tasks/cancel` for `taskId` (best effort: a failure is ignored). */
-function cancelTask(requester: Requester, taskId: string): void {
+function cancelTask(requester: Operation, taskId: string): void {
   requester
     .detached((client, options) =>
       client.request(
@@ -68,7 +66,7 @@ function cancelTask(requester: Requester, taskId: string): void {
  * answers the call with a plain result gets that result returned.
  */
 export async function callAsTask(
-  requester: Requester,
+  requester: Operation,
   call: TaskCall,
 ): Promise<CallToolResult> {
   const created = await requester.request(
@@ -110,7 +108,7 @@ export async function callAsTask(
         Math.min(
           Math.max(pollMs, MIN_POLL_MS),
           MAX_POLL_MS,
-          Math.floor(call.timeoutMs / 2),
+          Math.floor(requester.plan.endpoint.settings.timeoutMs / 2),
         ),
         undefined,
         { signal },
@@ -138,7 +136,7 @@ export async function callAsTask(
           resultSchema,
           options,
         ),
-      blocking ? { timeoutMs: call.maxTotalTimeoutMs } : undefined,
+      blocking ? { timeoutMs: requester.plan.ceilingMs } : undefined,
     );
     return result as CallToolResult;
   } catch (error) {
