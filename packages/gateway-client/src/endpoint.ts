@@ -486,7 +486,7 @@ export class Endpoint {
       client.setRequestHandler(
         SERVER_REQUEST_METHODS[kind],
         (request, context) => {
-          const handler: AnyHandler | undefined =
+          const handler =
             kind === 'elicitation'
               ? (scope.handlers?.onElicitation ?? options.onElicitation)
               : (scope.handlers?.onSampling ?? options.onSampling);
@@ -519,9 +519,3 @@ function isProbeFailure(error: unknown): boolean {
     error.code === SdkErrorCode.EraNegotiationFailed
   );
 }
-
-/** A server request handler of either kind, as the SDK handler calls it. */
-type AnyHandler = (
-  request: { target: string; params: never },
-  extra: { signal: AbortSignal },
-) => Promise<unknown>;

@@ -170,7 +170,7 @@ export class GatewayClient {
       closing: this.closing.signal,
       fetch: createGatewayFetch({
         agent: this.agent,
-        token,
+        authorization: token === undefined ? undefined : `Bearer ${token}`,
         maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
         backgroundTimeoutMs: timeoutMs,
         // No stream when nobody listens for what the server sends outside a request.

@@ -73,7 +73,8 @@ export class FetchOwner {
 
 export type GatewayFetchOptions = {
   agent: Agent;
-  token: string | undefined;
+  /** `Bearer <token>`, or `undefined` without a token. */
+  authorization: string | undefined;
   maxResponseBytes: number;
   /** Timeout of what waits for no reply (notifications, DELETE, opening the standalone stream). */
   backgroundTimeoutMs: number;
@@ -283,8 +284,6 @@ function toWebResponse(
 
 /** What the fetch layer shares between the requests of one client. */
 type Environment = GatewayFetchOptions & {
-  /** `Bearer <token>`, or `undefined` without a token. */
-  authorization: string | undefined;
   /** Sessions holding a standalone stream slot. */
   streamSlots: number;
   /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
@@ -588,8 +587,6 @@ export type GatewayFetch = ReturnType<typeof createGatewayFetch>;
 export function createGatewayFetch(options: GatewayFetchOptions) {
   const environment: Environment = {
     ...options,
-    authorization:
-      options.token === undefined ? undefined : `Bearer ${options.token}`,
     streamSlots: 0,
     following: false,
   };
