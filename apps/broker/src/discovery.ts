@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { setMaxListeners } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import {
   toolEntryFromMcpTool,
   type Backend,
@@ -33,8 +32,6 @@ export type DiscoveryOptions = {
   backends: BackendRegistry;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
-  /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
-  initialWaitMs: number;
   /**
    * Pins and cleans each listing before it replaces a backend's entries (the
    * trust layer): the catalog, and so every agent, sees only what it returns.
@@ -53,15 +50,13 @@ export type DiscoveryOptions = {
    * backend's last listing at once, and written after listings change.
    */
   cache?: IndexCache;
-  /**
-   * When the index cache served every backend, how long after it they are
-   * listed again. Default {@link REDISCOVERY_AFTER_CACHE_MS}.
-   */
-  rediscoveryAfterCacheMs?: number;
   log: (line: string) => void;
   /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
   catalogChanged?: () => void;
 };
+
+/** The longest the first operation waits for start-up discovery (1 s). */
+export const INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
 /**
  * Backends listed at once by a full discovery: enough to keep a loopback
@@ -171,11 +166,10 @@ export class DiscoveryScheduler {
         // Every backend answered from the cache: the first requests after
         // the restart get the event loop to themselves for a moment.
         if (this.#allServed())
-          await sleep(
-            this.o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
-            undefined,
-            { signal: this.#abort.signal, ref: false },
-          ).catch(() => {}); // closed during the pause: checked below
+          await waitAtMost(
+            once(this.#abort.signal, 'abort'), // closed: checked below
+            REDISCOVERY_AFTER_CACHE_MS,
+          );
         return this.#abort.signal.aborted ? [] : this.discover();
       });
       discovery.catch(() => {});
@@ -348,7 +342,7 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    await waitAtMost(initial, this.o.initialWaitMs);
+    await waitAtMost(initial, INITIAL_DISCOVERY_WAIT_MS);
   }
 
   /**
