@@ -487,11 +487,29 @@ describe('Broker in multiplexed mode', () => {
         },
       ],
     });
+    const lines: string[] = [];
     const broker = brokerOver(backends, {
       role: 'director',
       mode: 'multiplexed',
+      log: (line) => lines.push(line),
     });
     await broker.discover();
+    await broker.discover();
+    // Learned once, after the configured targets.
+    expect(
+      lines.filter((line) => line.includes('unconfigured target "extra"')),
+    ).toEqual([
+      'discovery: gateway lists unconfigured target "extra"; catalogued under profile core',
+    ]);
+    expect(broker.targetSummary().map((t) => t.target)).toEqual([
+      'adb',
+      'core',
+      'extra',
+    ]);
+    // A configured target keeps its own profile.
+    expect(broker.catalog.list().find((t) => t.target === 'adb')?.profile).toBe(
+      'android',
+    );
     const extra = broker.catalog.get('extra_echo_text');
     expect(extra).toMatchObject({
       target: 'extra',

@@ -9,7 +9,6 @@ import {
 import { splitMultiplexedName } from '@heretek/internal';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
 import { authorise } from './authorisation.js';
-import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import {
@@ -117,7 +116,8 @@ export class Broker {
   readonly role: RoleName;
   readonly catalog: ToolCatalog;
   readonly #options: BrokerOptions;
-  readonly #backends: BackendRegistry;
+  /** Backends by target: the configured ones, then those a multiplexed listing revealed. */
+  readonly #backends: Map<string, Backend>;
   readonly #discovery: DiscoveryScheduler | undefined;
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
@@ -141,7 +141,9 @@ export class Broker {
     this.#options = options;
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
-    this.#backends = new BackendRegistry(options.backends ?? DEFAULT_BACKENDS);
+    this.#backends = new Map(
+      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
+    );
     const log = options.log ?? (() => {});
     this.#log = log;
     let guard: Promise<typeof guardResult> | undefined;
@@ -393,7 +395,7 @@ export class Broker {
       this.#targetCounts = { entries, counts };
     }
     const counts = new Map<string, number>();
-    for (const target of this.#backends.targets()) counts.set(target, 0);
+    for (const target of this.#backends.keys()) counts.set(target, 0);
     for (const [target, tools] of this.#targetCounts.counts)
       counts.set(target, tools);
     return [...counts].map(([target, tools]) => ({ target, tools }));

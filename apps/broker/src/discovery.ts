@@ -5,7 +5,6 @@ import {
   type ToolCatalog,
   type ToolEntry,
 } from '@heretek/catalog';
-import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
@@ -28,8 +27,8 @@ export type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;
-  /** The backend table; discovery adds the targets a multiplexed listing reveals. */
-  backends: BackendRegistry;
+  /** Backends by target, configured ones first; discovery adds the targets a multiplexed listing reveals. */
+  backends: Map<string, Backend>;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
   /**
@@ -180,7 +179,7 @@ export class DiscoveryScheduler {
 
   /** Whether every configured backend's listing is in the catalog already. */
   #allServed(): boolean {
-    for (const target of this.o.backends.targets())
+    for (const target of this.o.backends.keys())
       if (!this.#applied.has(target)) return false;
     return true;
   }
@@ -261,7 +260,7 @@ export class DiscoveryScheduler {
           this.o.gatewayMode === 'multiplexed' &&
           this.o.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await this.#discoverEach([...this.o.backends.all()]);
+            : await this.#discoverEach([...this.o.backends.values()]);
       } finally {
         this.#discoveredAt = Date.now();
       }
@@ -356,7 +355,7 @@ export class DiscoveryScheduler {
       return undefined;
     let pending = 0;
     let total = 0;
-    for (const target of this.o.backends.targets()) {
+    for (const target of this.o.backends.keys()) {
       total += 1;
       if (!this.#applied.has(target) && !this.#initialFailed.has(target))
         pending += 1;
@@ -479,13 +478,13 @@ export class DiscoveryScheduler {
       this.o.log(
         `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
-      return [...this.o.backends.targets()].map((target) =>
+      return [...this.o.backends.keys()].map((target) =>
         failure(target, error, started),
       );
     }
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.o.backends.targets()) {
+    for (const target of this.o.backends.keys()) {
       // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
       if (!listing.has(target))
         outcomes.push({
@@ -498,11 +497,14 @@ export class DiscoveryScheduler {
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
-        const { backend, learned } = this.o.backends.learn(target);
-        if (learned)
+        let backend = this.o.backends.get(target);
+        if (backend === undefined) {
+          backend = { backend: target, target, profile: 'core' };
+          this.o.backends.set(target, backend);
           this.o.log(
             `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
           );
+        }
         try {
           await this.#apply(backend, tools, sequence);
           outcomes.push({ target, ok: true, tools: tools.length, ms });
