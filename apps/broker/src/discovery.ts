@@ -354,13 +354,11 @@ export class DiscoveryScheduler {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
     let pending = 0;
-    let total = 0;
     for (const target of this.o.backends.keys()) {
-      total += 1;
       if (!this.#applied.has(target) && !this.#initialFailed.has(target))
         pending += 1;
     }
-    return pending === 0 ? undefined : { pending, total };
+    return pending === 0 ? undefined : { pending, total: this.o.backends.size };
   }
 
   /**
