@@ -296,11 +296,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
 
   it('caps the first wait for start-up discovery and says which backends are not listed yet', async () => {
     backends.hanging.add('core');
-    // Asked to wait a minute, the first operation still answers within the
-    // cap (1 s), from what the catalog holds, while "core" hangs.
-    const broker = brokerFor('staff-mobile', {
-      initialDiscoveryWaitMs: 60_000,
-    });
+    // The first operation answers within the cap (1 s), from what the
+    // catalog holds, while "core" hangs.
+    const broker = brokerFor('staff-mobile');
     broker.start();
     const search = () => searchOrBrowse(broker, { query: 'install apk' });
     await expect
@@ -489,11 +487,29 @@ describe('Broker in multiplexed mode', () => {
         },
       ],
     });
+    const lines: string[] = [];
     const broker = brokerOver(backends, {
       role: 'director',
       mode: 'multiplexed',
+      log: (line) => lines.push(line),
     });
     await broker.discover();
+    await broker.discover();
+    // Learned once, after the configured targets.
+    expect(
+      lines.filter((line) => line.includes('unconfigured target "extra"')),
+    ).toEqual([
+      'discovery: gateway lists unconfigured target "extra"; catalogued under profile core',
+    ]);
+    expect(broker.targetSummary().map((t) => t.target)).toEqual([
+      'adb',
+      'core',
+      'extra',
+    ]);
+    // A configured target keeps its own profile.
+    expect(broker.catalog.list().find((t) => t.target === 'adb')?.profile).toBe(
+      'android',
+    );
     const extra = broker.catalog.get('extra_echo_text');
     expect(extra).toMatchObject({
       target: 'extra',

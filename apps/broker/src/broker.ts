@@ -9,11 +9,11 @@ import {
 import { splitMultiplexedName } from '@heretek/internal';
 import { parseRoleName, type RoleName } from '@heretek/prefix';
 import { authorise } from './authorisation.js';
-import { BackendRegistry } from './backend-registry.js';
 import { BackendBreakers } from './breakers.js';
 import { CallPipeline, unknownTool } from './call-pipeline.js';
 import {
   DiscoveryScheduler,
+  INITIAL_DISCOVERY_WAIT_MS,
   waitAtMost,
   type DiscoveryProgress,
 } from './discovery.js';
@@ -51,10 +51,6 @@ export type BrokerOptions = {
   gatewayMode?: GatewayMode;
   /** Discovery runs again on the next operation once the catalog is older than this. Default 300000. */
   discoveryTtlMs?: number;
-  /** How long the first operation waits for start-up discovery; default and ceiling {@link MAX_INITIAL_DISCOVERY_WAIT_MS}. */
-  initialDiscoveryWaitMs?: number;
-  /** When the index cache served every backend at start, how long after it they are listed again. Default 1000. */
-  rediscoveryAfterCacheMs?: number;
   /** Profile applied to searches that name none. */
   defaultProfile?: string;
   /** The trust layer, or a promise of it while the pins file opens (discovery and calls wait for it, searches do not). */
@@ -70,9 +66,6 @@ export type BrokerOptions = {
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
-
-/** The longest the first operation waits for start-up discovery (1 s). */
-const MAX_INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
 /** A backend is listed again for a name the catalog lacks at most this often. */
 const ON_DEMAND_RELIST_MS = 10_000;
@@ -123,7 +116,8 @@ export class Broker {
   readonly role: RoleName;
   readonly catalog: ToolCatalog;
   readonly #options: BrokerOptions;
-  readonly #backends: BackendRegistry;
+  /** Backends by target: the configured ones, then those a multiplexed listing revealed. */
+  readonly #backends: Map<string, Backend>;
   readonly #discovery: DiscoveryScheduler | undefined;
   readonly #calls: CallPipeline;
   readonly #shutdown = new AbortController();
@@ -138,8 +132,6 @@ export class Broker {
   #targetCounts:
     { entries: readonly unknown[]; counts: Map<string, number> } | undefined;
   readonly #log: (line: string) => void;
-  /** The longest an operation waits for start-up discovery or the index cache's restore. */
-  readonly #initialWaitMs: number;
   /** Whether the index cache's restore has ended (or there was none). */
   #cacheSettled = false;
   /** The result guard, loaded with the first result (`undefined` when turned off). */
@@ -149,7 +141,9 @@ export class Broker {
     this.#options = options;
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
-    this.#backends = new BackendRegistry(options.backends ?? DEFAULT_BACKENDS);
+    this.#backends = new Map(
+      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
+    );
     const log = options.log ?? (() => {});
     this.#log = log;
     let guard: Promise<typeof guardResult> | undefined;
@@ -168,10 +162,6 @@ export class Broker {
     this.#trust.catch(() => {});
     // Every call in flight listens on the shutdown signal (hundreds at a time under load).
     setMaxListeners(0, this.#shutdown.signal);
-    this.#initialWaitMs = Math.min(
-      options.initialDiscoveryWaitMs ?? MAX_INITIAL_DISCOVERY_WAIT_MS,
-      MAX_INITIAL_DISCOVERY_WAIT_MS,
-    );
     this.#discovery =
       options.gateway === undefined
         ? undefined
@@ -181,10 +171,6 @@ export class Broker {
             catalog: this.catalog,
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
-            initialWaitMs: this.#initialWaitMs,
-            ...(options.rediscoveryAfterCacheMs === undefined
-              ? {}
-              : { rediscoveryAfterCacheMs: options.rediscoveryAfterCacheMs }),
             catalogChanged: () => this.#options.hybrid?.catalogChanged(),
             ...(options.trust === undefined
               ? {}
@@ -409,7 +395,7 @@ export class Broker {
       this.#targetCounts = { entries, counts };
     }
     const counts = new Map<string, number>();
-    for (const target of this.#backends.targets()) counts.set(target, 0);
+    for (const target of this.#backends.keys()) counts.set(target, 0);
     for (const [target, tools] of this.#targetCounts.counts)
       counts.set(target, tools);
     return [...counts].map(([target, tools]) => ({ target, tools }));
@@ -550,7 +536,7 @@ export class Broker {
   /**
    * A name the catalog lacks, of a known target: the backend's change may not have been pushed
    * (no stream beyond `HERETEK_GATEWAY_MAX_STREAMS`), so it is listed again, at most once per
-   * {@link ON_DEMAND_RELIST_MS} per target, waited for up to {@link MAX_INITIAL_DISCOVERY_WAIT_MS}.
+   * {@link ON_DEMAND_RELIST_MS} per target, waited for up to {@link INITIAL_DISCOVERY_WAIT_MS}.
    */
   async #relistFor(name: string): Promise<void> {
     const discovery = this.#discovery;
@@ -562,7 +548,7 @@ export class Broker {
     )
       return;
     // The name may be one of the index cache's tools still being restored.
-    await waitAtMost(discovery.cacheApplied(), MAX_INITIAL_DISCOVERY_WAIT_MS);
+    await waitAtMost(discovery.cacheApplied(), INITIAL_DISCOVERY_WAIT_MS);
     if (this.catalog.get(name) !== undefined) return;
     const last = this.#relistedOnDemand.get(route.target);
     if (last !== undefined && Date.now() - last < ON_DEMAND_RELIST_MS) return;
@@ -572,7 +558,7 @@ export class Broker {
     );
     await waitAtMost(
       discovery.rediscover(route.target),
-      MAX_INITIAL_DISCOVERY_WAIT_MS,
+      INITIAL_DISCOVERY_WAIT_MS,
     );
   }
 
@@ -588,7 +574,7 @@ export class Broker {
         discovery.cacheApplied().then(() => {
           this.#cacheSettled = true;
         }),
-        this.#initialWaitMs / 2,
+        INITIAL_DISCOVERY_WAIT_MS / 2,
       );
     discovery.refreshIfStale();
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolCatalog, type Backend } from '@heretek/catalog';
 import { GatewayClient } from '@heretek/gateway-client';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import {
   startMcpBackends,
   type McpBackends,
@@ -38,6 +38,7 @@ const TOOLS = {
 
 const closing: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
+  vi.useRealTimers();
   while (closing.length > 0) await closing.pop()?.();
 });
 
@@ -48,8 +49,6 @@ function brokerOver(
     cacheFile: string;
     trust: Promise<TrustLayer>;
     table?: Backend[];
-    rediscoveryAfterCacheMs?: number;
-    initialDiscoveryWaitMs?: number;
   },
 ): Broker {
   const gateway = new GatewayClient({
@@ -66,12 +65,6 @@ function brokerOver(
     gatewayMode: 'per-target',
     trust: parts.trust,
     indexCache: new IndexCache({ file: parts.cacheFile, log: () => {} }),
-    ...(parts.rediscoveryAfterCacheMs === undefined
-      ? {}
-      : { rediscoveryAfterCacheMs: parts.rediscoveryAfterCacheMs }),
-    ...(parts.initialDiscoveryWaitMs === undefined
-      ? {}
-      : { initialDiscoveryWaitMs: parts.initialDiscoveryWaitMs }),
   });
   closing.push(
     () => gateway.close(),
@@ -144,20 +137,24 @@ it('lists the backends again a moment after the cache served every one of them, 
   expect(Date.now() - served).toBeGreaterThanOrEqual(900);
   await restarted.close();
 
-  // A backend the cache does not hold is listed without that delay (a
-  // minute here, which the test would wait for otherwise).
+  // A backend the cache does not hold is listed without that delay: in the
+  // same turn as the cache's parts are served, before that settles here.
   const table = [
     ...BACKENDS,
     { backend: 'acme/gadgets', target: 'gadgets', profile: 'core' },
   ];
+  const listTools = vi.spyOn(GatewayClient.prototype, 'listTools');
+  closing.push(() => listTools.mockRestore());
   const widened = brokerOver(backends, {
     cacheFile,
     trust: openTrust(),
     table,
-    rediscoveryAfterCacheMs: 60_000,
   });
   widened.start();
   await widened.cacheApplied();
+  expect(listTools.mock.calls.map(([{ target }]) => target)).toContain(
+    'gadgets',
+  );
   await expect
     .poll(() => backends.listings.some((path) => path.includes('gadgets')))
     .toBe(true);
@@ -168,20 +165,22 @@ it('waits for the index cache before listing a backend again for a cached tool a
   const listed = () => backends.listings.length;
 
   // The restore waits for the pins file longer than an operation waits for
-  // start-up discovery and the restore (0.2 + 0.1 s here), so the
-  // inspection below finds the seed catalog alone once those waits end.
+  // start-up discovery and the restore (1 + 0.5 s on a clock that moves
+  // only when told), so the inspection below finds the seed catalog alone
+  // once those waits end; the clock then stands still, so the backends are
+  // never listed again after the restore.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   let openPins!: () => void;
   const pinsOpen = new Promise<void>((resolve) => (openPins = resolve));
   const broker = brokerOver(backends, {
     cacheFile,
     trust: pinsOpen.then(openTrust),
-    rediscoveryAfterCacheMs: 60_000,
-    initialDiscoveryWaitMs: 200,
   });
   broker.start();
   const before = listed();
   const inspected = broker.inspectToolSchema('widgets_frobnicate_widget');
-  setTimeout(openPins, 1_200);
+  await vi.advanceTimersByTimeAsync(1_500);
+  openPins();
   expect((await inspected).name).toBe('widgets_frobnicate_widget');
   await broker.cacheApplied();
   expect(listed()).toBe(before);

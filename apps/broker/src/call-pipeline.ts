@@ -1,8 +1,7 @@
-import type { ToolCatalog, ToolEntry } from '@heretek/catalog';
+import type { Backend, ToolCatalog, ToolEntry } from '@heretek/catalog';
 import { splitMultiplexedName } from '@heretek/internal';
 import type { RoleName } from '@heretek/prefix';
 import type { ArgumentValidator } from './argument-validator.js';
-import type { BackendRegistry } from './backend-registry.js';
 import type { DiscoveryProgress } from './discovery.js';
 import type { BackendBreakers } from './breakers.js';
 import { isRetryableError } from './breakers.js';
@@ -26,7 +25,7 @@ export class CallPipeline {
     private readonly context: {
       catalog: ToolCatalog;
       /** Known backends (for routing names the catalog does not hold). */
-      backends: Pick<BackendRegistry, 'has'>;
+      backends: ReadonlyMap<string, Backend>;
       gateway: ToolGateway | undefined;
       breakers: BackendBreakers;
       /** Aborted when the broker shuts down: every call in flight is cancelled. */

@@ -1,12 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { setMaxListeners } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import {
   toolEntryFromMcpTool,
   type Backend,
   type ToolCatalog,
   type ToolEntry,
 } from '@heretek/catalog';
-import type { BackendRegistry } from './backend-registry.js';
 import { errorText } from './error-text.js';
 import {
   listingHash,
@@ -29,12 +27,10 @@ export type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;
-  /** The backend table; discovery adds the targets a multiplexed listing reveals. */
-  backends: BackendRegistry;
+  /** Backends by target, configured ones first; discovery adds the targets a multiplexed listing reveals. */
+  backends: Map<string, Backend>;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
-  /** How long the first operation waits for start-up discovery (the broker caps it at 1 s). */
-  initialWaitMs: number;
   /**
    * Pins and cleans each listing before it replaces a backend's entries (the
    * trust layer): the catalog, and so every agent, sees only what it returns.
@@ -53,15 +49,13 @@ export type DiscoveryOptions = {
    * backend's last listing at once, and written after listings change.
    */
   cache?: IndexCache;
-  /**
-   * When the index cache served every backend, how long after it they are
-   * listed again. Default {@link REDISCOVERY_AFTER_CACHE_MS}.
-   */
-  rediscoveryAfterCacheMs?: number;
   log: (line: string) => void;
   /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
   catalogChanged?: () => void;
 };
+
+/** The longest the first operation waits for start-up discovery (1 s). */
+export const INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
 /**
  * Backends listed at once by a full discovery: enough to keep a loopback
@@ -171,11 +165,10 @@ export class DiscoveryScheduler {
         // Every backend answered from the cache: the first requests after
         // the restart get the event loop to themselves for a moment.
         if (this.#allServed())
-          await sleep(
-            this.o.rediscoveryAfterCacheMs ?? REDISCOVERY_AFTER_CACHE_MS,
-            undefined,
-            { signal: this.#abort.signal, ref: false },
-          ).catch(() => {}); // closed during the pause: checked below
+          await waitAtMost(
+            once(this.#abort.signal, 'abort'), // closed: checked below
+            REDISCOVERY_AFTER_CACHE_MS,
+          );
         return this.#abort.signal.aborted ? [] : this.discover();
       });
       discovery.catch(() => {});
@@ -186,7 +179,7 @@ export class DiscoveryScheduler {
 
   /** Whether every configured backend's listing is in the catalog already. */
   #allServed(): boolean {
-    for (const target of this.o.backends.targets())
+    for (const target of this.o.backends.keys())
       if (!this.#applied.has(target)) return false;
     return true;
   }
@@ -267,7 +260,7 @@ export class DiscoveryScheduler {
           this.o.gatewayMode === 'multiplexed' &&
           this.o.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await this.#discoverEach([...this.o.backends.all()]);
+            : await this.#discoverEach([...this.o.backends.values()]);
       } finally {
         this.#discoveredAt = Date.now();
       }
@@ -348,7 +341,7 @@ export class DiscoveryScheduler {
     )
       return;
     this.#initialWaitDone = true;
-    await waitAtMost(initial, this.o.initialWaitMs);
+    await waitAtMost(initial, INITIAL_DISCOVERY_WAIT_MS);
   }
 
   /**
@@ -361,13 +354,11 @@ export class DiscoveryScheduler {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
     let pending = 0;
-    let total = 0;
-    for (const target of this.o.backends.targets()) {
-      total += 1;
+    for (const target of this.o.backends.keys()) {
       if (!this.#applied.has(target) && !this.#initialFailed.has(target))
         pending += 1;
     }
-    return pending === 0 ? undefined : { pending, total };
+    return pending === 0 ? undefined : { pending, total: this.o.backends.size };
   }
 
   /**
@@ -485,13 +476,13 @@ export class DiscoveryScheduler {
       this.o.log(
         `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
-      return [...this.o.backends.targets()].map((target) =>
+      return [...this.o.backends.keys()].map((target) =>
         failure(target, error, started),
       );
     }
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.o.backends.targets()) {
+    for (const target of this.o.backends.keys()) {
       // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
       if (!listing.has(target))
         outcomes.push({
@@ -504,11 +495,14 @@ export class DiscoveryScheduler {
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
-        const { backend, learned } = this.o.backends.learn(target);
-        if (learned)
+        let backend = this.o.backends.get(target);
+        if (backend === undefined) {
+          backend = { backend: target, target, profile: 'core' };
+          this.o.backends.set(target, backend);
           this.o.log(
             `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
           );
+        }
         try {
           await this.#apply(backend, tools, sequence);
           outcomes.push({ target, ok: true, tools: tools.length, ms });

@@ -74,7 +74,6 @@ describe('Broker with a trust layer', () => {
       backends: BACKENDS,
       gateway: script.gateway,
       trust: TrustLayer.open({ policy, pinsFile: join(dir, 'pins.json') }),
-      initialDiscoveryWaitMs: 0,
     });
     return { broker: b, ...script };
   }
@@ -118,7 +117,6 @@ describe('Broker with a trust layer', () => {
         policy: 'refuse',
         pinsFile: join(dir, 'pins.json'),
       }),
-      initialDiscoveryWaitMs: 0,
     });
     const description = () => b.catalog.get('notes_delete_note')?.description;
     /** A discovery, then a re-listing of notes: both waiting for their answer. */
@@ -177,7 +175,6 @@ describe('Broker with learning from use', () => {
       backends: BACKENDS,
       gateway: script.gateway,
       learning,
-      initialDiscoveryWaitMs: 0,
     });
     const listing = writer.discover();
     await expect.poll(() => script.pending.length === 1).toBe(true);

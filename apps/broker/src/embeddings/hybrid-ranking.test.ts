@@ -6,7 +6,7 @@ import {
   openAiEmbeddings,
   toolEntryFromMcpTool,
 } from '@heretek/catalog';
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   startEmbeddingsEndpoint,
   type EmbeddingsEndpoint,
@@ -23,7 +23,6 @@ const ranking = (
   options: {
     cacheFile?: string;
     queryTimeoutMs?: number;
-    retryAfterMs?: number;
   } = {},
 ) => {
   const lines: string[] = [];
@@ -33,14 +32,22 @@ const ranking = (
     ...(options.queryTimeoutMs === undefined
       ? {}
       : { queryTimeoutMs: options.queryTimeoutMs }),
-    ...(options.retryAfterMs === undefined
-      ? {}
-      : { retryAfterMs: options.retryAfterMs }),
     log: (line) => lines.push(line),
   });
   onTestFinished(() => hybrid.close());
   return { hybrid, lines };
 };
+
+/** The pause after a failure before a background probe (10 s). */
+const PAUSE_MS = 10_000;
+
+/** A clock that moves only when the test moves it (until the test ends): probes wait for it. */
+function movedClock(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+}
 
 /** The endpoint for one test, killed when the test ends. */
 async function endpointForTest(
@@ -123,10 +130,8 @@ describe('HybridRanking', () => {
     const good = await endpointForTest();
     await ranking(good, { cacheFile }).hybrid.sync(catalog);
     await good.kill();
-    const { hybrid, lines } = ranking(garbage, {
-      cacheFile,
-      retryAfterMs: 300,
-    });
+    movedClock();
+    const { hybrid, lines } = ranking(garbage, { cacheFile });
     // Every tool vector is cached: following it asks the endpoint one probe.
     hybrid.follow(catalog);
     await expect
@@ -137,7 +142,10 @@ describe('HybridRanking', () => {
     expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
     // Probes come again after the pause (still garbage: no new line); searches never ask.
     await expect
-      .poll(async () => (await garbage.stats()).requests >= 3)
+      .poll(async () => {
+        await vi.advanceTimersByTimeAsync(PAUSE_MS);
+        return (await garbage.stats()).requests >= 3;
+      })
       .toBe(true);
     expect(await hybrid.vectorsFor(catalog, 'tap')).toBeUndefined();
     hybrid.close();
@@ -154,10 +162,8 @@ describe('HybridRanking', () => {
   it('with an endpoint that answers after 20 s: one search waits for its timeout, the next ones ask nothing and answer lexically, and hybrid comes back once a probe is answered', async () => {
     const endpoint = await endpointForTest();
     const catalog = ToolCatalog.fromSeed();
-    const { hybrid, lines } = ranking(endpoint, {
-      queryTimeoutMs: 200,
-      retryAfterMs: 300,
-    });
+    movedClock();
+    const { hybrid, lines } = ranking(endpoint, { queryTimeoutMs: 200 });
     await hybrid.sync(catalog);
     expect(await hybrid.vectorsFor(catalog, 'tap')).toBeDefined();
     await endpoint.setDelay(20_000);
@@ -173,7 +179,10 @@ describe('HybridRanking', () => {
 
     await endpoint.setDelay(0);
     await expect
-      .poll(() => lines.some((line) => /answers again/.test(line)))
+      .poll(async () => {
+        await vi.advanceTimersByTimeAsync(PAUSE_MS);
+        return lines.some((line) => /answers again/.test(line));
+      })
       .toBe(true);
     expect((await endpoint.single()).ping).toBeGreaterThanOrEqual(1);
     const vectors = await hybrid.vectorsFor(catalog, 'phone');

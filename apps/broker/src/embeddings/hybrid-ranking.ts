@@ -21,6 +21,8 @@ import { VectorCache } from './vector-cache.js';
 /** Tool texts per request to the endpoint. */
 const TOOL_BATCH = 64;
 
+/** After a failure, how long until a background probe tries the endpoint again. */
+const RETRY_AFTER_MS = 10_000;
 /** The text of a background probe (one short input). */
 const PROBE_TEXT = 'ping';
 /** Query answers whose latency the query wait is derived from (the latest). */
@@ -44,7 +46,6 @@ export class HybridRanking {
   readonly #provider: VectorProvider;
   readonly #cache: VectorCache;
   readonly #queryTimeoutMs: number;
-  readonly #retryAfterMs: number;
   readonly #fusion: Partial<Fusion>;
   readonly #log: (line: string) => void;
   readonly #breaker: CircuitBreakerPolicy;
@@ -78,8 +79,6 @@ export class HybridRanking {
     cacheFile: string;
     /** The longest a search waits for its query vector (`HERETEK_EMBEDDINGS_TIMEOUT_MS`, see {@link HybridRanking.queryWaitMs}) and a probe's timeout. Default 1000 ms. */
     queryTimeoutMs?: number;
-    /** After a failure, how long until a background probe tries the endpoint again. Default 10000 ms. */
-    retryAfterMs?: number;
     /** The fusion knobs (the catalog's defaults for those unset). */
     fusion?: Partial<Fusion>;
     log?: (line: string) => void;
@@ -87,7 +86,6 @@ export class HybridRanking {
     this.#provider = options.provider;
     this.#log = options.log ?? (() => {});
     this.#queryTimeoutMs = options.queryTimeoutMs ?? 1000;
-    this.#retryAfterMs = options.retryAfterMs ?? 10_000;
     this.#fusion = options.fusion ?? {};
     this.#cache = new VectorCache({
       file: options.cacheFile,
@@ -95,10 +93,10 @@ export class HybridRanking {
       log: this.#log,
     });
     this.#breaker = circuitBreaker(handleAll, {
-      halfOpenAfter: this.#retryAfterMs,
+      halfOpenAfter: RETRY_AFTER_MS,
       breaker: new ConsecutiveBreaker(1),
     });
-    this.#breaker.onBreak(() => this.#scheduleProbe(this.#retryAfterMs));
+    this.#breaker.onBreak(() => this.#scheduleProbe(RETRY_AFTER_MS));
   }
 
   /** How many catalogued tools have a vector. */
@@ -293,7 +291,7 @@ export class HybridRanking {
     } catch (error) {
       // Open and not yet due (a clock step): try again a little later.
       if (error instanceof BrokenCircuitError)
-        this.#scheduleProbe(Math.max(10, this.#retryAfterMs / 10));
+        this.#scheduleProbe(RETRY_AFTER_MS / 10);
       else this.#failed(error);
       return;
     }

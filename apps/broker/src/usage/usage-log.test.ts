@@ -10,12 +10,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeAppender } from './__fixtures__/compile-usage-log.js';
-import {
-  USAGE_MAX_TERMS,
-  UsageLog,
-  defaultUsageFilePath,
-  checkUsageLine,
-} from './usage-log.js';
+import { USAGE_MAX_TERMS, UsageLog, checkUsageLine } from './usage-log.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
 
 let directory: string;
@@ -256,15 +251,6 @@ describe('UsageLog', () => {
     expect(
       checkUsageLine('{"v":1,"at":"yesterday","tool":"a_b","terms":["x"]}'),
     ).toEqual({ problems: ['at is not a time: give an ISO 8601 time'] });
-  });
-
-  it('defaults to the state directory', () => {
-    expect(
-      defaultUsageFilePath({ env: { XDG_STATE_HOME: '/s' }, home: '/h' }),
-    ).toBe('/s/heretek/usage.jsonl');
-    expect(defaultUsageFilePath({ env: {}, home: '/h' })).toBe(
-      '/h/.local/state/heretek/usage.jsonl',
-    );
   });
 });
 

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { heretekStateDir } from '../trust/state-dir.js';
 import {
   STATE_FILE_MODE,
   ensureStateDir,
@@ -75,13 +74,6 @@ export type UsageLoad = {
   /** Lines skipped because they are not valid uses. */
   corruptLines: number;
 };
-
-/** `heretek/usage.jsonl` under the state directory (see `heretekStateDir`). */
-export function defaultUsageFilePath(
-  options: { env?: NodeJS.ProcessEnv; home?: string } = {},
-): string {
-  return path.join(heretekStateDir(options), 'usage.jsonl');
-}
 
 const usageLineSchema = z.object(
   {
@@ -160,7 +152,6 @@ export class UsageLog {
   readonly file: string | undefined;
   readonly #maxBytes: number;
   readonly #compactTo: number;
-  readonly #lockWaitMs: number;
   readonly #log: (line: string) => void;
   readonly #logged = new Set<string>();
 
@@ -171,8 +162,6 @@ export class UsageLog {
     maxBytes?: number;
     /** Keep this much on compaction (default {@link USAGE_COMPACT_TO_BYTES}, at most `maxBytes`). */
     compactToBytes?: number;
-    /** Lock wait before an unlocked append (default {@link USAGE_LOCK_WAIT_MS}). */
-    lockWaitMs?: number;
     /** Diagnostic sink; each kind of problem is logged once. */
     log?: (line: string) => void;
   }) {
@@ -190,7 +179,6 @@ export class UsageLog {
         options.compactToBytes ?? Math.round(this.#maxBytes * share),
       ),
     );
-    this.#lockWaitMs = options.lockWaitMs ?? USAGE_LOCK_WAIT_MS;
     this.#log = options.log ?? (() => {});
   }
 
@@ -315,7 +303,7 @@ export class UsageLog {
   /** Takes the lock file; `undefined` when it could not be had in time. */
   async #lock(): Promise<(() => Promise<void>) | undefined> {
     const lockFile = `${this.file as string}.lock`;
-    const deadline = Date.now() + this.#lockWaitMs;
+    const deadline = Date.now() + USAGE_LOCK_WAIT_MS;
     for (let attempt = 0; ; attempt += 1) {
       try {
         const handle = await open(lockFile, 'wx', STATE_FILE_MODE);
