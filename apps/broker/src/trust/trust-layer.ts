@@ -8,6 +8,7 @@ import {
   INJECTION_RULES,
   ShadowingIndex,
   flagTool,
+  flaggedMark,
   type InjectionFlag,
 } from './injection-rules.js';
 import { pinVerdict, type PinPolicy, type PinVerdict } from './pin-policy.js';
@@ -365,10 +366,8 @@ export class TrustLayer {
     const marks: string[] = [];
     const { mark } = this.#verdict(name, options.mutating ?? true);
     if (mark !== '') marks.push(mark);
-    const flags = this.flags(name);
-    if (flags.length > 0) {
-      marks.push(`[flagged: ${flags.map((flag) => flag.rule).join(', ')}]`);
-    }
+    const flagged = flaggedMark(this.flags(name));
+    if (flagged !== '') marks.push(flagged);
     return marks;
   }
 
