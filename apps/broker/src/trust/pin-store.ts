@@ -155,7 +155,6 @@ function checkLine(
  * own.
  */
 export class PinStore {
-  /** The pins file. */
   readonly path: string;
   readonly #log: (line: string) => void;
   readonly #readOnlyOption: boolean;
@@ -318,7 +317,6 @@ export class PinStore {
     return { digest, inspected: inspect() };
   }
 
-  /** Why the store does not write on its own, or `undefined` when it does. */
   get readOnlyReason(): ReadOnlyReason | undefined {
     return this.#readOnlyReason;
   }
@@ -328,7 +326,6 @@ export class PinStore {
     return this.#pins.pinnedCount;
   }
 
-  /** True when nothing is written on its own. */
   get readOnly(): boolean {
     return this.#readOnlyReason !== undefined;
   }
@@ -872,20 +869,16 @@ export class PinStore {
    * when there is none and never was; `'changed'` otherwise.
    */
   async #openOurs(): Promise<FileHandle | undefined | 'changed'> {
-    let handle: FileHandle;
-    try {
-      handle = await open(this.path, 'r');
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      return this.#stamp === undefined ? undefined : 'changed';
-    }
-    try {
-      if (stampOf(await handle.stat()) === this.#stamp) return handle;
-    } catch (error) {
+    const handle = await open(this.path, 'r').catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+    const stamp = await handle?.stat().then(stampOf, async (error: unknown) => {
       await handle.close();
       throw error;
-    }
-    await handle.close();
+    });
+    if (stamp === this.#stamp) return handle;
+    await handle?.close();
     return 'changed';
   }
 

@@ -63,7 +63,7 @@ const RULE_TITLES = new Map(
  * `[flagged: …]`, explains both in inspect, and decides whether a call may go
  * out under the pin policy.
  *
- * - Discovery: `const clean = await trust.reviewListing({ target, tools })`,
+ * - Discovery: `const { tools: clean } = trust.reviewListingNow({ target, tools })`,
  *   then build catalog entries from `clean` (cleaned descriptions and schema
  *   texts; argument checks are unaffected: only `description` and `title`
  *   strings change).
@@ -73,7 +73,6 @@ const RULE_TITLES = new Map(
  *   authorisation (`authorise` in `authorisation.ts`).
  */
 export class TrustLayer {
-  /** The pin policy in force. */
   readonly policy: PinPolicy;
   /** The pins file store (`undefined` under policy `off`). */
   readonly pins: PinStore | undefined;
@@ -114,11 +113,7 @@ export class TrustLayer {
     pinsFile: string;
     /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
-    /**
-     * When the pins file's entries are checked against their hashes: before
-     * `open` resolves (default), or in the background (`pins.verified`;
-     * calls wait for it).
-     */
+    /** As `PinStore.open`'s `verify` (calls wait for `pins.verified`). */
     verifyPins?: 'now' | 'later';
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
