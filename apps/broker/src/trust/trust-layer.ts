@@ -175,15 +175,10 @@ export class TrustLayer {
           clean.inputSchema === tool.inputSchema)
       )
         return tool;
-      return {
-        ...tool,
-        ...(description === undefined
-          ? {}
-          : { description: clean.sanitized.text }),
-        ...(tool.inputSchema === undefined
-          ? {}
-          : { inputSchema: clean.inputSchema }),
-      };
+      const copy = { ...tool };
+      if (description !== undefined) copy.description = clean.sanitized.text;
+      if (tool.inputSchema !== undefined) copy.inputSchema = clean.inputSchema;
+      return copy;
     });
     const gone = this.#replaceTarget(target, [...names]);
     for (const name of gone) this.#tools.delete(name);
