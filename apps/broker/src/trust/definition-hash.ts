@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { isMutatingTool } from '@heretek/catalog';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
+import { cutText } from './sanitize.js';
 
 /**
  * The part of a tool that is pinned: what an agent reads and what decides how a
@@ -164,12 +165,7 @@ function requiredOf(schema: unknown): Set<string> {
   );
 }
 
-function quote(text: string, max = 300): string {
-  const chars = Array.from(text);
-  const cut =
-    chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
-  return JSON.stringify(cut);
-}
+const quote = (text: string) => JSON.stringify(cutText(text, 300));
 
 /**
  * Lines that show a person (the `--pin` prompt) or an agent (inspect) what

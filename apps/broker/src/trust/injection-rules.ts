@@ -23,6 +23,7 @@
  * | `conceal-from-user` | "do not tell / inform / mention … the user", "without telling the user", "the user must not know", "keep this secret" |
  * | `hidden-text` | the description spelled text in invisible tag characters |
  */
+import { cutText } from './sanitize.js';
 
 /** The id of an injection rule. */
 export type InjectionRuleId =
@@ -217,11 +218,7 @@ function distinctive(word: string): boolean {
   );
 }
 
-function excerpt(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  const chars = Array.from(line);
-  return chars.length <= 80 ? line : `${chars.slice(0, 79).join('')}…`;
-}
+const excerpt = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), 80);
 
 function shadowingMatch(
   text: string,
@@ -349,10 +346,7 @@ export const TEXT_RULE_IDS: readonly InjectionRuleId[] = [
   'hidden-text',
 ];
 
-function textRule(id: TextRuleId): (text: string) => string | undefined {
-  const pattern = TEXT_RULES.find(([rule]) => rule === id)?.[1];
-  return (text) => pattern?.exec(text)?.[0];
-}
+const TEXT_PATTERNS = new Map<InjectionRuleId, RegExp>(TEXT_RULES);
 
 /** Runs `rules` in order over `texts`; each rule is reported at most once. */
 function runRules(
@@ -410,29 +404,23 @@ export function flagTool(options: {
   const identityProperty = schemaPropertyNames(options.inputSchema).find(
     (name) => AGENT_IDENTITY_PROPERTY.test(name),
   );
-  const flags = runRules(texts, [
-    ['instruction-tag', textRule('instruction-tag')],
-    ['ignore-instructions', textRule('ignore-instructions')],
-    ['task-override', textRule('task-override')],
-    ['user-turn', textRule('user-turn')],
-    [
-      'credential-access',
-      (text) =>
-        CREDENTIAL_PATH.exec(text)?.[0] ?? CREDENTIAL_REQUEST.exec(text)?.[0],
-    ],
-    [
-      'shadowing',
-      (text) => shadowingMatch(text, options.tool, options.context),
-    ],
-    ['context-exfiltration', textRule('context-exfiltration')],
-    [
-      'agent-identity',
-      (text) => AGENT_IDENTITY.exec(text)?.[0] ?? identityProperty,
-    ],
-    ['tool-preference', textRule('tool-preference')],
-    ['redirection', textRule('redirection')],
-    ['conceal-from-user', textRule('conceal-from-user')],
-  ]);
+  const toolRules: Partial<
+    Record<InjectionRuleId, (text: string) => string | undefined>
+  > = {
+    'credential-access': (text) =>
+      CREDENTIAL_PATH.exec(text)?.[0] ?? CREDENTIAL_REQUEST.exec(text)?.[0],
+    shadowing: (text) => shadowingMatch(text, options.tool, options.context),
+    'agent-identity': (text) =>
+      AGENT_IDENTITY.exec(text)?.[0] ?? identityProperty,
+  };
+  // Every rule but hidden-text (checked below), in the order of INJECTION_RULES.
+  const flags = runRules(
+    texts,
+    INJECTION_RULES.filter(({ id }) => id !== 'hidden-text').map(({ id }) => [
+      id,
+      toolRules[id] ?? ((text) => TEXT_PATTERNS.get(id)?.exec(text)?.[0]),
+    ]),
+  );
   if (tagText.trim() !== '') {
     flags.push({ rule: 'hidden-text', excerpt: excerpt(tagText) });
   }

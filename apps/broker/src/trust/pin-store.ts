@@ -26,6 +26,7 @@ import {
   readPinsFile,
   stampOf,
   type PinsFile,
+  type ReadPins,
 } from './pins-file.js';
 import { PinTable, type PinBody } from './pin-table.js';
 import { isMissing, writeAll, writeFileAtomic } from './state-file.js';
@@ -119,19 +120,6 @@ function tableOf(file: PinsFile): PinTable {
   return table;
 }
 
-/** The pins file as read (no stamp or digest without a file). */
-type LoadedPins = {
-  pins: PinTable;
-  readOnly: boolean;
-  stamp?: string;
-  /** The file's bytes, where pins not parsed yet are read from. */
-  bytes?: Buffer;
-  /** SHA-256 of the file's bytes. */
-  digest?: string;
-  /** The file is in the former layout: it is written again in the current one. */
-  formerLayout?: true;
-};
-
 /**
  * Parses and checks one pin's line in the file read against its hash,
  * keeping the checked entry (unless the current definition, of the same
@@ -167,7 +155,6 @@ function checkLine(
  * own.
  */
 export class PinStore {
-  /** The pins file. */
   readonly path: string;
   readonly #log: (line: string) => void;
   readonly #readOnlyOption: boolean;
@@ -195,8 +182,8 @@ export class PinStore {
   #warnedWrite = false;
   /** The file read is in the former layout: the next write writes every pin. */
   #formerLayout = false;
-  /** SHA-256 of the pins file of `stamp`, as read or written. */
-  #fileDigest: { stamp: string; digest: string } | undefined;
+  /** SHA-256 of the pins file of {@link #stamp}, as read or written. */
+  #digest: string | undefined;
   /** {@link #knownTargets}, made when first needed after each read of the file. */
   #targets: Set<string> | undefined;
 
@@ -283,14 +270,7 @@ export class PinStore {
    * failed; the check then runs as usual.
    */
   knownDigest(digest: string): boolean {
-    const known = this.#fileDigest;
-    if (
-      known === undefined ||
-      known.digest !== digest ||
-      known.stamp !== this.#stamp ||
-      this.#failure !== undefined
-    )
-      return false;
+    if (this.#digest !== digest || this.#failure !== undefined) return false;
     if (typeof this.#verified === 'function') {
       this.#verified = Promise.resolve();
       this.#log(
@@ -317,27 +297,26 @@ export class PinStore {
     } catch {
       return undefined;
     }
-    const known = this.#fileDigest;
-    if (known === undefined || known.stamp !== this.#stamp) return undefined;
     let stamp: string;
     try {
       stamp = stampOf(await stat(this.path));
     } catch {
       return undefined;
     }
+    // The stamp and digest change together, so the digest is this file's.
+    const digest = this.#digest;
     if (
-      stamp !== known.stamp ||
-      this.#stamp !== stamp ||
+      digest === undefined ||
+      stamp !== this.#stamp ||
       this.#queuedAdd !== undefined
     )
       return undefined;
     // Every pin in memory must be in the file on disk as it is here.
     for (const slot of this.#pins.pinnedSlots())
       if (!this.#pins.isInFile(slot)) return undefined;
-    return { digest: known.digest, inspected: inspect() };
+    return { digest, inspected: inspect() };
   }
 
-  /** Why the store does not write on its own, or `undefined` when it does. */
   get readOnlyReason(): ReadOnlyReason | undefined {
     return this.#readOnlyReason;
   }
@@ -347,40 +326,43 @@ export class PinStore {
     return this.#pins.pinnedCount;
   }
 
-  /** True when nothing is written on its own. */
   get readOnly(): boolean {
     return this.#readOnlyReason !== undefined;
   }
 
   async #load(verify: 'now' | 'later'): Promise<void> {
-    const loaded = await this.#read();
-    if (verify === 'now' && loaded.bytes !== undefined)
-      await this.#check(loaded.pins, loaded.bytes);
+    const read = await this.#read();
+    const index =
+      read !== undefined && 'index' in read ? read.index : undefined;
+    const former =
+      read !== undefined && 'formerLayout' in read
+        ? read.formerLayout
+        : undefined;
+    const pins =
+      index !== undefined
+        ? PinTable.fromIndex(index)
+        : former !== undefined
+          ? tableOf(former)
+          : new PinTable();
+    const bytes = index === undefined ? undefined : read?.bytes;
+    if (verify === 'now' && bytes !== undefined) await this.#check(pins, bytes);
     // The current definitions (and first sightings) stay across a reload.
     const previous = this.#pins;
     for (const slot of previous.currentSlots())
-      loaded.pins.copyCurrent(
-        loaded.pins.slot(previous.nameOf(slot)),
-        previous,
-        slot,
-      );
-    this.#pins = loaded.pins;
+      pins.copyCurrent(pins.slot(previous.nameOf(slot)), previous, slot);
+    this.#pins = pins;
     this.#targets = undefined;
     this.#failure = undefined;
-    this.#fileReadOnly = loaded.readOnly;
-    this.#stamp = loaded.stamp;
-    this.#bytes = loaded.bytes;
-    this.#fileDigest =
-      loaded.stamp === undefined || loaded.digest === undefined
-        ? undefined
-        : { stamp: loaded.stamp, digest: loaded.digest };
-    await this.#decideReadOnly(loaded.stamp !== undefined);
-    const bytes = loaded.bytes;
-    this.#formerLayout = loaded.formerLayout === true;
+    this.#fileReadOnly = index?.readOnly ?? former?.readOnly === true;
+    this.#stamp = read?.stamp;
+    this.#bytes = bytes;
+    this.#digest = read?.digest;
+    await this.#decideReadOnly(read !== undefined);
+    this.#formerLayout = former !== undefined;
     this.#verified =
       bytes === undefined || verify === 'now'
         ? Promise.resolve()
-        : () => this.#check(loaded.pins, bytes);
+        : () => this.#check(pins, bytes);
   }
 
   /** Writes a file read in the former layout again in the current one, unless read-only. */
@@ -403,11 +385,10 @@ export class PinStore {
     }
   }
 
-  /** Reads the file: each pin's name, hash and line, or, in the former layout, every pin parsed and checked. */
-  async #read(): Promise<LoadedPins> {
-    let read: Awaited<ReturnType<typeof readPinsFile>>;
+  /** Reads the file (`undefined` when it is missing): each pin's name, hash and line, or, in the former layout, every pin parsed and checked. */
+  async #read(): Promise<ReadPins | undefined> {
     try {
-      read = await readPinsFile(this.path);
+      return await readPinsFile(this.path);
     } catch (error) {
       if (TrustError.isInstance(error)) throw error;
       if (!isMissing(error)) {
@@ -417,25 +398,8 @@ export class PinStore {
           cause: error,
         });
       }
-      return { pins: new PinTable(), readOnly: false };
+      return undefined;
     }
-    const { stamp, digest } = read;
-    if ('formerLayout' in read)
-      return {
-        pins: tableOf(read.formerLayout),
-        readOnly: read.formerLayout.readOnly === true,
-        stamp,
-        digest,
-        formerLayout: true,
-      };
-    const { index, bytes } = read;
-    return {
-      pins: PinTable.fromIndex(index),
-      readOnly: index.readOnly,
-      stamp,
-      bytes,
-      digest,
-    };
   }
 
   /** Parses and checks each pin of `table` read from `bytes`, a slice at a time; throws for the first that fails. */
@@ -843,12 +807,11 @@ export class PinStore {
     const wait = last.ended + gap - performance.now();
     if (wait <= 0) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, wait);
-      function done() {
+      const timer = setTimeout(resolve, wait);
+      this.#endWait = () => {
         clearTimeout(timer);
         resolve();
-      }
-      this.#endWait = done;
+      };
     });
     this.#endWait = undefined;
   }
@@ -906,20 +869,16 @@ export class PinStore {
    * when there is none and never was; `'changed'` otherwise.
    */
   async #openOurs(): Promise<FileHandle | undefined | 'changed'> {
-    let handle: FileHandle;
-    try {
-      handle = await open(this.path, 'r');
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      return this.#stamp === undefined ? undefined : 'changed';
-    }
-    try {
-      if (stampOf(await handle.stat()) === this.#stamp) return handle;
-    } catch (error) {
+    const handle = await open(this.path, 'r').catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+    const stamp = await handle?.stat().then(stampOf, async (error: unknown) => {
       await handle.close();
       throw error;
-    }
-    await handle.close();
+    });
+    if (stamp === this.#stamp) return handle;
+    await handle?.close();
     return 'changed';
   }
 
@@ -1003,10 +962,7 @@ export class PinStore {
         table.markInFile(slot);
     this.#formerLayout = false;
     this.#stamp = stampOf(stats);
-    this.#fileDigest = {
-      stamp: this.#stamp,
-      digest: `sha256:${hash.digest('hex')}`,
-    };
+    this.#digest = `sha256:${hash.digest('hex')}`;
   }
 
   /** Adds the line of the pin in `slot` (none for a pin whose definition cannot be read). */

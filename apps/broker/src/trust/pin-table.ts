@@ -85,7 +85,6 @@ export class PinTable {
       slots.set(index.names[slot]!, slot);
   }
 
-  /** Room for `count` slots. */
   #grow(count: number): void {
     if (count <= this.#flags.length) return;
     const size = Math.max(count, this.#flags.length * 2);
@@ -101,12 +100,10 @@ export class PinTable {
     this.#ends = grown(this.#ends, new Float64Array(size));
   }
 
-  /** How many tools have a pin. */
   get pinnedCount(): number {
     return this.#pinnedCount;
   }
 
-  /** The tool's slot, if it has one. */
   slotOf(name: string): number | undefined {
     this.#materialize();
     return this.#slots.get(name);
@@ -231,12 +228,10 @@ export class PinTable {
     this.#flags[slot]! &= ~UNCHECKED;
   }
 
-  /** Whether the pin is in the pins file on disk as it is here. */
   isInFile(slot: number): boolean {
     return (this.#flags[slot]! & IN_FILE) !== 0;
   }
 
-  /** Records that the pin is in the pins file on disk as it is here. */
   markInFile(slot: number): void {
     this.#flags[slot]! |= IN_FILE;
   }

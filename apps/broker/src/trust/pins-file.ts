@@ -311,15 +311,13 @@ const pinPartsSchema = {
   annotations: z.record(z.string(), z.unknown(), { error: 'an object' }),
 };
 
-function hashMismatch(name: string): string {
-  return `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
-}
-
 /** `entry` as a pin of `name` when its hash is its definition's, else why not. */
 function checkedEntry(name: string, entry: PinEntry): PinEntry | string {
   const { hash, description, inputSchema, annotations } = entry;
   const pin = { hash, description, inputSchema, annotations };
-  return definitionHash({ name, ...pin }) === hash ? pin : hashMismatch(name);
+  return definitionHash({ name, ...pin }) === hash
+    ? pin
+    : `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
 }
 
 const pinLineSchema = z.object({

@@ -6,9 +6,7 @@
  * broker applies to descriptions:
  *
  * - every `text` content item loses the hidden characters `sanitizeDescription`
- *   removes (tag characters, bidi controls, zero-width characters outside the
- *   joins a script or an emoji sequence needs, controls, stray variation
- *   selectors, fillers, other format characters);
+ *   removes;
  * - the text of `text` items and of embedded text resources is checked with
  *   `flagText` (the injection rules that read text alone); when a rule trips,
  *   one `text` item is appended after the result naming the rules and telling

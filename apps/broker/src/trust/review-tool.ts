@@ -1,9 +1,5 @@
 import type { InjectionFlag } from './injection-rules.js';
-import {
-  hiddenCharactersLogLine,
-  sanitizeDescription,
-  type SanitizedDescription,
-} from './sanitize.js';
+import { hiddenCharactersLogLine, sanitizeDescription } from './sanitize.js';
 
 /**
  * A JSON Schema with every `description` and `title` string cleaned by
@@ -46,30 +42,19 @@ export function cleanSchemaTexts(
   return copy ?? node;
 }
 
-/** What {@link cleanListedTool} makes of one listed tool (no rule checks yet). */
-type CleanedTool = {
-  /**
-   * The input schema with every `description` and `title` string cleaned, for
-   * inspect. Argument checks keep using the schema as listed.
-   */
-  inputSchema: unknown;
-  /** What cleaning the description removed; its text is the only one an agent may see. */
-  sanitized: SanitizedDescription;
-  /** Lines for stderr: hidden characters removed. */
-  logLines: string[];
-};
-
 /**
  * Cleans a listed tool's description and schema texts, with a log line for
  * each kind of hidden character removed: the step the trust layer runs for
  * each tool of a listing (the rules are checked later, once every tool is
- * known, with `flagTool` and {@link flagLogLine}).
+ * known, with `flagTool` and {@link flagLogLine}). The cleaned schema is for
+ * inspect: argument checks keep using the schema as listed; the cleaned
+ * description is the only one an agent may see.
  */
 export function cleanListedTool(options: {
   name: string;
   description: string | undefined;
   inputSchema?: unknown;
-}): CleanedTool {
+}) {
   const sanitized = sanitizeDescription({ text: options.description ?? '' });
   const counter = { removed: 0 };
   const inputSchema = cleanSchemaTexts(options.inputSchema, counter);

@@ -81,7 +81,8 @@ export const FILLERS = new Set([0x115f, 0x1160, 0x3164, 0xffa0]);
 /**
  * Any character the rule might remove or rewrite: text without one is
  * returned as is, and in other text only these are looked at one by one.
- * Global: use it with `search` and `matchAll`, which ignore its `lastIndex`.
+ * Global: use it with `search`, `matchAll` and `replace`, which ignore its
+ * `lastIndex`.
  */
 // Control characters and lone variation selectors are exactly what this class looks for.
 const SUSPECT =
@@ -246,14 +247,11 @@ export function hiddenCharactersLogLine(options: {
   return `tool "${toolName}": removed ${sanitized.removed} hidden character${sanitized.removed === 1 ? '' : 's'} from its description (${counts})${spelled}`;
 }
 
-function cutText(text: string, max: number): string {
+/** `text` cut to `max` characters (code points), the last one `…` when cut. */
+export function cutText(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
-
-const INVISIBLE =
-  // eslint-disable-next-line no-control-regex, no-misleading-character-class
-  /[\p{Cf}\u0000-\u0008\u000B-\u001F\u007F-\u009F\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u2028\u2029]/gu;
 
 /**
  * Makes every invisible, format and control character visible as `\u{…}`
@@ -263,7 +261,7 @@ const INVISIBLE =
  */
 export function revealInvisible(text: string): string {
   return text.replace(
-    INVISIBLE,
+    SUSPECT,
     (char) =>
       `\\u{${(char.codePointAt(0) as number).toString(16).toUpperCase()}}`,
   );

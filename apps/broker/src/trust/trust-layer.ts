@@ -8,6 +8,7 @@ import {
   INJECTION_RULES,
   ShadowingIndex,
   flagTool,
+  flaggedMark,
   type InjectionFlag,
 } from './injection-rules.js';
 import { pinVerdict, type PinPolicy, type PinVerdict } from './pin-policy.js';
@@ -62,7 +63,7 @@ const RULE_TITLES = new Map(
  * `[flagged: …]`, explains both in inspect, and decides whether a call may go
  * out under the pin policy.
  *
- * - Discovery: `const clean = await trust.reviewListing({ target, tools })`,
+ * - Discovery: `const { tools: clean } = trust.reviewListingNow({ target, tools })`,
  *   then build catalog entries from `clean` (cleaned descriptions and schema
  *   texts; argument checks are unaffected: only `description` and `title`
  *   strings change).
@@ -72,7 +73,6 @@ const RULE_TITLES = new Map(
  *   authorisation (`authorise` in `authorisation.ts`).
  */
 export class TrustLayer {
-  /** The pin policy in force. */
   readonly policy: PinPolicy;
   /** The pins file store (`undefined` under policy `off`). */
   readonly pins: PinStore | undefined;
@@ -113,11 +113,7 @@ export class TrustLayer {
     pinsFile: string;
     /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
-    /**
-     * When the pins file's entries are checked against their hashes: before
-     * `open` resolves (default), or in the background (`pins.verified`;
-     * calls wait for it).
-     */
+    /** As `PinStore.open`'s `verify` (calls wait for `pins.verified`). */
     verifyPins?: 'now' | 'later';
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
@@ -179,15 +175,10 @@ export class TrustLayer {
           clean.inputSchema === tool.inputSchema)
       )
         return tool;
-      return {
-        ...tool,
-        ...(description === undefined
-          ? {}
-          : { description: clean.sanitized.text }),
-        ...(tool.inputSchema === undefined
-          ? {}
-          : { inputSchema: clean.inputSchema }),
-      };
+      const copy = { ...tool };
+      if (description !== undefined) copy.description = clean.sanitized.text;
+      if (tool.inputSchema !== undefined) copy.inputSchema = clean.inputSchema;
+      return copy;
     });
     const gone = this.#replaceTarget(target, [...names]);
     for (const name of gone) this.#tools.delete(name);
@@ -365,10 +356,8 @@ export class TrustLayer {
     const marks: string[] = [];
     const { mark } = this.#verdict(name, options.mutating ?? true);
     if (mark !== '') marks.push(mark);
-    const flags = this.flags(name);
-    if (flags.length > 0) {
-      marks.push(`[flagged: ${flags.map((flag) => flag.rule).join(', ')}]`);
-    }
+    const flagged = flaggedMark(this.flags(name));
+    if (flagged !== '') marks.push(flagged);
     return marks;
   }
 
