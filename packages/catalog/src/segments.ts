@@ -356,24 +356,24 @@ export class Segment {
   /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
   readonly tools: ToolList;
   /** Sum over the tools of each field's length in terms. */
-  declare readonly fieldLengths: Float64Array;
+  readonly fieldLengths: Float64Array;
   /** Weighted bag length of each tool. */
-  declare readonly bagLengths: Float64Array;
+  readonly bagLengths: Float64Array;
   /** Distinct term ids of the segment (its local terms, in no particular order). */
-  declare readonly termIds: Int32Array;
+  readonly termIds: Int32Array;
   /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
-  declare readonly offsets: Int32Array;
+  readonly offsets: Int32Array;
   /** Local tool of each posting, ascending within a term. */
-  declare readonly documents: Int32Array | Uint16Array;
+  readonly documents: Int32Array | Uint16Array;
   /** Weighted bag frequency of each posting (before length normalization). */
-  declare readonly bags: Float32Array | Float64Array | Uint16Array;
+  readonly bags: Float32Array | Float64Array | Uint16Array;
   /** 1 when the posting's term is in the tool's name. */
-  declare readonly inName: Uint8Array;
+  readonly inName: Uint8Array;
   /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
-  declare readonly nameOffsets: Int32Array;
-  declare readonly nameTerms: Int32Array;
+  readonly nameOffsets: Int32Array;
+  readonly nameTerms: Int32Array;
   /** Distinct term ids of the tools' bare names (their first identifier term). */
-  declare readonly bareNames: Int32Array;
+  readonly bareNames: Int32Array;
   /** Local terms in order of term id, made when first needed (`null`: `termIds` is ascending). */
   #byId: Int32Array | null | undefined;
 
@@ -403,11 +403,18 @@ export class Segment {
     const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    // Every array of SegmentArrays becomes a field of the same name.
-    Object.assign(
-      this,
-      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning),
-    );
+    const arrays =
+      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
+    this.fieldLengths = arrays.fieldLengths;
+    this.bagLengths = arrays.bagLengths;
+    this.termIds = arrays.termIds;
+    this.offsets = arrays.offsets;
+    this.documents = arrays.documents;
+    this.bags = arrays.bags;
+    this.inName = arrays.inName;
+    this.nameOffsets = arrays.nameOffsets;
+    this.nameTerms = arrays.nameTerms;
+    this.bareNames = arrays.bareNames;
   }
 
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
