@@ -48,6 +48,7 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 200;
 /** Queries longer than this many characters are truncated before analysis. */
 export const MAX_QUERY_CHARS = 4096;
+const settled = (): void => undefined;
 function yieldToOthers(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
@@ -299,11 +300,15 @@ export class ToolCatalog {
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
   ): Promise<void> {
     const checked = this.#checkChanges(changes);
-    const run = async (): Promise<void> => {
+    return this.#enqueue(async () => {
       this.#apply(await drainAsync(this.#segmentsFor(checked), yieldToOthers));
-    };
+    });
+  }
+
+  /** Runs `run` once every call queued before it has settled. */
+  #enqueue<T>(run: () => Promise<T>): Promise<T> {
     const job = this.#queue.then(run, run);
-    this.#queue = job.catch(() => undefined);
+    this.#queue = job.then(settled, settled);
     return job;
   }
 
@@ -409,7 +414,7 @@ export class ToolCatalog {
         `${where}: options must be { keep?: (target, key, info) => boolean }.`,
       );
     const keep = options.keep ?? (() => true);
-    const run = async (): Promise<RestoreCatalogResult> => {
+    return this.#enqueue(async () => {
       const pause = pacer();
       // Hashed here a few megabytes a step (hashing on the thread pool copies the bytes
       // first, which costs this thread more than hashing them); nothing is decoded before
@@ -430,13 +435,7 @@ export class ToolCatalog {
       );
       this.#apply(segments, { frequencies: restored.frequencies });
       return { restored: [...segments.keys()], dropped: restored.dropped };
-    };
-    const job = this.#queue.then(run, run);
-    this.#queue = job.then(
-      () => undefined,
-      () => undefined,
-    );
-    return job;
+    });
   }
 
   /** The bag weights of this catalog's tuning, in field order. */

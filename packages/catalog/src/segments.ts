@@ -432,20 +432,11 @@ export class Segment {
     return this.tools.profileOf?.(local) ?? this.tool(local).entry.profile;
   }
 
-  /**
-   * The local tool with this qualified name, found through the postings of its identifier
-   * term (every tool has one posting per distinct term, whatever the term's weight).
-   */
+  /** The local tool with this qualified name (among those with its normalized name as an identifier term). */
   localByName(name: string): number | undefined {
-    const id = TERMS.lookup(normalizeName(name));
-    const index = id === undefined ? -1 : this.localTerm(id);
-    if (index < 0) return undefined;
-    const end = this.offsets[index + 1] as number;
-    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
-      const local = this.documents[slot] as number;
-      if (this.tool(local).entry.name === name) return local;
-    }
-    return undefined;
+    return this.localsByExactName(normalizeName(name)).find(
+      (local) => this.tool(local).entry.name === name,
+    );
   }
 
   /** The local tools (ascending) with this normalized exact name (qualified or bare) among their identifier terms. */
@@ -658,12 +649,10 @@ export class Collection {
   }
 
   remove(segment: Segment): void {
-    const { termIds, offsets, slot } = segment;
+    const { termIds, slot } = segment;
+    addFrequencies(this.documentFrequency, segment, -1);
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      this.documentFrequency[id] =
-        (this.documentFrequency[id] as number) -
-        ((offsets[index + 1] as number) - (offsets[index] as number));
       const places = this.placesOf(id) as number[];
       places.splice(places.indexOf(slot * PLACE + index), 1);
       if (places.length === 0) this.#termPlaces[id] = undefined;

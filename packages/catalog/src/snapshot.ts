@@ -35,6 +35,8 @@ export type Snapshot = {
   readonly touched: PositionList;
   readonly named: PositionList;
   readonly accepted: PositionList;
+  /** Usage terms compiled against this snapshot (see {@link usageTerm}). */
+  readonly usageTerms: Map<string, UsageTerm>;
 };
 
 /**
@@ -128,6 +130,7 @@ export function buildSnapshot(options: {
     touched: scratch?.touched ?? new PositionList(room),
     named: scratch?.named ?? new PositionList(room),
     accepted: scratch?.accepted ?? new PositionList(room),
+    usageTerms: new Map(),
   };
 }
 
@@ -139,7 +142,7 @@ export type SearchRun = {
   target: string | undefined;
   limit: number;
   tuning: SearchTuning;
-  /** Learned usage, scored as a field of its own. */
+  /** Learned usage (the catalog's one store: the snapshot keeps its compiled terms), scored as a field of its own. */
   usage?: UsageStore | undefined;
 };
 
@@ -237,11 +240,6 @@ type UsageTerm = {
   gains: Float32Array;
 };
 
-const usageViews = new WeakMap<
-  Snapshot,
-  WeakMap<UsageStore, Map<string, UsageTerm>>
->();
-
 /**
  * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
  * requests contain it, the saturated gain before idf. The usage frequency, times
@@ -257,16 +255,7 @@ function usageTerm(
   term: string,
   posting: ReadonlyMap<string, number>,
 ): UsageTerm {
-  let perUsage = usageViews.get(snapshot);
-  if (!perUsage) {
-    perUsage = new WeakMap();
-    usageViews.set(snapshot, perUsage);
-  }
-  let terms = perUsage.get(usage);
-  if (!terms) {
-    terms = new Map();
-    perUsage.set(usage, terms);
-  }
+  const terms = snapshot.usageTerms;
   const version = usage.termVersion(term);
   const cached = terms.get(term);
   if (cached && cached.version === version) return cached;
