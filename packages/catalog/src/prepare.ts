@@ -237,18 +237,6 @@ export class RestoredTool implements PreparedTool {
     remember(this.entry, this);
   }
 
-  /** Number of numbers of `terms` (field ends included), without making them. */
-  get termsLength(): number {
-    return this.#end - this.#start;
-  }
-
-  /** The saved terms in the numbering `ids` (the target's), when they are in it. */
-  savedTerms(ids: Int32Array): Uint16Array | Uint32Array | undefined {
-    return ids === this.#ids
-      ? this.#packed.subarray(this.#start, this.#end)
-      : undefined;
-  }
-
   get terms(): Int32Array {
     if (this.#terms !== undefined) return this.#terms;
     const start = this.#start;
@@ -364,22 +352,6 @@ export function adoptPreparedTool(options: {
   };
   remember(entry, prepared);
   return prepared;
-}
-
-/** Number of numbers of a prepared tool's `terms`, without making a restored tool's. */
-export function termsLength(tool: PreparedTool): number {
-  return tool instanceof RestoredTool ? tool.termsLength : tool.terms.length;
-}
-
-/**
- * A restored tool's terms as saved (field ends, then numbers into `ids`, its target's term
- * ids), without making them, when `ids` is the numbering they were saved in.
- */
-export function savedTerms(
-  tool: PreparedTool,
-  ids: Int32Array,
-): Uint16Array | Uint32Array | undefined {
-  return tool instanceof RestoredTool ? tool.savedTerms(ids) : undefined;
 }
 
 /**

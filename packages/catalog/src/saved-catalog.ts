@@ -4,8 +4,6 @@ import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
   FIELD_COUNT,
   type PreparedTool,
-  savedTerms,
-  termsLength,
   SavedTexts,
   schemaText,
   type ToolList,
@@ -268,7 +266,7 @@ function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
 function toolTermsLength(tools: ToolList, local: number): number {
   return tools instanceof SavedTools
     ? tools.termsLength(local)
-    : termsLength(tools.at(local) as PreparedTool);
+    : (tools.at(local) as PreparedTool).terms.length;
 }
 
 /**
@@ -691,10 +689,9 @@ function* writeToolTerms(
     const packed = new Uint32Array(length);
     let at = 0;
     for (let local = 0; local < list.length; local += 1) {
+      // A restored target's terms are written as saved unless its segment was built again.
       const saved =
-        list instanceof SavedTools
-          ? list.savedTerms(local, ids)
-          : savedTerms(list.at(local) as PreparedTool, ids);
+        list instanceof SavedTools ? list.savedTerms(local, ids) : undefined;
       if (saved !== undefined) {
         packed.set(saved, at);
         at += saved.length;
