@@ -149,15 +149,7 @@ function validateEntry(entry: ToolEntry, where: string): void {
       invalid(
         `tool ${JSON.stringify(entry.name)} needs a non-empty string "${key}" (build entries with toolEntryFromMcpTool).`,
       );
-  try {
-    assertTargetName(entry.target);
-  } catch (error) {
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidTarget,
-      message: `${where}: ${(error as Error).message}`,
-      cause: error,
-    });
-  }
+  assertTargetName(entry.target, where);
   const qualified = multiplexedName(entry.target, entry.tool);
   if (entry.name !== qualified)
     invalid(
