@@ -61,11 +61,6 @@ export type VectorMatrix = {
   quantized: QuantizedRows;
 };
 
-const matrices = new WeakMap<
-  SearchVectors['tool'],
-  WeakMap<Snapshot, Map<number, VectorMatrix>>
->();
-
 /**
  * The tools' vectors of `dimensions`, built once per lookup function, catalog state and
  * dimension: copied to float32, one contiguous matrix (the exact similarities computed
@@ -76,15 +71,10 @@ function vectorMatrix(
   tool: SearchVectors['tool'],
   dimensions: number,
 ): VectorMatrix {
-  let bySnapshot = matrices.get(tool);
-  if (bySnapshot === undefined) {
-    bySnapshot = new WeakMap();
-    matrices.set(tool, bySnapshot);
-  }
-  let byDimensions = bySnapshot.get(snapshot);
+  let byDimensions = snapshot.vectorMatrices.get(tool);
   if (byDimensions === undefined) {
     byDimensions = new Map();
-    bySnapshot.set(snapshot, byDimensions);
+    snapshot.vectorMatrices.set(tool, byDimensions);
   }
   const known = byDimensions.get(dimensions);
   if (known !== undefined) return known;

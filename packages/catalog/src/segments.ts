@@ -790,7 +790,8 @@ export class IndexView {
   readonly #base: Int32Array;
   /** Segment index of each position. */
   readonly #segmentOf: Int32Array;
-  readonly #segments: readonly Segment[];
+  /** The segments, in catalog order. */
+  readonly segments: readonly Segment[];
   readonly #averageBag: number;
   /** Memoized postings of the terms searched so far, their number, and their memory. */
   readonly #memo = new Map<number, TermPostings>();
@@ -815,7 +816,7 @@ export class IndexView {
     previous?: IndexView | undefined;
   }) {
     const { segments, collection, tuning } = options;
-    this.#segments = segments;
+    this.segments = segments;
     this.#collection = collection;
     this.#tuning = tuning;
     this.size = collection.toolCount;
@@ -870,10 +871,6 @@ export class IndexView {
     );
   }
 
-  get segments(): readonly Segment[] {
-    return this.#segments;
-  }
-
   /** Position of the first tool of `segment`. */
   baseOf(segment: Segment): number {
     return this.#base[segment.slot] as number;
@@ -881,7 +878,7 @@ export class IndexView {
 
   /** The segment and local tool at a position. */
   locate(position: number): { segment: Segment; local: number } {
-    const segment = this.#segments[this.#segmentOf[position] as number];
+    const segment = this.segments[this.#segmentOf[position] as number];
     if (segment === undefined) throw new RangeError(`position ${position}`);
     return { segment, local: position - this.baseOf(segment) };
   }

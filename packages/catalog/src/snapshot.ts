@@ -6,6 +6,7 @@ import { TERMS } from './terms.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
 import type { UsageStore } from './usage.js';
+import type { SearchVectors, VectorMatrix } from './hybrid.js';
 
 /** The profile whose tools are visible in every profile. */
 export const CORE_PROFILE = 'core';
@@ -37,6 +38,11 @@ export type Snapshot = {
   readonly accepted: PositionList;
   /** Usage terms compiled against this snapshot (see {@link usageTerm}). */
   readonly usageTerms: Map<string, UsageTerm>;
+  /** The tools' vectors by lookup function and dimension (see `vectorMatrix`). */
+  readonly vectorMatrices: WeakMap<
+    SearchVectors['tool'],
+    Map<number, VectorMatrix>
+  >;
 };
 
 /**
@@ -131,6 +137,7 @@ export function buildSnapshot(options: {
     named: scratch?.named ?? new PositionList(room),
     accepted: scratch?.accepted ?? new PositionList(room),
     usageTerms: new Map(),
+    vectorMatrices: new WeakMap(),
   };
 }
 
