@@ -6,6 +6,7 @@ import {
   type PreparedTool,
   SavedTexts,
   schemaText,
+  toolArray,
   type ToolList,
 } from './prepare.js';
 import type { Segment, SegmentArrays } from './segments.js';
@@ -275,24 +276,17 @@ function toolTermsLength(tools: ToolList, local: number): number {
  */
 function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   const { tools } = segment;
-  const backends = new Set<string>(
-    tools instanceof SavedTools ? tools.backends : [],
-  );
-  const profiles = new Set<string>(
-    tools instanceof SavedTools ? tools.profiles : [],
-  );
-  if (!(tools instanceof SavedTools))
-    for (let local = 0; local < tools.length; local += 1) {
-      const { entry } = tools.at(local) as PreparedTool;
-      backends.add(entry.backend);
-      profiles.add(entry.profile);
-    }
+  const saved = tools instanceof SavedTools ? tools : undefined;
+  const entries = saved ? [] : toolArray(tools);
+  const distinct = (field: 'backend' | 'profile', from: readonly string[]) => [
+    ...new Set([...from, ...entries.map(({ entry }) => entry[field])]),
+  ];
   return {
     target: segment.target,
     key,
-    tools: segment.tools.length,
-    backends: [...backends],
-    profiles: [...profiles],
+    tools: tools.length,
+    backends: distinct('backend', saved?.backends ?? []),
+    profiles: distinct('profile', saved?.profiles ?? []),
   };
 }
 
