@@ -1392,12 +1392,14 @@ export function* restoreSavedCatalog(options: {
     sections,
     ids,
     tools: new SavedToolSource({
-      texts: Buffer.from(
-        bytes.buffer,
-        bytes.byteOffset + places.texts,
-        counts.textBytes,
+      texts: new SavedTexts(
+        Buffer.from(
+          bytes.buffer,
+          bytes.byteOffset + places.texts,
+          counts.textBytes,
+        ),
+        sections.textEnds,
       ),
-      textEnds: sections.textEnds,
       terms: counts.terms,
       schemas: new SavedTexts(
         Buffer.from(
