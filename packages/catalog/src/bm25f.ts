@@ -1,4 +1,5 @@
 import type { FieldName } from './prepare.js';
+import { grown } from './terms.js';
 
 /** Scoring knobs of {@link Bm25fIndex}; the defaults are {@link DEFAULT_TUNING}. */
 export type SearchTuning = {
@@ -77,11 +78,8 @@ export class PositionList {
   }
   /** Appends a position (grows when full). */
   push(position: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
-    }
+    if (this.length === this.items.length)
+      this.items = grown(this.items, this.length + 1);
     this.items[this.length] = position;
     this.length += 1;
   }

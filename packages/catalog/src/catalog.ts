@@ -596,12 +596,9 @@ export class ToolCatalog {
       );
     }
     const { profile, target } = options;
-    if (profile !== undefined && typeof profile !== 'string') {
-      throw invalidArgument('search: "profile" must be a string when given.');
-    }
-    if (target !== undefined && typeof target !== 'string') {
-      throw invalidArgument('search: "target" must be a string when given.');
-    }
+    for (const [key, value] of Object.entries({ profile, target }))
+      if (value !== undefined && typeof value !== 'string')
+        throw invalidArgument(`search: "${key}" must be a string when given.`);
     const query =
       options.query.length > MAX_QUERY_CHARS
         ? options.query.slice(0, MAX_QUERY_CHARS)

@@ -1,5 +1,5 @@
 import { type PositionList, type SearchTuning } from './bm25f.js';
-import { TERMS } from './terms.js';
+import { grown, TERMS } from './terms.js';
 import {
   FIELD_COUNT,
   FIELD_NAMES,
@@ -691,13 +691,6 @@ export function addFrequencies(
       (frequencies[id] as number) +
       sign * ((offsets[index + 1] as number) - (offsets[index] as number));
   }
-}
-
-/** A copy of `array` with room for at least `needed` items (doubling). */
-function grown(array: Int32Array, needed: number): Int32Array {
-  const copy = new Int32Array(Math.max(needed, array.length * 2));
-  copy.set(array);
-  return copy;
 }
 
 /** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */

@@ -361,8 +361,7 @@ export type Scope = {
 export function searchScope(
   options: Pick<SearchRun, 'snapshot' | 'profile' | 'target'>,
 ): Scope {
-  const { profile, target } = options;
-  const { snapshot } = options;
+  const { profile, target, snapshot } = options;
   return {
     filtered: profile !== undefined || target !== undefined,
     accept: (position) => {
