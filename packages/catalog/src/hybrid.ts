@@ -1,6 +1,6 @@
 import { invalidArgument } from './errors.js';
 import { DEFAULT_FUSION, interpolate, type Fusion } from './fusion.js';
-import { QuantizedRows } from './similarity-kernel.js';
+import { QuantizedRows, type VectorMatrix } from './similarity-kernel.js';
 import {
   hitsOf,
   rankLexical,
@@ -48,18 +48,6 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
     );
   return fusion;
 }
-
-/**
- * The tools' vectors of one catalog state and dimension: each tool's exact row (by
- * position; `undefined`: none, or one with a value that is not finite) and all rows
- * quantized for the similarity pass.
- */
-export type VectorMatrix = {
-  rows: (Float32Array | undefined)[];
-  /** The rows one after another (a row without a vector holds zeros). */
-  exact: Float32Array;
-  quantized: QuantizedRows;
-};
 
 /**
  * The tools' vectors of `dimensions`, built once per lookup function, catalog state and

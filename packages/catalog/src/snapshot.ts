@@ -6,7 +6,7 @@ import { TERMS } from './terms.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
 import type { UsageStore } from './usage.js';
-import type { SearchVectors, VectorMatrix } from './hybrid.js';
+import type { VectorMatrix } from './similarity-kernel.js';
 
 /** The profile whose tools are visible in every profile. */
 export const CORE_PROFILE = 'core';
@@ -39,10 +39,7 @@ export type Snapshot = {
   /** Usage terms compiled against this snapshot (see {@link usageTerm}). */
   readonly usageTerms: Map<string, UsageTerm>;
   /** The tools' vectors by lookup function and dimension (see `vectorMatrix`). */
-  readonly vectorMatrices: WeakMap<
-    SearchVectors['tool'],
-    Map<number, VectorMatrix>
-  >;
+  readonly vectorMatrices: WeakMap<object, Map<number, VectorMatrix>>;
 };
 
 /**
