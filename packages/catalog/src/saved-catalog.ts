@@ -243,20 +243,20 @@ type CatalogPlan = {
 /** Adds a segment's items to `counts`, and widens `widths` where its numbers need it. */
 function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
   counts.tools += segment.tools.length;
-  counts.localTerms += segment.termIds.length;
-  counts.postings += segment.documents.length;
-  counts.nameTerms += segment.nameTerms.length;
-  counts.bareNames += segment.bareNames.length;
+  counts.localTerms += segment.arrays.termIds.length;
+  counts.postings += segment.arrays.documents.length;
+  counts.nameTerms += segment.arrays.nameTerms.length;
+  counts.bareNames += segment.arrays.bareNames.length;
   for (let local = 0; local < segment.tools.length; local += 1) {
     const length = toolTermsLength(segment.tools, local);
     counts.toolTerms += length;
     if (length > 0xffff) widths.toolTerms = 4;
   }
-  if (segment.termIds.length > 0x10000) widths.toolTerms = 4;
+  if (segment.arrays.termIds.length > 0x10000) widths.toolTerms = 4;
   if (segment.tools.length > 0x10000) widths.documents = 4;
-  if (segment.bags instanceof Float64Array) widths.bags = 8;
+  if (segment.arrays.bags instanceof Float64Array) widths.bags = 8;
   else if (widths.bags === 2)
-    for (const bag of segment.bags)
+    for (const bag of segment.arrays.bags)
       if (!Number.isInteger(bag) || bag < 0 || bag > 0xffff) {
         widths.bags = 4;
         break;
@@ -308,7 +308,7 @@ function* planCatalog(
   const widths: Widths = { documents: 2, bags: 2, toolTerms: 2 };
   const targets: SavedCatalogTarget[] = [];
   for (const { segment, key } of segments) {
-    for (const id of segment.termIds)
+    for (const id of segment.arrays.termIds)
       if (numberOf[id] === -1) {
         numberOf[id] = terms.length;
         terms.push(id);
@@ -576,21 +576,21 @@ const SEGMENT_SECTIONS: Partial<
     ) => Generator<Uint8Array, void>
   >
 > = {
-  fieldLengths: (out, segment) => out.array('f64', segment.fieldLengths),
+  fieldLengths: (out, segment) => out.array('f64', segment.arrays.fieldLengths),
   termIds: (out, segment, plan) =>
-    out.termNumbers(segment.termIds, plan.numberOf),
-  offsets: (out, segment) => out.array('u32', segment.offsets),
+    out.termNumbers(segment.arrays.termIds, plan.numberOf),
+  offsets: (out, segment) => out.array('u32', segment.arrays.offsets),
   documents: (out, segment, plan) =>
-    out.array(WIDTH_KINDS[plan.widths.documents], segment.documents),
+    out.array(WIDTH_KINDS[plan.widths.documents], segment.arrays.documents),
   bags: (out, segment, plan) =>
-    out.array(BAG_KINDS[plan.widths.bags], segment.bags),
-  inName: (out, segment) => out.array('u8', segment.inName),
-  nameOffsets: (out, segment) => out.array('u32', segment.nameOffsets),
+    out.array(BAG_KINDS[plan.widths.bags], segment.arrays.bags),
+  inName: (out, segment) => out.array('u8', segment.arrays.inName),
+  nameOffsets: (out, segment) => out.array('u32', segment.arrays.nameOffsets),
   nameTerms: (out, segment, plan) =>
-    out.termNumbers(segment.nameTerms, plan.numberOf),
+    out.termNumbers(segment.arrays.nameTerms, plan.numberOf),
   bareNames: (out, segment, plan) =>
-    out.termNumbers(segment.bareNames, plan.numberOf),
-  bagLengths: (out, segment) => out.array('f64', segment.bagLengths),
+    out.termNumbers(segment.arrays.bareNames, plan.numberOf),
+  bagLengths: (out, segment) => out.array('f64', segment.arrays.bagLengths),
 };
 
 function* writeSection(
@@ -610,13 +610,13 @@ function* writeSection(
     case 'segmentTools':
       return yield* totals((segment) => segment.tools.length);
     case 'segmentTerms':
-      return yield* totals((segment) => segment.termIds.length);
+      return yield* totals((segment) => segment.arrays.termIds.length);
     case 'segmentPostings':
-      return yield* totals((segment) => segment.documents.length);
+      return yield* totals((segment) => segment.arrays.documents.length);
     case 'segmentNames':
-      return yield* totals((segment) => segment.nameTerms.length);
+      return yield* totals((segment) => segment.arrays.nameTerms.length);
     case 'segmentBare':
-      return yield* totals((segment) => segment.bareNames.length);
+      return yield* totals((segment) => segment.arrays.bareNames.length);
     case 'textEnds':
       return yield* out.array('u32', save.textEnds);
     case 'schemaEnds':
@@ -673,7 +673,7 @@ function* writeToolTerms(
   const kind = WIDTH_KINDS[save.plan.widths.toolTerms];
   const localOf = new Int32Array(TERMS.size);
   for (const { segment } of save.segments) {
-    const ids = segment.termIds;
+    const ids = segment.arrays.termIds;
     for (let local = 0; local < ids.length; local += 1)
       localOf[ids[local] as number] = local;
     const list = segment.tools;

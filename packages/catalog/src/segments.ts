@@ -126,16 +126,25 @@ const LOCAL_LIMIT = 1 << 22;
 
 /** What a segment holds besides its target and tools (see {@link Segment}). */
 export type SegmentArrays = {
-  fieldLengths: Float64Array;
-  bagLengths: Float64Array;
-  termIds: Int32Array;
-  offsets: Int32Array;
-  documents: Int32Array | Uint16Array;
-  bags: Float32Array | Float64Array | Uint16Array;
-  inName: Uint8Array;
-  nameOffsets: Int32Array;
-  nameTerms: Int32Array;
-  bareNames: Int32Array;
+  /** Sum over the tools of each field's length in terms. */
+  readonly fieldLengths: Float64Array;
+  /** Weighted bag length of each tool. */
+  readonly bagLengths: Float64Array;
+  /** Distinct term ids of the segment (its local terms, in no particular order). */
+  readonly termIds: Int32Array;
+  /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
+  readonly offsets: Int32Array;
+  /** Local tool of each posting, ascending within a term. */
+  readonly documents: Int32Array | Uint16Array;
+  /** Weighted bag frequency of each posting (before length normalization). */
+  readonly bags: Float32Array | Float64Array | Uint16Array;
+  /** 1 when the posting's term is in the tool's name. */
+  readonly inName: Uint8Array;
+  /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
+  readonly nameOffsets: Int32Array;
+  readonly nameTerms: Int32Array;
+  /** Distinct term ids of the tools' bare names (their first identifier term). */
+  readonly bareNames: Int32Array;
 };
 
 /** The most terms of any one of `tools` tools (their fields' token counts summed). */
@@ -355,25 +364,8 @@ export class Segment {
   readonly target: string;
   /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
   readonly tools: ToolList;
-  /** Sum over the tools of each field's length in terms. */
-  readonly fieldLengths: Float64Array;
-  /** Weighted bag length of each tool. */
-  readonly bagLengths: Float64Array;
-  /** Distinct term ids of the segment (its local terms, in no particular order). */
-  readonly termIds: Int32Array;
-  /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
-  readonly offsets: Int32Array;
-  /** Local tool of each posting, ascending within a term. */
-  readonly documents: Int32Array | Uint16Array;
-  /** Weighted bag frequency of each posting (before length normalization). */
-  readonly bags: Float32Array | Float64Array | Uint16Array;
-  /** 1 when the posting's term is in the tool's name. */
-  readonly inName: Uint8Array;
-  /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
-  readonly nameOffsets: Int32Array;
-  readonly nameTerms: Int32Array;
-  /** Distinct term ids of the tools' bare names (their first identifier term). */
-  readonly bareNames: Int32Array;
+  /** The segment's postings and statistics (see {@link SegmentArrays}). */
+  readonly arrays: SegmentArrays;
   /** Local terms in order of term id, made when first needed (`null`: `termIds` is ascending). */
   #byId: Int32Array | null | undefined;
 
@@ -403,18 +395,8 @@ export class Segment {
     const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    const arrays =
+    this.arrays =
       'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
-    this.fieldLengths = arrays.fieldLengths;
-    this.bagLengths = arrays.bagLengths;
-    this.termIds = arrays.termIds;
-    this.offsets = arrays.offsets;
-    this.documents = arrays.documents;
-    this.bags = arrays.bags;
-    this.inName = arrays.inName;
-    this.nameOffsets = arrays.nameOffsets;
-    this.nameTerms = arrays.nameTerms;
-    this.bareNames = arrays.bareNames;
   }
 
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
@@ -445,9 +427,10 @@ export class Segment {
     const index = id === undefined ? -1 : this.localTerm(id);
     const locals: number[] = [];
     if (index < 0) return locals;
-    const end = this.offsets[index + 1] as number;
-    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
-      const local = this.documents[slot] as number;
+    const { offsets, documents } = this.arrays;
+    const end = offsets[index + 1] as number;
+    for (let slot = offsets[index] as number; slot < end; slot += 1) {
+      const local = documents[slot] as number;
       const { terms } = this.tool(local);
       const start = fieldStart(terms, IDENTIFIER_FIELD);
       const stop = terms[IDENTIFIER_FIELD] as number;
@@ -462,7 +445,7 @@ export class Segment {
 
   /** Index in `termIds` of a term id, or -1. */
   localTerm(termId: number): number {
-    const ids = this.termIds;
+    const ids = this.arrays.termIds;
     if (this.#byId === undefined) {
       let ascending = true;
       for (let index = 1; index < ids.length && ascending; index += 1)
@@ -533,7 +516,7 @@ export class Collection {
    */
   stage(segment: Segment): void {
     const slot = this.#claimSlot(segment);
-    const { termIds } = segment;
+    const { termIds } = segment.arrays;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
       const places = this.placesOf(id);
@@ -554,7 +537,7 @@ export class Collection {
     let done = 0;
     for (const segment of segments) {
       if (++done % STAGE_SLICE === 0) yield;
-      const { termIds } = segment;
+      const { termIds } = segment.arrays;
       for (let index = 0; index < termIds.length; index += 1) {
         const id = (termIds[index] as number) + 1;
         starts[id] = (starts[id] as number) + 1;
@@ -567,7 +550,7 @@ export class Collection {
     for (const segment of segments) {
       if (++done % STAGE_SLICE === 0) yield;
       const slot = this.#claimSlot(segment);
-      const { termIds } = segment;
+      const { termIds } = segment.arrays;
       for (let index = 0; index < termIds.length; index += 1) {
         const id = termIds[index] as number;
         const at = cursor[id] as number;
@@ -622,7 +605,7 @@ export class Collection {
   }
 
   #addBareNames(segment: Segment): void {
-    for (const name of segment.bareNames) {
+    for (const name of segment.arrays.bareNames) {
       const list = this.bareNames.get(name);
       if (list) list.push(segment);
       else this.bareNames.set(name, [segment]);
@@ -642,15 +625,16 @@ export class Collection {
       for (let id = 0; id < frequencies.length; id += 1)
         frequency[id] = (frequency[id] as number) + (frequencies[id] as number);
     for (const segment of segments) {
-      if (frequencies === undefined) addFrequencies(frequency, segment);
+      if (frequencies === undefined) addFrequencies(frequency, segment.arrays);
       segment.live = true;
       this.#counts(segment, 1);
     }
   }
 
   remove(segment: Segment): void {
-    const { termIds, slot } = segment;
-    addFrequencies(this.documentFrequency, segment, -1);
+    const { slot } = segment;
+    const { termIds } = segment.arrays;
+    addFrequencies(this.documentFrequency, segment.arrays, -1);
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
       const places = this.placesOf(id) as number[];
@@ -661,7 +645,7 @@ export class Collection {
     segment.live = false;
     this.#freeSlots.push(slot);
     this.bySlot[slot] = undefined;
-    for (const name of segment.bareNames) {
+    for (const name of segment.arrays.bareNames) {
       const list = this.bareNames.get(name) as Segment[];
       list.splice(list.indexOf(segment), 1);
       if (list.length === 0) this.bareNames.delete(name);
@@ -672,16 +656,16 @@ export class Collection {
     for (let field = 0; field < FIELD_COUNT; field += 1)
       this.fieldLengths[field] =
         (this.fieldLengths[field] as number) +
-        sign * (segment.fieldLengths[field] as number);
+        sign * (segment.arrays.fieldLengths[field] as number);
     this.toolCount += sign * segment.tools.length;
-    this.postingCount += sign * segment.documents.length;
+    this.postingCount += sign * segment.arrays.documents.length;
   }
 }
 
 /** Adds (`sign` 1) or takes away (-1) the document frequency of each term of `segment` in `frequencies` (long enough). */
 export function addFrequencies(
   frequencies: Int32Array,
-  segment: Pick<Segment, 'termIds' | 'offsets'>,
+  segment: Pick<SegmentArrays, 'termIds' | 'offsets'>,
   sign: 1 | -1 = 1,
 ): void {
   const { termIds, offsets } = segment;
@@ -849,7 +833,7 @@ export class IndexView {
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base[segment.slot] as number;
-      const lengths = segment.bagLengths;
+      const lengths = segment.arrays.bagLengths;
       for (let local = 0; local < lengths.length; local += 1)
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
@@ -907,9 +891,10 @@ export class IndexView {
     if (!Number.isNaN(memo)) return memo;
     const { segment, local } = this.locate(position);
     let weight = 0;
-    const end = segment.nameOffsets[local + 1] as number;
-    for (let slot = segment.nameOffsets[local] as number; slot < end; slot += 1)
-      weight += this.idf(segment.nameTerms[slot] as number);
+    const { nameOffsets, nameTerms } = segment.arrays;
+    const end = nameOffsets[local + 1] as number;
+    for (let slot = nameOffsets[local] as number; slot < end; slot += 1)
+      weight += this.idf(nameTerms[slot] as number);
     this.#nameWeight[position] = weight;
     return weight;
   }
@@ -977,9 +962,9 @@ export class IndexView {
       if (!segment.live) continue;
       const index = packed - segmentSlot * PLACE;
       const base = this.#base[segmentSlot] as number;
-      const { documents, bags, inName } = segment;
-      const end = segment.offsets[index + 1] as number;
-      for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
+      const { documents, bags, inName, offsets } = segment.arrays;
+      const end = offsets[index + 1] as number;
+      for (let slot = offsets[index] as number; slot < end; slot += 1) {
         const document = base + (documents[slot] as number);
         const bag = bags[slot] as number;
         const normalized = bag / (normalizers[document] as number);
@@ -1002,16 +987,15 @@ export class IndexView {
     const { segment, local } = this.locate(position);
     const index = segment.localTerm(termId);
     if (index < 0) return 0;
-    const { documents } = segment;
-    let low = segment.offsets[index] as number;
-    let high = (segment.offsets[index + 1] as number) - 1;
+    const { documents, offsets, bags } = segment.arrays;
+    let low = offsets[index] as number;
+    let high = (offsets[index + 1] as number) - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
       const value = documents[middle] as number;
       if (value === local)
         return Math.fround(
-          (segment.bags[middle] as number) /
-            (this.#normalizers[position] as number),
+          (bags[middle] as number) / (this.#normalizers[position] as number),
         );
       if (value < local) low = middle + 1;
       else high = middle - 1;
@@ -1029,9 +1013,10 @@ export class IndexView {
       if (!segment.live) continue;
       const index = packed % PLACE;
       const base = this.baseOf(segment);
-      const end = segment.offsets[index + 1] as number;
-      for (let slot = segment.offsets[index] as number; slot < end; slot += 1)
-        if (accept(base + (segment.documents[slot] as number))) return true;
+      const { offsets, documents } = segment.arrays;
+      const end = offsets[index + 1] as number;
+      for (let slot = offsets[index] as number; slot < end; slot += 1)
+        if (accept(base + (documents[slot] as number))) return true;
     }
     return false;
   }
