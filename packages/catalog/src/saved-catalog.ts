@@ -1081,25 +1081,23 @@ function checkSectionTotals(
 }
 
 /**
- * The catalog's term table mapped onto the process's term dictionary (the id of each of its
- * terms), TERM_SLICE terms between two yields; refuses a table with a term twice.
+ * The catalog's term table (the first `terms` texts of `texts`) mapped onto the process's
+ * term dictionary (the id of each of its terms), TERM_SLICE terms between two yields;
+ * refuses a table with a term twice.
  */
-function* mapTermTable(options: {
-  bytes: Uint8Array;
-  read: ReadCatalog;
-  ends: Uint32Array;
-  fail: (problem: string) => never;
-}): Generator<undefined, Int32Array> {
-  const { bytes, ends, fail } = options;
-  const { terms } = options.read.header.counts;
+function* mapTermTable(
+  texts: SavedTexts,
+  terms: number,
+  fail: (problem: string) => never,
+): Generator<undefined, Int32Array> {
+  const { buffer, ends } = texts;
   const ids = new Int32Array(terms);
-  const table = options.read.places.texts;
   TERMS.reserve(terms, ends[terms] as number);
   for (let index = 0; index < terms; index += 1) {
     const start = ends[index] as number;
     const end = ends[index + 1] as number;
     if (start === end) fail(`term ${index} is empty (corrupt)`);
-    ids[index] = TERMS.internBytes(bytes, table + start, table + end);
+    ids[index] = TERMS.internBytes(buffer, start, end);
     if ((index + 1) % TERM_SLICE === 0) yield;
   }
   checkDistinct(ids, fail);
@@ -1381,34 +1379,22 @@ export function* restoreSavedCatalog(options: {
   const { bytes } = whole;
   const sections = readSections(whole, header);
   checkSectionTotals(sections, counts, fail);
-  const ids = yield* mapTermTable({
-    bytes,
-    read,
-    ends: sections.textEnds,
-    fail,
-  });
+  // A table of `length` bytes at `at`, with the ends `ends`.
+  const tableAt = (at: number, length: number, ends: Uint32Array) =>
+    new SavedTexts(
+      Buffer.from(bytes.buffer, bytes.byteOffset + at, length),
+      ends,
+    );
+  const texts = tableAt(places.texts, counts.textBytes, sections.textEnds);
+  const ids = yield* mapTermTable(texts, counts.terms, fail);
   const restorer = new TargetRestorer({
     header,
     sections,
     ids,
     tools: new SavedToolSource({
-      texts: new SavedTexts(
-        Buffer.from(
-          bytes.buffer,
-          bytes.byteOffset + places.texts,
-          counts.textBytes,
-        ),
-        sections.textEnds,
-      ),
+      texts,
       terms: counts.terms,
-      schemas: new SavedTexts(
-        Buffer.from(
-          bytes.buffer,
-          bytes.byteOffset + places.schemas,
-          counts.schemaBytes,
-        ),
-        sections.schemaEnds,
-      ),
+      schemas: tableAt(places.schemas, counts.schemaBytes, sections.schemaEnds),
       records: sections.records,
       toolTerms: sections.toolTerms,
       tools: counts.tools,
