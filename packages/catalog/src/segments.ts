@@ -159,15 +159,6 @@ function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
   return longest;
 }
 
-/** What the postings of a segment's tools are counted from. */
-type PostingSource = {
-  terms: SegmentTerms;
-  tools: number;
-  /** The bag weight of each field, in field order. */
-  bagWeights: readonly number[];
-  scratch: Scratch;
-};
-
 /** Per tool, its postings in the scratch arrays; the statistics gathered on the way. */
 type CountedPostings = {
   fieldLengths: Float64Array;
@@ -179,12 +170,17 @@ type CountedPostings = {
 };
 
 /**
- * Writes each tool's postings (its distinct terms in order of first appearance across the
- * fields, with their bag frequencies) to the scratch arrays, tools in order, and sums the
- * fields' lengths, each tool's bag length and its name terms.
+ * Writes the postings of the `tools` first tools of `terms` (each tool's distinct terms in
+ * order of first appearance across the fields, with their bag frequencies under
+ * `bagWeights`, in field order) to the scratch arrays, tools in order, and sums the fields'
+ * lengths, each tool's bag length and its name terms.
  */
-function countPostings(source: PostingSource): CountedPostings {
-  const { terms, tools, bagWeights, scratch } = source;
+function countPostings(
+  terms: SegmentTerms,
+  tools: number,
+  bagWeights: readonly number[],
+  scratch: Scratch,
+): CountedPostings {
   const { termIds, tokens, fieldCounts } = terms;
   const { slotOf, stampOf, counts, order } = scratch;
   const { postingTerm, postingDocument, postingBag, postingName } = scratch;
@@ -332,12 +328,12 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
     longestTool(fieldCounts, tools.length),
     tokens.length,
   );
-  const counted = countPostings({
-    terms: segmentTerms,
-    tools: tools.length,
+  const counted = countPostings(
+    segmentTerms,
+    tools.length,
     bagWeights,
     scratch,
-  });
+  );
   const grouped = groupPostings(scratch, termIds.length, counted.total);
   return {
     fieldLengths: counted.fieldLengths,
