@@ -19,16 +19,20 @@ function invalidFile(message: string, cause?: unknown): CatalogError {
 }
 
 /**
- * Throws `INVALID_TARGET` unless `target` is a usable gateway target name under the
- * agentgateway rule: 1 to 253 characters of lowercase letters, digits, `-` and `.`.
- * agentgateway splits `<target>_<tool>` on the first `_`, so a target never contains `_`.
+ * Throws `INVALID_TARGET` (its message after `where: ` when given) unless `target` is a
+ * usable gateway target name under the agentgateway rule: 1 to 253 characters of lowercase
+ * letters, digits, `-` and `.`. agentgateway splits `<target>_<tool>` on the first `_`, so
+ * a target never contains `_`.
  */
-export function assertTargetName(target: unknown): asserts target is string {
+export function assertTargetName(
+  target: unknown,
+  where?: string,
+): asserts target is string {
   const problem = targetNameProblem(target);
   if (problem !== undefined) {
     throw new CatalogError({
       code: 'INVALID_TARGET',
-      message: `Invalid target name ${JSON.stringify(target)}: ${problem}; use ${TARGET_NAME_RULE}.`,
+      message: `${where === undefined ? '' : `${where}: `}Invalid target name ${JSON.stringify(target)}: ${problem}; use ${TARGET_NAME_RULE}.`,
     });
   }
 }
@@ -60,15 +64,7 @@ function parseBackend(value: unknown, where: string): Backend {
       `${where}: unknown field(s) ${unknownKeys.map((key) => JSON.stringify(key)).join(', ')}; allowed are "backend", "target", "profile".`,
     );
   }
-  try {
-    assertTargetName(record.target);
-  } catch (error) {
-    throw new CatalogError({
-      code: 'INVALID_TARGET',
-      message: `${where}: ${(error as Error).message}`,
-      cause: error,
-    });
-  }
+  assertTargetName(record.target, where);
   return {
     backend: record.backend as string,
     target: record.target as string,

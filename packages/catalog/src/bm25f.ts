@@ -1,4 +1,5 @@
 import type { FieldName } from './prepare.js';
+import { grown } from './terms.js';
 
 /** Scoring knobs of {@link Bm25fIndex}; the defaults are {@link DEFAULT_TUNING}. */
 export type SearchTuning = {
@@ -77,17 +78,14 @@ export class PositionList {
   }
   /** Appends a position (grows when full). */
   push(position: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
-    }
+    if (this.length === this.items.length)
+      this.items = grown(this.items, this.length + 1);
     this.items[this.length] = position;
     this.length += 1;
   }
 }
 
-/** Keeps the `size` best (score, position) pairs; ties go to the earlier position. */
+/** The `size` best positions of `candidates` by score, best first; ties go to the earlier position. */
 export function topPositions(
   candidates: Pick<PositionList, 'items' | 'length'>,
   scores: Float64Array,
@@ -97,54 +95,22 @@ export function topPositions(
     const difference = (scores[left] as number) - (scores[right] as number);
     return difference > 0 || (difference === 0 && left < right);
   };
-  const heap: number[] = [];
+  const best: number[] = [];
   const items = candidates.items;
   for (let index = 0; index < candidates.length; index += 1) {
     const candidate = items[index] as number;
-    if (heap.length === size) {
-      // Most candidates lose to the worst kept one: tell at once.
-      const worst = heap[0] as number;
-      const difference =
-        (scores[candidate] as number) - (scores[worst] as number);
-      if (difference < 0 || (difference === 0 && candidate > worst)) continue;
+    // Most candidates lose to the worst kept one: tell at once.
+    if (best.length === size && !better(candidate, best[size - 1] as number))
+      continue;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (better(candidate, best[middle] as number)) high = middle;
+      else low = middle + 1;
     }
-    if (heap.length < size) {
-      heap.push(candidate);
-      let child = heap.length - 1;
-      while (child > 0) {
-        const parent = (child - 1) >> 1;
-        if (!better(heap[parent] as number, heap[child] as number)) break;
-        [heap[parent], heap[child]] = [
-          heap[child] as number,
-          heap[parent] as number,
-        ];
-        child = parent;
-      }
-    } else if (better(candidate, heap[0] as number)) {
-      heap[0] = candidate;
-      let parent = 0;
-      for (;;) {
-        const left = parent * 2 + 1;
-        const right = left + 1;
-        let worst = parent;
-        if (
-          left < heap.length &&
-          better(heap[worst] as number, heap[left] as number)
-        )
-          worst = left;
-        if (
-          right < heap.length &&
-          better(heap[worst] as number, heap[right] as number)
-        )
-          worst = right;
-        if (worst === parent) break;
-        [heap[parent], heap[worst]] = [
-          heap[worst] as number,
-          heap[parent] as number,
-        ];
-        parent = worst;
-      }
-    }
+    best.splice(low, 0, candidate);
+    if (best.length > size) best.pop();
   }
-  return heap.sort((left, right) => (better(left, right) ? -1 : 1));
+  return best;
 }

@@ -48,6 +48,7 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 200;
 /** Queries longer than this many characters are truncated before analysis. */
 export const MAX_QUERY_CHARS = 4096;
+const settled = (): void => undefined;
 function yieldToOthers(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
@@ -148,15 +149,7 @@ function validateEntry(entry: ToolEntry, where: string): void {
       invalid(
         `tool ${JSON.stringify(entry.name)} needs a non-empty string "${key}" (build entries with toolEntryFromMcpTool).`,
       );
-  try {
-    assertTargetName(entry.target);
-  } catch (error) {
-    throw new CatalogError({
-      code: CatalogErrorCode.InvalidTarget,
-      message: `${where}: ${(error as Error).message}`,
-      cause: error,
-    });
-  }
+  assertTargetName(entry.target, where);
   const qualified = multiplexedName(entry.target, entry.tool);
   if (entry.name !== qualified)
     invalid(
@@ -299,11 +292,15 @@ export class ToolCatalog {
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
   ): Promise<void> {
     const checked = this.#checkChanges(changes);
-    const run = async (): Promise<void> => {
+    return this.#enqueue(async () => {
       this.#apply(await drainAsync(this.#segmentsFor(checked), yieldToOthers));
-    };
+    });
+  }
+
+  /** Runs `run` once every call queued before it has settled. */
+  #enqueue<T>(run: () => Promise<T>): Promise<T> {
     const job = this.#queue.then(run, run);
-    this.#queue = job.catch(() => undefined);
+    this.#queue = job.then(settled, settled);
     return job;
   }
 
@@ -409,7 +406,7 @@ export class ToolCatalog {
         `${where}: options must be { keep?: (target, key, info) => boolean }.`,
       );
     const keep = options.keep ?? (() => true);
-    const run = async (): Promise<RestoreCatalogResult> => {
+    return this.#enqueue(async () => {
       const pause = pacer();
       // Hashed here a few megabytes a step (hashing on the thread pool copies the bytes
       // first, which costs this thread more than hashing them); nothing is decoded before
@@ -430,13 +427,7 @@ export class ToolCatalog {
       );
       this.#apply(segments, { frequencies: restored.frequencies });
       return { restored: [...segments.keys()], dropped: restored.dropped };
-    };
-    const job = this.#queue.then(run, run);
-    this.#queue = job.then(
-      () => undefined,
-      () => undefined,
-    );
-    return job;
+    });
   }
 
   /** The bag weights of this catalog's tuning, in field order. */
@@ -605,12 +596,9 @@ export class ToolCatalog {
       );
     }
     const { profile, target } = options;
-    if (profile !== undefined && typeof profile !== 'string') {
-      throw invalidArgument('search: "profile" must be a string when given.');
-    }
-    if (target !== undefined && typeof target !== 'string') {
-      throw invalidArgument('search: "target" must be a string when given.');
-    }
+    for (const [key, value] of Object.entries({ profile, target }))
+      if (value !== undefined && typeof value !== 'string')
+        throw invalidArgument(`search: "${key}" must be a string when given.`);
     const query =
       options.query.length > MAX_QUERY_CHARS
         ? options.query.slice(0, MAX_QUERY_CHARS)

@@ -1,6 +1,6 @@
 import { invalidArgument } from './errors.js';
 import { DEFAULT_FUSION, interpolate, type Fusion } from './fusion.js';
-import { QuantizedRows } from './similarity-kernel.js';
+import { QuantizedRows, type VectorMatrix } from './similarity-kernel.js';
 import {
   hitsOf,
   rankLexical,
@@ -50,23 +50,6 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
 }
 
 /**
- * The tools' vectors of one catalog state and dimension: each tool's exact row (by
- * position; `undefined`: none, or one with a value that is not finite) and all rows
- * quantized for the similarity pass.
- */
-export type VectorMatrix = {
-  rows: (Float32Array | undefined)[];
-  /** The rows one after another (a row without a vector holds zeros). */
-  exact: Float32Array;
-  quantized: QuantizedRows;
-};
-
-const matrices = new WeakMap<
-  SearchVectors['tool'],
-  WeakMap<Snapshot, Map<number, VectorMatrix>>
->();
-
-/**
  * The tools' vectors of `dimensions`, built once per lookup function, catalog state and
  * dimension: copied to float32, one contiguous matrix (the exact similarities computed
  * run along it), and quantized.
@@ -76,15 +59,10 @@ function vectorMatrix(
   tool: SearchVectors['tool'],
   dimensions: number,
 ): VectorMatrix {
-  let bySnapshot = matrices.get(tool);
-  if (bySnapshot === undefined) {
-    bySnapshot = new WeakMap();
-    matrices.set(tool, bySnapshot);
-  }
-  let byDimensions = bySnapshot.get(snapshot);
+  let byDimensions = snapshot.vectorMatrices.get(tool);
   if (byDimensions === undefined) {
     byDimensions = new Map();
-    bySnapshot.set(snapshot, byDimensions);
+    snapshot.vectorMatrices.set(tool, byDimensions);
   }
   const known = byDimensions.get(dimensions);
   if (known !== undefined) return known;

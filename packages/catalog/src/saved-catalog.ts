@@ -4,10 +4,9 @@ import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
   FIELD_COUNT,
   type PreparedTool,
-  savedTerms,
-  termsLength,
   SavedTexts,
   schemaText,
+  toolArray,
   type ToolList,
 } from './prepare.js';
 import type { Segment, SegmentArrays } from './segments.js';
@@ -244,20 +243,20 @@ type CatalogPlan = {
 /** Adds a segment's items to `counts`, and widens `widths` where its numbers need it. */
 function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
   counts.tools += segment.tools.length;
-  counts.localTerms += segment.termIds.length;
-  counts.postings += segment.documents.length;
-  counts.nameTerms += segment.nameTerms.length;
-  counts.bareNames += segment.bareNames.length;
+  counts.localTerms += segment.arrays.termIds.length;
+  counts.postings += segment.arrays.documents.length;
+  counts.nameTerms += segment.arrays.nameTerms.length;
+  counts.bareNames += segment.arrays.bareNames.length;
   for (let local = 0; local < segment.tools.length; local += 1) {
     const length = toolTermsLength(segment.tools, local);
     counts.toolTerms += length;
     if (length > 0xffff) widths.toolTerms = 4;
   }
-  if (segment.termIds.length > 0x10000) widths.toolTerms = 4;
+  if (segment.arrays.termIds.length > 0x10000) widths.toolTerms = 4;
   if (segment.tools.length > 0x10000) widths.documents = 4;
-  if (segment.bags instanceof Float64Array) widths.bags = 8;
+  if (segment.arrays.bags instanceof Float64Array) widths.bags = 8;
   else if (widths.bags === 2)
-    for (const bag of segment.bags)
+    for (const bag of segment.arrays.bags)
       if (!Number.isInteger(bag) || bag < 0 || bag > 0xffff) {
         widths.bags = 4;
         break;
@@ -268,7 +267,7 @@ function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
 function toolTermsLength(tools: ToolList, local: number): number {
   return tools instanceof SavedTools
     ? tools.termsLength(local)
-    : termsLength(tools.at(local) as PreparedTool);
+    : (tools.at(local) as PreparedTool).terms.length;
 }
 
 /**
@@ -277,24 +276,17 @@ function toolTermsLength(tools: ToolList, local: number): number {
  */
 function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   const { tools } = segment;
-  const backends = new Set<string>(
-    tools instanceof SavedTools ? tools.backends : [],
-  );
-  const profiles = new Set<string>(
-    tools instanceof SavedTools ? tools.profiles : [],
-  );
-  if (!(tools instanceof SavedTools))
-    for (let local = 0; local < tools.length; local += 1) {
-      const { entry } = tools.at(local) as PreparedTool;
-      backends.add(entry.backend);
-      profiles.add(entry.profile);
-    }
+  const saved = tools instanceof SavedTools ? tools : undefined;
+  const entries = saved ? [] : toolArray(tools);
+  const distinct = (field: 'backend' | 'profile', from: readonly string[]) => [
+    ...new Set([...from, ...entries.map(({ entry }) => entry[field])]),
+  ];
   return {
     target: segment.target,
     key,
-    tools: segment.tools.length,
-    backends: [...backends],
-    profiles: [...profiles],
+    tools: tools.length,
+    backends: distinct('backend', saved?.backends ?? []),
+    profiles: distinct('profile', saved?.profiles ?? []),
   };
 }
 
@@ -316,7 +308,7 @@ function* planCatalog(
   const widths: Widths = { documents: 2, bags: 2, toolTerms: 2 };
   const targets: SavedCatalogTarget[] = [];
   for (const { segment, key } of segments) {
-    for (const id of segment.termIds)
+    for (const id of segment.arrays.termIds)
       if (numberOf[id] === -1) {
         numberOf[id] = terms.length;
         terms.push(id);
@@ -584,21 +576,21 @@ const SEGMENT_SECTIONS: Partial<
     ) => Generator<Uint8Array, void>
   >
 > = {
-  fieldLengths: (out, segment) => out.array('f64', segment.fieldLengths),
+  fieldLengths: (out, segment) => out.array('f64', segment.arrays.fieldLengths),
   termIds: (out, segment, plan) =>
-    out.termNumbers(segment.termIds, plan.numberOf),
-  offsets: (out, segment) => out.array('u32', segment.offsets),
+    out.termNumbers(segment.arrays.termIds, plan.numberOf),
+  offsets: (out, segment) => out.array('u32', segment.arrays.offsets),
   documents: (out, segment, plan) =>
-    out.array(WIDTH_KINDS[plan.widths.documents], segment.documents),
+    out.array(WIDTH_KINDS[plan.widths.documents], segment.arrays.documents),
   bags: (out, segment, plan) =>
-    out.array(BAG_KINDS[plan.widths.bags], segment.bags),
-  inName: (out, segment) => out.array('u8', segment.inName),
-  nameOffsets: (out, segment) => out.array('u32', segment.nameOffsets),
+    out.array(BAG_KINDS[plan.widths.bags], segment.arrays.bags),
+  inName: (out, segment) => out.array('u8', segment.arrays.inName),
+  nameOffsets: (out, segment) => out.array('u32', segment.arrays.nameOffsets),
   nameTerms: (out, segment, plan) =>
-    out.termNumbers(segment.nameTerms, plan.numberOf),
+    out.termNumbers(segment.arrays.nameTerms, plan.numberOf),
   bareNames: (out, segment, plan) =>
-    out.termNumbers(segment.bareNames, plan.numberOf),
-  bagLengths: (out, segment) => out.array('f64', segment.bagLengths),
+    out.termNumbers(segment.arrays.bareNames, plan.numberOf),
+  bagLengths: (out, segment) => out.array('f64', segment.arrays.bagLengths),
 };
 
 function* writeSection(
@@ -618,13 +610,13 @@ function* writeSection(
     case 'segmentTools':
       return yield* totals((segment) => segment.tools.length);
     case 'segmentTerms':
-      return yield* totals((segment) => segment.termIds.length);
+      return yield* totals((segment) => segment.arrays.termIds.length);
     case 'segmentPostings':
-      return yield* totals((segment) => segment.documents.length);
+      return yield* totals((segment) => segment.arrays.documents.length);
     case 'segmentNames':
-      return yield* totals((segment) => segment.nameTerms.length);
+      return yield* totals((segment) => segment.arrays.nameTerms.length);
     case 'segmentBare':
-      return yield* totals((segment) => segment.bareNames.length);
+      return yield* totals((segment) => segment.arrays.bareNames.length);
     case 'textEnds':
       return yield* out.array('u32', save.textEnds);
     case 'schemaEnds':
@@ -681,7 +673,7 @@ function* writeToolTerms(
   const kind = WIDTH_KINDS[save.plan.widths.toolTerms];
   const localOf = new Int32Array(TERMS.size);
   for (const { segment } of save.segments) {
-    const ids = segment.termIds;
+    const ids = segment.arrays.termIds;
     for (let local = 0; local < ids.length; local += 1)
       localOf[ids[local] as number] = local;
     const list = segment.tools;
@@ -691,10 +683,9 @@ function* writeToolTerms(
     const packed = new Uint32Array(length);
     let at = 0;
     for (let local = 0; local < list.length; local += 1) {
+      // A restored target's terms are written as saved unless its segment was built again.
       const saved =
-        list instanceof SavedTools
-          ? list.savedTerms(local, ids)
-          : savedTerms(list.at(local) as PreparedTool, ids);
+        list instanceof SavedTools ? list.savedTerms(local, ids) : undefined;
       if (saved !== undefined) {
         packed.set(saved, at);
         at += saved.length;
@@ -1090,25 +1081,23 @@ function checkSectionTotals(
 }
 
 /**
- * The catalog's term table mapped onto the process's term dictionary (the id of each of its
- * terms), TERM_SLICE terms between two yields; refuses a table with a term twice.
+ * The catalog's term table (the first `terms` texts of `texts`) mapped onto the process's
+ * term dictionary (the id of each of its terms), TERM_SLICE terms between two yields;
+ * refuses a table with a term twice.
  */
-function* mapTermTable(options: {
-  bytes: Uint8Array;
-  read: ReadCatalog;
-  ends: Uint32Array;
-  fail: (problem: string) => never;
-}): Generator<undefined, Int32Array> {
-  const { bytes, ends, fail } = options;
-  const { terms } = options.read.header.counts;
+function* mapTermTable(
+  texts: SavedTexts,
+  terms: number,
+  fail: (problem: string) => never,
+): Generator<undefined, Int32Array> {
+  const { buffer, ends } = texts;
   const ids = new Int32Array(terms);
-  const table = options.read.places.texts;
   TERMS.reserve(terms, ends[terms] as number);
   for (let index = 0; index < terms; index += 1) {
     const start = ends[index] as number;
     const end = ends[index + 1] as number;
     if (start === end) fail(`term ${index} is empty (corrupt)`);
-    ids[index] = TERMS.internBytes(bytes, table + start, table + end);
+    ids[index] = TERMS.internBytes(buffer, start, end);
     if ((index + 1) % TERM_SLICE === 0) yield;
   }
   checkDistinct(ids, fail);
@@ -1390,32 +1379,22 @@ export function* restoreSavedCatalog(options: {
   const { bytes } = whole;
   const sections = readSections(whole, header);
   checkSectionTotals(sections, counts, fail);
-  const ids = yield* mapTermTable({
-    bytes,
-    read,
-    ends: sections.textEnds,
-    fail,
-  });
+  // A table of `length` bytes at `at`, with the ends `ends`.
+  const tableAt = (at: number, length: number, ends: Uint32Array) =>
+    new SavedTexts(
+      Buffer.from(bytes.buffer, bytes.byteOffset + at, length),
+      ends,
+    );
+  const texts = tableAt(places.texts, counts.textBytes, sections.textEnds);
+  const ids = yield* mapTermTable(texts, counts.terms, fail);
   const restorer = new TargetRestorer({
     header,
     sections,
     ids,
     tools: new SavedToolSource({
-      texts: Buffer.from(
-        bytes.buffer,
-        bytes.byteOffset + places.texts,
-        counts.textBytes,
-      ),
-      textEnds: sections.textEnds,
+      texts,
       terms: counts.terms,
-      schemas: new SavedTexts(
-        Buffer.from(
-          bytes.buffer,
-          bytes.byteOffset + places.schemas,
-          counts.schemaBytes,
-        ),
-        sections.schemaEnds,
-      ),
+      schemas: tableAt(places.schemas, counts.schemaBytes, sections.schemaEnds),
       records: sections.records,
       toolTerms: sections.toolTerms,
       tools: counts.tools,

@@ -155,9 +155,8 @@ class ByteSet {
 
 /** Where a saved catalog's tools are read from: its sections, as views of its bytes. */
 export type SavedToolSections = {
-  /** The text table's bytes (the terms, then each tool's texts) and their ends. */
-  texts: Buffer;
-  textEnds: Uint32Array;
+  /** The text table: the terms, then each tool's texts. */
+  texts: SavedTexts;
   /** Number of terms before the tools' texts. */
   terms: number;
   /** The tools' schema texts. */
@@ -192,28 +191,15 @@ export class SavedToolSource {
     this.toolStarts = new Int32Array(sections.tools + 1);
     this.annotationOf = new Int32Array(sections.tools);
     this.#annotationTexts = [
-      new ByteSet(sections.texts),
-      new ByteSet(sections.texts),
+      new ByteSet(sections.texts.buffer),
+      new ByteSet(sections.texts.buffer),
     ];
-    this.#names = new ByteSet(sections.texts);
+    this.#names = new ByteSet(sections.texts.buffer);
   }
 
   /** Text `index` of the text table, decoded as its tool's record says. */
   text(index: number, ascii: boolean): string {
-    const { texts, textEnds } = this.sections;
-    return texts.toString(
-      ascii ? 'latin1' : 'utf8',
-      textEnds[index] as number,
-      textEnds[index + 1] as number,
-    );
-  }
-
-  textBytes(index: number): Uint8Array {
-    const { texts, textEnds } = this.sections;
-    return texts.subarray(
-      textEnds[index] as number,
-      textEnds[index + 1] as number,
-    );
+    return this.sections.texts.text(index, ascii ? 'latin1' : 'utf8');
   }
 
   /** Index in the text table of the first text (the bare name) of tool `position`. */
@@ -244,7 +230,7 @@ export class SavedToolSource {
    * Names of ASCII bytes are compared as bytes; others as the strings they decode to.
    */
   newName(position: number): boolean {
-    const { texts, textEnds } = this.sections;
+    const { buffer: texts, ends: textEnds } = this.sections.texts;
     const index = this.textIndex(position);
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
@@ -268,7 +254,7 @@ export class SavedToolSource {
    * text once; `false` when the text is not a JSON object.
    */
   readAnnotations(position: number): boolean {
-    const { textEnds, texts } = this.sections;
+    const { buffer: texts, ends: textEnds } = this.sections.texts;
     const index = this.textIndex(position) + 2;
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
@@ -355,7 +341,7 @@ export class SavedTools implements ToolList {
 
   /** The bytes of tool `local`'s text `which` (0 bare name, 1 description, 2 annotations JSON). */
   textBytes(local: number, which: number): Uint8Array {
-    return this.source.textBytes(
+    return this.source.sections.texts.bytes(
       this.source.textIndex(this.first + local) + which,
     );
   }

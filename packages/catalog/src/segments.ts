@@ -1,5 +1,5 @@
 import { type PositionList, type SearchTuning } from './bm25f.js';
-import { TERMS } from './terms.js';
+import { grown, TERMS } from './terms.js';
 import {
   FIELD_COUNT,
   FIELD_NAMES,
@@ -126,16 +126,25 @@ const LOCAL_LIMIT = 1 << 22;
 
 /** What a segment holds besides its target and tools (see {@link Segment}). */
 export type SegmentArrays = {
-  fieldLengths: Float64Array;
-  bagLengths: Float64Array;
-  termIds: Int32Array;
-  offsets: Int32Array;
-  documents: Int32Array | Uint16Array;
-  bags: Float32Array | Float64Array | Uint16Array;
-  inName: Uint8Array;
-  nameOffsets: Int32Array;
-  nameTerms: Int32Array;
-  bareNames: Int32Array;
+  /** Sum over the tools of each field's length in terms. */
+  readonly fieldLengths: Float64Array;
+  /** Weighted bag length of each tool. */
+  readonly bagLengths: Float64Array;
+  /** Distinct term ids of the segment (its local terms, in no particular order). */
+  readonly termIds: Int32Array;
+  /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
+  readonly offsets: Int32Array;
+  /** Local tool of each posting, ascending within a term. */
+  readonly documents: Int32Array | Uint16Array;
+  /** Weighted bag frequency of each posting (before length normalization). */
+  readonly bags: Float32Array | Float64Array | Uint16Array;
+  /** 1 when the posting's term is in the tool's name. */
+  readonly inName: Uint8Array;
+  /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
+  readonly nameOffsets: Int32Array;
+  readonly nameTerms: Int32Array;
+  /** Distinct term ids of the tools' bare names (their first identifier term). */
+  readonly bareNames: Int32Array;
 };
 
 /** The most terms of any one of `tools` tools (their fields' token counts summed). */
@@ -150,15 +159,6 @@ function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
   return longest;
 }
 
-/** What the postings of a segment's tools are counted from. */
-type PostingSource = {
-  terms: SegmentTerms;
-  tools: number;
-  /** The bag weight of each field, in field order. */
-  bagWeights: readonly number[];
-  scratch: Scratch;
-};
-
 /** Per tool, its postings in the scratch arrays; the statistics gathered on the way. */
 type CountedPostings = {
   fieldLengths: Float64Array;
@@ -170,12 +170,17 @@ type CountedPostings = {
 };
 
 /**
- * Writes each tool's postings (its distinct terms in order of first appearance across the
- * fields, with their bag frequencies) to the scratch arrays, tools in order, and sums the
- * fields' lengths, each tool's bag length and its name terms.
+ * Writes the postings of the `tools` first tools of `terms` (each tool's distinct terms in
+ * order of first appearance across the fields, with their bag frequencies under
+ * `bagWeights`, in field order) to the scratch arrays, tools in order, and sums the fields'
+ * lengths, each tool's bag length and its name terms.
  */
-function countPostings(source: PostingSource): CountedPostings {
-  const { terms, tools, bagWeights, scratch } = source;
+function countPostings(
+  terms: SegmentTerms,
+  tools: number,
+  bagWeights: readonly number[],
+  scratch: Scratch,
+): CountedPostings {
   const { termIds, tokens, fieldCounts } = terms;
   const { slotOf, stampOf, counts, order } = scratch;
   const { postingTerm, postingDocument, postingBag, postingName } = scratch;
@@ -323,12 +328,12 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
     longestTool(fieldCounts, tools.length),
     tokens.length,
   );
-  const counted = countPostings({
-    terms: segmentTerms,
-    tools: tools.length,
+  const counted = countPostings(
+    segmentTerms,
+    tools.length,
     bagWeights,
     scratch,
-  });
+  );
   const grouped = groupPostings(scratch, termIds.length, counted.total);
   return {
     fieldLengths: counted.fieldLengths,
@@ -355,25 +360,8 @@ export class Segment {
   readonly target: string;
   /** The target's tools, in listing order (a saved catalog's are made when first asked for). */
   readonly tools: ToolList;
-  /** Sum over the tools of each field's length in terms. */
-  declare readonly fieldLengths: Float64Array;
-  /** Weighted bag length of each tool. */
-  declare readonly bagLengths: Float64Array;
-  /** Distinct term ids of the segment (its local terms, in no particular order). */
-  declare readonly termIds: Int32Array;
-  /** Postings of `termIds[k]` are `offsets[k]` to `offsets[k + 1]`. */
-  declare readonly offsets: Int32Array;
-  /** Local tool of each posting, ascending within a term. */
-  declare readonly documents: Int32Array | Uint16Array;
-  /** Weighted bag frequency of each posting (before length normalization). */
-  declare readonly bags: Float32Array | Float64Array | Uint16Array;
-  /** 1 when the posting's term is in the tool's name. */
-  declare readonly inName: Uint8Array;
-  /** Name terms of local tool `d` are `nameTerms[nameOffsets[d]]` to `nameTerms[nameOffsets[d + 1]]`. */
-  declare readonly nameOffsets: Int32Array;
-  declare readonly nameTerms: Int32Array;
-  /** Distinct term ids of the tools' bare names (their first identifier term). */
-  declare readonly bareNames: Int32Array;
+  /** The segment's postings and statistics (see {@link SegmentArrays}). */
+  readonly arrays: SegmentArrays;
   /** Local terms in order of term id, made when first needed (`null`: `termIds` is ascending). */
   #byId: Int32Array | null | undefined;
 
@@ -403,11 +391,8 @@ export class Segment {
     const { target, tools } = options;
     this.target = target;
     this.tools = tools;
-    // Every array of SegmentArrays becomes a field of the same name.
-    Object.assign(
-      this,
-      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning),
-    );
+    this.arrays =
+      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
   }
 
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
@@ -425,20 +410,11 @@ export class Segment {
     return this.tools.profileOf?.(local) ?? this.tool(local).entry.profile;
   }
 
-  /**
-   * The local tool with this qualified name, found through the postings of its identifier
-   * term (every tool has one posting per distinct term, whatever the term's weight).
-   */
+  /** The local tool with this qualified name (among those with its normalized name as an identifier term). */
   localByName(name: string): number | undefined {
-    const id = TERMS.lookup(normalizeName(name));
-    const index = id === undefined ? -1 : this.localTerm(id);
-    if (index < 0) return undefined;
-    const end = this.offsets[index + 1] as number;
-    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
-      const local = this.documents[slot] as number;
-      if (this.tool(local).entry.name === name) return local;
-    }
-    return undefined;
+    return this.localsByExactName(normalizeName(name)).find(
+      (local) => this.tool(local).entry.name === name,
+    );
   }
 
   /** The local tools (ascending) with this normalized exact name (qualified or bare) among their identifier terms. */
@@ -447,9 +423,10 @@ export class Segment {
     const index = id === undefined ? -1 : this.localTerm(id);
     const locals: number[] = [];
     if (index < 0) return locals;
-    const end = this.offsets[index + 1] as number;
-    for (let slot = this.offsets[index] as number; slot < end; slot += 1) {
-      const local = this.documents[slot] as number;
+    const { offsets, documents } = this.arrays;
+    const end = offsets[index + 1] as number;
+    for (let slot = offsets[index] as number; slot < end; slot += 1) {
+      const local = documents[slot] as number;
       const { terms } = this.tool(local);
       const start = fieldStart(terms, IDENTIFIER_FIELD);
       const stop = terms[IDENTIFIER_FIELD] as number;
@@ -464,7 +441,7 @@ export class Segment {
 
   /** Index in `termIds` of a term id, or -1. */
   localTerm(termId: number): number {
-    const ids = this.termIds;
+    const ids = this.arrays.termIds;
     if (this.#byId === undefined) {
       let ascending = true;
       for (let index = 1; index < ids.length && ascending; index += 1)
@@ -535,7 +512,7 @@ export class Collection {
    */
   stage(segment: Segment): void {
     const slot = this.#claimSlot(segment);
-    const { termIds } = segment;
+    const { termIds } = segment.arrays;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
       const places = this.placesOf(id);
@@ -556,7 +533,7 @@ export class Collection {
     let done = 0;
     for (const segment of segments) {
       if (++done % STAGE_SLICE === 0) yield;
-      const { termIds } = segment;
+      const { termIds } = segment.arrays;
       for (let index = 0; index < termIds.length; index += 1) {
         const id = (termIds[index] as number) + 1;
         starts[id] = (starts[id] as number) + 1;
@@ -569,7 +546,7 @@ export class Collection {
     for (const segment of segments) {
       if (++done % STAGE_SLICE === 0) yield;
       const slot = this.#claimSlot(segment);
-      const { termIds } = segment;
+      const { termIds } = segment.arrays;
       for (let index = 0; index < termIds.length; index += 1) {
         const id = termIds[index] as number;
         const at = cursor[id] as number;
@@ -624,7 +601,7 @@ export class Collection {
   }
 
   #addBareNames(segment: Segment): void {
-    for (const name of segment.bareNames) {
+    for (const name of segment.arrays.bareNames) {
       const list = this.bareNames.get(name);
       if (list) list.push(segment);
       else this.bareNames.set(name, [segment]);
@@ -644,19 +621,18 @@ export class Collection {
       for (let id = 0; id < frequencies.length; id += 1)
         frequency[id] = (frequency[id] as number) + (frequencies[id] as number);
     for (const segment of segments) {
-      if (frequencies === undefined) addFrequencies(frequency, segment);
+      if (frequencies === undefined) addFrequencies(frequency, segment.arrays);
       segment.live = true;
       this.#counts(segment, 1);
     }
   }
 
   remove(segment: Segment): void {
-    const { termIds, offsets, slot } = segment;
+    const { slot } = segment;
+    const { termIds } = segment.arrays;
+    addFrequencies(this.documentFrequency, segment.arrays, -1);
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      this.documentFrequency[id] =
-        (this.documentFrequency[id] as number) -
-        ((offsets[index + 1] as number) - (offsets[index] as number));
       const places = this.placesOf(id) as number[];
       places.splice(places.indexOf(slot * PLACE + index), 1);
       if (places.length === 0) this.#termPlaces[id] = undefined;
@@ -665,7 +641,7 @@ export class Collection {
     segment.live = false;
     this.#freeSlots.push(slot);
     this.bySlot[slot] = undefined;
-    for (const name of segment.bareNames) {
+    for (const name of segment.arrays.bareNames) {
       const list = this.bareNames.get(name) as Segment[];
       list.splice(list.indexOf(segment), 1);
       if (list.length === 0) this.bareNames.delete(name);
@@ -676,16 +652,16 @@ export class Collection {
     for (let field = 0; field < FIELD_COUNT; field += 1)
       this.fieldLengths[field] =
         (this.fieldLengths[field] as number) +
-        sign * (segment.fieldLengths[field] as number);
+        sign * (segment.arrays.fieldLengths[field] as number);
     this.toolCount += sign * segment.tools.length;
-    this.postingCount += sign * segment.documents.length;
+    this.postingCount += sign * segment.arrays.documents.length;
   }
 }
 
 /** Adds (`sign` 1) or takes away (-1) the document frequency of each term of `segment` in `frequencies` (long enough). */
 export function addFrequencies(
   frequencies: Int32Array,
-  segment: Pick<Segment, 'termIds' | 'offsets'>,
+  segment: Pick<SegmentArrays, 'termIds' | 'offsets'>,
   sign: 1 | -1 = 1,
 ): void {
   const { termIds, offsets } = segment;
@@ -695,13 +671,6 @@ export function addFrequencies(
       (frequencies[id] as number) +
       sign * ((offsets[index + 1] as number) - (offsets[index] as number));
   }
-}
-
-/** A copy of `array` with room for at least `needed` items (doubling). */
-function grown(array: Int32Array, needed: number): Int32Array {
-  const copy = new Int32Array(Math.max(needed, array.length * 2));
-  copy.set(array);
-  return copy;
 }
 
 /** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */
@@ -794,7 +763,8 @@ export class IndexView {
   readonly #base: Int32Array;
   /** Segment index of each position. */
   readonly #segmentOf: Int32Array;
-  readonly #segments: readonly Segment[];
+  /** The segments, in catalog order. */
+  readonly segments: readonly Segment[];
   readonly #averageBag: number;
   /** Memoized postings of the terms searched so far, their number, and their memory. */
   readonly #memo = new Map<number, TermPostings>();
@@ -819,7 +789,7 @@ export class IndexView {
     previous?: IndexView | undefined;
   }) {
     const { segments, collection, tuning } = options;
-    this.#segments = segments;
+    this.segments = segments;
     this.#collection = collection;
     this.#tuning = tuning;
     this.size = collection.toolCount;
@@ -859,7 +829,7 @@ export class IndexView {
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base[segment.slot] as number;
-      const lengths = segment.bagLengths;
+      const lengths = segment.arrays.bagLengths;
       for (let local = 0; local < lengths.length; local += 1)
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
@@ -874,10 +844,6 @@ export class IndexView {
     );
   }
 
-  get segments(): readonly Segment[] {
-    return this.#segments;
-  }
-
   /** Position of the first tool of `segment`. */
   baseOf(segment: Segment): number {
     return this.#base[segment.slot] as number;
@@ -885,7 +851,7 @@ export class IndexView {
 
   /** The segment and local tool at a position. */
   locate(position: number): { segment: Segment; local: number } {
-    const segment = this.#segments[this.#segmentOf[position] as number];
+    const segment = this.segments[this.#segmentOf[position] as number];
     if (segment === undefined) throw new RangeError(`position ${position}`);
     return { segment, local: position - this.baseOf(segment) };
   }
@@ -921,9 +887,10 @@ export class IndexView {
     if (!Number.isNaN(memo)) return memo;
     const { segment, local } = this.locate(position);
     let weight = 0;
-    const end = segment.nameOffsets[local + 1] as number;
-    for (let slot = segment.nameOffsets[local] as number; slot < end; slot += 1)
-      weight += this.idf(segment.nameTerms[slot] as number);
+    const { nameOffsets, nameTerms } = segment.arrays;
+    const end = nameOffsets[local + 1] as number;
+    for (let slot = nameOffsets[local] as number; slot < end; slot += 1)
+      weight += this.idf(nameTerms[slot] as number);
     this.#nameWeight[position] = weight;
     return weight;
   }
@@ -991,9 +958,9 @@ export class IndexView {
       if (!segment.live) continue;
       const index = packed - segmentSlot * PLACE;
       const base = this.#base[segmentSlot] as number;
-      const { documents, bags, inName } = segment;
-      const end = segment.offsets[index + 1] as number;
-      for (let slot = segment.offsets[index] as number; slot < end; slot += 1) {
+      const { documents, bags, inName, offsets } = segment.arrays;
+      const end = offsets[index + 1] as number;
+      for (let slot = offsets[index] as number; slot < end; slot += 1) {
         const document = base + (documents[slot] as number);
         const bag = bags[slot] as number;
         const normalized = bag / (normalizers[document] as number);
@@ -1016,16 +983,15 @@ export class IndexView {
     const { segment, local } = this.locate(position);
     const index = segment.localTerm(termId);
     if (index < 0) return 0;
-    const { documents } = segment;
-    let low = segment.offsets[index] as number;
-    let high = (segment.offsets[index + 1] as number) - 1;
+    const { documents, offsets, bags } = segment.arrays;
+    let low = offsets[index] as number;
+    let high = (offsets[index + 1] as number) - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
       const value = documents[middle] as number;
       if (value === local)
         return Math.fround(
-          (segment.bags[middle] as number) /
-            (this.#normalizers[position] as number),
+          (bags[middle] as number) / (this.#normalizers[position] as number),
         );
       if (value < local) low = middle + 1;
       else high = middle - 1;
@@ -1043,9 +1009,10 @@ export class IndexView {
       if (!segment.live) continue;
       const index = packed % PLACE;
       const base = this.baseOf(segment);
-      const end = segment.offsets[index + 1] as number;
-      for (let slot = segment.offsets[index] as number; slot < end; slot += 1)
-        if (accept(base + (segment.documents[slot] as number))) return true;
+      const { offsets, documents } = segment.arrays;
+      const end = offsets[index + 1] as number;
+      for (let slot = offsets[index] as number; slot < end; slot += 1)
+        if (accept(base + (documents[slot] as number))) return true;
     }
     return false;
   }

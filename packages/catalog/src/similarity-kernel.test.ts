@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { interpolate } from './fusion.js';
-import { exactSimilarities, vectorSide, type VectorMatrix } from './hybrid.js';
+import { exactSimilarities, vectorSide } from './hybrid.js';
 import { seededRandom } from './__fixtures__/random.js';
 import { SIMILARITY_KERNEL } from './similarity-kernel-bytes.js';
-import { QuantizedRows } from './similarity-kernel.js';
+import { QuantizedRows, type VectorMatrix } from './similarity-kernel.js';
 
 /** A matrix of `size` rows of `dimensions` random values (some rows missing, some all zero). */
 function randomMatrix(options: {

@@ -176,4 +176,16 @@ export class QuantizedRows {
   }
 }
 
+/**
+ * The tools' vectors of one catalog state and dimension: each tool's exact row (by
+ * position; `undefined`: none, or one with a value that is not finite) and all rows
+ * quantized for the similarity pass.
+ */
+export type VectorMatrix = {
+  rows: (Float32Array | undefined)[];
+  /** The rows one after another (a row without a vector holds zeros). */
+  exact: Float32Array;
+  quantized: QuantizedRows;
+};
+
 const align = (offset: number): number => Math.ceil(offset / 16) * 16;

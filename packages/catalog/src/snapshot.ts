@@ -6,6 +6,7 @@ import { TERMS } from './terms.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
 import type { SearchHit, SearchResult, ToolEntry } from './types.js';
 import type { UsageStore } from './usage.js';
+import type { VectorMatrix } from './similarity-kernel.js';
 
 /** The profile whose tools are visible in every profile. */
 export const CORE_PROFILE = 'core';
@@ -35,6 +36,10 @@ export type Snapshot = {
   readonly touched: PositionList;
   readonly named: PositionList;
   readonly accepted: PositionList;
+  /** Usage terms compiled against this snapshot (see {@link usageTerm}). */
+  readonly usageTerms: Map<string, UsageTerm>;
+  /** The tools' vectors by lookup function and dimension (see `vectorMatrix`). */
+  readonly vectorMatrices: WeakMap<object, Map<number, VectorMatrix>>;
 };
 
 /**
@@ -128,6 +133,8 @@ export function buildSnapshot(options: {
     touched: scratch?.touched ?? new PositionList(room),
     named: scratch?.named ?? new PositionList(room),
     accepted: scratch?.accepted ?? new PositionList(room),
+    usageTerms: new Map(),
+    vectorMatrices: new WeakMap(),
   };
 }
 
@@ -139,7 +146,7 @@ export type SearchRun = {
   target: string | undefined;
   limit: number;
   tuning: SearchTuning;
-  /** Learned usage, scored as a field of its own. */
+  /** Learned usage (the catalog's one store: the snapshot keeps its compiled terms), scored as a field of its own. */
   usage?: UsageStore | undefined;
 };
 
@@ -237,11 +244,6 @@ type UsageTerm = {
   gains: Float32Array;
 };
 
-const usageViews = new WeakMap<
-  Snapshot,
-  WeakMap<UsageStore, Map<string, UsageTerm>>
->();
-
 /**
  * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
  * requests contain it, the saturated gain before idf. The usage frequency, times
@@ -257,16 +259,7 @@ function usageTerm(
   term: string,
   posting: ReadonlyMap<string, number>,
 ): UsageTerm {
-  let perUsage = usageViews.get(snapshot);
-  if (!perUsage) {
-    perUsage = new WeakMap();
-    usageViews.set(snapshot, perUsage);
-  }
-  let terms = perUsage.get(usage);
-  if (!terms) {
-    terms = new Map();
-    perUsage.set(usage, terms);
-  }
+  const terms = snapshot.usageTerms;
   const version = usage.termVersion(term);
   const cached = terms.get(term);
   if (cached && cached.version === version) return cached;
@@ -365,8 +358,7 @@ export type Scope = {
 export function searchScope(
   options: Pick<SearchRun, 'snapshot' | 'profile' | 'target'>,
 ): Scope {
-  const { profile, target } = options;
-  const { snapshot } = options;
+  const { profile, target, snapshot } = options;
   return {
     filtered: profile !== undefined || target !== undefined,
     accept: (position) => {

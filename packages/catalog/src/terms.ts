@@ -13,6 +13,16 @@ export function hashBytes(
   return hash;
 }
 
+/** A copy of `array`, zeros after it, at least `length` long (doubling). */
+export function grown(
+  array: Int32Array,
+  length: number,
+): Int32Array<ArrayBuffer> {
+  const copy = new Int32Array(Math.max(length, 2 * array.length));
+  copy.set(array);
+  return copy;
+}
+
 /**
  * Puts `value` (not 0) under `hash` in the first free slot from it of `slots`, an open
  * addressing table of two numbers a slot: the hash, and the value (0 when empty).
@@ -64,8 +74,7 @@ class TermDictionary {
   }
 
   intern(term: string): number {
-    const id = this.#ids.get(term) ?? this.#byString(term);
-    return id === undefined ? this.#add(term) : id;
+    return this.lookup(term) ?? this.#add(term);
   }
 
   /**
@@ -197,12 +206,8 @@ class TermDictionary {
     let length = this.#starts.length;
     while (starts > length) length *= 2;
     if (length > this.#starts.length) {
-      const grown = new Int32Array(length);
-      grown.set(this.#starts);
-      this.#starts = grown;
-      const hashes = new Int32Array(length);
-      hashes.set(this.#hashes);
-      this.#hashes = hashes;
+      this.#starts = grown(this.#starts, length);
+      this.#hashes = grown(this.#hashes, length);
     }
     if (bytes > this.#bytes.length) {
       const grown = new Uint8Array(Math.max(2 * this.#bytes.length, bytes));
