@@ -135,6 +135,30 @@ describe('PinStore', () => {
     ]);
   });
 
+  it('writes an accept made while a write of new pins is queued, which does not put the old pin back', async () => {
+    const store = await PinStore.open({ path: file });
+    await store.observe([tap, list]);
+    const tap2 = { ...tap, description: 'Tap the screen twice.' };
+    await store.observe([tap2, list]);
+    // A backend seen for the first time queues a write of its pins; the
+    // accept is asked for before that write runs.
+    const firstSeen = store.observe([
+      { name: 'cam_snap', description: 'Take a photo.', inputSchema: {} },
+    ]);
+    await store.accept({ tool: 'adb_tap' });
+    await firstSeen;
+    await store.flush();
+    expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
+    const reopened = await PinStore.open({ path: file });
+    await reopened.observe([tap2, list]);
+    expect(reopened.status('adb_tap')).toEqual({ state: 'pinned' });
+    expect(Object.keys(parsePins(await readFile(file, 'utf8')).tools)).toEqual([
+      'adb_list_packages',
+      'adb_tap',
+      'cam_snap',
+    ]);
+  });
+
   it('shows a change without accepting it, then accepts one tool or all', async () => {
     const store = await PinStore.open({ path: file });
     await store.observe([tap, list]);

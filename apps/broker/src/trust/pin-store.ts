@@ -173,6 +173,12 @@ export class PinStore {
   #writing: Promise<unknown> = Promise.resolve();
   /** The queued (not yet started) write of new pins, which later ones join. */
   #queuedAdd: Promise<void> | undefined;
+  /**
+   * Tools accepted and not written yet: every write puts their pins over
+   * the file's lines, so a write queued before the accept cannot put the
+   * old pin back.
+   */
+  readonly #accepted = new Set<string>();
   /** How long the last write took and when it ended (`performance.now()`). */
   #lastWrite: { took: number; ended: number } | undefined;
   /** Ends the wait of a queued write for a quiet moment, while it waits. */
@@ -374,7 +380,7 @@ export class PinStore {
       return;
     }
     try {
-      await this.#write([]);
+      await this.#write('now');
       this.#log(
         `pins: ${this.path} was in the former layout (one JSON document); written again with one pin per line`,
       );
@@ -761,12 +767,13 @@ export class PinStore {
       // A pin that already matches stays as it is in the file.
       if (table.hasCurrent(slot) && !table.matchesPin(slot)) {
         table.pinCurrent(slot);
+        this.#accepted.add(name);
         this.#targets?.add(pinTarget(name));
       }
       table.setFirstSeen(slot, false);
     }
     try {
-      await this.#write(names);
+      await this.#write('now');
     } catch (error) {
       throw new TrustError({
         code: 'PINS_WRITE_FAILED',
@@ -782,19 +789,19 @@ export class PinStore {
    * arrive while a write runs join one queued write (a thousand backends
    * listed at once write the file a few times, not a thousand).
    */
-  #write(accepted?: readonly string[]): Promise<void> {
+  #write(when: 'now' | 'quiet' = 'quiet'): Promise<void> {
     const queued = this.#queuedAdd;
-    if (accepted === undefined && queued !== undefined) return queued;
+    if (when === 'quiet' && queued !== undefined) return queued;
     const run = this.#writing.then(async () => {
       // New pins wait a while after the last write (longer after a longer
       // one), gathering the pins of the listings that arrive meanwhile into
       // one write: a discovery of a thousand backends writes a large file a
       // few times, not back to back. An accepted change is written at once.
-      if (accepted === undefined) await this.#quietAfterWrite();
+      if (when === 'quiet') await this.#quietAfterWrite();
       if (this.#queuedAdd === run) this.#queuedAdd = undefined;
-      return this.#writeNow(new Set(accepted));
+      return this.#writeNow();
     });
-    if (accepted === undefined) this.#queuedAdd = run;
+    if (when === 'quiet') this.#queuedAdd = run;
     this.#writing = run.catch(() => {});
     return run;
   }
@@ -831,29 +838,26 @@ export class PinStore {
   /**
    * Writes the pins: the lines of the file on disk, with the pins not in
    * it added in order (the file's line wins over a new pin of the same
-   * tool, which takes it: the first pin wins; an accepted one, in
-   * `accepted`, replaces it). Pins are copied as lines, never parsed or
+   * tool, which takes it: the first pin wins; an accepted one replaces
+   * it). Pins are copied as lines, never parsed or
    * serialized again; only the pins not in the file are serialized. A file
    * another process changed is read and checked first.
    */
-  async #writeNow(accepted: ReadonlySet<string>): Promise<void> {
+  async #writeNow(): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;
     const started = performance.now();
     try {
       let source = await this.#openOurs();
       if (source === 'changed') {
-        await this.#reloadKeepingNew(accepted);
+        await this.#reloadKeepingNew();
         source = await this.#openOurs();
         if (source === 'changed')
           throw new Error('the pins file changed while it was read');
       }
       try {
         // A file in the former layout is written whole, nothing copied.
-        await this.#writeLines(
-          this.#formerLayout ? undefined : source,
-          accepted,
-        );
+        await this.#writeLines(this.#formerLayout ? undefined : source);
       } finally {
         await source?.close();
       }
@@ -884,9 +888,9 @@ export class PinStore {
 
   /**
    * Reads and checks the file another process changed, keeping the pins
-   * made here and not yet in the file (new ones, and `accepted` ones).
+   * made here and not yet in the file (new ones, and accepted ones).
    */
-  async #reloadKeepingNew(accepted: ReadonlySet<string>): Promise<void> {
+  async #reloadKeepingNew(): Promise<void> {
     const previous = this.#pins;
     const kept: number[] = [];
     for (const slot of previous.pinnedSlots())
@@ -897,7 +901,7 @@ export class PinStore {
       const name = previous.nameOf(from);
       const slot = table.slot(name);
       // Pinned there first: that pin wins, unless this one was accepted.
-      if (table.isPinned(slot) && !accepted.has(name)) {
+      if (table.isPinned(slot) && !this.#accepted.has(name)) {
         table.setFirstSeen(slot, false);
         continue;
       }
@@ -909,10 +913,7 @@ export class PinStore {
    * Writes the header, then the lines of `source` (the file on disk as this
    * store knows it) merged in name order with the pins not in it.
    */
-  async #writeLines(
-    source: FileHandle | undefined,
-    accepted: ReadonlySet<string>,
-  ): Promise<void> {
+  async #writeLines(source: FileHandle | undefined): Promise<void> {
     const table = this.#pins;
     const added: number[] = [];
     for (const slot of table.pinnedSlots())
@@ -943,7 +944,7 @@ export class PinStore {
           await addBefore(name);
           if (names[next] === name) {
             const slot = added[next++]!;
-            if (accepted.has(name)) {
+            if (this.#accepted.has(name)) {
               this.#pushPin(out, slot);
               continue;
             }
@@ -958,8 +959,10 @@ export class PinStore {
     });
     // A pin changed during the write (accepted meanwhile) is written by the next one.
     for (const [index, slot] of added.entries())
-      if (table.isPinned(slot) && table.pinnedHash(slot) === hashes[index])
+      if (table.isPinned(slot) && table.pinnedHash(slot) === hashes[index]) {
         table.markInFile(slot);
+        this.#accepted.delete(table.nameOf(slot));
+      }
     this.#formerLayout = false;
     this.#stamp = stampOf(stats);
     this.#digest = `sha256:${hash.digest('hex')}`;
