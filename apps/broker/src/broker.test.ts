@@ -260,7 +260,11 @@ describe('Broker through a real gateway client and real MCP servers', () => {
           signal: controller.signal,
         }),
       );
-      setTimeout(() => controller.abort(), 100);
+      // Aborted once the backend has the call.
+      await expect
+        .poll(() => backends.calls.filter((c) => c.tool === 'slow_dump').length)
+        .toBe(i + 1);
+      controller.abort();
       const error = await pending;
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(error.code).toBe('CANCELLED');
