@@ -142,7 +142,7 @@ export class DiscoveryScheduler {
    */
   readonly #servedFromCache = new Map<string, string>();
 
-  constructor(private readonly o: DiscoveryOptions) {
+  constructor(private readonly options: DiscoveryOptions) {
     // Every listing in flight listens on this one signal (12 backends and more).
     setMaxListeners(0, this.#abort.signal);
   }
@@ -155,7 +155,7 @@ export class DiscoveryScheduler {
    */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
-    const cache = this.o.cache;
+    const cache = this.options.cache;
     if (cache === undefined) {
       this.#initial = this.discover();
     } else {
@@ -179,7 +179,7 @@ export class DiscoveryScheduler {
 
   /** Whether every configured backend's listing is in the catalog already. */
   #allServed(): boolean {
-    for (const target of this.o.backends.keys())
+    for (const target of this.options.backends.keys())
       if (!this.#applied.has(target)) return false;
     return true;
   }
@@ -191,32 +191,35 @@ export class DiscoveryScheduler {
    */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
-    const loaded = await cache.load(this.o.backends);
+    const loaded = await cache.load(this.options.backends);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
     // Which targets match their pins is decided while the saved catalog is
     // decoded (the pins file may still be read then).
-    const admission = this.o.admitCached?.(listings);
+    const admission = this.options.admitCached?.(listings);
     // Not served: a target a live listing reached first, or one whose tools
     // do not all match their pins.
     const live = (target: string) =>
       (this.#applied.get(target) ?? 0) > sequence || this.#pending.has(target);
     let restored: string[];
     try {
-      ({ restored } = await this.o.catalog.restoreCatalogAsync(loaded.catalog, {
-        keep: (target) => listings.has(target) && !live(target),
-        ...(admission === undefined
-          ? {}
-          : {
-              admit: admission.then(
-                ({ admitted }) =>
-                  (target: string) =>
-                    admitted.has(target) &&
-                    !live(target) &&
-                    !this.#abort.signal.aborted,
-              ),
-            }),
-      }));
+      ({ restored } = await this.options.catalog.restoreCatalogAsync(
+        loaded.catalog,
+        {
+          keep: (target) => listings.has(target) && !live(target),
+          ...(admission === undefined
+            ? {}
+            : {
+                admit: admission.then(
+                  ({ admitted }) =>
+                    (target: string) =>
+                      admitted.has(target) &&
+                      !live(target) &&
+                      !this.#abort.signal.aborted,
+                ),
+              }),
+        },
+      ));
     } catch (error) {
       if (this.#abort.signal.aborted) return false;
       // A pins file that cannot be read is not the cache's fault: its
@@ -227,7 +230,7 @@ export class DiscoveryScheduler {
     }
     const decided = await admission;
     if (decided !== undefined && decided.admitted.size < listings.size)
-      this.o.log(
+      this.options.log(
         `index cache: ${listings.size - decided.admitted.size} backends not served from the cache: their tools do not all match their pins; they are searchable once listed again`,
       );
     if (restored.length === 0) return false;
@@ -238,9 +241,9 @@ export class DiscoveryScheduler {
       decided?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
-    this.o.catalogChanged?.();
-    this.o.log(
-      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.o.catalog.size} tools; rediscovery replaces what changed`,
+    this.options.catalogChanged?.();
+    this.options.log(
+      `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.options.catalog.size} tools; rediscovery replaces what changed`,
     );
     return true;
   }
@@ -257,17 +260,17 @@ export class DiscoveryScheduler {
       let outcomes: DiscoveryOutcome[];
       try {
         outcomes =
-          this.o.gatewayMode === 'multiplexed' &&
-          this.o.gateway.listAllTools !== undefined
+          this.options.gatewayMode === 'multiplexed' &&
+          this.options.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await this.#discoverEach([...this.o.backends.values()]);
+            : await this.#discoverEach([...this.options.backends.values()]);
       } finally {
         this.#discoveredAt = Date.now();
       }
       const failed = outcomes.filter((o) => !o.ok);
       this.#lastFailed = failed.length > 0;
-      this.o.log(
-        `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.o.catalog.size} tools`,
+      this.options.log(
+        `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.options.catalog.size} tools`,
       );
       return outcomes;
     })().finally(() => {
@@ -288,15 +291,15 @@ export class DiscoveryScheduler {
   toolsListChanged(target: string | undefined): void {
     if (this.#abort.signal.aborted) return;
     const key =
-      this.o.gatewayMode === 'multiplexed' ||
+      this.options.gatewayMode === 'multiplexed' ||
       target === undefined ||
-      !this.o.backends.has(target)
+      !this.options.backends.has(target)
         ? ALL_TARGETS
         : target;
     clearTimeout(this.#debounce.get(key));
     const timer = setTimeout(() => {
       this.#debounce.delete(key);
-      this.o.log(
+      this.options.log(
         `discovery: ${key === ALL_TARGETS ? 'the gateway' : `backend "${key}"`} says its tools changed; listing again`,
       );
       this.rediscover(key === ALL_TARGETS ? undefined : key).catch(() => {});
@@ -308,14 +311,14 @@ export class DiscoveryScheduler {
   /** Lists one backend again now (every backend when `target` is undefined); shares a run already in flight for it. */
   rediscover(target: string | undefined): Promise<DiscoveryOutcome[]> {
     const backend =
-      target === undefined ? undefined : this.o.backends.get(target);
-    if (backend === undefined || this.o.gatewayMode === 'multiplexed')
+      target === undefined ? undefined : this.options.backends.get(target);
+    if (backend === undefined || this.options.gatewayMode === 'multiplexed')
       return this.discover();
     const running = this.#targeted.get(backend.target);
     if (running !== undefined) return running;
     const run = this.#discoverBackend(backend)
       .then((outcome) => {
-        this.o.log(
+        this.options.log(
           outcome.ok
             ? `discovery: ${backend.target} listed again, ${outcome.tools} tools`
             : `discovery: ${backend.target} listed again and failed: ${outcome.error}`,
@@ -354,11 +357,13 @@ export class DiscoveryScheduler {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
     let pending = 0;
-    for (const target of this.o.backends.keys()) {
+    for (const target of this.options.backends.keys()) {
       if (!this.#applied.has(target) && !this.#initialFailed.has(target))
         pending += 1;
     }
-    return pending === 0 ? undefined : { pending, total: this.o.backends.size };
+    return pending === 0
+      ? undefined
+      : { pending, total: this.options.backends.size };
   }
 
   /**
@@ -375,14 +380,14 @@ export class DiscoveryScheduler {
     )
       return;
     const maxAge = this.#lastFailed
-      ? Math.min(this.o.ttlMs, FAILED_RETRY_MS)
-      : this.o.ttlMs;
+      ? Math.min(this.options.ttlMs, FAILED_RETRY_MS)
+      : this.options.ttlMs;
     if (Date.now() - this.#discoveredAt < maxAge) return;
-    this.o.log(
+    this.options.log(
       `discovery: catalog older than ${maxAge} ms, refreshing in the background`,
     );
     this.discover().catch((error: unknown) =>
-      this.o.log(`discovery: refresh failed: ${errorText(error)}`),
+      this.options.log(`discovery: refresh failed: ${errorText(error)}`),
     );
   }
 
@@ -440,7 +445,7 @@ export class DiscoveryScheduler {
     try {
       let tools: GatewayTool[];
       try {
-        tools = await this.o.gateway.listTools({
+        tools = await this.options.gateway.listTools({
           target: backend.target,
           signal: this.#abort.signal,
         });
@@ -457,7 +462,7 @@ export class DiscoveryScheduler {
     } catch (error) {
       if (this.#discoveredAt === undefined)
         this.#initialFailed.add(backend.target);
-      this.o.log(
+      this.options.log(
         `discovery: ${backend.target} failed, keeping its previous entries: ${errorText(error)}`,
       );
       return failure(backend.target, error, started);
@@ -469,20 +474,20 @@ export class DiscoveryScheduler {
     const sequence = ++this.#sequence;
     let listing: Map<string, GatewayTool[]>;
     try {
-      listing = await this.o.gateway.listAllTools!({
+      listing = await this.options.gateway.listAllTools!({
         signal: this.#abort.signal,
       });
     } catch (error) {
-      this.o.log(
+      this.options.log(
         `discovery: multiplexed listing failed, keeping previous entries: ${errorText(error)}`,
       );
-      return [...this.o.backends.keys()].map((target) =>
+      return [...this.options.backends.keys()].map((target) =>
         failure(target, error, started),
       );
     }
     const ms = elapsed(started);
     const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.o.backends.keys()) {
+    for (const target of this.options.backends.keys()) {
       // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
       if (!listing.has(target))
         outcomes.push({
@@ -495,11 +500,11 @@ export class DiscoveryScheduler {
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
-        let backend = this.o.backends.get(target);
+        let backend = this.options.backends.get(target);
         if (backend === undefined) {
           backend = { backend: target, target, profile: 'core' };
-          this.o.backends.set(target, backend);
-          this.o.log(
+          this.options.backends.set(target, backend);
+          this.options.log(
             `discovery: gateway lists unconfigured target "${target}"; catalogued under profile core`,
           );
         }
@@ -508,7 +513,7 @@ export class DiscoveryScheduler {
           outcomes.push({ target, ok: true, tools: tools.length, ms });
         } catch (error) {
           outcomes.push(failure(target, error, started));
-          this.o.log(
+          this.options.log(
             `discovery: ${target} listing rejected: ${errorText(error)}`,
           );
         }
@@ -531,7 +536,8 @@ export class DiscoveryScheduler {
   ): Promise<void> {
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     await this.#paced();
-    const hash = this.o.cache === undefined ? undefined : listingHash(tools);
+    const hash =
+      this.options.cache === undefined ? undefined : listingHash(tools);
     if (
       hash !== undefined &&
       this.#servedFromCache.get(backend.target) === hash
@@ -542,9 +548,9 @@ export class DiscoveryScheduler {
       return;
     }
     const reviewed: Reviewed =
-      this.o.review === undefined
+      this.options.review === undefined
         ? { tools }
-        : await this.o.review(backend.target, tools);
+        : await this.options.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     if (hash !== undefined && this.#hashes.get(backend.target)?.hash === hash) {
       this.#applied.set(backend.target, sequence);
@@ -556,7 +562,7 @@ export class DiscoveryScheduler {
       entriesOf(
         backend,
         reviewed.tools,
-        this.o.log,
+        this.options.log,
         reviewed.definitions?.names,
       ),
       sequence,
@@ -623,7 +629,7 @@ export class DiscoveryScheduler {
       });
       this.#pending.clear();
       try {
-        await this.o.catalog.replaceBackendsAsync(
+        await this.options.catalog.replaceBackendsAsync(
           new Map(batch.map(([target, listing]) => [target, listing.entries])),
         );
         for (const [target, listing] of batch) this.#settle(target, listing);
@@ -631,7 +637,10 @@ export class DiscoveryScheduler {
         // One listing the catalog refuses must not hold back the others: apply each alone.
         for (const [target, listing] of batch) {
           try {
-            await this.o.catalog.replaceBackendAsync(target, listing.entries);
+            await this.options.catalog.replaceBackendAsync(
+              target,
+              listing.entries,
+            );
             this.#settle(target, listing);
           } catch (error) {
             for (const waiter of listing.waiters) waiter.reject(error);
@@ -639,7 +648,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
-      this.o.catalogChanged?.();
+      this.options.catalogChanged?.();
     }
     this.#building = undefined;
   }
@@ -660,7 +669,7 @@ export class DiscoveryScheduler {
    * batches, yet a backend that never answers does not hold the write back).
    */
   #cacheChanged(): void {
-    const cache = this.o.cache;
+    const cache = this.options.cache;
     if (cache === undefined || this.#abort.signal.aborted) return;
     clearTimeout(this.#cacheTimer);
     this.#cacheTimer = setTimeout(
@@ -671,7 +680,7 @@ export class DiscoveryScheduler {
         void this.#cacheApplied.then(() => {
           if (!this.#abort.signal.aborted)
             void cache.save(this.#hashes, (keys) =>
-              this.o.catalog.saveCatalogStream(keys),
+              this.options.catalog.saveCatalogStream(keys),
             );
         });
       },
