@@ -152,6 +152,7 @@ export class UsageLog {
   readonly file: string | undefined;
   readonly #maxBytes: number;
   readonly #compactTo: number;
+  readonly #lockWaitMs: number;
   readonly #log: (line: string) => void;
   readonly #logged = new Set<string>();
 
@@ -162,6 +163,8 @@ export class UsageLog {
     maxBytes?: number;
     /** Keep this much on compaction (default {@link USAGE_COMPACT_TO_BYTES}, at most `maxBytes`). */
     compactToBytes?: number;
+    /** Lock wait before an unlocked append (default {@link USAGE_LOCK_WAIT_MS}). */
+    lockWaitMs?: number;
     /** Diagnostic sink; each kind of problem is logged once. */
     log?: (line: string) => void;
   }) {
@@ -179,6 +182,7 @@ export class UsageLog {
         options.compactToBytes ?? Math.round(this.#maxBytes * share),
       ),
     );
+    this.#lockWaitMs = options.lockWaitMs ?? USAGE_LOCK_WAIT_MS;
     this.#log = options.log ?? (() => {});
   }
 
@@ -303,7 +307,7 @@ export class UsageLog {
   /** Takes the lock file; `undefined` when it could not be had in time. */
   async #lock(): Promise<(() => Promise<void>) | undefined> {
     const lockFile = `${this.file as string}.lock`;
-    const deadline = Date.now() + USAGE_LOCK_WAIT_MS;
+    const deadline = Date.now() + this.#lockWaitMs;
     for (let attempt = 0; ; attempt += 1) {
       try {
         const handle = await open(lockFile, 'wx', STATE_FILE_MODE);
