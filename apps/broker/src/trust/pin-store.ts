@@ -892,12 +892,11 @@ export class PinStore {
    */
   async #reloadKeepingNew(): Promise<void> {
     const previous = this.#pins;
-    const kept: number[] = [];
-    for (const slot of previous.pinnedSlots())
-      if (!previous.isInFile(slot)) kept.push(slot);
     await this.#load('now');
     const table = this.#pins;
-    for (const from of kept) {
+    // Read after the reload, so pins made while the file was read are kept.
+    for (const from of previous.pinnedSlots()) {
+      if (previous.isInFile(from)) continue;
       const name = previous.nameOf(from);
       const slot = table.slot(name);
       // Pinned there first: that pin wins, unless this one was accepted.
