@@ -10,9 +10,7 @@ import os from 'node:os';
 import { writeSavedCatalog } from './write-saved.mjs';
 import path from 'node:path';
 
-const { ToolCatalog } = await import(
-  new URL('../../catalog/dist/index.js', import.meta.url).href
-);
+import { ToolCatalog } from '@heretek/catalog';
 
 const TARGETS = Number(process.env.BENCH_TARGETS ?? 1000);
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 100);
