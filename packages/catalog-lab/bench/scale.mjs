@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
-import { writeSavedCatalog } from './write-saved.mjs';
+import { readSavedCatalog, writeSavedCatalog } from './write-saved.mjs';
 
 // The catalog through its package exports, or the build in BENCH_DIST.
 const dist = process.env.BENCH_DIST
@@ -187,13 +187,13 @@ async function answer(result) {
 if (process.env.BENCH_CHILD === 'restore-catalog') {
   const result = {};
   let start = process.hrtime.bigint();
-  const bytes = readFileSync(process.env.BENCH_RESTORE_FILE);
+  const saved = readSavedCatalog(process.env.BENCH_RESTORE_FILE);
   result.readSeconds = seconds(start);
   const restored = new ToolCatalog();
   start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   result.longestStallMs = +(
-    await longestStall(() => restored.restoreCatalogAsync(bytes))
+    await longestStall(() => restored.restoreCatalogAsync(saved))
   ).toFixed(1);
   result.seconds = seconds(start);
   result.cpuSeconds = cpuSeconds(cpu);
