@@ -2,7 +2,7 @@
 // False-positive rate of the broker's injection rules on real tools.
 //
 // Reads the real tool sets vendored with the catalog's benchmark
-// (packages/catalog/bench/data/{livemcpbench,metatool}/tools.jsonl, each with
+// (packages/catalog-lab/data/{livemcpbench,metatool}/tools.jsonl, each with
 // its LICENSE and SOURCE) and the broker's offline seed catalog, cleans every
 // description with src/trust/sanitize.ts and checks it with
 // src/trust/injection-rules.ts, exactly as the broker does. None of these

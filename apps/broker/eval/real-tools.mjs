@@ -15,11 +15,11 @@ const repoRoot = path.resolve(
 export const SETS = [
   {
     name: 'LiveMCPBench',
-    file: 'packages/catalog/bench/data/livemcpbench/tools.jsonl',
+    file: 'packages/catalog-lab/data/livemcpbench/tools.jsonl',
   },
   {
     name: 'MetaTool',
-    file: 'packages/catalog/bench/data/metatool/tools.jsonl',
+    file: 'packages/catalog-lab/data/metatool/tools.jsonl',
   },
 ];
 

@@ -25,7 +25,7 @@ import type {
   CachedListing,
   IndexCache,
   Reviewed,
-} from './listing-cache.js';
+} from './index-cache.js';
 import type { guardResult } from './trust/result-guard.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';

@@ -9,7 +9,7 @@ import {
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
 import { Broker } from './broker.js';
-import { IndexCache } from './listing-cache.js';
+import { IndexCache } from './index-cache.js';
 import { TrustLayer } from './trust/trust-layer.js';
 
 const BACKENDS: Backend[] = [

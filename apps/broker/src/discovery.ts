@@ -12,7 +12,7 @@ import {
   type CachedListing,
   type IndexCache,
   type Reviewed,
-} from './listing-cache.js';
+} from './index-cache.js';
 import type {
   DiscoveryOutcome,
   GatewayMode,

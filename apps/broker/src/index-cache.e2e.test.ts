@@ -18,7 +18,7 @@ import {
   spawnBroker,
   type SpawnedBroker,
 } from './__fixtures__/spawn-broker.js';
-import { INDEX_CACHE_VERSION } from './listing-cache.js';
+import { INDEX_CACHE_VERSION } from './index-cache.js';
 import { definitionHash } from './trust/definition-hash.js';
 import {
   parsePins,
@@ -40,19 +40,18 @@ const LISTINGS = {
 
 const scratch = scratchFolder('broker-index-cache-');
 
-/** The cache file's header: its backends, the pins file's digest, and where the catalog's saved form is. */
+/** The cache file's header: its backends, the pins file's digest, and the catalog's header. */
 function header(bytes: Buffer): {
   targets: Array<{ target: string; names?: string[]; pinned?: true }>;
   pins?: string;
-  catalog: [number, number];
+  catalog: object;
 } {
   return JSON.parse(bytes.toString('utf8', 48, 48 + bytes.readUInt32LE(12)));
 }
 
-/** The cache file's bytes with the catalog's saved form changed in place by `change`. */
-function mapCatalog(bytes: Buffer, change: (catalog: Buffer) => void): Buffer {
-  const [offset, length] = header(bytes).catalog;
-  change(bytes.subarray(offset, offset + length));
+/** The cache file's bytes with their digest made again, as a writer of that content would have it. */
+function redigested(bytes: Buffer): Buffer {
+  createHash('sha256').update(bytes.subarray(48)).digest().copy(bytes, 16);
   return bytes;
 }
 
@@ -337,46 +336,50 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
       new RegExp(`format version 99, this broker reads ${INDEX_CACHE_VERSION}`),
     ],
     [
-      'of the former text layout',
-      () => Buffer.from('{"version":3}\n{"target":"ghidra"}\n'),
-      new RegExp(`format version 3, this broker reads ${INDEX_CACHE_VERSION}`),
-    ],
-    [
       'changed in its table of definition hashes',
       (bytes: Buffer) => {
         const at = 48 + bytes.readUInt32LE(12);
         bytes[at] = bytes[at]! ^ 0xff;
         return bytes;
       },
-      /its header or digest table does not match its digest/,
+      /its content does not match its digest/,
     ],
     [
-      'changed in its catalog after it was written (digest)',
-      (bytes: Buffer) =>
-        mapCatalog(bytes, (catalog) => {
-          const last = catalog.length - 1;
-          catalog[last] = catalog[last]! ^ 0xff;
-        }),
-      /restoreCatalogAsync: its digest does not match its content/,
+      "changed in its catalog's bytes after it was written (digest)",
+      (bytes: Buffer) => {
+        bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+        return bytes;
+      },
+      /its content does not match its digest/,
+    ],
+    [
+      'with a malformed header, though its digest matches',
+      (bytes: Buffer) => {
+        // Same length: the first target's listing hash is no longer one.
+        const at = bytes.indexOf('"hash":"sha256:') + '"hash":"'.length;
+        bytes.write('SHA256', at, 'latin1');
+        return redigested(bytes);
+      },
+      /its header is malformed: targets\[0\]\.hash must be a "sha256:<hex>" string/,
     ],
     [
       'written by another catalog version',
-      (bytes: Buffer) =>
-        mapCatalog(bytes, (catalog) => {
-          // Same length, so the catalog stays readable up to the version check.
-          const text = catalog
-            .toString('latin1')
-            .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
-              return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
-            });
-          catalog.write(text, 'latin1');
-        }),
+      (bytes: Buffer) => {
+        // Same length, so the file stays readable up to the version check.
+        const text = bytes
+          .toString('latin1')
+          .replace(/"catalogVersion":"([^"]*)"/, (_match, version) => {
+            return `"catalogVersion":"${'9'.repeat(String(version).length)}"`;
+          });
+        bytes.write(text, 'latin1');
+        return redigested(bytes);
+      },
       /written by @heretek\/catalog "9+"/,
     ],
     [
       'cut short',
       (bytes: Buffer) => bytes.subarray(0, -10),
-      /the catalog is cut short/,
+      /changed or cut short after it was written/,
     ],
   ])(
     'ignores a cache file that is %s with one log line, never serves it, and rebuilds it',

@@ -15,22 +15,28 @@ if (!baselineDir) {
   process.exit(2);
 }
 const load = async (dir) => ({
-  main: await import(pathToFileURL(resolve(dir, 'index.js'))),
-  // The lab's harness where the build has none of its own.
-  harness: await import(pathToFileURL(resolve(dir, 'eval.js'))).catch(
-    () => import(new URL('../dist/index.js', import.meta.url).href),
+  main: await import(
+    dir === undefined
+      ? '@heretek/catalog'
+      : pathToFileURL(resolve(dir, 'index.js'))
   ),
+  // The lab's harness where the build has none of its own.
+  harness: await (
+    dir === undefined
+      ? Promise.reject(new Error('no harness'))
+      : import(pathToFileURL(resolve(dir, 'eval.js')))
+  ).catch(() => import(new URL('../dist/index.js', import.meta.url).href)),
 });
 const builds = {
   baseline: await load(baselineDir),
-  current: await load(new URL('../../catalog/dist', import.meta.url).pathname),
+  // The catalog through its package exports.
+  current: await load(undefined),
 };
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 
 function catalogOf(build, size) {
   const data = build.harness.loadBenchmark({
-    directory: new URL('../../catalog/bench/data/livemcpbench', import.meta.url)
-      .pathname,
+    directory: new URL('../data/livemcpbench', import.meta.url).pathname,
   });
   const tools = [];
   for (let copy = 0; tools.length < size; copy += 1)

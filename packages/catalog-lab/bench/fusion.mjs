@@ -7,9 +7,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
-const { ToolCatalog, toolEntryFromMcpTool } = await import(
-  new URL('../../catalog/dist/index.js', import.meta.url).href
-);
+import { ToolCatalog, toolEntryFromMcpTool } from '@heretek/catalog';
 const { targetFromServerName } = await import(
   new URL('../dist/index.js', import.meta.url).href
 );
@@ -17,10 +15,7 @@ const { targetFromServerName } = await import(
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 400);
 const lines = (file) =>
-  readFileSync(
-    new URL(`../../catalog/bench/data/livemcpbench/${file}`, import.meta.url),
-    'utf8',
-  )
+  readFileSync(new URL(`../data/livemcpbench/${file}`, import.meta.url), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line));

@@ -14,10 +14,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** LiveMCPBench and MetaTool, as `loadBenchmark` reads them. */
 export const sets = {
   live: loadBenchmark({
-    directory: resolve(here, '../../catalog/bench/data/livemcpbench'),
+    directory: resolve(here, '../data/livemcpbench'),
   }),
   metatool: loadBenchmark({
-    directory: resolve(here, '../../catalog/bench/data/metatool'),
+    directory: resolve(here, '../data/metatool'),
   }),
 };
 

@@ -1,18 +1,17 @@
 // Benchmark of @heretek/catalog against a naive wink-bm25-text-search baseline.
 // Run with `pnpm bench` (builds first through turbo). Synthetic catalogs are generated from
-// the seed tools and the 527 real MCP tools of bench/data/livemcpbench: each template tool is copied onto numbered servers.
+// the seed tools and the 527 real MCP tools of data/livemcpbench: each template tool is copied onto numbered servers.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 // BENCH_DIST=<dir> times another build of the package (e.g. an earlier commit's dist).
+// The catalog through its package exports, or the build in BENCH_DIST.
 const dist = process.env.BENCH_DIST
-  ? pathToFileURL(`${resolve(process.env.BENCH_DIST)}/`)
-  : new URL('../../catalog/dist/', import.meta.url);
-const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
-  new URL('index.js', dist).href
-);
+  ? pathToFileURL(resolve(process.env.BENCH_DIST, 'index.js')).href
+  : '@heretek/catalog';
+const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(dist);
 const { targetFromServerName } = await import(
   new URL('../dist/index.js', import.meta.url).href
 );
@@ -22,7 +21,7 @@ const bm25 = require('wink-bm25-text-search');
 const nlp = require('wink-nlp-utils');
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benchDir = resolve(here, '../../catalog/bench/data/livemcpbench');
+const benchDir = resolve(here, '../data/livemcpbench');
 const sizes = (process.env.BENCH_SIZES ?? '34,1000,10000')
   .split(',')
   .map(Number);

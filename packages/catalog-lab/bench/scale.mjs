@@ -14,14 +14,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
-import { writeSavedCatalog } from './write-saved.mjs';
+import { readSavedCatalog, writeSavedCatalog } from './write-saved.mjs';
 
+// The catalog through its package exports, or the build in BENCH_DIST.
 const dist = process.env.BENCH_DIST
-  ? pathToFileURL(`${resolve(process.env.BENCH_DIST)}/`)
-  : new URL('../../catalog/dist/', import.meta.url);
-const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(
-  new URL('index.js', dist).href
-);
+  ? pathToFileURL(resolve(process.env.BENCH_DIST, 'index.js')).href
+  : '@heretek/catalog';
+const { ToolCatalog, SEED_TOOLS, toolEntryFromMcpTool } = await import(dist);
 // The generated data comes from this package's own build, whichever build is measured.
 const { seededRandom } = await import(
   new URL('../dist/index.js', import.meta.url).href
@@ -33,10 +32,7 @@ const searchRuns = Number(process.env.BENCH_SEARCHES ?? 2000);
 const gc = globalThis.gc ?? (() => undefined);
 
 const lines = (file) =>
-  readFileSync(
-    join(here, '../../catalog/bench/data/livemcpbench', file),
-    'utf8',
-  )
+  readFileSync(join(here, '../data/livemcpbench', file), 'utf8')
     .split('\n')
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));
@@ -191,13 +187,13 @@ async function answer(result) {
 if (process.env.BENCH_CHILD === 'restore-catalog') {
   const result = {};
   let start = process.hrtime.bigint();
-  const bytes = readFileSync(process.env.BENCH_RESTORE_FILE);
+  const saved = readSavedCatalog(process.env.BENCH_RESTORE_FILE);
   result.readSeconds = seconds(start);
   const restored = new ToolCatalog();
   start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   result.longestStallMs = +(
-    await longestStall(() => restored.restoreCatalogAsync(bytes))
+    await longestStall(() => restored.restoreCatalogAsync(saved))
   ).toFixed(1);
   result.seconds = seconds(start);
   result.cpuSeconds = cpuSeconds(cpu);
@@ -223,7 +219,7 @@ if (process.env.BENCH_CHILD === 'cold') {
 }
 const heapEntries = heapMb();
 const report = {
-  dist: dist.pathname,
+  dist,
   backends,
   tools,
   machine: `${os.cpus().length} x ${os.cpus()[0]?.model}, Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}`,

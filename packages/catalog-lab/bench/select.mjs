@@ -1,5 +1,5 @@
 // Selection of the search defaults by leave-one-set-out over the development sets in
-// bench/data (or --data <dir>, repeated). Usage, after a build:
+// data (or --data <dir>, repeated). Usage, after a build:
 //   node bench/select.mjs [--data <dir> ...] [--out <record.md>] [--json <file>]
 // Writes the record (markdown) to --out, bench/selection-record.md by default; format it
 // with Prettier from the repository root. Target-level idf (`groupIdfWeight`) was measured
@@ -49,7 +49,7 @@ const values = (name) =>
 const directories = values('data').length
   ? values('data').map((directory) => resolve(directory))
   : ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'].map((set) =>
-      resolve(here, '../../catalog/bench/data', set),
+      resolve(here, '../data', set),
     );
 const out = resolve(values('out')[0] ?? resolve(here, 'selection-record.md'));
 const json = values('json')[0];

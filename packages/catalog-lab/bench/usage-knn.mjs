@@ -15,13 +15,13 @@ import {
 } from '../dist/index.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const metatool = loadBenchmark({
-  directory: resolve(here, '../../catalog/bench/data/metatool'),
+  directory: resolve(here, '../data/metatool'),
 });
 const log = loadUsageLog({
-  file: resolve(here, '../../catalog/bench/data/metatool/usage.jsonl'),
+  file: resolve(here, '../data/metatool/usage.jsonl'),
 });
 const live = loadBenchmark({
-  directory: resolve(here, '../../catalog/bench/data/livemcpbench'),
+  directory: resolve(here, '../data/livemcpbench'),
 });
 const mean = (v) => v.reduce((s, x) => s + x, 0) / Math.max(1, v.length);
 const f3 = (x) => x.toFixed(3);

@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  closedUrl,
   startGloveEndpoint,
   type GloveEndpoint,
-} from '../../catalog/src/__fixtures__/glove.js';
+} from './__fixtures__/glove.js';
 import { evaluateRankings, loadBenchmark } from './evaluate.js';
-import { scratchFolder } from '../../catalog/src/__fixtures__/scratch-folder.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(packageRoot, 'dist/cli.js');
@@ -17,16 +16,16 @@ const cli = join(packageRoot, 'dist/cli.js');
 const ALL_SETS = ['livemcpbench', 'metatool', 'gorilla-hf', 'seal-tools'];
 /** The two smaller sets, enough for what does not depend on the data. */
 const SETS = ALL_SETS.slice(0, 2);
-const dataOf = (set: string): string =>
-  resolve(packageRoot, '../catalog/bench/data', set);
+const dataOf = (set: string): string => resolve(packageRoot, 'data', set);
 
-const directory = scratchFolder('heretek-catalog-hybrid-');
+const directory = mkdtempSync(join(tmpdir(), 'heretek-catalog-hybrid-'));
 let endpoint: GloveEndpoint;
 beforeAll(async () => {
   endpoint = await startGloveEndpoint();
 });
 afterAll(async () => {
   await endpoint.stop();
+  rmSync(directory, { recursive: true, force: true });
 });
 
 /** Runs `heretek-catalog-lab eval` over `sets`, writing rankings to `<name>.<set>.jsonl`. */
@@ -102,9 +101,12 @@ describe('heretek-catalog-lab eval --embeddings-url', () => {
   }, 180_000);
 
   it('with an endpoint where nothing listens, exits 0 with the lexical rankings exactly and says so', async () => {
+    // The URL of an endpoint that has exited: nothing listens on its port.
+    const gone = await startGloveEndpoint();
+    await gone.stop();
     const run = await evaluate('down', [
       '--embeddings-url',
-      await closedUrl(),
+      gone.url,
       '--embeddings-model',
       'glove-sif',
     ]);

@@ -1,8 +1,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   evaluateRankings,
   loadBenchmark,
@@ -13,13 +20,13 @@ import {
   targetFromServerName,
 } from './evaluate.js';
 import { ToolCatalog } from '@heretek/catalog';
-import { scratchFolder } from '../../catalog/src/__fixtures__/scratch-folder.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = resolve(here, '..');
 const cli = join(packageRoot, 'dist/cli.js');
 
-const directory = scratchFolder('heretek-catalog-eval-');
+const directory = mkdtempSync(join(tmpdir(), 'heretek-catalog-eval-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 const tools = [
   {
@@ -205,10 +212,10 @@ describe('heretek-catalog-lab eval', () => {
 describe('learning from use on the benchmark sets', () => {
   it('MetaTool learning curve: floors at 100, 1,000 and all 4,706 logged uses', () => {
     const data = loadBenchmark({
-      directory: resolve(packageRoot, '../catalog/bench/data/metatool'),
+      directory: resolve(packageRoot, 'data/metatool'),
     });
     const log = loadUsageLog({
-      file: resolve(packageRoot, '../catalog/bench/data/metatool/usage.jsonl'),
+      file: resolve(packageRoot, 'data/metatool/usage.jsonl'),
     });
     const curve = [0, 100, 1000, log.length].map((count) => {
       const catalog = new ToolCatalog({ tools: data.entries });
@@ -233,7 +240,7 @@ describe('learning from use on the benchmark sets', () => {
 
   it('LiveMCPBench leave-one-out: each task ranked with the other 94 as the log', () => {
     const data = loadBenchmark({
-      directory: resolve(packageRoot, '../catalog/bench/data/livemcpbench'),
+      directory: resolve(packageRoot, 'data/livemcpbench'),
     });
     const metrics = evaluateRankings({
       queries: data.queries,

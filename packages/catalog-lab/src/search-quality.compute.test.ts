@@ -207,9 +207,7 @@ describe('benchmark floors of the default search', () => {
   for (const { set, nDCG, recall, plain: reference } of cases) {
     it(`${set}: nDCG@10 >= ${nDCG}, R@5 >= ${recall}, above plain BM25`, () => {
       const data = loadBenchmark({
-        directory: fileURLToPath(
-          new URL(`../../catalog/bench/data/${set}`, import.meta.url),
-        ),
+        directory: fileURLToPath(new URL(`../data/${set}`, import.meta.url)),
       });
       const ours = evaluateRankings({
         queries: data.queries,

@@ -12,13 +12,11 @@ import {
   invalidUsage,
 } from './errors.js';
 import {
-  digestSteps,
   planSavedCatalog,
   readSavedCatalog,
-  SAVED_CATALOG_DIGEST_AT,
   savedCatalogChunks,
+  type SavedCatalog,
   type SavedCatalogStream,
-  requireDigest,
   restoreSavedCatalog,
   type RestoredCatalog,
   type RestoredTarget,
@@ -305,19 +303,18 @@ export class ToolCatalog {
   }
 
   /**
-   * The saved form of the whole catalog, compact and binary: the targets of `keys` (each
-   * with its key, e.g. a hash of the backend's listing; targets without tools are left out),
-   * in catalog order, with one term table, their postings and statistics as the index holds
-   * them, and every tool's entry and analyzed terms, under one SHA-256 digest. Restore it
-   * with {@link ToolCatalog.restoreCatalogAsync}; {@link describeSavedCatalog} reads its
-   * header.
+   * The saved form of the whole catalog: the targets of `keys` (each with its key, e.g. a
+   * hash of the backend's listing; targets without tools are left out), in catalog order,
+   * with one term table, their postings and statistics as the index holds them, and every
+   * tool's entry and analyzed terms. A JSON header (its targets, with their keys, tools,
+   * backends and profiles, and the counts and places of the rest) and binary bytes: store
+   * both, under a checksum, and restore them with {@link ToolCatalog.restoreCatalogAsync}.
    *
-   * It is never held whole: resolves, once it is planned, with its length and targets, and
-   * its bytes come from `chunks()` a piece of up to a megabyte at a time (write each one out
-   * before asking for the next: they share one buffer), yielding to other work (searches)
-   * at least every 10 ms of work. The 32 bytes at `digestAt` are zero in the pieces;
-   * `chunks()` returns the digest to put there. The bytes are those of the catalog as it
-   * was when the call was made: changes applied while it is written are not in it.
+   * The bytes are never held whole: resolves, once they are planned, with the header and
+   * their length, and they come from `chunks()` a piece of up to a megabyte at a time (write
+   * each one out before asking for the next: they share one buffer), yielding to other work
+   * (searches) at least every 10 ms of work. They are those of the catalog as it was when
+   * the call was made: changes applied while it is written are not in it.
    *
    * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
    * strings.
@@ -333,9 +330,8 @@ export class ToolCatalog {
     );
     let started = false;
     return {
+      header: save.header,
       byteLength: save.places.end,
-      targets: save.header.targets,
-      digestAt: SAVED_CATALOG_DIGEST_AT,
       async *chunks() {
         if (started)
           throw invalidArgument(
@@ -344,7 +340,7 @@ export class ToolCatalog {
         started = true;
         const steps = savedCatalogChunks(save);
         for (let step = steps.next(); ; step = steps.next()) {
-          if (step.done === true) return step.value;
+          if (step.done === true) return;
           if (step.value === undefined) await pause();
           else yield step.value;
         }
@@ -379,12 +375,12 @@ export class ToolCatalog {
    * target that `keep` accepts gets exactly its saved tools, as
    * {@link ToolCatalog.replaceBackends} would apply their listings (in place when the target
    * is in this catalog, else at the end, in saved order); the others are left as they are
-   * here. The postings and statistics are taken as saved (views of `bytes`, which the
-   * catalog keeps: do not change them afterwards), so nothing is analyzed or computed
+   * here. The postings and statistics are taken as saved (views of `saved.bytes`, which
+   * the catalog keeps: do not change them afterwards), so nothing is analyzed or computed
    * again, and rankings are those of a build from the same listings. The whole saved
-   * catalog is checked first (layout and catalog version, length, SHA-256 digest, every
-   * count and index, each target's first tool's terms against its entry); a refused saved
-   * catalog rejects before anything changes. Yields to other work (searches) at least every
+   * catalog is checked first (layout and catalog version, the header's fields, length,
+   * every count and index, each target's first tool's terms against its entry); a refused
+   * saved catalog rejects before anything changes. Yields to other work (searches) at least every
    * 10 ms of work, then swaps the restored targets in at once; calls are applied in the
    * order they were made, with {@link ToolCatalog.replaceBackendsAsync}.
    *
@@ -392,11 +388,11 @@ export class ToolCatalog {
    * version, `INVALID_SAVED_CATALOG` for a truncated, corrupt or inconsistent saved catalog.
    */
   async restoreCatalogAsync(
-    bytes: Uint8Array,
+    saved: SavedCatalog,
     options: RestoreCatalogOptions = {},
   ): Promise<RestoreCatalogResult> {
     const where = 'restoreCatalogAsync';
-    const read = readSavedCatalog(bytes, where);
+    const read = readSavedCatalog(saved, where);
     if (
       typeof options !== 'object' ||
       options === null ||
@@ -408,10 +404,6 @@ export class ToolCatalog {
     const keep = options.keep ?? (() => true);
     return this.#enqueue(async () => {
       const pause = pacer();
-      // Hashed here a few megabytes a step (hashing on the thread pool copies the bytes
-      // first, which costs this thread more than hashing them); nothing is decoded before
-      // the digest matches.
-      requireDigest(read, await drainAsync(digestSteps(read), pause), where);
       const decoded = await drainAsync(
         restoreSavedCatalog({ read, keep, where }),
         pause,

@@ -23,13 +23,12 @@ export {
   type RestoreCatalogOptions,
   type RestoreCatalogResult,
 } from './catalog.js';
-// The saved catalog's header, read without restoring it.
-export {
-  describeSavedCatalog,
-  SAVED_CATALOG_VERSION,
-  type SavedCatalogInfo,
-  type SavedCatalogStream,
-  type SavedCatalogTarget,
+// The saved catalog: its header, its bytes, one target as its header lists it.
+export type {
+  SavedCatalog,
+  SavedCatalogHeader,
+  SavedCatalogStream,
+  SavedCatalogTarget,
 } from './saved-catalog.js';
 // The scoring knobs of `new ToolCatalog({ tuning })` and their defaults.
 export {

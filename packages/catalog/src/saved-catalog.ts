@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { assertTargetName } from './backends.js';
 import { CatalogError, CatalogErrorCode, invalidArgument } from './errors.js';
 import {
@@ -27,7 +27,7 @@ import { VERSION } from './version.js';
  * Version of the saved catalog layout and of the analysis behind its terms. Raised whenever
  * either changes, so a catalog written by another analysis is refused, never mixed in.
  */
-export const SAVED_CATALOG_VERSION = 1;
+const SAVED_CATALOG_LAYOUT = 2;
 
 /** One target of a saved catalog, as its header says. */
 export type SavedCatalogTarget = {
@@ -40,18 +40,6 @@ export type SavedCatalogTarget = {
   backends: string[];
   /** The distinct `profile` values of its tools. */
   profiles: string[];
-};
-
-/** What the header of a saved catalog says (read without checking the rest). */
-export type SavedCatalogInfo = {
-  /** `SAVED_CATALOG_VERSION` of the layout. */
-  version: number;
-  /** `VERSION` of the `@heretek/catalog` that wrote it. */
-  catalogVersion: string;
-  /** Number of tools over every target. */
-  tools: number;
-  /** The targets, in catalog order. */
-  targets: SavedCatalogTarget[];
 };
 
 /** The numbers of things in a saved catalog, from which every section's place follows. */
@@ -81,35 +69,55 @@ type Widths = { documents: 2 | 4; bags: 2 | 4 | 8; toolTerms: 2 | 4 };
 /** Terms of the term table mapped onto the dictionary between two yields of a restore. */
 const TERM_SLICE = 8192;
 
-/** The JSON header of a saved catalog. */
-type Header = {
+/**
+ * The header of a saved catalog, a JSON value: what its sections hold and where (the counts
+ * and widths), how it was computed (layout, catalog version, bag weights), and its targets.
+ */
+export type SavedCatalogHeader = {
+  layout: number;
+  /** `VERSION` of the `@heretek/catalog` that wrote it. */
   catalogVersion: string;
   /** The bag weights (in field order) the postings were computed with. */
   bag: number[];
   /** Bytes of each posting's tool, bag frequency and of each number of the tools' terms. */
   widths: Widths;
   counts: Counts;
+  /** The targets, in catalog order. */
   targets: SavedCatalogTarget[];
 };
 
-/*
- * Layout (little-endian; every section starts at a multiple of 8, so a saved catalog that
- * starts at a multiple of 8 is read in place):
- *   0   8 bytes  MAGIC
- *   8   u32      SAVED_CATALOG_VERSION
- *   12  u32      total length in bytes
- *   16  32 bytes SHA-256 of bytes [48, total)
- *   48  u32      header length in bytes (a multiple of 8)
- *   52  u32      0
- *   56           header: UTF-8 JSON (Header), padded with spaces
- *                then the sections of SECTIONS, in order (see there)
- */
-const MAGIC = [0x89, 0x48, 0x54, 0x4b, 0x43, 0x41, 0x54, 0x0a]; // \x89HTKCAT\n
-/** Where a saved catalog's 32-byte SHA-256 digest is (zero in {@link savedCatalogChunks}' pieces). */
-export const SAVED_CATALOG_DIGEST_AT = 16;
-const DIGESTED_FROM = 48;
-const HEADER_AT = 56;
+const count = z.int().nonnegative();
+const names = z.array(z.string().min(1)).min(1);
+const HEADER = z.object({
+  layout: z.literal(SAVED_CATALOG_LAYOUT),
+  catalogVersion: z.literal(VERSION),
+  bag: z.array(z.number()).length(FIELD_COUNT),
+  widths: z.object({
+    documents: z.literal([2, 4]),
+    bags: z.literal([2, 4, 8]),
+    toolTerms: z.literal([2, 4]),
+  }),
+  counts: z.object(
+    Object.fromEntries(COUNTS.map((name) => [name, count])) as Record<
+      keyof Counts,
+      typeof count
+    >,
+  ),
+  targets: z.array(
+    z.object({
+      target: z.string(),
+      key: z.string(),
+      tools: z.int().positive(),
+      backends: names,
+      profiles: names,
+    }),
+  ),
+});
 
+/*
+ * Layout of the bytes (little-endian): the sections of SECTIONS, in order, each at a
+ * multiple of 8 (see there), so bytes that start at a multiple of 8 are read in place.
+ */
 /** The sections: name, bytes per item, and the number of items from the counts. */
 const SECTIONS = [
   // Per segment, the running totals of its tools, distinct terms, postings, name terms and bare names.
@@ -147,14 +155,10 @@ type SectionName = (typeof SECTIONS)[number][0];
 /** Where each section of a saved catalog starts, and where the last ends. */
 type Places = Record<SectionName | 'end', number>;
 
-/** Where each section starts, and the end of the last, after a header of `headerBytes`. */
-function sectionPlaces(
-  counts: Counts,
-  widths: Widths,
-  headerBytes: number,
-): Places {
+/** Where each section starts, and the end of the last. */
+function sectionPlaces(counts: Counts, widths: Widths): Places {
   const places = {} as Places;
-  let at = HEADER_AT + headerBytes;
+  let at = 0;
   for (const [name, width, count] of SECTIONS) {
     places[name] = at;
     const bytes =
@@ -166,21 +170,6 @@ function sectionPlaces(
 }
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const encoder = new TextEncoder();
-
-/** UTF-8 JSON of `value`, padded with spaces to a multiple of `multiple` bytes. */
-function paddedJson(value: unknown, multiple: number): Uint8Array {
-  const bytes = encoder.encode(JSON.stringify(value));
-  const padded = Math.ceil(bytes.length / multiple) * multiple;
-  if (padded === bytes.length) return bytes;
-  const grown = new Uint8Array(padded).fill(0x20);
-  grown.set(bytes);
-  return grown;
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
 
 /** Per term id: the stamp of the term table that last mapped a term onto it (duplicates show). */
 let seenStamp = new Int32Array(1024);
@@ -290,8 +279,8 @@ function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   };
 }
 
-/** Tools whose texts are measured between two steps of {@link planSavedCatalog}. */
-const TEXTS_STEP = 4096;
+/** Tools whose texts are measured, or written, between two steps of a save (a few milliseconds of work). */
+const TEXTS_STEP = 512;
 
 /** Bytes of each piece a saved catalog is handed out in (a multiple of 8, so every number stays aligned). */
 const CHUNK_BYTES = 1 << 20;
@@ -342,8 +331,7 @@ function toolSchema(prepared: PreparedTool): string {
 export type SavedCatalogPlan = {
   segments: readonly SavedSegment[];
   plan: CatalogPlan;
-  header: Header;
-  headerBytes: Uint8Array;
+  header: SavedCatalogHeader;
   places: Places;
   textEnds: Uint32Array;
   schemaEnds: Uint32Array;
@@ -406,15 +394,15 @@ export function* planSavedCatalog(options: {
   }
   counts.textBytes = textBytes;
   counts.schemaBytes = schemaBytes;
-  const header: Header = {
+  const header: SavedCatalogHeader = {
+    layout: SAVED_CATALOG_LAYOUT,
     catalogVersion: VERSION,
     bag: [...options.bag],
     widths: plan.widths,
     counts,
     targets: plan.targets,
   };
-  const headerBytes = paddedJson(header, 8);
-  const places = sectionPlaces(counts, plan.widths, headerBytes.length);
+  const places = sectionPlaces(counts, plan.widths);
   if (places.end > 0xffffffff)
     throw invalidArgument(
       `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
@@ -423,7 +411,6 @@ export function* planSavedCatalog(options: {
     segments,
     plan,
     header,
-    headerBytes,
     places,
     textEnds,
     schemaEnds,
@@ -469,8 +456,7 @@ function swapBytes(bytes: Uint8Array, size: number): void {
 /**
  * The bytes of a saved catalog as they are produced: one reused chunk of {@link CHUNK_BYTES},
  * handed out whole (only the last is shorter), so every section, starting at a multiple of
- * 8, starts at a multiple of 8 in the chunk too. Hashes what it hands out from byte
- * {@link DIGESTED_FROM} on.
+ * 8, starts at a multiple of 8 in the chunk too.
  */
 class ChunkOut {
   readonly chunk = new Uint8Array(CHUNK_BYTES);
@@ -478,7 +464,6 @@ class ChunkOut {
   at = 0;
   /** Bytes handed out before the chunk. */
   before = 0;
-  readonly #hash = createHash('sha256');
 
   get position(): number {
     return this.before + this.at;
@@ -486,10 +471,7 @@ class ChunkOut {
 
   /** Hands out the chunk (valid until the next step is asked for). */
   *emit(): Generator<Uint8Array, void> {
-    const piece = this.chunk.subarray(0, this.at);
-    const skip = Math.max(0, DIGESTED_FROM - this.before);
-    if (skip < piece.length) this.#hash.update(piece.subarray(skip));
-    yield piece;
+    yield this.chunk.subarray(0, this.at);
     this.before += this.at;
     this.at = 0;
   }
@@ -554,11 +536,6 @@ class ChunkOut {
       for (let item = 0; item < view.length; item += 1)
         view[item] = numberOf[ids[from + item] as number] as number;
     });
-  }
-
-  /** The digest of everything handed out (call once, at the end). */
-  digest(): Uint8Array {
-    return this.#hash.digest();
   }
 }
 
@@ -750,24 +727,15 @@ function* writeSchemas(
 }
 
 /**
- * The saved form of a planned catalog, in order, as pieces of up to a megabyte: each piece
- * is a view of one reused buffer, valid until the next step is asked for; `undefined` steps
- * are pauses between pieces of work. The 32 bytes of the digest (at {@link SAVED_CATALOG_DIGEST_AT}) are
- * zero in the pieces; the digest is returned at the end.
+ * The sections of a planned catalog, in order, as pieces of up to a megabyte: each piece is
+ * a view of one reused buffer, valid until the next step is asked for; `undefined` steps
+ * are pauses between pieces of work.
  */
 export function* savedCatalogChunks(
   save: SavedCatalogPlan,
-): Generator<Uint8Array | undefined, Uint8Array> {
-  const { places, headerBytes } = save;
+): Generator<Uint8Array | undefined, void> {
+  const { places } = save;
   const out = new ChunkOut();
-  const start = new Uint8Array(HEADER_AT);
-  const view = new DataView(start.buffer);
-  start.set(MAGIC, 0);
-  view.setUint32(8, SAVED_CATALOG_VERSION, true);
-  view.setUint32(12, places.end, true);
-  view.setUint32(48, headerBytes.length, true);
-  yield* out.bytes(start);
-  yield* out.bytes(headerBytes);
   for (const [name] of SECTIONS) {
     if (out.position !== places[name])
       throw new Error(
@@ -782,197 +750,80 @@ export function* savedCatalogChunks(
       `saved catalog: ${out.position} bytes written, not ${places.end}`,
     );
   if (out.at > 0) yield* out.emit();
-  return out.digest();
-}
-
-/** A saved catalog being written a piece at a time (`ToolCatalog.saveCatalogStream`). */
-export type SavedCatalogStream = {
-  /** Bytes of the whole saved catalog. */
-  readonly byteLength: number;
-  /** Its targets, in order, as its header lists them. */
-  readonly targets: readonly SavedCatalogTarget[];
-  /** Where its 32-byte SHA-256 digest goes (zero in the pieces). */
-  readonly digestAt: number;
-  /**
-   * Its bytes in order, pieces of up to a megabyte (each valid until the next is asked
-   * for); returns the digest. Can be read once.
-   */
-  chunks(): AsyncGenerator<Uint8Array, Uint8Array, undefined>;
-};
-
-function isNames(value: unknown): value is string[] {
-  return (
-    Array.isArray(value) &&
-    value.length > 0 &&
-    value.every((item) => typeof item === 'string' && item !== '')
-  );
-}
-
-function validWidths(value: unknown): value is Widths {
-  const widths = value as Partial<Widths> | null;
-  return (
-    typeof widths === 'object' &&
-    widths !== null &&
-    (widths.documents === 2 || widths.documents === 4) &&
-    (widths.bags === 2 || widths.bags === 4 || widths.bags === 8) &&
-    (widths.toolTerms === 2 || widths.toolTerms === 4)
-  );
-}
-
-/** A saved catalog whose magic, versions, length and header were checked. */
-type ReadCatalog = {
-  bytes: Uint8Array;
-  header: Header;
-  places: Places;
-};
-
-/** Checks magic, versions, length and header (not the digest). */
-export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
-  if (!(value instanceof Uint8Array))
-    refuseCatalog(where, 'a saved catalog must be a Uint8Array');
-  const bytes = value;
-  if (
-    bytes.length < MAGIC.length ||
-    MAGIC.some((byte, index) => bytes[index] !== byte)
-  )
-    refuseCatalog(where, 'not a saved catalog (its first bytes are wrong)');
-  if (bytes.length < HEADER_AT)
-    refuseCatalog(where, `truncated: ${bytes.length} bytes`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  const version = view.getUint32(8, true);
-  if (version !== SAVED_CATALOG_VERSION)
-    foreignCatalog(
-      where,
-      `written in layout ${version}, this @heretek/catalog reads layout ${SAVED_CATALOG_VERSION}`,
-    );
-  const total = view.getUint32(12, true);
-  if (total !== bytes.length)
-    refuseCatalog(
-      where,
-      total > bytes.length
-        ? `truncated: ${bytes.length} of ${total} bytes`
-        : `${bytes.length - total} bytes after its end`,
-    );
-  const headerLength = view.getUint32(48, true);
-  if (headerLength % 8 !== 0 || HEADER_AT + headerLength > total)
-    refuseCatalog(where, 'its header length is out of range (corrupt)');
-  let json: unknown;
-  try {
-    // Decoded by Buffer, which keeps a byte-order mark as written (JSON.parse refuses it).
-    const at = bytes.byteOffset + HEADER_AT;
-    json = JSON.parse(
-      Buffer.from(bytes.buffer, at, headerLength).toString('utf8'),
-    );
-  } catch {
-    refuseCatalog(where, 'its header is not JSON (corrupt)');
-  }
-  const header = json as Partial<Header> | null;
-  if (typeof header !== 'object' || header === null)
-    refuseCatalog(where, 'its header is not an object (corrupt)');
-  if (header.catalogVersion !== VERSION)
-    foreignCatalog(
-      where,
-      `written by @heretek/catalog ${JSON.stringify(header.catalogVersion)}, this is ${VERSION}`,
-    );
-  const counts = header.counts as Partial<Counts> | undefined;
-  if (
-    !Array.isArray(header.bag) ||
-    header.bag.length !== FIELD_COUNT ||
-    !header.bag.every((weight) => typeof weight === 'number') ||
-    !validWidths(header.widths) ||
-    typeof counts !== 'object' ||
-    counts === null ||
-    !COUNTS.every((name) => isCount(counts[name])) ||
-    !Array.isArray(header.targets) ||
-    header.targets.length !== counts.segments
-  )
-    refuseCatalog(
-      where,
-      'its header lacks a field or has a malformed one (corrupt)',
-    );
-  const seen = new Set<string>();
-  let tools = 0;
-  for (const target of header.targets as unknown[]) {
-    const item = target as Partial<SavedCatalogTarget> | null;
-    if (
-      typeof item !== 'object' ||
-      item === null ||
-      typeof item.target !== 'string' ||
-      typeof item.key !== 'string' ||
-      !isCount(item.tools) ||
-      item.tools === 0 ||
-      !isNames(item.backends) ||
-      !isNames(item.profiles)
-    )
-      refuseCatalog(where, 'its header has a malformed target (corrupt)');
-    if (seen.has(item.target))
-      refuseCatalog(where, `target "${item.target}" appears twice (corrupt)`);
-    seen.add(item.target);
-    tools += item.tools;
-  }
-  if (tools !== counts.tools)
-    refuseCatalog(where, 'its targets do not add up to its tools (corrupt)');
-  const places = sectionPlaces(counts as Counts, header.widths, headerLength);
-  if (places.end !== total)
-    refuseCatalog(where, 'its counts do not match its length (corrupt)');
-  return { bytes, header: header as Header, places };
 }
 
 /**
- * Reads the header of a saved catalog (its version, and each target with its key, tool count,
- * backends and profiles) without checking its digest or decoding its tools: what a caller
- * needs to decide which targets are still current before restoring it.
- *
- * @throws CatalogError `SAVED_CATALOG_VERSION` when another layout or catalog version wrote it;
- * `INVALID_SAVED_CATALOG` when it is not a saved catalog, is truncated or its header is corrupt.
+ * A saved catalog being written a piece at a time (`ToolCatalog.saveCatalogStream`): its
+ * header, a JSON value, and the length and pieces of its bytes. Store both, in a container
+ * that checks their integrity (the broker's index cache keeps a SHA-256 of its whole file).
  */
-export function describeSavedCatalog(bytes: Uint8Array): SavedCatalogInfo {
-  const { header } = readSavedCatalog(bytes, 'describeSavedCatalog');
-  return {
-    version: SAVED_CATALOG_VERSION,
-    catalogVersion: header.catalogVersion,
-    tools: header.counts.tools,
-    targets: header.targets.map((target) => ({
-      target: target.target,
-      key: target.key,
-      tools: target.tools,
-      backends: [...target.backends],
-      profiles: [...target.profiles],
-    })),
-  };
-}
+export type SavedCatalogStream = {
+  readonly header: SavedCatalogHeader;
+  readonly byteLength: number;
+  /** Its bytes in order, pieces of up to a megabyte (each valid until the next is asked for). Can be read once. */
+  chunks(): AsyncGenerator<Uint8Array, void, undefined>;
+};
 
-/** Bytes hashed between two steps of {@link digestSteps} (about 10 ms of work). */
-const DIGEST_STEP = 1 << 22;
+/** A saved catalog as `ToolCatalog.restoreCatalogAsync` takes it: the header and bytes of a {@link SavedCatalogStream}. */
+export type SavedCatalog = { header: unknown; bytes: Uint8Array };
 
-/** The SHA-256 digest of a read catalog's digested bytes, a few megabytes a step. */
-export function* digestSteps(
-  read: ReadCatalog,
-): Generator<undefined, Uint8Array> {
-  const bytes = read.bytes.subarray(DIGESTED_FROM);
-  const hash = createHash('sha256');
-  for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
-    hash.update(bytes.subarray(at, at + DIGEST_STEP));
-    yield;
+/** A saved catalog whose header was checked and whose length matches it. */
+type ReadCatalog = {
+  bytes: Uint8Array;
+  header: SavedCatalogHeader;
+  places: Places;
+};
+
+/**
+ * Checks a saved catalog's header (versions first, then every field) and that its counts
+ * add up and match the length of its bytes.
+ */
+export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
+  const { header: json, bytes } = (value ?? {}) as Partial<SavedCatalog>;
+  if (!(bytes instanceof Uint8Array))
+    refuseCatalog(where, 'give { header, bytes }, its bytes a Uint8Array');
+  const versions = json as { layout?: unknown; catalogVersion?: unknown };
+  if (typeof versions?.layout !== 'number')
+    refuseCatalog(where, "its header is not a saved catalog's (corrupt)");
+  if (versions.layout !== SAVED_CATALOG_LAYOUT)
+    foreignCatalog(
+      where,
+      `written in layout ${JSON.stringify(versions?.layout)}, this @heretek/catalog reads layout ${SAVED_CATALOG_LAYOUT}`,
+    );
+  if (versions.catalogVersion !== VERSION)
+    foreignCatalog(
+      where,
+      `written by @heretek/catalog ${JSON.stringify(versions.catalogVersion)}, this is ${VERSION}`,
+    );
+  const parsed = HEADER.safeParse(json);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    refuseCatalog(
+      where,
+      `its header's ${issue?.path.join('.') || 'value'} is malformed: ${issue?.message} (corrupt)`,
+    );
   }
-  return hash.digest();
-}
-
-/** Refuses a read catalog whose stored digest is not `digest` (the SHA-256 of bytes [48, total)). */
-export function requireDigest(
-  read: ReadCatalog,
-  digest: Uint8Array,
-  where: string,
-): void {
-  const stored = read.bytes.subarray(
-    SAVED_CATALOG_DIGEST_AT,
-    SAVED_CATALOG_DIGEST_AT + 32,
-  );
-  if (
-    digest.length !== 32 ||
-    stored.some((byte, index) => byte !== digest[index])
-  )
-    refuseCatalog(where, 'its digest does not match its content (corrupt)');
+  const header = parsed.data;
+  const { counts, targets } = header;
+  if (targets.length !== counts.segments)
+    refuseCatalog(where, 'its targets do not match its counts (corrupt)');
+  const seen = new Set<string>();
+  let tools = 0;
+  for (const { target, tools: count } of targets) {
+    if (seen.has(target))
+      refuseCatalog(where, `target "${target}" appears twice (corrupt)`);
+    seen.add(target);
+    tools += count;
+  }
+  if (tools !== counts.tools)
+    refuseCatalog(where, 'its targets do not add up to its tools (corrupt)');
+  const places = sectionPlaces(counts, header.widths);
+  if (places.end !== bytes.length)
+    refuseCatalog(
+      where,
+      `its bytes are ${bytes.length} long, its header says ${places.end} (truncated or corrupt)`,
+    );
+  return { bytes, header, places };
 }
 
 /** One restored target: its key and its segment's tools and arrays. */
@@ -1034,7 +885,7 @@ function checkTotals(
 }
 
 /** The views of every section, at the widths the header gives. */
-function readSections(sections: Sections, header: Header) {
+function readSections(sections: Sections, header: SavedCatalogHeader) {
   const { widths } = header;
   return {
     segmentTools: sections.read('u32', 'segmentTools'),
@@ -1106,7 +957,7 @@ function* mapTermTable(
 
 /** What the targets of a saved catalog are restored from. */
 type RestoreSource = {
-  header: Header;
+  header: SavedCatalogHeader;
   sections: ReadSections;
   /** The term id of each term of the catalog's term table. */
   ids: Int32Array;

@@ -3,7 +3,7 @@ import winkNlpUtils from 'wink-nlp-utils';
 import { describe, expect, it } from 'vitest';
 import { splitWords, stemWord } from './tokenizer.js';
 
-const data = new URL('../bench/data/', import.meta.url);
+const data = new URL('../../catalog-lab/data/', import.meta.url);
 
 describe('stemmer', () => {
   it('gives the stems of wink-nlp-utils on every word of both benchmark sets', () => {

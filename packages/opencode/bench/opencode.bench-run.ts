@@ -63,7 +63,7 @@ type LiveTool = {
 /** A JSON Lines file of the catalog's vendored benchmark sets. */
 function benchData<T>(set: string, file: string): T[] {
   return readFileSync(
-    join(PACKAGE_ROOT, `../catalog/bench/data/${set}/${file}`),
+    join(PACKAGE_ROOT, `../catalog-lab/data/${set}/${file}`),
     'utf8',
   )
     .trim()

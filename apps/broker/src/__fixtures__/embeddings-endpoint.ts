@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const ENDPOINT = fileURLToPath(
   new URL(
-    '../../../../packages/catalog/src/__fixtures__/glove-endpoint.mjs',
+    '../../../../packages/catalog-lab/bench/glove-endpoint.mjs',
     import.meta.url,
   ),
 );

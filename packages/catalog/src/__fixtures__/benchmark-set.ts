@@ -1,4 +1,4 @@
-// Test fixture: a vendored benchmark set (bench/data/<name>) as catalog entries, one
+// Test fixture: a vendored benchmark set (packages/catalog-lab/data/<name>) as catalog entries, one
 // target per server, and its queries.
 import { readFileSync } from 'node:fs';
 import { toolEntryFromMcpTool } from '../entries.js';
@@ -15,7 +15,7 @@ export function benchmarkSet(name: string): {
   entries: ToolEntry[];
   queries: { query: string }[];
 } {
-  const folder = new URL(`../../bench/data/${name}/`, import.meta.url);
+  const folder = new URL(`../../../catalog-lab/data/${name}/`, import.meta.url);
   const tools = lines<{
     name: string;
     server: string;

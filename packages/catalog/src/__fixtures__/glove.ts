@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const ENDPOINT = fileURLToPath(
-  new URL('./glove-endpoint.mjs', import.meta.url),
+  new URL('../../../catalog-lab/bench/glove-endpoint.mjs', import.meta.url),
 );
 
 /** A running endpoint: its base URL and every request it answered, as it logged them. */

@@ -14,11 +14,11 @@ import {
   listingHash,
   partKey,
   type CachedListing,
-} from './listing-cache.js';
+} from './index-cache.js';
 import { definitionHash } from './trust/definition-hash.js';
 import { toolHashes } from './trust/__fixtures__/tool-hashes.js';
 
-const scratch = scratchFolder('broker-listing-cache-');
+const scratch = scratchFolder('broker-index-cache-');
 afterAll(() => scratch.remove());
 
 const backend = (target: string) => ({
@@ -66,18 +66,17 @@ function discovered(): {
   return { listings, catalog };
 }
 
-/** A saved catalog stream read whole in memory, its digest put in place. */
-async function wholeOf(stream: SavedCatalogStream): Promise<Uint8Array> {
+/** A saved catalog stream's header and bytes read whole in memory. */
+async function wholeOf(
+  stream: SavedCatalogStream,
+): Promise<{ header: unknown; bytes: Uint8Array }> {
   const bytes = new Uint8Array(stream.byteLength);
-  const chunks = stream.chunks();
   let at = 0;
-  let step = await chunks.next();
-  for (; step.done !== true; step = await chunks.next()) {
-    bytes.set(step.value, at);
-    at += step.value.length;
+  for await (const piece of stream.chunks()) {
+    bytes.set(piece, at);
+    at += piece.length;
   }
-  bytes.set(step.value, stream.digestAt);
-  return bytes;
+  return { header: JSON.parse(JSON.stringify(stream.header)), bytes };
 }
 
 describe('IndexCache', () => {
@@ -91,7 +90,7 @@ describe('IndexCache', () => {
     );
     const loaded = (await new IndexCache({ file, log }).load(BACKENDS))!;
     expect([...loaded.listings.keys()]).toEqual(['ghidra', 'adb']);
-    const buffers = new Set<ArrayBufferLike>([loaded.catalog.buffer]);
+    const buffers = new Set<ArrayBufferLike>([loaded.catalog.bytes.buffer]);
     for (const [target, listing] of loaded.listings) {
       const original = listings.get(target)!;
       expect(listing.hash).toBe(original.hash);
@@ -106,7 +105,7 @@ describe('IndexCache', () => {
     expect(buffers.size).toBe(1);
     expect(readFileSync(file).length).toBe([...buffers][0]!.byteLength);
     // At a multiple of 8 in the file, for the catalog to read in place.
-    expect(loaded.catalog.byteOffset % 8).toBe(0);
+    expect(loaded.catalog.bytes.byteOffset % 8).toBe(0);
     const restored = new ToolCatalog({ tools: [] });
     await restored.restoreCatalogAsync(loaded.catalog);
     expect(restored.search({ query: 'decompile' }).hits[0]?.name).toBe(
@@ -199,7 +198,7 @@ describe('IndexCache', () => {
     const streamedFile = path.join(scratch.dir, 'streamed.bin');
     const lines: string[] = [];
     const log = (line: string) => lines.push(line);
-    let whole: Promise<Uint8Array> | undefined;
+    let whole: ReturnType<typeof wholeOf> | undefined;
     await new IndexCache({ file: streamedFile, log }).save(listings, (keys) => {
       whole = catalog.saveCatalogStream(keys).then(wholeOf);
       return catalog.saveCatalogStream(keys);
@@ -209,7 +208,9 @@ describe('IndexCache', () => {
     const loaded = (await new IndexCache({ file: streamedFile, log }).load(
       backends,
     ))!;
-    expect(Buffer.from(loaded.catalog).equals(Buffer.from(await whole!))).toBe(
+    const { header, bytes } = await whole!;
+    expect(loaded.catalog.header).toEqual(header);
+    expect(Buffer.from(loaded.catalog.bytes).equals(Buffer.from(bytes))).toBe(
       true,
     );
     const restored = new ToolCatalog({ tools: [] });

@@ -1,18 +1,19 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { z } from 'zod';
 import { sha256Tag } from '@heretek/internal';
 import type { GatewayTool } from './types.js';
-import {
-  describeSavedCatalog,
-  type Backend,
-  type SavedCatalogStream,
-  type SavedCatalogTarget,
+import type {
+  Backend,
+  SavedCatalog,
+  SavedCatalogStream,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
+import { issueLines } from './issue-text.js';
 import {
   isMissing,
-  isRecord,
   removeStaleTemporaryFiles,
   writeAll,
   writeFileAtomic,
@@ -20,7 +21,7 @@ import {
 import { DIGEST_BYTES, type ToolHashes } from './trust/tool-hashes.js';
 
 /** Version of the index cache file layout this module reads and writes. */
-export const INDEX_CACHE_VERSION = 5;
+export const INDEX_CACHE_VERSION = 6;
 
 /** What keys one backend's tools in the index cache. */
 export type CachedListing = {
@@ -39,11 +40,11 @@ export type LoadedCache = {
   /** The backends still configured as they were saved, by target. */
   listings: Map<string, CachedListing>;
   /**
-   * The catalog's saved form (`ToolCatalog.saveCatalog`, each target under
-   * its {@link partKey}), checked whole by `restoreCatalog`; a view of the
-   * file's bytes.
+   * The catalog's saved form (`ToolCatalog.saveCatalogStream`, each target
+   * under its {@link partKey}), its bytes a view of the file's, checked by
+   * `restoreCatalogAsync`.
    */
-  catalog: Uint8Array;
+  catalog: SavedCatalog;
 };
 
 /** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
@@ -68,43 +69,57 @@ export type CachedAdmission = {
   served: (target: string) => void;
 };
 
-const SHA256 = /^sha256:[0-9a-f]{64}$/;
-
 /*
  * Layout (little-endian):
  *   0   8 bytes  MAGIC
  *   8   u32      INDEX_CACHE_VERSION
  *   12  u32      header length in bytes (a multiple of 8)
- *   16  32 bytes SHA-256 of bytes [48, end of the digest table)
- *   48           header: UTF-8 JSON ({@link Header}), padded with spaces
+ *   16  32 bytes SHA-256 of every byte after these 48
+ *   48           header: UTF-8 JSON ({@link HEADER}), padded with spaces
  *                digest table: 32 bytes per tool with a definition hash, by
  *                target in header order, each target's in its names' order
- *                the catalog's saved form at a multiple of 8 (zero bytes
- *                before it), where the header says; it carries its own
- *                digest, checked by the catalog
+ *                zero bytes to a multiple of 8, then the catalog's saved
+ *                bytes to the end (their header is the header's `catalog`)
  */
 const MAGIC = Buffer.from([0x89, 0x48, 0x54, 0x4b, 0x4c, 0x53, 0x54, 0x0a]); // \x89HTKLST\n
 const DIGEST_AT = 16;
 const HEADER_AT = 48;
 const ALIGN = 8;
+/** Bytes hashed, and targets laid out, between two turns of the event loop. */
+const DIGEST_STEP = 1 << 20;
+const TARGET_STEP = 64;
 
-/** One target's entry in the header. */
-type HeaderTarget = {
-  target: string;
-  hash: string;
-  /** Qualified names of its tools' definition hashes, when recorded. */
-  names?: readonly string[];
-  /** Every one of them matched its pin in the pins file of the header's `pins` digest. */
-  pinned?: true;
-};
+const sha256 = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, { error: 'a "sha256:<hex>" string' });
 
-type Header = {
-  targets: HeaderTarget[];
+/** The header: each target's listing hash, the pins file's digest, the catalog's header. */
+const HEADER = z.object({
+  targets: z.array(
+    z.object({
+      target: z.string().min(1),
+      hash: sha256,
+      /** Qualified names of its tools' definition hashes, when recorded. */
+      names: z.array(z.string()).optional(),
+      /** Every one of them matched its pin in the pins file of `pins`. */
+      pinned: z.literal(true).optional(),
+    }),
+  ),
   /** The pins file's digest when the cache was written (see {@link PinsCovering}). */
-  pins?: string;
-  /** Offset and length of the catalog's saved form in the file. */
-  catalog: [number, number];
-};
+  pins: sha256.optional(),
+  /** The catalog's header (checked whole by the catalog); its targets are read here. */
+  catalog: z.looseObject({
+    targets: z.array(
+      z.looseObject({
+        target: z.string(),
+        key: z.string(),
+        backends: z.array(z.string()),
+        profiles: z.array(z.string()),
+      }),
+    ),
+  }),
+});
+type Header = z.infer<typeof HEADER>;
 
 /**
  * The hash that keys a backend's part of the cache: SHA-256 of the listing
@@ -130,34 +145,6 @@ export function partKey(listing: CachedListing): string {
     .update(definitions.digests)
     .digest('hex');
   return `${hash} definitions:${digest}`;
-}
-
-/** What is wrong with a header target entry (`index` in the list), if anything. */
-function targetProblem(entry: unknown, index: number): string | undefined {
-  const where = `header target [${index}]`;
-  if (!isRecord(entry)) return `${where} is not an object`;
-  const { target, hash, names, pinned } = entry;
-  if (typeof target !== 'string' || target === '')
-    return `${where}: "target" must be a non-empty string`;
-  if (typeof hash !== 'string' || !SHA256.test(hash))
-    return `${where} ("${target}"): "hash" must be a "sha256:<hex>" string`;
-  if (
-    names !== undefined &&
-    !(Array.isArray(names) && names.every((name) => typeof name === 'string'))
-  )
-    return `${where} ("${target}"): "names" must be an array of strings`;
-  if (pinned !== undefined && (pinned !== true || names === undefined))
-    return `${where} ("${target}"): "pinned" must be true, beside "names"`;
-  return undefined;
-}
-
-/** Whether `value` is an [offset, length] pair. */
-function isRange(value: unknown): value is [number, number] {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    value.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)
-  );
 }
 
 /**
@@ -232,20 +219,13 @@ export class IndexCache {
     // The bytes are not kept here: the catalog restored keeps what it views.
     this.#bytes = undefined;
     if (bytes === undefined) return undefined;
-    const loaded = this.#read(bytes);
+    const loaded = await read(bytes);
     if (typeof loaded === 'string') {
       this.ignored(loaded);
       return undefined;
     }
-    let saved: SavedCatalogTarget[];
-    try {
-      saved = describeSavedCatalog(loaded.catalog).targets;
-    } catch (error) {
-      this.ignored(errorText(error));
-      return undefined;
-    }
     const current = new Map<string, CachedListing>();
-    for (const info of saved) {
+    for (const info of loaded.header.catalog.targets) {
       const listing = loaded.listings.get(info.target);
       const backend = backends.get(info.target);
       // Kept when saved for this listing (and definition hashes), backend and profile.
@@ -261,81 +241,12 @@ export class IndexCache {
     return { listings: current, catalog: loaded.catalog };
   }
 
-  /** Every target's cached listing and the catalog's bytes, or what is wrong with the file. */
-  #read(bytes: Buffer): LoadedCache | string {
-    if (bytes.length < HEADER_AT || !bytes.subarray(0, 8).equals(MAGIC)) {
-      const version = /^\{"version":(\d+)\}/.exec(
-        bytes.toString('latin1', 0, 32),
-      )?.[1];
-      return version === undefined
-        ? 'not an index cache file'
-        : `format version ${version}, this broker reads ${INDEX_CACHE_VERSION}`;
-    }
-    const version = bytes.readUInt32LE(8);
-    if (version !== INDEX_CACHE_VERSION)
-      return `format version ${version}, this broker reads ${INDEX_CACHE_VERSION}`;
-    const headerLength = bytes.readUInt32LE(12);
-    const digestsAt = HEADER_AT + headerLength;
-    if (headerLength % ALIGN !== 0 || digestsAt > bytes.length)
-      return 'cut short in its header';
-    let header: unknown;
-    try {
-      header = JSON.parse(bytes.toString('utf8', HEADER_AT, digestsAt));
-    } catch (error) {
-      return `its header is not JSON: ${errorText(error)}`;
-    }
-    const targets = isRecord(header) ? header.targets : undefined;
-    const catalog = isRecord(header) ? header.catalog : undefined;
-    const pins = isRecord(header) ? header.pins : undefined;
-    if (!Array.isArray(targets) || !isRange(catalog))
-      return 'its header lacks its "targets" or the place of the catalog';
-    if (pins !== undefined && !(typeof pins === 'string' && SHA256.test(pins)))
-      return 'its header\'s "pins" must be a "sha256:<hex>" string';
-    let digestsEnd = digestsAt;
-    for (const [index, entry] of targets.entries()) {
-      const problem = targetProblem(entry, index);
-      if (problem !== undefined) return problem;
-      digestsEnd += ((entry as HeaderTarget).names?.length ?? 0) * DIGEST_BYTES;
-    }
-    if (digestsEnd > bytes.length) return 'cut short in its digest table';
-    const digest = createHash('sha256')
-      .update(bytes.subarray(HEADER_AT, digestsEnd))
-      .digest();
-    if (!digest.equals(bytes.subarray(DIGEST_AT, DIGEST_AT + 32)))
-      return 'its header or digest table does not match its digest (changed after it was written)';
-    const [offset, length] = catalog;
-    if (offset < digestsEnd || offset + length > bytes.length)
-      return 'the catalog is cut short or outside the file';
-    const listings = new Map<string, CachedListing>();
-    let digestAt = digestsAt;
-    for (const { target, hash, names, pinned } of targets as HeaderTarget[]) {
-      if (listings.has(target)) return `target "${target}" appears twice`;
-      let definitions: ToolHashes | undefined;
-      if (names !== undefined) {
-        const size = names.length * DIGEST_BYTES;
-        definitions = {
-          names,
-          digests: bytes.subarray(digestAt, digestAt + size),
-          ...(pinned === true && pins !== undefined
-            ? { pinsDigest: pins }
-            : {}),
-        };
-        digestAt += size;
-      }
-      listings.set(target, {
-        hash,
-        ...(definitions === undefined ? {} : { definitions }),
-      });
-    }
-    return { listings, catalog: bytes.subarray(offset, offset + length) };
-  }
-
   /**
    * Writes the cache atomically (mode 0600): `listings`, and the catalog's
    * saved form of them for their {@link partKey}s, both taken in one turn so
    * they agree; that stream is written a piece at a time (never held whole),
-   * its digest put in place last. A failure is logged once and never stops
-   * the broker: the next start rebuilds from discovery.
+   * the file's digest put in place last. A failure is logged once and never
+   * stops the broker: the next start rebuilds from discovery.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,
@@ -347,43 +258,23 @@ export class IndexCache {
       await this.swept;
       const keys = new Map<string, string>();
       const taken = new Map(listings);
-      for (const [target, listing] of taken) keys.set(target, partKey(listing));
+      for (const [target, listing] of taken) {
+        keys.set(target, partKey(listing));
+        if (keys.size % TARGET_STEP === 0) await nextTurn();
+      }
       const catalog = await saveCatalog(keys);
       const covered = await this.#pinsCovering?.(taken).catch(() => undefined);
-      // The targets the saved form holds (a target without tools is left out).
-      const targets: HeaderTarget[] = [];
-      const digests: Uint8Array[] = [];
-      for (const { target } of catalog.targets) {
-        const { hash, definitions } = taken.get(target)!;
-        targets.push({
-          target,
-          hash,
-          ...(definitions === undefined ? {} : { names: definitions.names }),
-          ...(definitions !== undefined && covered?.inspected.has(target)
-            ? { pinned: true }
-            : {}),
-        });
-        if (definitions !== undefined) digests.push(definitions.digests);
-      }
-      const start = pieces(
-        { targets, ...(covered === undefined ? {} : { pins: covered.digest }) },
-        digests,
-        catalog.byteLength,
-      );
-      const catalogAt = start.reduce((sum, piece) => sum + piece.length, 0);
+      const start = await headPieces(catalog, taken, covered);
+      const hash = createHash('sha256');
+      for (const piece of start.slice(1)) hash.update(piece);
       try {
         await writeFileAtomic(this.file, async (handle) => {
           await writeAll(handle, start);
-          const chunks = catalog.chunks();
-          let step = await chunks.next();
-          for (; step.done !== true; step = await chunks.next())
-            await writeAll(handle, [step.value]);
-          await handle.write(
-            step.value,
-            0,
-            step.value.length,
-            catalogAt + catalog.digestAt,
-          );
+          for await (const piece of catalog.chunks()) {
+            hash.update(piece);
+            await writeAll(handle, [piece]);
+          }
+          await handle.write(hash.digest(), 0, 32, DIGEST_AT);
         });
       } catch (error) {
         if (this.#warnedWrite) return;
@@ -396,6 +287,70 @@ export class IndexCache {
     this.#writing = run;
     return run;
   }
+}
+
+/** A cache file's header and listings, with the catalog's saved form, or what is wrong with it. */
+async function read(bytes: Buffer): Promise<
+  | {
+      header: Header;
+      listings: Map<string, CachedListing>;
+      catalog: SavedCatalog;
+    }
+  | string
+> {
+  if (bytes.length < HEADER_AT || !bytes.subarray(0, 8).equals(MAGIC))
+    return 'not an index cache file';
+  const version = bytes.readUInt32LE(8);
+  if (version !== INDEX_CACHE_VERSION)
+    return `format version ${version}, this broker reads ${INDEX_CACHE_VERSION}`;
+  const digestsAt = HEADER_AT + bytes.readUInt32LE(12);
+  if (digestsAt > bytes.length) return 'cut short in its header';
+  // Hashed a megabyte a turn, so that requests are answered meanwhile.
+  const hash = createHash('sha256');
+  for (let at = HEADER_AT; at < bytes.length; at += DIGEST_STEP) {
+    hash.update(bytes.subarray(at, Math.min(at + DIGEST_STEP, bytes.length)));
+    await nextTurn();
+  }
+  if (!hash.digest().equals(bytes.subarray(DIGEST_AT, HEADER_AT)))
+    return 'its content does not match its digest (changed or cut short after it was written)';
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8', HEADER_AT, digestsAt));
+  } catch (error) {
+    return `its header is not JSON: ${errorText(error)}`;
+  }
+  const parsed = HEADER.safeParse(json);
+  if (!parsed.success)
+    return `its header is malformed: ${issueLines({ issues: parsed.error.issues, input: json, root: 'header' }).join('; ')}`;
+  const header = parsed.data;
+  const listings = new Map<string, CachedListing>();
+  let digestAt = digestsAt;
+  for (const { target, hash: listingHash, names, pinned } of header.targets) {
+    if (listings.has(target)) return `target "${target}" appears twice`;
+    const size = (names?.length ?? 0) * DIGEST_BYTES;
+    if (digestAt + size > bytes.length) return 'cut short in its digest table';
+    const definitions: ToolHashes | undefined =
+      names === undefined
+        ? undefined
+        : {
+            names,
+            digests: bytes.subarray(digestAt, digestAt + size),
+            ...(pinned === true && header.pins !== undefined
+              ? { pinsDigest: header.pins }
+              : {}),
+          };
+    digestAt += size;
+    listings.set(target, {
+      hash: listingHash,
+      ...(definitions && { definitions }),
+    });
+  }
+  const catalogAt = Math.ceil(digestAt / ALIGN) * ALIGN;
+  return {
+    header,
+    listings,
+    catalog: { header: header.catalog, bytes: bytes.subarray(catalogAt) },
+  };
 }
 
 /**
@@ -420,37 +375,51 @@ async function readWhole(file: string): Promise<Buffer> {
   }
 }
 
-/** The file's pieces before the catalog, in order: fixed fields, header, digest table, the catalog's alignment. */
-function pieces(
-  head: Omit<Header, 'catalog'>,
-  digests: readonly Uint8Array[],
-  catalogLength: number,
-): Uint8Array[] {
-  const digestBytes = digests.reduce((sum, d) => sum + d.byteLength, 0);
-  // The catalog's offset is in the header, whose length depends on it: lay
-  // out with room for the widest offset, then pad the header to that room.
-  const widest: Header = {
-    ...head,
-    catalog: [Number.MAX_SAFE_INTEGER, catalogLength],
-  };
-  const headerLength =
-    Math.ceil(Buffer.byteLength(JSON.stringify(widest)) / ALIGN) * ALIGN;
-  const end = HEADER_AT + headerLength + digestBytes;
-  const gap = new Uint8Array((ALIGN - (end % ALIGN)) % ALIGN);
-  const header = Buffer.alloc(headerLength, 0x20);
-  header.write(
-    JSON.stringify({
-      ...head,
-      catalog: [end + gap.length, catalogLength],
-    } satisfies Header),
-    'utf8',
+/**
+ * The file's pieces before the catalog's bytes, in order: fixed fields (their
+ * digest zero, put in place last), header, digest table, the catalog's
+ * alignment. The header is laid out a few targets a turn.
+ */
+async function headPieces(
+  catalog: SavedCatalogStream,
+  taken: ReadonlyMap<string, CachedListing>,
+  covered: { digest: string; inspected: ReadonlySet<string> } | undefined,
+): Promise<Uint8Array[]> {
+  // The targets the saved form holds (a target without tools is left out).
+  const targets: string[] = [];
+  const digests: Uint8Array[] = [];
+  for (const { target } of catalog.header.targets) {
+    const { hash, definitions } = taken.get(target)!;
+    targets.push(
+      JSON.stringify({
+        target,
+        hash,
+        ...(definitions && { names: definitions.names }),
+        ...(definitions && covered?.inspected.has(target) && { pinned: true }),
+      }),
+    );
+    if (definitions !== undefined) digests.push(definitions.digests);
+    if (targets.length % TARGET_STEP === 0) await nextTurn();
+  }
+  const pins = covered === undefined ? '' : `,"pins":"${covered.digest}"`;
+  const text = `{"targets":[${targets.join(',')}]${pins},"catalog":${JSON.stringify(catalog.header)}}`;
+  const header = Buffer.alloc(
+    Math.ceil(Buffer.byteLength(text) / ALIGN) * ALIGN,
+    0x20,
+  );
+  header.write(text, 'utf8');
+  const end = digests.reduce(
+    (sum, digest) => sum + digest.byteLength,
+    HEADER_AT + header.length,
   );
   const fixed = Buffer.alloc(HEADER_AT);
   MAGIC.copy(fixed, 0);
   fixed.writeUInt32LE(INDEX_CACHE_VERSION, 8);
-  fixed.writeUInt32LE(headerLength, 12);
-  const hash = createHash('sha256').update(header);
-  for (const digest of digests) hash.update(digest);
-  hash.digest().copy(fixed, DIGEST_AT);
-  return [fixed, header, ...digests, gap];
+  fixed.writeUInt32LE(header.length, 12);
+  return [
+    fixed,
+    header,
+    ...digests,
+    new Uint8Array((ALIGN - (end % ALIGN)) % ALIGN),
+  ];
 }

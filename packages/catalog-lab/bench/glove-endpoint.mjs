@@ -2,7 +2,7 @@
 // An OpenAI-compatible embeddings endpoint for tests, on 127.0.0.1: POST
 // <url>/embeddings with { model, input: string | string[] } answers each input
 // with the SIF-weighted average of its words' GloVe vectors (the vocabulary
-// of the vendored benchmark sets, bench/data/glove), unit length.
+// of the vendored benchmark sets, data/glove), unit length.
 //
 //   node glove-endpoint.mjs [--port <n>] [--delay-ms <n>] [--garbage]
 //
@@ -19,7 +19,7 @@ import { setTimeout } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const DATA = fileURLToPath(new URL('../../bench/data/glove/', import.meta.url));
+const DATA = fileURLToPath(new URL('../data/glove/', import.meta.url));
 
 /** Words of a text as the vectors were extracted: camelCase split, lower-case, letters and digits. */
 export function words(text) {

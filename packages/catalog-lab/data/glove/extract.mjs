@@ -8,7 +8,7 @@
 // Writes vocabulary.tsv (word, GloVe rank, scale) and vectors.i8 (100 signed
 // bytes per word, in the order of vocabulary.tsv) beside this file.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { words } from '../../../src/__fixtures__/glove-endpoint.mjs';
+import { words } from '../../bench/glove-endpoint.mjs';
 
 const [source, ...sets] = process.argv.slice(2);
 const wanted = new Set();
