@@ -42,14 +42,22 @@ function openCode2Host(options: {
       transform: async (
         callback: (editor: {
           get(id: string): AgentInfoV2 | undefined;
-          add(agent: AgentInfoV2): void;
+          update(id: string, edit: (agent: AgentInfoV2) => void): void;
         }) => void,
       ) => {
         callback({
           get: (id) => agents.get(id),
-          add: (agent) => {
+          update: (id, edit) => {
+            const agent = agents.get(id) ?? {
+              id,
+              mode: 'all' as const,
+              hidden: false,
+              request: { settings: {}, headers: {}, body: {} },
+              permissions: [],
+            };
+            edit(agent);
             added = { ...added, agents: added.agents + 1 };
-            agents.set(agent.id, agent);
+            agents.set(id, agent);
           },
         });
         return registration;

@@ -43,10 +43,10 @@ export type AgentInfoV2 = {
   }>;
 };
 
-/** `AgentEditor`, the argument of `ctx.agent.transform`. */
+/** `AgentEditor`, the argument of `ctx.agent.transform`: `update` creates a missing agent from `Agent.Info.empty`. */
 export type AgentEditorV2 = {
   get(id: string): AgentInfoV2 | undefined;
-  add(agent: AgentInfoV2): void;
+  update(id: string, edit: (agent: AgentInfoV2) => void): void;
 };
 
 /** `ToolContext` of a tool's `execute`: `agent` is set by OpenCode, not by the model. */
@@ -149,17 +149,10 @@ function addRoleAgentsV2(
       );
       continue;
     }
-    editor.add({
-      id: role,
-      description: roleDescription(role),
-      mode: role === 'director' ? 'primary' : 'all',
-      hidden: false,
-      system: prompt.prompt,
-      request: { settings: {}, headers: {}, body: {} },
-      permissions: [
-        { action: '*', resource: '*', effect: 'allow' },
-        { action: 'external_directory', resource: '*', effect: 'ask' },
-      ],
+    editor.update(role, (agent) => {
+      agent.description = roleDescription(role);
+      agent.mode = role === 'director' ? 'primary' : 'all';
+      agent.system = prompt.prompt;
     });
     installed.add(role);
   }
