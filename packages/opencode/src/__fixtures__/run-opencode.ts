@@ -1,10 +1,14 @@
 /**
- * Test fixture: runs the real OpenCode binary (the pinned `opencode-ai`
- * devDependency) as `opencode run`, with HOME and the XDG folders in a
- * temporary directory, autoupdate off, sharing disabled, and its model
- * provider pointed at a loopback stand-in. Every run is bounded in time.
+ * Test fixture: runs the real OpenCode binary of either line (OpenCode 1: the
+ * pinned `opencode-ai` devDependency; OpenCode 2: the platform binary of the
+ * pinned `@opencode/cli`) as `opencode run`, with HOME and the XDG folders in
+ * a temporary directory, autoupdate off, sharing disabled, and its model
+ * provider pointed at a loopback stand-in. Every run is bounded in time, and
+ * its whole process group is killed when it ends, so no OpenCode server
+ * outlives it.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import {
   mkdirSync,
   mkdtempSync,
@@ -22,11 +26,36 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const PACKAGE_ROOT = resolve(here, '../..');
 /** The repository root, which holds `roles/`. */
 export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
-const OPENCODE_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/opencode');
-/** The built plugin, as a `file://` URL for OpenCode's `plugin` list. */
+const OPENCODE_1_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/opencode');
+
+/**
+ * OpenCode 2's binary: the platform package `@opencode/cli` brings as an
+ * optional dependency (`pnpm install` installs the current platform's). Its
+ * `bin` shim needs a postinstall step that links the binary; the platform
+ * package's own `bin/opencode` is the binary. On an x64 CPU without AVX2
+ * the `-baseline` build runs instead.
+ */
+function openCode2Bin(): string {
+  const cli = createRequire(join(PACKAGE_ROOT, 'package.json')).resolve(
+    '@opencode/cli/package.json',
+  );
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const avx2 =
+    process.arch !== 'x64' ||
+    /\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  const name = `@opencode/cli-${os}-${process.arch}${avx2 ? '' : '-baseline'}`;
+  return join(
+    dirname(createRequire(cli).resolve(`${name}/package.json`)),
+    'bin/opencode',
+  );
+}
+
+/** The built plugin, as a `file://` URL for OpenCode 1's `plugin` list. */
 export const PLUGIN_URL = pathToFileURL(
   join(PACKAGE_ROOT, 'dist/index.js'),
 ).href;
+/** The package folder, as OpenCode 2's `plugins` list names a local plugin. */
+export const PLUGIN_FOLDER = PACKAGE_ROOT;
 
 /** A provider block pointing at a stand-in. */
 export function anthropicProvider(baseURL: string): Record<string, unknown> {
@@ -37,9 +66,11 @@ export function anthropicProvider(baseURL: string): Record<string, unknown> {
 
 /** Options of {@link runOpenCode}. */
 export type RunOpenCodeOptions = {
+  /** OpenCode 1 (`opencode-ai`, the default) or OpenCode 2 (`@opencode/cli`, run as `run --standalone`: a private server, no background service). */
+  line?: 1 | 2;
   /** The project folder (created if missing); `opencode.json` is written into it. */
   project: string;
-  /** The project's `opencode.json` (autoupdate and share are set here). */
+  /** The project's `opencode.json` (updates and sharing are turned off here). */
   config: Record<string, unknown>;
   /** `--agent`; unset: OpenCode's default agent. */
   agent?: string;
@@ -125,15 +156,16 @@ function prepareConfigFolder(configFolder: string): void {
 export async function runOpenCode(
   options: RunOpenCodeOptions,
 ): Promise<OpenCodeRun> {
+  const line = options.line ?? 1;
   const home = temporaryFolder('home');
-  prepareConfigFolder(join(home, '.config/opencode'));
+  if (line === 1) prepareConfigFolder(join(home, '.config/opencode'));
   mkdirSync(options.project, { recursive: true });
   writeFileSync(
     join(options.project, 'opencode.json'),
     JSON.stringify(
       {
         $schema: 'https://opencode.ai/config.json',
-        autoupdate: false,
+        ...(line === 1 ? { autoupdate: false } : { update: 'disable' }),
         share: 'disabled',
         ...options.config,
       },
@@ -154,19 +186,19 @@ export async function runOpenCode(
     OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
     ...options.env,
   };
-  const args = [
-    'run',
-    '--print-logs',
-    '--log-level',
-    process.env.OC_LOG_LEVEL ?? 'INFO',
-  ];
+  const args =
+    line === 1
+      ? ['run', '--print-logs', '--log-level', 'INFO']
+      : ['run', '--standalone', '--print-logs', '--log-level', 'info'];
   if (options.agent !== undefined) args.push('--agent', options.agent);
   args.push(options.message);
   const startedAt = Date.now();
-  const child = spawn(OPENCODE_BIN, args, {
+  const child = spawn(line === 1 ? OPENCODE_1_BIN : openCode2Bin(), args, {
     cwd: options.project,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, killed as a whole when the run ends.
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
@@ -180,14 +212,22 @@ export async function runOpenCode(
         }, 100)
       : undefined;
   let timedOut = false;
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The group has ended.
+    }
+  };
   const timer = setTimeout(() => {
     timedOut = true;
-    child.kill('SIGKILL');
+    killGroup();
   }, options.timeoutMs ?? 300_000);
   const [code, signal] = await new Promise<
     [number | null, NodeJS.Signals | null]
   >((done) => child.once('close', (c, s) => done([c, s])));
   clearTimeout(timer);
+  killGroup();
   if (sampler !== undefined) clearInterval(sampler);
   return {
     code,
