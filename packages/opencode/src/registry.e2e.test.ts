@@ -41,13 +41,19 @@ function directorScript(line: 1 | 2): string {
   const delegate = (role: string, prompt: string) =>
     line === 1
       ? delegationLine({ tool: 'task', role, prompt })
-      : call('subagent', { agent: role, description: `work for ${role}`, prompt });
+      : call('subagent', {
+          agent: role,
+          description: `work for ${role}`,
+          prompt,
+        });
   return [
     call('mcp_call_tool', RENAME),
     delegate('staff-backend', call('mcp_call_tool', RENAME)),
     ...ROLE_NAMES.filter(
       (role) => role !== 'director' && role !== 'staff-backend',
-    ).map((role) => delegate(role, call('mcp_search_tools', { query: 'rename' }))),
+    ).map((role) =>
+      delegate(role, call('mcp_search_tools', { query: 'rename' })),
+    ),
   ].join('\n');
 }
 
@@ -139,7 +145,9 @@ describe.skipIf(!RUN_OPENCODE)(
       it("refuses director's mutating call and sends staff-backend's to the gateway with its role", () => {
         const agents = agentRequests(outcome().requests);
         expect(
-          agents.filter((r) => roleOf(r) === 'director').flatMap(toolResults)[0],
+          agents
+            .filter((r) => roleOf(r) === 'director')
+            .flatMap(toolResults)[0],
         ).toMatch(/^ROLE_FORBIDDEN: /);
         expect(
           agents

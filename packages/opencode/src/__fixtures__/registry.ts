@@ -16,7 +16,11 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { PACKAGE_ROOT, REPOSITORY_ROOT, temporaryFolder } from './run-opencode.js';
+import {
+  PACKAGE_ROOT,
+  REPOSITORY_ROOT,
+  temporaryFolder,
+} from './run-opencode.js';
 import { closedPort } from './runs.js';
 
 /** A running registry. */
@@ -29,7 +33,11 @@ export type Registry = {
 };
 
 /** The package folders packed and published, lowest first. */
-const WORKSPACE_PACKAGES = ['packages/prefix', 'apps/broker', 'packages/opencode'];
+const WORKSPACE_PACKAGES = [
+  'packages/prefix',
+  'apps/broker',
+  'packages/opencode',
+];
 
 /** pnpm as the repository pins it (`packageManager`). */
 function pnpm(): string[] {
@@ -48,7 +56,10 @@ function packAll(into: string): string[] {
       cwd: join(REPOSITORY_ROOT, folder),
       stdio: 'ignore',
     });
-  // `zod`, the one dependency the three take from the registry.
+  // `zod`, the one dependency the three take from the registry, packed from
+  // this install as npm packs a package (`npm pack` of the installed folder
+  // crashes with npm 11.19). pnpm's store links identical files together;
+  // npm does not unpack a tar's hard links, so they are stored as files.
   const zod = dirname(
     realpathSync(
       createRequire(join(PACKAGE_ROOT, 'package.json')).resolve(
@@ -56,9 +67,19 @@ function packAll(into: string): string[] {
       ),
     ),
   );
-  execFileSync('npm', ['pack', zod, '--ignore-scripts', '--pack-destination', into], {
-    stdio: 'ignore',
-  });
+  const { version } = JSON.parse(
+    readFileSync(join(zod, 'package.json'), 'utf8'),
+  ) as { version: string };
+  execFileSync('tar', [
+    '--hard-dereference',
+    '-czf',
+    join(into, `zod-${version}.tgz`),
+    '-C',
+    dirname(zod),
+    '--transform',
+    `s,^${basename(zod)},package,`,
+    basename(zod),
+  ]);
   return readdirSync(into)
     .filter((file) => file.endsWith('.tgz'))
     .map((file) => join(into, file));
@@ -73,7 +94,8 @@ async function answers(url: string): Promise<void> {
     } catch {
       // Not listening yet.
     }
-    if (Date.now() > until) throw new Error(`verdaccio did not answer at ${url}`);
+    if (Date.now() > until)
+      throw new Error(`verdaccio did not answer at ${url}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

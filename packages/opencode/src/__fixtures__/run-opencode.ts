@@ -26,7 +26,15 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const PACKAGE_ROOT = resolve(here, '../..');
 /** The repository root, which holds `roles/`. */
 export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
-const OPENCODE_1_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/opencode');
+/**
+ * OpenCode 1's binary, linked by the `opencode-ai` package's postinstall
+ * (`node_modules/.bin/opencode` is `@opencode/cli`'s, whose bin has the
+ * same name).
+ */
+const OPENCODE_1_BIN = join(
+  PACKAGE_ROOT,
+  'node_modules/opencode-ai/bin/opencode.exe',
+);
 
 /**
  * OpenCode 2's binary: the platform package `@opencode/cli` brings as an

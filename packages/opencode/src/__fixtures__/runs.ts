@@ -18,7 +18,11 @@ export const RUN_OPENCODE = process.env.HERETEK_OPENCODE_E2E !== '0';
 export type Outcome = { run: OpenCodeRun; requests: RecordedRequest[] };
 
 /** An Anthropic system block. */
-export type SystemBlock = { type: string; text: string; cache_control?: unknown };
+export type SystemBlock = {
+  type: string;
+  text: string;
+  cache_control?: unknown;
+};
 
 /** The system blocks of an Anthropic request. */
 export const systemOf = (request: RecordedRequest) =>
