@@ -4,7 +4,7 @@
 // beforeAll; the tests read what the stand-ins recorded.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROLE_NAMES, type RoleName } from '@heretek/prefix';
+import { ROLE_NAMES } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RENAME,

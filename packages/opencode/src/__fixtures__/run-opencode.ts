@@ -105,23 +105,36 @@ export type OpenCodeRun = {
   peakRssBytes?: number;
 };
 
-/** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
-function treeRss(pid: number): number {
-  let total = 0;
+/** A process and all its descendants, parents first (Linux /proc). */
+function processTree(pid: number): number[] {
+  const tree = [pid];
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-    total += kb === undefined ? 0 : Number(kb) * 1024;
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       const children = readFileSync(
         `/proc/${pid}/task/${task}/children`,
         'utf8',
       ).trim();
       if (children === '') continue;
-      for (const child of children.split(' ')) total += treeRss(Number(child));
+      for (const child of children.split(' '))
+        tree.push(...processTree(Number(child)));
     }
   } catch {
     // The process ended between two reads.
+  }
+  return tree;
+}
+
+/** Resident memory of a process and all its descendants, in bytes. */
+function treeRss(pid: number): number {
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8');
+      const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+      total += kb === undefined ? 0 : Number(kb) * 1024;
+    } catch {
+      // The process ended between two reads.
+    }
   }
   return total;
 }
@@ -205,7 +218,7 @@ export async function runOpenCode(
     cwd: options.project,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, killed as a whole when the run ends.
+    // Its own process group, killed with all its descendants when the run ends.
     detached: true,
   });
   let stdout = '';
@@ -220,22 +233,27 @@ export async function runOpenCode(
         }, 100)
       : undefined;
   let timedOut = false;
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // The group has ended.
+  const kill = (pids: number[]) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // It has ended.
+      }
     }
   };
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup();
+    // OpenCode 2's `run --standalone` starts its server (`opencode serve`)
+    // in a process group of its own: every descendant, then the group.
+    kill([...processTree(child.pid!), -child.pid!]);
   }, options.timeoutMs ?? 300_000);
   const [code, signal] = await new Promise<
     [number | null, NodeJS.Signals | null]
   >((done) => child.once('close', (c, s) => done([c, s])));
   clearTimeout(timer);
-  killGroup();
+  // Whatever is left of its group (OpenCode's server ends with the run).
+  kill([-child.pid!]);
   if (sampler !== undefined) clearInterval(sampler);
   return {
     code,
