@@ -43,7 +43,6 @@ import {
 } from '#broker-fixtures/model-stand-in.js';
 import {
   PACKAGE_ROOT,
-  PLUGIN_FOLDER,
   PLUGIN_URL,
   REPOSITORY_ROOT,
   anthropicProvider,
@@ -671,7 +670,7 @@ it('OpenCode 2: multi-agent session: share of input read from the emulated Anthr
     project: temporaryFolder('bench-v2-plugin'),
     agent: 'director',
     env: heretekEnv,
-    config: { plugins: [PLUGIN_FOLDER] },
+    config: { plugins: [PACKAGE_ROOT] },
     message: sessionScriptV2(),
   });
   const bodies = agentRequests(recorded.requests).map((r) => r.body);
@@ -703,7 +702,7 @@ it('OpenCode 2: start-up and memory with 70 backends behind the plugin; the requ
   // (spawn to the first model request) and peak memory are medians.
   const variants = {
     alone: { env: {}, config: {} },
-    plugin: { env: heretekEnv, config: { plugins: [PLUGIN_FOLDER] } },
+    plugin: { env: heretekEnv, config: { plugins: [PACKAGE_ROOT] } },
   };
   const rounds: Array<Record<string, Recorded>> = [];
   for (let round = 0; round < 5; round++) {

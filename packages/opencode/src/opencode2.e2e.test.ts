@@ -21,7 +21,7 @@ import {
 } from '#broker-fixtures/model-stand-in.js';
 import { CACHE_KEY, FROZEN } from './__fixtures__/expected.js';
 import {
-  PLUGIN_FOLDER,
+  PACKAGE_ROOT,
   anthropicProvider,
   runOpenCode,
   temporaryFolder,
@@ -65,7 +65,7 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
     // finds local plugins without any configuration.
     const linked = temporaryFolder('v2-project-linked');
     mkdirSync(join(linked, '.opencode/plugins'), { recursive: true });
-    symlinkSync(PLUGIN_FOLDER, join(linked, '.opencode/plugins/heretek'));
+    symlinkSync(PACKAGE_ROOT, join(linked, '.opencode/plugins/heretek'));
     const anthropic = (
       name: string,
       options: Omit<RunOpenCodeOptions, 'config' | 'line'> & {
@@ -81,7 +81,7 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
             config: {
               model: MODEL,
               provider: anthropicProvider(model.baseURL),
-              plugins: [PLUGIN_FOLDER],
+              plugins: [PACKAGE_ROOT],
               ...options.config,
             },
           });
@@ -168,7 +168,7 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
                   models: { 'gpt-5': { name: 'gpt-5' } },
                 },
               },
-              plugins: [PLUGIN_FOLDER],
+              plugins: [PACKAGE_ROOT],
             },
             message: others.map((role) => delegate(role, 'hello')).join('\n'),
           });

@@ -22,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The package folder (`packages/opencode`). */
+/** The package folder (`packages/opencode`): the plugin, as OpenCode 2's `plugins` list names a local one. */
 export const PACKAGE_ROOT = resolve(here, '../..');
 /** The repository root, which holds `roles/`. */
 export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
@@ -62,8 +62,6 @@ function openCode2Bin(): string {
 export const PLUGIN_URL = pathToFileURL(
   join(PACKAGE_ROOT, 'dist/index.js'),
 ).href;
-/** The package folder, as OpenCode 2's `plugins` list names a local plugin. */
-export const PLUGIN_FOLDER = PACKAGE_ROOT;
 
 /** A provider block pointing at a stand-in. */
 export function anthropicProvider(baseURL: string): Record<string, unknown> {
