@@ -271,6 +271,30 @@ const stdioBroker = (role: string) => ({
   },
 });
 
+/** A session's requests under the emulated Anthropic cache: the totals, and each role's first request. */
+function sessionReport(recorded: Recorded) {
+  const bodies = agentRequests(recorded.requests).map((r) => r.body);
+  const cache = emulateAnthropicCache(bodies, { countTokens });
+  return {
+    requests: bodies.length,
+    inputTokens: cache.input,
+    readTokens: cache.read,
+    writtenTokens: cache.written,
+    readShare: Math.round(cache.readShare * 1000) / 1000,
+    firstRequestPerRole: ROLE_NAMES.map((role) => {
+      const index = bodies.findIndex((b) =>
+        JSON.stringify(b.system).includes(`# Role: ${role}\\n`),
+      );
+      const r = cache.requests[index];
+      return {
+        role,
+        readShare:
+          r === undefined ? null : Math.round((r.read / r.input) * 1000) / 1000,
+      };
+    }),
+  };
+}
+
 it('multi-agent session: share of input read from the emulated Anthropic cache', async () => {
   const withPlugin = await record({
     project: temporaryFolder('bench-plugin'),
@@ -286,33 +310,9 @@ it('multi-agent session: share of input read from the emulated Anthropic cache',
     config: { agent: plainAgents(), mcp: stdioBroker('staff-backend') },
     message: sessionScript('heretek-lazy-broker_'),
   });
-  const report = (recorded: Recorded) => {
-    const bodies = agentRequests(recorded.requests).map((r) => r.body);
-    const cache = emulateAnthropicCache(bodies, { countTokens });
-    return {
-      requests: bodies.length,
-      inputTokens: cache.input,
-      readTokens: cache.read,
-      writtenTokens: cache.written,
-      readShare: Math.round(cache.readShare * 1000) / 1000,
-      firstRequestPerRole: ROLE_NAMES.map((role) => {
-        const index = bodies.findIndex((b) =>
-          JSON.stringify(b.system).includes(`# Role: ${role}\\n`),
-        );
-        const r = cache.requests[index];
-        return {
-          role,
-          readShare:
-            r === undefined
-              ? null
-              : Math.round((r.read / r.input) * 1000) / 1000,
-        };
-      }),
-    };
-  };
   results.session = {
-    plugin: report(withPlugin),
-    plainPrompts: report(plain),
+    plugin: sessionReport(withPlugin),
+    plainPrompts: sessionReport(plain),
   };
   results.calls = {
     pluginMedianMs: median(callLatencyMs(withPlugin, '')),
@@ -673,27 +673,8 @@ it('OpenCode 2: multi-agent session: share of input read from the emulated Anthr
     config: { plugins: [PACKAGE_ROOT] },
     message: sessionScriptV2(),
   });
-  const bodies = agentRequests(recorded.requests).map((r) => r.body);
-  const cache = emulateAnthropicCache(bodies, { countTokens });
   const openCode2 = (results.openCode2 ??= {}) as Record<string, unknown>;
-  openCode2.session = {
-    requests: bodies.length,
-    inputTokens: cache.input,
-    readTokens: cache.read,
-    writtenTokens: cache.written,
-    readShare: Math.round(cache.readShare * 1000) / 1000,
-    firstRequestPerRole: ROLE_NAMES.map((role) => {
-      const index = bodies.findIndex((b) =>
-        JSON.stringify(b.system).includes(`# Role: ${role}\\n`),
-      );
-      const r = cache.requests[index];
-      return {
-        role,
-        readShare:
-          r === undefined ? null : Math.round((r.read / r.input) * 1000) / 1000,
-      };
-    }),
-  };
+  openCode2.session = sessionReport(recorded);
   console.log(JSON.stringify(openCode2.session, null, 2));
 }, 1_500_000);
 
