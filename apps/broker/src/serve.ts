@@ -12,6 +12,7 @@ import { fail } from './one-shot.js';
 import { openBroker, type OpenedBroker } from './open-broker.js';
 import { stderrLogger } from './logger.js';
 import { createBrokerServer } from './server.js';
+import { startBroker } from './start-broker.js';
 import { BrokerStdioTransport } from './stdio-transport.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import { VERSION } from './version.js';
@@ -53,7 +54,7 @@ export async function serve(
     fail(error);
     return EXIT_CODES.usage;
   }
-  const { broker, learning, trust } = opened;
+  const { broker, learning } = opened;
   const server = createBrokerServer({
     broker,
     inputRounds,
@@ -83,38 +84,10 @@ export async function serve(
     inputRounds.close();
     return broker.close();
   };
-  // Discovery starts at once; each listing waits for the pins file before it
-  // is catalogued. A pins file that cannot be trusted is never overwritten:
-  // the broker stops.
-  broker.start();
-  // The gateway client loads once the index cache's parts are served (at
-  // once without a cache), unless discovery needs it first; an option it
-  // refuses stops the broker.
-  const gatewayProblem = await broker
-    .cacheApplied()
-    .then(() => opened.connectGateway?.())
-    .then(
-      () => undefined,
-      (error: unknown) => error ?? 'the gateway client did not load',
-    );
-  if (gatewayProblem !== undefined) {
-    fail(gatewayProblem);
-    await close();
-    return EXIT_CODES.usage;
-  }
-  // The pins file's entries are checked once the cached parts are served
-  // (they are admitted on the pins' hashes); calls wait for the check.
-  const pinsProblem = await trust
-    ?.then(async (layer) => {
-      await broker.cacheApplied();
-      await layer.pins?.verified;
-    })
-    .then(
-      () => undefined,
-      (error: unknown) => errorText(error),
-    );
-  if (pinsProblem !== undefined) {
-    log(`cannot start: ${pinsProblem}`);
+  const problem = await startBroker(opened);
+  if (problem !== undefined) {
+    if (problem.kind === 'gateway') fail(problem.error);
+    else log(`cannot start: ${errorText(problem.error)}`);
     await close();
     return EXIT_CODES.usage;
   }

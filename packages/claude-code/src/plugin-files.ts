@@ -8,8 +8,9 @@
 import {
   PROFILE_NAMES,
   ROLE_NAMES,
-  ROLES,
   assemblePrefixCachedPrompt,
+  roleDescription,
+  splitAtFrozenPrefix,
   type RoleName,
 } from '@heretek/prefix';
 import {
@@ -38,29 +39,23 @@ export function readRolePrompts(workspaceRoot: string): {
   for (const profile of PROFILE_NAMES) {
     const byRole = {} as Record<RoleName, string>;
     for (const role of ROLE_NAMES) {
-      const prompt = assemblePrefixCachedPrompt({
-        role,
-        workspaceRoot,
-        activeProfile: profile,
-      });
-      const [layer1, layer2, layer3, layer4] = prompt.layers;
-      const own = layer1.text + layer2.text;
-      if (frozen !== undefined && own !== frozen)
+      const split = splitAtFrozenPrefix(
+        assemblePrefixCachedPrompt({
+          role,
+          workspaceRoot,
+          activeProfile: profile,
+        }),
+      );
+      if (frozen !== undefined && split.frozen !== frozen)
         throw new Error(
           `the frozen prefix of ${role} (${profile}) differs from the others`,
         );
-      frozen = own;
-      byRole[role] = layer3.text + layer4.text;
+      frozen = split.frozen;
+      byRole[role] = split.rest;
     }
     layers[profile] = byRole;
   }
   return { frozen: frozen!, layers };
-}
-
-/** What Claude Code's agent list and the Agent tool show for a role. */
-function description(role: RoleName): string {
-  const definition = ROLES[role];
-  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot call mutating backend tools.' : ''}`;
 }
 
 /**
@@ -72,7 +67,7 @@ export function agentFile(role: RoleName, frozen: string): string {
   return [
     '---',
     `name: ${role}`,
-    `description: ${JSON.stringify(description(role))}`,
+    `description: ${JSON.stringify(roleDescription(role))}`,
     `tools: ${[...CLAUDE_CODE_TOOLS, ...BROKER_TOOLS].join(', ')}`,
     '---',
     frozen,

@@ -22,7 +22,7 @@
 //
 // Token counts are o200k_base estimates (js-tiktoken) of each block's JSON,
 // the same counter for every variant. Runs are sequential.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { getEncoding } from 'js-tiktoken';
@@ -109,7 +109,11 @@ type Recorded = {
 
 let backends: McpBackends;
 let heretekEnv: Record<string, string>;
-const results: Record<string, unknown> = {};
+const RESULTS = join(PACKAGE_ROOT, 'bench/results.json');
+/** The figures of the last run of each part: a run of some parts (`-t`) keeps the others'. */
+const results: Record<string, unknown> = existsSync(RESULTS)
+  ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>)
+  : {};
 
 beforeAll(async () => {
   ({ backends, env: heretekEnv } = await serveSet(LIVE, {
@@ -120,9 +124,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await backends?.close();
-  const out = join(PACKAGE_ROOT, 'bench/results.json');
-  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`written ${out}`);
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`written ${RESULTS}`);
 });
 
 async function record(
@@ -268,6 +271,30 @@ const stdioBroker = (role: string) => ({
   },
 });
 
+/** A session's requests under the emulated Anthropic cache: the totals, and each role's first request. */
+function sessionReport(recorded: Recorded) {
+  const bodies = agentRequests(recorded.requests).map((r) => r.body);
+  const cache = emulateAnthropicCache(bodies, { countTokens });
+  return {
+    requests: bodies.length,
+    inputTokens: cache.input,
+    readTokens: cache.read,
+    writtenTokens: cache.written,
+    readShare: Math.round(cache.readShare * 1000) / 1000,
+    firstRequestPerRole: ROLE_NAMES.map((role) => {
+      const index = bodies.findIndex((b) =>
+        JSON.stringify(b.system).includes(`# Role: ${role}\\n`),
+      );
+      const r = cache.requests[index];
+      return {
+        role,
+        readShare:
+          r === undefined ? null : Math.round((r.read / r.input) * 1000) / 1000,
+      };
+    }),
+  };
+}
+
 it('multi-agent session: share of input read from the emulated Anthropic cache', async () => {
   const withPlugin = await record({
     project: temporaryFolder('bench-plugin'),
@@ -283,33 +310,9 @@ it('multi-agent session: share of input read from the emulated Anthropic cache',
     config: { agent: plainAgents(), mcp: stdioBroker('staff-backend') },
     message: sessionScript('heretek-lazy-broker_'),
   });
-  const report = (recorded: Recorded) => {
-    const bodies = agentRequests(recorded.requests).map((r) => r.body);
-    const cache = emulateAnthropicCache(bodies, { countTokens });
-    return {
-      requests: bodies.length,
-      inputTokens: cache.input,
-      readTokens: cache.read,
-      writtenTokens: cache.written,
-      readShare: Math.round(cache.readShare * 1000) / 1000,
-      firstRequestPerRole: ROLE_NAMES.map((role) => {
-        const index = bodies.findIndex((b) =>
-          JSON.stringify(b.system).includes(`# Role: ${role}\\n`),
-        );
-        const r = cache.requests[index];
-        return {
-          role,
-          readShare:
-            r === undefined
-              ? null
-              : Math.round((r.read / r.input) * 1000) / 1000,
-        };
-      }),
-    };
-  };
   results.session = {
-    plugin: report(withPlugin),
-    plainPrompts: report(plain),
+    plugin: sessionReport(withPlugin),
+    plainPrompts: sessionReport(plain),
   };
   results.calls = {
     pluginMedianMs: median(callLatencyMs(withPlugin, '')),
@@ -422,13 +425,15 @@ const mean = (values: number[]) =>
  * The `execute` script that runs Code Mode's search for each query and
  * returns the ranks of the relevant tools in its top 10 (`;` between queries).
  */
-function codeModeScript(queries: Query[]): string {
+function codeModeScript(queries: Query[], line: 1 | 2): string {
   const pairs = queries.map((q) => [q.query, q.relevant.map(gatewayName)]);
+  // OpenCode 1: `tools.$codemode.search`, a promise; OpenCode 2: `search`, synchronous.
+  const search = line === 1 ? 'await tools.$codemode.search' : 'search';
   return `const queries = ${JSON.stringify(pairs)};
 const out = [];
 for (const [query, relevant] of queries) {
   const ranks = [];
-  const result = await tools.$codemode.search({ query, limit: 10 });
+  const result = ${search}({ query, limit: 10 });
   for (let i = 0; i < result.items.length && i < 10; i++) {
     const m = /^tools\\.live(?:\\.(.+)|\\["(.+)"\\])$/.exec(result.items[i].path);
     if (m && relevant.includes(m[1] ?? m[2])) ranks.push(i + 1);
@@ -439,15 +444,18 @@ return out.join(";");`;
 }
 
 /** The `@tool execute` line of a script: at most about 40 kB, so the message stays under the 128 kB limit of one argument. */
-const executeLine = (queries: Query[]) =>
-  scriptLine('execute', { code: codeModeScript(queries) });
+const executeLine = (queries: Query[], line: 1 | 2) =>
+  scriptLine('execute', { code: codeModeScript(queries, line) });
 
 /** The queries in runs whose `execute` line fits in one command-line argument. */
-function codeModeRuns(queries: Query[]): Query[][] {
+function codeModeRuns(queries: Query[], line: 1 | 2): Query[][] {
   const runs: Query[][] = [[]];
   for (const query of queries) {
     const current = runs.at(-1)!;
-    if (current.length > 0 && executeLine([...current, query]).length > 40_000)
+    if (
+      current.length > 0 &&
+      executeLine([...current, query], line).length > 40_000
+    )
       runs.push([query]);
     else current.push(query);
   }
@@ -458,17 +466,27 @@ function codeModeRuns(queries: Query[]): Query[][] {
 async function codeModeRanks(
   url: string,
   queries: Query[],
+  line: 1 | 2,
 ): Promise<number[][]> {
   const ranks: number[][] = [];
-  for (const run of codeModeRuns(queries)) {
+  for (const run of codeModeRuns(queries, line)) {
     const recorded = await record({
+      line,
       project: temporaryFolder('bench-codemode-search'),
-      env: { OPENCODE_EXPERIMENTAL_CODE_MODE: '1' },
-      config: { mcp: { live: { type: 'remote', url } } },
-      message: executeLine(run),
+      ...(line === 1
+        ? {
+            env: { OPENCODE_EXPERIMENTAL_CODE_MODE: '1' },
+            config: { mcp: { live: { type: 'remote', url } } },
+            message: executeLine(run, line),
+          }
+        : {
+            env: {},
+            config: { mcp: { servers: { live: { type: 'remote', url } } } },
+            message: `${WAIT_FOR_MCP}\n${executeLine(run, line)}`,
+          }),
     });
     const result = toolResultTexts(agentRequests(recorded.requests).at(-1)!);
-    const cells = (result[0] ?? '').split(';');
+    const cells = (result.at(-1) ?? '').split(';');
     if (
       cells.length !== run.length ||
       cells.some((cell) => !/^(\d+(,\d+)*)?$/.test(cell))
@@ -566,7 +584,8 @@ async function serveSet(
   };
 }
 
-it("search quality: Code Mode's search against the broker's, nDCG@10 on LiveMCPBench and MetaTool", async () => {
+/** Code Mode's search in OpenCode `line` against the broker's, nDCG@10 on both sets. */
+async function searchQuality(line: 1 | 2): Promise<Record<string, unknown>> {
   const quality: Record<string, unknown> = {};
   for (const set of ['livemcpbench', 'metatool']) {
     const queries = benchData<Query>(set, 'queries.jsonl');
@@ -577,7 +596,7 @@ it("search quality: Code Mode's search against the broker's, nDCG@10 on LiveMCPB
       quality[set] = {
         queries: queries.length,
         codeModeNdcg10: score(
-          await codeModeRanks(`${served.backends.url}/mcp`, queries),
+          await codeModeRanks(`${served.backends.url}/mcp`, queries, line),
         ),
         brokerNdcg10: score(await brokerRanks(served.env, queries)),
       };
@@ -585,6 +604,172 @@ it("search quality: Code Mode's search against the broker's, nDCG@10 on LiveMCPB
       await served.backends.close();
     }
   }
-  results.searchQuality = quality;
   console.log(JSON.stringify(quality, null, 2));
+  return quality;
+}
+
+it("search quality: Code Mode's search against the broker's, nDCG@10 on LiveMCPBench and MetaTool", async () => {
+  results.searchQuality = await searchQuality(1);
+}, 1_800_000);
+
+// OpenCode 2 (2.1.2, `run --standalone`). The first model request leaves
+// before a configured MCP server has connected (its tools, or Code Mode's
+// catalog of them, are missing from it); a run that must see them first
+// waits in a shell call until OpenCode's log says the server connected.
+
+/** A shell call that returns once OpenCode 2's log says an MCP server connected (at most 60 s). */
+const WAIT_FOR_MCP = scriptLine('shell', {
+  description: 'wait for the MCP server',
+  command:
+    'for i in $(seq 600); do grep -q "mcp connected" "$XDG_DATA_HOME/opencode/log/opencode.log" && exit 0; sleep 0.1; done; exit 1',
+});
+
+/** The director's script in OpenCode 2: the same work handed out through the subagent tool. */
+function sessionScriptV2(): string {
+  const tools = scriptTools();
+  return ROLE_NAMES.filter((role) => role !== 'director')
+    .map((role, i) => {
+      const tool = tools[i]!;
+      const prompt = [
+        scriptLine('mcp_search_tools', { query: tool.query, limit: 5 }),
+        scriptLine('mcp_inspect_schema', { name: tool.name }),
+        scriptLine('mcp_call_tool', { name: tool.name, arguments: tool.args }),
+      ].join('\n');
+      return scriptLine('subagent', {
+        agent: role,
+        description: `work for ${role}`,
+        prompt,
+      });
+    })
+    .join('\n');
+}
+
+/** The MCP server of the 527 tools in OpenCode 2's configuration, behind Code Mode unless `codemode` is false. */
+const liveServer = (codemode: boolean) => ({
+  mcp: {
+    servers: { live: { type: 'remote', url: `${backends.url}/mcp`, codemode } },
+  },
+});
+
+const stdioBrokerV2 = () => ({
+  mcp: {
+    servers: {
+      'heretek-lazy-broker': {
+        type: 'local',
+        command: ['node', BROKER_BIN],
+        environment: { ...heretekEnv, HERETEK_BROKER_ROLE: 'director' },
+        codemode: false,
+      },
+    },
+  },
+});
+
+it('OpenCode 2: multi-agent session: share of input read from the emulated Anthropic cache', async () => {
+  const recorded = await record({
+    line: 2,
+    project: temporaryFolder('bench-v2-plugin'),
+    agent: 'director',
+    env: heretekEnv,
+    config: { plugins: [PACKAGE_ROOT] },
+    message: sessionScriptV2(),
+  });
+  const openCode2 = (results.openCode2 ??= {}) as Record<string, unknown>;
+  openCode2.session = sessionReport(recorded);
+  console.log(JSON.stringify(openCode2.session, null, 2));
+}, 1_500_000);
+
+it('OpenCode 2: start-up and memory with 70 backends behind the plugin; the request that first carries 527 tools behind one MCP server', async () => {
+  // Five rounds, OpenCode 2 alone and with the plugin interleaved: start-up
+  // (spawn to the first model request) and peak memory are medians.
+  const variants = {
+    alone: { env: {}, config: {} },
+    plugin: { env: heretekEnv, config: { plugins: [PACKAGE_ROOT] } },
+  };
+  const rounds: Array<Record<string, Recorded>> = [];
+  for (let round = 0; round < 5; round++) {
+    const runs: Record<string, Recorded> = {};
+    for (const [name, variant] of Object.entries(variants))
+      runs[name] = await record({
+        line: 2,
+        project: temporaryFolder(`bench-v2-${name}`),
+        ...variant,
+        message: 'hello',
+      });
+    rounds.push(runs);
+  }
+  const startup = Object.fromEntries(
+    Object.keys(variants).map((name) => {
+      const runs = rounds.map((r) => r[name]!);
+      return [
+        name,
+        {
+          firstRequestMsMedian: median(runs.map(startupMs)),
+          firstRequestMs: runs.map(startupMs),
+          peakRssMiBMedian: mib(
+            median(runs.map((r) => r.run.peakRssBytes ?? 0)),
+          ),
+          peakRssMiB: runs.map((r) => mib(r.run.peakRssBytes)),
+        },
+      ];
+    }),
+  ) as Record<
+    string,
+    { firstRequestMsMedian: number; peakRssMiBMedian: number }
+  >;
+  // The input tokens of the first request that carries the MCP server's
+  // tools (after the wait), and of the same request in the other set-ups.
+  const firstTokens = (recorded: Recorded) => {
+    const body = agentRequests(recorded.requests)[0]!.body;
+    return {
+      tools: (body.tools as unknown[]).length,
+      inputTokens: emulateAnthropicCache([body], { countTokens }).input,
+    };
+  };
+  const firstRequest: Record<string, unknown> = {
+    alone: { firstRequest: firstTokens(rounds[0]!.alone!) },
+    plugin: { firstRequest: firstTokens(rounds[0]!.plugin!) },
+  };
+  const carrying = {
+    codeMode: { env: {}, config: liveServer(true) },
+    direct: { env: {}, config: liveServer(false) },
+    stdioBroker: { env: {}, config: stdioBrokerV2() },
+  };
+  for (const [name, variant] of Object.entries(carrying)) {
+    const recorded = await record({
+      line: 2,
+      project: temporaryFolder(`bench-v2-tokens-${name}`),
+      ...variant,
+      message: WAIT_FOR_MCP,
+    });
+    const after = agentRequests(recorded.requests)[1]!.body;
+    firstRequest[name] = {
+      firstRequest: firstTokens(recorded),
+      afterConnecting: {
+        tools: (after.tools as unknown[]).length,
+        inputTokens: emulateAnthropicCache([after], { countTokens }).input,
+      },
+    };
+  }
+  const openCode2 = (results.openCode2 ??= {}) as Record<string, unknown>;
+  openCode2.startup = startup;
+  openCode2.pluginAgainstAlone = {
+    firstRequestRatio:
+      Math.round(
+        (startup.plugin!.firstRequestMsMedian /
+          startup.alone!.firstRequestMsMedian) *
+          100,
+      ) / 100,
+    peakRssDifferenceMiB: mib(
+      (startup.plugin!.peakRssMiBMedian - startup.alone!.peakRssMiBMedian) *
+        1024 *
+        1024,
+    ),
+  };
+  openCode2.firstRequest = firstRequest;
+  console.log(JSON.stringify(openCode2, null, 2));
+}, 1_500_000);
+
+it("OpenCode 2: search quality: Code Mode's search against the broker's, nDCG@10 on LiveMCPBench and MetaTool", async () => {
+  const openCode2 = (results.openCode2 ??= {}) as Record<string, unknown>;
+  openCode2.searchQuality = await searchQuality(2);
 }, 1_800_000);

@@ -75,23 +75,34 @@ export function resultText(result: ToolCallResult): string {
   return parts.join('\n');
 }
 
+/** A refusal's code for an error the broker's start-up gave. */
+const codeOf = (error: unknown) =>
+  (error as { code?: unknown } | undefined)?.code;
+
 /**
- * Starts the broker in-process from the environment; never throws. The
- * broker's code is imported here, on the first meta-tool call, not when
- * OpenCode loads the plugin.
+ * Starts the broker in-process from the environment through the broker's own
+ * start-up path (`openBroker`, then `startBroker`: the index cache, the
+ * gateway client, the pins file's check), as the stdio broker starts; never
+ * throws. The broker's code is imported here, on the first meta-tool call,
+ * not when OpenCode loads the plugin.
  */
 async function startBroker(
   options: HeretekOptions,
   log: PluginLog,
 ): Promise<BrokerState> {
   try {
-    const { openBroker, readBrokerSetup } = await import('@heretek/broker');
-    const setup = readBrokerSetup({ env: options.env });
-    const opened = await openBroker({
+    const broker = await import('@heretek/broker');
+    const setup = broker.readBrokerSetup({ env: options.env });
+    const opened = await broker.openBroker({
       setup,
       log: (line) => log('info', `broker: ${line}`),
+      deferGateway: true,
     });
-    opened.broker.start();
+    const problem = await broker.startBroker(opened);
+    if (problem !== undefined) {
+      await opened.broker.close();
+      throw problem.error;
+    }
     opened.learning
       .load()
       .catch((error: unknown) =>
@@ -112,9 +123,10 @@ async function startBroker(
       'error',
       `broker not started, every meta-tool call is refused until this is fixed and OpenCode restarted: ${message}`,
     );
+    const code = codeOf(error);
     return {
       ok: false,
-      code: (error as { code?: string }).code ?? 'INVALID_CONFIG',
+      code: typeof code === 'string' ? code : 'INVALID_CONFIG',
       message,
     };
   }
@@ -138,7 +150,7 @@ export type MetaToolRunner = {
   close(): Promise<void>;
 };
 
-/** A runner whose broker starts on the first call (the first search waits for discovery at most 3 s, as the stdio broker's does). */
+/** A runner whose broker starts on the first call (the first search waits for discovery at most 1 s, as the stdio broker's does: the broker's own wait). */
 export function createMetaToolRunner(
   options: HeretekOptions,
   log: PluginLog,

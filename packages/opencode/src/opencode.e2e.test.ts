@@ -1,11 +1,10 @@
-// The plugin inside the real OpenCode (the pinned opencode-ai binary), against
+// The plugin inside the real OpenCode 1 (the pinned opencode-ai binary), against
 // loopback stand-ins for the model provider and real MCP backends behind a
 // loopback gateway. Every OpenCode run happens once, two at a time, in
 // beforeAll; the tests read what the stand-ins recorded.
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ROLE_NAMES, type RoleName } from '@heretek/prefix';
+import { ROLE_NAMES } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RENAME,
@@ -18,7 +17,6 @@ import {
   scriptLine as call,
   startModelStandIn,
   toolResults,
-  type RecordedRequest,
 } from '#broker-fixtures/model-stand-in.js';
 import { CACHE_KEY, FROZEN } from './__fixtures__/expected.js';
 import {
@@ -26,9 +24,17 @@ import {
   anthropicProvider,
   runOpenCode,
   temporaryFolder,
-  type OpenCodeRun,
   type RunOpenCodeOptions,
 } from './__fixtures__/run-opencode.js';
+import {
+  RUN_OPENCODE,
+  closedPort,
+  firstRequestReadShares,
+  roleOf,
+  systemOf,
+  twoAtATime,
+  type Outcome,
+} from './__fixtures__/runs.js';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
 
@@ -36,50 +42,10 @@ const MODEL = 'anthropic/claude-sonnet-4-5';
 const delegate = (role: string, prompt: string) =>
   delegationLine({ tool: 'task', role, prompt });
 
-type Outcome = { run: OpenCodeRun; requests: RecordedRequest[] };
-
-type SystemBlock = { type: string; text: string; cache_control?: unknown };
-
-const systemOf = (request: RecordedRequest) =>
-  (request.body.system ?? []) as SystemBlock[];
-
-/** The role a request was made for, read from its layer 3 heading. */
-const roleOf = (request: RecordedRequest): RoleName | undefined =>
-  ROLE_NAMES.find((role) =>
-    systemOf(request)[1]?.text.startsWith(`# Role: ${role}\n`),
-  );
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve()),
-  );
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Runs the jobs two at a time. */
-async function twoAtATime<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
-  const results: T[] = new Array<T>(jobs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const index = next++;
-      results[index] = await jobs[index]!();
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  return results;
-}
-
-/** `HERETEK_OPENCODE_E2E=0` skips these runs (CI's second Node version: OpenCode runs the plugin in its own Bun runtime). */
-const RUN_OPENCODE = process.env.HERETEK_OPENCODE_E2E !== '0';
-
 let ghidra: GhidraBackend;
 const outcomes = new Map<string, Outcome>();
 
-describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
+describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
   beforeAll(async () => {
     ghidra = await startGhidraBackend();
     const heretekEnv = (extra: Record<string, string> = {}) => ({
@@ -251,6 +217,14 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode', () => {
         expect(seen.get(`${role} run`)).toBeGreaterThan(0);
       for (const role of ROLE_NAMES.filter((r) => r !== 'director'))
         expect(seen.get(`${role} task`)).toBeGreaterThan(0);
+    });
+
+    it("reads at least 85 % of each delegated role's first request from the emulated Anthropic cache", () => {
+      const shares = firstRequestReadShares(
+        agentRequests(outcome('director').requests),
+      );
+      for (const role of ROLE_NAMES.filter((r) => r !== 'director'))
+        expect(shares.get(role), role).toBeGreaterThanOrEqual(0.85);
     });
 
     it('sends a byte-identical tools array for the six roles, primary or delegated, in two project folders', () => {

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ROLE_NAMES,
-  ROLES,
   assemblePrefixCachedPrompt,
+  frozenPromptCacheKey,
+  splitAtFrozenPrefix,
   type RoleName,
 } from '@heretek/prefix';
 
@@ -55,38 +56,29 @@ export function loadRolePrompts(options: {
   const fromProject = hasRoles(options.directory);
   const workspaceRoot = fromProject ? options.directory : packagedRolesRoot();
   const roles = new Map<RoleName, RolePrompt>();
-  let frozenSha256 = '';
+  let promptCacheKey = '';
   for (const role of ROLE_NAMES) {
     const assembled = assemblePrefixCachedPrompt({
       role,
       workspaceRoot,
       activeProfile: options.profile,
     });
-    const [layer1, layer2] = assembled.layers;
-    const frozen = layer1.text + layer2.text;
     roles.set(role, {
       role,
       prompt: assembled.systemPrompt,
-      frozen,
-      rest: assembled.systemPrompt.slice(frozen.length),
+      ...splitAtFrozenPrefix(assembled),
     });
-    frozenSha256 = assembled.frozenPrefixSha256;
+    // The same for every role: the frozen prefix's. Not the key of
+    // `toOpenAIPromptCache`, which would also estimate every prompt's tokens
+    // for its warnings: seconds and over 100 MiB in OpenCode's runtime at
+    // start-up.
+    promptCacheKey = frozenPromptCacheKey(assembled);
   }
   return {
     workspaceRoot,
     fromProject,
     roles,
     frozen: roles.get('director')!.frozen,
-    // The key `toOpenAIPromptCache` of `@heretek/prefix` derives; calling it
-    // would also estimate every prompt's tokens for its warnings, which takes
-    // seconds and over 100 MiB in OpenCode's runtime at start-up. The tests
-    // check that both keys are equal.
-    promptCacheKey: `heretek-${frozenSha256.slice(0, 24)}`,
+    promptCacheKey,
   };
-}
-
-/** The one-line description OpenCode shows for a role agent (and the task tool lists). */
-export function roleDescription(role: RoleName): string {
-  const definition = ROLES[role];
-  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot call mutating backend tools.' : ''}`;
 }

@@ -1,5 +1,5 @@
 import type { MetaToolName } from '@heretek/broker';
-import { isRoleName, type RoleName } from '@heretek/prefix';
+import { isRoleName, roleDescription, type RoleName } from '@heretek/prefix';
 import type {
   Config,
   Hooks,
@@ -17,7 +17,7 @@ import {
   type PluginLog,
 } from './meta-tools.js';
 import { preparePlugin } from './prepare.js';
-import { roleDescription, type RolePrompts } from './roles.js';
+import type { RolePrompts } from './roles.js';
 
 /**
  * The agents the plugin adds to OpenCode's configuration: the six roles,

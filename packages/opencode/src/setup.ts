@@ -1,17 +1,12 @@
 // The OpenCode 2 entry: `setup(ctx)` registers through the plugin context
-// what `server()` returns as hooks in OpenCode 1. OpenCode 2 cannot be
-// installed from the npm registry, so this is written to its documented
-// contract: opencode.ai/v2/docs (build/plugins/server,
-// build/plugins/migrate-v1, mcp-servers) and OpenCode's source,
-// github.com/anomalyco/opencode at these commits:
-//   packages/plugin/src/promise/plugin.ts    26b15a99d6549b57b57b9a8f22e7963898030a71 (Context)
-//   packages/plugin/src/promise/agent.ts     2ebfbd8181dc0b9498e87a80223ce5eb8769dda3 (AgentEditor)
-//   packages/plugin/src/promise/tool.ts      196e46122874caa1df7d28dab7a64f6fddf0730a (ToolEditor, ToolContext)
-//   packages/plugin/src/promise/session.ts   03545fd3bb099af708c5f1146c42c10c7f24c359 (the "context" hook)
-//   packages/schema/src/agent.ts             3ece701dadffc47e67a74291a4753069021287b9 (Agent.Info)
-//   packages/schema/src/tool.ts              0f131b3e39f217d2a22efec1f6aa63a6c0767c97 (Tool.Info, Tool.Options.codemode)
-// The types below are the parts of that contract this file uses, no more.
-import { isRoleName, type RoleName } from '@heretek/prefix';
+// what `server()` returns as hooks in OpenCode 1. Written against the
+// OpenCode 2.1.2 binary the tests run (`@opencode/cli`, a devDependency);
+// OpenCode 2's plugin types (`@opencode/plugin`) are not on the npm
+// registry, so the parts of the context this file uses are written out
+// below, as 2.1.2 has them (OpenCode's source, github.com/anomalyco/opencode:
+// packages/plugin/src/host.ts, packages/schema/src/agent.ts, and the same
+// code in the binary).
+import { isRoleName, roleDescription } from '@heretek/prefix';
 import {
   createMetaToolRunner,
   metaToolList,
@@ -19,37 +14,25 @@ import {
   type PluginLog,
 } from './meta-tools.js';
 import { preparePlugin } from './prepare.js';
-import { roleDescription, type RolePrompts } from './roles.js';
+import type { RolePrompts } from './roles.js';
 
 /** `Registration` of every `transform` and `hook` call. */
 type Registration = { dispose: () => Promise<void> };
 
-/** `Agent.Info` (packages/schema/src/agent.ts), the fields the plugin sets. */
+/** `Agent.Info`, the fields the plugin sets. */
 export type AgentInfoV2 = {
   id: string;
   description?: string;
   mode: 'subagent' | 'primary' | 'all';
-  hidden: boolean;
   system?: string;
-  request: {
-    settings: Record<string, unknown>;
-    headers: Record<string, string>;
-    body: Record<string, unknown>;
-  };
-  permissions: Array<{
-    action: string;
-    resource: string;
-    effect: 'allow' | 'deny' | 'ask';
-  }>;
 };
 
-/** `AgentEditor`, the argument of `ctx.agent.transform`. */
+/** The agent editor of `ctx.agent.transform`: `update` creates a missing agent from `Agent.Info.empty` (every tool allowed) and hands it to `edit`. */
 export type AgentEditorV2 = {
-  get(id: string): AgentInfoV2 | undefined;
-  add(agent: AgentInfoV2): void;
+  update(id: string, edit: (agent: AgentInfoV2) => void): void;
 };
 
-/** `ToolContext` of a tool's `execute`: `agent` is set by OpenCode, not by the model. */
+/** The context of a tool's `execute`: `agent` is the calling agent, set by OpenCode, not by the model. */
 export type ToolContextV2 = {
   readonly sessionID: string;
   readonly agent: string;
@@ -57,46 +40,57 @@ export type ToolContextV2 = {
   readonly progress: (update: Record<string, unknown>) => Promise<void>;
 };
 
-/** `Tool.Result`. */
+/** What a tool's `execute` returns. */
 export type ToolResultV2 = {
   content?: string;
   metadata?: Record<string, unknown>;
 };
 
-/** `Tool.Info` with the promise flavour's `execute`. */
+/** A tool as the tool editor's `add` takes it; `options.codemode: false` sends it to the model directly instead of behind Code Mode's `execute`. */
 export type ToolInfoV2 = {
   name: string;
   description: string;
-  /** A JSON Schema is one of the `ValueSchema` forms. */
+  /** A JSON Schema. */
   input: Record<string, unknown>;
   options?: { codemode: boolean };
   execute: (input: unknown, context: ToolContextV2) => Promise<ToolResultV2>;
 };
 
-/** `ToolEditor`, the argument of `ctx.tool.transform`. */
+/** The tool editor of `ctx.tool.transform`. */
 export type ToolEditorV2 = { add(tool: ToolInfoV2): void };
 
-/** `SystemPart` of OpenCode's LLM layer: `cache` marks a breakpoint after the part. */
+/** A cache breakpoint after a system part or message part. */
+type CacheHint = { type: 'ephemeral' | 'persistent'; ttlSeconds?: number };
+
+/** A system part: `cache` marks a breakpoint after it. */
 export type SystemPartV2 = {
   type: 'text';
   text: string;
-  cache?: { type: 'ephemeral' | 'persistent'; ttlSeconds?: number };
-  metadata?: Record<string, unknown>;
+  cache?: CacheHint;
 };
 
-/** `SessionContext`, the input of `ctx.session.hook("context", ...)`: mutated in place. */
+/** A message as the `context` hook sees it: its parts take a `cache` hint too. */
+export type MessageV2 = {
+  role: string;
+  content: Array<{ type: string; cache?: CacheHint }>;
+};
+
+/** The input of `ctx.session.hook("context", ...)`, changed in place. */
 export type SessionContextV2 = {
   readonly sessionID: string;
   readonly agent: string;
-  readonly model: { providerID: string; id: string };
   system: SystemPartV2[];
-  messages: unknown[];
-  /** Generation settings; any other key is a provider option. */
-  options: Record<string, unknown>;
-  tools: Record<string, { description: string; input: unknown }>;
+  messages: MessageV2[];
 };
 
-/** The parts of OpenCode 2's plugin `Context` the plugin uses. */
+/** The input of `ctx.session.hook("http.request", ...)`: the request may be replaced. */
+export type HttpRequestV2 = {
+  readonly sessionID: string;
+  readonly agent: string;
+  request: Request;
+};
+
+/** The parts of OpenCode 2's plugin context the plugin uses. */
 export type PluginContextV2 = {
   readonly options: unknown;
   readonly location: { readonly directory: string };
@@ -110,6 +104,10 @@ export type PluginContextV2 = {
     hook(
       name: 'context',
       callback: (input: SessionContextV2) => Promise<void> | void,
+    ): Promise<Registration>;
+    hook(
+      name: 'http.request',
+      callback: (input: HttpRequestV2) => Promise<void> | void,
     ): Promise<Registration>;
   };
 };
@@ -131,39 +129,20 @@ export function isOpenCode2(context: unknown): context is PluginContextV2 {
 }
 
 /**
- * The six role agents, except those the user defined (theirs win, with a log
- * line). The permissions are `Agent.Info.empty`'s; OpenCode 2 lists no todo
- * tool, so there is nothing to deny for identical tools across roles.
+ * The six role agents. OpenCode 2 applies the configuration's `agents`
+ * after the plugins' agent transforms, field by field: an entry of the
+ * user's named after a role is laid over the plugin's agent, and the fields
+ * it sets win (its `system`, `model`, `mode`, ...). Every tool stays allowed
+ * (`Agent.Info.empty`'s rules), so the tools of all six roles are the same.
  */
-function addRoleAgentsV2(
-  editor: AgentEditorV2,
-  prompts: RolePrompts,
-  log: PluginLog,
-): Set<RoleName> {
-  const installed = new Set<RoleName>();
+function addRoleAgentsV2(editor: AgentEditorV2, prompts: RolePrompts): void {
   for (const [role, prompt] of prompts.roles) {
-    if (editor.get(role) !== undefined) {
-      log(
-        'info',
-        `agent ${role} is defined in your OpenCode configuration: yours is used as you wrote it, the plugin's ${role} agent is not installed`,
-      );
-      continue;
-    }
-    editor.add({
-      id: role,
-      description: roleDescription(role),
-      mode: role === 'director' ? 'primary' : 'all',
-      hidden: false,
-      system: prompt.prompt,
-      request: { settings: {}, headers: {}, body: {} },
-      permissions: [
-        { action: '*', resource: '*', effect: 'allow' },
-        { action: 'external_directory', resource: '*', effect: 'ask' },
-      ],
+    editor.update(role, (agent) => {
+      agent.description = roleDescription(role);
+      agent.mode = role === 'director' ? 'primary' : 'all';
+      agent.system = prompt.prompt;
     });
-    installed.add(role);
   }
-  return installed;
 }
 
 /** The meta-tools as OpenCode 2 tools, kept out of Code Mode so every agent sees them directly. */
@@ -193,11 +172,36 @@ function metaToolsV2(runner: MetaToolRunner): ToolInfoV2[] {
   }));
 }
 
+const BREAKPOINT: CacheHint = { type: 'ephemeral' };
+
 /**
- * For a role agent's request: the frozen prefix becomes system part 0 with a
- * cache breakpoint (split off the part that starts with it, moved first), and
- * the provider's prompt cache key becomes the prefix's (`promptCacheKey`, the
- * OpenAI option; other providers ignore it). Returns whether it split.
+ * Puts a breakpoint after the latest message's last text part (its last
+ * part, if none is text), where OpenCode's own Anthropic policy puts it, unless
+ * a message part has one already. OpenCode spends at most four breakpoints
+ * and fills the budget in the order tools, system, messages: with the two
+ * the plugin sets in the system, the message's would be the one left out.
+ */
+function markLatestMessage(messages: MessageV2[]): void {
+  if (messages.some((m) => m.content.some((part) => part.cache))) return;
+  const content = messages.at(-1)?.content;
+  if (content === undefined || content.length === 0) return;
+  const text = content.findLastIndex((part) => part.type === 'text');
+  content[text === -1 ? content.length - 1 : text]!.cache = BREAKPOINT;
+}
+
+/**
+ * A role agent's system parts in prefix order: everything that is the same
+ * for every role before the first byte that is not. OpenCode 2 sends the
+ * agent's prompt first, then its own parts (model information, the Code
+ * Mode catalog, a worktree note; the same for every role with the same model
+ * and tools). The part that starts with the frozen prefix is split:
+ *
+ *   [frozen prefix (breakpoint), OpenCode's parts (breakpoint after the last), the role and its profile]
+ *
+ * Block 0 is a cache entry that every role reads whatever else differs;
+ * the breakpoint after OpenCode's parts makes the whole shared system one
+ * more, so a role's first request reads all of it from the entry another
+ * role wrote. Returns whether it split.
  */
 export function shapeRoleRequest(
   request: SessionContextV2,
@@ -207,21 +211,46 @@ export function shapeRoleRequest(
     part.text.startsWith(prompts.frozen),
   );
   if (index === -1) return false;
-  const part = request.system[index]!;
-  const rest = part.text.slice(prompts.frozen.length);
-  const frozen: SystemPartV2 = {
-    type: 'text',
-    text: prompts.frozen,
-    cache: { type: 'ephemeral' },
-  };
+  const own = request.system[index]!;
+  const rest = own.text.slice(prompts.frozen.length);
+  const shared = request.system.filter((_, i) => i !== index);
+  const last = shared.at(-1);
+  if (last !== undefined) last.cache ??= BREAKPOINT;
   request.system.splice(
-    index,
-    1,
-    ...(rest === '' ? [] : [{ ...part, text: rest }]),
+    0,
+    request.system.length,
+    { type: 'text', text: prompts.frozen, cache: BREAKPOINT },
+    ...shared,
+    ...(rest === '' ? [] : [{ type: 'text' as const, text: rest }]),
   );
-  request.system.unshift(frozen);
-  request.options.promptCacheKey = prompts.promptCacheKey;
+  markLatestMessage(request.messages);
   return true;
+}
+
+/**
+ * A role agent's HTTP request with the prompt cache key of the frozen
+ * prefix instead of OpenCode's per-session one, when OpenCode sends one
+ * (`prompt_cache_key` in a JSON body: OpenAI's APIs, and an
+ * OpenAI-compatible provider that takes keys). Any other request is
+ * returned as it is.
+ */
+export async function withPromptCacheKey(
+  request: Request,
+  key: string,
+): Promise<Request> {
+  if (!(request.headers.get('content-type') ?? '').includes('json'))
+    return request;
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.clone().text());
+  } catch {
+    return request;
+  }
+  const fields = body as Record<string, unknown> | null;
+  if (typeof fields?.prompt_cache_key !== 'string') return request;
+  return new Request(request, {
+    body: JSON.stringify({ ...fields, prompt_cache_key: key }),
+  });
 }
 
 /** Writes a log line to OpenCode's stderr, prefixed `heretek`. */
@@ -230,10 +259,11 @@ const stderrLog: PluginLog = (level, message) => {
 };
 
 /**
- * OpenCode 2's `setup(ctx)`: the six role agents, the three meta-tools and
- * the session hook that shapes each role agent's request. Returns the
- * cleanup that closes the broker. In OpenCode 1's preview context it does
- * nothing (see {@link isOpenCode2}).
+ * OpenCode 2's `setup(ctx)`: the six role agents, the three meta-tools, and
+ * the session hooks that shape each role agent's request (the `context`
+ * hook: system parts and breakpoints; the `http.request` hook: the prompt
+ * cache key). Returns the cleanup that closes the broker. In OpenCode 1's
+ * preview context it does nothing (see {@link isOpenCode2}).
  */
 export async function setup(
   context: unknown,
@@ -246,14 +276,34 @@ export async function setup(
     log,
   });
   const runner = createMetaToolRunner(options, log);
-  let installed = new Set<RoleName>();
   if (prompts !== undefined) {
-    await context.agent.transform((editor) => {
-      installed = addRoleAgentsV2(editor, prompts, log);
-    });
+    await context.agent.transform((editor) => addRoleAgentsV2(editor, prompts));
+    // The sessions whose latest request was shaped, with its agent: their
+    // HTTP requests for that agent (not OpenCode's title requests) carry
+    // the shared prompt cache key.
+    const shaped = new Map<string, string>();
+    const ownPrompts = new Set<string>();
     await context.session.hook('context', (request) => {
-      if (isRoleName(request.agent) && installed.has(request.agent))
-        shapeRoleRequest(request, prompts);
+      const role = request.agent;
+      if (isRoleName(role) && shapeRoleRequest(request, prompts)) {
+        shaped.set(request.sessionID, role);
+        return;
+      }
+      shaped.delete(request.sessionID);
+      if (isRoleName(role) && !ownPrompts.has(role)) {
+        ownPrompts.add(role);
+        log(
+          'info',
+          `agent ${role} has a system prompt of yours (agents.${role} in your OpenCode configuration): its requests go out as you wrote them, without the roles' shared prefix`,
+        );
+      }
+    });
+    await context.session.hook('http.request', async (input) => {
+      if (shaped.get(input.sessionID) === input.agent)
+        input.request = await withPromptCacheKey(
+          input.request,
+          prompts.promptCacheKey,
+        );
     });
   }
   await context.tool.transform((editor) => {

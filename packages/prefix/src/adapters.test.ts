@@ -11,6 +11,7 @@ import {
   TooManyCacheBreakpointsError,
   assemblePrefixCachedPrompt,
   checkCacheableLengths,
+  frozenPromptCacheKey,
   lookupMinimumCacheableTokens,
   toAnthropicSystem,
   toOpenAIPromptCache,
@@ -234,6 +235,7 @@ describe('toOpenAIPromptCache', () => {
         expect(result.promptCacheKey).toBe(
           `heretek-${prompt.frozenPrefixSha256.slice(0, 24)}`,
         );
+        expect(frozenPromptCacheKey(prompt)).toBe(result.promptCacheKey);
         keys.add(result.promptCacheKey);
       }
     }

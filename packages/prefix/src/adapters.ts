@@ -240,6 +240,18 @@ export function toAnthropicSystem({
   });
 }
 
+/**
+ * `heretek-<first 24 hex digits of the frozen prefix's SHA-256>`: the prompt
+ * cache key of every role that shares the frozen prefix, for any role,
+ * profile and session ({@link toOpenAIPromptCache}'s key without a scope,
+ * without its length checks).
+ */
+export function frozenPromptCacheKey(
+  prompt: Pick<AssembledPrefix, 'frozenPrefixSha256'>,
+): string {
+  return `heretek-${prompt.frozenPrefixSha256.slice(0, 24)}`;
+}
+
 /** The result of {@link toOpenAIPromptCache}. */
 export type OpenAIPromptCache = {
   /** The system prompt, unchanged: send it first (as `instructions` or the first system/developer message). */
@@ -282,7 +294,7 @@ export function toOpenAIPromptCache({
       message: 'scope must be 1-32 characters of A-Z, a-z, 0-9 and -.',
     });
   }
-  const promptCacheKey = `heretek-${prompt.frozenPrefixSha256.slice(0, 24)}${scope === undefined ? '' : `-${scope}`}`;
+  const promptCacheKey = `${frozenPromptCacheKey(prompt)}${scope === undefined ? '' : `-${scope}`}`;
   return Object.freeze({
     instructions: prompt.systemPrompt,
     promptCacheKey,

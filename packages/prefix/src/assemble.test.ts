@@ -14,6 +14,7 @@ import {
   UnknownProfileError,
   UnknownRoleError,
   assemblePrefixCachedPrompt,
+  splitAtFrozenPrefix,
 } from './index.js';
 import type { AssembledPrefix } from './index.js';
 import {
@@ -67,6 +68,18 @@ describe('assemblePrefixCachedPrompt on the real roles/', () => {
     expect(new Set(prompts.map((prompt) => prompt.layers[2].sha256)).size).toBe(
       6,
     );
+  });
+
+  it('splits every prompt where the frozen prefix ends: the same first part for all, the role and profile after it', () => {
+    const firsts = new Set<string>();
+    for (const prompt of prompts) {
+      const { frozen, rest } = splitAtFrozenPrefix(prompt);
+      expect(frozen + rest).toBe(prompt.systemPrompt);
+      expect(bytesOf(frozen).length).toBe(prompt.frozenPrefixBytes);
+      expect(rest.startsWith(`# Role: ${prompt.role}\n`)).toBe(true);
+      firsts.add(frozen);
+    }
+    expect(firsts.size).toBe(1);
   });
 
   it('keeps layers 1-3 identical across profiles for one role, and layer 4 differs per profile', () => {

@@ -100,6 +100,20 @@ export type AssembledPrefix = {
   readonly systemPromptSha256: string;
 };
 
+/**
+ * A role prompt cut where the frozen prefix ends, as an editor sends it:
+ * `frozen` (layers 1+2, the same bytes for every role and profile) as a
+ * cache entry of its own, then `rest` (layers 3+4, the role and its
+ * profile). `frozen + rest` is the whole prompt.
+ */
+export function splitAtFrozenPrefix(prompt: AssembledPrefix): {
+  frozen: string;
+  rest: string;
+} {
+  const [layer1, layer2, layer3, layer4] = prompt.layers;
+  return { frozen: layer1.text + layer2.text, rest: layer3.text + layer4.text };
+}
+
 /** Options of {@link assemblePrefixCachedPrompt}. */
 export type AssemblePrefixOptions = {
   /** One of the six roles; anything else throws `UnknownRoleError`. */

@@ -8,6 +8,7 @@ export {
   isReadOnlyRole,
   isRoleName,
   parseRoleName,
+  roleDescription,
 } from './roles.js';
 export type { RoleDefinition, RoleName } from './roles.js';
 export { PROFILE_NAMES } from './profiles.js';
@@ -20,7 +21,7 @@ export {
   UnknownProfileError,
 } from './errors.js';
 export { PrefixErrorCode } from './errors.js';
-export { assemblePrefixCachedPrompt } from './assemble.js';
+export { assemblePrefixCachedPrompt, splitAtFrozenPrefix } from './assemble.js';
 export type {
   AssembledPrefix,
   AssemblePrefixOptions,
@@ -29,6 +30,7 @@ export type {
 export { lookupMinimumCacheableTokens } from './cache-minimums.js';
 export {
   checkCacheableLengths,
+  frozenPromptCacheKey,
   toAnthropicSystem,
   toOpenAIPromptCache,
 } from './adapters.js';

@@ -9,6 +9,7 @@ import {
   getRole,
   isReadOnlyRole,
   parseRoleName,
+  roleDescription,
 } from './index.js';
 
 describe('roles', () => {
@@ -28,6 +29,21 @@ describe('roles', () => {
         !readOnly.includes(role),
       );
     }
+  });
+
+  it('describes each role by its summary, and says so for a read-only role', () => {
+    expect(roleDescription('staff-backend')).toBe(
+      ROLES['staff-backend'].summary,
+    );
+    expect(roleDescription('director')).toBe(
+      `${ROLES.director.summary} Read-only: cannot call mutating backend tools.`,
+    );
+    for (const role of ROLE_NAMES)
+      expect(
+        roleDescription(role).endsWith(
+          'Read-only: cannot call mutating backend tools.',
+        ),
+      ).toBe(isReadOnlyRole(role));
   });
 
   it.each([

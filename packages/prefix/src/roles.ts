@@ -134,3 +134,13 @@ export function canCallMutating(role: string): boolean {
 export function isReadOnlyRole(role: string): boolean {
   return getRole(role).readOnly;
 }
+
+/**
+ * The one line an editor shows for a role's agent (OpenCode's agent list and
+ * delegation tool, Claude Code's agent list): its summary, and for a
+ * read-only role that it cannot call mutating backend tools.
+ */
+export function roleDescription(role: RoleName): string {
+  const definition = ROLES[role];
+  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot call mutating backend tools.' : ''}`;
+}

@@ -1,10 +1,14 @@
 /**
- * Test fixture: runs the real OpenCode binary (the pinned `opencode-ai`
- * devDependency) as `opencode run`, with HOME and the XDG folders in a
- * temporary directory, autoupdate off, sharing disabled, and its model
- * provider pointed at a loopback stand-in. Every run is bounded in time.
+ * Test fixture: runs the real OpenCode binary of either line (OpenCode 1: the
+ * pinned `opencode-ai` devDependency; OpenCode 2: the platform binary of the
+ * pinned `@opencode/cli`) as `opencode run`, with HOME and the XDG folders in
+ * a temporary directory, autoupdate off, sharing disabled, and its model
+ * provider pointed at a loopback stand-in. Every run is bounded in time, and
+ * its whole process group is killed when it ends, so no OpenCode server
+ * outlives it.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import {
   mkdirSync,
   mkdtempSync,
@@ -18,12 +22,43 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The package folder (`packages/opencode`). */
+/** The package folder (`packages/opencode`): the plugin, as OpenCode 2's `plugins` list names a local one. */
 export const PACKAGE_ROOT = resolve(here, '../..');
 /** The repository root, which holds `roles/`. */
 export const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
-const OPENCODE_BIN = join(PACKAGE_ROOT, 'node_modules/.bin/opencode');
-/** The built plugin, as a `file://` URL for OpenCode's `plugin` list. */
+/**
+ * OpenCode 1's binary, linked by the `opencode-ai` package's postinstall
+ * (`node_modules/.bin/opencode` is `@opencode/cli`'s, whose bin has the
+ * same name).
+ */
+const OPENCODE_1_BIN = join(
+  PACKAGE_ROOT,
+  'node_modules/opencode-ai/bin/opencode.exe',
+);
+
+/**
+ * OpenCode 2's binary: the platform package `@opencode/cli` brings as an
+ * optional dependency (`pnpm install` installs the current platform's). Its
+ * `bin` shim needs a postinstall step that links the binary; the platform
+ * package's own `bin/opencode` is the binary. On an x64 CPU without AVX2
+ * the `-baseline` build runs instead.
+ */
+function openCode2Bin(): string {
+  const cli = createRequire(join(PACKAGE_ROOT, 'package.json')).resolve(
+    '@opencode/cli/package.json',
+  );
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const avx2 =
+    process.arch !== 'x64' ||
+    /\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  const name = `@opencode/cli-${os}-${process.arch}${avx2 ? '' : '-baseline'}`;
+  return join(
+    dirname(createRequire(cli).resolve(`${name}/package.json`)),
+    'bin/opencode',
+  );
+}
+
+/** The built plugin, as a `file://` URL for OpenCode 1's `plugin` list. */
 export const PLUGIN_URL = pathToFileURL(
   join(PACKAGE_ROOT, 'dist/index.js'),
 ).href;
@@ -37,9 +72,11 @@ export function anthropicProvider(baseURL: string): Record<string, unknown> {
 
 /** Options of {@link runOpenCode}. */
 export type RunOpenCodeOptions = {
+  /** OpenCode 1 (`opencode-ai`, the default) or OpenCode 2 (`@opencode/cli`, run as `run --standalone`: a private server, no background service). */
+  line?: 1 | 2;
   /** The project folder (created if missing); `opencode.json` is written into it. */
   project: string;
-  /** The project's `opencode.json` (autoupdate and share are set here). */
+  /** The project's `opencode.json` (updates and sharing are turned off here). */
   config: Record<string, unknown>;
   /** `--agent`; unset: OpenCode's default agent. */
   agent?: string;
@@ -66,23 +103,36 @@ export type OpenCodeRun = {
   peakRssBytes?: number;
 };
 
-/** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
-function treeRss(pid: number): number {
-  let total = 0;
+/** A process and all its descendants, parents first (Linux /proc). */
+function processTree(pid: number): number[] {
+  const tree = [pid];
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-    total += kb === undefined ? 0 : Number(kb) * 1024;
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       const children = readFileSync(
         `/proc/${pid}/task/${task}/children`,
         'utf8',
       ).trim();
       if (children === '') continue;
-      for (const child of children.split(' ')) total += treeRss(Number(child));
+      for (const child of children.split(' '))
+        tree.push(...processTree(Number(child)));
     }
   } catch {
     // The process ended between two reads.
+  }
+  return tree;
+}
+
+/** Resident memory of a process and all its descendants, in bytes. */
+function treeRss(pid: number): number {
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8');
+      const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+      total += kb === undefined ? 0 : Number(kb) * 1024;
+    } catch {
+      // The process ended between two reads.
+    }
   }
   return total;
 }
@@ -125,15 +175,16 @@ function prepareConfigFolder(configFolder: string): void {
 export async function runOpenCode(
   options: RunOpenCodeOptions,
 ): Promise<OpenCodeRun> {
+  const line = options.line ?? 1;
   const home = temporaryFolder('home');
-  prepareConfigFolder(join(home, '.config/opencode'));
+  if (line === 1) prepareConfigFolder(join(home, '.config/opencode'));
   mkdirSync(options.project, { recursive: true });
   writeFileSync(
     join(options.project, 'opencode.json'),
     JSON.stringify(
       {
         $schema: 'https://opencode.ai/config.json',
-        autoupdate: false,
+        ...(line === 1 ? { autoupdate: false } : { update: 'disable' }),
         share: 'disabled',
         ...options.config,
       },
@@ -154,19 +205,19 @@ export async function runOpenCode(
     OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
     ...options.env,
   };
-  const args = [
-    'run',
-    '--print-logs',
-    '--log-level',
-    process.env.OC_LOG_LEVEL ?? 'INFO',
-  ];
+  const args =
+    line === 1
+      ? ['run', '--print-logs', '--log-level', 'INFO']
+      : ['run', '--standalone', '--print-logs', '--log-level', 'info'];
   if (options.agent !== undefined) args.push('--agent', options.agent);
   args.push(options.message);
   const startedAt = Date.now();
-  const child = spawn(OPENCODE_BIN, args, {
+  const child = spawn(line === 1 ? OPENCODE_1_BIN : openCode2Bin(), args, {
     cwd: options.project,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, killed with all its descendants when the run ends.
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
@@ -180,14 +231,27 @@ export async function runOpenCode(
         }, 100)
       : undefined;
   let timedOut = false;
+  const kill = (pids: number[]) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // It has ended.
+      }
+    }
+  };
   const timer = setTimeout(() => {
     timedOut = true;
-    child.kill('SIGKILL');
+    // OpenCode 2's `run --standalone` starts its server (`opencode serve`)
+    // in a process group of its own: every descendant, then the group.
+    kill([...processTree(child.pid!), -child.pid!]);
   }, options.timeoutMs ?? 300_000);
   const [code, signal] = await new Promise<
     [number | null, NodeJS.Signals | null]
   >((done) => child.once('close', (c, s) => done([c, s])));
   clearTimeout(timer);
+  // Whatever is left of its group (OpenCode's server ends with the run).
+  kill([-child.pid!]);
   if (sampler !== undefined) clearInterval(sampler);
   return {
     code,
