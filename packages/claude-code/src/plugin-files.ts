@@ -15,7 +15,6 @@ import {
 import {
   BROKER_BIN,
   BROKER_TOOLS,
-  CALL_TOOL,
   CLAUDE_CODE_TOOLS,
   HOOK_ROLES_DIR_VARIABLE,
   HOOK_SCRIPT,
@@ -60,7 +59,7 @@ export function readRolePrompts(workspaceRoot: string): {
 /** What Claude Code's agent list and the Agent tool show for a role. */
 function description(role: RoleName): string {
   const definition = ROLES[role];
-  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot call mutating backend tools.' : ''}`;
+  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot write files, run shell commands that are not read-only, or call mutating backend tools.' : ''}`;
 }
 
 /**
@@ -118,15 +117,14 @@ export function pluginFiles(options: {
     }),
     'hooks/hooks.json': json({
       description:
-        "Gives each heretek role its own prompt layers, and hands the calling agent's role to the broker for every mcp_call_tool.",
+        "Gives each heretek role its own prompt layers, hands the calling agent's role to the broker for every mcp_call_tool, and refuses a read-only role's own tool calls that would change the workspace.",
       hooks: {
         SessionStart: [{ hooks: [hook('session-start')] }],
         SubagentStart: [{ hooks: [hook('subagent-start')] }],
         PreToolUse: [
-          {
-            matcher: CALL_TOOL,
-            hooks: [hook('pre-tool-use', ROLES_DIR)],
-          },
+          // Every tool: a read-only role's call of any tool the rule does
+          // not know to leave the workspace alone is refused.
+          { matcher: '*', hooks: [hook('pre-tool-use', ROLES_DIR)] },
         ],
       },
     }),
