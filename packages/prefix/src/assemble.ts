@@ -162,8 +162,8 @@ export function renderPermissions(role: RoleName): string {
   } else {
     lines.push(
       '- Tools: read-only tools only. The broker refuses every mutating tool for your role, and a tool not marked read-only counts as mutating.',
-      "- Your harness's own tools: reading, searching and handing work over only. Writing, editing or patching files is refused before it runs, and so is any tool not known to only read.",
-      `- The shell runs only read-only commands: ${describeReadOnlyCommands()}. No redirection (except to /dev/null and 2>&1), no \`$\`, backquotes, subshells or background jobs. Tests and builds run the project's code and are not on the list: hand them to a writer role. Where the shell is closed to your role, the refusal says so.`,
+      "- Your harness's own tools: reading, searching and handing work over. Writing, editing or patching files is refused before it runs, as is any tool not known to only read.",
+      `- Shell: read-only commands only: ${describeReadOnlyCommands()}. No redirection but to /dev/null or 2>&1, no \`$\`, backquotes, subshells or background jobs. Tests and builds run project code: hand them to a writer role. Where the shell is closed to your role, the refusal says so.`,
     );
   }
   if (definition.permissions.canReceiveMutatingWork) {

@@ -147,11 +147,16 @@ describe('decideHarnessToolCall', () => {
           `^Role "qa-adversary" is read-only: ${shell} runs only read-only commands for it, and the command holds an output redirection`,
         ),
       );
+      expect(refused.allowed ? '' : refused.message).toContain(
+        'If the command only reads, write it with the read-only commands your permissions list',
+      );
       // No command text: nothing to check.
       for (const input of [{}, { command: 7 }, null, 'ls'])
         expect(decide(harness, 'director', shell, input)).toMatchObject({
           allowed: false,
-          message: expect.stringContaining('has no command text to check'),
+          message: expect.stringContaining(
+            `${shell} runs only read-only commands for it, and this call has no command text to check`,
+          ),
         });
     }
   });
@@ -164,7 +169,7 @@ describe('decideHarnessToolCall', () => {
     ).toMatchObject({
       allowed: false,
       message: expect.stringContaining(
-        'the shell (Bash) is closed to read-only roles here',
+        'the shell (Bash) is closed to read-only roles here. Nothing ran. Read files with the reading tools; for a command that must run, hand it to a writer role',
       ),
     });
     expect(decide('claude-code', 'director', 'Bash', rm, 'allow')).toEqual({

@@ -176,11 +176,20 @@ function writerRoles(): string {
   return `${writers.slice(0, -1).join(', ')} or ${writers.at(-1)}`;
 }
 
-function refusal(role: string, what: string): HarnessToolDecision {
+/** How to hand a change over, for the refusals. */
+function handOver(subject: string): string {
+  return `hand ${subject} to a writer role (${writerRoles()}) in a handoff envelope with intent "mutating", whose task says what to do with acceptance criteria, whose contextSummary gives the files and the exact change, and whose artifacts carry their digests.`;
+}
+
+function refusal(
+  role: string,
+  what: string,
+  next: string,
+): HarnessToolDecision {
   return {
     allowed: false,
     code: 'ROLE_FORBIDDEN',
-    message: `Role "${role}" is read-only: ${what}. Nothing ran. Do not look for another way to make the change: hand it to a writer role (${writerRoles()}) in a handoff envelope with intent "mutating", whose task says what to change with acceptance criteria, whose contextSummary gives the files and the exact change, and whose artifacts carry their digests.`,
+    message: `Role "${role}" is read-only: ${what}. Nothing ran. ${next}`,
   };
 }
 
@@ -201,19 +210,22 @@ function shellDecision(
   if (policy === 'refuse')
     return refusal(
       role,
-      `the shell (${tool}) is closed to read-only roles here; read files with the reading tools instead`,
+      `the shell (${tool}) is closed to read-only roles here`,
+      `Read files with the reading tools; for a command that must run, ${handOver('it')}`,
     );
   const command = commandOf(input);
-  if (command === undefined)
-    return refusal(
-      role,
-      `this ${tool} call has no command text to check, so it counts as changing the workspace`,
-    );
-  const check = checkReadOnlyShellCommand(command);
+  const check =
+    command === undefined
+      ? {
+          allowed: false as const,
+          reason: 'this call has no command text to check',
+        }
+      : checkReadOnlyShellCommand(command);
   if (check.allowed) return ALLOWED;
   return refusal(
     role,
     `${tool} runs only read-only commands for it, and ${check.reason}`,
+    `If the command only reads, write it with the read-only commands your permissions list, without redirection, \`$\` or subshells; if it changes anything or runs tests or builds, ${handOver('it')}`,
   );
 }
 
@@ -253,5 +265,6 @@ export function decideHarnessToolCall(
     effect === 'write'
       ? `${tool} changes files`
       : `${tool} is not known to leave the workspace unchanged, so it counts as changing it`,
+    `Do not look for another way to make the change: ${handOver('it')}`,
   );
 }

@@ -312,27 +312,22 @@ export function checkReadOnlyShellCommand(command: string): ShellCheck {
   return { allowed: true };
 }
 
-/** What a command's rule refuses, as options a reader recognises. */
-function refusals(rule: CommandRule): string[] {
-  return [
-    ...(rule.refusedWords ?? []),
-    ...[...(rule.refusedShortOptions ?? '')].map((letter) => `-${letter}`),
-    ...(rule.refusedLongOptions ?? []).map((option) => `--${option}`),
-  ];
-}
-
-/** The allow-list as one line of text, for the role text: each command, and what it may not be given. */
+/** The allow-list as text, for the role text: the commands, then one refused option of each that has some. */
 export function describeReadOnlyCommands(): string {
-  return Object.entries(READ_ONLY_COMMANDS)
-    .map(([name, rule]) => {
-      const shown =
-        rule.subcommands === undefined
-          ? `\`${name}\``
-          : `\`${name} ${rule.subcommands.join('|')}\``;
-      const refused = refusals(rule);
-      return refused.length === 0
-        ? shown
-        : `${shown} (not ${refused.join(', ')})`;
-    })
-    .join(', ');
+  const names = Object.entries(READ_ONLY_COMMANDS).map(([name, rule]) =>
+    rule.subcommands === undefined
+      ? name
+      : `${name} ${rule.subcommands.join('|')}`,
+  );
+  const examples = Object.entries(READ_ONLY_COMMANDS).flatMap(
+    ([name, rule]) => {
+      const first =
+        rule.refusedWords?.[0] ??
+        (rule.refusedLongOptions?.[0] === undefined
+          ? undefined
+          : `--${rule.refusedLongOptions[0]}`);
+      return first === undefined ? [] : [`${name} ${first}`];
+    },
+  );
+  return `${names.join(', ')}; their options that write a file or run a program (${examples.join(', ')} and the like) are refused`;
 }
