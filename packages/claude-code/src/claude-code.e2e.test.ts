@@ -3,11 +3,12 @@
 // API and real MCP backends behind a loopback gateway. Every Claude Code run
 // happens once, at the same time, in beforeAll; the tests read what the
 // stand-ins recorded.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROLE_NAMES,
   assemblePrefixCachedPrompt,
+  isReadOnlyRole,
   type RoleName,
 } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,33 @@ const requestsOfRole = (requests: RecordedRequest[], role: RoleName) =>
 
 const ALLOWED = ['Agent', ...BROKER_TOOLS];
 
+/**
+ * The workspace run: every agent tries to change the project folder with
+ * Claude Code's own tools (allowed by `--allowedTools`, so only the plugin's
+ * hook stands in the way), then reads a file and runs a read-only command.
+ */
+const WORKSPACE = temporaryFolder('workspace');
+const SEED = 'seed text 42';
+/** A user's project agent named like a role, and Claude Code's own agent. */
+const OTHER_AGENTS = ['director', 'general-purpose'] as const;
+/** The file an agent's `kind` of attempt writes (`kind`: write or shell). */
+const attempted = (agent: string, kind: 'write' | 'shell') =>
+  join(WORKSPACE, `${kind}-${agent.replace(':', '-')}.txt`);
+/** The script of one agent in the workspace run. */
+const workspaceScript = (agent: string) =>
+  [
+    call('Write', { file_path: attempted(agent, 'write'), content: agent }),
+    call('Bash', {
+      command: `echo ${agent} > ${attempted(agent, 'shell')}`,
+      description: 'write a file from the shell',
+    }),
+    call('Read', { file_path: join(WORKSPACE, 'seed.txt') }),
+    call('Bash', {
+      command: `cat ${join(WORKSPACE, 'seed.txt')} | wc -c && git status 2>&1 | head -1`,
+      description: 'a read-only command',
+    }),
+  ].join('\n');
+
 let ghidra: GhidraBackend;
 const installs: string[] = [];
 
@@ -118,8 +146,13 @@ describe('the plugin in Claude Code', () => {
     ghidra = await startGhidraBackend();
     const claude = async (
       name: string,
-      options: Omit<RunClaudeOptions, 'baseUrl' | 'allowedTools'> & {
+      {
+        moreAllowedTools = [],
+        ...options
+      }: Omit<RunClaudeOptions, 'baseUrl' | 'allowedTools'> & {
         install?: () => Promise<string>;
+        /** Claude Code's own tools to allow without asking, beside the broker's. */
+        moreAllowedTools?: string[];
       },
     ) => {
       const home = await options.install?.();
@@ -127,7 +160,7 @@ describe('the plugin in Claude Code', () => {
         name,
         await runClaudeRecorded({
           ...options,
-          allowedTools: ALLOWED,
+          allowedTools: [...ALLOWED, ...moreAllowedTools],
           env: ghidra.env,
           ...(home === undefined ? {} : { home }),
         }),
@@ -183,6 +216,35 @@ describe('the plugin in Claude Code', () => {
           call(BROKER_TOOLS[0]!, { query: 'rename' }),
         ),
       }),
+      // Every role, a user's agent named director and Claude Code's own
+      // agent try to change the workspace with Claude Code's own tools.
+      claude('workspace', {
+        project: WORKSPACE,
+        projectFiles: {
+          'seed.txt': SEED,
+          '.claude/agents/director.md': [
+            '---',
+            'name: director',
+            'description: "The user\'s own director, not the plugin\'s."',
+            'tools: Bash, Read, Write',
+            '---',
+            "You are the user's director.",
+          ].join('\n'),
+        },
+        moreAllowedTools: ['Write', 'Bash', 'Read'],
+        message: [
+          ...ROLE_NAMES.map((role) =>
+            delegate(role, workspaceScript(`heretek:${role}`)),
+          ),
+          ...OTHER_AGENTS.map((agent) =>
+            delegationLine({
+              tool: 'Agent',
+              role: agent,
+              prompt: workspaceScript(agent),
+            }),
+          ),
+        ].join('\n'),
+      }),
       // A main thread started as a role.
       claude('main-agent', {
         agent: 'heretek:staff-backend',
@@ -220,7 +282,7 @@ describe('the plugin in Claude Code', () => {
     expect(output).toMatch(/mcpServers: broker stdio node/);
     expect(output).toMatch(/hooks: SessionStart command/);
     expect(output).toMatch(/hooks: SubagentStart command/);
-    expect(output).toContain(`hooks: PreToolUse ${CALL_TOOL} command`);
+    expect(output).toContain('hooks: PreToolUse * command');
   });
 
   it('ends every run on its own with exit code 0, the plugin loaded and its server connected', () => {
@@ -244,7 +306,7 @@ describe('the plugin in Claude Code', () => {
       for (const role of ROLE_NAMES)
         expect(init.agents).toContain(`heretek:${role}`);
     }
-    expect(outcomes.size).toBe(4);
+    expect(outcomes.size).toBe(5);
   });
 
   it('installs from the packed package through the marketplace in one command, and the installed plugin runs without --plugin-dir', () => {
@@ -321,6 +383,69 @@ describe('the plugin in Claude Code', () => {
           .map((c) => c.role),
       ).toEqual(['staff-backend']);
       expect(requests.some((r) => roleOf(r) === 'staff-backend')).toBe(true);
+    });
+  });
+
+  describe("read-only roles and Claude Code's own tools", () => {
+    /** The tool results one agent of the workspace run received, in order. */
+    const resultsOf = (agent: string) => {
+      // The agent's own requests: its first message is its script (the
+      // main thread's is every delegation).
+      const last = outcome('workspace')
+        .requests.filter((request) => {
+          const first = textOf(messagesOf(request)[0]?.content);
+          return (
+            first.includes(attempted(agent, 'write')) &&
+            !first.includes('@tool Agent')
+          );
+        })
+        .at(-1);
+      expect(last, `the requests of ${agent}`).toBeDefined();
+      return toolResults(last!);
+    };
+
+    it('leaves no file from director and qa-adversary, and answers each attempt with a refusal naming the role', () => {
+      for (const role of ROLE_NAMES.filter(isReadOnlyRole)) {
+        const agent = `heretek:${role}`;
+        expect(existsSync(attempted(agent, 'write'))).toBe(false);
+        expect(existsSync(attempted(agent, 'shell'))).toBe(false);
+        const [write, shell] = resultsOf(agent);
+        expect(write).toContain(
+          `ROLE_FORBIDDEN: Role "${role}" is read-only: Write changes files.`,
+        );
+        expect(write).toContain(
+          'hand it to a writer role (staff-backend, staff-frontend, staff-mobile or security-researcher)',
+        );
+        expect(shell).toContain(
+          `ROLE_FORBIDDEN: Role "${role}" is read-only: Bash runs only read-only commands for it, and the command holds an output redirection`,
+        );
+      }
+    });
+
+    it('lets director and qa-adversary read a file and run a read-only command', () => {
+      for (const role of ROLE_NAMES.filter(isReadOnlyRole)) {
+        const [, , read, shell] = resultsOf(`heretek:${role}`);
+        expect(read).toContain(SEED);
+        expect(shell).toContain(String(SEED.length));
+        expect(shell).not.toContain('ROLE_FORBIDDEN');
+      }
+    });
+
+    it("lets the four writer roles, the user's own director and Claude Code's general-purpose agent write with Write and with Bash", () => {
+      const writers = [
+        ...ROLE_NAMES.filter((role) => !isReadOnlyRole(role)).map(
+          (role) => `heretek:${role}`,
+        ),
+        ...OTHER_AGENTS,
+      ];
+      expect(writers).toHaveLength(6);
+      for (const agent of writers) {
+        expect(readFileSync(attempted(agent, 'write'), 'utf8')).toBe(agent);
+        expect(readFileSync(attempted(agent, 'shell'), 'utf8')).toBe(
+          `${agent}\n`,
+        );
+        expect(resultsOf(agent).join('\n')).not.toContain('ROLE_FORBIDDEN');
+      }
     });
   });
 

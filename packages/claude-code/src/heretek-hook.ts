@@ -7,15 +7,19 @@
  *   role's layers 3+4 (profile `HERETEK_BROKER_PROFILE`, else `core`) as
  *   `additionalContext`, after the system prompt its body (the frozen
  *   prefix, the same for all six) fills;
- * - `pre-tool-use`: records the calling agent's role for the call's
- *   `tool_use_id` in the roles folder, where the broker reads it. The model
- *   writes the call's arguments, never this record.
+ * - `pre-tool-use` (every tool call): for `mcp_call_tool`, records the
+ *   calling agent's role for the call's `tool_use_id` in the roles folder,
+ *   where the broker reads it (the model writes the call's arguments, never
+ *   this record); for Claude Code's own tools, denies a read-only role's
+ *   call that would change the workspace (`HERETEK_READONLY_SHELL` says
+ *   what its shell may run).
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ROLE_LAYERS_FILE } from './layout.js';
+import { READ_ONLY_SHELL_VARIABLE } from '@heretek/prefix';
 import {
-  recordCallerRole,
+  preToolUse,
   roleContext,
   type HookAnswer,
   type HookInput,
@@ -40,7 +44,11 @@ function main(): number {
       profile: process.env.HERETEK_BROKER_PROFILE,
     });
   } else if (event === 'pre-tool-use' && directory !== undefined) {
-    answer = recordCallerRole({ input, directory });
+    answer = preToolUse({
+      input,
+      directory,
+      shellPolicy: process.env[READ_ONLY_SHELL_VARIABLE],
+    });
   } else {
     answer = {
       code: 1,

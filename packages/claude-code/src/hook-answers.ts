@@ -1,6 +1,8 @@
 /**
  * What the plugin's hook program answers, for each event: the role's own
- * layers as context, or the call's role record.
+ * layers as context; before a tool call, the call's role record (the
+ * broker's `mcp_call_tool`) or the read-only rule's decision (Claude Code's
+ * own tools).
  */
 import {
   mkdirSync,
@@ -12,13 +14,21 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { callerRoleRecordPath, type CallerRoleRecord } from '@heretek/internal';
-import { roleOfAgentType } from './layout.js';
+import {
+  HARNESS_TOOLS,
+  decideHarnessToolCall,
+  parseReadOnlyShellPolicy,
+  type ReadOnlyShellPolicy,
+} from '@heretek/prefix';
+import { BROKER_TOOLS, CALL_TOOL, roleOfAgentType } from './layout.js';
 import type { RoleLayers } from './plugin-files.js';
 
 /** What Claude Code sends a hook; only the fields read here. */
 export type HookInput = {
   agent_type?: unknown;
   tool_use_id?: unknown;
+  tool_name?: unknown;
+  tool_input?: unknown;
 };
 
 /** What the hook answers: its stdout, and an exit code (1: a problem Claude Code shows, the session goes on). */
@@ -102,4 +112,71 @@ export function recordCallerRole(options: {
   renameSync(partial, file);
   pruneRecords(dirname(file), Date.now());
   return { code: 0 };
+}
+
+/** The shell policy the variable names; a bad value closes the shell and says why. */
+function shellPolicyOf(value: string | undefined): {
+  policy: ReadOnlyShellPolicy;
+  problem?: string;
+} {
+  try {
+    return { policy: parseReadOnlyShellPolicy(value) };
+  } catch (error) {
+    return { policy: 'refuse', problem: (error as Error).message };
+  }
+}
+
+/**
+ * The read-only rule for one of Claude Code's own tools: for a plugin agent
+ * whose role is read-only, a `deny` with the rule's message for a tool that
+ * changes the workspace (or one the rule does not know, or a shell command
+ * outside the policy); nothing for every other call and every other agent.
+ */
+export function guardOwnTool(options: {
+  input: HookInput;
+  /** `HERETEK_READONLY_SHELL` as the hook's environment has it. */
+  shellPolicy: string | undefined;
+}): HookAnswer {
+  const { input } = options;
+  const role = roleOfAgentType(input.agent_type);
+  if (role === undefined || typeof input.tool_name !== 'string')
+    return { code: 0 };
+  const { policy, problem } = shellPolicyOf(options.shellPolicy);
+  const decision = decideHarnessToolCall({
+    harness: 'claude-code',
+    role,
+    tool: input.tool_name,
+    input: input.tool_input,
+    shellPolicy: policy,
+  });
+  if (decision.allowed) return { code: 0 };
+  const shell = HARNESS_TOOLS['claude-code'][input.tool_name] === 'shell';
+  const reason = `${decision.code}: ${decision.message}${shell && problem !== undefined ? ` (${problem})` : ''}`;
+  return {
+    code: 0,
+    stdout: JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: reason,
+      },
+    }),
+  };
+}
+
+/**
+ * `PreToolUse`, run for every tool call: `mcp_call_tool` gets its caller's
+ * role record, the broker's other tools pass (the broker needs no role for
+ * them), and Claude Code's own tools go through {@link guardOwnTool}.
+ */
+export function preToolUse(options: {
+  input: HookInput;
+  directory: string;
+  shellPolicy: string | undefined;
+}): HookAnswer {
+  const tool = options.input.tool_name;
+  if (tool === CALL_TOOL) return recordCallerRole(options);
+  if (typeof tool === 'string' && BROKER_TOOLS.includes(tool))
+    return { code: 0 };
+  return guardOwnTool(options);
 }

@@ -1,6 +1,6 @@
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { describe, expect, it } from 'vitest';
-import { BROKER_TOOLS, CALL_TOOL, roleOfAgentType } from './layout.js';
+import { BROKER_TOOLS, roleOfAgentType } from './layout.js';
 import { pluginFiles } from './plugin-files.js';
 import { REPOSITORY_ROOT } from './__fixtures__/run-claude.js';
 
@@ -48,7 +48,7 @@ describe('pluginFiles', () => {
     expect(Object.keys(layers.core!)).toEqual([...ROLE_NAMES]);
   });
 
-  it('starts the bundled broker in hook-role mode with its tools always loaded, and hands it the role of each mcp_call_tool', () => {
+  it('starts the bundled broker in hook-role mode with its tools always loaded, and runs the PreToolUse hook on every tool call', () => {
     const mcp = JSON.parse(files['.mcp.json']!) as {
       mcpServers: Record<string, Record<string, unknown>>;
     };
@@ -66,8 +66,9 @@ describe('pluginFiles', () => {
       'SubagentStart',
       'PreToolUse',
     ]);
+    expect(hooks.hooks.PreToolUse).toHaveLength(1);
     expect(hooks.hooks.PreToolUse![0]).toMatchObject({
-      matcher: CALL_TOOL,
+      matcher: '*',
       hooks: [
         {
           args: [

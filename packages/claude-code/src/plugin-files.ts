@@ -16,7 +16,6 @@ import {
 import {
   BROKER_BIN,
   BROKER_TOOLS,
-  CALL_TOOL,
   CLAUDE_CODE_TOOLS,
   HOOK_ROLES_DIR_VARIABLE,
   HOOK_SCRIPT,
@@ -113,15 +112,14 @@ export function pluginFiles(options: {
     }),
     'hooks/hooks.json': json({
       description:
-        "Gives each heretek role its own prompt layers, and hands the calling agent's role to the broker for every mcp_call_tool.",
+        "Gives each heretek role its own prompt layers, hands the calling agent's role to the broker for every mcp_call_tool, and refuses a read-only role's own tool calls that would change the workspace.",
       hooks: {
         SessionStart: [{ hooks: [hook('session-start')] }],
         SubagentStart: [{ hooks: [hook('subagent-start')] }],
         PreToolUse: [
-          {
-            matcher: CALL_TOOL,
-            hooks: [hook('pre-tool-use', ROLES_DIR)],
-          },
+          // Every tool: a read-only role's call of any tool the rule does
+          // not know to leave the workspace alone is refused.
+          { matcher: '*', hooks: [hook('pre-tool-use', ROLES_DIR)] },
         ],
       },
     }),

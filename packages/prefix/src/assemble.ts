@@ -25,6 +25,7 @@ import {
   PROFILE_PURPOSES,
 } from './profiles.js';
 import type { ProfileName } from './profiles.js';
+import { describeReadOnlyCommands } from './read-only-shell.js';
 import { getRole, ROLE_NAMES, ROLES } from './roles.js';
 import type { RoleName } from './roles.js';
 
@@ -175,6 +176,8 @@ export function renderPermissions(role: RoleName): string {
   } else {
     lines.push(
       '- Tools: read-only tools only. The broker refuses every mutating tool for your role, and a tool not marked read-only counts as mutating.',
+      "- Your harness's own tools: reading, searching and handing work over. Writing, editing or patching files is refused before it runs, as is any tool not known to only read.",
+      `- Shell: read-only commands only: ${describeReadOnlyCommands()}. No redirection but to /dev/null or 2>&1, no \`$\`, backquotes, subshells or background jobs. Tests and builds run project code: hand them to a writer role. Where the shell is closed to your role, the refusal says so.`,
     );
   }
   if (definition.permissions.canReceiveMutatingWork) {

@@ -11,6 +11,23 @@ export {
   roleDescription,
 } from './roles.js';
 export type { RoleDefinition, RoleName } from './roles.js';
+export {
+  HARNESS_NAMES,
+  HARNESS_TOOLS,
+  READ_ONLY_SHELL_POLICIES,
+  READ_ONLY_SHELL_VARIABLE,
+  decideHarnessToolCall,
+  parseReadOnlyShellPolicy,
+} from './harness-tools.js';
+export type {
+  HarnessName,
+  HarnessToolCall,
+  HarnessToolDecision,
+  HarnessToolEffect,
+  ReadOnlyShellPolicy,
+} from './harness-tools.js';
+export { checkReadOnlyShellCommand } from './read-only-shell.js';
+export type { ShellCheck } from './read-only-shell.js';
 export { PROFILE_NAMES } from './profiles.js';
 export type { ProfileName } from './profiles.js';
 export {

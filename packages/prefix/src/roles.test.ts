@@ -36,12 +36,12 @@ describe('roles', () => {
       ROLES['staff-backend'].summary,
     );
     expect(roleDescription('director')).toBe(
-      `${ROLES.director.summary} Read-only: cannot call mutating backend tools.`,
+      `${ROLES.director.summary} Read-only: cannot write files, run shell commands that are not read-only, or call mutating backend tools.`,
     );
     for (const role of ROLE_NAMES)
       expect(
         roleDescription(role).endsWith(
-          'Read-only: cannot call mutating backend tools.',
+          'Read-only: cannot write files, run shell commands that are not read-only, or call mutating backend tools.',
         ),
       ).toBe(isReadOnlyRole(role));
   });

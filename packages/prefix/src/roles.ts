@@ -138,9 +138,10 @@ export function isReadOnlyRole(role: string): boolean {
 /**
  * The one line an editor shows for a role's agent (OpenCode's agent list and
  * delegation tool, Claude Code's agent list): its summary, and for a
- * read-only role that it cannot call mutating backend tools.
+ * read-only role what it cannot do (write files, run shell commands that are
+ * not read-only, call mutating backend tools).
  */
 export function roleDescription(role: RoleName): string {
   const definition = ROLES[role];
-  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot call mutating backend tools.' : ''}`;
+  return `${definition.summary}${definition.readOnly ? ' Read-only: cannot write files, run shell commands that are not read-only, or call mutating backend tools.' : ''}`;
 }

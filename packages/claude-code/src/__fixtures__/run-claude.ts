@@ -39,6 +39,8 @@ export type RunClaudeOptions = {
   plugin?: boolean;
   /** `--agent` (the main thread's agent). */
   agent?: string;
+  /** The project folder (the working directory); default a fresh one. */
+  project?: string;
   /** Files written into the project folder first (e.g. `.claude/agents/x.md`). */
   projectFiles?: Record<string, string>;
   /** `--mcp-config` as JSON (servers beside the plugin's). */
@@ -85,13 +87,16 @@ export function claudeEnvironment(options: {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
+    // How long `-p` waits for MCP servers before the first request (5 s by
+    // default): a loaded 2-core machine can take longer to start the broker.
+    MCP_CONNECT_TIMEOUT_MS: '120000',
     ...options.env,
   };
 }
 
 /** Runs `claude -p` once and waits for it (killed at the timeout). */
 export async function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
-  const project = temporaryFolder('project');
+  const project = options.project ?? temporaryFolder('project');
   for (const [path, text] of Object.entries(options.projectFiles ?? {})) {
     mkdirSync(dirname(join(project, path)), { recursive: true });
     writeFileSync(join(project, path), text);
