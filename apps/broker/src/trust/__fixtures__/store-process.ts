@@ -7,6 +7,7 @@ import path from 'node:path';
 import { compileModules } from '../../__fixtures__/compile-modules.js';
 
 const SCENARIOS = `
+import { statSync } from 'node:fs';
 import { PinStore } from './trust/pin-store.js';
 
 /** Tool \`index\` of backend \`target\`, in its \`version\`th definition. */
@@ -18,36 +19,43 @@ const tool = (target, index, version = 1) => ({
 const listing = (target, count, version = 1) =>
   Array.from({ length: Number(count) }, (_, index) => tool(target, index, version));
 
-/** Calls \`step(k)\` now and once every turn of the event loop until \`promise\` settles; how many calls. */
-async function eachTurnUntil(promise, step) {
-  let settled = false;
-  promise.finally(() => (settled = true)).catch(() => {});
+/** Calls \`step(k)\` now and once every turn of the event loop until \`done()\`; how many calls. */
+async function eachTurnUntil(done, step) {
   let count = 0;
-  for (; !settled; count += 1) {
+  for (; !done(); count += 1) {
     step(count);
     await new Promise((resolve) => setImmediate(resolve));
   }
   return count;
 }
+/** Whether \`promise\` has settled, as a function. */
+function settled(promise) {
+  let over = false;
+  promise.finally(() => (over = true)).catch(() => {});
+  return () => over;
+}
 
 const scenarios = {
   /** Pins the first listing of \`target\` (\`count\` tools). */
-  async pin(store, target, count) {
+  async pin(store, file, target, count) {
     return store.observe(listing(target, count));
   },
   /**
    * Lists backend "cam" for the first time, which writes its pin, and each
-   * turn of that write lists cam_tool_00000 in a new version and accepts it:
-   * the last accept is made while the write runs.
+   * turn until that write has replaced the file, lists cam_tool_00000 in a
+   * new version and accepts it: the last accept is made while the write
+   * runs, after it took the pins to write.
    */
-  async 'accept during write'(store) {
+  async 'accept during write'(store, file) {
+    const { ino } = statSync(file);
     const written = store.observe(listing('cam', 1, 0));
     const accepts = [];
-    const version = await eachTurnUntil(written, (turn) => {
+    const replaced = () => statSync(file).ino !== ino;
+    const version = await eachTurnUntil(replaced, (turn) => {
       void store.observe(listing('cam', 1, turn + 1));
       accepts.push(store.accept({ tool: 'cam_tool_00000' }));
     });
-    await Promise.all(accepts);
+    await Promise.all([written, ...accepts]);
     await store.flush();
     return { version, state: store.status('cam_tool_00000')?.state };
   },
@@ -77,7 +85,7 @@ const scenarios = {
     });
     const written = store.observe(listing('x', 1));
     const targets = [];
-    await eachTurnUntil(written, (turn) => {
+    await eachTurnUntil(settled(written), (turn) => {
       targets.push('y' + turn);
       void store.observe(listing('y' + turn, 1));
     });
@@ -92,7 +100,7 @@ const store = await PinStore.open({
   path: file,
   log: (line) => process.stderr.write(line + '\\n'),
 });
-const result = await scenarios[scenario](store, ...args);
+const result = await scenarios[scenario](store, file, ...args);
 process.stdout.write(JSON.stringify(result ?? {}));
 process.disconnect();
 `;
