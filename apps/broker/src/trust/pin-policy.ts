@@ -14,32 +14,21 @@ export type PinPolicy = (typeof PIN_POLICIES)[number];
 /** The policies, in the order the documentation lists them. */
 export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 
-/** The mark search and inspect show on a changed tool. */
-export const CHANGED_MARK = '[changed]';
-
-/** The mark search and inspect show on a tool new on a known backend. */
-export const NEW_MARK = '[new]';
-
 /**
  * What {@link pinVerdict} decides for one tool: whether a call may go out,
- * the mark search and inspect show (`[changed]`, `[new]`, or `''`), and what
- * to tell the agent: for a refused call, its code (`TOOL_CHANGED` or
- * `TOOL_NEW`) and the refusal's text; for an allowed changed or new tool, a
- * note to put beside its inspect view or log line (`undefined` when there is
- * nothing to say).
+ * the mark search and inspect show, and what to tell the agent: a refusal's
+ * code and text, or a note for an allowed held tool (`undefined`: none).
  */
 export type PinVerdict =
-  | {
-      allowed: true;
-      mark: '' | typeof CHANGED_MARK | typeof NEW_MARK;
-      message: string | undefined;
-    }
+  | { allowed: true; mark: '' | Mark; message: string | undefined }
   | {
       allowed: false;
       code: 'TOOL_CHANGED' | 'TOOL_NEW';
-      mark: typeof CHANGED_MARK | typeof NEW_MARK;
+      mark: Mark;
       message: string;
     };
+
+type Mark = '[changed]' | '[new]';
 
 /**
  * Decides whether a tool may be called under the pin policy, and what to tell
@@ -67,7 +56,7 @@ export function pinVerdict(options: {
     return { allowed: true, mark: '', message: undefined };
   const { reason } = status;
   const isNew = reason === 'new' || reason === 'unlisted';
-  const mark = isNew ? NEW_MARK : CHANGED_MARK;
+  const mark = isNew ? '[new]' : '[changed]';
   const target = pinTarget(toolName);
   const what =
     status.reason === 'changed'

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, type FileHandle } from 'node:fs/promises';
+import { access, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../error-text.js';
 import {
@@ -143,11 +143,7 @@ export class PinStore {
     };
   }
 
-  /**
-   * Reads the pins file (none: an empty store). Throws `TrustError`
-   * `PINS_FILE_INVALID` for a file it cannot trust, which is then never
-   * written over.
-   */
+  /** Reads the pins file (none: empty); `PINS_FILE_INVALID` for a file it cannot trust. */
   static async open(options: OpenOptions): Promise<PinStore> {
     const file = path.resolve(options.path);
     const verify = options.verify ?? 'now';
@@ -155,11 +151,7 @@ export class PinStore {
     return new PinStore(file, view, options);
   }
 
-  /**
-   * Resolves once every pin read from the file is checked against its hash;
-   * rejects with `TrustError` `PINS_FILE_INVALID` when one cannot be trusted
-   * (the store then never writes). Started when first read.
-   */
+  /** Every pin read checked against its hash (started when first read); rejects as {@link open} does, and the store never writes. */
   get verified(): Promise<void> {
     const view = this.#state.file;
     if (view.check === undefined) {
@@ -209,9 +201,7 @@ export class PinStore {
     await this.#queue.idle();
     try {
       await this.verified;
-      const stamp = await withPinsFile(this.path, async (handle) =>
-        handle === undefined ? undefined : stampOf(await handle.stat()),
-      );
+      const stamp = stampOf(await stat(this.path));
       const { file, made } = this.#state;
       if (file.digest === undefined || stamp !== file.stamp || made.size > 0)
         return undefined;
@@ -239,11 +229,7 @@ export class PinStore {
     return pins.size + made.filter((name) => !pins.has(name)).length;
   }
 
-  /**
-   * Reads the file again if another process changed it (`--pin` while this
-   * broker runs), so an accepted change takes effect without a restart; a
-   * file that became invalid is logged and the pins in memory are kept.
-   */
+  /** Reads the file again if another process changed it (`--pin`); an invalid one is logged, the pins in memory kept. */
   refresh(): Promise<void> {
     return this.#queue.run(() =>
       withPinsFile(this.path, (handle) => this.#reread(handle)).catch(
@@ -330,11 +316,7 @@ export class PinStore {
     return { names: kept, digests };
   }
 
-  /**
-   * Records tools served from the index cache (their recorded hash equals
-   * their pin's) as listed with their pinned definitions until their backend
-   * is listed again; returns those (a tool without a readable pin is skipped).
-   */
+  /** Records tools served from the index cache as listed with their pinned definitions, until listed again; returns those. */
   restore(names: Iterable<string>): NormalizedDefinition[] {
     const restored: NormalizedDefinition[] = [];
     for (const name of names) {
@@ -463,11 +445,7 @@ export class PinStore {
     return accepted;
   }
 
-  /**
-   * Writes the pins waiting for a quiet moment at once, and every later one
-   * as it comes (shutdown); resolves once every file operation asked for has
-   * ended (never rejects: a failed write is reported to its caller).
-   */
+  /** Writes the pins waiting for a quiet moment at once, and later ones as they come (shutdown); resolves when idle. */
   flush(): Promise<void> {
     return this.#queue.flush();
   }
@@ -647,7 +625,7 @@ async function viewOf(
   return view;
 }
 
-/** Checks each pin of `view` read from its file, 500 between yields to other work; rejects for the first that fails. */
+/** Checks each pin read, 500 between yields to other work; rejects for the first that fails. */
 async function checkPins(file: string, view: FileView): Promise<void> {
   let count = 0;
   for (const [name, pin] of view.pins) {

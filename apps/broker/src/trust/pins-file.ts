@@ -11,30 +11,16 @@ import { isMissing } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /**
- * The pins file: a header line, then one line per pinned tool sorted by
- * name, each line the canonical JSON (RFC 8785: keys sorted, no whitespace)
- * of its object:
- *
- * ```
- * {"version":2}                                   or {"readOnly":true,"version":2}
- * {"hash":"sha256:…","name":"adb_tap","tool":{"annotations":{},"description":"Tap.","inputSchema":{}}}
- * ```
- *
- * A canonical string holds no line break and the keys are sorted, so every
- * pin is one line that starts with its hash and its name: a store reads those
- * and parses the rest of a line only when it needs that pin. `version` names
- * the layout; a file of any other is refused, never read. `readOnly: true`
- * marks a reviewed (committed) lock: the broker never pins into it on its
- * own, only `--pin` updates it. A pin's name is its qualified tool name,
- * `<target>_<tool>`, so the file also says which backends are known
- * ({@link pinTarget}).
+ * The pins file: a header line (`{"version":2}`, or with `"readOnly":true`,
+ * a reviewed lock that only `--pin` updates), then one line per pin sorted
+ * by name, each the canonical JSON (RFC 8785) of
+ * `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`.
+ * A line starts with its hash and name, so a store reads those and parses a
+ * line only when it needs that pin. A file of another version is refused.
  */
 export const PINS_FILE_VERSION = 2;
 
-/**
- * The backend target a pin belongs to: its name up to the first `_` (target
- * names hold none), e.g. `github` for `github_create_issue`.
- */
+/** The backend a pin belongs to: its name up to the first `_` (`github_create_issue`: `github`); a target with a pin is known. */
 export function pinTarget(name: string): string {
   const end = name.indexOf('_');
   return end === -1 ? name : name.slice(0, end);
