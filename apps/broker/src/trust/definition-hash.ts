@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { isMutatingTool } from '@heretek/catalog';
 import { sha256Tag } from '@heretek/internal';
 import canonicalize from 'canonicalize';
@@ -85,15 +84,6 @@ function canonical(value: unknown): string {
  */
 export function definitionHash(definition: ToolDefinition): string {
   return sha256Tag(canonical(normalizeDefinition(definition)));
-}
-
-/**
- * {@link definitionHash} as its 32 bytes (the hex digits after `sha256:`
- * decoded), without making the string. Hashed in one call: no hash
- * object (and its native state) is left per tool for the collector.
- */
-export function definitionDigest(definition: ToolDefinition): Buffer {
-  return hash('sha256', canonical(normalizeDefinition(definition)), 'buffer');
 }
 
 /**

@@ -14,39 +14,28 @@ export type PinPolicy = (typeof PIN_POLICIES)[number];
 /** The policies, in the order the documentation lists them. */
 export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 
-/** The mark search and inspect show on a changed tool. */
-export const CHANGED_MARK = '[changed]';
-
-/** The mark search and inspect show on a tool new on a known backend. */
-export const NEW_MARK = '[new]';
-
 /**
  * What {@link pinVerdict} decides for one tool: whether a call may go out,
- * the mark search and inspect show (`[changed]`, `[new]`, or `''`), and what
- * to tell the agent: for a refused call, its code (`TOOL_CHANGED` or
- * `TOOL_NEW`) and the refusal's text; for an allowed changed or new tool, a
- * note to put beside its inspect view or log line (`undefined` when there is
- * nothing to say).
+ * the mark search and inspect show, and what to tell the agent: a refusal's
+ * code and text, or a note for an allowed held tool (`undefined`: none).
  */
 export type PinVerdict =
-  | {
-      allowed: true;
-      mark: '' | typeof CHANGED_MARK | typeof NEW_MARK;
-      message: string | undefined;
-    }
+  | { allowed: true; mark: '' | Mark; message: string | undefined }
   | {
       allowed: false;
       code: 'TOOL_CHANGED' | 'TOOL_NEW';
-      mark: typeof CHANGED_MARK | typeof NEW_MARK;
+      mark: Mark;
       message: string;
     };
 
+type Mark = '[changed]' | '[new]';
+
 /**
  * Decides whether a tool may be called under the pin policy, and what to tell
- * the agent. A tool absent from a read-only pins file (`unpinned`) counts as
- * changed: nobody has accepted it. A tool `new` on a known backend is held
- * the same way under its own mark and code, and so is a name called before its
- * backend lists it (`unlisted`). `mutating` is the tool's current
+ * the agent. Only a held tool is marked or refused; its reason decides how:
+ * `new` (on a known backend) and `unlisted` (called before its backend lists
+ * it) are new, `changed` and `unpinned` (absent from a read-only pins file:
+ * nobody has accepted it) are changed. `mutating` is the tool's current
  * classification (unless `readOnlyHint: true`, mutating).
  *
  * @example
@@ -63,34 +52,30 @@ export function pinVerdict(options: {
   mutating: boolean;
 }): PinVerdict {
   const { policy, toolName, status, mutating } = options;
-  if (
-    policy === 'off' ||
-    status === undefined ||
-    status.state === 'pinned' ||
-    status.state === 'pinned-now'
-  ) {
+  if (policy === 'off' || status?.state !== 'held')
     return { allowed: true, mark: '', message: undefined };
-  }
-  const isNew = status.state === 'new' || status.state === 'unlisted';
-  const mark = isNew ? NEW_MARK : CHANGED_MARK;
+  const { reason } = status;
+  const isNew = reason === 'new' || reason === 'unlisted';
+  const mark = isNew ? '[new]' : '[changed]';
+  const target = pinTarget(toolName);
   const what =
-    status.state === 'unpinned'
-      ? `"${toolName}" is not in the read-only pins file, so nobody has accepted it yet`
-      : status.state === 'new'
-        ? `"${toolName}" is new: it appeared on backend "${pinTarget(toolName)}" after that backend's tools were pinned, so nobody has accepted it yet`
-        : status.state === 'unlisted'
-          ? `"${toolName}" is not among the tools backend "${pinTarget(toolName)}" lists and has no pin, so nobody has accepted it`
-          : `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`;
+    status.reason === 'changed'
+      ? `"${toolName}" changed since it was pinned: ${changeSummary(status.change)}`
+      : {
+          unpinned: `"${toolName}" is not in the read-only pins file, so nobody has accepted it yet`,
+          new: `"${toolName}" is new: it appeared on backend "${target}" after that backend's tools were pinned, so nobody has accepted it yet`,
+          unlisted: `"${toolName}" is not among the tools backend "${target}" lists and has no pin, so nobody has accepted it`,
+        }[status.reason];
   const accept =
-    status.state === 'unlisted'
+    reason === 'unlisted'
       ? `Only a listed tool can be reviewed: once the backend lists it, a person accepts it with \`heretek-lazy-broker --pin ${toolName}\`; then call again.`
-      : `A person must review it (inspect shows ${isNew ? 'it' : 'the change'}) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${status.state === 'unpinned' ? ' on a writable copy of the pins file' : ''}${isNew ? ` (or every new tool of the backend with \`--pin ${pinTarget(toolName)}\`)` : ''}; then call again.`;
+      : `A person must review it (inspect shows ${isNew ? 'it' : 'the change'}) and accept it with \`heretek-lazy-broker --pin ${toolName}\`${reason === 'unpinned' ? ' on a writable copy of the pins file' : ''}${isNew ? ` (or every new tool of the backend with \`--pin ${target}\`)` : ''}; then call again.`;
   if (policy === 'refuse' && mutating) {
     return {
       allowed: false,
       code: isNew ? 'TOOL_NEW' : 'TOOL_CHANGED',
       mark,
-      message: `${what}. It ${status.state === 'unlisted' ? 'counts as mutating (no listing says otherwise)' : 'is mutating'}, so the call was refused and nothing was sent. ${accept}`,
+      message: `${what}. It ${reason === 'unlisted' ? 'counts as mutating (no listing says otherwise)' : 'is mutating'}, so the call was refused and nothing was sent. ${accept}`,
     };
   }
   return {

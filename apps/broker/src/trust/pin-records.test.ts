@@ -75,12 +75,19 @@ describe("the pin store's per-tool records", () => {
       });
       expect(store.status('t_kept')).toEqual({ state: 'pinned' });
       // Revoked by hand, or listed after its backend was pinned: held as new.
-      expect(store.status('t_revoked')).toEqual({ state: 'new' });
-      expect(store.status('t_fresh')).toEqual({ state: 'new' });
+      expect(store.status('t_revoked')).toEqual({
+        state: 'held',
+        reason: 'new',
+      });
+      expect(store.status('t_fresh')).toEqual({ state: 'held', reason: 'new' });
       expect(store.status('u_first')).toEqual({ state: 'pinned-now' });
       const status = store.status('t_changed');
-      expect(status?.state).toBe('changed');
-      expect(status?.state === 'changed' && status.pinned).toEqual({
+      expect(status).toMatchObject({ state: 'held', reason: 'changed' });
+      expect(
+        status?.state === 'held' &&
+          status.reason === 'changed' &&
+          status.pinned,
+      ).toEqual({
         name: 't_changed',
         description: 'Before.',
         inputSchema: changed.inputSchema,
@@ -103,7 +110,7 @@ describe("the pin store's per-tool records", () => {
     const store = await PinStore.open({ path: file });
     await store.observe([before]);
     await store.observe([after]);
-    expect(store.changeLines('c_tool')).toEqual([
+    expect(store.pending({ tool: 'c_tool' })[0]?.lines).toEqual([
       'description was "Before."',
       'description is now "After."',
     ]);
@@ -113,7 +120,10 @@ describe("the pin store's per-tool records", () => {
     expect(store.status('c_tool')).toEqual({ state: 'pinned' });
     store.forget(['c_tool']);
     await store.observe([after]);
-    expect(store.status('c_tool')?.state).toBe('changed');
+    expect(store.status('c_tool')).toMatchObject({
+      state: 'held',
+      reason: 'changed',
+    });
     expect(store.restore(['c_tool'])).toEqual([before]);
     expect(store.status('c_tool')).toEqual({ state: 'pinned' });
   });

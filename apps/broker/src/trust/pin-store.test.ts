@@ -1,11 +1,4 @@
-import {
-  copyFile,
-  mkdir,
-  readFile,
-  readdir,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -97,8 +90,8 @@ describe('PinStore', () => {
       changed: [],
       unpinned: [],
     });
-    expect(store.status('adb_swipe')).toEqual({ state: 'new' });
-    expect(store.status('adb_touch')).toEqual({ state: 'new' });
+    expect(store.status('adb_swipe')).toEqual({ state: 'held', reason: 'new' });
+    expect(store.status('adb_touch')).toEqual({ state: 'held', reason: 'new' });
     await store.flush();
     expect(Object.keys(parsePins(await readFile(file, 'utf8')).tools)).toEqual([
       'adb_list_packages',
@@ -107,7 +100,10 @@ describe('PinStore', () => {
     // A restart holds them still: the file says the backend is known.
     const reopened = await PinStore.open({ path: file });
     await reopened.observe([list, swipe, renamed]);
-    expect(reopened.status('adb_touch')).toEqual({ state: 'new' });
+    expect(reopened.status('adb_touch')).toEqual({
+      state: 'held',
+      reason: 'new',
+    });
     expect(reopened.pending({ target: 'adb' })).toEqual([
       {
         name: 'adb_swipe',
@@ -124,7 +120,10 @@ describe('PinStore', () => {
     expect(reopened.pending({ target: 'other' })).toEqual([]);
     await reopened.accept({ tool: 'adb_swipe' });
     expect(reopened.status('adb_swipe')).toEqual({ state: 'pinned' });
-    expect(reopened.status('adb_touch')).toEqual({ state: 'new' });
+    expect(reopened.status('adb_touch')).toEqual({
+      state: 'held',
+      reason: 'new',
+    });
     await reopened.accept({ target: 'adb' });
     expect(reopened.status('adb_touch')).toEqual({ state: 'pinned' });
     expect(Object.keys(parsePins(await readFile(file, 'utf8')).tools)).toEqual([
@@ -181,7 +180,10 @@ describe('PinStore', () => {
       },
     ]);
     expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
-    expect(store.status('adb_list_packages')?.state).toBe('changed');
+    expect(store.status('adb_list_packages')).toMatchObject({
+      state: 'held',
+      reason: 'changed',
+    });
 
     const restarted = await PinStore.open({ path: file });
     await restarted.observe([tap2, list2]);
@@ -227,7 +229,10 @@ describe('PinStore', () => {
     const store = await PinStore.open({ path: file });
     expect(store.readOnlyReason).toBe('file');
     await store.observe([list, tap]);
-    expect(store.status('adb_tap')).toEqual({ state: 'unpinned' });
+    expect(store.status('adb_tap')).toEqual({
+      state: 'held',
+      reason: 'unpinned',
+    });
     expect(await readFile(file, 'utf8')).toBe(before);
     expect(await store.accept({ tool: 'adb_tap' })).toEqual([
       { name: 'adb_tap', change: 'new', lines: ['not pinned yet'] },
@@ -263,7 +268,7 @@ describe('PinStore', () => {
       ['{ not json', /not JSON/],
       [
         '{"version":2,"tools":{}}',
-        /: version must be 1 \(the former layout, one JSON document\) or the file's first line must be \{"version":2\} \(the current one\), got number 2\./,
+        /: its first line must be \{"version":2\} \(or \{"readOnly":true,"version":2\}; a pins file of another layout is not read\): unknown property "tools"; allowed: version, readOnly\./,
       ],
       [
         '{"version":2}\n{"name":"adb_tap"}\n',
@@ -278,22 +283,17 @@ describe('PinStore', () => {
         `{"version":2}\n${good.split('\n')[1]}\n${good.split('\n')[1]!.replace('"adb_tap"', '"adb_swipe"')}\n`,
         /: line 3: "adb_swipe" comes after "adb_tap" \(the lines are sorted by name\)\./,
       ],
-      ['[]', /: the file must be a JSON object, got an array\./],
       [
-        '{"version":1,"readOnly":"yes","tools":{}}',
-        /: readOnly must be true or false, got the string "yes"\./,
+        '[]',
+        /: its first line must be .*: it must be a JSON object, got an array\./,
+      ],
+      [
+        '{"version":1,"readOnly":"yes"}',
+        /: its first line must be .*: version must be 2, got number 1; readOnly must be true or false, got the string "yes"\./,
       ],
       [
         good.replace('Tap the screen.', 'Tap the screen!'),
         /hash does not match/,
-      ],
-      [
-        '{"version":1,"tools":{"a":{"hash":"x"}}}',
-        /: tools\.a\.hash must be a string "sha256:<64 lowercase hex digits>", got the string "x"; missing required property "tools\.a\.description"; missing required property "tools\.a\.inputSchema"; missing required property "tools\.a\.annotations"\./,
-      ],
-      [
-        `{"version":1,"tools":{"a":{"hash":"sha256:${'0'.repeat(64)}","description":"","annotations":{}}}}`,
-        /: missing required property "tools\.a\.inputSchema"\. It was left untouched/,
       ],
     ];
     for (const [text, message] of cases) {
@@ -341,87 +341,36 @@ describe('PinStore', () => {
     expect(await readFile(file, 'utf8')).toBe(edited);
   });
 
-  it('reads a pins.json written in the former layout once, writes it again with one pin per line, and keeps every pin', async () => {
-    // Written by the broker before pins files had one pin per line.
-    const former = path.join(
-      import.meta.dirname,
-      '__fixtures__',
-      'pins-version-1.json',
-    );
+  it('refuses a pins.json in the former layout (one JSON document) with an error naming the layout it reads, and leaves it untouched', async () => {
+    const former = `${JSON.stringify(
+      {
+        tools: {
+          adb_tap: {
+            annotations: {},
+            description: tap.description,
+            hash: definitionHash(tap),
+            inputSchema: tap.inputSchema,
+          },
+        },
+        version: 1,
+      },
+      null,
+      2,
+    )}\n`;
     await mkdir(path.dirname(file), { recursive: true });
-    await copyFile(former, file);
-    const data = JSON.parse(await readFile(former, 'utf8')) as {
-      version: number;
-      tools: PinsFile['tools'];
-    };
-    expect(data.version).toBe(1);
-    expect(data.tools.adb_tap?.hash).toBe(definitionHash(tap));
-    expect(data.tools.adb_list_packages?.hash).toBe(definitionHash(list));
-
-    const lines: string[] = [];
-    const store = await PinStore.open({
-      path: file,
-      verify: 'later',
-      log: (line) => lines.push(line),
-    });
-    expect(lines).toEqual([
-      expect.stringMatching(
-        /^pins: .*pins\.json was in the former layout \(one JSON document\); written again with one pin per line$/,
-      ),
-    ]);
-    const migrated = await readFile(file, 'utf8');
-    expect(migrated).toBe(
-      serializePinsFile({ version: PINS_FILE_VERSION, tools: data.tools }),
-    );
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-    await store.observe([tap, list]);
-    expect(store.status('adb_tap')).toEqual({ state: 'pinned' });
-    expect(store.status('adb_list_packages')).toEqual({ state: 'pinned' });
-    // Read once: a store opened on it now reads the current layout, silently.
-    const readAgainLines: string[] = [];
-    const readAgain = await PinStore.open({
-      path: file,
-      log: (line) => readAgainLines.push(line),
-    });
-    expect(readAgain.pinnedCount).toBe(2);
-    expect(readAgainLines).toEqual([]);
-    expect(await readFile(file, 'utf8')).toBe(migrated);
-
-    // First listings of two more backends: each write adds one pin.
-    const swipe = {
-      name: 'touch_swipe',
-      description: 'Swipe.',
-      inputSchema: {},
-    };
-    expect((await store.observe([swipe])).pinned).toEqual(['touch_swipe']);
-    const written = await readFile(file, 'utf8');
-    const after = parsePins(written);
-    expect(written).toBe(serializePinsFile(after));
-    expect(Object.keys(after.tools)).toEqual([
-      'adb_list_packages',
-      'adb_tap',
-      'touch_swipe',
-    ]);
-    expect(after.tools.adb_tap).toEqual(data.tools.adb_tap);
-
-    // Pinned again from its own layout: the untouched pins are copied, byte for byte.
-    const again = await PinStore.open({ path: file, verify: 'later' });
-    const drag = {
-      name: 'pointer_drag',
-      description: 'Drag.',
-      inputSchema: {},
-    };
-    expect((await again.observe([drag])).pinned).toEqual(['pointer_drag']);
-    const last = await readFile(file, 'utf8');
-    const lastData = parsePins(last);
-    expect(last).toBe(serializePinsFile(lastData));
-    expect(lastData.tools).toEqual({
-      ...after.tools,
-      pointer_drag: expect.objectContaining({ description: 'Drag.' }),
-    });
-    const reopened = await PinStore.open({ path: file });
-    await reopened.observe([tap, list, swipe, drag]);
-    expect(reopened.pending()).toEqual([]);
+    await writeFile(file, former);
+    for (const verify of ['now', 'later'] as const) {
+      const error = await PinStore.open({ path: file, verify }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toMatchObject({
+        code: 'PINS_FILE_INVALID',
+        message: expect.stringMatching(
+          /^Pins file .*pins\.json: its first line must be \{"version":2\} \(or \{"readOnly":true,"version":2\}; a pins file of another layout is not read\): it is not JSON \(.+\): "\{"\. It was left untouched: fix or remove it/,
+        ),
+      });
+    }
+    expect(await readFile(file, 'utf8')).toBe(former);
   });
 
   it('merges with pins another process wrote, and sees an accept made elsewhere', async () => {
@@ -435,7 +384,10 @@ describe('PinStore', () => {
     const tap2 = { ...tap, description: 'Tap twice.' };
     await one.observe([tap2]);
     await two.observe([tap2]);
-    expect(two.status('adb_tap')?.state).toBe('changed');
+    expect(two.status('adb_tap')).toMatchObject({
+      state: 'held',
+      reason: 'changed',
+    });
     await one.accept({ tool: 'adb_tap' });
     await two.refresh();
     expect(two.status('adb_tap')).toEqual({ state: 'pinned' });
@@ -503,7 +455,7 @@ describe('the pins file', () => {
 
 describe('pinVerdict', () => {
   it('refuses a new mutating tool under refuse with TOOL_NEW, naming how to accept it; marks it [new] and lets it through otherwise', () => {
-    const held = { state: 'new' as const };
+    const held = { state: 'held' as const, reason: 'new' as const };
     expect(
       pinVerdict({
         policy: 'refuse',
@@ -542,7 +494,7 @@ describe('pinVerdict', () => {
       pinVerdict({
         policy: 'refuse',
         toolName: 'adb_swipe',
-        status: { state: 'unpinned' },
+        status: { state: 'held', reason: 'unpinned' },
         mutating: true,
       }),
     ).toMatchObject({
@@ -553,7 +505,8 @@ describe('pinVerdict', () => {
   });
 
   const changed = {
-    state: 'changed' as const,
+    state: 'held' as const,
+    reason: 'changed' as const,
     change: { parts: ['description' as const], becameMutating: false },
     pinned: { name: 'x', description: '', inputSchema: {}, annotations: {} },
   };

@@ -1,12 +1,11 @@
-import { createHash, type Hash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, open, stat, type FileHandle } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
 import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../error-text.js';
 import {
-  definitionDigest,
+  definitionHash,
   describeChange,
   diffDefinitions,
   isChanged,
@@ -16,269 +15,173 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import {
-  checkPinLine,
-  hashOfLine,
+  headOf,
   headerLine,
   invalidPinsFile,
-  nameOf,
+  linesOf,
   pinLine,
   pinTarget,
-  readPinsFile,
+  readPinLine,
+  readPins,
   stampOf,
-  type PinsFile,
-  type ReadPins,
+  withPinsFile,
+  type FilePin,
 } from './pins-file.js';
-import { PinTable, type PinBody } from './pin-table.js';
-import { isMissing, writeAll, writeFileAtomic } from './state-file.js';
-import { DIGEST_BYTES, type ToolHashes } from './tool-hashes.js';
+import { FileQueue, writeAll, writeFileAtomic } from './state-file.js';
+import { DIGEST_BYTES, hashText, writeHash } from './tool-hashes.js';
+import type { ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
 
-/** Why a store does not write on its own. */
-export type ReadOnlyReason =
-  /** The caller asked for it. */
-  | 'option'
-  /** The file says `"readOnly": true`. */
-  | 'file'
-  /** The file exists and cannot be written. */
-  | 'unwritable';
+/** Why a store does not write on its own: asked to, the file is marked `"readOnly": true`, or it cannot be written. */
+export type ReadOnlyReason = 'option' | 'file' | 'unwritable';
 
-/** Where a tool stands against its pin. */
+/**
+ * Why a tool nobody has accepted is held (marked, and refused when mutating
+ * under `refuse`): `new` on a known backend (added or renamed after the
+ * backend was pinned), `unpinned` (absent from a read-only pins file),
+ * `unlisted` (called before its backend lists it: {@link PinStore.unlisted}),
+ * or `changed` since it was pinned.
+ */
+export type HeldReason = 'new' | 'unpinned' | 'unlisted' | 'changed';
+
+/** Where a tool stands: it matches its pin (`pinned-now`: pinned on first use by this process), or is held for a reason. */
 export type PinStatus =
-  /** Matches its pin. */
-  | { state: 'pinned' }
-  /** First seen in this process on a backend not known before, and pinned now (trust on first use). */
-  | { state: 'pinned-now' }
-  /**
-   * Listed by a backend that is known (the pins file pins some of its tools)
-   * and not pinned: it appeared, or was renamed, after the backend was first
-   * pinned. Held, not pinned, until a person accepts it (`--pin`).
-   */
-  | { state: 'new' }
-  /** Not in a read-only pins file: nobody has accepted it. */
-  | { state: 'unpinned' }
-  /**
-   * Called by a name its backend has not listed to this process, without a
-   * pin, on a known backend or outside a read-only pins file: nobody has
-   * accepted it (see {@link PinStore.unlisted}).
-   */
-  | { state: 'unlisted' }
-  /** Differs from its pin. */
+  | { state: 'pinned' | 'pinned-now' }
+  | { state: 'held'; reason: Exclude<HeldReason, 'changed'> }
   | {
-      state: 'changed';
+      state: 'held';
+      reason: 'changed';
       change: DefinitionChange;
       pinned: NormalizedDefinition;
     };
 
-/** One tool accepted (or to be accepted) by {@link PinStore.accept}. */
+/** One tool accepted (or to be accepted) by {@link PinStore.accept}: `new` when it has no pin, else what changed, and lines for a person. */
 export type AcceptedPin = {
   name: string;
-  /** `new` for a tool without a pin, else what changed. */
   change: DefinitionChange | 'new';
-  /** Lines for a person: what changed (see `describeChange`). */
   lines: string[];
 };
 
-/** What {@link PinStore.observe} found. */
+/** What {@link PinStore.observe} found, by tool name, and why new pins could not be saved (they are kept in memory). */
 export type ObserveResult = {
-  /** Tools pinned now because their backend was seen for the first time. */
   pinned: string[];
-  /** Tools new on a known backend: held, not pinned, until accepted. */
   new: string[];
-  /** Tools whose definition differs from their pin. */
   changed: string[];
-  /** Tools absent from a read-only pins file. */
   unpinned: string[];
-  /** Why new pins could not be saved, when they could not (they are kept in memory). */
   writeError?: string;
 };
 
-/** Pinned tools checked, or written, between two yields to other work. */
-const ENTRIES_PER_SLICE = 500;
+/** The pins file as a store last read or wrote it (`stamp` `undefined`: none); replaced whole, never changed but for its two memos. */
+type FileView = {
+  readonly stamp: string | undefined;
+  readonly digest: string | undefined;
+  readonly readOnly: boolean;
+  readonly unwritable: boolean;
+  readonly pins: ReadonlyMap<string, FilePin>;
+  /** The targets of its pins: the known backends. */
+  readonly targets: ReadonlySet<string>;
+  /** The check of its pins' lines (started when first asked for), and why it failed. */
+  check: Promise<void> | undefined;
+  failure: unknown;
+};
 
-const yieldToOthers = () =>
-  new Promise<void>((resolve) => setImmediate(resolve));
+/** A pin made here, not yet written: accepted (it replaces the file's), else made on first use (a pin the file has wins). */
+type MadePin = FilePin & { readonly accepted: boolean };
 
-/** The parts of a pin entry kept in memory (its hash is kept as bytes). */
-function bodyOf(entry: PinBody): PinBody {
-  return {
-    description: entry.description,
-    inputSchema: entry.inputSchema,
-    annotations: entry.annotations,
-  };
-}
-
-/** The definition of `name` whose parts are `body`'s (a pin's, to compare or restore). */
-function definitionOf(name: string, body: PinBody): NormalizedDefinition {
-  return { name, ...bodyOf(body) };
-}
-
-/** The pins of a file in the former layout, each checked already (none counts as in the file: each is written again). */
-function tableOf(file: PinsFile): PinTable {
-  const table = new PinTable();
-  for (const [name, entry] of Object.entries(file.tools))
-    table.pin(table.slot(name), entry.hash, bodyOf(entry));
-  return table;
-}
+/** A tool as its backend last listed it (or restored from its pin); `firstSeen`: pinned on first use by this process. */
+type Listed = {
+  readonly definition: NormalizedDefinition;
+  readonly hash: string;
+  readonly firstSeen: boolean;
+};
 
 /**
- * Parses and checks one pin's line in the file read against its hash,
- * keeping the checked entry (unless the current definition, of the same
- * hash, serves as it); the problem's text when it fails. A pin already
- * checked, or not read from the file, passes.
+ * Everything a store knows, in one place, changed in synchronous steps only:
+ * the file view is replaced whole, a pin is made or replaced, a written pin
+ * leaves `made` only if it is still the same object. A file operation never
+ * touches `made` or `listed`, so what is made while one waits is kept.
  */
-function checkLine(
-  table: PinTable,
-  slot: number,
-  bytes: Buffer,
-): string | undefined {
-  if (!table.isUnchecked(slot)) return undefined;
-  const entry = checkPinLine(bytes, table.placeOf(slot));
-  if (typeof entry === 'string') return entry;
-  table.markChecked(slot);
-  table.keepBody(slot, table.matchesPin(slot) ? undefined : bodyOf(entry));
-  return undefined;
-}
+type State = {
+  file: FileView;
+  /** Pins made here and not yet written, by target, then name. */
+  readonly made: Map<string, Map<string, MadePin>>;
+  readonly listed: Map<string, Listed>;
+  /** A failed write of new pins has been logged. */
+  warned: boolean;
+};
 
 /**
  * The pinned tool definitions (issue: rug pulls). A tool seen for the first
- * time is pinned (trust on first use) and written at once; a tool whose
- * definition differs from its pin is reported `changed` until a person
- * accepts it (`--pin [tool]` -> {@link PinStore.accept}).
+ * time is pinned (trust on first use) and written; a tool whose definition
+ * differs from its pin is held as `changed` until a person accepts it
+ * (`--pin [tool]` -> {@link PinStore.accept}).
  *
- * Writes are atomic (a temporary file in the same directory, then a rename)
- * and the file is created with mode 0600 in a 0700 directory. A write copies
- * the lines of the file on disk and adds the pins not in it, so two brokers
- * pinning different new tools keep both (the first pin of a tool wins; an
- * accepted change replaces its line). A file another process changed is read
- * and checked again first: a file this store cannot trust is never written
- * over. In read-only mode ({@link ReadOnlyReason}) nothing is written on its
- * own.
+ * Every read and write of the file goes through one queue. A write is
+ * atomic and copies the lines of the file on disk, adding the pins made
+ * here: two brokers pinning different new tools keep both (the first pin of
+ * a tool wins; an accepted change replaces its line). A file another process
+ * changed is read and checked first: a file this store cannot trust is never
+ * written over. A read-only store ({@link ReadOnlyReason}) writes nothing on
+ * its own.
  */
 export class PinStore {
   readonly path: string;
+  readonly #readOnly: boolean;
   readonly #log: (line: string) => void;
-  readonly #readOnlyOption: boolean;
-  #readOnlyReason: ReadOnlyReason | undefined;
-  #fileReadOnly = false;
-  /** Every tool known: its pin, current definition and place in the file read. */
-  #pins = new PinTable();
-  /** The file's bytes as read, where the pins not parsed yet are. */
-  #bytes: Buffer | undefined;
-  /** The check of the pins read from the file: done, running, or to start when first asked for. */
-  #verified: Promise<void> | (() => Promise<void>) = Promise.resolve();
-  /** Why the whole file's check failed, once it has. */
-  #failure: unknown;
-  /** The stamp of the file on disk as this store last read or wrote it. */
-  #stamp: string | undefined;
-  #writing: Promise<unknown> = Promise.resolve();
-  /** The queued (not yet started) write of new pins, which later ones join. */
-  #queuedAdd: Promise<void> | undefined;
-  /**
-   * Tools accepted and not written yet: every write puts their pins over
-   * the file's lines, so a write queued before the accept cannot put the
-   * old pin back.
-   */
-  readonly #accepted = new Set<string>();
-  /** How long the last write took and when it ended (`performance.now()`). */
-  #lastWrite: { took: number; ended: number } | undefined;
-  /** Ends the wait of a queued write for a quiet moment, while it waits. */
-  #endWait: (() => void) | undefined;
-  /** Set by {@link flush}: writes no longer wait. */
-  #flushing = false;
-  #warnedWrite = false;
-  /** The file read is in the former layout: the next write writes every pin. */
-  #formerLayout = false;
-  /** SHA-256 of the pins file of {@link #stamp}, as read or written. */
-  #digest: string | undefined;
-  /** {@link #knownTargets}, made when first needed after each read of the file. */
-  #targets: Set<string> | undefined;
+  readonly #queue = new FileQueue();
+  readonly #state: State;
 
-  private constructor(options: {
-    path: string;
-    readOnly: boolean;
-    log: (line: string) => void;
-  }) {
-    this.path = options.path;
-    this.#readOnlyOption = options.readOnly;
-    this.#log = options.log;
+  private constructor(file: string, view: FileView, options: OpenOptions) {
+    this.path = file;
+    this.#readOnly = options.readOnly === true;
+    this.#log = options.log ?? (() => {});
+    this.#state = {
+      file: view,
+      made: new Map(),
+      listed: new Map(),
+      warned: false,
+    };
   }
 
-  /**
-   * Reads the pins file (a missing file is an empty store). Throws
-   * `TrustError` `PINS_FILE_INVALID` for a file it cannot trust; the file is
-   * then never overwritten. With `verify: 'later'`, each pin's name and hash
-   * are read and the store opens at once; each pin's line is parsed and
-   * checked in the background, and {@link verified} says how that ended. A
-   * file in the former layout (one JSON document) is read whole, checked,
-   * and written again in the current one unless the store is read-only.
-   */
-  static async open(options: {
-    /** The pins file (`HERETEK_PINS_FILE`). */
-    path: string;
-    /** Never write on its own (a committed lock). */
-    readOnly?: boolean | undefined;
-    /** When each entry is checked against its hash: before `open` resolves (default), or after. */
-    verify?: 'now' | 'later' | undefined;
-    /** Diagnostic sink (stderr in the broker). */
-    log?: (line: string) => void;
-  }): Promise<PinStore> {
-    const store = new PinStore({
-      path: path.resolve(options.path),
-      readOnly: options.readOnly === true,
-      log: options.log ?? (() => {}),
-    });
-    await store.#load(options.verify ?? 'now');
-    if (store.#formerLayout) await store.#migrate();
-    return store;
+  /** Reads the pins file (none: empty); `PINS_FILE_INVALID` for a file it cannot trust. */
+  static async open(options: OpenOptions): Promise<PinStore> {
+    const file = path.resolve(options.path);
+    const verify = options.verify ?? 'now';
+    const view = await withPinsFile(file, (h) => viewOf(file, h, verify));
+    return new PinStore(file, view, options);
   }
 
-  /**
-   * Resolves once every pin read from the file has been parsed and checked
-   * against its hash; rejects with `TrustError` `PINS_FILE_INVALID` when one
-   * cannot be trusted (the store then never writes). Already settled unless
-   * opened with `verify: 'later'`, where the check starts when this is first
-   * read (a write reads it too).
-   */
+  /** Every pin read checked against its hash (started when first read); rejects as {@link open} does, and the store never writes. */
   get verified(): Promise<void> {
-    if (typeof this.#verified === 'function') {
-      this.#verified = this.#verified();
-      this.#verified.catch(() => {});
+    const view = this.#state.file;
+    if (view.check === undefined) {
+      view.check = checkPins(this.path, view);
+      view.check.catch((error: unknown) => (view.failure = error));
     }
-    return this.#verified;
+    return view.check;
   }
 
-  /**
-   * Checks one pin against its hash now, unless that is done (a call relies
-   * on it before the whole file's check may be over). Throws `TrustError`
-   * `PINS_FILE_INVALID` when it cannot be trusted, or when the whole file's
-   * check has failed.
-   */
+  /** Checks one pin now (a call relies on it); throws as {@link verified} rejects, for it or the whole file. */
   checkPin(name: string): void {
-    this.verified.catch((error: unknown) => {
-      this.#failure ??= error;
-    });
-    if (this.#failure !== undefined) throw this.#failure;
-    const bytes = this.#bytes;
-    const slot = this.#pins.slotOf(name);
-    if (bytes === undefined || slot === undefined) return;
-    const problem = checkLine(this.#pins, slot, bytes);
-    if (problem !== undefined) throw invalidPinsFile(this.path, problem);
+    const view = this.#state.file;
+    void this.verified;
+    if (view.failure !== undefined) throw view.failure;
+    const pin = view.pins.get(name);
+    const body = pin && readPinLine(name, pin);
+    if (typeof body === 'string') throw invalidPinsFile(this.path, body);
   }
 
   /**
-   * Whether the pins file, as this store read it and unchanged since, has
-   * `digest`: one an index cache recorded of a pins file that held exactly
-   * the pins of a store whose entries were all checked (see
-   * {@link fileDigest}). Byte for byte that file, its entries need no check
-   * of their own: {@link verified} resolves at once, and each one is still
-   * checked on its own when a call relies on it ({@link checkPin}). False for
-   * any other digest, once this store has written, or once the check has
-   * failed; the check then runs as usual.
+   * Whether the file as read, unchanged since, has `digest`: one an index
+   * cache recorded of a file whose pins were all checked ({@link fileDigest}).
+   * Its pins then need no check ({@link verified} resolves at once;
+   * {@link checkPin} still checks each one a call relies on).
    */
   knownDigest(digest: string): boolean {
-    if (this.#digest !== digest || this.#failure !== undefined) return false;
-    if (typeof this.#verified === 'function') {
-      this.#verified = Promise.resolve();
+    const view = this.#state.file;
+    if (view.digest !== digest || view.failure !== undefined) return false;
+    if (view.check === undefined) {
+      view.check = Promise.resolve();
       this.#log(
         `pins: ${this.path} is the file the index cache was written with; its entries are not checked again`,
       );
@@ -287,230 +190,73 @@ export class PinStore {
   }
 
   /**
-   * The pins file's SHA-256 once every write asked for so far has ended,
-   * when the file then holds exactly the pins in memory and its entries
-   * have passed their check, with what `inspect` returns in the same turn
-   * as that was confirmed (so that it describes those pins); `undefined`
-   * when a write is waiting or failed, the check failed, another process
-   * changed the file, or there is none.
+   * The file's SHA-256 once every file operation asked for has ended, if the
+   * file then holds exactly the pins in memory, checked, with what `inspect`
+   * returns in the same turn; `undefined` when a write is waiting or failed,
+   * the check failed, another process changed the file, or there is none.
    */
   async fileDigest<T>(
     inspect: () => T,
   ): Promise<{ digest: string; inspected: T } | undefined> {
-    await this.#writing;
+    await this.#queue.idle();
     try {
       await this.verified;
+      const stamp = stampOf(await stat(this.path));
+      const { file, made } = this.#state;
+      if (file.digest === undefined || stamp !== file.stamp || made.size > 0)
+        return undefined;
+      return { digest: file.digest, inspected: inspect() };
     } catch {
       return undefined;
     }
-    let stamp: string;
-    try {
-      stamp = stampOf(await stat(this.path));
-    } catch {
-      return undefined;
-    }
-    // The stamp and digest change together, so the digest is this file's.
-    const digest = this.#digest;
-    if (
-      digest === undefined ||
-      stamp !== this.#stamp ||
-      this.#queuedAdd !== undefined
-    )
-      return undefined;
-    // Every pin in memory must be in the file on disk as it is here.
-    for (const slot of this.#pins.pinnedSlots())
-      if (!this.#pins.isInFile(slot)) return undefined;
-    return { digest, inspected: inspect() };
   }
 
   get readOnlyReason(): ReadOnlyReason | undefined {
-    return this.#readOnlyReason;
+    const { file } = this.#state;
+    if (this.#readOnly) return 'option';
+    if (file.readOnly) return 'file';
+    return file.unwritable ? 'unwritable' : undefined;
+  }
+
+  get readOnly(): boolean {
+    return this.readOnlyReason !== undefined;
   }
 
   /** How many tools have a pin (in the file, or in memory when it could not be saved). */
   get pinnedCount(): number {
-    return this.#pins.pinnedCount;
+    const { pins } = this.#state.file;
+    const made = [...this.#state.made.values()].flatMap((m) => [...m.keys()]);
+    return pins.size + made.filter((name) => !pins.has(name)).length;
   }
 
-  get readOnly(): boolean {
-    return this.#readOnlyReason !== undefined;
-  }
-
-  async #load(verify: 'now' | 'later'): Promise<void> {
-    const read = await this.#read();
-    const index =
-      read !== undefined && 'index' in read ? read.index : undefined;
-    const former =
-      read !== undefined && 'formerLayout' in read
-        ? read.formerLayout
-        : undefined;
-    const pins =
-      index !== undefined
-        ? PinTable.fromIndex(index)
-        : former !== undefined
-          ? tableOf(former)
-          : new PinTable();
-    const bytes = index === undefined ? undefined : read?.bytes;
-    if (verify === 'now' && bytes !== undefined) await this.#check(pins, bytes);
-    // The current definitions (and first sightings) stay across a reload.
-    const previous = this.#pins;
-    for (const slot of previous.currentSlots())
-      pins.copyCurrent(pins.slot(previous.nameOf(slot)), previous, slot);
-    this.#pins = pins;
-    this.#targets = undefined;
-    this.#failure = undefined;
-    this.#fileReadOnly = index?.readOnly ?? former?.readOnly === true;
-    this.#stamp = read?.stamp;
-    this.#bytes = bytes;
-    this.#digest = read?.digest;
-    await this.#decideReadOnly(read !== undefined);
-    this.#formerLayout = former !== undefined;
-    this.#verified =
-      bytes === undefined || verify === 'now'
-        ? Promise.resolve()
-        : () => this.#check(pins, bytes);
-  }
-
-  /** Writes a file read in the former layout again in the current one, unless read-only. */
-  async #migrate(): Promise<void> {
-    if (this.readOnly) {
-      this.#log(
-        `pins: ${this.path} is in the former layout (one JSON document) and read-only here; it is read whole at each start until --pin writes it in the current one`,
-      );
-      return;
-    }
-    try {
-      await this.#write('now');
-      this.#log(
-        `pins: ${this.path} was in the former layout (one JSON document); written again with one pin per line`,
-      );
-    } catch (error) {
-      this.#log(
-        `pins: ${this.path} is in the former layout and could not be written again (${errorText(error)}); it is read whole at each start`,
-      );
-    }
-  }
-
-  /** Reads the file (`undefined` when it is missing): each pin's name, hash and line, or, in the former layout, every pin parsed and checked. */
-  async #read(): Promise<ReadPins | undefined> {
-    try {
-      return await readPinsFile(this.path);
-    } catch (error) {
-      if (TrustError.isInstance(error)) throw error;
-      if (!isMissing(error)) {
-        throw new TrustError({
-          code: 'PINS_FILE_INVALID',
-          message: `Pins file ${this.path} cannot be read (${errorText(error)}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
-          cause: error,
-        });
-      }
-      return undefined;
-    }
-  }
-
-  /** Parses and checks each pin of `table` read from `bytes`, a slice at a time; throws for the first that fails. */
-  async #check(table: PinTable, bytes: Buffer): Promise<void> {
-    let index = 0;
-    for (const slot of table.pinnedSlots()) {
-      index += 1;
-      if (index % ENTRIES_PER_SLICE === 0) await yieldToOthers();
-      const problem = checkLine(table, slot, bytes);
-      if (problem !== undefined) throw invalidPinsFile(this.path, problem);
-    }
+  /** Reads the file again if another process changed it (`--pin`); an invalid one is logged, the pins in memory kept. */
+  refresh(): Promise<void> {
+    return this.#queue.run(() =>
+      withPinsFile(this.path, (handle) => this.#reread(handle)).catch(
+        (error: unknown) =>
+          this.#log(`pins: keeping the pins in memory: ${errorText(error)}`),
+      ),
+    );
   }
 
   /**
-   * The pin's entry, parsing and checking it from the file's bytes when not
-   * done yet (an entry that fails is left to the check of the whole file to
-   * report, which calls wait for).
-   */
-  #body(slot: number): PinBody | undefined {
-    const table = this.#pins;
-    if (!table.isPinned(slot)) return undefined;
-    if (this.#bytes !== undefined) checkLine(table, slot, this.#bytes);
-    return table.body(slot);
-  }
-
-  /**
-   * Whether the tool in `slot` is `pinned`, `pinned-now`, `changed`, or
-   * without a pin: `new` (held) in a store that writes, `unpinned` in a
-   * read-only one (without the change's details).
-   */
-  #stateOf(slot: number): PinStatus['state'] {
-    const table = this.#pins;
-    if (!table.isPinned(slot)) return this.readOnly ? 'unpinned' : 'new';
-    if (table.matchesPin(slot))
-      return table.isFirstSeen(slot) ? 'pinned-now' : 'pinned';
-    return 'changed';
-  }
-
-  /** The targets the pins (in the file, or made here) belong to: the known backends. */
-  #knownTargets(): Set<string> {
-    if (this.#targets === undefined) {
-      const targets = new Set<string>();
-      for (const slot of this.#pins.pinnedSlots())
-        targets.add(pinTarget(this.#pins.nameOf(slot)));
-      this.#targets = targets;
-    }
-    return this.#targets;
-  }
-
-  async #decideReadOnly(exists: boolean): Promise<void> {
-    const unwritable = () =>
-      access(this.path, constants.W_OK).then(
-        () => false,
-        () => true,
-      );
-    this.#readOnlyReason = this.#readOnlyOption
-      ? 'option'
-      : this.#fileReadOnly
-        ? 'file'
-        : exists && (await unwritable())
-          ? 'unwritable'
-          : undefined;
-  }
-
-  /**
-   * Re-reads the file when another process changed it (e.g. `--pin` while
-   * this broker runs), so an accepted change takes effect without a restart.
-   * A file that became invalid is logged and the pins in memory are kept.
-   */
-  async refresh(): Promise<void> {
-    let stamp: string | undefined;
-    try {
-      stamp = stampOf(await stat(this.path));
-    } catch (error) {
-      if (!isMissing(error)) return;
-    }
-    if (stamp === this.#stamp) return;
-    try {
-      await this.#load('now');
-    } catch (error) {
-      this.#log(`pins: keeping the pins in memory: ${errorText(error)}`);
-      return;
-    }
-    if (this.#formerLayout) await this.#migrate();
-  }
-
-  /**
-   * Records the definitions a discovery listed (qualified names) and pins the
-   * ones without a pin whose backend is not known yet (trust on first use of
-   * a backend's first listing), unless the store is read-only; a tool without
-   * a pin on a known backend is held as `new`. Call it with each backend's
-   * listing, before its tools are served.
+   * Records a backend's listing (qualified names) and pins the tools without
+   * a pin whose backend is not known yet (trust on first use) unless
+   * read-only; resolves once they are written. A tool without a pin on a
+   * known backend is held as `new`.
    */
   async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
-    const table = this.#pins;
-    const known = this.#knownTargets();
-    const slots: number[] = [];
-    const fresh = new Set<number>();
-    for (const definition of listing) {
-      const normalized = normalizeDefinition(definition);
-      const slot = table.slot(normalized.name);
-      table.setCurrent(slot, normalized, definitionDigest(normalized));
-      slots.push(slot);
-      if (!table.isPinned(slot) && !known.has(pinTarget(normalized.name)))
-        fresh.add(slot);
+    const { listed } = this.#state;
+    const names: string[] = [];
+    const fresh = new Set<string>();
+    for (const tool of listing) {
+      const definition = normalizeDefinition(tool);
+      const { name } = definition;
+      const hash = definitionHash(definition);
+      const firstSeen = listed.get(name)?.firstSeen ?? false;
+      listed.set(name, { definition, hash, firstSeen });
+      names.push(name);
+      if (!this.#pinOf(name) && !this.#known(pinTarget(name))) fresh.add(name);
     }
     const result: ObserveResult = {
       pinned: [],
@@ -519,261 +265,176 @@ export class PinStore {
       unpinned: [],
     };
     if (fresh.size > 0 && !this.readOnly) {
-      for (const slot of fresh) {
-        table.pinCurrent(slot);
-        table.setFirstSeen(slot, true);
-        known.add(pinTarget(table.nameOf(slot)));
-      }
+      for (const name of fresh) this.#make(name, false);
       try {
-        await this.#write();
+        await this.#queue.gather(() => this.#write());
       } catch (error) {
         result.writeError = (error as Error).message;
-        if (!this.#warnedWrite) {
-          this.#warnedWrite = true;
+        if (!this.#state.warned)
           this.#log(
             `pins: cannot save new pins to ${this.path} (${result.writeError}); they are kept for this run only`,
           );
-        }
+        this.#state.warned = true;
       }
     }
-    for (const slot of slots) {
-      // Forgotten meanwhile (its backend listed again without it).
-      if (!table.hasCurrent(slot)) continue;
-      const state = this.#stateOf(slot);
-      const name = table.nameOf(slot);
-      if (state === 'pinned-now' && fresh.has(slot)) result.pinned.push(name);
-      if (state === 'new') result.new.push(name);
-      if (state === 'changed') result.changed.push(name);
-      if (state === 'unpinned') result.unpinned.push(name);
+    for (const name of names) {
+      const status = this.status(name);
+      if (status?.state === 'pinned-now' && fresh.has(name))
+        result.pinned.push(name);
+      if (status?.state === 'held' && status.reason !== 'unlisted')
+        result[status.reason].push(name);
     }
     return result;
   }
 
-  /**
-   * Whether every tool of `hashes` has a pin and was pinned with the
-   * definition hash given for it (compared a tool at a time, in order).
-   */
+  /** Whether every tool of `hashes` has a pin of the definition hash given for it. */
   matches(hashes: ToolHashes): boolean {
-    const table = this.#pins;
-    const { names, digests } = hashes;
-    for (let index = 0; index < names.length; index += 1) {
-      const slot = table.slotOf(names[index]!);
-      if (
-        slot === undefined ||
-        !table.isPinned(slot) ||
-        !table.pinnedIs(slot, digests, index * DIGEST_BYTES)
-      )
-        return false;
-    }
-    return true;
+    return hashes.names.every(
+      (name, i) =>
+        this.#pinOf(name)?.hash === hashText(hashes.digests, i * DIGEST_BYTES),
+    );
   }
 
   /** The definition hash a tool was pinned with, if it has a pin. */
   pinnedHash(name: string): string | undefined {
-    const slot = this.#pins.slotOf(name);
-    return slot !== undefined && this.#pins.isPinned(slot)
-      ? this.#pins.pinnedHash(slot)
-      : undefined;
+    return this.#pinOf(name)?.hash;
   }
 
-  /** {@link definitionHash} of a tool's current (last observed or restored) definition. */
+  /** The definition hash of a tool's current (last observed or restored) definition. */
   currentHash(name: string): string | undefined {
-    const slot = this.#pins.slotOf(name);
-    return slot === undefined ? undefined : this.#pins.currentHash(slot);
+    return this.#state.listed.get(name)?.hash;
   }
 
-  /**
-   * The current definition hashes of `names` (each must have one; others
-   * are left out) as {@link ToolHashes}: bytes copied, no string made.
-   */
+  /** The current definition hashes of `names` (those without one left out). */
   currentHashes(names: Iterable<string>): ToolHashes {
-    const table = this.#pins;
-    const slots: number[] = [];
-    const kept: string[] = [];
-    for (const name of names) {
-      const slot = table.slotOf(name);
-      if (slot === undefined || !table.hasCurrent(slot)) continue;
-      slots.push(slot);
-      kept.push(name);
-    }
-    const digests = new Uint8Array(slots.length * DIGEST_BYTES);
-    for (const [index, slot] of slots.entries())
-      table.copyCurrentHash(slot, digests, index * DIGEST_BYTES);
+    const { listed } = this.#state;
+    const kept = [...names].filter((name) => listed.has(name));
+    const digests = new Uint8Array(kept.length * DIGEST_BYTES);
+    kept.forEach((name, i) =>
+      writeHash(listed.get(name)!.hash, digests, i * DIGEST_BYTES),
+    );
     return { names: kept, digests };
   }
 
-  /**
-   * Records tools served from the index cache, whose recorded definition
-   * hash equals their pin's, as listed with their pinned definitions, until
-   * their backend is listed again ({@link observe}). Returns the pinned
-   * definitions (tools without a pin, or whose pin cannot be read, are
-   * skipped).
-   */
+  /** Records tools served from the index cache as listed with their pinned definitions, until listed again; returns those. */
   restore(names: Iterable<string>): NormalizedDefinition[] {
-    const table = this.#pins;
     const restored: NormalizedDefinition[] = [];
     for (const name of names) {
-      const slot = table.slotOf(name);
-      const pin = slot === undefined ? undefined : this.#body(slot);
-      if (slot === undefined || pin === undefined) continue;
-      const definition = definitionOf(table.nameOf(slot), pin);
-      table.setCurrent(slot, definition, 'pinned');
+      const pin = this.#pinOf(name);
+      const body = pin && readPinLine(name, pin);
+      if (pin === undefined || typeof body !== 'object') continue;
+      const definition = { name, ...body };
+      this.#state.listed.set(name, {
+        definition,
+        hash: pin.hash,
+        firstSeen: false,
+      });
       restored.push(definition);
     }
     return restored;
   }
 
-  /**
-   * Forgets the current definitions of tools a backend no longer lists (their
-   * pins stay in the file, so a tool that comes back is compared again).
-   */
+  /** Forgets the definitions of tools a backend no longer lists (their pins stay). */
   forget(names: Iterable<string>): void {
-    for (const name of names) {
-      const slot = this.#pins.slotOf(name);
-      if (slot !== undefined) this.#pins.clearCurrent(slot);
-    }
+    for (const name of names) this.#state.listed.delete(name);
   }
 
   /** The tool's standing against its pin, or `undefined` for a tool never observed. */
   status(name: string): PinStatus | undefined {
-    const table = this.#pins;
-    const slot = table.slotOf(name);
-    const current = slot === undefined ? undefined : table.current(slot);
-    if (slot === undefined || current === undefined) return undefined;
-    const state = this.#stateOf(slot);
-    if (state !== 'changed') return { state };
-    // A pin whose entry cannot be read shows as a pin of nothing (the check
-    // of the whole file reports it).
-    const pin = this.#body(slot) ?? {
-      description: '',
-      inputSchema: {},
-      annotations: {},
-    };
-    const pinned = definitionOf(name, pin);
-    const change = diffDefinitions(pinned, current);
-    return { state: 'changed', change, pinned };
+    const listed = this.#state.listed.get(name);
+    const pin = this.#pinOf(name);
+    if (listed === undefined) return undefined;
+    if (pin === undefined)
+      return { state: 'held', reason: this.readOnly ? 'unpinned' : 'new' };
+    if (pin.hash === listed.hash)
+      return { state: listed.firstSeen ? 'pinned-now' : 'pinned' };
+    // A pin whose line cannot be trusted shows as a pin of nothing (the
+    // check of the whole file reports it).
+    const body = readPinLine(name, pin);
+    const pinned =
+      typeof body === 'object' ? { name, ...body } : emptyTool(name);
+    const change = diffDefinitions(pinned, listed.definition);
+    return { state: 'held', reason: 'changed', change, pinned };
   }
 
   /**
-   * For a name without a listed definition: `{ state: 'unlisted' }` when it
-   * has no pin and belongs to a known backend, or the file is read-only (a
-   * tool added after the listing, called before the broker lists it again);
-   * `undefined` for a pinned tool or one of a backend never pinned.
+   * For a name without a listed definition: held as `unlisted` when it has
+   * no pin and its backend is known, or the file is read-only (a tool added
+   * after the listing, called before the broker lists it again).
    */
   unlisted(name: string): PinStatus | undefined {
-    const slot = this.#pins.slotOf(name);
-    if (slot !== undefined && this.#pins.isPinned(slot)) return undefined;
-    return this.readOnly || this.#knownTargets().has(pinTarget(name))
-      ? { state: 'unlisted' }
+    if (this.#pinOf(name) !== undefined) return undefined;
+    return this.readOnly || this.#known(pinTarget(name))
+      ? { state: 'held', reason: 'unlisted' }
       : undefined;
-  }
-
-  /** Lines showing how the tool differs from its pin (empty when it does not). */
-  changeLines(name: string): string[] {
-    const slot = this.#pins.slotOf(name);
-    const current = slot === undefined ? undefined : this.#pins.current(slot);
-    const pin = slot === undefined ? undefined : this.#body(slot);
-    if (current === undefined || pin === undefined) return [];
-    return describeChange(definitionOf(name, pin), current);
-  }
-
-  /** Lines for a person about a tool held as new: why, and its definition. */
-  #newLines(name: string): string[] {
-    // Only asked of an observed tool: it has a slot and a current definition.
-    const current = this.#pins.current(this.#pins.slotOf(name)!)!;
-    return [
-      `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
-      `description: ${JSON.stringify(current.description)}`,
-      `input schema: ${JSON.stringify(current.inputSchema)}`,
-      `annotations: ${JSON.stringify(current.annotations)}`,
-    ];
-  }
-
-  /**
-   * The observed tools an acceptance is about: `tool` alone, every tool of
-   * `target`, or every observed tool.
-   */
-  #selected(options: { tool?: string; target?: string }): string[] {
-    if (options.tool !== undefined) return [options.tool];
-    const names: string[] = [];
-    for (const slot of this.#pins.currentSlots()) {
-      const name = this.#pins.nameOf(slot);
-      if (options.target === undefined || pinTarget(name) === options.target)
-        names.push(name);
-    }
-    return names.sort();
   }
 
   /**
    * What {@link accept} would accept, without writing: every observed tool
-   * that is changed, new or unpinned (or only `tool`, or only the tools of
+   * held as changed, new or unpinned (or only `tool`, or only the tools of
    * `target`). The CLI shows it first.
    */
-  pending(options: { tool?: string; target?: string } = {}): AcceptedPin[] {
-    const names = this.#selected(options);
+  pending(options: Selection = {}): AcceptedPin[] {
     const result: AcceptedPin[] = [];
-    for (const name of names) {
+    for (const name of this.#selected(options)) {
       const status = this.status(name);
-      if (status === undefined) {
+      if (status === undefined)
         throw new TrustError({
           code: 'PIN_UNKNOWN_TOOL',
           message: `No tool named "${name}" was listed by the backends; check the name (a qualified <target>_<tool> name, or a target to accept all of its tools) and that its backend answered.`,
         });
-      }
-      if (status.state === 'unpinned' || status.state === 'new') {
+      if (status.state !== 'held') continue;
+      const now = this.#state.listed.get(name)!.definition;
+      if (status.reason !== 'changed')
         result.push({
           name,
           change: 'new',
           lines:
-            status.state === 'new' ? this.#newLines(name) : ['not pinned yet'],
+            status.reason === 'new'
+              ? [
+                  `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
+                  `description: ${JSON.stringify(now.description)}`,
+                  `input schema: ${JSON.stringify(now.inputSchema)}`,
+                  `annotations: ${JSON.stringify(now.annotations)}`,
+                ]
+              : ['not pinned yet'],
         });
-      } else if (status.state === 'changed' && isChanged(status.change)) {
+      else if (isChanged(status.change))
         result.push({
           name,
           change: status.change,
-          lines: this.changeLines(name),
+          lines: describeChange(status.pinned, now),
         });
-      }
     }
     return result;
   }
 
   /**
-   * Accepts the current definitions (every observed tool, or only `tool`) as
-   * the new pins, writes the file and returns what changed. Allowed on a file
-   * marked `"readOnly": true` (this is how a committed lock is updated, and
-   * the file stays marked); throws `PINS_READ_ONLY` when the store was opened
-   * read-only or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool
-   * never observed.
+   * Accepts the current definitions (every observed tool, `tool`, or the
+   * tools of `target`) as their pins, writes them and returns what changed.
+   * Allowed on a file marked `"readOnly": true` (how a committed lock is
+   * updated; it stays marked); throws `PINS_READ_ONLY` when opened read-only
+   * or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool never
+   * observed.
    */
-  async accept(
-    options: { tool?: string; target?: string } = {},
-  ): Promise<AcceptedPin[]> {
-    if (
-      this.#readOnlyReason === 'option' ||
-      this.#readOnlyReason === 'unwritable'
-    ) {
+  async accept(options: Selection = {}): Promise<AcceptedPin[]> {
+    const reason = this.readOnlyReason;
+    if (reason === 'option' || reason === 'unwritable')
       throw new TrustError({
         code: 'PINS_READ_ONLY',
-        message: `Pins file ${this.path} is read-only (${this.#readOnlyReason === 'option' ? 'opened read-only' : 'not writable'}); nothing was accepted. Accept with a writable copy and commit it.`,
+        message: `Pins file ${this.path} is read-only (${reason === 'option' ? 'opened read-only' : 'not writable'}); nothing was accepted. Accept with a writable copy and commit it.`,
       });
-    }
     const accepted = this.pending(options);
-    const names = this.#selected(options);
-    const table = this.#pins;
-    for (const name of names) {
-      const slot = table.slotOf(name);
-      if (slot === undefined) continue;
+    const { listed } = this.#state;
+    for (const name of this.#selected(options)) {
+      const tool = listed.get(name);
+      if (tool === undefined) continue;
       // A pin that already matches stays as it is in the file.
-      if (table.hasCurrent(slot) && !table.matchesPin(slot)) {
-        table.pinCurrent(slot);
-        this.#accepted.add(name);
-        this.#targets?.add(pinTarget(name));
-      }
-      table.setFirstSeen(slot, false);
+      if (this.#pinOf(name)?.hash !== tool.hash) this.#make(name, true);
+      else listed.set(name, { ...tool, firstSeen: false });
     }
     try {
-      await this.#write('now');
+      await this.#queue.run(() => this.#write());
     } catch (error) {
       throw new TrustError({
         code: 'PINS_WRITE_FAILED',
@@ -784,278 +445,194 @@ export class PinStore {
     return accepted;
   }
 
-  /**
-   * Serializes writes; merges with the file on disk first. New pins that
-   * arrive while a write runs join one queued write (a thousand backends
-   * listed at once write the file a few times, not a thousand).
-   */
-  #write(when: 'now' | 'quiet' = 'quiet'): Promise<void> {
-    const queued = this.#queuedAdd;
-    if (when === 'quiet' && queued !== undefined) return queued;
-    const run = this.#writing.then(async () => {
-      // New pins wait a while after the last write (longer after a longer
-      // one), gathering the pins of the listings that arrive meanwhile into
-      // one write: a discovery of a thousand backends writes a large file a
-      // few times, not back to back. An accepted change is written at once.
-      if (when === 'quiet') await this.#quietAfterWrite();
-      if (this.#queuedAdd === run) this.#queuedAdd = undefined;
-      return this.#writeNow();
-    });
-    if (when === 'quiet') this.#queuedAdd = run;
-    this.#writing = run.catch(() => {});
-    return run;
-  }
-
-  /** Waits until the last write has been over for {@link WRITE_GAP_FACTOR} times its length (at most {@link MAX_WRITE_GAP_MS}). */
-  async #quietAfterWrite(): Promise<void> {
-    const last = this.#lastWrite;
-    if (last === undefined || this.#flushing) return;
-    const gap = Math.min(MAX_WRITE_GAP_MS, WRITE_GAP_FACTOR * last.took);
-    const wait = last.ended + gap - performance.now();
-    if (wait <= 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
-      this.#endWait = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.#endWait = undefined;
-  }
-
-  /**
-   * Writes the pins waiting for a quiet moment at once, and every later
-   * one as it comes (on shutdown); resolves once every write asked for so
-   * far has ended (never rejects: a failed write is reported to its
-   * caller).
-   */
+  /** Writes the pins waiting for a quiet moment at once, and later ones as they come (shutdown); resolves when idle. */
   flush(): Promise<void> {
-    this.#flushing = true;
-    this.#endWait?.();
-    return this.#writing.then(() => {});
+    return this.#queue.flush();
+  }
+
+  /** The tool's pin: one accepted here, else the file's, else one made here on first use. */
+  #pinOf(name: string): FilePin | undefined {
+    const made = this.#state.made.get(pinTarget(name))?.get(name);
+    return made?.accepted ? made : (this.#state.file.pins.get(name) ?? made);
+  }
+
+  /** Pins the tool's listed definition: accepted, or on first use. */
+  #make(name: string, accepted: boolean): void {
+    const { made, listed } = this.#state;
+    const { definition, hash } = listed.get(name)!;
+    const pins = made.get(pinTarget(name)) ?? new Map<string, MadePin>();
+    const line = { bytes: undefined, start: 0, end: 0, checked: true };
+    pins.set(name, { hash, body: definition, ...line, accepted });
+    made.set(pinTarget(name), pins);
+    listed.set(name, { definition, hash, firstSeen: !accepted });
+  }
+
+  /** Whether a pin (in the file, or made here) belongs to `target`. */
+  #known(target: string): boolean {
+    return this.#state.file.targets.has(target) || this.#state.made.has(target);
+  }
+
+  #selected({ tool, target }: Selection): string[] {
+    if (tool !== undefined) return [tool];
+    const names = [...this.#state.listed.keys()];
+    return names.filter((name) => !target || pinTarget(name) === target).sort();
+  }
+
+  /** Reads the file through `handle` again if it is not the one this store last read or wrote. */
+  async #reread(handle: FileHandle | undefined): Promise<void> {
+    const stamp = handle && stampOf(await handle.stat());
+    if (stamp !== this.#state.file.stamp)
+      this.#state.file = await viewOf(this.path, handle, 'now');
   }
 
   /**
-   * Writes the pins: the lines of the file on disk, with the pins not in
-   * it added in order (the file's line wins over a new pin of the same
-   * tool, which takes it: the first pin wins; an accepted one replaces
-   * it). Pins are copied as lines, never parsed or
-   * serialized again; only the pins not in the file are serialized. A file
-   * another process changed is read and checked first.
+   * Writes the pins made here: the file's lines copied, the pins made here
+   * added in name order (an accepted pin replaces its line; a pin the file
+   * has wins over one made on first use), after reading again, through the
+   * same handle, a file another process changed. Then, in one step, the
+   * view becomes the file written and each pin written leaves `made`, unless
+   * it was replaced meanwhile.
    */
-  async #writeNow(): Promise<void> {
+  async #write(): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;
-    const started = performance.now();
-    try {
-      let source = await this.#openOurs();
-      if (source === 'changed') {
-        await this.#reloadKeepingNew();
-        source = await this.#openOurs();
-        if (source === 'changed')
-          throw new Error('the pins file changed while it was read');
+    await withPinsFile(this.path, async (source) => {
+      await this.#reread(source);
+      const { file, made, listed } = this.#state;
+      const snapshot = [...made.values()].flatMap((pins) => [...pins]);
+      const added = snapshot
+        .filter(([name, pin]) => pin.accepted || !file.pins.has(name))
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const written =
+        added.length > 0 ? await this.#writeLines(source, added) : file;
+      this.#state.file = written;
+      for (const [name, pin] of snapshot) {
+        const pins = made.get(pinTarget(name));
+        if (pins?.get(name) !== pin) continue;
+        pins.delete(name);
+        if (pins.size === 0) made.delete(pinTarget(name));
+        // Pinned in the file first (by another process): that pin won.
+        const tool = listed.get(name);
+        if (written.pins.get(name) !== pin && tool?.firstSeen)
+          listed.set(name, { ...tool, firstSeen: false });
       }
-      try {
-        // A file in the former layout is written whole, nothing copied.
-        await this.#writeLines(this.#formerLayout ? undefined : source);
-      } finally {
-        await source?.close();
-      }
-    } finally {
-      const ended = performance.now();
-      this.#lastWrite = { took: ended - started, ended };
-    }
-  }
-
-  /**
-   * The pins file opened for reading when it is the one this store last
-   * read or wrote (same inode, size and modification time); `undefined`
-   * when there is none and never was; `'changed'` otherwise.
-   */
-  async #openOurs(): Promise<FileHandle | undefined | 'changed'> {
-    const handle = await open(this.path, 'r').catch((error: unknown) => {
-      if (isMissing(error)) return undefined;
-      throw error;
     });
-    const stamp = await handle?.stat().then(stampOf, async (error: unknown) => {
-      await handle.close();
-      throw error;
-    });
-    if (stamp === this.#stamp) return handle;
-    await handle?.close();
-    return 'changed';
   }
 
-  /**
-   * Reads and checks the file another process changed, keeping the pins
-   * made here and not yet in the file (new ones, and accepted ones).
-   */
-  async #reloadKeepingNew(): Promise<void> {
-    const previous = this.#pins;
-    await this.#load('now');
-    const table = this.#pins;
-    // Read after the reload, so pins made while the file was read are kept.
-    for (const from of previous.pinnedSlots()) {
-      if (previous.isInFile(from)) continue;
-      const name = previous.nameOf(from);
-      const slot = table.slot(name);
-      // Pinned there first: that pin wins, unless this one was accepted.
-      if (table.isPinned(slot) && !this.#accepted.has(name)) {
-        table.setFirstSeen(slot, false);
-        continue;
-      }
-      table.copyPin(slot, previous, from);
-    }
-  }
-
-  /**
-   * Writes the header, then the lines of `source` (the file on disk as this
-   * store knows it) merged in name order with the pins not in it.
-   */
-  async #writeLines(source: FileHandle | undefined): Promise<void> {
-    const table = this.#pins;
-    const added: number[] = [];
-    for (const slot of table.pinnedSlots())
-      if (!table.isInFile(slot)) added.push(slot);
-    const names = added.map((slot) => table.nameOf(slot));
-    added.sort((a, b) => compare(table.nameOf(a), table.nameOf(b)));
-    names.sort(compare);
-    const hashes = added.map((slot) => table.pinnedHash(slot));
-    const hash = createHash('sha256');
+  /** Writes the header and the lines of `source` merged in name order with `added` (sorted); the view of the file written. */
+  async #writeLines(
+    source: FileHandle | undefined,
+    added: ReadonlyArray<readonly [string, MadePin]>,
+  ): Promise<FileView> {
+    const view = this.#state.file;
+    const digest = createHash('sha256');
     const stats = await writeFileAtomic(this.path, async (handle) => {
-      const out = new Gathered(handle, hash);
-      out.push(Buffer.from(headerLine(this.#fileReadOnly)));
+      let pieces: Uint8Array[] = [];
+      let size = 0;
+      const push = async (...more: Uint8Array[]) => {
+        for (const piece of more) digest.update(piece);
+        pieces.push(...more);
+        size += more.reduce((sum, piece) => sum + piece.length, 0);
+        if (size < 1 << 18) return;
+        await writeAll(handle, pieces);
+        [pieces, size] = [[], 0];
+      };
       let next = 0;
-      /** Writes the new pins before `name` (every one left without it). */
+      /** Writes the pins made here before `name` (every one left without it). */
       const addBefore = async (name?: string) => {
         for (; next < added.length; next += 1) {
-          if (name !== undefined && names[next]! >= name) return;
-          this.#pushPin(out, added[next]!);
-          if (next % ENTRIES_PER_SLICE === ENTRIES_PER_SLICE - 1)
-            await out.flush();
+          const [pinName, { hash, body }] = added[next]!;
+          if (name !== undefined && pinName >= name) return;
+          await push(Buffer.from(pinLine(pinName, { ...body!, hash })));
         }
       };
-      if (source !== undefined)
-        for await (const line of linesOf(source)) {
-          const name = nameOf(line, 0, line.length);
-          if (name === undefined)
-            throw new Error('the pins file changed while it was copied');
-          await addBefore(name);
-          if (names[next] === name) {
-            const slot = added[next++]!;
-            if (this.#accepted.has(name)) {
-              this.#pushPin(out, slot);
-              continue;
-            }
-            this.#takeLine(slot, line);
-          }
-          out.push(line);
-          out.push(LINE_BREAK);
-          await out.flushIfFull();
-        }
-      await addBefore();
-      await out.flush();
-    });
-    // A pin changed during the write (accepted meanwhile) is written by the next one.
-    for (const [index, slot] of added.entries())
-      if (table.isPinned(slot) && table.pinnedHash(slot) === hashes[index]) {
-        table.markInFile(slot);
-        this.#accepted.delete(table.nameOf(slot));
+      await push(Buffer.from(headerLine(view.readOnly)));
+      for await (const line of source ? linesOf(source) : []) {
+        const name = headOf(line, 0, line.length)?.name;
+        if (name === undefined)
+          throw new Error('the pins file changed while it was copied');
+        await addBefore(name);
+        // Only an accepted pin has a name the file has: it replaces the line.
+        if (added[next]?.[0] !== name) await push(line, LINE_BREAK);
       }
-    this.#formerLayout = false;
-    this.#stamp = stampOf(stats);
-    this.#digest = `sha256:${hash.digest('hex')}`;
-  }
-
-  /** Adds the line of the pin in `slot` (none for a pin whose definition cannot be read). */
-  #pushPin(out: Gathered, slot: number): void {
-    const table = this.#pins;
-    const body = this.#body(slot);
-    if (body === undefined) return;
-    const entry = { hash: table.pinnedHash(slot), ...bodyOf(body) };
-    out.push(Buffer.from(pinLine(table.nameOf(slot), entry)));
-  }
-
-  /**
-   * A new pin of a tool the file already pins (another process pinned it
-   * first): the file's pin wins, and is taken here.
-   */
-  #takeLine(slot: number, line: Buffer): void {
-    const table = this.#pins;
-    const theirs = checkPinLine(line, {
-      name: table.nameOf(slot),
-      hash: hashOfLine(line),
-      start: 0,
-      end: line.length,
+      await addBefore();
+      await writeAll(handle, pieces);
     });
-    if (typeof theirs === 'string') throw new Error(theirs);
-    table.setFirstSeen(slot, false);
-    if (theirs.hash === table.pinnedHash(slot)) return;
-    table.pin(slot, theirs.hash, bodyOf(theirs));
-  }
-}
-
-/** Code-unit order, the order of the file's lines. */
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const LINE_BREAK = Buffer.from('\n');
-/** Bytes read from the file copied at a time. */
-const READ_CHUNK = 1 << 20;
-/** Bytes gathered before one `writev`. */
-const GATHER_BYTES = 1 << 18;
-
-/** The pin lines of a pins file (its header skipped), without their line breaks, read a chunk at a time. */
-async function* linesOf(handle: FileHandle): AsyncGenerator<Buffer> {
-  let rest = Buffer.alloc(0);
-  let header = true;
-  for (let position = 0; ;) {
-    const chunk = Buffer.allocUnsafe(READ_CHUNK);
-    const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, position);
-    if (bytesRead === 0) break;
-    position += bytesRead;
-    const bytes =
-      rest.length === 0
-        ? chunk.subarray(0, bytesRead)
-        : Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
-    let start = 0;
-    for (
-      let end = bytes.indexOf(0x0a);
-      end !== -1;
-      end = bytes.indexOf(0x0a, start)
-    ) {
-      if (!header) yield bytes.subarray(start, end);
-      header = false;
-      start = end + 1;
+    const pins = new Map(view.pins);
+    const targets = new Set(view.targets);
+    for (const [name, pin] of added) {
+      pins.set(name, pin);
+      targets.add(pinTarget(name));
     }
-    rest = Buffer.from(bytes.subarray(start));
+    const stamp = stampOf(stats);
+    return {
+      ...view,
+      stamp,
+      digest: `sha256:${digest.digest('hex')}`,
+      pins,
+      targets,
+    };
   }
 }
 
-/** Pieces of the file being written, gathered into few writes and hashed as they go. */
-class Gathered {
-  readonly #out: FileHandle;
-  readonly #hash: Hash;
-  #pieces: Uint8Array[] = [];
-  #bytes = 0;
-  constructor(out: FileHandle, hash: Hash) {
-    this.#out = out;
-    this.#hash = hash;
-  }
-  push(piece: Uint8Array): void {
-    this.#pieces.push(piece);
-    this.#bytes += piece.length;
-    this.#hash.update(piece);
-  }
-  async flushIfFull(): Promise<void> {
-    if (this.#bytes >= GATHER_BYTES) await this.flush();
-  }
-  async flush(): Promise<void> {
-    const pieces = this.#pieces;
-    this.#pieces = [];
-    this.#bytes = 0;
-    await writeAll(this.#out, pieces);
+type OpenOptions = {
+  /** The pins file (`HERETEK_PINS_FILE`). */
+  path: string;
+  /** Never write on its own (a committed lock). */
+  readOnly?: boolean | undefined;
+  /** When each pin is checked against its hash: before `open` resolves (default), or from {@link PinStore.verified} on. */
+  verify?: 'now' | 'later' | undefined;
+  /** Diagnostic sink (stderr in the broker). */
+  log?: (line: string) => void;
+};
+
+/** The tools an acceptance is about: `tool` alone, every observed tool of `target`, or every observed tool. */
+type Selection = { tool?: string; target?: string };
+
+const LINE_BREAK = Buffer.from('\n');
+
+const emptyTool = (name: string): NormalizedDefinition => ({
+  name,
+  description: '',
+  inputSchema: {},
+  annotations: {},
+});
+
+/** The view of what `handle` reads (none: an empty file), its pins checked before this resolves with `'now'`. */
+async function viewOf(
+  file: string,
+  handle: FileHandle | undefined,
+  verify: 'now' | 'later',
+): Promise<FileView> {
+  const read = handle && (await readPins(file, handle));
+  const pins = read?.pins ?? new Map<string, FilePin>();
+  const view: FileView = {
+    stamp: read?.stamp,
+    digest: read?.digest,
+    readOnly: read?.readOnly ?? false,
+    unwritable:
+      read !== undefined &&
+      (await access(file, constants.W_OK).then(
+        () => false,
+        () => true,
+      )),
+    pins,
+    targets: new Set([...pins.keys()].map(pinTarget)),
+    check: undefined,
+    failure: undefined,
+  };
+  if (verify === 'now') await (view.check = checkPins(file, view));
+  return view;
+}
+
+/** Checks each pin read, 500 between yields to other work; rejects for the first that fails. */
+async function checkPins(file: string, view: FileView): Promise<void> {
+  let count = 0;
+  for (const [name, pin] of view.pins) {
+    if (pin.checked) continue;
+    if (++count % 500 === 0)
+      await new Promise((resolve) => setImmediate(resolve));
+    const body = readPinLine(name, pin);
+    if (typeof body === 'string') throw invalidPinsFile(file, body);
   }
 }
-/** A write of new pins waits this many times the last write's length after it ... */
-const WRITE_GAP_FACTOR = 2;
-/** ... and at most this long. */
-const MAX_WRITE_GAP_MS = 1000;

@@ -1,70 +1,60 @@
 import { Buffer } from 'node:buffer';
 import { subtle } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import { z } from 'zod';
 import { errorText } from '../error-text.js';
+import { quote } from '../errors.js';
 import { issueLines } from '../issue-text.js';
 import { definitionHash } from './definition-hash.js';
-import { DIGEST_BYTES } from './tool-hashes.js';
+import { isMissing } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /**
- * The pins file, one JSON object per line, each line the canonical JSON
- * (RFC 8785: keys sorted, no whitespace) of its object:
- *
- * ```
- * {"version":2}                                   or {"readOnly":true,"version":2}
- * {"hash":"sha256:…","name":"adb_tap","tool":{"annotations":{},"description":"Tap.","inputSchema":{}}}
- * ```
- *
- * then one line per pinned tool, sorted by name. A string never holds a
- * line break in canonical JSON, and its keys are sorted, so every pin is one
- * line that starts with its hash and its name: a store reads each line's
- * name and hash where they stand and parses the rest of a line only when it
- * needs that pin. `readOnly: true` marks a reviewed (committed) lock: the
- * broker never pins into it on its own; only an explicit `--pin` updates it.
- *
- * A pin's name is its qualified tool name, `<target>_<tool>` (target names
- * hold no `_`), so the file also says which backends are **known**: a target
- * is known once the file pins one of its tools ({@link pinTarget}). Only a
- * backend that is not known yet is pinned whole at its first listing (trust
- * on first use); a tool that appears later on a known backend is held as new
- * until a person accepts it with `--pin`.
+ * The pins file: a header line (`{"version":2}`, or with `"readOnly":true`,
+ * a reviewed lock that only `--pin` updates), then one line per pin sorted
+ * by name, each the canonical JSON (RFC 8785) of
+ * `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`.
+ * A line starts with its hash and name, so a store reads those and parses a
+ * line only when it needs that pin. A file of another version is refused.
  */
 export const PINS_FILE_VERSION = 2;
 
-/**
- * The backend target a pin belongs to: its name up to the first `_` (the
- * whole name when it has none).
- *
- * @example
- * ```ts
- * pinTarget('github_create_issue'); // 'github'
- * ```
- */
+/** The backend a pin belongs to: its name up to the first `_` (`github_create_issue`: `github`); a target with a pin is known. */
 export function pinTarget(name: string): string {
   const end = name.indexOf('_');
   return end === -1 ? name : name.slice(0, end);
 }
 
-/**
- * One pinned tool: the definition hash and the definition it was computed
- * from (so a change can be shown).
- */
-export type PinEntry = {
-  /** `definitionHash` of the pinned definition. */
-  hash: string;
+/** What a pin keeps of its definition besides the name and hash. */
+export type PinBody = {
   description: string;
   inputSchema: unknown;
   annotations: Record<string, unknown>;
 };
+
+/** One pinned tool: `definitionHash` of its definition, and the definition. */
+export type PinEntry = PinBody & { hash: string };
 
 /** The pins file's content: its mark and its pins by qualified name. */
 export type PinsFile = {
   version: typeof PINS_FILE_VERSION;
   readOnly?: boolean;
   tools: Record<string, PinEntry>;
+};
+
+/**
+ * One pin as a store knows it: its hash, and its definition (a pin made in
+ * memory) or its line in the bytes read (parsed when needed).
+ */
+export type FilePin = {
+  readonly hash: string;
+  readonly body: PinBody | undefined;
+  readonly bytes: Buffer | undefined;
+  readonly start: number;
+  readonly end: number;
+  /** Set once the line was checked against its hash (a memo). */
+  checked: boolean;
 };
 
 /** The pins file's first line. */
@@ -94,116 +84,110 @@ export function invalidPinsFile(file: string, why: string): TrustError {
   });
 }
 
+function unreadable(file: string, error: unknown): TrustError {
+  return new TrustError({
+    code: 'PINS_FILE_INVALID',
+    message: `Pins file ${file} cannot be read (${errorText(error)}). Fix its permissions or point HERETEK_PINS_FILE elsewhere.`,
+    cause: error,
+  });
+}
+
 /**
- * Each pin's name, hash (32 bytes each in `digests`) and line (bytes
- * `starts[i]` to `ends[i]`, its line break left out), in file order.
+ * Runs `use` with the pins file open for reading (`undefined` when there is
+ * none), then closes it; a file that cannot be opened is `PINS_FILE_INVALID`.
  */
-export type PinsIndex = {
+export async function withPinsFile<T>(
+  file: string,
+  use: (handle: FileHandle | undefined) => Promise<T>,
+): Promise<T> {
+  const handle = await open(file, 'r').catch((error: unknown) => {
+    if (isMissing(error)) return undefined;
+    throw unreadable(file, error);
+  });
+  try {
+    return await use(handle);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The pins file as read: stamp, SHA-256 (`sha256:<hex>`, what an index cache records), mark and pins. */
+export type ReadPins = {
+  stamp: string;
+  digest: string;
   readOnly: boolean;
-  names: string[];
-  digests: Uint8Array;
-  starts: Float64Array;
-  ends: Float64Array;
+  pins: Map<string, FilePin>;
 };
 
-/** The pins file as read: its bytes, stamp and digest, and its index (or, in the former layout, its pins). */
-export type ReadPins = {
-  bytes: Buffer;
-  stamp: string;
-  /** SHA-256 of `bytes` (`sha256:<hex>`): what an index cache records of the file. */
-  digest: string;
-} & ({ index: PinsIndex } | { formerLayout: PinsFile });
+const HEADER = `{"version":${PINS_FILE_VERSION}} (or {"readOnly":true,"version":${PINS_FILE_VERSION}}; a pins file of another layout is not read)`;
+
+const headerSchema = z.strictObject(
+  {
+    version: z.literal(PINS_FILE_VERSION, { error: String(PINS_FILE_VERSION) }),
+    readOnly: z.boolean({ error: 'true or false' }).optional(),
+  },
+  { error: 'a JSON object' },
+);
+
+/** The header's mark; throws for a first line that is not a header of this version. */
+function headerOf(file: string, line: string): { readOnly: boolean } {
+  const wrong = (why: string) =>
+    invalidPinsFile(file, `its first line must be ${HEADER}: ${why}`);
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch (error) {
+    throw wrong(`it is not JSON (${errorText(error)}): ${quote(line, 60)}`);
+  }
+  const parsed = headerSchema.safeParse(data);
+  if (!parsed.success)
+    throw wrong(
+      issueLines({
+        issues: parsed.error.issues.slice(0, 5),
+        input: data,
+        allowed: ['version', 'readOnly'],
+        root: 'it',
+      }).join('; '),
+    );
+  return { readOnly: parsed.data.readOnly === true };
+}
 
 /**
- * Reads the pins file (its stamp taken from the handle it is read through)
- * and indexes it. Rejects as `open` does (a missing file is `ENOENT`), and
- * with `TrustError` `PINS_FILE_INVALID` for a file it cannot read as pins.
+ * Reads the pins file through `handle` and indexes it: each pin's name,
+ * hash and line (parsed and checked later). Throws `TrustError`
+ * `PINS_FILE_INVALID` for a file it cannot read as pins.
  */
-export async function readPinsFile(file: string): Promise<ReadPins> {
-  const handle = await open(file, 'r');
+export async function readPins(
+  file: string,
+  handle: FileHandle,
+): Promise<ReadPins> {
   let bytes: Buffer;
   let stamp: string;
   try {
     stamp = stampOf(await handle.stat());
     bytes = await handle.readFile();
-  } finally {
-    await handle.close();
+  } catch (error) {
+    throw unreadable(file, error);
   }
   // Hashed on the thread pool while this thread indexes the lines.
   const digest = subtle.digest('SHA-256', bytes);
   const headerEnd = bytes.indexOf(NEWLINE);
-  const header = headerOf(bytes.toString('utf8', 0, Math.max(headerEnd, 0)));
-  const read =
-    header === undefined
-      ? { formerLayout: readFormerLayout(bytes, file) }
-      : { index: indexLines(bytes, headerEnd + 1, header, file) };
-  const hash = Buffer.from(await digest).toString('hex');
-  return { bytes, stamp, digest: `sha256:${hash}`, ...read };
-}
-
-/** The header line's mark, or `undefined` when the first line is not one (the former layout). */
-function headerOf(line: string): { readOnly: boolean } | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  const parsed = headerSchema.safeParse(data);
-  return parsed.success
-    ? { readOnly: parsed.data.readOnly === true }
-    : undefined;
-}
-
-const headerSchema = z.strictObject({
-  version: z.literal(PINS_FILE_VERSION),
-  readOnly: z.boolean().optional(),
-});
-
-/** What each pin line starts with, up to its hash's hex digits. */
-const LINE_HEAD = Buffer.from('{"hash":"sha256:');
-/** What follows the hash, up to the name's string. */
-const NAME_KEY = Buffer.from('","name":');
-/** What follows the name's string (its closing quote first). */
-const TOOL_KEY = Buffer.from('","tool":{');
-const HEX_AT = LINE_HEAD.length;
-const NAME_AT = HEX_AT + 64 + NAME_KEY.length;
-const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * Every pin line's name, hash and place, from `from` to the end; the lines
- * are sorted by name, each name once. What a line holds beyond its name and
- * hash is checked when its pin is (see `checkPinLine`).
- */
-function indexLines(
-  bytes: Buffer,
-  from: number,
-  header: { readOnly: boolean },
-  file: string,
-): PinsIndex {
-  const names: string[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let digests = Buffer.alloc(1024 * DIGEST_BYTES);
-  for (let start = from, line = 2; start < bytes.length; line += 1) {
+  const header = headerEnd === -1 ? bytes.length : headerEnd;
+  const { readOnly } = headerOf(file, bytes.toString('utf8', 0, header));
+  if (headerEnd === -1) throw invalidPinsFile(file, 'line 1 does not end');
+  const pins = new Map<string, FilePin>();
+  let previous: string | undefined;
+  for (let start = headerEnd + 1, line = 2; start < bytes.length; line += 1) {
     const end = bytes.indexOf(NEWLINE, start);
     if (end === -1) throw invalidPinsFile(file, `line ${line} does not end`);
-    const at = names.length * DIGEST_BYTES;
-    if (at + DIGEST_BYTES > digests.length) {
-      const grown = Buffer.alloc(digests.length * 2);
-      grown.set(digests);
-      digests = grown;
-    }
-    const name = nameOf(bytes, start, end);
-    if (name === undefined || !readHex(bytes, start + HEX_AT, digests, at))
+    const head = headOf(bytes, start, end);
+    if (head === undefined)
       throw invalidPinsFile(
         file,
         `line ${line} is not a pin as the broker writes it ({"hash":"sha256:<hex>","name":"<tool>","tool":{…}}, canonical JSON)`,
       );
+    const { name, hash } = head;
     // Sorted, each name once: a name not after the one before is out of place.
-    const previous = names[names.length - 1];
     if (previous !== undefined && name <= previous)
       throw invalidPinsFile(
         file,
@@ -211,137 +195,77 @@ function indexLines(
           ? `line ${line}: "${name}" is pinned twice`
           : `line ${line}: "${name}" comes after "${previous}" (the lines are sorted by name)`,
       );
-    names.push(name);
-    starts.push(start);
-    ends.push(end);
+    pins.set(name, {
+      hash,
+      body: undefined,
+      bytes,
+      start,
+      end,
+      checked: false,
+    });
+    previous = name;
     start = end + 1;
   }
-  return {
-    readOnly: header.readOnly,
-    names,
-    digests: new Uint8Array(digests.subarray(0, names.length * DIGEST_BYTES)),
-    starts: Float64Array.from(starts),
-    ends: Float64Array.from(ends),
-  };
+  const hex = Buffer.from(await digest).toString('hex');
+  return { stamp, digest: `sha256:${hex}`, readOnly, pins };
 }
 
-/** Each byte's value as a lowercase hex digit, -1 for any other byte. */
-const HEX_VALUES = Int8Array.from({ length: 256 }, (_, byte) =>
-  byte >= 0x30 && byte <= 0x39
-    ? byte - 0x30
-    : byte >= 0x61 && byte <= 0x66
-      ? byte - 0x57
-      : -1,
-);
+const NEWLINE = 0x0a;
+const LINE_HEAD = Buffer.from('{"hash":"sha256:');
+const NAME_KEY = Buffer.from('","name":"');
+/** What follows a pin's name: a quote in the name is escaped, so its first occurrence ends the name. */
+const TOOL_KEY = Buffer.from('","tool":{');
+const NAME_AT = LINE_HEAD.length + 64 + NAME_KEY.length;
 
-/** Decodes the 64 lowercase hex digits at `from` into 32 bytes at `at` of `to`; false for other bytes. */
-function readHex(
-  bytes: Buffer,
-  from: number,
-  to: Uint8Array,
-  at: number,
-): boolean {
-  for (let index = 0; index < DIGEST_BYTES; index += 1) {
-    const high = HEX_VALUES[bytes[from + 2 * index]!]!;
-    const low = HEX_VALUES[bytes[from + 2 * index + 1]!]!;
-    if ((high | low) < 0) return false;
-    to[at + index] = (high << 4) | low;
-  }
-  return true;
-}
-
-/** The hash text of the pin line `line` (where the hash stands; checked by the caller). */
-export function hashOfLine(line: Buffer): string {
-  return line.toString('latin1', HEX_AT - 'sha256:'.length, HEX_AT + 64);
-}
-
-/** Whether `bytes` holds `part` at `at`. */
-function holds(bytes: Buffer, at: number, part: Buffer): boolean {
-  for (let index = 0; index < part.length; index += 1)
-    if (bytes[at + index] !== part[index]) return false;
-  return true;
-}
-
-/**
- * The name of the pin line from `start` to `end`, if it is laid out as one.
- * A quote inside a JSON string follows a backslash, so the name's string
- * ends at the first quote that does not.
- */
-export function nameOf(
+/** The name and hash of the pin line from `start` to `end`, if it is laid out as one. */
+export function headOf(
   bytes: Buffer,
   start: number,
   end: number,
-): string | undefined {
-  const from = start + NAME_AT;
+): { name: string; hash: string } | undefined {
+  const at = start + NAME_AT;
+  const close = bytes.indexOf(TOOL_KEY, at);
+  const hex = bytes.toString(
+    'latin1',
+    at - NAME_KEY.length - 64,
+    at - NAME_KEY.length,
+  );
   if (
-    !holds(bytes, start, LINE_HEAD) ||
-    !holds(bytes, from - NAME_KEY.length, NAME_KEY) ||
-    bytes[from] !== QUOTE
+    close === -1 ||
+    close + TOOL_KEY.length > end ||
+    !bytes.subarray(start, start + LINE_HEAD.length).equals(LINE_HEAD) ||
+    !bytes.subarray(at - NAME_KEY.length, at).equals(NAME_KEY) ||
+    !/^[0-9a-f]{64}$/.test(hex)
   )
     return undefined;
-  let close = from + 1;
-  let escaped = false;
-  let escapes = false;
-  for (; close < end; close += 1) {
-    const byte = bytes[close];
-    if (byte === QUOTE && !escaped) break;
-    escaped = byte === BACKSLASH && !escaped;
-    escapes ||= escaped;
-  }
-  if (close + TOOL_KEY.length > end || !holds(bytes, close, TOOL_KEY))
-    return undefined;
-  if (!escapes) return bytes.toString('utf8', from + 1, close);
+  const text = bytes.toString('utf8', at, close);
   try {
-    const name: unknown = JSON.parse(bytes.toString('utf8', from, close + 1));
-    return typeof name === 'string' ? name : undefined;
+    const name = text.includes('\\') ? JSON.parse(`"${text}"`) : text;
+    return { name: name as string, hash: `sha256:${hex}` };
   } catch {
     return undefined;
   }
 }
 
-const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
-const HASH_TEXT = 'a string "sha256:<64 lowercase hex digits>"';
-
-const pinPartsSchema = {
-  hash: z
-    .string({ error: HASH_TEXT })
-    .regex(HASH_PATTERN, { error: HASH_TEXT }),
-  description: z.string({ error: 'a string' }),
-  inputSchema: z.unknown(),
-  annotations: z.record(z.string(), z.unknown(), { error: 'an object' }),
-};
-
-/** `entry` as a pin of `name` when its hash is its definition's, else why not. */
-function checkedEntry(name: string, entry: PinEntry): PinEntry | string {
-  const { hash, description, inputSchema, annotations } = entry;
-  const pin = { hash, description, inputSchema, annotations };
-  return definitionHash({ name, ...pin }) === hash
-    ? pin
-    : `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
-}
-
 const pinLineSchema = z.object({
-  hash: pinPartsSchema.hash,
+  hash: z.string(),
   name: z.string(),
   tool: z.object({
-    description: pinPartsSchema.description,
-    inputSchema: pinPartsSchema.inputSchema,
-    annotations: pinPartsSchema.annotations,
+    description: z.string(),
+    inputSchema: z.unknown(),
+    annotations: z.record(z.string(), z.unknown()),
   }),
 });
 
 /**
- * The pin of `name` on the line from `start` to `end`, checked against its
- * hash (`hash`, as indexed); why it cannot be trusted otherwise.
+ * The definition of the pin `name`, parsed from its line and checked against
+ * its hash (once); why it cannot be trusted otherwise.
  */
-export function checkPinLine(
-  bytes: Buffer,
-  place: { name: string; hash: string; start: number; end: number },
-): PinEntry | string {
-  const { name } = place;
+export function readPinLine(name: string, pin: FilePin): PinBody | string {
+  if (pin.body !== undefined) return pin.body;
   let data: unknown;
   try {
-    data = JSON.parse(bytes.toString('utf8', place.start, place.end));
+    data = JSON.parse(pin.bytes!.toString('utf8', pin.start, pin.end));
   } catch (error) {
     return `entry "${name}" is not JSON (${errorText(error)})`;
   }
@@ -349,61 +273,33 @@ export function checkPinLine(
   if (
     !parsed.success ||
     parsed.data.name !== name ||
-    parsed.data.hash !== place.hash
+    parsed.data.hash !== pin.hash
   )
     return `entry "${name}" is not a pin entry`;
-  return checkedEntry(name, { hash: parsed.data.hash, ...parsed.data.tool });
+  const { description, inputSchema, annotations } = parsed.data.tool;
+  const body = { description, inputSchema, annotations };
+  if (!pin.checked && definitionHash({ name, ...body }) !== pin.hash)
+    return `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
+  pin.checked = true;
+  return body;
 }
 
-const formerLayoutSchema = z.object(
-  {
-    version: z.literal(1, {
-      error: `1 (the former layout, one JSON document) or the file's first line must be {"version":${PINS_FILE_VERSION}} (the current one)`,
-    }),
-    readOnly: z.boolean({ error: 'true or false' }).optional(),
-    tools: z.record(
-      z.string(),
-      z.object(pinPartsSchema, {
-        error:
-          'an object with "hash", "description", "inputSchema" and "annotations"',
-      }),
-      { error: 'an object of pinned tools by qualified name' },
-    ),
-  },
-  { error: 'a JSON object' },
-);
-
-/**
- * A pins file in the former layout (`{"version": 1, "readOnly"?, "tools":
- * {…}}`, one JSON document), parsed whole and each pin checked against its
- * hash: read once, and written again in the current layout.
- */
-function readFormerLayout(bytes: Buffer, file: string): PinsFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw invalidPinsFile(file, `not JSON (${errorText(error)})`);
+/** The pin lines of a pins file (its header skipped), without their line breaks, read a megabyte at a time. */
+export async function* linesOf(handle: FileHandle): AsyncGenerator<Buffer> {
+  let rest = Buffer.alloc(0);
+  let header = true;
+  for (let position = 0; ;) {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    const bytes = Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
+    let start = 0;
+    for (let end; (end = bytes.indexOf(NEWLINE, start)) !== -1;) {
+      if (!header) yield bytes.subarray(start, end);
+      header = false;
+      start = end + 1;
+    }
+    rest = Buffer.from(bytes.subarray(start));
   }
-  const parsed = formerLayoutSchema.safeParse(data);
-  if (!parsed.success)
-    throw invalidPinsFile(
-      file,
-      issueLines({
-        issues: parsed.error.issues.slice(0, 5),
-        input: data,
-        root: 'the file',
-      }).join('; '),
-    );
-  const tools: Record<string, PinEntry> = {};
-  for (const [name, entry] of Object.entries(parsed.data.tools)) {
-    const pin = checkedEntry(name, entry);
-    if (typeof pin === 'string') throw invalidPinsFile(file, pin);
-    tools[name] = pin;
-  }
-  return {
-    version: PINS_FILE_VERSION,
-    ...(parsed.data.readOnly === true ? { readOnly: true } : {}),
-    tools,
-  };
 }

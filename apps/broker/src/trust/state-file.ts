@@ -10,6 +10,7 @@ import {
   type FileHandle,
 } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 /**
  * The broker's state files (pins, usage) follow one set of rules: a file is
@@ -160,3 +161,61 @@ export async function removeStaleTemporaryFiles(file: string): Promise<void> {
 
 /** The rest of a temporary file's name after `.<name>.`: its process id, random hex, `.tmp`. */
 const TEMPORARY = /^(\d+)\.[0-9a-f]+\.tmp$/;
+
+/**
+ * One state file's operations, one at a time. A gathered write waits after
+ * the last operation twice as long as that took (at most a second), and the
+ * requests made meanwhile join it: a thousand changes in a burst write a
+ * large file a few times, not back to back. Other operations queue at once.
+ */
+export class FileQueue {
+  #tail: Promise<unknown> = Promise.resolve();
+  /** The gathered write not started yet, which later requests join. */
+  #gathered: Promise<void> | undefined;
+  #last = { took: 0, ended: -Infinity };
+  /** Ends the wait for a quiet moment; after {@link flush}, there is none. */
+  #hurry: (() => void) | undefined;
+  #flushing = false;
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(async () => {
+      const started = performance.now();
+      try {
+        return await task();
+      } finally {
+        const ended = performance.now();
+        this.#last = { took: ended - started, ended };
+      }
+    });
+    this.#tail = run.catch(() => {});
+    return run;
+  }
+
+  gather(task: () => Promise<void>): Promise<void> {
+    this.#gathered ??= this.#tail.then(async () => {
+      const { took, ended } = this.#last;
+      const wait = ended + Math.min(1000, 2 * took) - performance.now();
+      if (wait > 0 && !this.#flushing)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          this.#hurry = () => resolve(clearTimeout(timer));
+        });
+      this.#gathered = undefined;
+      return this.run(task);
+    });
+    return this.#gathered;
+  }
+
+  /** Resolves once every operation asked for so far has ended (never rejects). */
+  async idle(): Promise<void> {
+    await this.#gathered?.catch(() => {});
+    await this.#tail;
+  }
+
+  /** Ends the waits for a quiet moment, now and from now on (shutdown); resolves once idle. */
+  flush(): Promise<void> {
+    this.#flushing = true;
+    this.#hurry?.();
+    return this.idle();
+  }
+}

@@ -47,14 +47,3 @@ export function writeHash(
 export function hashText(bytes: Uint8Array, offset: number): string {
   return `${HASH_PREFIX}${Buffer.from(bytes.buffer, bytes.byteOffset + offset, DIGEST_BYTES).toString('hex')}`;
 }
-
-/** Copies 32 bytes from `offset` of `from` to `at` of `to`, without a view of either. */
-export function copyDigest(
-  from: Uint8Array,
-  offset: number,
-  to: Uint8Array,
-  at: number,
-): void {
-  for (let byte = 0; byte < DIGEST_BYTES; byte += 1)
-    to[at + byte] = from[offset + byte]!;
-}

@@ -193,7 +193,7 @@ export class TrustLayer {
           for (const name of [...result.changed, ...result.unpinned]) {
             const status = pins.status(name);
             this.#logOnce(
-              `trust: tool "${name}" ${status?.state === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${pins.path}); accept with --pin ${name}`,
+              `trust: tool "${name}" ${status?.state === 'held' && status.reason === 'unpinned' ? 'is not in the read-only pins file' : 'changed since it was pinned'} (${pins.path}); accept with --pin ${name}`,
             );
           }
           for (const name of result.new)
@@ -376,7 +376,7 @@ export class TrustLayer {
           : `${verdict.code}: ${verdict.message}`,
       );
       const status = this.pins.status(name);
-      if (status?.state === 'changed') {
+      if (status?.state === 'held' && status.reason === 'changed') {
         const current = this.#tools.get(name)?.definition;
         if (current !== undefined) {
           const clean = (definition: ToolDefinition): ToolDefinition => ({
