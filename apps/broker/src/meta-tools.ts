@@ -103,6 +103,8 @@ export type MetaToolContext = {
 /** One meta-tool: everything `tools/list` shows of it, its input, and its answer. */
 export type MetaToolDefinition<Input extends z.ZodType = z.ZodType> = {
   description: string;
+  /** What the server `instructions` of the `initialize` answer say the tool is for (one line). */
+  instructions: string;
   /** The zod schema its arguments are checked with (an editor plugin registers it as is). */
   input: Input;
   /** {@link MetaToolDefinition.input} as `tools/list` shows it. */
@@ -131,12 +133,15 @@ export const META_TOOLS = {
   mcp_search_tools: metaTool({
     description:
       'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
+    instructions:
+      "find tools for a task by a few words (optionally within a profile or a target); returns exact tool names. With a target and no query it lists that target's tools.",
     input: searchInput,
     annotations: { readOnlyHint: true },
     answer: (args, { broker }) => searchOrBrowse(broker, args),
   }),
   mcp_inspect_schema: metaTool({
     description: "Get a tool's full input schema by exact name.",
+    instructions: 'the full input schema of one tool, by exact name.',
     input: inspectInput,
     annotations: { readOnlyHint: true },
     answer: async ({ name }, { broker }) =>
@@ -145,6 +150,8 @@ export const META_TOOLS = {
   mcp_call_tool: metaTool({
     description:
       'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
+    instructions:
+      'call a tool by exact name with its arguments; an exact name works without a search.',
     input: callInput,
     answer: ({ name }, { call }, input) =>
       call({ name, arguments: ownArguments(input) }),
