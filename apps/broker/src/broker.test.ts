@@ -12,6 +12,8 @@ import {
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
 import { Broker } from './broker.js';
+import { EventStream } from './event-stream.js';
+import type { GatewayEvent } from './types.js';
 import { searchOrBrowse } from './meta-tools.js';
 
 /**
@@ -95,21 +97,33 @@ function brokerOver(
     ConstructorParameters<typeof Broker>[0]
   >,
 ): Broker {
-  const gateway = new GatewayClient({
+  // The gateway's events: the tests report list changes on it themselves.
+  const events = new EventStream<GatewayEvent>();
+  const client = new GatewayClient({
     url: backends.url,
     mode,
     role,
     timeoutMs: 5_000,
   });
-  opened.push(gateway);
-  return new Broker({
+  opened.push(client);
+  const broker = new Broker({
     role,
     catalog: seedCatalog(),
     backends: BACKENDS,
-    gateway,
+    gateway: Object.assign(client, { subscribe: events.subscribe }),
     gatewayMode: mode,
     ...extra,
   });
+  gatewayEvents.set(broker, events);
+  return broker;
+}
+
+/** The gateway events of each broker {@link brokerOver} made. */
+const gatewayEvents = new WeakMap<Broker, EventStream<GatewayEvent>>();
+
+/** A backend's `tools/list_changed`, as the broker's gateway reports it. */
+function listChanged(broker: Broker, target: string): void {
+  gatewayEvents.get(broker)!.emit({ type: 'tools-list-changed', target });
 }
 
 describe('Broker through a real gateway client and real MCP servers', () => {
@@ -440,7 +454,7 @@ describe('Broker re-listing on tools/list_changed', () => {
     backends.tools.set('adb', [...ADB_TOOLS, NEW_TOOL]);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
+      for (let i = 0; i < 5; i++) listChanged(broker, 'adb');
       // The burst leaves one timer, so one listing: none is left to come.
       expect(vi.getTimerCount()).toBe(1);
       vi.advanceTimersByTime(250);
@@ -466,7 +480,7 @@ describe('Broker re-listing on tools/list_changed', () => {
     await broker.discover();
     const before = backends.listings.length;
     backends.tools.set('core', [NEW_TOOL]);
-    broker.toolsListChanged('*');
+    listChanged(broker, '*');
     await expect
       .poll(() => broker.catalog.get('core_count_quokkas'), {
         timeout: 8_000,

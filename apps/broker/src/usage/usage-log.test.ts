@@ -44,7 +44,7 @@ function usageLine(tool: string, number: number, padding = 0): string {
  */
 async function fillTo(bytes: number, tool: string, from = 0): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
-  let size = await stat(file).then(
+  const size = await stat(file).then(
     (info) => info.size,
     () => 0,
   );
