@@ -11,7 +11,7 @@ import {
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
-import { Broker } from './broker.js';
+import { Broker, type BrokerEvent } from './broker.js';
 import { EventStream } from './event-stream.js';
 import type { GatewayEvent } from './types.js';
 import { searchOrBrowse } from './meta-tools.js';
@@ -137,6 +137,25 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     role: string,
     extra: Partial<ConstructorParameters<typeof Broker>[0]> = {},
   ) => brokerOver(backends, { role, ...extra });
+
+  it("gives its subscribers discovery's and the gateway's events until they unsubscribe", async () => {
+    const broker = brokerFor('staff-mobile');
+    const events: BrokerEvent[] = [];
+    const stop = broker.subscribe((event) => events.push(event));
+    await broker.discover();
+    expect(events).toContainEqual({ type: 'catalog-changed' });
+    listChanged(broker, 'adb');
+    expect(events.at(-1)).toEqual({
+      type: 'tools-list-changed',
+      target: 'adb',
+    });
+    stop();
+    const seen = events.length;
+    listChanged(broker, 'adb');
+    await broker.discover();
+    expect(events).toHaveLength(seen);
+    await broker.close();
+  });
 
   it('replaces a backend that discovery lists and keeps the seed of one that fails', async () => {
     backends.failing.add('core');
