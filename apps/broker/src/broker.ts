@@ -145,7 +145,7 @@ export class Broker {
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
     this.#backends = new Map(
-      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
+      (options.backends ?? DEFAULT_BACKENDS).map((row) => [row.target, row]),
     );
     const log = options.log ?? (() => {});
     this.#log = log;
@@ -155,7 +155,7 @@ export class Broker {
         ? undefined
         : () =>
             (guard ??= import('./trust/result-guard.js').then(
-              (m) => m.guardResult,
+              (module) => module.guardResult,
             ));
     this.#trust = Promise.resolve(options.trust).then((trust) => {
       this.#trustReady = trust;
@@ -312,11 +312,13 @@ export class Broker {
     const all = this.catalog
       .list()
       .filter(
-        (t) =>
-          t.target === options.target &&
-          (options.profile === undefined || t.profile === options.profile),
+        (tool) =>
+          tool.target === options.target &&
+          (options.profile === undefined || tool.profile === options.profile),
       )
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort((left, right) =>
+        left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+      );
     const offset = options.offset ?? 0;
     const page = all.slice(
       offset,
@@ -327,10 +329,10 @@ export class Broker {
       target: options.target,
       total: all.length,
       offset,
-      tools: page.map((t) => ({
-        name: t.name,
-        description: t.description,
-        mutating: t.mutating,
+      tools: page.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        mutating: tool.mutating,
       })),
       ...(discovering === undefined ? {} : { discovering }),
     };
@@ -376,7 +378,7 @@ export class Broker {
     throw new BrokerError({
       code: 'UNKNOWN_TARGET',
       message: `No backend target ${quote(target)}. Known targets (tools): ${this.targetSummary()
-        .map((t) => `${t.target} (${t.tools})`)
+        .map((summary) => `${summary.target} (${summary.tools})`)
         .join(', ')}.`,
     });
   }

@@ -118,7 +118,8 @@ type Variable<S extends z.ZodType> = {
   help: string;
 };
 
-const variable = <S extends z.ZodType>(v: Variable<S>): Variable<S> => v;
+const variable = <S extends z.ZodType>(definition: Variable<S>): Variable<S> =>
+  definition;
 
 /** A file in the broker's state directory (`$XDG_STATE_HOME/heretek`). */
 const stateFile = (name: string): Fallback => ({

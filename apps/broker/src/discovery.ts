@@ -275,7 +275,7 @@ export class DiscoveryScheduler {
       } finally {
         this.#discoveredAt = Date.now();
       }
-      const failed = outcomes.filter((o) => !o.ok);
+      const failed = outcomes.filter((outcome) => !outcome.ok);
       this.#lastFailed = failed.length > 0;
       this.options.log(
         `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.options.catalog.size} tools`,

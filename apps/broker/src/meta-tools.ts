@@ -331,7 +331,7 @@ function formatSearch(
     );
     if (targets.length > 0)
       lines.push(
-        `Targets (tools): ${targets.map((t) => `${t.target} (${t.tools})`).join(', ')}`,
+        `Targets (tools): ${targets.map((summary) => `${summary.target} (${summary.tools})`).join(', ')}`,
       );
   } else {
     for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
@@ -369,7 +369,7 @@ function formatBrowse(result: BrowseResult, marks: HitMarks): string {
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
-    ...result.tools.map((t) => renderHit(t, marks(t))),
+    ...result.tools.map((tool) => renderHit(tool, marks(tool))),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
   lines.push(...note);

@@ -208,7 +208,7 @@ async function serveSkills(options: {
     // Loaded only when skills are served: the first answer does not need it.
     const { registerVerifiedSkills } = await import('./skills-extension.js');
     const report = await registerVerifiedSkills(options);
-    return `; ${report.served.length} verified skills served (${report.served.map((s) => s.name).join(', ') || 'none'})`;
+    return `; ${report.served.length} verified skills served (${report.served.map((skill) => skill.name).join(', ') || 'none'})`;
   } catch (error) {
     options.log(`skills: none served: ${errorText(error)}`);
     return '; no skills served';
