@@ -53,7 +53,7 @@ export type BrokerConfig = {
 };
 
 /** The embedding endpoint of hybrid ranking (see the broker README). */
-export type EmbeddingsConfig = {
+type EmbeddingsConfig = {
   /** OpenAI-compatible base URL, without a trailing slash; `/embeddings` is appended. */
   url: string;
   /** The model sent with each request. */

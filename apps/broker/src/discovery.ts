@@ -24,7 +24,7 @@ import type {
 /** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
 export type DiscoveryProgress = { pending: number; total: number };
 
-export type DiscoveryOptions = {
+type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;

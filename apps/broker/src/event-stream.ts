@@ -1,5 +1,5 @@
 /** Receives each event of a stream, in the order they happen. */
-export type Listener<Event> = (event: Event) => void;
+type Listener<Event> = (event: Event) => void;
 
 /**
  * A producer's events, as TanStack Query's `Subscribable`: `subscribe(listener)`

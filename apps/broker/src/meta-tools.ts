@@ -9,7 +9,7 @@ import { issueLines } from './issue-text.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 
 /** Largest `offset` accepted when browsing a target. */
-export const MAX_BROWSE_OFFSET = 100_000;
+const MAX_BROWSE_OFFSET = 100_000;
 
 const text = () => z.string({ error: 'a string' });
 
@@ -54,7 +54,7 @@ const searchInput = z
   );
 
 /** Checked arguments of `mcp_search_tools`: a query, or a target to browse, or both. */
-export type SearchArguments = z.output<typeof searchInput>;
+type SearchArguments = z.output<typeof searchInput>;
 
 const inspectInput = z.strictObject({ name: toolName }, anObject);
 
@@ -91,7 +91,7 @@ function listedSchema(schema: z.ZodType): Record<string, unknown> {
 }
 
 /** What a meta-tool's answer may use besides its arguments. */
-export type MetaToolContext = {
+type MetaToolContext = {
   broker: Broker;
   /** Sends `mcp_call_tool`'s checked call through the broker (with the stdio client's handlers, or a plugin's role). */
   call: (request: {
@@ -187,7 +187,7 @@ export function listedMetaTools(): Record<MetaToolName, ListedMetaTool> {
 }
 
 /** A meta-tool's checked arguments. */
-export type MetaToolArguments<Name extends MetaToolName> = z.output<
+type MetaToolArguments<Name extends MetaToolName> = z.output<
   (typeof META_TOOLS)[Name]['input']
 >;
 
@@ -277,7 +277,7 @@ export async function answerMetaTool(options: {
 }
 
 /** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
-export async function searchOrBrowse(
+async function searchOrBrowse(
   broker: Broker,
   args: SearchArguments,
 ): Promise<string> {

@@ -57,7 +57,7 @@ export type UsageRecord = {
 };
 
 /** Outcome of a usage-file operation; `ok: false` never stops the broker. */
-export type UsageStatus =
+type UsageStatus =
   | { ok: true }
   | {
       ok: false;
