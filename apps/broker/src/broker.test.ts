@@ -11,8 +11,10 @@ import {
   type McpBackends,
 } from './__fixtures__/mcp-backends.js';
 import { spawnBroker } from './__fixtures__/spawn-broker.js';
-import { Broker } from './broker.js';
-import { searchOrBrowse } from './meta-tools.js';
+import { Broker, type BrokerEvent } from './broker.js';
+import { EventStream } from './event-stream.js';
+import type { GatewayEvent } from './types.js';
+import { answerMetaTool } from './meta-tools.js';
 
 /**
  * Moves the clock past the breakers' cooldown (60 s; cockatiel reads
@@ -95,21 +97,43 @@ function brokerOver(
     ConstructorParameters<typeof Broker>[0]
   >,
 ): Broker {
-  const gateway = new GatewayClient({
+  // The gateway's events: the tests report list changes on it themselves.
+  const events = new EventStream<GatewayEvent>();
+  const client = new GatewayClient({
     url: backends.url,
     mode,
     role,
     timeoutMs: 5_000,
   });
-  opened.push(gateway);
-  return new Broker({
+  opened.push(client);
+  const broker = new Broker({
     role,
     catalog: seedCatalog(),
     backends: BACKENDS,
-    gateway,
+    gateway: Object.assign(client, { subscribe: events.subscribe }),
     gatewayMode: mode,
     ...extra,
   });
+  gatewayEvents.set(broker, events);
+  return broker;
+}
+
+/** The text of `mcp_search_tools` for `query`, as an agent reads it. */
+async function searchText(broker: Broker, query: string): Promise<string> {
+  const { content } = await answerMetaTool({
+    broker,
+    name: 'mcp_search_tools',
+    input: { query },
+  });
+  return (content[0] as { text: string }).text;
+}
+
+/** The gateway events of each broker {@link brokerOver} made. */
+const gatewayEvents = new WeakMap<Broker, EventStream<GatewayEvent>>();
+
+/** A backend's `tools/list_changed`, as the broker's gateway reports it. */
+function listChanged(broker: Broker, target: string): void {
+  gatewayEvents.get(broker)!.emit({ type: 'tools-list-changed', target });
 }
 
 describe('Broker through a real gateway client and real MCP servers', () => {
@@ -123,6 +147,25 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     role: string,
     extra: Partial<ConstructorParameters<typeof Broker>[0]> = {},
   ) => brokerOver(backends, { role, ...extra });
+
+  it("gives its subscribers discovery's and the gateway's events until they unsubscribe", async () => {
+    const broker = brokerFor('staff-mobile');
+    const events: BrokerEvent[] = [];
+    const stop = broker.subscribe((event) => events.push(event));
+    await broker.discover();
+    expect(events).toContainEqual({ type: 'catalog-changed' });
+    listChanged(broker, 'adb');
+    expect(events.at(-1)).toEqual({
+      type: 'tools-list-changed',
+      target: 'adb',
+    });
+    stop();
+    const seen = events.length;
+    listChanged(broker, 'adb');
+    await broker.discover();
+    expect(events).toHaveLength(seen);
+    await broker.close();
+  });
 
   it('replaces a backend that discovery lists and keeps the seed of one that fails', async () => {
     backends.failing.add('core');
@@ -304,7 +347,7 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     // catalog holds, while "core" hangs.
     const broker = brokerFor('staff-mobile');
     broker.start();
-    const search = () => searchOrBrowse(broker, { query: 'install apk' });
+    const search = () => searchText(broker, 'install apk');
     await expect
       .poll(async () => (await search()).split('\n')[0])
       .toContain('adb_install_apk');
@@ -320,9 +363,9 @@ describe('Broker through a real gateway client and real MCP servers', () => {
     backends.hanging.delete('core');
     await broker.discover();
     expect(broker.discovering()).toBeUndefined();
-    expect(
-      await searchOrBrowse(broker, { query: 'install apk' }),
-    ).not.toContain('Discovery is still listing');
+    expect(await searchText(broker, 'install apk')).not.toContain(
+      'Discovery is still listing',
+    );
   });
 
   it('lists a backend again when asked for a name of it the catalog lacks, at most once in a while', async () => {
@@ -440,7 +483,7 @@ describe('Broker re-listing on tools/list_changed', () => {
     backends.tools.set('adb', [...ADB_TOOLS, NEW_TOOL]);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      for (let i = 0; i < 5; i++) broker.toolsListChanged('adb');
+      for (let i = 0; i < 5; i++) listChanged(broker, 'adb');
       // The burst leaves one timer, so one listing: none is left to come.
       expect(vi.getTimerCount()).toBe(1);
       vi.advanceTimersByTime(250);
@@ -466,7 +509,7 @@ describe('Broker re-listing on tools/list_changed', () => {
     await broker.discover();
     const before = backends.listings.length;
     backends.tools.set('core', [NEW_TOOL]);
-    broker.toolsListChanged('*');
+    listChanged(broker, '*');
     await expect
       .poll(() => broker.catalog.get('core_count_quokkas'), {
         timeout: 8_000,

@@ -15,25 +15,23 @@ import {
   DiscoveryScheduler,
   INITIAL_DISCOVERY_WAIT_MS,
   waitAtMost,
+  type DiscoveryEvent,
   type DiscoveryProgress,
 } from './discovery.js';
 import type { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
 import { BrokerError, quote } from './errors.js';
-import type {
-  CachedAdmission,
-  CachedListing,
-  IndexCache,
-  Reviewed,
-} from './index-cache.js';
+import { EventStream } from './event-stream.js';
+import type { IndexCache } from './index-cache.js';
+import { ListingReview } from './listing-review.js';
 import type { guardResult } from './trust/result-guard.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { UsageLearning } from './usage/usage-learning.js';
 import type {
   CallHandlers,
   DiscoveryOutcome,
+  GatewayEvent,
   GatewayMode,
-  GatewayTool,
   ToolCallResult,
   ToolGateway,
 } from './types.js';
@@ -66,6 +64,9 @@ export type BrokerOptions = {
   /** Diagnostic sink (stderr in the CLI). */
   log?: (line: string) => void;
 };
+
+/** What the broker reports as it works: discovery's events and the gateway's. */
+export type BrokerEvent = DiscoveryEvent | GatewayEvent;
 
 /** A backend is listed again for a name the catalog lacks at most this often. */
 const ON_DEMAND_RELIST_MS = 10_000;
@@ -123,9 +124,11 @@ export class Broker {
   readonly #shutdown = new AbortController();
   readonly #trust: Promise<TrustLayer | undefined>;
   #trustReady: TrustLayer | undefined;
-  readonly #reviews = new Map<string, Promise<unknown>>();
-  /** Pins file writes of reviewed listings still running: {@link close} waits for them. */
-  readonly #pinWrites = new Set<Promise<void>>();
+  /** The trust layer's review of listings (none without a trust layer): {@link close} waits for its pins file writes. */
+  readonly #review: ListingReview | undefined;
+  readonly #events = new EventStream<BrokerEvent>();
+  /** Ends the subscriptions to discovery's and the gateway's events. */
+  readonly #unsubscribe: Array<() => void> = [];
   /** When each target was last listed again for a name the catalog lacked. */
   readonly #relistedOnDemand = new Map<string, number>();
   /** {@link targetSummary}'s counts and the catalog list they were counted from. */
@@ -142,7 +145,7 @@ export class Broker {
     this.role = parseRoleName(options.role);
     this.catalog = options.catalog ?? ToolCatalog.fromSeed();
     this.#backends = new Map(
-      (options.backends ?? DEFAULT_BACKENDS).map((b) => [b.target, b]),
+      (options.backends ?? DEFAULT_BACKENDS).map((row) => [row.target, row]),
     );
     const log = options.log ?? (() => {});
     this.#log = log;
@@ -152,7 +155,7 @@ export class Broker {
         ? undefined
         : () =>
             (guard ??= import('./trust/result-guard.js').then(
-              (m) => m.guardResult,
+              (module) => module.guardResult,
             ));
     this.#trust = Promise.resolve(options.trust).then((trust) => {
       this.#trustReady = trust;
@@ -162,6 +165,8 @@ export class Broker {
     this.#trust.catch(() => {});
     // Every call in flight listens on the shutdown signal (hundreds at a time under load).
     setMaxListeners(0, this.#shutdown.signal);
+    this.#review =
+      options.trust === undefined ? undefined : new ListingReview(this.#trust);
     this.#discovery =
       options.gateway === undefined
         ? undefined
@@ -171,18 +176,20 @@ export class Broker {
             catalog: this.catalog,
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
-            catalogChanged: () => this.#options.hybrid?.catalogChanged(),
-            ...(options.trust === undefined
-              ? {}
-              : {
-                  review: (target, tools) => this.#review(target, tools),
-                  admitCached: (listings) => this.#admitCached(listings),
-                }),
+            ...(this.#review === undefined ? {} : { review: this.#review }),
             ...(options.indexCache === undefined
               ? {}
               : { cache: options.indexCache }),
             log,
           });
+    const forward = (event: BrokerEvent) => {
+      if (event.type === 'catalog-changed') options.hybrid?.catalogChanged();
+      this.#events.emit(event);
+    };
+    for (const source of [this.#discovery, options.gateway]) {
+      const unsubscribe = source?.subscribe?.(forward);
+      if (unsubscribe !== undefined) this.#unsubscribe.push(unsubscribe);
+    }
     this.#calls = new CallPipeline({
       catalog: this.catalog,
       backends: this.#backends,
@@ -191,56 +198,6 @@ export class Broker {
       shutdown: this.#shutdown.signal,
       log,
     });
-  }
-
-  /**
-   * Reviews one backend's listing through the trust layer, one listing of a backend at a
-   * time, so the trust layer and the catalog see the same listing. The pins file is written in
-   * the background (the backend's next review and {@link close} wait for it).
-   */
-  #review(target: string, tools: readonly GatewayTool[]): Promise<Reviewed> {
-    const previous = this.#reviews.get(target) ?? Promise.resolve();
-    let pinned: Promise<void> = Promise.resolve();
-    const run = previous
-      .catch(() => {})
-      .then(async (): Promise<Reviewed> => {
-        const trust = await this.#trust;
-        if (trust === undefined) return { tools };
-        const review = trust.reviewListingNow({ target, tools });
-        pinned = review.pinned;
-        this.#pinWrites.add(pinned);
-        void pinned.then(() => this.#pinWrites.delete(pinned));
-        // Read in the same turn as the review: the next review of this target waits for this one.
-        const definitions = trust.listedToolHashes(target);
-        return {
-          tools: review.tools as GatewayTool[],
-          ...(definitions === undefined ? {} : { definitions }),
-        };
-      });
-    this.#reviews.set(
-      target,
-      run.then(() => pinned),
-    );
-    return run;
-  }
-
-  /** Which backends' cached parts may be served before a relisting (every recorded hash equals its pin), and a hook recording the served ones. */
-  async #admitCached(
-    listings: ReadonlyMap<string, CachedListing>,
-  ): Promise<CachedAdmission> {
-    const trust = await this.#trust;
-    const admitted = new Set<string>();
-    for (const [target, listing] of listings)
-      if (trust === undefined || trust.matchesPins(listing.definitions))
-        admitted.add(target);
-    return {
-      admitted,
-      served: (target) => {
-        const definitions = listings.get(target)?.definitions;
-        if (trust !== undefined && definitions !== undefined)
-          trust.restoreListing({ target, names: definitions.names });
-      },
-    };
   }
 
   /** Throws the call's refusal, or returns whether the tool counts as mutating; a pin's refusal is decided again after re-reading the pins file (`--pin`). */
@@ -298,14 +255,12 @@ export class Broker {
     return this.#discovery?.cacheApplied() ?? Promise.resolve();
   }
 
+  /** Gives every later {@link BrokerEvent} to `listener`; returns the unsubscribe. */
+  readonly subscribe = this.#events.subscribe;
+
   /** Lists every backend's tools (a failed listing keeps what the catalog had); concurrent calls share one run. */
   discover(): Promise<DiscoveryOutcome[]> {
     return this.#discovery?.discover() ?? Promise.resolve([]);
-  }
-
-  /** A backend's tool list changed: it is listed again once notices stop for a moment. */
-  toolsListChanged(target: string | undefined): void {
-    this.#discovery?.toolsListChanged(target);
   }
 
   /** Searches the catalog. Triggers background re-discovery once the catalog is older than the TTL. */
@@ -357,11 +312,13 @@ export class Broker {
     const all = this.catalog
       .list()
       .filter(
-        (t) =>
-          t.target === options.target &&
-          (options.profile === undefined || t.profile === options.profile),
+        (tool) =>
+          tool.target === options.target &&
+          (options.profile === undefined || tool.profile === options.profile),
       )
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort((left, right) =>
+        left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+      );
     const offset = options.offset ?? 0;
     const page = all.slice(
       offset,
@@ -372,10 +329,10 @@ export class Broker {
       target: options.target,
       total: all.length,
       offset,
-      tools: page.map((t) => ({
-        name: t.name,
-        description: t.description,
-        mutating: t.mutating,
+      tools: page.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        mutating: tool.mutating,
       })),
       ...(discovering === undefined ? {} : { discovering }),
     };
@@ -421,7 +378,7 @@ export class Broker {
     throw new BrokerError({
       code: 'UNKNOWN_TARGET',
       message: `No backend target ${quote(target)}. Known targets (tools): ${this.targetSummary()
-        .map((t) => `${t.target} (${t.tools})`)
+        .map((summary) => `${summary.target} (${summary.tools})`)
         .join(', ')}.`,
     });
   }
@@ -526,10 +483,11 @@ export class Broker {
     // New pins waiting for a quiet moment are written at once.
     void this.#trustReady?.pins?.flush();
     this.#discovery?.close();
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.#options.hybrid?.close();
     this.#shutdown.abort();
     await this.#options.gateway?.close();
-    await Promise.all(this.#pinWrites);
+    await this.#review?.pinsWritten();
     return { callsAborted };
   }
 

@@ -28,22 +28,18 @@ const MAX_LOG_CHARS = 2_000;
  * found when it did not, or when it speaks 2026-07-28 (where input is asked
  * for only in the answer to a call: a call's own requests go through
  * {@link InputRounds}); `notifications/message` goes to the broker's stderr
- * log, with its level and the backend named. Attach the MCP server before
- * serving.
+ * log, with its level and the backend named.
  */
 export class ClientBridge {
-  #server: McpServer | undefined;
-
-  /** With `rounds`, a client that has sent a 2026-07-28 call is never sent a request. */
+  /**
+   * `server` is the one whose client the requests go to; with `rounds`, a
+   * client that has sent a 2026-07-28 call is never sent a request.
+   */
   constructor(
+    private readonly server: McpServer,
     private readonly log: (line: string) => void,
     private readonly rounds?: InputRounds,
   ) {}
-
-  /** The server whose client the requests go to. */
-  attach(server: McpServer): void {
-    this.#server = server;
-  }
 
   /** Forwards a backend's elicitation to the client; the answer goes back as it came. */
   readonly elicit = (
@@ -70,12 +66,12 @@ export class ClientBridge {
     );
 
   /** Writes a backend's log notification to stderr, one line, capped. */
-  readonly logFromBackend = (entry: {
+  logFromBackend(entry: {
     target: string;
     level: string;
     logger?: string;
     data: unknown;
-  }): void => {
+  }): void {
     let text: string;
     try {
       text =
@@ -95,7 +91,7 @@ export class ClientBridge {
           : ` [${String(entry.logger).slice(0, 64)}]`
       }: ${text}`,
     );
-  };
+  }
 
   /** A person answers: give them time (the backend's own request has its own timeout). */
   #options(extra: { signal: AbortSignal }) {
@@ -129,7 +125,7 @@ export class ClientBridge {
   }
 
   #client(feature: InputFeature, target: string): McpServer {
-    const server = this.#server;
+    const server = this.server;
     if (this.rounds?.modernClient === true) {
       // On 2026-07-28 a server asks only in its answer to a call.
       this.log(
@@ -140,8 +136,7 @@ export class ClientBridge {
         ProtocolErrorCode.MethodNotFound,
       );
     }
-    const capabilities = server?.server.getClientCapabilities();
-    if (server === undefined || capabilities?.[feature] === undefined) {
+    if (server.server.getClientCapabilities()?.[feature] === undefined) {
       this.log(
         `${feature}: backend "${target}" asked, but the client did not declare ${feature}; refused`,
       );

@@ -53,7 +53,7 @@ export type BrokerConfig = {
 };
 
 /** The embedding endpoint of hybrid ranking (see the broker README). */
-export type EmbeddingsConfig = {
+type EmbeddingsConfig = {
   /** OpenAI-compatible base URL, without a trailing slash; `/embeddings` is appended. */
   url: string;
   /** The model sent with each request. */
@@ -74,7 +74,10 @@ const wholeNumber = (name: string, max: number, example: string) =>
     .string()
     .regex(/^\d+$/, `${name} must be a whole number${example}`)
     .transform(Number)
-    .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
+    .refine(
+      (value) => value >= 1 && value <= max,
+      `${name} must be between 1 and ${max}`,
+    );
 
 const positiveInteger = (name: string, max: number) =>
   wholeNumber(name, max, ' of milliseconds, e.g. 30000');
@@ -84,7 +87,7 @@ const secret = (name: string, what: string) =>
   z
     .string()
     .min(1, `${name} is set but empty: unset it or give the ${what}`)
-    .refine((t) => !/\s/.test(t), `${name} must not contain whitespace`)
+    .refine((value) => !/\s/.test(value), `${name} must not contain whitespace`)
     .optional();
 
 /** A path that is optional, but not empty once set. */
@@ -98,7 +101,7 @@ const flag = (name: string) =>
       error: `${name} must be 1 or 0 (true or false)`,
     })
     .optional()
-    .transform((v) => v === '1' || v === 'true');
+    .transform((value) => value === '1' || value === 'true');
 
 /** Default of `HERETEK_GATEWAY_MAX_STREAMS`: standalone streams held open at most. */
 const DEFAULT_MAX_STREAMS = 100;
@@ -115,7 +118,8 @@ type Variable<S extends z.ZodType> = {
   help: string;
 };
 
-const variable = <S extends z.ZodType>(v: Variable<S>): Variable<S> => v;
+const variable = <S extends z.ZodType>(definition: Variable<S>): Variable<S> =>
+  definition;
 
 /** A file in the broker's state directory (`$XDG_STATE_HOME/heretek`). */
 const stateFile = (name: string): Fallback => ({
@@ -337,38 +341,38 @@ export function loadBrokerConfig(
           : `${variable}: ${issue.message}`;
       }),
     );
-  const e = parsed.data;
+  const variables = parsed.data;
   return {
-    embeddings: embeddingsOf(e),
-    gatewayUrl: e.HERETEK_GATEWAY_URL,
-    gatewayMode: e.HERETEK_GATEWAY_MODE,
-    gatewayToken: e.HERETEK_GATEWAY_TOKEN,
-    gatewayTimeoutMs: e.HERETEK_GATEWAY_TIMEOUT_MS,
-    gatewayMaxStreams: e.HERETEK_GATEWAY_MAX_STREAMS,
-    role: e.HERETEK_BROKER_ROLE,
-    hookRolesDir: e.HERETEK_HOOK_ROLES_DIR,
-    discoveryTtlMs: e.HERETEK_DISCOVERY_TTL_MS,
-    offline: e.HERETEK_BROKER_OFFLINE,
-    defaultProfile: e.HERETEK_BROKER_PROFILE,
-    backendsFile: e.HERETEK_BACKENDS_FILE,
-    skillsRoot: e.HERETEK_SKILLS_ROOT,
-    pinsFile: e.HERETEK_PINS_FILE,
-    pinPolicy: e.HERETEK_PIN_POLICY,
-    pinsReadOnly: e.HERETEK_PINS_READ_ONLY,
-    resultGuard: e.HERETEK_RESULT_GUARD,
-    usageFile: e.HERETEK_USAGE_FILE,
-    indexCacheFile: e.HERETEK_INDEX_CACHE_FILE,
+    embeddings: embeddingsOf(variables),
+    gatewayUrl: variables.HERETEK_GATEWAY_URL,
+    gatewayMode: variables.HERETEK_GATEWAY_MODE,
+    gatewayToken: variables.HERETEK_GATEWAY_TOKEN,
+    gatewayTimeoutMs: variables.HERETEK_GATEWAY_TIMEOUT_MS,
+    gatewayMaxStreams: variables.HERETEK_GATEWAY_MAX_STREAMS,
+    role: variables.HERETEK_BROKER_ROLE,
+    hookRolesDir: variables.HERETEK_HOOK_ROLES_DIR,
+    discoveryTtlMs: variables.HERETEK_DISCOVERY_TTL_MS,
+    offline: variables.HERETEK_BROKER_OFFLINE,
+    defaultProfile: variables.HERETEK_BROKER_PROFILE,
+    backendsFile: variables.HERETEK_BACKENDS_FILE,
+    skillsRoot: variables.HERETEK_SKILLS_ROOT,
+    pinsFile: variables.HERETEK_PINS_FILE,
+    pinPolicy: variables.HERETEK_PIN_POLICY,
+    pinsReadOnly: variables.HERETEK_PINS_READ_ONLY,
+    resultGuard: variables.HERETEK_RESULT_GUARD,
+    usageFile: variables.HERETEK_USAGE_FILE,
+    indexCacheFile: variables.HERETEK_INDEX_CACHE_FILE,
   };
 }
 
 /** The embeddings part of the configuration: both URL and model, or neither. */
 function embeddingsOf(
-  e: z.infer<typeof environmentSchema>,
+  variables: z.infer<typeof environmentSchema>,
 ): EmbeddingsConfig | undefined {
-  const url = e.HERETEK_EMBEDDINGS_URL;
-  const model = e.HERETEK_EMBEDDINGS_MODEL?.trim();
+  const url = variables.HERETEK_EMBEDDINGS_URL;
+  const model = variables.HERETEK_EMBEDDINGS_MODEL?.trim();
   if (url === undefined) {
-    if (model !== undefined || e.HERETEK_EMBEDDINGS_KEY !== undefined)
+    if (model !== undefined || variables.HERETEK_EMBEDDINGS_KEY !== undefined)
       throw new BrokerConfigError([
         `HERETEK_EMBEDDINGS_URL: unset, but ${model === undefined ? 'HERETEK_EMBEDDINGS_KEY' : 'HERETEK_EMBEDDINGS_MODEL'} is set: give the endpoint's base URL (e.g. http://127.0.0.1:11434/v1) or unset both`,
       ]);
@@ -381,9 +385,9 @@ function embeddingsOf(
   return {
     url,
     model,
-    key: e.HERETEK_EMBEDDINGS_KEY,
-    weight: e.HERETEK_EMBEDDINGS_WEIGHT,
-    queryTimeoutMs: e.HERETEK_EMBEDDINGS_TIMEOUT_MS,
-    cacheFile: e.HERETEK_EMBEDDINGS_CACHE_FILE,
+    key: variables.HERETEK_EMBEDDINGS_KEY,
+    weight: variables.HERETEK_EMBEDDINGS_WEIGHT,
+    queryTimeoutMs: variables.HERETEK_EMBEDDINGS_TIMEOUT_MS,
+    cacheFile: variables.HERETEK_EMBEDDINGS_CACHE_FILE,
   };
 }

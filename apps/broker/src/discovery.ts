@@ -6,13 +6,14 @@ import {
   type ToolEntry,
 } from '@heretek/catalog';
 import { errorText } from './error-text.js';
+import { EventStream } from './event-stream.js';
 import {
   listingHash,
-  type CachedAdmission,
   type CachedListing,
   type IndexCache,
   type Reviewed,
 } from './index-cache.js';
+import type { ListingReview } from './listing-review.js';
 import type {
   DiscoveryOutcome,
   GatewayMode,
@@ -23,7 +24,7 @@ import type {
 /** Backends the start-up discovery has not listed yet, of how many: the answer comes from the others. */
 export type DiscoveryProgress = { pending: number; total: number };
 
-export type DiscoveryOptions = {
+type DiscoveryOptions = {
   gateway: ToolGateway;
   gatewayMode: GatewayMode;
   catalog: ToolCatalog;
@@ -33,26 +34,23 @@ export type DiscoveryOptions = {
   ttlMs: number;
   /**
    * Pins and cleans each listing before it replaces a backend's entries (the
-   * trust layer): the catalog, and so every agent, sees only what it returns.
+   * trust layer), and decides which cached backends may be served at start
+   * (their tools match the pins); the catalog, and so every agent, sees only
+   * what it lets through. Without it every listing and cached part is taken.
    */
-  review?: (target: string, tools: readonly GatewayTool[]) => Promise<Reviewed>;
-  /**
-   * Which cached backends may be served at start, before they are listed
-   * again (the trust layer checks their tools against the pins); the others
-   * wait for discovery. Without it every cached part is served.
-   */
-  admitCached?: (
-    listings: ReadonlyMap<string, CachedListing>,
-  ) => Promise<CachedAdmission>;
+  review?: ListingReview;
   /**
    * The index cache: loaded at start so a restarted broker serves every
    * backend's last listing at once, and written after listings change.
    */
   cache?: IndexCache;
   log: (line: string) => void;
-  /** Called after each change this scheduler makes to the catalog (listings applied, cached parts served). */
-  catalogChanged?: () => void;
 };
+
+/** What discovery reports as it works. */
+export type DiscoveryEvent =
+  /** Discovery changed the catalog: listings applied, or cached parts served. */
+  { type: 'catalog-changed' };
 
 /** The longest the first operation waits for start-up discovery (1 s). */
 export const INITIAL_DISCOVERY_WAIT_MS = 1_000;
@@ -141,10 +139,20 @@ export class DiscoveryScheduler {
    * tools were checked against the pins and recorded when served).
    */
   readonly #servedFromCache = new Map<string, string>();
+  readonly #events = new EventStream<DiscoveryEvent>();
+  /** Ends the subscription to the gateway's list changes. */
+  readonly #unsubscribe: (() => void) | undefined;
+
+  /** Gives every later {@link DiscoveryEvent} to `listener`; returns the unsubscribe. */
+  readonly subscribe = this.#events.subscribe;
 
   constructor(private readonly options: DiscoveryOptions) {
     // Every listing in flight listens on this one signal (12 backends and more).
     setMaxListeners(0, this.#abort.signal);
+    this.#unsubscribe = options.gateway.subscribe?.((event) => {
+      if (event.type === 'tools-list-changed')
+        this.#toolsListChanged(event.target);
+    });
   }
 
   /**
@@ -196,7 +204,7 @@ export class DiscoveryScheduler {
     const { listings } = loaded;
     // Which targets match their pins is decided while the saved catalog is
     // decoded (the pins file may still be read then).
-    const admission = this.options.admitCached?.(listings);
+    const admission = this.options.review?.admitCached(listings);
     // Not served: a target a live listing reached first, or one whose tools
     // do not all match their pins.
     const live = (target: string) =>
@@ -241,7 +249,7 @@ export class DiscoveryScheduler {
       decided?.served(target);
       this.#servedFromCache.set(target, listing.hash);
     }
-    this.options.catalogChanged?.();
+    this.#events.emit({ type: 'catalog-changed' });
     this.options.log(
       `index cache: ${restored.length} backends served from ${cache.file} in ${elapsed(started)} ms, catalog has ${this.options.catalog.size} tools; rediscovery replaces what changed`,
     );
@@ -267,7 +275,7 @@ export class DiscoveryScheduler {
       } finally {
         this.#discoveredAt = Date.now();
       }
-      const failed = outcomes.filter((o) => !o.ok);
+      const failed = outcomes.filter((outcome) => !outcome.ok);
       this.#lastFailed = failed.length > 0;
       this.options.log(
         `discovery: ${outcomes.length - failed.length}/${outcomes.length} backends listed, catalog has ${this.options.catalog.size} tools`,
@@ -288,11 +296,10 @@ export class DiscoveryScheduler {
    * {@link LIST_CHANGED_DEBOUNCE_MS}. In multiplexed mode, or for a target the
    * broker does not know, the whole gateway listing is run again.
    */
-  toolsListChanged(target: string | undefined): void {
+  #toolsListChanged(target: string): void {
     if (this.#abort.signal.aborted) return;
     const key =
       this.options.gatewayMode === 'multiplexed' ||
-      target === undefined ||
       !this.options.backends.has(target)
         ? ALL_TARGETS
         : target;
@@ -393,6 +400,7 @@ export class DiscoveryScheduler {
 
   /** Aborts every listing in flight and every pending re-listing; later calls do nothing. */
   close(): void {
+    this.#unsubscribe?.();
     for (const timer of this.#debounce.values()) clearTimeout(timer);
     this.#debounce.clear();
     clearTimeout(this.#cacheTimer);
@@ -550,7 +558,7 @@ export class DiscoveryScheduler {
     const reviewed: Reviewed =
       this.options.review === undefined
         ? { tools }
-        : await this.options.review(backend.target, tools);
+        : await this.options.review.review(backend.target, tools);
     if ((this.#applied.get(backend.target) ?? 0) > sequence) return;
     if (hash !== undefined && this.#hashes.get(backend.target)?.hash === hash) {
       this.#applied.set(backend.target, sequence);
@@ -648,7 +656,7 @@ export class DiscoveryScheduler {
         }
       }
       this.#cacheChanged();
-      this.options.catalogChanged?.();
+      this.#events.emit({ type: 'catalog-changed' });
     }
     this.#building = undefined;
   }

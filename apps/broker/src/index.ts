@@ -1,12 +1,14 @@
 export { Broker } from './broker.js';
 export type {
+  BrokerEvent,
   BrokerOptions,
   SearchToolsResult,
   ToolSchemaView,
 } from './broker.js';
-export type { DiscoveryProgress } from './discovery.js';
+export type { DiscoveryEvent, DiscoveryProgress } from './discovery.js';
 export type {
   DiscoveryOutcome,
+  GatewayEvent,
   GatewayTool,
   ToolCallResult,
   ToolGateway,

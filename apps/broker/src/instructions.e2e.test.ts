@@ -2,19 +2,14 @@
 // from the configured backend table: the same bytes in two processes started
 // with the same configuration, within their token budget, while `tools/list`
 // stays as it was.
-import { getEncoding } from 'js-tiktoken';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   scratchFolder,
   spawnBroker,
   type SpawnedBroker,
 } from './__fixtures__/spawn-broker.js';
-import {
-  INSTRUCTIONS_TOKEN_BUDGET,
-  buildInstructions,
-} from './instructions.js';
-
-const tokens = (text: string) => getEncoding('o200k_base').encode(text).length;
+import { INSTRUCTIONS_TOKEN_BUDGET, tokens } from './__fixtures__/tokens.js';
+import { buildInstructions } from './instructions.js';
 
 const scratch = scratchFolder('broker-instructions-e2e-');
 afterAll(() => scratch.remove());

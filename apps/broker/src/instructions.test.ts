@@ -1,14 +1,10 @@
 import { DEFAULT_BACKENDS, PROFILE_NAMES } from '@heretek/internal';
-import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
-import {
-  INSTRUCTIONS_TOKEN_BUDGET,
-  MAX_LISTED_PROFILES,
-  buildInstructions,
-} from './instructions.js';
+import { INSTRUCTIONS_TOKEN_BUDGET, tokens } from './__fixtures__/tokens.js';
+import { buildInstructions } from './instructions.js';
 
-const encoding = getEncoding('o200k_base');
-const tokens = (text: string) => encoding.encode(text).length;
+/** Most profiles the instructions list; the rest are counted. */
+const MAX_LISTED_PROFILES = 10;
 
 describe('buildInstructions', () => {
   it('names the three tools, every default target under its profile, and asks to search first', () => {

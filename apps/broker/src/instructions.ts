@@ -1,20 +1,26 @@
 /**
- * The server `instructions` of the `initialize` answer: what the three tools are for, what
+ * The server `instructions` of the `initialize` answer: what the meta-tools are for, what
  * they reach, and to search before saying a tool does not exist. Built from the configured
  * backend table alone (never discovery), so a prompt cache keeps it, and bounded: targets are
  * named under their profile up to the limits below, beyond them only profiles are counted;
  * the largest text stays under 2 KB, where Claude Code cuts server instructions.
  */
 import { PROFILE_PURPOSES, isProfileName } from '@heretek/internal';
+import {
+  META_TOOLS,
+  META_TOOL_NAMES,
+  type MetaToolName,
+} from './meta-tools.js';
 
-/** The o200k_base token budget of the instructions, whatever the backend table. */
-export const INSTRUCTIONS_TOKEN_BUDGET = 500;
+/** The meta-tool the last line asks an agent to search with. */
+const SEARCH_TOOL: MetaToolName = 'mcp_search_tools';
+
 /** Most targets named one by one; a larger table lists profiles only. */
-export const MAX_LISTED_TARGETS = 40;
+const MAX_LISTED_TARGETS = 40;
 /** Most characters of target names listed one by one. */
-export const MAX_TARGET_LIST_CHARS = 400;
+const MAX_TARGET_LIST_CHARS = 400;
 /** Most profiles listed; the rest are counted. */
-export const MAX_LISTED_PROFILES = 10;
+const MAX_LISTED_PROFILES = 10;
 /** Longest profile or target name shown; longer names are cut. */
 const MAX_NAME_CHARS = 32;
 
@@ -82,10 +88,10 @@ export function buildInstructions(options: {
   const plural = (count: number, word: string) =>
     `${count} ${word}${count === 1 ? '' : 's'}`;
   return [
-    `This server is a broker in front of ${plural(targetCount, 'backend target')} in ${plural(groups.length, 'profile')}. Their tools are not listed one by one: find and use them with three tools.`,
-    "- mcp_search_tools: find tools for a task by a few words (optionally within a profile or a target); returns exact tool names. With a target and no query it lists that target's tools.",
-    '- mcp_inspect_schema: the full input schema of one tool, by exact name.',
-    '- mcp_call_tool: call a tool by exact name with its arguments; an exact name works without a search.',
+    `This server is a broker in front of ${plural(targetCount, 'backend target')} in ${plural(groups.length, 'profile')}. Their tools are not listed one by one: find and use them with ${META_TOOL_NAMES.length} tools.`,
+    ...META_TOOL_NAMES.map(
+      (name) => `- ${name}: ${META_TOOLS[name].instructions}`,
+    ),
     named
       ? 'Targets by profile:'
       : 'Profiles, with how many targets each (search within a profile to see its tools):',
@@ -95,6 +101,6 @@ export function buildInstructions(options: {
       : [
           `- and ${plural(rest.length, 'more profile')} with ${plural(count(rest), 'target')}`,
         ]),
-    'Before saying that a tool or a capability does not exist, search for it with mcp_search_tools, with other words or within a profile.',
+    `Before saying that a tool or a capability does not exist, search for it with ${SEARCH_TOOL}, with other words or within a profile.`,
   ].join('\n');
 }

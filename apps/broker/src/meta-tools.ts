@@ -9,7 +9,7 @@ import { issueLines } from './issue-text.js';
 import type { CallProgress, ToolCallResult } from './types.js';
 
 /** Largest `offset` accepted when browsing a target. */
-export const MAX_BROWSE_OFFSET = 100_000;
+const MAX_BROWSE_OFFSET = 100_000;
 
 const text = () => z.string({ error: 'a string' });
 
@@ -54,7 +54,7 @@ const searchInput = z
   );
 
 /** Checked arguments of `mcp_search_tools`: a query, or a target to browse, or both. */
-export type SearchArguments = z.output<typeof searchInput>;
+type SearchArguments = z.output<typeof searchInput>;
 
 const inspectInput = z.strictObject({ name: toolName }, anObject);
 
@@ -91,7 +91,7 @@ function listedSchema(schema: z.ZodType): Record<string, unknown> {
 }
 
 /** What a meta-tool's answer may use besides its arguments. */
-export type MetaToolContext = {
+type MetaToolContext = {
   broker: Broker;
   /** Sends `mcp_call_tool`'s checked call through the broker (with the stdio client's handlers, or a plugin's role). */
   call: (request: {
@@ -103,6 +103,8 @@ export type MetaToolContext = {
 /** One meta-tool: everything `tools/list` shows of it, its input, and its answer. */
 export type MetaToolDefinition<Input extends z.ZodType = z.ZodType> = {
   description: string;
+  /** What the server `instructions` of the `initialize` answer say the tool is for (one line). */
+  instructions: string;
   /** The zod schema its arguments are checked with (an editor plugin registers it as is). */
   input: Input;
   /** {@link MetaToolDefinition.input} as `tools/list` shows it. */
@@ -131,12 +133,15 @@ export const META_TOOLS = {
   mcp_search_tools: metaTool({
     description:
       'Find backend tools for a task. Returns exact names, one-line descriptions, mutating flags and query words that matched nothing.',
+    instructions:
+      "find tools for a task by a few words (optionally within a profile or a target); returns exact tool names. With a target and no query it lists that target's tools.",
     input: searchInput,
     annotations: { readOnlyHint: true },
     answer: (args, { broker }) => searchOrBrowse(broker, args),
   }),
   mcp_inspect_schema: metaTool({
     description: "Get a tool's full input schema by exact name.",
+    instructions: 'the full input schema of one tool, by exact name.',
     input: inspectInput,
     annotations: { readOnlyHint: true },
     answer: async ({ name }, { broker }) =>
@@ -145,6 +150,8 @@ export const META_TOOLS = {
   mcp_call_tool: metaTool({
     description:
       'Call a tool by exact name. Arguments are checked against its schema first; read-only roles cannot call mutating tools.',
+    instructions:
+      'call a tool by exact name with its arguments; an exact name works without a search.',
     input: callInput,
     answer: ({ name }, { call }, input) =>
       call({ name, arguments: ownArguments(input) }),
@@ -180,7 +187,7 @@ export function listedMetaTools(): Record<MetaToolName, ListedMetaTool> {
 }
 
 /** A meta-tool's checked arguments. */
-export type MetaToolArguments<Name extends MetaToolName> = z.output<
+type MetaToolArguments<Name extends MetaToolName> = z.output<
   (typeof META_TOOLS)[Name]['input']
 >;
 
@@ -270,7 +277,7 @@ export async function answerMetaTool(options: {
 }
 
 /** `mcp_search_tools`: a search, or a target's page of tools when there is no query. */
-export async function searchOrBrowse(
+async function searchOrBrowse(
   broker: Broker,
   args: SearchArguments,
 ): Promise<string> {
@@ -324,7 +331,7 @@ function formatSearch(
     );
     if (targets.length > 0)
       lines.push(
-        `Targets (tools): ${targets.map((t) => `${t.target} (${t.tools})`).join(', ')}`,
+        `Targets (tools): ${targets.map((summary) => `${summary.target} (${summary.tools})`).join(', ')}`,
       );
   } else {
     for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
@@ -362,7 +369,7 @@ function formatBrowse(result: BrowseResult, marks: HitMarks): string {
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
-    ...result.tools.map((t) => renderHit(t, marks(t))),
+    ...result.tools.map((tool) => renderHit(tool, marks(tool))),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
   lines.push(...note);

@@ -15,10 +15,11 @@ import {
 } from './config.js';
 import { HybridRanking } from './embeddings/hybrid-ranking.js';
 import { errorText } from './error-text.js';
+import { EventStream } from './event-stream.js';
 import { createGateway, type GatewayHooks } from './gateway.js';
 import { IndexCache } from './index-cache.js';
 import type { TrustLayer } from './trust/trust-layer.js';
-import type { ToolGateway } from './types.js';
+import type { GatewayEvent, ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
 
 type Log = (line: string) => void;
@@ -68,8 +69,11 @@ export type OpenedBroker = {
 export async function openBroker(options: {
   setup: BrokerSetup;
   log: (line: string) => void;
-  /** What the gateway passes on besides results (list changes are wired here). */
-  hooks?: Omit<GatewayHooks, 'onToolsListChanged'>;
+  /**
+   * Answers a backend's elicitation and sampling requests that belong to no
+   * call with handlers of its own (without them they are refused).
+   */
+  backendRequests?: Pick<GatewayHooks, 'onElicitation' | 'onSampling'>;
   /**
    * Load the gateway client when it is first used or `connectGateway()` is
    * called, not before this resolves: a restart then serves its index cache
@@ -83,19 +87,21 @@ export async function openBroker(options: {
   // The state files are read first, beside the gateway client's loading.
   const trust = config.offline ? undefined : openTrust(config, log);
   const indexCache = indexCacheFor(config, trust, log);
+  // What the gateway client reports besides answers becomes the gateway's
+  // events: a backend's tools/list_changed re-lists it alone (discovery
+  // listens), its log messages go to whoever listens to the broker.
+  const events = new EventStream<GatewayEvent>();
   const load = () =>
     createGateway(config, {
-      // Live tool lists: a backend's tools/list_changed re-lists it alone.
-      // The gateway sends nothing before discovery starts, and discovery
-      // starts once the broker below exists.
-      onToolsListChanged: ({ target }) => broker.toolsListChanged(target),
-      ...options.hooks,
+      ...options.backendRequests,
+      onToolsListChanged: ({ target }) =>
+        events.emit({ type: 'tools-list-changed', target }),
+      onLog: (entry) => events.emit({ type: 'backend-log', ...entry }),
     });
   const { gateway, connect } = config.offline
     ? { gateway: undefined, connect: undefined }
-    : options.deferGateway === true
-      ? deferredGateway(load)
-      : { gateway: await load(), connect: () => Promise.resolve() };
+    : lazyGateway(load, events);
+  if (connect !== undefined && options.deferGateway !== true) await connect();
   const catalog = seedCatalogFor(backends);
   const learning = new UsageLearning({
     file: config.usageFile,
@@ -128,30 +134,37 @@ export async function openBroker(options: {
 /**
  * A gateway whose client is loaded (once) when it is first used or
  * `connect()` is called: loading it (undici and the MCP client, a tenth of
- * a second and more) waits until the first answers need it.
+ * a second and more) waits until the first answers need it. Its events are
+ * `events`, which the client's hooks emit.
  */
-function deferredGateway(load: () => Promise<ToolGateway>): {
+function lazyGateway(
+  load: () => Promise<ToolGateway>,
+  events: EventStream<GatewayEvent>,
+): {
   gateway: ToolGateway;
   connect: () => Promise<void>;
 } {
   let client: Promise<ToolGateway> | undefined;
   const loaded = () => (client ??= load());
   const gateway: ToolGateway = {
-    listTools: (options) => loaded().then((c) => c.listTools(options)),
+    listTools: (options) =>
+      loaded().then((gateway) => gateway.listTools(options)),
     listAllTools: (options) =>
-      loaded().then((c) =>
-        c.listAllTools === undefined
+      loaded().then((gateway) =>
+        gateway.listAllTools === undefined
           ? Promise.reject(new Error('the gateway cannot list every target'))
-          : c.listAllTools(options),
+          : gateway.listAllTools(options),
       ),
-    callTool: (options) => loaded().then((c) => c.callTool(options)),
+    callTool: (options) =>
+      loaded().then((gateway) => gateway.callTool(options)),
     close: () =>
       client === undefined
         ? Promise.resolve()
         : client.then(
-            (c) => c.close(),
+            (gateway) => gateway.close(),
             () => {},
           ),
+    subscribe: events.subscribe,
   };
   return { gateway, connect: () => loaded().then(() => {}) };
 }
@@ -215,11 +228,10 @@ export function indexCacheFor(
 
 /** The seed entries of the configured backends, with the configured profiles. */
 function seedCatalogFor(backends: readonly Backend[]): ToolCatalog {
-  const byTarget = new Map(backends.map((b) => [b.target, b]));
-  const tools = SEED_TOOLS.filter((t) => byTarget.has(t.target)).map((t) => ({
-    ...t,
-    profile: byTarget.get(t.target)!.profile,
-  }));
+  const byTarget = new Map(backends.map((row) => [row.target, row]));
+  const tools = SEED_TOOLS.filter((tool) => byTarget.has(tool.target)).map(
+    (tool) => ({ ...tool, profile: byTarget.get(tool.target)!.profile }),
+  );
   return new ToolCatalog({ tools });
 }
 

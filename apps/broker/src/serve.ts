@@ -11,7 +11,7 @@ import { META_TOOL_NAMES } from './meta-tools.js';
 import { fail } from './one-shot.js';
 import { openBroker, type OpenedBroker } from './open-broker.js';
 import { stderrLogger } from './logger.js';
-import { createBrokerServer } from './server.js';
+import { createBrokerServer, registerMetaTools } from './server.js';
 import { startBroker } from './start-broker.js';
 import { BrokerStdioTransport } from './stdio-transport.js';
 import type { UsageLearning } from './usage/usage-learning.js';
@@ -25,7 +25,8 @@ type Log = (line: string) => void;
 /**
  * Serves MCP on stdio until stdin closes, the client's pipes break, or a
  * signal arrives. The parts are built in one pass, each from the ones before
- * it: the gateway, the broker, the MCP server, the transport.
+ * it: the MCP server, the bridge to its client, the gateway and the broker,
+ * the server's meta-tools, the transport.
  */
 export async function serve(
   config: BrokerConfig,
@@ -35,17 +36,17 @@ export async function serve(
   const stopped = stopSignals(log);
   // Calls from a 2026-07-28 client kept open while it answers a backend's request.
   const inputRounds = new InputRounds(log);
-  const bridge = new ClientBridge(log, inputRounds);
+  const server = createBrokerServer({ backends });
+  const bridge = new ClientBridge(server, log, inputRounds);
   let opened: OpenedBroker;
   try {
     opened = await openBroker({
       setup: { config, backends },
       log,
-      hooks: {
-        // A backend request with no call handler of its own goes to the client (2025 path); logs to stderr.
+      // A backend request with no call handler of its own goes to the client (2025 path).
+      backendRequests: {
         onElicitation: bridge.elicit,
         onSampling: bridge.sample,
-        onLog: bridge.logFromBackend,
       },
       // Loaded below, once the index cache is served.
       deferGateway: true,
@@ -55,13 +56,15 @@ export async function serve(
     return EXIT_CODES.usage;
   }
   const { broker, learning } = opened;
-  const server = createBrokerServer({
+  // A backend's log messages go to stderr.
+  broker.subscribe((event) => {
+    if (event.type === 'backend-log') bridge.logFromBackend(event);
+  });
+  registerMetaTools(server, {
     broker,
     inputRounds,
-    backends,
     ...callerRoleOption(config),
   });
-  bridge.attach(server);
   const skillsNote =
     config.skillsRoot === undefined
       ? ''
@@ -178,7 +181,7 @@ async function serveSkills(options: {
     // Loaded only when skills are served: the first answer does not need it.
     const { registerVerifiedSkills } = await import('./skills-extension.js');
     const report = await registerVerifiedSkills(options);
-    return `; ${report.served.length} verified skills served (${report.served.map((s) => s.name).join(', ') || 'none'})`;
+    return `; ${report.served.length} verified skills served (${report.served.map((skill) => skill.name).join(', ') || 'none'})`;
   } catch (error) {
     options.log(`skills: none served: ${errorText(error)}`);
     return '; no skills served';

@@ -60,35 +60,46 @@ const listed = (schema: object) =>
   fromJsonSchema<unknown>(schema as JsonSchemaType, handlerChecks);
 
 /**
- * Builds the MCP server that exposes the broker's meta-tools, one
- * registration per entry of {@link META_TOOLS}. The returned server is not
- * connected; pass it to a transport (stdio in the CLI). It does not
- * advertise `tools.listChanged`: its own tools never change (the backends'
- * tools behind them are re-discovered as they change).
+ * Builds the broker's MCP server, with the server instructions of the
+ * configured backend table and no tool yet ({@link registerMetaTools} adds
+ * them). It is not connected; pass it to a transport (stdio in the CLI). It
+ * does not advertise `tools.listChanged`: its own tools never change (the
+ * backends' tools behind them are re-discovered as they change).
  */
-export function createBrokerServer(options: {
-  broker: Broker;
-  /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
-  inputRounds?: InputRounds;
-  /** Each call's role from the request (a Claude Code hook's record); without it, every call has the broker's role. */
-  callerRole?: CallerRole;
-  /**
-   * The configured backend table: the `initialize` answer carries its
-   * `buildInstructions` (never what discovery found, so the same
-   * configuration gives the same bytes at every start).
-   */
-  backends?: readonly InstructionsBackend[];
-}): McpServer {
-  const { broker, inputRounds, callerRole, backends } = options;
+export function createBrokerServer(
+  options: {
+    /**
+     * The configured backend table: the `initialize` answer carries its
+     * `buildInstructions` (never what discovery found, so the same
+     * configuration gives the same bytes at every start).
+     */
+    backends?: readonly InstructionsBackend[];
+  } = {},
+): McpServer {
+  const { backends } = options;
   const instructions =
     backends === undefined ? undefined : buildInstructions({ backends });
-  const server = new McpServer(
+  return new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
     {
       capabilities: { tools: { listChanged: false } },
       ...(instructions === undefined ? {} : { instructions }),
     },
   );
+}
+
+/** Registers the broker's meta-tools on `server`, one per entry of {@link META_TOOLS}, answered by `broker`. */
+export function registerMetaTools(
+  server: McpServer,
+  options: {
+    broker: Broker;
+    /** Multi round-trip input for 2026-07-28 clients; without it their backends' requests are refused. */
+    inputRounds?: InputRounds;
+    /** Each call's role from the request (a Claude Code hook's record); without it, every call has the broker's role. */
+    callerRole?: CallerRole;
+  },
+): void {
+  const { broker, inputRounds, callerRole } = options;
   for (const name of META_TOOL_NAMES) {
     const tool = META_TOOLS[name];
     server.registerTool(
@@ -114,7 +125,6 @@ export function createBrokerServer(options: {
       },
     );
   }
-  return server;
 }
 
 /**

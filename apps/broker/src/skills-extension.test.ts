@@ -16,7 +16,7 @@ import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Broker } from './broker.js';
-import { createBrokerServer } from './server.js';
+import { createBrokerServer, registerMetaTools } from './server.js';
 import { registerVerifiedSkills } from './skills-extension.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -284,9 +284,8 @@ describe('registerVerifiedSkills', () => {
 
   it("the served lazy-search skill and the protocol layer describe the real broker's answers", async () => {
     // The real broker (offline seed catalog, read-only role) with the shipped skills on the same server.
-    const server = createBrokerServer({
-      broker: new Broker({ role: 'director' }),
-    });
+    const server = createBrokerServer();
+    registerMetaTools(server, { broker: new Broker({ role: 'director' }) });
     const { served } = await registerVerifiedSkills({
       server,
       workspaceRoot: repositoryRoot,

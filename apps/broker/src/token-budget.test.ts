@@ -2,13 +2,12 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
 import { Broker } from './broker.js';
-import { createBrokerServer } from './server.js';
+import { createBrokerServer, registerMetaTools } from './server.js';
 
 /** The `tools/list` result as an MCP client receives it, with a real o200k_base tokenizer. */
 async function measureToolsList(): Promise<{ tokens: number; bytes: number }> {
-  const server = createBrokerServer({
-    broker: new Broker({ role: 'director' }),
-  });
+  const server = createBrokerServer();
+  registerMetaTools(server, { broker: new Broker({ role: 'director' }) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'token-budget', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);

@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refusal } from './__fixtures__/refusal.js';
 import { Broker } from './broker.js';
 import { TrustLayer } from './trust/trust-layer.js';
-import type { GatewayTool, ToolGateway } from './types.js';
+import { EventStream } from './event-stream.js';
+import type { GatewayEvent, GatewayTool, ToolGateway } from './types.js';
 import { UsageLearning } from './usage/usage-learning.js';
 
 const BACKENDS: Backend[] = [
@@ -34,6 +35,7 @@ const deleteNote = (description: string): GatewayTool => ({
 function scriptedGateway() {
   const pending: Array<(tools: GatewayTool[]) => void> = [];
   const calls: string[] = [];
+  const events = new EventStream<GatewayEvent>();
   const gateway: ToolGateway = {
     listTools: () =>
       new Promise<GatewayTool[]>((resolve) => pending.push(resolve)),
@@ -42,8 +44,9 @@ function scriptedGateway() {
       return { content: [{ type: 'text', text: `${tool} ok` }] };
     },
     close: async () => {},
+    subscribe: events.subscribe,
   };
-  return { gateway, pending, calls };
+  return { gateway, pending, calls, events };
 }
 
 /** Runs a discovery whose one listing the scripted gateway answers with `tools`. */
@@ -123,7 +126,7 @@ describe('Broker with a trust layer', () => {
     const twoListings = async () => {
       const discovery = b.discover();
       await expect.poll(() => script.pending.length === 1).toBe(true);
-      b.toolsListChanged('notes');
+      script.events.emit({ type: 'tools-list-changed', target: 'notes' });
       await expect.poll(() => script.pending.length === 2).toBe(true);
       return { discovery, answers: script.pending.splice(0, 2) };
     };

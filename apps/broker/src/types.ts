@@ -50,6 +50,19 @@ export type ToolCallResult = {
   [key: string]: unknown;
 };
 
+/** What the gateway reports besides answers. */
+export type GatewayEvent =
+  /** A backend said its tools changed (`*`: the multiplexed endpoint's own stream). */
+  | { type: 'tools-list-changed'; target: string }
+  /** A backend's `notifications/message`, with the target whose reply carried it. */
+  | {
+      type: 'backend-log';
+      target: string;
+      level: string;
+      logger?: string;
+      data: unknown;
+    };
+
 /** What the broker needs from a gateway (`@heretek/gateway-client`'s `GatewayClient`). */
 export type ToolGateway = {
   listTools(options: {
@@ -75,6 +88,8 @@ export type ToolGateway = {
   ): Promise<ToolCallResult>;
   /** Ends every session and aborts what is in flight. */
   close(): Promise<void>;
+  /** Gives every later {@link GatewayEvent} to `listener`; returns the unsubscribe. */
+  subscribe?(listener: (event: GatewayEvent) => void): () => void;
 };
 
 /** One backend's discovery outcome, with the time its listing took. */

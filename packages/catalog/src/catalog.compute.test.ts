@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TUNING } from './bm25f.js';
+import { DEFAULT_TUNING } from './search-tuning.js';
 import { ToolCatalog } from './catalog.js';
 import { SEED_TOOLS, toolEntryFromMcpTool } from './entries.js';
 import type { Backend, ToolEntry } from './types.js';

@@ -1,9 +1,10 @@
 import { assertTargetName } from './backends.js';
 import {
+  checkTuningOverrides,
   resolveTuning,
   type SearchTuning,
   type SearchTuningOverrides,
-} from './bm25f.js';
+} from './search-tuning.js';
 import { SEED_TOOLS } from './entries.js';
 import {
   CatalogError,
@@ -23,7 +24,6 @@ import {
   type SavedCatalogTarget,
 } from './saved-catalog.js';
 import { FIELD_NAMES, type PreparedTool, prepareTool } from './prepare.js';
-import { checkTuningOverrides } from './tuning-file.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
 import {

@@ -79,8 +79,8 @@ function normalized(values: readonly unknown[]): Float32Array | undefined {
   }
   norm = Math.sqrt(norm);
   if (norm > 0)
-    for (let d = 0; d < vector.length; d += 1)
-      vector[d] = (vector[d] as number) / norm;
+    for (let index = 0; index < vector.length; index += 1)
+      vector[index] = (vector[index] as number) / norm;
   return vector;
 }
 

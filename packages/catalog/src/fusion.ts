@@ -1,4 +1,4 @@
-import { topPositions } from './bm25f.js';
+import { topPositions } from './top-positions.js';
 
 /** The fusion knob of hybrid search. */
 export type Fusion = {

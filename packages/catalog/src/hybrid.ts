@@ -93,20 +93,22 @@ function dotProduct(
   offset: number,
 ): number {
   const dimensions = query.length;
-  let a = 0;
-  let b = 0;
-  let c = 0;
-  let e = 0;
-  let d = 0;
-  for (; d + 3 < dimensions; d += 4) {
-    a += (query[d] as number) * (matrix[offset + d] as number);
-    b += (query[d + 1] as number) * (matrix[offset + d + 1] as number);
-    c += (query[d + 2] as number) * (matrix[offset + d + 2] as number);
-    e += (query[d + 3] as number) * (matrix[offset + d + 3] as number);
+  let first = 0;
+  let second = 0;
+  let third = 0;
+  let fourth = 0;
+  let dimension = 0;
+  for (; dimension + 3 < dimensions; dimension += 4) {
+    const row = offset + dimension;
+    first += (query[dimension] as number) * (matrix[row] as number);
+    second += (query[dimension + 1] as number) * (matrix[row + 1] as number);
+    third += (query[dimension + 2] as number) * (matrix[row + 2] as number);
+    fourth += (query[dimension + 3] as number) * (matrix[row + 3] as number);
   }
-  for (; d < dimensions; d += 1)
-    a += (query[d] as number) * (matrix[offset + d] as number);
-  return a + b + c + e;
+  for (; dimension < dimensions; dimension += 1)
+    first +=
+      (query[dimension] as number) * (matrix[offset + dimension] as number);
+  return first + second + third + fourth;
 }
 
 /** What {@link vectorSide} needs: the tools in scope and the fusion that follows. */
@@ -122,16 +124,6 @@ export type VectorSideInput = {
   limit: number;
   fusion: Fusion;
 };
-
-/** Every tool's exact similarity (what {@link vectorSide} gives the same answer as). */
-export function exactSimilarities(input: VectorSideInput): {
-  positions: number[];
-  similarities: number[];
-} {
-  const positions = [...input.scope];
-  const similarities = positions.map((position) => similarity(input, position));
-  return { positions, similarities };
-}
 
 /** The exact similarity of the tool at `position` to the query. */
 function similarity(input: VectorSideInput, position: number): number {
@@ -159,8 +151,13 @@ export function vectorSide(input: VectorSideInput): {
   const { matrix, query, norm, scope, lexical, limit, fusion } = input;
   const count = scope.length;
   // At weight 0 the order is by position, not similarity.
-  if (count < EXACT_BELOW || !(fusion.weight > 0))
-    return exactSimilarities(input);
+  if (count < EXACT_BELOW || !(fusion.weight > 0)) {
+    const positions = [...scope];
+    const similarities = positions.map((position) =>
+      similarity(input, position),
+    );
+    return { positions, similarities };
+  }
   const { quantized } = matrix;
   const products = quantized.products(query);
   const lower = new Float64Array(count);

@@ -35,7 +35,7 @@ export {
   DEFAULT_TUNING,
   type SearchTuning,
   type SearchTuningOverrides,
-} from './bm25f.js';
+} from './search-tuning.js';
 // One hit as an agent reads it.
 export { renderHit } from './render.js';
 // The caps and records of learned usage.

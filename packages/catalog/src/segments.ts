@@ -1,4 +1,5 @@
-import { type PositionList, type SearchTuning } from './bm25f.js';
+import type { SearchTuning } from './search-tuning.js';
+import type { PositionList } from './top-positions.js';
 import { grown, TERMS } from './terms.js';
 import {
   FIELD_COUNT,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { interpolate } from './fusion.js';
-import { exactSimilarities, vectorSide } from './hybrid.js';
+import { vectorSide, type VectorSideInput } from './hybrid.js';
 import { seededRandom } from './__fixtures__/random.js';
 import { SIMILARITY_KERNEL } from './similarity-kernel-bytes.js';
 import { QuantizedRows, type VectorMatrix } from './similarity-kernel.js';
@@ -39,6 +39,23 @@ function randomMatrix(options: {
     quantized.setRow(position, row);
   }
   return { rows, exact, quantized };
+}
+
+/**
+ * Every tool's exact similarity, the oracle: each computed alone (a scope of
+ * one tool is below the size at which {@link vectorSide} bounds anything).
+ */
+function exactSimilarities(input: VectorSideInput): {
+  positions: number[];
+  similarities: number[];
+} {
+  const positions = [...input.scope];
+  const similarities = positions.map(
+    (position) =>
+      vectorSide({ ...input, scope: Int32Array.of(position) })
+        .similarities[0] as number,
+  );
+  return { positions, similarities };
 }
 
 describe('the similarity kernel', () => {

@@ -95,8 +95,8 @@ export class QuantizedRows {
   /** Quantizes `values` (finite, of `dimensions`) into row `row`. */
   setRow(row: number, values: Float32Array): void {
     let largest = 0;
-    for (let d = 0; d < this.dimensions; d += 1)
-      largest = Math.max(largest, Math.abs(values[d] as number));
+    for (let dimension = 0; dimension < this.dimensions; dimension += 1)
+      largest = Math.max(largest, Math.abs(values[dimension] as number));
     const scale = largest / 127;
     const target = new Int8Array(
       this.#memory.buffer,
@@ -105,9 +105,9 @@ export class QuantizedRows {
     );
     let sum = 0;
     if (scale > 0)
-      for (let d = 0; d < this.dimensions; d += 1) {
-        const quantized = Math.round((values[d] as number) / scale);
-        target[d] = quantized;
+      for (let dimension = 0; dimension < this.dimensions; dimension += 1) {
+        const quantized = Math.round((values[dimension] as number) / scale);
+        target[dimension] = quantized;
         sum += Math.abs(quantized);
       }
     this.scales[row] = scale;
@@ -117,8 +117,8 @@ export class QuantizedRows {
   /** The quantized query's integer product with every row (one pass of the kernel). */
   products(query: Float32Array): RowProducts {
     let largest = 0;
-    for (let d = 0; d < this.dimensions; d += 1)
-      largest = Math.max(largest, Math.abs(query[d] as number));
+    for (let dimension = 0; dimension < this.dimensions; dimension += 1)
+      largest = Math.max(largest, Math.abs(query[dimension] as number));
     const queryScale = largest / this.#queryRange;
     const target = new Int16Array(
       this.#memory.buffer,
@@ -126,10 +126,12 @@ export class QuantizedRows {
       this.#padded,
     );
     let querySum = 0;
-    for (let d = 0; d < this.dimensions; d += 1) {
+    for (let dimension = 0; dimension < this.dimensions; dimension += 1) {
       const quantized =
-        queryScale > 0 ? Math.round((query[d] as number) / queryScale) : 0;
-      target[d] = quantized;
+        queryScale > 0
+          ? Math.round((query[dimension] as number) / queryScale)
+          : 0;
+      target[dimension] = quantized;
       querySum += Math.abs(quantized);
     }
     this.#dotRows(

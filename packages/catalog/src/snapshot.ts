@@ -1,4 +1,5 @@
-import { PositionList, type SearchTuning, topPositions } from './bm25f.js';
+import type { SearchTuning } from './search-tuning.js';
+import { PositionList, topPositions } from './top-positions.js';
 import { fieldTerms, type PreparedTool, toolArray } from './prepare.js';
 import { type Collection, IndexView, type Segment } from './segments.js';
 import { compactDescription } from './render.js';

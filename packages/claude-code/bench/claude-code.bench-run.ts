@@ -26,7 +26,8 @@ import {
   delegationLine,
   scriptLine as call,
 } from '#broker-fixtures/model-stand-in.js';
-import { BROKER_TOOLS, CLAUDE_CODE_TOOLS } from '../src/layout.js';
+import { CLAUDE_CODE_TOOLS } from '../src/layout.js';
+import { BROKER_TOOLS } from '../src/plugin-files.js';
 import {
   PACKAGE_ROOT,
   REPOSITORY_ROOT,

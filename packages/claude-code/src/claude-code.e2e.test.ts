@@ -23,7 +23,8 @@ import {
   toolResults,
   type RecordedRequest,
 } from '#broker-fixtures/model-stand-in.js';
-import { BROKER_TOOLS, CALL_TOOL, CLAUDE_CODE_TOOLS } from './layout.js';
+import { CALL_TOOL, CLAUDE_CODE_TOOLS } from './layout.js';
+import { BROKER_TOOLS } from './plugin-files.js';
 import {
   PACKAGE_ROOT,
   REPOSITORY_ROOT,

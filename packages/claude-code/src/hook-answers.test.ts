@@ -14,7 +14,8 @@ import {
   recordCallerRole,
   roleContext,
 } from './hook-answers.js';
-import { BROKER_TOOLS, CALL_TOOL } from './layout.js';
+import { CALL_TOOL } from './layout.js';
+import { BROKER_TOOLS } from './plugin-files.js';
 
 const layers = {
   core: { director: 'DIRECTOR CORE' },

@@ -20,7 +20,7 @@ import {
   parseReadOnlyShellPolicy,
   type ReadOnlyShellPolicy,
 } from '@heretek/prefix';
-import { BROKER_TOOLS, CALL_TOOL, roleOfAgentType } from './layout.js';
+import { CALL_TOOL, isBrokerToolName, roleOfAgentType } from './layout.js';
 import type { RoleLayers } from './plugin-files.js';
 
 /** What Claude Code sends a hook; only the fields read here. */
@@ -176,7 +176,6 @@ export function preToolUse(options: {
 }): HookAnswer {
   const tool = options.input.tool_name;
   if (tool === CALL_TOOL) return recordCallerRole(options);
-  if (typeof tool === 'string' && BROKER_TOOLS.includes(tool))
-    return { code: 0 };
+  if (typeof tool === 'string' && isBrokerToolName(tool)) return { code: 0 };
   return guardOwnTool(options);
 }

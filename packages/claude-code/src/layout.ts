@@ -2,6 +2,7 @@
  * The plugin's names as Claude Code derives them: one home for each, so the
  * agents' `tools:` lines, the hook matchers and the MCP server's key agree.
  */
+import type { MetaToolName } from '@heretek/broker';
 import { HOOK_ROLES_DIR_VARIABLE } from '@heretek/internal';
 import { isRoleName, type RoleName } from '@heretek/prefix';
 
@@ -18,15 +19,18 @@ export const SERVER_NAME = 'broker';
  */
 const TOOL_PREFIX = 'mcp__plugin_heretek_broker__';
 
-/** The broker's three tools as Claude Code names them for this plugin. */
-export const BROKER_TOOLS = [
-  'mcp_search_tools',
-  'mcp_inspect_schema',
-  'mcp_call_tool',
-].map((tool) => `${TOOL_PREFIX}${tool}`);
+/** A broker meta-tool as Claude Code names it for this plugin. */
+export function claudeCodeToolName(name: MetaToolName): string {
+  return `${TOOL_PREFIX}${name}`;
+}
+
+/** True for a tool of this plugin's broker server (the broker gates those itself). */
+export function isBrokerToolName(name: string): boolean {
+  return name.startsWith(TOOL_PREFIX);
+}
 
 /** The broker tool whose calls need the caller's role. */
-export const CALL_TOOL = BROKER_TOOLS[2]!;
+export const CALL_TOOL = claudeCodeToolName('mcp_call_tool');
 
 /**
  * Claude Code's own tools every role gets: the same list for all six, so

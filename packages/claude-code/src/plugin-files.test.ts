@@ -1,6 +1,7 @@
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { describe, expect, it } from 'vitest';
-import { BROKER_TOOLS, roleOfAgentType } from './layout.js';
+import { CALL_TOOL, roleOfAgentType } from './layout.js';
+import { BROKER_TOOLS } from './plugin-files.js';
 import { pluginFiles } from './plugin-files.js';
 import { REPOSITORY_ROOT } from './__fixtures__/run-claude.js';
 

@@ -5,6 +5,7 @@
  * role's layers 3+4 for the `SubagentStart` hook, the hook table and the
  * MCP server entry.
  */
+import { listedMetaTools, type MetaToolName } from '@heretek/broker';
 import {
   PROFILE_NAMES,
   ROLE_NAMES,
@@ -15,7 +16,7 @@ import {
 } from '@heretek/prefix';
 import {
   BROKER_BIN,
-  BROKER_TOOLS,
+  CALL_TOOL,
   CLAUDE_CODE_TOOLS,
   HOOK_ROLES_DIR_VARIABLE,
   HOOK_SCRIPT,
@@ -23,7 +24,13 @@ import {
   ROLE_LAYERS_FILE,
   ROLES_DIR,
   SERVER_NAME,
+  claudeCodeToolName,
 } from './layout.js';
+
+/** The broker's meta-tools, from its table, as Claude Code names them for this plugin. */
+export const BROKER_TOOLS = (
+  Object.keys(listedMetaTools()) as MetaToolName[]
+).map(claudeCodeToolName);
 
 /** Layers 3+4 of every role, by profile then role. */
 export type RoleLayers = Record<string, Record<RoleName, string>>;

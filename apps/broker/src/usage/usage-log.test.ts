@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import {
+  appendFile,
   mkdir,
   readFile,
   readdir,
@@ -10,7 +11,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeAppender } from './__fixtures__/compile-usage-log.js';
-import { USAGE_MAX_TERMS, UsageLog, checkUsageLine } from './usage-log.js';
+import { UsageLog } from './usage-log.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
 
 let directory: string;
@@ -21,6 +22,43 @@ freshStateFile('heretek-usage-', 'usage.jsonl', (paths) => {
 });
 
 const at = new Date('2026-11-30T12:00:00.000Z');
+
+/** The file is compacted over 2 MiB, to its newest 1.5 MiB (documented in the README). */
+const MAX_BYTES = 2 * 1024 * 1024;
+const COMPACT_TO_BYTES = 1.5 * 1024 * 1024;
+/** Terms kept per use. */
+const MAX_TERMS = 32;
+
+/** A valid usage line (with its newline) of `tool` whose first term is `n<number>`. */
+function usageLine(tool: string, number: number, padding = 0): string {
+  const terms = [
+    `n${number}`,
+    ...Array.from({ length: padding }, () => 'p'.repeat(60)),
+  ];
+  return `${JSON.stringify({ v: 1, at: at.toISOString(), tool, terms })}\n`;
+}
+
+/**
+ * Appends uses `n<from>`, `n<from + 1>`, ... of `tool` to the file until it
+ * holds just under `bytes`; returns the next number.
+ */
+async function fillTo(bytes: number, tool: string, from = 0): Promise<number> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const size = await stat(file).then(
+    (info) => info.size,
+    () => 0,
+  );
+  let text = '';
+  let next = from;
+  for (;;) {
+    const line = usageLine(tool, next);
+    if (size + text.length + line.length >= bytes) break;
+    text += line;
+    next += 1;
+  }
+  await appendFile(file, text);
+  return next;
+}
 
 describe('UsageLog', () => {
   it('appends one line per use with terms and tool only, mode 0600, and loads it back', async () => {
@@ -66,7 +104,7 @@ describe('UsageLog', () => {
     ];
     await log.append({ terms, tool: 'a_b', at });
     const [record] = (await log.load()).records;
-    expect(record?.terms).toHaveLength(USAGE_MAX_TERMS);
+    expect(record?.terms).toHaveLength(MAX_TERMS);
     expect(record?.terms.slice(0, 2)).toEqual(['padded', 't0']);
     expect(await log.append({ terms: [' '], tool: 'a_b' })).toMatchObject({
       ok: false,
@@ -80,22 +118,27 @@ describe('UsageLog', () => {
   });
 
   it('compacts over its cap, keeping the newest uses', async () => {
-    const log = new UsageLog({ file, maxBytes: 4096, compactToBytes: 2048 });
-    for (let index = 0; index < 200; index += 1) {
+    const first = await fillTo(MAX_BYTES, 'a_tool');
+    const log = new UsageLog({ file });
+    for (let index = first; index < first + 200; index += 1) {
       await log.append({ terms: [`n${index}`], tool: 'a_tool', at });
-      expect((await stat(file)).size).toBeLessThanOrEqual(4096);
+      expect((await stat(file)).size).toBeLessThanOrEqual(MAX_BYTES);
     }
     const { records } = await log.load();
     const numbers = records.map((record) => Number(record.terms[0]?.slice(1)));
-    expect(numbers.at(-1)).toBe(199);
+    const last = first + 199;
+    expect(numbers.at(-1)).toBe(last);
     expect(numbers).toEqual(
       Array.from(
         { length: numbers.length },
-        (_, index) => 200 - numbers.length + index,
+        (_, index) => last + 1 - numbers.length + index,
       ),
     );
-    expect(numbers.length).toBeGreaterThan(20);
-    expect(numbers.length).toBeLessThan(60);
+    const longest = usageLine('a_tool', last).length;
+    const shortest = usageLine('a_tool', 0).length;
+    expect(numbers.length).toBeGreaterThan(COMPACT_TO_BYTES / longest - 1);
+    expect(numbers.length).toBeLessThan(MAX_BYTES / shortest);
+    expect(numbers.length).toBeLessThan(last + 1);
   });
 
   it('skips corrupt lines with one warning, repairs a cut last line, drops corrupt lines on compaction', async () => {
@@ -129,10 +172,10 @@ describe('UsageLog', () => {
       'a_b',
       'c_d',
     ]);
-    // Appends over a small cap compact the file: corrupt lines go first.
-    const compacting = new UsageLog({ file, maxBytes: 1024 });
+    // Appends over the cap compact the file: corrupt lines go first.
+    await fillTo(MAX_BYTES, 'c_d', 100);
     for (let index = 0; index < 10; index += 1)
-      await compacting.append({ terms: [`n${index}`], tool: 'c_d', at });
+      await log.append({ terms: [`n${index}`], tool: 'c_d', at });
     const compacted = await log.load();
     expect(compacted.corruptLines).toBe(0);
     expect(compacted.records.at(-1)?.terms).toEqual(['n9']);
@@ -216,24 +259,41 @@ describe('UsageLog', () => {
     );
   });
 
-  it('parses only valid lines', () => {
+  it('loads only valid lines, naming what is wrong with the first other one', async () => {
+    /** The use of a file holding `line` alone, or the problems logged for it. */
+    const checkUsageLine = async (
+      line: string,
+    ): Promise<{ record: unknown } | { problems: string[] }> => {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, `${line}\n`);
+      const lines: string[] = [];
+      const { records } = await new UsageLog({
+        file,
+        log: (logged) => lines.push(logged),
+      }).load();
+      if (records.length === 1) return { record: records[0] };
+      const [, problems = ''] = lines[0]?.split('. Line 1: ') ?? [];
+      return { problems: problems.split('; ') };
+    };
     expect(
-      checkUsageLine(
+      await checkUsageLine(
         '{"v":1,"at":"2026-01-01T00:00:00Z","tool":"a","terms":["b"]}',
       ),
     ).toEqual({
       record: { at: '2026-01-01T00:00:00Z', tool: 'a', terms: ['b'] },
     });
     expect(
-      checkUsageLine(
+      await checkUsageLine(
         '{"v":1,"at":"2026-01-01T00:00:00Z","tool":"a","terms":[1]}',
       ),
     ).toEqual({ problems: ['terms[0] must be a search term, got number 1'] });
-    expect(checkUsageLine('[]')).toEqual({
+    expect(await checkUsageLine('[]')).toEqual({
       problems: ['the line must be a JSON object, got an array'],
     });
     expect(
-      checkUsageLine('{"v":2,"at":"yesterday","tool":"","terms":["ok",""]}'),
+      await checkUsageLine(
+        '{"v":2,"at":"yesterday","tool":"","terms":["ok",""]}',
+      ),
     ).toEqual({
       problems: [
         'v must be 1 (the only usage line version), got number 2',
@@ -242,14 +302,16 @@ describe('UsageLog', () => {
       ],
     });
     expect(
-      checkUsageLine(
+      await checkUsageLine(
         '{"v":1,"at":"2026-11-30T12:00:00.000Z","tool":"a_b","terms":["ok",""]}',
       ),
     ).toEqual({
       problems: ['terms[1] must be a search term, got the string ""'],
     });
     expect(
-      checkUsageLine('{"v":1,"at":"yesterday","tool":"a_b","terms":["x"]}'),
+      await checkUsageLine(
+        '{"v":1,"at":"yesterday","tool":"a_b","terms":["x"]}',
+      ),
     ).toEqual({ problems: ['at is not a time: give an ISO 8601 time'] });
   });
 });
@@ -276,27 +338,17 @@ function run(
 describe('two broker processes on one usage file', () => {
   const COUNT = 500;
 
-  async function writers(maxBytes: number, compactTo: number) {
+  /** Two writers appending at once, each use with `padding` long terms. */
+  async function writers(padding: number) {
     const script = await writeAppender(path.join(directory, 'compiled'));
     const go = path.join(directory, 'go');
     let ready = 0;
     const results = await Promise.all(
       ['one', 'two'].map((writer) =>
-        run(
-          script,
-          [
-            file,
-            writer,
-            String(COUNT),
-            String(maxBytes),
-            String(compactTo),
-            go,
-          ],
-          () => {
-            ready += 1;
-            if (ready === 2) void writeFile(go, '');
-          },
-        ),
+        run(script, [file, writer, String(COUNT), String(padding), go], () => {
+          ready += 1;
+          if (ready === 2) void writeFile(go, '');
+        }),
       ),
     );
     for (const result of results) {
@@ -312,7 +364,7 @@ describe('two broker processes on one usage file', () => {
   }
 
   it('lose no append', async () => {
-    const { records, one, two } = await writers(2 * 1024 * 1024, 1024 * 1024);
+    const { records, one, two } = await writers(0);
     const all = Array.from({ length: COUNT }, (_, index) => index);
     expect(one).toEqual(all);
     expect(two).toEqual(all);
@@ -324,18 +376,17 @@ describe('two broker processes on one usage file', () => {
     expect(switches).toBeGreaterThan(1);
   });
 
-  it('lose no append while compacting: each writer keeps an unbroken run of its newest uses', async () => {
-    const { one, two } = await writers(4096, 2048);
-    expect(one.length + two.length).toBeGreaterThan(0);
-    for (const numbers of [one, two]) {
-      if (numbers.length === 0) continue;
-      const first = numbers[0] as number;
-      expect(numbers).toEqual(
-        Array.from({ length: numbers.length }, (_, index) => first + index),
-      );
-    }
-    // Whoever finished last still has its final use.
-    expect([one.at(-1), two.at(-1)]).toContain(COUNT - 1);
-    expect((await stat(file)).size).toBeLessThanOrEqual(4096);
+  it('lose no append while compacting: every use of both writers is kept', async () => {
+    // Uses of 1.2 KB each from a file just under the cap: the writers' 1.2 MB
+    // make it compact three times while they append, and the newest 1.5 MiB
+    // kept each time hold every use they made.
+    const prefilled = await fillTo(MAX_BYTES - 1024, 'old_tool');
+    const { records, one, two } = await writers(18);
+    const all = Array.from({ length: COUNT }, (_, index) => index);
+    expect(one).toEqual(all);
+    expect(two).toEqual(all);
+    const old = records.filter((record) => record.tool === 'old_tool').length;
+    expect(old).toBeLessThan(prefilled);
+    expect((await stat(file)).size).toBeLessThanOrEqual(MAX_BYTES);
   });
 });

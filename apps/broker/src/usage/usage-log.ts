@@ -30,21 +30,21 @@ import { issueLines } from '../issue-text.js';
  */
 
 /** Version written in each line's `v`. */
-export const USAGE_LINE_VERSION = 1;
+const USAGE_LINE_VERSION = 1;
 /** The file is compacted when it grows over this many bytes (2 MiB). */
-export const USAGE_FILE_MAX_BYTES = 2 * 1024 * 1024;
+const USAGE_FILE_MAX_BYTES = 2 * 1024 * 1024;
 /** Compaction keeps the newest lines that fit in this many bytes (1.5 MiB). */
-export const USAGE_COMPACT_TO_BYTES = 1.5 * 1024 * 1024;
+const USAGE_COMPACT_TO_BYTES = 1.5 * 1024 * 1024;
 /** Terms kept per use (the first ones). */
-export const USAGE_MAX_TERMS = 32;
+const USAGE_MAX_TERMS = 32;
 /** Longest term kept, in characters (longer ones are dropped). */
-export const USAGE_MAX_TERM_LENGTH = 64;
+const USAGE_MAX_TERM_LENGTH = 64;
 /** Longest tool name accepted. */
-export const USAGE_MAX_TOOL_LENGTH = 512;
+const USAGE_MAX_TOOL_LENGTH = 512;
 /** How long an append waits for the lock before writing without it. */
-export const USAGE_LOCK_WAIT_MS = 2_000;
+const USAGE_LOCK_WAIT_MS = 2_000;
 /** A lock older than this is taken to be left behind by a crash. */
-export const USAGE_LOCK_STALE_MS = 10_000;
+const USAGE_LOCK_STALE_MS = 10_000;
 
 /** One learned use. */
 export type UsageRecord = {
@@ -57,7 +57,7 @@ export type UsageRecord = {
 };
 
 /** Outcome of a usage-file operation; `ok: false` never stops the broker. */
-export type UsageStatus =
+type UsageStatus =
   | { ok: true }
   | {
       ok: false;
@@ -108,7 +108,7 @@ const usageLineSchema = z.object(
 );
 
 /** Checks one line: the use, or what is wrong with it (one phrase a problem). */
-export function checkUsageLine(
+function checkUsageLine(
   line: string,
 ): { record: UsageRecord } | { problems: string[] } {
   let data: unknown;
@@ -150,21 +150,12 @@ const sleep = (ms: number) =>
 export class UsageLog {
   /** The file, or `undefined` when learning is off. */
   readonly file: string | undefined;
-  readonly #maxBytes: number;
-  readonly #compactTo: number;
-  readonly #lockWaitMs: number;
   readonly #log: (line: string) => void;
   readonly #logged = new Set<string>();
 
   constructor(options: {
     /** The usage file; `'off'` disables learning. */
     file: string;
-    /** Compact when the file grows over this (default {@link USAGE_FILE_MAX_BYTES}). */
-    maxBytes?: number;
-    /** Keep this much on compaction (default {@link USAGE_COMPACT_TO_BYTES}, at most `maxBytes`). */
-    compactToBytes?: number;
-    /** Lock wait before an unlocked append (default {@link USAGE_LOCK_WAIT_MS}). */
-    lockWaitMs?: number;
     /** Diagnostic sink; each kind of problem is logged once. */
     log?: (line: string) => void;
   }) {
@@ -172,17 +163,6 @@ export class UsageLog {
       options.file.trim().toLowerCase() === 'off'
         ? undefined
         : path.resolve(options.file);
-    this.#maxBytes = Math.max(1024, options.maxBytes ?? USAGE_FILE_MAX_BYTES);
-    // By default the same share of the cap as the default sizes (3/4).
-    const share = USAGE_COMPACT_TO_BYTES / USAGE_FILE_MAX_BYTES;
-    this.#compactTo = Math.min(
-      this.#maxBytes,
-      Math.max(
-        256,
-        options.compactToBytes ?? Math.round(this.#maxBytes * share),
-      ),
-    );
-    this.#lockWaitMs = options.lockWaitMs ?? USAGE_LOCK_WAIT_MS;
     this.#log = options.log ?? (() => {});
   }
 
@@ -268,7 +248,7 @@ export class UsageLog {
     const release = await this.#lock();
     try {
       const size = await this.#appendLine(line);
-      if (release !== undefined && size > this.#maxBytes)
+      if (release !== undefined && size > USAGE_FILE_MAX_BYTES)
         await this.#compactLocked();
       return { ok: true };
     } catch (error) {
@@ -307,7 +287,7 @@ export class UsageLog {
   /** Takes the lock file; `undefined` when it could not be had in time. */
   async #lock(): Promise<(() => Promise<void>) | undefined> {
     const lockFile = `${this.file as string}.lock`;
-    const deadline = Date.now() + this.#lockWaitMs;
+    const deadline = Date.now() + USAGE_LOCK_WAIT_MS;
     for (let attempt = 0; ; attempt += 1) {
       try {
         const handle = await open(lockFile, 'wx', STATE_FILE_MODE);
@@ -351,7 +331,7 @@ export class UsageLog {
       const line = lines[index] as string;
       if (!('record' in checkUsageLine(line))) continue;
       const size = Buffer.byteLength(line) + 1;
-      if (bytes + size > this.#compactTo) break;
+      if (bytes + size > USAGE_COMPACT_TO_BYTES) break;
       kept.push(line);
       bytes += size;
     }
@@ -381,7 +361,7 @@ export class UsageLog {
       corruptLines > 0
         ? `, ${corruptLines} corrupt line${corruptLines === 1 ? '' : 's'} skipped`
         : '';
-    return `${where}: ${formatBytes(sizeBytes)}, ${records.length} use${records.length === 1 ? '' : 's'}${corrupt} (compacted over ${formatBytes(this.#maxBytes)})`;
+    return `${where}: ${formatBytes(sizeBytes)}, ${records.length} use${records.length === 1 ? '' : 's'}${corrupt} (compacted over ${formatBytes(USAGE_FILE_MAX_BYTES)})`;
   }
 }
 

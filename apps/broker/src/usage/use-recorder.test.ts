@@ -1,10 +1,10 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import {
-  USE_MAX_OPEN_SEARCHES,
-  USE_WINDOW_CALLS,
-  USE_WINDOW_MS,
-  UseRecorder,
-} from './use-recorder.js';
+import { UseRecorder } from './use-recorder.js';
+
+/** The documented window: five calls or ten minutes after a search, four searches open at most. */
+const USE_WINDOW_CALLS = 5;
+const USE_WINDOW_MS = 10 * 60_000;
+const USE_MAX_OPEN_SEARCHES = 4;
 
 const search = {
   terms: ['create', 'issue'],

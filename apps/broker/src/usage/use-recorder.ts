@@ -11,11 +11,11 @@ import type { UsageRecord } from '@heretek/catalog';
  */
 
 /** Calls after a search during which a successful call of one of its hits is learned. */
-export const USE_WINDOW_CALLS = 5;
+const USE_WINDOW_CALLS = 5;
 /** Time after a search during which its window stays open (10 minutes). */
-export const USE_WINDOW_MS = 10 * 60_000;
+const USE_WINDOW_MS = 10 * 60_000;
 /** Searches whose windows can be open at once. */
-export const USE_MAX_OPEN_SEARCHES = 4;
+const USE_MAX_OPEN_SEARCHES = 4;
 
 type OpenSearch = {
   terms: string[];

@@ -24,7 +24,7 @@ const identity = (input: unknown): unknown =>
 
 /**
  * A consolidated wink-bm25-text-search index over prepared tools (document id = position).
- * Not used by {@link ToolCatalog}: it cross-checks the BM25 arithmetic of `Bm25fIndex` in tests.
+ * Not used by {@link ToolCatalog}: it cross-checks the BM25 arithmetic of the segmented index (`segments.ts`) in tests.
  */
 export class WinkIndex {
   readonly #engine: ReturnType<typeof bm25>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TUNING, PositionList, type SearchTuning } from './bm25f.js';
+import { DEFAULT_TUNING, type SearchTuning } from './search-tuning.js';
+import { PositionList } from './top-positions.js';
 import { toolEntryFromMcpTool } from './entries.js';
 import { FIELD_NAMES, prepareTool } from './prepare.js';
 import { SEED_TOOLS } from './entries.js';

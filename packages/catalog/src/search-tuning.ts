@@ -1,7 +1,6 @@
-import type { FieldName } from './prepare.js';
-import { grown } from './terms.js';
+import { FIELD_NAMES, type FieldName } from './prepare.js';
 
-/** Scoring knobs of {@link Bm25fIndex}; the defaults are {@link DEFAULT_TUNING}. */
+/** Scoring knobs of a catalog's search; the defaults are {@link DEFAULT_TUNING}. */
 export type SearchTuning = {
   /** BM25 term-frequency saturation. */
   k1: number;
@@ -68,49 +67,44 @@ export function resolveTuning(
   };
 }
 
-/** A growable list of tool positions over a preallocated typed array (no garbage per search). */
-export class PositionList {
-  /** Backing store; the first `length` items are valid. */
-  items: Int32Array;
-  length = 0;
-  constructor(capacity: number) {
-    this.items = new Int32Array(Math.max(1, capacity));
-  }
-  /** Appends a position (grows when full). */
-  push(position: number): void {
-    if (this.length === this.items.length)
-      this.items = grown(this.items, this.length + 1);
-    this.items[this.length] = position;
-    this.length += 1;
-  }
-}
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The `size` best positions of `candidates` by score, best first; ties go to the earlier position. */
-export function topPositions(
-  candidates: Pick<PositionList, 'items' | 'length'>,
-  scores: Float64Array,
-  size: number,
-): number[] {
-  const better = (left: number, right: number): boolean => {
-    const difference = (scores[left] as number) - (scores[right] as number);
-    return difference > 0 || (difference === 0 && left < right);
-  };
-  const best: number[] = [];
-  const items = candidates.items;
-  for (let index = 0; index < candidates.length; index += 1) {
-    const candidate = items[index] as number;
-    // Most candidates lose to the worst kept one: tell at once.
-    if (best.length === size && !better(candidate, best[size - 1] as number))
-      continue;
-    let low = 0;
-    let high = best.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (better(candidate, best[middle] as number)) high = middle;
-      else low = middle + 1;
+const nonNegative = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+const FIELDS = FIELD_NAMES as readonly string[];
+/** Knobs that are shares, from 0 to 1. */
+const UNIT_KNOBS: readonly string[] = ['b'];
+
+/**
+ * What is wrong with a tuning override object (as read from a JSON file or given to
+ * `new ToolCatalog({ tuning })`), or `undefined` when it is usable: only known knobs,
+ * non-negative finite numbers, `b` from 0 to 1, `bag` an
+ * object of field weights.
+ */
+export function checkTuningOverrides(value: unknown): string | undefined {
+  if (!isRecord(value))
+    return 'tuning must be a JSON object of knobs, e.g. {"k1": 1.2}.';
+  const known = Object.keys(DEFAULT_TUNING);
+  for (const [key, knob] of Object.entries(value)) {
+    if (!known.includes(key))
+      return `unknown knob "${key}"; known knobs are ${known.join(', ')}.`;
+    if (key === 'bag') {
+      if (!isRecord(knob))
+        return `"bag" must be an object of field weights (${FIELDS.join(', ')}).`;
+      for (const [field, weight] of Object.entries(knob)) {
+        if (!FIELDS.includes(field))
+          return `"bag" has unknown field "${field}"; fields are ${FIELDS.join(', ')}.`;
+        if (!nonNegative(weight))
+          return `"bag.${field}" must be a non-negative number, got ${JSON.stringify(weight)}.`;
+      }
+    } else if (
+      !nonNegative(knob) ||
+      (UNIT_KNOBS.includes(key) && (knob as number) > 1)
+    ) {
+      return `"${key}" must be a ${UNIT_KNOBS.includes(key) ? 'number from 0 to 1' : 'non-negative number'}, got ${JSON.stringify(knob)}.`;
     }
-    best.splice(low, 0, candidate);
-    if (best.length > size) best.pop();
   }
-  return best;
+  return undefined;
 }
