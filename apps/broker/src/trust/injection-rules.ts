@@ -87,7 +87,7 @@ export const DETECTOR: DetectorConfig = {
     'hidden-text': 3,
   },
   window: 2,
-  threshold: 3,
+  threshold: 2,
 };
 
 const GROUP = new Map(SIGNALS.map((signal) => [signal.id, signal.group]));
@@ -307,9 +307,11 @@ export function flagText(options: {
   tagText?: string;
 }): InjectionFlag[] {
   const tagText = options.tagText ?? '';
+  // NFKC reads full-width letters as ASCII; line breaks read as spaces, so a
+  // phrase split over lines still matches.
   const texts = [options.text, tagText]
     .filter((text) => text !== '')
-    .map((text) => text.normalize('NFKC'));
+    .map((text) => text.normalize('NFKC').replace(/[ \t]*\n[ \t]*/g, ' '));
   const flags: InjectionFlag[] = [];
   if (texts.some((text) => ANY_TEXT_PATTERN.test(text))) {
     for (const [rule, pattern] of TEXT_PATTERNS) {

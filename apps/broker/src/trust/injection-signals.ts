@@ -138,7 +138,7 @@ export const SIGNALS: readonly Signal[] = [
 
 // Verbs of an order, in base form.
 const ACT =
-  '(?:call|use|invoke|run|execute|exec|trigger|access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|read|write|append|add|insert|include|attach|copy|move|change|set|replace|modify|update|overwrite|edit|delete|remove|install|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|collect|gather|pass|put|provide|save|store|export|print|output|email|redirect|route|switch|migrate|cat|curl|wget|request|query|check|retrieve|get|grab|share|go)';
+  '(?:call|use|invoke|run|execute|exec|trigger|access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|read|write|append|add|insert|include|attach|copy|move|change|set|replace|modify|update|overwrite|edit|delete|remove|install|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|collect|gather|pass|put|provide|save|store|export|print|output|email|redirect|route|switch|migrate|cat|curl|wget|request|query|check|retrieve|get|grab|share|go|make|create|sync|log)';
 
 const INSTRUCTION_TAG =
   /<\s*\/?\s*(?:important|system|system[-_ ]?(?:prompt|message)|instructions?|information|admin|secret|hidden|critical|override|sys|note[-_ ]to[-_ ](?:ai|agent|assistant|llm))\s*>|<\|im_(?:start|end)\|>|\[\/?INST\]|<<\/?SYS>>/i;
@@ -170,7 +170,11 @@ const OBLIGATION = new RegExp(
     String.raw`\brequired\s+(?:step|action|first\s+step)\b`,
     String.raw`\bis\s+(?:required|mandatory)\s+(?:before|first|prior)\b`,
     String.raw`\b(?:needs?|requires?|expects?)\s+(?:you\s+to\b|the\s+(?:full\s+)?contents?\s+of\b)`,
-    String.raw`\b(?:must|should|shall|have\s+to|needs?\s+to|are\s+to)\s+(?:also\s+|always\s+|first\s+)?be\s+(?:sent|forwarded|copied|routed|redirected|transferred|uploaded|included|attached|appended|added|changed|replaced|prefixed|reported|executed|run|called)\b`,
+    String.raw`\b(?:requires?|needs?)\s+[^.\n]{0,40}?\bto\s+be\s+(?:called|run|invoked|executed|used|sent|visited|accessed)\b`,
+    String.raw`\b(?:required|mandatory)\s+(?:workflow|procedure|steps?|sequence|order|process)\b|\bprerequisites?\b`,
+    String.raw`\b(?:will|would)\s+(?:fail|not\s+work|break|error\s+out|return\s+errors?)\s+(?:unless|if\s+you\s+do\s+not|without)\b|\botherwise,?\s+(?:the|this)\s+tool\s+(?:will|would)\s+(?:not|fail)\b`,
+    String.raw`\b(?:must|has\s+to|have\s+to|shall)\s+(?:always\s+|also\s+)?(?:include|contain|cc|bcc|copy|add)\b`,
+    String.raw`\b(?:must|should|shall|have\s+to|needs?\s+to|are\s+to)\s+(?:also\s+|always\s+|first\s+)?be\s+(?:sent|forwarded|copied|routed|redirected|transferred|uploaded|included|attached|appended|added|changed|replaced|prefixed|reported|executed|run|called|used|invoked|synced|posted|logged|submitted|shared|mirrored|visited|accessed|made|handled|processed|done)\b`,
   ].join('|'),
   'i',
 );
@@ -183,10 +187,10 @@ const URGENCY =
 
 // Keeping something from the user, by name.
 const CONCEAL =
-  /\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't|without|no\s+need\s+to)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal(?:ing)?|alert(?:ing)?|let(?:ting)?|show(?:ing)?|ask(?:ing)?|warn(?:ing)?|disclos(?:e|ing)|report(?:ing)?|bother(?:ing)?|confirm(?:ing)?\s+with)\b[^.\n]{0,40}?\b(?:the\s+|your\s+)?user\b|\bthe\s+user\s+(?:must|should|shall|need|needs)\s*(?:not|never|n't)\s+(?:know|see|learn|find\s+out|be\s+(?:told|informed|notified|aware))\b|\bkeep\s+(?:this|it|these|that)\s+(?:step\s+)?(?:a\s+)?(?:secret|hidden|confidential|private|invisible|silent|quiet|between\s+us)\b|\b(?:hide|conceal)\s+(?:this|it|that)\s+from\s+the\s+user\b/i;
+  /\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't|without|no\s+need\s+to)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal(?:ing)?|alert(?:ing)?|let(?:ting)?|show(?:ing)?|ask(?:ing)?|warn(?:ing)?|disclos(?:e|ing)|report(?:ing)?|bother(?:ing)?|confirm(?:ing)?\s+with)\b[^.\n]{0,40}?\b(?:the\s+|your\s+)?(?:user|requester|owner|customer|caller|human|recipient|anyone|them)\b|\bthe\s+user\s+(?:must|should|shall|need|needs|does|do|will)\s*(?:not|never|n't)\s+(?:need\s+to\s+)?(?:know|see|learn|notice|find\s+out|be\s+(?:told|informed|notified|aware|shown))\b|\bkeep\s+(?:this|it|these|that)\s+(?:step\s+)?(?:a\s+)?(?:secret|hidden|confidential|private|invisible|silent|quiet|between\s+us)\b|\b(?:hide|conceal)\s+(?:this|it|that)\s+from\s+the\s+user\b/i;
 // Or in a word ("silently"), or "without the user's knowledge".
 const SECRECY =
-  /\b(?:silently|secretly|covertly|quietly|discreetly|invisibly)\b|\bwithout\s+(?:the\s+user(?:'s)?\s+)?(?:knowledge|noticing|consent|confirmation|approval|knowing)\b|\bnot\s+(?:be\s+)?(?:shown|displayed|visible|mentioned|reported|included|surfaced|disclosed)\s+(?:in|to)\s+(?:the\s+)?(?:user|user-facing)\b|\b(?:omitted|hidden|excluded|removed)\s+from\b[^.\n]{0,40}?\buser\b/i;
+  /\bhidden\s+(?:rule|step|instruction|requirement|policy|behaviou?r)s?\b|\b(?:silently|secretly|covertly|quietly|discreetly|invisibly)\b|\bwithout\s+(?:the\s+user(?:'s)?\s+)?(?:knowledge|noticing|consent|confirmation|approval|knowing)\b|\bnot\s+(?:be\s+)?(?:shown|displayed|visible|mentioned|reported|included|surfaced|disclosed)\s+(?:in|to)\s+(?:the\s+)?(?:user|user-facing)\b|\b(?:omitted|hidden|excluded|removed)\s+from\b[^.\n]{0,40}?\buser\b/i;
 
 const PRECONDITION = new RegExp(
   [
@@ -205,17 +209,17 @@ const PRECONDITION = new RegExp(
 const ORDER_OBJECT = String.raw`(?:please\s+)?(?:${ACT}|switch\s+to|migrate\s+to|go\s+to)\s+(?:the|this|that|these|a|an|all|every|any|it|them|your|its|following|[\x60'"~/.]|[\w-]*_[\w-]*)`;
 const IMPERATIVE = new RegExp(String.raw`^${ORDER_OBJECT}`, 'i');
 const CLAUSE_IMPERATIVE = new RegExp(
-  String.raw`(?:[,:;]\s*|\band\s+|\bthen\s+)${ORDER_OBJECT}`,
+  String.raw`(?:[,:;)]\s*|\band\s+|\bthen\s+)${ORDER_OBJECT}`,
   'i',
 );
 
 const URL_OR_HOST =
   /\b(?:https?|ftp|wss?):\/\/[^\s'"`<>)]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}[^\s'"`<>)]*|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|xyz|ru|cn|info|biz|site|online|top|app|cloud|co|me|tk)(?::\d+)?\/[^\s'"`<>)]*/i;
 const NETWORK_VERB =
-  /\b(?:access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|call|request|query|curl|wget|get|retrieve|check|sync|beacon|log)\b(?:\s+(?:it|them|this|that|the\s+\w+|all\s+\w+|a\s+copy))?[^.\n]{0,60}?$/i;
+  /\b(?:access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|call|request|query|curl|wget|get|retrieve|check|sync|beacon|log|make\s+a(?:\s+\w+)?\s+request|sent|posted|uploaded|reported|forwarded|submitted|logged|synced|synchroni[sz]ed|shared)\b(?:\s+(?:it|them|this|that|the\s+\w+|all\s+\w+|a\s+copy))?[^.\n]{0,60}?$/i;
 
 const SENSITIVE_FILE =
-  /~\/\.[a-z]|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws\/|\baws\s+credentials?\b|(?:^|[\s'"`(~/])\.(?:env|netrc|npmrc|pgpass|pypirc|git-credentials|gitconfig|bashrc|bash_profile|bash_history|zshrc|zprofile|zsh_history|profile|kube|docker|gnupg|config|vimrc|history)\b|\/etc\/(?:shadow|passwd|sudoers|hosts|crontab|ssh)\b|\bmcp\.json\b|\bclaude_desktop_config\b|\.kube\/config\b|\bkube(?:rnetes)?\s+config(?:uration)?\b|\bshell\s+history\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bwallet\.dat\b|\bstartup\s+(?:script|file|folder)\b|\bcrontab\b/i;
+  /~\/\.[a-z]|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws\/|\baws\s+credentials?\b|(?:^|[\s'"`(~/])\.(?:env|netrc|npmrc|pgpass|pypirc|git-credentials|gitconfig|bashrc|bash_profile|bash_history|zshrc|zprofile|zsh_history|profile|kube|docker|gnupg|config|vimrc|history)\b|\/etc\/[a-z]|\bmcp\.json\b|\bclaude_desktop_config\b|\.kube\/config\b|\bkube(?:rnetes)?\s+config(?:uration)?\b|\bshell\s+history\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bwallet\.dat\b|\bstartup\s+(?:script|file|folder)\b|\bcrontab\b/i;
 
 const SHELL = new RegExp(
   [
@@ -250,7 +254,12 @@ const ARGUMENT_CHANGE = new RegExp(
     String.raw`\b(?:change|replace|modify|override|overwrite|rewrite|redirect|substitute|switch|alter)\s+(?:the\s+|its\s+|any\s+|all\s+)?(?:value\s+of\s+(?:the\s+)?)?(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|e-mail|phone(?:\s+numbers?)?|numbers?|urls?|endpoints?|paths?|hosts?|servers?|parameters?|arguments?|values?|inputs?|receivers?|payees?|beneficiar(?:y|ies)|iban|wallet|to|cc|bcc|sender)\b[^.\n]{0,40}?\b(?:to|with|into|for)\b`,
     String.raw`\b(?:set|update)\s+(?:the\s+|its\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:recipients?|destinations?|addresse?s?|accounts?|amounts?|emails?|e-mail|phone(?:\s+numbers?)?|urls?|endpoints?|hosts?|servers?|receivers?|payees?|beneficiar(?:y|ies)|iban|wallet|to|cc|bcc|sender)\b[^.\n]{0,40}?\b(?:to|with|into)\b`,
     String.raw`\b(?:prefix|prepend|append|suffix)\s+(?:to\s+)?(?:every|each|all|any)\s+\w+`,
-    String.raw`\b(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|urls?|endpoints?|paths?|hosts?|payees?|iban|to|cc|bcc)\b(?:\s+(?:parameter|argument|field|value|address))?\s+(?:should|must|shall|will|is\s+to|has\s+to)\s+(?:always\s+|also\s+)?be\s+(?:replaced|changed|set|overwritten|redirected|substituted|swapped|updated|rewritten)\b`,
+    String.raw`\b(?:include|add|cc|bcc|copy|invite|insert)\s+(?:\w+\s+){0,2}?[\w.+-]+@[\w-]+\.[\w.]+`,
+    String.raw`\b(?:should|must|shall|has\s+to|is\s+to|needs?\s+to)\s+(?:always\s+|also\s+|silently\s+|quietly\s+)?be\s+(?:multiplied|increased|inflated|decreased|reduced|rounded\s+up|doubled|altered|tampered\s+with|falsified)\b`,
+    String.raw`\b(?:whatever|regardless\s+of\s+what)\s+the\s+user\s+(?:enters|provides|says|types|gives|asks|specifies|chooses|requests|wants)\b`,
+    String.raw`\b(?:replace|change|swap|overwrite|substitute)\s+(?:it|them|this|that)\s+(?:with|to|for)\s+(?:\S+@\S+|https?:|[/~\d\x60'"])`,
+    String.raw`\b(?:change|modify|alter|swap|rewrite|override|overwrite)\s+(?:the\s+|its\s+|their\s+|any\s+)(?:[\w-]+\s+){0,2}?[\w-]+\s+to\s+(?!be\b|match\b|use\b|the\s+(?:new|desired|specified|given|provided)\b)`,
+    String.raw`\b(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|urls?|endpoints?|paths?|hosts?|payees?|iban|to|cc|bcc)\b(?:\s+(?:parameter|argument|field|value|address))?\s+(?:should|must|shall|will|is\s+to|has\s+to)\s+(?:always\s+|also\s+)?be\s+(?:replaced|changed|set|overwritten|redirected|substituted|swapped|updated|rewritten|prefixed|suffixed|appended|routed|forwarded)\b`,
     String.raw`\binstead\s+of\s+(?:the\s+)?(?:one|value|address|email|recipient|account|path|url)?\s*(?:that\s+)?(?:the\s+user\s+)?(?:provided|given|requested|specified|supplied|entered|chose|gave)\b`,
     String.raw`\b(?:regardless|irrespective)\s+of\s+(?:what\s+)?(?:the\s+)?(?:user|input|request|provided|given)`,
     String.raw`\binstead\s+of\s+(?:the\s+)?(?:user(?:'s)?|provided|given|requested|specified|original|intended|supplied)\b`,
@@ -274,7 +283,10 @@ const AWAY = new RegExp(
   [
     String.raw`\b(?:deprecated|obsolete|decommissioned|discontinued|defunct|sunset(?:ted)?|end[-\s]of[-\s]life)\b`,
     String.raw`\bno\s+longer\s+(?:works?|supported|available|maintained|functional|valid|in\s+use|reliable|safe|operational)\b`,
-    String.raw`\b(?:has|have)\s+been\s+(?:replaced|superseded|moved|migrated|disabled|retired|removed|compromised)\b`,
+    String.raw`\b(?:has|have)\s+(?:been\s+)?(?:replaced|superseded|moved|migrated|disabled|retired|removed|compromised|renamed|deprecated)\b`,
+    String.raw`\b(?:being|been)\s+phased\s+out\b|\boutdated\b|\blegacy\s+(?:tool|function|version|endpoint)\b`,
+    String.raw`\b(?:this\s+(?:tool|function|server|endpoint|version)|it)\s+(?:is|was|has\s+been)\s+(?:retired|removed|disabled|replaced|frozen|shut\s+down|turned\s+off|out\s+of\s+service)\b|\bwill\s+be\s+(?:removed|retired|disabled|shut\s+down)\b`,
+    String.raw`\bthe\s+(?:new|current|correct|updated|replacement)\s+(?:tool|function|version|endpoint)\s+is\b`,
     String.raw`\b(?:do\s+not|don't|never)\s+(?:use|call|invoke|trust)\s+this\s+(?:tool|function|server)\b`,
     String.raw`\binstead,?\s+(?:use|call|invoke)\b`,
     String.raw`\b(?:this\s+(?:tool|function|server)|it)\s+(?:is|are)\s+(?:broken|unsafe|insecure|disabled|unavailable|not\s+(?:safe|reliable|available|working))\b`,
@@ -311,6 +323,12 @@ const SELF_PREFERENCE =
 // A tool reference: an order to use a named tool, or a name called a tool.
 const TOOL_REFERENCE =
   /\b(?:call|use|invoke|run|execute|trigger|try|prefer|switch\s+to|migrate\s+to|using|calling|invoking|running|executing|(?:go|goes|sent|routed|redirected|forwarded|passed)\s+to)\s+(?:the\s+)?([\x60'"]?)([A-Za-z][\w.:/-]*[A-Za-z0-9])\1(?:\s+(tool|function))?/gi;
+// "`get_token` must be called first": a named tool to be called.
+const CALLED_TOOL =
+  /([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1(?:\s+(?:tool|function))?\s+(?:(?:must|should|needs?\s+to|has\s+to|is\s+to)\s+(?:first\s+|always\s+|also\s+)?be|to\s+be)\s+(?:called|invoked|run|executed|used)\b/gi;
+// A snake_case name in backticks, the way code names a tool (not after "instead of").
+const QUOTED_IDENTIFIER =
+  /(?<!\b(?:instead\s+of|rather\s+than|than|not)\s+)\x60([A-Za-z][A-Za-z0-9]*_\w*[A-Za-z0-9])\x60/g;
 const NAMED_TOOL =
   /\b(?:the\s+)?([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1\s+(?:tool|function)\b/gi;
 const NOT_A_TOOL_NAME = new Set([
@@ -487,6 +505,18 @@ function otherToolIn(text: string, subject: Subject): string | undefined {
     const known = subject.context?.knows(name.toLowerCase()) === true;
     if (quote !== '' || identifierLike(name) || (noun !== undefined && known))
       return whole;
+  }
+  for (const pattern of [CALLED_TOOL, QUOTED_IDENTIFIER]) {
+    for (const match of text.matchAll(pattern)) {
+      const name = match[2] ?? match[1] ?? '';
+      if (!NOT_A_TOOL_NAME.has(name.toLowerCase()) && !ownName(name, subject))
+        if (
+          pattern === QUOTED_IDENTIFIER ||
+          match[1] !== '' ||
+          identifierLike(name)
+        )
+          return match[0];
+    }
   }
   for (const match of text.matchAll(NAMED_TOOL)) {
     const name = match[2] ?? '';
