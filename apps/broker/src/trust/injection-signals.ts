@@ -329,6 +329,10 @@ const CALLED_TOOL =
 // A snake_case name in backticks, the way code names a tool (not after "instead of").
 const QUOTED_IDENTIFIER =
   /(?<!\b(?:instead\s+of|rather\s+than|than|not)\s+)\x60([A-Za-z][A-Za-z0-9]*_\w*[A-Za-z0-9])\x60/g;
+const COMPOUND_WORD =
+  /[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|\b[a-z]+[A-Z][A-Za-z0-9]*/g;
+// The words a called tool's sentence must hold, checked before CALLED_TOOL.
+const CALLED = /\bbe\s+(?:called|invoked|run|executed|used)\b/i;
 const NAMED_TOOL =
   /\b(?:the\s+)?([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1\s+(?:tool|function)\b/gi;
 const NOT_A_TOOL_NAME = new Set([
@@ -507,6 +511,8 @@ function otherToolIn(text: string, subject: Subject): string | undefined {
       return whole;
   }
   for (const pattern of [CALLED_TOOL, QUOTED_IDENTIFIER]) {
+    if (pattern === CALLED_TOOL ? !CALLED.test(text) : !text.includes('`'))
+      continue;
     for (const match of text.matchAll(pattern)) {
       const name = match[2] ?? match[1] ?? '';
       if (!NOT_A_TOOL_NAME.has(name.toLowerCase()) && !ownName(name, subject))
@@ -526,19 +532,19 @@ function otherToolIn(text: string, subject: Subject): string | undefined {
   }
   const { context, tool } = subject;
   if (context === undefined) return undefined;
-  for (const match of text.matchAll(/[A-Za-z][\w-]*[A-Za-z0-9]/g)) {
+  // Only a word with `_`, `-` or a camelCase capital can be a qualified or
+  // distinctive name.
+  for (const match of text.matchAll(COMPOUND_WORD)) {
     const word = match[0];
     const key = word.toLowerCase();
-    if (ownName(word, subject)) continue;
     const target = context.targetOf(key);
-    if (target !== undefined && target !== tool.target) return word;
-    if (
-      word.length >= 6 &&
-      identifierLike(word) &&
-      context.knows(key) &&
-      !context.hasTool(key, tool.target)
-    )
-      return word;
+    const other =
+      (target !== undefined && target !== tool.target) ||
+      (word.length >= 6 &&
+        identifierLike(word) &&
+        context.knows(key) &&
+        !context.hasTool(key, tool.target));
+    if (other && !ownName(word, subject)) return word;
   }
   return undefined;
 }
@@ -605,6 +611,10 @@ const FINDERS: ReadonlyArray<readonly [SignalId, Finder]> = [
   ['self-preference', pattern(SELF_PREFERENCE)],
 ];
 
+const GROUPS = new Map(SIGNALS.map((signal) => [signal.id, signal.group]));
+const ADDRESS_FINDERS = FINDERS.filter(([id]) => GROUPS.get(id) !== 'steer');
+const STEER_FINDERS = FINDERS.filter(([id]) => GROUPS.get(id) === 'steer');
+
 /** One signal found: where (text and sentence) and the text that tripped it. */
 export type SignalHit = {
   signal: SignalId;
@@ -627,7 +637,10 @@ export function sentencesOf(text: string): string[] {
 const excerpt = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), 80);
 
 /**
- * Every signal in a tool's texts, sentence by sentence. Texts are matched in
+ * The signals in a tool's texts, sentence by sentence: every signal that
+ * addresses the agent (or is both), and, when there is one, every steering
+ * signal (without an address signal no window can be flagged, so steering
+ * is not looked for). Texts are matched in
  * NFKC form (full-width letters read as ASCII). Schema property names count
  * for `agent-identity` and `exfiltration` (a property the agent would fill
  * with itself or its context); text spelled by tag characters is
@@ -658,21 +671,6 @@ export function findSignals(options: {
       excerpt: excerpt(tagText),
     });
   }
-  texts.forEach((raw, textIndex) => {
-    if (raw === '') return;
-    sentencesOf(raw.normalize('NFKC')).forEach((sentence, index) => {
-      for (const [signal, find] of FINDERS) {
-        const found = find(sentence, subject, index);
-        if (found !== undefined)
-          hits.push({
-            signal,
-            text: textIndex,
-            sentence: index,
-            excerpt: excerpt(found),
-          });
-      }
-    });
-  });
   const property = properties.find((name) => AGENT_PROPERTY.test(name));
   if (property !== undefined) {
     hits.push({
@@ -682,6 +680,27 @@ export function findSignals(options: {
       excerpt: property,
     });
   }
+  const sentences = texts.map((raw) =>
+    raw === '' ? [] : sentencesOf(raw.normalize('NFKC')),
+  );
+  const run = (finders: typeof FINDERS) =>
+    sentences.forEach((list, textIndex) =>
+      list.forEach((sentence, index) => {
+        for (const [signal, find] of finders) {
+          const found = find(sentence, subject, index);
+          if (found !== undefined)
+            hits.push({
+              signal,
+              text: textIndex,
+              sentence: index,
+              excerpt: excerpt(found),
+            });
+        }
+      }),
+    );
+  run(ADDRESS_FINDERS);
+  // A flag needs an address signal: steering alone is the tool's own job.
+  if (hits.length > 0) run(STEER_FINDERS);
   return hits;
 }
 
