@@ -14,7 +14,12 @@ type Tally = { total: number; flagged: number; rate: number };
 type Figures = {
   shippedIsChosen: boolean;
   attackSets: Array<{ set: string; heldOut: Tally; shipped: Tally }>;
-  cleanSets: Array<{ set: string; real: boolean; heldOut: Tally; shipped: Tally }>;
+  cleanSets: Array<{
+    set: string;
+    real: boolean;
+    heldOut: Tally;
+    shipped: Tally;
+  }>;
   realToolsHeldOut: Tally;
   resultGuard: {
     msb: { all: Tally; honest: Tally };

@@ -182,8 +182,9 @@ const OBLIGATION = new RegExp(
 // Urgency in capitals ("CRITICAL", "MANDATORY"), in words, or in marks.
 const URGENCY_CAPS =
   /\b(?:CRITICAL|URGENT|IMPORTANT|ATTENTION|WARNING|ALERT|MANDATORY|REQUIRED|IMMEDIATELY|NOW|ASAP|NOTICE)\b/;
+// (No `u` flag: the two signs are matched as UTF-16, which keeps the pattern fast.)
 const URGENCY =
-  /\b(?:immediately|urgently|right\s+away|without\s+delay|at\s+once)\b|!{2,}|\u26a0|\u{1f6a8}/iu;
+  /\b(?:immediately|urgently|right\s+away|without\s+delay|at\s+once)\b|!{2,}|\u26a0|\ud83d\udea8/i;
 
 // Keeping something from the user, by name.
 const CONCEAL =
@@ -245,7 +246,7 @@ const SHELL = new RegExp(
 
 // "All emails must also be sent to": messages or payments redirected.
 const REDIRECTION = new RegExp(
-  String.raw`\b(?:all|every|any)\s+(?:e-?mails?|messages?|payments?|transfers?|transactions?|funds|invoices?|files?|data|requests?|outputs?|results?)\b[^.\n]{0,40}?\b(?:must|should|shall|have\s+to|need\s+to|are\s+to|will)\s+(?:also\s+)?(?:be\s+)?(?:sent|forwarded|redirected|copied|routed|bcc(?:'?e?d)?|cc(?:'?e?d)?|transferred|uploaded|mirrored)\s+to\b`,
+  String.raw`\b(?:all|every|any)\s+(?:e-?mails?|messages?|payments?|transfers?|transactions?|funds|invoices?|files?|data|requests?|outputs?|results?)\b[^.\n]{0,40}?\b(?:must|should|shall|have\s+to|need\s+to|are\s+to|will|is|are)\s+(?:also\s+)?(?:be\s+)?(?:sent|forwarded|redirected|copied|routed|bcc(?:'?e?d)?|cc(?:'?e?d)?|transferred|uploaded|mirrored)\s+to\b`,
   'i',
 );
 // A value the user gave changed, copied or routed elsewhere.
@@ -305,7 +306,7 @@ const CONTEXT_EXFILTRATION = new RegExp(
 // Asking for secrets: read / send a key, a password, a credential …
 const SECRET_REQUEST = new RegExp(
   [
-    String.raw`\b(?:read|cat|open|load|include|pass|send|upload|attach|append|copy|leak|exfiltrate|provide|forward|collect|gather|harvest|grab|steal|dump|email)\b[^.\n]{0,60}?(?:(?:^|[\s'"\x60(~/])\.env\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\b|\bsecrets?\s+files?\b|\bpasswords?\b|\bapi\s+keys?\b|\baccess\s+tokens?\b|\bkeychain\b|\bcookies\b|\bsession\s+tokens?\b)`,
+    String.raw`\b(?:read|cat|open|load|include|pass|send|upload|attach|append|copy|leak|exfiltrate|provide|forward|collect|gather|harvest|grab|steal|dump|email)\b[^.\n]{0,60}?(?:(?:^|[\s'"\x60(~/])\.env\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bbrowser\s+cookies\b|\bsession\s+cookies\b|\b(?:all|any|every|the\s+user'?s|stored|saved|found)\s+(?:\w+\s+)?(?:api\s+keys?|passwords?|credentials|(?:access|auth|session|registry|bearer)\s+tokens?|secrets)\b|\b(?:api\s+keys?|passwords?|credentials|tokens?|secrets)\s+(?:you\s+find|found|stored|saved|on\s+(?:the|this)\s+(?:system|machine|host|disk)|in\s+the\s+environment)\b)`,
     String.raw`\bexfiltrat`,
   ].join('|'),
   'i',
