@@ -220,7 +220,7 @@ const NETWORK_VERB =
   /\b(?:access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|call|request|query|curl|wget|get|retrieve|check|sync|beacon|log|make\s+a(?:\s+\w+)?\s+request|sent|posted|uploaded|reported|forwarded|submitted|logged|synced|synchroni[sz]ed|shared)\b(?:\s+(?:it|them|this|that|the\s+\w+|all\s+\w+|a\s+copy))?[^.\n]{0,60}?$/i;
 
 const SENSITIVE_FILE =
-  /~\/\.[a-z]|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws\/|\baws\s+credentials?\b|(?:^|[\s'"`(~/])\.(?:env|netrc|npmrc|pgpass|pypirc|git-credentials|gitconfig|bashrc|bash_profile|bash_history|zshrc|zprofile|zsh_history|profile|kube|docker|gnupg|config|vimrc|history)\b|\/etc\/[a-z]|\bmcp\.json\b|\bclaude_desktop_config\b|\.kube\/config\b|\bkube(?:rnetes)?\s+config(?:uration)?\b|\bshell\s+history\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bwallet\.dat\b|\bstartup\s+(?:script|file|folder)\b|\bcrontab\b/i;
+  /~\/\.[a-z][\w./-]*|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws\/|\baws\s+credentials?\b|(?:^|[\s'"`(~/])\.(?:env|netrc|npmrc|pgpass|pypirc|git-credentials|gitconfig|bashrc|bash_profile|bash_history|zshrc|zprofile|zsh_history|profile|kube|docker|gnupg|config|vimrc|history)\b|\/etc\/[a-z]|\bmcp\.json\b|\bclaude_desktop_config\b|\.kube\/config\b|\bkube(?:rnetes)?\s+config(?:uration)?\b|\bshell\s+history\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bwallet\.dat\b|\bstartup\s+(?:script|file|folder)\b|\bcrontab\b/i;
 
 const SHELL = new RegExp(
   [
@@ -561,6 +561,22 @@ function awayIn(text: string, subject: Subject): string | undefined {
   return undefined;
 }
 
+/** An order, from its verb to the end of its clause. */
+function imperativeIn(
+  text: string,
+  _subject: Subject,
+  index: number,
+): string | undefined {
+  const match =
+    (index === 0 ? null : IMPERATIVE.exec(text)) ??
+    CLAUSE_IMPERATIVE.exec(text);
+  if (match === null) return undefined;
+  const start =
+    match.index +
+    (/^[,:;)\s]*(?:and\s+|then\s+)?/i.exec(match[0])?.[0].length ?? 0);
+  return /^(?:[^,;:.]|\.(?=\S))*/.exec(text.slice(start))?.[0];
+}
+
 function networkIn(text: string): string | undefined {
   const url = URL_OR_HOST.exec(text);
   if (url === null) return undefined;
@@ -594,12 +610,7 @@ const FINDERS: ReadonlyArray<readonly [SignalId, Finder]> = [
   ['secrecy', either(CONCEAL, SECRECY)],
   ['precondition', pattern(PRECONDITION)],
   // The first sentence of a text says what the tool does, often as an order.
-  [
-    'imperative',
-    (text, _subject, index) =>
-      (index === 0 ? undefined : IMPERATIVE.exec(text)?.[0]) ??
-      CLAUSE_IMPERATIVE.exec(text)?.[0],
-  ],
+  ['imperative', imperativeIn],
   ['other-tool', (text, subject) => otherToolIn(text, subject)],
   ['network', (text) => networkIn(text)],
   ['sensitive-file', pattern(SENSITIVE_FILE)],
