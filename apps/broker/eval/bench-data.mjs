@@ -10,7 +10,10 @@ const repoRoot = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../..',
 );
-const HOMES = ['packages/catalog-lab/bench/data', 'packages/catalog/bench/data'];
+const HOMES = [
+  'packages/catalog-lab/bench/data',
+  'packages/catalog/bench/data',
+];
 
 /** The path of `file` of the dev set `set` (`livemcpbench`, `metatool`, `gorilla-hf`, `seal-tools`). */
 export function benchDataFile(set, file = 'tools.jsonl') {

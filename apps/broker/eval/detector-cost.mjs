@@ -17,7 +17,7 @@ import { loadRealTools } from './real-tools.mjs';
 
 const COUNT = Number(process.env.TOOLS ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 5);
-const rules = await loadTrustModules('injection-rules');
+const rules = await loadTrustModules();
 const review = await loadTrustModules('review-tool');
 const hashing = await loadTrustModules('definition-hash');
 const real = await loadRealTools();
@@ -50,7 +50,8 @@ function discover(flag) {
     list.push(entry.tool);
     byTarget.set(entry.tool.target, list);
   }
-  for (const [target, list] of byTarget) context.replaceTarget(target, [], list);
+  for (const [target, list] of byTarget)
+    context.replaceTarget(target, [], list);
   for (const { tool, inputSchema, sanitized } of cleaned) {
     const flags = rules.flagTool({
       tool,
@@ -74,7 +75,12 @@ function measure(flag) {
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1), flagged };
+  return {
+    median: times[Math.floor(times.length / 2)],
+    min: times[0],
+    max: times.at(-1),
+    flagged,
+  };
 }
 
 const without = measure(false);

@@ -23,7 +23,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** A tool as the detector reads it, with its signals. */
 function reviewed(rules, sanitize, tool, context) {
-  const cleaned = sanitize.sanitizeDescription({ text: tool.description ?? '' });
+  const cleaned = sanitize.sanitizeDescription({
+    text: tool.description ?? '',
+  });
   const hits = rules.toolSignals({
     tool,
     description: cleaned.text,
@@ -39,7 +41,11 @@ function reviewAll(rules, sanitize, tools, contextTools = tools) {
   return tools.map((tool) => reviewed(rules, sanitize, tool, context));
 }
 
-const qualified = (target, name) => ({ name: `${target}_${name}`, target, bareName: name });
+const qualified = (target, name) => ({
+  name: `${target}_${name}`,
+  target,
+  bareName: name,
+});
 
 async function msbSets(rules, sanitize) {
   const msb = loadMsb();
@@ -94,7 +100,10 @@ async function projectSet(rules, sanitize) {
     description: attack.description,
     inputSchema: attack.inputSchema,
   }));
-  const catalog = [...tools, ...victims.map((tool) => qualified(tool.target, tool.tool))];
+  const catalog = [
+    ...tools,
+    ...victims.map((tool) => qualified(tool.target, tool.tool)),
+  ];
   return reviewAll(rules, sanitize, tools, catalog);
 }
 
@@ -110,13 +119,25 @@ export async function loadDetectorSets(rules, sanitize) {
   const clean = [];
   for (const set of ['LiveMCPBench', 'MetaTool', 'seed']) {
     const tools = realTools.filter((tool) => tool.set === set);
-    clean.push({ name: set, real: true, items: reviewAll(rules, sanitize, tools) });
+    clean.push({
+      name: set,
+      real: true,
+      items: reviewAll(rules, sanitize, tools),
+    });
   }
   for (const set of MORE_SETS) {
-    clean.push({ name: set.name, real: false, items: reviewAll(rules, sanitize, await loadSet(set)) });
+    clean.push({
+      name: set.name,
+      real: false,
+      items: reviewAll(rules, sanitize, await loadSet(set)),
+    });
   }
   clean.push({ name: 'MSB clean twins', real: false, items: msb.clean });
-  clean.push({ name: 'mcp-guardbench honest tools', real: false, items: guardbench.clean });
+  clean.push({
+    name: 'mcp-guardbench honest tools',
+    real: false,
+    items: guardbench.clean,
+  });
   return {
     attack: [
       { name: 'MSB', items: msb.attack },

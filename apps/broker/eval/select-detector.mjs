@@ -30,7 +30,10 @@
 //   node eval/select-detector.mjs --json
 import process from 'node:process';
 import { loadDetectorSets } from './detector-sets.mjs';
-import { NOT_INJECTION, loadGuardbench } from './guardbench/guardbench-data.mjs';
+import {
+  NOT_INJECTION,
+  loadGuardbench,
+} from './guardbench/guardbench-data.mjs';
 import { loadTrustModules } from './load-trust.mjs';
 import { RESULT_KINDS, loadMsb } from './msb/msb-data.mjs';
 import { loadRealTools } from './real-tools.mjs';
@@ -71,8 +74,8 @@ const WEIGHTS = [0, 1, 2, 3];
 const WINDOWS = [1, 2, 3, 0];
 const THRESHOLDS = [2, 3, 4, 5];
 
-const rules = await loadTrustModules('injection-rules');
-const sanitize = await loadTrustModules('sanitize');
+const rules = await loadTrustModules();
+const sanitize = rules;
 const guard = await loadTrustModules('result-guard');
 const sets = await loadDetectorSets(rules, sanitize);
 
@@ -90,17 +93,24 @@ const flaggedBy = (config) => (item) =>
 
 function figures(config, attacks, cleans) {
   const flagged = flaggedBy(config);
-  const recall = attacks.map((set) => set.scored.filter(flagged).length / set.total);
+  const recall = attacks.map(
+    (set) => set.scored.filter(flagged).length / set.total,
+  );
   const falseFlags = cleans.map((set) => set.scored.filter(flagged).length);
   return {
-    feasible: cleans.every((set, index) => falseFlags[index] / set.total <= BUDGET),
-    recall: recall.reduce((sum, rate) => sum + rate, 0) / Math.max(1, recall.length),
+    feasible: cleans.every(
+      (set, index) => falseFlags[index] / set.total <= BUDGET,
+    ),
+    recall:
+      recall.reduce((sum, rate) => sum + rate, 0) / Math.max(1, recall.length),
     falseFlags: falseFlags.reduce((sum, count) => sum + count, 0),
   };
 }
 
 function distance(config) {
-  let sum = Math.abs(config.window - PRIOR.window) + Math.abs(config.threshold - PRIOR.threshold);
+  let sum =
+    Math.abs(config.window - PRIOR.window) +
+    Math.abs(config.threshold - PRIOR.threshold);
   for (const [signal, weight] of Object.entries(config.weights))
     sum += Math.abs(weight - PRIOR.weights[signal]);
   return sum;
@@ -146,24 +156,34 @@ function choose(attacks, cleans) {
 
 const tally = (items, flagged) => {
   const count = items.filter(flagged).length;
-  return { total: items.length, flagged: count, rate: count / Math.max(1, items.length) };
+  return {
+    total: items.length,
+    flagged: count,
+    rate: count / Math.max(1, items.length),
+  };
 };
 
 function byKind(set, flagged) {
   const kinds = [...new Set(set.items.map((item) => item.kind))];
   return Object.fromEntries(
-    kinds.map((kind) => [kind, tally(set.items.filter((item) => item.kind === kind), flagged)]),
+    kinds.map((kind) => [
+      kind,
+      tally(
+        set.items.filter((item) => item.kind === kind),
+        flagged,
+      ),
+    ]),
   );
 }
 
 const chosen = choose(attackSets, cleanSets);
 const shipped = rules.DETECTOR;
 const same =
-  JSON.stringify({ ...chosen, weights: chosen.weights }) ===
-  JSON.stringify({ weights: { ...shipped.weights }, window: shipped.window, threshold: shipped.threshold }) ||
-  (chosen.window === shipped.window &&
-    chosen.threshold === shipped.threshold &&
-    Object.keys(PRIOR.weights).every((signal) => chosen.weights[signal] === shipped.weights[signal]));
+  chosen.window === shipped.window &&
+  chosen.threshold === shipped.threshold &&
+  Object.keys(PRIOR.weights).every(
+    (signal) => chosen.weights[signal] === shipped.weights[signal],
+  );
 
 const attackRows = attackSets.map((set) => {
   const config = choose(
@@ -196,34 +216,68 @@ const cleanRows = cleanSets.map((set) => {
 });
 const realHeldOut = cleanRows
   .filter((row) => row.real)
-  .reduce((sum, row) => ({ total: sum.total + row.heldOut.total, flagged: sum.flagged + row.heldOut.flagged }), { total: 0, flagged: 0 });
+  .reduce(
+    (sum, row) => ({
+      total: sum.total + row.heldOut.total,
+      flagged: sum.flagged + row.heldOut.flagged,
+    }),
+    { total: 0, flagged: 0 },
+  );
 realHeldOut.rate = realHeldOut.flagged / realHeldOut.total;
 
 // The result guard, per attack set.
 const guarded = (text) =>
-  guard.guardResult({ content: [{ type: 'text', text }] }).flags.map((flag) => flag.rule);
+  guard
+    .guardResult({ content: [{ type: 'text', text }] })
+    .flags.map((flag) => flag.rule);
 const msb = loadMsb();
 const gb = loadGuardbench();
 const hit = (item) => item.rules.length > 0;
-const msbResults = msb.results.map((sample) => ({ ...sample, rules: guarded(sample.text) }));
-const gbResults = gb.attackResults.map((sample) => ({ ...sample, rules: guarded(sample.text) }));
-const gbInjections = gbResults.filter((item) => !NOT_INJECTION.has(item.category));
+const msbResults = msb.results.map((sample) => ({
+  ...sample,
+  rules: guarded(sample.text),
+}));
+const gbResults = gb.attackResults.map((sample) => ({
+  ...sample,
+  rules: guarded(sample.text),
+}));
+const gbInjections = gbResults.filter(
+  (item) => !NOT_INJECTION.has(item.category),
+);
 const realTools = await loadRealTools();
 const resultGuard = {
   msb: {
     all: tally(msbResults, hit),
     kinds: Object.fromEntries(
-      RESULT_KINDS.map((kind) => [kind, tally(msbResults.filter((item) => item.kind === kind), hit)]),
+      RESULT_KINDS.map((kind) => [
+        kind,
+        tally(
+          msbResults.filter((item) => item.kind === kind),
+          hit,
+        ),
+      ]),
     ),
-    honest: tally(msb.resultTwins.map((twin) => ({ rules: guarded(twin.text) })), hit),
+    honest: tally(
+      msb.resultTwins.map((twin) => ({ rules: guarded(twin.text) })),
+      hit,
+    ),
   },
   guardbench: {
     injections: tally(gbInjections, hit),
-    notInjection: tally(gbResults.filter((item) => NOT_INJECTION.has(item.category)), hit),
-    honest: tally(gb.honestResults.map((item) => ({ ...item, rules: guarded(item.text) })), hit),
+    notInjection: tally(
+      gbResults.filter((item) => NOT_INJECTION.has(item.category)),
+      hit,
+    ),
+    honest: tally(
+      gb.honestResults.map((item) => ({ ...item, rules: guarded(item.text) })),
+      hit,
+    ),
     missed: gbInjections.filter((item) => !hit(item)).map((item) => item.id),
   },
-  realDescriptionsAsResults: tally(realTools.map((tool) => ({ rules: guarded(tool.description) })), hit),
+  realDescriptionsAsResults: tally(
+    realTools.map((tool) => ({ rules: guarded(tool.description) })),
+    hit,
+  ),
 };
 
 const output = {
@@ -239,7 +293,8 @@ const output = {
 };
 
 const percent = (rate) => `${(rate * 100).toFixed(1)} %`;
-const cell = (figure) => `${figure.flagged} / ${figure.total} (${percent(figure.rate)})`;
+const cell = (figure) =>
+  `${figure.flagged} / ${figure.total} (${percent(figure.rate)})`;
 if (process.argv.includes('--json')) {
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
 } else {
@@ -249,7 +304,9 @@ if (process.argv.includes('--json')) {
     '| --- | --- | --- | --- |',
   ];
   for (const row of attackRows) {
-    lines.push(`| **${row.set}** | all | ${cell(row.heldOut)} | ${cell(row.shipped)} |`);
+    lines.push(
+      `| **${row.set}** | all | ${cell(row.heldOut)} | ${cell(row.shipped)} |`,
+    );
     for (const [kind, figure] of Object.entries(row.heldOutKinds))
       lines.push(`| | ${kind} | ${cell(figure)} | |`);
   }
@@ -258,13 +315,18 @@ if (process.argv.includes('--json')) {
     `Clean tools flagged (false flags): each set scored by a detector chosen without it (budget while choosing: ${percent(BUDGET)} of each set)`,
     '| clean set | held out | shipped detector |',
     '| --- | --- | --- |',
-    ...cleanRows.map((row) => `| ${row.set}${row.real ? ' (real tools)' : ''} | ${cell(row.heldOut)} | ${cell(row.shipped)} |`),
+    ...cleanRows.map(
+      (row) =>
+        `| ${row.set}${row.real ? ' (real tools)' : ''} | ${cell(row.heldOut)} | ${cell(row.shipped)} |`,
+    ),
     `| **the 760 real tools** | ${cell(realHeldOut)} | |`,
     '',
     'Result guard (no choice: the same text signals on every set)',
     '| set | flagged |',
     '| --- | --- |',
-    ...RESULT_KINDS.map((kind) => `| MSB ${kind} | ${cell(resultGuard.msb.kinds[kind])} |`),
+    ...RESULT_KINDS.map(
+      (kind) => `| MSB ${kind} | ${cell(resultGuard.msb.kinds[kind])} |`,
+    ),
     `| **MSB result attacks** | ${cell(resultGuard.msb.all)} |`,
     `| MSB honest retrieval documents (false flags) | ${cell(resultGuard.msb.honest)} |`,
     `| **mcp-guardbench injected results, prompts, resources** | ${cell(resultGuard.guardbench.injections)} |`,
@@ -273,10 +335,17 @@ if (process.argv.includes('--json')) {
     `| the 760 real descriptions read as results (false flags) | ${cell(resultGuard.realDescriptionsAsResults)} |`,
     '',
     `shipped detector ${same ? 'is' : 'is NOT'} the choice on every set: window ${chosen.window}, threshold ${chosen.threshold}, weights ${JSON.stringify(chosen.weights)}`,
-    ...attackRows.flatMap((row) => row.missed.map((id) => `  missed (held out) ${row.set}: ${id}`)),
-    ...cleanRows.flatMap((row) => row.flagged.map((id) => `  flagged clean (shipped) ${row.set}: ${id}`)),
-    ...resultGuard.guardbench.missed.map((id) => `  result guard missed: mcp-guardbench ${id}`),
+    ...attackRows.flatMap((row) =>
+      row.missed.map((id) => `  missed (held out) ${row.set}: ${id}`),
+    ),
+    ...cleanRows.flatMap((row) =>
+      row.flagged.map((id) => `  flagged clean (shipped) ${row.set}: ${id}`),
+    ),
+    ...resultGuard.guardbench.missed.map(
+      (id) => `  result guard missed: mcp-guardbench ${id}`,
+    ),
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
-process.exitCode = same && realHeldOut.rate <= TARGETS.realToolFalseFlags ? 0 : 1;
+process.exitCode =
+  same && realHeldOut.rate <= TARGETS.realToolFalseFlags ? 0 : 1;

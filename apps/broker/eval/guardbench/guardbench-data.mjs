@@ -34,11 +34,17 @@ export const NOT_INJECTION = new Set([
 
 function resultTexts(result) {
   if (Array.isArray(result.content))
-    return result.content.filter((item) => item.type === 'text').map((item) => item.text);
+    return result.content
+      .filter((item) => item.type === 'text')
+      .map((item) => item.text);
   if (Array.isArray(result.contents))
-    return result.contents.map((item) => item.text).filter((text) => typeof text === 'string');
+    return result.contents
+      .map((item) => item.text)
+      .filter((text) => typeof text === 'string');
   if (Array.isArray(result.messages))
-    return result.messages.map((message) => message.content?.text).filter((text) => typeof text === 'string');
+    return result.messages
+      .map((message) => message.content?.text)
+      .filter((text) => typeof text === 'string');
   return [];
 }
 
@@ -48,7 +54,9 @@ function resultTexts(result) {
  * `attackResults` and `honestResults` (`id`, `category`, `text`).
  */
 export function loadGuardbench() {
-  const { cases } = JSON.parse(readFileSync(path.join(here, 'cases.json'), 'utf8'));
+  const { cases } = JSON.parse(
+    readFileSync(path.join(here, 'cases.json'), 'utf8'),
+  );
   const attackTools = [];
   const cleanTools = [];
   const attackResults = [];
@@ -61,7 +69,8 @@ export function loadGuardbench() {
     if (CLEANING_ONLY.has(item.id)) return;
     if (Array.isArray(result.tools)) {
       for (const tool of result.tools) {
-        const poisoned = attack && (POISONED[item.id] ?? tool.name) === tool.name;
+        const poisoned =
+          attack && (POISONED[item.id] ?? tool.name) === tool.name;
         (poisoned ? attackTools : cleanTools).push({
           id: item.id,
           category: item.category,
@@ -86,7 +95,11 @@ export function loadGuardbench() {
     }
     const text = resultTexts(result).join('\n');
     if (text === '') return;
-    (attack ? attackResults : honestResults).push({ id: item.id, category: item.category, text });
+    (attack ? attackResults : honestResults).push({
+      id: item.id,
+      category: item.category,
+      text,
+    });
   });
   return { attackTools, cleanTools, attackResults, honestResults };
 }
