@@ -172,9 +172,11 @@ const OBLIGATION = new RegExp(
     String.raw`\b(?:needs?|requires?|expects?)\s+(?:you\s+to\b|the\s+(?:full\s+)?contents?\s+of\b)`,
     String.raw`\b(?:requires?|needs?)\s+[^.\n]{0,40}?\bto\s+be\s+(?:called|run|invoked|executed|used|sent|visited|accessed)\b`,
     String.raw`\b(?:required|mandatory)\s+(?:workflow|procedure|steps?|sequence|order|process)\b|\bprerequisites?\b`,
+    String.raw`\brequires?\s+that\b[^.\n]{0,40}?\bbe\s+(?:called|invoked|run|executed|used|sent|opened|visited)\b`,
+    String.raw`\b(?:only|not)\s+(?:be\s+)?(?:valid|work|works|available|accurate|correct|reliable)\s+(?:after|once|if|when|unless)\s+you\b`,
     String.raw`\b(?:will|would)\s+(?:fail|not\s+work|break|error\s+out|return\s+errors?)\s+(?:unless|if\s+you\s+do\s+not|without)\b|\botherwise,?\s+(?:the|this)\s+tool\s+(?:will|would)\s+(?:not|fail)\b`,
     String.raw`\b(?:must|has\s+to|have\s+to|shall)\s+(?:always\s+|also\s+)?(?:include|contain|cc|bcc|copy|add)\b`,
-    String.raw`\b(?:must|should|shall|have\s+to|needs?\s+to|are\s+to)\s+(?:also\s+|always\s+|first\s+)?be\s+(?:sent|forwarded|copied|routed|redirected|transferred|uploaded|included|attached|appended|added|changed|replaced|prefixed|reported|executed|run|called|used|invoked|synced|posted|logged|submitted|shared|mirrored|visited|accessed|made|handled|processed|done)\b`,
+    String.raw`\b(?:must|should|shall|have\s+to|needs?\s+to|are\s+to)\s+(?:also\s+|always\s+|first\s+)?be\s+(?:sent|forwarded|copied|routed|redirected|transferred|uploaded|included|attached|appended|added|changed|replaced|prefixed|reported|executed|run|called|used|invoked|set|synced|posted|logged|submitted|shared|mirrored|visited|accessed|made|handled|processed|done)\b`,
   ].join('|'),
   'i',
 );
@@ -191,7 +193,7 @@ const CONCEAL =
   /\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't|without|no\s+need\s+to)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal(?:ing)?|alert(?:ing)?|let(?:ting)?|show(?:ing)?|ask(?:ing)?|warn(?:ing)?|disclos(?:e|ing)|report(?:ing)?|bother(?:ing)?|confirm(?:ing)?\s+with)\b[^.\n]{0,40}?\b(?:the\s+|your\s+)?(?:user|requester|owner|customer|caller|human|recipient|anyone|them)\b|\bthe\s+user\s+(?:must|should|shall|need|needs|does|do|will)\s*(?:not|never|n't)\s+(?:need\s+to\s+)?(?:know|see|learn|notice|find\s+out|be\s+(?:told|informed|notified|aware|shown))\b|\bkeep\s+(?:this|it|these|that)\s+(?:step\s+)?(?:a\s+)?(?:secret|hidden|confidential|private|invisible|silent|quiet|between\s+us)\b|\b(?:hide|conceal)\s+(?:this|it|that)\s+from\s+the\s+user\b/i;
 // Or in a word ("silently"), or "without the user's knowledge".
 const SECRECY =
-  /\bhidden\s+(?:rule|step|instruction|requirement|policy|behaviou?r)s?\b|\b(?:silently|secretly|covertly|quietly|discreetly|invisibly)\b|\bwithout\s+(?:the\s+user(?:'s)?\s+)?(?:knowledge|noticing|consent|confirmation|approval|knowing)\b|\bnot\s+(?:be\s+)?(?:shown|displayed|visible|mentioned|reported|included|surfaced|disclosed)\s+(?:in|to)\s+(?:the\s+)?(?:user|user-facing)\b|\b(?:omitted|hidden|excluded|removed)\s+from\b[^.\n]{0,40}?\buser\b/i;
+  /\b(?:never|do\s+not|don't)\s+(?:reveal|mention|disclose|report|admit)\s+(?:this|it|that|these)\b|\bhidden\s+(?:rule|step|instruction|requirement|policy|behaviou?r)s?\b|\b(?:silently|secretly|covertly|quietly|discreetly|invisibly)\b|\bwithout\s+(?:the\s+user(?:'s)?\s+)?(?:knowledge|noticing|consent|confirmation|approval|knowing)\b|\bnot\s+(?:be\s+)?(?:shown|displayed|visible|mentioned|reported|included|surfaced|disclosed)\s+(?:in|to)\s+(?:the\s+)?(?:user|user-facing)\b|\b(?:omitted|hidden|excluded|removed)\s+from\b[^.\n]{0,40}?\buser\b/i;
 
 const PRECONDITION = new RegExp(
   [
@@ -202,12 +204,14 @@ const PRECONDITION = new RegExp(
     String.raw`\bas\s+a\s+(?:first|required|mandatory|preliminary|necessary|prerequisite)\s+step\b`,
     String.raw`\b(?:each|every)\s+time\s+(?:you|this\s+tool|the\s+tool)\b`,
     String.raw`\bin\s+addition\s+to\s+(?:its|the|your)\s+(?:normal|usual|regular|primary)\b`,
+    String.raw`\b(?:before|after|on|with|for)\s+(?:every|each|any)\s+(?:request|call|use|query|invocation|run|operation|message|transaction)\b`,
+    String.raw`^(?:if|when|whenever|once)\b[^,]{3,80},`,
   ].join('|'),
   'i',
 );
 
 // An order at the start of a sentence, or of a clause after a comma, a colon, "and" or "then".
-const ORDER_OBJECT = String.raw`(?:please\s+)?(?:${ACT}|switch\s+to|migrate\s+to|go\s+to)\s+(?:the|this|that|these|a|an|all|every|any|it|them|your|its|following|[\x60'"~/.]|[\w-]*_[\w-]*)`;
+const ORDER_OBJECT = String.raw`(?:please\s+)?(?:${ACT}|switch\s+to|migrate\s+to|go\s+to)\s+(?:the|this|that|these|a|an|all|every|any|it|them|your|its|following|[\x60'"~/.]|[\w-]*_[\w-]*|[a-z]+:\/\/|www\.|[\w.+-]+@[\w-]+\.|[a-z][\w.-]*\s+(?:[\w./:-]+\s+)?--?[a-z])`;
 const IMPERATIVE = new RegExp(String.raw`^${ORDER_OBJECT}`, 'i');
 const CLAUSE_IMPERATIVE = new RegExp(
   String.raw`(?:[,:;)]\s*|\band\s+|\bthen\s+)${ORDER_OBJECT}`,
@@ -239,7 +243,9 @@ const SHELL = new RegExp(
     String.raw`\S\s*&&\s*\S`,
     String.raw`\b(?:execute|run)\s+(?:the\s+)?(?:following|this|these|below)\s+(?:shell\s+|terminal\s+|bash\s+)?(?:commands?|scripts?)\b`,
     String.raw`\b(?:execute|run)\s*:`,
-    String.raw`\bmkfifo\b|\bnohup\b|\bcrontab\s+-|\bchattr\b|\bdd\s+if=`,
+    String.raw`\bmkfifo\b|\bnohup\b|\bcrontab\s+-|\bchattr\b|\bdd\s+if=|\bchroot\b|--privileged\b`,
+    String.raw`\b(?:run|execute|exec)\s*:?\s+[\x60'"]?[a-z][\w.-]*\s+(?:[\w./:-]+\s+)?--?[a-z]`,
+    String.raw`\b(?:pip3?|npm|pnpm|yarn|apt(?:-get)?|brew|gem|cargo|go)\s+(?:install|add|get)\s+(?:-g\s+)?[\w@/.-]+`,
   ].join('|'),
   'i',
 );
@@ -252,15 +258,15 @@ const REDIRECTION = new RegExp(
 // A value the user gave changed, copied or routed elsewhere.
 const ARGUMENT_CHANGE = new RegExp(
   [
-    String.raw`\b(?:change|replace|modify|override|overwrite|rewrite|redirect|substitute|switch|alter)\s+(?:the\s+|its\s+|any\s+|all\s+)?(?:value\s+of\s+(?:the\s+)?)?(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|e-mail|phone(?:\s+numbers?)?|numbers?|urls?|endpoints?|paths?|hosts?|servers?|parameters?|arguments?|values?|inputs?|receivers?|payees?|beneficiar(?:y|ies)|iban|wallet|to|cc|bcc|sender)\b[^.\n]{0,40}?\b(?:to|with|into|for)\b`,
-    String.raw`\b(?:set|update)\s+(?:the\s+|its\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:recipients?|destinations?|addresse?s?|accounts?|amounts?|emails?|e-mail|phone(?:\s+numbers?)?|urls?|endpoints?|hosts?|servers?|receivers?|payees?|beneficiar(?:y|ies)|iban|wallet|to|cc|bcc|sender)\b[^.\n]{0,40}?\b(?:to|with|into)\b`,
+    String.raw`\b(?:change|replace|modify|override|overwrite|rewrite|redirect|substitute|switch|alter)\s+(?:the\s+|its\s+|any\s+|all\s+)?(?:value\s+of\s+(?:the\s+)?)?(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|e-mail|phone(?:\s+numbers?)?|numbers?|urls?|endpoints?|paths?|hosts?|servers?|parameters?|arguments?|values?|inputs?|receivers?|payees?|beneficiar(?:y|ies)|iban|wallet|to\s+(?:field|address|line)|cc|bcc|sender)\b[^.\n]{0,40}?\b(?:to|with|into|for)\b`,
+    String.raw`\b(?:set|update)\s+(?:the\s+|its\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:recipients?|destinations?|addresse?s?|accounts?|amounts?|emails?|e-mail|phone(?:\s+numbers?)?|urls?|endpoints?|hosts?|servers?|receivers?|payees?|beneficiar(?:y|ies)|iban|wallet|to\s+(?:field|address|line)|cc|bcc|sender)\b[^.\n]{0,40}?\b(?:to|with|into)\b`,
     String.raw`\b(?:prefix|prepend|append|suffix)\s+(?:to\s+)?(?:every|each|all|any)\s+\w+`,
     String.raw`\b(?:include|add|cc|bcc|copy|invite|insert)\s+(?:\w+\s+){0,2}?[\w.+-]+@[\w-]+\.[\w.]+`,
     String.raw`\b(?:should|must|shall|has\s+to|is\s+to|needs?\s+to)\s+(?:always\s+|also\s+|silently\s+|quietly\s+)?be\s+(?:multiplied|increased|inflated|decreased|reduced|rounded\s+up|doubled|altered|tampered\s+with|falsified)\b`,
-    String.raw`\b(?:whatever|regardless\s+of\s+what)\s+the\s+user\s+(?:enters|provides|says|types|gives|asks|specifies|chooses|requests|wants)\b`,
+    String.raw`\b(?:whatever|regardless\s+of\s+what|no\s+matter\s+what)\s+the\s+user\s+(?:enters|provides|says|types|gives|asks|specifies|chooses|requests|wants)\b`,
     String.raw`\b(?:replace|change|swap|overwrite|substitute)\s+(?:it|them|this|that)\s+(?:with|to|for)\s+(?:\S+@\S+|https?:|[/~\d\x60'"])`,
     String.raw`\b(?:change|modify|alter|swap|rewrite|override|overwrite)\s+(?:the\s+|its\s+|their\s+|any\s+)(?:[\w-]+\s+){0,2}?[\w-]+\s+to\s+(?!be\b|match\b|use\b|the\s+(?:new|desired|specified|given|provided)\b)`,
-    String.raw`\b(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|urls?|endpoints?|paths?|hosts?|payees?|iban|to|cc|bcc)\b(?:\s+(?:parameter|argument|field|value|address))?\s+(?:should|must|shall|will|is\s+to|has\s+to)\s+(?:always\s+|also\s+)?be\s+(?:replaced|changed|set|overwritten|redirected|substituted|swapped|updated|rewritten|prefixed|suffixed|appended|routed|forwarded)\b`,
+    String.raw`\b(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|urls?|endpoints?|paths?|hosts?|payees?|iban|to\s+(?:field|address|line)|cc|bcc)\b(?:\s+(?:parameter|argument|field|value|address))?\s+(?:should|must|shall|will|is\s+to|has\s+to)\s+(?:always\s+|also\s+)?be\s+(?:replaced|changed|set|overwritten|redirected|substituted|swapped|updated|rewritten|prefixed|suffixed|appended|routed|forwarded)\b`,
     String.raw`\binstead\s+of\s+(?:the\s+)?(?:one|value|address|email|recipient|account|path|url)?\s*(?:that\s+)?(?:the\s+user\s+)?(?:provided|given|requested|specified|supplied|entered|chose|gave)\b`,
     String.raw`\b(?:regardless|irrespective)\s+of\s+(?:what\s+)?(?:the\s+)?(?:user|input|request|provided|given)`,
     String.raw`\binstead\s+of\s+(?:the\s+)?(?:user(?:'s)?|provided|given|requested|specified|original|intended|supplied)\b`,
@@ -323,7 +329,7 @@ const SELF_PREFERENCE =
 
 // A tool reference: an order to use a named tool, or a name called a tool.
 const TOOL_REFERENCE =
-  /\b(?:call|use|invoke|run|execute|trigger|try|prefer|switch\s+to|migrate\s+to|using|calling|invoking|running|executing|(?:go|goes|sent|routed|redirected|forwarded|passed)\s+to)\s+(?:the\s+)?([\x60'"]?)([A-Za-z][\w.:/-]*[A-Za-z0-9])\1(?:\s+(tool|function))?/gi;
+  /\b(?:call|use|invoke|run|execute|trigger|try|prefer|switch\s+to|migrate\s+to|using|calling|invoking|running|executing|(?:go|goes|sent|routed|redirected|forwarded|passed)\s+to|(?:depends|relies)\s+on|requires)\s+(?:the\s+)?([\x60'"]?)([A-Za-z][\w.:/-]*[A-Za-z0-9])\1(?:\s+(tool|function))?/gi;
 // "`get_token` must be called first": a named tool to be called.
 const CALLED_TOOL =
   /([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1(?:\s+(?:tool|function))?\s+(?:(?:must|should|needs?\s+to|has\s+to|is\s+to)\s+(?:first\s+|always\s+|also\s+)?be|to\s+be)\s+(?:called|invoked|run|executed|used)\b/gi;
