@@ -51,6 +51,7 @@ describe('malicious servers, listed through the SDK client', () => {
     const { tools, rules, line } = await reviewAll();
     expect(tools.get('unicode_add')?.description).toBe('Add two numbers.');
     expect(rules('unicode_add')).toEqual([
+      'precondition',
       'imperative',
       'sensitive-file',
       'hidden-text',

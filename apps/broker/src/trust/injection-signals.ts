@@ -138,7 +138,7 @@ export const SIGNALS: readonly Signal[] = [
 
 // Verbs of an order, in base form.
 const ACT =
-  '(?:call|use|invoke|run|execute|exec|trigger|access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|read|write|append|add|insert|include|attach|copy|move|change|set|replace|modify|update|overwrite|edit|delete|remove|install|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|collect|gather|pass|put|provide|save|store|export|print|output|email|redirect|route|switch|migrate|cat|curl|wget|request|query|check|retrieve|get|grab|share|go|make|create|sync|log)';
+  '(?:call|use|invoke|run|execute|exec|trigger|access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|read|write|append|add|insert|include|attach|copy|move|change|set|replace|modify|update|overwrite|edit|delete|remove|install|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|collect|gather|pass|put|provide|save|store|export|print|output|email|redirect|route|switch|migrate|cat|curl|wget|request|query|check|retrieve|get|grab|share|go|make|create|sync|log|invite)';
 
 const INSTRUCTION_TAG =
   /<\s*\/?\s*(?:important|system|system[-_ ]?(?:prompt|message)|instructions?|information|admin|secret|hidden|critical|override|sys|note[-_ ]to[-_ ](?:ai|agent|assistant|llm))\s*>|<\|im_(?:start|end)\|>|\[\/?INST\]|<<\/?SYS>>/i;
@@ -176,7 +176,7 @@ const OBLIGATION = new RegExp(
     String.raw`\b(?:only|not)\s+(?:be\s+)?(?:valid|work|works|available|accurate|correct|reliable)\s+(?:after|once|if|when|unless)\s+you\b`,
     String.raw`\b(?:will|would)\s+(?:fail|not\s+work|break|error\s+out|return\s+errors?)\s+(?:unless|if\s+you\s+do\s+not|without)\b|\botherwise,?\s+(?:the|this)\s+tool\s+(?:will|would)\s+(?:not|fail)\b`,
     String.raw`\b(?:must|has\s+to|have\s+to|shall)\s+(?:always\s+|also\s+)?(?:include|contain|cc|bcc|copy|add)\b`,
-    String.raw`\b(?:must|should|shall|have\s+to|needs?\s+to|are\s+to)\s+(?:also\s+|always\s+|first\s+)?be\s+(?:sent|forwarded|copied|routed|redirected|transferred|uploaded|included|attached|appended|added|changed|replaced|prefixed|reported|executed|run|called|used|invoked|set|synced|posted|logged|submitted|shared|mirrored|visited|accessed|made|handled|processed|done)\b`,
+    String.raw`\b(?:must|should|shall|have\s+to|needs?\s+to|are\s+to)\s+(?:also\s+|always\s+|first\s+)?be\s+(?:sent|forwarded|copied|routed|redirected|transferred|uploaded|included|attached|appended|added|changed|replaced|prefixed|reported|executed|run|called|used|invoked|set|verified|validated|checked|authenticated|registered|confirmed|synced|posted|logged|submitted|shared|mirrored|visited|accessed|made|handled|processed|done)\b`,
   ].join('|'),
   'i',
 );
@@ -205,13 +205,13 @@ const PRECONDITION = new RegExp(
     String.raw`\b(?:each|every)\s+time\s+(?:you|this\s+tool|the\s+tool)\b`,
     String.raw`\bin\s+addition\s+to\s+(?:its|the|your)\s+(?:normal|usual|regular|primary)\b`,
     String.raw`\b(?:before|after|on|with|for)\s+(?:every|each|any)\s+(?:request|call|use|query|invocation|run|operation|message|transaction)\b`,
-    String.raw`^(?:if|when|whenever|once)\b[^,]{3,80},`,
+    String.raw`^(?:if|when|whenever|once|before|after)\b[^,]{3,80},`,
   ].join('|'),
   'i',
 );
 
 // An order at the start of a sentence, or of a clause after a comma, a colon, "and" or "then".
-const ORDER_OBJECT = String.raw`(?:please\s+)?(?:${ACT}|switch\s+to|migrate\s+to|go\s+to)\s+(?:the|this|that|these|a|an|all|every|any|it|them|your|its|following|[\x60'"~/.]|[\w-]*_[\w-]*|[a-z]+:\/\/|www\.|[\w.+-]+@[\w-]+\.|[a-z][\w.-]*\s+(?:[\w./:-]+\s+)?--?[a-z])`;
+const ORDER_OBJECT = String.raw`(?:please\s+)?(?:(?:${ACT}|switch\s+to|migrate\s+to|go\s+to)\s+|(?:run|execute)\s*:\s*)(?:the|this|that|these|a|an|all|every|each|any|some|our|my|it|them|your|its|following|[\x60'"~/.]|[\w-]*_[\w-]*|[a-z]+:\/\/|www\.|[\w.+-]+@[\w-]+\.|[a-z][\w.-]*\s+(?:[\w./:-]+\s+)?--?[a-z])`;
 const IMPERATIVE = new RegExp(String.raw`^${ORDER_OBJECT}`, 'i');
 const CLAUSE_IMPERATIVE = new RegExp(
   String.raw`(?:[,:;)]\s*|\band\s+|\bthen\s+)${ORDER_OBJECT}`,
@@ -221,10 +221,10 @@ const CLAUSE_IMPERATIVE = new RegExp(
 const URL_OR_HOST =
   /\b(?:https?|ftp|wss?):\/\/[^\s'"`<>)]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}[^\s'"`<>)]*|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|xyz|ru|cn|info|biz|site|online|top|app|cloud|co|me|tk)(?::\d+)?\/[^\s'"`<>)]*/i;
 const NETWORK_VERB =
-  /\b(?:access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|call|request|query|curl|wget|get|retrieve|check|sync|beacon|log|make\s+a(?:\s+\w+)?\s+request|sent|posted|uploaded|reported|forwarded|submitted|logged|synced|synchroni[sz]ed|shared)\b(?:\s+(?:it|them|this|that|the\s+\w+|all\s+\w+|a\s+copy))?[^.\n]{0,60}?$/i;
+  /\b(?:access|visit|open|fetch|download|upload|send|post|submit|forward|transmit|report|ping|contact|notify|validate|verify|register|authenticate|navigate|connect|load|call|request|query|curl|wget|get|retrieve|check|sync|beacon|log|make\s+a(?:\s+\w+)?\s+request|sent|posted|uploaded|reported|forwarded|submitted|logged|synced|synchroni[sz]ed|shared|verified|validated|checked|registered|authenticated)\b(?:\s+(?:it|them|this|that|the\s+\w+|all\s+\w+|a\s+copy))?[^.\n]{0,60}?$/i;
 
 const SENSITIVE_FILE =
-  /~\/\.[a-z][\w./-]*|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws\/|\baws\s+credentials?\b|(?:^|[\s'"`(~/])\.(?:env|netrc|npmrc|pgpass|pypirc|git-credentials|gitconfig|bashrc|bash_profile|bash_history|zshrc|zprofile|zsh_history|profile|kube|docker|gnupg|config|vimrc|history)\b|\/etc\/[a-z]|\bmcp\.json\b|\bclaude_desktop_config\b|\.kube\/config\b|\bkube(?:rnetes)?\s+config(?:uration)?\b|\bshell\s+history\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bwallet\.dat\b|\bstartup\s+(?:script|file|folder)\b|\bcrontab\b/i;
+  /~\/\.[a-z][\w./-]*|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws\/|\baws\s+credentials?\b|(?:^|[\s'"`(~/])\.(?:env|netrc|npmrc|pgpass|pypirc|git-credentials|gitconfig|bashrc|bash_profile|bash_history|zshrc|zprofile|zsh_history|profile|kube|docker|gnupg|config|vimrc|history)\b|\/etc\/[a-z]|\/var\/log\/|\/root\/|\bmcp\.json\b|\bclaude_desktop_config\b|\.kube\/config\b|\bkube(?:rnetes)?\s+config(?:uration)?\b|\bshell\s+history\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bwallet\.dat\b|\bstartup\s+(?:script|file|folder)\b|\bcrontab\b/i;
 
 const SHELL = new RegExp(
   [
@@ -244,7 +244,8 @@ const SHELL = new RegExp(
     String.raw`\b(?:execute|run)\s+(?:the\s+)?(?:following|this|these|below)\s+(?:shell\s+|terminal\s+|bash\s+)?(?:commands?|scripts?)\b`,
     String.raw`\b(?:execute|run)\s*:`,
     String.raw`\bmkfifo\b|\bnohup\b|\bcrontab\s+-|\bchattr\b|\bdd\s+if=|\bchroot\b|--privileged\b`,
-    String.raw`\b(?:run|execute|exec)\s*:?\s+[\x60'"]?[a-z][\w.-]*\s+(?:[\w./:-]+\s+)?--?[a-z]`,
+    String.raw`\b(?:run|execute|exec)\s*:?\s+[\x60'"]?[a-z][\w.-]*\s+(?:[\w./:-]+\s+)?--?[a-z0-9]`,
+    String.raw`\bkill\s+-(?:9|KILL)\b|\bkillall\b|\bshutdown\s+-|\bmkfs\b|\bformat\s+[a-z]:`,
     String.raw`\b(?:pip3?|npm|pnpm|yarn|apt(?:-get)?|brew|gem|cargo|go)\s+(?:install|add|get)\s+(?:-g\s+)?[\w@/.-]+`,
   ].join('|'),
   'i',
@@ -263,10 +264,12 @@ const ARGUMENT_CHANGE = new RegExp(
     String.raw`\b(?:prefix|prepend|append|suffix)\s+(?:to\s+)?(?:every|each|all|any)\s+\w+`,
     String.raw`\b(?:include|add|cc|bcc|copy|invite|insert)\s+(?:\w+\s+){0,2}?[\w.+-]+@[\w-]+\.[\w.]+`,
     String.raw`\b(?:should|must|shall|has\s+to|is\s+to|needs?\s+to)\s+(?:always\s+|also\s+|silently\s+|quietly\s+)?be\s+(?:multiplied|increased|inflated|decreased|reduced|rounded\s+up|doubled|altered|tampered\s+with|falsified)\b`,
+    String.raw`\b(?:multiply|increase|inflate|decrease|reduce|double|tamper\s+with|falsify)\s+(?:the\s+|every\s+|each\s+|all\s+)?(?:input\s+)?(?:values?|amounts?|prices?|totals?|quantit(?:y|ies)|results?|numbers?|balances?|rates?|inputs?)\b`,
+    String.raw`\bin\s+addition\s+to\s+(?:the|what|whatever|any)\b[^.\n]{0,40}?\buser\b`,
     String.raw`\b(?:whatever|regardless\s+of\s+what|no\s+matter\s+what)\s+the\s+user\s+(?:enters|provides|says|types|gives|asks|specifies|chooses|requests|wants)\b`,
     String.raw`\b(?:replace|change|swap|overwrite|substitute)\s+(?:it|them|this|that)\s+(?:with|to|for)\s+(?:\S+@\S+|https?:|[/~\d\x60'"])`,
     String.raw`\b(?:change|modify|alter|swap|rewrite|override|overwrite)\s+(?:the\s+|its\s+|their\s+|any\s+)(?:[\w-]+\s+){0,2}?[\w-]+\s+to\s+(?!be\b|match\b|use\b|the\s+(?:new|desired|specified|given|provided)\b)`,
-    String.raw`\b(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|urls?|endpoints?|paths?|hosts?|payees?|iban|to\s+(?:field|address|line)|cc|bcc)\b(?:\s+(?:parameter|argument|field|value|address))?\s+(?:should|must|shall|will|is\s+to|has\s+to)\s+(?:always\s+|also\s+)?be\s+(?:replaced|changed|set|overwritten|redirected|substituted|swapped|updated|rewritten|prefixed|suffixed|appended|routed|forwarded)\b`,
+    String.raw`\b(?:recipients?|destinations?|target|addresse?s?|accounts?|amounts?|emails?|urls?|endpoints?|paths?|hosts?|payees?|phone(?:\s+numbers?)?|numbers?|values?|iban|to\s+(?:field|address|line)|cc|bcc)\b(?:\s+(?:parameter|argument|field|value|address))?\s+(?:should|must|shall|will|is\s+to|has\s+to)\s+(?:always\s+|also\s+)?be\s+(?:replaced|changed|set|overwritten|redirected|substituted|swapped|updated|rewritten|prefixed|suffixed|appended|routed|forwarded)\b`,
     String.raw`\binstead\s+of\s+(?:the\s+)?(?:one|value|address|email|recipient|account|path|url)?\s*(?:that\s+)?(?:the\s+user\s+)?(?:provided|given|requested|specified|supplied|entered|chose|gave)\b`,
     String.raw`\b(?:regardless|irrespective)\s+of\s+(?:what\s+)?(?:the\s+)?(?:user|input|request|provided|given)`,
     String.raw`\binstead\s+of\s+(?:the\s+)?(?:user(?:'s)?|provided|given|requested|specified|original|intended|supplied)\b`,
@@ -314,6 +317,7 @@ const SECRET_REQUEST = new RegExp(
   [
     String.raw`\b(?:read|cat|open|load|include|pass|send|upload|attach|append|copy|leak|exfiltrate|provide|forward|collect|gather|harvest|grab|steal|dump|email)\b[^.\n]{0,60}?(?:(?:^|[\s'"\x60(~/])\.env\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|\bseed\s+phrases?\b|\bmnemonic\s+phrases?\b|\bcredentials?\s+files?\b|\bsecrets?\s+files?\b|\bpassword\s+files?\b|\bkeychain\b|\bbrowser\s+cookies\b|\bsession\s+cookies\b|\b(?:all|any|every|the\s+user'?s|stored|saved|found)\s+(?:\w+\s+)?(?:api\s+keys?|passwords?|credentials|(?:access|auth|session|registry|bearer)\s+tokens?|secrets)\b|\b(?:api\s+keys?|passwords?|credentials|tokens?|secrets)\s+(?:you\s+find|found|stored|saved|on\s+(?:the|this)\s+(?:system|machine|host|disk)|in\s+the\s+environment)\b)`,
     String.raw`\bexfiltrat`,
+    String.raw`\b(?:include|put|pass|insert|append|embed|add|paste|copy)\s+(?:the\s+|its\s+|their\s+|all\s+|the\s+full\s+)?(?:full\s+|entire\s+)?(?:contents?|text|output|data)\b[^.\n]{0,40}?\b(?:parameter|argument|field|param)\b`,
   ].join('|'),
   'i',
 );
@@ -333,6 +337,9 @@ const TOOL_REFERENCE =
 // "`get_token` must be called first": a named tool to be called.
 const CALLED_TOOL =
   /([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1(?:\s+(?:tool|function))?\s+(?:(?:must|should|needs?\s+to|has\s+to|is\s+to)\s+(?:first\s+|always\s+|also\s+)?be|to\s+be)\s+(?:called|invoked|run|executed|used)\b/gi;
+// "Route all math to calc_v2": something sent on to a named tool.
+const ROUTE_TO =
+  /\b(?:route|redirect|forward|switch|migrate|move|point|delegate|hand\s+off|send)\b[^.\n]{0,40}?\bto\s+(?:the\s+)?([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1/gi;
 // A snake_case name in backticks, the way code names a tool (not after "instead of").
 const QUOTED_IDENTIFIER =
   /(?<!\b(?:instead\s+of|rather\s+than|than|not)\s+)\x60([A-Za-z][A-Za-z0-9]*_\w*[A-Za-z0-9])\x60/g;
@@ -517,9 +524,9 @@ function otherToolIn(text: string, subject: Subject): string | undefined {
     if (quote !== '' || identifierLike(name) || (noun !== undefined && known))
       return whole;
   }
-  for (const pattern of [CALLED_TOOL, QUOTED_IDENTIFIER]) {
-    if (pattern === CALLED_TOOL ? !CALLED.test(text) : !text.includes('`'))
-      continue;
+  for (const pattern of [CALLED_TOOL, ROUTE_TO, QUOTED_IDENTIFIER]) {
+    if (pattern === CALLED_TOOL && !CALLED.test(text)) continue;
+    if (pattern === QUOTED_IDENTIFIER && !text.includes('`')) continue;
     for (const match of text.matchAll(pattern)) {
       const name = match[2] ?? match[1] ?? '';
       if (!NOT_A_TOOL_NAME.has(name.toLowerCase()) && !ownName(name, subject))
