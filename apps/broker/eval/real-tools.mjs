@@ -1,31 +1,25 @@
-// What the trust evals share: the real tools they check (the benchmark sets
-// vendored with the catalog, each with its LICENSE and SOURCE, and the
+// What the trust evals share: the real tools they check (the retrieval dev
+// sets vendored with the catalog, each with its LICENSE and SOURCE, and the
 // broker's offline seed catalog) and one tool's review as the broker does it.
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SEED_TOOLS } from '@heretek/catalog';
+import { benchDataFile } from './bench-data.mjs';
 
-const repoRoot = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../..',
-);
-
-/** The benchmark sets: names are `<server>__<tool>`. */
+/** The dev sets of the 760 real tools: names are `<server>__<tool>`. */
 export const SETS = [
-  {
-    name: 'LiveMCPBench',
-    file: 'packages/catalog-lab/data/livemcpbench/tools.jsonl',
-  },
-  {
-    name: 'MetaTool',
-    file: 'packages/catalog-lab/data/metatool/tools.jsonl',
-  },
+  { name: 'LiveMCPBench', folder: 'livemcpbench' },
+  { name: 'MetaTool', folder: 'metatool' },
 ];
 
-/** Tools of a benchmark set, with the set's name. */
-async function loadSet({ name, file }) {
-  const text = await readFile(path.join(repoRoot, file), 'utf8');
+/** The other two dev sets, clean sets of the detector's selection. */
+export const MORE_SETS = [
+  { name: 'Gorilla-HF', folder: 'gorilla-hf' },
+  { name: 'Seal-Tools', folder: 'seal-tools' },
+];
+
+/** Tools of a dev set, with the set's name. */
+export async function loadSet({ name, folder }) {
+  const text = await readFile(benchDataFile(folder), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
@@ -86,7 +80,7 @@ export function reviewDescription(trust, tool, context) {
  */
 export function reviewRealTools(trust, tools) {
   const results = [];
-  for (const setName of [...SETS.map((set) => set.name), 'seed']) {
+  for (const setName of new Set(tools.map((tool) => tool.set))) {
     const members = tools.filter((tool) => tool.set === setName);
     const context = trust.createShadowingContext(members);
     for (const tool of members) {

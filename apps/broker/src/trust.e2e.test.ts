@@ -189,7 +189,7 @@ describe('what reaches the agent: cleaned descriptions and flags', () => {
       await search(broker, 'inspiring quote'),
       'shadow_daily_quote',
     );
-    expect(line).toMatch(/\[flagged: [^\]]*shadowing/);
+    expect(line).toMatch(/\[flagged: [^\]]*other-tool/);
     const honest = hitLine(
       await search(broker, 'send an email'),
       'mail_send_email',
@@ -359,7 +359,7 @@ describe('rug pulls and the pin policies', () => {
       await expectFactCallable(broker, { changed: false });
       // Flags stay: they do not depend on pins.
       expect((await inspect(broker, 'rugpull_get_fact')).marks).toEqual([
-        '[flagged: context-exfiltration]',
+        '[flagged: precondition, exfiltration]',
       ]);
     });
     expect(readFileSync(pinsFile, 'utf8')).toBe(before);
