@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 
 /** Request header carrying the caller's role to the gateway's policy. */
-const ROLE_HEADER = 'x-heretek-role';
+export const ROLE_HEADER = 'x-heretek-role';
 
 /** Abort reason once an exchange has its answer (one shared object: no per-call DOMException). */
 const SETTLED = Object.freeze({
@@ -36,13 +36,19 @@ export type StandaloneStream = {
 
 /**
  * Whom one SDK transport sends for: one request of an operation, or a
- * session being connected. Each owner gets a `fetch` of its own
- * ({@link createGatewayFetch}), so what goes wrong with a reply reaches
- * the owner directly, without anything travelling through the SDK.
+ * session. Each owner gets a `fetch` of its own ({@link createGatewayFetch}),
+ * so what goes wrong with a reply reaches the owner directly, without
+ * anything travelling through the SDK.
  */
 export class FetchOwner {
   /** The first fault; it wins over whatever the SDK rejects with. */
   fault: GatewayError | undefined;
+  /**
+   * Its POSTs are requests it waits for (one request, or a session's
+   * handshake), bound to its signal; once false (a session after its
+   * handshake), they are notifications and answers, each with a timeout.
+   */
+  waiting = true;
   /** SSE replies still being read. */
   openStreams = 0;
   readonly #controller = new AbortController();
@@ -270,12 +276,12 @@ function tooLarge(
   });
 }
 
-/** A web `Response` with `body` and the status and headers of undici's `response`. */
+/** A web `Response` with `body` (none for a status that may not have one) and the status and headers of undici's `response`. */
 function toWebResponse(
   response: UndiciResponse,
   body: ReadableStream<Uint8Array> | string | null,
 ): Response {
-  return new Response(body, {
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -302,21 +308,6 @@ type Outgoing = {
   standalone: boolean;
 };
 
-/** A JSON-RPC request as the SDK serializes one (`{...,"id":7}`, id last). */
-const REQUEST_END = /,"id":\d{1,15}\}$/;
-
-/** Whether `body` is a JSON-RPC request (not a notification, nor an answer to the server). */
-function isRequest(body: string): boolean {
-  if (REQUEST_END.test(body.slice(-24))) return true;
-  try {
-    // Rare: the probe (a string id), or what is not a request at all.
-    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
-    return typeof message.method === 'string' && message.id !== undefined;
-  } catch {
-    return false;
-  }
-}
-
 /** What a request is, with the role and token headers added. */
 function outgoing(
   environment: Environment,
@@ -330,7 +321,8 @@ function outgoing(
     init?.headers instanceof Headers
       ? init.headers
       : new Headers(init?.headers);
-  headers.set(ROLE_HEADER, owner.role);
+  // A request may carry its own (a call's cancellation, sent on the session's transport).
+  if (!headers.has(ROLE_HEADER)) headers.set(ROLE_HEADER, owner.role);
   if (environment.authorization !== undefined)
     headers.set('authorization', environment.authorization);
   const body = typeof init?.body === 'string' ? init.body : null;
@@ -340,8 +332,7 @@ function outgoing(
     headers,
     body,
     where: String(input),
-    bound:
-      resumption || (method === 'POST' && body !== null && isRequest(body)),
+    bound: resumption || (method === 'POST' && owner.waiting),
     standalone: method === 'GET' && !resumption,
   };
 }
@@ -469,12 +460,7 @@ async function boundReply(
       throw fail(error);
     },
   );
-  const reply = toWebResponse(response, null);
-  Object.defineProperties(reply, {
-    json: { value: () => Promise.resolve().then(() => JSON.parse(text)) },
-    text: { value: () => Promise.resolve(text) },
-  });
-  return reply;
+  return toWebResponse(response, text);
 }
 
 /** `body` passed through, with what happens to it reported to `on` (each once). */
