@@ -261,8 +261,17 @@ const rows = variants.map((v, j) => ({
     gateway: round(cpu[j].gateway / samples[j].length, 3),
   },
 }));
-const [d, b, rawEcho, sdkEcho, noGateway, brokerRaw, inProcess, proxy, proxyRaw] =
-  rows;
+const [
+  d,
+  b,
+  rawEcho,
+  sdkEcho,
+  noGateway,
+  brokerRaw,
+  inProcess,
+  proxy,
+  proxyRaw,
+] = rows;
 const ms = (n) => round(n, 3);
 // Where the mediated call's time goes, from the p50s above (each part is a
 // difference of two rows, so on a loaded machine they are estimates).

@@ -82,8 +82,8 @@ export function answerServerRequest(
 
 /**
  * One MCP endpoint of the gateway (`<url>/mcp/<target>`, or `<url>/mcp`):
- * its session, connected once and re-initialized after the gateway rejects
- * it, and the clients of the requests made on it.
+ * its session (one SDK client), connected once and re-initialized after the
+ * gateway rejects it.
  */
 export class Endpoint {
   readonly url: URL;
@@ -164,8 +164,14 @@ export class Endpoint {
   }
 
   /** A new exchange for one request on `session`. */
-  open(session: Session, scope: Omit<RequestScope, 'target'> & { target: string | undefined }): Exchange {
-    return session.transport.open({ ...scope, target: scope.target ?? this.target });
+  open(
+    session: Session,
+    scope: Omit<RequestScope, 'target'> & { target: string | undefined },
+  ): Exchange {
+    return session.transport.open({
+      ...scope,
+      target: scope.target ?? this.target,
+    });
   }
 
   async #connect(target: string | undefined): Promise<Session> {

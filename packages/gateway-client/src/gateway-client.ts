@@ -58,7 +58,10 @@ async function callInRounds(
     const result = await requester.request(
       'during tools/call',
       (client, requestOptions) =>
-        client.callTool(params, { ...requestOptions, allowInputRequired: true }),
+        client.callTool(params, {
+          ...requestOptions,
+          allowInputRequired: true,
+        }),
       { onprogress },
     );
     if (!isInputRequiredResult(result)) return result;

@@ -60,7 +60,7 @@ export class FetchOwner {
     readonly target: string | undefined,
     /** Sent as `x-heretek-role`. */
     readonly role: string,
-    /** The session's standalone stream (for the owner connecting a session). */
+    /** The session's standalone stream (for a session's owner). */
     readonly stream?: StandaloneStream,
   ) {}
 
@@ -417,7 +417,7 @@ async function send(
 
 /**
  * A reply the owner waits for. A JSON body is read here under the size cap
- * and handed to the SDK as text (no web stream over it), which parses it;
+ * and handed to the SDK in a new `Response` over the text, which it parses;
  * an SSE body is passed through under the cap, counted while open. A body
  * that breaks off or grows past the cap is the owner's fault at once.
  */

@@ -282,7 +282,11 @@ export class Operation {
         settings,
         kind,
         params,
-        { target: target ?? endpoint.target, handlers, hold: () => this.hold() },
+        {
+          target: target ?? endpoint.target,
+          handlers,
+          hold: () => this.hold(),
+        },
         [this.signal],
       );
       return [key, answer] as const;

@@ -244,10 +244,7 @@ export class SessionTransport implements Transport {
       if (carrier === exchange) this.#carriers.delete(id);
   }
 
-  send(
-    message: JSONRPCMessage,
-    options?: TransportSendOptions,
-  ): Promise<void> {
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const key = options?.headers?.[EXCHANGE_HEADER];
     const exchange = key === undefined ? undefined : this.#exchanges.get(key);
     if (exchange && isJSONRPCRequest(message))
