@@ -32,7 +32,7 @@ const EXCHANGE_HEADER = 'x-heretek-exchange';
 /** How long an SSE reply may stay open after its response arrived. */
 const STREAM_GRACE_MS = 1_000;
 
-export const RECONNECTION = {
+const RECONNECTION = {
   maxRetries: 6,
   initialReconnectionDelay: 250,
   maxReconnectionDelay: 5_000,
