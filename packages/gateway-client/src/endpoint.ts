@@ -18,7 +18,6 @@ import { FetchOwner, type StandaloneStream } from './http-layer.js';
 import { Limiter } from './limiter.js';
 import {
   SessionTransport,
-  type Exchange,
   type RequestScope,
   type TransportSettings,
 } from './session-transport.js';
@@ -161,17 +160,6 @@ export class Endpoint {
       );
     const session = await this.#connection?.catch(() => undefined);
     if (session) await this.closeSession(session, true);
-  }
-
-  /** A new exchange for one request on `session`. */
-  open(
-    session: Session,
-    scope: Omit<RequestScope, 'target'> & { target: string | undefined },
-  ): Exchange {
-    return session.transport.open({
-      ...scope,
-      target: scope.target ?? this.target,
-    });
   }
 
   async #connect(target: string | undefined): Promise<Session> {

@@ -10,7 +10,7 @@ import {
   type Endpoint,
   type Session,
 } from './endpoint.js';
-import { SessionTransport, type Exchange } from './session-transport.js';
+import type { Exchange } from './session-transport.js';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
@@ -169,8 +169,8 @@ export class Operation {
       let detached = false;
       let sending: Promise<R> | undefined;
       try {
-        exchange = endpoint.open(session, {
-          target,
+        exchange = session.transport.open({
+          target: target ?? endpoint.target,
           role: this.plan.role,
           handlers: this.plan.handlers,
           hold: () => this.hold(),
@@ -245,10 +245,13 @@ export class Operation {
     session.inflight += 1;
     let exchange: Exchange | undefined;
     try {
-      exchange = endpoint.open(session, { target, role });
+      exchange = session.transport.open({
+        target: target ?? endpoint.target,
+        role,
+      });
       return await send(session.client, {
         timeout: endpoint.settings.timeoutMs,
-        headers: SessionTransport.headers(exchange),
+        headers: exchange.headers,
       });
     } finally {
       this.release(session, exchange, true);
@@ -318,7 +321,7 @@ export class Operation {
     const options: RequestOptions = {
       signal: exchange.owner.signal,
       timeout: Math.max(timeoutMs, ceilingMs ?? 0) + 1_000,
-      headers: SessionTransport.headers(exchange),
+      headers: exchange.headers,
     };
     if (onprogress) {
       options.onprogress = (progress) => {

@@ -63,6 +63,8 @@ export type RequestScope = {
  */
 export class Exchange {
   readonly owner: FetchOwner;
+  /** The request options' headers that send a request on this exchange. */
+  readonly headers: Record<string, string>;
   requestId: RequestId | undefined;
   #answered = false;
   readonly #transport: StreamableHTTPClientTransport;
@@ -73,6 +75,7 @@ export class Exchange {
     private readonly session: SessionTransport,
   ) {
     this.owner = new FetchOwner(scope.target, scope.role);
+    this.headers = { [EXCHANGE_HEADER]: key };
     const { settings, main } = session;
     this.#transport = new StreamableHTTPClientTransport(session.url, {
       fetch: settings.fetch.fetchFor(this.owner),
@@ -99,8 +102,9 @@ export class Exchange {
     options: TransportSendOptions | undefined,
   ): Promise<void> {
     // The SDK's client may send the request again (a refreshed tools/call).
-    if (this.requestId === undefined) await this.#transport.start();
+    const first = this.requestId === undefined;
     this.requestId = message.id;
+    if (first) await this.#transport.start();
     const { [EXCHANGE_HEADER]: _key, ...headers } = options?.headers ?? {};
     return this.#transport.send(message, {
       ...options,
@@ -221,16 +225,11 @@ export class SessionTransport implements Transport {
     return this.main.terminateSession();
   }
 
-  /** A new exchange: pass {@link Exchange.headers} of it in the request's options. */
+  /** A new exchange: a request goes out on it with its {@link Exchange.headers} in its options. */
   open(scope: RequestScope): Exchange {
     const exchange = new Exchange(String(this.#nextKey++), scope, this);
     this.#exchanges.set(exchange.key, exchange);
     return exchange;
-  }
-
-  /** The request options' headers that send a request on `exchange`. */
-  static headers(exchange: Exchange): Record<string, string> {
-    return { [EXCHANGE_HEADER]: exchange.key };
   }
 
   /** The exchange whose reply carried server request `id`, if one did. */
