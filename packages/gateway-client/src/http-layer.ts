@@ -171,18 +171,18 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
 }
 
 /**
- * The body of `reply` as text, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
+ * The body of `reply`, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
  * read through a Node stream over it; a {@link RequestReply}'s is undici's own.
  */
 async function readLimited(
   environment: GatewayFetchOptions,
   reply: UndiciResponse,
   target: string | undefined,
-): Promise<string> {
+): Promise<Buffer> {
   const body =
     (reply as Partial<RequestReply>).node ??
     (reply.body && Readable.fromWeb(reply.body));
-  if (!body) return '';
+  if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -193,13 +193,12 @@ async function readLimited(
     }
     chunks.push(chunk);
   }
-  // A reply that came in one piece is decoded in place, not copied first.
-  return chunks.length === 1
-    ? UTF8.decode(chunks[0]!)
-    : Buffer.concat(chunks, total).toString('utf8');
+  // A reply that came in one piece is not copied.
+  const [only] = chunks;
+  return chunks.length === 1 && only
+    ? Buffer.from(only.buffer, only.byteOffset, only.byteLength)
+    : Buffer.concat(chunks, total);
 }
-
-const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
 
@@ -279,7 +278,7 @@ function tooLarge(
 /** A web `Response` with `body` (none for a status that may not have one) and the status and headers of undici's `response`. */
 function toWebResponse(
   response: UndiciResponse,
-  body: ReadableStream<Uint8Array> | string | null,
+  body: ReadableStream<Uint8Array> | Uint8Array | string | null,
 ): Response {
   return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
     status: response.status,
@@ -417,7 +416,7 @@ async function send(
 
 /**
  * A reply the owner waits for. A JSON body is read here under the size cap
- * and handed to the SDK in a new `Response` over the text, which it parses;
+ * and handed to the SDK in a new `Response` over its bytes, which it parses;
  * an SSE body is passed through under the cap, counted while open. A body
  * that breaks off or grows past the cap is the owner's fault at once.
  */
@@ -455,12 +454,12 @@ async function boundReply(
       }),
     );
   }
-  const text = await readLimited(environment, response, owner.target).catch(
+  const body = await readLimited(environment, response, owner.target).catch(
     (error: unknown) => {
       throw fail(error);
     },
   );
-  return toWebResponse(response, text);
+  return toWebResponse(response, body);
 }
 
 /** `body` passed through, with what happens to it reported to `on` (each once). */
@@ -554,10 +553,10 @@ async function passedReply(
           tooLarge: () => tooLarge(environment, owner.target),
         }),
     );
-  const text = await readLimited(environment, response, owner.target).catch(
+  const body = await readLimited(environment, response, owner.target).catch(
     () => '',
   );
-  return toWebResponse(response, text);
+  return toWebResponse(response, body);
 }
 
 export type GatewayFetch = ReturnType<typeof createGatewayFetch>;

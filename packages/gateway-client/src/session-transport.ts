@@ -122,12 +122,18 @@ export class Exchange {
     });
   }
 
-  /** The request is over: close what is left of it (an open reply after a short grace). */
+  /**
+   * The request is over: close what is left of it (an open reply after a
+   * short grace). An answered request whose reply has ended leaves nothing
+   * to close (closing aborts a controller, and makes an exception for it,
+   * on every call).
+   */
   finish(succeeded: boolean): void {
     this.session.forget(this);
     const close = () => void this.#transport.close().catch(() => undefined);
     if (this.owner.openStreams === 0) {
-      if (!succeeded) this.owner.cut();
+      if (succeeded) return;
+      this.owner.cut();
       close();
       return;
     }
