@@ -7,11 +7,7 @@ import {
   type ClientCapabilities,
   type PriorDiscovery,
 } from '@modelcontextprotocol/client';
-import {
-  DEFAULTS,
-  type CallHandlers,
-  type ServerRequestKind,
-} from './config.js';
+import { DEFAULTS, type ServerRequestKind } from './config.js';
 import { GatewayClosedError, GatewayTimeoutError } from './errors.js';
 import { toGatewayError } from './error-mapping.js';
 import { FetchOwner, type StandaloneStream } from './http-layer.js';
@@ -58,7 +54,7 @@ export function answerServerRequest(
   settings: EndpointSettings,
   kind: ServerRequestKind,
   params: unknown,
-  scope: Omit<RequestScope, 'role'> & { handlers?: CallHandlers | undefined },
+  scope: Omit<RequestScope, 'role'>,
   signals: AbortSignal[],
 ): Promise<unknown> {
   const { options, closing } = settings;

@@ -207,10 +207,6 @@ export class SessionTransport implements Transport {
     return this.main.sessionId;
   }
 
-  get protocolVersion(): string | undefined {
-    return this.main.protocolVersion;
-  }
-
   setProtocolVersion(version: string): void {
     this.main.setProtocolVersion(version);
   }
