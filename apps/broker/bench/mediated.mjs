@@ -12,6 +12,10 @@
 //                      instead of the SDK client (client-side cost)
 //   gateway-client     the broker's own GatewayClient in this process, straight
 //                      to the gateway (its HTTP client against the SDK's)
+//   sdk-proxy          a do-nothing SDK v2 stdio proxy (fixtures/sdk-proxy.mjs:
+//                      `mcp_call_tool` passed to the gateway with an SDK
+//                      client, nothing else), from the SDK client and from
+//                      the bare peer: the floor a broker call is held to
 //
 //   CALLS=500 ROUNDS=10 node bench/mediated.mjs
 import { spawn } from 'node:child_process';
@@ -81,10 +85,10 @@ async function direct() {
   };
 }
 
-async function brokerSdk() {
+async function sdkStdio(name, script) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BROKER_CLI],
+    args: [script],
     env: {
       PATH: process.env.PATH ?? '',
       XDG_STATE_HOME: BENCH_STATE_HOME,
@@ -96,7 +100,7 @@ async function brokerSdk() {
   await client.connect(transport);
   // An agent searches before it calls. The first search waits for start-up
   // discovery only up to a bound, so search until the tool is catalogued.
-  for (let i = 0; ; i++) {
+  for (let i = 0; script === BROKER_CLI; i++) {
     const result = await client.callTool({
       name: 'mcp_search_tools',
       arguments: { query: 'echo a token back' },
@@ -107,13 +111,13 @@ async function brokerSdk() {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    name: 'broker (SDK client -stdio-> broker -> gateway)',
+    name,
     call: async (token) => {
       const result = await client.callTool({
         name: 'mcp_call_tool',
         arguments: { name: 'core_echo', arguments: { token } },
       });
-      check(textOf(result), token, 'broker');
+      check(textOf(result), token, name);
     },
     close: () => client.close(),
     pid: transport.pid,
@@ -177,7 +181,7 @@ const callParams = (token) => ({
 });
 const variants = [
   await direct(),
-  await brokerSdk(),
+  await sdkStdio('broker (SDK client -stdio-> broker -> gateway)', BROKER_CLI),
   await rawPeer('raw-stdio-echo', [fixture('raw-echo.mjs')], {}, callParams),
   await rawPeer(
     'sdk-stdio-echo',
@@ -201,6 +205,16 @@ const variants = [
     callParams,
   ),
   await gatewayClient(),
+  await sdkStdio(
+    'sdk-proxy (SDK client -stdio-> do-nothing SDK proxy -> gateway)',
+    fixture('sdk-proxy.mjs'),
+  ),
+  await rawPeer(
+    'sdk-proxy-raw (bare JSON-RPC peer -> do-nothing SDK proxy -> gateway)',
+    [fixture('sdk-proxy.mjs')],
+    brokerEnv,
+    callParams,
+  ),
 ];
 
 // Warm-up: connections, sessions, discovery, JIT.
@@ -247,7 +261,17 @@ const rows = variants.map((v, j) => ({
     gateway: round(cpu[j].gateway / samples[j].length, 3),
   },
 }));
-const [d, b, rawEcho, sdkEcho, noGateway, brokerRaw, inProcess] = rows;
+const [
+  d,
+  b,
+  rawEcho,
+  sdkEcho,
+  noGateway,
+  brokerRaw,
+  inProcess,
+  proxy,
+  proxyRaw,
+] = rows;
 const ms = (n) => round(n, 3);
 // Where the mediated call's time goes, from the p50s above (each part is a
 // difference of two rows, so on a loaded machine they are estimates).
@@ -272,6 +296,11 @@ console.log(
         p50: round(b.p50Ms / d.p50Ms, 2),
         p99: round(b.p99Ms / d.p99Ms, 2),
         target: 1.2,
+      },
+      againstProxy: {
+        p50: round(b.p50Ms / proxy.p50Ms, 3),
+        p50BarePeer: round(brokerRaw.p50Ms / proxyRaw.p50Ms, 3),
+        target: 1.05,
       },
       breakdown,
     },

@@ -4,218 +4,81 @@ import {
   ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
-  SdkHttpError,
-  StreamableHTTPClientTransport,
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type ClientCapabilities,
-  type JSONRPCMessage,
   type PriorDiscovery,
-  type RequestId,
-  type TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import {
-  DEFAULTS,
-  type CallHandlers,
-  type GatewayClientOptions,
-  type ServerRequestKind,
-} from './config.js';
-import {
-  GatewayClosedError,
-  GatewayConnectionError,
-  GatewayErrorCode,
-  GatewayProtocolError,
-  GatewayTimeoutError,
-} from './errors.js';
-import { toGatewayError, type ErrorMapping } from './error-mapping.js';
-import {
-  FetchOwner,
-  type GatewayFetch,
-  type StandaloneStream,
-} from './http-layer.js';
+import { DEFAULTS, type ServerRequestKind } from './config.js';
+import { GatewayClosedError, GatewayTimeoutError } from './errors.js';
+import { toGatewayError } from './error-mapping.js';
+import { FetchOwner, type StandaloneStream } from './http-layer.js';
 import { Limiter } from './limiter.js';
+import {
+  SessionTransport,
+  type RequestScope,
+  type TransportSettings,
+} from './session-transport.js';
 import { VERSION } from './version.js';
 
 /** What every endpoint of one client shares, given at construction. */
-export type EndpointSettings = ErrorMapping & {
-  options: GatewayClientOptions;
+export type EndpointSettings = TransportSettings & {
   capabilities: ClientCapabilities;
   /** The server requests the client declares it answers. */
   kinds: ReadonlyArray<ServerRequestKind>;
-  fetch: GatewayFetch;
 };
 
-/** One session: an SDK client on the endpoint, initialized once. */
+/** One session: the endpoint's SDK client on its transport, initialized once. */
 export type Session = {
   client: Client;
-  transport: StreamableHTTPClientTransport;
+  transport: SessionTransport;
   stream: StandaloneStream;
-  /** How the session was negotiated, for the clients of its requests. */
-  prior: PriorDiscovery;
   /** Requests on it right now. */
   inflight: number;
-  /** The last request id given out on it (its own client sent `initialize` as 0). */
-  requests: number;
   /** The gateway rejected it: no new request goes out on it. */
   retired: boolean;
   closed: boolean;
 };
 
-/** Who makes one request: the call's target, role and handlers, and how to hold its timer. */
-export type RequestScope = {
-  target: string | undefined;
-  role: string;
-  handlers?: CallHandlers | undefined;
-  /** Stops the call's per-request timer while a server request is answered; returns the release. */
-  hold?: (() => () => void) | undefined;
-};
-
-/** One request on a session: its own SDK client and transport, whose fetch reports to `owner`. */
-export type Exchange = {
-  owner: FetchOwner;
-  client: Client;
-  /** The request is over: close what is left of it (an open reply after a short grace). */
-  finish(succeeded: boolean): void;
-};
-
-/** How long an SSE reply may stay open after its response arrived. */
-const STREAM_GRACE_MS = 1_000;
-
-const RECONNECTION = {
-  maxRetries: 6,
-  initialReconnectionDelay: 250,
-  maxReconnectionDelay: 5_000,
-  reconnectionDelayGrowFactor: 2,
-};
-
 /** The method of each server-to-client request kind. */
-const SERVER_REQUEST_METHODS = {
+export const SERVER_REQUEST_METHODS = {
   elicitation: 'elicitation/create',
   sampling: 'sampling/createMessage',
 } as const satisfies Record<ServerRequestKind, string>;
 
 /**
- * The transport of one request. Its SDK client numbers requests from 0,
- * so the request goes out under the next id of the session (and its
- * progress token and cancellation with it), and comes back under the
- * client's own. The SDK reports a reply stream that ends without the
- * response, a response to another id and an unreadable message only as
- * events of the transport: here they are the owner's fault at once,
- * instead of a wait for the timeout.
+ * Answer a server request of `kind` with the handler of the call that
+ * carried it, else the client-wide one, else Method not found (-32601).
+ * The handler's signal aborts on any of `signals` and on close; the call's
+ * per-request timer stops while it runs (the server waits for the user).
  */
-class ExchangeTransport extends StreamableHTTPClientTransport {
-  /** The request's id in its client, and on the wire. */
-  #local: RequestId | undefined;
-  #wire: number | undefined;
-  #answered = false;
-  readonly #ended: () => void;
-
-  constructor(
-    url: URL,
-    private readonly session: Session,
-    owner: FetchOwner,
-    settings: EndpointSettings,
-  ) {
-    super(url, {
-      fetch: settings.fetch.fetchFor(owner),
-      reconnectionOptions: RECONNECTION,
-      // An empty id: a server without sessions, already initialized (no header is sent for it).
-      sessionId: session.transport.sessionId ?? '',
-      ...(session.transport.protocolVersion === undefined
-        ? {}
-        : { protocolVersion: session.transport.protocolVersion }),
-    });
-    // Set before connect: the SDK's client calls these first.
-    this.onmessage = (message: JSONRPCMessage) => {
-      if (isJSONRPCNotification(message)) {
-        const params = message.params as
-          { progressToken?: unknown } | undefined;
-        if (
-          params &&
-          this.#wire !== undefined &&
-          params.progressToken === this.#wire
-        )
-          params.progressToken = this.#local;
-        return;
-      }
-      if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message))
-        return;
-      if (message.id === this.#wire && this.#local !== undefined) {
-        this.#answered = true;
-        message.id = this.#local;
-        return;
-      }
-      owner.fail(
-        new GatewayProtocolError({
-          target: owner.target,
-          message: `The gateway answered request id ${JSON.stringify(this.#wire)} with a response for id ${JSON.stringify(message.id)}; the reply is discarded.`,
-        }),
-      );
-    };
-    this.onerror = (error: Error) => {
-      // A POST's error status rejects the request itself (it may be retried in a new session).
-      if (
-        error instanceof SdkHttpError &&
-        error.code === SdkErrorCode.ClientHttpNotImplemented
-      )
-        return;
-      owner.fail(toGatewayError(settings, error, owner));
-    };
-    this.#ended = () => {
-      if (!this.#answered)
-        owner.fail(
-          new GatewayConnectionError({
-            code: GatewayErrorCode.ConnectionReset,
-            target: owner.target,
-            message: `The gateway's reply stream at ${url.href} ended before the response; retry, and check the gateway and backend logs.`,
-          }),
-        );
-    };
-  }
-
-  override send(
-    message: JSONRPCMessage,
-    options?: TransportSendOptions,
-  ): Promise<void> {
-    if (isJSONRPCRequest(message)) {
-      this.#local = message.id;
-      this.session.requests += 1;
-      const wire = this.session.requests;
-      this.#wire = wire;
-      const meta = message.params?._meta;
-      const progress =
-        meta?.progressToken === message.id
-          ? {
-              params: {
-                ...message.params,
-                _meta: { ...meta, progressToken: wire },
-              },
-            }
-          : {};
-      return super.send(
-        { ...message, ...progress, id: wire },
-        { ...options, onRequestStreamEnd: this.#ended },
-      );
-    }
-    const cancelled =
-      isJSONRPCNotification(message) &&
-      message.method === 'notifications/cancelled' &&
-      message.params?.requestId === this.#local;
-    return super.send(
-      cancelled
-        ? { ...message, params: { ...message.params, requestId: this.#wire } }
-        : message,
-      options,
+export function answerServerRequest(
+  settings: EndpointSettings,
+  kind: ServerRequestKind,
+  params: unknown,
+  scope: Omit<RequestScope, 'role'>,
+  signals: AbortSignal[],
+): Promise<unknown> {
+  const { options, closing } = settings;
+  const handler =
+    kind === 'elicitation'
+      ? (scope.handlers?.onElicitation ?? options.onElicitation)
+      : (scope.handlers?.onSampling ?? options.onSampling);
+  if (handler === undefined)
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `No ${kind} handler for this request from target '${scope.target}': the call that carried it was made without one, and the client has none of its own.`,
     );
-  }
+  const release = scope.hold?.();
+  const answer = handler(
+    { target: scope.target, params: params as never },
+    { signal: AbortSignal.any([...signals, closing]) },
+  );
+  return release === undefined ? answer : answer.finally(release);
 }
 
 /**
  * One MCP endpoint of the gateway (`<url>/mcp/<target>`, or `<url>/mcp`):
- * its session, connected once and re-initialized after the gateway rejects
- * it, and the clients of the requests made on it.
+ * its session (one SDK client), connected once and re-initialized after the
+ * gateway rejects it.
  */
 export class Endpoint {
   readonly url: URL;
@@ -295,39 +158,6 @@ export class Endpoint {
     if (session) await this.closeSession(session, true);
   }
 
-  /** A client of its own for one request on `session`. */
-  async open(session: Session, scope: RequestScope): Promise<Exchange> {
-    const owner = new FetchOwner(scope.target, scope.role);
-    const transport = new ExchangeTransport(
-      this.url,
-      session,
-      owner,
-      this.settings,
-    );
-    const client = this.#client({
-      ...scope,
-      target: scope.target ?? this.target,
-      signal: owner.signal,
-    });
-    await client.connect(transport, { prior: session.prior });
-    const close = () => void client.close().catch(() => undefined);
-    return {
-      owner,
-      client,
-      finish: (succeeded) => {
-        if (owner.openStreams === 0) {
-          if (!succeeded) owner.cut();
-          close();
-          return;
-        }
-        setTimeout(() => {
-          if (owner.openStreams > 0) owner.cut();
-          close();
-        }, STREAM_GRACE_MS).unref();
-      },
-    };
-  }
-
   async #connect(target: string | undefined): Promise<Session> {
     // Not tied to the request that started it: a request that stops waiting
     // (its own timeout, a cancel) leaves the connect going for the next one.
@@ -364,18 +194,18 @@ export class Endpoint {
       onSessionLost: () => this.#reopen(session),
     };
     const owner = new FetchOwner(target, options.role, stream);
-    const client = this.#client({ target: this.target });
-    const transport = new StreamableHTTPClientTransport(this.url, {
-      fetch: this.settings.fetch.fetchFor(owner),
-      reconnectionOptions: RECONNECTION,
-    });
+    const transport = new SessionTransport(
+      this.url,
+      this.target,
+      this.settings,
+      owner,
+    );
+    const client = this.#client(transport);
     const session: Session = {
       client,
       transport,
       stream,
-      prior: prior ?? { kind: 'legacy' },
       inflight: 0,
-      requests: 0,
       retired: false,
       closed: false,
     };
@@ -410,13 +240,14 @@ export class Endpoint {
       clearTimeout(timer);
       this.#connecting.delete(owner);
     }
+    // Its later requests are notifications and answers: none is waited for.
+    owner.waiting = false;
     this.initializations += 1;
     const discover = client.getDiscoverResult();
-    session.prior =
+    this.#prior =
       client.getProtocolEra() === 'modern' && discover
         ? { kind: 'modern', discover }
         : { kind: 'legacy' };
-    this.#prior = session.prior;
     this.current = session;
     return session;
   }
@@ -443,18 +274,14 @@ export class Endpoint {
   }
 
   /**
-   * An SDK client with the handlers of what a server sends: list changes,
-   * log messages, and the server requests of each declared capability,
-   * which go to the call's handler, else to the client-wide one, else get
-   * Method not found (-32601). Without a declared capability the SDK
-   * answers -32601 at once.
+   * The session's SDK client, with the handlers of what a server sends:
+   * list changes, and the server requests of each declared capability,
+   * answered by the handler of the call whose reply carried the request
+   * ({@link answerServerRequest}). Without a declared capability the SDK
+   * answers -32601 at once. Logs are passed on by the transport, which
+   * knows whose reply carried them.
    */
-  #client(
-    scope: Omit<RequestScope, 'role'> & {
-      target: string;
-      signal?: AbortSignal;
-    },
-  ): Client {
+  #client(transport: SessionTransport): Client {
     const { options, kinds, capabilities, closing } = this.settings;
     const client = new Client(
       {
@@ -464,47 +291,24 @@ export class Endpoint {
       { capabilities, versionNegotiation: { mode: 'auto' } },
     );
     client.onerror = () => undefined;
-    const { onToolsListChanged, onLog } = options;
+    const { onToolsListChanged } = options;
     if (onToolsListChanged)
       client.setNotificationHandler('notifications/tools/list_changed', () => {
         if (!closing.aborted) onToolsListChanged({ target: this.target });
-      });
-    if (onLog)
-      client.setNotificationHandler('notifications/message', ({ params }) => {
-        try {
-          onLog({
-            target: scope.target,
-            level: params.level,
-            ...(params.logger === undefined ? {} : { logger: params.logger }),
-            data: params.data,
-          });
-        } catch {
-          // a failing log sink must not break the stream
-        }
       });
     for (const kind of kinds)
       client.setRequestHandler(
         SERVER_REQUEST_METHODS[kind],
         (request, context) => {
-          const handler =
-            kind === 'elicitation'
-              ? (scope.handlers?.onElicitation ?? options.onElicitation)
-              : (scope.handlers?.onSampling ?? options.onSampling);
-          if (handler === undefined)
-            throw new ProtocolError(
-              ProtocolErrorCode.MethodNotFound,
-              `No ${kind} handler for this request from target '${scope.target}': the call that carried it was made without one, and the client has none of its own.`,
-            );
-          const signals = [context.mcpReq.signal, closing];
-          if (scope.signal) signals.push(scope.signal);
-          // The server waits for this answer: the call's timer waits with it.
-          const release = scope.hold?.();
-          const answer = handler(
-            { target: scope.target, params: request.params as never },
-            { signal: AbortSignal.any(signals) },
-          );
-          return (
-            release === undefined ? answer : answer.finally(release)
+          const exchange = transport.carrier(context.mcpReq.id);
+          const signals = [context.mcpReq.signal];
+          if (exchange) signals.push(exchange.owner.signal);
+          return answerServerRequest(
+            this.settings,
+            kind,
+            request.params,
+            exchange?.scope ?? { target: this.target },
+            signals,
           ) as never;
         },
       );

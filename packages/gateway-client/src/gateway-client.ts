@@ -1,4 +1,9 @@
-import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
+import {
+  isInputRequiredResult,
+  type CallToolRequest,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/client';
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
 import { Agent } from 'undici';
 import {
@@ -15,6 +20,7 @@ import {
   GatewayClosedError,
   GatewayConfigError,
   GatewayError,
+  GatewayProtocolError,
 } from './errors.js';
 import { createGatewayFetch } from './http-layer.js';
 import { NO_SCRUB, toGatewayError } from './error-mapping.js';
@@ -27,6 +33,55 @@ export type { McpTool };
 
 /** The result of `tools/call`, as the SDK types it. */
 export type { CallToolResult };
+
+/** Most `input_required` rounds of one call, as the SDK's own driver allows. */
+const MAX_INPUT_ROUNDS = 10;
+
+/**
+ * `tools/call`, answering each `input_required` result (2026-07-28) with
+ * the call's handlers and sending the call again with the answers and the
+ * server's `requestState`. The SDK's client can run these rounds itself,
+ * but only with the handlers of the whole client: a round's handler could
+ * not tell which call asked (`allowInputRequired` hands the rounds to the
+ * caller).
+ */
+async function callInRounds(
+  requester: Operation,
+  call: CallToolRequest['params'],
+  onprogress: ((progress: Progress) => void) | undefined,
+): Promise<CallToolResult> {
+  let params: CallToolRequest['params'] & {
+    inputResponses?: Record<string, unknown>;
+    requestState?: string;
+  } = call;
+  for (let round = 0; ; round += 1) {
+    const result = await requester.request(
+      'during tools/call',
+      (client, requestOptions) =>
+        client.callTool(params, {
+          ...requestOptions,
+          allowInputRequired: true,
+        }),
+      { onprogress },
+    );
+    if (!isInputRequiredResult(result)) return result;
+    if (round === MAX_INPUT_ROUNDS)
+      throw new GatewayProtocolError({
+        target: requester.plan.target,
+        message: `tools/call '${call.name}' still asked for input after ${MAX_INPUT_ROUNDS} rounds; the backend's input rounds do not end.`,
+      });
+    const inputResponses = await requester.answerInputs(
+      result.inputRequests ?? {},
+    );
+    params = {
+      ...call,
+      inputResponses,
+      ...(result.requestState === undefined
+        ? {}
+        : { requestState: result.requestState }),
+    };
+  }
+}
 
 /** Options of {@link GatewayClient.listTools}. */
 export type ListToolsOptions = {
@@ -306,15 +361,7 @@ export class GatewayClient {
               ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
             })
-          : requester.request(
-              'during tools/call',
-              (client, requestOptions) =>
-                client.callTool(
-                  { name, arguments: args },
-                  requestOptions,
-                ) as Promise<CallToolResult>,
-              { onprogress },
-            ),
+          : callInRounds(requester, { name, arguments: args }, onprogress),
     );
   }
 

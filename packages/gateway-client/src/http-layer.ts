@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 
 /** Request header carrying the caller's role to the gateway's policy. */
-const ROLE_HEADER = 'x-heretek-role';
+export const ROLE_HEADER = 'x-heretek-role';
 
 /** Abort reason once an exchange has its answer (one shared object: no per-call DOMException). */
 const SETTLED = Object.freeze({
@@ -36,13 +36,19 @@ export type StandaloneStream = {
 
 /**
  * Whom one SDK transport sends for: one request of an operation, or a
- * session being connected. Each owner gets a `fetch` of its own
- * ({@link createGatewayFetch}), so what goes wrong with a reply reaches
- * the owner directly, without anything travelling through the SDK.
+ * session. Each owner gets a `fetch` of its own ({@link createGatewayFetch}),
+ * so what goes wrong with a reply reaches the owner directly, without
+ * anything travelling through the SDK.
  */
 export class FetchOwner {
   /** The first fault; it wins over whatever the SDK rejects with. */
   fault: GatewayError | undefined;
+  /**
+   * Its POSTs are requests it waits for (one request, or a session's
+   * handshake), bound to its signal; once false (a session after its
+   * handshake), they are notifications and answers, each with a timeout.
+   */
+  waiting = true;
   /** SSE replies still being read. */
   openStreams = 0;
   readonly #controller = new AbortController();
@@ -54,7 +60,7 @@ export class FetchOwner {
     readonly target: string | undefined,
     /** Sent as `x-heretek-role`. */
     readonly role: string,
-    /** The session's standalone stream (for the owner connecting a session). */
+    /** The session's standalone stream (for a session's owner). */
     readonly stream?: StandaloneStream,
   ) {}
 
@@ -165,18 +171,18 @@ export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
 }
 
 /**
- * The body of `reply` as text, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
+ * The body of `reply`, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
  * read through a Node stream over it; a {@link RequestReply}'s is undici's own.
  */
 async function readLimited(
   environment: GatewayFetchOptions,
   reply: UndiciResponse,
   target: string | undefined,
-): Promise<string> {
+): Promise<Buffer> {
   const body =
     (reply as Partial<RequestReply>).node ??
     (reply.body && Readable.fromWeb(reply.body));
-  if (!body) return '';
+  if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -187,13 +193,12 @@ async function readLimited(
     }
     chunks.push(chunk);
   }
-  // A reply that came in one piece is decoded in place, not copied first.
-  return chunks.length === 1
-    ? UTF8.decode(chunks[0]!)
-    : Buffer.concat(chunks, total).toString('utf8');
+  // A reply that came in one piece is not copied.
+  const [only] = chunks;
+  return chunks.length === 1 && only
+    ? Buffer.from(only.buffer, only.byteOffset, only.byteLength)
+    : Buffer.concat(chunks, total);
 }
-
-const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
 
@@ -270,12 +275,12 @@ function tooLarge(
   });
 }
 
-/** A web `Response` with `body` and the status and headers of undici's `response`. */
+/** A web `Response` with `body` (none for a status that may not have one) and the status and headers of undici's `response`. */
 function toWebResponse(
   response: UndiciResponse,
-  body: ReadableStream<Uint8Array> | string | null,
+  body: ReadableStream<Uint8Array> | Uint8Array | string | null,
 ): Response {
-  return new Response(body, {
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -302,21 +307,6 @@ type Outgoing = {
   standalone: boolean;
 };
 
-/** A JSON-RPC request as the SDK serializes one (`{...,"id":7}`, id last). */
-const REQUEST_END = /,"id":\d{1,15}\}$/;
-
-/** Whether `body` is a JSON-RPC request (not a notification, nor an answer to the server). */
-function isRequest(body: string): boolean {
-  if (REQUEST_END.test(body.slice(-24))) return true;
-  try {
-    // Rare: the probe (a string id), or what is not a request at all.
-    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
-    return typeof message.method === 'string' && message.id !== undefined;
-  } catch {
-    return false;
-  }
-}
-
 /** What a request is, with the role and token headers added. */
 function outgoing(
   environment: Environment,
@@ -330,7 +320,8 @@ function outgoing(
     init?.headers instanceof Headers
       ? init.headers
       : new Headers(init?.headers);
-  headers.set(ROLE_HEADER, owner.role);
+  // A request may carry its own (a call's cancellation, sent on the session's transport).
+  if (!headers.has(ROLE_HEADER)) headers.set(ROLE_HEADER, owner.role);
   if (environment.authorization !== undefined)
     headers.set('authorization', environment.authorization);
   const body = typeof init?.body === 'string' ? init.body : null;
@@ -340,8 +331,7 @@ function outgoing(
     headers,
     body,
     where: String(input),
-    bound:
-      resumption || (method === 'POST' && body !== null && isRequest(body)),
+    bound: resumption || (method === 'POST' && owner.waiting),
     standalone: method === 'GET' && !resumption,
   };
 }
@@ -426,7 +416,7 @@ async function send(
 
 /**
  * A reply the owner waits for. A JSON body is read here under the size cap
- * and handed to the SDK as text (no web stream over it), which parses it;
+ * and handed to the SDK in a new `Response` over its bytes, which it parses;
  * an SSE body is passed through under the cap, counted while open. A body
  * that breaks off or grows past the cap is the owner's fault at once.
  */
@@ -464,17 +454,12 @@ async function boundReply(
       }),
     );
   }
-  const text = await readLimited(environment, response, owner.target).catch(
+  const body = await readLimited(environment, response, owner.target).catch(
     (error: unknown) => {
       throw fail(error);
     },
   );
-  const reply = toWebResponse(response, null);
-  Object.defineProperties(reply, {
-    json: { value: () => Promise.resolve().then(() => JSON.parse(text)) },
-    text: { value: () => Promise.resolve(text) },
-  });
-  return reply;
+  return toWebResponse(response, body);
 }
 
 /** `body` passed through, with what happens to it reported to `on` (each once). */
@@ -568,10 +553,10 @@ async function passedReply(
           tooLarge: () => tooLarge(environment, owner.target),
         }),
     );
-  const text = await readLimited(environment, response, owner.target).catch(
+  const body = await readLimited(environment, response, owner.target).catch(
     () => '',
   );
-  return toWebResponse(response, text);
+  return toWebResponse(response, body);
 }
 
 export type GatewayFetch = ReturnType<typeof createGatewayFetch>;

@@ -4,11 +4,18 @@ import type {
   RequestOptions,
 } from '@modelcontextprotocol/client';
 import type { CallHandlers } from './config.js';
-import type { Endpoint, Exchange, Session } from './endpoint.js';
+import {
+  SERVER_REQUEST_METHODS,
+  answerServerRequest,
+  type Endpoint,
+  type Session,
+} from './endpoint.js';
+import type { Exchange } from './session-transport.js';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
   GatewayHttpError,
+  GatewayProtocolError,
   GatewayTimeoutError,
   type GatewayError,
 } from './errors.js';
@@ -162,8 +169,8 @@ export class Operation {
       let detached = false;
       let sending: Promise<R> | undefined;
       try {
-        exchange = await endpoint.open(session, {
-          target,
+        exchange = session.transport.open({
+          target: target ?? endpoint.target,
           role: this.plan.role,
           handlers: this.plan.handlers,
           hold: () => this.hold(),
@@ -172,7 +179,7 @@ export class Operation {
         if (afterStop === undefined) this.exchange = exchange;
         if (this.reason) exchange.owner.fail(this.reason);
         sending = send(
-          exchange.client,
+          session.client,
           this.requestOptions(exchange, timeoutMs, extra?.onprogress),
         );
         const result =
@@ -238,13 +245,56 @@ export class Operation {
     session.inflight += 1;
     let exchange: Exchange | undefined;
     try {
-      exchange = await endpoint.open(session, { target, role });
-      return await send(exchange.client, {
+      exchange = session.transport.open({
+        target: target ?? endpoint.target,
+        role,
+      });
+      return await send(session.client, {
         timeout: endpoint.settings.timeoutMs,
+        headers: exchange.headers,
       });
     } finally {
       this.release(session, exchange, true);
     }
+  }
+
+  /**
+   * The answers to the `inputRequests` of an `input_required` result
+   * (2026-07-28), by this operation's handlers (as a 2025 server's requests
+   * on the call's stream are answered), keyed as asked.
+   */
+  async answerInputs(
+    inputRequests: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const { endpoint, target, handlers } = this.plan;
+    const { settings } = endpoint;
+    const entries = Object.entries(inputRequests).map(async ([key, entry]) => {
+      const { method, params } = (entry ?? {}) as {
+        method?: unknown;
+        params?: unknown;
+      };
+      const kind = settings.kinds.find(
+        (declared) => SERVER_REQUEST_METHODS[declared] === method,
+      );
+      if (kind === undefined)
+        throw new GatewayProtocolError({
+          target,
+          message: `Target '${target ?? endpoint.target}' asked for input ${JSON.stringify(key)} by ${JSON.stringify(method)}, which this client does not declare it answers (options onElicitation, onSampling, serverRequests).`,
+        });
+      const answer = await answerServerRequest(
+        settings,
+        kind,
+        params,
+        {
+          target: target ?? endpoint.target,
+          handlers,
+          hold: () => this.hold(),
+        },
+        [this.signal],
+      );
+      return [key, answer] as const;
+    });
+    return Object.fromEntries(await Promise.all(entries));
   }
 
   /** The request of `exchange` on `session` is over. */
@@ -271,6 +321,7 @@ export class Operation {
     const options: RequestOptions = {
       signal: exchange.owner.signal,
       timeout: Math.max(timeoutMs, ceilingMs ?? 0) + 1_000,
+      headers: exchange.headers,
     };
     if (onprogress) {
       options.onprogress = (progress) => {
