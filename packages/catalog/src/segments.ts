@@ -1006,11 +1006,11 @@ export class IndexView {
   }
 
   /**
-   * Computes, a slice at a time, the postings of the terms in at least
-   * {@link WARM_POSTINGS} tools, so that no search pays for them: the costliest
-   * terms to compute (a word of every tool's description costs one posting per tool).
-   * Stops when the memo is full; work cut short by a search that dropped the memo is
-   * abandoned (the search computed what it needed).
+   * Computes, a slice at a time, what the first searches of a view would otherwise compute
+   * while a caller waits: the postings of the terms in at least {@link WARM_POSTINGS} tools
+   * (a word of every tool's description costs one posting per tool; until the memo is
+   * full), then every tool's name weight. Work cut short by a search that dropped the memo
+   * is abandoned (the search computed what it needed).
    */
   *warm(): Generator<undefined, void> {
     const frequencies = this.#collection.documentFrequency;
@@ -1027,7 +1027,11 @@ export class IndexView {
         if (generation !== this.#generation || this.#memo.has(termId)) break;
         step = steps.next();
       }
-      if (step.done === true && step.value === undefined) return;
+      if (step.done === true && step.value === undefined) break;
+    }
+    for (let position = 0; position < this.size; position += 1) {
+      if ((position + 1) % POSTINGS_SLICE === 0) yield;
+      this.nameWeight(position);
     }
   }
 
