@@ -20,8 +20,10 @@
 // ONLY=restart skips the plain client and the search round trips; ONLY=fresh
 // skips the re-listing and the restart. STATE_DIR
 // keeps the state folder (pins, index cache) there, and a later run on it
-// skips the first start. LOG=1 prints the broker's stderr with the time since
-// spawn; CPU_PROF=<dir> writes each broker's CPU profile there;
+// skips the first start. The broker runs with bench/fixtures/loop-blocks.mjs
+// preloaded: the longest event-loop block (CPU ms) while the searches ran and
+// after discovery are in the figures. LOG=1 prints the broker's stderr (each
+// block of 5 ms or more among it) with the time since spawn; CPU_PROF=<dir> writes each broker's CPU profile there;
 // BROKER_NODE_ARGS passes flags to the broker (split at spaces), e.g.
 // `--max-semi-space-size=8` or `--heapsnapshot-signal=SIGUSR2`; PIN_POLICY
 // sets its HERETEK_PIN_POLICY (`off` leaves the trust layer's pins out).
