@@ -20,8 +20,10 @@
 // ONLY=restart skips the plain client and the search round trips; ONLY=fresh
 // skips the re-listing and the restart. STATE_DIR
 // keeps the state folder (pins, index cache) there, and a later run on it
-// skips the first start. LOG=1 prints the broker's stderr with the time since
-// spawn; CPU_PROF=<dir> writes each broker's CPU profile there;
+// skips the first start. The broker runs with bench/fixtures/loop-blocks.mjs
+// preloaded: the longest event-loop block (CPU ms) while the searches ran and
+// after discovery are in the figures. LOG=1 prints the broker's stderr (each
+// block of 5 ms or more among it) with the time since spawn; CPU_PROF=<dir> writes each broker's CPU profile there;
 // BROKER_NODE_ARGS passes flags to the broker (split at spaces), e.g.
 // `--max-semi-space-size=8` or `--heapsnapshot-signal=SIGUSR2`; PIN_POLICY
 // sets its HERETEK_PIN_POLICY (`off` leaves the trust layer's pins out).
@@ -61,6 +63,16 @@ const { BACKENDS, TOOLS, CONCURRENCY, TIMEOUT_MS, SEARCHES } =
 const BROKER_NODE_ARGS = (process.env.BROKER_NODE_ARGS ?? '')
   .split(' ')
   .filter(Boolean);
+/** Preloaded into the broker: reports each stretch of CPU time the event loop was held. */
+const LOOP_BLOCKS = new URL('./fixtures/loop-blocks.mjs', import.meta.url).href;
+/** CPU time (ms) of the longest event-loop block reported in `stderr` from offset `from` on. */
+const longestBlock = (stderr, from = 0) =>
+  Math.max(
+    0,
+    ...[...stderr.slice(from).matchAll(/loop-block ([\d.]+) ms cpu/g)].map(
+      (m) => Number(m[1]),
+    ),
+  );
 /** Targets per group word: one search (limit 200) finds a whole group's echo tools. */
 const GROUP = 150;
 
@@ -207,6 +219,8 @@ async function untilSearchable(gatewayUrl, label) {
         ...(process.env.CPU_PROF
           ? ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF]
           : []),
+        '--import',
+        LOOP_BLOCKS,
         ...BROKER_NODE_ARGS,
       ],
     },
@@ -258,6 +272,7 @@ async function untilSearchable(gatewayUrl, label) {
   }
   const searchableMs = performance.now() - started;
   const mainThreadCpuMsUntilSearchable = mainThreadCpuMs(broker.child.pid);
+  const stderrAtSearchable = broker.stderr().length;
   await probe.stop();
   return {
     broker,
@@ -268,6 +283,7 @@ async function untilSearchable(gatewayUrl, label) {
     cpuMsUntilServed,
     mainThreadCpuMsUntilServed,
     mainThreadCpuMsUntilSearchable,
+    stderrAtSearchable,
   };
 }
 
@@ -476,6 +492,7 @@ async function startAndRelist(gateway, { searches, relist }) {
     `${targets[7]} placeholder`,
     'listing size tool',
   ];
+  const blocksFrom = first.broker.stderr().length;
   const cpuBefore = lib.processCpuMs(first.broker.child.pid);
   const searchesStarted = performance.now();
   for (let i = 0; searches && i < SEARCHES; i++) {
@@ -489,6 +506,7 @@ async function startAndRelist(gateway, { searches, relist }) {
   }
   const searchesMs = performance.now() - searchesStarted;
   const searchCpuMs = lib.processCpuMs(first.broker.child.pid) - cpuBefore;
+  const searchBlockMs = longestBlock(first.broker.stderr(), blocksFrom);
 
   // A backend says its tools changed: until the new tool is searchable.
   const changedAt = performance.now();
@@ -541,7 +559,16 @@ async function startAndRelist(gateway, { searches, relist }) {
               // above the CPU per search is time spent waiting for a core.
               brokerCpuMsPerSearch: round(searchCpuMs / SEARCHES, 2),
               brokerCpuShare: round(searchCpuMs / searchesMs, 2),
+              // The longest the event loop was held (CPU ms) while they ran.
+              longestLoopBlockCpuMs: searchBlockMs,
             },
+            // The longest the event loop was held (CPU ms) after discovery
+            // made every backend searchable, writes of the index cache and
+            // the pins file included.
+            longestLoopBlockAfterSearchableCpuMs: longestBlock(
+              firstStderr,
+              first.stderrAtSearchable,
+            ),
           }
         : {}),
       ...(relist

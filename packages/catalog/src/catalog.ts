@@ -549,6 +549,22 @@ export class ToolCatalog {
       previous: this.#snapshot,
     });
     this.#forgetGone(changes.keys());
+    this.#warm();
+  }
+
+  /**
+   * Runs the snapshot's {@link IndexView.warm} a slice per turn of the event loop, until it
+   * ends or the snapshot is replaced, so the first search of a common word finds its
+   * postings computed.
+   */
+  #warm(): void {
+    const snapshot = this.#snapshot;
+    const steps = snapshot.index.warm();
+    const step = (): void => {
+      if (this.#snapshot === snapshot && steps.next().done !== true)
+        setImmediate(step);
+    };
+    setImmediate(step);
   }
 
   /** Removes every tool of `target` (no-op when it has none). */

@@ -700,6 +700,11 @@ type TermPostings = {
   weights: Float32Array;
 };
 
+/** Postings computed between two yields of {@link IndexView.warm}. */
+const POSTINGS_SLICE = 8192;
+/** Tools a term must be in for {@link IndexView.warm} to compute its postings ahead. */
+const WARM_POSTINGS = 8192;
+
 /** Postings of a chunk of {@link PostingChunks}, unless a term needs more. */
 const CHUNK_POSTINGS = 1 << 16;
 
@@ -770,6 +775,8 @@ export class IndexView {
   /** Memoized postings of the terms searched so far, their number, and their memory. */
   readonly #memo = new Map<number, TermPostings>();
   #memoPostings = 0;
+  /** Bumped each time the memo is dropped (postings handed out before are void). */
+  #generation = 0;
   readonly #chunks: PostingChunks;
 
   /** BM25 length normalizer of each position. */
@@ -931,28 +938,50 @@ export class IndexView {
   /**
    * The postings of a term over every segment, with their BM25 contributions under this
    * view's statistics (rounded to 32-bit floats, as the postings of a full build store
-   * them). Memoized per view, so a term costs its computation once per snapshot; the memo
-   * is dropped when it would hold more postings than the catalog has (at least
-   * {@link MEMO_POSTINGS}).
+   * them). Memoized per view, so a term costs its computation once per snapshot (or none,
+   * when {@link IndexView.warm} computed it between searches).
    */
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
+    const steps = this.#compute(termId, idf, true);
+    let step = steps.next();
+    while (step.done !== true) step = steps.next();
+    return step.value as TermPostings;
+  }
+
+  /**
+   * Computes and memoizes a term's postings, yielding every {@link POSTINGS_SLICE} of them.
+   * When the memo would hold more postings than the catalog has (at least
+   * {@link MEMO_POSTINGS}), it is dropped first if `evict`, else nothing is computed.
+   */
+  *#compute(
+    termId: number,
+    idf: number,
+    evict: boolean,
+  ): Generator<undefined, TermPostings | undefined> {
     const collection = this.#collection;
     const places = collection.placesOf(termId) ?? [];
     const total = this.documentFrequency(termId);
     const cap = Math.max(MEMO_POSTINGS, collection.postingCount);
     if (this.#memoPostings + total > cap) {
+      if (!evict) return undefined;
       this.#memo.clear();
       this.#memoPostings = 0;
       this.#chunks.reset();
+      this.#generation += 1;
     }
     const postings = this.#chunks.take(total, collection.postingCount);
     const { positions, weights } = postings;
     const k1 = this.#tuning.k1;
     const normalizers = this.#normalizers;
     let out = 0;
+    let sliceEnd = POSTINGS_SLICE;
     for (let place = 0; place < places.length; place += 1) {
+      if (out >= sliceEnd) {
+        yield;
+        sliceEnd = out + POSTINGS_SLICE;
+      }
       const packed = places[place] as number;
       const segmentSlot = Math.floor(packed / PLACE);
       const segment = collection.bySlot[segmentSlot] as Segment;
@@ -974,6 +1003,36 @@ export class IndexView {
     this.#memo.set(termId, postings);
     this.#memoPostings += total;
     return postings;
+  }
+
+  /**
+   * Computes, a slice at a time, what the first searches of a view would otherwise compute
+   * while a caller waits: the postings of the terms in at least {@link WARM_POSTINGS} tools
+   * (a word of every tool's description costs one posting per tool; until the memo is
+   * full), then every tool's name weight. Work cut short by a search that dropped the memo
+   * is abandoned (the search computed what it needed).
+   */
+  *warm(): Generator<undefined, void> {
+    const frequencies = this.#collection.documentFrequency;
+    for (let termId = 0; termId < this.#terms; termId += 1) {
+      if ((termId + 1) % POSTINGS_SLICE === 0) yield;
+      if ((frequencies[termId] ?? 0) < WARM_POSTINGS || this.#memo.has(termId))
+        continue;
+      const generation = this.#generation;
+      const steps = this.#compute(termId, this.idf(termId), false);
+      let step = steps.next();
+      while (step.done !== true) {
+        yield;
+        // A search computed this term or dropped the memo (and the room handed out).
+        if (generation !== this.#generation || this.#memo.has(termId)) break;
+        step = steps.next();
+      }
+      if (step.done === true && step.value === undefined) break;
+    }
+    for (let position = 0; position < this.size; position += 1) {
+      if ((position + 1) % POSTINGS_SLICE === 0) yield;
+      this.nameWeight(position);
+    }
   }
 
   /**
