@@ -34,6 +34,27 @@ describe('createReadOnlyGuard', () => {
     expect(logged).toEqual([]);
   });
 
+  it("lets a read-only role hand work to any agent, a writer role or OpenCode's own", () => {
+    const v1 = guardWith('opencode-1').guard;
+    for (const agent of ['staff-backend', 'general'])
+      expect(
+        v1({
+          role: 'director',
+          tool: 'task',
+          input: { description: 'd', prompt: 'p', subagent_type: agent },
+        }),
+      ).toBeUndefined();
+    const v2 = guardWith('opencode-2').guard;
+    for (const agent of ['staff-backend', 'general'])
+      expect(
+        v2({
+          role: 'qa-adversary',
+          tool: 'subagent',
+          input: { agent, description: 'd', prompt: 'p' },
+        }),
+      ).toBeUndefined();
+  });
+
   it("never refuses the broker's meta-tools, which the broker gates itself", () => {
     const { guard } = guardWith('opencode-2');
     for (const tool of [
