@@ -169,7 +169,7 @@ export async function heretekPlugin(
   });
   let installed = new Set<RoleName>();
   // The sessions whose latest model request was made by one of the
-  // plugin's role agents, with its role: \`tool.execute.before\` carries the
+  // plugin's role agents, with its role: `tool.execute.before` carries the
   // session, not the agent.
   const sessionRoles = new Map<string, RoleName>();
   const guard = createReadOnlyGuard({
