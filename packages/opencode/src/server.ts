@@ -168,9 +168,8 @@ export async function heretekPlugin(
     log,
   });
   let installed = new Set<RoleName>();
-  // The sessions whose latest model request was made by one of the
-  // plugin's role agents, with its role: `tool.execute.before` carries the
-  // session, not the agent.
+  // The sessions whose current turn is one of the plugin's role agents',
+  // with its role: `tool.execute.before` carries the session, not the agent.
   const sessionRoles = new Map<string, RoleName>();
   const guard = createReadOnlyGuard({
     harness: 'opencode-1',
@@ -192,15 +191,20 @@ export async function heretekPlugin(
         splitFrozenPrefix(output.system, prompts.frozen);
     },
     'chat.params': async (params, output) => {
+      // The turn's agent, as OpenCode 1 runs the turn's tools: the user
+      // message's. `params.agent` is the request's own, which differs for
+      // the title and compaction requests OpenCode makes in the same session
+      // (the title one while the turn's first request is under way).
+      const turn = params.message.agent;
+      if (isRoleName(turn) && installed.has(turn))
+        sessionRoles.set(params.sessionID, turn);
+      else sessionRoles.delete(params.sessionID);
       if (
         prompts === undefined ||
         !isRoleName(params.agent) ||
         !installed.has(params.agent)
-      ) {
-        sessionRoles.delete(params.sessionID);
+      )
         return;
-      }
-      sessionRoles.set(params.sessionID, params.agent);
       setPromptCacheKey({
         npm: params.model.api.npm,
         providerID: params.model.providerID,
