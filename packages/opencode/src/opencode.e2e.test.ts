@@ -4,7 +4,7 @@
 // beforeAll; the tests read what the stand-ins recorded.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROLE_NAMES } from '@heretek/prefix';
+import { ROLE_NAMES, isReadOnlyRole } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RENAME,
@@ -20,6 +20,11 @@ import {
 } from '#broker-fixtures/model-stand-in.js';
 import { CACHE_KEY, FROZEN } from './__fixtures__/expected.js';
 import {
+  DELEGATED_QA,
+  USER_AGENTS,
+  readOnlyRoleTests,
+} from './__fixtures__/read-only-tests.js';
+import {
   PLUGIN_URL,
   anthropicProvider,
   runOpenCode,
@@ -31,8 +36,10 @@ import {
   closedPort,
   firstRequestReadShares,
   roleOf,
+  seedWorkspace,
   systemOf,
   twoAtATime,
+  workspaceScript,
   type Outcome,
 } from './__fixtures__/runs.js';
 
@@ -42,8 +49,14 @@ const MODEL = 'anthropic/claude-sonnet-4-5';
 const delegate = (role: string, prompt: string) =>
   delegationLine({ tool: 'task', role, prompt });
 
+/** An agent's tries to change `folder` with OpenCode 1's own tools (and, with `reads`, to read it), as script lines. */
+const attempts = (folder: string, agent: string, reads = false) =>
+  workspaceScript({ line: 1, folder, agent, reads });
+
 let ghidra: GhidraBackend;
 const outcomes = new Map<string, Outcome>();
+/** Each run's project folder, by run name. */
+const projects = new Map<string, string>();
 
 describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
   beforeAll(async () => {
@@ -52,14 +65,16 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
       ...ghidra.env,
       ...extra,
     });
-    const projectA = temporaryFolder('project-a');
-    const projectB = temporaryFolder('project-b');
+    const projectA = seedWorkspace(temporaryFolder('project-a'));
+    const projectB = seedWorkspace(temporaryFolder('project-b'));
+    const userProject = temporaryFolder('project-user');
     const anthropic = (
       name: string,
       options: Omit<RunOpenCodeOptions, 'config'> & {
         config?: Record<string, unknown>;
       },
     ) => {
+      projects.set(name, options.project);
       return async () => {
         const model = await startModelStandIn();
         try {
@@ -83,7 +98,10 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
 
     await twoAtATime([
       // Director: a mutating call of its own, then the same call handed to
-      // staff-backend, and a search handed to each other role.
+      // staff-backend, and a search handed to each other role; then
+      // qa-adversary, delegated again, and director itself try to write a
+      // file with OpenCode's write tool and with bash, read one and run a
+      // read-only command.
       anthropic('director', {
         project: projectA,
         agent: 'director',
@@ -97,20 +115,29 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
             .map((role) =>
               delegate(role, call('mcp_search_tools', { query: 'rename' })),
             ),
+          delegate(
+            'qa-adversary',
+            attempts(projectA, DELEGATED_QA, true).join('\n'),
+          ),
+          ...attempts(projectA, 'director', true),
         ].join('\n'),
       }),
-      // Each other role as the primary agent, alternating two project folders.
-      ...others.map((role, index) =>
-        anthropic(role, {
-          project: index % 2 === 0 ? projectB : projectA,
+      // Each other role as the primary agent, alternating two project
+      // folders, trying to write a file with write and with bash (the
+      // read-only one also reading one and running a read-only command).
+      ...others.map((role, index) => {
+        const project = index % 2 === 0 ? projectB : projectA;
+        return anthropic(role, {
+          project,
           agent: role,
           env: heretekEnv(),
-          message: 'hello',
-        }),
-      ),
-      // A user's own agents: one named after a role, one of their own.
+          message: attempts(project, role, isReadOnlyRole(role)).join('\n'),
+        });
+      }),
+      // A user's own agents: one named after a role, one of their own, and
+      // OpenCode's general agent; the first and the last write files.
       anthropic('user-agents', {
-        project: temporaryFolder('project-user'),
+        project: userProject,
         agent: 'qa-adversary',
         env: heretekEnv(),
         config: {
@@ -123,7 +150,11 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
             },
           },
         },
-        message: delegate('reviewer', 'hello'),
+        message: [
+          ...attempts(userProject, USER_AGENTS[0]),
+          delegate('reviewer', 'hello'),
+          delegate('general', attempts(userProject, USER_AGENTS[1]).join('\n')),
+        ].join('\n'),
       }),
       // The same delegation against an OpenAI-compatible stand-in.
       async () => {
@@ -336,6 +367,15 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
       ).toEqual([
         ['/mcp/ghidra', 'rename_function', RENAME.arguments, 'staff-backend'],
       ]);
+    });
+  });
+
+  describe("read-only roles and OpenCode 1's own tools", () => {
+    readOnlyRoleTests({
+      line: 1,
+      outcome,
+      projectOf: (name) => projects.get(name)!,
+      refusalOf: (result) => result,
     });
   });
 

@@ -5,7 +5,7 @@
 // a time, in beforeAll; the tests read what the stand-ins recorded.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROLE_NAMES } from '@heretek/prefix';
+import { ROLE_NAMES, isReadOnlyRole } from '@heretek/prefix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RENAME,
@@ -21,6 +21,11 @@ import {
 } from '#broker-fixtures/model-stand-in.js';
 import { CACHE_KEY, FROZEN } from './__fixtures__/expected.js';
 import {
+  DELEGATED_QA,
+  USER_AGENTS,
+  readOnlyRoleTests,
+} from './__fixtures__/read-only-tests.js';
+import {
   PACKAGE_ROOT,
   anthropicProvider,
   runOpenCode,
@@ -32,8 +37,10 @@ import {
   closedPort,
   firstRequestReadShares,
   roleOf,
+  seedWorkspace,
   systemOf,
   twoAtATime,
+  workspaceScript,
   type Outcome,
 } from './__fixtures__/runs.js';
 
@@ -47,12 +54,28 @@ const delegate = (agent: string, prompt: string) =>
 const breakpoints = (request: RecordedRequest) =>
   JSON.stringify(request.body).split('"cache_control"').length - 1;
 
+/** An agent's tries to change `folder` with OpenCode 2's own tools (and, with `reads`, to read it), as script lines. */
+const attempts = (folder: string, agent: string, reads = false) =>
+  workspaceScript({ line: 2, folder, agent, reads });
+
+/** The message of a tool call that failed: OpenCode 2 gives the model `{"error":{"type":...,"message":...},"content":[]}`; any other result as it is. */
+function failureOf(result: string | undefined): string | undefined {
+  try {
+    return (JSON.parse(result!) as { error: { message: string } }).error
+      .message;
+  } catch {
+    return result;
+  }
+}
+
 /** A pins file cut short. */
 const BROKEN_PINS = '{"version": 2, "tools": ';
 
 let ghidra: GhidraBackend;
 let brokenPins: string;
 const outcomes = new Map<string, Outcome>();
+/** Each run's project folder, by run name. */
+const projects = new Map<string, string>();
 
 describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
   beforeAll(async () => {
@@ -72,6 +95,7 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
         config?: Record<string, unknown>;
       },
     ) => {
+      projects.set(name, options.project);
       return async () => {
         const model = await startModelStandIn();
         try {
@@ -93,17 +117,23 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
     };
     const others = ROLE_NAMES.filter((role) => role !== 'director');
     const down = await closedPort();
+    const directorProject = seedWorkspace(
+      temporaryFolder('v2-project-director'),
+    );
+    const userProject = temporaryFolder('v2-project-user');
     brokenPins = join(temporaryFolder('v2-pins'), 'pins.json');
     writeFileSync(brokenPins, BROKEN_PINS);
 
     await twoAtATime([
       // Director: a mutating call of its own, the same call with a role
       // written into its arguments, then the call handed to staff-backend,
-      // and a search handed to each other role. Each run has a project
-      // folder of its own: OpenCode 2 reloads a configuration file that
-      // changes while it runs.
+      // and a search handed to each other role; then qa-adversary,
+      // delegated again, and director itself try to write a file with
+      // OpenCode's write tool and with the shell, read one and run a
+      // read-only command. Each run has a project folder of its own:
+      // OpenCode 2 reloads a configuration file that changes while it runs.
       anthropic('director', {
-        project: temporaryFolder('v2-project-director'),
+        project: directorProject,
         agent: 'director',
         env: heretekEnv(),
         message: [
@@ -115,20 +145,30 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
             .map((role) =>
               delegate(role, call('mcp_search_tools', { query: 'rename' })),
             ),
+          delegate(
+            'qa-adversary',
+            attempts(directorProject, DELEGATED_QA, true).join('\n'),
+          ),
+          ...attempts(directorProject, 'director', true),
         ].join('\n'),
       }),
-      // Each other role as the primary agent.
-      ...others.map((role) =>
-        anthropic(role, {
-          project: temporaryFolder(`v2-project-${role}`),
+      // Each other role as the primary agent, trying to write a file with
+      // write and with the shell (the read-only one also reading one and
+      // running a read-only command).
+      ...others.map((role) => {
+        const project = seedWorkspace(temporaryFolder(`v2-project-${role}`));
+        return anthropic(role, {
+          project,
           agent: role,
           env: heretekEnv(),
-          message: 'hello',
-        }),
-      ),
-      // A user's own agents: one named after a role, one of their own.
+          message: attempts(project, role, isReadOnlyRole(role)).join('\n'),
+        });
+      }),
+      // A user's own agents: one named after a role (with a prompt of
+      // theirs), one of their own, and OpenCode's general agent; the first
+      // and the last write files.
       anthropic('user-agents', {
-        project: temporaryFolder('v2-project-user'),
+        project: userProject,
         agent: 'qa-adversary',
         env: heretekEnv(),
         config: {
@@ -141,7 +181,11 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
             },
           },
         },
-        message: delegate('reviewer', 'hello'),
+        message: [
+          ...attempts(userProject, USER_AGENTS[0]),
+          delegate('reviewer', 'hello'),
+          delegate('general', attempts(userProject, USER_AGENTS[1]).join('\n')),
+        ].join('\n'),
       }),
       // The same delegation against an OpenAI-compatible stand-in that takes
       // prompt cache keys (`setCacheKey`).
@@ -400,6 +444,15 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 2.1.2', () => {
       ).toEqual([
         ['/mcp/ghidra', 'rename_function', RENAME.arguments, 'staff-backend'],
       ]);
+    });
+  });
+
+  describe("read-only roles and OpenCode 2's own tools", () => {
+    readOnlyRoleTests({
+      line: 2,
+      outcome,
+      projectOf: (name) => projects.get(name)!,
+      refusalOf: failureOf,
     });
   });
 

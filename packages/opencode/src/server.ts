@@ -17,6 +17,7 @@ import {
   type PluginLog,
 } from './meta-tools.js';
 import { preparePlugin } from './prepare.js';
+import { createReadOnlyGuard } from './read-only.js';
 import type { RolePrompts } from './roles.js';
 
 /**
@@ -145,7 +146,8 @@ export function metaToolsV1(
  * The plugin: six role agents whose requests share one cached prefix (system
  * block 0 = layers 1+2 of `@heretek/prefix`, a prompt cache key from its
  * SHA-256), and the broker's three meta-tools, identical for every agent and
- * gated by each agent's own role.
+ * gated by each agent's own role. The read-only roles' calls of OpenCode's
+ * own tools that change the workspace are refused before they run.
  */
 export async function heretekPlugin(
   input: PluginInput,
@@ -166,6 +168,14 @@ export async function heretekPlugin(
     log,
   });
   let installed = new Set<RoleName>();
+  // The sessions whose current turn is one of the plugin's role agents',
+  // with its role: `tool.execute.before` carries the session, not the agent.
+  const sessionRoles = new Map<string, RoleName>();
+  const guard = createReadOnlyGuard({
+    harness: 'opencode-1',
+    env: options.env,
+    log,
+  });
   // The broker starts on the first meta-tool call: loading the plugin does
   // no work beyond the role prompts.
   const runner = createMetaToolRunner(options, log);
@@ -181,14 +191,34 @@ export async function heretekPlugin(
         splitFrozenPrefix(output.system, prompts.frozen);
     },
     'chat.params': async (params, output) => {
-      if (prompts === undefined || !isRoleName(params.agent)) return;
-      if (!installed.has(params.agent)) return;
+      // The turn's agent, as OpenCode 1 runs the turn's tools: the user
+      // message's. `params.agent` is the request's own, which differs for
+      // the title and compaction requests OpenCode makes in the same session
+      // (the title one while the turn's first request is under way).
+      const turn = params.message.agent;
+      if (isRoleName(turn) && installed.has(turn))
+        sessionRoles.set(params.sessionID, turn);
+      else sessionRoles.delete(params.sessionID);
+      if (
+        prompts === undefined ||
+        !isRoleName(params.agent) ||
+        !installed.has(params.agent)
+      )
+        return;
       setPromptCacheKey({
         npm: params.model.api.npm,
         providerID: params.model.providerID,
         options: output.options,
         key: prompts.promptCacheKey,
       });
+    },
+    // Throwing refuses the call: OpenCode 1 gives the model the message as
+    // the tool's result, and the tool does not run.
+    'tool.execute.before': async (call, output) => {
+      const role = sessionRoles.get(call.sessionID);
+      if (role === undefined) return;
+      const refusal = guard({ role, tool: call.tool, input: output.args });
+      if (refusal !== undefined) throw new Error(refusal);
     },
     dispose: () => runner.close(),
   };

@@ -6,7 +6,7 @@
 // below, as 2.1.2 has them (OpenCode's source, github.com/anomalyco/opencode:
 // packages/plugin/src/host.ts, packages/schema/src/agent.ts, and the same
 // code in the binary).
-import { isRoleName, roleDescription } from '@heretek/prefix';
+import { isRoleName, roleDescription, type RoleName } from '@heretek/prefix';
 import {
   createMetaToolRunner,
   metaToolList,
@@ -14,6 +14,7 @@ import {
   type PluginLog,
 } from './meta-tools.js';
 import { preparePlugin } from './prepare.js';
+import { createReadOnlyGuard } from './read-only.js';
 import type { RolePrompts } from './roles.js';
 
 /** `Registration` of every `transform` and `hook` call. */
@@ -59,6 +60,20 @@ export type ToolInfoV2 = {
 /** The tool editor of `ctx.tool.transform`. */
 export type ToolEditorV2 = { add(tool: ToolInfoV2): void };
 
+/**
+ * The input of `ctx.tool.hook("execute.before", ...)`: every tool call, the
+ * calls a Code Mode script makes inside `execute` one by one. A callback
+ * that throws refuses the call before it runs; the error's message is the
+ * tool's result.
+ */
+export type ToolCallV2 = {
+  readonly tool: string;
+  readonly sessionID: string;
+  /** The calling agent, set by OpenCode. */
+  readonly agent: string;
+  input: unknown;
+};
+
 /** A cache breakpoint after a system part or message part. */
 type CacheHint = { type: 'ephemeral' | 'persistent'; ttlSeconds?: number };
 
@@ -99,6 +114,10 @@ export type PluginContextV2 = {
   };
   readonly tool: {
     transform(callback: (editor: ToolEditorV2) => void): Promise<Registration>;
+    hook(
+      name: 'execute.before',
+      callback: (call: ToolCallV2) => Promise<void> | void,
+    ): Promise<Registration>;
   };
   readonly session: {
     hook(
@@ -259,11 +278,66 @@ const stderrLog: PluginLog = (level, message) => {
 };
 
 /**
- * OpenCode 2's `setup(ctx)`: the six role agents, the three meta-tools, and
- * the session hooks that shape each role agent's request (the `context`
- * hook: system parts and breakpoints; the `http.request` hook: the prompt
- * cache key). Returns the cleanup that closes the broker. In OpenCode 1's
- * preview context it does nothing (see {@link isOpenCode2}).
+ * The six role agents and their hooks: the `context` hook shapes a role
+ * agent's system parts and breakpoints, the `http.request` hook sets the
+ * prompt cache key, and the tool hook refuses a read-only role's calls of
+ * OpenCode's own tools that change the workspace.
+ */
+async function registerRoles(options: {
+  context: PluginContextV2;
+  prompts: RolePrompts;
+  env: NodeJS.ProcessEnv;
+  log: PluginLog;
+}): Promise<void> {
+  const { context, prompts, log } = options;
+  await context.agent.transform((editor) => addRoleAgentsV2(editor, prompts));
+  // The sessions whose latest request was shaped, with its agent: their
+  // HTTP requests for that agent (not OpenCode's title requests) carry
+  // the shared prompt cache key.
+  const shaped = new Map<string, RoleName>();
+  const ownPrompts = new Set<string>();
+  await context.session.hook('context', (request) => {
+    const role = request.agent;
+    if (isRoleName(role) && shapeRoleRequest(request, prompts)) {
+      shaped.set(request.sessionID, role);
+      return;
+    }
+    shaped.delete(request.sessionID);
+    if (isRoleName(role) && !ownPrompts.has(role)) {
+      ownPrompts.add(role);
+      log(
+        'info',
+        `agent ${role} has a system prompt of yours (agents.${role} in your OpenCode configuration): its requests go out as you wrote them, without the roles' shared prefix`,
+      );
+    }
+  });
+  await context.session.hook('http.request', async (input) => {
+    if (shaped.get(input.sessionID) === input.agent)
+      input.request = await withPromptCacheKey(
+        input.request,
+        prompts.promptCacheKey,
+      );
+  });
+  // A role agent is the plugin's while its requests carry the plugin's
+  // prompt: one with a system prompt of the user's is theirs.
+  const guard = createReadOnlyGuard({
+    harness: 'opencode-2',
+    env: options.env,
+    log,
+  });
+  await context.tool.hook('execute.before', (call) => {
+    const role = shaped.get(call.sessionID);
+    if (role === undefined || role !== call.agent) return;
+    const refusal = guard({ role, tool: call.tool, input: call.input });
+    if (refusal !== undefined) throw new Error(refusal);
+  });
+}
+
+/**
+ * OpenCode 2's `setup(ctx)`: the six role agents with their hooks (see
+ * {@link registerRoles}) and the three meta-tools. Returns the cleanup that
+ * closes the broker. In OpenCode 1's preview context it does nothing (see
+ * {@link isOpenCode2}).
  */
 export async function setup(
   context: unknown,
@@ -276,36 +350,8 @@ export async function setup(
     log,
   });
   const runner = createMetaToolRunner(options, log);
-  if (prompts !== undefined) {
-    await context.agent.transform((editor) => addRoleAgentsV2(editor, prompts));
-    // The sessions whose latest request was shaped, with its agent: their
-    // HTTP requests for that agent (not OpenCode's title requests) carry
-    // the shared prompt cache key.
-    const shaped = new Map<string, string>();
-    const ownPrompts = new Set<string>();
-    await context.session.hook('context', (request) => {
-      const role = request.agent;
-      if (isRoleName(role) && shapeRoleRequest(request, prompts)) {
-        shaped.set(request.sessionID, role);
-        return;
-      }
-      shaped.delete(request.sessionID);
-      if (isRoleName(role) && !ownPrompts.has(role)) {
-        ownPrompts.add(role);
-        log(
-          'info',
-          `agent ${role} has a system prompt of yours (agents.${role} in your OpenCode configuration): its requests go out as you wrote them, without the roles' shared prefix`,
-        );
-      }
-    });
-    await context.session.hook('http.request', async (input) => {
-      if (shaped.get(input.sessionID) === input.agent)
-        input.request = await withPromptCacheKey(
-          input.request,
-          prompts.promptCacheKey,
-        );
-    });
-  }
+  if (prompts !== undefined)
+    await registerRoles({ context, prompts, env: options.env, log });
   await context.tool.transform((editor) => {
     for (const tool of metaToolsV2(runner)) editor.add(tool);
   });

@@ -93,7 +93,10 @@ export const HARNESS_TOOLS: Readonly<
     write: 'write',
     edit: 'write',
     patch: 'write',
-    // Code Mode: runs a script that calls MCP tools, which this rule cannot see.
+    // Code Mode: runs a script. OpenCode 2.1.2 passes each tool call the
+    // script makes through the plugins' `execute.before` hook (and every
+    // tool behind Code Mode is unknown here), but not the script's `fetch`,
+    // which sends any request anywhere.
     execute: 'write',
     shell: 'shell',
     read: 'read',

@@ -1,14 +1,20 @@
 /**
  * Test fixture: what the end-to-end tests of both OpenCode lines share about
- * their runs: running them two at a time, a closed loopback port, and
- * reading the system blocks and the emulated Anthropic cache of the
- * requests the model stand-in recorded.
+ * their runs: running them two at a time, a closed loopback port, the
+ * scripts of agents that try to change the workspace with OpenCode's own
+ * tools, and reading the system blocks, the tool results and the emulated
+ * Anthropic cache of the requests the model stand-in recorded.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { ROLE_NAMES, type RoleName } from '@heretek/prefix';
 import { getEncoding } from 'js-tiktoken';
 import { emulateAnthropicCache } from '#broker-fixtures/anthropic-cache.js';
-import type { RecordedRequest } from '#broker-fixtures/model-stand-in.js';
+import {
+  scriptLine,
+  type RecordedRequest,
+} from '#broker-fixtures/model-stand-in.js';
 import type { OpenCodeRun } from './run-opencode.js';
 
 /** `HERETEK_OPENCODE_E2E=0` skips the runs of OpenCode (CI's second Node version: OpenCode runs the plugin in its own Bun runtime). */
@@ -86,4 +92,119 @@ export function firstRequestReadShares(
       shares.set(role, cached.read / cached.input);
   });
   return shares;
+}
+
+/** What the seed file of a workspace holds: a read-only role reads it and counts its bytes. */
+export const SEED = 'seed text 42';
+
+/** Writes the seed file into `folder`; returns `folder`. */
+export function seedWorkspace(folder: string): string {
+  writeFileSync(join(folder, 'seed.txt'), SEED);
+  return folder;
+}
+
+/** The file an agent's attempt of `kind` writes in `folder` (`write`: the write tool, `shell`: a shell command). */
+export const attempted = (
+  folder: string,
+  agent: string,
+  kind: 'write' | 'shell',
+) => join(folder, `${kind}-${agent}.txt`);
+
+/**
+ * The script lines of an agent that tries to change `folder` with an
+ * OpenCode line's own tools: writing a file with `write`, then writing one
+ * from the shell (`bash` in OpenCode 1, `shell` in OpenCode 2); with
+ * `reads`, then reading the seed file and running a read-only command on it.
+ */
+export function workspaceScript(options: {
+  line: 1 | 2;
+  folder: string;
+  agent: string;
+  reads?: boolean;
+}): string[] {
+  const { line, folder, agent } = options;
+  const path = line === 1 ? 'filePath' : 'path';
+  const shell = (command: string) =>
+    line === 1
+      ? scriptLine('bash', { command, description: 'run a command' })
+      : scriptLine('shell', { command });
+  const seed = join(folder, 'seed.txt');
+  return [
+    scriptLine('write', {
+      [path]: attempted(folder, agent, 'write'),
+      content: agent,
+    }),
+    shell(`echo ${agent} > ${attempted(folder, agent, 'shell')}`),
+    ...(options.reads === true
+      ? [scriptLine('read', { [path]: seed }), shell(`cat ${seed} | wc -c`)]
+      : []),
+  ];
+}
+
+type Block = {
+  type: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  text?: string;
+};
+
+/** A tool result's content as text: a string, or its text blocks joined. */
+const resultText = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? (content as Block[]).map((block) => block.text ?? '').join('\n')
+      : JSON.stringify(content);
+
+/** Each tool call in an Anthropic request's messages, with the result the model received for it. */
+export function callsWithResults(
+  request: RecordedRequest,
+): Array<{ name: string; input: unknown; result: string | undefined }> {
+  const blocks = (
+    (request.body.messages ?? []) as Array<{ content: unknown }>
+  ).flatMap((m) => (Array.isArray(m.content) ? (m.content as Block[]) : []));
+  const results = new Map(
+    blocks
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => [b.tool_use_id, resultText(b.content)]),
+  );
+  return blocks
+    .filter((b) => b.type === 'tool_use')
+    .map((b) => ({
+      name: b.name ?? '',
+      input: b.input,
+      result: results.get(b.id),
+    }));
+}
+
+/** The tools a workspace script calls, in both lines. */
+const SCRIPTED = new Set(['write', 'read', 'bash', 'shell']);
+
+/**
+ * The results of an agent's workspace script (see {@link workspaceScript}),
+ * from the last of `requests` that made its write attempt: the write, the
+ * shell write, then (when it ran them) the read and the read-only command;
+ * the agent's later calls of other tools are left out.
+ */
+export function workspaceResults(
+  requests: RecordedRequest[],
+  folder: string,
+  agent: string,
+): Array<string | undefined> {
+  const file = attempted(folder, agent, 'write');
+  const isAttempt = (call: { name: string; input: unknown }) =>
+    call.name === 'write' && JSON.stringify(call.input).includes(file);
+  const calls = requests
+    .map(callsWithResults)
+    .filter((calls) => calls.some(isAttempt))
+    .at(-1);
+  if (calls === undefined)
+    throw new Error(`no request carries the write attempt of ${agent}`);
+  const start = calls.findIndex(isAttempt);
+  const next = calls.slice(start + 1).findIndex((c) => !SCRIPTED.has(c.name));
+  const end = next === -1 ? calls.length : start + 1 + next;
+  return calls.slice(start, Math.min(end, start + 4)).map((c) => c.result);
 }
