@@ -1,8 +1,7 @@
 import { ROLE_NAMES, assemblePrefixCachedPrompt } from '@heretek/prefix';
 import { describe, expect, it } from 'vitest';
-import { CALL_TOOL, roleOfAgentType } from './layout.js';
-import { BROKER_TOOLS } from './plugin-files.js';
-import { pluginFiles } from './plugin-files.js';
+import { roleOfAgentType } from './layout.js';
+import { BROKER_TOOLS, pluginFiles } from './plugin-files.js';
 import { REPOSITORY_ROOT } from './__fixtures__/run-claude.js';
 
 const files = pluginFiles({ workspaceRoot: REPOSITORY_ROOT, version: '1.2.3' });

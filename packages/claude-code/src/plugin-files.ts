@@ -16,7 +16,6 @@ import {
 } from '@heretek/prefix';
 import {
   BROKER_BIN,
-  CALL_TOOL,
   CLAUDE_CODE_TOOLS,
   HOOK_ROLES_DIR_VARIABLE,
   HOOK_SCRIPT,
