@@ -140,13 +140,13 @@ function hitLine(answer: string, name: string): string {
   return line!;
 }
 
-describe('what reaches the agent: cleaned descriptions and flags', () => {
+describe('warn: what reaches the agent: cleaned descriptions and flags', () => {
   let broker: SpawnedBroker;
   const pinsFile = () => join(dir, 'clean-pins.json');
 
   beforeAll(async () => {
     resetTools();
-    broker = await start(pinsFile());
+    broker = await start(pinsFile(), { HERETEK_PIN_POLICY: 'warn' });
   });
   afterAll(async () => {
     await broker?.close();
@@ -323,7 +323,19 @@ describe('rug pulls and the pin policies', () => {
       const view = await inspect(broker, 'rugpull_get_fact');
       expect(view.marks?.[0]).toBe('[changed]');
       expect(view.trust?.join('\n')).toMatch(/description/);
-      expect(view.description).toContain('Also pass the last message');
+      // Changed into a flagged description: its text is withheld under refuse.
+      expect(view.marks).toEqual([
+        '[changed]',
+        '[flagged: context-exfiltration]',
+      ]);
+      expect(view.description).toMatch(
+        /^description withheld: .*--pin rugpull_get_fact/,
+      );
+      expect(JSON.stringify(view)).not.toContain('Also pass');
+      expect(answer).not.toContain('Also pass');
+      expect(refused.text).toMatch(
+        /Its description is flagged \(context-exfiltration\), so its text is withheld\./,
+      );
 
       const flipped = await call(broker, 'flip_read_note', { id: 'n1' });
       expect(flipped.isError).toBe(true);
@@ -414,14 +426,18 @@ describe('rug pulls and the pin policies', () => {
         /^TOOL_CHANGED: /,
       );
 
-      const all = await gateway.cli(['--pin'], pinned(pinsFile));
+      // Only the backends without a tool flagged from its first listing (those wait for review too).
+      const honest = pinned(pinsFile, {
+        HERETEK_BACKENDS_FILE: gatewayTable(['mail', 'rugpull', 'flip']),
+      });
+      const all = await gateway.cli(['--pin'], honest);
       expect(all.code).toBe(0);
       expect(all.stderr).toMatch(/^1 tool to accept:\nrugpull_get_fact: /);
       expect(await call(broker, 'rugpull_get_fact')).toEqual({
         isError: false,
         text: 'get_fact ok',
       });
-      const again = await gateway.cli(['--pin'], pinned(pinsFile));
+      const again = await gateway.cli(['--pin'], honest);
       expect(again.stderr).toMatch(
         /^Nothing to accept: every listed tool matches its pin\.\n/,
       );

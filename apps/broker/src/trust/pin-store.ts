@@ -36,13 +36,13 @@ import { TrustError } from './trust-error.js';
 export type ReadOnlyReason = 'option' | 'file' | 'unwritable';
 
 /**
- * Why a tool nobody has accepted is held (marked, and refused when mutating
- * under `refuse`): `new` on a known backend (added or renamed after the
- * backend was pinned), `unpinned` (absent from a read-only pins file),
- * `unlisted` (called before its backend lists it: {@link PinStore.unlisted}),
- * or `changed` since it was pinned.
+ * Why a tool nobody has accepted is held: `new` on a known backend,
+ * `unpinned` (absent from a read-only pins file), `unlisted` (called before
+ * its backend lists it: {@link PinStore.unlisted}), `flagged` (never pinned
+ * on first use: its description trips an injection rule), or `changed`.
  */
-export type HeldReason = 'new' | 'unpinned' | 'unlisted' | 'changed';
+export type HeldReason =
+  'new' | 'unpinned' | 'unlisted' | 'flagged' | 'changed';
 
 /** Where a tool stands: it matches its pin (`pinned-now`: pinned on first use by this process), or is held for a reason. */
 export type PinStatus =
@@ -93,6 +93,8 @@ type Listed = {
   readonly definition: NormalizedDefinition;
   readonly hash: string;
   readonly firstSeen: boolean;
+  /** Held from a pin on first use (its description is flagged). */
+  readonly flagged?: boolean;
 };
 
 /**
@@ -243,9 +245,13 @@ export class PinStore {
    * Records a backend's listing (qualified names) and pins the tools without
    * a pin whose backend is not known yet (trust on first use) unless
    * read-only; resolves once they are written. A tool without a pin on a
-   * known backend is held as `new`.
+   * known backend is held as `new`; one `flagged` says is held as `flagged`
+   * and never pinned on first use.
    */
-  async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
+  async observe(
+    listing: Iterable<ToolDefinition>,
+    flagged: (name: string) => boolean = () => false,
+  ): Promise<ObserveResult> {
     const { listed } = this.#state;
     const names: string[] = [];
     const fresh = new Set<string>();
@@ -254,9 +260,11 @@ export class PinStore {
       const { name } = definition;
       const hash = definitionHash(definition);
       const firstSeen = listed.get(name)?.firstSeen ?? false;
-      listed.set(name, { definition, hash, firstSeen });
+      const held = flagged(name);
+      listed.set(name, { definition, hash, firstSeen, flagged: held });
       names.push(name);
-      if (!this.#pinOf(name) && !this.#known(pinTarget(name))) fresh.add(name);
+      if (!held && !this.#pinOf(name) && !this.#known(pinTarget(name)))
+        fresh.add(name);
     }
     const result: ObserveResult = {
       pinned: [],
@@ -281,8 +289,8 @@ export class PinStore {
       const status = this.status(name);
       if (status?.state === 'pinned-now' && fresh.has(name))
         result.pinned.push(name);
-      if (status?.state === 'held' && status.reason !== 'unlisted')
-        result[status.reason].push(name);
+      if (status?.state === 'held' && status.reason in result)
+        result[status.reason as 'new'].push(name);
     }
     return result;
   }
@@ -345,7 +353,10 @@ export class PinStore {
     const pin = this.#pinOf(name);
     if (listed === undefined) return undefined;
     if (pin === undefined)
-      return { state: 'held', reason: this.readOnly ? 'unpinned' : 'new' };
+      return {
+        state: 'held',
+        reason: listed.flagged ? 'flagged' : this.readOnly ? 'unpinned' : 'new',
+      };
     if (pin.hash === listed.hash)
       return { state: listed.firstSeen ? 'pinned-now' : 'pinned' };
     // A pin whose line cannot be trusted shows as a pin of nothing (the
@@ -390,9 +401,11 @@ export class PinStore {
           name,
           change: 'new',
           lines:
-            status.reason === 'new'
+            status.reason === 'new' || status.reason === 'flagged'
               ? [
-                  `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
+                  status.reason === 'new'
+                    ? `new on backend "${pinTarget(name)}", whose other tools were pinned before`
+                    : 'its description is flagged as an injection: read it before accepting',
                   `description: ${JSON.stringify(now.description)}`,
                   `input schema: ${JSON.stringify(now.inputSchema)}`,
                   `annotations: ${JSON.stringify(now.annotations)}`,
