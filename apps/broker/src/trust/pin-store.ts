@@ -15,10 +15,8 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import {
-  headOf,
   headerLine,
   invalidPinsFile,
-  linesOf,
   pinLine,
   pinTarget,
   readPinLine,
@@ -516,8 +514,7 @@ export class PinStore {
       const added = snapshot
         .filter(([name, pin]) => pin.accepted || !file.pins.has(name))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const written =
-        added.length > 0 ? await this.#writeLines(source, added) : file;
+      const written = added.length > 0 ? await this.#writeLines(added) : file;
       this.#state.file = written;
       for (const [name, pin] of snapshot) {
         const pins = made.get(pinTarget(name));
@@ -532,56 +529,38 @@ export class PinStore {
     });
   }
 
-  /** Writes the header and the lines of `source` merged in name order with `added` (sorted); the view of the file written. */
+  /** Writes the header and the pins read, those of `added` among them (in name order): the view of the file written. */
   async #writeLines(
-    source: FileHandle | undefined,
     added: ReadonlyArray<readonly [string, MadePin]>,
   ): Promise<FileView> {
     const view = this.#state.file;
+    const pins = new Map<string, FilePin>(view.pins);
+    for (const [name, pin] of added) pins.set(name, pin);
     const digest = createHash('sha256');
     const stats = await writeFileAtomic(this.path, async (handle) => {
-      let pieces: Uint8Array[] = [];
-      let size = 0;
-      const push = async (...more: Uint8Array[]) => {
-        for (const piece of more) digest.update(piece);
-        pieces.push(...more);
-        size += more.reduce((sum, piece) => sum + piece.length, 0);
-        if (size < 1 << 18) return;
+      const header = Buffer.from(headerLine(view.readOnly));
+      let [pieces, size] = [[header] as Uint8Array[], 0];
+      digest.update(header);
+      for (const name of [...pins.keys()].sort()) {
+        const { bytes, start, end, body, hash } = pins.get(name)!;
+        const piece = bytes
+          ? bytes.subarray(start, end + 1)
+          : Buffer.from(pinLine(name, { ...body!, hash }));
+        digest.update(piece);
+        pieces.push(piece);
+        if ((size += piece.length) < 1 << 18) continue;
         await writeAll(handle, pieces);
         [pieces, size] = [[], 0];
-      };
-      let next = 0;
-      /** Writes the pins made here before `name` (every one left without it). */
-      const addBefore = async (name?: string) => {
-        for (; next < added.length; next += 1) {
-          const [pinName, { hash, body }] = added[next]!;
-          if (name !== undefined && pinName >= name) return;
-          await push(Buffer.from(pinLine(pinName, { ...body!, hash })));
-        }
-      };
-      await push(Buffer.from(headerLine(view.readOnly)));
-      for await (const line of source ? linesOf(source) : []) {
-        const name = headOf(line, 0, line.length)?.name;
-        if (name === undefined)
-          throw new Error('the pins file changed while it was copied');
-        await addBefore(name);
-        // Only an accepted pin has a name the file has: it replaces the line.
-        if (added[next]?.[0] !== name) await push(line, LINE_BREAK);
       }
-      await addBefore();
       await writeAll(handle, pieces);
     });
-    const pins = new Map(view.pins);
     const targets = new Set(view.targets);
-    for (const [name, pin] of added) {
-      pins.set(name, pin);
-      targets.add(pinTarget(name));
-    }
-    const stamp = stampOf(stats);
+    for (const [name] of added) targets.add(pinTarget(name));
+    const hex = digest.digest('hex');
     return {
       ...view,
-      stamp,
-      digest: `sha256:${digest.digest('hex')}`,
+      stamp: stampOf(stats),
+      digest: `sha256:${hex}`,
       pins,
       targets,
     };
@@ -601,8 +580,6 @@ type OpenOptions = {
 
 /** The tools an acceptance is about: `tool` alone, every observed tool of `target`, or every observed tool. */
 type Selection = { tool?: string; target?: string };
-
-const LINE_BREAK = Buffer.from('\n');
 
 const emptyTool = (name: string): NormalizedDefinition => ({
   name,

@@ -218,7 +218,7 @@ const TOOL_KEY = Buffer.from('","tool":{');
 const NAME_AT = LINE_HEAD.length + 64 + NAME_KEY.length;
 
 /** The name and hash of the pin line from `start` to `end`, if it is laid out as one. */
-export function headOf(
+function headOf(
   bytes: Buffer,
   start: number,
   end: number,
@@ -282,24 +282,4 @@ export function readPinLine(name: string, pin: FilePin): PinBody | string {
     return `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
   pin.checked = true;
   return body;
-}
-
-/** The pin lines of a pins file (its header skipped), without their line breaks, read a megabyte at a time. */
-export async function* linesOf(handle: FileHandle): AsyncGenerator<Buffer> {
-  let rest = Buffer.alloc(0);
-  let header = true;
-  for (let position = 0; ;) {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    const bytes = Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
-    let start = 0;
-    for (let end; (end = bytes.indexOf(NEWLINE, start)) !== -1;) {
-      if (!header) yield bytes.subarray(start, end);
-      header = false;
-      start = end + 1;
-    }
-    rest = Buffer.from(bytes.subarray(start));
-  }
 }
