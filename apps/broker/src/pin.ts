@@ -6,12 +6,7 @@ import { discoveryBroker, fail, out } from './one-shot.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 
-/**
- * `--pin [tool | target]`: one discovery through the trust layer, then what
- * is new or changed (hidden characters spelled out) on stderr, accepted into
- * the pins file (every tool, one tool, or every tool of one target). Exit 0 when accepted, 1 when some backend failed (what the others
- * listed is still accepted), 2 when nothing could be accepted.
- */
+/** `--pin [tool | target]`: one discovery through the trust layer, then what is new or changed (hidden characters spelled out) on stderr, accepted into the pins file (every tool, one tool, or every tool of one target). Exit 0 when accepted, 1 when some backend failed (what the others listed is still accepted), 2 when nothing could be accepted. */
 export async function runPin(
   config: BrokerConfig,
   backends: Backend[],

@@ -2,12 +2,7 @@ import { changeSummary } from './definition-hash.js';
 import type { PinStatus } from './pin-store.js';
 import { pinTarget } from './pins-file.js';
 
-/**
- * `HERETEK_PIN_POLICY`: `refuse` (default): a held mutating tool cannot be
- * called, a held read-only one is marked and callable, and a flagged tool
- * nobody accepted is held with its description withheld; `warn`: every held
- * tool is marked and callable; `off`: no pins, nothing marked.
- */
+/** `HERETEK_PIN_POLICY`: `refuse` (default): a held mutating tool cannot be called, a held read-only one is marked and callable, and a flagged tool nobody accepted is held with its description withheld; `warn`: every held tool is marked and callable; `off`: no pins, nothing marked. */
 export type PinPolicy = (typeof PIN_POLICIES)[number];
 
 /** The policies, in the order the documentation lists them. */
@@ -16,11 +11,7 @@ export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 /** A held tool's mark; a flagged one has its own (`[flagged: …]`, from the rules). */
 type Mark = '' | '[changed]' | '[new]';
 
-/**
- * What {@link pinVerdict} decides for one tool: whether a call may go out,
- * the mark search and inspect show, and what to tell the agent: a refusal's
- * code and text, or a note for an allowed held tool (`undefined`: none).
- */
+/** What {@link pinVerdict} decides for one tool: whether a call may go out, the mark search and inspect show, and what to tell the agent: a refusal's code and text, or a note for an allowed held tool (`undefined`: none). */
 export type PinVerdict =
   | { allowed: true; mark: Mark; message: string | undefined }
   | {
@@ -30,14 +21,7 @@ export type PinVerdict =
       message: string;
     };
 
-/**
- * Whether a tool may be called under the pin policy, and what to tell the
- * agent. Only a held tool is marked or refused: `new`, `unlisted` and
- * `flagged` are new, `changed` and `unpinned` (absent from a read-only pins
- * file) are changed. `mutating` is the tool's current classification;
- * `flags` the injection rules its description trips (a changed tool keeps
- * `TOOL_CHANGED` and names them too).
- */
+/** Whether a tool may be called under the pin policy, and what to tell the agent. Only a held tool is marked or refused: `new`, `unlisted` and `flagged` are new, `changed` and `unpinned` (absent from a read-only pins file) are changed. `mutating` is the tool's current classification; `flags` the injection rules its description trips (a changed tool keeps `TOOL_CHANGED` and names them too). */
 export function pinVerdict(options: {
   policy: PinPolicy;
   toolName: string;

@@ -33,12 +33,7 @@ import { TrustError } from './trust-error.js';
 /** Why a store does not write on its own: asked to, the file is marked `"readOnly": true`, or it cannot be written. */
 export type ReadOnlyReason = 'option' | 'file' | 'unwritable';
 
-/**
- * Why a tool nobody has accepted is held: `new` on a known backend,
- * `unpinned` (absent from a read-only pins file), `unlisted` (called before
- * its backend lists it: {@link PinStore.unlisted}), `flagged` (never pinned
- * on first use: its description trips an injection rule), or `changed`.
- */
+/** Why a tool nobody has accepted is held: `new` on a known backend, `unpinned` (absent from a read-only pins file), `unlisted` (called before its backend lists it: {@link PinStore.unlisted}), `flagged` (never pinned on first use: its description trips an injection rule), or `changed`. */
 export type HeldReason =
   'new' | 'unpinned' | 'unlisted' | 'flagged' | 'changed';
 
@@ -95,12 +90,7 @@ type Listed = {
   readonly flagged?: boolean;
 };
 
-/**
- * Everything a store knows, in one place, changed in synchronous steps only:
- * the file view is replaced whole, a pin is made or replaced, a written pin
- * leaves `made` only if it is still the same object. A file operation never
- * touches `made` or `listed`, so what is made while one waits is kept.
- */
+/** Everything a store knows, in one place, changed in synchronous steps only: the file view is replaced whole, a pin is made or replaced, a written pin leaves `made` only if it is still the same object. A file operation never touches `made` or `listed`, so what is made while one waits is kept. */
 type State = {
   file: FileView;
   /** Pins made here and not yet written, by target, then name. */
@@ -110,20 +100,7 @@ type State = {
   warned: boolean;
 };
 
-/**
- * The pinned tool definitions (issue: rug pulls). A tool seen for the first
- * time is pinned (trust on first use) and written; a tool whose definition
- * differs from its pin is held as `changed` until a person accepts it
- * (`--pin [tool]` -> {@link PinStore.accept}).
- *
- * Every read and write of the file goes through one queue. A write is
- * atomic and copies the lines of the file on disk, adding the pins made
- * here: two brokers pinning different new tools keep both (the first pin of
- * a tool wins; an accepted change replaces its line). A file another process
- * changed is read and checked first: a file this store cannot trust is never
- * written over. A read-only store ({@link ReadOnlyReason}) writes nothing on
- * its own.
- */
+/** The pinned tool definitions (issue: rug pulls). A tool seen for the first time is pinned (trust on first use) and written; a tool whose definition differs from its pin is held as `changed` until a person accepts it (`--pin [tool]` -> {@link PinStore.accept}). Every read and write of the file goes through one queue. A write is atomic and copies the lines of the file on disk, adding the pins made here: two brokers pinning different new tools keep both (the first pin of a tool wins; an accepted change replaces its line). A file another process changed is read and checked first: a file this store cannot trust is never written over. A read-only store ({@link ReadOnlyReason}) writes nothing on its own. */
 export class PinStore {
   readonly path: string;
   readonly #readOnly: boolean;
@@ -171,12 +148,7 @@ export class PinStore {
     if (typeof body === 'string') throw invalidPinsFile(this.path, body);
   }
 
-  /**
-   * Whether the file as read, unchanged since, has `digest`: one an index
-   * cache recorded of a file whose pins were all checked ({@link fileDigest}).
-   * Its pins then need no check ({@link verified} resolves at once;
-   * {@link checkPin} still checks each one a call relies on).
-   */
+  /** Whether the file as read, unchanged since, has `digest`: one an index cache recorded of a file whose pins were all checked ({@link fileDigest}). Its pins then need no check ({@link verified} resolves at once; {@link checkPin} still checks each one a call relies on). */
   knownDigest(digest: string): boolean {
     const view = this.#state.file;
     if (view.digest !== digest || view.failure !== undefined) return false;
@@ -189,12 +161,7 @@ export class PinStore {
     return true;
   }
 
-  /**
-   * The file's SHA-256 once every file operation asked for has ended, if the
-   * file then holds exactly the pins in memory, checked, with what `inspect`
-   * returns in the same turn; `undefined` when a write is waiting or failed,
-   * the check failed, another process changed the file, or there is none.
-   */
+  /** The file's SHA-256 once every file operation asked for has ended, if the file then holds exactly the pins in memory, checked, with what `inspect` returns in the same turn; `undefined` when a write is waiting or failed, the check failed, another process changed the file, or there is none. */
   async fileDigest<T>(
     inspect: () => T,
   ): Promise<{ digest: string; inspected: T } | undefined> {
@@ -239,13 +206,7 @@ export class PinStore {
     );
   }
 
-  /**
-   * Records a backend's listing (qualified names) and pins the tools without
-   * a pin whose backend is not known yet (trust on first use) unless
-   * read-only; resolves once they are written. A tool without a pin on a
-   * known backend is held as `new`; one `flagged` says is held as `flagged`
-   * and never pinned on first use.
-   */
+  /** Records a backend's listing (qualified names) and pins the tools without a pin whose backend is not known yet (trust on first use) unless read-only; resolves once they are written. A tool without a pin on a known backend is held as `new`; one `flagged` says is held as `flagged` and never pinned on first use. */
   async observe(
     listing: Iterable<ToolDefinition>,
     flagged: (name: string) => boolean = () => false,
@@ -366,11 +327,7 @@ export class PinStore {
     return { state: 'held', reason: 'changed', change, pinned };
   }
 
-  /**
-   * For a name without a listed definition: held as `unlisted` when it has
-   * no pin and its backend is known, or the file is read-only (a tool added
-   * after the listing, called before the broker lists it again).
-   */
+  /** For a name without a listed definition: held as `unlisted` when it has no pin and its backend is known, or the file is read-only (a tool added after the listing, called before the broker lists it again). */
   unlisted(name: string): PinStatus | undefined {
     if (this.#pinOf(name) !== undefined) return undefined;
     return this.readOnly || this.#known(pinTarget(name))
@@ -378,11 +335,7 @@ export class PinStore {
       : undefined;
   }
 
-  /**
-   * What {@link accept} would accept, without writing: every observed tool
-   * held as changed, new or unpinned (or only `tool`, or only the tools of
-   * `target`). The CLI shows it first.
-   */
+  /** What {@link accept} would accept, without writing: every observed tool held as changed, new or unpinned (or only `tool`, or only the tools of `target`). The CLI shows it first. */
   pending(options: Selection = {}): AcceptedPin[] {
     const result: AcceptedPin[] = [];
     for (const name of this.#selected(options)) {
@@ -420,14 +373,7 @@ export class PinStore {
     return result;
   }
 
-  /**
-   * Accepts the current definitions (every observed tool, `tool`, or the
-   * tools of `target`) as their pins, writes them and returns what changed.
-   * Allowed on a file marked `"readOnly": true` (how a committed lock is
-   * updated; it stays marked); throws `PINS_READ_ONLY` when opened read-only
-   * or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool never
-   * observed.
-   */
+  /** Accepts the current definitions (every observed tool, `tool`, or the tools of `target`) as their pins, writes them and returns what changed. Allowed on a file marked `"readOnly": true` (how a committed lock is updated; it stays marked); throws `PINS_READ_ONLY` when opened read-only or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool never observed. */
   async accept(options: Selection = {}): Promise<AcceptedPin[]> {
     const reason = this.readOnlyReason;
     if (reason === 'option' || reason === 'unwritable')
@@ -496,14 +442,7 @@ export class PinStore {
       this.#state.file = await viewOf(this.path, handle, 'now');
   }
 
-  /**
-   * Writes the pins made here: the file's lines copied, the pins made here
-   * added in name order (an accepted pin replaces its line; a pin the file
-   * has wins over one made on first use), after reading again, through the
-   * same handle, a file another process changed. Then, in one step, the
-   * view becomes the file written and each pin written leaves `made`, unless
-   * it was replaced meanwhile.
-   */
+  /** Writes the pins made here: the file's lines copied, the pins made here added in name order (an accepted pin replaces its line; a pin the file has wins over one made on first use), after reading again, through the same handle, a file another process changed. Then, in one step, the view becomes the file written and each pin written leaves `made`, unless it was replaced meanwhile. */
   async #write(): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;

@@ -10,14 +10,7 @@ import { definitionHash } from './definition-hash.js';
 import { isMissing } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
-/**
- * The pins file: a header line (`{"version":2}`, or with `"readOnly":true`,
- * a reviewed lock that only `--pin` updates), then one line per pin sorted
- * by name, each the canonical JSON (RFC 8785) of
- * `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`.
- * A line starts with its hash and name, so a store reads those and parses a
- * line only when it needs that pin. A file of another version is refused.
- */
+/** The pins file: a header line (`{"version":2}`, or with `"readOnly":true`, a reviewed lock that only `--pin` updates), then one line per pin sorted by name, each the canonical JSON (RFC 8785) of `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`. A line starts with its hash and name, so a store reads those and parses a line only when it needs that pin. A file of another version is refused. */
 export const PINS_FILE_VERSION = 2;
 
 /** The backend a pin belongs to: its name up to the first `_` (`github_create_issue`: `github`); a target with a pin is known. */
@@ -43,10 +36,7 @@ export type PinsFile = {
   tools: Record<string, PinEntry>;
 };
 
-/**
- * One pin as a store knows it: its hash, and its definition (a pin made in
- * memory) or its line in the bytes read (parsed when needed).
- */
+/** One pin as a store knows it: its hash, and its definition (a pin made in memory) or its line in the bytes read (parsed when needed). */
 export type FilePin = {
   readonly hash: string;
   readonly body: PinBody | undefined;
@@ -92,10 +82,7 @@ function unreadable(file: string, error: unknown): TrustError {
   });
 }
 
-/**
- * Runs `use` with the pins file open for reading (`undefined` when there is
- * none), then closes it; a file that cannot be opened is `PINS_FILE_INVALID`.
- */
+/** Runs `use` with the pins file open for reading (`undefined` when there is none), then closes it; a file that cannot be opened is `PINS_FILE_INVALID`. */
 export async function withPinsFile<T>(
   file: string,
   use: (handle: FileHandle | undefined) => Promise<T>,
@@ -152,11 +139,7 @@ function headerOf(file: string, line: string): { readOnly: boolean } {
   return { readOnly: parsed.data.readOnly === true };
 }
 
-/**
- * Reads the pins file through `handle` and indexes it: each pin's name,
- * hash and line (parsed and checked later). Throws `TrustError`
- * `PINS_FILE_INVALID` for a file it cannot read as pins.
- */
+/** Reads the pins file through `handle` and indexes it: each pin's name, hash and line (parsed and checked later). Throws `TrustError` `PINS_FILE_INVALID` for a file it cannot read as pins. */
 export async function readPins(
   file: string,
   handle: FileHandle,
@@ -257,10 +240,7 @@ const pinLineSchema = z.object({
   }),
 });
 
-/**
- * The definition of the pin `name`, parsed from its line and checked against
- * its hash (once); why it cannot be trusted otherwise.
- */
+/** The definition of the pin `name`, parsed from its line and checked against its hash (once); why it cannot be trusted otherwise. */
 export function readPinLine(name: string, pin: FilePin): PinBody | string {
   if (pin.body !== undefined) return pin.body;
   let data: unknown;
