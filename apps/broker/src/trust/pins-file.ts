@@ -194,37 +194,25 @@ export async function readPins(
 }
 
 const NEWLINE = 0x0a;
-const LINE_HEAD = Buffer.from('{"hash":"sha256:');
-const NAME_KEY = Buffer.from('","name":"');
-/** What follows a pin's name: a quote in the name is escaped, so its first occurrence ends the name. */
-const TOOL_KEY = Buffer.from('","tool":{');
-const NAME_AT = LINE_HEAD.length + 64 + NAME_KEY.length;
+/** A pin line's head, read as latin1 (one character a byte; a quote or backslash is never part of a longer UTF-8 character). */
+const HEAD =
+  /^\{"hash":"sha256:([0-9a-f]{64})","name":"((?:[^"\\]|\\.)*)","tool":\{/;
+/** Where a pin line's name starts: after `{"hash":"sha256:`, the 64 hex digits and `","name":"`. */
+const NAME_AT = 16 + 64 + 10;
 
 /** The name and hash of the pin line from `start` to `end`, if it is laid out as one. */
-function headOf(
-  bytes: Buffer,
-  start: number,
-  end: number,
-): { name: string; hash: string } | undefined {
-  const at = start + NAME_AT;
-  const close = bytes.indexOf(TOOL_KEY, at);
-  const hex = bytes.toString(
-    'latin1',
-    at - NAME_KEY.length - 64,
-    at - NAME_KEY.length,
+function headOf(bytes: Buffer, start: number, end: number) {
+  const head = (to: number) => HEAD.exec(bytes.toString('latin1', start, to));
+  const found = head(Math.min(end, start + 512)) ?? head(end);
+  if (found === null) return undefined;
+  const text = bytes.toString(
+    'utf8',
+    start + NAME_AT,
+    start + NAME_AT + found[2]!.length,
   );
-  if (
-    close === -1 ||
-    close + TOOL_KEY.length > end ||
-    !bytes.subarray(start, start + LINE_HEAD.length).equals(LINE_HEAD) ||
-    !bytes.subarray(at - NAME_KEY.length, at).equals(NAME_KEY) ||
-    !/^[0-9a-f]{64}$/.test(hex)
-  )
-    return undefined;
-  const text = bytes.toString('utf8', at, close);
   try {
     const name = text.includes('\\') ? JSON.parse(`"${text}"`) : text;
-    return { name: name as string, hash: `sha256:${hex}` };
+    return { name: name as string, hash: `sha256:${found[1]}` };
   } catch {
     return undefined;
   }
