@@ -56,20 +56,9 @@ export async function runPin(
             backends.some((backend) => backend.target === tool)
           ? { target: tool }
           : { tool };
-    const selected = (name: string) =>
-      selection.tool === undefined
-        ? selection.target === undefined ||
-          name.startsWith(`${selection.target}_`)
-        : name === selection.tool;
     // Tools of backends seen for the first time were pinned by this discovery
     // (trust on first use) unless the file is read-only; they are named, not shown.
-    const firstSeen = broker.catalog
-      .list()
-      .map((entry) => entry.name)
-      .filter(
-        (name) => selected(name) && pins.status(name)?.state === 'pinned-now',
-      )
-      .sort();
+    const firstSeen = pins.firstSeen(selection);
     let accepted;
     try {
       out(formatPendingPins(pins.pending(selection)));
@@ -77,16 +66,18 @@ export async function runPin(
     } catch (error) {
       return refuse(error);
     }
+    const count = (n: number, what: string) =>
+      `${n} ${what}${n === 1 ? '' : 's'}`;
     if (firstSeen.length > 0)
       out(
-        `${firstSeen.length} tool${firstSeen.length === 1 ? '' : 's'} pinned on first sight: ${firstSeen.join(', ')}`,
+        `${count(firstSeen.length, 'tool')} pinned on first sight: ${firstSeen.join(', ')}`,
       );
+    const missing =
+      failed.length > 0
+        ? `; ${count(failed.length, 'backend')} did not answer`
+        : '';
     out(
-      `accepted ${accepted.length} tool${accepted.length === 1 ? '' : 's'} into ${pins.path}${
-        failed.length > 0
-          ? `; ${failed.length} backend${failed.length === 1 ? '' : 's'} did not answer`
-          : ''
-      }`,
+      `accepted ${count(accepted.length, 'tool')} into ${pins.path}${missing}`,
     );
     return failed.length > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
   } finally {

@@ -21,11 +21,10 @@ import {
   pinTarget,
   readPinLine,
   readPins,
-  stampOf,
   withPinsFile,
   type FilePin,
 } from './pins-file.js';
-import { FileQueue, writeAll, writeFileAtomic } from './state-file.js';
+import { FileQueue, stampOf, writeAll, writeFileAtomic } from './state-file.js';
 import { DIGEST_BYTES, hashText, writeHash } from './tool-hashes.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
@@ -97,7 +96,7 @@ type State = {
   readonly made: Map<string, Map<string, MadePin>>;
   readonly listed: Map<string, Listed>;
   /** A failed write of new pins has been logged. */
-  warned: boolean;
+  warned?: boolean;
 };
 
 /** The pinned tool definitions (issue: rug pulls). A tool seen for the first time is pinned (trust on first use) and written; a tool whose definition differs from its pin is held as `changed` until a person accepts it (`--pin [tool]` -> {@link PinStore.accept}). Every read and write of the file goes through one queue. A write is atomic and copies the lines of the file on disk, adding the pins made here: two brokers pinning different new tools keep both (the first pin of a tool wins; an accepted change replaces its line). A file another process changed is read and checked first: a file this store cannot trust is never written over. A read-only store ({@link ReadOnlyReason}) writes nothing on its own. */
@@ -112,12 +111,7 @@ export class PinStore {
     this.path = file;
     this.#readOnly = options.readOnly === true;
     this.#log = options.log ?? (() => {});
-    this.#state = {
-      file: view,
-      made: new Map(),
-      listed: new Map(),
-      warned: false,
-    };
+    this.#state = { file: view, made: new Map(), listed: new Map() };
   }
 
   /** Reads the pins file (none: empty); `PINS_FILE_INVALID` for a file it cannot trust. */
@@ -291,11 +285,8 @@ export class PinStore {
       const body = pin && readPinLine(name, pin);
       if (pin === undefined || typeof body !== 'object') continue;
       const definition = { name, ...body };
-      this.#state.listed.set(name, {
-        definition,
-        hash: pin.hash,
-        firstSeen: false,
-      });
+      const listed = { definition, hash: pin.hash, firstSeen: false };
+      this.#state.listed.set(name, listed);
       restored.push(definition);
     }
     return restored;
@@ -322,7 +313,9 @@ export class PinStore {
     // check of the whole file reports it).
     const body = readPinLine(name, pin);
     const pinned =
-      typeof body === 'object' ? { name, ...body } : emptyTool(name);
+      typeof body === 'object'
+        ? { name, ...body }
+        : normalizeDefinition({ name });
     const change = diffDefinitions(pinned, listed.definition);
     return { state: 'held', reason: 'changed', change, pinned };
   }
@@ -371,6 +364,12 @@ export class PinStore {
         });
     }
     return result;
+  }
+
+  /** The selected tools pinned on first use by this process (`--pin` names them). */
+  firstSeen(options: Selection = {}): string[] {
+    const seen = (name: string) => this.status(name)?.state === 'pinned-now';
+    return this.#selected(options).filter(seen);
   }
 
   /** Accepts the current definitions (every observed tool, `tool`, or the tools of `target`) as their pins, writes them and returns what changed. Allowed on a file marked `"readOnly": true` (how a committed lock is updated; it stays marked); throws `PINS_READ_ONLY` when opened read-only or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool never observed. */
@@ -520,13 +519,6 @@ type OpenOptions = {
 /** The tools an acceptance is about: `tool` alone, every observed tool of `target`, or every observed tool. */
 type Selection = { tool?: string; target?: string };
 
-const emptyTool = (name: string): NormalizedDefinition => ({
-  name,
-  description: '',
-  inputSchema: {},
-  annotations: {},
-});
-
 /** The view of what `handle` reads (none: an empty file), its pins checked before this resolves with `'now'`. */
 async function viewOf(
   file: string,
@@ -541,10 +533,7 @@ async function viewOf(
     readOnly: read?.readOnly ?? false,
     unwritable:
       read !== undefined &&
-      (await access(file, constants.W_OK).then(
-        () => false,
-        () => true,
-      )),
+      (await access(file, constants.W_OK).catch(() => true)) === true,
     pins,
     targets: new Set([...pins.keys()].map(pinTarget)),
     check: undefined,

@@ -7,7 +7,7 @@ import { errorText } from '../error-text.js';
 import { quote } from '../errors.js';
 import { issueLines } from '../issue-text.js';
 import { definitionHash } from './definition-hash.js';
-import { isMissing } from './state-file.js';
+import { isMissing, stampOf } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /** The pins file: a header line (`{"version":2}`, or with `"readOnly":true`, a reviewed lock that only `--pin` updates), then one line per pin sorted by name, each the canonical JSON (RFC 8785) of `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`. A line starts with its hash and name, so a store reads those and parses a line only when it needs that pin. A file of another version is refused. */
@@ -58,15 +58,6 @@ export function pinLine(name: string, entry: PinEntry): string {
   return `${canonicalize({ hash, name, tool: { annotations, description, inputSchema } })}\n`;
 }
 
-/** The stamp of a file as read or written: inode, size and modification time. */
-export function stampOf(stats: {
-  mtimeMs: number;
-  size: number;
-  ino: number;
-}): string {
-  return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-}
-
 export function invalidPinsFile(file: string, why: string): TrustError {
   return new TrustError({
     code: 'PINS_FILE_INVALID',
@@ -97,14 +88,6 @@ export async function withPinsFile<T>(
     await handle?.close();
   }
 }
-
-/** The pins file as read: stamp, SHA-256 (`sha256:<hex>`, what an index cache records), mark and pins. */
-export type ReadPins = {
-  stamp: string;
-  digest: string;
-  readOnly: boolean;
-  pins: Map<string, FilePin>;
-};
 
 const HEADER = `{"version":${PINS_FILE_VERSION}} (or {"readOnly":true,"version":${PINS_FILE_VERSION}}; a pins file of another layout is not read)`;
 
@@ -140,10 +123,7 @@ function headerOf(file: string, line: string): { readOnly: boolean } {
 }
 
 /** Reads the pins file through `handle` and indexes it: each pin's name, hash and line (parsed and checked later). Throws `TrustError` `PINS_FILE_INVALID` for a file it cannot read as pins. */
-export async function readPins(
-  file: string,
-  handle: FileHandle,
-): Promise<ReadPins> {
+export async function readPins(file: string, handle: FileHandle) {
   let bytes: Buffer;
   let stamp: string;
   try {
@@ -152,7 +132,7 @@ export async function readPins(
   } catch (error) {
     throw unreadable(file, error);
   }
-  // Hashed on the thread pool while this thread indexes the lines.
+  // Hashed on the thread pool while this thread indexes the lines; the digest is what an index cache records.
   const digest = subtle.digest('SHA-256', bytes);
   const headerEnd = bytes.indexOf(NEWLINE);
   const header = headerEnd === -1 ? bytes.length : headerEnd;
