@@ -12,14 +12,14 @@ export type Authorisation =
     }
   | {
       allowed: false;
-      code: 'ROLE_FORBIDDEN' | 'TOOL_CHANGED' | 'TOOL_NEW';
+      code: 'ROLE_FORBIDDEN' | 'TOOL_CHANGED' | 'TOOL_NEW' | 'TOOL_FLAGGED';
       /** What the agent reads after the code: what was refused and how to go on. */
       message: string;
     };
 
 /**
  * Whether one call may go out: the role (a read-only role calls only read-only tools; a tool
- * outside the catalog counts as mutating), then the pin (`TOOL_CHANGED`, `TOOL_NEW`).
+ * outside the catalog counts as mutating), then the pin (`TOOL_CHANGED`, `TOOL_NEW`, `TOOL_FLAGGED`).
  */
 export function authorise(options: {
   role: RoleName;
@@ -27,8 +27,14 @@ export function authorise(options: {
   name: string;
   /** The tool's catalog entry; `undefined` for a name outside the catalog. */
   entry: { mutating: boolean } | undefined;
-  /** The pin policy and the tool's pin status; `undefined` without a trust layer. */
-  pin: { policy: PinPolicy; status: PinStatus | undefined } | undefined;
+  /** The pin policy, the tool's pin status and the injection rules it trips; `undefined` without a trust layer. */
+  pin:
+    | {
+        policy: PinPolicy;
+        status: PinStatus | undefined;
+        flags?: readonly string[];
+      }
+    | undefined;
 }): Authorisation {
   const { role, name, entry, pin } = options;
   const mutating = entry?.mutating ?? true;
@@ -47,6 +53,7 @@ export function authorise(options: {
       toolName: name,
       status: pin.status,
       mutating,
+      ...(pin.flags === undefined ? {} : { flags: pin.flags }),
     });
     if (!verdict.allowed)
       return {

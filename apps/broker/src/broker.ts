@@ -99,7 +99,7 @@ const DEFAULT_BROWSE_LIMIT = 25;
 export type ToolSchemaView = {
   name: string;
   target: string;
-  /** The full description, cleaned of invisible and control characters. */
+  /** The full description, cleaned of invisible and control characters (a note instead when it is withheld). */
   description: string;
   mutating: boolean;
   inputSchema: Record<string, unknown>;
@@ -212,15 +212,12 @@ export class Broker {
         role,
         name,
         entry,
-        pin:
-          trust === undefined
-            ? undefined
-            : { policy: trust.policy, status: trust.pinStatus(name) },
+        pin: trust?.callPin(name),
       });
     let decision = decide();
     if (
       !decision.allowed &&
-      (decision.code === 'TOOL_CHANGED' || decision.code === 'TOOL_NEW') &&
+      decision.code !== 'ROLE_FORBIDDEN' &&
       trust?.pins !== undefined
     ) {
       await trust.pins.refresh();
@@ -238,6 +235,11 @@ export class Broker {
   /** `[changed]` and `[flagged: …]` marks of a tool (empty before the trust layer is open). */
   marks(name: string, mutating: boolean): string[] {
     return this.#trustReady?.marks(name, { mutating }) ?? [];
+  }
+
+  /** What stands in for a tool's description the agent must not read (a flagged tool held under `refuse`). */
+  withheld(name: string): string | undefined {
+    return this.#trustReady?.withheldNote(name);
   }
 
   /** Starts discovery in the background (no-op without a gateway). Operations never wait on a slow backend beyond the initial wait. */
@@ -394,7 +396,7 @@ export class Broker {
     return {
       name: entry.name,
       target: entry.target,
-      description: entry.description,
+      description: trust?.withheldNote(name) ?? entry.description,
       mutating: entry.mutating,
       inputSchema: entry.inputSchema,
       ...(marks.length === 0 ? {} : { marks }),

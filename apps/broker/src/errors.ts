@@ -12,6 +12,7 @@ export const BrokerErrorCode = {
   InvalidArguments: 'INVALID_ARGUMENTS',
   ToolChanged: 'TOOL_CHANGED',
   ToolNew: 'TOOL_NEW',
+  ToolFlagged: 'TOOL_FLAGGED',
   NoGateway: 'NO_GATEWAY',
   CircuitOpen: 'CIRCUIT_OPEN',
   BackendFailed: 'BACKEND_FAILED',

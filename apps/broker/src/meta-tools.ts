@@ -282,8 +282,15 @@ async function searchOrBrowse(
   args: SearchArguments,
 ): Promise<string> {
   const query = args.query ?? '';
-  const marks = (hit: { name: string; mutating: boolean }) =>
-    broker.marks(hit.name, hit.mutating);
+  const marks: HitRender = (hit) => {
+    const note = broker.withheld(hit.name);
+    const shown = note === undefined ? hit : { ...hit, description: '' };
+    const marks = broker.marks(hit.name, hit.mutating);
+    return renderHit(
+      shown,
+      note === undefined ? marks : [...marks, `[${note}]`],
+    );
+  };
   if (query.trim() === '' && args.target !== undefined)
     return formatBrowse(
       await broker.browseTools({
@@ -307,14 +314,18 @@ async function searchOrBrowse(
   );
 }
 
-/** Marks of a tool for its hit line (`[changed]`, `[flagged: rule]`). */
-type HitMarks = (hit: { name: string; mutating: boolean }) => readonly string[];
+/** A tool's hit line with its marks (`[changed]`, `[flagged: rule]`), its description withheld when the trust layer says so. */
+type HitRender = (hit: {
+  name: string;
+  mutating: boolean;
+  description: string;
+}) => string;
 
 /** Renders search hits, one line a tool, then what matched nothing; with no hit, the targets to browse. */
 function formatSearch(
   result: SearchToolsResult,
   targets: ReadonlyArray<{ target: string; tools: number }>,
-  marks: HitMarks,
+  marks: HitRender,
 ): string {
   const scope = [
     result.profile === undefined ? undefined : `profile ${result.profile}`,
@@ -334,7 +345,7 @@ function formatSearch(
         `Targets (tools): ${targets.map((summary) => `${summary.target} (${summary.tools})`).join(', ')}`,
       );
   } else {
-    for (const hit of result.hits) lines.push(renderHit(hit, marks(hit)));
+    for (const hit of result.hits) lines.push(marks(hit));
   }
   if (result.discovering !== undefined)
     lines.push(discoveringNote(result.discovering));
@@ -354,7 +365,7 @@ function formatSearch(
 }
 
 /** Renders one page of a target's tools: a header, one line a tool, and how to get the next page. */
-function formatBrowse(result: BrowseResult, marks: HitMarks): string {
+function formatBrowse(result: BrowseResult, marks: HitRender): string {
   const note =
     result.discovering === undefined
       ? []
@@ -369,7 +380,7 @@ function formatBrowse(result: BrowseResult, marks: HitMarks): string {
   const last = result.offset + result.tools.length;
   const lines = [
     `Target ${result.target}: ${result.total} tools, ${result.offset + 1}-${last}:`,
-    ...result.tools.map((tool) => renderHit(tool, marks(tool))),
+    ...result.tools.map(marks),
   ];
   if (last < result.total) lines.push(`More: offset ${last}.`);
   lines.push(...note);

@@ -6,12 +6,7 @@ import { discoveryBroker, fail, out } from './one-shot.js';
 import type { TrustLayer } from './trust/trust-layer.js';
 import type { ToolGateway } from './types.js';
 
-/**
- * `--pin [tool | target]`: one discovery through the trust layer, then what
- * is new or changed (hidden characters spelled out) on stderr, accepted into
- * the pins file (every tool, one tool, or every tool of one target). Exit 0 when accepted, 1 when some backend failed (what the others
- * listed is still accepted), 2 when nothing could be accepted.
- */
+/** `--pin [tool | target]`: one discovery through the trust layer, then what is new or changed (hidden characters spelled out) on stderr, accepted into the pins file (every tool, one tool, or every tool of one target). Exit 0 when accepted, 1 when some backend failed (what the others listed is still accepted), 2 when nothing could be accepted. */
 export async function runPin(
   config: BrokerConfig,
   backends: Backend[],
@@ -61,20 +56,9 @@ export async function runPin(
             backends.some((backend) => backend.target === tool)
           ? { target: tool }
           : { tool };
-    const selected = (name: string) =>
-      selection.tool === undefined
-        ? selection.target === undefined ||
-          name.startsWith(`${selection.target}_`)
-        : name === selection.tool;
     // Tools of backends seen for the first time were pinned by this discovery
     // (trust on first use) unless the file is read-only; they are named, not shown.
-    const firstSeen = broker.catalog
-      .list()
-      .map((entry) => entry.name)
-      .filter(
-        (name) => selected(name) && pins.status(name)?.state === 'pinned-now',
-      )
-      .sort();
+    const firstSeen = pins.firstSeen(selection);
     let accepted;
     try {
       out(formatPendingPins(pins.pending(selection)));
@@ -82,16 +66,18 @@ export async function runPin(
     } catch (error) {
       return refuse(error);
     }
+    const count = (n: number, what: string) =>
+      `${n} ${what}${n === 1 ? '' : 's'}`;
     if (firstSeen.length > 0)
       out(
-        `${firstSeen.length} tool${firstSeen.length === 1 ? '' : 's'} pinned on first sight: ${firstSeen.join(', ')}`,
+        `${count(firstSeen.length, 'tool')} pinned on first sight: ${firstSeen.join(', ')}`,
       );
+    const missing =
+      failed.length > 0
+        ? `; ${count(failed.length, 'backend')} did not answer`
+        : '';
     out(
-      `accepted ${accepted.length} tool${accepted.length === 1 ? '' : 's'} into ${pins.path}${
-        failed.length > 0
-          ? `; ${failed.length} backend${failed.length === 1 ? '' : 's'} did not answer`
-          : ''
-      }`,
+      `accepted ${count(accepted.length, 'tool')} into ${pins.path}${missing}`,
     );
     return failed.length > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
   } finally {

@@ -121,9 +121,16 @@ describe("the broker's meta-tool table", () => {
     const hooks = JSON.parse(
       readFileSync(join(plugin, 'hooks/hooks.json'), 'utf8'),
     ) as { hooks: { PreToolUse: Array<{ matcher: string }> } };
-    expect(hooks.hooks.PreToolUse.map((hook) => hook.matcher)).toEqual([
-      'mcp__plugin_heretek_broker__mcp_call_tool',
-    ]);
+    // One PreToolUse hook sees every tool (read-only roles' own tools are
+    // refused there); the hook program records the role for the call tool,
+    // which it knows by the name the table gives.
+    expect(hooks.hooks.PreToolUse.map((hook) => hook.matcher)).toEqual(['*']);
+    const hookProgram = readFileSync(
+      join(plugin, 'hooks/heretek-hook.mjs'),
+      'utf8',
+    );
+    expect(hookProgram).toContain('"mcp__plugin_heretek_broker__"');
+    expect(hookProgram).toContain('claudeCodeToolName("mcp_call_tool")');
     expect(names).toContain('mcp_call_tool');
   });
 });

@@ -8,13 +8,7 @@ const READ_ONLY_TEXT: Record<ReadOnlyReason, string> = {
   unwritable: 'read-only, not writable',
 };
 
-/**
- * The `--check` line about a store after discovery, e.g.
- * `pins file /home/a/.local/state/heretek/pins.json: 412 tools pinned, 1 changed (github_create_issue); review and accept with --pin <tool>, or --pin for all`:
- * the tools pinned (in the file, or in memory when it could not be saved),
- * then the observed tools that differ from their pin, or are absent from a
- * read-only pins file.
- */
+/** The `--check` line about a store after discovery, e.g. `pins file /home/a/.local/state/heretek/pins.json: 412 tools pinned, 1 changed (github_create_issue); review and accept with --pin <tool>, or --pin for all`: the tools pinned (in the file, or in memory when it could not be saved), then the observed tools that differ from their pin, or are absent from a read-only pins file. */
 export function describePins(store: PinStore): string {
   const pending = store.pending();
   const parts = [`${store.pinnedCount} tools pinned`];
@@ -37,14 +31,7 @@ export function describePins(store: PinStore): string {
   return `pins file ${store.path}: ${parts.join(', ')}${pending.length > 0 ? '; review and accept with --pin <tool>, or --pin for all' : ''}`;
 }
 
-/**
- * What `--pin [tool]` shows before accepting: one block per tool, its name
- * and what changed (the `describeChange` lines, indented), or a line saying
- * there is nothing to accept. Descriptions are quoted as listed, with every
- * invisible or control character shown as `\u{…}` (see `revealInvisible`), so
- * the person accepting sees hidden text and no escape sequence reaches the
- * terminal.
- */
+/** What `--pin [tool]` shows before accepting: one block per tool, its name and what changed (the `describeChange` lines, indented), or a line saying there is nothing to accept. Descriptions are quoted as listed, with every invisible or control character shown as `\u{…}` (see `revealInvisible`), so the person accepting sees hidden text and no escape sequence reaches the terminal. */
 export function formatPendingPins(pending: readonly AcceptedPin[]): string {
   if (pending.length === 0) {
     return 'Nothing to accept: every listed tool matches its pin.';

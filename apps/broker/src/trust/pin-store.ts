@@ -15,19 +15,16 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import {
-  headOf,
   headerLine,
   invalidPinsFile,
-  linesOf,
   pinLine,
   pinTarget,
   readPinLine,
   readPins,
-  stampOf,
   withPinsFile,
   type FilePin,
 } from './pins-file.js';
-import { FileQueue, writeAll, writeFileAtomic } from './state-file.js';
+import { FileQueue, stampOf, writeAll, writeFileAtomic } from './state-file.js';
 import { DIGEST_BYTES, hashText, writeHash } from './tool-hashes.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
@@ -35,14 +32,9 @@ import { TrustError } from './trust-error.js';
 /** Why a store does not write on its own: asked to, the file is marked `"readOnly": true`, or it cannot be written. */
 export type ReadOnlyReason = 'option' | 'file' | 'unwritable';
 
-/**
- * Why a tool nobody has accepted is held (marked, and refused when mutating
- * under `refuse`): `new` on a known backend (added or renamed after the
- * backend was pinned), `unpinned` (absent from a read-only pins file),
- * `unlisted` (called before its backend lists it: {@link PinStore.unlisted}),
- * or `changed` since it was pinned.
- */
-export type HeldReason = 'new' | 'unpinned' | 'unlisted' | 'changed';
+/** Why a tool nobody has accepted is held: `new` on a known backend, `unpinned` (absent from a read-only pins file), `unlisted` (called before its backend lists it: {@link PinStore.unlisted}), `flagged` (never pinned on first use: its description trips an injection rule), or `changed`. */
+export type HeldReason =
+  'new' | 'unpinned' | 'unlisted' | 'flagged' | 'changed';
 
 /** Where a tool stands: it matches its pin (`pinned-now`: pinned on first use by this process), or is held for a reason. */
 export type PinStatus =
@@ -93,37 +85,21 @@ type Listed = {
   readonly definition: NormalizedDefinition;
   readonly hash: string;
   readonly firstSeen: boolean;
+  /** Held from a pin on first use (its description is flagged). */
+  readonly flagged?: boolean;
 };
 
-/**
- * Everything a store knows, in one place, changed in synchronous steps only:
- * the file view is replaced whole, a pin is made or replaced, a written pin
- * leaves `made` only if it is still the same object. A file operation never
- * touches `made` or `listed`, so what is made while one waits is kept.
- */
+/** Everything a store knows, in one place, changed in synchronous steps only: the file view is replaced whole, a pin is made or replaced, a written pin leaves `made` only if it is still the same object. A file operation never touches `made` or `listed`, so what is made while one waits is kept. */
 type State = {
   file: FileView;
   /** Pins made here and not yet written, by target, then name. */
   readonly made: Map<string, Map<string, MadePin>>;
   readonly listed: Map<string, Listed>;
   /** A failed write of new pins has been logged. */
-  warned: boolean;
+  warned?: boolean;
 };
 
-/**
- * The pinned tool definitions (issue: rug pulls). A tool seen for the first
- * time is pinned (trust on first use) and written; a tool whose definition
- * differs from its pin is held as `changed` until a person accepts it
- * (`--pin [tool]` -> {@link PinStore.accept}).
- *
- * Every read and write of the file goes through one queue. A write is
- * atomic and copies the lines of the file on disk, adding the pins made
- * here: two brokers pinning different new tools keep both (the first pin of
- * a tool wins; an accepted change replaces its line). A file another process
- * changed is read and checked first: a file this store cannot trust is never
- * written over. A read-only store ({@link ReadOnlyReason}) writes nothing on
- * its own.
- */
+/** The pinned tool definitions (issue: rug pulls). A tool seen for the first time is pinned (trust on first use) and written; a tool whose definition differs from its pin is held as `changed` until a person accepts it (`--pin [tool]` -> {@link PinStore.accept}). Every read and write of the file goes through one queue. A write is atomic and copies the lines of the file on disk, adding the pins made here: two brokers pinning different new tools keep both (the first pin of a tool wins; an accepted change replaces its line). A file another process changed is read and checked first: a file this store cannot trust is never written over. A read-only store ({@link ReadOnlyReason}) writes nothing on its own. */
 export class PinStore {
   readonly path: string;
   readonly #readOnly: boolean;
@@ -135,12 +111,7 @@ export class PinStore {
     this.path = file;
     this.#readOnly = options.readOnly === true;
     this.#log = options.log ?? (() => {});
-    this.#state = {
-      file: view,
-      made: new Map(),
-      listed: new Map(),
-      warned: false,
-    };
+    this.#state = { file: view, made: new Map(), listed: new Map() };
   }
 
   /** Reads the pins file (none: empty); `PINS_FILE_INVALID` for a file it cannot trust. */
@@ -171,12 +142,7 @@ export class PinStore {
     if (typeof body === 'string') throw invalidPinsFile(this.path, body);
   }
 
-  /**
-   * Whether the file as read, unchanged since, has `digest`: one an index
-   * cache recorded of a file whose pins were all checked ({@link fileDigest}).
-   * Its pins then need no check ({@link verified} resolves at once;
-   * {@link checkPin} still checks each one a call relies on).
-   */
+  /** Whether the file as read, unchanged since, has `digest`: one an index cache recorded of a file whose pins were all checked ({@link fileDigest}). Its pins then need no check ({@link verified} resolves at once; {@link checkPin} still checks each one a call relies on). */
   knownDigest(digest: string): boolean {
     const view = this.#state.file;
     if (view.digest !== digest || view.failure !== undefined) return false;
@@ -189,12 +155,7 @@ export class PinStore {
     return true;
   }
 
-  /**
-   * The file's SHA-256 once every file operation asked for has ended, if the
-   * file then holds exactly the pins in memory, checked, with what `inspect`
-   * returns in the same turn; `undefined` when a write is waiting or failed,
-   * the check failed, another process changed the file, or there is none.
-   */
+  /** The file's SHA-256 once every file operation asked for has ended, if the file then holds exactly the pins in memory, checked, with what `inspect` returns in the same turn; `undefined` when a write is waiting or failed, the check failed, another process changed the file, or there is none. */
   async fileDigest<T>(
     inspect: () => T,
   ): Promise<{ digest: string; inspected: T } | undefined> {
@@ -239,13 +200,11 @@ export class PinStore {
     );
   }
 
-  /**
-   * Records a backend's listing (qualified names) and pins the tools without
-   * a pin whose backend is not known yet (trust on first use) unless
-   * read-only; resolves once they are written. A tool without a pin on a
-   * known backend is held as `new`.
-   */
-  async observe(listing: Iterable<ToolDefinition>): Promise<ObserveResult> {
+  /** Records a backend's listing (qualified names) and pins the tools without a pin whose backend is not known yet (trust on first use) unless read-only; resolves once they are written. A tool without a pin on a known backend is held as `new`; one `flagged` says is held as `flagged` and never pinned on first use. */
+  async observe(
+    listing: Iterable<ToolDefinition>,
+    flagged: (name: string) => boolean = () => false,
+  ): Promise<ObserveResult> {
     const { listed } = this.#state;
     const names: string[] = [];
     const fresh = new Set<string>();
@@ -254,9 +213,11 @@ export class PinStore {
       const { name } = definition;
       const hash = definitionHash(definition);
       const firstSeen = listed.get(name)?.firstSeen ?? false;
-      listed.set(name, { definition, hash, firstSeen });
+      const held = flagged(name);
+      listed.set(name, { definition, hash, firstSeen, flagged: held });
       names.push(name);
-      if (!this.#pinOf(name) && !this.#known(pinTarget(name))) fresh.add(name);
+      if (!held && !this.#pinOf(name) && !this.#known(pinTarget(name)))
+        fresh.add(name);
     }
     const result: ObserveResult = {
       pinned: [],
@@ -281,8 +242,8 @@ export class PinStore {
       const status = this.status(name);
       if (status?.state === 'pinned-now' && fresh.has(name))
         result.pinned.push(name);
-      if (status?.state === 'held' && status.reason !== 'unlisted')
-        result[status.reason].push(name);
+      if (status?.state === 'held' && status.reason in result)
+        result[status.reason as 'new'].push(name);
     }
     return result;
   }
@@ -324,11 +285,8 @@ export class PinStore {
       const body = pin && readPinLine(name, pin);
       if (pin === undefined || typeof body !== 'object') continue;
       const definition = { name, ...body };
-      this.#state.listed.set(name, {
-        definition,
-        hash: pin.hash,
-        firstSeen: false,
-      });
+      const listed = { definition, hash: pin.hash, firstSeen: false };
+      this.#state.listed.set(name, listed);
       restored.push(definition);
     }
     return restored;
@@ -345,23 +303,24 @@ export class PinStore {
     const pin = this.#pinOf(name);
     if (listed === undefined) return undefined;
     if (pin === undefined)
-      return { state: 'held', reason: this.readOnly ? 'unpinned' : 'new' };
+      return {
+        state: 'held',
+        reason: listed.flagged ? 'flagged' : this.readOnly ? 'unpinned' : 'new',
+      };
     if (pin.hash === listed.hash)
       return { state: listed.firstSeen ? 'pinned-now' : 'pinned' };
     // A pin whose line cannot be trusted shows as a pin of nothing (the
     // check of the whole file reports it).
     const body = readPinLine(name, pin);
     const pinned =
-      typeof body === 'object' ? { name, ...body } : emptyTool(name);
+      typeof body === 'object'
+        ? { name, ...body }
+        : normalizeDefinition({ name });
     const change = diffDefinitions(pinned, listed.definition);
     return { state: 'held', reason: 'changed', change, pinned };
   }
 
-  /**
-   * For a name without a listed definition: held as `unlisted` when it has
-   * no pin and its backend is known, or the file is read-only (a tool added
-   * after the listing, called before the broker lists it again).
-   */
+  /** For a name without a listed definition: held as `unlisted` when it has no pin and its backend is known, or the file is read-only (a tool added after the listing, called before the broker lists it again). */
   unlisted(name: string): PinStatus | undefined {
     if (this.#pinOf(name) !== undefined) return undefined;
     return this.readOnly || this.#known(pinTarget(name))
@@ -369,11 +328,7 @@ export class PinStore {
       : undefined;
   }
 
-  /**
-   * What {@link accept} would accept, without writing: every observed tool
-   * held as changed, new or unpinned (or only `tool`, or only the tools of
-   * `target`). The CLI shows it first.
-   */
+  /** What {@link accept} would accept, without writing: every observed tool held as changed, new or unpinned (or only `tool`, or only the tools of `target`). The CLI shows it first. */
   pending(options: Selection = {}): AcceptedPin[] {
     const result: AcceptedPin[] = [];
     for (const name of this.#selected(options)) {
@@ -390,9 +345,11 @@ export class PinStore {
           name,
           change: 'new',
           lines:
-            status.reason === 'new'
+            status.reason === 'new' || status.reason === 'flagged'
               ? [
-                  `new on backend "${pinTarget(name)}", whose other tools were pinned before`,
+                  status.reason === 'new'
+                    ? `new on backend "${pinTarget(name)}", whose other tools were pinned before`
+                    : 'its description is flagged as an injection: read it before accepting',
                   `description: ${JSON.stringify(now.description)}`,
                   `input schema: ${JSON.stringify(now.inputSchema)}`,
                   `annotations: ${JSON.stringify(now.annotations)}`,
@@ -409,14 +366,13 @@ export class PinStore {
     return result;
   }
 
-  /**
-   * Accepts the current definitions (every observed tool, `tool`, or the
-   * tools of `target`) as their pins, writes them and returns what changed.
-   * Allowed on a file marked `"readOnly": true` (how a committed lock is
-   * updated; it stays marked); throws `PINS_READ_ONLY` when opened read-only
-   * or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool never
-   * observed.
-   */
+  /** The selected tools pinned on first use by this process (`--pin` names them). */
+  firstSeen(options: Selection = {}): string[] {
+    const seen = (name: string) => this.status(name)?.state === 'pinned-now';
+    return this.#selected(options).filter(seen);
+  }
+
+  /** Accepts the current definitions (every observed tool, `tool`, or the tools of `target`) as their pins, writes them and returns what changed. Allowed on a file marked `"readOnly": true` (how a committed lock is updated; it stays marked); throws `PINS_READ_ONLY` when opened read-only or the file cannot be written, `PIN_UNKNOWN_TOOL` for a tool never observed. */
   async accept(options: Selection = {}): Promise<AcceptedPin[]> {
     const reason = this.readOnlyReason;
     if (reason === 'option' || reason === 'unwritable')
@@ -485,14 +441,7 @@ export class PinStore {
       this.#state.file = await viewOf(this.path, handle, 'now');
   }
 
-  /**
-   * Writes the pins made here: the file's lines copied, the pins made here
-   * added in name order (an accepted pin replaces its line; a pin the file
-   * has wins over one made on first use), after reading again, through the
-   * same handle, a file another process changed. Then, in one step, the
-   * view becomes the file written and each pin written leaves `made`, unless
-   * it was replaced meanwhile.
-   */
+  /** Writes the pins made here: the file's lines copied, the pins made here added in name order (an accepted pin replaces its line; a pin the file has wins over one made on first use), after reading again, through the same handle, a file another process changed. Then, in one step, the view becomes the file written and each pin written leaves `made`, unless it was replaced meanwhile. */
   async #write(): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;
@@ -503,8 +452,7 @@ export class PinStore {
       const added = snapshot
         .filter(([name, pin]) => pin.accepted || !file.pins.has(name))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const written =
-        added.length > 0 ? await this.#writeLines(source, added) : file;
+      const written = added.length > 0 ? await this.#writeLines(added) : file;
       this.#state.file = written;
       for (const [name, pin] of snapshot) {
         const pins = made.get(pinTarget(name));
@@ -519,56 +467,38 @@ export class PinStore {
     });
   }
 
-  /** Writes the header and the lines of `source` merged in name order with `added` (sorted); the view of the file written. */
+  /** Writes the header and the pins read, those of `added` among them (in name order): the view of the file written. */
   async #writeLines(
-    source: FileHandle | undefined,
     added: ReadonlyArray<readonly [string, MadePin]>,
   ): Promise<FileView> {
     const view = this.#state.file;
+    const pins = new Map<string, FilePin>(view.pins);
+    for (const [name, pin] of added) pins.set(name, pin);
     const digest = createHash('sha256');
     const stats = await writeFileAtomic(this.path, async (handle) => {
-      let pieces: Uint8Array[] = [];
-      let size = 0;
-      const push = async (...more: Uint8Array[]) => {
-        for (const piece of more) digest.update(piece);
-        pieces.push(...more);
-        size += more.reduce((sum, piece) => sum + piece.length, 0);
-        if (size < 1 << 18) return;
+      const header = Buffer.from(headerLine(view.readOnly));
+      let [pieces, size] = [[header] as Uint8Array[], 0];
+      digest.update(header);
+      for (const name of [...pins.keys()].sort()) {
+        const { bytes, start, end, body, hash } = pins.get(name)!;
+        const piece = bytes
+          ? bytes.subarray(start, end + 1)
+          : Buffer.from(pinLine(name, { ...body!, hash }));
+        digest.update(piece);
+        pieces.push(piece);
+        if ((size += piece.length) < 1 << 18) continue;
         await writeAll(handle, pieces);
         [pieces, size] = [[], 0];
-      };
-      let next = 0;
-      /** Writes the pins made here before `name` (every one left without it). */
-      const addBefore = async (name?: string) => {
-        for (; next < added.length; next += 1) {
-          const [pinName, { hash, body }] = added[next]!;
-          if (name !== undefined && pinName >= name) return;
-          await push(Buffer.from(pinLine(pinName, { ...body!, hash })));
-        }
-      };
-      await push(Buffer.from(headerLine(view.readOnly)));
-      for await (const line of source ? linesOf(source) : []) {
-        const name = headOf(line, 0, line.length)?.name;
-        if (name === undefined)
-          throw new Error('the pins file changed while it was copied');
-        await addBefore(name);
-        // Only an accepted pin has a name the file has: it replaces the line.
-        if (added[next]?.[0] !== name) await push(line, LINE_BREAK);
       }
-      await addBefore();
       await writeAll(handle, pieces);
     });
-    const pins = new Map(view.pins);
     const targets = new Set(view.targets);
-    for (const [name, pin] of added) {
-      pins.set(name, pin);
-      targets.add(pinTarget(name));
-    }
-    const stamp = stampOf(stats);
+    for (const [name] of added) targets.add(pinTarget(name));
+    const hex = digest.digest('hex');
     return {
       ...view,
-      stamp,
-      digest: `sha256:${digest.digest('hex')}`,
+      stamp: stampOf(stats),
+      digest: `sha256:${hex}`,
       pins,
       targets,
     };
@@ -589,15 +519,6 @@ type OpenOptions = {
 /** The tools an acceptance is about: `tool` alone, every observed tool of `target`, or every observed tool. */
 type Selection = { tool?: string; target?: string };
 
-const LINE_BREAK = Buffer.from('\n');
-
-const emptyTool = (name: string): NormalizedDefinition => ({
-  name,
-  description: '',
-  inputSchema: {},
-  annotations: {},
-});
-
 /** The view of what `handle` reads (none: an empty file), its pins checked before this resolves with `'now'`. */
 async function viewOf(
   file: string,
@@ -612,10 +533,7 @@ async function viewOf(
     readOnly: read?.readOnly ?? false,
     unwritable:
       read !== undefined &&
-      (await access(file, constants.W_OK).then(
-        () => false,
-        () => true,
-      )),
+      (await access(file, constants.W_OK).catch(() => true)) === true,
     pins,
     targets: new Set([...pins.keys()].map(pinTarget)),
     check: undefined,

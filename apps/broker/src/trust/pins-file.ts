@@ -7,17 +7,10 @@ import { errorText } from '../error-text.js';
 import { quote } from '../errors.js';
 import { issueLines } from '../issue-text.js';
 import { definitionHash } from './definition-hash.js';
-import { isMissing } from './state-file.js';
+import { isMissing, stampOf } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
-/**
- * The pins file: a header line (`{"version":2}`, or with `"readOnly":true`,
- * a reviewed lock that only `--pin` updates), then one line per pin sorted
- * by name, each the canonical JSON (RFC 8785) of
- * `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`.
- * A line starts with its hash and name, so a store reads those and parses a
- * line only when it needs that pin. A file of another version is refused.
- */
+/** The pins file: a header line (`{"version":2}`, or with `"readOnly":true`, a reviewed lock that only `--pin` updates), then one line per pin sorted by name, each the canonical JSON (RFC 8785) of `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`. A line starts with its hash and name, so a store reads those and parses a line only when it needs that pin. A file of another version is refused. */
 export const PINS_FILE_VERSION = 2;
 
 /** The backend a pin belongs to: its name up to the first `_` (`github_create_issue`: `github`); a target with a pin is known. */
@@ -43,10 +36,7 @@ export type PinsFile = {
   tools: Record<string, PinEntry>;
 };
 
-/**
- * One pin as a store knows it: its hash, and its definition (a pin made in
- * memory) or its line in the bytes read (parsed when needed).
- */
+/** One pin as a store knows it: its hash, and its definition (a pin made in memory) or its line in the bytes read (parsed when needed). */
 export type FilePin = {
   readonly hash: string;
   readonly body: PinBody | undefined;
@@ -68,15 +58,6 @@ export function pinLine(name: string, entry: PinEntry): string {
   return `${canonicalize({ hash, name, tool: { annotations, description, inputSchema } })}\n`;
 }
 
-/** The stamp of a file as read or written: inode, size and modification time. */
-export function stampOf(stats: {
-  mtimeMs: number;
-  size: number;
-  ino: number;
-}): string {
-  return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-}
-
 export function invalidPinsFile(file: string, why: string): TrustError {
   return new TrustError({
     code: 'PINS_FILE_INVALID',
@@ -92,10 +73,7 @@ function unreadable(file: string, error: unknown): TrustError {
   });
 }
 
-/**
- * Runs `use` with the pins file open for reading (`undefined` when there is
- * none), then closes it; a file that cannot be opened is `PINS_FILE_INVALID`.
- */
+/** Runs `use` with the pins file open for reading (`undefined` when there is none), then closes it; a file that cannot be opened is `PINS_FILE_INVALID`. */
 export async function withPinsFile<T>(
   file: string,
   use: (handle: FileHandle | undefined) => Promise<T>,
@@ -110,14 +88,6 @@ export async function withPinsFile<T>(
     await handle?.close();
   }
 }
-
-/** The pins file as read: stamp, SHA-256 (`sha256:<hex>`, what an index cache records), mark and pins. */
-export type ReadPins = {
-  stamp: string;
-  digest: string;
-  readOnly: boolean;
-  pins: Map<string, FilePin>;
-};
 
 const HEADER = `{"version":${PINS_FILE_VERSION}} (or {"readOnly":true,"version":${PINS_FILE_VERSION}}; a pins file of another layout is not read)`;
 
@@ -152,15 +122,8 @@ function headerOf(file: string, line: string): { readOnly: boolean } {
   return { readOnly: parsed.data.readOnly === true };
 }
 
-/**
- * Reads the pins file through `handle` and indexes it: each pin's name,
- * hash and line (parsed and checked later). Throws `TrustError`
- * `PINS_FILE_INVALID` for a file it cannot read as pins.
- */
-export async function readPins(
-  file: string,
-  handle: FileHandle,
-): Promise<ReadPins> {
+/** Reads the pins file through `handle` and indexes it: each pin's name, hash and line (parsed and checked later). Throws `TrustError` `PINS_FILE_INVALID` for a file it cannot read as pins. */
+export async function readPins(file: string, handle: FileHandle) {
   let bytes: Buffer;
   let stamp: string;
   try {
@@ -169,7 +132,7 @@ export async function readPins(
   } catch (error) {
     throw unreadable(file, error);
   }
-  // Hashed on the thread pool while this thread indexes the lines.
+  // Hashed on the thread pool while this thread indexes the lines; the digest is what an index cache records.
   const digest = subtle.digest('SHA-256', bytes);
   const headerEnd = bytes.indexOf(NEWLINE);
   const header = headerEnd === -1 ? bytes.length : headerEnd;
@@ -211,37 +174,25 @@ export async function readPins(
 }
 
 const NEWLINE = 0x0a;
-const LINE_HEAD = Buffer.from('{"hash":"sha256:');
-const NAME_KEY = Buffer.from('","name":"');
-/** What follows a pin's name: a quote in the name is escaped, so its first occurrence ends the name. */
-const TOOL_KEY = Buffer.from('","tool":{');
-const NAME_AT = LINE_HEAD.length + 64 + NAME_KEY.length;
+/** A pin line's head, read as latin1 (one character a byte; a quote or backslash is never part of a longer UTF-8 character). */
+const HEAD =
+  /^\{"hash":"sha256:([0-9a-f]{64})","name":"((?:[^"\\]|\\.)*)","tool":\{/;
+/** Where a pin line's name starts: after `{"hash":"sha256:`, the 64 hex digits and `","name":"`. */
+const NAME_AT = 16 + 64 + 10;
 
 /** The name and hash of the pin line from `start` to `end`, if it is laid out as one. */
-export function headOf(
-  bytes: Buffer,
-  start: number,
-  end: number,
-): { name: string; hash: string } | undefined {
-  const at = start + NAME_AT;
-  const close = bytes.indexOf(TOOL_KEY, at);
-  const hex = bytes.toString(
-    'latin1',
-    at - NAME_KEY.length - 64,
-    at - NAME_KEY.length,
+function headOf(bytes: Buffer, start: number, end: number) {
+  const head = (to: number) => HEAD.exec(bytes.toString('latin1', start, to));
+  const found = head(Math.min(end, start + 512)) ?? head(end);
+  if (found === null) return undefined;
+  const text = bytes.toString(
+    'utf8',
+    start + NAME_AT,
+    start + NAME_AT + found[2]!.length,
   );
-  if (
-    close === -1 ||
-    close + TOOL_KEY.length > end ||
-    !bytes.subarray(start, start + LINE_HEAD.length).equals(LINE_HEAD) ||
-    !bytes.subarray(at - NAME_KEY.length, at).equals(NAME_KEY) ||
-    !/^[0-9a-f]{64}$/.test(hex)
-  )
-    return undefined;
-  const text = bytes.toString('utf8', at, close);
   try {
     const name = text.includes('\\') ? JSON.parse(`"${text}"`) : text;
-    return { name: name as string, hash: `sha256:${hex}` };
+    return { name: name as string, hash: `sha256:${found[1]}` };
   } catch {
     return undefined;
   }
@@ -257,10 +208,7 @@ const pinLineSchema = z.object({
   }),
 });
 
-/**
- * The definition of the pin `name`, parsed from its line and checked against
- * its hash (once); why it cannot be trusted otherwise.
- */
+/** The definition of the pin `name`, parsed from its line and checked against its hash (once); why it cannot be trusted otherwise. */
 export function readPinLine(name: string, pin: FilePin): PinBody | string {
   if (pin.body !== undefined) return pin.body;
   let data: unknown;
@@ -282,24 +230,4 @@ export function readPinLine(name: string, pin: FilePin): PinBody | string {
     return `entry "${name}": its hash does not match its definition (edited by hand?); restore the entry, or remove it and the tool is pinned again at its next listing`;
   pin.checked = true;
   return body;
-}
-
-/** The pin lines of a pins file (its header skipped), without their line breaks, read a megabyte at a time. */
-export async function* linesOf(handle: FileHandle): AsyncGenerator<Buffer> {
-  let rest = Buffer.alloc(0);
-  let header = true;
-  for (let position = 0; ;) {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    const bytes = Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
-    let start = 0;
-    for (let end; (end = bytes.indexOf(NEWLINE, start)) !== -1;) {
-      if (!header) yield bytes.subarray(start, end);
-      header = false;
-      start = end + 1;
-    }
-    rest = Buffer.from(bytes.subarray(start));
-  }
 }

@@ -219,3 +219,12 @@ export class FileQueue {
     return this.idle();
   }
 }
+
+/** The stamp of a file as read or written: inode, size and modification time. */
+export function stampOf(stats: {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+}

@@ -188,7 +188,18 @@ export class TrustLayer {
       pins.forget(gone);
       // observe() records every definition before it first waits: the pin
       // states are current from here on; only the file write is pending.
-      pinned = pins.observe(definitions).then(
+      // Under refuse a flagged tool is never pinned on first use: it is held.
+      const flagged =
+        this.policy === 'refuse'
+          ? (name: string) => {
+              if (this.flags(name).length === 0) return false;
+              this.#logOnce(
+                `trust: tool "${name}" is flagged and held, its description withheld from the agent, until a person reviews and accepts it with --pin ${name}`,
+              );
+              return true;
+            }
+          : undefined;
+      pinned = pins.observe(definitions, flagged).then(
         (result) => {
           for (const name of [...result.changed, ...result.unpinned]) {
             const status = pins.status(name);
@@ -345,7 +356,33 @@ export class TrustLayer {
       toolName: name,
       status: this.pins?.status(name),
       mutating,
+      flags: this.#rules(name),
     });
+  }
+
+  #rules(name: string): string[] {
+    return this.flags(name).map((flag) => flag.rule);
+  }
+
+  /**
+   * The line shown instead of the tool's description when the agent must
+   * not read it: under `refuse`, a flagged tool that is held (never
+   * accepted, or changed since) until a person accepts it with `--pin`.
+   */
+  withheldNote(name: string): string | undefined {
+    if (this.policy !== 'refuse' || this.flags(name).length === 0) return;
+    if (this.pins?.status(name)?.state !== 'held') return;
+    return `description withheld: flagged as an injection and not accepted; a user reviews and accepts it with \`heretek-lazy-broker --pin ${name}\``;
+  }
+
+  /** What a call's authorisation needs of the pin: the policy, {@link pinStatus} and the rules the tool trips. */
+  callPin(name: string): {
+    policy: PinPolicy;
+    status: PinStatus | undefined;
+    flags: readonly string[];
+  } {
+    const status = this.pinStatus(name);
+    return { policy: this.policy, status, flags: this.#rules(name) };
   }
 
   /**
@@ -385,13 +422,21 @@ export class TrustLayer {
               text: definition.description ?? '',
             }).text,
           });
-          const lines = describeChange(clean(status.pinned), clean(current));
+          const withheld = this.withheldNote(name) !== undefined;
+          // A withheld description is not shown as part of the change either.
+          const lines = describeChange(
+            clean(status.pinned),
+            clean(current),
+          ).filter((line) => !withheld || !line.startsWith('description'));
           if (
             status.change.parts.includes('description') &&
             !lines.some((line) => line.startsWith('description'))
-          ) {
-            lines.push('description changed only in invisible characters');
-          }
+          )
+            lines.push(
+              withheld
+                ? 'description changed; the new text is withheld (flagged)'
+                : 'description changed only in invisible characters',
+            );
           notes.push(...lines.map((line) => `- ${line}`));
         }
       }

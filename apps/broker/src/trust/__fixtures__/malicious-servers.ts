@@ -41,6 +41,8 @@ export type MaliciousServers = {
   tools: Map<string, FixtureTool[]>;
   /** Target -> tools the backend answers when called but never lists. */
   hidden: Map<string, FixtureTool[]>;
+  /** The qualified name of every tool called, in order (what reached a backend). */
+  calls: string[];
   /** Lists a target through the SDK client: qualified definitions. */
   listDefinitions: (target: string) => Promise<ToolDefinition[]>;
   /** Lists a target through the SDK client: the tools as listed (bare names). */
@@ -212,6 +214,7 @@ export async function startMaliciousServers(
     Object.entries(tools).map(([target, list]) => [target, [...list]]),
   );
   const hidden = new Map<string, FixtureTool[]>();
+  const calls: string[] = [];
   const routes = routeCache((target: string) =>
     statelessRoute(() => {
       const listed = state.get(target) ?? [];
@@ -219,7 +222,10 @@ export async function startMaliciousServers(
       const server = toolServer(
         'malicious-fixture',
         [...listed, ...unlisted],
-        (tool) => tool.result ?? textResult(`${tool.name} ok`),
+        (tool) => {
+          calls.push(multiplexedName(target, tool.name));
+          return tool.result ?? textResult(`${tool.name} ok`);
+        },
       );
       if (unlisted.length > 0)
         server.server.setRequestHandler('tools/list', () => ({
@@ -269,6 +275,7 @@ export async function startMaliciousServers(
     url,
     tools: state,
     hidden,
+    calls,
     listTools,
     listDefinitions: async (target) =>
       (await listTools(target)).map((tool) => ({
