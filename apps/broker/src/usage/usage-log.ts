@@ -42,7 +42,7 @@ const USAGE_MAX_TERM_LENGTH = 64;
 /** Longest tool name accepted. */
 const USAGE_MAX_TOOL_LENGTH = 512;
 /** How long an append waits for the lock before writing without it. */
-const USAGE_LOCK_WAIT_MS = 2_000;
+const USAGE_LOCK_WAIT_MS = 10_000;
 /** A lock older than this is taken to be left behind by a crash. */
 const USAGE_LOCK_STALE_MS = 10_000;
 
