@@ -101,11 +101,10 @@ const store = await PinStore.open({
   log: (line) => process.stderr.write(line + '\\n'),
 });
 const result = await scenarios[scenario](store, file, ...args);
-process.stdout.write(JSON.stringify(result ?? {}));
-process.disconnect();
+process.send({ result: result ?? {} }, () => process.disconnect());
 `;
 
-/** A scenario running in its own process: `ready` once it says so (if it does), `go()` to let it on, `done` with what it printed. */
+/** A scenario running in its own process: `ready` once it says so (if it does), `go()` to let it on, `done` with what it sent back. */
 export type StoreProcess = {
   ready: Promise<void>;
   go: () => void;
@@ -127,19 +126,24 @@ export async function storeProcesses(
   await writeFile(script, SCENARIOS);
   return (scenario, file, ...args) => {
     const child = spawn(process.execPath, [script, scenario, file, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk));
+    let result: Record<string, unknown> | undefined;
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
     const ready = new Promise<void>((resolve) =>
-      child.once('message', () => resolve()),
+      child.on(
+        'message',
+        (message: 'ready' | { result: Record<string, unknown> }) => {
+          if (message === 'ready') resolve();
+          else result = message.result;
+        },
+      ),
     );
     const done = new Promise<Record<string, unknown>>((resolve, reject) =>
       child.once('close', (code) =>
-        code === 0
-          ? resolve(JSON.parse(stdout) as Record<string, unknown>)
+        code === 0 && result !== undefined
+          ? resolve(result)
           : reject(new Error(`${scenario} exited ${code}: ${stderr}`)),
       ),
     );
