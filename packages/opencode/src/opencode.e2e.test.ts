@@ -250,6 +250,20 @@ describe.skipIf(!RUN_OPENCODE)('the plugin in OpenCode 1.18.33', () => {
         expect(seen.get(`${role} task`)).toBeGreaterThan(0);
     });
 
+    it("puts OpenCode's own parts between the frozen prefix and the role, the same bytes for every role of a session", () => {
+      const parts = new Set<string>();
+      for (const request of agentRequests(outcome('director').requests)) {
+        const [, block1, block2] = systemOf(request);
+        expect(block1?.text).toContain('<env>');
+        expect(block2?.text).toMatch(/^# Role: [a-z-]+\n/);
+        expect(block2?.text.startsWith(`# Role: ${roleOf(request)}\n`)).toBe(
+          true,
+        );
+        parts.add(block1!.text);
+      }
+      expect(parts.size).toBe(1);
+    });
+
     it("reads at least 85 % of each delegated role's first request from the emulated Anthropic cache", () => {
       const shares = firstRequestReadShares(
         agentRequests(outcome('director').requests),

@@ -57,21 +57,33 @@ export function addRoleAgents(options: {
 }
 
 /**
- * Splits OpenCode's first system block at the end of the frozen prefix when
- * it starts with it, so the frozen prefix stands as block 0 with a cache
- * breakpoint of its own (OpenCode marks the first two system blocks). Any
- * other system prompt is left as it is. Returns whether it split.
+ * Lays OpenCode 1's system prompt out so that everything the roles share
+ * comes first. OpenCode sends one block: the agent's prompt, then its own
+ * parts joined with newlines (model and environment, skills, MCP servers'
+ * instructions), and marks the first two system blocks for the cache. A
+ * role agent's block becomes
+ *
+ *   [frozen prefix, OpenCode's parts, the role and its profile]
+ *
+ * so a role's first request reads both marked blocks from what the roles
+ * before it wrote, and only its own layers 3+4 and the task are new. Any
+ * other system prompt (a user's agent, OpenCode's title request) is left as
+ * it is.
  */
-export function splitFrozenPrefix(system: string[], frozen: string): boolean {
+function layOutSystem(system: string[], prompts: RolePrompts): void {
   const first = system[0];
-  if (
-    first === undefined ||
-    first.length <= frozen.length ||
-    !first.startsWith(frozen)
-  )
-    return false;
-  system.splice(0, 1, frozen, first.slice(frozen.length));
-  return true;
+  const own = [...prompts.roles.values()].find(
+    (prompt) =>
+      first?.startsWith(prompt.prompt) &&
+      [undefined, '\n'].includes(first[prompt.prompt.length]),
+  );
+  if (first === undefined || own === undefined) return;
+  const parts = first.slice(own.prompt.length + 1);
+  system.splice(
+    0,
+    1,
+    ...[prompts.frozen, parts, own.rest].filter((text) => text !== ''),
+  );
 }
 
 /**
@@ -187,8 +199,7 @@ export async function heretekPlugin(
     },
     tool: metaToolsV1(runner),
     'experimental.chat.system.transform': async (_input, output) => {
-      if (prompts !== undefined)
-        splitFrozenPrefix(output.system, prompts.frozen);
+      if (prompts !== undefined) layOutSystem(output.system, prompts);
     },
     'chat.params': async (params, output) => {
       // The turn's agent, as OpenCode 1 runs the turn's tools: the user
