@@ -324,44 +324,36 @@ it('multi-agent session: share of input read from the emulated Anthropic cache',
   console.log(JSON.stringify(results.calls, null, 2));
 }, 1_500_000);
 
-it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct MCP server; start-up and memory', async () => {
-  const firstTokens = (recorded: Recorded) => {
-    const body = agentRequests(recorded.requests)[0]!.body;
-    return {
-      tools: (body.tools as unknown[]).length,
-      inputTokens: emulateAnthropicCache([body], { countTokens }).input,
-    };
+/** The input tokens and tools of a run's first agent request. */
+const firstTokens = (recorded: Recorded) => {
+  const body = agentRequests(recorded.requests)[0]!.body;
+  return {
+    tools: (body.tools as unknown[]).length,
+    inputTokens: emulateAnthropicCache([body], { countTokens }).input,
   };
-  // Five rounds, the five set-ups interleaved: start-up and memory are medians.
-  const variants = {
-    alone: { env: {}, config: {} },
-    plugin: { env: heretekEnv, config: { plugin: [PLUGIN_URL] } },
-    direct: {
-      env: {},
-      config: { mcp: { live: { type: 'remote', url: `${backends.url}/mcp` } } },
-    },
-    stdioBroker: { env: {}, config: { mcp: stdioBroker('director') } },
-    codeMode: {
-      env: { OPENCODE_EXPERIMENTAL_CODE_MODE: '1' },
-      config: { mcp: { live: { type: 'remote', url: `${backends.url}/mcp` } } },
-    },
-  };
+};
+
+type Variant = Pick<Parameters<typeof runOpenCode>[0], 'env' | 'config'>;
+
+/**
+ * Five rounds of `hello` runs, the variants interleaved in each round:
+ * start-up (spawn to the first model request) and peak memory, medians with
+ * the five runs, and the plugin's against OpenCode alone.
+ */
+async function startupRounds(line: 1 | 2, variants: Record<string, Variant>) {
   const rounds: Array<Record<string, Recorded>> = [];
   for (let round = 0; round < 5; round++) {
     const runs: Record<string, Recorded> = {};
-    for (const [name, variant] of Object.entries(variants)) {
+    for (const [name, variant] of Object.entries(variants))
       runs[name] = await record({
-        project: temporaryFolder(`bench-${name}`),
+        line,
+        project: temporaryFolder(`bench-v${line}-${name}`),
         ...variant,
         message: 'hello',
       });
-    }
     rounds.push(runs);
   }
-  results.firstRequest = Object.fromEntries(
-    Object.keys(variants).map((name) => [name, firstTokens(rounds[0]![name]!)]),
-  );
-  results.startup = Object.fromEntries(
+  const startup = Object.fromEntries(
     Object.keys(variants).map((name) => {
       const runs = rounds.map((r) => r[name]!);
       return [
@@ -376,12 +368,16 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
         },
       ];
     }),
-  );
-  const startup = results.startup as Record<
+  ) as Record<
     string,
-    { firstRequestMsMedian: number; peakRssMiBMedian: number }
+    {
+      firstRequestMsMedian: number;
+      firstRequestMs: number[];
+      peakRssMiBMedian: number;
+      peakRssMiB: number[];
+    }
   >;
-  results.pluginAgainstAlone = {
+  const pluginAgainstAlone = {
     firstRequestRatio:
       Math.round(
         (startup.plugin!.firstRequestMsMedian /
@@ -394,6 +390,28 @@ it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct
         1024,
     ),
   };
+  return { rounds, startup, pluginAgainstAlone };
+}
+
+it('first request with 527 LiveMCPBench tools: behind the plugin and as a direct MCP server; start-up and memory', async () => {
+  const { rounds, startup, pluginAgainstAlone } = await startupRounds(1, {
+    alone: { env: {}, config: {} },
+    plugin: { env: heretekEnv, config: { plugin: [PLUGIN_URL] } },
+    direct: {
+      env: {},
+      config: { mcp: { live: { type: 'remote', url: `${backends.url}/mcp` } } },
+    },
+    stdioBroker: { env: {}, config: { mcp: stdioBroker('director') } },
+    codeMode: {
+      env: { OPENCODE_EXPERIMENTAL_CODE_MODE: '1' },
+      config: { mcp: { live: { type: 'remote', url: `${backends.url}/mcp` } } },
+    },
+  });
+  results.firstRequest = Object.fromEntries(
+    Object.keys(startup).map((name) => [name, firstTokens(rounds[0]![name]!)]),
+  );
+  results.startup = startup;
+  results.pluginAgainstAlone = pluginAgainstAlone;
   console.log(JSON.stringify(results.firstRequest, null, 2));
   console.log(JSON.stringify(results.startup, null, 2));
   console.log(JSON.stringify(results.pluginAgainstAlone, null, 2));
@@ -679,52 +697,10 @@ it('OpenCode 2: multi-agent session: share of input read from the emulated Anthr
 }, 1_500_000);
 
 it('OpenCode 2: start-up and memory with 70 backends behind the plugin; the request that first carries 527 tools behind one MCP server', async () => {
-  // Five rounds, OpenCode 2 alone and with the plugin interleaved: start-up
-  // (spawn to the first model request) and peak memory are medians.
-  const variants = {
+  const { rounds, startup, pluginAgainstAlone } = await startupRounds(2, {
     alone: { env: {}, config: {} },
     plugin: { env: heretekEnv, config: { plugins: [PACKAGE_ROOT] } },
-  };
-  const rounds: Array<Record<string, Recorded>> = [];
-  for (let round = 0; round < 5; round++) {
-    const runs: Record<string, Recorded> = {};
-    for (const [name, variant] of Object.entries(variants))
-      runs[name] = await record({
-        line: 2,
-        project: temporaryFolder(`bench-v2-${name}`),
-        ...variant,
-        message: 'hello',
-      });
-    rounds.push(runs);
-  }
-  const startup = Object.fromEntries(
-    Object.keys(variants).map((name) => {
-      const runs = rounds.map((r) => r[name]!);
-      return [
-        name,
-        {
-          firstRequestMsMedian: median(runs.map(startupMs)),
-          firstRequestMs: runs.map(startupMs),
-          peakRssMiBMedian: mib(
-            median(runs.map((r) => r.run.peakRssBytes ?? 0)),
-          ),
-          peakRssMiB: runs.map((r) => mib(r.run.peakRssBytes)),
-        },
-      ];
-    }),
-  ) as Record<
-    string,
-    { firstRequestMsMedian: number; peakRssMiBMedian: number }
-  >;
-  // The input tokens of the first request that carries the MCP server's
-  // tools (after the wait), and of the same request in the other set-ups.
-  const firstTokens = (recorded: Recorded) => {
-    const body = agentRequests(recorded.requests)[0]!.body;
-    return {
-      tools: (body.tools as unknown[]).length,
-      inputTokens: emulateAnthropicCache([body], { countTokens }).input,
-    };
-  };
+  });
   const firstRequest: Record<string, unknown> = {
     alone: { firstRequest: firstTokens(rounds[0]!.alone!) },
     plugin: { firstRequest: firstTokens(rounds[0]!.plugin!) },
@@ -752,19 +728,7 @@ it('OpenCode 2: start-up and memory with 70 backends behind the plugin; the requ
   }
   const openCode2 = (results.openCode2 ??= {}) as Record<string, unknown>;
   openCode2.startup = startup;
-  openCode2.pluginAgainstAlone = {
-    firstRequestRatio:
-      Math.round(
-        (startup.plugin!.firstRequestMsMedian /
-          startup.alone!.firstRequestMsMedian) *
-          100,
-      ) / 100,
-    peakRssDifferenceMiB: mib(
-      (startup.plugin!.peakRssMiBMedian - startup.alone!.peakRssMiBMedian) *
-        1024 *
-        1024,
-    ),
-  };
+  openCode2.pluginAgainstAlone = pluginAgainstAlone;
   openCode2.firstRequest = firstRequest;
   console.log(JSON.stringify(openCode2, null, 2));
 }, 1_500_000);
