@@ -61,7 +61,14 @@ describe('discovery over many backends (real gateway client, real MCP servers)',
 
   it('catalogues listings that arrive together in a few builds, not one per backend, and finds every tool', async () => {
     const { broker, catalog, builds } = await start();
-    const outcomes = await broker.discover();
+    // The first 32 listings (as many as discovery asks at once) are answered
+    // together, whatever the machine's load.
+    let release = () => {};
+    backends!.listingsHeld = new Promise((resolve) => (release = resolve));
+    const discovery = broker.discover();
+    await expect.poll(() => backends!.listings.length).toBe(32);
+    release();
+    const outcomes = await discovery;
     expect(outcomes.filter((o) => o.ok)).toHaveLength(TARGETS.length);
     expect(catalog.size).toBe(TARGETS.length * TOOLS_PER_TARGET);
     // Each build applies every listing that arrived while the one before ran.

@@ -45,6 +45,8 @@ export type McpBackends = {
   failing: Set<string>;
   /** Targets whose requests are never answered (until close). */
   hanging: Set<string>;
+  /** While set, `tools/list` requests are answered only once it resolves. */
+  listingsHeld?: Promise<void>;
   tools: Map<string, FixtureTool[]>;
   close: () => Promise<void>;
 };
@@ -131,7 +133,10 @@ export async function startMcpBackends(
       return;
     }
     const body = await readBody(req);
-    if (body.includes('"tools/list"')) state.listings.push(path);
+    if (body.includes('"tools/list"')) {
+      state.listings.push(path);
+      await state.listingsHeld;
+    }
     await forward(req, res, routes.get(path), body);
   });
   state.url = loopback.url;
