@@ -1,13 +1,16 @@
 import { Buffer } from 'node:buffer';
-import { subtle } from 'node:crypto';
+import { createHash, subtle } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import { z } from 'zod';
 import { errorText } from '../error-text.js';
 import { quote } from '../errors.js';
 import { issueLines } from '../issue-text.js';
-import { definitionHash } from './definition-hash.js';
-import { isMissing, stampOf } from './state-file.js';
+import {
+  definitionHash,
+  type NormalizedDefinition,
+} from './definition-hash.js';
+import { isMissing, stampOf, writeAll, writeFileAtomic } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /** The pins file: a header line (`{"version":2}`, or with `"readOnly":true`, a reviewed lock that only `--pin` updates), then one line per pin sorted by name, each the canonical JSON (RFC 8785) of `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`. A line starts with its hash and name, so a store reads those and parses a line only when it needs that pin. A file of another version is refused. */
@@ -20,21 +23,10 @@ export function pinTarget(name: string): string {
 }
 
 /** What a pin keeps of its definition besides the name and hash. */
-export type PinBody = {
-  description: string;
-  inputSchema: unknown;
-  annotations: Record<string, unknown>;
-};
+type PinBody = Omit<NormalizedDefinition, 'name'>;
 
 /** One pinned tool: `definitionHash` of its definition, and the definition. */
 export type PinEntry = PinBody & { hash: string };
-
-/** The pins file's content: its mark and its pins by qualified name. */
-export type PinsFile = {
-  version: typeof PINS_FILE_VERSION;
-  readOnly?: boolean;
-  tools: Record<string, PinEntry>;
-};
 
 /** One pin as a store knows it: its hash, and its definition (a pin made in memory) or its line in the bytes read (parsed when needed). */
 export type FilePin = {
@@ -173,23 +165,43 @@ export async function readPins(file: string, handle: FileHandle) {
   return { stamp, digest: `sha256:${hex}`, readOnly, pins };
 }
 
+/** Writes the pins file whole (atomically): the header, then the pins in name order, a pin read copied from the bytes read, a pin made here serialised, a quarter megabyte at a time; the stamp and SHA-256 of the file written. */
+export async function writePins(
+  file: string,
+  readOnly: boolean,
+  pins: ReadonlyMap<string, FilePin>,
+) {
+  const digest = createHash('sha256');
+  const stats = await writeFileAtomic(file, async (handle) => {
+    const header = Buffer.from(headerLine(readOnly));
+    let [pieces, size] = [[header] as Uint8Array[], 0];
+    digest.update(header);
+    for (const name of [...pins.keys()].sort()) {
+      const { bytes, start, end, body, hash } = pins.get(name)!;
+      const piece = bytes
+        ? bytes.subarray(start, end + 1)
+        : Buffer.from(pinLine(name, { ...body!, hash }));
+      digest.update(piece);
+      pieces.push(piece);
+      if ((size += piece.length) < 1 << 18) continue;
+      await writeAll(handle, pieces);
+      [pieces, size] = [[], 0];
+    }
+    await writeAll(handle, pieces);
+  });
+  return { stamp: stampOf(stats), digest: `sha256:${digest.digest('hex')}` };
+}
+
 const NEWLINE = 0x0a;
-/** A pin line's head, read as latin1 (one character a byte; a quote or backslash is never part of a longer UTF-8 character). */
 const HEAD =
   /^\{"hash":"sha256:([0-9a-f]{64})","name":"((?:[^"\\]|\\.)*)","tool":\{/;
-/** Where a pin line's name starts: after `{"hash":"sha256:`, the 64 hex digits and `","name":"`. */
-const NAME_AT = 16 + 64 + 10;
 
-/** The name and hash of the pin line from `start` to `end`, if it is laid out as one. */
+/** The name and hash of the pin line from `start` to `end`, if it is laid out as one (its first 512 bytes read first: a cut character there is after the head, or the head does not match and the whole line is read). */
 function headOf(bytes: Buffer, start: number, end: number) {
-  const head = (to: number) => HEAD.exec(bytes.toString('latin1', start, to));
+  const head = (to: number) => HEAD.exec(bytes.toString('utf8', start, to));
   const found = head(Math.min(end, start + 512)) ?? head(end);
   if (found === null) return undefined;
-  const text = bytes.toString(
-    'utf8',
-    start + NAME_AT,
-    start + NAME_AT + found[2]!.length,
-  );
+  const text = found[2]!;
   try {
     const name = text.includes('\\') ? JSON.parse(`"${text}"`) : text;
     return { name: name as string, hash: `sha256:${found[1]}` };
