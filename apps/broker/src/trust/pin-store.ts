@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { access, stat, type FileHandle } from 'node:fs/promises';
+import { access, constants, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../error-text.js';
 import {
@@ -48,13 +47,10 @@ export type AcceptedPin = {
 };
 
 /** What {@link PinStore.observe} found, by tool name, and why new pins could not be saved (they are kept in memory). */
-export type ObserveResult = {
-  pinned: string[];
-  new: string[];
-  changed: string[];
-  unpinned: string[];
-  writeError?: string;
-};
+export type ObserveResult = Record<
+  'pinned' | 'new' | 'changed' | 'unpinned',
+  string[]
+> & { writeError?: string };
 
 /** The pins file as a store last read or wrote it (`stamp` `undefined`: none); replaced whole, never changed but for its two memos. */
 type FileView = {
@@ -172,10 +168,6 @@ export class PinStore {
     return file.unwritable ? 'unwritable' : undefined;
   }
 
-  get readOnly(): boolean {
-    return this.readOnlyReason !== undefined;
-  }
-
   /** How many tools have a pin (in the file, or in memory when it could not be saved). */
   get pinnedCount(): number {
     const { pins } = this.#state.file;
@@ -218,7 +210,7 @@ export class PinStore {
       changed: [],
       unpinned: [],
     };
-    if (fresh.size > 0 && !this.readOnly) {
+    if (fresh.size > 0 && this.readOnlyReason === undefined) {
       for (const name of fresh) this.#make(name, false);
       try {
         await this.#queue.gather(() => this.#write());
@@ -294,11 +286,10 @@ export class PinStore {
     const listed = this.#state.listed.get(name);
     const pin = this.#pinOf(name);
     if (listed === undefined) return undefined;
-    if (pin === undefined)
-      return {
-        state: 'held',
-        reason: listed.flagged ? 'flagged' : this.readOnly ? 'unpinned' : 'new',
-      };
+    if (pin === undefined) {
+      const unpinned = this.readOnlyReason ? 'unpinned' : 'new';
+      return { state: 'held', reason: listed.flagged ? 'flagged' : unpinned };
+    }
     if (pin.hash === listed.hash)
       return { state: listed.firstSeen ? 'pinned-now' : 'pinned' };
     // A pin whose line cannot be trusted shows as a pin of nothing (the
@@ -315,7 +306,7 @@ export class PinStore {
   /** For a name without a listed definition: held as `unlisted` when it has no pin and its backend is known, or the file is read-only (a tool added after the listing, called before the broker lists it again). */
   unlisted(name: string): PinStatus | undefined {
     if (this.#pinOf(name) !== undefined) return undefined;
-    return this.readOnly || this.#known(pinTarget(name))
+    return this.readOnlyReason || this.#known(pinTarget(name))
       ? { state: 'held', reason: 'unlisted' }
       : undefined;
   }
@@ -409,8 +400,8 @@ export class PinStore {
     const { made, listed } = this.#state;
     const { definition, hash } = listed.get(name)!;
     const pins = made.get(pinTarget(name)) ?? new Map<string, MadePin>();
-    const line = { bytes: undefined, start: 0, end: 0, checked: true };
-    pins.set(name, { hash, body: definition, ...line, accepted });
+    const pin = { hash, body: definition, start: 0, end: 0, checked: true };
+    pins.set(name, { ...pin, accepted });
     made.set(pinTarget(name), pins);
     listed.set(name, { definition, hash, firstSeen: !accepted });
   }

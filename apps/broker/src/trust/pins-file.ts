@@ -31,8 +31,8 @@ export type PinEntry = PinBody & { hash: string };
 /** One pin as a store knows it: its hash, and its definition (a pin made in memory) or its line in the bytes read (parsed when needed). */
 export type FilePin = {
   readonly hash: string;
-  readonly body: PinBody | undefined;
-  readonly bytes: Buffer | undefined;
+  readonly body?: PinBody;
+  readonly bytes?: Buffer;
   readonly start: number;
   readonly end: number;
   /** Set once the line was checked against its hash (a memo). */
@@ -81,8 +81,6 @@ export async function withPinsFile<T>(
   }
 }
 
-const HEADER = `{"version":${PINS_FILE_VERSION}} (or {"readOnly":true,"version":${PINS_FILE_VERSION}}; a pins file of another layout is not read)`;
-
 const headerSchema = z.strictObject(
   {
     version: z.literal(PINS_FILE_VERSION, { error: String(PINS_FILE_VERSION) }),
@@ -94,7 +92,10 @@ const headerSchema = z.strictObject(
 /** The header's mark; throws for a first line that is not a header of this version. */
 function headerOf(file: string, line: string): { readOnly: boolean } {
   const wrong = (why: string) =>
-    invalidPinsFile(file, `its first line must be ${HEADER}: ${why}`);
+    invalidPinsFile(
+      file,
+      `its first line must be ${headerLine(false).trimEnd()} (or ${headerLine(true).trimEnd()}; a pins file of another layout is not read): ${why}`,
+    );
   let data: unknown;
   try {
     data = JSON.parse(line);
@@ -116,14 +117,11 @@ function headerOf(file: string, line: string): { readOnly: boolean } {
 
 /** Reads the pins file through `handle` and indexes it: each pin's name, hash and line (parsed and checked later). Throws `TrustError` `PINS_FILE_INVALID` for a file it cannot read as pins. */
 export async function readPins(file: string, handle: FileHandle) {
-  let bytes: Buffer;
-  let stamp: string;
-  try {
-    stamp = stampOf(await handle.stat());
-    bytes = await handle.readFile();
-  } catch (error) {
+  const read = async () =>
+    [stampOf(await handle.stat()), await handle.readFile()] as const;
+  const [stamp, bytes] = await read().catch((error: unknown) => {
     throw unreadable(file, error);
-  }
+  });
   // Hashed on the thread pool while this thread indexes the lines; the digest is what an index cache records.
   const digest = subtle.digest('SHA-256', bytes);
   const headerEnd = bytes.indexOf(NEWLINE);
@@ -150,14 +148,7 @@ export async function readPins(file: string, handle: FileHandle) {
           ? `line ${line}: "${name}" is pinned twice`
           : `line ${line}: "${name}" comes after "${previous}" (the lines are sorted by name)`,
       );
-    pins.set(name, {
-      hash,
-      body: undefined,
-      bytes,
-      start,
-      end,
-      checked: false,
-    });
+    pins.set(name, { hash, bytes, start, end, checked: false });
     previous = name;
     start = end + 1;
   }
