@@ -18,37 +18,11 @@
  */
 import { cutText } from './sanitize.js';
 
-/** The id of a signal. */
-export type SignalId =
-  | 'instruction-tag'
-  | 'override'
-  | 'user-turn'
-  | 'system-claim'
-  | 'obligation'
-  | 'urgency'
-  | 'secrecy'
-  | 'precondition'
-  | 'imperative'
-  | 'other-tool'
-  | 'network'
-  | 'sensitive-file'
-  | 'shell'
-  | 'argument-change'
-  | 'extra-action'
-  | 'away'
-  | 'exfiltration'
-  | 'agent-identity'
-  | 'self-preference'
-  | 'hidden-text';
-
 /** Which side of "address the agent AND steer it" a signal is evidence of. */
-export type SignalGroup = 'address' | 'steer' | 'both';
+type SignalGroup = 'address' | 'steer' | 'both';
 
-/** A signal's id, side and what it looks for (for inspect and documentation). */
-export type Signal = { id: SignalId; group: SignalGroup; title: string };
-
-/** Every signal, in report order. */
-export const SIGNALS: readonly Signal[] = [
+/** Every signal, in report order: its id, side and what it looks for (for inspect and documentation). */
+export const SIGNALS = [
   {
     id: 'instruction-tag',
     group: 'both',
@@ -134,7 +108,14 @@ export const SIGNALS: readonly Signal[] = [
     group: 'both',
     title: 'carried text in invisible characters',
   },
-];
+] as const satisfies readonly {
+  id: string;
+  group: SignalGroup;
+  title: string;
+}[];
+
+/** The id of a signal. */
+export type SignalId = (typeof SIGNALS)[number]['id'];
 
 // Verbs of an order, in base form.
 const ACT =
@@ -349,41 +330,11 @@ const COMPOUND_WORD =
 const CALLED = /\bbe\s+(?:called|invoked|run|executed|used)\b/i;
 const NAMED_TOOL =
   /\b(?:the\s+)?([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1\s+(?:tool|function)\b/gi;
-const NOT_A_TOOL_NAME = new Set([
-  'this',
-  'that',
-  'the',
-  'a',
-  'an',
-  'any',
-  'another',
-  'other',
-  'these',
-  'those',
-  'it',
-  'each',
-  'every',
-  'same',
-  'such',
-  'your',
-  'its',
-  'our',
-  'my',
-  'their',
-  'which',
-  'what',
-  'one',
-  'new',
-  'old',
-  'previous',
-  'following',
-  'original',
-  'correct',
-  'appropriate',
-  'relevant',
-  'search',
-  'analysis',
-]);
+const NOT_A_TOOL_NAME = new Set(
+  `this that the a an any another other these those it each every same such
+  your its our my their which what one new old previous following original
+  correct appropriate relevant search analysis`.split(/\s+/),
+);
 
 /**
  * The tools other than the one being checked, for the `other-tool` signal.
@@ -652,7 +603,7 @@ export type SignalHit = {
 };
 
 /** A text's sentences: split after `.`, `!` or `?` and a space, and at line breaks. */
-export function sentencesOf(text: string): string[] {
+function sentencesOf(text: string): string[] {
   return text
     .split(/(?<=[.!?\u3002])\s+|\n+/)
     .map((sentence) => sentence.trim())

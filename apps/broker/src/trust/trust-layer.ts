@@ -13,6 +13,7 @@ import {
 } from './injection-rules.js';
 import { pinVerdict, type PinPolicy, type PinVerdict } from './pin-policy.js';
 import { PinStore, type PinStatus } from './pin-store.js';
+import { pinTarget } from './pins-file.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { sanitizeDescription } from './sanitize.js';
@@ -47,7 +48,6 @@ type Reviewed = {
 /** The flags of a tool that trips no rule: one shared empty list. */
 const NO_FLAGS: readonly InjectionFlag[] = Object.freeze([]);
 
-/** The bare name of a tool of `target` from its qualified name. */
 function bareNameOf(target: string, name: string): string {
   const prefix = `${target}_`;
   return name.startsWith(prefix) ? name.slice(prefix.length) : name;
@@ -69,7 +69,7 @@ const RULE_TITLES = new Map(
  *   strings change).
  * - Search: append `trust.marks(hit.name)` to each hit line.
  * - Inspect: add `trust.marks(name)` and `trust.inspectNotes(name)`.
- * - Call: `trust.pinStatus(name)` is the pin's part of the call's
+ * - Call: `trust.callPin(name)` is the pin's part of the call's
  *   authorisation (`authorise` in `authorisation.ts`).
  */
 export class TrustLayer {
@@ -85,9 +85,8 @@ export class TrustLayer {
   readonly #shadowing = new ShadowingIndex();
   /**
    * Tools served from the index cache and not recorded yet, by target (one
-   * set per backend, not a map entry per tool): each is recorded
-   * ({@link #known}) when first asked about, and dropped when its target is
-   * listed again.
+   * set per backend): each is recorded ({@link #known}) when first asked
+   * about, and dropped when its target is listed again.
    */
   readonly #restoring = new Map<string, Set<string>>();
   #contextVersion = 0;
@@ -109,11 +108,9 @@ export class TrustLayer {
    */
   static async open(options: {
     policy: PinPolicy;
-    /** The pins file (`HERETEK_PINS_FILE`). */
+    /** `PinStore.open`'s `path`, `readOnly` and `verify` (calls wait for `pins.verified`). */
     pinsFile: string;
-    /** Never write the pins file on its own. */
     pinsReadOnly?: boolean;
-    /** As `PinStore.open`'s `verify` (calls wait for `pins.verified`). */
     verifyPins?: 'now' | 'later';
     log?: (line: string) => void;
   }): Promise<TrustLayer> {
@@ -221,11 +218,7 @@ export class TrustLayer {
 
   /** Cleans one listed tool and records it as `target`'s (flags are checked later). */
   #record(target: string, definition: NormalizedDefinition) {
-    const clean = cleanListedTool({
-      name: definition.name,
-      description: definition.description,
-      inputSchema: definition.inputSchema,
-    });
+    const clean = cleanListedTool(definition);
     this.#tools.set(definition.name, {
       definition,
       target,
@@ -238,10 +231,7 @@ export class TrustLayer {
     return clean;
   }
 
-  /**
-   * Makes `names` the target's tools and updates the shadowing context;
-   * returns the names it had before and no longer has.
-   */
+  /** Makes `names` the target's tools; returns those it no longer has. */
   #replaceTarget(target: string, names: readonly string[]): string[] {
     const previous = this.#byTarget.get(target) ?? [];
     const kept = new Set(names);
@@ -256,11 +246,10 @@ export class TrustLayer {
   }
 
   /**
-   * The definition hash of each tool of `target`'s last reviewed listing, as
-   * the pin store computed it (what the index cache keeps so that a restart
-   * can check cached tools against the pins), in the listing's order: the
-   * hashes' bytes copied from the pin store, no string made per tool;
-   * `undefined` under policy `off`.
+   * The definition hashes of `target`'s last reviewed listing, in its order,
+   * for the index cache (a restart checks cached tools against the pins):
+   * bytes copied from the pin store, no string per tool; `undefined` under
+   * policy `off`.
    */
   listedToolHashes(target: string): ToolHashes | undefined {
     return this.pins?.currentHashes(this.#byTarget.get(target) ?? []);
@@ -308,8 +297,7 @@ export class TrustLayer {
    * touch many backends, and each backend's other tools wait for their turn.
    */
   #known(name: string): void {
-    // A qualified name is its target, `_` and the tool's name (target names hold no `_`).
-    const target = name.slice(0, Math.max(0, name.indexOf('_')));
+    const target = pinTarget(name);
     const waiting = this.#restoring.get(target);
     const pins = this.pins;
     if (waiting === undefined || pins === undefined || !waiting.delete(name))
@@ -375,13 +363,21 @@ export class TrustLayer {
     return `description withheld: flagged as an injection and not accepted; a user reviews and accepts it with \`heretek-lazy-broker --pin ${name}\``;
   }
 
-  /** What a call's authorisation needs of the pin: the policy, {@link pinStatus} and the rules the tool trips. */
+  /**
+   * What a call's authorisation needs of the pin: the policy, the rules the
+   * tool trips, and its standing against its pin once the tool's own pin is
+   * checked against its hash (throws when it, or the pins file, cannot be
+   * trusted); for a tool never observed, `unlisted` or `undefined`
+   * ({@link PinStore.unlisted}); `undefined` under policy `off`.
+   */
   callPin(name: string): {
     policy: PinPolicy;
     status: PinStatus | undefined;
     flags: readonly string[];
   } {
-    const status = this.pinStatus(name);
+    this.pins?.checkPin(name);
+    this.#known(name);
+    const status = this.pins?.status(name) ?? this.pins?.unlisted(name);
     return { policy: this.policy, status, flags: this.#rules(name) };
   }
 
@@ -447,18 +443,5 @@ export class TrustLayer {
       );
     }
     return notes;
-  }
-
-  /**
-   * The tool's standing against its pin, for a call's authorisation, once
-   * the tool's own pin is checked against its hash (throws when it, or the
-   * pins file, cannot be trusted); for a tool never observed, `unlisted`
-   * or `undefined` ({@link PinStore.unlisted}); `undefined` under policy
-   * `off`.
-   */
-  pinStatus(name: string): PinStatus | undefined {
-    this.pins?.checkPin(name);
-    this.#known(name);
-    return this.pins?.status(name) ?? this.pins?.unlisted(name);
   }
 }
