@@ -17,18 +17,17 @@
  * input schema (its property names too, for a property the agent would fill
  * with itself or its context). {@link flagText} checks other text a backend
  * sends, such as a tool result, with the signals that never belong in data
- * ({@link TEXT_RULE_IDS}).
+ * (`TEXT_PATTERNS` and `hidden-text`).
  */
 import {
   SIGNALS,
   TEXT_PATTERNS,
-  TEXT_SIGNAL_IDS,
+  excerpt,
   findSignals,
   type ShadowingContext,
   type SignalHit,
   type SignalId,
 } from './injection-signals.js';
-import { cutText } from './sanitize.js';
 
 export {
   ShadowingIndex,
@@ -36,21 +35,12 @@ export {
   type ShadowingContext,
 } from './injection-signals.js';
 
-/** The id of a signal a flag names. */
-export type InjectionRuleId = SignalId;
-
-/** A signal's id and what it looks for, for inspect and `--check`. */
-export type InjectionRule = { id: InjectionRuleId; title: string };
-
 /** One signal of a flag, with the text that tripped it. */
 export type InjectionFlag = {
-  rule: InjectionRuleId;
+  rule: SignalId;
   /** The matched text (cut to 80 characters), for the `[flagged]` note and logs. */
   excerpt: string;
 };
-
-/** The signals, in report order. */
-export const INJECTION_RULES: readonly InjectionRule[] = SIGNALS;
 
 /** Weights, window and threshold of the detector. */
 export type DetectorConfig = {
@@ -159,60 +149,31 @@ export function scoreSignals(
   return best;
 }
 
-/** The `description` and `title` strings anywhere in a JSON Schema. */
-export function schemaTexts(schema: unknown, limit = 200): string[] {
-  const texts: string[] = [];
-  visitSchema(
-    schema,
-    (key, value) => {
-      if (
-        (key === 'description' || key === 'title') &&
-        typeof value === 'string'
-      ) {
-        texts.push(value);
-        return true;
-      }
-      return false;
-    },
-    () => texts.length >= limit,
-  );
-  return texts;
-}
-
-/** The property names anywhere in a JSON Schema (keys of its `properties` objects). */
-export function schemaPropertyNames(schema: unknown, limit = 200): string[] {
-  const names: string[] = [];
-  visitSchema(
-    schema,
-    (key, value) => {
-      if (key === 'properties' && typeof value === 'object' && value !== null) {
-        names.push(...Object.keys(value));
-      }
-      return false;
-    },
-    () => names.length >= limit,
-  );
-  return names;
-}
-
-/** Walks a schema's objects; `take` returns true when it consumed a value (not descended into). */
-function visitSchema(
-  schema: unknown,
-  take: (key: string, value: unknown) => boolean,
-  full: () => boolean,
-): void {
+/**
+ * The `description` and `title` strings anywhere in a JSON Schema (`texts`),
+ * or its property names (keys of its `properties` objects): no more objects
+ * are read once 200 are found.
+ */
+function schemaStrings(schema: unknown, kind: 'texts' | 'names'): string[] {
+  const found: string[] = [];
   const visit = (node: unknown, depth: number) => {
-    if (full() || depth > 32) return;
+    if (found.length >= 200 || depth > 32) return;
     if (Array.isArray(node)) {
       for (const item of node) visit(item, depth + 1);
       return;
     }
     if (typeof node !== 'object' || node === null) return;
     for (const [key, value] of Object.entries(node)) {
-      if (!take(key, value)) visit(value, depth + 1);
+      const text = key === 'description' || key === 'title';
+      const names = key === 'properties' && typeof value === 'object';
+      if (kind === 'texts' && text && typeof value === 'string')
+        found.push(value);
+      if (kind === 'names' && names) found.push(...Object.keys(value ?? {}));
+      visit(value, depth + 1);
     }
   };
   visit(schema, 0);
+  return found;
 }
 
 /**
@@ -233,8 +194,11 @@ export function toolSignals(options: {
 }): SignalHit[] {
   return findSignals({
     tool: options.tool,
-    texts: [options.description, ...schemaTexts(options.inputSchema)],
-    properties: schemaPropertyNames(options.inputSchema),
+    texts: [
+      options.description,
+      ...schemaStrings(options.inputSchema, 'texts'),
+    ],
+    properties: schemaStrings(options.inputSchema, 'names'),
     tagText: options.tagText,
     context: options.context,
   });
@@ -270,13 +234,6 @@ export function flagTool(
 }
 
 /**
- * The signals {@link flagText} looks for in text that is not a tool
- * definition (a tool result): those that never belong in data, one alone is
- * enough. URLs, files, commands and tool names are ordinary in results.
- */
-export const TEXT_RULE_IDS: readonly InjectionRuleId[] = TEXT_SIGNAL_IDS;
-
-/**
  * Any of {@link TEXT_PATTERNS} at once: one pass over a long honest text (a
  * tool result) instead of one per signal; they run one by one only where it
  * matches. Every pattern has the `i` flag alone.
@@ -286,13 +243,12 @@ const ANY_TEXT_PATTERN = new RegExp(
   'i',
 );
 
-const excerpt = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), 80);
-
 /**
  * Checks text a backend sends that is not a tool definition, such as the
- * text of a tool result, with the signals of {@link TEXT_RULE_IDS}. Pass the
- * cleaned text and the text its tag characters spelled (see
- * `sanitizeDescription`); each signal is reported at most once.
+ * text of a tool result, with the signals of `TEXT_PATTERNS` (one alone is
+ * enough) and `hidden-text`. Pass the cleaned text and the text its tag
+ * characters spelled (see `sanitizeDescription`); each signal is reported at
+ * most once.
  *
  * @example
  * ```ts

@@ -610,7 +610,9 @@ function sentencesOf(text: string): string[] {
     .filter((sentence) => sentence !== '');
 }
 
-const excerpt = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), 80);
+/** A matched text for flags and logs: white space collapsed, cut to 80 characters. */
+export const excerpt = (text: string) =>
+  cutText(text.replace(/\s+/g, ' ').trim(), 80);
 
 /**
  * The signals in a tool's texts, sentence by sentence: every signal that
@@ -681,28 +683,14 @@ export function findSignals(options: {
 }
 
 /**
- * The signals that never belong in data a tool returns, for
- * {@link findTextSignals}: text that speaks as the agent's instructions, the
- * user or the system, hides from the user, asks for the conversation, or
- * redirects messages and payments. URLs, files, shell commands and tool names
- * are ordinary in results, so the steering signals are left out.
- */
-export const TEXT_SIGNAL_IDS: readonly SignalId[] = [
-  'instruction-tag',
-  'override',
-  'user-turn',
-  'exfiltration',
-  'self-preference',
-  'argument-change',
-  'secrecy',
-  'hidden-text',
-];
-
-/**
- * The patterns of {@link TEXT_SIGNAL_IDS} for results, in their narrow forms:
- * secrecy must name the user, exfiltration the conversation or the system
- * prompt (not any secret a document mentions), a changed value a redirection
- * of all messages or payments.
+ * The signals that never belong in data a tool returns (with `hidden-text`),
+ * for `flagText`: text that speaks as the agent's instructions, the user or
+ * the system, hides from the user, asks for the conversation, or redirects
+ * messages and payments. URLs, files, shell commands and tool names are
+ * ordinary in results, so the steering signals are left out. Their patterns
+ * are the narrow forms: secrecy must name the user, exfiltration the
+ * conversation or the system prompt (not any secret a document mentions), a
+ * changed value a redirection of all messages or payments.
  */
 export const TEXT_PATTERNS: ReadonlyArray<readonly [SignalId, RegExp]> = [
   ['instruction-tag', INSTRUCTION_TAG],

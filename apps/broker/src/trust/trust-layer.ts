@@ -5,7 +5,6 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import {
-  INJECTION_RULES,
   ShadowingIndex,
   flagTool,
   flaggedMark,
@@ -14,6 +13,7 @@ import {
 import { pinVerdict, type PinPolicy, type PinVerdict } from './pin-policy.js';
 import { PinStore, type PinStatus } from './pin-store.js';
 import { pinTarget } from './pins-file.js';
+import { SIGNALS } from './injection-signals.js';
 import { cleanListedTool, flagLogLine } from './review-tool.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { sanitizeDescription } from './sanitize.js';
@@ -53,9 +53,7 @@ function bareNameOf(target: string, name: string): string {
   return name.startsWith(prefix) ? name.slice(prefix.length) : name;
 }
 
-const RULE_TITLES = new Map(
-  INJECTION_RULES.map((rule) => [rule.id, rule.title]),
-);
+const RULE_TITLES = new Map(SIGNALS.map((rule) => [rule.id, rule.title]));
 
 /**
  * The broker's trust layer in one object: it pins and cleans each backend
