@@ -135,9 +135,8 @@ function removalClass(
       PICTOGRAPHIC.test(next);
     return scriptJoin || emojiJoin ? undefined : 'zero-width';
   }
-  if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a) || (cp >= 0x7f && cp <= 0x9f)) {
+  if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a) || (cp >= 0x7f && cp <= 0x9f))
     return 'control';
-  }
   if (isVariationSelector(cp)) {
     const selectable =
       last !== undefined &&
@@ -180,9 +179,8 @@ function lastTwo(text: string): [string | undefined, string | undefined] {
 export function sanitizeDescription(options: {
   text: string;
 }): SanitizedDescription {
-  if (options.text.search(SUSPECT) < 0) {
+  if (options.text.search(SUSPECT) < 0)
     return { text: options.text, removed: 0, classes: {}, tagText: '' };
-  }
   const input = options.text.replace(/\r\n?|[\u2028\u2029]/g, '\n');
   const parts: string[] = [];
   const classes: Partial<Record<HiddenCharacterClass, number>> = {};
@@ -216,9 +214,8 @@ export function sanitizeDescription(options: {
       continue;
     }
     const cp = char.codePointAt(0) as number;
-    if (kind === 'tag' && cp >= 0xe0020 && cp <= 0xe007e) {
+    if (kind === 'tag' && cp >= 0xe0020 && cp <= 0xe007e)
       tagText += String.fromCodePoint(cp - 0xe0000);
-    }
     classes[kind] = (classes[kind] ?? 0) + 1;
     removed += 1;
   }
