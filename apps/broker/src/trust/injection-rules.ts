@@ -20,6 +20,7 @@
  * (`TEXT_PATTERNS` and `hidden-text`).
  */
 import {
+  GROUPS,
   SIGNALS,
   TEXT_PATTERNS,
   excerpt,
@@ -80,8 +81,6 @@ export const DETECTOR: DetectorConfig = {
   threshold: 2,
 };
 
-const GROUP = new Map(SIGNALS.map((signal) => [signal.id, signal.group]));
-
 /** What {@link scoreSignals} decides for one tool. */
 export type Verdict = {
   flagged: boolean;
@@ -90,28 +89,6 @@ export type Verdict = {
   /** The signals of the best window, each once. */
   hits: SignalHit[];
 };
-
-/** The score of one window's hits: distinct signals, and whether both sides are there. */
-function scoreWindow(
-  hits: readonly SignalHit[],
-  config: DetectorConfig,
-): { score: number; both: boolean; distinct: SignalHit[] } {
-  const seen = new Map<SignalId, SignalHit>();
-  for (const hit of hits) {
-    if (config.weights[hit.signal] > 0 && !seen.has(hit.signal))
-      seen.set(hit.signal, hit);
-  }
-  let score = 0;
-  let address = false;
-  let steer = false;
-  for (const signal of seen.keys()) {
-    score += config.weights[signal];
-    const group = GROUP.get(signal);
-    if (group !== 'steer') address = true;
-    if (group !== 'address') steer = true;
-  }
-  return { score, both: address && steer, distinct: [...seen.values()] };
-}
 
 /**
  * Scores a tool's signals (from `findSignals`) by the rule in this module's
@@ -123,14 +100,24 @@ export function scoreSignals(
   config: DetectorConfig = DETECTOR,
 ): Verdict {
   let best: Verdict = { flagged: false, score: 0, hits: [] };
+  // A window scores the weights of its distinct signals.
   const consider = (window: readonly SignalHit[]) => {
-    const { score, both, distinct } = scoreWindow(window, config);
-    const flagged = both && score >= config.threshold;
+    const seen = new Map<SignalId, SignalHit>();
+    for (const hit of window)
+      if (config.weights[hit.signal] > 0 && !seen.has(hit.signal))
+        seen.set(hit.signal, hit);
+    let [score, address, steer] = [0, false, false];
+    for (const signal of seen.keys()) {
+      score += config.weights[signal];
+      address ||= GROUPS.get(signal) !== 'steer';
+      steer ||= GROUPS.get(signal) !== 'address';
+    }
+    const flagged = address && steer && score >= config.threshold;
     if (
       (flagged && !best.flagged) ||
       (flagged === best.flagged && score > best.score)
     )
-      best = { flagged, score, hits: distinct };
+      best = { flagged, score, hits: [...seen.values()] };
   };
   if (config.window <= 0) {
     consider(hits);

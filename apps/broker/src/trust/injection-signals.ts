@@ -575,19 +575,22 @@ const FINDERS: ReadonlyArray<readonly [SignalId, Finder]> = [
   ['precondition', pattern(PRECONDITION)],
   // The first sentence of a text says what the tool does, often as an order.
   ['imperative', imperativeIn],
-  ['other-tool', (text, subject) => otherToolIn(text, subject)],
-  ['network', (text) => networkIn(text)],
+  ['other-tool', otherToolIn],
+  ['network', networkIn],
   ['sensitive-file', pattern(SENSITIVE_FILE)],
   ['shell', pattern(SHELL)],
   ['argument-change', either(REDIRECTION, ARGUMENT_CHANGE)],
   ['extra-action', pattern(EXTRA_ACTION)],
-  ['away', (text, subject) => awayIn(text, subject)],
+  ['away', awayIn],
   ['exfiltration', either(CONTEXT_EXFILTRATION, SECRET_REQUEST)],
   ['agent-identity', pattern(AGENT_IDENTITY)],
   ['self-preference', pattern(SELF_PREFERENCE)],
 ];
 
-const GROUPS = new Map(SIGNALS.map((signal) => [signal.id, signal.group]));
+/** Each signal's side (see the module header). */
+export const GROUPS = new Map(
+  SIGNALS.map((signal) => [signal.id, signal.group]),
+);
 const ADDRESS_FINDERS = FINDERS.filter(([id]) => GROUPS.get(id) !== 'steer');
 const STEER_FINDERS = FINDERS.filter(([id]) => GROUPS.get(id) === 'steer');
 

@@ -71,9 +71,6 @@ const RULE_TITLES = new Map(SIGNALS.map((rule) => [rule.id, rule.title]));
  *   authorisation (`authorise` in `authorisation.ts`).
  */
 export class TrustLayer {
-  readonly policy: PinPolicy;
-  /** The pins file store (`undefined` under policy `off`). */
-  readonly pins: PinStore | undefined;
   readonly #log: (line: string) => void;
   readonly #tools = new Map<string, Reviewed>();
   /** Each target's tools (qualified names) as of its last listing. */
@@ -89,14 +86,13 @@ export class TrustLayer {
   readonly #restoring = new Map<string, Set<string>>();
   #contextVersion = 0;
 
-  private constructor(options: {
-    policy: PinPolicy;
-    pins: PinStore | undefined;
-    log: (line: string) => void;
-  }) {
-    this.policy = options.policy;
-    this.pins = options.pins;
-    this.#log = options.log;
+  private constructor(
+    readonly policy: PinPolicy,
+    /** The pins file store (`undefined` under policy `off`). */
+    readonly pins: PinStore | undefined,
+    log: (line: string) => void,
+  ) {
+    this.#log = log;
   }
 
   /**
@@ -122,7 +118,7 @@ export class TrustLayer {
             verify: options.verifyPins,
             log,
           });
-    return new TrustLayer({ policy: options.policy, pins, log });
+    return new TrustLayer(options.policy, pins, log);
   }
 
   #logOnce(line: string): void {
