@@ -621,8 +621,8 @@ export const excerpt = (text: string) =>
  * The signals in a tool's texts, sentence by sentence: every signal that
  * addresses the agent (or is both), and, when there is one, every steering
  * signal (without an address signal no window can be flagged, so steering
- * is not looked for). Texts are matched in
- * NFKC form (full-width letters read as ASCII). Schema property names count
+ * is not looked for). Texts are matched in NFKC form (full-width letters
+ * read as ASCII). Schema property names count
  * for `agent-identity` and `exfiltration` (a property the agent would fill
  * with itself or its context); text spelled by tag characters is
  * `hidden-text`, and is read for the other signals too.
@@ -641,16 +641,13 @@ export function findSignals(options: {
     properties: new Set(properties.map((name) => name.toLowerCase())),
   };
   const hits: SignalHit[] = [];
+  const hit = (signal: SignalId, text: number, at: number, found: string) =>
+    hits.push({ signal, text, sentence: at, excerpt: excerpt(found) });
   const texts = [...options.texts];
   const tagText = options.tagText ?? '';
   if (tagText.trim() !== '') {
     texts.push(tagText);
-    hits.push({
-      signal: 'hidden-text',
-      text: texts.length - 1,
-      sentence: 0,
-      excerpt: excerpt(tagText),
-    });
+    hit('hidden-text', texts.length - 1, 0, tagText);
   }
   const property = properties.find((name) => AGENT_PROPERTY.test(name));
   if (property !== undefined) {
@@ -669,13 +666,7 @@ export function findSignals(options: {
       list.forEach((sentence, index) => {
         for (const [signal, find] of finders) {
           const found = find(sentence, subject, index);
-          if (found !== undefined)
-            hits.push({
-              signal,
-              text: textIndex,
-              sentence: index,
-              excerpt: excerpt(found),
-            });
+          if (found !== undefined) hit(signal, textIndex, index, found);
         }
       }),
     );
