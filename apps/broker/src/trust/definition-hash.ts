@@ -127,8 +127,7 @@ export function changeSummary(change: DefinitionChange): string {
 
 function schemaProperties(schema: unknown): Map<string, string> {
   const result = new Map<string, string>();
-  if (typeof schema !== 'object' || schema === null) return result;
-  const properties = (schema as { properties?: unknown }).properties;
+  const properties = (schema as { properties?: unknown } | null)?.properties;
   if (typeof properties !== 'object' || properties === null) return result;
   for (const [key, value] of Object.entries(properties))
     result.set(key, canonical(value ?? null));
@@ -136,8 +135,7 @@ function schemaProperties(schema: unknown): Map<string, string> {
 }
 
 function requiredOf(schema: unknown): Set<string> {
-  if (typeof schema !== 'object' || schema === null) return new Set();
-  const required = (schema as { required?: unknown }).required;
+  const required = (schema as { required?: unknown } | null)?.required;
   return new Set(
     Array.isArray(required)
       ? required.filter((item): item is string => typeof item === 'string')

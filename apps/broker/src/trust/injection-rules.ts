@@ -267,9 +267,8 @@ export function flagText(options: {
       }
     }
   }
-  if (tagText.trim() !== '') {
+  if (tagText.trim() !== '')
     flags.push({ rule: 'hidden-text', excerpt: excerpt(tagText) });
-  }
   return flags;
 }
 

@@ -157,12 +157,6 @@ function removalClass(
   return undefined;
 }
 
-/** The last two characters (code points) of `text`, last first. */
-function lastTwo(text: string): [string | undefined, string | undefined] {
-  const chars = Array.from(text.slice(-4));
-  return [chars.at(-1), chars.at(-2)];
-}
-
 /**
  * Removes invisible and control characters from a description by the rule in
  * this module's header, and reports what it removed. Only the suspect
@@ -195,9 +189,10 @@ export function sanitizeDescription(options: {
     if (index > copied) {
       const kept = input.slice(copied, index);
       parts.push(kept);
-      const [end, beforeEnd] = lastTwo(kept);
-      beforeLast = beforeEnd ?? last;
-      last = end;
+      // Its last two code points (four UTF-16 units hold at least two).
+      const chars = Array.from(kept.slice(-4));
+      beforeLast = chars.at(-2) ?? last;
+      last = chars.at(-1);
     }
     copied = index + char.length;
     const next = String.fromCodePoint(input.codePointAt(copied) ?? 0x20);
