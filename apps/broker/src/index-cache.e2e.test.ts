@@ -23,8 +23,8 @@ import { definitionHash } from './trust/definition-hash.js';
 import {
   parsePins,
   serializePinsFile,
+  type PinsFile,
 } from './trust/__fixtures__/pins-text.js';
-import type { PinsFile } from './trust/pins-file.js';
 
 const tool = (name: string, description: string) => ({
   name,

@@ -25,8 +25,7 @@ export async function runPin(
       '--pin: the broker is offline (HERETEK_BROKER_OFFLINE=1); pins are taken from what the gateway lists. Unset HERETEK_BROKER_OFFLINE.',
     );
   const { TrustLayer, formatPendingPins } = await import('./trust/index.js');
-  let trust: TrustLayer;
-  let gateway: ToolGateway;
+  let trust: TrustLayer, gateway: ToolGateway;
   try {
     trust = await TrustLayer.open({
       policy: config.pinPolicy,

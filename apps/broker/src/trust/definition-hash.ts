@@ -5,17 +5,14 @@ import { cutText } from './sanitize.js';
 
 /**
  * The part of a tool that is pinned: what an agent reads and what decides how a
- * call is checked. `name` is the qualified name the broker serves
- * (`<target>_<tool>`), so a pin does not change with the gateway mode.
+ * call is checked, as the backend listed it (the description before cleaning).
+ * `name` is the qualified name the broker serves (`<target>_<tool>`), so a pin
+ * does not change with the gateway mode.
  */
 export type ToolDefinition = {
-  /** Qualified tool name (`<target>_<tool>`). */
   name: string;
-  /** The description exactly as the backend listed it (before cleaning). */
   description?: string | undefined;
-  /** The input JSON Schema as listed. */
   inputSchema?: unknown;
-  /** The MCP tool annotations as listed. */
   annotations?: Record<string, unknown> | undefined;
 };
 
@@ -27,13 +24,10 @@ export type NormalizedDefinition = {
   annotations: Record<string, unknown>;
 };
 
-/** A part of a definition that can change. */
-export type DefinitionPart = 'description' | 'schema' | 'annotations';
-
 /** What differs between a pinned definition and the current one. */
 export type DefinitionChange = {
   /** The parts that differ, in the order description, schema, annotations. */
-  parts: DefinitionPart[];
+  parts: Array<'description' | 'schema' | 'annotations'>;
   /** True when the pinned definition was read-only and the current one is mutating. */
   becameMutating: boolean;
 };
@@ -64,9 +58,8 @@ export function normalizeDefinition(
 
 function canonical(value: unknown): string {
   const text = canonicalize(value);
-  if (text === undefined) {
+  if (text === undefined)
     throw new TypeError('A tool definition must be JSON.');
-  }
   return text;
 }
 
@@ -97,14 +90,12 @@ export function diffDefinitions(
 ): DefinitionChange {
   const before = normalizeDefinition(pinned);
   const after = normalizeDefinition(current);
-  const parts: DefinitionPart[] = [];
+  const parts: DefinitionChange['parts'] = [];
   if (before.description !== after.description) parts.push('description');
-  if (canonical(before.inputSchema) !== canonical(after.inputSchema)) {
+  if (canonical(before.inputSchema) !== canonical(after.inputSchema))
     parts.push('schema');
-  }
-  if (canonical(before.annotations) !== canonical(after.annotations)) {
+  if (canonical(before.annotations) !== canonical(after.annotations))
     parts.push('annotations');
-  }
   return {
     parts,
     becameMutating:
@@ -136,18 +127,15 @@ export function changeSummary(change: DefinitionChange): string {
 
 function schemaProperties(schema: unknown): Map<string, string> {
   const result = new Map<string, string>();
-  if (typeof schema !== 'object' || schema === null) return result;
-  const properties = (schema as { properties?: unknown }).properties;
+  const properties = (schema as { properties?: unknown } | null)?.properties;
   if (typeof properties !== 'object' || properties === null) return result;
-  for (const [key, value] of Object.entries(properties)) {
+  for (const [key, value] of Object.entries(properties))
     result.set(key, canonical(value ?? null));
-  }
   return result;
 }
 
 function requiredOf(schema: unknown): Set<string> {
-  if (typeof schema !== 'object' || schema === null) return new Set();
-  const required = (schema as { required?: unknown }).required;
+  const required = (schema as { required?: unknown } | null)?.required;
   return new Set(
     Array.isArray(required)
       ? required.filter((item): item is string => typeof item === 'string')
@@ -172,13 +160,12 @@ export function describeChange(
   const after = normalizeDefinition(current);
   const change = diffDefinitions(before, after);
   const lines: string[] = [];
-  if (change.becameMutating) {
-    lines.push('was read-only, is now mutating');
-  }
-  if (change.parts.includes('description')) {
-    lines.push(`description was ${quote(before.description)}`);
-    lines.push(`description is now ${quote(after.description)}`);
-  }
+  if (change.becameMutating) lines.push('was read-only, is now mutating');
+  if (change.parts.includes('description'))
+    lines.push(
+      `description was ${quote(before.description)}`,
+      `description is now ${quote(after.description)}`,
+    );
   if (change.parts.includes('schema')) {
     const was = schemaProperties(before.inputSchema);
     const now = schemaProperties(after.inputSchema);
@@ -208,17 +195,11 @@ export function describeChange(
       ...Object.keys(before.annotations),
       ...Object.keys(after.annotations),
     ]);
-    const details = [...keys]
-      .sort()
-      .filter(
-        (key) =>
-          canonical(before.annotations[key] ?? null) !==
-          canonical(after.annotations[key] ?? null),
-      )
-      .map(
-        (key) =>
-          `${key} ${canonical(before.annotations[key] ?? null)} -> ${canonical(after.annotations[key] ?? null)}`,
-      );
+    const details = [...keys].sort().flatMap((key) => {
+      const was = canonical(before.annotations[key] ?? null);
+      const now = canonical(after.annotations[key] ?? null);
+      return was === now ? [] : [`${key} ${was} -> ${now}`];
+    });
     lines.push(`annotations changed: ${details.join(', ')}`);
   }
   return lines;

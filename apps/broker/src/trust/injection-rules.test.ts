@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   DETECTOR,
-  INJECTION_RULES,
   createShadowingContext,
   ShadowingIndex,
-  TEXT_RULE_IDS,
   flagText,
   flagTool,
   flaggedMark,
@@ -12,7 +10,7 @@ import {
   toolSignals,
   type ShadowingContext,
 } from './injection-rules.js';
-import type { SignalId } from './injection-signals.js';
+import { SIGNALS, TEXT_PATTERNS, type SignalId } from './injection-signals.js';
 
 const tool = { name: 'math_add', target: 'math', bareName: 'add' };
 const context = createShadowingContext([
@@ -207,7 +205,7 @@ const SIGNAL_CASES: Array<{
 describe('flagTool', () => {
   it('has a test case for every signal', () => {
     expect(SIGNAL_CASES.map((row) => row.signal).sort()).toEqual(
-      INJECTION_RULES.map((rule) => rule.id)
+      SIGNALS.map((rule) => rule.id)
         .filter((id) => id !== 'hidden-text')
         .sort(),
     );
@@ -383,8 +381,9 @@ describe('flagText', () => {
       'override',
       'hidden-text',
     ]);
-    expect(TEXT_RULE_IDS).not.toContain('sensitive-file');
-    expect(TEXT_RULE_IDS).not.toContain('other-tool');
+    const textRules = TEXT_PATTERNS.map(([rule]) => rule);
+    expect(textRules).not.toContain('sensitive-file');
+    expect(textRules).not.toContain('other-tool');
   });
 });
 

@@ -17,18 +17,18 @@
  * input schema (its property names too, for a property the agent would fill
  * with itself or its context). {@link flagText} checks other text a backend
  * sends, such as a tool result, with the signals that never belong in data
- * ({@link TEXT_RULE_IDS}).
+ * (`TEXT_PATTERNS` and `hidden-text`).
  */
 import {
+  GROUPS,
   SIGNALS,
   TEXT_PATTERNS,
-  TEXT_SIGNAL_IDS,
+  excerpt,
   findSignals,
   type ShadowingContext,
   type SignalHit,
   type SignalId,
 } from './injection-signals.js';
-import { cutText } from './sanitize.js';
 
 export {
   ShadowingIndex,
@@ -36,21 +36,12 @@ export {
   type ShadowingContext,
 } from './injection-signals.js';
 
-/** The id of a signal a flag names. */
-export type InjectionRuleId = SignalId;
-
-/** A signal's id and what it looks for, for inspect and `--check`. */
-export type InjectionRule = { id: InjectionRuleId; title: string };
-
 /** One signal of a flag, with the text that tripped it. */
 export type InjectionFlag = {
-  rule: InjectionRuleId;
+  rule: SignalId;
   /** The matched text (cut to 80 characters), for the `[flagged]` note and logs. */
   excerpt: string;
 };
-
-/** The signals, in report order. */
-export const INJECTION_RULES: readonly InjectionRule[] = SIGNALS;
 
 /** Weights, window and threshold of the detector. */
 export type DetectorConfig = {
@@ -90,8 +81,6 @@ export const DETECTOR: DetectorConfig = {
   threshold: 2,
 };
 
-const GROUP = new Map(SIGNALS.map((signal) => [signal.id, signal.group]));
-
 /** What {@link scoreSignals} decides for one tool. */
 export type Verdict = {
   flagged: boolean;
@@ -100,28 +89,6 @@ export type Verdict = {
   /** The signals of the best window, each once. */
   hits: SignalHit[];
 };
-
-/** The score of one window's hits: distinct signals, and whether both sides are there. */
-function scoreWindow(
-  hits: readonly SignalHit[],
-  config: DetectorConfig,
-): { score: number; both: boolean; distinct: SignalHit[] } {
-  const seen = new Map<SignalId, SignalHit>();
-  for (const hit of hits) {
-    if (config.weights[hit.signal] > 0 && !seen.has(hit.signal))
-      seen.set(hit.signal, hit);
-  }
-  let score = 0;
-  let address = false;
-  let steer = false;
-  for (const signal of seen.keys()) {
-    score += config.weights[signal];
-    const group = GROUP.get(signal);
-    if (group !== 'steer') address = true;
-    if (group !== 'address') steer = true;
-  }
-  return { score, both: address && steer, distinct: [...seen.values()] };
-}
 
 /**
  * Scores a tool's signals (from `findSignals`) by the rule in this module's
@@ -133,14 +100,24 @@ export function scoreSignals(
   config: DetectorConfig = DETECTOR,
 ): Verdict {
   let best: Verdict = { flagged: false, score: 0, hits: [] };
+  // A window scores the weights of its distinct signals.
   const consider = (window: readonly SignalHit[]) => {
-    const { score, both, distinct } = scoreWindow(window, config);
-    const flagged = both && score >= config.threshold;
+    const seen = new Map<SignalId, SignalHit>();
+    for (const hit of window)
+      if (config.weights[hit.signal] > 0 && !seen.has(hit.signal))
+        seen.set(hit.signal, hit);
+    let [score, address, steer] = [0, false, false];
+    for (const signal of seen.keys()) {
+      score += config.weights[signal];
+      address ||= GROUPS.get(signal) !== 'steer';
+      steer ||= GROUPS.get(signal) !== 'address';
+    }
+    const flagged = address && steer && score >= config.threshold;
     if (
       (flagged && !best.flagged) ||
       (flagged === best.flagged && score > best.score)
     )
-      best = { flagged, score, hits: distinct };
+      best = { flagged, score, hits: [...seen.values()] };
   };
   if (config.window <= 0) {
     consider(hits);
@@ -159,60 +136,31 @@ export function scoreSignals(
   return best;
 }
 
-/** The `description` and `title` strings anywhere in a JSON Schema. */
-export function schemaTexts(schema: unknown, limit = 200): string[] {
-  const texts: string[] = [];
-  visitSchema(
-    schema,
-    (key, value) => {
-      if (
-        (key === 'description' || key === 'title') &&
-        typeof value === 'string'
-      ) {
-        texts.push(value);
-        return true;
-      }
-      return false;
-    },
-    () => texts.length >= limit,
-  );
-  return texts;
-}
-
-/** The property names anywhere in a JSON Schema (keys of its `properties` objects). */
-export function schemaPropertyNames(schema: unknown, limit = 200): string[] {
-  const names: string[] = [];
-  visitSchema(
-    schema,
-    (key, value) => {
-      if (key === 'properties' && typeof value === 'object' && value !== null) {
-        names.push(...Object.keys(value));
-      }
-      return false;
-    },
-    () => names.length >= limit,
-  );
-  return names;
-}
-
-/** Walks a schema's objects; `take` returns true when it consumed a value (not descended into). */
-function visitSchema(
-  schema: unknown,
-  take: (key: string, value: unknown) => boolean,
-  full: () => boolean,
-): void {
+/**
+ * The `description` and `title` strings anywhere in a JSON Schema (`texts`),
+ * or its property names (keys of its `properties` objects): no more objects
+ * are read once 200 are found.
+ */
+function schemaStrings(schema: unknown, kind: 'texts' | 'names'): string[] {
+  const found: string[] = [];
   const visit = (node: unknown, depth: number) => {
-    if (full() || depth > 32) return;
+    if (found.length >= 200 || depth > 32) return;
     if (Array.isArray(node)) {
       for (const item of node) visit(item, depth + 1);
       return;
     }
     if (typeof node !== 'object' || node === null) return;
     for (const [key, value] of Object.entries(node)) {
-      if (!take(key, value)) visit(value, depth + 1);
+      const text = key === 'description' || key === 'title';
+      const names = key === 'properties' && typeof value === 'object';
+      if (kind === 'texts' && text && typeof value === 'string')
+        found.push(value);
+      if (kind === 'names' && names) found.push(...Object.keys(value ?? {}));
+      visit(value, depth + 1);
     }
   };
   visit(schema, 0);
+  return found;
 }
 
 /**
@@ -233,8 +181,11 @@ export function toolSignals(options: {
 }): SignalHit[] {
   return findSignals({
     tool: options.tool,
-    texts: [options.description, ...schemaTexts(options.inputSchema)],
-    properties: schemaPropertyNames(options.inputSchema),
+    texts: [
+      options.description,
+      ...schemaStrings(options.inputSchema, 'texts'),
+    ],
+    properties: schemaStrings(options.inputSchema, 'names'),
     tagText: options.tagText,
     context: options.context,
   });
@@ -270,13 +221,6 @@ export function flagTool(
 }
 
 /**
- * The signals {@link flagText} looks for in text that is not a tool
- * definition (a tool result): those that never belong in data, one alone is
- * enough. URLs, files, commands and tool names are ordinary in results.
- */
-export const TEXT_RULE_IDS: readonly InjectionRuleId[] = TEXT_SIGNAL_IDS;
-
-/**
  * Any of {@link TEXT_PATTERNS} at once: one pass over a long honest text (a
  * tool result) instead of one per signal; they run one by one only where it
  * matches. Every pattern has the `i` flag alone.
@@ -286,13 +230,12 @@ const ANY_TEXT_PATTERN = new RegExp(
   'i',
 );
 
-const excerpt = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), 80);
-
 /**
  * Checks text a backend sends that is not a tool definition, such as the
- * text of a tool result, with the signals of {@link TEXT_RULE_IDS}. Pass the
- * cleaned text and the text its tag characters spelled (see
- * `sanitizeDescription`); each signal is reported at most once.
+ * text of a tool result, with the signals of `TEXT_PATTERNS` (one alone is
+ * enough) and `hidden-text`. Pass the cleaned text and the text its tag
+ * characters spelled (see `sanitizeDescription`); each signal is reported at
+ * most once.
  *
  * @example
  * ```ts
@@ -324,9 +267,8 @@ export function flagText(options: {
       }
     }
   }
-  if (tagText.trim() !== '') {
+  if (tagText.trim() !== '')
     flags.push({ rule: 'hidden-text', excerpt: excerpt(tagText) });
-  }
   return flags;
 }
 

@@ -18,37 +18,11 @@
  */
 import { cutText } from './sanitize.js';
 
-/** The id of a signal. */
-export type SignalId =
-  | 'instruction-tag'
-  | 'override'
-  | 'user-turn'
-  | 'system-claim'
-  | 'obligation'
-  | 'urgency'
-  | 'secrecy'
-  | 'precondition'
-  | 'imperative'
-  | 'other-tool'
-  | 'network'
-  | 'sensitive-file'
-  | 'shell'
-  | 'argument-change'
-  | 'extra-action'
-  | 'away'
-  | 'exfiltration'
-  | 'agent-identity'
-  | 'self-preference'
-  | 'hidden-text';
-
 /** Which side of "address the agent AND steer it" a signal is evidence of. */
-export type SignalGroup = 'address' | 'steer' | 'both';
+type SignalGroup = 'address' | 'steer' | 'both';
 
-/** A signal's id, side and what it looks for (for inspect and documentation). */
-export type Signal = { id: SignalId; group: SignalGroup; title: string };
-
-/** Every signal, in report order. */
-export const SIGNALS: readonly Signal[] = [
+/** Every signal, in report order: its id, side and what it looks for (for inspect and documentation). */
+export const SIGNALS = [
   {
     id: 'instruction-tag',
     group: 'both',
@@ -134,7 +108,14 @@ export const SIGNALS: readonly Signal[] = [
     group: 'both',
     title: 'carried text in invisible characters',
   },
-];
+] as const satisfies readonly {
+  id: string;
+  group: SignalGroup;
+  title: string;
+}[];
+
+/** The id of a signal. */
+export type SignalId = (typeof SIGNALS)[number]['id'];
 
 // Verbs of an order, in base form.
 const ACT =
@@ -349,41 +330,11 @@ const COMPOUND_WORD =
 const CALLED = /\bbe\s+(?:called|invoked|run|executed|used)\b/i;
 const NAMED_TOOL =
   /\b(?:the\s+)?([\x60'"]?)([A-Za-z][\w.-]*[A-Za-z0-9])\1\s+(?:tool|function)\b/gi;
-const NOT_A_TOOL_NAME = new Set([
-  'this',
-  'that',
-  'the',
-  'a',
-  'an',
-  'any',
-  'another',
-  'other',
-  'these',
-  'those',
-  'it',
-  'each',
-  'every',
-  'same',
-  'such',
-  'your',
-  'its',
-  'our',
-  'my',
-  'their',
-  'which',
-  'what',
-  'one',
-  'new',
-  'old',
-  'previous',
-  'following',
-  'original',
-  'correct',
-  'appropriate',
-  'relevant',
-  'search',
-  'analysis',
-]);
+const NOT_A_TOOL_NAME = new Set(
+  `this that the a an any another other these those it each every same such
+  your its our my their which what one new old previous following original
+  correct appropriate relevant search analysis`.split(/\s+/),
+);
 
 /**
  * The tools other than the one being checked, for the `other-tool` signal.
@@ -624,19 +575,22 @@ const FINDERS: ReadonlyArray<readonly [SignalId, Finder]> = [
   ['precondition', pattern(PRECONDITION)],
   // The first sentence of a text says what the tool does, often as an order.
   ['imperative', imperativeIn],
-  ['other-tool', (text, subject) => otherToolIn(text, subject)],
-  ['network', (text) => networkIn(text)],
+  ['other-tool', otherToolIn],
+  ['network', networkIn],
   ['sensitive-file', pattern(SENSITIVE_FILE)],
   ['shell', pattern(SHELL)],
   ['argument-change', either(REDIRECTION, ARGUMENT_CHANGE)],
   ['extra-action', pattern(EXTRA_ACTION)],
-  ['away', (text, subject) => awayIn(text, subject)],
+  ['away', awayIn],
   ['exfiltration', either(CONTEXT_EXFILTRATION, SECRET_REQUEST)],
   ['agent-identity', pattern(AGENT_IDENTITY)],
   ['self-preference', pattern(SELF_PREFERENCE)],
 ];
 
-const GROUPS = new Map(SIGNALS.map((signal) => [signal.id, signal.group]));
+/** Each signal's side (see the module header). */
+export const GROUPS = new Map(
+  SIGNALS.map((signal) => [signal.id, signal.group]),
+);
 const ADDRESS_FINDERS = FINDERS.filter(([id]) => GROUPS.get(id) !== 'steer');
 const STEER_FINDERS = FINDERS.filter(([id]) => GROUPS.get(id) === 'steer');
 
@@ -652,21 +606,23 @@ export type SignalHit = {
 };
 
 /** A text's sentences: split after `.`, `!` or `?` and a space, and at line breaks. */
-export function sentencesOf(text: string): string[] {
+function sentencesOf(text: string): string[] {
   return text
     .split(/(?<=[.!?\u3002])\s+|\n+/)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence !== '');
 }
 
-const excerpt = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), 80);
+/** A matched text for flags and logs: white space collapsed, cut to 80 characters. */
+export const excerpt = (text: string) =>
+  cutText(text.replace(/\s+/g, ' ').trim(), 80);
 
 /**
  * The signals in a tool's texts, sentence by sentence: every signal that
  * addresses the agent (or is both), and, when there is one, every steering
  * signal (without an address signal no window can be flagged, so steering
- * is not looked for). Texts are matched in
- * NFKC form (full-width letters read as ASCII). Schema property names count
+ * is not looked for). Texts are matched in NFKC form (full-width letters
+ * read as ASCII). Schema property names count
  * for `agent-identity` and `exfiltration` (a property the agent would fill
  * with itself or its context); text spelled by tag characters is
  * `hidden-text`, and is read for the other signals too.
@@ -685,16 +641,13 @@ export function findSignals(options: {
     properties: new Set(properties.map((name) => name.toLowerCase())),
   };
   const hits: SignalHit[] = [];
+  const hit = (signal: SignalId, text: number, at: number, found: string) =>
+    hits.push({ signal, text, sentence: at, excerpt: excerpt(found) });
   const texts = [...options.texts];
   const tagText = options.tagText ?? '';
   if (tagText.trim() !== '') {
     texts.push(tagText);
-    hits.push({
-      signal: 'hidden-text',
-      text: texts.length - 1,
-      sentence: 0,
-      excerpt: excerpt(tagText),
-    });
+    hit('hidden-text', texts.length - 1, 0, tagText);
   }
   const property = properties.find((name) => AGENT_PROPERTY.test(name));
   if (property !== undefined) {
@@ -713,13 +666,7 @@ export function findSignals(options: {
       list.forEach((sentence, index) => {
         for (const [signal, find] of finders) {
           const found = find(sentence, subject, index);
-          if (found !== undefined)
-            hits.push({
-              signal,
-              text: textIndex,
-              sentence: index,
-              excerpt: excerpt(found),
-            });
+          if (found !== undefined) hit(signal, textIndex, index, found);
         }
       }),
     );
@@ -730,28 +677,14 @@ export function findSignals(options: {
 }
 
 /**
- * The signals that never belong in data a tool returns, for
- * {@link findTextSignals}: text that speaks as the agent's instructions, the
- * user or the system, hides from the user, asks for the conversation, or
- * redirects messages and payments. URLs, files, shell commands and tool names
- * are ordinary in results, so the steering signals are left out.
- */
-export const TEXT_SIGNAL_IDS: readonly SignalId[] = [
-  'instruction-tag',
-  'override',
-  'user-turn',
-  'exfiltration',
-  'self-preference',
-  'argument-change',
-  'secrecy',
-  'hidden-text',
-];
-
-/**
- * The patterns of {@link TEXT_SIGNAL_IDS} for results, in their narrow forms:
- * secrecy must name the user, exfiltration the conversation or the system
- * prompt (not any secret a document mentions), a changed value a redirection
- * of all messages or payments.
+ * The signals that never belong in data a tool returns (with `hidden-text`),
+ * for `flagText`: text that speaks as the agent's instructions, the user or
+ * the system, hides from the user, asks for the conversation, or redirects
+ * messages and payments. URLs, files, shell commands and tool names are
+ * ordinary in results, so the steering signals are left out. Their patterns
+ * are the narrow forms: secrecy must name the user, exfiltration the
+ * conversation or the system prompt (not any secret a document mentions), a
+ * changed value a redirection of all messages or payments.
  */
 export const TEXT_PATTERNS: ReadonlyArray<readonly [SignalId, RegExp]> = [
   ['instruction-tag', INSTRUCTION_TAG],

@@ -8,18 +8,15 @@ export type PinPolicy = (typeof PIN_POLICIES)[number];
 /** The policies, in the order the documentation lists them. */
 export const PIN_POLICIES = ['refuse', 'warn', 'off'] as const;
 
-/** A held tool's mark; a flagged one has its own (`[flagged: …]`, from the rules). */
-type Mark = '' | '[changed]' | '[new]';
-
-/** What {@link pinVerdict} decides for one tool: whether a call may go out, the mark search and inspect show, and what to tell the agent: a refusal's code and text, or a note for an allowed held tool (`undefined`: none). */
-export type PinVerdict =
-  | { allowed: true; mark: Mark; message: string | undefined }
+/** What {@link pinVerdict} decides for one tool: whether a call may go out, the mark search and inspect show (a flagged tool has its own, `[flagged: …]`, from the rules), and what to tell the agent: a refusal's code and text, or a note for an allowed held tool (`undefined`: none). */
+export type PinVerdict = { mark: '' | '[changed]' | '[new]' } & (
+  | { allowed: true; message: string | undefined }
   | {
       allowed: false;
       code: 'TOOL_CHANGED' | 'TOOL_NEW' | 'TOOL_FLAGGED';
-      mark: Mark;
       message: string;
-    };
+    }
+);
 
 /** Whether a tool may be called under the pin policy, and what to tell the agent. Only a held tool is marked or refused: `new`, `unlisted` and `flagged` are new, `changed` and `unpinned` (absent from a read-only pins file) are changed. `mutating` is the tool's current classification; `flags` the injection rules its description trips (a changed tool keeps `TOOL_CHANGED` and names them too). */
 export function pinVerdict(options: {

@@ -2,8 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { definitionHash } from './definition-hash.js';
 import { PinStore } from './pin-store.js';
-import type { PinsFile } from './pins-file.js';
-import { serializePinsFile } from './__fixtures__/pins-text.js';
+import { serializePinsFile, type PinsFile } from './__fixtures__/pins-text.js';
 import { toolHashes } from './__fixtures__/tool-hashes.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
 

@@ -18,24 +18,21 @@ export function describePins(store: PinStore): string {
     names.length <= 5
       ? names.join(', ')
       : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
-  const changed = pending.filter((pin) => pin.change !== 'new');
-  const unpinned = pending.filter((pin) => pin.change === 'new');
-  if (changed.length > 0)
-    parts.push(
-      `${changed.length} changed (${list(changed.map((pin) => pin.name))})`,
-    );
-  if (unpinned.length > 0)
-    parts.push(
-      `${unpinned.length} not in the pins file (${list(unpinned.map((pin) => pin.name))})`,
-    );
+  for (const [what, pins] of [
+    ['changed', pending.filter((pin) => pin.change !== 'new')],
+    ['not in the pins file', pending.filter((pin) => pin.change === 'new')],
+  ] as const)
+    if (pins.length > 0)
+      parts.push(
+        `${pins.length} ${what} (${list(pins.map((pin) => pin.name))})`,
+      );
   return `pins file ${store.path}: ${parts.join(', ')}${pending.length > 0 ? '; review and accept with --pin <tool>, or --pin for all' : ''}`;
 }
 
 /** What `--pin [tool]` shows before accepting: one block per tool, its name and what changed (the `describeChange` lines, indented), or a line saying there is nothing to accept. Descriptions are quoted as listed, with every invisible or control character shown as `\u{…}` (see `revealInvisible`), so the person accepting sees hidden text and no escape sequence reaches the terminal. */
 export function formatPendingPins(pending: readonly AcceptedPin[]): string {
-  if (pending.length === 0) {
+  if (pending.length === 0)
     return 'Nothing to accept: every listed tool matches its pin.';
-  }
   const blocks = pending.map((pin) => {
     const head =
       pin.change === 'new'

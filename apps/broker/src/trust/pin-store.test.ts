@@ -6,10 +6,14 @@ import { definitionHash } from './definition-hash.js';
 import { TrustError } from './trust-error.js';
 import { pinVerdict } from './pin-policy.js';
 import { PinStore } from './pin-store.js';
-import { PINS_FILE_VERSION, type PinsFile } from './pins-file.js';
+import { PINS_FILE_VERSION } from './pins-file.js';
 import { heretekStateDir } from './state-dir.js';
 import { freshStateFile } from '../__fixtures__/state-file.js';
-import { parsePins, serializePinsFile } from './__fixtures__/pins-text.js';
+import {
+  parsePins,
+  serializePinsFile,
+  type PinsFile,
+} from './__fixtures__/pins-text.js';
 
 let directory: string;
 let file: string;

@@ -1,7 +1,4 @@
-import { Buffer } from 'node:buffer';
-import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, stat, type FileHandle } from 'node:fs/promises';
+import { access, constants, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../error-text.js';
 import {
@@ -15,16 +12,15 @@ import {
   type ToolDefinition,
 } from './definition-hash.js';
 import {
-  headerLine,
   invalidPinsFile,
-  pinLine,
   pinTarget,
   readPinLine,
   readPins,
   withPinsFile,
+  writePins,
   type FilePin,
 } from './pins-file.js';
-import { FileQueue, stampOf, writeAll, writeFileAtomic } from './state-file.js';
+import { FileQueue, stampOf } from './state-file.js';
 import { DIGEST_BYTES, hashText, writeHash } from './tool-hashes.js';
 import type { ToolHashes } from './tool-hashes.js';
 import { TrustError } from './trust-error.js';
@@ -32,14 +28,10 @@ import { TrustError } from './trust-error.js';
 /** Why a store does not write on its own: asked to, the file is marked `"readOnly": true`, or it cannot be written. */
 export type ReadOnlyReason = 'option' | 'file' | 'unwritable';
 
-/** Why a tool nobody has accepted is held: `new` on a known backend, `unpinned` (absent from a read-only pins file), `unlisted` (called before its backend lists it: {@link PinStore.unlisted}), `flagged` (never pinned on first use: its description trips an injection rule), or `changed`. */
-export type HeldReason =
-  'new' | 'unpinned' | 'unlisted' | 'flagged' | 'changed';
-
-/** Where a tool stands: it matches its pin (`pinned-now`: pinned on first use by this process), or is held for a reason. */
+/** Where a tool stands: it matches its pin (`pinned-now`: pinned on first use by this process), or is held: `new` on a known backend, `unpinned` (absent from a read-only pins file), `unlisted` (called before its backend lists it: {@link PinStore.unlisted}), `flagged` (never pinned on first use: its description trips an injection rule), or `changed`. */
 export type PinStatus =
   | { state: 'pinned' | 'pinned-now' }
-  | { state: 'held'; reason: Exclude<HeldReason, 'changed'> }
+  | { state: 'held'; reason: 'new' | 'unpinned' | 'unlisted' | 'flagged' }
   | {
       state: 'held';
       reason: 'changed';
@@ -55,13 +47,10 @@ export type AcceptedPin = {
 };
 
 /** What {@link PinStore.observe} found, by tool name, and why new pins could not be saved (they are kept in memory). */
-export type ObserveResult = {
-  pinned: string[];
-  new: string[];
-  changed: string[];
-  unpinned: string[];
-  writeError?: string;
-};
+export type ObserveResult = Record<
+  'pinned' | 'new' | 'changed' | 'unpinned',
+  string[]
+> & { writeError?: string };
 
 /** The pins file as a store last read or wrote it (`stamp` `undefined`: none); replaced whole, never changed but for its two memos. */
 type FileView = {
@@ -73,8 +62,8 @@ type FileView = {
   /** The targets of its pins: the known backends. */
   readonly targets: ReadonlySet<string>;
   /** The check of its pins' lines (started when first asked for), and why it failed. */
-  check: Promise<void> | undefined;
-  failure: unknown;
+  check?: Promise<void>;
+  failure?: unknown;
 };
 
 /** A pin made here, not yet written: accepted (it replaces the file's), else made on first use (a pin the file has wins). */
@@ -179,10 +168,6 @@ export class PinStore {
     return file.unwritable ? 'unwritable' : undefined;
   }
 
-  get readOnly(): boolean {
-    return this.readOnlyReason !== undefined;
-  }
-
   /** How many tools have a pin (in the file, or in memory when it could not be saved). */
   get pinnedCount(): number {
     const { pins } = this.#state.file;
@@ -225,7 +210,7 @@ export class PinStore {
       changed: [],
       unpinned: [],
     };
-    if (fresh.size > 0 && !this.readOnly) {
+    if (fresh.size > 0 && this.readOnlyReason === undefined) {
       for (const name of fresh) this.#make(name, false);
       try {
         await this.#queue.gather(() => this.#write());
@@ -256,7 +241,6 @@ export class PinStore {
     );
   }
 
-  /** The definition hash a tool was pinned with, if it has a pin. */
   pinnedHash(name: string): string | undefined {
     return this.#pinOf(name)?.hash;
   }
@@ -302,11 +286,10 @@ export class PinStore {
     const listed = this.#state.listed.get(name);
     const pin = this.#pinOf(name);
     if (listed === undefined) return undefined;
-    if (pin === undefined)
-      return {
-        state: 'held',
-        reason: listed.flagged ? 'flagged' : this.readOnly ? 'unpinned' : 'new',
-      };
+    if (pin === undefined) {
+      const unpinned = this.readOnlyReason ? 'unpinned' : 'new';
+      return { state: 'held', reason: listed.flagged ? 'flagged' : unpinned };
+    }
     if (pin.hash === listed.hash)
       return { state: listed.firstSeen ? 'pinned-now' : 'pinned' };
     // A pin whose line cannot be trusted shows as a pin of nothing (the
@@ -323,7 +306,7 @@ export class PinStore {
   /** For a name without a listed definition: held as `unlisted` when it has no pin and its backend is known, or the file is read-only (a tool added after the listing, called before the broker lists it again). */
   unlisted(name: string): PinStatus | undefined {
     if (this.#pinOf(name) !== undefined) return undefined;
-    return this.readOnly || this.#known(pinTarget(name))
+    return this.readOnlyReason || this.#known(pinTarget(name))
       ? { state: 'held', reason: 'unlisted' }
       : undefined;
   }
@@ -383,8 +366,8 @@ export class PinStore {
     const accepted = this.pending(options);
     const { listed } = this.#state;
     for (const name of this.#selected(options)) {
-      const tool = listed.get(name);
-      if (tool === undefined) continue;
+      // Listed: pending() threw for a tool that is not.
+      const tool = listed.get(name)!;
       // A pin that already matches stays as it is in the file.
       if (this.#pinOf(name)?.hash !== tool.hash) this.#make(name, true);
       else listed.set(name, { ...tool, firstSeen: false });
@@ -417,13 +400,12 @@ export class PinStore {
     const { made, listed } = this.#state;
     const { definition, hash } = listed.get(name)!;
     const pins = made.get(pinTarget(name)) ?? new Map<string, MadePin>();
-    const line = { bytes: undefined, start: 0, end: 0, checked: true };
-    pins.set(name, { hash, body: definition, ...line, accepted });
+    const pin = { hash, body: definition, start: 0, end: 0, checked: true };
+    pins.set(name, { ...pin, accepted });
     made.set(pinTarget(name), pins);
     listed.set(name, { definition, hash, firstSeen: !accepted });
   }
 
-  /** Whether a pin (in the file, or made here) belongs to `target`. */
   #known(target: string): boolean {
     return this.#state.file.targets.has(target) || this.#state.made.has(target);
   }
@@ -441,7 +423,7 @@ export class PinStore {
       this.#state.file = await viewOf(this.path, handle, 'now');
   }
 
-  /** Writes the pins made here: the file's lines copied, the pins made here added in name order (an accepted pin replaces its line; a pin the file has wins over one made on first use), after reading again, through the same handle, a file another process changed. Then, in one step, the view becomes the file written and each pin written leaves `made`, unless it was replaced meanwhile. */
+  /** Writes the pins made here: the file's lines copied, the pins made here added (an accepted pin replaces its line; a pin the file has wins over one made on first use), after reading again, through the same handle, a file another process changed. Then, in one step, the view becomes the file written and each pin written leaves `made`, unless it was replaced meanwhile. */
   async #write(): Promise<void> {
     // Never write over a file whose entries are still being checked, or failed.
     await this.verified;
@@ -449,11 +431,20 @@ export class PinStore {
       await this.#reread(source);
       const { file, made, listed } = this.#state;
       const snapshot = [...made.values()].flatMap((pins) => [...pins]);
-      const added = snapshot
-        .filter(([name, pin]) => pin.accepted || !file.pins.has(name))
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const written = added.length > 0 ? await this.#writeLines(added) : file;
-      this.#state.file = written;
+      const added = snapshot.filter(
+        ([name, pin]) => pin.accepted || !file.pins.has(name),
+      );
+      if (added.length > 0) {
+        const pins = new Map<string, FilePin>(file.pins);
+        const targets = new Set(file.targets);
+        for (const [name, pin] of added) {
+          pins.set(name, pin);
+          targets.add(pinTarget(name));
+        }
+        const stamp = await writePins(this.path, file.readOnly, pins);
+        this.#state.file = { ...file, ...stamp, pins, targets };
+      }
+      const written = this.#state.file;
       for (const [name, pin] of snapshot) {
         const pins = made.get(pinTarget(name));
         if (pins?.get(name) !== pin) continue;
@@ -465,43 +456,6 @@ export class PinStore {
           listed.set(name, { ...tool, firstSeen: false });
       }
     });
-  }
-
-  /** Writes the header and the pins read, those of `added` among them (in name order): the view of the file written. */
-  async #writeLines(
-    added: ReadonlyArray<readonly [string, MadePin]>,
-  ): Promise<FileView> {
-    const view = this.#state.file;
-    const pins = new Map<string, FilePin>(view.pins);
-    for (const [name, pin] of added) pins.set(name, pin);
-    const digest = createHash('sha256');
-    const stats = await writeFileAtomic(this.path, async (handle) => {
-      const header = Buffer.from(headerLine(view.readOnly));
-      let [pieces, size] = [[header] as Uint8Array[], 0];
-      digest.update(header);
-      for (const name of [...pins.keys()].sort()) {
-        const { bytes, start, end, body, hash } = pins.get(name)!;
-        const piece = bytes
-          ? bytes.subarray(start, end + 1)
-          : Buffer.from(pinLine(name, { ...body!, hash }));
-        digest.update(piece);
-        pieces.push(piece);
-        if ((size += piece.length) < 1 << 18) continue;
-        await writeAll(handle, pieces);
-        [pieces, size] = [[], 0];
-      }
-      await writeAll(handle, pieces);
-    });
-    const targets = new Set(view.targets);
-    for (const [name] of added) targets.add(pinTarget(name));
-    const hex = digest.digest('hex');
-    return {
-      ...view,
-      stamp: stampOf(stats),
-      digest: `sha256:${hex}`,
-      pins,
-      targets,
-    };
   }
 }
 
@@ -525,19 +479,15 @@ async function viewOf(
   handle: FileHandle | undefined,
   verify: 'now' | 'later',
 ): Promise<FileView> {
-  const read = handle && (await readPins(file, handle));
-  const pins = read?.pins ?? new Map<string, FilePin>();
+  const read = handle
+    ? await readPins(file, handle)
+    : { stamp: undefined, digest: undefined, readOnly: false, pins: new Map() };
   const view: FileView = {
-    stamp: read?.stamp,
-    digest: read?.digest,
-    readOnly: read?.readOnly ?? false,
+    ...read,
     unwritable:
-      read !== undefined &&
+      handle !== undefined &&
       (await access(file, constants.W_OK).catch(() => true)) === true,
-    pins,
-    targets: new Set([...pins.keys()].map(pinTarget)),
-    check: undefined,
-    failure: undefined,
+    targets: new Set([...read.pins.keys()].map(pinTarget)),
   };
   if (verify === 'now') await (view.check = checkPins(file, view));
   return view;

@@ -1,13 +1,16 @@
 import { Buffer } from 'node:buffer';
-import { subtle } from 'node:crypto';
+import { createHash, subtle } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import { z } from 'zod';
 import { errorText } from '../error-text.js';
 import { quote } from '../errors.js';
 import { issueLines } from '../issue-text.js';
-import { definitionHash } from './definition-hash.js';
-import { isMissing, stampOf } from './state-file.js';
+import {
+  definitionHash,
+  type NormalizedDefinition,
+} from './definition-hash.js';
+import { isMissing, stampOf, writeAll, writeFileAtomic } from './state-file.js';
 import { TrustError } from './trust-error.js';
 
 /** The pins file: a header line (`{"version":2}`, or with `"readOnly":true`, a reviewed lock that only `--pin` updates), then one line per pin sorted by name, each the canonical JSON (RFC 8785) of `{"hash":"sha256:…","name":"<target>_<tool>","tool":{"annotations":…,"description":…,"inputSchema":…}}`. A line starts with its hash and name, so a store reads those and parses a line only when it needs that pin. A file of another version is refused. */
@@ -20,27 +23,16 @@ export function pinTarget(name: string): string {
 }
 
 /** What a pin keeps of its definition besides the name and hash. */
-export type PinBody = {
-  description: string;
-  inputSchema: unknown;
-  annotations: Record<string, unknown>;
-};
+type PinBody = Omit<NormalizedDefinition, 'name'>;
 
 /** One pinned tool: `definitionHash` of its definition, and the definition. */
 export type PinEntry = PinBody & { hash: string };
 
-/** The pins file's content: its mark and its pins by qualified name. */
-export type PinsFile = {
-  version: typeof PINS_FILE_VERSION;
-  readOnly?: boolean;
-  tools: Record<string, PinEntry>;
-};
-
 /** One pin as a store knows it: its hash, and its definition (a pin made in memory) or its line in the bytes read (parsed when needed). */
 export type FilePin = {
   readonly hash: string;
-  readonly body: PinBody | undefined;
-  readonly bytes: Buffer | undefined;
+  readonly body?: PinBody;
+  readonly bytes?: Buffer;
   readonly start: number;
   readonly end: number;
   /** Set once the line was checked against its hash (a memo). */
@@ -89,8 +81,6 @@ export async function withPinsFile<T>(
   }
 }
 
-const HEADER = `{"version":${PINS_FILE_VERSION}} (or {"readOnly":true,"version":${PINS_FILE_VERSION}}; a pins file of another layout is not read)`;
-
 const headerSchema = z.strictObject(
   {
     version: z.literal(PINS_FILE_VERSION, { error: String(PINS_FILE_VERSION) }),
@@ -102,7 +92,10 @@ const headerSchema = z.strictObject(
 /** The header's mark; throws for a first line that is not a header of this version. */
 function headerOf(file: string, line: string): { readOnly: boolean } {
   const wrong = (why: string) =>
-    invalidPinsFile(file, `its first line must be ${HEADER}: ${why}`);
+    invalidPinsFile(
+      file,
+      `its first line must be ${headerLine(false).trimEnd()} (or ${headerLine(true).trimEnd()}; a pins file of another layout is not read): ${why}`,
+    );
   let data: unknown;
   try {
     data = JSON.parse(line);
@@ -124,14 +117,11 @@ function headerOf(file: string, line: string): { readOnly: boolean } {
 
 /** Reads the pins file through `handle` and indexes it: each pin's name, hash and line (parsed and checked later). Throws `TrustError` `PINS_FILE_INVALID` for a file it cannot read as pins. */
 export async function readPins(file: string, handle: FileHandle) {
-  let bytes: Buffer;
-  let stamp: string;
-  try {
-    stamp = stampOf(await handle.stat());
-    bytes = await handle.readFile();
-  } catch (error) {
+  const read = async () =>
+    [stampOf(await handle.stat()), await handle.readFile()] as const;
+  const [stamp, bytes] = await read().catch((error: unknown) => {
     throw unreadable(file, error);
-  }
+  });
   // Hashed on the thread pool while this thread indexes the lines; the digest is what an index cache records.
   const digest = subtle.digest('SHA-256', bytes);
   const headerEnd = bytes.indexOf(NEWLINE);
@@ -158,14 +148,7 @@ export async function readPins(file: string, handle: FileHandle) {
           ? `line ${line}: "${name}" is pinned twice`
           : `line ${line}: "${name}" comes after "${previous}" (the lines are sorted by name)`,
       );
-    pins.set(name, {
-      hash,
-      body: undefined,
-      bytes,
-      start,
-      end,
-      checked: false,
-    });
+    pins.set(name, { hash, bytes, start, end, checked: false });
     previous = name;
     start = end + 1;
   }
@@ -173,23 +156,43 @@ export async function readPins(file: string, handle: FileHandle) {
   return { stamp, digest: `sha256:${hex}`, readOnly, pins };
 }
 
+/** Writes the pins file whole (atomically): the header, then the pins in name order, a pin read copied from the bytes read, a pin made here serialised, a quarter megabyte at a time; the stamp and SHA-256 of the file written. */
+export async function writePins(
+  file: string,
+  readOnly: boolean,
+  pins: ReadonlyMap<string, FilePin>,
+) {
+  const digest = createHash('sha256');
+  const stats = await writeFileAtomic(file, async (handle) => {
+    const header = Buffer.from(headerLine(readOnly));
+    let [pieces, size] = [[header] as Uint8Array[], 0];
+    digest.update(header);
+    for (const name of [...pins.keys()].sort()) {
+      const { bytes, start, end, body, hash } = pins.get(name)!;
+      const piece = bytes
+        ? bytes.subarray(start, end + 1)
+        : Buffer.from(pinLine(name, { ...body!, hash }));
+      digest.update(piece);
+      pieces.push(piece);
+      if ((size += piece.length) < 1 << 18) continue;
+      await writeAll(handle, pieces);
+      [pieces, size] = [[], 0];
+    }
+    await writeAll(handle, pieces);
+  });
+  return { stamp: stampOf(stats), digest: `sha256:${digest.digest('hex')}` };
+}
+
 const NEWLINE = 0x0a;
-/** A pin line's head, read as latin1 (one character a byte; a quote or backslash is never part of a longer UTF-8 character). */
 const HEAD =
   /^\{"hash":"sha256:([0-9a-f]{64})","name":"((?:[^"\\]|\\.)*)","tool":\{/;
-/** Where a pin line's name starts: after `{"hash":"sha256:`, the 64 hex digits and `","name":"`. */
-const NAME_AT = 16 + 64 + 10;
 
-/** The name and hash of the pin line from `start` to `end`, if it is laid out as one. */
+/** The name and hash of the pin line from `start` to `end`, if it is laid out as one (its first 512 bytes read first: a cut character there is after the head, or the head does not match and the whole line is read). */
 function headOf(bytes: Buffer, start: number, end: number) {
-  const head = (to: number) => HEAD.exec(bytes.toString('latin1', start, to));
+  const head = (to: number) => HEAD.exec(bytes.toString('utf8', start, to));
   const found = head(Math.min(end, start + 512)) ?? head(end);
   if (found === null) return undefined;
-  const text = bytes.toString(
-    'utf8',
-    start + NAME_AT,
-    start + NAME_AT + found[2]!.length,
-  );
+  const text = found[2]!;
   try {
     const name = text.includes('\\') ? JSON.parse(`"${text}"`) : text;
     return { name: name as string, hash: `sha256:${found[1]}` };

@@ -39,22 +39,6 @@ export type GuardedResult = {
   flags: InjectionFlag[];
 };
 
-type TextItem = { type: 'text'; text: string };
-type ResourceItem = { type: 'resource'; resource: { text?: unknown } };
-
-function isText(item: object): item is TextItem {
-  return (
-    (item as { type?: unknown }).type === 'text' &&
-    typeof (item as { text?: unknown }).text === 'string'
-  );
-}
-
-function resourceText(item: object): string | undefined {
-  if ((item as { type?: unknown }).type !== 'resource') return undefined;
-  const text = (item as ResourceItem).resource?.text;
-  return typeof text === 'string' ? text : undefined;
-}
-
 /**
  * The note appended after a flagged result: the rules, in the `[flagged: …]`
  * mark search hits carry, and what to do.
@@ -84,22 +68,26 @@ export function guardResult(result: ToolCallResult): GuardedResult {
   let tagText = '';
   const texts: string[] = [];
   const content = result.content.map((item) => {
-    if (isText(item)) {
-      const cleaned = sanitizeDescription({ text: item.text });
+    const { type, text, resource } = item as {
+      type?: unknown;
+      text?: unknown;
+      resource?: { text?: unknown };
+    };
+    if (type === 'text' && typeof text === 'string') {
+      const cleaned = sanitizeDescription({ text });
       texts.push(cleaned.text);
       if (cleaned.removed === 0) return item;
       removed += cleaned.removed;
       tagText += cleaned.tagText;
       return { ...item, text: cleaned.text };
     }
-    const text = resourceText(item);
-    if (text !== undefined) texts.push(text);
+    if (type === 'resource' && typeof resource?.text === 'string')
+      texts.push(resource.text);
     return item;
   });
   const flags = flagText({ text: texts.join('\n'), tagText });
-  if (removed === 0 && flags.length === 0) {
+  if (removed === 0 && flags.length === 0)
     return { result, removed, tagText, flags };
-  }
   const note =
     flags.length === 0 ? [] : [{ type: 'text', text: resultNote(flags) }];
   return {

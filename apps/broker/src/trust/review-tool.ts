@@ -9,7 +9,7 @@ import { hiddenCharactersLogLine, sanitizeDescription } from './sanitize.js';
  * clean is returned as it is (the same object), so the catalog, the trust
  * layer and the pins keep one copy of it.
  */
-export function cleanSchemaTexts(
+function cleanSchemaTexts(
   node: unknown,
   counter: { removed: number },
   depth = 0,
@@ -61,11 +61,10 @@ export function cleanListedTool(options: {
   const logLines: string[] = [];
   const hidden = hiddenCharactersLogLine({ toolName: options.name, sanitized });
   if (hidden !== undefined) logLines.push(hidden);
-  if (counter.removed > 0) {
+  if (counter.removed > 0)
     logLines.push(
       `tool "${options.name}": removed ${counter.removed} hidden character${counter.removed === 1 ? '' : 's'} from its input schema's descriptions`,
     );
-  }
   return { inputSchema, sanitized, logLines };
 }
 

@@ -135,9 +135,8 @@ function removalClass(
       PICTOGRAPHIC.test(next);
     return scriptJoin || emojiJoin ? undefined : 'zero-width';
   }
-  if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a) || (cp >= 0x7f && cp <= 0x9f)) {
+  if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a) || (cp >= 0x7f && cp <= 0x9f))
     return 'control';
-  }
   if (isVariationSelector(cp)) {
     const selectable =
       last !== undefined &&
@@ -158,12 +157,6 @@ function removalClass(
   return undefined;
 }
 
-/** The last two characters (code points) of `text`, last first. */
-function lastTwo(text: string): [string | undefined, string | undefined] {
-  const chars = Array.from(text.slice(-4));
-  return [chars.at(-1), chars.at(-2)];
-}
-
 /**
  * Removes invisible and control characters from a description by the rule in
  * this module's header, and reports what it removed. Only the suspect
@@ -180,9 +173,8 @@ function lastTwo(text: string): [string | undefined, string | undefined] {
 export function sanitizeDescription(options: {
   text: string;
 }): SanitizedDescription {
-  if (options.text.search(SUSPECT) < 0) {
+  if (options.text.search(SUSPECT) < 0)
     return { text: options.text, removed: 0, classes: {}, tagText: '' };
-  }
   const input = options.text.replace(/\r\n?|[\u2028\u2029]/g, '\n');
   const parts: string[] = [];
   const classes: Partial<Record<HiddenCharacterClass, number>> = {};
@@ -197,9 +189,10 @@ export function sanitizeDescription(options: {
     if (index > copied) {
       const kept = input.slice(copied, index);
       parts.push(kept);
-      const [end, beforeEnd] = lastTwo(kept);
-      beforeLast = beforeEnd ?? last;
-      last = end;
+      // Its last two code points (four UTF-16 units hold at least two).
+      const chars = Array.from(kept.slice(-4));
+      beforeLast = chars.at(-2) ?? last;
+      last = chars.at(-1);
     }
     copied = index + char.length;
     const next = String.fromCodePoint(input.codePointAt(copied) ?? 0x20);
@@ -216,9 +209,8 @@ export function sanitizeDescription(options: {
       continue;
     }
     const cp = char.codePointAt(0) as number;
-    if (kind === 'tag' && cp >= 0xe0020 && cp <= 0xe007e) {
+    if (kind === 'tag' && cp >= 0xe0020 && cp <= 0xe007e)
       tagText += String.fromCodePoint(cp - 0xe0000);
-    }
     classes[kind] = (classes[kind] ?? 0) + 1;
     removed += 1;
   }

@@ -22,8 +22,6 @@ import { performance } from 'node:perf_hooks';
 
 /** Mode of a state file: the owner reads and writes, nobody else. */
 export const STATE_FILE_MODE = 0o600;
-/** Mode of a folder the broker creates for its state files. */
-export const STATE_DIR_MODE = 0o700;
 
 /** A plain JSON object (not `null`, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -48,7 +46,7 @@ export async function readStateFile(file: string): Promise<string | undefined> {
 
 /** Creates the folder of `file` (mode 0700) when it is missing. */
 export async function ensureStateDir(file: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: STATE_DIR_MODE });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
 }
 
 /**
@@ -57,8 +55,7 @@ export async function ensureStateDir(file: string): Promise<void> {
  * created (mode 0700) when missing. On failure the temporary file is removed
  * and `file` is as it was. `text` may be a function that writes the content
  * to the open temporary file itself (so a large file is written a piece at a
- * time, never held whole).
- * Resolves with the written file's status (its
+ * time, never held whole). Resolves with the written file's status (its
  * inode, size and modification time), taken before the rename.
  */
 export async function writeFileAtomic(
@@ -144,13 +141,7 @@ function temporaryPrefix(file: string): string {
 export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   const folder = path.dirname(file);
   const prefix = temporaryPrefix(file);
-  let names: string[];
-  try {
-    names = await readdir(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await readdir(folder).catch(() => [])) {
     if (!name.startsWith(prefix)) continue;
     const pid = TEMPORARY.exec(name.slice(prefix.length))?.[1];
     if (pid === undefined) continue;

@@ -22,8 +22,7 @@ export type ToolHashes = {
 /** Bytes of one definition hash in {@link ToolHashes.digests}. */
 export const DIGEST_BYTES = 32;
 
-/** What a definition hash's text starts with: `sha256:` and 64 hex digits follow. */
-export const HASH_PREFIX = 'sha256:';
+const HASH_PREFIX = 'sha256:';
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
 /**

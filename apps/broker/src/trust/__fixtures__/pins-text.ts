@@ -1,7 +1,19 @@
 // Test fixture: the pins of a pins file's text, parsed line by line as the
 // format says (a test reads what the store wrote without the store's reader),
 // and the text of a pins file (a test writes one without a store).
-import { headerLine, pinLine, type PinsFile } from '../pins-file.js';
+import {
+  headerLine,
+  pinLine,
+  type PINS_FILE_VERSION,
+  type PinEntry,
+} from '../pins-file.js';
+
+/** The pins file's content: its mark and its pins by qualified name. */
+export type PinsFile = {
+  version: typeof PINS_FILE_VERSION;
+  readOnly?: boolean;
+  tools: Record<string, PinEntry>;
+};
 
 /** The whole pins file's text (what a store writes for these pins). */
 export function serializePinsFile(file: PinsFile): string {
