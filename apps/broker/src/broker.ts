@@ -176,10 +176,8 @@ export class Broker {
             catalog: this.catalog,
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
-            ...(this.#review === undefined ? {} : { review: this.#review }),
-            ...(options.indexCache === undefined
-              ? {}
-              : { cache: options.indexCache }),
+            review: this.#review,
+            cache: options.indexCache,
             log,
           });
     const forward = (event: BrokerEvent) => {
@@ -279,21 +277,14 @@ export class Broker {
       this.catalog,
       options.query,
     );
-    const result = this.catalog.search({
-      query: options.query,
-      ...(profile === undefined ? {} : { profile }),
-      ...(options.target === undefined ? {} : { target: options.target }),
-      ...(options.limit === undefined ? {} : { limit: options.limit }),
-      ...(vectors === undefined ? {} : { vectors }),
-    });
+    const result = this.catalog.search({ ...options, profile, vectors });
     this.#learned(options.query, result.hits);
-    const discovering = this.discovering();
     return {
       ...result,
       query: options.query,
       profile,
       target: options.target,
-      ...(discovering === undefined ? {} : { discovering }),
+      discovering: this.discovering(),
     };
   }
 
@@ -326,7 +317,6 @@ export class Broker {
       offset,
       offset + (options.limit ?? DEFAULT_BROWSE_LIMIT),
     );
-    const discovering = this.discovering();
     return {
       target: options.target,
       total: all.length,
@@ -336,7 +326,7 @@ export class Broker {
         description: tool.description,
         mutating: tool.mutating,
       })),
-      ...(discovering === undefined ? {} : { discovering }),
+      discovering: this.discovering(),
     };
   }
 
@@ -434,18 +424,12 @@ export class Broker {
       const route = this.#calls.route(name, entry);
       const mutating = await this.#authorise(name, entry, role);
       const result = await this.#calls.call({
-        name,
+        ...options,
         entry,
         route,
         mutating,
         role,
         arguments: options.arguments ?? {},
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.onProgress === undefined
-          ? {}
-          : { onProgress: options.onProgress }),
-        onElicitation: options.onElicitation,
-        onSampling: options.onSampling,
       });
       isError = result.isError === true;
       return await this.#guarded(name, result);

@@ -89,15 +89,13 @@ export class CallPipeline {
           arguments: args,
           role: options.role,
           signal,
-          // Without a progress token from the client, the backend is not asked for progress.
-          ...(options.onProgress === undefined
-            ? {}
-            : { onProgress: options.onProgress }),
+          // No onProgress (no progress token from the client): the backend is not asked for progress.
+          onProgress: options.onProgress,
           // The backend's requests during this call go to the call's own handlers.
           onElicitation: options.onElicitation,
           onSampling: options.onSampling,
           // A tool that requires a task is called as one; the broker waits for its result.
-          ...(entry?.taskSupport === 'required' ? { task: true } : {}),
+          task: entry?.taskSupport === 'required',
         }),
       );
     } catch (error) {

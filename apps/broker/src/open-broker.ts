@@ -113,19 +113,15 @@ export async function openBroker(options: {
     role: config.role,
     catalog,
     backends,
-    ...(trust === undefined ? {} : { trust }),
+    trust,
     learning,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || indexCache === undefined
-      ? {}
-      : { indexCache }),
-    ...hybridOf(config, log),
+    gateway,
+    indexCache,
+    hybrid: hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
     resultGuard: config.resultGuard,
-    ...(config.defaultProfile === undefined
-      ? {}
-      : { defaultProfile: config.defaultProfile }),
+    defaultProfile: config.defaultProfile,
     log,
   });
   return { broker, learning, trust, connectGateway: connect };
@@ -149,12 +145,9 @@ function lazyGateway(
   const gateway: ToolGateway = {
     listTools: (options) =>
       loaded().then((gateway) => gateway.listTools(options)),
+    // The gateway client lists every target at once in multiplexed mode.
     listAllTools: (options) =>
-      loaded().then((gateway) =>
-        gateway.listAllTools === undefined
-          ? Promise.reject(new Error('the gateway cannot list every target'))
-          : gateway.listAllTools(options),
-      ),
+      loaded().then((gateway) => gateway.listAllTools!(options)),
     callTool: (options) =>
       loaded().then((gateway) => gateway.callTool(options)),
     close: () =>
@@ -258,23 +251,17 @@ function backendsOf(config: BrokerConfig, flag: string | undefined): Backend[] {
 }
 
 /** Hybrid ranking when `HERETEK_EMBEDDINGS_URL` is set (the key is never logged). */
-function hybridOf(config: BrokerConfig, log: Log): { hybrid?: HybridRanking } {
+function hybridOf(config: BrokerConfig, log: Log): HybridRanking | undefined {
   const embeddings = config.embeddings;
-  if (embeddings === undefined) return {};
+  if (embeddings === undefined) return undefined;
   log(
     `embeddings: hybrid ranking with ${embeddings.model} at ${embeddings.url} (weight ${embeddings.weight})`,
   );
-  return {
-    hybrid: new HybridRanking({
-      provider: openAiEmbeddings({
-        url: embeddings.url,
-        model: embeddings.model,
-        ...(embeddings.key === undefined ? {} : { key: embeddings.key }),
-      }),
-      cacheFile: embeddings.cacheFile,
-      queryTimeoutMs: embeddings.queryTimeoutMs,
-      fusion: { weight: embeddings.weight },
-      log,
-    }),
-  };
+  return new HybridRanking({
+    provider: openAiEmbeddings(embeddings),
+    cacheFile: embeddings.cacheFile,
+    queryTimeoutMs: embeddings.queryTimeoutMs,
+    fusion: { weight: embeddings.weight },
+    log,
+  });
 }

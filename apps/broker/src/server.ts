@@ -8,8 +8,13 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Broker } from './broker.js';
 import type { CallerRole } from './caller-role.js';
-import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
-import type { CallProgress, ToolCallResult } from './types.js';
+import {
+  META_TOOLS,
+  META_TOOL_NAMES,
+  runMetaTool,
+  type MetaToolDefinition,
+} from './meta-tools.js';
+import type { CallHandlers, CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
 import { buildInstructions, type InstructionsBackend } from './instructions.js';
@@ -77,13 +82,12 @@ export function createBrokerServer(
   } = {},
 ): McpServer {
   const { backends } = options;
-  const instructions =
-    backends === undefined ? undefined : buildInstructions({ backends });
   return new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
     {
       capabilities: { tools: { listChanged: false } },
-      ...(instructions === undefined ? {} : { instructions }),
+      instructions:
+        backends === undefined ? undefined : buildInstructions({ backends }),
     },
   );
 }
@@ -101,13 +105,13 @@ export function registerMetaTools(
 ): void {
   const { broker, inputRounds, callerRole } = options;
   for (const name of META_TOOL_NAMES) {
-    const tool = META_TOOLS[name];
+    const tool: MetaToolDefinition = META_TOOLS[name];
     server.registerTool(
       name,
       {
         description: tool.description,
         inputSchema: listed(tool.inputSchema),
-        ...('annotations' in tool ? { annotations: tool.annotations } : {}),
+        annotations: tool.annotations,
       },
       async (input: unknown, ctx) => {
         const { result } = await runMetaTool(name, input, {
@@ -166,43 +170,28 @@ async function callThrough(options: {
   /** The caller's role for this call; the broker's role when unset. */
   role: string | undefined;
 }): Promise<ToolCallResult> {
-  const { broker, inputRounds, ctx } = options;
-  const role = options.role === undefined ? {} : { role: options.role };
-  const { name, arguments: toolArguments } = options.request;
+  const { broker, inputRounds, ctx, role } = options;
   const { onProgress, sent } = progressForwarder(ctx);
+  const call = (signal: AbortSignal, handlers: CallHandlers) =>
+    broker.callTool({ ...options.request, signal, role, ...handlers });
   const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
-  if (capabilities !== undefined && inputRounds !== undefined) {
-    // MCP 2026-07-28: a backend's elicitation or sampling becomes an
-    // input_required answer, and the client's retry carries the answers.
-    const state = ctx.mcpReq.requestState();
-    const answer = await inputRounds.round({
-      name,
-      capabilities,
-      requestState: typeof state === 'string' ? state : undefined,
-      inputResponses: ctx.mcpReq.inputResponses,
-      signal: ctx.mcpReq.signal,
-      onProgress,
-      start: (signal, handlers) =>
-        broker.callTool({
-          name,
-          arguments: toolArguments,
-          signal,
-          ...role,
-          ...handlers,
-        }),
-    });
-    await sent();
-    // An input_required answer goes to the client as the call's result.
-    return answer as ToolCallResult;
-  }
-  // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
-  const result = await broker.callTool({
-    name,
-    arguments: toolArguments,
-    signal: ctx.mcpReq.signal,
-    ...role,
-    ...(onProgress === undefined ? {} : { onProgress }),
-  });
+  const state = ctx.mcpReq.requestState();
+  const answer =
+    capabilities === undefined || inputRounds === undefined
+      ? // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
+        await call(ctx.mcpReq.signal, { onProgress })
+      : // MCP 2026-07-28: a backend's elicitation or sampling becomes an
+        // input_required answer (the call's result), and the client's retry
+        // carries the answers.
+        await inputRounds.round({
+          name: options.request.name,
+          capabilities,
+          requestState: typeof state === 'string' ? state : undefined,
+          inputResponses: ctx.mcpReq.inputResponses,
+          signal: ctx.mcpReq.signal,
+          onProgress,
+          start: call,
+        });
   await sent();
-  return result;
+  return answer as ToolCallResult;
 }
