@@ -53,7 +53,7 @@ export function authorise(options: {
       toolName: name,
       status: pin.status,
       mutating,
-      ...(pin.flags === undefined ? {} : { flags: pin.flags }),
+      flags: pin.flags,
     });
     if (!verdict.allowed)
       return {

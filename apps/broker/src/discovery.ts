@@ -215,17 +215,13 @@ export class DiscoveryScheduler {
         loaded.catalog,
         {
           keep: (target) => listings.has(target) && !live(target),
-          ...(admission === undefined
-            ? {}
-            : {
-                admit: admission.then(
-                  ({ admitted }) =>
-                    (target: string) =>
-                      admitted.has(target) &&
-                      !live(target) &&
-                      !this.#abort.signal.aborted,
-                ),
-              }),
+          admit: admission?.then(
+            ({ admitted }) =>
+              (target: string) =>
+                admitted.has(target) &&
+                !live(target) &&
+                !this.#abort.signal.aborted,
+          ),
         },
       ));
     } catch (error) {
@@ -576,12 +572,7 @@ export class DiscoveryScheduler {
       sequence,
       hash === undefined
         ? undefined
-        : {
-            hash,
-            ...(reviewed.definitions === undefined
-              ? {}
-              : { definitions: reviewed.definitions }),
-          },
+        : { hash, definitions: reviewed.definitions },
     );
   }
 
