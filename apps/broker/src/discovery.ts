@@ -32,25 +32,15 @@ type DiscoveryOptions = {
   backends: Map<string, Backend>;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
-  /**
-   * Pins and cleans each listing before it replaces a backend's entries (the
-   * trust layer), and decides which cached backends may be served at start
-   * (their tools match the pins); the catalog, and so every agent, sees only
-   * what it lets through. Without it every listing and cached part is taken.
-   */
+  /** The trust layer's review of each listing and of the cached parts served at start: the catalog sees only what it lets through (without it, everything). */
   review?: ListingReview;
-  /**
-   * The index cache: loaded at start so a restarted broker serves every
-   * backend's last listing at once, and written after listings change.
-   */
+  /** Loaded at start, so a restart serves every backend's last listing at once; written after listings change. */
   cache?: IndexCache;
   log: (line: string) => void;
 };
 
-/** What discovery reports as it works. */
-export type DiscoveryEvent =
-  /** Discovery changed the catalog: listings applied, or cached parts served. */
-  { type: 'catalog-changed' };
+/** What discovery reports: it changed the catalog (listings applied, or cached parts served). */
+export type DiscoveryEvent = { type: 'catalog-changed' };
 
 /** The longest the first operation waits for start-up discovery (1 s). */
 export const INITIAL_DISCOVERY_WAIT_MS = 1_000;
@@ -80,14 +70,9 @@ const CACHE_QUIET_MS = 1_000;
 /** ...or this long while a full discovery runs. */
 const DISCOVERY_CACHE_QUIET_MS = 5_000;
 
-/**
- * When the index cache served every backend, rediscovery starts this long
- * after: listing a thousand backends again takes the event loop's time from
- * the requests that a restart's clients send at once.
- */
+/** When the index cache served every backend, rediscovery waits this long: the requests a restart's clients send at once come first. */
 const REDISCOVERY_AFTER_CACHE_MS = 1_000;
 
-/** A reviewed listing waiting for the next catalog build. */
 type PendingListing = {
   entries: ToolEntry[];
   sequence: number;
@@ -133,11 +118,7 @@ export class DiscoveryScheduler {
   #sliceStarted = 0;
   /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
   #cacheApplied: Promise<unknown> = Promise.resolve();
-  /**
-   * The listing hash of each target served from the index cache, until a
-   * live listing replaces it: the same listing again needs no review (its
-   * tools were checked against the pins and recorded when served).
-   */
+  /** The listing hash of each target served from the index cache until a live listing replaces it: the same listing again needs no review. */
   readonly #servedFromCache = new Map<string, string>();
   readonly #events = new EventStream<DiscoveryEvent>();
   /** Ends the subscription to the gateway's list changes. */
@@ -156,10 +137,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Starts the start-up discovery in the background, once. With an index
-   * cache, its parts are imported first (in one build, with nothing else
-   * competing for the event loop) and discovery starts right after; the
-   * first operation then waits for the import, not for discovery.
+   * Starts the start-up discovery in the background, once. An index cache's
+   * parts are imported first (one build, nothing else competing for the event
+   * loop); the first operation then waits for the import, not for discovery.
    */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
@@ -202,11 +182,8 @@ export class DiscoveryScheduler {
     const loaded = await cache.load(this.options.backends);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
-    // Which targets match their pins is decided while the saved catalog is
-    // decoded (the pins file may still be read then).
+    // Decided while the saved catalog is decoded (the pins file may still be read then).
     const admission = this.options.review?.admitCached(listings);
-    // Not served: a target a live listing reached first, or one whose tools
-    // do not all match their pins.
     const live = (target: string) =>
       (this.#applied.get(target) ?? 0) > sequence || this.#pending.has(target);
     let restored: string[];
@@ -226,8 +203,7 @@ export class DiscoveryScheduler {
       ));
     } catch (error) {
       if (this.#abort.signal.aborted) return false;
-      // A pins file that cannot be read is not the cache's fault: its
-      // failure goes to the caller, as before the restore.
+      // A pins file that cannot be read is not the cache's fault: it fails the caller.
       await admission;
       cache.ignored(errorText(error));
       return false;
@@ -333,11 +309,7 @@ export class DiscoveryScheduler {
     return run;
   }
 
-  /**
-   * The first operation after start-up waits (bounded) for the start-up
-   * discovery, so a fresh broker does not answer from the seed alone; no later
-   * operation waits, whatever discovery is doing.
-   */
+  /** The first operation waits (bounded) for the start-up discovery, so a fresh broker does not answer from the seed alone; no later one waits. */
   async awaitInitial(): Promise<void> {
     const initial = this.#initial;
     if (
@@ -350,12 +322,7 @@ export class DiscoveryScheduler {
     await waitAtMost(initial, INITIAL_DISCOVERY_WAIT_MS);
   }
 
-  /**
-   * While the start-up discovery runs: how many backends have neither a
-   * listing in the catalog (live or from the index cache) nor a failed
-   * listing yet, of how many. `undefined` once it has finished, so answers
-   * can say they come from part of the backends.
-   */
+  /** While the start-up discovery runs, the backends with neither a listing in the catalog nor a failed one, of how many (`undefined` once all are). */
   unlisted(): DiscoveryProgress | undefined {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
@@ -371,9 +338,8 @@ export class DiscoveryScheduler {
 
   /**
    * Starts a background re-discovery once the catalog is older than the TTL,
-   * or older than {@link FAILED_RETRY_MS} when a backend failed last time (a
-   * broker started before its gateway should not serve the seed for a whole
-   * TTL). Never waits.
+   * or than {@link FAILED_RETRY_MS} after a failure (a broker started before
+   * its gateway should not serve the seed for a whole TTL). Never waits.
    */
   refreshIfStale(): void {
     if (
@@ -404,10 +370,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Lists `backends`, at most {@link MAX_LISTINGS} at a
-   * time: the next starts as soon as a listing has arrived (not once it is
-   * in the catalog), or once one has waited {@link SLOW_LISTING_MS}.
-   * Outcomes in the order of `backends`.
+   * Lists `backends`, at most {@link MAX_LISTINGS} at a time: the next starts
+   * once a listing has arrived (not once it is in the catalog), or has waited
+   * {@link SLOW_LISTING_MS}. Outcomes in the order of `backends`.
    */
   async #discoverEach(
     backends: readonly Backend[],
@@ -490,17 +455,15 @@ export class DiscoveryScheduler {
       );
     }
     const ms = elapsed(started);
-    const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.options.backends.keys()) {
-      // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
-      if (!listing.has(target))
-        outcomes.push({
-          target,
-          ok: false,
-          error: 'absent from the multiplexed listing',
-          ms,
-        });
-    }
+    // Not listed (hidden by a gateway rule, or down): keep what we had, say so.
+    const outcomes: DiscoveryOutcome[] = [...this.options.backends.keys()]
+      .filter((target) => !listing.has(target))
+      .map((target) => ({
+        target,
+        ok: false,
+        error: 'absent from the multiplexed listing',
+        ms,
+      }));
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
@@ -576,12 +539,7 @@ export class DiscoveryScheduler {
     );
   }
 
-  /**
-   * Yields to other work (requests first) once the listings handled since
-   * the last yield have taken {@link LISTING_WORK_SLICE_MS}: listings that
-   * arrive together are reviewed and turned into entries a slice at a time,
-   * not all in one turn of the event loop.
-   */
+  /** Yields to other work (requests first) once listing work since the last yield took {@link LISTING_WORK_SLICE_MS}: listings that arrive together are handled a slice at a time. */
   async #paced(): Promise<void> {
     if (performance.now() - this.#sliceStarted < LISTING_WORK_SLICE_MS) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -589,10 +547,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Queues a target's entries for the next catalog build and resolves once
-   * they are in the catalog (rejects when the catalog refuses them). Listings
-   * that arrive while a build runs are applied together by the next one; a
-   * target's newer listing replaces its older queued one.
+   * Queues a target's entries for the next catalog build (a newer listing
+   * replaces its older queued one); resolves once they are in the catalog,
+   * rejects when the catalog refuses them.
    */
   #enqueue(
     target: string,
@@ -691,9 +648,9 @@ export class DiscoveryScheduler {
 
 /**
  * Catalog entries of a listing; a malformed or duplicate tool is skipped and
- * named, never the whole backend. `names`, the qualified names the review
- * made of the same listing in its order, give each entry that same string
- * (one string per tool kept, not one for the catalog and one for the pins).
+ * named, never the whole backend. Each entry takes its string from `names`,
+ * the review's qualified names in listing order (one string per tool, not
+ * one for the catalog and one for the pins).
  */
 function entriesOf(
   backend: Backend,

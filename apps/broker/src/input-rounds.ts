@@ -298,9 +298,8 @@ function shapeProblem(
  * from a 2026-07-28 client becomes an `input_required` answer to
  * `mcp_call_tool`; the backend's call stays open (at most
  * {@link MAX_PENDING_CALLS} calls, each for at most {@link ANSWER_TIMEOUT_MS}
- * between rounds) until the client
- * retries with `inputResponses` and the `requestState` it got, whose answers
- * go to the backend. The broker never answers for the user.
+ * between rounds) until the client retries with `inputResponses` and the
+ * `requestState` it got. The broker never answers for the user.
  */
 export class InputRounds {
   readonly #waiting = new Map<

@@ -14,7 +14,6 @@ import { stderrLogger } from './logger.js';
 import { createBrokerServer, registerMetaTools } from './server.js';
 import { startBroker } from './start-broker.js';
 import { BrokerStdioTransport } from './stdio-transport.js';
-import type { UsageLearning } from './usage/usage-learning.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown waits for sessions to end before the process exits anyway. */
@@ -74,7 +73,12 @@ export async function serve(
     stdout: process.stdout,
     log,
     // Learned uses load after the first tools/list answer, never delaying it.
-    onFirstToolsList: () => loadLearning(learning, log),
+    onFirstToolsList: () =>
+      void learning
+        .load()
+        .catch((error: unknown) =>
+          log(`usage: not loaded: ${errorText(error)}`),
+        ),
   });
   const handle = serveStdio(() => server, {
     transport,
@@ -98,12 +102,6 @@ export async function serve(
   log('waiting for an MCP client on stdio');
   await shutDown(await stopped, close, log);
   return EXIT_CODES.ok;
-}
-
-function loadLearning(learning: UsageLearning, log: Log): void {
-  learning
-    .load()
-    .catch((error: unknown) => log(`usage: not loaded: ${errorText(error)}`));
 }
 
 /**
