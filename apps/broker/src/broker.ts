@@ -330,11 +330,7 @@ export class Broker {
     };
   }
 
-  /**
-   * Every known target with the number of tools the catalog holds for it, in
-   * configuration order; counted once per catalog version (its list is one
-   * array until a change).
-   */
+  /** Every known target with its number of tools, in configuration order; counted once per catalog list (one array until a change). */
   targetSummary(): Array<{ target: string; tools: number }> {
     const entries = this.catalog.list();
     if (this.#targetCounts?.entries !== entries) {
@@ -380,13 +376,13 @@ export class Broker {
     const entry = await this.#lookup(name);
     if (entry === undefined)
       throw unknownTool(this.catalog, name, this.discovering());
-    const trust = this.#trustReady;
-    const marks = trust?.marks(name, { mutating: entry.mutating }) ?? [];
-    const notes = trust?.inspectNotes(name, { mutating: entry.mutating }) ?? [];
+    const marks = this.marks(name, entry.mutating);
+    const notes =
+      this.#trustReady?.inspectNotes(name, { mutating: entry.mutating }) ?? [];
     return {
       name: entry.name,
       target: entry.target,
-      description: trust?.withheldNote(name) ?? entry.description,
+      description: this.withheld(name) ?? entry.description,
       mutating: entry.mutating,
       inputSchema: entry.inputSchema,
       ...(marks.length === 0 ? {} : { marks }),

@@ -5,11 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { sha256Tag } from '@heretek/internal';
 import type { GatewayTool } from './types.js';
-import type {
-  Backend,
-  SavedCatalog,
-  SavedCatalogStream,
-} from '@heretek/catalog';
+import type { Backend, SavedCatalogStream } from '@heretek/catalog';
 import { errorText } from './error-text.js';
 import { issueLines } from './issue-text.js';
 import {
@@ -27,24 +23,8 @@ export const INDEX_CACHE_VERSION = 6;
 export type CachedListing = {
   /** {@link listingHash} of the listing its tools were built from. */
   hash: string;
-  /**
-   * Each tool's definition hash when the trust layer reviewed the listing: a
-   * restarted broker serves the backend from the cache only if every one
-   * equals its pin.
-   */
+  /** Each tool's definition hash when the trust layer reviewed the listing: a restart serves the backend from the cache only if every one equals its pin. */
   definitions?: ToolHashes;
-};
-
-/** The index cache as read: each backend's key, and the catalog's saved form of them all. */
-export type LoadedCache = {
-  /** The backends still configured as they were saved, by target. */
-  listings: Map<string, CachedListing>;
-  /**
-   * The catalog's saved form (`ToolCatalog.saveCatalogStream`, each target
-   * under its {@link partKey}), its bytes a view of the file's, checked by
-   * `restoreCatalogAsync`.
-   */
-  catalog: SavedCatalog;
 };
 
 /** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
@@ -119,7 +99,6 @@ const HEADER = z.object({
     ),
   }),
 });
-type Header = z.infer<typeof HEADER>;
 
 /**
  * The hash that keys a backend's part of the cache: SHA-256 of the listing
@@ -160,11 +139,7 @@ export class IndexCache {
   readonly file: string;
   readonly #log: (line: string) => void;
   #warnedWrite = false;
-  /**
-   * Resolves once the temporary files that a broker stopped during a write
-   * left beside the file are removed (started when the cache is made;
-   * writes wait for it).
-   */
+  /** Resolves once the temporary files a broker stopped during a write left beside the file are removed (writes wait for it). */
   readonly swept: Promise<void>;
   #writing: Promise<void> = Promise.resolve();
   /** The file's bytes, once asked for (see {@link prefetch}). */
@@ -174,11 +149,7 @@ export class IndexCache {
   constructor(options: {
     file: string;
     log: (line: string) => void;
-    /**
-     * The pins file's digest and the targets whose tools match it, recorded
-     * with each write so that a restart on the same pins file admits them
-     * without comparing each tool with its pin.
-     */
+    /** Recorded with each write, so that a restart on the same pins file admits the covered targets without comparing each tool with its pin. */
     pinsCovering?: PinsCovering;
   }) {
     this.file = options.file;
@@ -194,10 +165,7 @@ export class IndexCache {
     );
   }
 
-  /**
-   * Starts reading the file (once), so that the read runs beside other
-   * start-up work; {@link load} uses these bytes.
-   */
+  /** Starts reading the file (once), beside other start-up work; {@link load} uses these bytes. */
   prefetch(): void {
     this.#bytes ??= readWhole(this.file).catch((error: unknown) => {
       if (!isMissing(error)) this.ignored(`not readable: ${errorText(error)}`);
@@ -206,14 +174,13 @@ export class IndexCache {
   }
 
   /**
-   * The cached backends still configured with the same backend and profile
-   * (others are stale and dropped: discovery lists them), with the catalog's
-   * saved form. `undefined` when there is no file, and with one log line when
-   * the file is not a cache this broker can read.
+   * The keys of the cached backends still configured with the same backend
+   * and profile (others are stale and dropped: discovery lists them), and the
+   * catalog's saved form (each target under its {@link partKey}, its bytes a
+   * view of the file's, checked by `restoreCatalogAsync`). `undefined` when
+   * there is no file, with one log line when this broker cannot read it.
    */
-  async load(backends: {
-    get(target: string): Backend | undefined;
-  }): Promise<LoadedCache | undefined> {
+  async load(backends: { get(target: string): Backend | undefined }) {
     this.prefetch();
     const bytes = await this.#bytes;
     // The bytes are not kept here: the catalog restored keeps what it views.
@@ -290,14 +257,7 @@ export class IndexCache {
 }
 
 /** A cache file's header and listings, with the catalog's saved form, or what is wrong with it. */
-async function read(bytes: Buffer): Promise<
-  | {
-      header: Header;
-      listings: Map<string, CachedListing>;
-      catalog: SavedCatalog;
-    }
-  | string
-> {
+async function read(bytes: Buffer) {
   if (bytes.length < HEADER_AT || !bytes.subarray(0, 8).equals(MAGIC))
     return 'not an index cache file';
   const version = bytes.readUInt32LE(8);

@@ -25,10 +25,7 @@ import { UsageLearning } from './usage/usage-learning.js';
 type Log = (line: string) => void;
 
 /** The broker's configuration as read from an environment, with its backend table. */
-export type BrokerSetup = {
-  config: BrokerConfig;
-  backends: Backend[];
-};
+export type BrokerSetup = ReturnType<typeof readBrokerSetup>;
 
 /**
  * Reads the broker's configuration from `env` (the `HERETEK_*` variables)
@@ -40,7 +37,7 @@ export function readBrokerSetup(options: {
   env: NodeJS.ProcessEnv;
   /** A backend table file that overrides `HERETEK_BACKENDS_FILE` (the CLI's `--backends`). */
   backendsFile?: string | undefined;
-}): BrokerSetup {
+}) {
   const config = loadBrokerConfig(options.env);
   return { config, backends: backendsOf(config, options.backendsFile) };
 }
@@ -53,8 +50,8 @@ export type OpenedBroker = {
   /** The trust layer while its pins file opens (`undefined` offline). */
   trust: Promise<TrustLayer> | undefined;
   /**
-   * Loads the gateway client now, if it is not loaded yet, and resolves once
-   * it is; rejects with a `BrokerConfigError` naming each option it refuses.
+   * Loads the gateway client now (once) and resolves when it is loaded;
+   * rejects with a `BrokerConfigError` naming each option it refuses.
    * Settled already unless opened with `deferGateway` (`undefined` offline).
    */
   connectGateway: (() => Promise<void>) | undefined;
@@ -69,16 +66,12 @@ export type OpenedBroker = {
 export async function openBroker(options: {
   setup: BrokerSetup;
   log: (line: string) => void;
-  /**
-   * Answers a backend's elicitation and sampling requests that belong to no
-   * call with handlers of its own (without them they are refused).
-   */
+  /** Answers a backend's elicitation and sampling requests outside a call with handlers of its own (without them they are refused). */
   backendRequests?: Pick<GatewayHooks, 'onElicitation' | 'onSampling'>;
   /**
    * Load the gateway client when it is first used or `connectGateway()` is
-   * called, not before this resolves: a restart then serves its index cache
-   * before loading it (the bin calls `connectGateway()` once the cache is
-   * served). Its option errors come from `connectGateway()` instead.
+   * called (its option errors come from there), not before this resolves: a
+   * restart then serves its index cache first.
    */
   deferGateway?: boolean;
 }): Promise<OpenedBroker> {
@@ -130,8 +123,7 @@ export async function openBroker(options: {
 /**
  * A gateway whose client is loaded (once) when it is first used or
  * `connect()` is called: loading it (undici and the MCP client, a tenth of
- * a second and more) waits until the first answers need it. Its events are
- * `events`, which the client's hooks emit.
+ * a second and more) waits until the first answers need it.
  */
 function lazyGateway(
   load: () => Promise<ToolGateway>,
@@ -184,11 +176,7 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
   return trust;
 }
 
-/**
- * The index cache of the configured file, its file being read already
- * (beside the pins file and the rest of start-up); none offline or with
- * `HERETEK_INDEX_CACHE_FILE=off`, so that nothing reads or writes one.
- */
+/** The index cache, its file being read already (beside the rest of start-up); none offline or with `HERETEK_INDEX_CACHE_FILE=off`. */
 export function indexCacheFor(
   config: Pick<BrokerConfig, 'offline' | 'indexCacheFile'>,
   trust: Promise<TrustLayer> | undefined,
