@@ -339,8 +339,7 @@ export class Broker {
         counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
       this.#targetCounts = { entries, counts };
     }
-    const counts = new Map<string, number>();
-    for (const target of this.#backends.keys()) counts.set(target, 0);
+    const counts = new Map([...this.#backends.keys()].map((key) => [key, 0]));
     for (const [target, tools] of this.#targetCounts.counts)
       counts.set(target, tools);
     return [...counts].map(([target, tools]) => ({ target, tools }));

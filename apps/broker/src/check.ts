@@ -52,10 +52,7 @@ export function checkReport(
     `${answered}/${outcomes.length} backends answered in ${totalMs} ms`,
   );
   const all = answered === outcomes.length;
-  return {
-    lines,
-    exitCode: all ? EXIT_CODES.ok : EXIT_CODES.failure,
-  };
+  return { lines, exitCode: all ? EXIT_CODES.ok : EXIT_CODES.failure };
 }
 
 /**

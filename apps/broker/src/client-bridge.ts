@@ -31,10 +31,7 @@ const MAX_LOG_CHARS = 2_000;
  * log, with its level and the backend named.
  */
 export class ClientBridge {
-  /**
-   * `server` is the one whose client the requests go to; with `rounds`, a
-   * client that has sent a 2026-07-28 call is never sent a request.
-   */
+  /** Requests go to `server`'s client; with `rounds`, never to a client that has sent a 2026-07-28 call. */
   constructor(
     private readonly server: McpServer,
     private readonly log: (line: string) => void,

@@ -152,7 +152,11 @@ export class DiscoveryScheduler {
       const discovery = served.then(async () => {
         // Every backend answered from the cache: the first requests after
         // the restart get the event loop to themselves for a moment.
-        if (this.#allServed())
+        if (
+          [...this.options.backends.keys()].every((target) =>
+            this.#applied.has(target),
+          )
+        )
           await waitAtMost(
             once(this.#abort.signal, 'abort'), // closed: checked below
             REDISCOVERY_AFTER_CACHE_MS,
@@ -163,13 +167,6 @@ export class DiscoveryScheduler {
       this.#initial = served.then((any) => (any ? undefined : discovery));
     }
     this.#initial.catch(() => {});
-  }
-
-  /** Whether every configured backend's listing is in the catalog already. */
-  #allServed(): boolean {
-    for (const target of this.options.backends.keys())
-      if (!this.#applied.has(target)) return false;
-    return true;
   }
 
   /**

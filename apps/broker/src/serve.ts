@@ -23,9 +23,7 @@ type Log = (line: string) => void;
 
 /**
  * Serves MCP on stdio until stdin closes, the client's pipes break, or a
- * signal arrives. The parts are built in one pass, each from the ones before
- * it: the MCP server, the bridge to its client, the gateway and the broker,
- * the server's meta-tools, the transport.
+ * signal arrives. The parts are built in one pass, each from the ones before.
  */
 export async function serve(
   config: BrokerConfig,

@@ -22,10 +22,7 @@ import { buildInstructions, type InstructionsBackend } from './instructions.js';
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
-/**
- * What a request's 2026-07-28 envelope says the client can answer, or
- * `undefined` for a 2025-era request (no envelope).
- */
+/** What a request's 2026-07-28 envelope says the client can answer; `undefined` for a 2025-era request (no envelope). */
 function envelopeCapabilities(
   envelope: object | undefined,
 ): RoundCapabilities | undefined {
@@ -65,19 +62,13 @@ const listed = (schema: object) =>
   fromJsonSchema<unknown>(schema as JsonSchemaType, handlerChecks);
 
 /**
- * Builds the broker's MCP server, with the server instructions of the
- * configured backend table and no tool yet ({@link registerMetaTools} adds
- * them). It is not connected; pass it to a transport (stdio in the CLI). It
- * does not advertise `tools.listChanged`: its own tools never change (the
- * backends' tools behind them are re-discovered as they change).
+ * Builds the broker's MCP server, not connected and with no tool yet
+ * ({@link registerMetaTools} adds them). No `tools.listChanged`: its own
+ * tools never change (the backends' tools behind them are re-discovered).
  */
 export function createBrokerServer(
   options: {
-    /**
-     * The configured backend table: the `initialize` answer carries its
-     * `buildInstructions` (never what discovery found, so the same
-     * configuration gives the same bytes at every start).
-     */
+    /** The configured backend table, whose instructions the `initialize` answer carries (never discovery's: the same bytes at every start). */
     backends?: readonly InstructionsBackend[];
   } = {},
 ): McpServer {
