@@ -27,11 +27,7 @@ export class BackendBreakers {
 
   constructor(private readonly log: (line: string) => void) {}
 
-  /**
-   * Runs `call` through the target's breaker. An open circuit (or a trial in
-   * progress) throws `CIRCUIT_OPEN` without running it; anything `call`
-   * throws passes through unchanged.
-   */
+  /** Runs `call` through the target's breaker: an open circuit (or a trial in progress) throws `CIRCUIT_OPEN` without running it. */
   async execute<T>(
     target: string,
     toolName: string,

@@ -75,10 +75,7 @@ const stateFile = (name: string): Fallback => ({
   value: (env) => path.join(heretekStateDir({ env }), name),
 });
 
-/**
- * Every environment variable the broker reads, in the order `--help` lists
- * them. The configuration and the help text both come from this table.
- */
+/** Every environment variable the broker reads, in `--help` order: the configuration and the help text both come from here. */
 const ENVIRONMENT = {
   // The URL rules (http(s), no credentials, no trailing /mcp) are the gateway
   // client's: createGateway checks them with its option schema when the
@@ -253,11 +250,7 @@ export function environmentHelp(): string[] {
   });
 }
 
-/**
- * Reads and validates the broker configuration from an environment. Unset or
- * empty-string variables take their defaults; any other bad value throws
- * {@link BrokerConfigError} naming the variable. Nothing falls back silently.
- */
+/** Reads the broker configuration from an environment: unset or empty variables take their defaults, any other bad value throws {@link BrokerConfigError} naming the variable. */
 export function loadBrokerConfig(
   env: NodeJS.ProcessEnv | Record<string, string | undefined>,
 ) {

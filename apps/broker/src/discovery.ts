@@ -169,11 +169,7 @@ export class DiscoveryScheduler {
     this.#initial.catch(() => {});
   }
 
-  /**
-   * Imports the cached parts in one build (a target a live listing reached
-   * first keeps the live one); resolves whether any was served. A part the
-   * catalog refuses makes it refuse them all: the cache is ignored.
-   */
+  /** Imports the cached parts in one build (a live listing that came first wins); resolves whether any was served. The catalog refuses all or none. */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
     const loaded = await cache.load(this.options.backends);
@@ -260,10 +256,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * A backend said its tool list changed (`notifications/tools/list_changed`):
-   * list that backend alone once no further notice came for
-   * {@link LIST_CHANGED_DEBOUNCE_MS}. In multiplexed mode, or for a target the
-   * broker does not know, the whole gateway listing is run again.
+   * A backend said its tool list changed: list it alone once no further
+   * notice came for {@link LIST_CHANGED_DEBOUNCE_MS} (in multiplexed mode, or
+   * for an unknown target, the whole gateway listing is run again).
    */
   #toolsListChanged(target: string): void {
     if (this.#abort.signal.aborted) return;
@@ -398,10 +393,7 @@ export class DiscoveryScheduler {
     return Promise.all(outcomes);
   }
 
-  /**
-   * Lists one backend and applies its listing; `fetched` is called once the
-   * listing has arrived (or failed), before it is reviewed and applied.
-   */
+  /** Lists one backend and applies its listing; `fetched` is called once the listing has arrived (or failed), before it is applied. */
   async #discoverBackend(
     backend: Backend,
     fetched?: () => void,
@@ -489,9 +481,8 @@ export class DiscoveryScheduler {
   /**
    * Replaces a backend's entries with the reviewed listing, unless a listing
    * that started later was applied already (checked again after the review,
-   * which may wait on the pins file). A listing with the same hash as the
-   * one behind the catalog's entries is reviewed (the trust layer sees every
-   * listing) but changes nothing in the catalog.
+   * which may wait on the pins file). A listing with the catalog's hash is
+   * reviewed (the trust layer sees every listing) but changes nothing.
    */
   async #apply(
     backend: Backend,
@@ -616,10 +607,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Writes the index cache once the catalog has been quiet for a moment:
-   * while a full discovery runs, for {@link DISCOVERY_CACHE_QUIET_MS} (so a
-   * burst is written once when it ends, not at each lull between its
-   * batches, yet a backend that never answers does not hold the write back).
+   * Writes the index cache once the catalog has been quiet for a moment, for
+   * {@link DISCOVERY_CACHE_QUIET_MS} while a full discovery runs: a burst is
+   * written once, yet a backend that never answers does not hold it back.
    */
   #cacheChanged(): void {
     const cache = this.options.cache;

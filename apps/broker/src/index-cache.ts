@@ -33,11 +33,7 @@ export type Reviewed = {
   definitions?: ToolHashes;
 };
 
-/**
- * The pins file's digest when it holds exactly the pins the trust layer
- * has, and the targets of `listings` whose tools all match those pins (see
- * `PinStore.fileDigest`); `undefined` when that cannot be said now.
- */
+/** The pins file's digest when it holds exactly the trust layer's pins, and the targets of `listings` whose tools all match them (`PinStore.fileDigest`); `undefined` when that cannot be said now. */
 export type PinsCovering = (
   listings: ReadonlyMap<string, CachedListing>,
 ) => Promise<{ digest: string; inspected: ReadonlySet<string> } | undefined>;
@@ -100,21 +96,15 @@ const HEADER = z.object({
   }),
 });
 
-/**
- * The hash that keys a backend's part of the cache: SHA-256 of the listing
- * exactly as the gateway returned it (names, descriptions, schemas,
- * annotations, in order). An unchanged backend lists the same bytes again, so
- * its part is kept; any change replaces it.
- */
+/** The hash that keys a backend's part of the cache: SHA-256 of the listing exactly as the gateway returned it, so that any change replaces the part. */
 export function listingHash(tools: readonly unknown[]): string {
   return sha256Tag(JSON.stringify(tools));
 }
 
 /**
  * The key a backend's tools are saved under in the catalog's saved form: its
- * listing hash, and with recorded definition hashes a digest of those (names
- * and hashes), so that its tools are restored only beside exactly the
- * definitions that were checked against the pins with them.
+ * listing hash, with a digest of its definition hashes when recorded, so its
+ * tools are restored only beside the definitions checked against the pins.
  */
 export function partKey(listing: CachedListing): string {
   const { hash, definitions } = listing;
@@ -335,11 +325,7 @@ async function readWhole(file: string): Promise<Buffer> {
   }
 }
 
-/**
- * The file's pieces before the catalog's bytes, in order: fixed fields (their
- * digest zero, put in place last), header, digest table, the catalog's
- * alignment. The header is laid out a few targets a turn.
- */
+/** The file's pieces before the catalog's bytes (the digest zero, put in place last); the header is laid out a few targets a turn. */
 async function headPieces(
   catalog: SavedCatalogStream,
   taken: ReadonlyMap<string, CachedListing>,
