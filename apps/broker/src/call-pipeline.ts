@@ -41,13 +41,14 @@ export class CallPipeline {
 
   /** Where a call goes: its entry's backend, `<target>_<tool>` of a known target, or `UNKNOWN_TOOL`. */
   route(name: string, entry: ToolEntry | undefined): CallRoute {
+    if (entry !== undefined) return { target: entry.target, tool: entry.tool };
+    // An uncatalogued name is split at the first `_` (agentgateway's convention) when its target is known.
     const route =
-      entry !== undefined
-        ? { target: entry.target, tool: entry.tool }
-        : this.context.gateway === undefined
-          ? undefined
-          : this.#routeUnknown(name);
-    if (route === undefined) throw unknownTool(this.context.catalog, name);
+      this.context.gateway === undefined
+        ? undefined
+        : splitMultiplexedName(name);
+    if (route === undefined || !this.context.backends.has(route.target))
+      throw unknownTool(this.context.catalog, name);
     return route;
   }
 
@@ -158,14 +159,6 @@ export class CallPipeline {
       this.context.log(
         `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
       );
-  }
-
-  /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
-  #routeUnknown(name: string): { target: string; tool: string } | undefined {
-    const route = splitMultiplexedName(name);
-    return route !== undefined && this.context.backends.has(route.target)
-      ? route
-      : undefined;
   }
 }
 

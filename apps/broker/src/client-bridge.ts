@@ -21,14 +21,12 @@ import type { BackendRequest } from './types.js';
 const MAX_LOG_CHARS = 2_000;
 
 /**
- * What a backend sends back that belongs to no call with handlers of its
- * own: `elicitation/create` and `sampling/createMessage` go to the broker's
- * own MCP client as server-to-client requests (MCP 2025-11-25) when that
- * client declared the capability, and are refused at once with Method not
- * found when it did not, or when it speaks 2026-07-28 (where input is asked
- * for only in the answer to a call: a call's own requests go through
- * {@link InputRounds}); `notifications/message` goes to the broker's stderr
- * log, with its level and the backend named.
+ * What a backend sends outside a call with handlers of its own:
+ * `elicitation/create` and `sampling/createMessage` go to the broker's MCP
+ * client as server-to-client requests (MCP 2025-11-25) when it declared the
+ * capability, and are refused with Method not found when it did not, or when
+ * it speaks 2026-07-28 (input is asked for only in the answer to a call, see
+ * {@link InputRounds}); `notifications/message` goes to stderr.
  */
 export class ClientBridge {
   /** Requests go to `server`'s client; with `rounds`, never to a client that has sent a 2026-07-28 call. */

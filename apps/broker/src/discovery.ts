@@ -85,13 +85,11 @@ const ALL_TARGETS = '\0all';
 
 /**
  * Keeps the catalog in step with the gateway: one parallel discovery at
- * start-up (the first operation waits for it, bounded), a full re-discovery
- * in the background once the catalog is older than the TTL (sooner after a
- * failure), and a debounced re-listing of one backend when it says its tools
- * changed. Each successful listing replaces that backend's entries at once; a
- * failed one keeps what the catalog had. A listing that started before a newer
- * one of the same backend was applied is dropped, so a slow full run never
- * undoes a fresher targeted one. {@link close} aborts whatever is in flight.
+ * start-up, a full re-discovery in the background once the catalog is older
+ * than the TTL (sooner after a failure), and a debounced re-listing of one
+ * backend when it says its tools changed. A failed listing keeps what the
+ * catalog had; one that started before a newer one of the same backend was
+ * applied is dropped, so a slow full run never undoes a fresher targeted one.
  */
 export class DiscoveryScheduler {
   readonly #abort = new AbortController();

@@ -117,13 +117,11 @@ export function partKey(listing: CachedListing): string {
 }
 
 /**
- * The built index in one binary file in the state folder
- * (`HERETEK_INDEX_CACHE_FILE`, laid out as above). A restarted broker reads it
- * in one read and restores the catalog from a view of its bytes in one build,
- * so every tool is searchable before the first listing answers; rediscovery
- * then replaces the backends whose listing changed. A file that is not this
- * version's cache is ignored with one log line and written afresh after
- * discovery; it is never trusted in part.
+ * The built index in one binary file (`HERETEK_INDEX_CACHE_FILE`, laid out as
+ * above). A restarted broker reads it in one read and restores the catalog
+ * from a view of its bytes in one build, so every tool is searchable before
+ * the first listing answers. A file that is not this version's cache is
+ * ignored with one log line and written afresh; it is never trusted in part.
  */
 export class IndexCache {
   readonly file: string;
@@ -199,11 +197,9 @@ export class IndexCache {
   }
 
   /**
-   * Writes the cache atomically (mode 0600): `listings`, and the catalog's
-   * saved form of them for their {@link partKey}s, both taken in one turn so
-   * they agree; that stream is written a piece at a time (never held whole),
-   * the file's digest put in place last. A failure is logged once and never
-   * stops the broker: the next start rebuilds from discovery.
+   * Writes the cache atomically (mode 0600): `listings` and the catalog's
+   * saved form of them, taken in one turn so they agree, written a piece at a
+   * time (never held whole). A failure is logged once, never thrown.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,

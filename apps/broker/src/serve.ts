@@ -102,11 +102,7 @@ export async function serve(
   return EXIT_CODES.ok;
 }
 
-/**
- * The reason serving ends, once there is one: stdin closed, the client's
- * pipe broke, or a signal. Faults in a backend must never take the broker
- * down or touch stdout; they are logged.
- */
+/** The reason serving ends: stdin closed, the client's pipe broke, or a signal. Other faults never take the broker down; they are logged. */
 function stopSignals(log: Log): Promise<string> {
   return new Promise<string>((stop) => {
     process.stdout.on('error', (error) =>

@@ -123,10 +123,9 @@ export function registerMetaTools(
 }
 
 /**
- * Forwards a backend's progress to the client under the client's token (with
- * progress, total and message as sent), or `undefined` when the client sent
- * no token. `sent()` settles once every forwarded notification is on its way:
- * a client stops listening for progress once the response arrives.
+ * Forwards a backend's progress under the client's token (`undefined` without
+ * one). `sent()` settles once every forwarded notification is on its way: a
+ * client stops listening for progress once the response arrives.
  */
 function progressForwarder(ctx: ServerContext): {
   onProgress: ((progress: CallProgress) => void) | undefined;
