@@ -127,7 +127,6 @@ export class Broker {
   /** The trust layer's review of listings (none without a trust layer): {@link close} waits for its pins file writes. */
   readonly #review: ListingReview | undefined;
   readonly #events = new EventStream<BrokerEvent>();
-  /** Ends the subscriptions to discovery's and the gateway's events. */
   readonly #unsubscribe: Array<() => void> = [];
   /** When each target was last listed again for a name the catalog lacked. */
   readonly #relistedOnDemand = new Map<string, number>();

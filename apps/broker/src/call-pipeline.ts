@@ -68,7 +68,6 @@ export class CallPipeline {
   ): Promise<ToolCallResult> {
     const { name, entry, route, mutating, arguments: args } = options;
     await this.#checkArguments(name, entry, args, route.target);
-
     const gateway = this.context.gateway;
     if (gateway === undefined)
       throw new BrokerError({
@@ -76,7 +75,6 @@ export class CallPipeline {
         toolName: name,
         message: `No gateway is configured: the broker runs offline (HERETEK_BROKER_OFFLINE=1). The call to ${quote(name)} passed the role and argument checks but was not sent. Unset HERETEK_BROKER_OFFLINE and set HERETEK_GATEWAY_URL to call tools.`,
       });
-
     const signal =
       options.signal === undefined
         ? this.context.shutdown

@@ -45,11 +45,7 @@ export type DiscoveryEvent = { type: 'catalog-changed' };
 /** The longest the first operation waits for start-up discovery (1 s). */
 export const INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
-/**
- * Backends listed at once by a full discovery: enough to keep a loopback
- * gateway busy, few enough that the listings arriving together never hold
- * the event loop for long, nor their parsed replies much memory.
- */
+/** Backends listed at once: enough to keep a loopback gateway busy, few enough that listings arriving together never hold the event loop or much memory. */
 const MAX_LISTINGS = 32;
 
 /** A listing that has not arrived after this long stops counting against {@link MAX_LISTINGS}. */
@@ -119,7 +115,6 @@ export class DiscoveryScheduler {
   /** The listing hash of each target served from the index cache until a live listing replaces it: the same listing again needs no review. */
   readonly #servedFromCache = new Map<string, string>();
   readonly #events = new EventStream<DiscoveryEvent>();
-  /** Ends the subscription to the gateway's list changes. */
   readonly #unsubscribe: (() => void) | undefined;
 
   /** Gives every later {@link DiscoveryEvent} to `listener`; returns the unsubscribe. */

@@ -83,7 +83,6 @@ export class PendingCall {
 
   /** Hands the backend's elicitation to the client in an `input_required` answer. */
   readonly onElicitation = this.#relay<ElicitResult>('elicitation/create');
-
   /** Hands the backend's sampling request to the client in an `input_required` answer. */
   readonly onSampling = this.#relay<CreateMessageResult>(
     'sampling/createMessage',
@@ -285,7 +284,6 @@ export class InputRounds {
     { call: PendingCall; timer: NodeJS.Timeout }
   >();
   #modern = false;
-  /** `log` takes a line about each backend request (stderr in the CLI). */
   constructor(private readonly log?: (line: string) => void) {}
 
   /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */

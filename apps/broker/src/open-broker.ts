@@ -128,10 +128,7 @@ export async function openBroker(options: {
 function lazyGateway(
   load: () => Promise<ToolGateway>,
   events: EventStream<GatewayEvent>,
-): {
-  gateway: ToolGateway;
-  connect: () => Promise<void>;
-} {
+) {
   let client: Promise<ToolGateway> | undefined;
   const loaded = () => (client ??= load());
   const gateway: ToolGateway = {

@@ -127,17 +127,14 @@ export function registerMetaTools(
  * one). `sent()` settles once every forwarded notification is on its way: a
  * client stops listening for progress once the response arrives.
  */
-function progressForwarder(ctx: ServerContext): {
-  onProgress: ((progress: CallProgress) => void) | undefined;
-  sent: () => Promise<unknown>;
-} {
+function progressForwarder(ctx: ServerContext) {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const forwarded: Promise<void>[] = [];
   return {
     onProgress:
       progressToken === undefined
         ? undefined
-        : (progress) => {
+        : (progress: CallProgress) => {
             forwarded.push(
               ctx.mcpReq
                 .notify({

@@ -1,5 +1,9 @@
 import type { ToolAnnotations } from '@heretek/catalog';
-import type { CallToolOptions, GatewayLogEntry } from '@heretek/gateway-client';
+import type {
+  CallToolOptions,
+  GatewayLogEntry,
+  ListToolsOptions,
+} from '@heretek/gateway-client';
 
 export type {
   CallProgress,
@@ -40,27 +44,13 @@ export type GatewayEvent =
 
 /** What the broker needs from a gateway (`@heretek/gateway-client`'s `GatewayClient`). */
 export type ToolGateway = {
-  listTools(options: {
-    target: string;
-    signal?: AbortSignal;
-  }): Promise<GatewayTool[]>;
+  listTools(options: ListToolsOptions): Promise<GatewayTool[]>;
   /** Multiplexed gateways list every target at once, grouped by target. */
   listAllTools?(options?: {
     signal?: AbortSignal;
   }): Promise<Map<string, GatewayTool[]>>;
   /** With `onProgress` the call asks for progress (each notification restarts its timeout). */
-  callTool(
-    options: {
-      target: string;
-      tool: string;
-      arguments: Record<string, unknown>;
-      signal?: AbortSignal;
-      /** The calling agent's role, sent as this call's `x-heretek-role`. */
-      role?: string;
-      /** Call task-augmented and wait for the task's result. */
-      task?: boolean;
-    } & CallHandlers,
-  ): Promise<ToolCallResult>;
+  callTool(options: CallToolOptions): Promise<ToolCallResult>;
   /** Ends every session and aborts what is in flight. */
   close(): Promise<void>;
   /** Gives every later {@link GatewayEvent} to `listener`; returns the unsubscribe. */

@@ -38,9 +38,8 @@ const MIN_QUERY_WAIT_MS = 250;
  * The broker's side of hybrid ranking: tool vectors from the user's embedding endpoint,
  * computed in batches whenever the catalog changed and cached on disk by model and
  * definition hash, and one query vector per search with a short timeout. A search gets the
- * lexical answer at once while tool vectors are missing, until the endpoint has answered
- * once, and from a failure (a circuit breaker opens) until a background probe, never sent on
- * a search's behalf, is answered. The log says so once per outage.
+ * lexical answer at once while tool vectors are missing, before the endpoint's first answer,
+ * and from a failure until a background probe (never a search) is answered.
  */
 export class HybridRanking {
   readonly #provider: VectorProvider;
