@@ -15,6 +15,7 @@ import {
   type InputFeature,
   type InputRounds,
 } from './input-rounds.js';
+import type { GatewayLogEntry } from '@heretek/gateway-client';
 import type { BackendRequest } from './types.js';
 
 /** Longest backend log text written to stderr, in characters. */
@@ -61,12 +62,7 @@ export class ClientBridge {
     );
 
   /** Writes a backend's log notification to stderr, one line, capped. */
-  logFromBackend(entry: {
-    target: string;
-    level: string;
-    logger?: string;
-    data: unknown;
-  }): void {
+  logFromBackend(entry: GatewayLogEntry): void {
     let text: string;
     try {
       text =
