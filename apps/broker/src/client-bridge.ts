@@ -42,8 +42,8 @@ export class ClientBridge {
     request: BackendRequest<ElicitRequest['params']>,
     extra: { signal: AbortSignal },
   ): Promise<ElicitResult> =>
-    this.#forward('elicitation', request.target, (server) =>
-      server.server.elicitInput(request.params, this.#options(extra)),
+    this.#forward('elicitation', request.target, () =>
+      this.server.server.elicitInput(request.params, this.#options(extra)),
     );
 
   /** Forwards a backend's sampling request to the client; the answer goes back as it came. */
@@ -54,8 +54,8 @@ export class ClientBridge {
     this.#forward(
       'sampling',
       request.target,
-      (server) =>
-        server.server.createMessage(
+      () =>
+        this.server.server.createMessage(
           request.params,
           this.#options(extra),
         ) as Promise<CreateMessageResult>,
@@ -92,14 +92,14 @@ export class ClientBridge {
   async #forward<R>(
     feature: InputFeature,
     target: string,
-    send: (server: McpServer) => Promise<R>,
+    send: () => Promise<R>,
   ): Promise<R> {
-    const server = this.#client(feature, target);
+    this.#refuseUnanswerable(feature, target);
     this.log(
       `${feature}: backend "${target}" ${ASKS[feature]}; forwarded to the client`,
     );
     try {
-      return await send(server);
+      return await send();
     } catch (error) {
       const message = errorText(error);
       this.log(
@@ -115,8 +115,8 @@ export class ClientBridge {
     }
   }
 
-  #client(feature: InputFeature, target: string): McpServer {
-    const server = this.server;
+  /** Throws the refusal when the client cannot be asked for `feature` now. */
+  #refuseUnanswerable(feature: InputFeature, target: string): void {
     if (this.rounds?.modernClient === true) {
       // On 2026-07-28 a server asks only in its answer to a call.
       this.log(
@@ -127,12 +127,11 @@ export class ClientBridge {
         ProtocolErrorCode.MethodNotFound,
       );
     }
-    if (server.server.getClientCapabilities()?.[feature] === undefined) {
+    if (this.server.server.getClientCapabilities()?.[feature] === undefined) {
       this.log(
         `${feature}: backend "${target}" asked, but the client did not declare ${feature}; refused`,
       );
       throw notDeclared(feature);
     }
-    return server;
   }
 }

@@ -286,10 +286,7 @@ async function read(bytes: Buffer) {
               : {}),
           };
     digestAt += size;
-    listings.set(target, {
-      hash: listingHash,
-      ...(definitions && { definitions }),
-    });
+    listings.set(target, { hash: listingHash, definitions });
   }
   const catalogAt = Math.ceil(digestAt / ALIGN) * ALIGN;
   return {
