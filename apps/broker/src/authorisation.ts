@@ -1,7 +1,6 @@
 import { canCallMutating, type RoleName } from '@heretek/prefix';
 import { quote } from './errors.js';
-import { pinVerdict, type PinPolicy } from './trust/pin-policy.js';
-import type { PinStatus } from './trust/pin-store.js';
+import { pinVerdict } from './trust/pin-policy.js';
 
 /** What {@link authorise} decides for one call. */
 export type Authorisation =
@@ -29,12 +28,7 @@ export function authorise(options: {
   entry: { mutating: boolean } | undefined;
   /** The pin policy, the tool's pin status and the injection rules it trips; `undefined` without a trust layer. */
   pin:
-    | {
-        policy: PinPolicy;
-        status: PinStatus | undefined;
-        flags?: readonly string[];
-      }
-    | undefined;
+    Omit<Parameters<typeof pinVerdict>[0], 'toolName' | 'mutating'> | undefined;
 }): Authorisation {
   const { role, name, entry, pin } = options;
   const mutating = entry?.mutating ?? true;
@@ -48,13 +42,7 @@ export function authorise(options: {
           : `Role "${role}" is read-only and ${quote(name)} can change state (not marked read-only). Nothing was sent. Hand this work to a writer role.`,
     };
   if (pin !== undefined) {
-    const verdict = pinVerdict({
-      policy: pin.policy,
-      toolName: name,
-      status: pin.status,
-      mutating,
-      ...(pin.flags === undefined ? {} : { flags: pin.flags }),
-    });
+    const verdict = pinVerdict({ ...pin, toolName: name, mutating });
     if (!verdict.allowed)
       return {
         allowed: false,

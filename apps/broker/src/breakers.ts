@@ -15,23 +15,18 @@ const FAILURE_THRESHOLD = 3;
 const COOLDOWN_MS = 60_000;
 
 /**
- * One cockatiel circuit breaker per backend target. Only faults of the backend
- * count (timeouts, connection errors, 5xx; see {@link isRetryableError});
- * refusals and non-retryable protocol answers do not. After
- * {@link FAILURE_THRESHOLD} consecutive faults the circuit opens for
- * {@link COOLDOWN_MS}; the next call is then cockatiel's half-open trial, and
- * calls made while the trial runs are refused.
+ * One cockatiel circuit breaker per backend target. Only the backend's faults
+ * count (timeouts, connection errors, 5xx; see {@link isRetryableError}).
+ * After {@link FAILURE_THRESHOLD} in a row the circuit opens for
+ * {@link COOLDOWN_MS}; then one trial call goes through, and calls made while
+ * it runs are refused.
  */
 export class BackendBreakers {
   readonly #policies = new Map<string, CircuitBreakerPolicy>();
 
   constructor(private readonly log: (line: string) => void) {}
 
-  /**
-   * Runs `call` through the target's breaker. An open circuit (or a trial in
-   * progress) throws `CIRCUIT_OPEN` without running it; anything `call`
-   * throws passes through unchanged.
-   */
+  /** Runs `call` through the target's breaker: an open circuit (or a trial in progress) throws `CIRCUIT_OPEN` without running it. */
   async execute<T>(
     target: string,
     toolName: string,

@@ -127,7 +127,6 @@ export class Broker {
   /** The trust layer's review of listings (none without a trust layer): {@link close} waits for its pins file writes. */
   readonly #review: ListingReview | undefined;
   readonly #events = new EventStream<BrokerEvent>();
-  /** Ends the subscriptions to discovery's and the gateway's events. */
   readonly #unsubscribe: Array<() => void> = [];
   /** When each target was last listed again for a name the catalog lacked. */
   readonly #relistedOnDemand = new Map<string, number>();
@@ -176,10 +175,8 @@ export class Broker {
             catalog: this.catalog,
             backends: this.#backends,
             ttlMs: options.discoveryTtlMs ?? 300_000,
-            ...(this.#review === undefined ? {} : { review: this.#review }),
-            ...(options.indexCache === undefined
-              ? {}
-              : { cache: options.indexCache }),
+            review: this.#review,
+            cache: options.indexCache,
             log,
           });
     const forward = (event: BrokerEvent) => {
@@ -279,21 +276,14 @@ export class Broker {
       this.catalog,
       options.query,
     );
-    const result = this.catalog.search({
-      query: options.query,
-      ...(profile === undefined ? {} : { profile }),
-      ...(options.target === undefined ? {} : { target: options.target }),
-      ...(options.limit === undefined ? {} : { limit: options.limit }),
-      ...(vectors === undefined ? {} : { vectors }),
-    });
+    const result = this.catalog.search({ ...options, profile, vectors });
     this.#learned(options.query, result.hits);
-    const discovering = this.discovering();
     return {
       ...result,
       query: options.query,
       profile,
       target: options.target,
-      ...(discovering === undefined ? {} : { discovering }),
+      discovering: this.discovering(),
     };
   }
 
@@ -326,7 +316,6 @@ export class Broker {
       offset,
       offset + (options.limit ?? DEFAULT_BROWSE_LIMIT),
     );
-    const discovering = this.discovering();
     return {
       target: options.target,
       total: all.length,
@@ -336,15 +325,11 @@ export class Broker {
         description: tool.description,
         mutating: tool.mutating,
       })),
-      ...(discovering === undefined ? {} : { discovering }),
+      discovering: this.discovering(),
     };
   }
 
-  /**
-   * Every known target with the number of tools the catalog holds for it, in
-   * configuration order; counted once per catalog version (its list is one
-   * array until a change).
-   */
+  /** Every known target with its number of tools, in configuration order; counted once per catalog list (one array until a change). */
   targetSummary(): Array<{ target: string; tools: number }> {
     const entries = this.catalog.list();
     if (this.#targetCounts?.entries !== entries) {
@@ -353,8 +338,7 @@ export class Broker {
         counts.set(tool.target, (counts.get(tool.target) ?? 0) + 1);
       this.#targetCounts = { entries, counts };
     }
-    const counts = new Map<string, number>();
-    for (const target of this.#backends.keys()) counts.set(target, 0);
+    const counts = new Map([...this.#backends.keys()].map((key) => [key, 0]));
     for (const [target, tools] of this.#targetCounts.counts)
       counts.set(target, tools);
     return [...counts].map(([target, tools]) => ({ target, tools }));
@@ -390,13 +374,13 @@ export class Broker {
     const entry = await this.#lookup(name);
     if (entry === undefined)
       throw unknownTool(this.catalog, name, this.discovering());
-    const trust = this.#trustReady;
-    const marks = trust?.marks(name, { mutating: entry.mutating }) ?? [];
-    const notes = trust?.inspectNotes(name, { mutating: entry.mutating }) ?? [];
+    const marks = this.marks(name, entry.mutating);
+    const notes =
+      this.#trustReady?.inspectNotes(name, { mutating: entry.mutating }) ?? [];
     return {
       name: entry.name,
       target: entry.target,
-      description: trust?.withheldNote(name) ?? entry.description,
+      description: this.withheld(name) ?? entry.description,
       mutating: entry.mutating,
       inputSchema: entry.inputSchema,
       ...(marks.length === 0 ? {} : { marks }),
@@ -434,18 +418,12 @@ export class Broker {
       const route = this.#calls.route(name, entry);
       const mutating = await this.#authorise(name, entry, role);
       const result = await this.#calls.call({
-        name,
+        ...options,
         entry,
         route,
         mutating,
         role,
         arguments: options.arguments ?? {},
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.onProgress === undefined
-          ? {}
-          : { onProgress: options.onProgress }),
-        onElicitation: options.onElicitation,
-        onSampling: options.onSampling,
       });
       isError = result.isError === true;
       return await this.#guarded(name, result);

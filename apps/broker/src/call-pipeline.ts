@@ -41,13 +41,14 @@ export class CallPipeline {
 
   /** Where a call goes: its entry's backend, `<target>_<tool>` of a known target, or `UNKNOWN_TOOL`. */
   route(name: string, entry: ToolEntry | undefined): CallRoute {
+    if (entry !== undefined) return { target: entry.target, tool: entry.tool };
+    // An uncatalogued name is split at the first `_` (agentgateway's convention) when its target is known.
     const route =
-      entry !== undefined
-        ? { target: entry.target, tool: entry.tool }
-        : this.context.gateway === undefined
-          ? undefined
-          : this.#routeUnknown(name);
-    if (route === undefined) throw unknownTool(this.context.catalog, name);
+      this.context.gateway === undefined
+        ? undefined
+        : splitMultiplexedName(name);
+    if (route === undefined || !this.context.backends.has(route.target))
+      throw unknownTool(this.context.catalog, name);
     return route;
   }
 
@@ -67,7 +68,6 @@ export class CallPipeline {
   ): Promise<ToolCallResult> {
     const { name, entry, route, mutating, arguments: args } = options;
     await this.#checkArguments(name, entry, args, route.target);
-
     const gateway = this.context.gateway;
     if (gateway === undefined)
       throw new BrokerError({
@@ -75,7 +75,6 @@ export class CallPipeline {
         toolName: name,
         message: `No gateway is configured: the broker runs offline (HERETEK_BROKER_OFFLINE=1). The call to ${quote(name)} passed the role and argument checks but was not sent. Unset HERETEK_BROKER_OFFLINE and set HERETEK_GATEWAY_URL to call tools.`,
       });
-
     const signal =
       options.signal === undefined
         ? this.context.shutdown
@@ -89,15 +88,13 @@ export class CallPipeline {
           arguments: args,
           role: options.role,
           signal,
-          // Without a progress token from the client, the backend is not asked for progress.
-          ...(options.onProgress === undefined
-            ? {}
-            : { onProgress: options.onProgress }),
+          // No onProgress (no progress token from the client): the backend is not asked for progress.
+          onProgress: options.onProgress,
           // The backend's requests during this call go to the call's own handlers.
           onElicitation: options.onElicitation,
           onSampling: options.onSampling,
           // A tool that requires a task is called as one; the broker waits for its result.
-          ...(entry?.taskSupport === 'required' ? { task: true } : {}),
+          task: entry?.taskSupport === 'required',
         }),
       );
     } catch (error) {
@@ -160,14 +157,6 @@ export class CallPipeline {
       this.context.log(
         `call: schema of ${name} cannot be compiled (${check.reason}); arguments passed unchecked`,
       );
-  }
-
-  /** Splits an uncatalogued name at the first `_` (agentgateway's convention) when the target is known. */
-  #routeUnknown(name: string): { target: string; tool: string } | undefined {
-    const route = splitMultiplexedName(name);
-    return route !== undefined && this.context.backends.has(route.target)
-      ? route
-      : undefined;
   }
 }
 

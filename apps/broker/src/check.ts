@@ -11,11 +11,7 @@ import { UsageLearning } from './usage/usage-learning.js';
 /** The gateway client's code for "nothing answers at the gateway's address at all" (the type keeps it a live code). */
 const UNREACHABLE: GatewayErrorCode = 'CONNECTION_REFUSED';
 
-/**
- * The gateway is unreachable when every backend failed and every failure says
- * nothing answered at its address (a backend that is down behind a running
- * gateway fails with an HTTP status instead).
- */
+/** Every backend failed, each because nothing answered at its address (one down behind a running gateway fails with an HTTP status). */
 export function gatewayUnreachable(
   outcomes: readonly DiscoveryOutcome[],
 ): boolean {
@@ -52,17 +48,10 @@ export function checkReport(
     `${answered}/${outcomes.length} backends answered in ${totalMs} ms`,
   );
   const all = answered === outcomes.length;
-  return {
-    lines,
-    exitCode: all ? EXIT_CODES.ok : EXIT_CODES.failure,
-  };
+  return { lines, exitCode: all ? EXIT_CODES.ok : EXIT_CODES.failure };
 }
 
-/**
- * `--check`: one discovery, a report line per backend, an exit code: 0 every
- * backend answered, 1 some failed, 2 the gateway cannot be reached or the
- * configuration is wrong.
- */
+/** `--check` (see the `--help` text): one discovery, a report line per backend, an exit code. */
 export async function runCheck(
   config: BrokerConfig,
   backends: Backend[],

@@ -15,26 +15,22 @@ import {
   type InputFeature,
   type InputRounds,
 } from './input-rounds.js';
+import type { GatewayLogEntry } from '@heretek/gateway-client';
 import type { BackendRequest } from './types.js';
 
 /** Longest backend log text written to stderr, in characters. */
 const MAX_LOG_CHARS = 2_000;
 
 /**
- * What a backend sends back that belongs to no call with handlers of its
- * own: `elicitation/create` and `sampling/createMessage` go to the broker's
- * own MCP client as server-to-client requests (MCP 2025-11-25) when that
- * client declared the capability, and are refused at once with Method not
- * found when it did not, or when it speaks 2026-07-28 (where input is asked
- * for only in the answer to a call: a call's own requests go through
- * {@link InputRounds}); `notifications/message` goes to the broker's stderr
- * log, with its level and the backend named.
+ * What a backend sends outside a call with handlers of its own:
+ * `elicitation/create` and `sampling/createMessage` go to the broker's MCP
+ * client as server-to-client requests (MCP 2025-11-25) when it declared the
+ * capability, and are refused with Method not found when it did not, or when
+ * it speaks 2026-07-28 (input is asked for only in the answer to a call, see
+ * {@link InputRounds}); `notifications/message` goes to stderr.
  */
 export class ClientBridge {
-  /**
-   * `server` is the one whose client the requests go to; with `rounds`, a
-   * client that has sent a 2026-07-28 call is never sent a request.
-   */
+  /** Requests go to `server`'s client; with `rounds`, never to a client that has sent a 2026-07-28 call. */
   constructor(
     private readonly server: McpServer,
     private readonly log: (line: string) => void,
@@ -46,8 +42,8 @@ export class ClientBridge {
     request: BackendRequest<ElicitRequest['params']>,
     extra: { signal: AbortSignal },
   ): Promise<ElicitResult> =>
-    this.#forward('elicitation', request.target, (server) =>
-      server.server.elicitInput(request.params, this.#options(extra)),
+    this.#forward('elicitation', request.target, () =>
+      this.server.server.elicitInput(request.params, this.#options(extra)),
     );
 
   /** Forwards a backend's sampling request to the client; the answer goes back as it came. */
@@ -58,20 +54,15 @@ export class ClientBridge {
     this.#forward(
       'sampling',
       request.target,
-      (server) =>
-        server.server.createMessage(
+      () =>
+        this.server.server.createMessage(
           request.params,
           this.#options(extra),
         ) as Promise<CreateMessageResult>,
     );
 
   /** Writes a backend's log notification to stderr, one line, capped. */
-  logFromBackend(entry: {
-    target: string;
-    level: string;
-    logger?: string;
-    data: unknown;
-  }): void {
+  logFromBackend(entry: GatewayLogEntry): void {
     let text: string;
     try {
       text =
@@ -101,14 +92,14 @@ export class ClientBridge {
   async #forward<R>(
     feature: InputFeature,
     target: string,
-    send: (server: McpServer) => Promise<R>,
+    send: () => Promise<R>,
   ): Promise<R> {
-    const server = this.#client(feature, target);
+    this.#refuseUnanswerable(feature, target);
     this.log(
       `${feature}: backend "${target}" ${ASKS[feature]}; forwarded to the client`,
     );
     try {
-      return await send(server);
+      return await send();
     } catch (error) {
       const message = errorText(error);
       this.log(
@@ -124,8 +115,8 @@ export class ClientBridge {
     }
   }
 
-  #client(feature: InputFeature, target: string): McpServer {
-    const server = this.server;
+  /** Throws the refusal when the client cannot be asked for `feature` now. */
+  #refuseUnanswerable(feature: InputFeature, target: string): void {
     if (this.rounds?.modernClient === true) {
       // On 2026-07-28 a server asks only in its answer to a call.
       this.log(
@@ -136,12 +127,11 @@ export class ClientBridge {
         ProtocolErrorCode.MethodNotFound,
       );
     }
-    if (server.server.getClientCapabilities()?.[feature] === undefined) {
+    if (this.server.server.getClientCapabilities()?.[feature] === undefined) {
       this.log(
         `${feature}: backend "${target}" asked, but the client did not declare ${feature}; refused`,
       );
       throw notDeclared(feature);
     }
-    return server;
   }
 }

@@ -1,72 +1,20 @@
 import { checkEmbeddingsUrl } from '@heretek/catalog';
-import { GATEWAY_MODES, type GatewayMode } from '@heretek/internal';
-import { PROFILE_NAMES } from '@heretek/internal';
+import { GATEWAY_MODES, PROFILE_NAMES } from '@heretek/internal';
 import { ROLE_NAMES } from '@heretek/prefix';
 import path from 'node:path';
 import { z } from 'zod';
 import { BrokerConfigError } from './errors.js';
-import { PIN_POLICIES, type PinPolicy } from './trust/pin-policy.js';
+import { PIN_POLICIES } from './trust/pin-policy.js';
 import { heretekStateDir } from './trust/state-dir.js';
 
 export { BrokerConfigError };
 
-/** Broker configuration, read from the environment (see {@link loadBrokerConfig}). */
-export type BrokerConfig = {
-  /** agentgateway base URL, without a trailing slash (checked by the gateway client's rules when online). */
-  gatewayUrl: string;
-  /** `per-target`: `<url>/mcp/<target>` with bare names; `multiplexed`: `<url>/mcp` with `<target>_<tool>`. */
-  gatewayMode: GatewayMode;
-  /** Bearer token for the gateway, if any. Never logged. */
-  gatewayToken: string | undefined;
-  /** Per-request timeout in milliseconds. */
-  gatewayTimeoutMs: number;
-  /** Most standalone streams held open for list changes (one per per-target session); the others are re-listed on demand. */
-  gatewayMaxStreams: number;
-  /** Caller role for the authorization gate; also sent as `x-heretek-role`. */
-  role: (typeof ROLE_NAMES)[number];
-  /** Set: each `mcp_call_tool` takes its role from the Claude Code plugin's hook records in this folder, and is refused without one. */
-  hookRolesDir: string | undefined;
-  /** Re-run discovery on the next search once the catalog is older than this. */
-  discoveryTtlMs: number;
-  /** Never contact the gateway; serve the offline seed catalog. */
-  offline: boolean;
-  /** Profile that narrows search when a search names none (unset: every profile). */
-  defaultProfile: (typeof PROFILE_NAMES)[number] | undefined;
-  /** JSON file with the backend table (`[{ backend, target, profile }]`); unset: the 12 defaults. */
-  backendsFile: string | undefined;
-  /** Workspace root whose verified skills are served over the MCP skills extension; unset: none. */
-  skillsRoot: string | undefined;
-  /** Pinned tool definitions (trust on first use); `--pin` accepts changes. */
-  pinsFile: string;
-  /** What a changed pinned tool gets: `refuse` (mutating ones cannot be called), `warn`, or `off` (no pins). */
-  pinPolicy: PinPolicy;
-  /** Never write the pins file on its own (a committed lock reviewed like code). */
-  pinsReadOnly: boolean;
-  /** Clean and flag every tool result (`HERETEK_RESULT_GUARD=on`, the default); false passes results untouched. */
-  resultGuard: boolean;
-  /** Where learned search-then-call uses are kept, or `off`. */
-  usageFile: string;
-  /** Where the index cache (each backend's last listing, as catalogued) is kept, or `off`. */
-  indexCacheFile: string;
-  /** Hybrid ranking with an embedding endpoint; `undefined` when `HERETEK_EMBEDDINGS_URL` is unset. */
-  embeddings: EmbeddingsConfig | undefined;
-};
-
-/** The embedding endpoint of hybrid ranking (see the broker README). */
-type EmbeddingsConfig = {
-  /** OpenAI-compatible base URL, without a trailing slash; `/embeddings` is appended. */
-  url: string;
-  /** The model sent with each request. */
-  model: string;
-  /** Sent as `Authorization: Bearer <key>`, if any. Never logged. */
-  key: string | undefined;
-  /** Share of the vector side in the fused score, 0..1. */
-  weight: number;
-  /** How long a search waits for its query vector before answering lexically. */
-  queryTimeoutMs: number;
-  /** Where tool vectors are cached (by model and definition hash), or `off`. */
-  cacheFile: string;
-};
+/**
+ * Broker configuration, read from the environment (see {@link loadBrokerConfig});
+ * each field is one variable's checked value, described by its `--help` line in
+ * `ENVIRONMENT`, and `embeddings` the endpoint of hybrid ranking, if any.
+ */
+export type BrokerConfig = ReturnType<typeof loadBrokerConfig>;
 
 /** A whole number between 1 and `max`; `example` completes its message. */
 const wholeNumber = (name: string, max: number, example: string) =>
@@ -127,10 +75,7 @@ const stateFile = (name: string): Fallback => ({
   value: (env) => path.join(heretekStateDir({ env }), name),
 });
 
-/**
- * Every environment variable the broker reads, in the order `--help` lists
- * them. The configuration and the help text both come from this table.
- */
+/** Every environment variable the broker reads, in `--help` order: the configuration and the help text both come from here. */
 const ENVIRONMENT = {
   // The URL rules (http(s), no credentials, no trailing /mcp) are the gateway
   // client's: createGateway checks them with its option schema when the
@@ -305,14 +250,10 @@ export function environmentHelp(): string[] {
   });
 }
 
-/**
- * Reads and validates the broker configuration from an environment. Unset or
- * empty-string variables take their defaults; any other bad value throws
- * {@link BrokerConfigError} naming the variable. Nothing falls back silently.
- */
+/** Reads the broker configuration from an environment: unset or empty variables take their defaults, any other bad value throws {@link BrokerConfigError} naming the variable. */
 export function loadBrokerConfig(
   env: NodeJS.ProcessEnv | Record<string, string | undefined>,
-): BrokerConfig {
+) {
   const relevant: Record<string, string> = {};
   for (const name of NAMES) {
     const value = env[name];
@@ -365,10 +306,12 @@ export function loadBrokerConfig(
   };
 }
 
-/** The embeddings part of the configuration: both URL and model, or neither. */
-function embeddingsOf(
-  variables: z.infer<typeof environmentSchema>,
-): EmbeddingsConfig | undefined {
+/**
+ * The embeddings part of the configuration: both URL and model, or neither.
+ * The URL is OpenAI-compatible, without a trailing slash (`/embeddings` is
+ * appended); the key is never logged.
+ */
+function embeddingsOf(variables: z.infer<typeof environmentSchema>) {
   const url = variables.HERETEK_EMBEDDINGS_URL;
   const model = variables.HERETEK_EMBEDDINGS_MODEL?.trim();
   if (url === undefined) {

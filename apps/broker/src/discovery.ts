@@ -32,34 +32,20 @@ type DiscoveryOptions = {
   backends: Map<string, Backend>;
   /** Full re-discovery on the next operation once the catalog is older than this. */
   ttlMs: number;
-  /**
-   * Pins and cleans each listing before it replaces a backend's entries (the
-   * trust layer), and decides which cached backends may be served at start
-   * (their tools match the pins); the catalog, and so every agent, sees only
-   * what it lets through. Without it every listing and cached part is taken.
-   */
+  /** The trust layer's review of each listing and of the cached parts served at start: the catalog sees only what it lets through (without it, everything). */
   review?: ListingReview;
-  /**
-   * The index cache: loaded at start so a restarted broker serves every
-   * backend's last listing at once, and written after listings change.
-   */
+  /** Loaded at start, so a restart serves every backend's last listing at once; written after listings change. */
   cache?: IndexCache;
   log: (line: string) => void;
 };
 
-/** What discovery reports as it works. */
-export type DiscoveryEvent =
-  /** Discovery changed the catalog: listings applied, or cached parts served. */
-  { type: 'catalog-changed' };
+/** What discovery reports: it changed the catalog (listings applied, or cached parts served). */
+export type DiscoveryEvent = { type: 'catalog-changed' };
 
 /** The longest the first operation waits for start-up discovery (1 s). */
 export const INITIAL_DISCOVERY_WAIT_MS = 1_000;
 
-/**
- * Backends listed at once by a full discovery: enough to keep a loopback
- * gateway busy, few enough that the listings arriving together never hold
- * the event loop for long, nor their parsed replies much memory.
- */
+/** Backends listed at once: enough to keep a loopback gateway busy, few enough that listings arriving together never hold the event loop or much memory. */
 const MAX_LISTINGS = 32;
 
 /** A listing that has not arrived after this long stops counting against {@link MAX_LISTINGS}. */
@@ -80,14 +66,9 @@ const CACHE_QUIET_MS = 1_000;
 /** ...or this long while a full discovery runs. */
 const DISCOVERY_CACHE_QUIET_MS = 5_000;
 
-/**
- * When the index cache served every backend, rediscovery starts this long
- * after: listing a thousand backends again takes the event loop's time from
- * the requests that a restart's clients send at once.
- */
+/** When the index cache served every backend, rediscovery waits this long: the requests a restart's clients send at once come first. */
 const REDISCOVERY_AFTER_CACHE_MS = 1_000;
 
-/** A reviewed listing waiting for the next catalog build. */
 type PendingListing = {
   entries: ToolEntry[];
   sequence: number;
@@ -100,13 +81,11 @@ const ALL_TARGETS = '\0all';
 
 /**
  * Keeps the catalog in step with the gateway: one parallel discovery at
- * start-up (the first operation waits for it, bounded), a full re-discovery
- * in the background once the catalog is older than the TTL (sooner after a
- * failure), and a debounced re-listing of one backend when it says its tools
- * changed. Each successful listing replaces that backend's entries at once; a
- * failed one keeps what the catalog had. A listing that started before a newer
- * one of the same backend was applied is dropped, so a slow full run never
- * undoes a fresher targeted one. {@link close} aborts whatever is in flight.
+ * start-up, a full re-discovery in the background once the catalog is older
+ * than the TTL (sooner after a failure), and a debounced re-listing of one
+ * backend when it says its tools changed. A failed listing keeps what the
+ * catalog had; one that started before a newer one of the same backend was
+ * applied is dropped, so a slow full run never undoes a fresher targeted one.
  */
 export class DiscoveryScheduler {
   readonly #abort = new AbortController();
@@ -133,14 +112,9 @@ export class DiscoveryScheduler {
   #sliceStarted = 0;
   /** Settles once the index cache's parts are in the catalog (or refused): no write may drop them before. */
   #cacheApplied: Promise<unknown> = Promise.resolve();
-  /**
-   * The listing hash of each target served from the index cache, until a
-   * live listing replaces it: the same listing again needs no review (its
-   * tools were checked against the pins and recorded when served).
-   */
+  /** The listing hash of each target served from the index cache until a live listing replaces it: the same listing again needs no review. */
   readonly #servedFromCache = new Map<string, string>();
   readonly #events = new EventStream<DiscoveryEvent>();
-  /** Ends the subscription to the gateway's list changes. */
   readonly #unsubscribe: (() => void) | undefined;
 
   /** Gives every later {@link DiscoveryEvent} to `listener`; returns the unsubscribe. */
@@ -156,10 +130,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Starts the start-up discovery in the background, once. With an index
-   * cache, its parts are imported first (in one build, with nothing else
-   * competing for the event loop) and discovery starts right after; the
-   * first operation then waits for the import, not for discovery.
+   * Starts the start-up discovery in the background, once. An index cache's
+   * parts are imported first (one build, nothing else competing for the event
+   * loop); the first operation then waits for the import, not for discovery.
    */
   start(): void {
     if (this.#initial !== undefined || this.#abort.signal.aborted) return;
@@ -172,7 +145,11 @@ export class DiscoveryScheduler {
       const discovery = served.then(async () => {
         // Every backend answered from the cache: the first requests after
         // the restart get the event loop to themselves for a moment.
-        if (this.#allServed())
+        if (
+          [...this.options.backends.keys()].every((target) =>
+            this.#applied.has(target),
+          )
+        )
           await waitAtMost(
             once(this.#abort.signal, 'abort'), // closed: checked below
             REDISCOVERY_AFTER_CACHE_MS,
@@ -185,28 +162,14 @@ export class DiscoveryScheduler {
     this.#initial.catch(() => {});
   }
 
-  /** Whether every configured backend's listing is in the catalog already. */
-  #allServed(): boolean {
-    for (const target of this.options.backends.keys())
-      if (!this.#applied.has(target)) return false;
-    return true;
-  }
-
-  /**
-   * Imports the cached parts in one build (a target a live listing reached
-   * first keeps the live one); resolves whether any was served. A part the
-   * catalog refuses makes it refuse them all: the cache is ignored.
-   */
+  /** Imports the cached parts in one build (a live listing that came first wins); resolves whether any was served. The catalog refuses all or none. */
   async #applyCache(cache: IndexCache, sequence: number): Promise<boolean> {
     const started = performance.now();
     const loaded = await cache.load(this.options.backends);
     if (loaded === undefined || this.#abort.signal.aborted) return false;
     const { listings } = loaded;
-    // Which targets match their pins is decided while the saved catalog is
-    // decoded (the pins file may still be read then).
+    // Decided while the saved catalog is decoded (the pins file may still be read then).
     const admission = this.options.review?.admitCached(listings);
-    // Not served: a target a live listing reached first, or one whose tools
-    // do not all match their pins.
     const live = (target: string) =>
       (this.#applied.get(target) ?? 0) > sequence || this.#pending.has(target);
     let restored: string[];
@@ -215,23 +178,18 @@ export class DiscoveryScheduler {
         loaded.catalog,
         {
           keep: (target) => listings.has(target) && !live(target),
-          ...(admission === undefined
-            ? {}
-            : {
-                admit: admission.then(
-                  ({ admitted }) =>
-                    (target: string) =>
-                      admitted.has(target) &&
-                      !live(target) &&
-                      !this.#abort.signal.aborted,
-                ),
-              }),
+          admit: admission?.then(
+            ({ admitted }) =>
+              (target: string) =>
+                admitted.has(target) &&
+                !live(target) &&
+                !this.#abort.signal.aborted,
+          ),
         },
       ));
     } catch (error) {
       if (this.#abort.signal.aborted) return false;
-      // A pins file that cannot be read is not the cache's fault: its
-      // failure goes to the caller, as before the restore.
+      // A pins file that cannot be read is not the cache's fault: it fails the caller.
       await admission;
       cache.ignored(errorText(error));
       return false;
@@ -291,10 +249,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * A backend said its tool list changed (`notifications/tools/list_changed`):
-   * list that backend alone once no further notice came for
-   * {@link LIST_CHANGED_DEBOUNCE_MS}. In multiplexed mode, or for a target the
-   * broker does not know, the whole gateway listing is run again.
+   * A backend said its tool list changed: list it alone once no further
+   * notice came for {@link LIST_CHANGED_DEBOUNCE_MS} (in multiplexed mode, or
+   * for an unknown target, the whole gateway listing is run again).
    */
   #toolsListChanged(target: string): void {
     if (this.#abort.signal.aborted) return;
@@ -337,11 +294,7 @@ export class DiscoveryScheduler {
     return run;
   }
 
-  /**
-   * The first operation after start-up waits (bounded) for the start-up
-   * discovery, so a fresh broker does not answer from the seed alone; no later
-   * operation waits, whatever discovery is doing.
-   */
+  /** The first operation waits (bounded) for the start-up discovery, so a fresh broker does not answer from the seed alone; no later one waits. */
   async awaitInitial(): Promise<void> {
     const initial = this.#initial;
     if (
@@ -354,12 +307,7 @@ export class DiscoveryScheduler {
     await waitAtMost(initial, INITIAL_DISCOVERY_WAIT_MS);
   }
 
-  /**
-   * While the start-up discovery runs: how many backends have neither a
-   * listing in the catalog (live or from the index cache) nor a failed
-   * listing yet, of how many. `undefined` once it has finished, so answers
-   * can say they come from part of the backends.
-   */
+  /** While the start-up discovery runs, the backends with neither a listing in the catalog nor a failed one, of how many (`undefined` once all are). */
   unlisted(): DiscoveryProgress | undefined {
     if (this.#discoveredAt !== undefined || this.#initial === undefined)
       return undefined;
@@ -375,9 +323,8 @@ export class DiscoveryScheduler {
 
   /**
    * Starts a background re-discovery once the catalog is older than the TTL,
-   * or older than {@link FAILED_RETRY_MS} when a backend failed last time (a
-   * broker started before its gateway should not serve the seed for a whole
-   * TTL). Never waits.
+   * or than {@link FAILED_RETRY_MS} after a failure (a broker started before
+   * its gateway should not serve the seed for a whole TTL). Never waits.
    */
   refreshIfStale(): void {
     if (
@@ -408,10 +355,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Lists `backends`, at most {@link MAX_LISTINGS} at a
-   * time: the next starts as soon as a listing has arrived (not once it is
-   * in the catalog), or once one has waited {@link SLOW_LISTING_MS}.
-   * Outcomes in the order of `backends`.
+   * Lists `backends`, at most {@link MAX_LISTINGS} at a time: the next starts
+   * once a listing has arrived (not once it is in the catalog), or has waited
+   * {@link SLOW_LISTING_MS}. Outcomes in the order of `backends`.
    */
   async #discoverEach(
     backends: readonly Backend[],
@@ -440,10 +386,7 @@ export class DiscoveryScheduler {
     return Promise.all(outcomes);
   }
 
-  /**
-   * Lists one backend and applies its listing; `fetched` is called once the
-   * listing has arrived (or failed), before it is reviewed and applied.
-   */
+  /** Lists one backend and applies its listing; `fetched` is called once the listing has arrived (or failed), before it is applied. */
   async #discoverBackend(
     backend: Backend,
     fetched?: () => void,
@@ -494,17 +437,15 @@ export class DiscoveryScheduler {
       );
     }
     const ms = elapsed(started);
-    const outcomes: DiscoveryOutcome[] = [];
-    for (const target of this.options.backends.keys()) {
-      // Not listed: hidden by a gateway rule, or the target is down. Keep what we had, say so.
-      if (!listing.has(target))
-        outcomes.push({
-          target,
-          ok: false,
-          error: 'absent from the multiplexed listing',
-          ms,
-        });
-    }
+    // Not listed (hidden by a gateway rule, or down): keep what we had, say so.
+    const outcomes: DiscoveryOutcome[] = [...this.options.backends.keys()]
+      .filter((target) => !listing.has(target))
+      .map((target) => ({
+        target,
+        ok: false,
+        error: 'absent from the multiplexed listing',
+        ms,
+      }));
     // Every target's listing is reviewed and queued at once: one build applies them.
     await Promise.all(
       [...listing].map(async ([target, tools]) => {
@@ -533,9 +474,8 @@ export class DiscoveryScheduler {
   /**
    * Replaces a backend's entries with the reviewed listing, unless a listing
    * that started later was applied already (checked again after the review,
-   * which may wait on the pins file). A listing with the same hash as the
-   * one behind the catalog's entries is reviewed (the trust layer sees every
-   * listing) but changes nothing in the catalog.
+   * which may wait on the pins file). A listing with the catalog's hash is
+   * reviewed (the trust layer sees every listing) but changes nothing.
    */
   async #apply(
     backend: Backend,
@@ -576,21 +516,11 @@ export class DiscoveryScheduler {
       sequence,
       hash === undefined
         ? undefined
-        : {
-            hash,
-            ...(reviewed.definitions === undefined
-              ? {}
-              : { definitions: reviewed.definitions }),
-          },
+        : { hash, definitions: reviewed.definitions },
     );
   }
 
-  /**
-   * Yields to other work (requests first) once the listings handled since
-   * the last yield have taken {@link LISTING_WORK_SLICE_MS}: listings that
-   * arrive together are reviewed and turned into entries a slice at a time,
-   * not all in one turn of the event loop.
-   */
+  /** Yields to other work (requests first) once listing work since the last yield took {@link LISTING_WORK_SLICE_MS}: listings that arrive together are handled a slice at a time. */
   async #paced(): Promise<void> {
     if (performance.now() - this.#sliceStarted < LISTING_WORK_SLICE_MS) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -598,10 +528,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Queues a target's entries for the next catalog build and resolves once
-   * they are in the catalog (rejects when the catalog refuses them). Listings
-   * that arrive while a build runs are applied together by the next one; a
-   * target's newer listing replaces its older queued one.
+   * Queues a target's entries for the next catalog build (a newer listing
+   * replaces its older queued one); resolves once they are in the catalog,
+   * rejects when the catalog refuses them.
    */
   #enqueue(
     target: string,
@@ -671,10 +600,9 @@ export class DiscoveryScheduler {
   }
 
   /**
-   * Writes the index cache once the catalog has been quiet for a moment:
-   * while a full discovery runs, for {@link DISCOVERY_CACHE_QUIET_MS} (so a
-   * burst is written once when it ends, not at each lull between its
-   * batches, yet a backend that never answers does not hold the write back).
+   * Writes the index cache once the catalog has been quiet for a moment, for
+   * {@link DISCOVERY_CACHE_QUIET_MS} while a full discovery runs: a burst is
+   * written once, yet a backend that never answers does not hold it back.
    */
   #cacheChanged(): void {
     const cache = this.options.cache;
@@ -700,9 +628,9 @@ export class DiscoveryScheduler {
 
 /**
  * Catalog entries of a listing; a malformed or duplicate tool is skipped and
- * named, never the whole backend. `names`, the qualified names the review
- * made of the same listing in its order, give each entry that same string
- * (one string per tool kept, not one for the catalog and one for the pins).
+ * named, never the whole backend. Each entry takes its string from `names`,
+ * the review's qualified names in listing order (one string per tool, not
+ * one for the catalog and one for the pins).
  */
 function entriesOf(
   backend: Backend,

@@ -35,9 +35,7 @@ export async function createGateway(
     role: config.role,
     timeoutMs: config.gatewayTimeoutMs,
     maxStandaloneStreams: config.gatewayMaxStreams,
-    ...(config.gatewayToken === undefined
-      ? {}
-      : { token: config.gatewayToken }),
+    token: config.gatewayToken,
   };
   const checked = gatewayClientOptionsSchema.safeParse(options);
   if (!checked.success)

@@ -5,11 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { sha256Tag } from '@heretek/internal';
 import type { GatewayTool } from './types.js';
-import type {
-  Backend,
-  SavedCatalog,
-  SavedCatalogStream,
-} from '@heretek/catalog';
+import type { Backend, SavedCatalogStream } from '@heretek/catalog';
 import { errorText } from './error-text.js';
 import { issueLines } from './issue-text.js';
 import {
@@ -27,24 +23,8 @@ export const INDEX_CACHE_VERSION = 6;
 export type CachedListing = {
   /** {@link listingHash} of the listing its tools were built from. */
   hash: string;
-  /**
-   * Each tool's definition hash when the trust layer reviewed the listing: a
-   * restarted broker serves the backend from the cache only if every one
-   * equals its pin.
-   */
+  /** Each tool's definition hash when the trust layer reviewed the listing: a restart serves the backend from the cache only if every one equals its pin. */
   definitions?: ToolHashes;
-};
-
-/** The index cache as read: each backend's key, and the catalog's saved form of them all. */
-export type LoadedCache = {
-  /** The backends still configured as they were saved, by target. */
-  listings: Map<string, CachedListing>;
-  /**
-   * The catalog's saved form (`ToolCatalog.saveCatalogStream`, each target
-   * under its {@link partKey}), its bytes a view of the file's, checked by
-   * `restoreCatalogAsync`.
-   */
-  catalog: SavedCatalog;
 };
 
 /** A listing as the trust layer let it through, with its tools' definition hashes when it pins. */
@@ -53,11 +33,7 @@ export type Reviewed = {
   definitions?: ToolHashes;
 };
 
-/**
- * The pins file's digest when it holds exactly the pins the trust layer
- * has, and the targets of `listings` whose tools all match those pins (see
- * `PinStore.fileDigest`); `undefined` when that cannot be said now.
- */
+/** The pins file's digest when it holds exactly the trust layer's pins, and the targets of `listings` whose tools all match them (`PinStore.fileDigest`); `undefined` when that cannot be said now. */
 export type PinsCovering = (
   listings: ReadonlyMap<string, CachedListing>,
 ) => Promise<{ digest: string; inspected: ReadonlySet<string> } | undefined>;
@@ -119,23 +95,16 @@ const HEADER = z.object({
     ),
   }),
 });
-type Header = z.infer<typeof HEADER>;
 
-/**
- * The hash that keys a backend's part of the cache: SHA-256 of the listing
- * exactly as the gateway returned it (names, descriptions, schemas,
- * annotations, in order). An unchanged backend lists the same bytes again, so
- * its part is kept; any change replaces it.
- */
+/** The hash that keys a backend's part of the cache: SHA-256 of the listing exactly as the gateway returned it, so that any change replaces the part. */
 export function listingHash(tools: readonly unknown[]): string {
   return sha256Tag(JSON.stringify(tools));
 }
 
 /**
  * The key a backend's tools are saved under in the catalog's saved form: its
- * listing hash, and with recorded definition hashes a digest of those (names
- * and hashes), so that its tools are restored only beside exactly the
- * definitions that were checked against the pins with them.
+ * listing hash, with a digest of its definition hashes when recorded, so its
+ * tools are restored only beside the definitions checked against the pins.
  */
 export function partKey(listing: CachedListing): string {
   const { hash, definitions } = listing;
@@ -148,23 +117,17 @@ export function partKey(listing: CachedListing): string {
 }
 
 /**
- * The built index in one binary file in the state folder
- * (`HERETEK_INDEX_CACHE_FILE`, laid out as above). A restarted broker reads it
- * in one read and restores the catalog from a view of its bytes in one build,
- * so every tool is searchable before the first listing answers; rediscovery
- * then replaces the backends whose listing changed. A file that is not this
- * version's cache is ignored with one log line and written afresh after
- * discovery; it is never trusted in part.
+ * The built index in one binary file (`HERETEK_INDEX_CACHE_FILE`, laid out as
+ * above). A restarted broker reads it in one read and restores the catalog
+ * from a view of its bytes in one build, so every tool is searchable before
+ * the first listing answers. A file that is not this version's cache is
+ * ignored with one log line and written afresh; it is never trusted in part.
  */
 export class IndexCache {
   readonly file: string;
   readonly #log: (line: string) => void;
   #warnedWrite = false;
-  /**
-   * Resolves once the temporary files that a broker stopped during a write
-   * left beside the file are removed (started when the cache is made;
-   * writes wait for it).
-   */
+  /** Resolves once the temporary files a broker stopped during a write left beside the file are removed (writes wait for it). */
   readonly swept: Promise<void>;
   #writing: Promise<void> = Promise.resolve();
   /** The file's bytes, once asked for (see {@link prefetch}). */
@@ -174,11 +137,7 @@ export class IndexCache {
   constructor(options: {
     file: string;
     log: (line: string) => void;
-    /**
-     * The pins file's digest and the targets whose tools match it, recorded
-     * with each write so that a restart on the same pins file admits them
-     * without comparing each tool with its pin.
-     */
+    /** Recorded with each write, so that a restart on the same pins file admits the covered targets without comparing each tool with its pin. */
     pinsCovering?: PinsCovering;
   }) {
     this.file = options.file;
@@ -194,10 +153,7 @@ export class IndexCache {
     );
   }
 
-  /**
-   * Starts reading the file (once), so that the read runs beside other
-   * start-up work; {@link load} uses these bytes.
-   */
+  /** Starts reading the file (once), beside other start-up work; {@link load} uses these bytes. */
   prefetch(): void {
     this.#bytes ??= readWhole(this.file).catch((error: unknown) => {
       if (!isMissing(error)) this.ignored(`not readable: ${errorText(error)}`);
@@ -206,14 +162,13 @@ export class IndexCache {
   }
 
   /**
-   * The cached backends still configured with the same backend and profile
-   * (others are stale and dropped: discovery lists them), with the catalog's
-   * saved form. `undefined` when there is no file, and with one log line when
-   * the file is not a cache this broker can read.
+   * The keys of the cached backends still configured with the same backend
+   * and profile (others are stale and dropped: discovery lists them), and the
+   * catalog's saved form (each target under its {@link partKey}, its bytes a
+   * view of the file's, checked by `restoreCatalogAsync`). `undefined` when
+   * there is no file, with one log line when this broker cannot read it.
    */
-  async load(backends: {
-    get(target: string): Backend | undefined;
-  }): Promise<LoadedCache | undefined> {
+  async load(backends: { get(target: string): Backend | undefined }) {
     this.prefetch();
     const bytes = await this.#bytes;
     // The bytes are not kept here: the catalog restored keeps what it views.
@@ -242,11 +197,9 @@ export class IndexCache {
   }
 
   /**
-   * Writes the cache atomically (mode 0600): `listings`, and the catalog's
-   * saved form of them for their {@link partKey}s, both taken in one turn so
-   * they agree; that stream is written a piece at a time (never held whole),
-   * the file's digest put in place last. A failure is logged once and never
-   * stops the broker: the next start rebuilds from discovery.
+   * Writes the cache atomically (mode 0600): `listings` and the catalog's
+   * saved form of them, taken in one turn so they agree, written a piece at a
+   * time (never held whole). A failure is logged once, never thrown.
    */
   save(
     listings: ReadonlyMap<string, CachedListing>,
@@ -290,14 +243,7 @@ export class IndexCache {
 }
 
 /** A cache file's header and listings, with the catalog's saved form, or what is wrong with it. */
-async function read(bytes: Buffer): Promise<
-  | {
-      header: Header;
-      listings: Map<string, CachedListing>;
-      catalog: SavedCatalog;
-    }
-  | string
-> {
+async function read(bytes: Buffer) {
   if (bytes.length < HEADER_AT || !bytes.subarray(0, 8).equals(MAGIC))
     return 'not an index cache file';
   const version = bytes.readUInt32LE(8);
@@ -340,10 +286,7 @@ async function read(bytes: Buffer): Promise<
               : {}),
           };
     digestAt += size;
-    listings.set(target, {
-      hash: listingHash,
-      ...(definitions && { definitions }),
-    });
+    listings.set(target, { hash: listingHash, definitions });
   }
   const catalogAt = Math.ceil(digestAt / ALIGN) * ALIGN;
   return {
@@ -375,11 +318,7 @@ async function readWhole(file: string): Promise<Buffer> {
   }
 }
 
-/**
- * The file's pieces before the catalog's bytes, in order: fixed fields (their
- * digest zero, put in place last), header, digest table, the catalog's
- * alignment. The header is laid out a few targets a turn.
- */
+/** The file's pieces before the catalog's bytes (the digest zero, put in place last); the header is laid out a few targets a turn. */
 async function headPieces(
   catalog: SavedCatalogStream,
   taken: ReadonlyMap<string, CachedListing>,

@@ -30,10 +30,7 @@ export const MAX_PENDING_CALLS = 16;
 /** How long a call waits for the client's retry with the answers before it is given up: a person answers, so ten minutes. */
 export const ANSWER_TIMEOUT_MS = 600_000;
 
-/**
- * JSON-RPC "request cancelled" (as in LSP; the SDK's code table has no
- * entry): a backend request its backend withdrew. Nobody reads the answer.
- */
+/** JSON-RPC "request cancelled" (as in LSP; not in the SDK's code table): a request its backend withdrew. Nobody reads the answer. */
 const REQUEST_CANCELLED = -32800;
 
 /** An error that the SDK answers a backend's request with, as JSON-RPC error `code`. */
@@ -42,11 +39,7 @@ export const rpcError = (message: string, code: number): Error =>
 
 export type InputFeature = 'elicitation' | 'sampling';
 
-/**
- * The refusal of a backend's request when the broker's client did not
- * declare the feature: what such a client would answer itself (Method not
- * found). The broker never answers for the user.
- */
+/** The refusal of a backend's request when the broker's client did not declare the feature: what such a client would answer itself (Method not found). */
 export function notDeclared(feature: InputFeature): Error {
   return rpcError(
     `The broker's MCP client does not support ${feature} (it did not declare the capability), so nobody can answer; refused by heretek-lazy-broker.`,
@@ -69,11 +62,7 @@ type Outcome =
 /** What a client declared in its request's envelope. */
 export type RoundCapabilities = { elicitation: boolean; sampling: boolean };
 
-/**
- * One `mcp_call_tool` from a 2026-07-28 client whose backend call may ask for
- * input: the backend's call runs on, and each of its asks is handed to the
- * client as an embedded input request of an `input_required` answer.
- */
+/** One `mcp_call_tool` from a 2026-07-28 client: the backend's call runs on, each of its asks handed to the client in an `input_required` answer. */
 export class PendingCall {
   readonly id = randomUUID();
   readonly controller = new AbortController();
@@ -94,7 +83,6 @@ export class PendingCall {
 
   /** Hands the backend's elicitation to the client in an `input_required` answer. */
   readonly onElicitation = this.#relay<ElicitResult>('elicitation/create');
-
   /** Hands the backend's sampling request to the client in an `input_required` answer. */
   readonly onSampling = this.#relay<CreateMessageResult>(
     'sampling/createMessage',
@@ -136,11 +124,7 @@ export class PendingCall {
     this.#wake();
   }
 
-  /**
-   * A backend asks for input: refused at once when the client did not declare
-   * the capability or too many calls already wait; otherwise the answer comes
-   * with the client's retry.
-   */
+  /** A backend asks for input: refused at once without the client's capability or beyond the waiting calls' limit; else answered by the client's retry. */
   ask(
     method: InputMethod,
     params: unknown,
@@ -184,10 +168,7 @@ export class PendingCall {
     });
   }
 
-  /**
-   * Hands the client's answers (a retry's `inputResponses`) to the asks they
-   * answer. An answer of the wrong shape fails that ask with a JSON-RPC error.
-   */
+  /** Hands a retry's `inputResponses` to the asks they answer; an answer of the wrong shape fails its ask with a JSON-RPC error. */
   answer(responses: Record<string, unknown> | undefined): void {
     for (const [key, ask] of this.#asks) {
       if (!ask.sent || responses === undefined || !(key in responses)) continue;
@@ -259,11 +240,7 @@ function featureOf(method: InputMethod): InputFeature {
   return method === 'elicitation/create' ? 'elicitation' : 'sampling';
 }
 
-/**
- * What a client's answer must hold before it goes to the backend: an
- * elicitation answer its action, a sampling answer its role and content.
- * Other fields pass through as sent.
- */
+/** What a client's answer must hold before it goes to the backend (other fields pass through as sent). */
 const ANSWER_SCHEMAS: Record<InputMethod, z.ZodType> = {
   'elicitation/create': z.looseObject({
     action: z.enum(['accept', 'decline', 'cancel'], {
@@ -298,9 +275,8 @@ function shapeProblem(
  * from a 2026-07-28 client becomes an `input_required` answer to
  * `mcp_call_tool`; the backend's call stays open (at most
  * {@link MAX_PENDING_CALLS} calls, each for at most {@link ANSWER_TIMEOUT_MS}
- * between rounds) until the client
- * retries with `inputResponses` and the `requestState` it got, whose answers
- * go to the backend. The broker never answers for the user.
+ * between rounds) until the client retries with `inputResponses` and the
+ * `requestState` it got. The broker never answers for the user.
  */
 export class InputRounds {
   readonly #waiting = new Map<
@@ -308,7 +284,6 @@ export class InputRounds {
     { call: PendingCall; timer: NodeJS.Timeout }
   >();
   #modern = false;
-  /** `log` takes a line about each backend request (stderr in the CLI). */
   constructor(private readonly log?: (line: string) => void) {}
 
   /** Whether the client has sent a 2026-07-28 call (it cannot take server-to-client requests). */
@@ -323,9 +298,8 @@ export class InputRounds {
 
   /**
    * Answers one round of a `mcp_call_tool` from a 2026-07-28 client: the
-   * first round starts the backend call with `start`, which passes the
-   * handlers it gets to the gateway for that call; a retry (with
-   * `requestState`) resumes the call it names with the client's answers.
+   * first starts the backend call with `start` (which passes the handlers to
+   * the gateway); a retry resumes the call its `requestState` names.
    */
   async round(options: {
     name: string;

@@ -32,12 +32,10 @@ function idOf(head: Buffer, tail: Buffer): string | number | undefined {
 }
 
 /**
- * Passes newline-delimited input through line by line, and drops any line
- * longer than `maxLineBytes` instead of buffering it: the MCP SDK's stdio
- * transport closes itself on such a line, which would leave the broker
- * serving nobody. Each dropped line is reported with its id when the line
- * shows one, so the request can be answered with an error; memory stays
- * bounded by `maxLineBytes` whatever the input.
+ * Passes newline-delimited input through line by line, and drops (without
+ * buffering) any line longer than `maxLineBytes`: the MCP SDK's stdio
+ * transport closes itself on such a line, leaving the broker serving nobody.
+ * A dropped line is reported with its id when it shows one, to be answered.
  */
 export class LineLimit extends Transform {
   #pending: Buffer[] = [];

@@ -39,11 +39,10 @@ export class ListingReview {
         pinned = review.pinned;
         this.#pinWrites.add(pinned);
         void pinned.then(() => this.#pinWrites.delete(pinned));
-        // Read in the same turn as the review: the next review of this target waits for this one.
-        const definitions = trust.listedToolHashes(target);
         return {
           tools: review.tools as GatewayTool[],
-          ...(definitions === undefined ? {} : { definitions }),
+          // Read in the same turn as the review: the next review of this target waits for this one.
+          definitions: trust.listedToolHashes(target),
         };
       });
     this.#reviews.set(

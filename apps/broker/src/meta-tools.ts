@@ -266,12 +266,7 @@ export async function answerMetaTool(options: {
   const { result, code } = await runMetaTool(options.name, options.input, {
     broker,
     call: (request) =>
-      broker.callTool({
-        ...request,
-        ...(role === undefined ? {} : { role }),
-        ...(signal === undefined ? {} : { signal }),
-        ...(onProgress === undefined ? {} : { onProgress }),
-      }),
+      broker.callTool({ ...request, role, signal, onProgress }),
   });
   return code === undefined ? result : { ...result, code };
 }
@@ -293,20 +288,10 @@ async function searchOrBrowse(
   };
   if (query.trim() === '' && args.target !== undefined)
     return formatBrowse(
-      await broker.browseTools({
-        target: args.target,
-        ...(args.profile === undefined ? {} : { profile: args.profile }),
-        ...(args.offset === undefined ? {} : { offset: args.offset }),
-        ...(args.limit === undefined ? {} : { limit: args.limit }),
-      }),
+      await broker.browseTools({ ...args, target: args.target }),
       marks,
     );
-  const result = await broker.searchTools({
-    query,
-    ...(args.profile === undefined ? {} : { profile: args.profile }),
-    ...(args.target === undefined ? {} : { target: args.target }),
-    ...(args.limit === undefined ? {} : { limit: args.limit }),
-  });
+  const result = await broker.searchTools({ ...args, query });
   return formatSearch(
     result,
     result.hits.length === 0 ? broker.targetSummary() : [],

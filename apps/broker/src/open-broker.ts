@@ -25,10 +25,7 @@ import { UsageLearning } from './usage/usage-learning.js';
 type Log = (line: string) => void;
 
 /** The broker's configuration as read from an environment, with its backend table. */
-export type BrokerSetup = {
-  config: BrokerConfig;
-  backends: Backend[];
-};
+export type BrokerSetup = ReturnType<typeof readBrokerSetup>;
 
 /**
  * Reads the broker's configuration from `env` (the `HERETEK_*` variables)
@@ -40,7 +37,7 @@ export function readBrokerSetup(options: {
   env: NodeJS.ProcessEnv;
   /** A backend table file that overrides `HERETEK_BACKENDS_FILE` (the CLI's `--backends`). */
   backendsFile?: string | undefined;
-}): BrokerSetup {
+}) {
   const config = loadBrokerConfig(options.env);
   return { config, backends: backendsOf(config, options.backendsFile) };
 }
@@ -53,8 +50,8 @@ export type OpenedBroker = {
   /** The trust layer while its pins file opens (`undefined` offline). */
   trust: Promise<TrustLayer> | undefined;
   /**
-   * Loads the gateway client now, if it is not loaded yet, and resolves once
-   * it is; rejects with a `BrokerConfigError` naming each option it refuses.
+   * Loads the gateway client now (once) and resolves when it is loaded;
+   * rejects with a `BrokerConfigError` naming each option it refuses.
    * Settled already unless opened with `deferGateway` (`undefined` offline).
    */
   connectGateway: (() => Promise<void>) | undefined;
@@ -69,16 +66,12 @@ export type OpenedBroker = {
 export async function openBroker(options: {
   setup: BrokerSetup;
   log: (line: string) => void;
-  /**
-   * Answers a backend's elicitation and sampling requests that belong to no
-   * call with handlers of its own (without them they are refused).
-   */
+  /** Answers a backend's elicitation and sampling requests outside a call with handlers of its own (without them they are refused). */
   backendRequests?: Pick<GatewayHooks, 'onElicitation' | 'onSampling'>;
   /**
    * Load the gateway client when it is first used or `connectGateway()` is
-   * called, not before this resolves: a restart then serves its index cache
-   * before loading it (the bin calls `connectGateway()` once the cache is
-   * served). Its option errors come from `connectGateway()` instead.
+   * called (its option errors come from there), not before this resolves: a
+   * restart then serves its index cache first.
    */
   deferGateway?: boolean;
 }): Promise<OpenedBroker> {
@@ -113,19 +106,15 @@ export async function openBroker(options: {
     role: config.role,
     catalog,
     backends,
-    ...(trust === undefined ? {} : { trust }),
+    trust,
     learning,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(gateway === undefined || indexCache === undefined
-      ? {}
-      : { indexCache }),
-    ...hybridOf(config, log),
+    gateway,
+    indexCache,
+    hybrid: hybridOf(config, log),
     gatewayMode: config.gatewayMode,
     discoveryTtlMs: config.discoveryTtlMs,
     resultGuard: config.resultGuard,
-    ...(config.defaultProfile === undefined
-      ? {}
-      : { defaultProfile: config.defaultProfile }),
+    defaultProfile: config.defaultProfile,
     log,
   });
   return { broker, learning, trust, connectGateway: connect };
@@ -134,27 +123,20 @@ export async function openBroker(options: {
 /**
  * A gateway whose client is loaded (once) when it is first used or
  * `connect()` is called: loading it (undici and the MCP client, a tenth of
- * a second and more) waits until the first answers need it. Its events are
- * `events`, which the client's hooks emit.
+ * a second and more) waits until the first answers need it.
  */
 function lazyGateway(
   load: () => Promise<ToolGateway>,
   events: EventStream<GatewayEvent>,
-): {
-  gateway: ToolGateway;
-  connect: () => Promise<void>;
-} {
+) {
   let client: Promise<ToolGateway> | undefined;
   const loaded = () => (client ??= load());
   const gateway: ToolGateway = {
     listTools: (options) =>
       loaded().then((gateway) => gateway.listTools(options)),
+    // The gateway client lists every target at once in multiplexed mode.
     listAllTools: (options) =>
-      loaded().then((gateway) =>
-        gateway.listAllTools === undefined
-          ? Promise.reject(new Error('the gateway cannot list every target'))
-          : gateway.listAllTools(options),
-      ),
+      loaded().then((gateway) => gateway.listAllTools!(options)),
     callTool: (options) =>
       loaded().then((gateway) => gateway.callTool(options)),
     close: () =>
@@ -191,11 +173,7 @@ function openTrust(config: BrokerConfig, log: Log): Promise<TrustLayer> {
   return trust;
 }
 
-/**
- * The index cache of the configured file, its file being read already
- * (beside the pins file and the rest of start-up); none offline or with
- * `HERETEK_INDEX_CACHE_FILE=off`, so that nothing reads or writes one.
- */
+/** The index cache, its file being read already (beside the rest of start-up); none offline or with `HERETEK_INDEX_CACHE_FILE=off`. */
 export function indexCacheFor(
   config: Pick<BrokerConfig, 'offline' | 'indexCacheFile'>,
   trust: Promise<TrustLayer> | undefined,
@@ -258,23 +236,17 @@ function backendsOf(config: BrokerConfig, flag: string | undefined): Backend[] {
 }
 
 /** Hybrid ranking when `HERETEK_EMBEDDINGS_URL` is set (the key is never logged). */
-function hybridOf(config: BrokerConfig, log: Log): { hybrid?: HybridRanking } {
+function hybridOf(config: BrokerConfig, log: Log): HybridRanking | undefined {
   const embeddings = config.embeddings;
-  if (embeddings === undefined) return {};
+  if (embeddings === undefined) return undefined;
   log(
     `embeddings: hybrid ranking with ${embeddings.model} at ${embeddings.url} (weight ${embeddings.weight})`,
   );
-  return {
-    hybrid: new HybridRanking({
-      provider: openAiEmbeddings({
-        url: embeddings.url,
-        model: embeddings.model,
-        ...(embeddings.key === undefined ? {} : { key: embeddings.key }),
-      }),
-      cacheFile: embeddings.cacheFile,
-      queryTimeoutMs: embeddings.queryTimeoutMs,
-      fusion: { weight: embeddings.weight },
-      log,
-    }),
-  };
+  return new HybridRanking({
+    provider: openAiEmbeddings(embeddings),
+    cacheFile: embeddings.cacheFile,
+    queryTimeoutMs: embeddings.queryTimeoutMs,
+    fusion: { weight: embeddings.weight },
+    log,
+  });
 }

@@ -119,11 +119,7 @@ function parseArguments(argv: readonly string[]): Command | string {
   return { kind: check ? 'check' : 'serve', backendsFile };
 }
 
-/**
- * Runs the broker CLI: `--help`, `--version`, `--check`, `--pin`, or a stdio
- * MCP server that serves until stdin closes or a signal arrives. Returns the
- * process exit code; serving ends with 0.
- */
+/** Runs the broker CLI (`--help`, `--version`, `--check`, `--pin`, or the stdio server); returns the process exit code. */
 export async function runServer(options: {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;

@@ -14,7 +14,6 @@ import { stderrLogger } from './logger.js';
 import { createBrokerServer, registerMetaTools } from './server.js';
 import { startBroker } from './start-broker.js';
 import { BrokerStdioTransport } from './stdio-transport.js';
-import type { UsageLearning } from './usage/usage-learning.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown waits for sessions to end before the process exits anyway. */
@@ -24,9 +23,7 @@ type Log = (line: string) => void;
 
 /**
  * Serves MCP on stdio until stdin closes, the client's pipes break, or a
- * signal arrives. The parts are built in one pass, each from the ones before
- * it: the MCP server, the bridge to its client, the gateway and the broker,
- * the server's meta-tools, the transport.
+ * signal arrives. The parts are built in one pass, each from the ones before.
  */
 export async function serve(
   config: BrokerConfig,
@@ -74,7 +71,12 @@ export async function serve(
     stdout: process.stdout,
     log,
     // Learned uses load after the first tools/list answer, never delaying it.
-    onFirstToolsList: () => loadLearning(learning, log),
+    onFirstToolsList: () =>
+      void learning
+        .load()
+        .catch((error: unknown) =>
+          log(`usage: not loaded: ${errorText(error)}`),
+        ),
   });
   const handle = serveStdio(() => server, {
     transport,
@@ -100,17 +102,7 @@ export async function serve(
   return EXIT_CODES.ok;
 }
 
-function loadLearning(learning: UsageLearning, log: Log): void {
-  learning
-    .load()
-    .catch((error: unknown) => log(`usage: not loaded: ${errorText(error)}`));
-}
-
-/**
- * The reason serving ends, once there is one: stdin closed, the client's
- * pipe broke, or a signal. Faults in a backend must never take the broker
- * down or touch stdout; they are logged.
- */
+/** The reason serving ends: stdin closed, the client's pipe broke, or a signal. Other faults never take the broker down; they are logged. */
 function stopSignals(log: Log): Promise<string> {
   return new Promise<string>((stop) => {
     process.stdout.on('error', (error) =>

@@ -8,8 +8,13 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Broker } from './broker.js';
 import type { CallerRole } from './caller-role.js';
-import { META_TOOLS, META_TOOL_NAMES, runMetaTool } from './meta-tools.js';
-import type { CallProgress, ToolCallResult } from './types.js';
+import {
+  META_TOOLS,
+  META_TOOL_NAMES,
+  runMetaTool,
+  type MetaToolDefinition,
+} from './meta-tools.js';
+import type { CallHandlers, CallProgress, ToolCallResult } from './types.js';
 import { VERSION } from './version.js';
 import type { InputRounds, RoundCapabilities } from './input-rounds.js';
 import { buildInstructions, type InstructionsBackend } from './instructions.js';
@@ -17,10 +22,7 @@ import { buildInstructions, type InstructionsBackend } from './instructions.js';
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
-/**
- * What a request's 2026-07-28 envelope says the client can answer, or
- * `undefined` for a 2025-era request (no envelope).
- */
+/** What a request's 2026-07-28 envelope says the client can answer; `undefined` for a 2025-era request (no envelope). */
 function envelopeCapabilities(
   envelope: object | undefined,
 ): RoundCapabilities | undefined {
@@ -60,30 +62,23 @@ const listed = (schema: object) =>
   fromJsonSchema<unknown>(schema as JsonSchemaType, handlerChecks);
 
 /**
- * Builds the broker's MCP server, with the server instructions of the
- * configured backend table and no tool yet ({@link registerMetaTools} adds
- * them). It is not connected; pass it to a transport (stdio in the CLI). It
- * does not advertise `tools.listChanged`: its own tools never change (the
- * backends' tools behind them are re-discovered as they change).
+ * Builds the broker's MCP server, not connected and with no tool yet
+ * ({@link registerMetaTools} adds them). No `tools.listChanged`: its own
+ * tools never change (the backends' tools behind them are re-discovered).
  */
 export function createBrokerServer(
   options: {
-    /**
-     * The configured backend table: the `initialize` answer carries its
-     * `buildInstructions` (never what discovery found, so the same
-     * configuration gives the same bytes at every start).
-     */
+    /** The configured backend table, whose instructions the `initialize` answer carries (never discovery's: the same bytes at every start). */
     backends?: readonly InstructionsBackend[];
   } = {},
 ): McpServer {
   const { backends } = options;
-  const instructions =
-    backends === undefined ? undefined : buildInstructions({ backends });
   return new McpServer(
     { name: 'heretek-lazy-broker', version: VERSION },
     {
       capabilities: { tools: { listChanged: false } },
-      ...(instructions === undefined ? {} : { instructions }),
+      instructions:
+        backends === undefined ? undefined : buildInstructions({ backends }),
     },
   );
 }
@@ -101,13 +96,13 @@ export function registerMetaTools(
 ): void {
   const { broker, inputRounds, callerRole } = options;
   for (const name of META_TOOL_NAMES) {
-    const tool = META_TOOLS[name];
+    const tool: MetaToolDefinition = META_TOOLS[name];
     server.registerTool(
       name,
       {
         description: tool.description,
         inputSchema: listed(tool.inputSchema),
-        ...('annotations' in tool ? { annotations: tool.annotations } : {}),
+        annotations: tool.annotations,
       },
       async (input: unknown, ctx) => {
         const { result } = await runMetaTool(name, input, {
@@ -128,22 +123,18 @@ export function registerMetaTools(
 }
 
 /**
- * Forwards a backend's progress to the client under the client's token (with
- * progress, total and message as sent), or `undefined` when the client sent
- * no token. `sent()` settles once every forwarded notification is on its way:
- * a client stops listening for progress once the response arrives.
+ * Forwards a backend's progress under the client's token (`undefined` without
+ * one). `sent()` settles once every forwarded notification is on its way: a
+ * client stops listening for progress once the response arrives.
  */
-function progressForwarder(ctx: ServerContext): {
-  onProgress: ((progress: CallProgress) => void) | undefined;
-  sent: () => Promise<unknown>;
-} {
+function progressForwarder(ctx: ServerContext) {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const forwarded: Promise<void>[] = [];
   return {
     onProgress:
       progressToken === undefined
         ? undefined
-        : (progress) => {
+        : (progress: CallProgress) => {
             forwarded.push(
               ctx.mcpReq
                 .notify({
@@ -166,43 +157,28 @@ async function callThrough(options: {
   /** The caller's role for this call; the broker's role when unset. */
   role: string | undefined;
 }): Promise<ToolCallResult> {
-  const { broker, inputRounds, ctx } = options;
-  const role = options.role === undefined ? {} : { role: options.role };
-  const { name, arguments: toolArguments } = options.request;
+  const { broker, inputRounds, ctx, role } = options;
   const { onProgress, sent } = progressForwarder(ctx);
+  const call = (signal: AbortSignal, handlers: CallHandlers) =>
+    broker.callTool({ ...options.request, signal, role, ...handlers });
   const capabilities = envelopeCapabilities(ctx.mcpReq.envelope);
-  if (capabilities !== undefined && inputRounds !== undefined) {
-    // MCP 2026-07-28: a backend's elicitation or sampling becomes an
-    // input_required answer, and the client's retry carries the answers.
-    const state = ctx.mcpReq.requestState();
-    const answer = await inputRounds.round({
-      name,
-      capabilities,
-      requestState: typeof state === 'string' ? state : undefined,
-      inputResponses: ctx.mcpReq.inputResponses,
-      signal: ctx.mcpReq.signal,
-      onProgress,
-      start: (signal, handlers) =>
-        broker.callTool({
-          name,
-          arguments: toolArguments,
-          signal,
-          ...role,
-          ...handlers,
-        }),
-    });
-    await sent();
-    // An input_required answer goes to the client as the call's result.
-    return answer as ToolCallResult;
-  }
-  // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
-  const result = await broker.callTool({
-    name,
-    arguments: toolArguments,
-    signal: ctx.mcpReq.signal,
-    ...role,
-    ...(onProgress === undefined ? {} : { onProgress }),
-  });
+  const state = ctx.mcpReq.requestState();
+  const answer =
+    capabilities === undefined || inputRounds === undefined
+      ? // A client's notifications/cancelled aborts the gateway call (or cancels its task) too.
+        await call(ctx.mcpReq.signal, { onProgress })
+      : // MCP 2026-07-28: a backend's elicitation or sampling becomes an
+        // input_required answer (the call's result), and the client's retry
+        // carries the answers.
+        await inputRounds.round({
+          name: options.request.name,
+          capabilities,
+          requestState: typeof state === 'string' ? state : undefined,
+          inputResponses: ctx.mcpReq.inputResponses,
+          signal: ctx.mcpReq.signal,
+          onProgress,
+          start: call,
+        });
   await sent();
-  return result;
+  return answer as ToolCallResult;
 }

@@ -70,25 +70,20 @@ export async function registerVerifiedSkills({
     ),
   );
   const served: ServedSkill[] = [];
-  for (const skill of mounted) {
-    const uri = entriesByName.get(skill.name);
-    if (uri === undefined) {
-      const own = warnings.filter((warning) =>
-        warning.path.includes(skill.name),
-      );
+  for (const { name, treeHash, fileCount } of mounted) {
+    const uri = entriesByName.get(name);
+    if (uri !== undefined) served.push({ name, treeHash, fileCount, uri });
+    else
       refusedReports.push({
-        name: skill.name,
+        name,
         code: 'catalog_rejected',
-        reason: `the MCP skills catalog rejected it: ${own.map((warning) => `${warning.path}: ${warning.message}`).join('; ') || 'no reason given'}`,
+        reason: `the MCP skills catalog rejected it: ${
+          warnings
+            .filter((warning) => warning.path.includes(name))
+            .map((warning) => `${warning.path}: ${warning.message}`)
+            .join('; ') || 'no reason given'
+        }`,
       });
-      continue;
-    }
-    served.push({
-      name: skill.name,
-      treeHash: skill.treeHash,
-      fileCount: skill.fileCount,
-      uri,
-    });
   }
 
   if (catalog !== undefined && served.length > 0) catalog.attach(server);

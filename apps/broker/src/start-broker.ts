@@ -4,11 +4,10 @@ import type { OpenedBroker } from './open-broker.js';
 export type StartProblem = { kind: 'gateway' | 'pins'; error: unknown };
 
 /**
- * Starts a broker that {@link openBroker} built, as the stdio server starts
- * it: discovery begins at once (each listing waits for the pins file), the
- * gateway client loads once the index cache's parts are served, and the pins
- * file's entries are checked. Resolves once it serves, or with why it cannot:
- * a pins file that cannot be trusted is never overwritten, the broker stops.
+ * Starts a broker that {@link openBroker} built, as the stdio server does:
+ * discovery at once, the gateway client once the index cache is served, then
+ * the pins file's check. Resolves once it serves, or with why it cannot (a
+ * pins file that cannot be trusted is never overwritten: the broker stops).
  */
 export async function startBroker(
   opened: OpenedBroker,

@@ -1,10 +1,15 @@
 import type { ToolAnnotations } from '@heretek/catalog';
 import type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
-} from '@modelcontextprotocol/server';
+  CallToolOptions,
+  GatewayLogEntry,
+  ListToolsOptions,
+} from '@heretek/gateway-client';
+
+export type {
+  CallProgress,
+  GatewayMode,
+  ServerRequestFrom as BackendRequest,
+} from '@heretek/gateway-client';
 
 /** A tool as a gateway lists it (the MCP `Tool` shape, loosely). */
 export type GatewayTool = {
@@ -16,31 +21,11 @@ export type GatewayTool = {
   execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' | string };
 };
 
-/** One `notifications/progress` of a call, as the backend sent it. */
-export type CallProgress = {
-  progress: number;
-  total?: number;
-  message?: string;
-};
-
-/** A backend's server-to-client request during a call, with the target it came from. */
-export type BackendRequest<Params> = { target: string; params: Params };
-
-/** What a backend may send back during one call before its result, and who takes it. */
-export type CallHandlers = {
-  /** Receives the backend's progress; without it the backend is not asked for progress. */
-  onProgress?: (progress: CallProgress) => void;
-  /** Answers the backend's `elicitation/create` requests of this call. */
-  onElicitation?: (
-    request: BackendRequest<ElicitRequest['params']>,
-    extra: { signal: AbortSignal },
-  ) => Promise<ElicitResult>;
-  /** Answers the backend's `sampling/createMessage` requests of this call. */
-  onSampling?: (
-    request: BackendRequest<CreateMessageRequest['params']>,
-    extra: { signal: AbortSignal },
-  ) => Promise<CreateMessageResult>;
-};
+/** What a backend may send back during one call before its result, and who takes it: its progress (without a handler it is not asked for any), elicitation and sampling requests. */
+export type CallHandlers = Pick<
+  CallToolOptions,
+  'onProgress' | 'onElicitation' | 'onSampling'
+>;
 
 /** The MCP `CallToolResult` shape the broker passes back to the agent. */
 export type ToolCallResult = {
@@ -55,37 +40,17 @@ export type GatewayEvent =
   /** A backend said its tools changed (`*`: the multiplexed endpoint's own stream). */
   | { type: 'tools-list-changed'; target: string }
   /** A backend's `notifications/message`, with the target whose reply carried it. */
-  | {
-      type: 'backend-log';
-      target: string;
-      level: string;
-      logger?: string;
-      data: unknown;
-    };
+  | ({ type: 'backend-log' } & GatewayLogEntry);
 
 /** What the broker needs from a gateway (`@heretek/gateway-client`'s `GatewayClient`). */
 export type ToolGateway = {
-  listTools(options: {
-    target: string;
-    signal?: AbortSignal;
-  }): Promise<GatewayTool[]>;
+  listTools(options: ListToolsOptions): Promise<GatewayTool[]>;
   /** Multiplexed gateways list every target at once, grouped by target. */
   listAllTools?(options?: {
     signal?: AbortSignal;
   }): Promise<Map<string, GatewayTool[]>>;
   /** With `onProgress` the call asks for progress (each notification restarts its timeout). */
-  callTool(
-    options: {
-      target: string;
-      tool: string;
-      arguments: Record<string, unknown>;
-      signal?: AbortSignal;
-      /** The calling agent's role, sent as this call's `x-heretek-role`. */
-      role?: string;
-      /** Call task-augmented and wait for the task's result. */
-      task?: boolean;
-    } & CallHandlers,
-  ): Promise<ToolCallResult>;
+  callTool(options: CallToolOptions): Promise<ToolCallResult>;
   /** Ends every session and aborts what is in flight. */
   close(): Promise<void>;
   /** Gives every later {@link GatewayEvent} to `listener`; returns the unsubscribe. */
@@ -103,6 +68,3 @@ export type DiscoveryOutcome =
       code?: string;
       ms: number;
     };
-
-/** How the gateway lists tools: per target, or one multiplexed listing. */
-export type { GatewayMode } from '@heretek/gateway-client';

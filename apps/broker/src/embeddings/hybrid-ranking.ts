@@ -38,9 +38,8 @@ const MIN_QUERY_WAIT_MS = 250;
  * The broker's side of hybrid ranking: tool vectors from the user's embedding endpoint,
  * computed in batches whenever the catalog changed and cached on disk by model and
  * definition hash, and one query vector per search with a short timeout. A search gets the
- * lexical answer at once while tool vectors are missing, until the endpoint has answered
- * once, and from a failure (a circuit breaker opens) until a background probe, never sent on
- * a search's behalf, is answered. The log says so once per outage.
+ * lexical answer at once while tool vectors are missing, before the endpoint's first answer,
+ * and from a failure until a background probe (never a search) is answered.
  */
 export class HybridRanking {
   readonly #provider: VectorProvider;
@@ -65,10 +64,8 @@ export class HybridRanking {
   #loaded: Promise<void> | undefined;
   /** The catalog followed, if any (synced again after a probe is answered). */
   #catalog: ToolCatalog | undefined;
-  /** Whether the endpoint answered since the start or the last failure. */
-  #answered = false;
-  #down = false;
-  #announced = false;
+  /** `up`: the endpoint answered since the start or the last failure; `down`: it failed since. */
+  #endpoint: 'new' | 'up' | 'down' = 'new';
   #probing: Promise<void> | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -166,7 +163,10 @@ export class HybridRanking {
     this.#catalog = catalog;
     this.#closed = false;
     void this.sync(catalog).then(() => {
-      if (!this.#answered && this.#breaker.state === CircuitState.Closed)
+      if (
+        this.#endpoint !== 'up' &&
+        this.#breaker.state === CircuitState.Closed
+      )
         void this.#probe();
     });
   }
@@ -192,7 +192,7 @@ export class HybridRanking {
   ): Promise<SearchVectors | undefined> {
     if (catalog.list() !== this.#syncedList) void this.sync(catalog);
     if (this.toolsWithVectors === 0 || query.trim() === '') return undefined;
-    if (!this.#answered) {
+    if (this.#endpoint !== 'up') {
       if (this.#breaker.state === CircuitState.Closed) void this.#probe();
       return undefined;
     }
@@ -243,19 +243,16 @@ export class HybridRanking {
 
   /** Logs the first answer, and the first after an outage. */
   #answeredNow(): void {
-    if (this.#down || !this.#announced)
+    if (this.#endpoint !== 'up')
       this.#log(
-        `embeddings: ${this.#provider.model} answers${this.#down ? ' again' : ''}; hybrid ranking on`,
+        `embeddings: ${this.#provider.model} answers${this.#endpoint === 'down' ? ' again' : ''}; hybrid ranking on`,
       );
-    this.#announced = true;
-    this.#answered = true;
-    this.#down = false;
+    this.#endpoint = 'up';
   }
 
   #failed(error: unknown): void {
-    this.#answered = false;
-    if (this.#down) return;
-    this.#down = true;
+    if (this.#endpoint === 'down') return;
+    this.#endpoint = 'down';
     this.#log(
       `embeddings: ${errorText(error)}; searches are lexical, the endpoint is tried again in the background`,
     );

@@ -5,9 +5,7 @@ import {
   writeFileAtomic,
 } from '../trust/state-file.js';
 
-/** The `format` of a vector cache file. */
 const VECTOR_CACHE_FORMAT = 'heretek-broker/embeddings';
-/** Its layout version. */
 const VECTOR_CACHE_VERSION = 1;
 
 /**

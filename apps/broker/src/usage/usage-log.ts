@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import {
   STATE_FILE_MODE,
@@ -46,15 +47,8 @@ const USAGE_LOCK_WAIT_MS = 10_000;
 /** A lock older than this is taken to be left behind by a crash. */
 const USAGE_LOCK_STALE_MS = 10_000;
 
-/** One learned use. */
-export type UsageRecord = {
-  /** ISO 8601 time of the call. */
-  at: string;
-  /** Qualified name of the tool called. */
-  tool: string;
-  /** Search terms of the request, as the catalog tokenizes them. */
-  terms: string[];
-};
+/** One learned use: the ISO 8601 time of the call, the tool's qualified name, the request's catalog search terms. */
+export type UsageRecord = Omit<z.infer<typeof usageLineSchema>, 'v'>;
 
 /** Outcome of a usage-file operation; `ok: false` never stops the broker. */
 type UsageStatus =
@@ -142,9 +136,6 @@ const DISABLED: UsageStatus = {
   problem: 'disabled',
   message: 'usage learning is off',
 };
-
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The usage file (see this module's header); constructing it does no I/O. */
 export class UsageLog {
@@ -339,10 +330,7 @@ export class UsageLog {
     await writeFileAtomic(file, kept.length > 0 ? `${kept.join('\n')}\n` : '');
   }
 
-  /**
-   * The `--check` line, e.g. `usage file /home/a/.local/state/heretek/usage.jsonl: 12.4 KiB,
-   * 96 uses (compacted over 2.0 MiB)`.
-   */
+  /** The `--check` line, e.g. `usage file <path>: 12.4 KiB, 96 uses (compacted over 2.0 MiB)`. */
   async describe(): Promise<string> {
     if (this.file === undefined)
       return 'usage file: off (learning from use is disabled)';
