@@ -5,7 +5,6 @@ import {
   type Progress,
 } from '@modelcontextprotocol/client';
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
-import { Agent } from 'undici';
 import {
   DEFAULTS,
   checkCallOptions,
@@ -185,7 +184,6 @@ export type EndpointInfo = {
 export class GatewayClient {
   readonly mode: GatewayMode;
   private readonly baseUrl: string;
-  private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly settings: EndpointSettings;
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
@@ -204,11 +202,6 @@ export class GatewayClient {
       token === undefined
         ? NO_SCRUB
         : (text: string) => text.split(token).join('[redacted]');
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      connect: { timeout: timeoutMs },
-    });
     // Only what a handler was given for, or `serverRequests` names.
     const kinds = new Set(parsed.serverRequests);
     if (parsed.onElicitation) kinds.add('elicitation');
@@ -224,7 +217,7 @@ export class GatewayClient {
       timeoutMs,
       closing: this.closing.signal,
       fetch: createGatewayFetch({
-        agent: this.agent,
+        connectTimeoutMs: timeoutMs,
         authorization: token === undefined ? undefined : `Bearer ${token}`,
         maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
         backgroundTimeoutMs: timeoutMs,
@@ -396,7 +389,7 @@ export class GatewayClient {
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
     await Promise.all(endpoints.map((endpoint) => endpoint.close()));
-    await this.agent.destroy().catch(() => undefined);
+    await this.settings.fetch.close();
   }
 
   /** The URL of the endpoint of `target` (`<url>/mcp` for every target in multiplexed mode). */

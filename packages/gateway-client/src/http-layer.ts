@@ -3,7 +3,7 @@ import {
   Headers as UndiciHeaders,
   fetch as undiciFetch,
   request as undiciRequest,
-  type Agent,
+  Agent,
   type Dispatcher,
 } from 'undici';
 import { z } from 'zod';
@@ -78,7 +78,8 @@ export class FetchOwner {
 }
 
 export type GatewayFetchOptions = {
-  agent: Agent;
+  /** Bound of opening a TCP (and TLS) connection. */
+  connectTimeoutMs: number;
   /** `Bearer <token>`, or `undefined` without a token. */
   authorization: string | undefined;
   maxResponseBytes: number;
@@ -103,6 +104,15 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** Codes of a connection closed or reset under a request (not refused). */
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ECONNABORTED',
+]);
+
 /**
  * Map a network-level failure from undici to a typed connection error.
  * `phase` says whether the request got no response at all (`request`) or
@@ -122,15 +132,7 @@ export function connectionError(
         ? error.cause.message
         : error.message
       : 'stream ended early');
-  const resetCodes = new Set([
-    'ECONNRESET',
-    'EPIPE',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'ECONNABORTED',
-  ]);
-  const refused =
-    phase === 'request' && !(code !== undefined && resetCodes.has(code));
+  const refused = phase === 'request' && !RESET_CODES.has(code ?? '');
   return new GatewayConnectionError({
     code: refused
       ? GatewayErrorCode.ConnectionRefused
@@ -289,6 +291,8 @@ function toWebResponse(
 
 /** What the fetch layer shares between the requests of one client. */
 type Environment = GatewayFetchOptions & {
+  /** The client's keep-alive pool. */
+  agent: Agent;
   /** Sessions holding a standalone stream slot. */
   streamSlots: number;
   /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
@@ -376,29 +380,48 @@ async function send(
 ): Promise<UndiciResponse> {
   const { signal, timer } = signalOf(environment, owner, request, init);
   if (request.bound && signal.aborted) throw owner.fault ?? signal.reason;
-  const options = {
-    method: request.method,
-    headers: Object.fromEntries(request.headers),
-    body: request.body,
-    signal,
-    dispatcher: environment.agent,
-  };
+  let fresh: Agent | undefined;
   try {
-    // A GET or DELETE is rare (one of each per session), and has no body to copy.
-    if (environment.following || request.method !== 'POST')
-      return await undiciFetch(request.where, options);
-    // undici's request: the reply's body is read as undici's stream, not
-    // through fetch's web streams and copies.
-    const reply = new RequestReply(
-      await undiciRequest(request.where, { ...options, method: 'POST' }),
-    );
-    if (!refusedByFetch(reply)) return reply;
-    await reply.node.dump().catch(() => undefined);
-    // A redirect (or a proxy asking for credentials): the server did not
-    // take the request, so it goes again the way fetch follows redirects,
-    // and so do this client's later requests.
-    environment.following = true;
-    return await undiciFetch(request.where, options);
+    for (;;) {
+      const options = {
+        method: request.method,
+        headers: Object.fromEntries(request.headers),
+        body: request.body,
+        signal,
+        dispatcher: fresh ?? environment.agent,
+      };
+      try {
+        // A GET or DELETE is rare (one of each per session), and has no body to copy.
+        if (environment.following || request.method !== 'POST')
+          return await undiciFetch(request.where, options);
+        // undici's request: the reply's body is read as undici's stream, not
+        // through fetch's web streams and copies.
+        const reply = new RequestReply(
+          await undiciRequest(request.where, { ...options, method: 'POST' }),
+        );
+        if (!refusedByFetch(reply)) return reply;
+        await reply.node.dump().catch(() => undefined);
+        // A redirect (or a proxy asking for credentials): the server did not
+        // take the request, so it goes again the way fetch follows redirects,
+        // and so do this client's later requests.
+        environment.following = true;
+        return await undiciFetch(request.where, options);
+      } catch (error) {
+        // A pooled connection the server closed while it was idle (its
+        // keep-alive timeout, a restart) fails before any reply: the request
+        // goes once more, on a connection of its own, as browsers do for a
+        // reused socket.
+        if (
+          fresh ||
+          signal.aborted ||
+          !RESET_CODES.has(networkCode(error) ?? '')
+        )
+          throw error;
+        fresh = new Agent({
+          connect: { timeout: environment.connectTimeoutMs },
+        });
+      }
+    }
   } catch (error) {
     if (signal.aborted) throw request.bound ? (owner.fault ?? error) : error;
     const typed = connectionError(
@@ -411,6 +434,8 @@ async function send(
     throw typed;
   } finally {
     clearTimeout(timer);
+    // It closes once the reply has been read.
+    fresh?.close().catch(() => undefined);
   }
 }
 
@@ -572,6 +597,9 @@ export type GatewayFetch = ReturnType<typeof createGatewayFetch>;
 export function createGatewayFetch(options: GatewayFetchOptions) {
   const environment: Environment = {
     ...options,
+    // undici's keep-alive default (4 s, or the server's `Keep-Alive: timeout`
+    // hint less 2 s): below the idle timeouts of common servers (Node 5 s).
+    agent: new Agent({ connect: { timeout: options.connectTimeoutMs } }),
     streamSlots: 0,
     following: false,
   };
@@ -642,5 +670,7 @@ export function createGatewayFetch(options: GatewayFetchOptions) {
         gatewayFetch(owner, input, init),
     /** The session is closed: its stream slot goes to the next session that asks. */
     release,
+    /** Close the connection pool. */
+    close: () => environment.agent.destroy().catch(() => undefined),
   };
 }
