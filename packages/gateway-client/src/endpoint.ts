@@ -31,7 +31,6 @@ export type Session = {
   client: Client;
   transport: SessionTransport;
   stream: StandaloneStream;
-  /** Requests on it right now. */
   inflight: number;
   /** The gateway rejected it: no new request goes out on it. */
   retired: boolean;
@@ -46,9 +45,8 @@ export const SERVER_REQUEST_METHODS = {
 
 /**
  * Answer a server request of `kind` with the handler of the call that
- * carried it, else the client-wide one, else Method not found (-32601).
- * The handler's signal aborts on any of `signals` and on close; the call's
- * per-request timer stops while it runs (the server waits for the user).
+ * carried it, else the client-wide one, else Method not found (-32601). The
+ * call's per-request timer stops while it runs (the server waits for the user).
  */
 export function answerServerRequest(
   settings: EndpointSettings,
@@ -145,7 +143,6 @@ export class Endpoint {
     await session.client.close().catch(() => undefined);
   }
 
-  /** Stop the connects in progress, and end the session. */
   async close(): Promise<void> {
     for (const owner of this.#connecting)
       owner.fail(
@@ -274,12 +271,10 @@ export class Endpoint {
   }
 
   /**
-   * The session's SDK client, with the handlers of what a server sends:
-   * list changes, and the server requests of each declared capability,
-   * answered by the handler of the call whose reply carried the request
-   * ({@link answerServerRequest}). Without a declared capability the SDK
-   * answers -32601 at once. Logs are passed on by the transport, which
-   * knows whose reply carried them.
+   * The session's SDK client, with handlers for list changes and for the
+   * server requests of each declared capability (the SDK answers -32601 to
+   * the others). Logs are passed on by the transport, which knows whose
+   * reply carried them.
    */
   #client(transport: SessionTransport): Client {
     const { options, kinds, capabilities, closing } = this.settings;

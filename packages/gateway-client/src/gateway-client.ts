@@ -21,7 +21,7 @@ import {
   GatewayError,
   GatewayProtocolError,
 } from './errors.js';
-import { createGatewayFetch } from './http-layer.js';
+import { GatewayFetch } from './http-layer.js';
 import { NO_SCRUB, toGatewayError } from './error-mapping.js';
 import { Operation, raceSignal } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
@@ -37,12 +37,10 @@ export type { CallToolResult };
 const MAX_INPUT_ROUNDS = 10;
 
 /**
- * `tools/call`, answering each `input_required` result (2026-07-28) with
- * the call's handlers and sending the call again with the answers and the
- * server's `requestState`. The SDK's client can run these rounds itself,
- * but only with the handlers of the whole client: a round's handler could
- * not tell which call asked (`allowInputRequired` hands the rounds to the
- * caller).
+ * `tools/call`, answering each `input_required` result (2026-07-28) with the
+ * call's handlers and sending the call again with the answers and the
+ * server's `requestState`. The SDK's client can run these rounds itself, but
+ * only with the handlers of the whole client, which cannot tell which call asked.
  */
 async function callInRounds(
   requester: Operation,
@@ -106,41 +104,22 @@ export type CallToolOptions = CallHandlers & {
   target: string;
   /** The bare tool name (without the `<target>_` prefix, in both modes). */
   tool: string;
-  /** Tool arguments. */
   arguments: Record<string, unknown>;
-  /**
-   * Cancels the call: the client sends `notifications/cancelled` for a plain
-   * call, `tasks/cancel` for a task-augmented one.
-   */
+  /** Cancels the call (`notifications/cancelled`, or `tasks/cancel` for a task). */
   signal?: AbortSignal | undefined;
-  /**
-   * Receives each `notifications/progress` of the call, with `progress`,
-   * `total` and `message` as the backend sent them. When given, the request
-   * carries a `progressToken`, and each progress restarts the request's
-   * timeout (`timeoutMs`), up to `maxTotalTimeoutMs` in all.
-   */
+  /** Receives each `notifications/progress` of the call; each restarts the request's `timeoutMs`. */
   onProgress?: ((progress: CallProgress) => void) | undefined;
   /**
-   * Hard ceiling of the whole call in milliseconds, however much progress
-   * arrives, however long a user takes to answer the backend's elicitation
-   * or sampling request (while the answer is awaited the per-request
-   * `timeoutMs` stops), and of a task-augmented call's wait for its task.
-   * Default: 10 times the client's `timeoutMs`.
+   * Ceiling of the whole call in milliseconds, progress, answers to the
+   * backend's requests and a task's wait included (default 10 x `timeoutMs`).
    */
   maxTotalTimeoutMs?: number | undefined;
   /**
-   * Call task-augmented (MCP 2025-11-25 tasks): `tools/call` with
-   * `params.task`, then `tasks/get` polled at the task's `pollInterval` until
-   * the task ends, then `tasks/result`, whose `CallToolResult` is returned.
-   * `true` leaves the task's time-to-live to the server; `{ ttlMs }` asks
-   * for one. Needed for tools whose `execution.taskSupport` is `required`.
+   * Call task-augmented (MCP 2025-11-25 tasks), for tools whose
+   * `execution.taskSupport` is `required`; `{ ttlMs }` asks for a time-to-live.
    */
   task?: boolean | { ttlMs?: number | undefined } | undefined;
-  /**
-   * The role this call's requests carry as `x-heretek-role` instead of the
-   * client's `role` (the session stays shared): the gateway's policy then
-   * judges the call by the role of whoever makes it.
-   */
+  /** This call's `x-heretek-role`, instead of the client's `role` (the session stays shared). */
   role?: string | undefined;
 };
 
@@ -156,11 +135,7 @@ export type EndpointInfo = {
   sessionId: string | undefined;
   /** How many times this endpoint was initialized (1 + re-initializations). */
   initializations: number;
-  /**
-   * The current session holds a standalone stream slot (its stream is open
-   * or being reopened), so its list changes are pushed; false beyond
-   * `maxStandaloneStreams`, or when the server refused the stream.
-   */
+  /** The session holds a standalone stream (open or being reopened): its list changes are pushed. */
   streaming: boolean;
 };
 
@@ -216,7 +191,7 @@ export class GatewayClient {
       scrub,
       timeoutMs,
       closing: this.closing.signal,
-      fetch: createGatewayFetch({
+      fetch: new GatewayFetch({
         connectTimeoutMs: timeoutMs,
         authorization: token === undefined ? undefined : `Bearer ${token}`,
         maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
