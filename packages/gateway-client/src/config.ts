@@ -58,10 +58,23 @@ export type CallHandlers = {
   onSampling?: SamplingHandler | undefined;
 };
 
-/** The server-to-client requests a client can declare it answers. */
-export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
+/** The server-to-client requests a client can declare it answers: each one's method, handler option and capability. */
+export const SERVER_REQUESTS = {
+  elicitation: {
+    method: 'elicitation/create',
+    handler: 'onElicitation',
+    capability: { form: {} },
+  },
+  sampling: {
+    method: 'sampling/createMessage',
+    handler: 'onSampling',
+    capability: {},
+  },
+} as const;
 
-export type ServerRequestKind = (typeof SERVER_REQUEST_KINDS)[number];
+export type ServerRequestKind = keyof typeof SERVER_REQUESTS;
+
+export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
 
 // The routing modes live with the other agentgateway facts in @heretek/internal.
 export { GATEWAY_MODES, type GatewayMode };
@@ -233,7 +246,7 @@ export function checkCallOptions(
   const result = callOptionsSchema.safeParse(options);
   if (!result.success) throw configError(result.error, 'callTool', target);
   for (const kind of SERVER_REQUEST_KINDS) {
-    const setting = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+    const setting = SERVER_REQUESTS[kind].handler;
     if (result.data[setting] !== undefined && !declared.includes(kind))
       throw new GatewayConfigError({
         setting,

@@ -7,7 +7,7 @@ import {
   type ClientCapabilities,
   type PriorDiscovery,
 } from '@modelcontextprotocol/client';
-import { DEFAULTS, type ServerRequestKind } from './config.js';
+import { DEFAULTS, SERVER_REQUESTS, type ServerRequestKind } from './config.js';
 import { GatewayClosedError, GatewayTimeoutError } from './errors.js';
 import { toGatewayError } from './error-mapping.js';
 import { FetchOwner, type StandaloneStream } from './http-layer.js';
@@ -37,12 +37,6 @@ export type Session = {
   closed: boolean;
 };
 
-/** The method of each server-to-client request kind. */
-export const SERVER_REQUEST_METHODS = {
-  elicitation: 'elicitation/create',
-  sampling: 'sampling/createMessage',
-} as const satisfies Record<ServerRequestKind, string>;
-
 /**
  * Answer a server request of `kind` with the handler of the call that
  * carried it, else the client-wide one, else Method not found (-32601). The
@@ -56,10 +50,8 @@ export function answerServerRequest(
   signals: AbortSignal[],
 ): Promise<unknown> {
   const { options, closing } = settings;
-  const handler =
-    kind === 'elicitation'
-      ? (scope.handlers?.onElicitation ?? options.onElicitation)
-      : (scope.handlers?.onSampling ?? options.onSampling);
+  const setting = SERVER_REQUESTS[kind].handler;
+  const handler = scope.handlers?.[setting] ?? options[setting];
   if (handler === undefined)
     throw new ProtocolError(
       ProtocolErrorCode.MethodNotFound,
@@ -293,7 +285,7 @@ export class Endpoint {
       });
     for (const kind of kinds)
       client.setRequestHandler(
-        SERVER_REQUEST_METHODS[kind],
+        SERVER_REQUESTS[kind].method,
         (request, context) => {
           const exchange = transport.carrier(context.mcpReq.id);
           const signals = [context.mcpReq.signal];

@@ -7,6 +7,8 @@ import {
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
 import {
   DEFAULTS,
+  SERVER_REQUEST_KINDS,
+  SERVER_REQUESTS,
   checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
@@ -82,7 +84,6 @@ async function callInRounds(
 
 /** Options of {@link GatewayClient.listTools}. */
 export type ListToolsOptions = {
-  /** The target (backend) whose tools to list. */
   target: string;
   /** Cancels the listing; the client sends `notifications/cancelled`. */
   signal?: AbortSignal | undefined;
@@ -90,11 +91,8 @@ export type ListToolsOptions = {
 
 /** A progress notification of a call, as the backend sent it. */
 export type CallProgress = {
-  /** Progress so far (increases with each notification). */
   progress: number;
-  /** Total, when the backend knows it. */
   total?: number;
-  /** A human-readable message, when the backend sent one. */
   message?: string;
 };
 
@@ -142,11 +140,9 @@ export type EndpointInfo = {
 /**
  * An MCP client for one agentgateway URL that lists and calls the tools of
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
- * `multiplexed` (`<url>/mcp`, `<target>_<tool>`) mode. Built on the MCP SDK
- * v2 `Client` and `StreamableHTTPClientTransport` with undici as HTTP layer.
- * One session per endpoint, initialized once; a session the gateway
- * rejects is re-initialized, at most once per request. Every failure is a
- * {@link GatewayError}.
+ * `multiplexed` (`<url>/mcp`, `<target>_<tool>`) mode. One session per
+ * endpoint; a session the gateway rejects is re-initialized, at most once
+ * per request. Every failure is a {@link GatewayError}.
  *
  * @example
  * ```ts
@@ -178,16 +174,17 @@ export class GatewayClient {
         ? NO_SCRUB
         : (text: string) => text.split(token).join('[redacted]');
     // Only what a handler was given for, or `serverRequests` names.
-    const kinds = new Set(parsed.serverRequests);
-    if (parsed.onElicitation) kinds.add('elicitation');
-    if (parsed.onSampling) kinds.add('sampling');
+    const kinds = SERVER_REQUEST_KINDS.filter(
+      (kind) =>
+        parsed[SERVER_REQUESTS[kind].handler] ||
+        parsed.serverRequests?.includes(kind),
+    );
     this.settings = {
       options: parsed,
-      capabilities: {
-        ...(kinds.has('elicitation') && { elicitation: { form: {} } }),
-        ...(kinds.has('sampling') && { sampling: {} }),
-      },
-      kinds: [...kinds],
+      capabilities: Object.fromEntries(
+        kinds.map((kind) => [kind, SERVER_REQUESTS[kind].capability]),
+      ),
+      kinds,
       scrub,
       timeoutMs,
       closing: this.closing.signal,
@@ -206,15 +203,9 @@ export class GatewayClient {
   }
 
   /**
-   * List every tool of `target`, following `nextCursor` to the end (a
-   * repeated cursor or more than `maxListPages` pages is a `PROTOCOL_ERROR`
-   * error). Names are bare in both modes. In multiplexed mode `/mcp` is
-   * listed once (concurrent callers share one listing) and the tools whose
-   * name starts with `<target>_` are returned with the prefix removed.
-   *
-   * A session that expires mid-listing is re-initialized and the listing
-   * resumes with the same cursor in the new session; it starts over from
-   * the first page only if the server rejects that cursor.
+   * List every tool of `target` (every page; bare names in both modes). In
+   * multiplexed mode `/mcp` is listed once for concurrent callers and the
+   * tools named `<target>_...` are returned.
    */
   async listTools(options: ListToolsOptions): Promise<McpTool[]> {
     const target = validateTargetName(options.target);
@@ -230,13 +221,9 @@ export class GatewayClient {
   }
 
   /**
-   * Multiplexed mode: list `/mcp` once and group the tools by target, split
-   * at the first `_` (bare names in the result). Names that cannot be split
-   * (no `_`, or not a valid target before it, as happens when agentgateway's
-   * `prefixMode` leaves names unprefixed) cannot be called by target and are
-   * left out, unless `includeUnprefixed` is set: then they are kept, unsplit,
-   * under the key `''`. Per-target mode has no single listing: this throws
-   * `INVALID_CONFIG`.
+   * Multiplexed mode only: the tools of `/mcp` by target (bare names). Names
+   * that cannot be split into a target and a tool are left out, or kept
+   * unsplit under `''` with `includeUnprefixed`.
    */
   async listAllTools(
     options: {
@@ -291,11 +278,8 @@ export class GatewayClient {
   }
 
   /**
-   * Call `tool` of `target` with `arguments`. Per-target mode posts the bare
-   * name to `<url>/mcp/<target>`; multiplexed mode posts `<target>_<tool>` to
-   * `<url>/mcp`. A result with `isError: true` is returned, not thrown; every
-   * other failure throws a {@link GatewayError}. See {@link CallToolOptions}
-   * for progress, task-augmented calls and cancellation.
+   * Call `tool` of `target`. A result with `isError: true` is returned, not
+   * thrown; every other failure throws a {@link GatewayError}.
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
@@ -350,10 +334,9 @@ export class GatewayClient {
   }
 
   /**
-   * Stop every listing and call in flight at once (they reject with
-   * `CLIENT_CLOSED`; the server is told with `notifications/cancelled`), end
-   * every session (HTTP DELETE; a 405 is fine), close the standalone
-   * streams and the connection pool. Idempotent.
+   * Stop everything in flight at once (`CLIENT_CLOSED`; the server is told
+   * `notifications/cancelled`), end every session (DELETE) and close the
+   * connections. Idempotent.
    */
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
@@ -403,8 +386,7 @@ export class GatewayClient {
    * Run one operation (a listing, a call) on `endpoint` under the
    * concurrency cap and the caller's signal. Each request of the operation
    * gets `timeoutMs` (the first one's also covers waiting for a slot and
-   * connecting; progress restarts it), the whole operation at most
-   * `ceilingMs` when given. `close()` stops it at once.
+   * connecting), the whole operation at most `ceilingMs` when given.
    */
   private async run<T>(
     endpoint: Endpoint,

@@ -3,9 +3,8 @@ import type {
   Progress,
   RequestOptions,
 } from '@modelcontextprotocol/client';
-import type { CallHandlers } from './config.js';
+import { SERVER_REQUESTS, type CallHandlers } from './config.js';
 import {
-  SERVER_REQUEST_METHODS,
   answerServerRequest,
   type Endpoint,
   type Session,
@@ -274,7 +273,7 @@ export class Operation {
         params?: unknown;
       };
       const kind = settings.kinds.find(
-        (declared) => SERVER_REQUEST_METHODS[declared] === method,
+        (declared) => SERVER_REQUESTS[declared].method === method,
       );
       if (kind === undefined)
         throw new GatewayProtocolError({

@@ -56,14 +56,12 @@ export type RequestScope = {
 
 /**
  * One request on a session: the Streamable HTTP transport its POST (and the
- * SSE reply, and that reply's resumption) goes out on, whose `fetch` reports
- * to `owner`. What its reply carries is known to belong to this request: a
- * server request, a log, a response for another id, a stream that ends
- * before the response.
+ * SSE reply, and its resumption) goes out on, whose `fetch` reports to
+ * `owner`. What its reply carries belongs to this request.
  */
 export class Exchange {
   readonly owner: FetchOwner;
-  /** The request options' headers that send a request on this exchange. */
+  /** The `RequestOptions.headers` that send a request on this exchange. */
   readonly headers: Record<string, string>;
   requestId: RequestId | undefined;
   #answered = false;
@@ -80,10 +78,8 @@ export class Exchange {
     this.#transport = new StreamableHTTPClientTransport(session.url, {
       fetch: settings.fetch.fetchFor(this.owner),
       reconnectionOptions: RECONNECTION,
-      ...(main.sessionId === undefined ? {} : { sessionId: main.sessionId }),
-      ...(main.protocolVersion === undefined
-        ? {}
-        : { protocolVersion: main.protocolVersion }),
+      sessionId: main.sessionId,
+      protocolVersion: main.protocolVersion,
     });
     this.#transport.onmessage = (message) => this.#receive(message);
     this.#transport.onerror = (error) => {
