@@ -27,12 +27,9 @@ export type RequestExtra<R = unknown> = {
   /** This request's timeout instead of `timeoutMs` (a request that blocks until a task ends). */
   timeoutMs?: number | undefined;
   /**
-   * The request is not cut off when the operation stops (timeout, caller
-   * cancel): the operation rejects at once with its reason, and the
-   * request runs to its own end (bounded by the SDK's timeout), whose
-   * outcome this gets. A task-augmented call's creation uses it: the
-   * server may have made the task before the stop, and only the answer
-   * names the task to cancel.
+   * The request is not cut off when the operation stops: the operation
+   * rejects at once, and the request runs to its own end, whose outcome this
+   * gets. A task's creation uses it: only the answer names the task to cancel.
    */
   afterStop?: ((late: Promise<R>) => void) | undefined;
 };
@@ -82,11 +79,10 @@ export function raceSignal<T>(
 }
 
 /**
- * One operation's state: why it stopped (timeout, caller cancel, close),
- * the exchange in flight, the per-request timer and the ceiling. No
- * AbortController of its own on the fast path: stopping fails the current
- * exchange directly, and a controller is only made when the operation has
- * to wait (for a slot, a connect, a task poll).
+ * One operation's state: why it stopped, the exchange in flight, the
+ * per-request timer and the ceiling. No AbortController on the fast path:
+ * stopping fails the current exchange directly, and a controller is only
+ * made when the operation has to wait (for a slot, a connect, a task poll).
  */
 export class Operation {
   /** Why the operation stopped, once it has. */
@@ -138,9 +134,9 @@ export class Operation {
   }
 
   /**
-   * Send on the endpoint's session and, when the gateway rejects the
-   * session, re-initialize and send once more (counted per request: a
-   * listing of many pages survives several expiries).
+   * Send on the endpoint's session; when the gateway rejects the session,
+   * re-initialize and send once more (per request: a listing of many pages
+   * survives several expiries).
    */
   async request<R>(
     what: string,
@@ -163,17 +159,16 @@ export class Operation {
           () => this.reason,
         ));
       session.inflight += 1;
-      let exchange: Exchange | undefined;
+      const exchange = session.transport.open({
+        target: target ?? endpoint.target,
+        role: this.plan.role,
+        handlers: this.plan.handlers,
+        hold: () => this.hold(),
+      });
       let succeeded = false;
       let detached = false;
       let sending: Promise<R> | undefined;
       try {
-        exchange = session.transport.open({
-          target: target ?? endpoint.target,
-          role: this.plan.role,
-          handlers: this.plan.handlers,
-          hold: () => this.hold(),
-        });
         const afterStop = extra?.afterStop;
         if (afterStop === undefined) this.exchange = exchange;
         if (this.reason) exchange.owner.fail(this.reason);
@@ -188,23 +183,23 @@ export class Operation {
         succeeded = true;
         return result;
       } catch (error) {
-        if (extra?.afterStop && error === this.reason && sending && exchange) {
+        if (extra?.afterStop && error === this.reason && sending) {
           // Stopped while the request runs on: it ends (and is accounted
           // for) when its answer or its own timeout comes.
           detached = true;
           extra.afterStop(sending);
-          const done = exchange;
-          const settle = (ok: boolean) => () => this.release(session, done, ok);
+          const settle = (ok: boolean) => () =>
+            this.release(session, exchange, ok);
           sending.then(settle(true), settle(false));
           throw error;
         }
         const typed = toGatewayError(settings, error, {
           target,
           where: endpoint.key,
-          fault: exchange?.owner.fault,
+          fault: exchange.owner.fault,
         });
         if (
-          exchange?.owner.fault !== undefined ||
+          exchange.owner.fault !== undefined ||
           !rejectsSession(error) ||
           !session.transport.sessionId ||
           settings.closing.aborted ||
@@ -242,12 +237,11 @@ export class Operation {
     const { endpoint, target, role } = this.plan;
     const session = endpoint.readySession() ?? (await endpoint.session(target));
     session.inflight += 1;
-    let exchange: Exchange | undefined;
+    const exchange = session.transport.open({
+      target: target ?? endpoint.target,
+      role,
+    });
     try {
-      exchange = session.transport.open({
-        target: target ?? endpoint.target,
-        role,
-      });
       return await send(session.client, {
         timeout: endpoint.settings.timeoutMs,
         headers: exchange.headers,
@@ -257,11 +251,7 @@ export class Operation {
     }
   }
 
-  /**
-   * The answers to the `inputRequests` of an `input_required` result
-   * (2026-07-28), by this operation's handlers (as a 2025 server's requests
-   * on the call's stream are answered), keyed as asked.
-   */
+  /** The answers to the `inputRequests` of an `input_required` result (2026-07-28), keyed as asked. */
   async answerInputs(
     inputRequests: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
@@ -299,10 +289,10 @@ export class Operation {
   /** The request of `exchange` on `session` is over. */
   private release(
     session: Session,
-    exchange: Exchange | undefined,
+    exchange: Exchange,
     succeeded: boolean,
   ): void {
-    exchange?.finish(succeeded);
+    exchange.finish(succeeded);
     session.inflight -= 1;
     if (session.retired && session.inflight === 0)
       void this.plan.endpoint.closeSession(session, false);
@@ -339,11 +329,9 @@ export class Operation {
   }
 
   /**
-   * A server request carried by this operation's reply (an elicitation, a
-   * sampling request) is being answered: the server waits for the user, so
-   * the per-request timer stops until every such answer is in, then starts
-   * afresh. The ceiling (`maxTotalTimeoutMs`) still bounds the operation.
-   * Returns the release; calling it twice releases once.
+   * A server request this operation's reply carried is being answered: the
+   * server waits for the user, so the per-request timer stops until every
+   * answer is in (the ceiling still runs). Returns the release (idempotent).
    */
   private hold(): () => void {
     this.holds += 1;
