@@ -14,9 +14,7 @@ export type GatewayLogEntry = {
   target: string;
   /** The MCP log level (`debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`). */
   level: string;
-  /** The server's logger name, if it sent one. */
   logger?: string;
-  /** The logged data, as sent. */
   data: unknown;
 };
 
@@ -24,7 +22,6 @@ export type GatewayLogEntry = {
 export type ServerRequestFrom<Params> = {
   /** The target whose call the request arrived on (`*` when it came outside a call on the multiplexed endpoint). */
   target: string;
-  /** The request's params, as sent. */
   params: Params;
 };
 
@@ -203,10 +200,7 @@ function configError(
   });
 }
 
-/**
- * Validate client options; throws {@link GatewayConfigError} naming the
- * option. The token value is never echoed.
- */
+/** Validate client options; throws {@link GatewayConfigError} naming the option (never the token's value). */
 export function parseGatewayClientOptions(
   options: GatewayClientOptions,
 ): GatewayClientOptions {
@@ -233,11 +227,7 @@ const callOptionsSchema = z.object({
     .optional(),
 });
 
-/**
- * Check the options of one call against the schema and the capabilities the
- * client declares (`declared`); throws {@link GatewayConfigError} naming the
- * option.
- */
+/** Check the options of one call, and its handlers against the capabilities `declared`. */
 export function checkCallOptions(
   options: object,
   target: string,

@@ -65,11 +65,7 @@ export function answerServerRequest(
   return release === undefined ? answer : answer.finally(release);
 }
 
-/**
- * One MCP endpoint of the gateway (`<url>/mcp/<target>`, or `<url>/mcp`):
- * its session (one SDK client), connected once and re-initialized after the
- * gateway rejects it.
- */
+/** One MCP endpoint of the gateway (`<url>/mcp/<target>`, or `<url>/mcp`) and its session. */
 export class Endpoint {
   readonly url: URL;
   readonly limiter: Limiter;
@@ -215,7 +211,7 @@ export class Endpoint {
       await client.connect(transport, {
         signal: owner.signal,
         timeout: remaining + 1_000,
-        ...(prior ? { prior } : {}),
+        prior,
       });
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -242,11 +238,9 @@ export class Endpoint {
   }
 
   /**
-   * The session behind a standalone stream is gone (the gateway restarted,
-   * say): start a new session at once, which opens a new stream, and report
-   * a list change for the endpoint, since what changed in between is
-   * unknown. If the new session cannot be made, the next request tries
-   * again.
+   * The session behind a standalone stream is gone (a gateway restart): start
+   * a new one at once, and report a list change, since what changed in
+   * between is unknown. If it fails, the next request tries again.
    */
   #reopen(session: Session): void {
     if (this.settings.closing.aborted || this.current !== session) return;

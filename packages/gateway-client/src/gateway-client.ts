@@ -72,13 +72,7 @@ async function callInRounds(
     const inputResponses = await requester.answerInputs(
       result.inputRequests ?? {},
     );
-    params = {
-      ...call,
-      inputResponses,
-      ...(result.requestState === undefined
-        ? {}
-        : { requestState: result.requestState }),
-    };
+    params = { ...call, inputResponses, requestState: result.requestState };
   }
 }
 
@@ -123,13 +117,10 @@ export type CallToolOptions = CallHandlers & {
 
 /** What the client knows about one endpoint, for diagnostics and tests. */
 export type EndpointInfo = {
-  /** The endpoint URL. */
   url: string;
-  /** Negotiated protocol revision, e.g. `2025-11-25` or `2026-07-28`. */
   protocolVersion: string | undefined;
   /** `legacy` (initialize + sessions) or `modern` (2026-07-28, stateless). */
   era: 'legacy' | 'modern' | undefined;
-  /** The current `Mcp-Session-Id`, if the server issued one. */
   sessionId: string | undefined;
   /** How many times this endpoint was initialized (1 + re-initializations). */
   initializations: number;

@@ -35,21 +35,15 @@ export type StandaloneStream = {
 };
 
 /**
- * Whom one SDK transport sends for: one request of an operation, or a
- * session. Each owner gets a `fetch` of its own ({@link GatewayFetch.fetchFor}),
- * so what goes wrong with a reply reaches the owner directly, without
- * anything travelling through the SDK.
+ * Whom one SDK transport sends for: one request, or a session. Each owner
+ * gets a `fetch` of its own, so what goes wrong with a reply reaches the
+ * owner directly, not through the SDK.
  */
 export class FetchOwner {
   /** The first fault; it wins over whatever the SDK rejects with. */
   fault: GatewayError | undefined;
-  /**
-   * Its POSTs are requests it waits for (one request, or a session's
-   * handshake), bound to its signal; once false (a session after its
-   * handshake), they are notifications and answers, each with a timeout.
-   */
+  /** Its POSTs are requests it waits for, bound to its signal; once false (a session after its handshake), notifications and answers. */
   waiting = true;
-  /** SSE replies still being read. */
   openStreams = 0;
   readonly #controller = new AbortController();
   /** Aborted on a fault, or when what is left of a finished exchange is cut. */
@@ -160,11 +154,9 @@ type UndiciResponse = Pick<
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A reply of undici's `request` with what the checks read of a fetch
- * `Response`. Its body is read as undici's own stream, and becomes a web
- * stream only when something needs one (an SSE reply, a body handed to the
- * SDK): the web stream, its controller and fetch's copies of the request
- * are not made for every JSON reply.
+ * A reply of undici's `request` as the checks read a fetch `Response`. Its
+ * body becomes a web stream only when something needs one: the web stream,
+ * its controller and fetch's copies are not made for every JSON reply.
  */
 class RequestReply implements UndiciResponse {
   readonly status: number;
@@ -199,10 +191,10 @@ class RequestReply implements UndiciResponse {
   }
 }
 
-/** Redirect statuses: fetch refuses them under `redirect: 'error'` when they name a location. */
+/** Redirect statuses (with a location). */
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** A web `Response` with `body` (none for a status that may not have one) and the status and headers of `response`. */
+/** A web `Response` with `body` (none for a status that may not have one), status and headers. */
 function toWebResponse(
   response: UndiciResponse,
   body: ReadableStream<Uint8Array> | Uint8Array | string | null,
@@ -285,11 +277,9 @@ type Outgoing = {
 };
 
 /**
- * The `fetch` of the SDK's `StreamableHTTPClientTransport`s: undici on one
- * keep-alive `Agent`, plus the headers this client sends (`x-heretek-role`
- * of the owner, the bearer token), a reply size cap, and the faults of what
- * the SDK reads later (a reply body that breaks off or grows too large)
- * given to the owner at once.
+ * The `fetch` of the SDK's transports: undici on one keep-alive `Agent`, with
+ * the role and token headers, a reply size cap, and the faults of what the
+ * SDK reads later given to the owner at once.
  */
 export class GatewayFetch {
   // undici's keep-alive default (4 s, or the server's `Keep-Alive: timeout`
@@ -335,10 +325,8 @@ export class GatewayFetch {
     const request = this.outgoing(owner, input, init);
     const { stream } = owner;
     if (request.standalone) {
-      // Nobody listens for what the server would send outside a request, or
-      // the client holds as many streams as it may: do not open one for this
-      // session (a server may refuse it with 405 too, which is what the
-      // transport is told here). A session keeps its slot until released.
+      // Nobody listens outside a request, or every slot is taken: the
+      // transport is told 405, as a server without streams answers.
       if (!stream?.slot) {
         if (!stream || this.#streamSlots >= this.options.maxStandaloneStreams)
           return new Response(null, {
@@ -410,9 +398,8 @@ export class GatewayFetch {
     // cancel and close; anything else gets a timeout of its own.
     if (request.bound) return { signal: owner.signal };
     const ms = this.options.backgroundTimeoutMs;
-    // What goes on after its transport closes (a request's cancellation, sent
-    // as it stops) gets a timeout only; the standalone stream is long-lived:
-    // only waiting for its headers is bounded, and it ends with its session.
+    // The standalone stream is long-lived: only waiting for its headers is
+    // bounded, and it ends with its session.
     if (!request.standalone) return { signal: AbortSignal.timeout(ms) };
     const opening = new AbortController();
     const timer = setTimeout(() => opening.abort(), ms);
@@ -424,10 +411,7 @@ export class GatewayFetch {
     };
   }
 
-  /**
-   * Send the request with undici on the client's keep-alive agent. A network
-   * failure becomes a typed connection error (the owner's fault when bound).
-   */
+  /** Send the request; a network failure becomes a typed connection error (the owner's fault when bound). */
   private async send(
     owner: FetchOwner,
     request: Outgoing,
@@ -454,10 +438,8 @@ export class GatewayFetch {
           const reply = new RequestReply(
             await undiciRequest(request.where, { ...options, method: 'POST' }),
           );
-          // A redirect or a proxy asking for credentials, which fetch refuses
-          // under `redirect: 'error'`: the server did not take the request, so
-          // it goes again the way fetch follows redirects, and so do this
-          // client's later requests.
+          // A redirect or a proxy asking for credentials: the server did not
+          // take the request, so it and later ones go the way fetch follows.
           if (
             reply.status !== 407 &&
             !(
@@ -501,10 +483,9 @@ export class GatewayFetch {
   }
 
   /**
-   * A reply the owner waits for. A JSON body is read here under the size cap
-   * and handed to the SDK in a new `Response` over its bytes, which it parses;
-   * an SSE body is passed through under the cap, counted while open. A body
-   * that breaks off or grows past the cap is the owner's fault at once.
+   * A reply the owner waits for: a JSON body read here under the size cap,
+   * an SSE body passed through under the cap. A body that breaks off or grows
+   * past the cap is the owner's fault at once.
    */
   private async boundReply(
     owner: FetchOwner,
@@ -564,11 +545,7 @@ export class GatewayFetch {
     return toWebResponse(response, body);
   }
 
-  /**
-   * The standalone GET stream, passed through to the SDK (which dispatches
-   * what it carries and reconnects it with backoff when it drops) while each
-   * event is held to `maxResponseBytes` (the stream itself may run for days).
-   */
+  /** The standalone GET stream, each event held to `maxResponseBytes` (the stream may run for days). */
   private standaloneBody(
     body: ReadableStream<Uint8Array>,
   ): ReadableStream<Uint8Array> {
@@ -594,11 +571,7 @@ export class GatewayFetch {
     );
   }
 
-  /**
-   * The body of `reply`, refused past `maxResponseBytes`. A fetch reply's web
-   * stream is read through a Node stream over it; a {@link RequestReply}'s is
-   * undici's own.
-   */
+  /** The body of `reply`, refused past `maxResponseBytes`. */
   private async readLimited(
     reply: UndiciResponse,
     target: string | undefined,
