@@ -6,13 +6,11 @@ import {
   Agent,
   type Dispatcher,
 } from 'undici';
-import { z } from 'zod';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
   GatewayResponseTooLargeError,
   type GatewayError,
-  type JsonRpcErrorObject,
 } from './errors.js';
 
 /** Request header carrying the caller's role to the gateway's policy. */
@@ -26,7 +24,6 @@ const SETTLED = Object.freeze({
 
 /** A session's standalone GET stream, as the fetch layer keeps it. */
 export type StandaloneStream = {
-  /** The stream was open at least once. */
   opened: boolean;
   /** The session holds one of the client's stream slots (`maxStandaloneStreams`). */
   slot: boolean;
@@ -52,7 +49,6 @@ export class FetchOwner {
   constructor(
     readonly target: string | undefined,
     readonly role: string,
-    /** The session's standalone stream (for a session's owner). */
     readonly stream?: StandaloneStream,
   ) {}
 
@@ -113,33 +109,6 @@ function connectionError(
       : `The connection to the gateway at ${where} dropped before the reply was complete (${reason}); retry, and check the gateway and backend logs.`,
     cause: error,
   });
-}
-
-const jsonRpcErrorBody = z.object({
-  error: z.object({
-    code: z.number(),
-    message: z.string(),
-    data: z.unknown().optional(),
-  }),
-});
-
-/** The JSON-RPC error inside an HTTP error body, if the body is one. */
-export function parseJsonRpcError(
-  text: string,
-): JsonRpcErrorObject | undefined {
-  try {
-    return jsonRpcErrorBody.safeParse(JSON.parse(text)).data?.error;
-  } catch {
-    return undefined; // not JSON: no JSON-RPC error to report
-  }
-}
-
-/** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
-export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
-  const text = JSON.stringify(value);
-  if (text === undefined) return value;
-  const clean = scrub(text);
-  return clean === text ? value : (JSON.parse(clean) as T);
 }
 
 type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
@@ -253,9 +222,7 @@ function watched(
 }
 
 export type GatewayFetchOptions = {
-  /** Bound of opening a TCP (and TLS) connection. */
   connectTimeoutMs: number;
-  /** `Bearer <token>`, or `undefined` without a token. */
   authorization: string | undefined;
   maxResponseBytes: number;
   /** Timeout of what waits for no reply (notifications, DELETE, opening the standalone stream). */
@@ -268,7 +235,6 @@ type Outgoing = {
   method: string;
   headers: Headers;
   body: string | null;
-  /** The URL, for messages. */
   where: string;
   /** It waits for a reply the owner waits for: a JSON-RPC request, or the resumption of its reply. */
   bound: boolean;
@@ -285,7 +251,6 @@ export class GatewayFetch {
   // undici's keep-alive default (4 s, or the server's `Keep-Alive: timeout`
   // hint less 2 s): below the idle timeouts of common servers (Node 5 s).
   readonly #agent: Agent;
-  /** Sessions holding a standalone stream slot. */
   #streamSlots = 0;
   /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
   #following = false;
@@ -294,7 +259,6 @@ export class GatewayFetch {
     this.#agent = this.newAgent();
   }
 
-  /** The `fetch` of one transport. */
   fetchFor(
     owner: FetchOwner,
   ): (input: string | URL, init?: RequestInit) => Promise<Response> {
@@ -308,7 +272,6 @@ export class GatewayFetch {
     this.#streamSlots -= 1;
   }
 
-  /** Close the connection pool. */
   close(): Promise<void> {
     return this.#agent.destroy().catch(() => undefined);
   }
@@ -433,8 +396,6 @@ export class GatewayFetch {
           // A GET or DELETE is rare (one of each per session), and has no body to copy.
           if (this.#following || request.method !== 'POST')
             return await undiciFetch(request.where, options);
-          // undici's request: the reply's body is read as undici's stream, not
-          // through fetch's web streams and copies.
           const reply = new RequestReply(
             await undiciRequest(request.where, { ...options, method: 'POST' }),
           );
@@ -452,10 +413,9 @@ export class GatewayFetch {
           this.#following = true;
           return await undiciFetch(request.where, options);
         } catch (error) {
-          // A pooled connection the server closed while it was idle (its
-          // keep-alive timeout, a restart) fails before any reply: the request
-          // goes once more, on a connection of its own, as browsers do for a
-          // reused socket.
+          // A pooled connection the server closed while idle (its keep-alive
+          // timeout, a restart) fails before any reply: the request goes once
+          // more, on a connection of its own, as browsers do.
           if (
             fresh ||
             signal.aborted ||

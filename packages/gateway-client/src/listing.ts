@@ -85,15 +85,17 @@ const MAX_LIST_RESTARTS = 3;
  * session expired is sent again with the same cursor in the new session; if
  * that session rejects the cursor, the walk starts over (at most 3 times).
  */
-export async function walkPages(requester: Operation): Promise<McpTool[]> {
+export async function walkPages(
+  requester: Operation,
+  restarts = 0,
+): Promise<McpTool[]> {
   const { target, endpoint } = requester.plan;
   const maxListPages =
     endpoint.settings.options.maxListPages ?? DEFAULTS.maxListPages;
   const of = target ? ` of target '${target}'` : '';
-  let tools: McpTool[] = [];
-  let seen = new Set<string>();
+  const tools: McpTool[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
-  let restarts = 0;
   for (let pages = 1; ; pages += 1) {
     const before = requester.reinitializations;
     const sent = cursor;
@@ -118,20 +120,14 @@ export async function walkPages(requester: Operation): Promise<McpTool[]> {
         requester.reinitializations > before &&
         restarts < MAX_LIST_RESTARTS &&
         isCursorRejection(error)
-      ) {
-        restarts += 1;
-        tools = [];
-        seen = new Set();
-        cursor = undefined;
-        pages = 0;
-        continue;
-      }
+      )
+        return walkPages(requester, restarts + 1);
       throw error;
     }
     tools.push(...page.tools);
     const next = page.nextCursor;
     if (next == null) return tools;
-    if (seen.has(next) || next === cursor) {
+    if (seen.has(next)) {
       throw new GatewayProtocolError({
         target,
         message: `tools/list${of} returned cursor ${JSON.stringify(next.slice(0, 80))} a second time after ${pages} pages; the server's pagination loops.`,
