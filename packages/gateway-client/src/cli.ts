@@ -127,18 +127,16 @@ main(process.argv.slice(2)).then(
     ) {
       console.error(`heretek-gateway: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;
-      return;
-    }
-    if (GatewayError.isInstance(error)) {
+    } else if (GatewayError.isInstance(error)) {
       console.error(
         `heretek-gateway: error [${error.code}]${error.target ? ` target=${error.target}` : ''}: ${error.message}`,
       );
       process.exitCode = error.code === 'INVALID_CONFIG' ? 2 : 1;
-      return;
+    } else {
+      console.error(
+        `heretek-gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      process.exitCode = 1;
     }
-    console.error(
-      `heretek-gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    process.exitCode = 1;
   },
 );

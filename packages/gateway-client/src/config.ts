@@ -133,10 +133,8 @@ export const DEFAULTS = {
 } as const;
 
 /**
- * Why `value` is no gateway base URL, if it is none: that is absolute
- * http(s), without credentials (they would be sent to every backend and show
- * in logs: use the token, which `token` names), and not already ending in
- * `/mcp` (the client appends `/mcp` or `/mcp/<target>` itself).
+ * Why `value` is no gateway base URL: not absolute http(s), credentials (they
+ * would go to every backend and show in logs), or a trailing `/mcp`.
  */
 function urlProblem(value: string, token: string): string | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;

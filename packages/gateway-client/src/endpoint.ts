@@ -19,10 +19,8 @@ import {
 } from './session-transport.js';
 import { VERSION } from './version.js';
 
-/** What every endpoint of one client shares, given at construction. */
 export type EndpointSettings = TransportSettings & {
   capabilities: ClientCapabilities;
-  /** The server requests the client declares it answers. */
   kinds: ReadonlyArray<ServerRequestKind>;
 };
 
@@ -121,7 +119,6 @@ export class Endpoint {
     }
   }
 
-  /** Close `session`, ending it at the gateway (DELETE) when `end`. */
   async closeSession(session: Session, end: boolean): Promise<void> {
     if (session.closed) return;
     session.closed = true;
@@ -256,12 +253,7 @@ export class Endpoint {
     );
   }
 
-  /**
-   * The session's SDK client, with handlers for list changes and for the
-   * server requests of each declared capability (the SDK answers -32601 to
-   * the others). Logs are passed on by the transport, which knows whose
-   * reply carried them.
-   */
+  /** The session's SDK client (logs are passed on by the transport, which knows whose reply carried them). */
   #client(transport: SessionTransport): Client {
     const { options, kinds, capabilities, closing } = this.settings;
     const client = new Client(

@@ -10,11 +10,8 @@ import { z } from 'zod';
 /** The scrubber of a client without a token: nothing to remove. */
 export const NO_SCRUB = (text: string) => text;
 
-/** What mapping an error needs to know about the client. */
 export type ErrorMapping = {
-  /** Removes the bearer token from a text. */
   scrub: (text: string) => string;
-  /** The client's per-request timeout (for SDK timeouts). */
   timeoutMs: number;
   /** Aborted by `close()`: then every failure is `CLIENT_CLOSED`, and server request handlers end. */
   closing: AbortSignal;

@@ -20,7 +20,6 @@ export const GatewayErrorCode = {
   Unknown: 'UNKNOWN',
 } as const;
 
-/** Options shared by every gateway error constructor. */
 type GatewayErrorOptions = {
   /** What went wrong and what to do about it. Never contains the bearer token. */
   message: string;
@@ -33,7 +32,6 @@ type GatewayErrorOptions = {
 const GatewayErrorFamily =
   createErrorFamily<typeof GatewayErrorCode>('gateway-client');
 
-/** One of the {@link GatewayErrorCode} values. */
 export type GatewayErrorCode = InstanceType<typeof GatewayErrorFamily>['code'];
 
 /**
@@ -57,10 +55,7 @@ export class GatewayError extends GatewayErrorFamily {
   }
 }
 
-/**
- * A class of one code whose errors carry the common options and the `Extra`
- * ones, of which those in `keep` stay as read-only properties.
- */
+/** A class of one code whose errors carry the common options and `Extra`, those in `keep` as properties. */
 const classOf =
   <Extra extends object = object>() =>
   <const Code extends GatewayErrorCode, const Keep extends keyof Extra = never>(
@@ -115,7 +110,6 @@ export class GatewayHttpError extends errorClass(GatewayError, {
   codes: [GatewayErrorCode.HttpStatus],
   details: (
     options: GatewayErrorOptions & {
-      /** The HTTP status code. */
       status: number;
       /** The JSON-RPC error in the body, when the body carried one. */
       jsonRpcError?: JsonRpcErrorObject | undefined;
@@ -131,7 +125,6 @@ export class GatewayHttpError extends errorClass(GatewayError, {
 
 /** The reply was a JSON-RPC error (for example an unknown tool, -32602). */
 export class GatewayJsonRpcError extends classOf<{
-  /** The JSON-RPC error code. */
   jsonRpcCode: number;
   /** The JSON-RPC error `data`, if any. */
   data?: unknown;

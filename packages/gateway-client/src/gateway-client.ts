@@ -32,7 +32,6 @@ import { validateTargetName } from './target-name.js';
 
 export type { McpTool };
 
-/** The result of `tools/call`, as the SDK types it. */
 export type { CallToolResult };
 
 /** Most `input_required` rounds of one call, as the SDK's own driver allows. */
@@ -92,7 +91,6 @@ export type CallProgress = {
 
 /** Options of {@link GatewayClient.callTool}. */
 export type CallToolOptions = CallHandlers & {
-  /** The target (backend) that owns the tool. */
   target: string;
   /** The bare tool name (without the `<target>_` prefix, in both modes). */
   tool: string;
@@ -133,15 +131,8 @@ export type EndpointInfo = {
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
  * `multiplexed` (`<url>/mcp`, `<target>_<tool>`) mode. One session per
  * endpoint; a session the gateway rejects is re-initialized, at most once
- * per request. Every failure is a {@link GatewayError}.
- *
- * @example
- * ```ts
- * const gateway = new GatewayClient({ url: 'http://127.0.0.1:3000', mode: 'per-target', role: 'director' });
- * const tools = await gateway.listTools({ target: 'ghidra' });
- * const result = await gateway.callTool({ target: 'ghidra', tool: 'list_functions', arguments: {} });
- * await gateway.close();
- * ```
+ * per request. Every failure is a {@link GatewayError} (the package README
+ * shows its use).
  */
 export class GatewayClient {
   readonly mode: GatewayMode;
@@ -149,8 +140,8 @@ export class GatewayClient {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly settings: EndpointSettings;
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
-  /** How to stop each running operation at once (`close()` calls them). */
-  private readonly running = new Set<() => void>();
+  /** The operations in flight (`close()` stops them). */
+  private readonly running = new Set<Operation>();
   /** Aborted by `close()`: ends server-to-client request handlers. */
   private readonly closing = new AbortController();
 
@@ -211,11 +202,7 @@ export class GatewayClient {
     );
   }
 
-  /**
-   * Multiplexed mode only: the tools of `/mcp` by target (bare names). Names
-   * that cannot be split into a target and a tool are left out, or kept
-   * unsplit under `''` with `includeUnprefixed`.
-   */
+  /** Multiplexed mode only: the tools of `/mcp` by target (bare names); names that do not split are left out, or kept under `''`. */
   async listAllTools(
     options: {
       signal?: AbortSignal | undefined;
@@ -275,14 +262,14 @@ export class GatewayClient {
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
     checkCallOptions(options, target, this.settings.kinds);
-    const { timeoutMs } = this.settings;
-    const maxTotal = options.maxTotalTimeoutMs ?? timeoutMs * 10;
-    const name =
-      this.mode === 'multiplexed'
-        ? multiplexedName(target, options.tool)
-        : options.tool;
-    const args = options.arguments ?? {};
-    const onProgress = options.onProgress;
+    const call = {
+      name:
+        this.mode === 'multiplexed'
+          ? multiplexedName(target, options.tool)
+          : options.tool,
+      arguments: options.arguments ?? {},
+    };
+    const { onProgress, task } = options;
     const onprogress = onProgress
       ? (progress: Progress) => {
           const passed: CallProgress = { progress: progress.progress };
@@ -291,20 +278,19 @@ export class GatewayClient {
           onProgress(passed);
         }
       : undefined;
-    const { task } = options;
+    const ceilingMs = options.maxTotalTimeoutMs ?? this.settings.timeoutMs * 10;
     return this.run(
       this.endpoint(target),
       // Its signal and role; its onElicitation and onSampling as handlers.
-      { ...options, target, ceilingMs: maxTotal, handlers: options },
+      { ...options, target, ceilingMs, handlers: options },
       (requester) =>
         task
           ? callAsTask(requester, {
-              name,
-              arguments: args,
+              ...call,
               ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
             })
-          : callInRounds(requester, { name, arguments: args }, onprogress),
+          : callInRounds(requester, call, onprogress),
     );
   }
 
@@ -332,7 +318,14 @@ export class GatewayClient {
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
-    for (const stop of [...this.running]) stop();
+    for (const operation of this.running)
+      operation.stop(
+        new GatewayClosedError({
+          target: operation.plan.target,
+          message:
+            'The gateway client was closed while the request was in flight.',
+        }),
+      );
     this.running.clear();
     // Connects in progress too: close() does not wait for a silent server.
     const endpoints = [...this.endpoints.values()];
@@ -374,10 +367,9 @@ export class GatewayClient {
   }
 
   /**
-   * Run one operation (a listing, a call) on `endpoint` under the
-   * concurrency cap and the caller's signal. Each request of the operation
-   * gets `timeoutMs` (the first one's also covers waiting for a slot and
-   * connecting), the whole operation at most `ceilingMs` when given.
+   * Run one operation on `endpoint` under the concurrency cap and the
+   * caller's signal; its first request's `timeoutMs` also covers waiting for
+   * a slot and connecting.
    */
   private async run<T>(
     endpoint: Endpoint,
@@ -401,15 +393,7 @@ export class GatewayClient {
     });
     const onCallerAbort = () => operation.stop(this.abortedError(target));
     signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const onClose = () =>
-      operation.stop(
-        new GatewayClosedError({
-          target,
-          message:
-            'The gateway client was closed while the request was in flight.',
-        }),
-      );
-    this.running.add(onClose);
+    this.running.add(operation);
     let release: (() => void) | undefined;
     try {
       release =
@@ -423,7 +407,7 @@ export class GatewayClient {
     } finally {
       operation.dispose();
       signal?.removeEventListener('abort', onCallerAbort);
-      this.running.delete(onClose);
+      this.running.delete(operation);
       release?.();
     }
   }

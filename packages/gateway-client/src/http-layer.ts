@@ -31,11 +31,7 @@ export type StandaloneStream = {
   readonly onSessionLost: () => void;
 };
 
-/**
- * Whom one SDK transport sends for: one request, or a session. Each owner
- * gets a `fetch` of its own, so what goes wrong with a reply reaches the
- * owner directly, not through the SDK.
- */
+/** Whom one SDK transport sends for (a request, or a session): its own `fetch` gives it its reply's faults directly. */
 export class FetchOwner {
   /** The first fault; it wins over whatever the SDK rejects with. */
   fault: GatewayError | undefined;
@@ -287,18 +283,16 @@ export class GatewayFetch {
   ): Promise<Response> {
     const request = this.outgoing(owner, input, init);
     const { stream } = owner;
-    if (request.standalone) {
+    if (request.standalone && !stream?.slot) {
       // Nobody listens outside a request, or every slot is taken: the
       // transport is told 405, as a server without streams answers.
-      if (!stream?.slot) {
-        if (!stream || this.#streamSlots >= this.options.maxStandaloneStreams)
-          return new Response(null, {
-            status: 405,
-            statusText: 'Method Not Allowed',
-          });
-        this.#streamSlots += 1;
-        stream.slot = true;
-      }
+      if (!stream || this.#streamSlots >= this.options.maxStandaloneStreams)
+        return new Response(null, {
+          status: 405,
+          statusText: 'Method Not Allowed',
+        });
+      this.#streamSlots += 1;
+      stream.slot = true;
     }
     let response: UndiciResponse;
     try {

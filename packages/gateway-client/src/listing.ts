@@ -14,7 +14,6 @@ import type { Operation } from './operation.js';
 /** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
 export type McpTool = Tool;
 
-/** One `tools/list` page as {@link listPageSchema} lets it through. */
 type ListPage = { tools: McpTool[]; nextCursor?: string | undefined };
 
 /** Where a page breaks the shape `tools/list` must have, or `undefined`. */

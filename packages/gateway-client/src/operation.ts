@@ -20,7 +20,6 @@ import {
 } from './errors.js';
 import { rejectsSession, toGatewayError } from './error-mapping.js';
 
-/** Per-request settings of {@link Operation.request}. */
 export type RequestExtra<R = unknown> = {
   /** Progress of this request; each one also restarts its timeout. */
   onprogress?: ((progress: Progress) => void) | undefined;
@@ -34,13 +33,10 @@ export type RequestExtra<R = unknown> = {
   afterStop?: ((late: Promise<R>) => void) | undefined;
 };
 
-/** What one operation is: a listing or a call, on one endpoint. */
 export type OperationPlan = {
   endpoint: Endpoint;
   target: string | undefined;
-  /** Sent as `x-heretek-role` on the operation's requests. */
   role: string;
-  /** The ceiling of the whole operation, when it has one. */
   ceilingMs: number | undefined;
   handlers: CallHandlers | undefined;
 };
@@ -85,7 +81,6 @@ export function raceSignal<T>(
  * made when the operation has to wait (for a slot, a connect, a task poll).
  */
 export class Operation {
-  /** Why the operation stopped, once it has. */
   reason: GatewayError | undefined;
   reinitializations = 0;
   private exchange: Exchange | undefined;
@@ -94,7 +89,6 @@ export class Operation {
   private readonly ceiling: NodeJS.Timeout | undefined;
   private requestTimeoutMs: number;
   private requests = 0;
-  /** Server requests of this operation being answered (see `hold`). */
   private holds = 0;
   // The error is built only when the timer fires: building one per call costs a stack capture.
   private readonly onTimeout = () =>
@@ -120,14 +114,12 @@ export class Operation {
     this.waiting?.abort(reason);
   }
 
-  /** Aborted when the operation stops. */
   get signal(): AbortSignal {
     this.waiting ??= new AbortController();
     if (this.reason) this.waiting.abort(this.reason);
     return this.waiting.signal;
   }
 
-  /** Clear the timers; the operation is over. */
   dispose(): void {
     clearTimeout(this.timer);
     clearTimeout(this.ceiling);
@@ -227,10 +219,7 @@ export class Operation {
     }
   }
 
-  /**
-   * One request on the session that stopping the operation does not cut
-   * (a task's cancellation, sent because it stopped), bounded by `timeoutMs`.
-   */
+  /** A request that stopping the operation does not cut (a task's cancellation), bounded by `timeoutMs`. */
   async detached<R>(
     send: (client: Client, options: RequestOptions) => Promise<R>,
   ): Promise<R> {
@@ -286,7 +275,6 @@ export class Operation {
     return Object.fromEntries(await Promise.all(entries));
   }
 
-  /** The request of `exchange` on `session` is over. */
   private release(
     session: Session,
     exchange: Exchange,

@@ -35,7 +35,6 @@ const RECONNECTION = {
   reconnectionDelayGrowFactor: 2,
 };
 
-/** What the transport of one session needs of its client. */
 export type TransportSettings = ErrorMapping & {
   options: GatewayClientOptions;
   fetch: GatewayFetch;
@@ -46,7 +45,6 @@ export type RequestScope = {
   target: string;
   role: string;
   handlers?: CallHandlers | undefined;
-  /** Stops the call's per-request timer while a server request is answered; returns the release. */
   hold?: (() => () => void) | undefined;
 };
 
@@ -116,8 +114,8 @@ export class Exchange {
 
   /**
    * The request is over: close what is left of it (an open reply after a
-   * short grace). An answered request whose reply ended leaves nothing to
-   * close (closing aborts a controller, and makes an exception, every call).
+   * short grace); nothing once answered and its reply ended (closing aborts a
+   * controller, and makes an exception, on every call).
    */
   finish(succeeded: boolean): void {
     this.session.forget(this);
@@ -175,7 +173,6 @@ export class SessionTransport implements Transport {
 
   constructor(
     readonly url: URL,
-    /** The endpoint's target (`*` for the multiplexed endpoint). */
     readonly target: string,
     readonly settings: TransportSettings,
     owner: FetchOwner,
@@ -205,7 +202,6 @@ export class SessionTransport implements Transport {
     return this.main.close();
   }
 
-  /** End the session at the gateway (DELETE). */
   terminateSession(): Promise<void> {
     return this.main.terminateSession();
   }
@@ -217,7 +213,6 @@ export class SessionTransport implements Transport {
     return exchange;
   }
 
-  /** The exchange whose reply carried server request `id`, if one did. */
   carrier(id: RequestId): Exchange | undefined {
     return this.#carriers.get(id);
   }

@@ -54,11 +54,10 @@ function cancelTask(requester: Operation, taskId: string): void {
 }
 
 /**
- * Call a tool task-augmented (MCP 2025-11-25 tasks): `tools/call` with
- * `params.task`, `tasks/get` at the task's `pollInterval` (clamped to 20 ms -
- * 5 s and half the request timeout), then `tasks/result` (the SDK v2 client
- * runs no tasks). When the operation stops, `tasks/cancel` is sent for the
- * task (best effort). A plain result to the call is returned as it is.
+ * Call a tool task-augmented (MCP 2025-11-25; the SDK v2 client runs no
+ * tasks): `tools/call` with `params.task`, `tasks/get` at the task's
+ * `pollInterval` (20 ms - 5 s, at most half the request timeout), then
+ * `tasks/result`. When the operation stops, `tasks/cancel` is sent for it.
  */
 export async function callAsTask(
   requester: Operation,
