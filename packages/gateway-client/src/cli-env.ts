@@ -27,13 +27,13 @@ const wholeNumber = (unit: string) =>
 
 // The URL last: when several variables are wrong, the first issue named is not the URL's.
 const envSchema = z.object({
-  [ENV.mode]: z.enum(GATEWAY_MODES).default('per-target'),
-  [ENV.token]: z.string().optional(),
-  [ENV.timeoutMs]: wholeNumber(' of milliseconds').default(DEFAULTS.timeoutMs),
-  [ENV.role]: z.string().min(1, 'must not be empty').default('director'),
-  [ENV.maxResponseBytes]: wholeNumber(' of bytes').optional(),
-  [ENV.maxConcurrentPerEndpoint]: wholeNumber('').optional(),
-  [ENV.url]: gatewayUrl(ENV.token).default('http://127.0.0.1:3000'),
+  mode: z.enum(GATEWAY_MODES).default('per-target'),
+  token: z.string().optional(),
+  timeoutMs: wholeNumber(' of milliseconds').default(DEFAULTS.timeoutMs),
+  role: z.string().min(1, 'must not be empty').default('director'),
+  maxResponseBytes: wholeNumber(' of bytes').optional(),
+  maxConcurrentPerEndpoint: wholeNumber('').optional(),
+  url: gatewayUrl(ENV.token).default('http://127.0.0.1:3000'),
 });
 
 /**
@@ -44,32 +44,19 @@ const envSchema = z.object({
 export function gatewayOptionsFromEnv(
   env: NodeJS.ProcessEnv,
 ): GatewayClientOptions {
-  const input: Record<string, string> = {};
-  for (const name of Object.values(ENV)) {
-    const value = env[name];
-    if (value !== undefined && value.trim() !== '') input[name] = value.trim();
+  const input: Partial<Record<keyof typeof ENV, string>> = {};
+  for (const [option, variable] of Object.entries(ENV)) {
+    const value = env[variable]?.trim();
+    if (value) input[option as keyof typeof ENV] = value;
   }
   const result = envSchema.safeParse(input);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'environment');
-    const shown =
-      variable === ENV.token || input[variable] === undefined
-        ? ''
-        : ` (got ${JSON.stringify(input[variable])})`;
-    throw new GatewayConfigError({
-      setting: variable,
-      message: `Invalid ${variable}${shown}: ${issue?.message ?? 'invalid value'}.`,
-    });
-  }
-  const data = result.data;
-  return {
-    url: data[ENV.url],
-    mode: data[ENV.mode],
-    role: data[ENV.role],
-    timeoutMs: data[ENV.timeoutMs],
-    token: data[ENV.token],
-    maxResponseBytes: data[ENV.maxResponseBytes],
-    maxConcurrentPerEndpoint: data[ENV.maxConcurrentPerEndpoint],
-  };
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const option = issue?.path[0] as keyof typeof ENV | undefined;
+  const variable = option === undefined ? 'environment' : ENV[option];
+  const value = option && option !== 'token' ? input[option] : undefined;
+  throw new GatewayConfigError({
+    setting: variable,
+    message: `Invalid ${variable}${value === undefined ? '' : ` (got ${JSON.stringify(value)})`}: ${issue?.message ?? 'invalid value'}.`,
+  });
 }

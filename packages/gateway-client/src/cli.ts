@@ -42,40 +42,38 @@ async function main(argv: string[]): Promise<number> {
       version: { type: 'boolean', short: 'v' },
     },
   });
-  if (values.help) {
-    write(USAGE);
-    return 0;
-  }
-  if (values.version) {
-    write(`${VERSION}\n`);
+  if (values.help || values.version) {
+    write(values.help ? USAGE : `${VERSION}\n`);
     return 0;
   }
   const [command, target, tool, ...rest] = positionals;
-  if (command === 'tools') {
-    if (!target || tool !== undefined)
-      throw new UsageError('tools takes exactly one target.');
-  } else if (command === 'call') {
-    if (!target || !tool || rest.length > 0)
-      throw new UsageError('call takes a target and a tool name.');
-  } else {
+  if (command !== 'tools' && command !== 'call')
     throw new UsageError(
       command ? `Unknown command '${command}'.` : 'No command given.',
     );
+  if (
+    !target ||
+    (command === 'tools' ? tool !== undefined : !tool || rest.length > 0)
+  )
+    throw new UsageError(
+      command === 'tools'
+        ? 'tools takes exactly one target.'
+        : 'call takes a target and a tool name.',
+    );
+  let callArguments: unknown = {};
+  try {
+    callArguments = JSON.parse(values.args ?? '{}');
+  } catch (error) {
+    throw new UsageError(
+      `--args is not valid JSON: ${(error as Error).message}`,
+    );
   }
-  let callArguments: Record<string, unknown> = {};
-  if (values.args !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(values.args);
-    } catch (error) {
-      throw new UsageError(
-        `--args is not valid JSON: ${(error as Error).message}`,
-      );
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new UsageError('--args must be a JSON object.');
-    callArguments = parsed as Record<string, unknown>;
-  }
+  if (
+    typeof callArguments !== 'object' ||
+    callArguments === null ||
+    Array.isArray(callArguments)
+  )
+    throw new UsageError('--args must be a JSON object.');
 
   const client = new GatewayClient({
     ...gatewayOptionsFromEnv(process.env),
@@ -97,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
     const result = await client.callTool({
       target,
       tool: tool as string,
-      arguments: callArguments,
+      arguments: callArguments as Record<string, unknown>,
       task: values.task === true,
       onProgress: ({ progress, total, message }) =>
         console.error(
@@ -129,18 +127,16 @@ main(process.argv.slice(2)).then(
     ) {
       console.error(`heretek-gateway: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;
-      return;
-    }
-    if (GatewayError.isInstance(error)) {
+    } else if (GatewayError.isInstance(error)) {
       console.error(
         `heretek-gateway: error [${error.code}]${error.target ? ` target=${error.target}` : ''}: ${error.message}`,
       );
       process.exitCode = error.code === 'INVALID_CONFIG' ? 2 : 1;
-      return;
+    } else {
+      console.error(
+        `heretek-gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      process.exitCode = 1;
     }
-    console.error(
-      `heretek-gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    process.exitCode = 1;
   },
 );

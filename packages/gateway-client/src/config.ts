@@ -14,9 +14,7 @@ export type GatewayLogEntry = {
   target: string;
   /** The MCP log level (`debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`). */
   level: string;
-  /** The server's logger name, if it sent one. */
   logger?: string;
-  /** The logged data, as sent. */
   data: unknown;
 };
 
@@ -24,7 +22,6 @@ export type GatewayLogEntry = {
 export type ServerRequestFrom<Params> = {
   /** The target whose call the request arrived on (`*` when it came outside a call on the multiplexed endpoint). */
   target: string;
-  /** The request's params, as sent. */
   params: Params;
 };
 
@@ -49,26 +46,37 @@ export type SamplingHandler = (
 /** Handlers of the server-to-client requests of one call ({@link CallToolOptions}). */
 export type CallHandlers = {
   /**
-   * Answers the `elicitation/create` requests this call's replies carry
-   * (a 2025 server's request on the call's stream, or an embedded request
-   * of a 2026-07-28 `input_required` answer), before the client-wide
-   * `onElicitation`. Needs the `elicitation` capability declared: a
-   * client-wide `onElicitation`, or `serverRequests: ['elicitation']`.
+   * Answers the `elicitation/create` requests this call's replies carry (on
+   * its stream, or in a 2026-07-28 `input_required` answer), before the
+   * client-wide `onElicitation`. Needs the `elicitation` capability declared.
    */
   onElicitation?: ElicitationHandler | undefined;
   /** Answers the `sampling/createMessage` requests of this call, as `onElicitation` does. */
   onSampling?: SamplingHandler | undefined;
 };
 
-/** The server-to-client requests a client can declare it answers. */
-export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
+/** The server-to-client requests a client can declare it answers: each one's method, handler option and capability. */
+export const SERVER_REQUESTS = {
+  elicitation: {
+    method: 'elicitation/create',
+    handler: 'onElicitation',
+    capability: { form: {} },
+  },
+  sampling: {
+    method: 'sampling/createMessage',
+    handler: 'onSampling',
+    capability: {},
+  },
+} as const;
 
-export type ServerRequestKind = (typeof SERVER_REQUEST_KINDS)[number];
+export type ServerRequestKind = keyof typeof SERVER_REQUESTS;
+
+export const SERVER_REQUEST_KINDS = ['elicitation', 'sampling'] as const;
 
 // The routing modes live with the other agentgateway facts in @heretek/internal.
 export { GATEWAY_MODES, type GatewayMode };
 
-/** Options of a {@link GatewayClient}. */
+/** Options of a {@link GatewayClient} (the package README's table says more). */
 export type GatewayClientOptions = {
   /** Gateway base URL, e.g. `http://127.0.0.1:3000`: no trailing `/mcp`, no credentials. */
   url: string;
@@ -76,16 +84,14 @@ export type GatewayClientOptions = {
   mode: GatewayMode;
   /** Sent as `Authorization: Bearer <token>`; never logged or put in an error. */
   token?: string | undefined;
-  /** Caller role, sent as `x-heretek-role` on every request (the client does not judge it; the gateway's policy does). */
+  /** Caller role, sent as `x-heretek-role` on every request (the gateway's policy judges it). */
   role: string;
   /** Per-request timeout in milliseconds (default 30000). */
   timeoutMs?: number | undefined;
   /**
-   * Bound of connecting to an endpoint, in milliseconds (default the larger
-   * of `timeoutMs` and 60000). A request waiting for the connection still
-   * fails at its own `timeoutMs`; the connection goes on, and later
-   * requests join it, so a backend slower to start than `timeoutMs` (a
-   * stdio server spawned for the session, say) is reached all the same.
+   * Bound of connecting to an endpoint (default the larger of `timeoutMs` and
+   * 60000). A request stops waiting at its own `timeoutMs`; the connect goes
+   * on for later requests (a backend slower to start than `timeoutMs`).
    */
   connectTimeoutMs?: number | undefined;
   /** Largest reply body accepted, in bytes (default 8 MiB). */
@@ -97,53 +103,23 @@ export type GatewayClientOptions = {
   /** Name sent as `clientInfo.name` (default `heretek-gateway-client`). */
   clientName?: string | undefined;
   /**
-   * Called when a target's tool list changed (`notifications/tools/list_changed`).
-   * When given, the client holds the session's standalone GET stream open
-   * (2025 revisions; a server answering 405 is not asked again for that
-   * session) and reconnects it with backoff when it drops. In multiplexed
-   * mode the event's target is `*`: the stream belongs to `<url>/mcp`, and
-   * the notification does not say which target changed.
+   * Called on `notifications/tools/list_changed`; when given, each session's
+   * standalone GET stream is held open. In multiplexed mode the target is `*`.
    */
   onToolsListChanged?: ((event: { target: string }) => void) | undefined;
   /**
-   * Most standalone GET streams held open at once (default: no limit). In
-   * per-target mode each target is its own session with its own stream (a
-   * socket and about 30 KB each), so a client of a thousand targets can
-   * bound them: the first sessions to ask get a stream and keep it for the
-   * session's life; later ones are told 405 without asking the gateway (as a
-   * server without streams answers) until a slot frees up, and their list
-   * changes are not pushed: list them again yourself (on a timer, or when a
-   * name is missing). The multiplexed endpoint needs one stream only.
+   * Most standalone GET streams held open at once (default: no limit; one
+   * socket and about 30 KB each). Later sessions are told 405 locally until a
+   * slot frees up, and their list changes are not pushed: list them again.
    */
   maxStandaloneStreams?: number | undefined;
-  /**
-   * Answers a backend's `elicitation/create` that no per-call handler
-   * ({@link CallToolOptions.onElicitation}) answers: one that arrives
-   * outside a call, or during a call made without one. When absent (and
-   * `serverRequests` does not name `elicitation`) the client does not
-   * declare the `elicitation` capability and such a request gets a
-   * JSON-RPC error (Method not found, -32601) at once.
-   */
+  /** Answers a backend's `elicitation/create` no per-call handler answers; declares the `elicitation` capability. */
   onElicitation?: ElicitationHandler | undefined;
-  /**
-   * Answers a backend's `sampling/createMessage` that no per-call handler
-   * ({@link CallToolOptions.onSampling}) answers, as `onElicitation` does
-   * for elicitation.
-   */
+  /** Answers a backend's `sampling/createMessage`, as `onElicitation` does. */
   onSampling?: SamplingHandler | undefined;
-  /**
-   * Capabilities to declare for per-call handlers only: `['elicitation']`
-   * declares `elicitation` without a client-wide `onElicitation`, so that
-   * calls given an `onElicitation` can be asked; a request nobody answers
-   * gets a JSON-RPC error (-32601) at once. A client-wide handler declares
-   * its capability by itself.
-   */
+  /** Capabilities to declare for per-call handlers only (without a client-wide handler). */
   serverRequests?: ReadonlyArray<ServerRequestKind> | undefined;
-  /**
-   * Receives each `notifications/message` a backend sends, on a call's reply
-   * stream or (when the standalone stream is open) outside one. It also
-   * opens the standalone stream.
-   */
+  /** Receives each backend `notifications/message`; it also opens the standalone stream. */
   onLog?: ((entry: GatewayLogEntry) => void) | undefined;
 };
 
@@ -157,10 +133,8 @@ export const DEFAULTS = {
 } as const;
 
 /**
- * Why `value` is no gateway base URL, if it is none: that is absolute
- * http(s), without credentials (they would be sent to every backend and show
- * in logs: use the token, which `token` names), and not already ending in
- * `/mcp` (the client appends `/mcp` or `/mcp/<target>` itself).
+ * Why `value` is no gateway base URL: not absolute http(s), credentials (they
+ * would go to every backend and show in logs), or a trailing `/mcp`.
  */
 function urlProblem(value: string, token: string): string | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;
@@ -224,10 +198,7 @@ function configError(
   });
 }
 
-/**
- * Validate client options; throws {@link GatewayConfigError} naming the
- * option. The token value is never echoed.
- */
+/** Validate client options; throws {@link GatewayConfigError} naming the option (never the token's value). */
 export function parseGatewayClientOptions(
   options: GatewayClientOptions,
 ): GatewayClientOptions {
@@ -254,11 +225,7 @@ const callOptionsSchema = z.object({
     .optional(),
 });
 
-/**
- * Check the options of one call against the schema and the capabilities the
- * client declares (`declared`); throws {@link GatewayConfigError} naming the
- * option.
- */
+/** Check the options of one call, and its handlers against the capabilities `declared`. */
 export function checkCallOptions(
   options: object,
   target: string,
@@ -267,7 +234,7 @@ export function checkCallOptions(
   const result = callOptionsSchema.safeParse(options);
   if (!result.success) throw configError(result.error, 'callTool', target);
   for (const kind of SERVER_REQUEST_KINDS) {
-    const setting = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+    const setting = SERVER_REQUESTS[kind].handler;
     if (result.data[setting] !== undefined && !declared.includes(kind))
       throw new GatewayConfigError({
         setting,

@@ -7,7 +7,7 @@ import {
   type ClientCapabilities,
   type PriorDiscovery,
 } from '@modelcontextprotocol/client';
-import { DEFAULTS, type ServerRequestKind } from './config.js';
+import { DEFAULTS, SERVER_REQUESTS, type ServerRequestKind } from './config.js';
 import { GatewayClosedError, GatewayTimeoutError } from './errors.js';
 import { toGatewayError } from './error-mapping.js';
 import { FetchOwner, type StandaloneStream } from './http-layer.js';
@@ -19,10 +19,8 @@ import {
 } from './session-transport.js';
 import { VERSION } from './version.js';
 
-/** What every endpoint of one client shares, given at construction. */
 export type EndpointSettings = TransportSettings & {
   capabilities: ClientCapabilities;
-  /** The server requests the client declares it answers. */
   kinds: ReadonlyArray<ServerRequestKind>;
 };
 
@@ -31,24 +29,16 @@ export type Session = {
   client: Client;
   transport: SessionTransport;
   stream: StandaloneStream;
-  /** Requests on it right now. */
   inflight: number;
   /** The gateway rejected it: no new request goes out on it. */
   retired: boolean;
   closed: boolean;
 };
 
-/** The method of each server-to-client request kind. */
-export const SERVER_REQUEST_METHODS = {
-  elicitation: 'elicitation/create',
-  sampling: 'sampling/createMessage',
-} as const satisfies Record<ServerRequestKind, string>;
-
 /**
  * Answer a server request of `kind` with the handler of the call that
- * carried it, else the client-wide one, else Method not found (-32601).
- * The handler's signal aborts on any of `signals` and on close; the call's
- * per-request timer stops while it runs (the server waits for the user).
+ * carried it, else the client-wide one, else Method not found (-32601). The
+ * call's per-request timer stops while it runs (the server waits for the user).
  */
 export function answerServerRequest(
   settings: EndpointSettings,
@@ -58,10 +48,8 @@ export function answerServerRequest(
   signals: AbortSignal[],
 ): Promise<unknown> {
   const { options, closing } = settings;
-  const handler =
-    kind === 'elicitation'
-      ? (scope.handlers?.onElicitation ?? options.onElicitation)
-      : (scope.handlers?.onSampling ?? options.onSampling);
+  const setting = SERVER_REQUESTS[kind].handler;
+  const handler = scope.handlers?.[setting] ?? options[setting];
   if (handler === undefined)
     throw new ProtocolError(
       ProtocolErrorCode.MethodNotFound,
@@ -75,11 +63,7 @@ export function answerServerRequest(
   return release === undefined ? answer : answer.finally(release);
 }
 
-/**
- * One MCP endpoint of the gateway (`<url>/mcp/<target>`, or `<url>/mcp`):
- * its session (one SDK client), connected once and re-initialized after the
- * gateway rejects it.
- */
+/** One MCP endpoint of the gateway (`<url>/mcp/<target>`, or `<url>/mcp`) and its session. */
 export class Endpoint {
   readonly url: URL;
   readonly limiter: Limiter;
@@ -135,7 +119,6 @@ export class Endpoint {
     }
   }
 
-  /** Close `session`, ending it at the gateway (DELETE) when `end`. */
   async closeSession(session: Session, end: boolean): Promise<void> {
     if (session.closed) return;
     session.closed = true;
@@ -145,7 +128,6 @@ export class Endpoint {
     await session.client.close().catch(() => undefined);
   }
 
-  /** Stop the connects in progress, and end the session. */
   async close(): Promise<void> {
     for (const owner of this.#connecting)
       owner.fail(
@@ -226,7 +208,7 @@ export class Endpoint {
       await client.connect(transport, {
         signal: owner.signal,
         timeout: remaining + 1_000,
-        ...(prior ? { prior } : {}),
+        prior,
       });
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -253,11 +235,9 @@ export class Endpoint {
   }
 
   /**
-   * The session behind a standalone stream is gone (the gateway restarted,
-   * say): start a new session at once, which opens a new stream, and report
-   * a list change for the endpoint, since what changed in between is
-   * unknown. If the new session cannot be made, the next request tries
-   * again.
+   * The session behind a standalone stream is gone (a gateway restart): start
+   * a new one at once, and report a list change, since what changed in
+   * between is unknown. If it fails, the next request tries again.
    */
   #reopen(session: Session): void {
     if (this.settings.closing.aborted || this.current !== session) return;
@@ -273,14 +253,7 @@ export class Endpoint {
     );
   }
 
-  /**
-   * The session's SDK client, with the handlers of what a server sends:
-   * list changes, and the server requests of each declared capability,
-   * answered by the handler of the call whose reply carried the request
-   * ({@link answerServerRequest}). Without a declared capability the SDK
-   * answers -32601 at once. Logs are passed on by the transport, which
-   * knows whose reply carried them.
-   */
+  /** The session's SDK client (logs are passed on by the transport, which knows whose reply carried them). */
   #client(transport: SessionTransport): Client {
     const { options, kinds, capabilities, closing } = this.settings;
     const client = new Client(
@@ -298,7 +271,7 @@ export class Endpoint {
       });
     for (const kind of kinds)
       client.setRequestHandler(
-        SERVER_REQUEST_METHODS[kind],
+        SERVER_REQUESTS[kind].method,
         (request, context) => {
           const exchange = transport.carrier(context.mcpReq.id);
           const signals = [context.mcpReq.signal];

@@ -5,16 +5,13 @@ import {
   SdkHttpError,
 } from '@modelcontextprotocol/client';
 import * as errors from './errors.js';
-import { parseJsonRpcError, scrubValue } from './http-layer.js';
+import { z } from 'zod';
 
 /** The scrubber of a client without a token: nothing to remove. */
 export const NO_SCRUB = (text: string) => text;
 
-/** What mapping an error needs to know about the client. */
 export type ErrorMapping = {
-  /** Removes the bearer token from a text. */
   scrub: (text: string) => string;
-  /** The client's per-request timeout (for SDK timeouts). */
   timeoutMs: number;
   /** Aborted by `close()`: then every failure is `CLIENT_CLOSED`, and server request handlers end. */
   closing: AbortSignal;
@@ -26,6 +23,33 @@ export type FailureSite = {
   where?: string | undefined;
   fault?: errors.GatewayError | undefined;
 };
+
+const jsonRpcErrorBody = z.object({
+  error: z.object({
+    code: z.number(),
+    message: z.string(),
+    data: z.unknown().optional(),
+  }),
+});
+
+/** The JSON-RPC error inside an HTTP error body, if the body is one. */
+function parseJsonRpcError(
+  text: string,
+): errors.JsonRpcErrorObject | undefined {
+  try {
+    return jsonRpcErrorBody.safeParse(JSON.parse(text)).data?.error;
+  } catch {
+    return undefined; // not JSON: no JSON-RPC error to report
+  }
+}
+
+/** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
+function scrubValue<T>(value: T, scrub: (text: string) => string): T {
+  const text = JSON.stringify(value);
+  if (text === undefined) return value;
+  const clean = scrub(text);
+  return clean === text ? value : (JSON.parse(clean) as T);
+}
 
 /** Map anything thrown below to a typed, token-free {@link errors.GatewayError}. */
 export function toGatewayError(

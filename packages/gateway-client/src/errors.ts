@@ -2,20 +2,9 @@ import { createErrorFamily, errorClass } from '@heretek/internal';
 
 /**
  * Every stable error code of `@heretek/gateway-client`, one per thing a
- * caller can do about it. Codes never change meaning between versions;
- * match on them (and on `isRetryable`), not on messages.
- *
- * - `INVALID_CONFIG`: an option or argument is wrong (`setting` names it, `target` for a bad target name): fix it.
- * - `TIMEOUT`: no complete reply within `timeoutMs` (or `maxTotalTimeoutMs`): retry, or allow more time.
- * - `ABORTED`: the caller's `AbortSignal` fired.
- * - `CLIENT_CLOSED`: the client was closed before or during the request: make a new one.
- * - `CONNECTION_REFUSED`: nothing answers at the gateway address: check `url` and that the gateway runs.
- * - `CONNECTION_RESET`: the connection, or the session after one fresh initialize, was lost before the reply was complete: retry.
- * - `HTTP_STATUS`: the gateway answered with a non-2xx status (`status`; 401/403: check `token` and `role`).
- * - `JSON_RPC_ERROR`: the backend refused the request (unknown tool, bad arguments ...): change the request.
- * - `PROTOCOL_ERROR`: the gateway or backend broke MCP (a reply that does not parse or answers another request, a content type neither JSON nor SSE, an invalid result, pagination that never ends, no common protocol revision): the backend needs fixing.
- * - `RESPONSE_TOO_LARGE`: the reply exceeded `maxResponseBytes`: raise it or ask for less.
- * - `UNKNOWN`: anything else; `cause` carries the original error.
+ * caller can do about it (the package README's table says what). Codes never
+ * change meaning between versions; match on them (and on `isRetryable`), not
+ * on messages.
  */
 export const GatewayErrorCode = {
   InvalidConfig: 'INVALID_CONFIG',
@@ -31,7 +20,6 @@ export const GatewayErrorCode = {
   Unknown: 'UNKNOWN',
 } as const;
 
-/** Options shared by every gateway error constructor. */
 type GatewayErrorOptions = {
   /** What went wrong and what to do about it. Never contains the bearer token. */
   message: string;
@@ -44,18 +32,14 @@ type GatewayErrorOptions = {
 const GatewayErrorFamily =
   createErrorFamily<typeof GatewayErrorCode>('gateway-client');
 
-/** One of the {@link GatewayErrorCode} values. */
 export type GatewayErrorCode = InstanceType<typeof GatewayErrorFamily>['code'];
 
 /**
- * Base class of every error this package throws, declared with the
- * workspace's error-family helper. Carries a stable `code`, whether
- * retrying the same request later may succeed (`isRetryable`), the target
- * and the underlying `cause`. Use {@link GatewayError.isInstance} rather
- * than `instanceof` across package copies.
+ * Base class of every error this package throws: a stable `code`,
+ * `isRetryable`, the target and the `cause`. Use
+ * {@link GatewayError.isInstance} rather than `instanceof` across package copies.
  */
 export class GatewayError extends GatewayErrorFamily {
-  /** The target the request was for, if any. */
   readonly target: string | undefined;
   /** The underlying error (scrubbed of the bearer token). */
   declare readonly cause: unknown;
@@ -71,10 +55,7 @@ export class GatewayError extends GatewayErrorFamily {
   }
 }
 
-/**
- * A class of one code whose errors carry the common options and the `Extra`
- * ones, of which those in `keep` stay as read-only properties.
- */
+/** A class of one code whose errors carry the common options and `Extra`, those in `keep` as properties. */
 const classOf =
   <Extra extends object = object>() =>
   <const Code extends GatewayErrorCode, const Keep extends keyof Extra = never>(
@@ -129,7 +110,6 @@ export class GatewayHttpError extends errorClass(GatewayError, {
   codes: [GatewayErrorCode.HttpStatus],
   details: (
     options: GatewayErrorOptions & {
-      /** The HTTP status code. */
       status: number;
       /** The JSON-RPC error in the body, when the body carried one. */
       jsonRpcError?: JsonRpcErrorObject | undefined;
@@ -145,7 +125,6 @@ export class GatewayHttpError extends errorClass(GatewayError, {
 
 /** The reply was a JSON-RPC error (for example an unknown tool, -32602). */
 export class GatewayJsonRpcError extends classOf<{
-  /** The JSON-RPC error code. */
   jsonRpcCode: number;
   /** The JSON-RPC error `data`, if any. */
   data?: unknown;

@@ -43,6 +43,13 @@ const callFault = (gateway: GatewayClient, tool: string) =>
     .callTool({ target: 'faulty', tool, arguments: {} })
     .catch((caught: unknown) => caught);
 
+/** The calls of `tool` a fault server received. */
+const callsOf = (server: FaultServer, tool: string) =>
+  requestsOf(server, 'tools/call').filter(
+    (request) =>
+      (request.body as { params?: { name?: string } }).params?.name === tool,
+  );
+
 let baselineHandles = 0;
 beforeAll(() => {
   baselineHandles = tcpHandles();
@@ -171,8 +178,11 @@ describe(
         expect(server.streamed.bytes).toBeGreaterThan(1024 * 1024);
         expect(server.streamed.bytes).toBeLessThan(20 * 1024 * 1024);
       }
-      if (fault === 'reset-before-headers')
+      if (fault === 'reset-before-headers') {
         expect(error.isRetryable).toBe(true);
+        // Sent once more on a fresh connection, then reported.
+        expect(callsOf(server, fault)).toHaveLength(2);
+      }
     });
 
     it('follows 2025-11-25 SSE polling: a primed stream that closes is resumed with Last-Event-ID', async () => {
@@ -364,6 +374,42 @@ describe(
           expect(rendered).not.toContain(token);
         },
         { token, alsoClose: server },
+      );
+    });
+  },
+);
+
+describe(
+  'a connection reset before the reply',
+  { timeout: TEST_TIMEOUT_MS },
+  () => {
+    it('a call on pooled connections the server closed while idle goes out again on a fresh one, and reaches the server once', async () => {
+      const server = await startFaultServer();
+      await withClient(
+        server,
+        async (gateway) => {
+          // Several calls at once: the pool holds several keep-alive connections.
+          await Promise.all(
+            [1, 2, 3].map(() =>
+              gateway.callTool({
+                target: 'faulty',
+                tool: 'fine',
+                arguments: {},
+              }),
+            ),
+          );
+          // The server drops every idle connection (its keep-alive timeout, a
+          // restart), and the next call goes out before the client reads the close.
+          server.closeIdleConnections();
+          const result = await gateway.callTool({
+            target: 'faulty',
+            tool: 'after-idle',
+            arguments: {},
+          });
+          expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
+          expect(callsOf(server, 'after-idle')).toHaveLength(1);
+        },
+        { alsoClose: server },
       );
     });
   },

@@ -5,9 +5,10 @@ import {
   type Progress,
 } from '@modelcontextprotocol/client';
 import { multiplexedName, splitMultiplexedName } from '@heretek/internal';
-import { Agent } from 'undici';
 import {
   DEFAULTS,
+  SERVER_REQUEST_KINDS,
+  SERVER_REQUESTS,
   checkCallOptions,
   parseGatewayClientOptions,
   type CallHandlers,
@@ -22,7 +23,7 @@ import {
   GatewayError,
   GatewayProtocolError,
 } from './errors.js';
-import { createGatewayFetch } from './http-layer.js';
+import { GatewayFetch } from './http-layer.js';
 import { NO_SCRUB, toGatewayError } from './error-mapping.js';
 import { Operation, raceSignal } from './operation.js';
 import { walkPages, type McpTool } from './listing.js';
@@ -31,19 +32,16 @@ import { validateTargetName } from './target-name.js';
 
 export type { McpTool };
 
-/** The result of `tools/call`, as the SDK types it. */
 export type { CallToolResult };
 
 /** Most `input_required` rounds of one call, as the SDK's own driver allows. */
 const MAX_INPUT_ROUNDS = 10;
 
 /**
- * `tools/call`, answering each `input_required` result (2026-07-28) with
- * the call's handlers and sending the call again with the answers and the
- * server's `requestState`. The SDK's client can run these rounds itself,
- * but only with the handlers of the whole client: a round's handler could
- * not tell which call asked (`allowInputRequired` hands the rounds to the
- * caller).
+ * `tools/call`, answering each `input_required` result (2026-07-28) with the
+ * call's handlers and sending the call again with the answers and the
+ * server's `requestState`. The SDK's client can run these rounds itself, but
+ * only with the handlers of the whole client, which cannot tell which call asked.
  */
 async function callInRounds(
   requester: Operation,
@@ -73,19 +71,12 @@ async function callInRounds(
     const inputResponses = await requester.answerInputs(
       result.inputRequests ?? {},
     );
-    params = {
-      ...call,
-      inputResponses,
-      ...(result.requestState === undefined
-        ? {}
-        : { requestState: result.requestState }),
-    };
+    params = { ...call, inputResponses, requestState: result.requestState };
   }
 }
 
 /** Options of {@link GatewayClient.listTools}. */
 export type ListToolsOptions = {
-  /** The target (backend) whose tools to list. */
   target: string;
   /** Cancels the listing; the client sends `notifications/cancelled`. */
   signal?: AbortSignal | undefined;
@@ -93,104 +84,64 @@ export type ListToolsOptions = {
 
 /** A progress notification of a call, as the backend sent it. */
 export type CallProgress = {
-  /** Progress so far (increases with each notification). */
   progress: number;
-  /** Total, when the backend knows it. */
   total?: number;
-  /** A human-readable message, when the backend sent one. */
   message?: string;
 };
 
 /** Options of {@link GatewayClient.callTool}. */
 export type CallToolOptions = CallHandlers & {
-  /** The target (backend) that owns the tool. */
   target: string;
   /** The bare tool name (without the `<target>_` prefix, in both modes). */
   tool: string;
-  /** Tool arguments. */
   arguments: Record<string, unknown>;
-  /**
-   * Cancels the call: the client sends `notifications/cancelled` for a plain
-   * call, `tasks/cancel` for a task-augmented one.
-   */
+  /** Cancels the call (`notifications/cancelled`, or `tasks/cancel` for a task). */
   signal?: AbortSignal | undefined;
-  /**
-   * Receives each `notifications/progress` of the call, with `progress`,
-   * `total` and `message` as the backend sent them. When given, the request
-   * carries a `progressToken`, and each progress restarts the request's
-   * timeout (`timeoutMs`), up to `maxTotalTimeoutMs` in all.
-   */
+  /** Receives each `notifications/progress` of the call; each restarts the request's `timeoutMs`. */
   onProgress?: ((progress: CallProgress) => void) | undefined;
   /**
-   * Hard ceiling of the whole call in milliseconds, however much progress
-   * arrives, however long a user takes to answer the backend's elicitation
-   * or sampling request (while the answer is awaited the per-request
-   * `timeoutMs` stops), and of a task-augmented call's wait for its task.
-   * Default: 10 times the client's `timeoutMs`.
+   * Ceiling of the whole call in milliseconds, progress, answers to the
+   * backend's requests and a task's wait included (default 10 x `timeoutMs`).
    */
   maxTotalTimeoutMs?: number | undefined;
   /**
-   * Call task-augmented (MCP 2025-11-25 tasks): `tools/call` with
-   * `params.task`, then `tasks/get` polled at the task's `pollInterval` until
-   * the task ends, then `tasks/result`, whose `CallToolResult` is returned.
-   * `true` leaves the task's time-to-live to the server; `{ ttlMs }` asks
-   * for one. Needed for tools whose `execution.taskSupport` is `required`.
+   * Call task-augmented (MCP 2025-11-25 tasks), for tools whose
+   * `execution.taskSupport` is `required`; `{ ttlMs }` asks for a time-to-live.
    */
   task?: boolean | { ttlMs?: number | undefined } | undefined;
-  /**
-   * The role this call's requests carry as `x-heretek-role` instead of the
-   * client's `role` (the session stays shared): the gateway's policy then
-   * judges the call by the role of whoever makes it.
-   */
+  /** This call's `x-heretek-role`, instead of the client's `role` (the session stays shared). */
   role?: string | undefined;
 };
 
 /** What the client knows about one endpoint, for diagnostics and tests. */
 export type EndpointInfo = {
-  /** The endpoint URL. */
   url: string;
-  /** Negotiated protocol revision, e.g. `2025-11-25` or `2026-07-28`. */
   protocolVersion: string | undefined;
   /** `legacy` (initialize + sessions) or `modern` (2026-07-28, stateless). */
   era: 'legacy' | 'modern' | undefined;
-  /** The current `Mcp-Session-Id`, if the server issued one. */
   sessionId: string | undefined;
   /** How many times this endpoint was initialized (1 + re-initializations). */
   initializations: number;
-  /**
-   * The current session holds a standalone stream slot (its stream is open
-   * or being reopened), so its list changes are pushed; false beyond
-   * `maxStandaloneStreams`, or when the server refused the stream.
-   */
+  /** The session holds a standalone stream (open or being reopened): its list changes are pushed. */
   streaming: boolean;
 };
 
 /**
  * An MCP client for one agentgateway URL that lists and calls the tools of
  * any target, in `per-target` (`<url>/mcp/<target>`, bare names) or
- * `multiplexed` (`<url>/mcp`, `<target>_<tool>`) mode. Built on the MCP SDK
- * v2 `Client` and `StreamableHTTPClientTransport` with undici as HTTP layer.
- * One session per endpoint, initialized once; a session the gateway
- * rejects is re-initialized, at most once per request. Every failure is a
- * {@link GatewayError}.
- *
- * @example
- * ```ts
- * const gateway = new GatewayClient({ url: 'http://127.0.0.1:3000', mode: 'per-target', role: 'director' });
- * const tools = await gateway.listTools({ target: 'ghidra' });
- * const result = await gateway.callTool({ target: 'ghidra', tool: 'list_functions', arguments: {} });
- * await gateway.close();
- * ```
+ * `multiplexed` (`<url>/mcp`, `<target>_<tool>`) mode. One session per
+ * endpoint; a session the gateway rejects is re-initialized, at most once
+ * per request. Every failure is a {@link GatewayError} (the package README
+ * shows its use).
  */
 export class GatewayClient {
   readonly mode: GatewayMode;
   private readonly baseUrl: string;
-  private readonly agent: Agent;
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly settings: EndpointSettings;
   private multiplexedListing: Promise<Map<string, McpTool[]>> | undefined;
-  /** How to stop each running operation at once (`close()` calls them). */
-  private readonly running = new Set<() => void>();
+  /** The operations in flight (`close()` stops them). */
+  private readonly running = new Set<Operation>();
   /** Aborted by `close()`: ends server-to-client request handlers. */
   private readonly closing = new AbortController();
 
@@ -204,27 +155,23 @@ export class GatewayClient {
       token === undefined
         ? NO_SCRUB
         : (text: string) => text.split(token).join('[redacted]');
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      connect: { timeout: timeoutMs },
-    });
     // Only what a handler was given for, or `serverRequests` names.
-    const kinds = new Set(parsed.serverRequests);
-    if (parsed.onElicitation) kinds.add('elicitation');
-    if (parsed.onSampling) kinds.add('sampling');
+    const kinds = SERVER_REQUEST_KINDS.filter(
+      (kind) =>
+        parsed[SERVER_REQUESTS[kind].handler] ||
+        parsed.serverRequests?.includes(kind),
+    );
     this.settings = {
       options: parsed,
-      capabilities: {
-        ...(kinds.has('elicitation') && { elicitation: { form: {} } }),
-        ...(kinds.has('sampling') && { sampling: {} }),
-      },
-      kinds: [...kinds],
+      capabilities: Object.fromEntries(
+        kinds.map((kind) => [kind, SERVER_REQUESTS[kind].capability]),
+      ),
+      kinds,
       scrub,
       timeoutMs,
       closing: this.closing.signal,
-      fetch: createGatewayFetch({
-        agent: this.agent,
+      fetch: new GatewayFetch({
+        connectTimeoutMs: timeoutMs,
         authorization: token === undefined ? undefined : `Bearer ${token}`,
         maxResponseBytes: parsed.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
         backgroundTimeoutMs: timeoutMs,
@@ -238,15 +185,9 @@ export class GatewayClient {
   }
 
   /**
-   * List every tool of `target`, following `nextCursor` to the end (a
-   * repeated cursor or more than `maxListPages` pages is a `PROTOCOL_ERROR`
-   * error). Names are bare in both modes. In multiplexed mode `/mcp` is
-   * listed once (concurrent callers share one listing) and the tools whose
-   * name starts with `<target>_` are returned with the prefix removed.
-   *
-   * A session that expires mid-listing is re-initialized and the listing
-   * resumes with the same cursor in the new session; it starts over from
-   * the first page only if the server rejects that cursor.
+   * List every tool of `target` (every page; bare names in both modes). In
+   * multiplexed mode `/mcp` is listed once for concurrent callers and the
+   * tools named `<target>_...` are returned.
    */
   async listTools(options: ListToolsOptions): Promise<McpTool[]> {
     const target = validateTargetName(options.target);
@@ -261,15 +202,7 @@ export class GatewayClient {
     );
   }
 
-  /**
-   * Multiplexed mode: list `/mcp` once and group the tools by target, split
-   * at the first `_` (bare names in the result). Names that cannot be split
-   * (no `_`, or not a valid target before it, as happens when agentgateway's
-   * `prefixMode` leaves names unprefixed) cannot be called by target and are
-   * left out, unless `includeUnprefixed` is set: then they are kept, unsplit,
-   * under the key `''`. Per-target mode has no single listing: this throws
-   * `INVALID_CONFIG`.
-   */
+  /** Multiplexed mode only: the tools of `/mcp` by target (bare names); names that do not split are left out, or kept under `''`. */
   async listAllTools(
     options: {
       signal?: AbortSignal | undefined;
@@ -323,23 +256,20 @@ export class GatewayClient {
   }
 
   /**
-   * Call `tool` of `target` with `arguments`. Per-target mode posts the bare
-   * name to `<url>/mcp/<target>`; multiplexed mode posts `<target>_<tool>` to
-   * `<url>/mcp`. A result with `isError: true` is returned, not thrown; every
-   * other failure throws a {@link GatewayError}. See {@link CallToolOptions}
-   * for progress, task-augmented calls and cancellation.
+   * Call `tool` of `target`. A result with `isError: true` is returned, not
+   * thrown; every other failure throws a {@link GatewayError}.
    */
   async callTool(options: CallToolOptions): Promise<CallToolResult> {
     const target = validateTargetName(options.target);
     checkCallOptions(options, target, this.settings.kinds);
-    const { timeoutMs } = this.settings;
-    const maxTotal = options.maxTotalTimeoutMs ?? timeoutMs * 10;
-    const name =
-      this.mode === 'multiplexed'
-        ? multiplexedName(target, options.tool)
-        : options.tool;
-    const args = options.arguments ?? {};
-    const onProgress = options.onProgress;
+    const call = {
+      name:
+        this.mode === 'multiplexed'
+          ? multiplexedName(target, options.tool)
+          : options.tool,
+      arguments: options.arguments ?? {},
+    };
+    const { onProgress, task } = options;
     const onprogress = onProgress
       ? (progress: Progress) => {
           const passed: CallProgress = { progress: progress.progress };
@@ -348,20 +278,19 @@ export class GatewayClient {
           onProgress(passed);
         }
       : undefined;
-    const { task } = options;
+    const ceilingMs = options.maxTotalTimeoutMs ?? this.settings.timeoutMs * 10;
     return this.run(
       this.endpoint(target),
       // Its signal and role; its onElicitation and onSampling as handlers.
-      { ...options, target, ceilingMs: maxTotal, handlers: options },
+      { ...options, target, ceilingMs, handlers: options },
       (requester) =>
         task
           ? callAsTask(requester, {
-              name,
-              arguments: args,
+              ...call,
               ttlMs: task === true ? undefined : task.ttlMs,
               onprogress,
             })
-          : callInRounds(requester, { name, arguments: args }, onprogress),
+          : callInRounds(requester, call, onprogress),
     );
   }
 
@@ -382,21 +311,27 @@ export class GatewayClient {
   }
 
   /**
-   * Stop every listing and call in flight at once (they reject with
-   * `CLIENT_CLOSED`; the server is told with `notifications/cancelled`), end
-   * every session (HTTP DELETE; a 405 is fine), close the standalone
-   * streams and the connection pool. Idempotent.
+   * Stop everything in flight at once (`CLIENT_CLOSED`; the server is told
+   * `notifications/cancelled`), end every session (DELETE) and close the
+   * connections. Idempotent.
    */
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
-    for (const stop of [...this.running]) stop();
+    for (const operation of this.running)
+      operation.stop(
+        new GatewayClosedError({
+          target: operation.plan.target,
+          message:
+            'The gateway client was closed while the request was in flight.',
+        }),
+      );
     this.running.clear();
     // Connects in progress too: close() does not wait for a silent server.
     const endpoints = [...this.endpoints.values()];
     this.endpoints.clear();
     await Promise.all(endpoints.map((endpoint) => endpoint.close()));
-    await this.agent.destroy().catch(() => undefined);
+    await this.settings.fetch.close();
   }
 
   /** The URL of the endpoint of `target` (`<url>/mcp` for every target in multiplexed mode). */
@@ -432,11 +367,9 @@ export class GatewayClient {
   }
 
   /**
-   * Run one operation (a listing, a call) on `endpoint` under the
-   * concurrency cap and the caller's signal. Each request of the operation
-   * gets `timeoutMs` (the first one's also covers waiting for a slot and
-   * connecting; progress restarts it), the whole operation at most
-   * `ceilingMs` when given. `close()` stops it at once.
+   * Run one operation on `endpoint` under the concurrency cap and the
+   * caller's signal; its first request's `timeoutMs` also covers waiting for
+   * a slot and connecting.
    */
   private async run<T>(
     endpoint: Endpoint,
@@ -460,15 +393,7 @@ export class GatewayClient {
     });
     const onCallerAbort = () => operation.stop(this.abortedError(target));
     signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const onClose = () =>
-      operation.stop(
-        new GatewayClosedError({
-          target,
-          message:
-            'The gateway client was closed while the request was in flight.',
-        }),
-      );
-    this.running.add(onClose);
+    this.running.add(operation);
     let release: (() => void) | undefined;
     try {
       release =
@@ -482,7 +407,7 @@ export class GatewayClient {
     } finally {
       operation.dispose();
       signal?.removeEventListener('abort', onCallerAbort);
-      this.running.delete(onClose);
+      this.running.delete(operation);
       release?.();
     }
   }

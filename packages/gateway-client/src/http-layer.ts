@@ -3,16 +3,14 @@ import {
   Headers as UndiciHeaders,
   fetch as undiciFetch,
   request as undiciRequest,
-  type Agent,
+  Agent,
   type Dispatcher,
 } from 'undici';
-import { z } from 'zod';
 import {
   GatewayConnectionError,
   GatewayErrorCode,
   GatewayResponseTooLargeError,
   type GatewayError,
-  type JsonRpcErrorObject,
 } from './errors.js';
 
 /** Request header carrying the caller's role to the gateway's policy. */
@@ -26,41 +24,27 @@ const SETTLED = Object.freeze({
 
 /** A session's standalone GET stream, as the fetch layer keeps it. */
 export type StandaloneStream = {
-  /** The stream was open at least once. */
   opened: boolean;
-  /** The session holds one of the client's stream slots ({@link GatewayFetchOptions.maxStandaloneStreams}). */
+  /** The session holds one of the client's stream slots (`maxStandaloneStreams`). */
   slot: boolean;
   /** The gateway answered 404 to reopening the stream: the session is gone. */
   readonly onSessionLost: () => void;
 };
 
-/**
- * Whom one SDK transport sends for: one request of an operation, or a
- * session. Each owner gets a `fetch` of its own ({@link createGatewayFetch}),
- * so what goes wrong with a reply reaches the owner directly, without
- * anything travelling through the SDK.
- */
+/** Whom one SDK transport sends for (a request, or a session): its own `fetch` gives it its reply's faults directly. */
 export class FetchOwner {
   /** The first fault; it wins over whatever the SDK rejects with. */
   fault: GatewayError | undefined;
-  /**
-   * Its POSTs are requests it waits for (one request, or a session's
-   * handshake), bound to its signal; once false (a session after its
-   * handshake), they are notifications and answers, each with a timeout.
-   */
+  /** Its POSTs are requests it waits for, bound to its signal; once false (a session after its handshake), notifications and answers. */
   waiting = true;
-  /** SSE replies still being read. */
   openStreams = 0;
   readonly #controller = new AbortController();
   /** Aborted on a fault, or when what is left of a finished exchange is cut. */
   readonly signal: AbortSignal = this.#controller.signal;
 
   constructor(
-    /** The target the faults name. */
     readonly target: string | undefined,
-    /** Sent as `x-heretek-role`. */
     readonly role: string,
-    /** The session's standalone stream (for a session's owner). */
     readonly stream?: StandaloneStream,
   ) {}
 
@@ -77,38 +61,26 @@ export class FetchOwner {
   }
 }
 
-export type GatewayFetchOptions = {
-  agent: Agent;
-  /** `Bearer <token>`, or `undefined` without a token. */
-  authorization: string | undefined;
-  maxResponseBytes: number;
-  /** Timeout of what waits for no reply (notifications, DELETE, opening the standalone stream). */
-  backgroundTimeoutMs: number;
-  /** Most sessions holding a standalone stream at once (0: none); later ones are told 405 locally until one frees its slot. */
-  maxStandaloneStreams: number;
-};
-
-function networkCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (
-    let depth = 0;
-    depth < 5 && current !== null && typeof current === 'object';
-    depth += 1
-  ) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.length > 0 && code !== 'ABORT_ERR')
-      return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+/** The first network code of `error` or of the causes undici wraps it in. */
+function networkCode(error: unknown, depth = 0): string | undefined {
+  if (depth > 4 || typeof error !== 'object' || error === null) return;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  return typeof code === 'string' && code !== '' && code !== 'ABORT_ERR'
+    ? code
+    : networkCode(cause, depth + 1);
 }
 
-/**
- * Map a network-level failure from undici to a typed connection error.
- * `phase` says whether the request got no response at all (`request`) or
- * the reply body broke off (`body`).
- */
-export function connectionError(
+/** Codes of a connection closed or reset under a request (not refused). */
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ECONNABORTED',
+]);
+
+/** A network failure as a typed error: no response at all (`request`), or a reply body that broke off (`body`). */
+function connectionError(
   error: unknown,
   target: string | undefined,
   where: string,
@@ -122,15 +94,7 @@ export function connectionError(
         ? error.cause.message
         : error.message
       : 'stream ended early');
-  const resetCodes = new Set([
-    'ECONNRESET',
-    'EPIPE',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'ECONNABORTED',
-  ]);
-  const refused =
-    phase === 'request' && !(code !== undefined && resetCodes.has(code));
+  const refused = phase === 'request' && !RESET_CODES.has(code ?? '');
   return new GatewayConnectionError({
     code: refused
       ? GatewayErrorCode.ConnectionRefused
@@ -141,63 +105,6 @@ export function connectionError(
       : `The connection to the gateway at ${where} dropped before the reply was complete (${reason}); retry, and check the gateway and backend logs.`,
     cause: error,
   });
-}
-
-const jsonRpcErrorBody = z.object({
-  error: z.object({
-    code: z.number(),
-    message: z.string(),
-    data: z.unknown().optional(),
-  }),
-});
-
-/** The JSON-RPC error inside an HTTP error body, if the body is one. */
-export function parseJsonRpcError(
-  text: string,
-): JsonRpcErrorObject | undefined {
-  try {
-    return jsonRpcErrorBody.safeParse(JSON.parse(text)).data?.error;
-  } catch {
-    return undefined; // not JSON: no JSON-RPC error to report
-  }
-}
-
-/** `value` with every occurrence of the token removed (a JSON round trip, only when needed). */
-export function scrubValue<T>(value: T, scrub: (text: string) => string): T {
-  const text = JSON.stringify(value);
-  if (text === undefined) return value;
-  const clean = scrub(text);
-  return clean === text ? value : (JSON.parse(clean) as T);
-}
-
-/**
- * The body of `reply`, refused past `maxResponseBytes` with the error of `target`. A fetch reply's web stream is
- * read through a Node stream over it; a {@link RequestReply}'s is undici's own.
- */
-async function readLimited(
-  environment: GatewayFetchOptions,
-  reply: UndiciResponse,
-  target: string | undefined,
-): Promise<Buffer> {
-  const body =
-    (reply as Partial<RequestReply>).node ??
-    (reply.body && Readable.fromWeb(reply.body));
-  if (!body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > environment.maxResponseBytes) {
-      body.destroy();
-      throw tooLarge(environment, target);
-    }
-    chunks.push(chunk);
-  }
-  // A reply that came in one piece is not copied.
-  const [only] = chunks;
-  return chunks.length === 1 && only
-    ? Buffer.from(only.buffer, only.byteOffset, only.byteLength)
-    : Buffer.concat(chunks, total);
 }
 
 type FetchResponse = Awaited<ReturnType<typeof undiciFetch>>;
@@ -212,16 +119,14 @@ type UndiciResponse = Pick<
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A reply of undici's `request` with what the checks read of a fetch
- * `Response`. Its body is read as undici's own stream, and becomes a web
- * stream only when something needs one (an SSE reply, a body handed to the
- * SDK): the web stream, its controller and fetch's copies of the request
- * are not made for every JSON reply.
+ * A reply of undici's `request` as the checks read a fetch `Response`. Its
+ * body becomes a web stream only when something needs one: the web stream,
+ * its controller and fetch's copies are not made for every JSON reply.
  */
 class RequestReply implements UndiciResponse {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: FetchResponse['headers'];
+  readonly headers = new UndiciHeaders();
   readonly node: Dispatcher.ResponseData['body'];
   #body: FetchResponse['body'] | undefined;
 
@@ -229,13 +134,11 @@ class RequestReply implements UndiciResponse {
     this.status = data.statusCode;
     this.statusText = data.statusText;
     this.node = data.body;
-    const headers = new UndiciHeaders();
     for (const [name, value] of Object.entries(data.headers)) {
       if (Array.isArray(value))
-        for (const item of value) headers.append(name, item);
-      else if (value !== undefined) headers.append(name, value);
+        for (const item of value) this.headers.append(name, item);
+      else if (value !== undefined) this.headers.append(name, value);
     }
-    this.headers = headers;
   }
 
   get ok(): boolean {
@@ -253,29 +156,10 @@ class RequestReply implements UndiciResponse {
   }
 }
 
-/** Redirect statuses: fetch refuses them under `redirect: 'error'` when they name a location. */
+/** Redirect statuses (with a location). */
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Whether fetch would have refused this reply (a redirect, or a proxy asking for credentials). */
-function refusedByFetch(reply: RequestReply): boolean {
-  return (
-    reply.status === 407 ||
-    (REDIRECT_STATUSES.has(reply.status) && reply.headers.has('location'))
-  );
-}
-
-function tooLarge(
-  environment: GatewayFetchOptions,
-  target: string | undefined,
-): GatewayResponseTooLargeError {
-  return new GatewayResponseTooLargeError({
-    target,
-    limitBytes: environment.maxResponseBytes,
-    message: `The reply exceeded ${environment.maxResponseBytes} bytes (maxResponseBytes); raise the cap or ask the backend for less data.`,
-  });
-}
-
-/** A web `Response` with `body` (none for a status that may not have one) and the status and headers of undici's `response`. */
+/** A web `Response` with `body` (none for a status that may not have one), status and headers. */
 function toWebResponse(
   response: UndiciResponse,
   body: ReadableStream<Uint8Array> | Uint8Array | string | null,
@@ -285,181 +169,6 @@ function toWebResponse(
     statusText: response.statusText,
     headers: response.headers,
   });
-}
-
-/** What the fetch layer shares between the requests of one client. */
-type Environment = GatewayFetchOptions & {
-  /** Sessions holding a standalone stream slot. */
-  streamSlots: number;
-  /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
-  following: boolean;
-};
-
-type Outgoing = {
-  method: string;
-  headers: Headers;
-  body: string | null;
-  /** The URL, for messages. */
-  where: string;
-  /** It waits for a reply the owner waits for: a JSON-RPC request, or the resumption of its reply. */
-  bound: boolean;
-  /** A GET without `Last-Event-ID`: the session's standalone stream. */
-  standalone: boolean;
-};
-
-/** What a request is, with the role and token headers added. */
-function outgoing(
-  environment: Environment,
-  owner: FetchOwner,
-  input: string | URL,
-  init: RequestInit | undefined,
-): Outgoing {
-  const method = (init?.method ?? 'GET').toUpperCase();
-  // The transport builds a fresh Headers object for every request: add to it in place.
-  const headers =
-    init?.headers instanceof Headers
-      ? init.headers
-      : new Headers(init?.headers);
-  // A request may carry its own (a call's cancellation, sent on the session's transport).
-  if (!headers.has(ROLE_HEADER)) headers.set(ROLE_HEADER, owner.role);
-  if (environment.authorization !== undefined)
-    headers.set('authorization', environment.authorization);
-  const body = typeof init?.body === 'string' ? init.body : null;
-  const resumption = method === 'GET' && headers.has('last-event-id');
-  return {
-    method,
-    headers,
-    body,
-    where: String(input),
-    bound: resumption || (method === 'POST' && owner.waiting),
-    standalone: method === 'GET' && !resumption,
-  };
-}
-
-/** The signal a request goes out with, and the timer to clear after its headers. */
-function signalOf(
-  environment: Environment,
-  owner: FetchOwner,
-  request: Outgoing,
-  init: RequestInit | undefined,
-): { signal: AbortSignal; timer?: NodeJS.Timeout } {
-  // A bound request follows its owner, which the client stops on timeout,
-  // cancel and close; anything else gets a timeout of its own.
-  if (request.bound) return { signal: owner.signal };
-  // What goes on after its transport closes (a request's cancellation, sent
-  // as it stops) gets a timeout only; the standalone stream is long-lived:
-  // only waiting for its headers is bounded, and it ends with its session.
-  if (!request.standalone)
-    return { signal: AbortSignal.timeout(environment.backgroundTimeoutMs) };
-  const opening = new AbortController();
-  const timer = setTimeout(
-    () => opening.abort(),
-    environment.backgroundTimeoutMs,
-  );
-  return {
-    signal: init?.signal
-      ? AbortSignal.any([init.signal, opening.signal])
-      : opening.signal,
-    timer,
-  };
-}
-
-/**
- * Send the request with undici on the client's keep-alive agent. A network
- * failure becomes a typed connection error (the owner's fault when bound).
- */
-async function send(
-  environment: Environment,
-  owner: FetchOwner,
-  request: Outgoing,
-  init: RequestInit | undefined,
-): Promise<UndiciResponse> {
-  const { signal, timer } = signalOf(environment, owner, request, init);
-  if (request.bound && signal.aborted) throw owner.fault ?? signal.reason;
-  const options = {
-    method: request.method,
-    headers: Object.fromEntries(request.headers),
-    body: request.body,
-    signal,
-    dispatcher: environment.agent,
-  };
-  try {
-    // A GET or DELETE is rare (one of each per session), and has no body to copy.
-    if (environment.following || request.method !== 'POST')
-      return await undiciFetch(request.where, options);
-    // undici's request: the reply's body is read as undici's stream, not
-    // through fetch's web streams and copies.
-    const reply = new RequestReply(
-      await undiciRequest(request.where, { ...options, method: 'POST' }),
-    );
-    if (!refusedByFetch(reply)) return reply;
-    await reply.node.dump().catch(() => undefined);
-    // A redirect (or a proxy asking for credentials): the server did not
-    // take the request, so it goes again the way fetch follows redirects,
-    // and so do this client's later requests.
-    environment.following = true;
-    return await undiciFetch(request.where, options);
-  } catch (error) {
-    if (signal.aborted) throw request.bound ? (owner.fault ?? error) : error;
-    const typed = connectionError(
-      error,
-      owner.target,
-      request.where,
-      'request',
-    );
-    if (request.bound) owner.fail(typed);
-    throw typed;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * A reply the owner waits for. A JSON body is read here under the size cap
- * and handed to the SDK in a new `Response` over its bytes, which it parses;
- * an SSE body is passed through under the cap, counted while open. A body
- * that breaks off or grows past the cap is the owner's fault at once.
- */
-async function boundReply(
-  environment: Environment,
-  owner: FetchOwner,
-  request: Outgoing,
-  response: UndiciResponse,
-): Promise<Response> {
-  const fail = (error: unknown): GatewayError => {
-    const typed = GatewayResponseTooLargeError.isInstance(error)
-      ? error
-      : (owner.fault ??
-        connectionError(error, owner.target, request.where, 'body'));
-    owner.fail(typed);
-    return typed;
-  };
-  const length = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(length) && length > environment.maxResponseBytes)
-    throw fail(tooLarge(environment, owner.target));
-  if (!response.ok) return passedReply(environment, owner, response);
-  if (
-    (response.headers.get('content-type') ?? '').includes('text/event-stream')
-  ) {
-    if (!response.body) return toWebResponse(response, null);
-    owner.openStreams += 1;
-    return toWebResponse(
-      response,
-      watched(response.body, environment.maxResponseBytes, {
-        tooLarge: () => fail(tooLarge(environment, owner.target)),
-        broke: fail,
-        ended: () => {
-          owner.openStreams -= 1;
-        },
-      }),
-    );
-  }
-  const body = await readLimited(environment, response, owner.target).catch(
-    (error: unknown) => {
-      throw fail(error);
-    },
-  );
-  return toWebResponse(response, body);
 }
 
 /** `body` passed through, with what happens to it reported to `on` (each once). */
@@ -508,139 +217,346 @@ function watched(
   });
 }
 
-/**
- * The standalone GET stream, passed through to the SDK (which dispatches
- * what it carries and reconnects it with backoff when it drops) while each
- * event is held to `maxResponseBytes` (the stream itself may run for days).
- */
-function standaloneBody(
-  environment: Environment,
-  body: ReadableStream<Uint8Array>,
-): ReadableStream<Uint8Array> {
-  const decoder = new TextDecoder();
-  let sinceBoundary = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const text = decoder.decode(chunk, { stream: true });
-        const boundary = Math.max(
-          text.lastIndexOf('\n\n'),
-          text.lastIndexOf('\r\n\r\n'),
-        );
-        sinceBoundary =
-          boundary < 0
-            ? sinceBoundary + chunk.byteLength
-            : text.length - boundary;
-        if (sinceBoundary > environment.maxResponseBytes)
-          controller.error(tooLarge(environment, undefined));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-}
+export type GatewayFetchOptions = {
+  connectTimeoutMs: number;
+  authorization: string | undefined;
+  maxResponseBytes: number;
+  /** Timeout of what waits for no reply (notifications, DELETE, opening the standalone stream). */
+  backgroundTimeoutMs: number;
+  /** Most sessions holding a standalone stream at once (0: none); later ones are told 405 locally until one frees its slot. */
+  maxStandaloneStreams: number;
+};
 
-/** A reply no owner waits for (a notification's 202, a DELETE), or any error status: passed on under the size cap. */
-async function passedReply(
-  environment: Environment,
-  owner: FetchOwner,
-  response: UndiciResponse,
-): Promise<Response> {
-  if (response.ok)
-    return toWebResponse(
-      response,
-      response.body &&
-        watched(response.body, environment.maxResponseBytes, {
-          tooLarge: () => tooLarge(environment, owner.target),
-        }),
-    );
-  const body = await readLimited(environment, response, owner.target).catch(
-    () => '',
-  );
-  return toWebResponse(response, body);
-}
-
-export type GatewayFetch = ReturnType<typeof createGatewayFetch>;
+type Outgoing = {
+  method: string;
+  headers: Headers;
+  body: string | null;
+  where: string;
+  /** It waits for a reply the owner waits for: a JSON-RPC request, or the resumption of its reply. */
+  bound: boolean;
+  /** A GET without `Last-Event-ID`: the session's standalone stream. */
+  standalone: boolean;
+};
 
 /**
- * The `fetch` factory of the SDK's `StreamableHTTPClientTransport`s:
- * undici on one keep-alive `Agent`, plus the headers this client sends
- * (`x-heretek-role` of the owner, the bearer token), a reply size cap, and
- * the faults of what the SDK reads later (a reply body that breaks off or
- * grows too large) given to the owner at once. `fetchFor(owner)` is the
- * `fetch` of one transport.
+ * The `fetch` of the SDK's transports: undici on one keep-alive `Agent`, with
+ * the role and token headers, a reply size cap, and the faults of what the
+ * SDK reads later given to the owner at once.
  */
-export function createGatewayFetch(options: GatewayFetchOptions) {
-  const environment: Environment = {
-    ...options,
-    streamSlots: 0,
-    following: false,
-  };
+export class GatewayFetch {
+  // undici's keep-alive default (4 s, or the server's `Keep-Alive: timeout`
+  // hint less 2 s): below the idle timeouts of common servers (Node 5 s).
+  readonly #agent: Agent;
+  #streamSlots = 0;
+  /** The gateway redirected a request (or a proxy asked for credentials): requests go out ready to follow. */
+  #following = false;
 
-  /** Takes a stream slot for the session (it keeps it until released); false when all are taken. */
-  const takeSlot = (stream: StandaloneStream): boolean => {
-    if (stream.slot) return true;
-    if (environment.streamSlots >= environment.maxStandaloneStreams)
-      return false;
-    environment.streamSlots += 1;
-    stream.slot = true;
-    return true;
-  };
-  const release = (stream: StandaloneStream | undefined): void => {
+  constructor(private readonly options: GatewayFetchOptions) {
+    this.#agent = this.newAgent();
+  }
+
+  fetchFor(
+    owner: FetchOwner,
+  ): (input: string | URL, init?: RequestInit) => Promise<Response> {
+    return (input, init) => this.fetch(owner, input, init);
+  }
+
+  /** The session is closed: its stream slot goes to the next session that asks. */
+  release(stream: StandaloneStream | undefined): void {
     if (!stream?.slot) return;
     stream.slot = false;
-    environment.streamSlots -= 1;
-  };
+    this.#streamSlots -= 1;
+  }
 
-  async function gatewayFetch(
+  close(): Promise<void> {
+    return this.#agent.destroy().catch(() => undefined);
+  }
+
+  private newAgent(): Agent {
+    return new Agent({ connect: { timeout: this.options.connectTimeoutMs } });
+  }
+
+  private async fetch(
     owner: FetchOwner,
     input: string | URL,
     init: RequestInit | undefined,
   ): Promise<Response> {
-    const request = outgoing(environment, owner, input, init);
+    const request = this.outgoing(owner, input, init);
     const { stream } = owner;
-    if (request.standalone && (!stream || !takeSlot(stream))) {
-      // Nobody listens for what the server would send outside a request, or
-      // the client holds as many streams as it may: do not open one for this
-      // session (a server may refuse it with 405 too, which is what the
-      // transport is told here).
-      return new Response(null, {
-        status: 405,
-        statusText: 'Method Not Allowed',
-      });
+    if (request.standalone && !stream?.slot) {
+      // Nobody listens outside a request, or every slot is taken: the
+      // transport is told 405, as a server without streams answers.
+      if (!stream || this.#streamSlots >= this.options.maxStandaloneStreams)
+        return new Response(null, {
+          status: 405,
+          statusText: 'Method Not Allowed',
+        });
+      this.#streamSlots += 1;
+      stream.slot = true;
     }
     let response: UndiciResponse;
     try {
-      response = await send(environment, owner, request, init);
+      response = await this.send(owner, request, init);
     } catch (error) {
-      if (request.standalone) release(stream);
+      if (request.standalone) this.release(stream);
       throw error;
     }
     if (request.standalone && stream) {
       // A refused stream frees its slot; a dropped one keeps it for the retry.
-      if (!response.ok) release(stream);
+      if (!response.ok) this.release(stream);
       if (response.status === 404 && stream.opened) {
         stream.opened = false;
         stream.onSessionLost();
       }
       if (response.ok && response.body) {
         stream.opened = true;
-        return toWebResponse(
-          response,
-          standaloneBody(environment, response.body),
-        );
+        return toWebResponse(response, this.standaloneBody(response.body));
       }
     }
     return request.bound
-      ? boundReply(environment, owner, request, response)
-      : passedReply(environment, owner, response);
+      ? this.boundReply(owner, request, response)
+      : this.passedReply(owner, response);
   }
 
-  return {
-    fetchFor:
-      (owner: FetchOwner) =>
-      (input: string | URL, init?: RequestInit): Promise<Response> =>
-        gatewayFetch(owner, input, init),
-    /** The session is closed: its stream slot goes to the next session that asks. */
-    release,
-  };
+  /** What a request is, with the role and token headers added. */
+  private outgoing(
+    owner: FetchOwner,
+    input: string | URL,
+    init: RequestInit | undefined,
+  ): Outgoing {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    // The transport builds a fresh Headers object for every request: add to it in place.
+    const headers =
+      init?.headers instanceof Headers
+        ? init.headers
+        : new Headers(init?.headers);
+    // A request may carry its own (a call's cancellation, sent on the session's transport).
+    if (!headers.has(ROLE_HEADER)) headers.set(ROLE_HEADER, owner.role);
+    if (this.options.authorization !== undefined)
+      headers.set('authorization', this.options.authorization);
+    const resumption = method === 'GET' && headers.has('last-event-id');
+    return {
+      method,
+      headers,
+      body: typeof init?.body === 'string' ? init.body : null,
+      where: String(input),
+      bound: resumption || (method === 'POST' && owner.waiting),
+      standalone: method === 'GET' && !resumption,
+    };
+  }
+
+  /** The signal a request goes out with, and the timer to clear after its headers. */
+  private signalOf(
+    owner: FetchOwner,
+    request: Outgoing,
+    init: RequestInit | undefined,
+  ): { signal: AbortSignal; timer?: NodeJS.Timeout } {
+    // A bound request follows its owner, which the client stops on timeout,
+    // cancel and close; anything else gets a timeout of its own.
+    if (request.bound) return { signal: owner.signal };
+    const ms = this.options.backgroundTimeoutMs;
+    // The standalone stream is long-lived: only waiting for its headers is
+    // bounded, and it ends with its session.
+    if (!request.standalone) return { signal: AbortSignal.timeout(ms) };
+    const opening = new AbortController();
+    const timer = setTimeout(() => opening.abort(), ms);
+    return {
+      signal: init?.signal
+        ? AbortSignal.any([init.signal, opening.signal])
+        : opening.signal,
+      timer,
+    };
+  }
+
+  /** Send the request; a network failure becomes a typed connection error (the owner's fault when bound). */
+  private async send(
+    owner: FetchOwner,
+    request: Outgoing,
+    init: RequestInit | undefined,
+  ): Promise<UndiciResponse> {
+    const { signal, timer } = this.signalOf(owner, request, init);
+    if (request.bound && signal.aborted) throw owner.fault ?? signal.reason;
+    let fresh: Agent | undefined;
+    try {
+      for (;;) {
+        const options = {
+          method: request.method,
+          headers: Object.fromEntries(request.headers),
+          body: request.body,
+          signal,
+          dispatcher: fresh ?? this.#agent,
+        };
+        try {
+          // A GET or DELETE is rare (one of each per session), and has no body to copy.
+          if (this.#following || request.method !== 'POST')
+            return await undiciFetch(request.where, options);
+          const reply = new RequestReply(
+            await undiciRequest(request.where, { ...options, method: 'POST' }),
+          );
+          // A redirect or a proxy asking for credentials: the server did not
+          // take the request, so it and later ones go the way fetch follows.
+          if (
+            reply.status !== 407 &&
+            !(
+              REDIRECT_STATUSES.has(reply.status) &&
+              reply.headers.has('location')
+            )
+          )
+            return reply;
+          await reply.node.dump().catch(() => undefined);
+          this.#following = true;
+          return await undiciFetch(request.where, options);
+        } catch (error) {
+          // A pooled connection the server closed while idle (its keep-alive
+          // timeout, a restart) fails before any reply: the request goes once
+          // more, on a connection of its own, as browsers do.
+          if (
+            fresh ||
+            signal.aborted ||
+            !RESET_CODES.has(networkCode(error) ?? '')
+          )
+            throw error;
+          fresh = this.newAgent();
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) throw request.bound ? (owner.fault ?? error) : error;
+      const typed = connectionError(
+        error,
+        owner.target,
+        request.where,
+        'request',
+      );
+      if (request.bound) owner.fail(typed);
+      throw typed;
+    } finally {
+      clearTimeout(timer);
+      // It closes once the reply has been read.
+      fresh?.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * A reply the owner waits for: a JSON body read here under the size cap,
+   * an SSE body passed through under the cap. A body that breaks off or grows
+   * past the cap is the owner's fault at once.
+   */
+  private async boundReply(
+    owner: FetchOwner,
+    request: Outgoing,
+    response: UndiciResponse,
+  ): Promise<Response> {
+    const fail = (error: unknown): GatewayError => {
+      const typed = GatewayResponseTooLargeError.isInstance(error)
+        ? error
+        : (owner.fault ??
+          connectionError(error, owner.target, request.where, 'body'));
+      owner.fail(typed);
+      return typed;
+    };
+    const length = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (Number.isFinite(length) && length > this.options.maxResponseBytes)
+      throw fail(this.tooLarge(owner.target));
+    if (!response.ok) return this.passedReply(owner, response);
+    if (
+      (response.headers.get('content-type') ?? '').includes('text/event-stream')
+    ) {
+      if (!response.body) return toWebResponse(response, null);
+      owner.openStreams += 1;
+      return toWebResponse(
+        response,
+        watched(response.body, this.options.maxResponseBytes, {
+          tooLarge: () => fail(this.tooLarge(owner.target)),
+          broke: fail,
+          ended: () => {
+            owner.openStreams -= 1;
+          },
+        }),
+      );
+    }
+    const body = await this.readLimited(response, owner.target).catch(
+      (error: unknown) => {
+        throw fail(error);
+      },
+    );
+    return toWebResponse(response, body);
+  }
+
+  /** A reply no owner waits for (a notification's 202, a DELETE), or any error status: passed on under the size cap. */
+  private async passedReply(
+    owner: FetchOwner,
+    response: UndiciResponse,
+  ): Promise<Response> {
+    if (response.ok)
+      return toWebResponse(
+        response,
+        response.body &&
+          watched(response.body, this.options.maxResponseBytes, {
+            tooLarge: () => this.tooLarge(owner.target),
+          }),
+      );
+    const body = await this.readLimited(response, owner.target).catch(() => '');
+    return toWebResponse(response, body);
+  }
+
+  /** The standalone GET stream, each event held to `maxResponseBytes` (the stream may run for days). */
+  private standaloneBody(
+    body: ReadableStream<Uint8Array>,
+  ): ReadableStream<Uint8Array> {
+    const decoder = new TextDecoder();
+    let sinceBoundary = 0;
+    return body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform: (chunk, controller) => {
+          const text = decoder.decode(chunk, { stream: true });
+          const boundary = Math.max(
+            text.lastIndexOf('\n\n'),
+            text.lastIndexOf('\r\n\r\n'),
+          );
+          sinceBoundary =
+            boundary < 0
+              ? sinceBoundary + chunk.byteLength
+              : text.length - boundary;
+          if (sinceBoundary > this.options.maxResponseBytes)
+            controller.error(this.tooLarge(undefined));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+  }
+
+  /** The body of `reply`, refused past `maxResponseBytes`. */
+  private async readLimited(
+    reply: UndiciResponse,
+    target: string | undefined,
+  ): Promise<Buffer> {
+    const body =
+      (reply as Partial<RequestReply>).node ??
+      (reply.body && Readable.fromWeb(reply.body));
+    if (!body) return Buffer.alloc(0);
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      total += chunk.byteLength;
+      if (total > this.options.maxResponseBytes) {
+        body.destroy();
+        throw this.tooLarge(target);
+      }
+      chunks.push(chunk);
+    }
+    // A reply that came in one piece is not copied.
+    const [only] = chunks;
+    return chunks.length === 1 && only
+      ? Buffer.from(only.buffer, only.byteOffset, only.byteLength)
+      : Buffer.concat(chunks, total);
+  }
+
+  private tooLarge(target: string | undefined): GatewayResponseTooLargeError {
+    const limitBytes = this.options.maxResponseBytes;
+    return new GatewayResponseTooLargeError({
+      target,
+      limitBytes,
+      message: `The reply exceeded ${limitBytes} bytes (maxResponseBytes); raise the cap or ask the backend for less data.`,
+    });
+  }
 }

@@ -1,13 +1,8 @@
 export { VERSION } from './version.js';
-export { GatewayClient } from './gateway-client.js';
-export type {
-  CallProgress,
-  CallToolOptions,
-  CallToolResult,
-  EndpointInfo,
-  ListToolsOptions,
-  McpTool,
-} from './gateway-client.js';
+// Every export of these three modules is public.
+export * from './gateway-client.js';
+export * from './errors.js';
+export * from './target-name.js';
 export { GATEWAY_MODES, gatewayClientOptionsSchema } from './config.js';
 export type {
   ElicitationHandler,
@@ -19,18 +14,3 @@ export type {
   ServerRequestFrom,
   ServerRequestKind,
 } from './config.js';
-export {
-  GatewayAbortedError,
-  GatewayClosedError,
-  GatewayConfigError,
-  GatewayConnectionError,
-  GatewayError,
-  GatewayErrorCode,
-  GatewayHttpError,
-  GatewayJsonRpcError,
-  GatewayProtocolError,
-  GatewayResponseTooLargeError,
-  GatewayTimeoutError,
-} from './errors.js';
-export type { JsonRpcErrorObject } from './errors.js';
-export { splitMultiplexedName, validateTargetName } from './target-name.js';

@@ -1,7 +1,6 @@
 /**
- * A counting semaphore with FIFO waiters and abort support. Hand-written
- * (30 lines) rather than a dependency: the client needs `AbortSignal`
- * cancellation of a queued waiter, which small limiter packages lack.
+ * A counting semaphore with FIFO waiters. Hand-written: the client needs
+ * `AbortSignal` cancellation of a queued waiter, which small limiter packages lack.
  */
 export class Limiter {
   private active = 0;
@@ -16,11 +15,7 @@ export class Limiter {
     return this.releaser();
   }
 
-  /**
-   * Wait for a slot, once {@link tryAcquire} found none (all are taken while
-   * anyone waits); resolves with a release function, rejects with
-   * `signal.reason` on abort.
-   */
+  /** Wait for a slot once {@link tryAcquire} found none; rejects with `signal.reason` on abort. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {

@@ -14,7 +14,6 @@ import type { Operation } from './operation.js';
 /** A tool as listed by a target: the SDK's `Tool` shape (name, description, inputSchema, annotations ...). */
 export type McpTool = Tool;
 
-/** One `tools/list` page as {@link listPageSchema} lets it through. */
 type ListPage = { tools: McpTool[]; nextCursor?: string | undefined };
 
 /** Where a page breaks the shape `tools/list` must have, or `undefined`. */
@@ -60,13 +59,9 @@ function isSchema(value: unknown): boolean {
 
 /**
  * The result check of a `tools/list` page: the members the client and its
- * callers read (a string `name`, an object `inputSchema` of type `object`,
- * and the types of `title`, `description`, `outputSchema`, `annotations`,
- * `execution`, `_meta` and `nextCursor`), returning the page as parsed. The
- * SDK's own check of this result validates every value of every schema and
- * copies each tool, which at a thousand backends of a hundred tools is
- * seconds of work and hundreds of MB of copies; a reply from JSON is JSON
- * already, so the walk adds nothing there.
+ * callers read. The SDK's own check validates every value of every schema
+ * and copies each tool: at a thousand backends of a hundred tools, seconds
+ * of work and hundreds of MB of copies, for a reply that is JSON already.
  */
 const listPageSchema: StandardSchemaV1<unknown, ListPage> = {
   '~standard': {
@@ -81,26 +76,25 @@ const listPageSchema: StandardSchemaV1<unknown, ListPage> = {
   },
 };
 
-/** How often a listing starts over because the server refused its cursor in a new session. */
 const MAX_LIST_RESTARTS = 3;
 
 /**
- * Every tool of one `tools/list` walk of the operation's target, following `nextCursor` to the end: a
- * repeated cursor or more than `maxListPages` pages is `PROTOCOL_ERROR`. Each
- * page is one request of `requester`, so a session that expires on a page
- * is re-initialized and that page sent again with the same cursor; when the
- * new session rejects the cursor with a JSON-RPC error, the walk starts over
- * from the first page (at most 3 times).
+ * Every tool of one `tools/list` walk, following `nextCursor` (a repeated
+ * cursor or more than `maxListPages` pages is `PROTOCOL_ERROR`). A page whose
+ * session expired is sent again with the same cursor in the new session; if
+ * that session rejects the cursor, the walk starts over (at most 3 times).
  */
-export async function walkPages(requester: Operation): Promise<McpTool[]> {
+export async function walkPages(
+  requester: Operation,
+  restarts = 0,
+): Promise<McpTool[]> {
   const { target, endpoint } = requester.plan;
   const maxListPages =
     endpoint.settings.options.maxListPages ?? DEFAULTS.maxListPages;
   const of = target ? ` of target '${target}'` : '';
-  let tools: McpTool[] = [];
-  let seen = new Set<string>();
+  const tools: McpTool[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
-  let restarts = 0;
   for (let pages = 1; ; pages += 1) {
     const before = requester.reinitializations;
     const sent = cursor;
@@ -125,20 +119,14 @@ export async function walkPages(requester: Operation): Promise<McpTool[]> {
         requester.reinitializations > before &&
         restarts < MAX_LIST_RESTARTS &&
         isCursorRejection(error)
-      ) {
-        restarts += 1;
-        tools = [];
-        seen = new Set();
-        cursor = undefined;
-        pages = 0;
-        continue;
-      }
+      )
+        return walkPages(requester, restarts + 1);
       throw error;
     }
     tools.push(...page.tools);
     const next = page.nextCursor;
     if (next == null) return tools;
-    if (seen.has(next) || next === cursor) {
+    if (seen.has(next)) {
       throw new GatewayProtocolError({
         target,
         message: `tools/list${of} returned cursor ${JSON.stringify(next.slice(0, 80))} a second time after ${pages} pages; the server's pagination loops.`,

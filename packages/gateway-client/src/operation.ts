@@ -3,9 +3,8 @@ import type {
   Progress,
   RequestOptions,
 } from '@modelcontextprotocol/client';
-import type { CallHandlers } from './config.js';
+import { SERVER_REQUESTS, type CallHandlers } from './config.js';
 import {
-  SERVER_REQUEST_METHODS,
   answerServerRequest,
   type Endpoint,
   type Session,
@@ -21,30 +20,23 @@ import {
 } from './errors.js';
 import { rejectsSession, toGatewayError } from './error-mapping.js';
 
-/** Per-request settings of {@link Operation.request}. */
 export type RequestExtra<R = unknown> = {
   /** Progress of this request; each one also restarts its timeout. */
   onprogress?: ((progress: Progress) => void) | undefined;
   /** This request's timeout instead of `timeoutMs` (a request that blocks until a task ends). */
   timeoutMs?: number | undefined;
   /**
-   * The request is not cut off when the operation stops (timeout, caller
-   * cancel): the operation rejects at once with its reason, and the
-   * request runs to its own end (bounded by the SDK's timeout), whose
-   * outcome this gets. A task-augmented call's creation uses it: the
-   * server may have made the task before the stop, and only the answer
-   * names the task to cancel.
+   * The request is not cut off when the operation stops: the operation
+   * rejects at once, and the request runs to its own end, whose outcome this
+   * gets. A task's creation uses it: only the answer names the task to cancel.
    */
   afterStop?: ((late: Promise<R>) => void) | undefined;
 };
 
-/** What one operation is: a listing or a call, on one endpoint. */
 export type OperationPlan = {
   endpoint: Endpoint;
   target: string | undefined;
-  /** Sent as `x-heretek-role` on the operation's requests. */
   role: string;
-  /** The ceiling of the whole operation, when it has one. */
   ceilingMs: number | undefined;
   handlers: CallHandlers | undefined;
 };
@@ -83,14 +75,12 @@ export function raceSignal<T>(
 }
 
 /**
- * One operation's state: why it stopped (timeout, caller cancel, close),
- * the exchange in flight, the per-request timer and the ceiling. No
- * AbortController of its own on the fast path: stopping fails the current
- * exchange directly, and a controller is only made when the operation has
- * to wait (for a slot, a connect, a task poll).
+ * One operation's state: why it stopped, the exchange in flight, the
+ * per-request timer and the ceiling. No AbortController on the fast path:
+ * stopping fails the current exchange directly, and a controller is only
+ * made when the operation has to wait (for a slot, a connect, a task poll).
  */
 export class Operation {
-  /** Why the operation stopped, once it has. */
   reason: GatewayError | undefined;
   reinitializations = 0;
   private exchange: Exchange | undefined;
@@ -99,7 +89,6 @@ export class Operation {
   private readonly ceiling: NodeJS.Timeout | undefined;
   private requestTimeoutMs: number;
   private requests = 0;
-  /** Server requests of this operation being answered (see `hold`). */
   private holds = 0;
   // The error is built only when the timer fires: building one per call costs a stack capture.
   private readonly onTimeout = () =>
@@ -125,23 +114,21 @@ export class Operation {
     this.waiting?.abort(reason);
   }
 
-  /** Aborted when the operation stops. */
   get signal(): AbortSignal {
     this.waiting ??= new AbortController();
     if (this.reason) this.waiting.abort(this.reason);
     return this.waiting.signal;
   }
 
-  /** Clear the timers; the operation is over. */
   dispose(): void {
     clearTimeout(this.timer);
     clearTimeout(this.ceiling);
   }
 
   /**
-   * Send on the endpoint's session and, when the gateway rejects the
-   * session, re-initialize and send once more (counted per request: a
-   * listing of many pages survives several expiries).
+   * Send on the endpoint's session; when the gateway rejects the session,
+   * re-initialize and send once more (per request: a listing of many pages
+   * survives several expiries).
    */
   async request<R>(
     what: string,
@@ -164,17 +151,16 @@ export class Operation {
           () => this.reason,
         ));
       session.inflight += 1;
-      let exchange: Exchange | undefined;
+      const exchange = session.transport.open({
+        target: target ?? endpoint.target,
+        role: this.plan.role,
+        handlers: this.plan.handlers,
+        hold: () => this.hold(),
+      });
       let succeeded = false;
       let detached = false;
       let sending: Promise<R> | undefined;
       try {
-        exchange = session.transport.open({
-          target: target ?? endpoint.target,
-          role: this.plan.role,
-          handlers: this.plan.handlers,
-          hold: () => this.hold(),
-        });
         const afterStop = extra?.afterStop;
         if (afterStop === undefined) this.exchange = exchange;
         if (this.reason) exchange.owner.fail(this.reason);
@@ -189,23 +175,23 @@ export class Operation {
         succeeded = true;
         return result;
       } catch (error) {
-        if (extra?.afterStop && error === this.reason && sending && exchange) {
+        if (extra?.afterStop && error === this.reason && sending) {
           // Stopped while the request runs on: it ends (and is accounted
           // for) when its answer or its own timeout comes.
           detached = true;
           extra.afterStop(sending);
-          const done = exchange;
-          const settle = (ok: boolean) => () => this.release(session, done, ok);
+          const settle = (ok: boolean) => () =>
+            this.release(session, exchange, ok);
           sending.then(settle(true), settle(false));
           throw error;
         }
         const typed = toGatewayError(settings, error, {
           target,
           where: endpoint.key,
-          fault: exchange?.owner.fault,
+          fault: exchange.owner.fault,
         });
         if (
-          exchange?.owner.fault !== undefined ||
+          exchange.owner.fault !== undefined ||
           !rejectsSession(error) ||
           !session.transport.sessionId ||
           settings.closing.aborted ||
@@ -233,22 +219,18 @@ export class Operation {
     }
   }
 
-  /**
-   * One request on the session that stopping the operation does not cut
-   * (a task's cancellation, sent because it stopped), bounded by `timeoutMs`.
-   */
+  /** A request that stopping the operation does not cut (a task's cancellation), bounded by `timeoutMs`. */
   async detached<R>(
     send: (client: Client, options: RequestOptions) => Promise<R>,
   ): Promise<R> {
     const { endpoint, target, role } = this.plan;
     const session = endpoint.readySession() ?? (await endpoint.session(target));
     session.inflight += 1;
-    let exchange: Exchange | undefined;
+    const exchange = session.transport.open({
+      target: target ?? endpoint.target,
+      role,
+    });
     try {
-      exchange = session.transport.open({
-        target: target ?? endpoint.target,
-        role,
-      });
       return await send(session.client, {
         timeout: endpoint.settings.timeoutMs,
         headers: exchange.headers,
@@ -258,11 +240,7 @@ export class Operation {
     }
   }
 
-  /**
-   * The answers to the `inputRequests` of an `input_required` result
-   * (2026-07-28), by this operation's handlers (as a 2025 server's requests
-   * on the call's stream are answered), keyed as asked.
-   */
+  /** The answers to the `inputRequests` of an `input_required` result (2026-07-28), keyed as asked. */
   async answerInputs(
     inputRequests: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
@@ -274,7 +252,7 @@ export class Operation {
         params?: unknown;
       };
       const kind = settings.kinds.find(
-        (declared) => SERVER_REQUEST_METHODS[declared] === method,
+        (declared) => SERVER_REQUESTS[declared].method === method,
       );
       if (kind === undefined)
         throw new GatewayProtocolError({
@@ -297,13 +275,12 @@ export class Operation {
     return Object.fromEntries(await Promise.all(entries));
   }
 
-  /** The request of `exchange` on `session` is over. */
   private release(
     session: Session,
-    exchange: Exchange | undefined,
+    exchange: Exchange,
     succeeded: boolean,
   ): void {
-    exchange?.finish(succeeded);
+    exchange.finish(succeeded);
     session.inflight -= 1;
     if (session.retired && session.inflight === 0)
       void this.plan.endpoint.closeSession(session, false);
@@ -340,11 +317,9 @@ export class Operation {
   }
 
   /**
-   * A server request carried by this operation's reply (an elicitation, a
-   * sampling request) is being answered: the server waits for the user, so
-   * the per-request timer stops until every such answer is in, then starts
-   * afresh. The ceiling (`maxTotalTimeoutMs`) still bounds the operation.
-   * Returns the release; calling it twice releases once.
+   * A server request this operation's reply carried is being answered: the
+   * server waits for the user, so the per-request timer stops until every
+   * answer is in (the ceiling still runs). Returns the release (idempotent).
    */
   private hold(): () => void {
     this.holds += 1;

@@ -22,11 +22,7 @@ import {
 import { toGatewayError, type ErrorMapping } from './error-mapping.js';
 import { FetchOwner, ROLE_HEADER, type GatewayFetch } from './http-layer.js';
 
-/**
- * The request header that names the {@link Exchange} of a request: set in the
- * request's `RequestOptions.headers`, which the SDK hands to the transport's
- * `send`, and taken out there. It never goes on the wire.
- */
+/** Names a request's {@link Exchange} in its `RequestOptions.headers`; `send` takes it out before the wire. */
 const EXCHANGE_HEADER = 'x-heretek-exchange';
 
 /** How long an SSE reply may stay open after its response arrived. */
@@ -39,7 +35,6 @@ const RECONNECTION = {
   reconnectionDelayGrowFactor: 2,
 };
 
-/** What the transport of one session needs of its client. */
 export type TransportSettings = ErrorMapping & {
   options: GatewayClientOptions;
   fetch: GatewayFetch;
@@ -50,20 +45,17 @@ export type RequestScope = {
   target: string;
   role: string;
   handlers?: CallHandlers | undefined;
-  /** Stops the call's per-request timer while a server request is answered; returns the release. */
   hold?: (() => () => void) | undefined;
 };
 
 /**
  * One request on a session: the Streamable HTTP transport its POST (and the
- * SSE reply, and that reply's resumption) goes out on, whose `fetch` reports
- * to `owner`. What its reply carries is known to belong to this request: a
- * server request, a log, a response for another id, a stream that ends
- * before the response.
+ * SSE reply, and its resumption) goes out on, whose `fetch` reports to
+ * `owner`. What its reply carries belongs to this request.
  */
 export class Exchange {
   readonly owner: FetchOwner;
-  /** The request options' headers that send a request on this exchange. */
+  /** The `RequestOptions.headers` that send a request on this exchange. */
   readonly headers: Record<string, string>;
   requestId: RequestId | undefined;
   #answered = false;
@@ -80,10 +72,8 @@ export class Exchange {
     this.#transport = new StreamableHTTPClientTransport(session.url, {
       fetch: settings.fetch.fetchFor(this.owner),
       reconnectionOptions: RECONNECTION,
-      ...(main.sessionId === undefined ? {} : { sessionId: main.sessionId }),
-      ...(main.protocolVersion === undefined
-        ? {}
-        : { protocolVersion: main.protocolVersion }),
+      sessionId: main.sessionId,
+      protocolVersion: main.protocolVersion,
     });
     this.#transport.onmessage = (message) => this.#receive(message);
     this.#transport.onerror = (error) => {
@@ -124,9 +114,8 @@ export class Exchange {
 
   /**
    * The request is over: close what is left of it (an open reply after a
-   * short grace). An answered request whose reply has ended leaves nothing
-   * to close (closing aborts a controller, and makes an exception for it,
-   * on every call).
+   * short grace); nothing once answered and its reply ended (closing aborts a
+   * controller, and makes an exception, on every call).
    */
   finish(succeeded: boolean): void {
     this.session.forget(this);
@@ -143,12 +132,7 @@ export class Exchange {
     }, STREAM_GRACE_MS).unref();
   }
 
-  /**
-   * A message of this request's reply: its response (one for another id
-   * fails the request at once, and is not passed on, where it could answer
-   * another request of the session), or what the server sends while it
-   * works on it.
-   */
+  /** A message of this request's reply; a response for another id fails the request, and is not passed on to answer another. */
   #receive(message: JSONRPCMessage) {
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
       if (message.id !== this.requestId) {
@@ -167,15 +151,12 @@ export class Exchange {
 }
 
 /**
- * The transport of one session, given to the session's one SDK `Client`.
- * The SDK's Streamable HTTP transport drops which POST's reply stream a
- * message came on (typescript-sdk issue #2659), and a server request or a
- * log on a call's stream belongs to that call. So each request the client
- * sends with an exchange's header goes out on a Streamable HTTP transport
- * of its own (same session id and revision), whose messages arrive here
- * marked with their exchange; everything else (the handshake, notifications,
- * answers to the server, the standalone GET stream, DELETE) goes out on the
- * session's main transport.
+ * The transport of one session's SDK `Client`. The SDK's Streamable HTTP
+ * transport drops which POST's reply stream a message came on
+ * (typescript-sdk#2659), and a server request or a log on a call's stream
+ * belongs to that call. So each request sent with an exchange's header goes
+ * out on a transport of its own (same session id and revision); the rest
+ * goes out on the session's main transport.
  */
 export class SessionTransport implements Transport {
   onclose?: (() => void) | undefined;
@@ -192,7 +173,6 @@ export class SessionTransport implements Transport {
 
   constructor(
     readonly url: URL,
-    /** The endpoint's target (`*` for the multiplexed endpoint). */
     readonly target: string,
     readonly settings: TransportSettings,
     owner: FetchOwner,
@@ -222,19 +202,17 @@ export class SessionTransport implements Transport {
     return this.main.close();
   }
 
-  /** End the session at the gateway (DELETE). */
   terminateSession(): Promise<void> {
     return this.main.terminateSession();
   }
 
-  /** A new exchange: a request goes out on it with its {@link Exchange.headers} in its options. */
+  /** A new exchange: a request goes out on it with its {@link Exchange.headers}. */
   open(scope: RequestScope): Exchange {
     const exchange = new Exchange(String(this.#nextKey++), scope, this);
     this.#exchanges.set(exchange.key, exchange);
     return exchange;
   }
 
-  /** The exchange whose reply carried server request `id`, if one did. */
   carrier(id: RequestId): Exchange | undefined {
     return this.#carriers.get(id);
   }
@@ -275,11 +253,7 @@ export class SessionTransport implements Transport {
     });
   }
 
-  /**
-   * A message from the server, on the reply of `exchange` or else on the
-   * main transport: logs go to `onLog` with the target they concern, the
-   * rest to the client (a server request remembered with its exchange).
-   */
+  /** A message on the reply of `exchange`, or on the main transport: logs go to `onLog`, the rest to the client. */
   receive(message: JSONRPCMessage, exchange: Exchange | undefined): void {
     if (
       isJSONRPCNotification(message) &&

@@ -6,7 +6,6 @@ import type { Operation } from './operation.js';
 export type TaskCall = {
   name: string;
   arguments: Record<string, unknown>;
-  /** Requested time-to-live of the task in milliseconds (the server may shorten it). */
   ttlMs: number | undefined;
   onprogress: ((progress: Progress) => void) | undefined;
 };
@@ -55,15 +54,10 @@ function cancelTask(requester: Operation, taskId: string): void {
 }
 
 /**
- * Call a tool task-augmented (MCP 2025-11-25 tasks) and wait for its
- * result: `tools/call` with `params.task`, `tasks/get` at the task's
- * `pollInterval` (clamped to 20 ms - 5 s, and to half the request timeout)
- * until the task is ready, then `tasks/result`. The SDK v2 client has the
- * task wire types but no task runtime, so the polling is here. When the
- * operation stops (caller abort, timeout, close) after the task was
- * created, `tasks/cancel` is sent for it (best effort), also when the
- * stop came before the server's answer named the task. A server that
- * answers the call with a plain result gets that result returned.
+ * Call a tool task-augmented (MCP 2025-11-25; the SDK v2 client runs no
+ * tasks): `tools/call` with `params.task`, `tasks/get` at the task's
+ * `pollInterval` (20 ms - 5 s, at most half the request timeout), then
+ * `tasks/result`. When the operation stops, `tasks/cancel` is sent for it.
  */
 export async function callAsTask(
   requester: Operation,

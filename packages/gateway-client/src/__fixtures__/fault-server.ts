@@ -33,6 +33,8 @@ export type FaultServer = Listening & {
   openSockets: () => number;
   /** Bytes written by the 50 MB streams before the client hung up. */
   streamed: { bytes: number };
+  /** Close the connections that carry no request now (as a server's keep-alive timeout does). */
+  closeIdleConnections: () => void;
 };
 
 type Message = {
@@ -290,5 +292,10 @@ export async function startFaultServer(
     openSockets.add(socket);
     socket.on('close', () => openSockets.delete(socket));
   });
-  return { ...listening, openSockets: () => openSockets.size, streamed };
+  return {
+    ...listening,
+    openSockets: () => openSockets.size,
+    streamed,
+    closeIdleConnections: () => listening.server.closeIdleConnections(),
+  };
 }
