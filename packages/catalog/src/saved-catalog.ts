@@ -114,55 +114,84 @@ const HEADER = z.object({
   ),
 });
 
-/*
- * Layout of the bytes (little-endian): the sections of SECTIONS, in order, each at a
- * multiple of 8 (see there), so bytes that start at a multiple of 8 are read in place.
+/** The typed array of each kind of number a section holds. */
+const VIEWS = {
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  f32: Float32Array,
+  f64: Float64Array,
+};
+type NumberKind = keyof typeof VIEWS;
+type ViewOf<Kind extends NumberKind> = InstanceType<(typeof VIEWS)[Kind]>;
+type NumberView = ViewOf<NumberKind>;
+
+/** The kind of the numbers of a section whose width the header's `widths` gives, by width. */
+const WIDTH_KINDS = {
+  documents: { 2: 'u16', 4: 'i32' },
+  bags: { 2: 'u16', 4: 'f32', 8: 'f64' },
+  toolTerms: { 2: 'u16', 4: 'u32' },
+} as const;
+type KindOf<Kind> = Kind extends keyof Widths
+  ? (typeof WIDTH_KINDS)[Kind][keyof (typeof WIDTH_KINDS)[Kind]]
+  : Kind;
+
+/**
+ * The sections of the bytes, in order, each at a multiple of 8 (so bytes that start at a
+ * multiple of 8 are read in place), little-endian: name, kind of number (or the width of
+ * `widths` it takes), and number of items from the counts. {@link WRITERS} writes each.
  */
-/** The sections: name, bytes per item, and the number of items from the counts. */
 const SECTIONS = [
   // Per segment, the running totals of its tools, distinct terms, postings, name terms and bare names.
-  ['segmentTools', 4, (c: Counts) => c.segments + 1],
-  ['segmentTerms', 4, (c: Counts) => c.segments + 1],
-  ['segmentPostings', 4, (c: Counts) => c.segments + 1],
-  ['segmentNames', 4, (c: Counts) => c.segments + 1],
-  ['segmentBare', 4, (c: Counts) => c.segments + 1],
-  // Per segment, the sum of each field's length (f64 x fields).
-  ['fieldLengths', 8, (c: Counts) => c.segments * FIELD_COUNT],
+  ['segmentTools', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentTerms', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentPostings', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentNames', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentBare', 'u32', (c: Counts) => c.segments + 1],
+  // Per segment, the sum of each field's length.
+  ['fieldLengths', 'f64', (c: Counts) => c.segments * FIELD_COUNT],
   // Per segment: its distinct terms (catalog term numbers), and their postings' ends (one more).
-  ['termIds', 4, (c: Counts) => c.localTerms],
-  ['offsets', 4, (c: Counts) => c.localTerms + c.segments],
-  // Per posting: local tool (i32), bag frequency (f32 or f64), whether in the name (u8).
-  ['documents', 0, (c: Counts) => c.postings],
-  ['bags', 0, (c: Counts) => c.postings],
-  ['inName', 1, (c: Counts) => c.postings],
+  ['termIds', 'u32', (c: Counts) => c.localTerms],
+  ['offsets', 'i32', (c: Counts) => c.localTerms + c.segments],
+  // Per posting: local tool, bag frequency, whether in the name.
+  ['documents', 'documents', (c: Counts) => c.postings],
+  ['bags', 'bags', (c: Counts) => c.postings],
+  ['inName', 'u8', (c: Counts) => c.postings],
   // Per segment: each tool's name terms' ends (one more than its tools), the name terms, the bare names.
-  ['nameOffsets', 4, (c: Counts) => c.tools + c.segments],
-  ['nameTerms', 4, (c: Counts) => c.nameTerms],
-  ['bareNames', 4, (c: Counts) => c.bareNames],
-  // Per tool: weighted bag length (f64), record, packed terms (catalog term numbers).
-  ['bagLengths', 8, (c: Counts) => c.tools],
-  ['records', 4, (c: Counts) => c.tools * RECORD],
-  ['toolTerms', 0, (c: Counts) => c.toolTerms],
+  ['nameOffsets', 'i32', (c: Counts) => c.tools + c.segments],
+  ['nameTerms', 'u32', (c: Counts) => c.nameTerms],
+  ['bareNames', 'u32', (c: Counts) => c.bareNames],
+  // Per tool: weighted bag length, record, packed terms (field ends, the target's term numbers).
+  ['bagLengths', 'f64', (c: Counts) => c.tools],
+  ['records', 'u32', (c: Counts) => c.tools * RECORD],
+  ['toolTerms', 'toolTerms', (c: Counts) => c.toolTerms],
   // Text table (the terms, then each tool's texts) and schema table: ends, then UTF-8 bytes.
-  ['textEnds', 4, (c: Counts) => c.terms + c.tools * TEXTS_PER_TOOL + 1],
-  ['schemaEnds', 4, (c: Counts) => c.tools + 1],
-  ['texts', 1, (c: Counts) => c.textBytes],
-  ['schemas', 1, (c: Counts) => c.schemaBytes],
+  ['textEnds', 'u32', (c: Counts) => c.terms + c.tools * TEXTS_PER_TOOL + 1],
+  ['schemaEnds', 'u32', (c: Counts) => c.tools + 1],
+  ['texts', 'u8', (c: Counts) => c.textBytes],
+  ['schemas', 'u8', (c: Counts) => c.schemaBytes],
 ] as const;
 
-type SectionName = (typeof SECTIONS)[number][0];
+type Section = (typeof SECTIONS)[number];
+type SectionName = Section[0];
+
+/** The kind of a section's numbers under `widths`. */
+function kindOf(kind: Section[1], widths: Widths): NumberKind {
+  if (!(kind in WIDTH_KINDS)) return kind as NumberKind;
+  const byWidth: Record<number, NumberKind> = WIDTH_KINDS[kind as keyof Widths];
+  return byWidth[widths[kind as keyof Widths]] as NumberKind;
+}
 
 /** Where each section of a saved catalog starts, and where the last ends. */
 type Places = Record<SectionName | 'end', number>;
 
-/** Where each section starts, and the end of the last. */
 function sectionPlaces(counts: Counts, widths: Widths): Places {
   const places = {} as Places;
   let at = 0;
-  for (const [name, width, count] of SECTIONS) {
+  for (const [name, kind, count] of SECTIONS) {
     places[name] = at;
-    const bytes =
-      count(counts) * (width === 0 ? widths[name as keyof Widths] : width);
+    const bytes = count(counts) * VIEWS[kindOf(kind, widths)].BYTES_PER_ELEMENT;
     at += Math.ceil(bytes / 8) * 8;
   }
   places.end = at;
@@ -418,19 +447,6 @@ export function* planSavedCatalog(options: {
   };
 }
 
-/** The typed array of each kind of number a section holds. */
-const VIEWS = {
-  u8: Uint8Array,
-  u16: Uint16Array,
-  u32: Uint32Array,
-  i32: Int32Array,
-  f32: Float32Array,
-  f64: Float64Array,
-};
-type NumberKind = keyof typeof VIEWS;
-type ViewOf<Kind extends NumberKind> = InstanceType<(typeof VIEWS)[Kind]>;
-type NumberView = ViewOf<NumberKind>;
-
 /** A view of `count` numbers of `kind` at byte `at` of `buffer`. */
 function viewOf<Kind extends NumberKind>(
   kind: Kind,
@@ -539,80 +555,63 @@ class ChunkOut {
   }
 }
 
-const WIDTH_KINDS = { 2: 'u16', 4: 'u32' } as const;
-const BAG_KINDS = { 2: 'u16', 4: 'f32', 8: 'f64' } as const;
-
-/** How each section of one array per segment is written, segment after segment. */
-const SEGMENT_SECTIONS: Partial<
-  Record<
-    SectionName,
-    (
-      out: ChunkOut,
-      segment: Segment,
-      plan: CatalogPlan,
-    ) => Generator<Uint8Array, void>
-  >
-> = {
-  fieldLengths: (out, segment) => out.array('f64', segment.arrays.fieldLengths),
-  termIds: (out, segment, plan) =>
-    out.termNumbers(segment.arrays.termIds, plan.numberOf),
-  offsets: (out, segment) => out.array('u32', segment.arrays.offsets),
-  documents: (out, segment, plan) =>
-    out.array(WIDTH_KINDS[plan.widths.documents], segment.arrays.documents),
-  bags: (out, segment, plan) =>
-    out.array(BAG_KINDS[plan.widths.bags], segment.arrays.bags),
-  inName: (out, segment) => out.array('u8', segment.arrays.inName),
-  nameOffsets: (out, segment) => out.array('u32', segment.arrays.nameOffsets),
-  nameTerms: (out, segment, plan) =>
-    out.termNumbers(segment.arrays.nameTerms, plan.numberOf),
-  bareNames: (out, segment, plan) =>
-    out.termNumbers(segment.arrays.bareNames, plan.numberOf),
-  bagLengths: (out, segment) => out.array('f64', segment.arrays.bagLengths),
-};
-
-function* writeSection(
+/** Writes one section's numbers (of `kind`) or bytes; `undefined` steps are pauses. */
+type Writer = (
   out: ChunkOut,
-  name: SectionName,
   save: SavedCatalogPlan,
-): Generator<Uint8Array | undefined, void> {
-  const { segments, plan } = save;
-  const totals = (count: (segment: Segment) => number) => {
-    const running = new Uint32Array(segments.length + 1);
-    segments.forEach(({ segment }, index) => {
+  kind: NumberKind,
+) => Generator<Uint8Array | undefined, void>;
+
+/** Writes the running totals (from 0) of a number of each segment. */
+function totals(count: (segment: Segment) => number): Writer {
+  return (out, save, kind) => {
+    const running = new Uint32Array(save.segments.length + 1);
+    save.segments.forEach(({ segment }, index) => {
       running[index + 1] = (running[index] as number) + count(segment);
     });
-    return out.array('u32', running);
+    return out.array(kind, running);
   };
-  switch (name) {
-    case 'segmentTools':
-      return yield* totals((segment) => segment.tools.length);
-    case 'segmentTerms':
-      return yield* totals((segment) => segment.arrays.termIds.length);
-    case 'segmentPostings':
-      return yield* totals((segment) => segment.arrays.documents.length);
-    case 'segmentNames':
-      return yield* totals((segment) => segment.arrays.nameTerms.length);
-    case 'segmentBare':
-      return yield* totals((segment) => segment.arrays.bareNames.length);
-    case 'textEnds':
-      return yield* out.array('u32', save.textEnds);
-    case 'schemaEnds':
-      return yield* out.array('u32', save.schemaEnds);
-    case 'texts':
-      return yield* writeTexts(out, save);
-    case 'schemas':
-      return yield* writeSchemas(out, save);
-    case 'records':
-      return yield* writeRecords(out, save);
-    case 'toolTerms':
-      return yield* writeToolTerms(out, save);
-    default:
-  }
-  const write = SEGMENT_SECTIONS[name];
-  if (write === undefined)
-    throw new Error(`saved catalog: no writer for section ${name}`);
-  for (const { segment } of segments) yield* write(out, segment, plan);
 }
+
+/** Writes an array of each segment (term ids as their numbers in the term table when `terms`). */
+function eachSegment(
+  array: (arrays: SegmentArrays) => Parameters<ChunkOut['array']>[1],
+  terms = false,
+): Writer {
+  return function* (out, save, kind) {
+    for (const { segment } of save.segments) {
+      const values = array(segment.arrays);
+      if (terms)
+        yield* out.termNumbers(values as Int32Array, save.plan.numberOf);
+      else yield* out.array(kind, values);
+    }
+  };
+}
+
+/** How each section of {@link SECTIONS} is written. */
+const WRITERS: Record<SectionName, Writer> = {
+  segmentTools: totals((segment) => segment.tools.length),
+  segmentTerms: totals((segment) => segment.arrays.termIds.length),
+  segmentPostings: totals((segment) => segment.arrays.documents.length),
+  segmentNames: totals((segment) => segment.arrays.nameTerms.length),
+  segmentBare: totals((segment) => segment.arrays.bareNames.length),
+  fieldLengths: eachSegment((arrays) => arrays.fieldLengths),
+  termIds: eachSegment((arrays) => arrays.termIds, true),
+  offsets: eachSegment((arrays) => arrays.offsets),
+  documents: eachSegment((arrays) => arrays.documents),
+  bags: eachSegment((arrays) => arrays.bags),
+  inName: eachSegment((arrays) => arrays.inName),
+  nameOffsets: eachSegment((arrays) => arrays.nameOffsets),
+  nameTerms: eachSegment((arrays) => arrays.nameTerms, true),
+  bareNames: eachSegment((arrays) => arrays.bareNames, true),
+  bagLengths: eachSegment((arrays) => arrays.bagLengths),
+  records: writeRecords,
+  toolTerms: writeToolTerms,
+  textEnds: (out, save, kind) => out.array(kind, save.textEnds),
+  schemaEnds: (out, save, kind) => out.array(kind, save.schemaEnds),
+  texts: writeTexts,
+  schemas: writeSchemas,
+};
 
 /** Each tool's record: its backend and profile (indices into its target's lists), flags, ASCII. */
 function* writeRecords(
@@ -646,8 +645,8 @@ function* writeRecords(
 function* writeToolTerms(
   out: ChunkOut,
   save: SavedCatalogPlan,
+  kind: NumberKind,
 ): Generator<Uint8Array, void> {
-  const kind = WIDTH_KINDS[save.plan.widths.toolTerms];
   const localOf = new Int32Array(TERMS.size);
   for (const { segment } of save.segments) {
     const ids = segment.arrays.termIds;
@@ -736,12 +735,8 @@ export function* savedCatalogChunks(
 ): Generator<Uint8Array | undefined, void> {
   const { places } = save;
   const out = new ChunkOut();
-  for (const [name] of SECTIONS) {
-    if (out.position !== places[name])
-      throw new Error(
-        `saved catalog: section ${name} would start at ${out.position}, not ${places[name]}`,
-      );
-    yield* writeSection(out, name, save);
+  for (const [name, kind] of SECTIONS) {
+    yield* WRITERS[name](out, save, kindOf(kind, save.header.widths));
     yield* out.bytes(new Uint8Array((8 - (out.position % 8)) % 8));
     yield;
   }
@@ -844,30 +839,33 @@ export type RestoredCatalog = {
   bag: readonly number[];
 };
 
-/** Typed views of a saved catalog's sections (copies when the bytes are not aligned or not little-endian). */
-class Sections {
-  readonly #read: ReadCatalog;
-  readonly bytes: Uint8Array;
-  constructor(read: ReadCatalog) {
-    this.#read = read;
-    const { bytes } = read;
-    // Read in place when the bytes start at a multiple of 8, else from one aligned copy.
-    this.bytes =
-      littleEndian && bytes.byteOffset % 8 === 0
-        ? bytes
-        : Uint8Array.prototype.slice.call(bytes); // a copy, even of a Buffer
+/** Typed views of every section of a saved catalog being restored, at the widths its header gives. */
+type ReadSections = {
+  [Row in Section as Row[0]]: ViewOf<KindOf<Row[1]>>;
+};
+
+/** The views of every section (copies when the bytes are not aligned or not little-endian). */
+function readSections(read: ReadCatalog): ReadSections {
+  const { header, places } = read;
+  // Read in place when the bytes start at a multiple of 8, else from one aligned copy.
+  const bytes =
+    littleEndian && read.bytes.byteOffset % 8 === 0
+      ? read.bytes
+      : Uint8Array.prototype.slice.call(read.bytes); // a copy, even of a Buffer
+  const sections = {} as Record<SectionName, NumberView>;
+  for (const [name, sectionKind, items] of SECTIONS) {
+    const kind = kindOf(sectionKind, header.widths);
+    const count = items(header.counts);
+    const at = bytes.byteOffset + places[name];
+    if (littleEndian) sections[name] = viewOf(kind, bytes.buffer, at, count);
+    else {
+      const size = VIEWS[kind].BYTES_PER_ELEMENT;
+      const copy = new Uint8Array(bytes.buffer, at, count * size).slice();
+      swapBytes(copy, size);
+      sections[name] = viewOf(kind, copy.buffer, 0, count);
+    }
   }
-  /** The numbers of section `name`, read as `kind`. */
-  read<Kind extends NumberKind>(kind: Kind, name: SectionName): ViewOf<Kind> {
-    const [, , items] = SECTIONS.find(([section]) => section === name) ?? [];
-    const count = items?.(this.#read.header.counts) ?? 0;
-    const at = this.bytes.byteOffset + this.#read.places[name];
-    if (littleEndian) return viewOf(kind, this.bytes.buffer, at, count);
-    const size = VIEWS[kind].BYTES_PER_ELEMENT;
-    const copy = new Uint8Array(this.bytes.buffer, at, count * size).slice();
-    swapBytes(copy, size);
-    return viewOf(kind, copy.buffer, 0, count);
-  }
+  return sections as ReadSections;
 }
 
 /** Throws when the running totals `values` do not start at 0, rise, and end at `total`. */
@@ -883,38 +881,6 @@ function checkTotals(
     if ((values[index] as number) < (values[index - 1] as number))
       fail(`its ${what} are out of order (corrupt)`);
 }
-
-/** The views of every section, at the widths the header gives. */
-function readSections(sections: Sections, header: SavedCatalogHeader) {
-  const { widths } = header;
-  return {
-    segmentTools: sections.read('u32', 'segmentTools'),
-    segmentTerms: sections.read('u32', 'segmentTerms'),
-    segmentPostings: sections.read('u32', 'segmentPostings'),
-    segmentNames: sections.read('u32', 'segmentNames'),
-    segmentBare: sections.read('u32', 'segmentBare'),
-    textEnds: sections.read('u32', 'textEnds'),
-    schemaEnds: sections.read('u32', 'schemaEnds'),
-    fieldLengths: sections.read('f64', 'fieldLengths'),
-    termIds: sections.read('u32', 'termIds'),
-    offsets: sections.read('i32', 'offsets'),
-    documents: sections.read(
-      widths.documents === 2 ? 'u16' : 'i32',
-      'documents',
-    ),
-    bags: sections.read(BAG_KINDS[widths.bags], 'bags'),
-    inName: sections.read('u8', 'inName'),
-    nameOffsets: sections.read('i32', 'nameOffsets'),
-    nameTerms: sections.read('u32', 'nameTerms'),
-    bareNames: sections.read('u32', 'bareNames'),
-    bagLengths: sections.read('f64', 'bagLengths'),
-    records: sections.read('u32', 'records'),
-    toolTerms: sections.read(WIDTH_KINDS[widths.toolTerms], 'toolTerms'),
-  };
-}
-
-/** Typed views of every section of a saved catalog being restored. */
-type ReadSections = ReturnType<typeof readSections>;
 
 /** Refuses running totals (per segment, and of the text and schema tables) that do not add up to the header's counts. */
 function checkSectionTotals(
@@ -1224,19 +1190,17 @@ export function* restoreSavedCatalog(options: {
   const { read, keep, where } = options;
   const fail: (problem: string) => never = (problem) =>
     refuseCatalog(where, problem);
-  const { header, places } = read;
+  const { header } = read;
   const { counts } = header;
-  const whole = new Sections(read);
-  const { bytes } = whole;
-  const sections = readSections(whole, header);
+  const sections = readSections(read);
   checkSectionTotals(sections, counts, fail);
-  // A table of `length` bytes at `at`, with the ends `ends`.
-  const tableAt = (at: number, length: number, ends: Uint32Array) =>
+  // A table of the bytes of `bytes`, with the ends `ends`.
+  const table = (bytes: Uint8Array, ends: Uint32Array) =>
     new SavedTexts(
-      Buffer.from(bytes.buffer, bytes.byteOffset + at, length),
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
       ends,
     );
-  const texts = tableAt(places.texts, counts.textBytes, sections.textEnds);
+  const texts = table(sections.texts, sections.textEnds);
   const ids = yield* mapTermTable(texts, counts.terms, fail);
   const restorer = new TargetRestorer({
     header,
@@ -1245,7 +1209,7 @@ export function* restoreSavedCatalog(options: {
     tools: new SavedToolSource({
       texts,
       terms: counts.terms,
-      schemas: tableAt(places.schemas, counts.schemaBytes, sections.schemaEnds),
+      schemas: table(sections.schemas, sections.schemaEnds),
       records: sections.records,
       toolTerms: sections.toolTerms,
       tools: counts.tools,
