@@ -292,8 +292,11 @@ function* planCatalog(
   return { numberOf, terms, counts, widths, targets };
 }
 
-/** A tool's texts in the text table: bare name, description, annotations JSON. */
-function toolTexts(entry: ToolEntry): [string, string, string] {
+/** A tool's texts in the text table (bare name, description, annotations JSON): a restored tool's bytes as saved. */
+function toolTexts(list: ToolList, local: number): (string | Uint8Array)[] {
+  if (list instanceof SavedTools)
+    return [0, 1, 2].map((which) => list.textBytes(local, which));
+  const { entry } = list.at(local) as PreparedTool;
   return [
     entry.tool,
     entry.description,
@@ -301,9 +304,15 @@ function toolTexts(entry: ToolEntry): [string, string, string] {
   ];
 }
 
-function toolSchema(prepared: PreparedTool): string {
-  return schemaText(prepared) ?? '{"type":"object"}';
+/** A tool's schema text: a restored tool's bytes as saved. */
+function toolSchema(list: ToolList, local: number): string | Uint8Array {
+  return list instanceof SavedTools
+    ? list.schemaBytes(local)
+    : (schemaText(list.at(local) as PreparedTool) ?? '{"type":"object"}');
 }
+
+const byteLength = (text: string | Uint8Array): number =>
+  typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
 
 /**
  * A saved catalog planned and ready to be written: its segments, header, the place of each
@@ -353,26 +362,16 @@ export function* planSavedCatalog(options: {
     yield;
     const list = segment.tools;
     for (let local = 0; local < list.length; local += 1) {
-      if (list instanceof SavedTools) {
-        // A restored tool's texts are written as saved.
-        for (let which = 0; which < TEXTS_PER_TOOL; which += 1) {
-          textBytes += list.textBytes(local, which).length;
-          textEnds[++text] = textBytes;
-        }
-        ascii[tool] = list.records()[local * RECORD + 3] === 1 ? 1 : 0;
-        schemaBytes += list.schemaBytes(local).length;
-      } else {
-        const prepared = list.at(local) as PreparedTool;
-        let allAscii = 1;
-        for (const value of toolTexts(prepared.entry)) {
-          const length = Buffer.byteLength(value, 'utf8');
-          if (length !== value.length) allAscii = 0;
-          textBytes += length;
-          textEnds[++text] = textBytes;
-        }
-        ascii[tool] = allAscii;
-        schemaBytes += Buffer.byteLength(toolSchema(prepared), 'utf8');
+      // Used for the records of tools not restored (a restored target's are written as saved).
+      let allAscii = 1;
+      for (const value of toolTexts(list, local)) {
+        const length = byteLength(value);
+        if (length !== value.length) allAscii = 0;
+        textBytes += length;
+        textEnds[++text] = textBytes;
       }
+      ascii[tool] = allAscii;
+      schemaBytes += byteLength(toolSchema(list, local));
       schemaEnds[++tool] = schemaBytes;
       if (tool % TEXTS_STEP === 0) yield;
     }
@@ -461,10 +460,15 @@ class ChunkOut {
     }
   }
 
-  /** Writes `text`, whose UTF-8 length is `length`. */
-  *text(text: string, length: number): Generator<Uint8Array, void> {
-    if (length > CHUNK_BYTES - this.at) {
-      yield* this.bytes(Buffer.from(text, 'utf8'));
+  /** Writes `text` (or its UTF-8 bytes), whose UTF-8 length is `length`. */
+  *text(
+    text: string | Uint8Array,
+    length: number,
+  ): Generator<Uint8Array, void> {
+    if (typeof text !== 'string' || length > CHUNK_BYTES - this.at) {
+      yield* this.bytes(
+        typeof text === 'string' ? Buffer.from(text, 'utf8') : text,
+      );
       return;
     }
     this.#text.write(text, this.at, length, 'utf8');
@@ -566,8 +570,12 @@ const WRITERS: Record<SectionName, Writer> = {
   toolTerms: writeToolTerms,
   textEnds: (out, save, kind) => out.array(kind, save.textEnds),
   schemaEnds: (out, save, kind) => out.array(kind, save.schemaEnds),
-  texts: writeTexts,
-  schemas: writeSchemas,
+  texts: (out, save) =>
+    writeTable(out, save, save.textEnds, save.terms, toolTexts),
+  schemas: (out, save) =>
+    writeTable(out, save, save.schemaEnds, [], (list, local) => [
+      toolSchema(list, local),
+    ]),
 };
 
 /** Each tool's record: its backend and profile (indices into its target's lists), flags, ASCII. */
@@ -635,51 +643,27 @@ function* writeToolTerms(
   }
 }
 
-/** The text table: the terms, then each tool's texts. */
-function* writeTexts(
+/** Writes a table of texts whose ends `ends` holds: `terms` (term ids), then each tool's `texts`. */
+function* writeTable(
   out: ChunkOut,
   save: SavedCatalogPlan,
+  ends: Uint32Array,
+  terms: readonly number[],
+  texts: (list: ToolList, local: number) => (string | Uint8Array)[],
 ): Generator<Uint8Array | undefined, void> {
-  const ends = save.textEnds;
   let text = 0;
-  const put = (value: string) => {
+  const put = (value: string | Uint8Array) => {
     const length = (ends[text + 1] as number) - (ends[text] as number);
     text += 1;
     return out.text(value, length);
   };
-  for (const id of save.terms) yield* put(TERMS.term(id));
+  for (const id of terms) yield* put(TERMS.term(id));
   let tool = 0;
-  for (const { segment } of save.segments) {
-    const list = segment.tools;
-    for (let local = 0; local < list.length; local += 1) {
-      if (list instanceof SavedTools)
-        for (let which = 0; which < TEXTS_PER_TOOL; which += 1) {
-          text += 1;
-          yield* out.bytes(list.textBytes(local, which));
-        }
-      else
-        for (const value of toolTexts((list.at(local) as PreparedTool).entry))
-          yield* put(value);
+  for (const { segment } of save.segments)
+    for (let local = 0; local < segment.tools.length; local += 1) {
+      for (const value of texts(segment.tools, local)) yield* put(value);
       if (++tool % TEXTS_STEP === 0) yield;
     }
-  }
-}
-
-function* writeSchemas(
-  out: ChunkOut,
-  save: SavedCatalogPlan,
-): Generator<Uint8Array | undefined, void> {
-  const ends = save.schemaEnds;
-  let tool = 0;
-  for (const { segment } of save.segments) {
-    const list = segment.tools;
-    for (let local = 0; local < list.length; local += 1) {
-      const length = (ends[tool + 1] as number) - (ends[tool] as number);
-      if (list instanceof SavedTools) yield* out.bytes(list.schemaBytes(local));
-      else yield* out.text(toolSchema(list.at(local) as PreparedTool), length);
-      if (++tool % TEXTS_STEP === 0) yield;
-    }
-  }
 }
 
 /**
