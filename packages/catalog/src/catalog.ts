@@ -31,7 +31,7 @@ import {
   splitMultiplexedName,
   TARGET_NAME_RULE,
 } from '@heretek/internal';
-import { addFrequencies, Collection, Segment } from './segments.js';
+import { addFrequencies, Collection, drain, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import {
   checkSearchVectors,
@@ -82,13 +82,6 @@ async function drainAsync<T>(
   return step.value;
 }
 
-/** Runs a generator of work to its end at once. */
-function drain<T>(steps: Generator<undefined, T>): T {
-  let step = steps.next();
-  while (step.done !== true) step = steps.next();
-  return step.value;
-}
-
 /** Longest stretch of work, in milliseconds, between two yields of a restore or a save. */
 const RESTORE_SLICE_MS = 10;
 
@@ -105,19 +98,12 @@ function pacer(): () => Promise<void> {
 
 /** Options of {@link ToolCatalog.restoreCatalogAsync}. */
 export type RestoreCatalogOptions = {
-  /**
-   * Whether to restore a saved target, given its key (as given to
-   * {@link ToolCatalog.saveCatalogStream}) and what the saved catalog's header says of it;
-   * targets it rejects are left out (default: every target is restored).
-   */
+  /** Whether to restore a saved target, given its key and header entry (default: all). */
   keep?: (target: string, key: string, info: SavedCatalogTarget) => boolean;
   /**
-   * Which of the targets `keep` accepted go into the catalog, decided while
-   * the saved catalog is checked and decoded: the restore waits for it only
-   * before swapping the targets in, and the ones it rejects are dropped
-   * (reported in `dropped` after those `keep` rejected). A caller checks
-   * the targets (against its pins, say) in the time the decoding takes. A
-   * rejection rejects the restore, with nothing changed.
+   * Which of the targets `keep` accepted go in, awaited only before the swap, so a caller
+   * checks them (against its pins, say) while the saved catalog is decoded; the ones it
+   * rejects are `dropped`. A rejection rejects the restore, with nothing changed.
    */
   admit?: Promise<(target: string) => boolean>;
 };
@@ -262,12 +248,9 @@ export class ToolCatalog {
 
   /**
    * Applies many backends' listings in one build: every target of `changes` gets exactly
-   * its tools (targets not yet in the catalog are added in the map's order; an empty list
-   * leaves a target without tools). Every listing is checked first; on any bad one nothing
-   * changes and a `CatalogError` names it. The new catalog is swapped in with one
-   * assignment, so a search sees the old or the new catalog, never a mix. Tools already
-   * indexed (the same entry object, or an equal one) are not analyzed again. Treat entries
-   * as immutable once added.
+   * its tools (new targets at the end, in the map's order). Every listing is checked first;
+   * on any bad one nothing changes and a `CatalogError` names it. Tools already indexed (an
+   * equal entry) are not analyzed again. Treat entries as immutable once added.
    */
   replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
     this.#apply(drain(this.#segmentsFor(this.#checkChanges(changes))));
@@ -303,21 +286,12 @@ export class ToolCatalog {
   }
 
   /**
-   * The saved form of the whole catalog: the targets of `keys` (each with its key, e.g. a
-   * hash of the backend's listing; targets without tools are left out), in catalog order,
-   * with one term table, their postings and statistics as the index holds them, and every
-   * tool's entry and analyzed terms. A JSON header (its targets, with their keys, tools,
-   * backends and profiles, and the counts and places of the rest) and binary bytes: store
-   * both, under a checksum, and restore them with {@link ToolCatalog.restoreCatalogAsync}.
-   *
-   * The bytes are never held whole: resolves, once they are planned, with the header and
-   * their length, and they come from `chunks()` a piece of up to a megabyte at a time (write
-   * each one out before asking for the next: they share one buffer), yielding to other work
-   * (searches) at least every 10 ms of work. They are those of the catalog as it was when
-   * the call was made: changes applied while it is written are not in it.
-   *
-   * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
-   * strings.
+   * The saved form of the targets of `keys` (target -> the caller's key of its listing), as
+   * the README's "Saving and restoring" describes: a JSON header, and bytes that `chunks()`
+   * gives a piece of up to a megabyte at a time (write each out before asking for the next:
+   * they share one buffer), yielding to searches at least every 10 ms of work. They are the
+   * catalog's as it was when the call was made. Rejects with `INVALID_ARGUMENT` when `keys`
+   * is not a Map of strings to strings.
    */
   async saveCatalogStream(
     keys: ReadonlyMap<string, string>,
@@ -373,19 +347,13 @@ export class ToolCatalog {
   /**
    * Restores a saved catalog (from {@link ToolCatalog.saveCatalogStream}): every saved
    * target that `keep` accepts gets exactly its saved tools, as
-   * {@link ToolCatalog.replaceBackends} would apply their listings (in place when the target
-   * is in this catalog, else at the end, in saved order); the others are left as they are
-   * here. The postings and statistics are taken as saved (views of `saved.bytes`, which
-   * the catalog keeps: do not change them afterwards), so nothing is analyzed or computed
-   * again, and rankings are those of a build from the same listings. The whole saved
-   * catalog is checked first (layout and catalog version, the header's fields, length,
-   * every count and index, each target's first tool's terms against its entry); a refused
-   * saved catalog rejects before anything changes. Yields to other work (searches) at least every
-   * 10 ms of work, then swaps the restored targets in at once; calls are applied in the
-   * order they were made, with {@link ToolCatalog.replaceBackendsAsync}.
-   *
-   * Rejects with CatalogError `SAVED_CATALOG_VERSION` for another layout or catalog
-   * version, `INVALID_SAVED_CATALOG` for a truncated, corrupt or inconsistent saved catalog.
+   * {@link ToolCatalog.replaceBackends} would apply their listings; the others are left as
+   * they are. The postings are views of `saved.bytes`, which the catalog keeps: do not
+   * change them afterwards. Everything is checked first (see the README); yields to
+   * searches at least every 10 ms of work, then swaps the targets in at once, in order
+   * with {@link ToolCatalog.replaceBackendsAsync}. Rejects with `SAVED_CATALOG_VERSION`
+   * (another layout or version) or `INVALID_SAVED_CATALOG` (truncated, corrupt or
+   * inconsistent), with nothing changed.
    */
   async restoreCatalogAsync(
     saved: SavedCatalog,
@@ -576,11 +544,9 @@ export class ToolCatalog {
 
   /**
    * Ranked search. A query equal to a tool's exact name (qualified or bare) returns that tool
-   * first. Results are narrowed to `profile` + `core` when a profile is given, and to one
-   * `target` when given; the list is cut where scores fall below a share of the best hit.
-   * With `vectors` (the query's vector and a lookup of the tools' vectors from the same
-   * embedding model), BM25 is fused with vector similarity by interpolation (hybrid
-   * ranking); exact names still come first.
+   * first. Results are narrowed to `profile` + `core` and to one `target` when given; the
+   * list is cut where scores fall below a share of the best hit. With `vectors`, BM25 is
+   * fused with vector similarity (hybrid ranking); exact names still come first.
    */
   search(options: {
     query: string;
@@ -651,16 +617,11 @@ export class ToolCatalog {
   }
 
   /**
-   * Learns from one use: `tool` (a qualified name) was called successfully after a search
-   * for `query` (or for the already analyzed `terms`, see {@link ToolCatalog.searchTerms}).
-   * The request's terms become evidence of a field of their own, with its own weight
-   * (`usageWeight`): a later query that shares words with
-   * them ranks the tool higher, or finds it when its own text does not match; a query that
-   * shares no word with the tool's text or its past requests never gets it. At most
-   * `MAX_USES_PER_TOOL` (100) requests are remembered per tool and `MAX_USES` (20,000) in all
-   * (the oldest go first), at most 64 terms each. The tool need not be in the catalog yet
-   * (discovery may be pending); replacing or removing its backend forgets the evidence of
-   * tools that are gone.
+   * Learns from one use: `tool` (a qualified name) was called after a search for `query`
+   * (or its `terms`, see {@link ToolCatalog.searchTerms}). The request's terms become a
+   * field of their own, weighted by `usageWeight` (see the README's "Learning from use" for
+   * the caps). The tool need not be in the catalog yet; replacing or removing its backend
+   * forgets the evidence of tools that are gone.
    *
    * @throws CatalogError `INVALID_USAGE` when `tool` is not a qualified `<target>_<tool>`
    * name or the query/terms are malformed.

@@ -674,6 +674,13 @@ export function addFrequencies(
   }
 }
 
+/** Runs a generator of work to its end at once. */
+export function drain<T>(steps: Generator<undefined, T>): T {
+  let step = steps.next();
+  while (step.done !== true) step = steps.next();
+  return step.value;
+}
+
 /** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */
 function reuse<T extends Int32Array | Float64Array>(
   have: T | undefined,
@@ -944,10 +951,7 @@ export class IndexView {
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
-    const steps = this.#compute(termId, idf, true);
-    let step = steps.next();
-    while (step.done !== true) step = steps.next();
-    return step.value as TermPostings;
+    return drain(this.#compute(termId, idf, true)) as TermPostings;
   }
 
   /**
