@@ -110,23 +110,16 @@ export function loadBackends(options: { file: string }): Backend[] {
   const backends = parsed.map((value, index) =>
     parseBackend(value, `${file} [${index}]`),
   );
-  const seenTargets = new Map<string, number>();
-  const seenBackends = new Map<string, number>();
-  backends.forEach((backend, index) => {
-    const previousTarget = seenTargets.get(backend.target);
-    if (previousTarget !== undefined) {
-      throw invalidFile(
-        `${file} [${index}]: target "${backend.target}" is already used by entry [${previousTarget}]; targets must be unique.`,
-      );
-    }
-    const previousBackend = seenBackends.get(backend.backend);
-    if (previousBackend !== undefined) {
-      throw invalidFile(
-        `${file} [${index}]: backend "${backend.backend}" is already listed as entry [${previousBackend}]; backends must be unique.`,
-      );
-    }
-    seenTargets.set(backend.target, index);
-    seenBackends.set(backend.backend, index);
-  });
+  for (const key of ['target', 'backend'] as const) {
+    const seen = new Map<string, number>();
+    backends.forEach((backend, index) => {
+      const previous = seen.get(backend[key]);
+      if (previous !== undefined)
+        throw invalidFile(
+          `${file} [${index}]: ${key} "${backend[key]}" is already used by entry [${previous}]; ${key}s must be unique.`,
+        );
+      seen.set(backend[key], index);
+    });
+  }
   return backends;
 }

@@ -45,15 +45,20 @@ export function validFlags(flags: number): boolean {
   return flags >>> TASK_SHIFT < TASK_SUPPORT.length;
 }
 
+/** `text` parsed, when it is a JSON object (or array), else `undefined`. */
+function parseObject(text: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses a restored entry's schema text and keeps the result as its `inputSchema`. */
 function parseSchema(entry: ToolEntry, text: string): Record<string, unknown> {
-  let schema: unknown;
-  try {
-    schema = JSON.parse(text);
-  } catch {
-    schema = undefined;
-  }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+  const schema = parseObject(text);
+  if (schema === undefined || Array.isArray(schema))
     throw new CatalogError({
       code: CatalogErrorCode.InvalidSavedCatalog,
       message: `tool "${entry.name}": its saved input schema is not a JSON object; save the catalog again, or build it from the listings.`,
@@ -79,20 +84,6 @@ const LAZY_SCHEMA: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
 };
-
-/** Saved annotations' JSON text as one frozen object, or `undefined` when it is not a JSON object. */
-export function parseAnnotations(
-  text: string,
-): ToolEntry['annotations'] | undefined {
-  let annotations: unknown;
-  try {
-    annotations = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof annotations !== 'object' || annotations === null) return undefined;
-  return Object.freeze(annotations) as ToolEntry['annotations'];
-}
 
 /**
  * Byte ranges of one buffer told apart by their content, without making strings: open
@@ -266,12 +257,12 @@ export class SavedToolSource {
       this.annotationOf[position] = this.#known[ascii ? 0 : 1][known] as number;
       return true;
     }
-    const annotations = parseAnnotations(this.text(index, ascii));
+    const annotations = parseObject(this.text(index, ascii));
     if (annotations === undefined) return false;
     set.add(start, end, hash);
     this.#known[ascii ? 0 : 1].push(this.annotations.length);
     this.annotationOf[position] = this.annotations.length;
-    this.annotations.push(annotations);
+    this.annotations.push(Object.freeze(annotations));
     return true;
   }
 }
