@@ -20,7 +20,6 @@ import {
   TEXTS_PER_TOOL,
 } from './saved-tools.js';
 import { TERMS } from './terms.js';
-import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
 
 /**
