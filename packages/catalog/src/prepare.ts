@@ -280,24 +280,16 @@ function sameContent(left: PreparedTool, right: ToolEntry): boolean {
   return schema !== undefined && schema === jsonOf(right.inputSchema);
 }
 
-/** Analyzed target names, for checking restored tools. */
-const targetTerms = new Map<string, Int32Array>();
-
 function internAll(terms: readonly string[]): Int32Array {
   return Int32Array.from(terms, (term) => TERMS.intern(term));
 }
 
-function sameIds(
-  terms: Int32Array,
-  field: number,
-  expected: ArrayLike<number>,
-): boolean {
+/** Whether field `field` of packed `terms` holds the terms of `text`. */
+function sameTerms(terms: Int32Array, field: number, text: string): boolean {
+  const expected = internAll(analyzeText(text));
   const start = fieldStart(terms, field);
-  const end = terms[field] as number;
-  if (end - start !== expected.length) return false;
-  for (let index = 0; index < expected.length; index += 1)
-    if (terms[start + index] !== expected[index]) return false;
-  return true;
+  if ((terms[field] as number) - start !== expected.length) return false;
+  return expected.every((id, index) => terms[start + index] === id);
 }
 
 const NAME = FIELD_NAMES.indexOf('name');
@@ -305,21 +297,14 @@ const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
 
 /**
- * Adopts search terms analyzed earlier (a saved catalog) for `entry`, after checking the
- * fields that are cheap to recompute (identifier, target, and the name when asked) against
- * the entry. Returns the prepared tool, or what is inconsistent.
+ * What is inconsistent between search terms analyzed earlier (a saved catalog's, packed as
+ * {@link packTerms} writes them) and `entry`, in the fields that are cheap to recompute
+ * (identifier, name, target), if anything.
  */
-export function adoptPreparedTool(options: {
-  entry: ToolEntry;
-  /** Packed terms, as {@link packTerms} writes them. */
-  terms: Int32Array;
-  /** Whether to analyze the tool's name again and compare (the target's terms always are, once per target). */
-  checkName: boolean;
-  /** Where the JSON text of the entry's input schema is, when the entry parses it on demand. */
-  saved?: SavedTexts;
-  savedIndex?: number;
-}): PreparedTool | string {
-  const { entry, terms } = options;
+export function savedTermsProblem(
+  entry: ToolEntry,
+  terms: Int32Array,
+): string | undefined {
   // The identifier terms are the bare and the qualified name, normalized (one when equal).
   const start = fieldStart(terms, IDENTIFIER);
   const count = (terms[IDENTIFIER] as number) - start;
@@ -331,28 +316,11 @@ export function adoptPreparedTool(options: {
     (count === 2 && TERMS.term(terms[start + 1] as number) !== qualified)
   )
     return `its saved identifier terms do not match tool "${entry.name}"`;
-  if (
-    options.checkName &&
-    !sameIds(terms, NAME, internAll(analyzeText(entry.tool)))
-  )
+  if (!sameTerms(terms, NAME, entry.tool))
     return `its saved name terms do not match tool "${entry.name}"`;
-  let target = targetTerms.get(entry.target);
-  if (target === undefined) {
-    target = internAll(analyzeText(entry.target));
-    targetTerms.set(entry.target, target);
-    if (targetTerms.size > 10_000) targetTerms.clear();
-  }
-  if (!sameIds(terms, TARGET, target))
+  if (!sameTerms(terms, TARGET, entry.target))
     return `its saved target terms do not match target "${entry.target}"`;
-  const { saved } = options;
-  const prepared = {
-    entry,
-    terms,
-    saved,
-    savedIndex: options.savedIndex ?? -1,
-  };
-  remember(entry, prepared);
-  return prepared;
+  return undefined;
 }
 
 /**

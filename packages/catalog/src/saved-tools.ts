@@ -2,11 +2,11 @@ import { multiplexedName } from '@heretek/internal';
 import { CatalogError, CatalogErrorCode } from './errors.js';
 import {
   addPreparedSlot,
-  adoptPreparedTool,
   preparedOf,
   schemaText,
   type PreparedTool,
   RestoredTool,
+  savedTermsProblem,
   type SavedTexts,
   type ToolList,
 } from './prepare.js';
@@ -377,17 +377,7 @@ export class SavedTools implements ToolList {
    */
   checkFirst(): string | undefined {
     const made = this.at(0) as PreparedTool;
-    const position = this.first;
-    const adopted = adoptPreparedTool({
-      entry: made.entry,
-      terms: made.terms,
-      checkName: true,
-      saved: this.source.sections.schemas,
-      savedIndex: position,
-    });
-    if (typeof adopted === 'string') return adopted;
-    (this.#made as PreparedTool[])[0] = adopted;
-    return undefined;
+    return savedTermsProblem(made.entry, made.terms);
   }
 
   #make(local: number): PreparedTool {
