@@ -75,13 +75,19 @@ type SegmentTerms = {
   tokens: Uint16Array | Uint32Array | Int32Array;
   /** Tokens of field `f` of tool `d` are `fieldCounts[d * FIELD_COUNT + f]`. */
   fieldCounts: Uint32Array | Int32Array;
+  /** The most tokens of one tool. */
+  longest: number;
 };
 
 /** The terms of prepared tools in the numbering of a new segment (local terms in order of first appearance). */
 function localTerms(tools: ToolList): SegmentTerms {
   let tokenCount = 0;
-  for (let local = 0; local < tools.length; local += 1)
-    tokenCount += (tools.at(local) as PreparedTool).terms.length - FIELD_COUNT;
+  let longest = 0;
+  for (let local = 0; local < tools.length; local += 1) {
+    const length = (tools.at(local) as PreparedTool).terms.length - FIELD_COUNT;
+    tokenCount += length;
+    longest = Math.max(longest, length);
+  }
   const tokens = new Int32Array(tokenCount);
   const fieldCounts = new Int32Array(tools.length * FIELD_COUNT);
   const { slotOf, stampOf } = scratchFor(TERMS.size, 0, 0);
@@ -103,7 +109,7 @@ function localTerms(tools: ToolList): SegmentTerms {
       tokens[out++] = slotOf[id] as number;
     }
   }
-  return { termIds: Int32Array.from(termIds), tokens, fieldCounts };
+  return { termIds: Int32Array.from(termIds), tokens, fieldCounts, longest };
 }
 
 /** Indices of `ids` (distinct) in ascending order of their values. */
@@ -148,24 +154,14 @@ export type SegmentArrays = {
   readonly bareNames: Int32Array;
 };
 
-/** The most terms of any one of `tools` tools (their fields' token counts summed). */
-function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
-  let longest = 0;
-  for (let document = 0; document < tools; document += 1) {
-    let length = 0;
-    for (let field = 0; field < FIELD_COUNT; field += 1)
-      length += fieldCounts[document * FIELD_COUNT + field] as number;
-    if (length > longest) longest = length;
-  }
-  return longest;
-}
-
 /** Per tool, its postings in the scratch arrays; the statistics gathered on the way. */
 type CountedPostings = {
   fieldLengths: Float64Array;
   bagLengths: Float64Array;
   nameOffsets: Int32Array;
   nameTerms: number[];
+  /** Each tool's bare name (its first identifier term), distinct, in order of tools. */
+  bareNames: number[];
   /** Number of postings written to the scratch arrays. */
   total: number;
 };
@@ -189,6 +185,8 @@ function countPostings(
   const bagLengths = new Float64Array(tools);
   const nameOffsets = new Int32Array(tools + 1);
   const nameTerms: number[] = [];
+  const bareNames: number[] = [];
+  const bareSeen = new Uint8Array(termIds.length);
   let total = 0;
   let token = 0;
   for (let document = 0; document < tools; document += 1) {
@@ -201,6 +199,12 @@ function countPostings(
       fieldLengths[field] = (fieldLengths[field] as number) + length;
       bagLength += (bagWeights[field] ?? 0) * length;
       const end = token + length;
+      if (field === IDENTIFIER_FIELD && length > 0) {
+        // A tool's bare name is its first identifier term.
+        const bare = tokens[token] as number;
+        if (bareSeen[bare] === 0) bareNames.push(termIds[bare] as number);
+        bareSeen[bare] = 1;
+      }
       for (; token < end; token += 1) {
         const local = tokens[token] as number;
         let slot: number;
@@ -240,7 +244,7 @@ function countPostings(
     }
     nameOffsets[document + 1] = nameTerms.length;
   }
-  return { fieldLengths, bagLengths, nameOffsets, nameTerms, total };
+  return { fieldLengths, bagLengths, nameOffsets, nameTerms, bareNames, total };
 }
 
 /** A segment's postings grouped by local term (see {@link SegmentArrays}). */
@@ -288,47 +292,13 @@ function groupPostings(
   return { offsets, documents, bags, inName };
 }
 
-/** Each tool's bare name (its first identifier term), distinct, in order of tools. */
-function bareNamesOf(
-  terms: SegmentTerms,
-  tools: number,
-  scratch: Scratch,
-): Int32Array {
-  const { termIds, tokens, fieldCounts } = terms;
-  const { stampOf } = scratch;
-  const bareNames: number[] = [];
-  const stamp = (scratch.stamp += 1);
-  let token = 0;
-  for (let document = 0; document < tools; document += 1) {
-    let at = token;
-    for (let field = 0; field < FIELD_COUNT; field += 1) {
-      if (field === IDENTIFIER_FIELD) at = token;
-      token += fieldCounts[document * FIELD_COUNT + field] as number;
-    }
-    if (
-      (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
-    )
-      continue;
-    const local = tokens[at] as number;
-    if (stampOf[local] !== stamp) {
-      stampOf[local] = stamp;
-      bareNames.push(termIds[local] as number);
-    }
-  }
-  return Int32Array.from(bareNames);
-}
-
 /** Builds the arrays of the segment of `tools` (see {@link Segment}). */
 function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
   const segmentTerms = localTerms(tools);
-  const { termIds, tokens, fieldCounts } = segmentTerms;
+  const { termIds, tokens, longest } = segmentTerms;
   const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
   // At most one posting per token: tool-term pairs in order of first appearance.
-  const scratch = scratchFor(
-    termIds.length,
-    longestTool(fieldCounts, tools.length),
-    tokens.length,
-  );
+  const scratch = scratchFor(termIds.length, longest, tokens.length);
   const counted = countPostings(
     segmentTerms,
     tools.length,
@@ -337,16 +307,13 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
   );
   const grouped = groupPostings(scratch, termIds.length, counted.total);
   return {
+    ...grouped,
     fieldLengths: counted.fieldLengths,
     bagLengths: counted.bagLengths,
     termIds,
-    offsets: grouped.offsets,
-    documents: grouped.documents,
-    bags: grouped.bags,
-    inName: grouped.inName,
     nameOffsets: counted.nameOffsets,
     nameTerms: Int32Array.from(counted.nameTerms),
-    bareNames: bareNamesOf(segmentTerms, tools.length, scratch),
+    bareNames: Int32Array.from(counted.bareNames),
   };
 }
 
@@ -561,11 +528,7 @@ export class Collection {
     this.#bulkMoved = new Uint8Array(TERMS.size);
   }
 
-  /**
-   * The segments containing a term id (`undefined` when none), staged ones included, in
-   * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
-   * segment's `termIds` (one number a segment).
-   */
+  /** The segments containing a term id (see `#termPlaces`). */
   placesOf(id: number): number[] | undefined {
     const starts = this.#bulkStarts;
     const moved = this.#bulkMoved as Uint8Array;
