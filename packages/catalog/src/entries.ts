@@ -2,19 +2,14 @@ import { multiplexedName } from '@heretek/internal';
 import { assertTargetName } from './backends.js';
 import { CatalogError } from './errors.js';
 import { SEED_TOOL_SPECS } from './seed-tools.js';
-import type {
-  Backend,
-  TaskSupport,
-  ToolAnnotations,
-  ToolEntry,
-  ToolSource,
+import {
+  type Backend,
+  TASK_SUPPORT,
+  type TaskSupport,
+  type ToolAnnotations,
+  type ToolEntry,
+  type ToolSource,
 } from './types.js';
-
-const TASK_SUPPORT: readonly string[] = [
-  'forbidden',
-  'optional',
-  'required',
-] satisfies TaskSupport[];
 
 const ANNOTATION_FLAGS = [
   'readOnlyHint',
@@ -135,7 +130,10 @@ export function toolEntryFromMcpTool(options: {
   };
   if (annotations) entry.annotations = annotations;
   const taskSupport = tool.execution?.taskSupport;
-  if (taskSupport !== undefined && TASK_SUPPORT.includes(taskSupport)) {
+  if (
+    taskSupport !== undefined &&
+    (TASK_SUPPORT as readonly string[]).includes(taskSupport)
+  ) {
     entry.taskSupport = taskSupport as TaskSupport;
   }
   return entry;

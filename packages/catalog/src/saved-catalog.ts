@@ -183,23 +183,13 @@ function sectionPlaces(counts: Counts, widths: Widths): Places {
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** What a refused saved catalog's message tells to do. */
-const ADVICE =
-  "save the catalog again, or build it from the backends' listings";
-
-/** Throws the `INVALID_SAVED_CATALOG` error of a corrupt saved catalog. */
-function refuseCatalog(where: string, problem: string): never {
+/** Throws the `INVALID_SAVED_CATALOG` error of a corrupt saved catalog (`SAVED_CATALOG_VERSION` of a `foreign` one). */
+function refuseCatalog(where: string, problem: string, foreign = false): never {
   throw new CatalogError({
-    code: CatalogErrorCode.InvalidSavedCatalog,
-    message: `${where}: ${problem}; ${ADVICE}.`,
-  });
-}
-
-/** Throws the `SAVED_CATALOG_VERSION` error of a saved catalog another version wrote. */
-function foreignCatalog(where: string, problem: string): never {
-  throw new CatalogError({
-    code: CatalogErrorCode.SavedCatalogVersion,
-    message: `${where}: ${problem}; ${ADVICE} with this version.`,
+    code: foreign
+      ? CatalogErrorCode.SavedCatalogVersion
+      : CatalogErrorCode.InvalidSavedCatalog,
+    message: `${where}: ${problem}; save the catalog again, or build it from the backends' listings${foreign ? ' with this version' : ''}.`,
   });
 }
 
@@ -721,14 +711,16 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
   if (typeof versions?.layout !== 'number')
     refuseCatalog(where, "its header is not a saved catalog's (corrupt)");
   if (versions.layout !== SAVED_CATALOG_LAYOUT)
-    foreignCatalog(
+    refuseCatalog(
       where,
       `written in layout ${JSON.stringify(versions?.layout)}, this @heretek/catalog reads layout ${SAVED_CATALOG_LAYOUT}`,
+      true,
     );
   if (versions.catalogVersion !== VERSION)
-    foreignCatalog(
+    refuseCatalog(
       where,
       `written by @heretek/catalog ${JSON.stringify(versions.catalogVersion)}, this is ${VERSION}`,
+      true,
     );
   const parsed = HEADER.safeParse(json);
   if (!parsed.success) {

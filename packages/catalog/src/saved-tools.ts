@@ -11,7 +11,12 @@ import {
   type ToolList,
 } from './prepare.js';
 import { hashBytes, placeInSlots } from './terms.js';
-import type { TaskSupport, ToolAnnotations, ToolEntry } from './types.js';
+import {
+  TASK_SUPPORT,
+  type TaskSupport,
+  type ToolAnnotations,
+  type ToolEntry,
+} from './types.js';
 
 /** Numbers of a tool's record: its backend and profile (indices into its target's lists), flags, whether its texts are ASCII. */
 export const RECORD = 4;
@@ -23,11 +28,9 @@ const DISCOVERED = 2;
 /** Flag of a tool whose entry has annotations (see {@link toolFlags}). */
 export const ANNOTATED = 4;
 const TASK_SHIFT = 3;
-const TASK_SUPPORT: readonly (TaskSupport | undefined)[] = [
+const TASK_SUPPORTS: readonly (TaskSupport | undefined)[] = [
   undefined,
-  'forbidden',
-  'optional',
-  'required',
+  ...TASK_SUPPORT,
 ];
 
 /** The flags of a saved tool: mutating, discovered, annotated, task support. */
@@ -36,13 +39,13 @@ export function toolFlags(entry: ToolEntry): number {
     (entry.mutating ? MUTATING : 0) |
     (entry.source === 'seed' ? 0 : DISCOVERED) |
     (entry.annotations === undefined ? 0 : ANNOTATED) |
-    (Math.max(0, TASK_SUPPORT.indexOf(entry.taskSupport)) << TASK_SHIFT)
+    (Math.max(0, TASK_SUPPORTS.indexOf(entry.taskSupport)) << TASK_SHIFT)
   );
 }
 
 /** Whether the flags of a saved tool are in range. */
 export function validFlags(flags: number): boolean {
-  return flags >>> TASK_SHIFT < TASK_SUPPORT.length;
+  return flags >>> TASK_SHIFT < TASK_SUPPORTS.length;
 }
 
 /** `text` parsed, when it is a JSON object (or array), else `undefined`. */
@@ -405,7 +408,7 @@ export class SavedTools implements ToolList {
     entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
     if ((flags & ANNOTATED) !== 0)
       entry.annotations = source.annotations[annotation];
-    const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
+    const taskSupport = TASK_SUPPORTS[flags >>> TASK_SHIFT];
     if (taskSupport !== undefined) entry.taskSupport = taskSupport;
     return new RestoredTool({
       entry,
