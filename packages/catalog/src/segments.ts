@@ -645,7 +645,7 @@ export function drain<T>(steps: Generator<undefined, T>): T {
 }
 
 /** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */
-function reuse<T extends Int32Array | Float64Array>(
+export function reuse<T extends Int32Array | Float64Array>(
   have: T | undefined,
   length: number,
   make: new (length: number) => T,

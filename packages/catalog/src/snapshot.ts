@@ -1,7 +1,7 @@
 import type { SearchTuning } from './search-tuning.js';
 import { PositionList, topPositions } from './top-positions.js';
 import { fieldTerms, type PreparedTool, toolArray } from './prepare.js';
-import { type Collection, IndexView, type Segment } from './segments.js';
+import { type Collection, IndexView, reuse, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { TERMS } from './terms.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
@@ -93,13 +93,8 @@ export function buildSnapshot(options: {
   let entries: readonly ToolEntry[] | undefined;
   const size = index.size;
   // Scratch buffers are clean between searches, so the snapshot this one replaces lends its
-  // own when they are large enough; new ones are made with room to grow (doubling).
-  const previous = options.previous;
-  const scratch =
-    previous !== undefined && previous.scores.length >= size
-      ? previous
-      : undefined;
-  const room = Math.max(size, 2 * (previous?.scores.length ?? 0));
+  // own (the lists grow as they are filled).
+  const { previous } = options;
   return {
     size,
     toolAt(position) {
@@ -129,11 +124,11 @@ export function buildSnapshot(options: {
     byExactName,
     index,
     byTarget,
-    scores: scratch?.scores ?? new Float64Array(room),
-    nameCovered: scratch?.nameCovered ?? new Float64Array(room),
-    touched: scratch?.touched ?? new PositionList(room),
-    named: scratch?.named ?? new PositionList(room),
-    accepted: scratch?.accepted ?? new PositionList(room),
+    scores: reuse(previous?.scores, size, Float64Array),
+    nameCovered: reuse(previous?.nameCovered, size, Float64Array),
+    touched: previous?.touched ?? new PositionList(size),
+    named: previous?.named ?? new PositionList(size),
+    accepted: previous?.accepted ?? new PositionList(size),
     usageTerms: new Map(),
     vectorMatrices: new WeakMap(),
   };
