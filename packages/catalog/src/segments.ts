@@ -31,10 +31,7 @@ type Scratch = {
 };
 let scratch: Scratch | undefined;
 
-/**
- * The scratch arrays, grown (by doubling) to `terms` term ids, a tool of `longest` terms and
- * `postings` postings.
- */
+/** The scratch arrays, grown (doubling) to `terms` term ids, `longest` terms a tool and `postings` postings. */
 function scratchFor(terms: number, longest: number, postings: number): Scratch {
   const grow = (length: number, needed: number): number =>
     length >= needed ? length : Math.max(needed, 2 * length);
@@ -63,11 +60,7 @@ function scratchFor(terms: number, longest: number, postings: number): Scratch {
   return scratch;
 }
 
-/**
- * A segment's terms in its own numbering: the global id of each local term (distinct), the
- * local term of every token (each tool's fields one after another, tools in order), and the
- * number of tokens of each tool's fields.
- */
+/** A segment's terms in its own numbering (tokens: each tool's fields one after another, tools in order). */
 type SegmentTerms = {
   /** Global id ({@link TERMS}) of each local term; every local term is used by some token. */
   termIds: Int32Array;
@@ -167,10 +160,9 @@ type CountedPostings = {
 };
 
 /**
- * Writes the postings of the `tools` first tools of `terms` (each tool's distinct terms in
- * order of first appearance across the fields, with their bag frequencies under
- * `bagWeights`, in field order) to the scratch arrays, tools in order, and sums the fields'
- * lengths, each tool's bag length and its name terms.
+ * Writes the postings of `tools` tools (each tool's distinct terms in order of first
+ * appearance, with their bag frequencies under `bagWeights`) to the scratch arrays, and sums
+ * the fields' lengths, each tool's bag length, name terms and bare name.
  */
 function countPostings(
   terms: SegmentTerms,
@@ -338,23 +330,11 @@ export class Segment {
   /** Whether the segment's statistics count in its collection (staged segments' do not yet). */
   live = false;
 
-  /**
-   * Builds the segment of `target` from its prepared tools (at least one), their terms
-   * numbered afresh; or takes `arrays` as they were built before (a saved catalog's),
-   * computing nothing.
-   */
+  /** Builds the segment of `target` from its tools (at least one), or takes a saved catalog's `arrays`. */
   constructor(
-    options:
-      | {
-          target: string;
-          tools: ToolList;
-          tuning: SearchTuning;
-        }
-      | {
-          target: string;
-          tools: ToolList;
-          arrays: SegmentArrays;
-        },
+    options: { target: string; tools: ToolList } & (
+      { tuning: SearchTuning } | { arrays: SegmentArrays }
+    ),
   ) {
     const { target, tools } = options;
     this.target = target;
@@ -474,10 +454,7 @@ export class Collection {
   readonly #freeSlots: number[] = [];
   slots = 0;
 
-  /**
-   * Records a segment's places (searches skip them until it is committed): the costly part
-   * of adding it, which a caller may spread over many steps.
-   */
+  /** Records a segment's places (searches skip them until it is committed). */
   stage(segment: Segment): void {
     const slot = this.#claimSlot(segment);
     const { termIds } = segment.arrays;
@@ -689,10 +666,7 @@ class PostingChunks {
   #chunk = 0;
   #used = 0;
 
-  /**
-   * Room for `count` postings, after those handed out since the last reset; new chunks hold
-   * {@link CHUNK_POSTINGS}, or `all` (the postings of the catalog) when fewer.
-   */
+  /** Room for `count` postings; new chunks hold {@link CHUNK_POSTINGS}, or `all` (the catalog's) when fewer. */
   take(count: number, all: number): TermPostings {
     for (;;) {
       const positions = this.#positions[this.#chunk];
@@ -774,19 +748,9 @@ export class IndexView {
     // The view this one replaces is never read again: its buffers are reused when large
     // enough (grown by doubling), so a catalog discovered backend by backend does not
     // allocate per-tool arrays at every step.
-    const previous = options.previous;
-    const [bases, segmentOf, normalizers, idf, nameWeight] =
-      previous === undefined
-        ? []
-        : [
-            previous.#base,
-            previous.#segmentOf,
-            previous.#normalizers,
-            previous.#idf,
-            previous.#nameWeight,
-          ];
-    this.#base = reuse(bases, collection.slots, Int32Array);
-    this.#segmentOf = reuse(segmentOf, this.size, Int32Array);
+    const old = options.previous;
+    this.#base = reuse(old && old.#base, collection.slots, Int32Array);
+    this.#segmentOf = reuse(old && old.#segmentOf, this.size, Int32Array);
     let position = 0;
     segments.forEach((segment, index) => {
       this.#base[segment.slot] = position;
@@ -803,7 +767,7 @@ export class IndexView {
     });
     this.#averageBag = averageBag || 1;
     // BM25's length normalizer of each tool's bag, as a full build computes it.
-    this.#normalizers = reuse(normalizers, this.size, Float64Array);
+    this.#normalizers = reuse(old && old.#normalizers, this.size, Float64Array);
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base[segment.slot] as number;
@@ -812,14 +776,17 @@ export class IndexView {
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
-    this.#chunks =
-      previous === undefined ? new PostingChunks() : previous.#chunks;
+    this.#chunks = (old && old.#chunks) ?? new PostingChunks();
     this.#chunks.reset();
     this.#terms = TERMS.size;
-    this.#idf = reuse(idf, this.#terms, Float64Array).fill(Number.NaN);
-    this.#nameWeight = reuse(nameWeight, this.size, Float64Array).fill(
+    this.#idf = reuse(old && old.#idf, this.#terms, Float64Array).fill(
       Number.NaN,
     );
+    this.#nameWeight = reuse(
+      old && old.#nameWeight,
+      this.size,
+      Float64Array,
+    ).fill(Number.NaN);
   }
 
   /** Position of the first tool of `segment`. */
@@ -1002,10 +969,7 @@ export class IndexView {
     }
   }
 
-  /**
-   * The length-normalized bag frequency of a term in a tool (what BM25 saturates, as a
-   * 32-bit float), 0 when the tool does not contain it.
-   */
+  /** The length-normalized bag frequency (a 32-bit float) of a term in a tool, 0 when it has none. */
   bagFrequency(termId: number, position: number): number {
     const { segment, local } = this.locate(position);
     const index = segment.localTerm(termId);
