@@ -236,12 +236,7 @@ export class ToolCatalog {
     return position === undefined ? undefined : snapshot.toolAt(position).entry;
   }
 
-  /**
-   * Replaces every tool of `target` with `tools` atomically (a target not yet in the catalog
-   * is added; an empty list leaves it without tools). Each tool must belong to `target` and
-   * names must be unique, else nothing changes and a `CatalogError` is thrown. Same as
-   * {@link ToolCatalog.replaceBackends} with one change.
-   */
+  /** Replaces every tool of `target` with `tools` at once: {@link ToolCatalog.replaceBackends} of one target. */
   replaceBackend(target: string, tools: readonly ToolEntry[]): void {
     this.replaceBackends(new Map([[target, tools]]));
   }
@@ -265,9 +260,8 @@ export class ToolCatalog {
   }
 
   /**
-   * Like {@link ToolCatalog.replaceBackends}, but analyzes the new tools in small slices
-   * between which other work (searches) runs, then swaps the new catalog in. Calls are
-   * applied in the order they were made; input errors reject before anything changes.
+   * Like {@link ToolCatalog.replaceBackends}, analyzing the new tools in slices between which
+   * searches run; calls are applied in the order they were made.
    */
   async replaceBackendsAsync(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
@@ -395,10 +389,7 @@ export class ToolCatalog {
     return FIELD_NAMES.map((field) => this.#tuning.bag[field]);
   }
 
-  /**
-   * The segments of restored targets: as saved when this catalog weighs the fields as the
-   * saving one did, else built again from the saved terms.
-   */
+  /** The segments of restored targets: as saved, or built again from the saved terms under other weights. */
   #restoredSegments(restored: RestoredCatalog): Map<string, Segment> {
     const weights = this.#bagWeights();
     const asSaved = restored.bag.every(
@@ -447,10 +438,7 @@ export class ToolCatalog {
     return checked;
   }
 
-  /**
-   * The new segment of each changed target (checked listings; none for an empty one),
-   * pausing after every {@link PREPARE_SLICE} tools analyzed and after each target.
-   */
+  /** The new segment of each changed target (none for an empty one), pausing every {@link PREPARE_SLICE} tools. */
   *#segmentsFor(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
   ): Generator<undefined, Map<string, Segment | undefined>> {
@@ -480,10 +468,8 @@ export class ToolCatalog {
   }
 
   /**
-   * Swaps in the catalog with each changed target's segment replaced (in its place; new
-   * targets at the end, in order; `undefined` removes a target). Only the changed segments'
-   * statistics are subtracted and added, then the snapshot is assembled in one synchronous
-   * step.
+   * Swaps in the catalog with each changed target's segment replaced (new targets at the end;
+   * `undefined` removes one): only the changed segments' statistics change.
    */
   #apply(
     changes: ReadonlyMap<string, Segment | undefined>,
@@ -520,11 +506,7 @@ export class ToolCatalog {
     this.#warm();
   }
 
-  /**
-   * Runs the snapshot's {@link IndexView.warm} a slice per turn of the event loop, until it
-   * ends or the snapshot is replaced, so the first search of a common word finds its
-   * postings computed.
-   */
+  /** Runs {@link IndexView.warm} a slice per turn of the event loop while the snapshot is current. */
   #warm(): void {
     const snapshot = this.#snapshot;
     const steps = snapshot.index.warm();
@@ -597,10 +579,8 @@ export class ToolCatalog {
   }
 
   /**
-   * The search terms of `query` as this catalog analyzes it (identifier splitting, stop words
-   * dropped, Porter2 stems; identifier-like words also keep their exact form). This is what
-   * {@link ToolCatalog.recordUse} remembers, and what a caller should store instead of the
-   * raw text.
+   * The search terms of `query` (identifier splitting, stop words dropped, Porter2 stems): what
+   * {@link ToolCatalog.recordUse} remembers, and what a caller should store, not the raw text.
    *
    * @example
    * ```ts
@@ -656,9 +636,8 @@ export class ToolCatalog {
   }
 
   /**
-   * Replaces the learned usage with `records` (as {@link ToolCatalog.usage} gives them),
-   * applying the caps. Every record is checked first: on a malformed one nothing changes and
-   * an `INVALID_USAGE` error names it.
+   * Replaces the learned usage with `records` (as {@link ToolCatalog.usage} gives them); on a
+   * malformed one nothing changes and an `INVALID_USAGE` error names it.
    */
   loadUsage(records: Iterable<UsageRecord>): void {
     const checked = [...records].map((record, index) => {

@@ -159,7 +159,6 @@ const SECTIONS = [
 type Section = (typeof SECTIONS)[number];
 type SectionName = Section[0];
 
-/** The kind of a section's numbers under `widths`. */
 function kindOf(kind: Section[1], widths: Widths): NumberKind {
   if (!(kind in WIDTH_KINDS)) return kind as NumberKind;
   const byWidth: Record<number, NumberKind> = WIDTH_KINDS[kind as keyof Widths];
@@ -226,10 +225,7 @@ function toolTermsLength(tools: ToolList, local: number): number {
     : (tools.at(local) as PreparedTool).terms.length;
 }
 
-/**
- * A segment as the header lists it: target, key, tool count, distinct backends and profiles
- * (a restored target's as it was saved, its records numbering them so).
- */
+/** A segment as the header lists it (a restored target's backends and profiles as saved: its records number them). */
 function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   const { tools } = segment;
   const saved = tools instanceof SavedTools ? tools : undefined;
@@ -322,11 +318,7 @@ export type SavedCatalogPlan = {
   ascii: Uint8Array;
 };
 
-/**
- * Plans the saved form of `segments` (each with its key): the term table, counts, widths,
- * the UTF-8 length of every text and schema, and so where every section goes. A generator
- * of steps (a segment, a few thousand tools), like {@link encodeSavedCatalog}.
- */
+/** Plans the saved form of `segments`: term table, counts, widths, every text's length, and so each section's place. */
 export function* planSavedCatalog(options: {
   segments: readonly SavedSegment[];
   bag: readonly number[];
@@ -393,7 +385,6 @@ export function* planSavedCatalog(options: {
   };
 }
 
-/** A view of `count` numbers of `kind` at byte `at` of `buffer`. */
 function viewOf<Kind extends NumberKind>(
   kind: Kind,
   buffer: ArrayBufferLike,
@@ -464,10 +455,7 @@ class ChunkOut {
     this.at += length;
   }
 
-  /**
-   * Writes `count` numbers of `kind` in little-endian order, `fill` putting items `from` to
-   * `from + view.length` in each view it is given.
-   */
+  /** Writes `count` numbers of `kind`, little-endian, `fill` putting items `from` on in each view it is given. */
   *numbers(
     kind: NumberKind,
     count: number,
@@ -655,11 +643,7 @@ function* writeTable(
     }
 }
 
-/**
- * The sections of a planned catalog, in order, as pieces of up to a megabyte: each piece is
- * a view of one reused buffer, valid until the next step is asked for; `undefined` steps
- * are pauses between pieces of work.
- */
+/** A planned catalog's bytes, in pieces of up to a megabyte of one reused buffer; `undefined` steps are pauses. */
 export function* savedCatalogChunks(
   save: SavedCatalogPlan,
 ): Generator<Uint8Array | undefined, void> {
@@ -699,10 +683,7 @@ type ReadCatalog = {
   places: Places;
 };
 
-/**
- * Checks a saved catalog's header (versions first, then every field) and that its counts
- * add up and match the length of its bytes.
- */
+/** Checks a saved catalog's header (versions first, then every field) against itself and its bytes' length. */
 export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
   const { header: json, bytes } = (value ?? {}) as Partial<SavedCatalog>;
   if (!(bytes instanceof Uint8Array))
@@ -796,6 +777,11 @@ function readSections(read: ReadCatalog): ReadSections {
   return sections as ReadSections;
 }
 
+/** Items `totals[index]` to `totals[index + 1]` of running totals. */
+function spanOf(totals: Uint32Array, index: number): [number, number] {
+  return [totals[index] as number, totals[index + 1] as number];
+}
+
 /** Throws when the running totals `values` do not start at 0, rise, and end at `total`. */
 function checkTotals(
   values: Uint32Array | Int32Array,
@@ -825,11 +811,7 @@ function checkSectionTotals(
   checkTotals(read.schemaEnds, counts.schemaBytes, fail, 'schema ends');
 }
 
-/**
- * The catalog's term table (the first `terms` texts of `texts`) mapped onto the process's
- * term dictionary (the id of each of its terms), TERM_SLICE terms between two yields;
- * refuses a table with a term twice.
- */
+/** The term id of each term of the term table (the first `terms` texts), {@link TERM_SLICE} terms a step. */
 function* mapTermTable(
   texts: SavedTexts,
   terms: number,
@@ -885,11 +867,7 @@ class TargetRestorer {
     this.#mappedBare = new Int32Array(counts.bareNames);
   }
 
-  /**
-   * Finds where each tool's packed terms start in target `segment` (and where its last
-   * ends), in the tool source's `toolStarts`: the packed terms of every tool are walked,
-   * kept or not, to find where the next begin.
-   */
+  /** Finds where each tool's packed terms start in target `segment`: walked for every target, kept or not. */
   toolStarts(segment: number, info: SavedCatalogTarget): void {
     const { sections, header } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
@@ -933,69 +911,45 @@ class TargetRestorer {
   #arrays(segment: number, info: SavedCatalogTarget): SegmentArrays {
     const { sections } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
-    const firstTool = sections.segmentTools[segment] as number;
-    // As many as the header says (toolStarts checked it).
-    const toolCount = info.tools;
-    const termStart = sections.segmentTerms[segment] as number;
-    const termEnd = sections.segmentTerms[segment + 1] as number;
-    const postingStart = sections.segmentPostings[segment] as number;
-    const postingEnd = sections.segmentPostings[segment + 1] as number;
+    const first = sections.segmentTools[segment] as number;
+    const [termStart, termEnd] = spanOf(sections.segmentTerms, segment);
+    const postings = spanOf(sections.segmentPostings, segment);
+    const names = spanOf(sections.segmentNames, segment);
+    // Each segment before this one has one more end than it has terms (or tools).
     const offsets = sections.offsets.subarray(
       termStart + segment,
       termEnd + segment + 1,
     );
-    checkTotals(
-      offsets,
-      postingEnd - postingStart,
-      fail,
-      `target "${info.target}"'s postings`,
-    );
-    const termIds = this.#mapped(
-      sections.termIds,
-      this.#mappedTerms,
+    const where = `target "${info.target}"'s`;
+    checkTotals(offsets, postings[1] - postings[0], fail, `${where} postings`);
+    const termIds = this.#mapped(sections.termIds, this.#mappedTerms, [
       termStart,
       termEnd,
-    );
-    const documents = sections.documents.subarray(postingStart, postingEnd);
+    ]);
+    const documents = sections.documents.subarray(...postings);
     this.#countPostings(info, { termIds, offsets, documents });
     const nameOffsets = sections.nameOffsets.subarray(
-      firstTool + segment,
-      firstTool + segment + toolCount + 1,
+      first + segment,
+      first + segment + info.tools + 1,
     );
-    const nameStart = sections.segmentNames[segment] as number;
-    const nameEnd = sections.segmentNames[segment + 1] as number;
-    checkTotals(
-      nameOffsets,
-      nameEnd - nameStart,
-      fail,
-      `target "${info.target}"'s name terms`,
-    );
+    checkTotals(nameOffsets, names[1] - names[0], fail, `${where} name terms`);
     return {
       fieldLengths: sections.fieldLengths.subarray(
         segment * FIELD_COUNT,
         (segment + 1) * FIELD_COUNT,
       ),
-      bagLengths: sections.bagLengths.subarray(
-        firstTool,
-        firstTool + toolCount,
-      ),
+      bagLengths: sections.bagLengths.subarray(first, first + info.tools),
       termIds,
       offsets,
       documents,
-      bags: sections.bags.subarray(postingStart, postingEnd),
-      inName: sections.inName.subarray(postingStart, postingEnd),
+      bags: sections.bags.subarray(...postings),
+      inName: sections.inName.subarray(...postings),
       nameOffsets,
-      nameTerms: this.#mapped(
-        sections.nameTerms,
-        this.#mappedNames,
-        nameStart,
-        nameEnd,
-      ),
+      nameTerms: this.#mapped(sections.nameTerms, this.#mappedNames, names),
       bareNames: this.#mapped(
         sections.bareNames,
         this.#mappedBare,
-        sections.segmentBare[segment] as number,
-        sections.segmentBare[segment + 1] as number,
+        spanOf(sections.segmentBare, segment),
       ),
     };
   }
@@ -1004,8 +958,7 @@ class TargetRestorer {
   #mapped(
     from: Uint32Array,
     into: Int32Array,
-    start: number,
-    end: number,
+    [start, end]: [number, number],
   ): Int32Array {
     const { ids, header } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
@@ -1018,10 +971,7 @@ class TargetRestorer {
     return into.subarray(start, end);
   }
 
-  /**
-   * Refuses a target with a term twice or a posting out of order or range, and adds each
-   * term's postings to its document frequency.
-   */
+  /** Refuses a target with a term twice or a posting out of order or range; adds up document frequencies. */
   #countPostings(
     info: SavedCatalogTarget,
     arrays: Pick<SegmentArrays, 'termIds' | 'offsets' | 'documents'>,
@@ -1104,11 +1054,7 @@ class TargetRestorer {
   }
 }
 
-/**
- * Restores the targets of a read catalog (digest checked by the caller) that `keep` accepts,
- * in catalog order, checking every count and index. A generator: it yields between pieces
- * of work (a slice of tools at most), so a caller may spread it over many turns.
- */
+/** Restores the targets `keep` accepts, in order, checking every count and index; yields between slices of work. */
 export function* restoreSavedCatalog(options: {
   read: ReadCatalog;
   keep: (target: string, key: string, info: SavedCatalogTarget) => boolean;
