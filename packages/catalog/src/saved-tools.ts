@@ -172,22 +172,16 @@ export class SavedToolSource {
   /** Per tool, its number in `annotations` (-1 without). */
   readonly annotationOf: Int32Array;
   readonly annotations: ToolAnnotations[] = [];
-  /** Distinct annotation texts seen, by their bytes (one set for ASCII records, one for others). */
-  readonly #annotationTexts: [ByteSet, ByteSet];
-  /** Per set of {@link #annotationTexts}, each text's number in `annotations`. */
-  readonly #known: [number[], number[]] = [[], []];
-  /** The names of the target being checked: ASCII ones by their bytes, others as strings. */
+  /** Distinct annotation texts seen, by their bytes. */
+  readonly #annotationTexts: ByteSet;
+  /** The bare names of the target being checked, by their bytes. */
   readonly #names: ByteSet;
-  readonly #otherNames = new Set<string>();
 
   constructor(sections: SavedToolSections) {
     this.sections = sections;
     this.toolStarts = new Int32Array(sections.tools + 1);
     this.annotationOf = new Int32Array(sections.tools);
-    this.#annotationTexts = [
-      new ByteSet(sections.texts.buffer),
-      new ByteSet(sections.texts.buffer),
-    ];
+    this.#annotationTexts = new ByteSet(sections.texts.buffer);
     this.#names = new ByteSet(sections.texts.buffer);
   }
 
@@ -216,27 +210,15 @@ export class SavedToolSource {
 
   newTarget(): void {
     this.#names.clear();
-    this.#otherNames.clear();
   }
 
-  /**
-   * Whether tool `position`'s bare name is new in its target (and not empty), remembering it.
-   * Names of ASCII bytes are compared as bytes; others as the strings they decode to.
-   */
+  /** Whether tool `position`'s bare name is new in its target (and not empty), remembering it. */
   newName(position: number): boolean {
     const { buffer: texts, ends: textEnds } = this.sections.texts;
     const index = this.textIndex(position);
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
     if (start >= end) return false;
-    let high = 0;
-    for (let at = start; at < end; at += 1) high |= texts[at] as number;
-    if (high >= 0x80) {
-      const name = this.text(index, this.ascii(position));
-      if (this.#otherNames.has(name)) return false;
-      this.#otherNames.add(name);
-      return true;
-    }
     const hash = hashBytes(texts, start, end);
     if (this.#names.find(start, end, hash) >= 0) return false;
     this.#names.add(start, end, hash);
@@ -252,19 +234,15 @@ export class SavedToolSource {
     const index = this.textIndex(position) + 2;
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
-    const ascii = this.ascii(position);
-    const set = this.#annotationTexts[ascii ? 0 : 1];
     const hash = hashBytes(texts, start, end);
-    const known = set.find(start, end, hash);
+    const known = this.#annotationTexts.find(start, end, hash);
     if (known >= 0) {
-      this.annotationOf[position] = this.#known[ascii ? 0 : 1][known] as number;
+      this.annotationOf[position] = known;
       return true;
     }
-    const annotations = parseObject(this.text(index, ascii));
+    const annotations = parseObject(this.text(index, this.ascii(position)));
     if (annotations === undefined) return false;
-    set.add(start, end, hash);
-    this.#known[ascii ? 0 : 1].push(this.annotations.length);
-    this.annotationOf[position] = this.annotations.length;
+    this.annotationOf[position] = this.#annotationTexts.add(start, end, hash);
     this.annotations.push(Object.freeze(annotations));
     return true;
   }
