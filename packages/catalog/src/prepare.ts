@@ -29,10 +29,6 @@ export type PreparedTool = {
   entry: ToolEntry;
   /** Field ends, then term ids per field. */
   terms: Int32Array;
-  /** Where the JSON text of the entry's input schema is kept when the entry was restored from it. */
-  saved: SavedTexts | undefined;
-  /** Index of the entry's schema in `saved` (-1 without). */
-  savedIndex: number;
 };
 
 /**
@@ -49,10 +45,7 @@ export type ToolList = {
 /** The tools of a list as an array (making every one of a saved catalog's). */
 export function toolArray(list: ToolList): PreparedTool[] {
   if (Array.isArray(list)) return list as PreparedTool[];
-  const tools: PreparedTool[] = [];
-  for (let local = 0; local < list.length; local += 1)
-    tools.push(list.at(local) as PreparedTool);
-  return tools;
+  return Array.from({ length: list.length }, (_, local) => list.at(local)!);
 }
 
 /**
@@ -209,7 +202,8 @@ function remember(entry: ToolEntry, prepared: PreparedTool): void {
  */
 export class RestoredTool implements PreparedTool {
   readonly entry: ToolEntry;
-  readonly saved: SavedTexts | undefined;
+  /** Where the JSON text of the entry's input schema is, and its index there. */
+  readonly saved: SavedTexts;
   readonly savedIndex: number;
   /** Field ends, then the number of each term in the target's numbering. */
   readonly #packed: Uint16Array | Uint32Array;
@@ -255,9 +249,9 @@ export class RestoredTool implements PreparedTool {
 
 /** The JSON text of a prepared tool's input schema, or `undefined` when it cannot be written. */
 export function schemaText(tool: PreparedTool): string | undefined {
-  return tool.saved === undefined
-    ? jsonOf(tool.entry.inputSchema)
-    : tool.saved.text(tool.savedIndex);
+  return tool instanceof RestoredTool
+    ? tool.saved.text(tool.savedIndex)
+    : jsonOf(tool.entry.inputSchema);
 }
 
 function jsonOf(schema: unknown): string | undefined {
@@ -334,34 +328,30 @@ export function prepareTool(
 ): PreparedTool {
   const cached = preparedOf(entry);
   if (cached) return cached;
-  let prepared: PreparedTool;
-  if (previous && sameContent(previous, entry)) {
-    prepared = {
-      entry,
-      terms: previous.terms,
-      saved: undefined,
-      savedIndex: -1,
-    };
-  } else {
-    const parameterNames: string[] = [];
-    const parameterTexts: string[] = [];
-    collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
-    prepared = {
-      entry,
-      terms: packTerms(
-        [
-          analyzeText(entry.tool),
-          [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
-          analyzeText(entry.target),
-          analyzeText(entry.description),
-          analyzeText(parameterNames.join(' ')),
-          analyzeText(parameterTexts.join(' ')),
-        ].map(internAll),
-      ),
-      saved: undefined,
-      savedIndex: -1,
-    };
-  }
+  const prepared = {
+    entry,
+    terms:
+      previous && sameContent(previous, entry)
+        ? previous.terms
+        : analyzeTool(entry),
+  };
   remember(entry, prepared);
   return prepared;
+}
+
+/** The packed terms of a tool's fields. */
+function analyzeTool(entry: ToolEntry): Int32Array {
+  const parameterNames: string[] = [];
+  const parameterTexts: string[] = [];
+  collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
+  return packTerms(
+    [
+      analyzeText(entry.tool),
+      [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
+      analyzeText(entry.target),
+      analyzeText(entry.description),
+      analyzeText(parameterNames.join(' ')),
+      analyzeText(parameterTexts.join(' ')),
+    ].map(internAll),
+  );
 }
