@@ -26,11 +26,7 @@ import {
 import { FIELD_NAMES, type PreparedTool, prepareTool } from './prepare.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
-import {
-  multiplexedName,
-  splitMultiplexedName,
-  TARGET_NAME_RULE,
-} from '@heretek/internal';
+import { multiplexedName } from '@heretek/internal';
 import { addFrequencies, Collection, drain, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import {
@@ -622,11 +618,6 @@ export class ToolCatalog {
           ? use.terms
           : undefined;
     const record = checkUsageRecord({ tool: use.tool, terms }, where);
-    if (splitMultiplexedName(record.tool) === undefined) {
-      throw invalidUsage(
-        `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
-      );
-    }
     if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
   }
 
@@ -640,15 +631,9 @@ export class ToolCatalog {
    * malformed one nothing changes and an `INVALID_USAGE` error names it.
    */
   loadUsage(records: Iterable<UsageRecord>): void {
-    const checked = [...records].map((record, index) => {
-      const clean = checkUsageRecord(record, `loadUsage record [${index}]`);
-      if (splitMultiplexedName(clean.tool) === undefined) {
-        throw invalidUsage(
-          `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
-        );
-      }
-      return clean;
-    });
+    const checked = [...records].map((record, index) =>
+      checkUsageRecord(record, `loadUsage record [${index}]`),
+    );
     this.#usage.clear();
     for (const record of checked)
       if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
