@@ -19,10 +19,8 @@ function invalidFile(message: string, cause?: unknown): CatalogError {
 }
 
 /**
- * Throws `INVALID_TARGET` (its message after `where: ` when given) unless `target` is a
- * usable gateway target name under the agentgateway rule: 1 to 253 characters of lowercase
- * letters, digits, `-` and `.`. agentgateway splits `<target>_<tool>` on the first `_`, so
- * a target never contains `_`.
+ * Throws `INVALID_TARGET` (after `where: ` when given) unless `target` follows the
+ * agentgateway rule (`TARGET_NAME_RULE`; it splits `<target>_<tool>` on the first `_`).
  */
 export function assertTargetName(
   target: unknown,
@@ -37,10 +35,7 @@ export function assertTargetName(
   }
 }
 
-/**
- * Checks one backend record and returns a clean copy.
- * @throws CatalogError `INVALID_BACKENDS_FILE` / `INVALID_TARGET` naming the bad field.
- */
+/** Checks one backend record and returns a clean copy (`INVALID_BACKENDS_FILE` / `INVALID_TARGET` name the bad field). */
 function parseBackend(value: unknown, where: string): Backend {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidFile(

@@ -40,10 +40,7 @@ const failed = (message: string, cause?: unknown): CatalogError =>
     ...(cause === undefined ? {} : { cause }),
   });
 
-/**
- * Checks an embeddings base URL: http(s), no credentials, no query; returns it without a
- * trailing slash. Throws `INVALID_ARGUMENT` saying what to fix.
- */
+/** Checks an embeddings base URL (http(s), no credentials, no query) and returns it without a trailing slash. */
 export function checkEmbeddingsUrl(url: string, where: string): string {
   let parsed: URL;
   try {
@@ -192,11 +189,7 @@ export function openAiEmbeddings(
 /** Characters of a tool's text sent to an embedding model at most. */
 const TOOL_TEXT_CHARS = 2000;
 
-/**
- * The text a tool is embedded from: its bare name with `_`, `-` and camelCase written as
- * words, its description, then its parameters' names and descriptions; at most 2,000
- * characters.
- */
+/** The text a tool is embedded from: its name as words, description, and parameters' names and descriptions. */
 export function toolEmbeddingText(entry: ToolEntry): string {
   const name = entry.tool
     .replace(/([a-z])([A-Z])/g, '$1 $2')

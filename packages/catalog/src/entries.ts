@@ -19,25 +19,14 @@ const ANNOTATION_FLAGS = [
 ] as const;
 
 /**
- * Annotations without a title, shared by every entry with the same flags
- * (frozen): a registry's tools mostly carry one of a few such sets, and one
- * object per tool would cost a hundred thousand of them. Keyed by each
- * flag's state (absent, false, true) in base 3.
+ * Annotations without a title, one frozen object per set of flags (keyed by each flag's
+ * state, absent, false or true, in base 3): a registry's tools mostly carry one of a few.
  */
 const SHARED_ANNOTATIONS = new Map<number, Readonly<ToolAnnotations>>();
 
-/**
- * Whether a tool with these (cleaned) annotations is mutating: unless it says
- * `readOnlyHint: true`. The one rule of the catalog's entries and of anyone
- * judging a tool definition by it.
- */
-function isMutating(annotations: ToolAnnotations | undefined): boolean {
-  return annotations?.readOnlyHint !== true;
-}
-
-/** Whether the catalog counts a tool whose listed annotations are these as mutating. */
+/** Whether the catalog counts a tool whose listed annotations are these as mutating: unless `readOnlyHint: true`. */
 export function isMutatingTool(annotations: unknown): boolean {
-  return isMutating(cleanAnnotations(annotations));
+  return cleanAnnotations(annotations)?.readOnlyHint !== true;
 }
 
 function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
@@ -124,7 +113,7 @@ export function toolEntryFromMcpTool(options: {
     backend: backend.backend,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: schema,
-    mutating: isMutating(annotations),
+    mutating: annotations?.readOnlyHint !== true,
     profile: backend.profile,
     source: options.source ?? 'discovered',
   };

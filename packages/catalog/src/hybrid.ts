@@ -49,11 +49,7 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
   return fusion;
 }
 
-/**
- * The tools' vectors of `dimensions`, built once per lookup function, catalog state and
- * dimension: copied to float32, one contiguous matrix (the exact similarities computed
- * run along it), and quantized.
- */
+/** The tools' vectors of `dimensions` as one float32 matrix and quantized, once per lookup function, state and dimension. */
 function vectorMatrix(
   snapshot: Snapshot,
   tool: SearchVectors['tool'],
