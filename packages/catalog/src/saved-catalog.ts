@@ -897,11 +897,12 @@ class TargetRestorer {
     const arrays = this.#arrays(segment, info);
     const first = this.#source.sections.segmentTools[segment] as number;
     this.#checkTools(first, info, arrays.termIds);
-    const tools = new SavedTools(info, {
+    const tools = new SavedTools(
+      info,
       first,
-      source: this.#source.tools,
-      ids: arrays.termIds,
-    });
+      this.#source.tools,
+      arrays.termIds,
+    );
     const problem = tools.checkFirst();
     if (problem !== undefined) this.#source.fail(problem);
     return { target: info.target, key: info.key, tools, arrays };

@@ -259,11 +259,6 @@ export class SavedTools implements ToolList {
   /** The target's backends and profiles, as its records number them. */
   readonly backends: readonly string[];
   readonly profiles: readonly string[];
-  /** Position in the saved catalog of the target's first tool. */
-  readonly first: number;
-  readonly source: SavedToolSource;
-  /** Term id of each term number of the target's packed terms. */
-  readonly ids: Int32Array;
   #made: (PreparedTool | undefined)[] | undefined;
 
   constructor(
@@ -273,15 +268,14 @@ export class SavedTools implements ToolList {
       backends: readonly string[];
       profiles: readonly string[];
     },
-    from: { first: number; source: SavedToolSource; ids: Int32Array },
+    /** Position in the saved catalog of the target's first tool. */
+    readonly first: number,
+    readonly source: SavedToolSource,
+    /** Term id of each term number of the target's packed terms. */
+    readonly ids: Int32Array,
   ) {
-    ({
-      target: this.target,
-      tools: this.length,
-      backends: this.backends,
-      profiles: this.profiles,
-    } = info);
-    ({ first: this.first, source: this.source, ids: this.ids } = from);
+    ({ target: this.target, tools: this.length } = info);
+    ({ backends: this.backends, profiles: this.profiles } = info);
   }
 
   at(local: number): PreparedTool | undefined {

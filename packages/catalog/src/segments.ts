@@ -419,11 +419,9 @@ const PLACE = 2 ** 32;
 
 /**
  * The collection statistics over every segment of a catalog, kept exact as segments come and
- * go: document frequency of each term, the segments holding it (their number is the
- * target-level frequency), field lengths, tool count, and the segments holding each bare name.
- * Segments are first staged (their places recorded, their counts kept apart, invisible to
- * searches), which may take many steps, then committed in one synchronous step when a
- * catalog swaps in a new snapshot, so a search always reads the statistics of its own snapshot.
+ * go (document frequencies, the segments holding each term and bare name, field lengths,
+ * tool count). Segments are staged (invisible to searches), which may take many steps, then
+ * committed in one synchronous step, so a search reads the statistics of its own snapshot.
  */
 export class Collection {
   /** Documents containing each term id (live segments). */
@@ -468,9 +466,8 @@ export class Collection {
   }
 
   /**
-   * Stages many segments at once (as {@link Collection.stage} does each), recording their
-   * places in two typed arrays instead of a list per term. A generator: it yields every
-   * {@link STAGE_SLICE} segments, so a caller may spread it over many turns.
+   * Stages many segments at once, their places in two typed arrays instead of a list per term
+   * (a restore's thousands of segments); yields every {@link STAGE_SLICE} segments.
    */
   *stageMany(segments: readonly Segment[]): Generator<undefined, void> {
     this.#moveAll();
@@ -549,10 +546,7 @@ export class Collection {
     }
   }
 
-  /**
-   * Makes staged segments' statistics count. `frequencies`, when given, is the sum of their
-   * {@link addFrequencies} (then this is a pass over the term ids, not over the segments).
-   */
+  /** Makes staged segments' statistics count (`frequencies`: the sum of their {@link addFrequencies}, when known). */
   commit(segments: Iterable<Segment>, frequencies?: Int32Array): void {
     const needed = Math.max(TERMS.size, frequencies?.length ?? 0);
     if (needed > this.documentFrequency.length)
@@ -638,10 +632,7 @@ export function reuse<T extends Int32Array | Float64Array>(
  */
 const MEMO_POSTINGS = 1 << 21;
 
-/**
- * A term's postings over the whole catalog under one snapshot's statistics: the tool of each
- * (`~position` when the term is in the tool's name) and its BM25 contribution.
- */
+/** A term's postings over the catalog under one snapshot: each tool (`~position`: in its name) and BM25 contribution. */
 type TermPostings = {
   positions: Int32Array;
   weights: Float32Array;
@@ -841,11 +832,9 @@ export class IndexView {
   }
 
   /**
-   * Adds `queryWeight` times the BM25 contribution of `termId` to each tool containing it
-   * into `scores`, records newly touched tools in `touched`, and, when `nameCovered` is
-   * given, adds the term's idf for tools whose name contains it (recording in `named` the
-   * tools whose name it reaches first). Contributions are rounded to 32-bit floats, as the
-   * postings of the index always stored them.
+   * Adds `queryWeight` times the BM25 contribution (a 32-bit float, as the index always stored
+   * them) of `termId` to `scores`, recording newly touched tools, and its idf to `nameCovered`
+   * for tools whose name contains it (recording in `named` those it reaches first).
    */
   accumulate(
     termId: number,
@@ -872,12 +861,7 @@ export class IndexView {
     }
   }
 
-  /**
-   * The postings of a term over every segment, with their BM25 contributions under this
-   * view's statistics (rounded to 32-bit floats, as the postings of a full build store
-   * them). Memoized per view, so a term costs its computation once per snapshot (or none,
-   * when {@link IndexView.warm} computed it between searches).
-   */
+  /** A term's postings (see {@link TermPostings}), memoized per view (or computed ahead by {@link IndexView.warm}). */
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;

@@ -241,12 +241,9 @@ type UsageTerm = {
 };
 
 /**
- * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
- * requests contain it, the saturated gain before idf. The usage frequency, times
- * `usageWeight`, joins the tool's own bag frequency before BM25 saturation, so a word
- * counts at most as much as a word the tool's text repeats. Compiled when a query first
- * needs it and again only after its posting changed, so a new use costs the next search
- * only the recompilation of the query's terms that it touched.
+ * One usage term compiled against a snapshot: for each tool whose past requests contain it,
+ * the saturated gain before idf (see `usageWeight`). Compiled when a query first needs it
+ * and again only after its posting changed, so a new use costs the next search little.
  */
 function usageTerm(
   snapshot: Snapshot,

@@ -1,6 +1,4 @@
-/**
- * MCP tool annotations as published by a backend in `tools/list` (all optional hints).
- */
+/** MCP tool annotations as published by a backend in `tools/list` (all optional hints). */
 export type ToolAnnotations = {
   /** Human-readable title of the tool. */
   title?: string;
