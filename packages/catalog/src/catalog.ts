@@ -286,7 +286,7 @@ export class ToolCatalog {
   async saveCatalogStream(
     keys: ReadonlyMap<string, string>,
   ): Promise<SavedCatalogStream> {
-    const segments = this.#savedSegments(keys, 'saveCatalogStream');
+    const segments = this.#savedSegments(keys);
     const pause = pacer();
     const save = await drainAsync(
       planSavedCatalog({ segments, bag: this.#bagWeights() }),
@@ -315,8 +315,8 @@ export class ToolCatalog {
   /** This catalog's segments of the targets of `keys`, in catalog order, each with its key (keys checked). */
   #savedSegments(
     keys: ReadonlyMap<string, string>,
-    where: string,
   ): { segment: Segment; key: string }[] {
+    const where = 'saveCatalogStream';
     if (!(keys instanceof Map))
       throw invalidArgument(
         `${where}: give a Map of target -> key (two strings).`,
@@ -335,15 +335,10 @@ export class ToolCatalog {
   }
 
   /**
-   * Restores a saved catalog (from {@link ToolCatalog.saveCatalogStream}): every saved
-   * target that `keep` accepts gets exactly its saved tools, as
-   * {@link ToolCatalog.replaceBackends} would apply their listings; the others are left as
-   * they are. The postings are views of `saved.bytes`, which the catalog keeps: do not
-   * change them afterwards. Everything is checked first (see the README); yields to
-   * searches at least every 10 ms of work, then swaps the targets in at once, in order
-   * with {@link ToolCatalog.replaceBackendsAsync}. Rejects with `SAVED_CATALOG_VERSION`
-   * (another layout or version) or `INVALID_SAVED_CATALOG` (truncated, corrupt or
-   * inconsistent), with nothing changed.
+   * Restores the saved targets `keep` accepts, as {@link ToolCatalog.replaceBackends} would
+   * apply their listings (see the README's "Saving and restoring"). The postings are views of
+   * `saved.bytes`, which the catalog keeps: do not change them. Rejects with
+   * `SAVED_CATALOG_VERSION` or `INVALID_SAVED_CATALOG`, with nothing changed.
    */
   async restoreCatalogAsync(
     saved: SavedCatalog,
