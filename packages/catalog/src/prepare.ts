@@ -19,22 +19,14 @@ export type FieldName = (typeof FIELD_NAMES)[number];
 
 export const FIELD_COUNT = FIELD_NAMES.length;
 
-/**
- * A tool with its search terms prepared once (reused across index rebuilds and catalogs).
- * `terms` holds, first, the end of each field's ids in `terms` (one slot per field, in
- * {@link FIELD_NAMES} order), then the term ids ({@link TERMS}) of each field, one field
- * after another.
- */
+/** A tool with its search terms prepared once (reused across index rebuilds and catalogs). */
 export type PreparedTool = {
   entry: ToolEntry;
-  /** Field ends, then term ids per field. */
+  /** The end of each field's ids in `terms` (one slot a field), then the term ids of each field in turn. */
   terms: Int32Array;
 };
 
-/**
- * A segment's tools by local number: an array of prepared tools, or a saved catalog's tools,
- * each made when first asked for. `profileOf` tells a tool's profile without making it.
- */
+/** A segment's tools: an array of prepared tools, or a saved catalog's, made when first asked for. */
 export type ToolList = {
   readonly length: number;
   at(local: number): PreparedTool | undefined;
@@ -290,11 +282,7 @@ const NAME = FIELD_NAMES.indexOf('name');
 const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
 
-/**
- * What is inconsistent between search terms analyzed earlier (a saved catalog's, packed as
- * {@link packTerms} writes them) and `entry`, in the fields that are cheap to recompute
- * (identifier, name, target), if anything.
- */
+/** What is inconsistent between a saved catalog's packed terms and `entry` in the fields cheap to recompute, if anything. */
 export function savedTermsProblem(
   entry: ToolEntry,
   terms: Int32Array,

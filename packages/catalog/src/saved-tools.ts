@@ -225,10 +225,7 @@ export class SavedToolSource {
     return true;
   }
 
-  /**
-   * Reads tool `position`'s annotations (its flags say it has some), parsing each distinct
-   * text once; `false` when the text is not a JSON object.
-   */
+  /** Reads tool `position`'s annotations, parsing each distinct text once; `false` when not a JSON object. */
   readAnnotations(position: number): boolean {
     const { buffer: texts, ends: textEnds } = this.sections.texts;
     const index = this.textIndex(position) + 2;
@@ -345,11 +342,7 @@ export class SavedTools implements ToolList {
     );
   }
 
-  /**
-   * Makes the first tool and checks its name, identifier and target terms against its entry
-   * (analyzed again: another analysis of the same version shows there); returns what is
-   * inconsistent, if anything.
-   */
+  /** What is inconsistent in the first tool's terms (another analysis of the same version shows there), if anything. */
   checkFirst(): string | undefined {
     const made = this.at(0) as PreparedTool;
     return savedTermsProblem(made.entry, made.terms);

@@ -245,10 +245,7 @@ type GroupedPostings = Pick<
   'offsets' | 'documents' | 'bags' | 'inName'
 >;
 
-/**
- * Groups the `total` postings of the scratch arrays by local term (of `localTerms`), keeping
- * tool order within a term; bag frequencies in 32 bits when every one fits exactly.
- */
+/** Groups the scratch postings by local term, in tool order; bag frequencies in 32 bits when all fit exactly. */
 function groupPostings(
   scratch: Scratch,
   localTerms: number,
@@ -310,11 +307,9 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
 }
 
 /**
- * One target's part of the index: its tools and their postings, built once from its listing
- * and never changed. Postings hold what does not depend on the rest of the catalog (the
- * weighted bag frequency of each term in each tool, the tool's bag length); the collection
- * statistics (document frequencies, average length, target-level frequencies) are applied
- * when a search reads them, so replacing one segment changes no other.
+ * One target's part of the index, built once from its listing and never changed. Its
+ * postings hold what does not depend on the rest of the catalog; the collection statistics
+ * are applied when a search reads them, so replacing one segment changes no other.
  */
 export class Segment {
   readonly target: string;
@@ -626,10 +621,7 @@ export function reuse<T extends Int32Array | Float64Array>(
     : new make(Math.max(length, 2 * (have?.length ?? 0)));
 }
 
-/**
- * Postings kept in the per-snapshot memo of {@link IndexView} (8 bytes each) when the
- * catalog has fewer; otherwise at most as many as the catalog has.
- */
+/** Postings (8 bytes each) the memo of an {@link IndexView} keeps at most, or as many as the catalog has. */
 const MEMO_POSTINGS = 1 << 21;
 
 /** A term's postings over the catalog under one snapshot: each tool (`~position`: in its name) and BM25 contribution. */
@@ -646,11 +638,7 @@ const WARM_POSTINGS = 8192;
 /** Postings of a chunk of {@link PostingChunks}, unless a term needs more. */
 const CHUNK_POSTINGS = 1 << 16;
 
-/**
- * The memory of the memoized postings of a view, in chunks that the next view takes over
- * (the view it replaces is never read again), so computing postings after a change writes
- * into memory already in use rather than into new arrays.
- */
+/** The memoized postings' memory, in chunks the next view takes over (so a change reuses it, not new arrays). */
 class PostingChunks {
   readonly #positions: Int32Array[] = [];
   readonly #weights: Float32Array[] = [];
@@ -691,10 +679,9 @@ class PostingChunks {
 }
 
 /**
- * The search index of one snapshot: the ordered segments over the collection statistics at
- * the time of the snapshot. BM25 contributions are computed from the postings and the
- * statistics when a search reads them (idf memoized per term), with the same arithmetic, in
- * the same order, as an index built over every tool at once.
+ * The search index of one snapshot: BM25 contributions computed from the segments' postings
+ * and the statistics when a search reads them, with the same arithmetic, in the same order,
+ * as an index built over every tool at once.
  */
 export class IndexView {
   readonly size: number;
@@ -868,11 +855,7 @@ export class IndexView {
     return drain(this.#compute(termId, idf, true)) as TermPostings;
   }
 
-  /**
-   * Computes and memoizes a term's postings, yielding every {@link POSTINGS_SLICE} of them.
-   * When the memo would hold more postings than the catalog has (at least
-   * {@link MEMO_POSTINGS}), it is dropped first if `evict`, else nothing is computed.
-   */
+  /** Computes and memoizes a term's postings a slice at a time; a full memo is dropped first if `evict`, else nothing is done. */
   *#compute(
     termId: number,
     idf: number,

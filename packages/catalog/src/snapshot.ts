@@ -43,10 +43,7 @@ export type Snapshot = {
   readonly vectorMatrices: WeakMap<object, Map<number, VectorMatrix>>;
 };
 
-/**
- * Builds the snapshot of `segments` (in catalog order) over the collection statistics, which
- * must already hold exactly these segments. Costs a pass over the positions, not over terms.
- */
+/** The snapshot of `segments` over the collection statistics (of exactly these segments): a pass over the positions. */
 export function buildSnapshot(options: {
   segments: readonly Segment[];
   collection: Collection;
@@ -195,10 +192,7 @@ export function hitAt(
   };
 }
 
-/**
- * The hits of a search: the exact names first, scored above `top` in their order, then
- * the ranked ones, `limit` at most.
- */
+/** The hits of a search: the exact names first (scored above `top`), then the ranked ones, `limit` at most. */
 export function hitsOf(options: {
   snapshot: Snapshot;
   exact: readonly number[];

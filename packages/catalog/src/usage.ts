@@ -23,11 +23,7 @@ type ToolUsage = {
   counts: Map<string, number>;
 };
 
-/**
- * The learned usage of one catalog: per tool, the search terms of the requests after which
- * it was called, bounded per tool and overall. Scored as a field of its own; see
- * `ToolCatalog.recordUse`.
- */
+/** The learned usage of one catalog: per tool, the terms of the requests after which it was called (capped). */
 export class UsageStore {
   readonly #tools = new Map<string, ToolUsage>();
   /** term -> tool -> count, over every remembered request. */
