@@ -3,17 +3,12 @@ import type { ToolEntry } from './types.js';
 
 /**
  * Where vectors for hybrid ranking come from: any embedding model behind one call. The
- * catalog never calls it itself (its search is synchronous); a caller asks it for the tool
- * and query vectors and hands them to `ToolCatalog.search({ vectors })`.
+ * catalog never calls it (its search is synchronous): a caller passes its vectors to `search`.
  */
 export type VectorProvider = {
   /** The model's name (what vectors are cached under). */
   readonly model: string;
-  /**
-   * One unit-length vector per text, in order. Rejects with a `CatalogError`
-   * `EMBEDDINGS_FAILED` when the endpoint does not answer in time or answers anything but
-   * one finite vector per text, all of one dimension.
-   */
+  /** One unit-length vector per text, in order; rejects with `EMBEDDINGS_FAILED` unless one finite vector per text comes in time. */
   embed(
     texts: readonly string[],
     options?: { signal?: AbortSignal },

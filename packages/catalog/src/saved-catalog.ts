@@ -22,10 +22,7 @@ import {
 import { TERMS } from './terms.js';
 import { VERSION } from './version.js';
 
-/**
- * Version of the saved catalog layout and of the analysis behind its terms. Raised whenever
- * either changes, so a catalog written by another analysis is refused, never mixed in.
- */
+/** Version of the saved layout and of the analysis behind its terms: raised when either changes, so none is mixed in. */
 const SAVED_CATALOG_LAYOUT = 2;
 
 /** The numbers of things in a saved catalog, from which every section's place follows. */
@@ -89,10 +86,7 @@ const HEADER = z.object({
   targets: z.array(TARGET),
 });
 
-/**
- * The header of a saved catalog, a JSON value: what its sections hold and where (the counts
- * and widths), how it was computed (layout, catalog version, bag weights), and its targets.
- */
+/** The header of a saved catalog, a JSON value: its sections' counts and widths, how it was computed, its targets. */
 export type SavedCatalogHeader = z.infer<typeof HEADER>;
 type Counts = SavedCatalogHeader['counts'];
 type Widths = SavedCatalogHeader['widths'];
@@ -406,11 +400,7 @@ function swapBytes(bytes: Uint8Array, size: number): void {
       bytes.subarray(at, at + size).reverse();
 }
 
-/**
- * The bytes of a saved catalog as they are produced: one reused chunk of {@link CHUNK_BYTES},
- * handed out whole (only the last is shorter), so every section, starting at a multiple of
- * 8, starts at a multiple of 8 in the chunk too.
- */
+/** The bytes of a saved catalog as they are produced: one reused chunk, handed out whole (only the last is shorter). */
 class ChunkOut {
   readonly chunk = new Uint8Array(CHUNK_BYTES);
   readonly #text = Buffer.from(this.chunk.buffer, 0, CHUNK_BYTES);
@@ -841,10 +831,9 @@ type RestoreSource = {
 };
 
 /**
- * Restores the targets of a saved catalog one by one, checking each count and index, and
- * adds up the kept ones' document frequencies. Made once the term table is mapped (the
- * dictionary has every term id by then). A kept target's tools are checked whole (records,
- * names, annotations, packed terms) but made only when first asked for.
+ * Restores the targets of a saved catalog one by one, checking each count and index (and a
+ * kept target's tools whole, though they are made only when asked for), and adds up the kept
+ * ones' document frequencies. Made once the term table is mapped.
  */
 class TargetRestorer {
   /** Document frequency of each term id over the kept targets. */
@@ -1003,11 +992,7 @@ class TargetRestorer {
     }
   }
 
-  /**
-   * Checks the tools of a target without making them: each record's indices and flags, each
-   * name (not empty, not twice), each annotation text (a JSON object) and each tool's packed
-   * terms (fields in order, terms in range).
-   */
+  /** Checks a target's tools without making them: records, names, annotations, packed terms. */
   #checkTools(first: number, info: SavedCatalogTarget, ids: Int32Array): void {
     const { sections } = this.#source;
     const source = this.#source.tools;

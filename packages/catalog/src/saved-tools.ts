@@ -160,11 +160,7 @@ export type SavedToolSections = {
   tools: number;
 };
 
-/**
- * What every tool of a restored catalog is made from when first asked for: the saved
- * catalog's sections, where each tool's packed terms start, and each tool's annotations
- * (read once per distinct text when the tools are checked).
- */
+/** What every tool of a restored catalog is made from: its sections, each tool's terms' start and annotations. */
 export class SavedToolSource {
   readonly sections: SavedToolSections;
   /** Where each tool's packed terms start, and (at the end) where the last one's end. */
@@ -245,11 +241,7 @@ export class SavedToolSource {
   }
 }
 
-/**
- * The tools of one restored target, made (entry and prepared terms) when first asked for: a
- * search reads only its hits' entries, so most restored tools are never made. Checked
- * whole when restored (see `TargetRestorer`).
- */
+/** The tools of one restored target, made when first asked for: a search reads only its hits', so most never are. */
 export class SavedTools implements ToolList {
   readonly length: number;
   readonly target: string;
