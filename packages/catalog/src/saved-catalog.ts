@@ -274,7 +274,11 @@ function* planCatalog(
 /** A tool's texts in the text table (bare name, description, annotations JSON): a restored tool's bytes as saved. */
 function toolTexts(list: ToolList, local: number): (string | Uint8Array)[] {
   if (list instanceof SavedTools)
-    return [0, 1, 2].map((which) => list.textBytes(local, which));
+    return [
+      list.textBytes(local, 0),
+      list.textBytes(local, 1),
+      list.textBytes(local, 2),
+    ];
   const { entry } = list.at(local) as PreparedTool;
   return [
     entry.tool,
