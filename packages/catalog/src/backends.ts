@@ -19,10 +19,8 @@ function invalidFile(message: string, cause?: unknown): CatalogError {
 }
 
 /**
- * Throws `INVALID_TARGET` (its message after `where: ` when given) unless `target` is a
- * usable gateway target name under the agentgateway rule: 1 to 253 characters of lowercase
- * letters, digits, `-` and `.`. agentgateway splits `<target>_<tool>` on the first `_`, so
- * a target never contains `_`.
+ * Throws `INVALID_TARGET` (after `where: ` when given) unless `target` follows the
+ * agentgateway rule (`TARGET_NAME_RULE`; it splits `<target>_<tool>` on the first `_`).
  */
 export function assertTargetName(
   target: unknown,
@@ -37,10 +35,7 @@ export function assertTargetName(
   }
 }
 
-/**
- * Checks one backend record and returns a clean copy.
- * @throws CatalogError `INVALID_BACKENDS_FILE` / `INVALID_TARGET` naming the bad field.
- */
+/** Checks one backend record and returns a clean copy (`INVALID_BACKENDS_FILE` / `INVALID_TARGET` name the bad field). */
 function parseBackend(value: unknown, where: string): Backend {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidFile(
@@ -110,23 +105,16 @@ export function loadBackends(options: { file: string }): Backend[] {
   const backends = parsed.map((value, index) =>
     parseBackend(value, `${file} [${index}]`),
   );
-  const seenTargets = new Map<string, number>();
-  const seenBackends = new Map<string, number>();
-  backends.forEach((backend, index) => {
-    const previousTarget = seenTargets.get(backend.target);
-    if (previousTarget !== undefined) {
-      throw invalidFile(
-        `${file} [${index}]: target "${backend.target}" is already used by entry [${previousTarget}]; targets must be unique.`,
-      );
-    }
-    const previousBackend = seenBackends.get(backend.backend);
-    if (previousBackend !== undefined) {
-      throw invalidFile(
-        `${file} [${index}]: backend "${backend.backend}" is already listed as entry [${previousBackend}]; backends must be unique.`,
-      );
-    }
-    seenTargets.set(backend.target, index);
-    seenBackends.set(backend.backend, index);
-  });
+  for (const key of ['target', 'backend'] as const) {
+    const seen = new Map<string, number>();
+    backends.forEach((backend, index) => {
+      const previous = seen.get(backend[key]);
+      if (previous !== undefined)
+        throw invalidFile(
+          `${file} [${index}]: ${key} "${backend[key]}" is already used by entry [${previous}]; ${key}s must be unique.`,
+        );
+      seen.set(backend[key], index);
+    });
+  }
   return backends;
 }

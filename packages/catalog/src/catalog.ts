@@ -26,12 +26,8 @@ import {
 import { FIELD_NAMES, type PreparedTool, prepareTool } from './prepare.js';
 import { analyzeQuery } from './tokenizer.js';
 import { checkUsageRecord, UsageStore, type UsageRecord } from './usage.js';
-import {
-  multiplexedName,
-  splitMultiplexedName,
-  TARGET_NAME_RULE,
-} from '@heretek/internal';
-import { addFrequencies, Collection, Segment } from './segments.js';
+import { multiplexedName } from '@heretek/internal';
+import { addFrequencies, Collection, drain, Segment } from './segments.js';
 import { buildSnapshot, runSearch, type Snapshot } from './snapshot.js';
 import {
   checkSearchVectors,
@@ -82,13 +78,6 @@ async function drainAsync<T>(
   return step.value;
 }
 
-/** Runs a generator of work to its end at once. */
-function drain<T>(steps: Generator<undefined, T>): T {
-  let step = steps.next();
-  while (step.done !== true) step = steps.next();
-  return step.value;
-}
-
 /** Longest stretch of work, in milliseconds, between two yields of a restore or a save. */
 const RESTORE_SLICE_MS = 10;
 
@@ -105,19 +94,12 @@ function pacer(): () => Promise<void> {
 
 /** Options of {@link ToolCatalog.restoreCatalogAsync}. */
 export type RestoreCatalogOptions = {
-  /**
-   * Whether to restore a saved target, given its key (as given to
-   * {@link ToolCatalog.saveCatalogStream}) and what the saved catalog's header says of it;
-   * targets it rejects are left out (default: every target is restored).
-   */
+  /** Whether to restore a saved target, given its key and header entry (default: all). */
   keep?: (target: string, key: string, info: SavedCatalogTarget) => boolean;
   /**
-   * Which of the targets `keep` accepted go into the catalog, decided while
-   * the saved catalog is checked and decoded: the restore waits for it only
-   * before swapping the targets in, and the ones it rejects are dropped
-   * (reported in `dropped` after those `keep` rejected). A caller checks
-   * the targets (against its pins, say) in the time the decoding takes. A
-   * rejection rejects the restore, with nothing changed.
+   * Which of the targets `keep` accepted go in, awaited only before the swap, so a caller
+   * checks them (against its pins, say) while the saved catalog is decoded; the ones it
+   * rejects are `dropped`. A rejection rejects the restore, with nothing changed.
    */
   admit?: Promise<(target: string) => boolean>;
 };
@@ -250,24 +232,16 @@ export class ToolCatalog {
     return position === undefined ? undefined : snapshot.toolAt(position).entry;
   }
 
-  /**
-   * Replaces every tool of `target` with `tools` atomically (a target not yet in the catalog
-   * is added; an empty list leaves it without tools). Each tool must belong to `target` and
-   * names must be unique, else nothing changes and a `CatalogError` is thrown. Same as
-   * {@link ToolCatalog.replaceBackends} with one change.
-   */
+  /** Replaces every tool of `target` with `tools` at once: {@link ToolCatalog.replaceBackends} of one target. */
   replaceBackend(target: string, tools: readonly ToolEntry[]): void {
     this.replaceBackends(new Map([[target, tools]]));
   }
 
   /**
    * Applies many backends' listings in one build: every target of `changes` gets exactly
-   * its tools (targets not yet in the catalog are added in the map's order; an empty list
-   * leaves a target without tools). Every listing is checked first; on any bad one nothing
-   * changes and a `CatalogError` names it. The new catalog is swapped in with one
-   * assignment, so a search sees the old or the new catalog, never a mix. Tools already
-   * indexed (the same entry object, or an equal one) are not analyzed again. Treat entries
-   * as immutable once added.
+   * its tools (new targets at the end, in the map's order). Every listing is checked first;
+   * on any bad one nothing changes and a `CatalogError` names it. Tools already indexed (an
+   * equal entry) are not analyzed again. Treat entries as immutable once added.
    */
   replaceBackends(changes: ReadonlyMap<string, readonly ToolEntry[]>): void {
     this.#apply(drain(this.#segmentsFor(this.#checkChanges(changes))));
@@ -282,9 +256,8 @@ export class ToolCatalog {
   }
 
   /**
-   * Like {@link ToolCatalog.replaceBackends}, but analyzes the new tools in small slices
-   * between which other work (searches) runs, then swaps the new catalog in. Calls are
-   * applied in the order they were made; input errors reject before anything changes.
+   * Like {@link ToolCatalog.replaceBackends}, analyzing the new tools in slices between which
+   * searches run; calls are applied in the order they were made.
    */
   async replaceBackendsAsync(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
@@ -303,26 +276,17 @@ export class ToolCatalog {
   }
 
   /**
-   * The saved form of the whole catalog: the targets of `keys` (each with its key, e.g. a
-   * hash of the backend's listing; targets without tools are left out), in catalog order,
-   * with one term table, their postings and statistics as the index holds them, and every
-   * tool's entry and analyzed terms. A JSON header (its targets, with their keys, tools,
-   * backends and profiles, and the counts and places of the rest) and binary bytes: store
-   * both, under a checksum, and restore them with {@link ToolCatalog.restoreCatalogAsync}.
-   *
-   * The bytes are never held whole: resolves, once they are planned, with the header and
-   * their length, and they come from `chunks()` a piece of up to a megabyte at a time (write
-   * each one out before asking for the next: they share one buffer), yielding to other work
-   * (searches) at least every 10 ms of work. They are those of the catalog as it was when
-   * the call was made: changes applied while it is written are not in it.
-   *
-   * Rejects with CatalogError `INVALID_ARGUMENT` when `keys` is not a Map of strings to
-   * strings.
+   * The saved form of the targets of `keys` (target -> the caller's key of its listing), as
+   * the README's "Saving and restoring" describes: a JSON header, and bytes that `chunks()`
+   * gives a piece of up to a megabyte at a time (write each out before asking for the next:
+   * they share one buffer), yielding to searches at least every 10 ms of work. They are the
+   * catalog's as it was when the call was made. Rejects with `INVALID_ARGUMENT` when `keys`
+   * is not a Map of strings to strings.
    */
   async saveCatalogStream(
     keys: ReadonlyMap<string, string>,
   ): Promise<SavedCatalogStream> {
-    const segments = this.#savedSegments(keys, 'saveCatalogStream');
+    const segments = this.#savedSegments(keys);
     const pause = pacer();
     const save = await drainAsync(
       planSavedCatalog({ segments, bag: this.#bagWeights() }),
@@ -351,8 +315,8 @@ export class ToolCatalog {
   /** This catalog's segments of the targets of `keys`, in catalog order, each with its key (keys checked). */
   #savedSegments(
     keys: ReadonlyMap<string, string>,
-    where: string,
   ): { segment: Segment; key: string }[] {
+    const where = 'saveCatalogStream';
     if (!(keys instanceof Map))
       throw invalidArgument(
         `${where}: give a Map of target -> key (two strings).`,
@@ -371,21 +335,10 @@ export class ToolCatalog {
   }
 
   /**
-   * Restores a saved catalog (from {@link ToolCatalog.saveCatalogStream}): every saved
-   * target that `keep` accepts gets exactly its saved tools, as
-   * {@link ToolCatalog.replaceBackends} would apply their listings (in place when the target
-   * is in this catalog, else at the end, in saved order); the others are left as they are
-   * here. The postings and statistics are taken as saved (views of `saved.bytes`, which
-   * the catalog keeps: do not change them afterwards), so nothing is analyzed or computed
-   * again, and rankings are those of a build from the same listings. The whole saved
-   * catalog is checked first (layout and catalog version, the header's fields, length,
-   * every count and index, each target's first tool's terms against its entry); a refused
-   * saved catalog rejects before anything changes. Yields to other work (searches) at least every
-   * 10 ms of work, then swaps the restored targets in at once; calls are applied in the
-   * order they were made, with {@link ToolCatalog.replaceBackendsAsync}.
-   *
-   * Rejects with CatalogError `SAVED_CATALOG_VERSION` for another layout or catalog
-   * version, `INVALID_SAVED_CATALOG` for a truncated, corrupt or inconsistent saved catalog.
+   * Restores the saved targets `keep` accepts, as {@link ToolCatalog.replaceBackends} would
+   * apply their listings (see the README's "Saving and restoring"). The postings are views of
+   * `saved.bytes`, which the catalog keeps: do not change them. Rejects with
+   * `SAVED_CATALOG_VERSION` or `INVALID_SAVED_CATALOG`, with nothing changed.
    */
   async restoreCatalogAsync(
     saved: SavedCatalog,
@@ -427,10 +380,7 @@ export class ToolCatalog {
     return FIELD_NAMES.map((field) => this.#tuning.bag[field]);
   }
 
-  /**
-   * The segments of restored targets: as saved when this catalog weighs the fields as the
-   * saving one did, else built again from the saved terms.
-   */
+  /** The segments of restored targets: as saved, or built again from the saved terms under other weights. */
   #restoredSegments(restored: RestoredCatalog): Map<string, Segment> {
     const weights = this.#bagWeights();
     const asSaved = restored.bag.every(
@@ -479,10 +429,7 @@ export class ToolCatalog {
     return checked;
   }
 
-  /**
-   * The new segment of each changed target (checked listings; none for an empty one),
-   * pausing after every {@link PREPARE_SLICE} tools analyzed and after each target.
-   */
+  /** The new segment of each changed target (none for an empty one), pausing every {@link PREPARE_SLICE} tools. */
   *#segmentsFor(
     changes: ReadonlyMap<string, readonly ToolEntry[]>,
   ): Generator<undefined, Map<string, Segment | undefined>> {
@@ -512,10 +459,8 @@ export class ToolCatalog {
   }
 
   /**
-   * Swaps in the catalog with each changed target's segment replaced (in its place; new
-   * targets at the end, in order; `undefined` removes a target). Only the changed segments'
-   * statistics are subtracted and added, then the snapshot is assembled in one synchronous
-   * step.
+   * Swaps in the catalog with each changed target's segment replaced (new targets at the end;
+   * `undefined` removes one): only the changed segments' statistics change.
    */
   #apply(
     changes: ReadonlyMap<string, Segment | undefined>,
@@ -552,11 +497,7 @@ export class ToolCatalog {
     this.#warm();
   }
 
-  /**
-   * Runs the snapshot's {@link IndexView.warm} a slice per turn of the event loop, until it
-   * ends or the snapshot is replaced, so the first search of a common word finds its
-   * postings computed.
-   */
+  /** Runs {@link IndexView.warm} a slice per turn of the event loop while the snapshot is current. */
   #warm(): void {
     const snapshot = this.#snapshot;
     const steps = snapshot.index.warm();
@@ -576,11 +517,9 @@ export class ToolCatalog {
 
   /**
    * Ranked search. A query equal to a tool's exact name (qualified or bare) returns that tool
-   * first. Results are narrowed to `profile` + `core` when a profile is given, and to one
-   * `target` when given; the list is cut where scores fall below a share of the best hit.
-   * With `vectors` (the query's vector and a lookup of the tools' vectors from the same
-   * embedding model), BM25 is fused with vector similarity by interpolation (hybrid
-   * ranking); exact names still come first.
+   * first. Results are narrowed to `profile` + `core` and to one `target` when given; the
+   * list is cut where scores fall below a share of the best hit. With `vectors`, BM25 is
+   * fused with vector similarity (hybrid ranking); exact names still come first.
    */
   search(options: {
     query: string;
@@ -631,10 +570,8 @@ export class ToolCatalog {
   }
 
   /**
-   * The search terms of `query` as this catalog analyzes it (identifier splitting, stop words
-   * dropped, Porter2 stems; identifier-like words also keep their exact form). This is what
-   * {@link ToolCatalog.recordUse} remembers, and what a caller should store instead of the
-   * raw text.
+   * The search terms of `query` (identifier splitting, stop words dropped, Porter2 stems): what
+   * {@link ToolCatalog.recordUse} remembers, and what a caller should store, not the raw text.
    *
    * @example
    * ```ts
@@ -651,16 +588,11 @@ export class ToolCatalog {
   }
 
   /**
-   * Learns from one use: `tool` (a qualified name) was called successfully after a search
-   * for `query` (or for the already analyzed `terms`, see {@link ToolCatalog.searchTerms}).
-   * The request's terms become evidence of a field of their own, with its own weight
-   * (`usageWeight`): a later query that shares words with
-   * them ranks the tool higher, or finds it when its own text does not match; a query that
-   * shares no word with the tool's text or its past requests never gets it. At most
-   * `MAX_USES_PER_TOOL` (100) requests are remembered per tool and `MAX_USES` (20,000) in all
-   * (the oldest go first), at most 64 terms each. The tool need not be in the catalog yet
-   * (discovery may be pending); replacing or removing its backend forgets the evidence of
-   * tools that are gone.
+   * Learns from one use: `tool` (a qualified name) was called after a search for `query`
+   * (or its `terms`, see {@link ToolCatalog.searchTerms}). The request's terms become a
+   * field of their own, weighted by `usageWeight` (see the README's "Learning from use" for
+   * the caps). The tool need not be in the catalog yet; replacing or removing its backend
+   * forgets the evidence of tools that are gone.
    *
    * @throws CatalogError `INVALID_USAGE` when `tool` is not a qualified `<target>_<tool>`
    * name or the query/terms are malformed.
@@ -681,11 +613,6 @@ export class ToolCatalog {
           ? use.terms
           : undefined;
     const record = checkUsageRecord({ tool: use.tool, terms }, where);
-    if (splitMultiplexedName(record.tool) === undefined) {
-      throw invalidUsage(
-        `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
-      );
-    }
     if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);
   }
 
@@ -695,20 +622,13 @@ export class ToolCatalog {
   }
 
   /**
-   * Replaces the learned usage with `records` (as {@link ToolCatalog.usage} gives them),
-   * applying the caps. Every record is checked first: on a malformed one nothing changes and
-   * an `INVALID_USAGE` error names it.
+   * Replaces the learned usage with `records` (as {@link ToolCatalog.usage} gives them); on a
+   * malformed one nothing changes and an `INVALID_USAGE` error names it.
    */
   loadUsage(records: Iterable<UsageRecord>): void {
-    const checked = [...records].map((record, index) => {
-      const clean = checkUsageRecord(record, `loadUsage record [${index}]`);
-      if (splitMultiplexedName(clean.tool) === undefined) {
-        throw invalidUsage(
-          `loadUsage record [${index}]: "${clean.tool}" is not a qualified tool name <target>_<tool>.`,
-        );
-      }
-      return clean;
-    });
+    const checked = [...records].map((record, index) =>
+      checkUsageRecord(record, `loadUsage record [${index}]`),
+    );
     this.#usage.clear();
     for (const record of checked)
       if (record.terms.length > 0) this.#usage.add(record.tool, record.terms);

@@ -3,17 +3,12 @@ import type { ToolEntry } from './types.js';
 
 /**
  * Where vectors for hybrid ranking come from: any embedding model behind one call. The
- * catalog never calls it itself (its search is synchronous); a caller asks it for the tool
- * and query vectors and hands them to `ToolCatalog.search({ vectors })`.
+ * catalog never calls it (its search is synchronous): a caller passes its vectors to `search`.
  */
 export type VectorProvider = {
   /** The model's name (what vectors are cached under). */
   readonly model: string;
-  /**
-   * One unit-length vector per text, in order. Rejects with a `CatalogError`
-   * `EMBEDDINGS_FAILED` when the endpoint does not answer in time or answers anything but
-   * one finite vector per text, all of one dimension.
-   */
+  /** One unit-length vector per text, in order; rejects with `EMBEDDINGS_FAILED` unless one finite vector per text comes in time. */
   embed(
     texts: readonly string[],
     options?: { signal?: AbortSignal },
@@ -40,10 +35,7 @@ const failed = (message: string, cause?: unknown): CatalogError =>
     ...(cause === undefined ? {} : { cause }),
   });
 
-/**
- * Checks an embeddings base URL: http(s), no credentials, no query; returns it without a
- * trailing slash. Throws `INVALID_ARGUMENT` saying what to fix.
- */
+/** Checks an embeddings base URL (http(s), no credentials, no query) and returns it without a trailing slash. */
 export function checkEmbeddingsUrl(url: string, where: string): string {
   let parsed: URL;
   try {
@@ -192,11 +184,7 @@ export function openAiEmbeddings(
 /** Characters of a tool's text sent to an embedding model at most. */
 const TOOL_TEXT_CHARS = 2000;
 
-/**
- * The text a tool is embedded from: its bare name with `_`, `-` and camelCase written as
- * words, its description, then its parameters' names and descriptions; at most 2,000
- * characters.
- */
+/** The text a tool is embedded from: its name as words, description, and parameters' names and descriptions. */
 export function toolEmbeddingText(entry: ToolEntry): string {
   const name = entry.tool
     .replace(/([a-z])([A-Z])/g, '$1 $2')

@@ -2,19 +2,14 @@ import { multiplexedName } from '@heretek/internal';
 import { assertTargetName } from './backends.js';
 import { CatalogError } from './errors.js';
 import { SEED_TOOL_SPECS } from './seed-tools.js';
-import type {
-  Backend,
-  TaskSupport,
-  ToolAnnotations,
-  ToolEntry,
-  ToolSource,
+import {
+  type Backend,
+  TASK_SUPPORT,
+  type TaskSupport,
+  type ToolAnnotations,
+  type ToolEntry,
+  type ToolSource,
 } from './types.js';
-
-const TASK_SUPPORT: readonly string[] = [
-  'forbidden',
-  'optional',
-  'required',
-] satisfies TaskSupport[];
 
 const ANNOTATION_FLAGS = [
   'readOnlyHint',
@@ -24,25 +19,14 @@ const ANNOTATION_FLAGS = [
 ] as const;
 
 /**
- * Annotations without a title, shared by every entry with the same flags
- * (frozen): a registry's tools mostly carry one of a few such sets, and one
- * object per tool would cost a hundred thousand of them. Keyed by each
- * flag's state (absent, false, true) in base 3.
+ * Annotations without a title, one frozen object per set of flags (keyed by each flag's
+ * state, absent, false or true, in base 3): a registry's tools mostly carry one of a few.
  */
 const SHARED_ANNOTATIONS = new Map<number, Readonly<ToolAnnotations>>();
 
-/**
- * Whether a tool with these (cleaned) annotations is mutating: unless it says
- * `readOnlyHint: true`. The one rule of the catalog's entries and of anyone
- * judging a tool definition by it.
- */
-function isMutating(annotations: ToolAnnotations | undefined): boolean {
-  return annotations?.readOnlyHint !== true;
-}
-
-/** Whether the catalog counts a tool whose listed annotations are these as mutating. */
+/** Whether the catalog counts a tool whose listed annotations are these as mutating: unless `readOnlyHint: true`. */
 export function isMutatingTool(annotations: unknown): boolean {
-  return isMutating(cleanAnnotations(annotations));
+  return cleanAnnotations(annotations)?.readOnlyHint !== true;
 }
 
 function cleanAnnotations(annotations: unknown): ToolAnnotations | undefined {
@@ -129,13 +113,16 @@ export function toolEntryFromMcpTool(options: {
     backend: backend.backend,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: schema,
-    mutating: isMutating(annotations),
+    mutating: annotations?.readOnlyHint !== true,
     profile: backend.profile,
     source: options.source ?? 'discovered',
   };
   if (annotations) entry.annotations = annotations;
   const taskSupport = tool.execution?.taskSupport;
-  if (taskSupport !== undefined && TASK_SUPPORT.includes(taskSupport)) {
+  if (
+    taskSupport !== undefined &&
+    (TASK_SUPPORT as readonly string[]).includes(taskSupport)
+  ) {
     entry.taskSupport = taskSupport as TaskSupport;
   }
   return entry;

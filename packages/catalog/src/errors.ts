@@ -26,9 +26,8 @@ export const CatalogErrorCode = {
 } as const;
 
 /**
- * Base error of `@heretek/catalog`: every error it throws is one of these. `isRetryable` is
- * `false` (catalog errors are caused by input) except for `EMBEDDINGS_FAILED`; `CatalogError.isInstance` holds across
- * duplicated copies of the package.
+ * Base error of `@heretek/catalog`: every error it throws is one of these (`isRetryable` only
+ * for `EMBEDDINGS_FAILED`); `CatalogError.isInstance` holds across copies of the package.
  */
 export class CatalogError extends createErrorFamily<typeof CatalogErrorCode>(
   'catalog',

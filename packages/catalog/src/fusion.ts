@@ -28,10 +28,8 @@ export type FusionInput = {
 export type FusedRanking = { positions: number[]; scores: number[] };
 
 /**
- * Per-tool working arrays, kept between calls and grown when a catalog grows: a fusion
- * over 10,000 tools would otherwise allocate about 100 KB a call, and the collections of
- * that garbage land in the slowest calls. {@link interpolate} is synchronous, nothing it
- * calls touches them, and it leaves them zeroed.
+ * Per-tool working arrays kept between calls (zeroed after each): a fusion over 10,000 tools
+ * would otherwise allocate about 100 KB a call, and collecting it lands in the slowest calls.
  */
 const scratch = {
   fused: new Float64Array(0),
@@ -53,11 +51,7 @@ function scratchOf<Key extends keyof typeof scratch>(
   return scratch[key];
 }
 
-/**
- * Fuses a lexical ranking with vector similarities by interpolation (pure; no state, no
- * I/O). Every tool of either side is a candidate; a tool missing from one side gets nothing
- * from it. Costs a pass over both sides.
- */
+/** Fuses a lexical ranking with vector similarities by interpolation; a tool missing from one side gets nothing from it. */
 export function interpolate(input: FusionInput): FusedRanking {
   const { lexical, vector, fusion } = input;
   const weight = Math.min(1, Math.max(0, fusion.weight));

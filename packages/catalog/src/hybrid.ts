@@ -49,11 +49,7 @@ export function checkSearchVectors(vectors: SearchVectors): Fusion {
   return fusion;
 }
 
-/**
- * The tools' vectors of `dimensions`, built once per lookup function, catalog state and
- * dimension: copied to float32, one contiguous matrix (the exact similarities computed
- * run along it), and quantized.
- */
+/** The tools' vectors of `dimensions` as one float32 matrix and quantized, once per lookup function, state and dimension. */
 function vectorMatrix(
   snapshot: Snapshot,
   tool: SearchVectors['tool'],
@@ -227,10 +223,8 @@ export type HybridRun = SearchRun & {
 };
 
 /**
- * BM25 fused with vector similarity. Tools named exactly stay first, as in a lexical
- * search; the fused list keeps the lexical search's cutoff (hits below `relativeCutoff` of
- * the best fused score are dropped). Without a usable query vector or any tool vector in
- * scope, the answer is the lexical search's, unchanged. Only the hits' tools are made.
+ * BM25 fused with vector similarity: exact names first, the lexical cutoff on the fused
+ * scores; the lexical answer when there is no usable vector. Only the hits' tools are made.
  */
 export function runHybridSearch(run: HybridRun): SearchResult {
   const { snapshot, vectors, tuning } = run;

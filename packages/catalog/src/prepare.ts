@@ -19,26 +19,14 @@ export type FieldName = (typeof FIELD_NAMES)[number];
 
 export const FIELD_COUNT = FIELD_NAMES.length;
 
-/**
- * A tool with its search terms prepared once (reused across index rebuilds and catalogs).
- * `terms` holds, first, the end of each field's ids in `terms` (one slot per field, in
- * {@link FIELD_NAMES} order), then the term ids ({@link TERMS}) of each field, one field
- * after another.
- */
+/** A tool with its search terms prepared once (reused across index rebuilds and catalogs). */
 export type PreparedTool = {
   entry: ToolEntry;
-  /** Field ends, then term ids per field. */
+  /** The end of each field's ids in `terms` (one slot a field), then the term ids of each field in turn. */
   terms: Int32Array;
-  /** Where the JSON text of the entry's input schema is kept when the entry was restored from it. */
-  saved: SavedTexts | undefined;
-  /** Index of the entry's schema in `saved` (-1 without). */
-  savedIndex: number;
 };
 
-/**
- * A segment's tools by local number: an array of prepared tools, or a saved catalog's tools,
- * each made when first asked for. `profileOf` tells a tool's profile without making it.
- */
+/** A segment's tools: an array of prepared tools, or a saved catalog's, made when first asked for. */
 export type ToolList = {
   readonly length: number;
   at(local: number): PreparedTool | undefined;
@@ -49,10 +37,7 @@ export type ToolList = {
 /** The tools of a list as an array (making every one of a saved catalog's). */
 export function toolArray(list: ToolList): PreparedTool[] {
   if (Array.isArray(list)) return list as PreparedTool[];
-  const tools: PreparedTool[] = [];
-  for (let local = 0; local < list.length; local += 1)
-    tools.push(list.at(local) as PreparedTool);
-  return tools;
+  return Array.from({ length: list.length }, (_, local) => list.at(local)!);
 }
 
 /**
@@ -209,7 +194,8 @@ function remember(entry: ToolEntry, prepared: PreparedTool): void {
  */
 export class RestoredTool implements PreparedTool {
   readonly entry: ToolEntry;
-  readonly saved: SavedTexts | undefined;
+  /** Where the JSON text of the entry's input schema is, and its index there. */
+  readonly saved: SavedTexts;
   readonly savedIndex: number;
   /** Field ends, then the number of each term in the target's numbering. */
   readonly #packed: Uint16Array | Uint32Array;
@@ -255,9 +241,9 @@ export class RestoredTool implements PreparedTool {
 
 /** The JSON text of a prepared tool's input schema, or `undefined` when it cannot be written. */
 export function schemaText(tool: PreparedTool): string | undefined {
-  return tool.saved === undefined
-    ? jsonOf(tool.entry.inputSchema)
-    : tool.saved.text(tool.savedIndex);
+  return tool instanceof RestoredTool
+    ? tool.saved.text(tool.savedIndex)
+    : jsonOf(tool.entry.inputSchema);
 }
 
 function jsonOf(schema: unknown): string | undefined {
@@ -280,46 +266,27 @@ function sameContent(left: PreparedTool, right: ToolEntry): boolean {
   return schema !== undefined && schema === jsonOf(right.inputSchema);
 }
 
-/** Analyzed target names, for checking restored tools. */
-const targetTerms = new Map<string, Int32Array>();
-
 function internAll(terms: readonly string[]): Int32Array {
   return Int32Array.from(terms, (term) => TERMS.intern(term));
 }
 
-function sameIds(
-  terms: Int32Array,
-  field: number,
-  expected: ArrayLike<number>,
-): boolean {
+/** Whether field `field` of packed `terms` holds the terms of `text`. */
+function sameTerms(terms: Int32Array, field: number, text: string): boolean {
+  const expected = internAll(analyzeText(text));
   const start = fieldStart(terms, field);
-  const end = terms[field] as number;
-  if (end - start !== expected.length) return false;
-  for (let index = 0; index < expected.length; index += 1)
-    if (terms[start + index] !== expected[index]) return false;
-  return true;
+  if ((terms[field] as number) - start !== expected.length) return false;
+  return expected.every((id, index) => terms[start + index] === id);
 }
 
 const NAME = FIELD_NAMES.indexOf('name');
 const IDENTIFIER = FIELD_NAMES.indexOf('identifier');
 const TARGET = FIELD_NAMES.indexOf('target');
 
-/**
- * Adopts search terms analyzed earlier (a saved catalog) for `entry`, after checking the
- * fields that are cheap to recompute (identifier, target, and the name when asked) against
- * the entry. Returns the prepared tool, or what is inconsistent.
- */
-export function adoptPreparedTool(options: {
-  entry: ToolEntry;
-  /** Packed terms, as {@link packTerms} writes them. */
-  terms: Int32Array;
-  /** Whether to analyze the tool's name again and compare (the target's terms always are, once per target). */
-  checkName: boolean;
-  /** Where the JSON text of the entry's input schema is, when the entry parses it on demand. */
-  saved?: SavedTexts;
-  savedIndex?: number;
-}): PreparedTool | string {
-  const { entry, terms } = options;
+/** What is inconsistent between a saved catalog's packed terms and `entry` in the fields cheap to recompute, if anything. */
+export function savedTermsProblem(
+  entry: ToolEntry,
+  terms: Int32Array,
+): string | undefined {
   // The identifier terms are the bare and the qualified name, normalized (one when equal).
   const start = fieldStart(terms, IDENTIFIER);
   const count = (terms[IDENTIFIER] as number) - start;
@@ -331,28 +298,11 @@ export function adoptPreparedTool(options: {
     (count === 2 && TERMS.term(terms[start + 1] as number) !== qualified)
   )
     return `its saved identifier terms do not match tool "${entry.name}"`;
-  if (
-    options.checkName &&
-    !sameIds(terms, NAME, internAll(analyzeText(entry.tool)))
-  )
+  if (!sameTerms(terms, NAME, entry.tool))
     return `its saved name terms do not match tool "${entry.name}"`;
-  let target = targetTerms.get(entry.target);
-  if (target === undefined) {
-    target = internAll(analyzeText(entry.target));
-    targetTerms.set(entry.target, target);
-    if (targetTerms.size > 10_000) targetTerms.clear();
-  }
-  if (!sameIds(terms, TARGET, target))
+  if (!sameTerms(terms, TARGET, entry.target))
     return `its saved target terms do not match target "${entry.target}"`;
-  const { saved } = options;
-  const prepared = {
-    entry,
-    terms,
-    saved,
-    savedIndex: options.savedIndex ?? -1,
-  };
-  remember(entry, prepared);
-  return prepared;
+  return undefined;
 }
 
 /**
@@ -366,34 +316,30 @@ export function prepareTool(
 ): PreparedTool {
   const cached = preparedOf(entry);
   if (cached) return cached;
-  let prepared: PreparedTool;
-  if (previous && sameContent(previous, entry)) {
-    prepared = {
-      entry,
-      terms: previous.terms,
-      saved: undefined,
-      savedIndex: -1,
-    };
-  } else {
-    const parameterNames: string[] = [];
-    const parameterTexts: string[] = [];
-    collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
-    prepared = {
-      entry,
-      terms: packTerms(
-        [
-          analyzeText(entry.tool),
-          [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
-          analyzeText(entry.target),
-          analyzeText(entry.description),
-          analyzeText(parameterNames.join(' ')),
-          analyzeText(parameterTexts.join(' ')),
-        ].map(internAll),
-      ),
-      saved: undefined,
-      savedIndex: -1,
-    };
-  }
+  const prepared = {
+    entry,
+    terms:
+      previous && sameContent(previous, entry)
+        ? previous.terms
+        : analyzeTool(entry),
+  };
   remember(entry, prepared);
   return prepared;
+}
+
+/** The packed terms of a tool's fields. */
+function analyzeTool(entry: ToolEntry): Int32Array {
+  const parameterNames: string[] = [];
+  const parameterTexts: string[] = [];
+  collectSchemaText(entry.inputSchema, 0, parameterNames, parameterTexts);
+  return packTerms(
+    [
+      analyzeText(entry.tool),
+      [...new Set([normalizeName(entry.tool), normalizeName(entry.name)])],
+      analyzeText(entry.target),
+      analyzeText(entry.description),
+      analyzeText(parameterNames.join(' ')),
+      analyzeText(parameterTexts.join(' ')),
+    ].map(internAll),
+  );
 }

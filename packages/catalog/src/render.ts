@@ -5,10 +5,7 @@ const MAX_HIT_DESCRIPTION_CHARS = 160;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/**
- * The code-unit index at the end of the first `count` code points of `text`, or
- * `undefined` when `text` has at most `count + 1` code points (nothing to cut).
- */
+/** The code-unit index after the first `count` code points of `text` (`undefined`: at most `count + 1`, nothing to cut). */
 function cutIndex(text: string, count: number): number | undefined {
   let index = 0;
   for (let points = 0; points < count && index < text.length; points += 1) {
@@ -25,9 +22,8 @@ function cutIndex(text: string, count: number): number | undefined {
 }
 
 /**
- * Collapses a description to one line and trims it to at most `maxChars` code points: at a word boundary when one is in the second half, and never inside a
- * grapheme (an emoji sequence, a letter with its combining marks or an Indic cluster stays
- * whole). An ellipsis marks the cut.
+ * A description on one line, cut to at most `maxChars` code points with an ellipsis: at a word
+ * boundary in the second half if any, never inside a grapheme (emoji sequences, combining marks).
  */
 export function compactDescription(
   description: string,

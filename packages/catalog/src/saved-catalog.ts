@@ -20,27 +20,10 @@ import {
   TEXTS_PER_TOOL,
 } from './saved-tools.js';
 import { TERMS } from './terms.js';
-import type { ToolEntry } from './types.js';
 import { VERSION } from './version.js';
 
-/**
- * Version of the saved catalog layout and of the analysis behind its terms. Raised whenever
- * either changes, so a catalog written by another analysis is refused, never mixed in.
- */
+/** Version of the saved layout and of the analysis behind its terms: raised when either changes, so none is mixed in. */
 const SAVED_CATALOG_LAYOUT = 2;
-
-/** One target of a saved catalog, as its header says. */
-export type SavedCatalogTarget = {
-  /** The gateway target whose tools are saved. */
-  target: string;
-  /** The key the caller gave when saving (e.g. a hash of the backend's listing). */
-  key: string;
-  tools: number;
-  /** The distinct `backend` values of its tools. */
-  backends: string[];
-  /** The distinct `profile` values of its tools. */
-  profiles: string[];
-};
 
 /** The numbers of things in a saved catalog, from which every section's place follows. */
 const COUNTS = [
@@ -55,43 +38,39 @@ const COUNTS = [
   'textBytes',
   'schemaBytes',
 ] as const;
-type Counts = Record<(typeof COUNTS)[number], number>;
-
-/**
- * Bytes per item of the sections whose width varies: a posting's local tool (2 when every
- * target has at most 65,536 tools), its bag frequency (2 when every one is a whole number
- * below 65,536, as with the default weights; else 4 or 8 as the index holds them, 32- or
- * 64-bit floats), and a tool's packed terms (field ends and the target's local term numbers:
- * 2 when they fit).
- */
-type Widths = { documents: 2 | 4; bags: 2 | 4 | 8; toolTerms: 2 | 4 };
 
 /** Terms of the term table mapped onto the dictionary between two yields of a restore. */
 const TERM_SLICE = 8192;
 
-/**
- * The header of a saved catalog, a JSON value: what its sections hold and where (the counts
- * and widths), how it was computed (layout, catalog version, bag weights), and its targets.
- */
-export type SavedCatalogHeader = {
-  layout: number;
-  /** `VERSION` of the `@heretek/catalog` that wrote it. */
-  catalogVersion: string;
-  /** The bag weights (in field order) the postings were computed with. */
-  bag: number[];
-  /** Bytes of each posting's tool, bag frequency and of each number of the tools' terms. */
-  widths: Widths;
-  counts: Counts;
-  /** The targets, in catalog order. */
-  targets: SavedCatalogTarget[];
-};
-
 const count = z.int().nonnegative();
 const names = z.array(z.string().min(1)).min(1);
+const TARGET = z.object({
+  /** The gateway target whose tools are saved. */
+  target: z.string(),
+  /** The key the caller gave when saving (e.g. a hash of the backend's listing). */
+  key: z.string(),
+  tools: z.int().positive(),
+  /** The distinct `backend` values of its tools. */
+  backends: names,
+  /** The distinct `profile` values of its tools. */
+  profiles: names,
+});
+
+/** One target of a saved catalog, as its header says. */
+export type SavedCatalogTarget = z.infer<typeof TARGET>;
+
 const HEADER = z.object({
   layout: z.literal(SAVED_CATALOG_LAYOUT),
+  /** `VERSION` of the `@heretek/catalog` that wrote it. */
   catalogVersion: z.literal(VERSION),
+  /** The bag weights (in field order) the postings were computed with. */
   bag: z.array(z.number()).length(FIELD_COUNT),
+  /**
+   * Bytes per item of the sections whose width varies: a posting's local tool (2 when every
+   * target has at most 65,536 tools), its bag frequency (2 when every one is a whole number
+   * below 65,536, as with the default weights; else 4 or 8 as the index holds them, 32- or
+   * 64-bit floats), and a tool's packed terms (2 when its target's term numbers fit).
+   */
   widths: z.object({
     documents: z.literal([2, 4]),
     bags: z.literal([2, 4, 8]),
@@ -99,70 +78,96 @@ const HEADER = z.object({
   }),
   counts: z.object(
     Object.fromEntries(COUNTS.map((name) => [name, count])) as Record<
-      keyof Counts,
+      (typeof COUNTS)[number],
       typeof count
     >,
   ),
-  targets: z.array(
-    z.object({
-      target: z.string(),
-      key: z.string(),
-      tools: z.int().positive(),
-      backends: names,
-      profiles: names,
-    }),
-  ),
+  /** The targets, in catalog order. */
+  targets: z.array(TARGET),
 });
 
-/*
- * Layout of the bytes (little-endian): the sections of SECTIONS, in order, each at a
- * multiple of 8 (see there), so bytes that start at a multiple of 8 are read in place.
+/** The header of a saved catalog, a JSON value: its sections' counts and widths, how it was computed, its targets. */
+export type SavedCatalogHeader = z.infer<typeof HEADER>;
+type Counts = SavedCatalogHeader['counts'];
+type Widths = SavedCatalogHeader['widths'];
+
+/** The typed array of each kind of number a section holds. */
+const VIEWS = {
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  f32: Float32Array,
+  f64: Float64Array,
+};
+type NumberKind = keyof typeof VIEWS;
+type ViewOf<Kind extends NumberKind> = InstanceType<(typeof VIEWS)[Kind]>;
+type NumberView = ViewOf<NumberKind>;
+
+/** The kind of the numbers of a section whose width the header's `widths` gives, by width. */
+const WIDTH_KINDS = {
+  documents: { 2: 'u16', 4: 'i32' },
+  bags: { 2: 'u16', 4: 'f32', 8: 'f64' },
+  toolTerms: { 2: 'u16', 4: 'u32' },
+} as const;
+type KindOf<Kind> = Kind extends keyof Widths
+  ? (typeof WIDTH_KINDS)[Kind][keyof (typeof WIDTH_KINDS)[Kind]]
+  : Kind;
+
+/**
+ * The sections of the bytes, in order, each at a multiple of 8 (so bytes that start at a
+ * multiple of 8 are read in place), little-endian: name, kind of number (or the width of
+ * `widths` it takes), and number of items from the counts. {@link WRITERS} writes each.
  */
-/** The sections: name, bytes per item, and the number of items from the counts. */
 const SECTIONS = [
   // Per segment, the running totals of its tools, distinct terms, postings, name terms and bare names.
-  ['segmentTools', 4, (c: Counts) => c.segments + 1],
-  ['segmentTerms', 4, (c: Counts) => c.segments + 1],
-  ['segmentPostings', 4, (c: Counts) => c.segments + 1],
-  ['segmentNames', 4, (c: Counts) => c.segments + 1],
-  ['segmentBare', 4, (c: Counts) => c.segments + 1],
-  // Per segment, the sum of each field's length (f64 x fields).
-  ['fieldLengths', 8, (c: Counts) => c.segments * FIELD_COUNT],
+  ['segmentTools', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentTerms', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentPostings', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentNames', 'u32', (c: Counts) => c.segments + 1],
+  ['segmentBare', 'u32', (c: Counts) => c.segments + 1],
+  // Per segment, the sum of each field's length.
+  ['fieldLengths', 'f64', (c: Counts) => c.segments * FIELD_COUNT],
   // Per segment: its distinct terms (catalog term numbers), and their postings' ends (one more).
-  ['termIds', 4, (c: Counts) => c.localTerms],
-  ['offsets', 4, (c: Counts) => c.localTerms + c.segments],
-  // Per posting: local tool (i32), bag frequency (f32 or f64), whether in the name (u8).
-  ['documents', 0, (c: Counts) => c.postings],
-  ['bags', 0, (c: Counts) => c.postings],
-  ['inName', 1, (c: Counts) => c.postings],
+  ['termIds', 'u32', (c: Counts) => c.localTerms],
+  ['offsets', 'i32', (c: Counts) => c.localTerms + c.segments],
+  // Per posting: local tool, bag frequency, whether in the name.
+  ['documents', 'documents', (c: Counts) => c.postings],
+  ['bags', 'bags', (c: Counts) => c.postings],
+  ['inName', 'u8', (c: Counts) => c.postings],
   // Per segment: each tool's name terms' ends (one more than its tools), the name terms, the bare names.
-  ['nameOffsets', 4, (c: Counts) => c.tools + c.segments],
-  ['nameTerms', 4, (c: Counts) => c.nameTerms],
-  ['bareNames', 4, (c: Counts) => c.bareNames],
-  // Per tool: weighted bag length (f64), record, packed terms (catalog term numbers).
-  ['bagLengths', 8, (c: Counts) => c.tools],
-  ['records', 4, (c: Counts) => c.tools * RECORD],
-  ['toolTerms', 0, (c: Counts) => c.toolTerms],
+  ['nameOffsets', 'i32', (c: Counts) => c.tools + c.segments],
+  ['nameTerms', 'u32', (c: Counts) => c.nameTerms],
+  ['bareNames', 'u32', (c: Counts) => c.bareNames],
+  // Per tool: weighted bag length, record, packed terms (field ends, the target's term numbers).
+  ['bagLengths', 'f64', (c: Counts) => c.tools],
+  ['records', 'u32', (c: Counts) => c.tools * RECORD],
+  ['toolTerms', 'toolTerms', (c: Counts) => c.toolTerms],
   // Text table (the terms, then each tool's texts) and schema table: ends, then UTF-8 bytes.
-  ['textEnds', 4, (c: Counts) => c.terms + c.tools * TEXTS_PER_TOOL + 1],
-  ['schemaEnds', 4, (c: Counts) => c.tools + 1],
-  ['texts', 1, (c: Counts) => c.textBytes],
-  ['schemas', 1, (c: Counts) => c.schemaBytes],
+  ['textEnds', 'u32', (c: Counts) => c.terms + c.tools * TEXTS_PER_TOOL + 1],
+  ['schemaEnds', 'u32', (c: Counts) => c.tools + 1],
+  ['texts', 'u8', (c: Counts) => c.textBytes],
+  ['schemas', 'u8', (c: Counts) => c.schemaBytes],
 ] as const;
 
-type SectionName = (typeof SECTIONS)[number][0];
+type Section = (typeof SECTIONS)[number];
+type SectionName = Section[0];
+
+function kindOf(kind: Section[1], widths: Widths): NumberKind {
+  if (!(kind in WIDTH_KINDS)) return kind as NumberKind;
+  const byWidth: Record<number, NumberKind> = WIDTH_KINDS[kind as keyof Widths];
+  return byWidth[widths[kind as keyof Widths]] as NumberKind;
+}
 
 /** Where each section of a saved catalog starts, and where the last ends. */
 type Places = Record<SectionName | 'end', number>;
 
-/** Where each section starts, and the end of the last. */
 function sectionPlaces(counts: Counts, widths: Widths): Places {
   const places = {} as Places;
   let at = 0;
-  for (const [name, width, count] of SECTIONS) {
+  for (const [name, kind, count] of SECTIONS) {
     places[name] = at;
-    const bytes =
-      count(counts) * (width === 0 ? widths[name as keyof Widths] : width);
+    const bytes = count(counts) * VIEWS[kindOf(kind, widths)].BYTES_PER_ELEMENT;
     at += Math.ceil(bytes / 8) * 8;
   }
   places.end = at;
@@ -171,63 +176,18 @@ function sectionPlaces(counts: Counts, widths: Widths): Places {
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** Per term id: the stamp of the term table that last mapped a term onto it (duplicates show). */
-let seenStamp = new Int32Array(1024);
-let stamp = 0;
-
-/** Refuses a term table that maps two terms onto one id. */
-function checkDistinct(
-  ids: Int32Array,
-  fail: (problem: string) => never,
-): void {
-  if (seenStamp.length < TERMS.size || stamp === 0x7fffffff) {
-    seenStamp = new Int32Array(Math.max(TERMS.size, 2 * seenStamp.length));
-    stamp = 0;
-  }
-  stamp += 1;
-  for (let index = 0; index < ids.length; index += 1) {
-    const id = ids[index] as number;
-    if (seenStamp[id] === stamp)
-      fail(`term ${index} appears twice in its term table (corrupt)`);
-    seenStamp[id] = stamp;
-  }
-}
-
-/** What a refused saved catalog's message tells to do. */
-const ADVICE =
-  "save the catalog again, or build it from the backends' listings";
-
-/** Throws the `INVALID_SAVED_CATALOG` error of a corrupt saved catalog. */
-function refuseCatalog(where: string, problem: string): never {
+/** Throws the `INVALID_SAVED_CATALOG` error of a corrupt saved catalog (`SAVED_CATALOG_VERSION` of a `foreign` one). */
+function refuseCatalog(where: string, problem: string, foreign = false): never {
   throw new CatalogError({
-    code: CatalogErrorCode.InvalidSavedCatalog,
-    message: `${where}: ${problem}; ${ADVICE}.`,
-  });
-}
-
-/** Throws the `SAVED_CATALOG_VERSION` error of a saved catalog another version wrote. */
-function foreignCatalog(where: string, problem: string): never {
-  throw new CatalogError({
-    code: CatalogErrorCode.SavedCatalogVersion,
-    message: `${where}: ${problem}; ${ADVICE} with this version.`,
+    code: foreign
+      ? CatalogErrorCode.SavedCatalogVersion
+      : CatalogErrorCode.InvalidSavedCatalog,
+    message: `${where}: ${problem}; save the catalog again, or build it from the backends' listings${foreign ? ' with this version' : ''}.`,
   });
 }
 
 /** The segments to save, in catalog order, with the caller's key of each. */
 type SavedSegment = { segment: Segment; key: string };
-
-/**
- * What a saved catalog of some segments holds besides its sections: its term table (catalog
- * term ids in order of first appearance, and each id's number in it), counts, widths and targets.
- */
-type CatalogPlan = {
-  /** Per term id, its number in the term table (-1 when no segment has it). */
-  numberOf: Int32Array;
-  terms: number[];
-  counts: Counts;
-  widths: Widths;
-  targets: SavedCatalogTarget[];
-};
 
 /** Adds a segment's items to `counts`, and widens `widths` where its numbers need it. */
 function countSegment(segment: Segment, counts: Counts, widths: Widths): void {
@@ -259,10 +219,7 @@ function toolTermsLength(tools: ToolList, local: number): number {
     : (tools.at(local) as PreparedTool).terms.length;
 }
 
-/**
- * A segment as the header lists it: target, key, tool count, distinct backends and profiles
- * (a restored target's as it was saved, its records numbering them so).
- */
+/** A segment as the header lists it (a restored target's backends and profiles as saved: its records number them). */
 function savedTarget(segment: Segment, key: string): SavedCatalogTarget {
   const { tools } = segment;
   const saved = tools instanceof SavedTools ? tools : undefined;
@@ -288,7 +245,11 @@ const CHUNK_BYTES = 1 << 20;
 /** The term table, counts (all but the texts' bytes), widths and targets of `segments`. */
 function* planCatalog(
   segments: readonly SavedSegment[],
-): Generator<undefined, CatalogPlan> {
+): Generator<
+  undefined,
+  Pick<SavedCatalogPlan, 'numberOf' | 'terms'> &
+    Pick<SavedCatalogHeader, 'counts' | 'widths' | 'targets'>
+> {
   // The catalog's term numbers, in order of first appearance.
   const numberOf = new Int32Array(TERMS.size).fill(-1);
   const terms: number[] = [];
@@ -310,8 +271,15 @@ function* planCatalog(
   return { numberOf, terms, counts, widths, targets };
 }
 
-/** A tool's texts in the text table: bare name, description, annotations JSON. */
-function toolTexts(entry: ToolEntry): [string, string, string] {
+/** A tool's texts in the text table (bare name, description, annotations JSON): a restored tool's bytes as saved. */
+function toolTexts(list: ToolList, local: number): (string | Uint8Array)[] {
+  if (list instanceof SavedTools)
+    return [
+      list.textBytes(local, 0),
+      list.textBytes(local, 1),
+      list.textBytes(local, 2),
+    ];
+  const { entry } = list.at(local) as PreparedTool;
   return [
     entry.tool,
     entry.description,
@@ -319,9 +287,15 @@ function toolTexts(entry: ToolEntry): [string, string, string] {
   ];
 }
 
-function toolSchema(prepared: PreparedTool): string {
-  return schemaText(prepared) ?? '{"type":"object"}';
+/** A tool's schema text: a restored tool's bytes as saved. */
+function toolSchema(list: ToolList, local: number): string | Uint8Array {
+  return list instanceof SavedTools
+    ? list.schemaBytes(local)
+    : (schemaText(list.at(local) as PreparedTool) ?? '{"type":"object"}');
 }
+
+const byteLength = (text: string | Uint8Array): number =>
+  typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
 
 /**
  * A saved catalog planned and ready to be written: its segments, header, the place of each
@@ -330,8 +304,11 @@ function toolSchema(prepared: PreparedTool): string {
  */
 export type SavedCatalogPlan = {
   segments: readonly SavedSegment[];
-  plan: CatalogPlan;
   header: SavedCatalogHeader;
+  /** The term table: catalog term ids in order of first appearance. */
+  terms: number[];
+  /** Per term id, its number in the term table (-1 when no segment has it). */
+  numberOf: Int32Array;
   places: Places;
   textEnds: Uint32Array;
   schemaEnds: Uint32Array;
@@ -339,11 +316,7 @@ export type SavedCatalogPlan = {
   ascii: Uint8Array;
 };
 
-/**
- * Plans the saved form of `segments` (each with its key): the term table, counts, widths,
- * the UTF-8 length of every text and schema, and so where every section goes. A generator
- * of steps (a segment, a few thousand tools), like {@link encodeSavedCatalog}.
- */
+/** Plans the saved form of `segments`: term table, counts, widths, every text's length, and so each section's place. */
 export function* planSavedCatalog(options: {
   segments: readonly SavedSegment[];
   bag: readonly number[];
@@ -368,26 +341,16 @@ export function* planSavedCatalog(options: {
     yield;
     const list = segment.tools;
     for (let local = 0; local < list.length; local += 1) {
-      if (list instanceof SavedTools) {
-        // A restored tool's texts are written as saved.
-        for (let which = 0; which < TEXTS_PER_TOOL; which += 1) {
-          textBytes += list.textBytes(local, which).length;
-          textEnds[++text] = textBytes;
-        }
-        ascii[tool] = list.records()[local * RECORD + 3] === 1 ? 1 : 0;
-        schemaBytes += list.schemaBytes(local).length;
-      } else {
-        const prepared = list.at(local) as PreparedTool;
-        let allAscii = 1;
-        for (const value of toolTexts(prepared.entry)) {
-          const length = Buffer.byteLength(value, 'utf8');
-          if (length !== value.length) allAscii = 0;
-          textBytes += length;
-          textEnds[++text] = textBytes;
-        }
-        ascii[tool] = allAscii;
-        schemaBytes += Buffer.byteLength(toolSchema(prepared), 'utf8');
+      // Used for the records of tools not restored (a restored target's are written as saved).
+      let allAscii = 1;
+      for (const value of toolTexts(list, local)) {
+        const length = byteLength(value);
+        if (length !== value.length) allAscii = 0;
+        textBytes += length;
+        textEnds[++text] = textBytes;
       }
+      ascii[tool] = allAscii;
+      schemaBytes += byteLength(toolSchema(list, local));
       schemaEnds[++tool] = schemaBytes;
       if (tool % TEXTS_STEP === 0) yield;
     }
@@ -407,10 +370,12 @@ export function* planSavedCatalog(options: {
     throw invalidArgument(
       `saveCatalog: the saved catalog would take ${places.end} bytes, more than 4 GiB; save fewer targets.`,
     );
+  const { numberOf, terms } = plan;
   return {
     segments,
-    plan,
     header,
+    terms,
+    numberOf,
     places,
     textEnds,
     schemaEnds,
@@ -418,20 +383,6 @@ export function* planSavedCatalog(options: {
   };
 }
 
-/** The typed array of each kind of number a section holds. */
-const VIEWS = {
-  u8: Uint8Array,
-  u16: Uint16Array,
-  u32: Uint32Array,
-  i32: Int32Array,
-  f32: Float32Array,
-  f64: Float64Array,
-};
-type NumberKind = keyof typeof VIEWS;
-type ViewOf<Kind extends NumberKind> = InstanceType<(typeof VIEWS)[Kind]>;
-type NumberView = ViewOf<NumberKind>;
-
-/** A view of `count` numbers of `kind` at byte `at` of `buffer`. */
 function viewOf<Kind extends NumberKind>(
   kind: Kind,
   buffer: ArrayBufferLike,
@@ -453,11 +404,7 @@ function swapBytes(bytes: Uint8Array, size: number): void {
       bytes.subarray(at, at + size).reverse();
 }
 
-/**
- * The bytes of a saved catalog as they are produced: one reused chunk of {@link CHUNK_BYTES},
- * handed out whole (only the last is shorter), so every section, starting at a multiple of
- * 8, starts at a multiple of 8 in the chunk too.
- */
+/** The bytes of a saved catalog as they are produced: one reused chunk, handed out whole (only the last is shorter). */
 class ChunkOut {
   readonly chunk = new Uint8Array(CHUNK_BYTES);
   readonly #text = Buffer.from(this.chunk.buffer, 0, CHUNK_BYTES);
@@ -487,20 +434,22 @@ class ChunkOut {
     }
   }
 
-  /** Writes `text`, whose UTF-8 length is `length`. */
-  *text(text: string, length: number): Generator<Uint8Array, void> {
-    if (length > CHUNK_BYTES - this.at) {
-      yield* this.bytes(Buffer.from(text, 'utf8'));
+  /** Writes `text` (or its UTF-8 bytes), whose UTF-8 length is `length`. */
+  *text(
+    text: string | Uint8Array,
+    length: number,
+  ): Generator<Uint8Array, void> {
+    if (typeof text !== 'string' || length > CHUNK_BYTES - this.at) {
+      yield* this.bytes(
+        typeof text === 'string' ? Buffer.from(text, 'utf8') : text,
+      );
       return;
     }
     this.#text.write(text, this.at, length, 'utf8');
     this.at += length;
   }
 
-  /**
-   * Writes `count` numbers of `kind` in little-endian order, `fill` putting items `from` to
-   * `from + view.length` in each view it is given.
-   */
+  /** Writes `count` numbers of `kind`, little-endian, `fill` putting items `from` on in each view it is given. */
   *numbers(
     kind: NumberKind,
     count: number,
@@ -539,80 +488,66 @@ class ChunkOut {
   }
 }
 
-const WIDTH_KINDS = { 2: 'u16', 4: 'u32' } as const;
-const BAG_KINDS = { 2: 'u16', 4: 'f32', 8: 'f64' } as const;
-
-/** How each section of one array per segment is written, segment after segment. */
-const SEGMENT_SECTIONS: Partial<
-  Record<
-    SectionName,
-    (
-      out: ChunkOut,
-      segment: Segment,
-      plan: CatalogPlan,
-    ) => Generator<Uint8Array, void>
-  >
-> = {
-  fieldLengths: (out, segment) => out.array('f64', segment.arrays.fieldLengths),
-  termIds: (out, segment, plan) =>
-    out.termNumbers(segment.arrays.termIds, plan.numberOf),
-  offsets: (out, segment) => out.array('u32', segment.arrays.offsets),
-  documents: (out, segment, plan) =>
-    out.array(WIDTH_KINDS[plan.widths.documents], segment.arrays.documents),
-  bags: (out, segment, plan) =>
-    out.array(BAG_KINDS[plan.widths.bags], segment.arrays.bags),
-  inName: (out, segment) => out.array('u8', segment.arrays.inName),
-  nameOffsets: (out, segment) => out.array('u32', segment.arrays.nameOffsets),
-  nameTerms: (out, segment, plan) =>
-    out.termNumbers(segment.arrays.nameTerms, plan.numberOf),
-  bareNames: (out, segment, plan) =>
-    out.termNumbers(segment.arrays.bareNames, plan.numberOf),
-  bagLengths: (out, segment) => out.array('f64', segment.arrays.bagLengths),
-};
-
-function* writeSection(
+/** Writes one section's numbers (of `kind`) or bytes; `undefined` steps are pauses. */
+type Writer = (
   out: ChunkOut,
-  name: SectionName,
   save: SavedCatalogPlan,
-): Generator<Uint8Array | undefined, void> {
-  const { segments, plan } = save;
-  const totals = (count: (segment: Segment) => number) => {
-    const running = new Uint32Array(segments.length + 1);
-    segments.forEach(({ segment }, index) => {
+  kind: NumberKind,
+) => Generator<Uint8Array | undefined, void>;
+
+/** Writes the running totals (from 0) of a number of each segment. */
+function totals(count: (segment: Segment) => number): Writer {
+  return (out, save, kind) => {
+    const running = new Uint32Array(save.segments.length + 1);
+    save.segments.forEach(({ segment }, index) => {
       running[index + 1] = (running[index] as number) + count(segment);
     });
-    return out.array('u32', running);
+    return out.array(kind, running);
   };
-  switch (name) {
-    case 'segmentTools':
-      return yield* totals((segment) => segment.tools.length);
-    case 'segmentTerms':
-      return yield* totals((segment) => segment.arrays.termIds.length);
-    case 'segmentPostings':
-      return yield* totals((segment) => segment.arrays.documents.length);
-    case 'segmentNames':
-      return yield* totals((segment) => segment.arrays.nameTerms.length);
-    case 'segmentBare':
-      return yield* totals((segment) => segment.arrays.bareNames.length);
-    case 'textEnds':
-      return yield* out.array('u32', save.textEnds);
-    case 'schemaEnds':
-      return yield* out.array('u32', save.schemaEnds);
-    case 'texts':
-      return yield* writeTexts(out, save);
-    case 'schemas':
-      return yield* writeSchemas(out, save);
-    case 'records':
-      return yield* writeRecords(out, save);
-    case 'toolTerms':
-      return yield* writeToolTerms(out, save);
-    default:
-  }
-  const write = SEGMENT_SECTIONS[name];
-  if (write === undefined)
-    throw new Error(`saved catalog: no writer for section ${name}`);
-  for (const { segment } of segments) yield* write(out, segment, plan);
 }
+
+/** Writes an array of each segment (term ids as their numbers in the term table when `terms`). */
+function eachSegment(
+  array: (arrays: SegmentArrays) => Parameters<ChunkOut['array']>[1],
+  terms = false,
+): Writer {
+  return function* (out, save, kind) {
+    for (const { segment } of save.segments) {
+      const values = array(segment.arrays);
+      if (terms) yield* out.termNumbers(values as Int32Array, save.numberOf);
+      else yield* out.array(kind, values);
+    }
+  };
+}
+
+/** How each section of {@link SECTIONS} is written. */
+const WRITERS: Record<SectionName, Writer> = {
+  segmentTools: totals((segment) => segment.tools.length),
+  segmentTerms: totals((segment) => segment.arrays.termIds.length),
+  segmentPostings: totals((segment) => segment.arrays.documents.length),
+  segmentNames: totals((segment) => segment.arrays.nameTerms.length),
+  segmentBare: totals((segment) => segment.arrays.bareNames.length),
+  fieldLengths: eachSegment((arrays) => arrays.fieldLengths),
+  termIds: eachSegment((arrays) => arrays.termIds, true),
+  offsets: eachSegment((arrays) => arrays.offsets),
+  documents: eachSegment((arrays) => arrays.documents),
+  bags: eachSegment((arrays) => arrays.bags),
+  inName: eachSegment((arrays) => arrays.inName),
+  nameOffsets: eachSegment((arrays) => arrays.nameOffsets),
+  nameTerms: eachSegment((arrays) => arrays.nameTerms, true),
+  bareNames: eachSegment((arrays) => arrays.bareNames, true),
+  bagLengths: eachSegment((arrays) => arrays.bagLengths),
+  records: writeRecords,
+  toolTerms: writeToolTerms,
+  textEnds: (out, save, kind) => out.array(kind, save.textEnds),
+  schemaEnds: (out, save, kind) => out.array(kind, save.schemaEnds),
+  texts: (out, save) =>
+    writeTable(out, save, save.textEnds, save.terms, toolTexts),
+  schemas: (out, save) =>
+    writeTable(out, save, save.schemaEnds, [], (list, local) => [
+      toolSchema(list, local),
+    ]),
+};
 
 /** Each tool's record: its backend and profile (indices into its target's lists), flags, ASCII. */
 function* writeRecords(
@@ -621,7 +556,7 @@ function* writeRecords(
 ): Generator<Uint8Array, void> {
   let tool = 0;
   for (const [index, { segment }] of save.segments.entries()) {
-    const target = save.plan.targets[index] as SavedCatalogTarget;
+    const target = save.header.targets[index] as SavedCatalogTarget;
     const list = segment.tools;
     if (list instanceof SavedTools) {
       // As saved: the header lists its backends and profiles as they were.
@@ -646,8 +581,8 @@ function* writeRecords(
 function* writeToolTerms(
   out: ChunkOut,
   save: SavedCatalogPlan,
+  kind: NumberKind,
 ): Generator<Uint8Array, void> {
-  const kind = WIDTH_KINDS[save.plan.widths.toolTerms];
   const localOf = new Int32Array(TERMS.size);
   for (const { segment } of save.segments) {
     const ids = segment.arrays.termIds;
@@ -679,69 +614,37 @@ function* writeToolTerms(
   }
 }
 
-/** The text table: the terms, then each tool's texts. */
-function* writeTexts(
+/** Writes a table of texts whose ends `ends` holds: `terms` (term ids), then each tool's `texts`. */
+function* writeTable(
   out: ChunkOut,
   save: SavedCatalogPlan,
+  ends: Uint32Array,
+  terms: readonly number[],
+  texts: (list: ToolList, local: number) => (string | Uint8Array)[],
 ): Generator<Uint8Array | undefined, void> {
-  const ends = save.textEnds;
   let text = 0;
-  const put = (value: string) => {
+  const put = (value: string | Uint8Array) => {
     const length = (ends[text + 1] as number) - (ends[text] as number);
     text += 1;
     return out.text(value, length);
   };
-  for (const id of save.plan.terms) yield* put(TERMS.term(id));
+  for (const id of terms) yield* put(TERMS.term(id));
   let tool = 0;
-  for (const { segment } of save.segments) {
-    const list = segment.tools;
-    for (let local = 0; local < list.length; local += 1) {
-      if (list instanceof SavedTools)
-        for (let which = 0; which < TEXTS_PER_TOOL; which += 1) {
-          text += 1;
-          yield* out.bytes(list.textBytes(local, which));
-        }
-      else
-        for (const value of toolTexts((list.at(local) as PreparedTool).entry))
-          yield* put(value);
+  for (const { segment } of save.segments)
+    for (let local = 0; local < segment.tools.length; local += 1) {
+      for (const value of texts(segment.tools, local)) yield* put(value);
       if (++tool % TEXTS_STEP === 0) yield;
     }
-  }
 }
 
-function* writeSchemas(
-  out: ChunkOut,
-  save: SavedCatalogPlan,
-): Generator<Uint8Array | undefined, void> {
-  const ends = save.schemaEnds;
-  let tool = 0;
-  for (const { segment } of save.segments) {
-    const list = segment.tools;
-    for (let local = 0; local < list.length; local += 1) {
-      const length = (ends[tool + 1] as number) - (ends[tool] as number);
-      if (list instanceof SavedTools) yield* out.bytes(list.schemaBytes(local));
-      else yield* out.text(toolSchema(list.at(local) as PreparedTool), length);
-      if (++tool % TEXTS_STEP === 0) yield;
-    }
-  }
-}
-
-/**
- * The sections of a planned catalog, in order, as pieces of up to a megabyte: each piece is
- * a view of one reused buffer, valid until the next step is asked for; `undefined` steps
- * are pauses between pieces of work.
- */
+/** A planned catalog's bytes, in pieces of up to a megabyte of one reused buffer; `undefined` steps are pauses. */
 export function* savedCatalogChunks(
   save: SavedCatalogPlan,
 ): Generator<Uint8Array | undefined, void> {
   const { places } = save;
   const out = new ChunkOut();
-  for (const [name] of SECTIONS) {
-    if (out.position !== places[name])
-      throw new Error(
-        `saved catalog: section ${name} would start at ${out.position}, not ${places[name]}`,
-      );
-    yield* writeSection(out, name, save);
+  for (const [name, kind] of SECTIONS) {
+    yield* WRITERS[name](out, save, kindOf(kind, save.header.widths));
     yield* out.bytes(new Uint8Array((8 - (out.position % 8)) % 8));
     yield;
   }
@@ -774,10 +677,7 @@ type ReadCatalog = {
   places: Places;
 };
 
-/**
- * Checks a saved catalog's header (versions first, then every field) and that its counts
- * add up and match the length of its bytes.
- */
+/** Checks a saved catalog's header (versions first, then every field) against itself and its bytes' length. */
 export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
   const { header: json, bytes } = (value ?? {}) as Partial<SavedCatalog>;
   if (!(bytes instanceof Uint8Array))
@@ -786,14 +686,16 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
   if (typeof versions?.layout !== 'number')
     refuseCatalog(where, "its header is not a saved catalog's (corrupt)");
   if (versions.layout !== SAVED_CATALOG_LAYOUT)
-    foreignCatalog(
+    refuseCatalog(
       where,
       `written in layout ${JSON.stringify(versions?.layout)}, this @heretek/catalog reads layout ${SAVED_CATALOG_LAYOUT}`,
+      true,
     );
   if (versions.catalogVersion !== VERSION)
-    foreignCatalog(
+    refuseCatalog(
       where,
       `written by @heretek/catalog ${JSON.stringify(versions.catalogVersion)}, this is ${VERSION}`,
+      true,
     );
   const parsed = HEADER.safeParse(json);
   if (!parsed.success) {
@@ -808,15 +710,11 @@ export function readSavedCatalog(value: unknown, where: string): ReadCatalog {
   if (targets.length !== counts.segments)
     refuseCatalog(where, 'its targets do not match its counts (corrupt)');
   const seen = new Set<string>();
-  let tools = 0;
-  for (const { target, tools: count } of targets) {
+  for (const { target } of targets) {
     if (seen.has(target))
       refuseCatalog(where, `target "${target}" appears twice (corrupt)`);
     seen.add(target);
-    tools += count;
   }
-  if (tools !== counts.tools)
-    refuseCatalog(where, 'its targets do not add up to its tools (corrupt)');
   const places = sectionPlaces(counts, header.widths);
   if (places.end !== bytes.length)
     refuseCatalog(
@@ -844,30 +742,38 @@ export type RestoredCatalog = {
   bag: readonly number[];
 };
 
-/** Typed views of a saved catalog's sections (copies when the bytes are not aligned or not little-endian). */
-class Sections {
-  readonly #read: ReadCatalog;
-  readonly bytes: Uint8Array;
-  constructor(read: ReadCatalog) {
-    this.#read = read;
-    const { bytes } = read;
-    // Read in place when the bytes start at a multiple of 8, else from one aligned copy.
-    this.bytes =
-      littleEndian && bytes.byteOffset % 8 === 0
-        ? bytes
-        : Uint8Array.prototype.slice.call(bytes); // a copy, even of a Buffer
+/** Typed views of every section of a saved catalog being restored, at the widths its header gives. */
+type ReadSections = {
+  [Row in Section as Row[0]]: ViewOf<KindOf<Row[1]>>;
+};
+
+/** The views of every section (copies when the bytes are not aligned or not little-endian). */
+function readSections(read: ReadCatalog): ReadSections {
+  const { header, places } = read;
+  // Read in place when the bytes start at a multiple of 8, else from one aligned copy.
+  const bytes =
+    littleEndian && read.bytes.byteOffset % 8 === 0
+      ? read.bytes
+      : Uint8Array.prototype.slice.call(read.bytes); // a copy, even of a Buffer
+  const sections = {} as Record<SectionName, NumberView>;
+  for (const [name, sectionKind, items] of SECTIONS) {
+    const kind = kindOf(sectionKind, header.widths);
+    const count = items(header.counts);
+    const at = bytes.byteOffset + places[name];
+    if (littleEndian) sections[name] = viewOf(kind, bytes.buffer, at, count);
+    else {
+      const size = VIEWS[kind].BYTES_PER_ELEMENT;
+      const copy = new Uint8Array(bytes.buffer, at, count * size).slice();
+      swapBytes(copy, size);
+      sections[name] = viewOf(kind, copy.buffer, 0, count);
+    }
   }
-  /** The numbers of section `name`, read as `kind`. */
-  read<Kind extends NumberKind>(kind: Kind, name: SectionName): ViewOf<Kind> {
-    const [, , items] = SECTIONS.find(([section]) => section === name) ?? [];
-    const count = items?.(this.#read.header.counts) ?? 0;
-    const at = this.bytes.byteOffset + this.#read.places[name];
-    if (littleEndian) return viewOf(kind, this.bytes.buffer, at, count);
-    const size = VIEWS[kind].BYTES_PER_ELEMENT;
-    const copy = new Uint8Array(this.bytes.buffer, at, count * size).slice();
-    swapBytes(copy, size);
-    return viewOf(kind, copy.buffer, 0, count);
-  }
+  return sections as ReadSections;
+}
+
+/** Items `totals[index]` to `totals[index + 1]` of running totals. */
+function spanOf(totals: Uint32Array, index: number): [number, number] {
+  return [totals[index] as number, totals[index + 1] as number];
 }
 
 /** Throws when the running totals `values` do not start at 0, rise, and end at `total`. */
@@ -884,38 +790,6 @@ function checkTotals(
       fail(`its ${what} are out of order (corrupt)`);
 }
 
-/** The views of every section, at the widths the header gives. */
-function readSections(sections: Sections, header: SavedCatalogHeader) {
-  const { widths } = header;
-  return {
-    segmentTools: sections.read('u32', 'segmentTools'),
-    segmentTerms: sections.read('u32', 'segmentTerms'),
-    segmentPostings: sections.read('u32', 'segmentPostings'),
-    segmentNames: sections.read('u32', 'segmentNames'),
-    segmentBare: sections.read('u32', 'segmentBare'),
-    textEnds: sections.read('u32', 'textEnds'),
-    schemaEnds: sections.read('u32', 'schemaEnds'),
-    fieldLengths: sections.read('f64', 'fieldLengths'),
-    termIds: sections.read('u32', 'termIds'),
-    offsets: sections.read('i32', 'offsets'),
-    documents: sections.read(
-      widths.documents === 2 ? 'u16' : 'i32',
-      'documents',
-    ),
-    bags: sections.read(BAG_KINDS[widths.bags], 'bags'),
-    inName: sections.read('u8', 'inName'),
-    nameOffsets: sections.read('i32', 'nameOffsets'),
-    nameTerms: sections.read('u32', 'nameTerms'),
-    bareNames: sections.read('u32', 'bareNames'),
-    bagLengths: sections.read('f64', 'bagLengths'),
-    records: sections.read('u32', 'records'),
-    toolTerms: sections.read(WIDTH_KINDS[widths.toolTerms], 'toolTerms'),
-  };
-}
-
-/** Typed views of every section of a saved catalog being restored. */
-type ReadSections = ReturnType<typeof readSections>;
-
 /** Refuses running totals (per segment, and of the text and schema tables) that do not add up to the header's counts. */
 function checkSectionTotals(
   read: ReadSections,
@@ -931,11 +805,7 @@ function checkSectionTotals(
   checkTotals(read.schemaEnds, counts.schemaBytes, fail, 'schema ends');
 }
 
-/**
- * The catalog's term table (the first `terms` texts of `texts`) mapped onto the process's
- * term dictionary (the id of each of its terms), TERM_SLICE terms between two yields;
- * refuses a table with a term twice.
- */
+/** The term id of each term of the term table (the first `terms` texts), {@link TERM_SLICE} terms a step. */
 function* mapTermTable(
   texts: SavedTexts,
   terms: number,
@@ -951,7 +821,6 @@ function* mapTermTable(
     ids[index] = TERMS.internBytes(buffer, start, end);
     if ((index + 1) % TERM_SLICE === 0) yield;
   }
-  checkDistinct(ids, fail);
   return ids;
 }
 
@@ -966,10 +835,9 @@ type RestoreSource = {
 };
 
 /**
- * Restores the targets of a saved catalog one by one, checking each count and index, and
- * adds up the kept ones' document frequencies. Made once the term table is mapped (the
- * dictionary has every term id by then). A kept target's tools are checked whole (records,
- * names, annotations, packed terms) but made only when first asked for.
+ * Restores the targets of a saved catalog one by one, checking each count and index (and a
+ * kept target's tools whole, though they are made only when asked for), and adds up the kept
+ * ones' document frequencies. Made once the term table is mapped.
  */
 class TargetRestorer {
   /** Document frequency of each term id over the kept targets. */
@@ -992,11 +860,7 @@ class TargetRestorer {
     this.#mappedBare = new Int32Array(counts.bareNames);
   }
 
-  /**
-   * Finds where each tool's packed terms start in target `segment` (and where its last
-   * ends), in the tool source's `toolStarts`: the packed terms of every tool are walked,
-   * kept or not, to find where the next begin.
-   */
+  /** Finds where each tool's packed terms start in target `segment`: walked for every target, kept or not. */
   toolStarts(segment: number, info: SavedCatalogTarget): void {
     const { sections, header } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
@@ -1026,11 +890,12 @@ class TargetRestorer {
     const arrays = this.#arrays(segment, info);
     const first = this.#source.sections.segmentTools[segment] as number;
     this.#checkTools(first, info, arrays.termIds);
-    const tools = new SavedTools(info, {
+    const tools = new SavedTools(
+      info,
       first,
-      source: this.#source.tools,
-      ids: arrays.termIds,
-    });
+      this.#source.tools,
+      arrays.termIds,
+    );
     const problem = tools.checkFirst();
     if (problem !== undefined) this.#source.fail(problem);
     return { target: info.target, key: info.key, tools, arrays };
@@ -1040,69 +905,45 @@ class TargetRestorer {
   #arrays(segment: number, info: SavedCatalogTarget): SegmentArrays {
     const { sections } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
-    const firstTool = sections.segmentTools[segment] as number;
-    // As many as the header says (toolStarts checked it).
-    const toolCount = info.tools;
-    const termStart = sections.segmentTerms[segment] as number;
-    const termEnd = sections.segmentTerms[segment + 1] as number;
-    const postingStart = sections.segmentPostings[segment] as number;
-    const postingEnd = sections.segmentPostings[segment + 1] as number;
+    const first = sections.segmentTools[segment] as number;
+    const [termStart, termEnd] = spanOf(sections.segmentTerms, segment);
+    const postings = spanOf(sections.segmentPostings, segment);
+    const names = spanOf(sections.segmentNames, segment);
+    // Each segment before this one has one more end than it has terms (or tools).
     const offsets = sections.offsets.subarray(
       termStart + segment,
       termEnd + segment + 1,
     );
-    checkTotals(
-      offsets,
-      postingEnd - postingStart,
-      fail,
-      `target "${info.target}"'s postings`,
-    );
-    const termIds = this.#mapped(
-      sections.termIds,
-      this.#mappedTerms,
+    const where = `target "${info.target}"'s`;
+    checkTotals(offsets, postings[1] - postings[0], fail, `${where} postings`);
+    const termIds = this.#mapped(sections.termIds, this.#mappedTerms, [
       termStart,
       termEnd,
-    );
-    const documents = sections.documents.subarray(postingStart, postingEnd);
+    ]);
+    const documents = sections.documents.subarray(...postings);
     this.#countPostings(info, { termIds, offsets, documents });
     const nameOffsets = sections.nameOffsets.subarray(
-      firstTool + segment,
-      firstTool + segment + toolCount + 1,
+      first + segment,
+      first + segment + info.tools + 1,
     );
-    const nameStart = sections.segmentNames[segment] as number;
-    const nameEnd = sections.segmentNames[segment + 1] as number;
-    checkTotals(
-      nameOffsets,
-      nameEnd - nameStart,
-      fail,
-      `target "${info.target}"'s name terms`,
-    );
+    checkTotals(nameOffsets, names[1] - names[0], fail, `${where} name terms`);
     return {
       fieldLengths: sections.fieldLengths.subarray(
         segment * FIELD_COUNT,
         (segment + 1) * FIELD_COUNT,
       ),
-      bagLengths: sections.bagLengths.subarray(
-        firstTool,
-        firstTool + toolCount,
-      ),
+      bagLengths: sections.bagLengths.subarray(first, first + info.tools),
       termIds,
       offsets,
       documents,
-      bags: sections.bags.subarray(postingStart, postingEnd),
-      inName: sections.inName.subarray(postingStart, postingEnd),
+      bags: sections.bags.subarray(...postings),
+      inName: sections.inName.subarray(...postings),
       nameOffsets,
-      nameTerms: this.#mapped(
-        sections.nameTerms,
-        this.#mappedNames,
-        nameStart,
-        nameEnd,
-      ),
+      nameTerms: this.#mapped(sections.nameTerms, this.#mappedNames, names),
       bareNames: this.#mapped(
         sections.bareNames,
         this.#mappedBare,
-        sections.segmentBare[segment] as number,
-        sections.segmentBare[segment + 1] as number,
+        spanOf(sections.segmentBare, segment),
       ),
     };
   }
@@ -1111,8 +952,7 @@ class TargetRestorer {
   #mapped(
     from: Uint32Array,
     into: Int32Array,
-    start: number,
-    end: number,
+    [start, end]: [number, number],
   ): Int32Array {
     const { ids, header } = this.#source;
     const fail: (problem: string) => never = this.#source.fail;
@@ -1125,10 +965,7 @@ class TargetRestorer {
     return into.subarray(start, end);
   }
 
-  /**
-   * Refuses a target with a term twice or a posting out of order or range, and adds each
-   * term's postings to its document frequency.
-   */
+  /** Refuses a target with a term twice or a posting out of order or range; adds up document frequencies. */
   #countPostings(
     info: SavedCatalogTarget,
     arrays: Pick<SegmentArrays, 'termIds' | 'offsets' | 'documents'>,
@@ -1159,11 +996,7 @@ class TargetRestorer {
     }
   }
 
-  /**
-   * Checks the tools of a target without making them: each record's indices and flags, each
-   * name (not empty, not twice), each annotation text (a JSON object) and each tool's packed
-   * terms (fields in order, terms in range).
-   */
+  /** Checks a target's tools without making them: records, names, annotations, packed terms. */
   #checkTools(first: number, info: SavedCatalogTarget, ids: Int32Array): void {
     const { sections } = this.#source;
     const source = this.#source.tools;
@@ -1211,11 +1044,7 @@ class TargetRestorer {
   }
 }
 
-/**
- * Restores the targets of a read catalog (digest checked by the caller) that `keep` accepts,
- * in catalog order, checking every count and index. A generator: it yields between pieces
- * of work (a slice of tools at most), so a caller may spread it over many turns.
- */
+/** Restores the targets `keep` accepts, in order, checking every count and index; yields between slices of work. */
 export function* restoreSavedCatalog(options: {
   read: ReadCatalog;
   keep: (target: string, key: string, info: SavedCatalogTarget) => boolean;
@@ -1224,19 +1053,17 @@ export function* restoreSavedCatalog(options: {
   const { read, keep, where } = options;
   const fail: (problem: string) => never = (problem) =>
     refuseCatalog(where, problem);
-  const { header, places } = read;
+  const { header } = read;
   const { counts } = header;
-  const whole = new Sections(read);
-  const { bytes } = whole;
-  const sections = readSections(whole, header);
+  const sections = readSections(read);
   checkSectionTotals(sections, counts, fail);
-  // A table of `length` bytes at `at`, with the ends `ends`.
-  const tableAt = (at: number, length: number, ends: Uint32Array) =>
+  // A table of the bytes of `bytes`, with the ends `ends`.
+  const table = (bytes: Uint8Array, ends: Uint32Array) =>
     new SavedTexts(
-      Buffer.from(bytes.buffer, bytes.byteOffset + at, length),
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
       ends,
     );
-  const texts = tableAt(places.texts, counts.textBytes, sections.textEnds);
+  const texts = table(sections.texts, sections.textEnds);
   const ids = yield* mapTermTable(texts, counts.terms, fail);
   const restorer = new TargetRestorer({
     header,
@@ -1245,7 +1072,7 @@ export function* restoreSavedCatalog(options: {
     tools: new SavedToolSource({
       texts,
       terms: counts.terms,
-      schemas: tableAt(places.schemas, counts.schemaBytes, sections.schemaEnds),
+      schemas: table(sections.schemas, sections.schemaEnds),
       records: sections.records,
       toolTerms: sections.toolTerms,
       tools: counts.tools,

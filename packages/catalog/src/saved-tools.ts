@@ -2,16 +2,21 @@ import { multiplexedName } from '@heretek/internal';
 import { CatalogError, CatalogErrorCode } from './errors.js';
 import {
   addPreparedSlot,
-  adoptPreparedTool,
   preparedOf,
   schemaText,
   type PreparedTool,
   RestoredTool,
+  savedTermsProblem,
   type SavedTexts,
   type ToolList,
 } from './prepare.js';
 import { hashBytes, placeInSlots } from './terms.js';
-import type { TaskSupport, ToolAnnotations, ToolEntry } from './types.js';
+import {
+  TASK_SUPPORT,
+  type TaskSupport,
+  type ToolAnnotations,
+  type ToolEntry,
+} from './types.js';
 
 /** Numbers of a tool's record: its backend and profile (indices into its target's lists), flags, whether its texts are ASCII. */
 export const RECORD = 4;
@@ -23,11 +28,9 @@ const DISCOVERED = 2;
 /** Flag of a tool whose entry has annotations (see {@link toolFlags}). */
 export const ANNOTATED = 4;
 const TASK_SHIFT = 3;
-const TASK_SUPPORT: readonly (TaskSupport | undefined)[] = [
+const TASK_SUPPORTS: readonly (TaskSupport | undefined)[] = [
   undefined,
-  'forbidden',
-  'optional',
-  'required',
+  ...TASK_SUPPORT,
 ];
 
 /** The flags of a saved tool: mutating, discovered, annotated, task support. */
@@ -36,24 +39,29 @@ export function toolFlags(entry: ToolEntry): number {
     (entry.mutating ? MUTATING : 0) |
     (entry.source === 'seed' ? 0 : DISCOVERED) |
     (entry.annotations === undefined ? 0 : ANNOTATED) |
-    (Math.max(0, TASK_SUPPORT.indexOf(entry.taskSupport)) << TASK_SHIFT)
+    (Math.max(0, TASK_SUPPORTS.indexOf(entry.taskSupport)) << TASK_SHIFT)
   );
 }
 
 /** Whether the flags of a saved tool are in range. */
 export function validFlags(flags: number): boolean {
-  return flags >>> TASK_SHIFT < TASK_SUPPORT.length;
+  return flags >>> TASK_SHIFT < TASK_SUPPORTS.length;
+}
+
+/** `text` parsed, when it is a JSON object (or array), else `undefined`. */
+function parseObject(text: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses a restored entry's schema text and keeps the result as its `inputSchema`. */
 function parseSchema(entry: ToolEntry, text: string): Record<string, unknown> {
-  let schema: unknown;
-  try {
-    schema = JSON.parse(text);
-  } catch {
-    schema = undefined;
-  }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+  const schema = parseObject(text);
+  if (schema === undefined || Array.isArray(schema))
     throw new CatalogError({
       code: CatalogErrorCode.InvalidSavedCatalog,
       message: `tool "${entry.name}": its saved input schema is not a JSON object; save the catalog again, or build it from the listings.`,
@@ -79,20 +87,6 @@ const LAZY_SCHEMA: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
 };
-
-/** Saved annotations' JSON text as one frozen object, or `undefined` when it is not a JSON object. */
-export function parseAnnotations(
-  text: string,
-): ToolEntry['annotations'] | undefined {
-  let annotations: unknown;
-  try {
-    annotations = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof annotations !== 'object' || annotations === null) return undefined;
-  return Object.freeze(annotations) as ToolEntry['annotations'];
-}
 
 /**
  * Byte ranges of one buffer told apart by their content, without making strings: open
@@ -166,11 +160,7 @@ export type SavedToolSections = {
   tools: number;
 };
 
-/**
- * What every tool of a restored catalog is made from when first asked for: the saved
- * catalog's sections, where each tool's packed terms start, and each tool's annotations
- * (read once per distinct text when the tools are checked).
- */
+/** What every tool of a restored catalog is made from: its sections, each tool's terms' start and annotations. */
 export class SavedToolSource {
   readonly sections: SavedToolSections;
   /** Where each tool's packed terms start, and (at the end) where the last one's end. */
@@ -178,22 +168,16 @@ export class SavedToolSource {
   /** Per tool, its number in `annotations` (-1 without). */
   readonly annotationOf: Int32Array;
   readonly annotations: ToolAnnotations[] = [];
-  /** Distinct annotation texts seen, by their bytes (one set for ASCII records, one for others). */
-  readonly #annotationTexts: [ByteSet, ByteSet];
-  /** Per set of {@link #annotationTexts}, each text's number in `annotations`. */
-  readonly #known: [number[], number[]] = [[], []];
-  /** The names of the target being checked: ASCII ones by their bytes, others as strings. */
+  /** Distinct annotation texts seen, by their bytes. */
+  readonly #annotationTexts: ByteSet;
+  /** The bare names of the target being checked, by their bytes. */
   readonly #names: ByteSet;
-  readonly #otherNames = new Set<string>();
 
   constructor(sections: SavedToolSections) {
     this.sections = sections;
     this.toolStarts = new Int32Array(sections.tools + 1);
     this.annotationOf = new Int32Array(sections.tools);
-    this.#annotationTexts = [
-      new ByteSet(sections.texts.buffer),
-      new ByteSet(sections.texts.buffer),
-    ];
+    this.#annotationTexts = new ByteSet(sections.texts.buffer);
     this.#names = new ByteSet(sections.texts.buffer);
   }
 
@@ -222,76 +206,48 @@ export class SavedToolSource {
 
   newTarget(): void {
     this.#names.clear();
-    this.#otherNames.clear();
   }
 
-  /**
-   * Whether tool `position`'s bare name is new in its target (and not empty), remembering it.
-   * Names of ASCII bytes are compared as bytes; others as the strings they decode to.
-   */
+  /** Whether tool `position`'s bare name is new in its target (and not empty), remembering it. */
   newName(position: number): boolean {
     const { buffer: texts, ends: textEnds } = this.sections.texts;
     const index = this.textIndex(position);
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
     if (start >= end) return false;
-    let high = 0;
-    for (let at = start; at < end; at += 1) high |= texts[at] as number;
-    if (high >= 0x80) {
-      const name = this.text(index, this.ascii(position));
-      if (this.#otherNames.has(name)) return false;
-      this.#otherNames.add(name);
-      return true;
-    }
     const hash = hashBytes(texts, start, end);
     if (this.#names.find(start, end, hash) >= 0) return false;
     this.#names.add(start, end, hash);
     return true;
   }
 
-  /**
-   * Reads tool `position`'s annotations (its flags say it has some), parsing each distinct
-   * text once; `false` when the text is not a JSON object.
-   */
+  /** Reads tool `position`'s annotations, parsing each distinct text once; `false` when not a JSON object. */
   readAnnotations(position: number): boolean {
     const { buffer: texts, ends: textEnds } = this.sections.texts;
     const index = this.textIndex(position) + 2;
     const start = textEnds[index] as number;
     const end = textEnds[index + 1] as number;
-    const ascii = this.ascii(position);
-    const set = this.#annotationTexts[ascii ? 0 : 1];
     const hash = hashBytes(texts, start, end);
-    const known = set.find(start, end, hash);
+    const known = this.#annotationTexts.find(start, end, hash);
     if (known >= 0) {
-      this.annotationOf[position] = this.#known[ascii ? 0 : 1][known] as number;
+      this.annotationOf[position] = known;
       return true;
     }
-    const annotations = parseAnnotations(this.text(index, ascii));
+    const annotations = parseObject(this.text(index, this.ascii(position)));
     if (annotations === undefined) return false;
-    set.add(start, end, hash);
-    this.#known[ascii ? 0 : 1].push(this.annotations.length);
-    this.annotationOf[position] = this.annotations.length;
-    this.annotations.push(annotations);
+    this.annotationOf[position] = this.#annotationTexts.add(start, end, hash);
+    this.annotations.push(Object.freeze(annotations));
     return true;
   }
 }
 
-/**
- * The tools of one restored target, made (entry and prepared terms) when first asked for: a
- * search reads only its hits' entries, so most restored tools are never made. Checked
- * whole when restored (see `TargetRestorer`).
- */
+/** The tools of one restored target, made when first asked for: a search reads only its hits', so most never are. */
 export class SavedTools implements ToolList {
   readonly length: number;
   readonly target: string;
   /** The target's backends and profiles, as its records number them. */
   readonly backends: readonly string[];
   readonly profiles: readonly string[];
-  /** Position in the saved catalog of the target's first tool. */
-  readonly first: number;
-  readonly source: SavedToolSource;
-  /** Term id of each term number of the target's packed terms. */
-  readonly ids: Int32Array;
   #made: (PreparedTool | undefined)[] | undefined;
 
   constructor(
@@ -301,15 +257,14 @@ export class SavedTools implements ToolList {
       backends: readonly string[];
       profiles: readonly string[];
     },
-    from: { first: number; source: SavedToolSource; ids: Int32Array },
+    /** Position in the saved catalog of the target's first tool. */
+    readonly first: number,
+    readonly source: SavedToolSource,
+    /** Term id of each term number of the target's packed terms. */
+    readonly ids: Int32Array,
   ) {
-    ({
-      target: this.target,
-      tools: this.length,
-      backends: this.backends,
-      profiles: this.profiles,
-    } = info);
-    ({ first: this.first, source: this.source, ids: this.ids } = from);
+    ({ target: this.target, tools: this.length } = info);
+    ({ backends: this.backends, profiles: this.profiles } = info);
   }
 
   at(local: number): PreparedTool | undefined {
@@ -379,24 +334,10 @@ export class SavedTools implements ToolList {
     );
   }
 
-  /**
-   * Makes the first tool and checks its name, identifier and target terms against its entry
-   * (analyzed again: another analysis of the same version shows there); returns what is
-   * inconsistent, if anything.
-   */
+  /** What is inconsistent in the first tool's terms (another analysis of the same version shows there), if anything. */
   checkFirst(): string | undefined {
     const made = this.at(0) as PreparedTool;
-    const position = this.first;
-    const adopted = adoptPreparedTool({
-      entry: made.entry,
-      terms: made.terms,
-      checkName: true,
-      saved: this.source.sections.schemas,
-      savedIndex: position,
-    });
-    if (typeof adopted === 'string') return adopted;
-    (this.#made as PreparedTool[])[0] = adopted;
-    return undefined;
+    return savedTermsProblem(made.entry, made.terms);
   }
 
   #make(local: number): PreparedTool {
@@ -424,7 +365,7 @@ export class SavedTools implements ToolList {
     entry.source = (flags & DISCOVERED) !== 0 ? 'discovered' : 'seed';
     if ((flags & ANNOTATED) !== 0)
       entry.annotations = source.annotations[annotation];
-    const taskSupport = TASK_SUPPORT[flags >>> TASK_SHIFT];
+    const taskSupport = TASK_SUPPORTS[flags >>> TASK_SHIFT];
     if (taskSupport !== undefined) entry.taskSupport = taskSupport;
     return new RestoredTool({
       entry,

@@ -33,11 +33,7 @@ export type SearchTuningOverrides = Partial<Omit<SearchTuning, 'bag'>> & {
   bag?: Partial<Record<FieldName, number>>;
 };
 
-/**
- * Tuning used by default: the plain single bag of words with the one refinement that the
- * leave-one-set-out selection over four development sets kept (record in the package
- * README): a capped name-coverage bonus.
- */
+/** Tuning used by default: the plain bag of words plus the one refinement the selection kept (see the README): a capped name-coverage bonus. */
 export const DEFAULT_TUNING: SearchTuning = {
   k1: 1.2,
   b: 0.75,
@@ -77,12 +73,7 @@ const FIELDS = FIELD_NAMES as readonly string[];
 /** Knobs that are shares, from 0 to 1. */
 const UNIT_KNOBS: readonly string[] = ['b'];
 
-/**
- * What is wrong with a tuning override object (as read from a JSON file or given to
- * `new ToolCatalog({ tuning })`), or `undefined` when it is usable: only known knobs,
- * non-negative finite numbers, `b` from 0 to 1, `bag` an
- * object of field weights.
- */
+/** What is wrong with a tuning override object (known knobs, non-negative numbers, `b` at most 1), if anything. */
 export function checkTuningOverrides(value: unknown): string | undefined {
   if (!isRecord(value))
     return 'tuning must be a JSON object of knobs, e.g. {"k1": 1.2}.';

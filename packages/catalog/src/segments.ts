@@ -31,10 +31,7 @@ type Scratch = {
 };
 let scratch: Scratch | undefined;
 
-/**
- * The scratch arrays, grown (by doubling) to `terms` term ids, a tool of `longest` terms and
- * `postings` postings.
- */
+/** The scratch arrays, grown (doubling) to `terms` term ids, `longest` terms a tool and `postings` postings. */
 function scratchFor(terms: number, longest: number, postings: number): Scratch {
   const grow = (length: number, needed: number): number =>
     length >= needed ? length : Math.max(needed, 2 * length);
@@ -63,11 +60,7 @@ function scratchFor(terms: number, longest: number, postings: number): Scratch {
   return scratch;
 }
 
-/**
- * A segment's terms in its own numbering: the global id of each local term (distinct), the
- * local term of every token (each tool's fields one after another, tools in order), and the
- * number of tokens of each tool's fields.
- */
+/** A segment's terms in its own numbering (tokens: each tool's fields one after another, tools in order). */
 type SegmentTerms = {
   /** Global id ({@link TERMS}) of each local term; every local term is used by some token. */
   termIds: Int32Array;
@@ -75,13 +68,19 @@ type SegmentTerms = {
   tokens: Uint16Array | Uint32Array | Int32Array;
   /** Tokens of field `f` of tool `d` are `fieldCounts[d * FIELD_COUNT + f]`. */
   fieldCounts: Uint32Array | Int32Array;
+  /** The most tokens of one tool. */
+  longest: number;
 };
 
 /** The terms of prepared tools in the numbering of a new segment (local terms in order of first appearance). */
 function localTerms(tools: ToolList): SegmentTerms {
   let tokenCount = 0;
-  for (let local = 0; local < tools.length; local += 1)
-    tokenCount += (tools.at(local) as PreparedTool).terms.length - FIELD_COUNT;
+  let longest = 0;
+  for (let local = 0; local < tools.length; local += 1) {
+    const length = (tools.at(local) as PreparedTool).terms.length - FIELD_COUNT;
+    tokenCount += length;
+    longest = Math.max(longest, length);
+  }
   const tokens = new Int32Array(tokenCount);
   const fieldCounts = new Int32Array(tools.length * FIELD_COUNT);
   const { slotOf, stampOf } = scratchFor(TERMS.size, 0, 0);
@@ -103,7 +102,7 @@ function localTerms(tools: ToolList): SegmentTerms {
       tokens[out++] = slotOf[id] as number;
     }
   }
-  return { termIds: Int32Array.from(termIds), tokens, fieldCounts };
+  return { termIds: Int32Array.from(termIds), tokens, fieldCounts, longest };
 }
 
 /** Indices of `ids` (distinct) in ascending order of their values. */
@@ -148,33 +147,22 @@ export type SegmentArrays = {
   readonly bareNames: Int32Array;
 };
 
-/** The most terms of any one of `tools` tools (their fields' token counts summed). */
-function longestTool(fieldCounts: SegmentTerms['fieldCounts'], tools: number) {
-  let longest = 0;
-  for (let document = 0; document < tools; document += 1) {
-    let length = 0;
-    for (let field = 0; field < FIELD_COUNT; field += 1)
-      length += fieldCounts[document * FIELD_COUNT + field] as number;
-    if (length > longest) longest = length;
-  }
-  return longest;
-}
-
 /** Per tool, its postings in the scratch arrays; the statistics gathered on the way. */
 type CountedPostings = {
   fieldLengths: Float64Array;
   bagLengths: Float64Array;
   nameOffsets: Int32Array;
   nameTerms: number[];
+  /** Each tool's bare name (its first identifier term), distinct, in order of tools. */
+  bareNames: number[];
   /** Number of postings written to the scratch arrays. */
   total: number;
 };
 
 /**
- * Writes the postings of the `tools` first tools of `terms` (each tool's distinct terms in
- * order of first appearance across the fields, with their bag frequencies under
- * `bagWeights`, in field order) to the scratch arrays, tools in order, and sums the fields'
- * lengths, each tool's bag length and its name terms.
+ * Writes the postings of `tools` tools (each tool's distinct terms in order of first
+ * appearance, with their bag frequencies under `bagWeights`) to the scratch arrays, and sums
+ * the fields' lengths, each tool's bag length, name terms and bare name.
  */
 function countPostings(
   terms: SegmentTerms,
@@ -189,6 +177,8 @@ function countPostings(
   const bagLengths = new Float64Array(tools);
   const nameOffsets = new Int32Array(tools + 1);
   const nameTerms: number[] = [];
+  const bareNames: number[] = [];
+  const bareSeen = new Uint8Array(termIds.length);
   let total = 0;
   let token = 0;
   for (let document = 0; document < tools; document += 1) {
@@ -201,6 +191,12 @@ function countPostings(
       fieldLengths[field] = (fieldLengths[field] as number) + length;
       bagLength += (bagWeights[field] ?? 0) * length;
       const end = token + length;
+      if (field === IDENTIFIER_FIELD && length > 0) {
+        // A tool's bare name is its first identifier term.
+        const bare = tokens[token] as number;
+        if (bareSeen[bare] === 0) bareNames.push(termIds[bare] as number);
+        bareSeen[bare] = 1;
+      }
       for (; token < end; token += 1) {
         const local = tokens[token] as number;
         let slot: number;
@@ -240,7 +236,7 @@ function countPostings(
     }
     nameOffsets[document + 1] = nameTerms.length;
   }
-  return { fieldLengths, bagLengths, nameOffsets, nameTerms, total };
+  return { fieldLengths, bagLengths, nameOffsets, nameTerms, bareNames, total };
 }
 
 /** A segment's postings grouped by local term (see {@link SegmentArrays}). */
@@ -249,10 +245,7 @@ type GroupedPostings = Pick<
   'offsets' | 'documents' | 'bags' | 'inName'
 >;
 
-/**
- * Groups the `total` postings of the scratch arrays by local term (of `localTerms`), keeping
- * tool order within a term; bag frequencies in 32 bits when every one fits exactly.
- */
+/** Groups the scratch postings by local term, in tool order; bag frequencies in 32 bits when all fit exactly. */
 function groupPostings(
   scratch: Scratch,
   localTerms: number,
@@ -288,47 +281,13 @@ function groupPostings(
   return { offsets, documents, bags, inName };
 }
 
-/** Each tool's bare name (its first identifier term), distinct, in order of tools. */
-function bareNamesOf(
-  terms: SegmentTerms,
-  tools: number,
-  scratch: Scratch,
-): Int32Array {
-  const { termIds, tokens, fieldCounts } = terms;
-  const { stampOf } = scratch;
-  const bareNames: number[] = [];
-  const stamp = (scratch.stamp += 1);
-  let token = 0;
-  for (let document = 0; document < tools; document += 1) {
-    let at = token;
-    for (let field = 0; field < FIELD_COUNT; field += 1) {
-      if (field === IDENTIFIER_FIELD) at = token;
-      token += fieldCounts[document * FIELD_COUNT + field] as number;
-    }
-    if (
-      (fieldCounts[document * FIELD_COUNT + IDENTIFIER_FIELD] as number) === 0
-    )
-      continue;
-    const local = tokens[at] as number;
-    if (stampOf[local] !== stamp) {
-      stampOf[local] = stamp;
-      bareNames.push(termIds[local] as number);
-    }
-  }
-  return Int32Array.from(bareNames);
-}
-
 /** Builds the arrays of the segment of `tools` (see {@link Segment}). */
 function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
   const segmentTerms = localTerms(tools);
-  const { termIds, tokens, fieldCounts } = segmentTerms;
+  const { termIds, tokens, longest } = segmentTerms;
   const bagWeights = FIELD_NAMES.map((field) => tuning.bag[field]);
   // At most one posting per token: tool-term pairs in order of first appearance.
-  const scratch = scratchFor(
-    termIds.length,
-    longestTool(fieldCounts, tools.length),
-    tokens.length,
-  );
+  const scratch = scratchFor(termIds.length, longest, tokens.length);
   const counted = countPostings(
     segmentTerms,
     tools.length,
@@ -337,25 +296,20 @@ function buildArrays(tools: ToolList, tuning: SearchTuning): SegmentArrays {
   );
   const grouped = groupPostings(scratch, termIds.length, counted.total);
   return {
+    ...grouped,
     fieldLengths: counted.fieldLengths,
     bagLengths: counted.bagLengths,
     termIds,
-    offsets: grouped.offsets,
-    documents: grouped.documents,
-    bags: grouped.bags,
-    inName: grouped.inName,
     nameOffsets: counted.nameOffsets,
     nameTerms: Int32Array.from(counted.nameTerms),
-    bareNames: bareNamesOf(segmentTerms, tools.length, scratch),
+    bareNames: Int32Array.from(counted.bareNames),
   };
 }
 
 /**
- * One target's part of the index: its tools and their postings, built once from its listing
- * and never changed. Postings hold what does not depend on the rest of the catalog (the
- * weighted bag frequency of each term in each tool, the tool's bag length); the collection
- * statistics (document frequencies, average length, target-level frequencies) are applied
- * when a search reads them, so replacing one segment changes no other.
+ * One target's part of the index, built once from its listing and never changed. Its
+ * postings hold what does not depend on the rest of the catalog; the collection statistics
+ * are applied when a search reads them, so replacing one segment changes no other.
  */
 export class Segment {
   readonly target: string;
@@ -371,23 +325,11 @@ export class Segment {
   /** Whether the segment's statistics count in its collection (staged segments' do not yet). */
   live = false;
 
-  /**
-   * Builds the segment of `target` from its prepared tools (at least one), their terms
-   * numbered afresh; or takes `arrays` as they were built before (a saved catalog's),
-   * computing nothing.
-   */
+  /** Builds the segment of `target` from its tools (at least one), or takes a saved catalog's `arrays`. */
   constructor(
-    options:
-      | {
-          target: string;
-          tools: ToolList;
-          tuning: SearchTuning;
-        }
-      | {
-          target: string;
-          tools: ToolList;
-          arrays: SegmentArrays;
-        },
+    options: { target: string; tools: ToolList } & (
+      { tuning: SearchTuning } | { arrays: SegmentArrays }
+    ),
   ) {
     const { target, tools } = options;
     this.target = target;
@@ -472,11 +414,9 @@ const PLACE = 2 ** 32;
 
 /**
  * The collection statistics over every segment of a catalog, kept exact as segments come and
- * go: document frequency of each term, the segments holding it (their number is the
- * target-level frequency), field lengths, tool count, and the segments holding each bare name.
- * Segments are first staged (their places recorded, their counts kept apart, invisible to
- * searches), which may take many steps, then committed in one synchronous step when a
- * catalog swaps in a new snapshot, so a search always reads the statistics of its own snapshot.
+ * go (document frequencies, the segments holding each term and bare name, field lengths,
+ * tool count). Segments are staged (invisible to searches), which may take many steps, then
+ * committed in one synchronous step, so a search reads the statistics of its own snapshot.
  */
 export class Collection {
   /** Documents containing each term id (live segments). */
@@ -507,10 +447,7 @@ export class Collection {
   readonly #freeSlots: number[] = [];
   slots = 0;
 
-  /**
-   * Records a segment's places (searches skip them until it is committed): the costly part
-   * of adding it, which a caller may spread over many steps.
-   */
+  /** Records a segment's places (searches skip them until it is committed). */
   stage(segment: Segment): void {
     const slot = this.#claimSlot(segment);
     const { termIds } = segment.arrays;
@@ -524,9 +461,8 @@ export class Collection {
   }
 
   /**
-   * Stages many segments at once (as {@link Collection.stage} does each), recording their
-   * places in two typed arrays instead of a list per term. A generator: it yields every
-   * {@link STAGE_SLICE} segments, so a caller may spread it over many turns.
+   * Stages many segments at once, their places in two typed arrays instead of a list per term
+   * (a restore's thousands of segments); yields every {@link STAGE_SLICE} segments.
    */
   *stageMany(segments: readonly Segment[]): Generator<undefined, void> {
     this.#moveAll();
@@ -561,11 +497,7 @@ export class Collection {
     this.#bulkMoved = new Uint8Array(TERMS.size);
   }
 
-  /**
-   * The segments containing a term id (`undefined` when none), staged ones included, in
-   * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
-   * segment's `termIds` (one number a segment).
-   */
+  /** The segments containing a term id (see `#termPlaces`). */
   placesOf(id: number): number[] | undefined {
     const starts = this.#bulkStarts;
     const moved = this.#bulkMoved as Uint8Array;
@@ -609,10 +541,7 @@ export class Collection {
     }
   }
 
-  /**
-   * Makes staged segments' statistics count. `frequencies`, when given, is the sum of their
-   * {@link addFrequencies} (then this is a pass over the term ids, not over the segments).
-   */
+  /** Makes staged segments' statistics count (`frequencies`: the sum of their {@link addFrequencies}, when known). */
   commit(segments: Iterable<Segment>, frequencies?: Int32Array): void {
     const needed = Math.max(TERMS.size, frequencies?.length ?? 0);
     if (needed > this.documentFrequency.length)
@@ -674,8 +603,15 @@ export function addFrequencies(
   }
 }
 
+/** Runs a generator of work to its end at once. */
+export function drain<T>(steps: Generator<undefined, T>): T {
+  let step = steps.next();
+  while (step.done !== true) step = steps.next();
+  return step.value;
+}
+
 /** `have` when it holds at least `length` items, else a new array with room to grow (doubling). */
-function reuse<T extends Int32Array | Float64Array>(
+export function reuse<T extends Int32Array | Float64Array>(
   have: T | undefined,
   length: number,
   make: new (length: number) => T,
@@ -685,16 +621,10 @@ function reuse<T extends Int32Array | Float64Array>(
     : new make(Math.max(length, 2 * (have?.length ?? 0)));
 }
 
-/**
- * Postings kept in the per-snapshot memo of {@link IndexView} (8 bytes each) when the
- * catalog has fewer; otherwise at most as many as the catalog has.
- */
+/** Postings (8 bytes each) the memo of an {@link IndexView} keeps at most, or as many as the catalog has. */
 const MEMO_POSTINGS = 1 << 21;
 
-/**
- * A term's postings over the whole catalog under one snapshot's statistics: the tool of each
- * (`~position` when the term is in the tool's name) and its BM25 contribution.
- */
+/** A term's postings over the catalog under one snapshot: each tool (`~position`: in its name) and BM25 contribution. */
 type TermPostings = {
   positions: Int32Array;
   weights: Float32Array;
@@ -708,21 +638,14 @@ const WARM_POSTINGS = 8192;
 /** Postings of a chunk of {@link PostingChunks}, unless a term needs more. */
 const CHUNK_POSTINGS = 1 << 16;
 
-/**
- * The memory of the memoized postings of a view, in chunks that the next view takes over
- * (the view it replaces is never read again), so computing postings after a change writes
- * into memory already in use rather than into new arrays.
- */
+/** The memoized postings' memory, in chunks the next view takes over (so a change reuses it, not new arrays). */
 class PostingChunks {
   readonly #positions: Int32Array[] = [];
   readonly #weights: Float32Array[] = [];
   #chunk = 0;
   #used = 0;
 
-  /**
-   * Room for `count` postings, after those handed out since the last reset; new chunks hold
-   * {@link CHUNK_POSTINGS}, or `all` (the postings of the catalog) when fewer.
-   */
+  /** Room for `count` postings; new chunks hold {@link CHUNK_POSTINGS}, or `all` (the catalog's) when fewer. */
   take(count: number, all: number): TermPostings {
     for (;;) {
       const positions = this.#positions[this.#chunk];
@@ -756,10 +679,9 @@ class PostingChunks {
 }
 
 /**
- * The search index of one snapshot: the ordered segments over the collection statistics at
- * the time of the snapshot. BM25 contributions are computed from the postings and the
- * statistics when a search reads them (idf memoized per term), with the same arithmetic, in
- * the same order, as an index built over every tool at once.
+ * The search index of one snapshot: BM25 contributions computed from the segments' postings
+ * and the statistics when a search reads them, with the same arithmetic, in the same order,
+ * as an index built over every tool at once.
  */
 export class IndexView {
   readonly size: number;
@@ -804,19 +726,9 @@ export class IndexView {
     // The view this one replaces is never read again: its buffers are reused when large
     // enough (grown by doubling), so a catalog discovered backend by backend does not
     // allocate per-tool arrays at every step.
-    const previous = options.previous;
-    const [bases, segmentOf, normalizers, idf, nameWeight] =
-      previous === undefined
-        ? []
-        : [
-            previous.#base,
-            previous.#segmentOf,
-            previous.#normalizers,
-            previous.#idf,
-            previous.#nameWeight,
-          ];
-    this.#base = reuse(bases, collection.slots, Int32Array);
-    this.#segmentOf = reuse(segmentOf, this.size, Int32Array);
+    const old = options.previous;
+    this.#base = reuse(old && old.#base, collection.slots, Int32Array);
+    this.#segmentOf = reuse(old && old.#segmentOf, this.size, Int32Array);
     let position = 0;
     segments.forEach((segment, index) => {
       this.#base[segment.slot] = position;
@@ -833,7 +745,7 @@ export class IndexView {
     });
     this.#averageBag = averageBag || 1;
     // BM25's length normalizer of each tool's bag, as a full build computes it.
-    this.#normalizers = reuse(normalizers, this.size, Float64Array);
+    this.#normalizers = reuse(old && old.#normalizers, this.size, Float64Array);
     const { b } = tuning;
     for (const segment of segments) {
       const base = this.#base[segment.slot] as number;
@@ -842,14 +754,17 @@ export class IndexView {
         this.#normalizers[base + local] =
           1 - b + (b * (lengths[local] as number)) / this.#averageBag;
     }
-    this.#chunks =
-      previous === undefined ? new PostingChunks() : previous.#chunks;
+    this.#chunks = (old && old.#chunks) ?? new PostingChunks();
     this.#chunks.reset();
     this.#terms = TERMS.size;
-    this.#idf = reuse(idf, this.#terms, Float64Array).fill(Number.NaN);
-    this.#nameWeight = reuse(nameWeight, this.size, Float64Array).fill(
+    this.#idf = reuse(old && old.#idf, this.#terms, Float64Array).fill(
       Number.NaN,
     );
+    this.#nameWeight = reuse(
+      old && old.#nameWeight,
+      this.size,
+      Float64Array,
+    ).fill(Number.NaN);
   }
 
   /** Position of the first tool of `segment`. */
@@ -904,11 +819,9 @@ export class IndexView {
   }
 
   /**
-   * Adds `queryWeight` times the BM25 contribution of `termId` to each tool containing it
-   * into `scores`, records newly touched tools in `touched`, and, when `nameCovered` is
-   * given, adds the term's idf for tools whose name contains it (recording in `named` the
-   * tools whose name it reaches first). Contributions are rounded to 32-bit floats, as the
-   * postings of the index always stored them.
+   * Adds `queryWeight` times the BM25 contribution (a 32-bit float, as the index always stored
+   * them) of `termId` to `scores`, recording newly touched tools, and its idf to `nameCovered`
+   * for tools whose name contains it (recording in `named` those it reaches first).
    */
   accumulate(
     termId: number,
@@ -935,26 +848,14 @@ export class IndexView {
     }
   }
 
-  /**
-   * The postings of a term over every segment, with their BM25 contributions under this
-   * view's statistics (rounded to 32-bit floats, as the postings of a full build store
-   * them). Memoized per view, so a term costs its computation once per snapshot (or none,
-   * when {@link IndexView.warm} computed it between searches).
-   */
+  /** A term's postings (see {@link TermPostings}), memoized per view (or computed ahead by {@link IndexView.warm}). */
   #postings(termId: number, idf: number): TermPostings {
     const memo = this.#memo.get(termId);
     if (memo) return memo;
-    const steps = this.#compute(termId, idf, true);
-    let step = steps.next();
-    while (step.done !== true) step = steps.next();
-    return step.value as TermPostings;
+    return drain(this.#compute(termId, idf, true)) as TermPostings;
   }
 
-  /**
-   * Computes and memoizes a term's postings, yielding every {@link POSTINGS_SLICE} of them.
-   * When the memo would hold more postings than the catalog has (at least
-   * {@link MEMO_POSTINGS}), it is dropped first if `evict`, else nothing is computed.
-   */
+  /** Computes and memoizes a term's postings a slice at a time; a full memo is dropped first if `evict`, else nothing is done. */
   *#compute(
     termId: number,
     idf: number,
@@ -1035,10 +936,7 @@ export class IndexView {
     }
   }
 
-  /**
-   * The length-normalized bag frequency of a term in a tool (what BM25 saturates, as a
-   * 32-bit float), 0 when the tool does not contain it.
-   */
+  /** The length-normalized bag frequency (a 32-bit float) of a term in a tool, 0 when it has none. */
   bagFrequency(termId: number, position: number): number {
     const { segment, local } = this.locate(position);
     const index = segment.localTerm(termId);

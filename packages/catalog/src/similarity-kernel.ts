@@ -178,11 +178,7 @@ export class QuantizedRows {
   }
 }
 
-/**
- * The tools' vectors of one catalog state and dimension: each tool's exact row (by
- * position; `undefined`: none, or one with a value that is not finite) and all rows
- * quantized for the similarity pass.
- */
+/** The tools' vectors of one catalog state and dimension: exact rows by position (`undefined`: none usable), and quantized. */
 export type VectorMatrix = {
   rows: (Float32Array | undefined)[];
   /** The rows one after another (a row without a vector holds zeros). */

@@ -1,7 +1,7 @@
 import type { SearchTuning } from './search-tuning.js';
 import { PositionList, topPositions } from './top-positions.js';
 import { fieldTerms, type PreparedTool, toolArray } from './prepare.js';
-import { type Collection, IndexView, type Segment } from './segments.js';
+import { type Collection, IndexView, reuse, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { TERMS } from './terms.js';
 import { analyzeQuery, normalizeName, type QueryWord } from './tokenizer.js';
@@ -43,10 +43,7 @@ export type Snapshot = {
   readonly vectorMatrices: WeakMap<object, Map<number, VectorMatrix>>;
 };
 
-/**
- * Builds the snapshot of `segments` (in catalog order) over the collection statistics, which
- * must already hold exactly these segments. Costs a pass over the positions, not over terms.
- */
+/** The snapshot of `segments` over the collection statistics (of exactly these segments): a pass over the positions. */
 export function buildSnapshot(options: {
   segments: readonly Segment[];
   collection: Collection;
@@ -93,13 +90,8 @@ export function buildSnapshot(options: {
   let entries: readonly ToolEntry[] | undefined;
   const size = index.size;
   // Scratch buffers are clean between searches, so the snapshot this one replaces lends its
-  // own when they are large enough; new ones are made with room to grow (doubling).
-  const previous = options.previous;
-  const scratch =
-    previous !== undefined && previous.scores.length >= size
-      ? previous
-      : undefined;
-  const room = Math.max(size, 2 * (previous?.scores.length ?? 0));
+  // own (the lists grow as they are filled).
+  const { previous } = options;
   return {
     size,
     toolAt(position) {
@@ -129,11 +121,11 @@ export function buildSnapshot(options: {
     byExactName,
     index,
     byTarget,
-    scores: scratch?.scores ?? new Float64Array(room),
-    nameCovered: scratch?.nameCovered ?? new Float64Array(room),
-    touched: scratch?.touched ?? new PositionList(room),
-    named: scratch?.named ?? new PositionList(room),
-    accepted: scratch?.accepted ?? new PositionList(room),
+    scores: reuse(previous?.scores, size, Float64Array),
+    nameCovered: reuse(previous?.nameCovered, size, Float64Array),
+    touched: previous?.touched ?? new PositionList(size),
+    named: previous?.named ?? new PositionList(size),
+    accepted: previous?.accepted ?? new PositionList(size),
     usageTerms: new Map(),
     vectorMatrices: new WeakMap(),
   };
@@ -200,10 +192,7 @@ export function hitAt(
   };
 }
 
-/**
- * The hits of a search: the exact names first, scored above `top` in their order, then
- * the ranked ones, `limit` at most.
- */
+/** The hits of a search: the exact names first (scored above `top`), then the ranked ones, `limit` at most. */
 export function hitsOf(options: {
   snapshot: Snapshot;
   exact: readonly number[];
@@ -246,12 +235,9 @@ type UsageTerm = {
 };
 
 /**
- * One usage term compiled against a snapshot: for each tool (in the snapshot) whose past
- * requests contain it, the saturated gain before idf. The usage frequency, times
- * `usageWeight`, joins the tool's own bag frequency before BM25 saturation, so a word
- * counts at most as much as a word the tool's text repeats. Compiled when a query first
- * needs it and again only after its posting changed, so a new use costs the next search
- * only the recompilation of the query's terms that it touched.
+ * One usage term compiled against a snapshot: for each tool whose past requests contain it,
+ * the saturated gain before idf (see `usageWeight`). Compiled when a query first needs it
+ * and again only after its posting changed, so a new use costs the next search little.
  */
 function usageTerm(
   snapshot: Snapshot,

@@ -40,15 +40,11 @@ export function placeInSlots(
 }
 
 /**
- * The term dictionary of the process: every catalog and every prepared tool numbers terms
- * with it, so a tool's terms are kept as ids (4 bytes each) and a saved catalog maps
- * its own term table onto it once. Terms are never removed (a few bytes each).
- *
- * Besides the map from strings, the dictionary keeps each term's UTF-8 bytes in an
- * open-addressing table, so a saved catalog's term table is mapped from its bytes without
- * making a string of each term. A term first met as ASCII bytes is not even decoded: its
- * string is made, and put in the map, when first asked for (a string looked up or interned
- * that the map lacks is looked for among the bytes).
+ * The term dictionary of the process: every catalog numbers terms with it, so a tool's terms
+ * are ids and a saved catalog maps its term table onto it once. Terms are never removed.
+ * Each term's UTF-8 bytes are also kept in an open-addressing table, so a saved catalog's
+ * terms are mapped from their bytes; a term first met as ASCII bytes gets its string when
+ * first asked for (a string the map lacks is looked for among the bytes).
  */
 class TermDictionary {
   readonly #ids = new Map<string, number>();
@@ -63,10 +59,7 @@ class TermDictionary {
   #starts = new Int32Array(1 << 12);
   /** Hash of each term's bytes. */
   #hashes = new Int32Array(1 << 12);
-  /**
-   * Open addressing over the hashes, two numbers a slot (one memory read finds both): the
-   * hash and `id + 1` of the term in the slot (0 when empty).
-   */
+  /** Open addressing over the hashes, two numbers a slot (one read finds both): hash, `id + 1` (0: empty). */
   #slots = new Int32Array(1 << 14);
 
   get size(): number {
@@ -77,10 +70,7 @@ class TermDictionary {
     return this.lookup(term) ?? this.#add(term);
   }
 
-  /**
-   * Id of the term whose UTF-8 bytes are `bytes[start]` to `bytes[end]`, adding it when new.
-   * Bytes that are not valid UTF-8 stand for the string they decode to.
-   */
+  /** Id of the term of UTF-8 bytes `start` to `end` of `bytes` (invalid ones: the string they decode to), added when new. */
   internBytes(bytes: Uint8Array, start: number, end: number): number {
     const hash = hashBytes(bytes, start, end);
     const id = this.#find(bytes, start, end, hash);
@@ -181,10 +171,7 @@ class TermDictionary {
     return id;
   }
 
-  /**
-   * Makes room for `terms` more terms of `bytes` bytes in all, at once (a saved catalog's
-   * term table mapped term by term would otherwise grow the tables a few times over).
-   */
+  /** Makes room for `terms` more terms of `bytes` bytes at once (else a saved catalog's grows the tables often). */
   reserve(terms: number, bytes: number): void {
     const needed = this.#terms.length + terms;
     const used = this.#starts[this.#terms.length] as number;

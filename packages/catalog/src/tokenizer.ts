@@ -48,9 +48,8 @@ const ASCII_DIGIT_LETTER = /([0-9])([A-Za-z])/g;
 const ASCII_WORDS = /[a-z0-9]+/g;
 
 /**
- * Splits text into lower-case words: identifiers are cut at `_`, `-`, `.`, camelCase humps
- * and letter/digit boundaries (`installApk2` -> `install apk 2`); characters of unsegmented
- * scripts (Chinese, Japanese, Thai...) are single words. No stemming, no stop-word removal.
+ * Splits text into lower-case words, cutting identifiers at `_`, `-`, `.`, camelCase humps and
+ * letter/digit boundaries; each character of an unsegmented script (Chinese, Thai...) is a word.
  */
 export function splitWords(text: string): string[] {
   if (ASCII_ONLY.test(text)) {

@@ -1,6 +1,4 @@
-/**
- * MCP tool annotations as published by a backend in `tools/list` (all optional hints).
- */
+/** MCP tool annotations as published by a backend in `tools/list` (all optional hints). */
 export type ToolAnnotations = {
   /** Human-readable title of the tool. */
   title?: string;
@@ -47,7 +45,8 @@ export type ToolEntry = {
 };
 
 /** Values of a listed tool's `execution.taskSupport`. */
-export type TaskSupport = 'forbidden' | 'optional' | 'required';
+export const TASK_SUPPORT = ['forbidden', 'optional', 'required'] as const;
+export type TaskSupport = (typeof TASK_SUPPORT)[number];
 
 /** One configured backend: which gateway target serves it and under which profile. */
 export type Backend = {
@@ -81,20 +80,8 @@ export type SearchResult = {
   unmatchedTerms: string[];
 };
 
-/** Raw specification of one seed tool (the data behind {@link SEED_TOOLS}). */
-export type SeedToolSpec = {
-  /** Backend identifier. */
-  backend: string;
-  /** Gateway target. */
-  target: string;
-  /** Profile. */
-  profile: string;
-  /** Bare tool name. */
-  tool: string;
-  /** Description written for search. */
-  description: string;
-  /** Whether the backend marks the tool read-only. */
-  readOnly: boolean;
-  /** JSON Schema of the arguments. */
-  inputSchema: Record<string, unknown>;
-};
+/** Raw specification of one seed tool (the data behind {@link SEED_TOOLS}): a description written for search, and whether the backend marks it read-only. */
+export type SeedToolSpec = Backend &
+  Pick<ToolEntry, 'tool' | 'description' | 'inputSchema'> & {
+    readOnly: boolean;
+  };

@@ -1,3 +1,4 @@
+import { splitMultiplexedName, TARGET_NAME_RULE } from '@heretek/internal';
 import { invalidUsage } from './errors.js';
 
 /** Most requests remembered per tool; the oldest is forgotten first. */
@@ -22,11 +23,7 @@ type ToolUsage = {
   counts: Map<string, number>;
 };
 
-/**
- * The learned usage of one catalog: per tool, the search terms of the requests after which
- * it was called, bounded per tool and overall. Scored as a field of its own; see
- * `ToolCatalog.recordUse`.
- */
+/** The learned usage of one catalog: per tool, the terms of the requests after which it was called (capped). */
 export class UsageStore {
   readonly #tools = new Map<string, ToolUsage>();
   /** term -> tool -> count, over every remembered request. */
@@ -185,7 +182,7 @@ export class UsageStore {
   }
 }
 
-/** Checks one usage record (from a file or a caller) and returns a clean copy. */
+/** Checks one usage record (from a file or a caller; its tool a qualified name) and returns a clean copy. */
 export function checkUsageRecord(value: unknown, where: string): UsageRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidUsage(
@@ -198,6 +195,10 @@ export function checkUsageRecord(value: unknown, where: string): UsageRecord {
       `${where}: "tool" must be a non-empty string (a qualified tool name).`,
     );
   }
+  if (splitMultiplexedName(record.tool) === undefined)
+    throw invalidUsage(
+      `${where}: "${record.tool}" is not a qualified tool name <target>_<tool> (target: ${TARGET_NAME_RULE}).`,
+    );
   if (
     !Array.isArray(record.terms) ||
     !record.terms.every((term) => typeof term === 'string')
