@@ -756,6 +756,16 @@ describe('a flagged tool under the pin policies', () => {
   const sent = () =>
     gateway.servers.calls.filter((name) => name === 'poison_send_report')
       .length;
+  /** The flagged tool's hit shows its description with the flag mark, nothing withheld. */
+  const expectShownWithFlag = async (broker: SpawnedBroker) => {
+    const line = hitLine(
+      await search(broker, 'send a report'),
+      'poison_send_report',
+    );
+    expect(line).toContain('Send a report.');
+    expect(line).toMatch(/\[flagged: [^\]]*instruction-tag/);
+    expect(line).not.toContain('withheld');
+  };
 
   it('refuse: its description never reaches the agent and its call sends nothing (TOOL_FLAGGED) until --pin accepts it; the flag mark stays', async () => {
     await withBroker(pinsFile, {}, async (broker) => {
@@ -808,13 +818,7 @@ describe('a flagged tool under the pin policies', () => {
     });
     // Accepted: shown, callable and still marked after a restart.
     await withBroker(pinsFile, {}, async (broker) => {
-      const line = hitLine(
-        await search(broker, 'send a report'),
-        'poison_send_report',
-      );
-      expect(line).toContain('Send a report.');
-      expect(line).toMatch(/\[flagged: [^\]]*instruction-tag/);
-      expect(line).not.toContain('withheld');
+      await expectShownWithFlag(broker);
       expect((await call(broker, 'poison_send_report')).isError).toBe(false);
     });
   }, 60_000);
@@ -824,13 +828,7 @@ describe('a flagged tool under the pin policies', () => {
       pinsFile,
       { HERETEK_PIN_POLICY: 'warn' },
       async (broker) => {
-        const line = hitLine(
-          await search(broker, 'send a report'),
-          'poison_send_report',
-        );
-        expect(line).toContain('Send a report.');
-        expect(line).toMatch(/\[flagged: [^\]]*instruction-tag/);
-        expect(line).not.toContain('withheld');
+        await expectShownWithFlag(broker);
         const view = await inspect(broker, 'poison_send_report');
         expect(view.description).toContain('id_rsa');
         const before = sent();
