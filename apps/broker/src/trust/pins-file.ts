@@ -23,10 +23,7 @@ export function pinTarget(name: string): string {
 }
 
 /** What a pin keeps of its definition besides the name and hash. */
-type PinBody = Omit<NormalizedDefinition, 'name'>;
-
-/** One pinned tool: `definitionHash` of its definition, and the definition. */
-export type PinEntry = PinBody & { hash: string };
+export type PinBody = Omit<NormalizedDefinition, 'name'>;
 
 /** One pin as a store knows it: its hash, and its definition (a pin made in memory) or its line in the bytes read (parsed when needed). */
 export type FilePin = {
@@ -45,8 +42,8 @@ export function headerLine(readOnly: boolean): string {
 }
 
 /** One pin's line, with its line break. */
-export function pinLine(name: string, entry: PinEntry): string {
-  const { hash, description, inputSchema, annotations } = entry;
+export function pinLine(name: string, hash: string, body: PinBody): string {
+  const { description, inputSchema, annotations } = body;
   return `${canonicalize({ hash, name, tool: { annotations, description, inputSchema } })}\n`;
 }
 
@@ -156,29 +153,43 @@ export async function readPins(file: string, handle: FileHandle) {
   return { stamp, digest: `sha256:${hex}`, readOnly, pins };
 }
 
-/** Writes the pins file whole (atomically): the header, then the pins in name order, a pin read copied from the bytes read, a pin made here serialised, a quarter megabyte at a time; the stamp and SHA-256 of the file written. */
+/** Writes the pins file whole (atomically): the header, then the pins in name order, a pin read copied from the bytes read, a pin made here serialised, through one reused buffer of a quarter megabyte, so no object per line outlives its line; the stamp and SHA-256 of the file written. */
 export async function writePins(
   file: string,
   readOnly: boolean,
   pins: ReadonlyMap<string, FilePin>,
 ) {
   const digest = createHash('sha256');
+  const chunk = Buffer.allocUnsafe(1 << 18);
   const stats = await writeFileAtomic(file, async (handle) => {
-    const header = Buffer.from(headerLine(readOnly));
-    let [pieces, size] = [[header] as Uint8Array[], 0];
-    digest.update(header);
+    let used = 0;
+    const send = async (piece: Uint8Array) => {
+      digest.update(piece);
+      await writeAll(handle, [piece]);
+    };
+    /** Appends a line, sending the buffer out first when it does not fit; a line longer than the buffer goes out alone. */
+    const put = async (line: string | Buffer) => {
+      const size =
+        typeof line === 'string' ? Buffer.byteLength(line) : line.length;
+      if (used + size > chunk.length && used > 0) {
+        await send(chunk.subarray(0, used));
+        used = 0;
+      }
+      if (size > chunk.length)
+        return send(typeof line === 'string' ? Buffer.from(line) : line);
+      used +=
+        typeof line === 'string'
+          ? chunk.write(line, used)
+          : line.copy(chunk, used);
+    };
+    await put(headerLine(readOnly));
     for (const name of [...pins.keys()].sort()) {
       const { bytes, start, end, body, hash } = pins.get(name)!;
-      const piece = bytes
-        ? bytes.subarray(start, end + 1)
-        : Buffer.from(pinLine(name, { ...body!, hash }));
-      digest.update(piece);
-      pieces.push(piece);
-      if ((size += piece.length) < 1 << 18) continue;
-      await writeAll(handle, pieces);
-      [pieces, size] = [[], 0];
+      await put(
+        bytes ? bytes.subarray(start, end + 1) : pinLine(name, hash, body!),
+      );
     }
-    await writeAll(handle, pieces);
+    if (used > 0) await send(chunk.subarray(0, used));
   });
   return { stamp: stampOf(stats), digest: `sha256:${digest.digest('hex')}` };
 }

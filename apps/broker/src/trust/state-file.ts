@@ -155,9 +155,10 @@ const TEMPORARY = /^(\d+)\.[0-9a-f]+\.tmp$/;
 
 /**
  * One state file's operations, one at a time. A gathered write waits after
- * the last operation twice as long as that took (at most a second), and the
- * requests made meanwhile join it: a thousand changes in a burst write a
- * large file a few times, not back to back. Other operations queue at once.
+ * the last operation nine times as long as that took (at most five seconds),
+ * so writing takes at most a tenth of the time, and the requests made
+ * meanwhile join it: a thousand changes in a burst write a large file a few
+ * times, not back to back. Other operations queue at once.
  */
 export class FileQueue {
   #tail: Promise<unknown> = Promise.resolve();
@@ -185,7 +186,7 @@ export class FileQueue {
   gather(task: () => Promise<void>): Promise<void> {
     this.#gathered ??= this.#tail.then(async () => {
       const { took, ended } = this.#last;
-      const wait = ended + Math.min(1000, 2 * took) - performance.now();
+      const wait = ended + Math.min(5000, 9 * took) - performance.now();
       if (wait > 0 && !this.#flushing)
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);

@@ -5,14 +5,14 @@ import {
   headerLine,
   pinLine,
   type PINS_FILE_VERSION,
-  type PinEntry,
+  type PinBody,
 } from '../pins-file.js';
 
 /** The pins file's content: its mark and its pins by qualified name. */
 export type PinsFile = {
   version: typeof PINS_FILE_VERSION;
   readOnly?: boolean;
-  tools: Record<string, PinEntry>;
+  tools: Record<string, PinBody & { hash: string }>;
 };
 
 /** The whole pins file's text (what a store writes for these pins). */
@@ -20,7 +20,9 @@ export function serializePinsFile(file: PinsFile): string {
   const names = Object.keys(file.tools).sort();
   return (
     headerLine(file.readOnly === true) +
-    names.map((name) => pinLine(name, file.tools[name]!)).join('')
+    names
+      .map((name) => pinLine(name, file.tools[name]!.hash, file.tools[name]!))
+      .join('')
   );
 }
 
