@@ -229,7 +229,7 @@ export class ToolCatalog {
   get(name: string): ToolEntry | undefined {
     const snapshot = this.#snapshot;
     const position = snapshot.byName.get(name);
-    return position === undefined ? undefined : snapshot.toolAt(position).entry;
+    return position === undefined ? undefined : snapshot.entryAt(position);
   }
 
   /** Replaces every tool of `target` with `tools` at once: {@link ToolCatalog.replaceBackends} of one target. */

@@ -26,13 +26,60 @@ export type PreparedTool = {
   terms: Int32Array;
 };
 
-/** A segment's tools: an array of prepared tools, or a saved catalog's, made when first asked for. */
+/** A segment's tools: an array of prepared tools, a built segment's packed ones, or a saved catalog's, made when first asked for. */
 export type ToolList = {
   readonly length: number;
   at(local: number): PreparedTool | undefined;
   profileOf?(local: number): string;
   nameOf?(local: number): string;
+  entryOf?(local: number): ToolEntry;
 };
+
+/**
+ * A built segment's tools: their entries, and every tool's packed terms in one array, so a
+ * tool costs a slot and its numbers rather than two objects and a typed array (about 250
+ * bytes a tool at registry scale). A tool asked for is made then, its terms a view.
+ */
+export class PackedTools implements ToolList {
+  readonly length: number;
+  readonly #entries: readonly ToolEntry[];
+  readonly #terms: Int32Array;
+  /** Tool `local`'s terms are `#terms[#starts[local]]` to `#terms[#starts[local + 1]]`. */
+  readonly #starts: Int32Array;
+
+  constructor(tools: ToolList) {
+    const list = toolArray(tools);
+    this.length = list.length;
+    this.#entries = list.map((tool) => tool.entry);
+    const starts = new Int32Array(list.length + 1);
+    list.forEach(
+      (tool, local) =>
+        (starts[local + 1] = (starts[local] as number) + tool.terms.length),
+    );
+    const terms = new Int32Array(starts[list.length] as number);
+    list.forEach((tool, local) => terms.set(tool.terms, starts[local]));
+    [this.#starts, this.#terms] = [starts, terms];
+  }
+
+  at(local: number): PreparedTool | undefined {
+    const entry = this.#entries[local];
+    if (entry === undefined) return undefined;
+    const [start, end] = [this.#starts[local], this.#starts[local + 1]];
+    return { entry, terms: this.#terms.subarray(start, end) };
+  }
+
+  entryOf(local: number): ToolEntry {
+    return this.#entries[local] as ToolEntry;
+  }
+
+  nameOf(local: number): string {
+    return this.entryOf(local).name;
+  }
+
+  profileOf(local: number): string {
+    return this.entryOf(local).profile;
+  }
+}
 
 /** The tools of a list as an array (making every one of a saved catalog's). */
 export function toolArray(list: ToolList): PreparedTool[] {
@@ -157,12 +204,7 @@ function collectSchemaText(
   }
 }
 
-const byEntry = new WeakMap<ToolEntry, PreparedTool>();
-
-/**
- * A restored entry keeps its prepared tool in a non-enumerable property of this key (set up
- * by {@link addPreparedSlot}), which costs less than an entry in `byEntry` per tool.
- */
+/** A restored entry keeps its prepared tool in a non-enumerable property of this key (set up by {@link addPreparedSlot}). */
 const PREPARED = Symbol('heretek.catalog.prepared');
 const PREPARED_SLOT: PropertyDescriptor = {
   value: undefined,
@@ -177,14 +219,9 @@ export function addPreparedSlot(entry: ToolEntry): void {
   Object.defineProperty(entry, PREPARED, PREPARED_SLOT);
 }
 
-/** The prepared tool of an entry, when it was prepared or restored. */
+/** The prepared tool of a restored entry. */
 export function preparedOf(entry: ToolEntry): PreparedTool | undefined {
-  return (entry as WithSlot)[PREPARED] ?? byEntry.get(entry);
-}
-
-function remember(entry: ToolEntry, prepared: PreparedTool): void {
-  if (Object.hasOwn(entry, PREPARED)) (entry as WithSlot)[PREPARED] = prepared;
-  else byEntry.set(entry, prepared);
+  return (entry as WithSlot)[PREPARED];
 }
 
 /**
@@ -221,7 +258,7 @@ export class RestoredTool implements PreparedTool {
     this.#start = options.start;
     this.#end = options.end;
     this.#ids = options.ids;
-    remember(this.entry, this);
+    (this.entry as WithSlot)[PREPARED] = this;
   }
 
   get terms(): Int32Array {
@@ -306,7 +343,7 @@ export function savedTermsProblem(
 }
 
 /**
- * Prepares a tool's search terms. The result is cached per entry object, and `previous` (the
+ * Prepares a tool's search terms: a restored entry's are its saved ones, and `previous` (the
  * tool of the same name in the catalog so far) lends its terms when its content is equal, so
  * a re-listing only analyzes tools that changed.
  */
@@ -314,17 +351,15 @@ export function prepareTool(
   entry: ToolEntry,
   previous?: PreparedTool,
 ): PreparedTool {
-  const cached = preparedOf(entry);
-  if (cached) return cached;
-  const prepared = {
-    entry,
-    terms:
-      previous && sameContent(previous, entry)
-        ? previous.terms
-        : analyzeTool(entry),
-  };
-  remember(entry, prepared);
-  return prepared;
+  return (
+    preparedOf(entry) ?? {
+      entry,
+      terms:
+        previous && sameContent(previous, entry)
+          ? previous.terms
+          : analyzeTool(entry),
+    }
+  );
 }
 
 /** The packed terms of a tool's fields. */

@@ -5,10 +5,12 @@ import {
   FIELD_COUNT,
   FIELD_NAMES,
   fieldStart,
+  PackedTools,
   type PreparedTool,
   type ToolList,
 } from './prepare.js';
 import { normalizeName } from './tokenizer.js';
+import type { ToolEntry } from './types.js';
 
 const NAME_FIELD = FIELD_NAMES.indexOf('name');
 const IDENTIFIER_FIELD = FIELD_NAMES.indexOf('identifier');
@@ -333,14 +335,22 @@ export class Segment {
   ) {
     const { target, tools } = options;
     this.target = target;
-    this.tools = tools;
-    this.arrays =
-      'arrays' in options ? options.arrays : buildArrays(tools, options.tuning);
+    if ('arrays' in options)
+      [this.tools, this.arrays] = [tools, options.arrays];
+    else {
+      this.arrays = buildArrays(tools, options.tuning);
+      this.tools = new PackedTools(tools);
+    }
   }
 
   /** Local tool `local` (made when first asked for, for a saved catalog's). */
   tool(local: number): PreparedTool {
     return this.tools.at(local) as PreparedTool;
+  }
+
+  /** The entry of local tool `local`. */
+  entryOf(local: number): ToolEntry {
+    return this.tools.entryOf?.(local) ?? this.tool(local).entry;
   }
 
   /** The qualified name of local tool `local`, without making a saved catalog's tool. */
@@ -350,13 +360,13 @@ export class Segment {
 
   /** The profile of local tool `local`, without making a saved catalog's tool. */
   profileOf(local: number): string {
-    return this.tools.profileOf?.(local) ?? this.tool(local).entry.profile;
+    return this.tools.profileOf?.(local) ?? this.entryOf(local).profile;
   }
 
   /** The local tool with this qualified name (among those with its normalized name as an identifier term). */
   localByName(name: string): number | undefined {
     return this.localsByExactName(normalizeName(name)).find(
-      (local) => this.tool(local).entry.name === name,
+      (local) => this.nameOf(local) === name,
     );
   }
 

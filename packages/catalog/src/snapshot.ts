@@ -1,6 +1,6 @@
 import type { SearchTuning } from './search-tuning.js';
 import { PositionList, topPositions } from './top-positions.js';
-import { fieldTerms, type PreparedTool, toolArray } from './prepare.js';
+import { fieldTerms, type PreparedTool } from './prepare.js';
 import { type Collection, IndexView, reuse, type Segment } from './segments.js';
 import { compactDescription } from './render.js';
 import { TERMS } from './terms.js';
@@ -19,6 +19,7 @@ type ExactNames = { get(name: string): readonly number[] | undefined };
 export type Snapshot = {
   readonly size: number;
   toolAt(position: number): PreparedTool;
+  entryAt(position: number): ToolEntry;
   /** The name, target and profile of the tool at a position, without making a saved catalog's tool. */
   nameAt(position: number): string;
   targetAt(position: number): string;
@@ -98,6 +99,10 @@ export function buildSnapshot(options: {
       const { segment, local } = index.locate(position);
       return segment.tool(local);
     },
+    entryAt(position) {
+      const { segment, local } = index.locate(position);
+      return segment.entryOf(local);
+    },
     nameAt(position) {
       const { segment, local } = index.locate(position);
       return segment.nameOf(local);
@@ -112,7 +117,9 @@ export function buildSnapshot(options: {
     entries() {
       entries ??= Object.freeze(
         options.segments.flatMap((segment) =>
-          toolArray(segment.tools).map((tool) => tool.entry),
+          Array.from({ length: segment.tools.length }, (_, local) =>
+            segment.entryOf(local),
+          ),
         ),
       );
       return entries;
@@ -182,7 +189,7 @@ export function hitAt(
   position: number,
   score: number,
 ): SearchHit {
-  const entry = snapshot.toolAt(position).entry;
+  const entry = snapshot.entryAt(position);
   return {
     name: entry.name,
     target: entry.target,
@@ -369,7 +376,7 @@ function exactMatches(
   const exact: number[] = [];
   const addExact = (name: string, qualifiedBypassesProfile: boolean): void => {
     for (const position of snapshot.byExactName.get(name) ?? []) {
-      const entry = snapshot.toolAt(position).entry;
+      const entry = snapshot.entryAt(position);
       if (target !== undefined && entry.target !== target) continue;
       const bypass =
         qualifiedBypassesProfile && normalizeName(entry.name) === name;
