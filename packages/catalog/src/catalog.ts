@@ -167,7 +167,9 @@ function assertUniqueNames(entries: readonly ToolEntry[], where: string): void {
  * ```
  */
 export class ToolCatalog {
-  #snapshot: Snapshot;
+  #built: Snapshot;
+  /** The constructor's tools by target, until the catalog is first read. */
+  #unbuilt: Map<string, ToolEntry[]> | undefined;
   readonly #collection = new Collection();
   readonly #tuning: SearchTuning;
   readonly #usage = new UsageStore();
@@ -175,7 +177,9 @@ export class ToolCatalog {
 
   /**
    * Creates a catalog holding `tools` (default: empty). Throws `DUPLICATE_TOOL` on repeated
-   * names. `tuning` overrides scoring knobs (default {@link DEFAULT_TUNING}).
+   * names. `tuning` overrides scoring knobs (default {@link DEFAULT_TUNING}). The tools are
+   * checked here and analyzed when the catalog is first read, so a server can answer its
+   * client's first requests before a seed catalog is built.
    */
   constructor(
     options: {
@@ -196,7 +200,7 @@ export class ToolCatalog {
       throw invalidArgument(`new ToolCatalog: ${problem}`);
     }
     this.#tuning = resolveTuning(options.tuning);
-    this.#snapshot = buildSnapshot({
+    this.#built = buildSnapshot({
       segments: [],
       collection: this.#collection,
       tuning: this.#tuning,
@@ -207,7 +211,17 @@ export class ToolCatalog {
       if (list) list.push(entry);
       else byTarget.set(entry.target, [entry]);
     }
-    this.#apply(drain(this.#segmentsFor(byTarget)));
+    this.#unbuilt = byTarget;
+  }
+
+  /** The current snapshot (the constructor's tools indexed first). */
+  get #snapshot(): Snapshot {
+    this.#indexConstructorTools();
+    return this.#built;
+  }
+
+  set #snapshot(snapshot: Snapshot) {
+    this.#built = snapshot;
   }
 
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
@@ -217,7 +231,10 @@ export class ToolCatalog {
 
   /** Number of tools in the catalog. */
   get size(): number {
-    return this.#snapshot.size;
+    if (this.#unbuilt === undefined) return this.#snapshot.size;
+    let size = 0;
+    for (const tools of this.#unbuilt.values()) size += tools.length;
+    return size;
   }
 
   /** All tools, in insertion order (a backend's tools stay together). */
@@ -266,6 +283,14 @@ export class ToolCatalog {
     return this.#enqueue(async () => {
       this.#apply(await drainAsync(this.#segmentsFor(checked), yieldToOthers));
     });
+  }
+
+  /** Indexes the constructor's tools, once, before anything reads or changes the catalog. */
+  #indexConstructorTools(): void {
+    const unbuilt = this.#unbuilt;
+    if (unbuilt === undefined) return;
+    this.#unbuilt = undefined;
+    this.#apply(drain(this.#segmentsFor(unbuilt)));
   }
 
   /** Runs `run` once every call queued before it has settled. */
@@ -356,6 +381,7 @@ export class ToolCatalog {
       );
     const keep = options.keep ?? (() => true);
     return this.#enqueue(async () => {
+      this.#indexConstructorTools();
       const pause = pacer();
       const decoded = await drainAsync(
         restoreSavedCatalog({ read, keep, where }),
