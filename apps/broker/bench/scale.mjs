@@ -5,7 +5,7 @@
 // - the broker from a fresh state folder: time from spawn until every
 //   backend is searchable, while a probe sends mcp_inspect_schema every
 //   100 ms (every request's round trip is recorded; "slow" is over 1 s);
-// - broker RSS (peak and current) once discovery is done;
+// - broker RSS (peak and current) once discovery is done, and after the searches;
 // - search round trips (p50/p99) over the full catalog;
 // - a backend that says its tools changed (tools/list_changed on its
 //   session's stream): time until the new tool is searchable;
@@ -506,6 +506,9 @@ async function startAndRelist(gateway, { searches, relist }) {
   }
   const searchesMs = performance.now() - searchesStarted;
   const searchCpuMs = lib.processCpuMs(first.broker.child.pid) - cpuBefore;
+  const afterSearches = searches
+    ? await rss(first.broker.child.pid)
+    : undefined;
   const searchBlockMs = longestBlock(first.broker.stderr(), blocksFrom);
 
   // A backend says its tools changed: until the new tool is searchable.
@@ -544,7 +547,12 @@ async function startAndRelist(gateway, { searches, relist }) {
             }),
         whileDiscovering: requestFigures(first.latencies),
       },
-      brokerRss: { ...memory, targetMb: 400, met: memory.peakMb <= 400 },
+      brokerRss: {
+        ...memory,
+        ...(afterSearches && { afterSearchesMb: afterSearches.currentMb }),
+        targetMb: 400,
+        met: Math.max(memory.peakMb, afterSearches?.peakMb ?? 0) <= 400,
+      },
       gatewayAfterDiscovery,
       ...(searches
         ? {

@@ -142,19 +142,26 @@ export class DiscoveryScheduler {
     } else {
       const served = this.#applyCache(cache, ++this.#sequence);
       this.#cacheApplied = served.catch(() => {});
-      const discovery = served.then(async () => {
-        // Every backend answered from the cache: the first requests after
-        // the restart get the event loop to themselves for a moment.
-        if (
-          [...this.options.backends.keys()].every((target) =>
-            this.#applied.has(target),
-          )
-        )
-          await waitAtMost(
-            once(this.#abort.signal, 'abort'), // closed: checked below
-            REDISCOVERY_AFTER_CACHE_MS,
-          );
-        return this.#abort.signal.aborted ? [] : this.discover();
+      const discovery = served.then(async (any) => {
+        const all = [...this.options.backends.values()];
+        if (!any) return this.discover();
+        // The backends the cache did not serve are listed first, on their
+        // own; then the first requests after the restart get the event loop
+        // to themselves for a moment before the served ones are listed again.
+        const [unserved, rest] = partition(
+          all,
+          ({ target }) => !this.#applied.has(target),
+        );
+        const first =
+          this.options.gatewayMode === 'multiplexed'
+            ? []
+            : await this.#discoverEach(unserved);
+        await waitAtMost(
+          once(this.#abort.signal, 'abort'), // closed: checked below
+          REDISCOVERY_AFTER_CACHE_MS,
+        );
+        if (this.#abort.signal.aborted) return [];
+        return first.length === 0 ? this.discover() : this.#run(rest, first);
       });
       discovery.catch(() => {});
       this.#initial = served.then((any) => (any ? undefined : discovery));
@@ -221,15 +228,25 @@ export class DiscoveryScheduler {
 
   /** Lists every backend (in parallel, or in one multiplexed listing). Concurrent calls share one run. */
   discover(): Promise<DiscoveryOutcome[]> {
+    return this.#run([...this.options.backends.values()]);
+  }
+
+  /** Lists `backends` (every backend in multiplexed mode), counting `before` (listed just before) in its summary; a run in flight is shared. */
+  #run(
+    backends: readonly Backend[],
+    before: readonly DiscoveryOutcome[] = [],
+  ): Promise<DiscoveryOutcome[]> {
     if (this.#discovery !== undefined) return this.#discovery;
     const run = (async () => {
       let outcomes: DiscoveryOutcome[];
       try {
-        outcomes =
-          this.options.gatewayMode === 'multiplexed' &&
+        outcomes = [
+          ...before,
+          ...(this.options.gatewayMode === 'multiplexed' &&
           this.options.gateway.listAllTools !== undefined
             ? await this.#discoverMultiplexed()
-            : await this.#discoverEach([...this.options.backends.values()]);
+            : await this.#discoverEach(backends)),
+        ];
       } finally {
         this.#discoveredAt = Date.now();
       }
@@ -699,4 +716,15 @@ function failure(
 
 function elapsed(started: number): number {
   return Math.round(performance.now() - started);
+}
+
+/** The items of `items` that pass `test`, and the others, each in order. */
+function partition<T>(
+  items: readonly T[],
+  test: (item: T) => boolean,
+): [T[], T[]] {
+  const passed: T[] = [];
+  const failed: T[] = [];
+  for (const item of items) (test(item) ? passed : failed).push(item);
+  return [passed, failed];
 }

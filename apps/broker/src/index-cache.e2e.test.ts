@@ -294,6 +294,20 @@ describe('index cache (built broker restarted over a loopback gateway)', () => {
     expect(broker.stderr()).not.toMatch(UNCHANGED_PINS);
   });
 
+  it('lists the backends the cache did not serve first, on their own, and the served ones after', async () => {
+    await afterFirstRun();
+    editPins((tools) => {
+      delete tools.adb_install_apk;
+    });
+    const from = backends.listings.length;
+    const broker = await start();
+    // ghidra comes first in the backend table; adb, which the cache could not serve, is listed first.
+    await expect
+      .poll(() => backends.listings.slice(from), { timeout: 30_000 })
+      .toEqual(['/mcp/adb', '/mcp/ghidra']);
+    expect(cacheLines(broker)).toEqual(ADB_UNPINNED_LINES);
+  });
+
   it('never serves a cached backend one of whose tools was pinned again with another definition', async () => {
     await afterFirstRun();
     // Accepted elsewhere (--pin on another machine, a reviewed lock): adb's
