@@ -551,7 +551,7 @@ async function startAndRelist(gateway, { searches, relist }) {
         ...memory,
         ...(afterSearches && { afterSearchesMb: afterSearches.currentMb }),
         targetMb: 400,
-        met: Math.max(memory.peakMb, afterSearches?.peakMb ?? 0) <= 400,
+        met: (afterSearches ?? memory).currentMb <= 400,
       },
       gatewayAfterDiscovery,
       ...(searches

@@ -434,9 +434,10 @@ export class Collection {
   /**
    * The segments containing each term id (`undefined` when none), staged ones included, in
    * order of addition: for each, its slot times {@link PLACE} plus the term's index in the
-   * segment's `termIds` (one number a segment).
+   * segment's `termIds` (one number a segment). A term of one segment (most of a registry's:
+   * tool names) keeps its place as a number, not a list.
    */
-  readonly #termPlaces: Array<number[] | undefined> = [];
+  readonly #termPlaces: Array<number[] | number | undefined> = [];
   /**
    * Places recorded by {@link Collection.stageMany} and not yet moved into `#termPlaces`:
    * those of term id `id` are `#bulkPlaces[#bulkStarts[id]]` to `#bulkPlaces[#bulkStarts[id + 1]]`
@@ -463,9 +464,12 @@ export class Collection {
     const { termIds } = segment.arrays;
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      const places = this.placesOf(id);
-      if (places) places.push(slot * PLACE + index);
-      else this.#termPlaces[id] = [slot * PLACE + index];
+      const places = this.#placesMoved(id);
+      const place = slot * PLACE + index;
+      if (places === undefined) this.#termPlaces[id] = place;
+      else if (typeof places === 'number')
+        this.#termPlaces[id] = [places, place];
+      else places.push(place);
     }
     this.#addBareNames(segment);
   }
@@ -508,27 +512,40 @@ export class Collection {
   }
 
   /** The segments containing a term id (see `#termPlaces`). */
-  placesOf(id: number): number[] | undefined {
+  placesOf(id: number): readonly number[] | undefined {
+    const places = this.#placesMoved(id);
+    return typeof places === 'number' ? [places] : places;
+  }
+
+  /** A term id's entry of `#termPlaces`, its places recorded in bulk moved there first. */
+  #placesMoved(id: number): number[] | number | undefined {
     const starts = this.#bulkStarts;
     const moved = this.#bulkMoved as Uint8Array;
+    const places = this.#termPlaces[id];
     if (starts === undefined || id + 1 >= starts.length || moved[id] === 1)
-      return this.#termPlaces[id];
+      return places;
     moved[id] = 1;
     const start = starts[id] as number;
     const end = starts[id + 1] as number;
-    if (start === end) return this.#termPlaces[id];
-    const list = this.#termPlaces[id] ?? [];
+    if (start === end) return places;
     const bulk = this.#bulkPlaces as Float64Array;
+    if (places === undefined && end - start === 1)
+      return (this.#termPlaces[id] = bulk[start] as number);
+    const list =
+      places === undefined
+        ? []
+        : typeof places === 'number'
+          ? [places]
+          : places;
     for (let at = start; at < end; at += 1) list.push(bulk[at] as number);
-    this.#termPlaces[id] = list;
-    return list;
+    return (this.#termPlaces[id] = list);
   }
 
-  /** Moves every place recorded in bulk into the lists per term. */
+  /** Moves every place recorded in bulk into the entries per term. */
   #moveAll(): void {
     const starts = this.#bulkStarts;
     if (starts === undefined) return;
-    for (let id = 0; id + 1 < starts.length; id += 1) this.placesOf(id);
+    for (let id = 0; id + 1 < starts.length; id += 1) this.#placesMoved(id);
     this.#bulkStarts = undefined;
     this.#bulkPlaces = undefined;
     this.#bulkMoved = undefined;
@@ -573,9 +590,13 @@ export class Collection {
     addFrequencies(this.documentFrequency, segment.arrays, -1);
     for (let index = 0; index < termIds.length; index += 1) {
       const id = termIds[index] as number;
-      const places = this.placesOf(id) as number[];
+      const places = this.#placesMoved(id) as number[] | number;
+      if (typeof places === 'number') {
+        this.#termPlaces[id] = undefined;
+        continue;
+      }
       places.splice(places.indexOf(slot * PLACE + index), 1);
-      if (places.length === 0) this.#termPlaces[id] = undefined;
+      if (places.length === 1) this.#termPlaces[id] = places[0];
     }
     this.#counts(segment, -1);
     segment.live = false;
