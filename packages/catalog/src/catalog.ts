@@ -220,10 +220,6 @@ export class ToolCatalog {
     return this.#built;
   }
 
-  set #snapshot(snapshot: Snapshot) {
-    this.#built = snapshot;
-  }
-
   /** A catalog holding the 34 {@link SEED_TOOLS}. */
   static fromSeed(): ToolCatalog {
     return new ToolCatalog({ tools: SEED_TOOLS });
@@ -513,7 +509,7 @@ export class ToolCatalog {
     for (const [target, segment] of changes)
       if (segment && !this.#snapshot.byTarget.has(target)) next.push(segment);
     collection.commit(added, staged?.frequencies);
-    this.#snapshot = buildSnapshot({
+    this.#built = buildSnapshot({
       segments: next,
       collection,
       tuning: this.#tuning,

@@ -71,14 +71,6 @@ export class PackedTools implements ToolList {
   entryOf(local: number): ToolEntry {
     return this.#entries[local] as ToolEntry;
   }
-
-  nameOf(local: number): string {
-    return this.entryOf(local).name;
-  }
-
-  profileOf(local: number): string {
-    return this.entryOf(local).profile;
-  }
 }
 
 /** The tools of a list as an array (making every one of a saved catalog's). */

@@ -355,7 +355,7 @@ export class Segment {
 
   /** The qualified name of local tool `local`, without making a saved catalog's tool. */
   nameOf(local: number): string {
-    return this.tools.nameOf?.(local) ?? this.tool(local).entry.name;
+    return this.tools.nameOf?.(local) ?? this.entryOf(local).name;
   }
 
   /** The profile of local tool `local`, without making a saved catalog's tool. */
